@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# cacheperf-bpf build. `make` builds the binary; `make check` and `make demo`
+# first install missing Debian packages (packaging/deps.sh), then build.
+# Everything generated goes below $(BUILD); V=1 shows full commands.
+
+BUILD		?= build
+PREFIX		?= /usr/local
+DESTDIR		?=
+CC		?= cc
+CLANG		?= clang
+BPFTOOL		?= bpftool
+PKG_CONFIG	?= pkg-config
+ARCH		:= x86
+
+PKGS		:= libbpf libelf libdw zlib
+CFLAGS		?= -g -O2
+CP_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE \
+		   -Iinclude -Iuser -I$(BUILD) \
+		   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lZydis -lpthread
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-function \
+		   -MMD -MP -Iinclude -Ibpf -Ivmlinux/$(ARCH)
+
+ifeq ($(V),1)
+Q		:=
+msg		=
+else
+Q		:= @
+msg		= @printf '  %-8s %s\n' "$(1)" "$(2)";
+MAKEFLAGS	+= --no-print-directory
+endif
+
+BIN		:= $(BUILD)/cacheperf-bpf
+BPF_SRCS	:= $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_LINKED	:= $(BUILD)/cacheperf.bpf.o
+SKEL		:= $(BUILD)/cacheperf.skel.h
+USER_SRCS	:= $(sort $(wildcard user/*.c))
+USER_OBJS	:= $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+LIB		:= $(BUILD)/libcacheperf.a
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
+BPFT_SRCS	:= $(sort $(wildcard tests/bpf/test_*.c))
+TEST_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS) $(BPFT_SRCS))
+WL_SRCS		:= $(sort $(wildcard tests/workloads/*.c))
+WL_BINS		:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(WL_SRCS))
+BENCH_SRCS	:= $(sort $(wildcard tests/bench/*.c))
+BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
+# Workloads are the programs we profile: debug info, frame pointers, -O1 so the
+# access patterns in their sources survive into the machine code.
+WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
+
+.PHONY: all check test demo deps clean install vmlinux tests bench
+.DELETE_ON_ERROR:
+
+all: $(BIN)
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BPF_LINKED): $(BPF_OBJS)
+	$(call msg,LINK-BPF,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(BPF_LINKED)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name cacheperf > $@
+
+$(BUILD)/user/%.o: user/%.c | $(SKEL) $(BUILD)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CP_CFLAGS) -c $< -o $@
+
+$(LIB): $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(BUILD)/user/main.o $(LIB)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CP_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/unit/% $(BUILD)/tests/bpf/%: CP_CFLAGS += -Itests
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB) | $(BUILD)/tests/unit
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CP_CFLAGS) $< $(LIB) $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/tests/bpf/%: tests/bpf/%.c $(LIB) | $(BUILD)/tests/bpf
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CP_CFLAGS) $< $(LIB) $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/tests/workloads/%: tests/workloads/%.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -MMD -MP $< -o $@
+
+$(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
+	$(call msg,BENCH,$@)
+	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@
+
+$(BUILD)/bpf $(BUILD)/user $(BUILD)/tests/unit $(BUILD)/tests/bpf $(BUILD)/tests/workloads \
+$(BUILD)/tests/bench:
+	$(Q)mkdir -p $@
+
+tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS)
+
+# The README's two commands: install what is missing, build, then run.
+check: deps
+	$(Q)$(MAKE) test
+
+test: tests
+	$(Q)tests/run.sh $(BUILD)
+
+demo: deps
+	$(Q)$(MAKE) all $(WL_BINS)
+	$(Q)tests/demo.sh $(BUILD)
+
+bench: tests
+	$(Q)tests/bench/run.sh $(BUILD)
+
+deps:
+	$(Q)packaging/deps.sh
+
+vmlinux:
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+install: $(BIN)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin
+	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/cacheperf-bpf
+
+clean:
+	$(Q)rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps, knobs and counters shared by every BPF program of the one skeleton.
+ * bpf/maps.bpf.c defines them (CP_DEFINE_SHARED); the other objects declare
+ * them extern and `bpftool gen object` resolves them when linking.
+ */
+#ifndef CACHEPERF_BPF_H
+#define CACHEPERF_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "cacheperf/abi.h"
+
+#ifdef CP_DEFINE_SHARED
+#define CP_SHARED
+#else
+#define CP_SHARED extern
+#endif
+
+/* Every record for user space: samples, later allocation and breakpoint events. */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CP_RINGBUF_BYTES);
+} events SEC(".maps");
+
+/* Target processes (-p / --): tgid -> 1. Unused when targ_filter_tgid is false (-a). */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} targ_tgids SEC(".maps");
+
+/* Per-(tgid, ip) counters of every sample; max_entries may be raised before load. */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_IPS);
+	__type(key, struct cp_ip_key);
+	__type(value, struct cp_ip_counts);
+} ip_counts SEC(".maps");
+
+#ifdef CP_DEFINE_SHARED
+struct cp_stats stats;
+const volatile bool targ_filter_tgid = false;
+const volatile __u32 targ_self_tgid = 0;
+#else
+extern struct cp_stats stats;
+extern const volatile bool targ_filter_tgid;
+extern const volatile __u32 targ_self_tgid;
+#endif
+
+/* True when a sample of process @tgid should be profiled. */
+static __always_inline bool cp_is_target(__u32 tgid)
+{
+	if (tgid == 0 || tgid == targ_self_tgid)
+		return false;
+	if (!targ_filter_tgid)
+		return true;
+	return bpf_map_lookup_elem(&targ_tgids, &tgid) != NULL;
+}
+
+#endif /* CACHEPERF_BPF_H */

@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Definitions of the maps and knobs declared in cacheperf.bpf.h. */
+#define CP_DEFINE_SHARED
+#include "cacheperf.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

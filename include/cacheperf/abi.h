@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel <-> user ABI of cacheperf-bpf: ring-buffer records, map keys and
+ * values, and the global counters kept in .bss. Every struct here is the
+ * contract between bpf/ and user/: fixed-width fields, explicit padding, sizes
+ * checked at compile time on both sides.
+ */
+#ifndef CACHEPERF_ABI_H
+#define CACHEPERF_ABI_H
+
+#include "cacheperf/types.h"
+#include "cacheperf/data_src.h"
+
+#define CP_MAX_TGIDS		64	/* target filter entries (-p PID,...) */
+#define CP_MAX_IPS		16384	/* per-(tgid, ip) counter map entries */
+#define CP_RINGBUF_BYTES	(4u << 20)
+#define CP_WINDOW_MAX		512	/* largest --window, a power of two */
+#define CP_WINDOW_DEFAULT	512
+/* --window-miss-ratio is carried in parts per million: 0.5 % == 5000 ppm */
+#define CP_WINDOW_RATIO_DEFAULT_PPM 5000
+
+/* Which access kind a sample or window belongs to. */
+enum cp_access {
+	CP_ACCESS_LOAD = 0,
+	CP_ACCESS_STORE = 1,
+	CP_ACCESS_NR,
+};
+
+/* Ring-buffer record types: the first __u32 of every record. */
+enum cp_record_type {
+	CP_REC_SAMPLE = 1,	/* struct cp_sample */
+};
+
+/* cp_sample.flags */
+#define CP_SAMPLE_STORE		(1u << 0)	/* a store (else a load) */
+#define CP_SAMPLE_MISS		(1u << 1)	/* not served by L1 */
+#define CP_SAMPLE_NA		(1u << 2)	/* level unknown (data_src NA) */
+#define CP_SAMPLE_ALL		(1u << 3)	/* forwarded by forward-every-sample mode */
+
+/* One sampled memory access forwarded to user space. */
+struct cp_sample {
+	__u32 type;		/* CP_REC_SAMPLE */
+	__u32 tgid;
+	__u32 tid;
+	__u32 cpu;
+	__u64 ip;		/* user instruction pointer of the access */
+	__u64 addr;		/* data (virtual) address */
+	__u64 data_src;		/* raw perf_mem_data_src value */
+	__u64 weight;		/* load latency in cycles (0 if unknown) */
+	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	__u32 flags;		/* CP_SAMPLE_* */
+	__u16 size;		/* access size in bytes, 0 if unknown */
+	__u16 __pad;
+};
+_Static_assert(sizeof(struct cp_sample) == 64, "struct cp_sample is ABI");
+
+/* Key of the per-instruction counter map. */
+struct cp_ip_key {
+	__u32 tgid;
+	__u32 __pad;
+	__u64 ip;
+};
+_Static_assert(sizeof(struct cp_ip_key) == 16, "struct cp_ip_key is ABI");
+
+/* Value of the per-instruction counter map: every sample, forwarded or not. */
+struct cp_ip_counts {
+	__u64 loads;			/* sampled loads */
+	__u64 stores;			/* sampled stores */
+	__u64 load_misses;		/* sampled loads not served by L1 */
+	__u64 store_misses;		/* sampled stores not served by L1 */
+	__u64 hitm;			/* accesses that hit a modified line in another core */
+	__u64 lat_sum;			/* sum of sample weights (load latency, cycles) */
+	__u64 lvl[CP_LVL_NR];		/* samples by the level that served them */
+};
+
+/* Global counters in .bss; user space reads them through the skeleton. */
+struct cp_stats {
+	__u64 samples[CP_ACCESS_NR];	/* samples seen after the target filter */
+	__u64 misses[CP_ACCESS_NR];	/* of those, misses */
+	__u64 na[CP_ACCESS_NR];		/* of those, level not available */
+	__u64 forwarded;		/* records written to the ring buffer */
+	__u64 filtered;			/* misses aged out of a window below the ratio */
+	__u64 drop_ringbuf;		/* records lost: ring buffer full */
+	__u64 drop_ipmap;		/* samples not counted: counter map full */
+	__u64 not_target;		/* samples from other processes */
+};
+
+#endif /* CACHEPERF_ABI_H */

@@ -29,6 +29,7 @@ enum cp_access {
 /* Ring-buffer record types: the first __u32 of every record. */
 enum cp_record_type {
 	CP_REC_SAMPLE = 1,	/* struct cp_sample */
+	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
 };
 
 /* cp_sample.flags */

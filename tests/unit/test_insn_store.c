@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Instruction store: accumulation across intervals, the cap, the ranking. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "insn_store.h"
+
+static struct cp_ip_counts counts(__u64 loads, __u64 load_misses, __u64 stores,
+				  __u64 store_misses)
+{
+	struct cp_ip_counts c = { 0 };
+
+	c.loads = loads;
+	c.load_misses = load_misses;
+	c.stores = stores;
+	c.store_misses = store_misses;
+	c.lvl[CP_LVL_L1] = loads + stores - load_misses - store_misses;
+	c.lvl[CP_LVL_L3] = load_misses + store_misses;
+	return c;
+}
+
+static void test_accumulates_per_process_and_ip(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(8);
+	struct cp_ip_key a = { .tgid = 10, .ip = 0x401000 }, b = { .tgid = 11, .ip = 0x401000 };
+	struct cp_ip_counts c1 = counts(10, 2, 0, 0), c2 = counts(5, 1, 4, 4);
+	const struct cp_insn *i;
+
+	(void)state;
+	assert_int_equal(insn_store__add(s, &a, &c1), 0);
+	assert_int_equal(insn_store__add(s, &a, &c2), 0);
+	assert_int_equal(insn_store__add(s, &b, &c1), 0);
+	assert_int_equal(insn_store__count(s), 2);	/* same ip, two processes */
+	i = insn_store__find(s, &a);
+	assert_non_null(i);
+	assert_int_equal(i->counts.loads, 15);
+	assert_int_equal(i->counts.load_misses, 3);
+	assert_int_equal(i->counts.stores, 4);
+	assert_int_equal(i->counts.store_misses, 4);
+	assert_int_equal(i->counts.lvl[CP_LVL_L3], 7);
+	assert_int_equal(insn_store__find(s, &b)->counts.loads, 10);
+	insn_store__free(s);
+}
+
+static void test_cap_counts_drops(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(3);
+	struct cp_ip_counts c = counts(1, 0, 0, 0);
+
+	(void)state;
+	for (__u64 ip = 1; ip <= 5; ip++) {
+		struct cp_ip_key k = { .tgid = 1, .ip = ip };
+
+		assert_int_equal(insn_store__add(s, &k, &c), ip <= 3 ? 0 : -ENOSPC);
+	}
+	/* a known instruction still accumulates at the cap */
+	struct cp_ip_key k1 = { .tgid = 1, .ip = 1 };
+	assert_int_equal(insn_store__add(s, &k1, &c), 0);
+	assert_int_equal(insn_store__find(s, &k1)->counts.loads, 2);
+	assert_int_equal(insn_store__count(s), 3);
+	assert_int_equal(insn_store__dropped(s), 2);
+	insn_store__free(s);
+}
+
+static void test_top_ranks_by_misses_then_samples(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(16);
+	const struct cp_insn *top[8];
+	struct { __u64 ip, loads, misses; } in[] = {
+		{ 0x10, 100, 1 }, { 0x20, 50, 9 }, { 0x30, 500, 9 }, { 0x40, 1, 0 },
+	};
+
+	(void)state;
+	for (size_t n = 0; n < 4; n++) {
+		struct cp_ip_key k = { .tgid = 1, .ip = in[n].ip };
+		struct cp_ip_counts c = counts(in[n].loads, in[n].misses, 0, 0);
+
+		insn_store__add(s, &k, &c);
+	}
+	assert_int_equal(insn_store__top(s, top, 3), 3);
+	/* 9 misses twice: the one with more samples first; then 1 miss */
+	assert_int_equal(top[0]->key.ip, 0x30);
+	assert_int_equal(top[1]->key.ip, 0x20);
+	assert_int_equal(top[2]->key.ip, 0x10);
+	insn_store__free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accumulates_per_process_and_ip),
+		cmocka_unit_test(test_cap_counts_drops),
+		cmocka_unit_test(test_top_ranks_by_misses_then_samples),
+	};
+
+	return cmocka_run_group_tests_name("insn_store", tests, NULL, NULL);
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Option parsing: every accepted form and every usage error path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+#define MAX_ARGS 32
+
+/* Splits @line on spaces into a fresh argv (argv[0] = "cacheperf-bpf"). */
+static int split(const char *line, char *buf, size_t buf_sz, char **argv)
+{
+	int argc = 0;
+	char *save = NULL, *tok;
+
+	snprintf(buf, buf_sz, "cacheperf-bpf %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int parse(const char *line, struct cp_options *o, char *err, size_t err_sz)
+{
+	static char buf[512];
+	static char *argv[MAX_ARGS];
+	int argc = split(line, buf, sizeof(buf), argv);
+
+	return cp_options_parse(argc, argv, o, err, err_sz);
+}
+
+struct error_case {
+	const char *args;
+	const char *message;	/* substring the user must see */
+};
+
+static const struct error_case error_cases[] = {
+	{ "", "no target" },
+	{ "-v", "no target" },
+	{ "-p", "needs a value" },
+	{ "-p abc", "'abc' is not a process ID" },
+	{ "-p 0", "'0' is not a process ID" },
+	{ "-p -5", "is not a process ID" },
+	{ "-p 12x", "'12x' is not a process ID" },
+	{ "-p 99999999999999999999", "is not a process ID" },
+	{ "-p ,", "no process ID" },
+	{ "-p 1 -a", "choose one target" },
+	{ "-a -p 1", "choose one target" },
+	{ "-a -- true", "choose one target" },
+	{ "-p 1 -- true", "choose one target" },
+	{ "-a --", "no command after --" },
+	{ "-a stray", "unexpected argument 'stray'" },
+	{ "-x -a", "unknown option '-x'" },
+	{ "--bogus -a", "unknown option '--bogus'" },
+	{ "-a -d", "needs a value" },
+	{ "-a -d 0", "--duration: '0' is not a whole number from 1" },
+	{ "-a -d -1", "--duration: '-1'" },
+	{ "-a -d 1.5", "--duration: '1.5'" },
+	{ "-a -d 10s", "--duration: '10s'" },
+	{ "-a -d 99999999999", "--duration" },
+	{ "-a -i 0", "--interval: '0'" },
+	{ "-a --ldlat 0", "--ldlat: '0' is not a whole number from 1 to 65535" },
+	{ "-a --ldlat 65536", "--ldlat" },
+	{ "-a --load-period 5", "--load-period: '5' is not a whole number from 100" },
+	{ "-a --store-period x", "--store-period: 'x'" },
+	{ "-a --max-sample-rate 0", "--max-sample-rate" },
+	{ "-a --window 1", "--window: '1' is not a whole number from 2 to 512" },
+	{ "-a --window 1024", "--window" },
+	{ "-a --window 100", "--window: 100 is not a power of two" },
+	{ "-a --window-miss-ratio abc", "--window-miss-ratio: 'abc' is not a percentage" },
+	{ "-a --window-miss-ratio 101", "--window-miss-ratio" },
+	{ "-a --window-miss-ratio -1", "--window-miss-ratio" },
+	{ "-a --window-miss-ratio 0.5x", "--window-miss-ratio" },
+	{ "-a --window-miss-ratio nan", "--window-miss-ratio" },
+	{ "-a --source magic", "--source: 'magic' is not one of auto, pebs, ibs, soft" },
+	{ "--probe -a", "--probe takes no target" },
+};
+
+static void test_usage_errors(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
+		const struct error_case *c = &error_cases[i];
+		int ret = parse(c->args, &o, err, sizeof(err));
+
+		if (ret != -EINVAL || !strstr(err, c->message))
+			fail_msg("args '%s': ret %d, error '%s', want '%s'", c->args, ret, err,
+				 c->message);
+	}
+}
+
+static void test_defaults(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_PROFILE);
+	assert_int_equal(o.target, CP_TARGET_ALL);
+	assert_int_equal(o.duration_s, 0);
+	assert_int_equal(o.interval_s, 10);
+	assert_int_equal(o.source, CP_SOURCE_AUTO);
+	assert_int_equal(o.ldlat_cycles, 3);
+	assert_int_equal(o.load_period, 20000);
+	assert_int_equal(o.store_period, 50000);
+	assert_int_equal(o.max_sample_rate, 20000);
+	assert_int_equal(o.window, 512);
+	assert_int_equal(o.window_ratio_ppm, 5000);	/* 0.5 % */
+	assert_null(o.cache_spec);
+	assert_string_equal(o.sysfs_root, "/");
+}
+
+static void test_pid_list(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-p 12,34,56 -d 5 -i 2 -vv", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.target, CP_TARGET_PIDS);
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[0], 12);
+	assert_int_equal(o.pids[1], 34);
+	assert_int_equal(o.pids[2], 56);
+	assert_int_equal(o.duration_s, 5);
+	assert_int_equal(o.interval_s, 2);
+	assert_int_equal(o.verbose, 2);
+	/* -p twice accumulates, as perf does not but users expect */
+	assert_int_equal(parse("-p 1 --pid 2", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nr_pids, 2);
+}
+
+static void test_too_many_pids(void **state)
+{
+	char list[1024] = "-p 1", args[1100];
+	struct cp_options o;
+	char err[256];
+	size_t n;
+
+	(void)state;
+	for (int i = 2; i <= CP_MAX_TGIDS + 1; i++) {
+		n = strlen(list);
+		snprintf(list + n, sizeof(list) - n, ",%d", i);
+	}
+	snprintf(args, sizeof(args), "%s", list);
+	assert_int_equal(parse(args, &o, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "at most 64 processes"));
+}
+
+static void test_command(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	/* the command's own flags belong to it, not to us */
+	assert_int_equal(parse("-d 3 -- ./app -p 7 --window 9", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.target, CP_TARGET_CMD);
+	assert_string_equal(o.cmd_argv[0], "./app");
+	assert_string_equal(o.cmd_argv[1], "-p");
+	assert_string_equal(o.cmd_argv[4], "9");
+	assert_null(o.cmd_argv[5]);
+	assert_int_equal(o.window, 512);
+	assert_int_equal(o.nr_pids, 0);
+}
+
+static void test_sampling_knobs(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a --source soft --ldlat 30 --load-period 1000 "
+			       "--store-period 2000 --max-sample-rate 500 --window 64 "
+			       "--window-miss-ratio 2.5% --cache L1D=48K:12:64",
+			       &o, err, sizeof(err)), 0);
+	assert_int_equal(o.source, CP_SOURCE_SOFT);
+	assert_string_equal(cp_source_name(o.source), "soft");
+	assert_int_equal(o.ldlat_cycles, 30);
+	assert_int_equal(o.load_period, 1000);
+	assert_int_equal(o.store_period, 2000);
+	assert_int_equal(o.max_sample_rate, 500);
+	assert_int_equal(o.window, 64);
+	assert_int_equal(o.window_ratio_ppm, 25000);
+	assert_string_equal(o.cache_spec, "L1D=48K:12:64");
+	assert_int_equal(parse("-a --window-miss-ratio 0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.window_ratio_ppm, 0);
+}
+
+static void test_modes(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("--help", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_HELP);
+	/* --help wins even next to an error later on the line */
+	assert_int_equal(parse("-h --bogus", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_HELP);
+	assert_int_equal(parse("--version", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_VERSION);
+	assert_int_equal(parse("--probe --sysfs-root /tmp/x", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_PROBE);
+	assert_string_equal(o.sysfs_root, "/tmp/x");
+}
+
+/* Every long option the parser knows is documented in --help. */
+static void test_help_documents_every_flag(void **state)
+{
+	char text[8192] = "";
+	FILE *f = fmemopen(text, sizeof(text) - 1, "w");
+
+	(void)state;
+	assert_non_null(f);
+	cp_options_usage(f);
+	fclose(f);
+	for (const struct option *o = cp_options_table(); o->name; o++) {
+		char flag[64];
+
+		/* "--window " with its trailing blank is not "--window-miss-ratio" */
+		snprintf(flag, sizeof(flag), "--%s%s", o->name,
+			 o->has_arg == required_argument ? " " : "");
+		if (!strstr(text, flag))
+			fail_msg("--help does not document %s", flag);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_pid_list),
+		cmocka_unit_test(test_too_many_pids),
+		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_sampling_knobs),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_help_documents_every_flag),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}

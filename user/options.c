@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Command-line parsing: pure, table-driven, every error a sentence. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "parse.h"
+
+enum {
+	OPT_PROBE = 256,
+	OPT_VERSION,
+	OPT_SOURCE,
+	OPT_CACHE,
+	OPT_SYSFS_ROOT,
+	OPT_LDLAT,
+	OPT_LOAD_PERIOD,
+	OPT_STORE_PERIOD,
+	OPT_MAX_SAMPLE_RATE,
+	OPT_WINDOW,
+	OPT_WINDOW_RATIO,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "probe", no_argument, NULL, OPT_PROBE },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "cache", required_argument, NULL, OPT_CACHE },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "ldlat", required_argument, NULL, OPT_LDLAT },
+	{ "load-period", required_argument, NULL, OPT_LOAD_PERIOD },
+	{ "store-period", required_argument, NULL, OPT_STORE_PERIOD },
+	{ "max-sample-rate", required_argument, NULL, OPT_MAX_SAMPLE_RATE },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+"Usage: cacheperf-bpf [OPTIONS] -p PID[,PID...]\n"
+"       cacheperf-bpf [OPTIONS] -a\n"
+"       cacheperf-bpf [OPTIONS] -- CMD [ARGS...]\n"
+"       cacheperf-bpf --probe\n"
+"\n"
+"Finds the serious cache misses of a program and says what kind they are\n"
+"(capacity, conflict, true or false sharing), who caused them (the application\n"
+"or the allocator's placement), where (source lines) and on which objects.\n"
+"\n"
+"Target (exactly one):\n"
+"  -p, --pid PID[,PID...]     profile running processes (up to 64)\n"
+"  -a, --all-cpus             profile the whole machine\n"
+"  -- CMD [ARGS...]           launch CMD, held until probes are attached\n"
+"\n"
+"Run:\n"
+"  -d, --duration SEC         stop after SEC seconds (default: until the target\n"
+"                             exits, or SIGINT/SIGTERM)\n"
+"  -i, --interval SEC         summary interval (default 10)\n"
+"  -v, --verbose              more detail; -vv adds libbpf debug output\n"
+"      --probe                print what this machine supports and exit\n"
+"  -h, --help                 this text\n"
+"      --version              print the version and exit\n"
+"\n"
+"Sampling:\n"
+"      --source KIND          auto, pebs (Intel), ibs (AMD) or soft (no PMU);\n"
+"                             default auto: the best one this machine has\n"
+"      --ldlat CYCLES         PEBS load-latency threshold (default 3, 1..65535)\n"
+"      --load-period N        sample one load in N (default 20000)\n"
+"      --store-period N       sample one store in N (default 50000)\n"
+"      --max-sample-rate N    per-CPU samples/s budget; periods are raised\n"
+"                             above it (default 20000)\n"
+"      --window N             accesses in each per-CPU miss window\n"
+"                             (default 512, a power of two, 2..512)\n"
+"      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
+"                             exceeds P percent (default 0.5)\n"
+"\n"
+"Machine:\n"
+"      --cache SPEC           cache geometry instead of sysfs, e.g.\n"
+"                             L1D=48K:12:64,L2=2M:16:64,LLC=32M:16:64\n"
+"                             (size:ways:line size)\n"
+"      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
+"\n"
+"Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
+"2 usage error.\n"
+"\n"
+"Examples:\n"
+"  cacheperf-bpf --probe                  what can this machine sample?\n"
+"  cacheperf-bpf -p 1234 -d 30            profile PID 1234 for 30 seconds\n"
+"  cacheperf-bpf -- ./myapp --threads 8   launch and profile myapp\n"
+"  cacheperf-bpf -a -i 10                 whole machine, summary every 10 s\n";
+
+static const char *const source_names[] = {
+	[CP_SOURCE_AUTO] = "auto",
+	[CP_SOURCE_PEBS] = "pebs",
+	[CP_SOURCE_IBS] = "ibs",
+	[CP_SOURCE_SOFT] = "soft",
+};
+
+const char *cp_source_name(enum cp_source_kind kind)
+{
+	if ((unsigned)kind >= sizeof(source_names) / sizeof(source_names[0]))
+		return "?";
+	return source_names[kind];
+}
+
+const struct option *cp_options_table(void)
+{
+	return long_opts;
+}
+
+void cp_options_usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+void cp_options_defaults(struct cp_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_s = 10;
+	opts->source = CP_SOURCE_AUTO;
+	opts->sysfs_root = "/";
+	opts->ldlat_cycles = 3;		/* the paper's Table 1 */
+	opts->load_period = 20000;	/* paper §3.1 */
+	opts->store_period = 50000;
+	opts->max_sample_rate = 20000;
+	opts->window = CP_WINDOW_DEFAULT;
+	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+}
+
+static int fail(char *err, size_t err_sz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_sz, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_pids(const char *arg, struct cp_options *opts, char *err, size_t err_sz)
+{
+	char buf[1024], *tok, *save = NULL;
+	__u64 v;
+
+	if (strlen(arg) >= sizeof(buf))
+		return fail(err, err_sz, "-p: list of PIDs too long");
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cp_parse_u64(tok, 1, 4194304, &v))	/* PID_MAX_LIMIT */
+			return fail(err, err_sz, "-p: '%s' is not a process ID", tok);
+		if (opts->nr_pids == CP_MAX_TGIDS)
+			return fail(err, err_sz, "-p: at most %d processes", CP_MAX_TGIDS);
+		opts->pids[opts->nr_pids++] = (pid_t)v;
+	}
+	if (opts->nr_pids == 0)
+		return fail(err, err_sz, "-p: no process ID in '%s'", arg);
+	return 0;
+}
+
+static int parse_source(const char *arg, enum cp_source_kind *out)
+{
+	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
+		if (strcmp(arg, source_names[i]) == 0) {
+			*out = (enum cp_source_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "0.5" or "0.5%" percent, 0..100, to parts per million. */
+static int parse_percent_ppm(const char *arg, __u32 *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || !isfinite(v))
+		return -EINVAL;
+	if (*end == '%')
+		end++;
+	if (*end || v < 0 || v > 100)
+		return -EINVAL;
+	*out = (__u32)llround(v * 10000.0);
+	return 0;
+}
+
+static int set_target(struct cp_options *opts, enum cp_target_kind kind, char *err, size_t err_sz)
+{
+	if (opts->target != CP_TARGET_NONE && opts->target != kind)
+		return fail(err, err_sz, "choose one target: -p PID, -a or -- CMD");
+	opts->target = kind;
+	return 0;
+}
+
+struct num_opt {
+	int id;
+	const char *name;
+	__u64 min, max;
+};
+
+static const struct num_opt num_opts[] = {
+	{ 'd', "--duration", 1, 365ull * 24 * 3600 },
+	{ 'i', "--interval", 1, 24 * 3600 },
+	{ OPT_LDLAT, "--ldlat", 1, 65535 },	/* config1 holds 16 bits */
+	{ OPT_LOAD_PERIOD, "--load-period", 100, 1ull << 40 },
+	{ OPT_STORE_PERIOD, "--store-period", 100, 1ull << 40 },
+	{ OPT_MAX_SAMPLE_RATE, "--max-sample-rate", 1, 10000000 },
+	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
+};
+
+static int parse_number_opt(int id, const char *arg, struct cp_options *opts, char *err,
+			    size_t err_sz)
+{
+	const struct num_opt *o = NULL;
+	__u64 v;
+
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].id == id)
+			o = &num_opts[i];
+	if (!o)
+		return fail(err, err_sz, "internal error: option %d has no range", id);
+	if (cp_parse_u64(arg, o->min, o->max, &v))
+		return fail(err, err_sz, "%s: '%s' is not a whole number from %llu to %llu",
+			    o->name, arg, (unsigned long long)o->min, (unsigned long long)o->max);
+	switch (id) {
+	case 'd': opts->duration_s = (__u32)v; break;
+	case 'i': opts->interval_s = (__u32)v; break;
+	case OPT_LDLAT: opts->ldlat_cycles = (__u32)v; break;
+	case OPT_LOAD_PERIOD: opts->load_period = v; break;
+	case OPT_STORE_PERIOD: opts->store_period = v; break;
+	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
+	case OPT_WINDOW:
+		/* the BPF window indexes with a mask */
+		if (v & (v - 1))
+			return fail(err, err_sz, "--window: %llu is not a power of two",
+				    (unsigned long long)v);
+		opts->window = (__u32)v;
+		break;
+	}
+	return 0;
+}
+
+int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
+{
+	int c, ret;
+
+	cp_options_defaults(opts);
+	err[0] = '\0';
+	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
+	opterr = 0;
+	/* '+': stop at the first non-option, so CMD's own flags are left alone */
+	while ((c = getopt_long(argc, argv, "+:p:ad:i:vh", long_opts, NULL)) != -1) {
+		ret = 0;
+		switch (c) {
+		case 'p':
+			ret = set_target(opts, CP_TARGET_PIDS, err, err_sz);
+			if (!ret)
+				ret = parse_pids(optarg, opts, err, err_sz);
+			break;
+		case 'a':
+			ret = set_target(opts, CP_TARGET_ALL, err, err_sz);
+			break;
+		case 'v':
+			opts->verbose++;
+			break;
+		case 'h':
+			opts->mode = CP_MODE_HELP;
+			return 0;
+		case OPT_VERSION:
+			opts->mode = CP_MODE_VERSION;
+			return 0;
+		case OPT_PROBE:
+			opts->mode = CP_MODE_PROBE;
+			break;
+		case OPT_SOURCE:
+			if (parse_source(optarg, &opts->source))
+				ret = fail(err, err_sz,
+					   "--source: '%s' is not one of auto, pebs, ibs, soft",
+					   optarg);
+			break;
+		case OPT_CACHE:
+			opts->cache_spec = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			opts->sysfs_root = optarg;
+			break;
+		case OPT_WINDOW_RATIO:
+			if (parse_percent_ppm(optarg, &opts->window_ratio_ppm))
+				ret = fail(err, err_sz,
+					   "--window-miss-ratio: '%s' is not a percentage from 0 to 100",
+					   optarg);
+			break;
+		case ':':
+			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			if (optopt)
+				return fail(err, err_sz, "unknown option '-%c'", optopt);
+			return fail(err, err_sz, "unknown option '%s'", argv[optind - 1]);
+		default:
+			ret = parse_number_opt(c, optarg, opts, err, err_sz);
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",
+				    argv[optind]);
+		ret = set_target(opts, CP_TARGET_CMD, err, err_sz);
+		if (ret)
+			return ret;
+		opts->cmd_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		return fail(err, err_sz, "no command after --");
+	}
+
+	if (opts->mode == CP_MODE_PROBE) {
+		if (opts->target != CP_TARGET_NONE)
+			return fail(err, err_sz, "--probe takes no target");
+		return 0;
+	}
+	if (opts->target == CP_TARGET_NONE)
+		return fail(err, err_sz, "no target: give -p PID, -a or -- CMD");
+	return 0;
+}

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "cacheperf/abi.h"
+#include "cacheperf/window.h"
 
 #ifdef CP_DEFINE_SHARED
 #define CP_SHARED
@@ -41,14 +42,35 @@ CP_SHARED struct {
 	__type(value, struct cp_ip_counts);
 } ip_counts SEC(".maps");
 
+/*
+ * Miss-ratio windows (cacheperf/window.h), one per CPU and access kind at
+ * cpu * CP_ACCESS_NR + kind. A plain array, not a per-CPU one, so the test
+ * program can choose the CPU; user space sets max_entries to CP_ACCESS_NR *
+ * possible CPUs before load (cp_mem_prog_size_windows). The default covers
+ * one CPU: samples of others are counted in stats.drop_window.
+ */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CP_ACCESS_NR);
+	__type(key, __u32);
+	__type(value, struct cp_window);
+} windows SEC(".maps");
+
 #ifdef CP_DEFINE_SHARED
 struct cp_stats stats;
 const volatile bool targ_filter_tgid = false;
 const volatile __u32 targ_self_tgid = 0;
+/* Forward every sample (CP_SAMPLE_ALL), no windows: sources without hit/miss info. */
+const volatile bool targ_forward_all = false;
+const volatile __u32 targ_window_size = CP_WINDOW_DEFAULT;
+const volatile __u32 targ_window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
 #else
 extern struct cp_stats stats;
 extern const volatile bool targ_filter_tgid;
 extern const volatile __u32 targ_self_tgid;
+extern const volatile bool targ_forward_all;
+extern const volatile __u32 targ_window_size;
+extern const volatile __u32 targ_window_ratio_ppm;
 #endif
 
 /* True when a sample of process @tgid should be profiled. */

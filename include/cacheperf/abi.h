@@ -55,6 +55,25 @@ struct cp_sample {
 };
 _Static_assert(sizeof(struct cp_sample) == 64, "struct cp_sample is ABI");
 
+/*
+ * One sample as the BPF pipeline consumes it: the perf_event programs fill it
+ * from the event, the test program test_mem_sample takes it as its context
+ * (BPF_PROG_TEST_RUN cannot run perf_event programs), so tests drive the
+ * same kernel code, maps and ring buffer with synthetic samples.
+ */
+struct cp_test_sample {
+	__u32 tgid;
+	__u32 tid;
+	__u32 cpu;		/* selects the window: must be below the possible CPUs */
+	__u32 __pad;
+	__u64 ip;
+	__u64 addr;
+	__u64 data_src;		/* raw perf_mem_data_src */
+	__u64 weight;		/* load latency in cycles, 0 if unknown */
+	__u64 time_ns;
+};
+_Static_assert(sizeof(struct cp_test_sample) == 56, "struct cp_test_sample is ABI");
+
 /* Key of the per-instruction counter map. */
 struct cp_ip_key {
 	__u32 tgid;
@@ -76,7 +95,8 @@ struct cp_ip_counts {
 
 /* Global counters in .bss; user space reads them through the skeleton. */
 struct cp_stats {
-	__u64 samples[CP_ACCESS_NR];	/* samples seen after the target filter */
+	/* loads / stores after the target filter; forward-all: every sample */
+	__u64 samples[CP_ACCESS_NR];
 	__u64 misses[CP_ACCESS_NR];	/* of those, misses */
 	__u64 na[CP_ACCESS_NR];		/* of those, level not available */
 	__u64 forwarded;		/* records written to the ring buffer */
@@ -84,6 +104,8 @@ struct cp_stats {
 	__u64 drop_ringbuf;		/* records lost: ring buffer full */
 	__u64 drop_ipmap;		/* samples not counted: counter map full */
 	__u64 not_target;		/* samples from other processes */
+	__u64 not_mem;			/* neither load nor store (IBS samples every op) */
+	__u64 drop_window;		/* samples of a CPU without a window (map too small) */
 };
 
 #endif /* CACHEPERF_ABI_H */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The memory-sample pipeline, kernel side: decode, count per instruction,
+ * judge in the per-CPU miss-ratio window, forward to the ring buffer.
+ * Every entry point (the perf_event programs, the test and bench programs,
+ * later the soft-tick source) builds a struct cp_test_sample and calls
+ * cp_mem_sample(), so what the tests run is what profiles.
+ */
+#ifndef CACHEPERF_MEM_SAMPLE_BPF_H
+#define CACHEPERF_MEM_SAMPLE_BPF_H
+
+#include "cacheperf.bpf.h"
+#include "cacheperf/data_src.h"
+#include "cacheperf/window.h"
+
+/* Counters are shared by all CPUs: atomic adds (BPF_XADD, the value is unused). */
+#define cp_add(ptr, val) __sync_fetch_and_add((ptr), (val))
+
+/* Initial value of a new counter entry; read-only data, not 160 bytes of stack. */
+static const struct cp_ip_counts cp_zero_counts;
+
+/* True when the sample of @tgid is profiled; counts the others. */
+static __always_inline bool cp_mem_wanted(__u32 tgid)
+{
+	if (cp_is_target(tgid))
+		return true;
+	cp_add(&stats.not_target, 1);
+	return false;
+}
+
+/* Writes one struct cp_sample to the ring buffer; 1 if written, 0 if dropped. */
+static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 ip, __u64 addr,
+				       __u64 data_src, __u64 weight, __u64 time_ns, __u32 flags)
+{
+	struct cp_sample *r;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		cp_add(&stats.drop_ringbuf, 1);
+		return 0;
+	}
+	r->type = CP_REC_SAMPLE;
+	r->tgid = tgid;
+	r->tid = tid;
+	r->cpu = cpu;
+	r->ip = ip;
+	r->addr = addr;
+	r->data_src = data_src;
+	r->weight = weight;
+	r->time_ns = time_ns;
+	r->flags = flags;
+	r->size = 0;
+	r->__pad = 0;
+	bpf_ringbuf_submit(r, 0);
+	cp_add(&stats.forwarded, 1);
+	return 1;
+}
+
+/* Adds the sample to its instruction's counters, creating them on first sight. */
+static __always_inline void cp_mem_count_ip(const struct cp_test_sample *s,
+					    const struct cp_data_src *d, __u32 kind)
+{
+	struct cp_ip_key key = { .tgid = s->tgid, .__pad = 0, .ip = s->ip };
+	struct cp_ip_counts *c;
+	__u32 lvl = d->lvl;
+
+	c = bpf_map_lookup_elem(&ip_counts, &key);
+	if (!c) {
+		/* NOEXIST: another CPU may have created it meanwhile; keep theirs */
+		bpf_map_update_elem(&ip_counts, &key, &cp_zero_counts, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&ip_counts, &key);
+		if (!c) {
+			cp_add(&stats.drop_ipmap, 1);
+			return;
+		}
+	}
+	if (kind == CP_ACCESS_STORE) {
+		cp_add(&c->stores, 1);
+		if (d->miss)
+			cp_add(&c->store_misses, 1);
+	} else {
+		cp_add(&c->loads, 1);
+		if (d->miss)
+			cp_add(&c->load_misses, 1);
+	}
+	if (d->snoop == CP_SNOOP_HITM)
+		cp_add(&c->hitm, 1);
+	if (s->weight)
+		cp_add(&c->lat_sum, s->weight);
+	if (lvl < CP_LVL_NR)
+		cp_add(&c->lvl[lvl], 1);
+}
+
+/*
+ * Forwards the misses a window push selected, oldest first; returns how many
+ * records were written. A plain bounded loop, so 5.x kernels verify it; it
+ * costs ~150k verified instructions per program on 6.18 (bpf_loop or an
+ * open-coded iterator would be cheaper to verify but need 5.17 / 6.4).
+ */
+static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_window_verdict *v,
+					__u32 size, __u32 cpu)
+{
+	__u32 from = v->fwd_from, left = v->fwd_cnt;
+	int sent = 0;
+
+	for (__u32 i = 0; i < CP_WINDOW_MAX; i++) {
+		__u32 slot = from + i;
+		struct cp_window_entry *e;
+
+		if (!left)
+			break;
+		if (slot >= size)
+			slot -= size;
+		e = &w->e[slot & (CP_WINDOW_MAX - 1)];
+		if (!(e->flags & CP_SAMPLE_MISS))
+			continue;
+		sent += cp_mem_emit(e->tgid, e->tid, cpu, e->ip, e->addr, e->data_src,
+				    e->weight, e->time_ns, e->flags);
+		left--;
+	}
+	return sent;
+}
+
+/*
+ * The pipeline for one sample of a target process. Returns the number of
+ * records it wrote to the ring buffer (this sample and earlier misses of its
+ * window), so tests can check each step.
+ */
+static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
+{
+	struct cp_window_verdict v;
+	struct cp_window_entry *e;
+	struct cp_data_src d;
+	struct cp_window *w;
+	__u32 kind, flags, idx;
+
+	cp_data_src_decode(s->data_src, &d);
+	/* IBS samples every op: only loads and stores are memory accesses */
+	if (d.op != CP_OP_LOAD && d.op != CP_OP_STORE && !targ_forward_all) {
+		cp_add(&stats.not_mem, 1);
+		return 0;
+	}
+	kind = d.op == CP_OP_STORE ? CP_ACCESS_STORE : CP_ACCESS_LOAD;
+	flags = kind == CP_ACCESS_STORE ? CP_SAMPLE_STORE : 0;
+	if (d.miss)
+		flags |= CP_SAMPLE_MISS;
+	if (d.lvl == CP_LVL_NA)
+		flags |= CP_SAMPLE_NA;
+
+	cp_add(&stats.samples[kind], 1);
+	if (d.miss)
+		cp_add(&stats.misses[kind], 1);
+	else if (d.lvl == CP_LVL_NA)
+		cp_add(&stats.na[kind], 1);
+	cp_mem_count_ip(s, &d, kind);
+
+	if (targ_forward_all)
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
+				   s->weight, s->time_ns, flags | CP_SAMPLE_ALL);
+
+	idx = s->cpu * CP_ACCESS_NR + kind;
+	w = bpf_map_lookup_elem(&windows, &idx);
+	if (!w) {
+		cp_add(&stats.drop_window, 1);
+		return 0;
+	}
+	cp_window_push(w, targ_window_size, targ_window_ratio_ppm, flags, &v);
+	if (v.aged_out)
+		cp_add(&stats.filtered, 1);
+	if (!(flags & CP_SAMPLE_MISS))
+		return 0;
+
+	e = &w->e[v.slot & (CP_WINDOW_MAX - 1)];
+	e->ip = s->ip;
+	e->addr = s->addr;
+	e->data_src = s->data_src;
+	e->time_ns = s->time_ns;
+	e->tgid = s->tgid;
+	e->tid = s->tid;
+	e->weight = s->weight > 0xffffffffULL ? 0xffffffffU : s->weight;
+	if (!v.fwd_cnt)
+		return 0;
+	/* the common case above the ratio: only the new miss is pending */
+	if (v.fwd_cnt == 1 && v.fwd_from == v.slot)
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
+				   s->weight, s->time_ns, flags);
+	return cp_mem_flush(w, &v, cp_window_size(targ_window_size), s->cpu);
+}
+
+#endif /* CACHEPERF_MEM_SAMPLE_BPF_H */

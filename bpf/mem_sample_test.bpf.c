@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Test entry points into the memory-sample pipeline. BPF_PROG_TEST_RUN cannot
+ * run perf_event programs, so these take a synthetic struct cp_test_sample and
+ * call the same cp_mem_sample(). Both are "?": not loaded unless a test or a
+ * benchmark turns autoload on, so production never loads them (and kernels
+ * without syscall programs, < 5.14, still load the rest).
+ */
+#include "mem_sample.bpf.h"
+
+/* The sample is the context; returns the number of records written. */
+SEC("?syscall")
+int test_mem_sample(struct cp_test_sample *ctx)
+{
+	struct cp_test_sample s = *ctx;
+
+	if (!cp_mem_wanted(s.tgid))
+		return 0;
+	return cp_mem_sample(&s);
+}
+
+/*
+ * The same for the overhead benchmark: syscall programs refuse `repeat`,
+ * sched_cls ones accept it, so the kernel times a million runs itself. The
+ * sample is the packet (data_in).
+ */
+SEC("?tc")
+int bench_mem_sample(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct cp_test_sample s;
+
+	if (data + sizeof(s) > end)
+		return 0;
+	__builtin_memcpy(&s, data, sizeof(s));
+	if (!cp_mem_wanted(s.tgid))
+		return 0;
+	return cp_mem_sample(&s);
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Cost of one memory sample in the BPF pipeline (root): the kernel runs the
+ * pipeline a million times per round through BPF_PROG_TEST_RUN and reports
+ * the mean ns per run. Syscall programs refuse `repeat`, so this drives the
+ * sched_cls twin bench_mem_sample (same cp_mem_sample(), sample as packet).
+ * An empty sched_cls program gives the test-run loop's own cost; "net" is
+ * the difference. Records are drained between chunks of 50000 runs (a chunk
+ * fits the 4 MiB ring buffer), so forwarding never hits a full buffer; drops
+ * are printed anyway.
+ *
+ * usage: bpf_sample_cost [ROUNDS]   (default 7; prints medians)
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "drain.h"
+#include "mem_prog.h"
+
+#define RUNS_PER_ROUND	1000000
+#define CHUNK		50000	/* 50000 * 72-byte records < 4 MiB */
+#define MAX_ROUNDS	31
+#define TGID		4242
+
+#define DS_L1 (PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, HIT) | PERF_MEM_S(LVL, L1) | \
+	       PERF_MEM_S(LVLNUM, L1))
+#define DS_L3 (PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, HIT) | PERF_MEM_S(LVL, L3) | \
+	       PERF_MEM_S(LVLNUM, L3))
+
+struct scenario {
+	const char *name;
+	__u64 data_src;
+	__u32 tgid;
+	__u32 ratio_ppm;
+	bool forward_all;
+	bool filter_tgid;
+	double goal_ns;		/* 0: none */
+	double ns[MAX_ROUNDS];
+	__u64 records, drops, filtered;
+};
+
+static int count_record(const struct cp_sample *s, void *ctx)
+{
+	(void)s;
+	(*(__u64 *)ctx)++;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	double tmp[MAX_ROUNDS];
+
+	memcpy(tmp, v, n * sizeof(*v));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+static double minimum(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+/* Mean ns per run of @fd over RUNS_PER_ROUND runs on @data, draining @d between chunks. */
+static int time_round(int fd, const void *data, __u32 size, struct cp_drain *d, double *ns)
+{
+	double total = 0;
+
+	for (int done = 0; done < RUNS_PER_ROUND; done += CHUNK) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
+			    .repeat = CHUNK);
+		int err = bpf_prog_test_run_opts(fd, &opts);
+
+		if (err)
+			return err;
+		total += (double)opts.duration * CHUNK;
+		if (d && drain__poll(d, 0) < 0)
+			return -EIO;
+	}
+	*ns = total / RUNS_PER_ROUND;
+	return 0;
+}
+
+/* The loop's own cost: a sched_cls program that only returns. */
+static int load_empty(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "cp_empty", "GPL", insns, 2, NULL);
+}
+
+static int run_scenario(struct scenario *sc, int rounds)
+{
+	struct cp_drain_ops ops = { .sample = count_record, .ctx = &sc->records };
+	struct cp_test_sample s = {
+		.tgid = sc->tgid, .tid = sc->tgid, .cpu = 0, .ip = 0x401000, .addr = 0x7f0000001000,
+		.data_src = sc->data_src, .weight = 30, .time_ns = 1,
+	};
+	struct cacheperf *skel = cacheperf__open();
+	struct cp_drain *d = NULL;
+	struct cp_stats st;
+	__u32 tgid = TGID;
+	__u8 one = 1;
+	int err = -ENOMEM, fd;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->targ_forward_all = sc->forward_all;
+	skel->rodata->targ_filter_tgid = sc->filter_tgid;
+	skel->rodata->targ_window_ratio_ppm = sc->ratio_ppm;
+	err = cp_mem_prog_select(skel);
+	err = err < 0 ? err : cp_mem_prog_size_windows(skel);
+	err = err ? err : bpf_program__set_autoload(skel->progs.bench_mem_sample, true);
+	err = err ? err : cacheperf__load(skel);
+	if (err)
+		goto cleanup;
+	err = bpf_map__update_elem(skel->maps.targ_tgids, &tgid, sizeof(tgid), &one, sizeof(one),
+				   BPF_ANY);
+	if (err)
+		goto cleanup;
+	d = drain__new(skel, &ops);
+	if (!d) {
+		err = -errno;
+		goto cleanup;
+	}
+	fd = bpf_program__fd(skel->progs.bench_mem_sample);
+	/* warm up: counter entry created, window filled, caches hot */
+	err = time_round(fd, &s, sizeof(s), d, &sc->ns[0]);
+	for (int r = 0; !err && r < rounds; r++)
+		err = time_round(fd, &s, sizeof(s), d, &sc->ns[r]);
+	if (err)
+		goto cleanup;
+	drain__stats(d, &st);
+	sc->drops = st.drop_ringbuf;
+	sc->filtered = st.filtered;
+cleanup:
+	drain__free(d);
+	cacheperf__destroy(skel);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct scenario sc[] = {
+		{ .name = "not a target (filtered by tgid)", .data_src = DS_L1, .tgid = TGID + 1,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .filter_tgid = true },
+		{ .name = "L1 hit", .data_src = DS_L1, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .goal_ns = 100 },
+		{ .name = "miss, below ratio (filtered)", .data_src = DS_L3, .tgid = TGID,
+		  .ratio_ppm = 1000000 },
+		{ .name = "miss, forwarded", .data_src = DS_L3, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .goal_ns = 250 },
+		{ .name = "forward-all (any sample)", .data_src = DS_L1, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .forward_all = true },
+	};
+	int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	double empty[MAX_ROUNDS], base;
+	cpu_set_t cpus;
+	int fd, err;
+	char pad[64] = { 0 };
+
+	if (rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: %s [ROUNDS 1..%d]\n", argv[0], MAX_ROUNDS);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "bpf_sample_cost: needs root (bpf); not run\n");
+		return 0;
+	}
+	/* one CPU for every run: the numbers compare like with like */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	libbpf_set_print(NULL);
+
+	fd = load_empty();
+	if (fd < 0) {
+		fprintf(stderr, "cannot load the empty sched_cls program: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int r = 0; r < rounds; r++) {
+		err = time_round(fd, pad, sizeof(pad), NULL, &empty[r]);
+		if (err) {
+			fprintf(stderr, "BPF_PROG_TEST_RUN failed: %s\n", strerror(-err));
+			return 1;
+		}
+	}
+	close(fd);
+	base = median(empty, rounds);
+	for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+		err = run_scenario(&sc[i], rounds);
+		if (err) {
+			fprintf(stderr, "%s: %s\n", sc[i].name, strerror(-err));
+			return 1;
+		}
+	}
+
+	printf("BPF memory-sample pipeline, ns per sample (%d rounds x %d runs, CPU 0)\n",
+	       rounds, RUNS_PER_ROUND);
+	printf("%-34s %9s %9s %9s %7s %10s %8s\n", "scenario", "median", "min", "net", "goal",
+	       "records", "drops");
+	printf("%-34s %9.1f %9.1f %9s %7s %10s %8s\n", "empty program (test-run loop)", base,
+	       minimum(empty, rounds), "-", "-", "-", "-");
+	for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+		double m = median(sc[i].ns, rounds);
+		char goal[16] = "-";
+
+		if (sc[i].goal_ns)
+			snprintf(goal, sizeof(goal), "%s%.0f",
+				 m - base <= sc[i].goal_ns ? "<=" : ">", sc[i].goal_ns);
+		printf("%-34s %9.1f %9.1f %9.1f %7s %10llu %8llu\n", sc[i].name, m,
+		       minimum(sc[i].ns, rounds), m - base, goal,
+		       (unsigned long long)sc[i].records, (unsigned long long)sc[i].drops);
+	}
+	printf("net = median - empty median; goal applies to net. records include warm-up.\n");
+	return 0;
+}

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perf_events.c on the machine itself (root). There is no hardware PMU on
+ * the development machines, so the open/attach/free paths run with the
+ * software page-fault event, which fills real addresses; the PMU path is
+ * checked for its error: opening mem-loads here must fail with the sentence
+ * that tells the user to use --source soft.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "perf_events.h"
+#include "pmu.h"
+#include "pmu_attr.h"
+
+#define PAGE		4096
+#define WORKERS		3
+#define WORKER_PAGES	64
+#define LATE_PAGES	128	/* touched by a thread created after the open */
+#define MAIN_PAGES	256
+/*
+ * Counting tests use a period no burst reaches: a sampling event that takes
+ * more than perf_event_max_sample_rate / HZ samples in a tick is throttled,
+ * and a throttled software event stops counting too.
+ */
+#define COUNT_PERIOD	1000000
+
+#define REQUIRE_ROOT()							\
+	do {								\
+		if (geteuid() != 0) {					\
+			print_message("# needs root\n");		\
+			skip();						\
+		}							\
+	} while (0)
+
+/* Faults in @n fresh pages, one fault each (no THP, which would take 512 at once). */
+static void touch_pages(int n)
+{
+	volatile char *p = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		abort();
+	madvise((void *)p, (size_t)n * PAGE, MADV_NOHUGEPAGE);
+	for (int i = 0; i < n; i++)
+		p[(size_t)i * PAGE] = 1;
+	munmap((void *)p, (size_t)n * PAGE);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static __u64 read_count(int fd)
+{
+	__u64 c = 0;
+
+	assert_int_equal(read(fd, &c, sizeof(c)), sizeof(c));
+	return c;
+}
+
+static bool fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+/* --- a child with threads, held until released ---------------------------- */
+
+struct child {
+	pid_t pid;
+	int go[2];
+	int ready[2];
+};
+
+static void *worker(void *arg)
+{
+	int fd = *(int *)arg;
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		_exit(20);
+	touch_pages(WORKER_PAGES);
+	return NULL;
+}
+
+static void *late_worker(void *arg)
+{
+	(void)arg;
+	touch_pages(LATE_PAGES);
+	return NULL;
+}
+
+/* WORKERS threads and the main one wait for a byte each; then everyone touches pages. */
+static void spawn_child(struct child *c)
+{
+	assert_int_equal(pipe(c->go), 0);
+	assert_int_equal(pipe(c->ready), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		pthread_t t[WORKERS], late;
+		char ch;
+
+		close(c->go[1]);
+		for (int i = 0; i < WORKERS; i++)
+			if (pthread_create(&t[i], NULL, worker, &c->go[0]))
+				_exit(21);
+		if (write(c->ready[1], "r", 1) != 1 || read(c->go[0], &ch, 1) != 1)
+			_exit(22);
+		if (pthread_create(&late, NULL, late_worker, NULL))
+			_exit(23);
+		touch_pages(MAIN_PAGES);
+		for (int i = 0; i < WORKERS; i++)
+			pthread_join(t[i], NULL);
+		pthread_join(late, NULL);
+		_exit(0);
+	}
+	close(c->go[0]);
+	close(c->ready[1]);
+	/* the threads exist once the child says so */
+	{
+		char ch;
+
+		assert_int_equal(read(c->ready[0], &ch, 1), 1);
+	}
+}
+
+static void release_and_reap(struct child *c)
+{
+	int status;
+
+	assert_int_equal(write(c->go[1], "gggg", WORKERS + 1), WORKERS + 1);
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(c->go[1]);
+	close(c->ready[0]);
+}
+
+/* --- tests -------------------------------------------------------------- */
+
+/*
+ * Per-thread page faults on a child: one event per existing thread, and
+ * inherit carries the event to the thread created afterwards (its faults
+ * are folded into its parent's count when it exits).
+ */
+static void test_page_faults_per_thread(void **state)
+{
+	struct cp_perf_events *set;
+	struct cp_event_spec spec;
+	struct child c;
+	char err[256] = "";
+	__u64 total = 0;
+	int fds[8], n;
+
+	(void)state;
+	REQUIRE_ROOT();
+	spawn_child(&c);
+	set = cp_perf_events__new();
+	assert_non_null(set);
+	cp_page_fault_spec(&spec, COUNT_PERIOD);
+	n = cp_perf_events__open_threads(set, &spec, c.pid, NULL, err, sizeof(err));
+	print_message("# %s\n", err);
+	assert_int_equal(n, WORKERS + 1);
+	assert_int_equal(cp_perf_events__nr(set), WORKERS + 1);
+	for (int i = 0; i < n; i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		assert_true(e->fd >= 0 && fd_open(e->fd));
+		assert_int_equal(e->cpu, -1);
+		assert_true(e->tid >= c.pid);
+		assert_null(e->link);
+		assert_int_equal(e->role, CP_EVENT_OTHER);
+		assert_int_equal(e->period, COUNT_PERIOD);
+		fds[i] = e->fd;
+	}
+	assert_int_equal(cp_perf_events__get(set, 0)->tid, c.pid);
+	assert_null(cp_perf_events__get(set, n));
+
+	release_and_reap(&c);
+	for (int i = 0; i < n; i++)
+		total += read_count(fds[i]);
+	print_message("# %llu faults\n", (unsigned long long)total);
+	assert_true(total >= WORKERS * WORKER_PAGES + LATE_PAGES + MAIN_PAGES);
+
+	cp_perf_events__free(set);
+	for (int i = 0; i < n; i++)
+		assert_false(fd_open(fds[i]));
+}
+
+static void test_page_faults_per_cpu(void **state)
+{
+	struct cp_perf_events *set;
+	struct cp_event_spec spec;
+	struct cp_cpuset cpus;
+	char err[256] = "";
+	__u64 before = 0, after = 0;
+	int online, n;
+
+	(void)state;
+	REQUIRE_ROOT();
+	online = cp_perf_online_cpus("/", &cpus);
+	assert_int_equal(online, sysconf(_SC_NPROCESSORS_ONLN));
+	set = cp_perf_events__new();
+	cp_page_fault_spec(&spec, COUNT_PERIOD);
+	n = cp_perf_events__open_cpus(set, &spec, &cpus, NULL, err, sizeof(err));
+	print_message("# %s\n", err);
+	assert_int_equal(n, online);
+	for (int i = 0; i < n; i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		assert_true(fd_open(e->fd));
+		assert_int_equal(e->tid, -1);
+		assert_true(cp_cpuset_has(&cpus, e->cpu));
+		before += read_count(e->fd);
+	}
+	touch_pages(512);
+	for (int i = 0; i < n; i++)
+		after += read_count(cp_perf_events__get(set, i)->fd);
+	assert_true(after - before >= 512);
+	cp_perf_events__free(set);
+
+	/* a CPU set without any online CPU opens nothing, with a sentence */
+	set = cp_perf_events__new();
+	cp_cpuset_clear(&cpus);
+	assert_int_equal(cp_perf_events__open_cpus(set, &spec, &cpus, NULL, err, sizeof(err)),
+			 -ENODEV);
+	assert_string_equal(err, "cannot open page-faults: no CPU to open it on");
+	/* a CPU number beyond nr_cpu_ids is EINVAL, not an offline CPU to skip */
+	cp_cpuset_add(&cpus, CP_MAX_CPUS - 1);
+	assert_int_equal(cp_perf_events__open_cpus(set, &spec, &cpus, NULL, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "cannot open page-faults on CPU 8191: Invalid argument");
+	assert_int_equal(cp_perf_events__nr(set), 0);
+	cp_perf_events__free(set);
+}
+
+static void test_exited_process(void **state)
+{
+	struct cp_perf_events *set = cp_perf_events__new();
+	struct cp_event_spec spec;
+	char err[256] = "", want[128];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	REQUIRE_ROOT();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	cp_page_fault_spec(&spec, 1);
+	assert_int_equal(cp_perf_events__open_threads(set, &spec, pid, NULL, err, sizeof(err)),
+			 -ESRCH);
+	snprintf(want, sizeof(want), "cannot open page-faults for process %d: it has exited",
+		 (int)pid);
+	assert_string_equal(err, want);
+	assert_int_equal(cp_perf_count_threads(pid), -ESRCH);
+	assert_int_equal(cp_perf_count_threads(getpid()), 1);
+	cp_perf_events__free(set);
+}
+
+/* Samples (PERF_RECORD_SAMPLE) in a perf ring buffer since the last call, consumed. */
+static int drain_samples(struct perf_event_mmap_page *mp, size_t data_size)
+{
+	char *data = (char *)mp + mp->data_offset;
+	__u64 head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE), tail = mp->data_tail;
+	int n = 0;
+
+	while (tail < head) {
+		struct perf_event_header *h = (void *)(data + tail % data_size);
+
+		/* headers are 8-byte aligned and so never straddle the end */
+		if (h->type == PERF_RECORD_SAMPLE)
+			n++;
+		tail += h->size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * --max-sample-rate end to end: a page-fault event with period 1 on the CPU
+ * this thread is pinned to, and a 1000/s budget. After a burst of faults
+ * the cap raises the period with PERF_EVENT_IOC_PERIOD, and the ring buffer
+ * shows the kernel sampling at the new period. (Per-CPU, not per-thread:
+ * the kernel refuses mmap on inherited per-task events.)
+ */
+static void test_rate_cap_live(void **state)
+{
+	const size_t pages = 128, data_size = pages * PAGE;
+	struct cp_perf_events *set = cp_perf_events__new();
+	struct perf_event_mmap_page *mp;
+	struct cp_rate_cap_cfg cfg;
+	struct cp_event_spec spec;
+	const struct cp_perf_event *e;
+	char err[256] = "", *log = NULL, want[64];
+	cpu_set_t old, one;
+	size_t log_len = 0;
+	FILE *logf;
+	__u64 period;
+	int samples, changed, cpu;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+
+	cp_page_fault_spec(&spec, 1);
+	assert_int_equal(cp_perf_events__open_one(set, &spec, -1, cpu, NULL, err, sizeof(err)), 0);
+	e = cp_perf_events__get(set, 0);
+	mp = mmap(NULL, (pages + 1) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	assert_true(mp != MAP_FAILED);
+
+	cp_rate_cap_cfg_init(&cfg, 1000);
+	logf = open_memstream(&log, &log_len);
+	assert_int_equal(cp_perf_events__rate_cap(set, &cfg, now_ns(), logf), 0);	/* baseline */
+	touch_pages(1000);
+	usleep(20000);
+	/* period 1: every fault, until the kernel's own throttle (400 per tick) */
+	assert_true(drain_samples(mp, data_size) >= 300);
+	changed = cp_perf_events__rate_cap(set, &cfg, now_ns(), logf);
+	fclose(logf);
+	print_message("# %s", log ? log : "(no log)\n");
+	assert_int_equal(changed, 1);
+	period = cp_perf_events__get(set, 0)->period;
+	assert_true(period > 1);
+	snprintf(want, sizeof(want), "CPU %d: ", cpu);
+	assert_non_null(strstr(log, want));
+	assert_non_null(strstr(log, "against a budget of 1000/s: page-faults period 1 -> "));
+	free(log);
+
+	/* the kernel now samples one fault in @period (other tasks on this CPU add a few) */
+	touch_pages(4000);
+	samples = drain_samples(mp, data_size);
+	print_message("# period %llu: %d samples for 4000 faults\n", (unsigned long long)period,
+		      samples);
+	assert_true(samples <= (int)(4000 / period) + 50);
+	assert_true(samples >= (int)(4000 / period) - 1);
+
+	munmap(mp, (pages + 1) * PAGE);
+	cp_perf_events__free(set);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+/* The program to attach: the other engineer's on_mem_sample, once it exists. */
+static struct bpf_program *pick_program(struct cacheperf *skel)
+{
+	static const char *const names[] = { "on_mem_sample", "on_mem_sample_compat" };
+	struct bpf_program *prog, *want = NULL;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !want; i++) {
+		want = bpf_object__find_program_by_name(skel->obj, names[i]);
+		/* the kfunc flavour needs bpf_cast_to_kern_ctx (6.2) */
+		if (want && i == 0 && cp_sysinfo_btf_has_func("/", "bpf_cast_to_kern_ctx") != 1)
+			want = NULL;
+	}
+	if (!want)
+		return NULL;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == want);
+	return want;
+}
+
+static void test_attach_program(void **state)
+{
+	struct bpf_prog_info info;
+	__u32 info_len = sizeof(info);
+	struct cp_perf_events *set;
+	struct cp_event_spec spec;
+	struct bpf_program *prog;
+	struct cacheperf *skel;
+	struct cp_cpuset cpus;
+	struct child c;
+	char err[256] = "";
+	int stats_fd, n, fds[CP_MAX_CPUS > 64 ? 64 : CP_MAX_CPUS];
+
+	(void)state;
+	REQUIRE_ROOT();
+	skel = cacheperf__open();
+	assert_non_null(skel);
+	prog = pick_program(skel);
+	if (!prog) {
+		cacheperf__destroy(skel);
+		print_message("# on_mem_sample is not in the skeleton yet (bpf/mem_sample.bpf.c): nothing to attach\n");
+		skip();
+	}
+	assert_int_equal(cacheperf__load(skel), 0);
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	assert_true(stats_fd >= 0);
+
+	/* per CPU: a link per event; the program runs on every 4th fault */
+	set = cp_perf_events__new();
+	cp_page_fault_spec(&spec, 4);
+	assert_true(cp_perf_online_cpus("/", &cpus) > 0);
+	n = cp_perf_events__open_cpus(set, &spec, &cpus, prog, err, sizeof(err));
+	print_message("# %s\n", err);
+	assert_int_equal(n, cp_cpuset_count(&cpus));
+	for (int i = 0; i < n && i < 64; i++) {
+		assert_non_null(cp_perf_events__get(set, i)->link);
+		fds[i] = cp_perf_events__get(set, i)->fd;
+	}
+	touch_pages(1024);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &info_len), 0);
+	print_message("# %s ran %llu times\n", bpf_program__name(prog),
+		      (unsigned long long)info.run_cnt);
+	/* 256 samples, less up to 3 faults of countdown left on each CPU */
+	assert_true(info.run_cnt >= (__u64)(256 - 3 * n));
+	cp_perf_events__free(set);	/* destroys the links, which close the fds */
+	for (int i = 0; i < n && i < 64; i++)
+		assert_false(fd_open(fds[i]));
+
+	/* per thread, inherited by the child's later thread */
+	spawn_child(&c);
+	set = cp_perf_events__new();
+	n = cp_perf_events__open_threads(set, &spec, c.pid, prog, err, sizeof(err));
+	assert_int_equal(n, WORKERS + 1);
+	for (int i = 0; i < n; i++)
+		assert_non_null(cp_perf_events__get(set, i)->link);
+	release_and_reap(&c);
+	cp_perf_events__free(set);
+
+	close(stats_fd);
+	cacheperf__destroy(skel);
+}
+
+/*
+ * This machine has no PMU: detection says so in the words a user reads,
+ * and opening Skylake's mem-loads here fails with the --source soft advice.
+ */
+static void test_mem_loads_no_pmu(void **state)
+{
+	struct cp_pmus *here, *skl;
+	struct cp_kernel_version kv;
+	struct cp_source_choice ch;
+	struct cp_sampling_cfg cfg;
+	struct cp_mem_specs specs;
+	struct cp_perf_events *set;
+	struct cp_cpuset cpus;
+	struct cp_options opts;
+	char release[65], err[384] = "", want[384], root[4096];
+	const char *cproot = getenv("CP_ROOT");
+	int ret;
+
+	(void)state;
+	REQUIRE_ROOT();
+	here = cp_pmus__new("/");
+	assert_non_null(here);
+	if (here->nr_core || here->has_ibs) {
+		print_message("# this machine has a sampling PMU: the no-PMU path cannot be seen\n");
+		cp_pmus__free(here);
+		skip();
+	}
+	assert_int_equal(cp_sysinfo_kernel(release, sizeof(release), &kv), 0);
+	assert_int_equal(cp_source_decide(CP_SOURCE_PEBS, here, &kv, &ch), -ENODEV);
+	print_message("# %s\n", ch.reason);
+	assert_string_equal(ch.reason, here->cpu.hypervisor ?
+		"no PEBS-capable PMU: /sys/bus/event_source/devices has no cpu or ibs_op directory, so this looks like a VM without a virtual PMU; use --source soft" :
+		"no PEBS-capable PMU: /sys/bus/event_source/devices has no cpu or ibs_op directory, so the kernel exposes no hardware PMU (perf support for this CPU not built in?); use --source soft");
+	assert_int_equal(cp_source_decide(CP_SOURCE_AUTO, here, &kv, &ch), 0);
+	assert_int_equal(ch.kind, CP_SOURCE_SOFT);
+	cp_pmus__free(here);
+
+	/* the events a Skylake would use, opened here */
+	snprintf(root, sizeof(root), "%s/tests/data/pmu/skylake-sp", cproot ? cproot : ".");
+	skl = cp_pmus__new(root);
+	assert_non_null(skl);
+	assert_int_equal(skl->nr_core, 1);
+	cp_options_defaults(&opts);
+	cp_sampling_cfg_init(&cfg, &opts, 1);
+	assert_int_equal(cp_mem_specs_build(&skl->core[0], &cfg, &specs, err, sizeof(err)), 0);
+	assert_true(cp_perf_online_cpus("/", &cpus) > 0);
+	set = cp_perf_events__new();
+	ret = cp_perf_events__open_cpus(set, &specs.spec[0], &cpus, NULL, err, sizeof(err));
+	print_message("# %s\n", err);
+	assert_true(ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV);
+	snprintf(want, sizeof(want),
+		 "cannot open mem-loads on CPU %d: %s; the kernel has no PMU for this event here (a VM without a virtual PMU?): use --source soft",
+		 cp_cpuset_next(&cpus, 0), strerror(-ret));
+	assert_string_equal(err, want);
+	assert_int_equal(cp_perf_events__nr(set), 0);	/* nothing half-open left */
+	/* the precise probe does not turn "no PMU" into another error */
+	assert_int_equal(specs.spec[0].attr.precise_ip, 3);
+	cp_perf_events__free(set);
+
+	/* the whole PEBS path says the same */
+	set = cp_perf_events__new();
+	{
+		struct cp_source_choice pebs = { .kind = CP_SOURCE_PEBS, .per_task = true };
+		struct cp_perf_scope scope;
+
+		cp_perf_scope_decide(CP_TARGET_ALL, 0, 2, true, 1024, &scope);
+		ret = cp_perf_events__open_mem(set, skl, &pebs, &cfg, &scope, &cpus, NULL, 0, NULL,
+					       err, sizeof(err));
+		assert_true(ret < 0);
+		assert_string_equal(err, want);
+	}
+	cp_perf_events__free(set);
+	cp_pmus__free(skl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_faults_per_thread),
+		cmocka_unit_test(test_page_faults_per_cpu),
+		cmocka_unit_test(test_exited_process),
+		cmocka_unit_test(test_rate_cap_live),
+		cmocka_unit_test(test_attach_program),
+		cmocka_unit_test(test_mem_loads_no_pmu),
+	};
+
+	libbpf_set_print(NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Minimal TAP for shell tests, sourced by tests/e2e/test_*.sh.
+# Set by tests/run.sh: CP_BUILD (build dir), CP_ROOT (source tree).
+: "${CP_BUILD:=build}" "${CP_ROOT:=.}"
+BIN=$CP_BUILD/cacheperf-bpf
+WL=$CP_BUILD/tests/workloads
+tap_n=0
+tap_out=$(mktemp)
+trap 'rm -f "$tap_out"' EXIT
+
+_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+_not_ok() {
+	tap_n=$((tap_n + 1))
+	echo "not ok $tap_n - $1"
+	shift
+	for l in "$@"; do printf '# %s\n' "$l"; done
+	sed 's/^/#   | /' "$tap_out" | head -40
+}
+skip() { tap_n=$((tap_n + 1)); echo "not ok $tap_n # SKIP $1"; }
+
+# run_cmd CMD...: runs with stdout+stderr in $tap_out, status in $rc.
+run_cmd() { "$@" >"$tap_out" 2>&1 </dev/null; rc=$?; }
+
+# expect DESC STATUS PATTERN CMD...: exit status STATUS and output matching
+# the extended regex PATTERN (empty: any output).
+expect() {
+	local desc=$1 want=$2 pat=$3
+	shift 3
+	run_cmd "$@"
+	if [ "$rc" -ne "$want" ]; then
+		_not_ok "$desc" "exit status $rc, want $want: $*"
+	elif [ -n "$pat" ] && ! grep -Eq -- "$pat" "$tap_out"; then
+		_not_ok "$desc" "output does not match /$pat/: $*"
+	else
+		_ok "$desc"
+	fi
+}
+
+done_testing() { echo "1..$tap_n"; }

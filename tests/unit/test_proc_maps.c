@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * /proc/PID/maps: lines as Linux 6.x writes them (column padding, paths with
+ * spaces, " (deleted)", named anonymous regions, [vvar_vclock]), the address
+ * classification, the syscall-file stack pointer, and the readers on this
+ * very process.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "proc_maps.h"
+
+/* A PIE with a space in its path that was rebuilt while running, and its neighbours. */
+static const char sample[] =
+	"55d0c6a00000-55d0c6a02000 r--p 00000000 fe:00 1311301                    /opt/my app/bin/server (deleted)\n"
+	"55d0c6a02000-55d0c6a07000 r-xp 00002000 fe:00 1311301                    /opt/my app/bin/server (deleted)\n"
+	"55d0c6a07000-55d0c6a0a000 r--p 00007000 fe:00 1311301                    /opt/my app/bin/server (deleted)\n"
+	"55d0c6a0a000-55d0c6a0b000 rw-p 00009000 fe:00 1311301                    /opt/my app/bin/server (deleted)\n"
+	"55d0c6a0b000-55d0c6a0c000 rw-p 00000000 00:00 0 \n"
+	"55d0c7e5d000-55d0c7e7e000 rw-p 00000000 00:00 0                          [heap]\n"
+	"7f1c54000000-7f1c54021000 rw-p 00000000 00:00 0                          [anon:glibc: malloc arena]\n"
+	"7f1c5b7ff000-7f1c5b800000 ---p 00000000 00:00 0\n"
+	"7f1c5b800000-7f1c5c000000 rw-p 00000000 00:00 0 \n"
+	"7f1c5c000000-7f1c5c026000 r--p 00000000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c5c026000-7f1c5c17c000 r-xp 00026000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c5c17c000-7f1c5c1cf000 r--p 0017c000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c5c1cf000-7f1c5c1d3000 r--p 001cf000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c5c1d3000-7f1c5c1d5000 rw-p 001d3000 fe:00 332835                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c5c1d5000-7f1c5c1e2000 rw-p 00000000 00:00 0 \n"
+	"7f1c5c1e2000-7f1c5c1e9000 r--s 00000000 fe:00 332280                     /usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache\n"
+	"7f1c5c1e9000-7f1c5c1ea000 rw-s 00000000 00:01 2051                       /memfd:ring buffer (deleted)\n"
+	"7f1c5c1ea000-7f1c5c1ee000 r--p 00000000 00:00 0                          [vvar]\n"
+	"7f1c5c1ee000-7f1c5c1f0000 r--p 00000000 00:00 0                          [vvar_vclock]\n"
+	"7f1c5c1f0000-7f1c5c1f2000 r-xp 00000000 00:00 0                          [vdso]\n"
+	"7ffc8e3a1000-7ffc8e3c2000 rw-p 00000000 00:00 0                          [stack]\n"
+	"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n";
+
+#define NR_SAMPLE 22
+
+static struct cp_maps *parse_sample(void)
+{
+	struct cp_maps *m;
+
+	assert_int_equal(cp_maps__parse(sample, strlen(sample), &m), 0);
+	assert_int_equal(m->nr, NR_SAMPLE);
+	return m;
+}
+
+static void test_parse_line_fields(void **state)
+{
+	static const struct {
+		const char *line;
+		__u64 start, end, offset, inode;
+		__u32 major, minor;
+		unsigned int prot;
+		bool shared, deleted;
+		enum cp_map_kind kind;
+		const char *path;
+	} cases[] = {
+		{ "00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/dbus-daemon",
+		  0x400000, 0x452000, 0, 173521, 8, 2, CP_MAP_READ | CP_MAP_EXEC, false, false,
+		  CP_MAP_FILE, "/usr/bin/dbus-daemon" },
+		{ "7f1c5c1d3000-7f1c5c1d5000 rw-p 001d3000 fe:00 332835 /lib/libc.so.6",
+		  0x7f1c5c1d3000, 0x7f1c5c1d5000, 0x1d3000, 332835, 0xfe, 0,
+		  CP_MAP_READ | CP_MAP_WRITE, false, false, CP_MAP_FILE, "/lib/libc.so.6" },
+		{ "7f00-8f00 ---s 00000000 00:05 99 /SYSV00000000 (deleted)",
+		  0x7f00, 0x8f00, 0, 99, 0, 5, 0, true, true, CP_MAP_FILE, "/SYSV00000000" },
+		{ "1000-2000 rw-p 00000000 00:00 0", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ | CP_MAP_WRITE, false, false, CP_MAP_ANON, "" },
+		{ "1000-2000 rw-p 00000000 00:00 0      ", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ | CP_MAP_WRITE, false, false, CP_MAP_ANON, "" },
+		{ "1000-2000 rw-p 00000000 00:00 0   [stack:1234]", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ | CP_MAP_WRITE, false, false, CP_MAP_STACK, "[stack:1234]" },
+		{ "1000-2000 rw-p 00000000 00:00 0   [anon_shmem:jit]", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ | CP_MAP_WRITE, false, false, CP_MAP_ANON, "[anon_shmem:jit]" },
+		{ "1000-2000 r-xp 00000000 00:00 0   [uprobes]", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ | CP_MAP_EXEC, false, false, CP_MAP_SPECIAL, "[uprobes]" },
+		/* a path that only looks deleted without its leading slash stays as is */
+		{ "1000-2000 r--p 00000000 00:00 0   [x (deleted)]", 0x1000, 0x2000, 0, 0, 0, 0,
+		  CP_MAP_READ, false, false, CP_MAP_SPECIAL, "[x (deleted)]" },
+		{ "1000-2000 r--p 0000f000 103:02 7   /a  b/two  spaces.so", 0x1000, 0x2000,
+		  0xf000, 7, 0x103, 2, CP_MAP_READ, false, false, CP_MAP_FILE,
+		  "/a  b/two  spaces.so" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_map m;
+		const char *path;
+		size_t path_len;
+		char buf[128];
+
+		print_message("# %s\n", cases[i].line);
+		assert_int_equal(cp_maps_parse_line(cases[i].line, strlen(cases[i].line), &m,
+						    &path, &path_len), 0);
+		assert_int_equal(m.start, cases[i].start);
+		assert_int_equal(m.end, cases[i].end);
+		assert_int_equal(m.offset, cases[i].offset);
+		assert_int_equal(m.inode, cases[i].inode);
+		assert_int_equal(m.dev_major, cases[i].major);
+		assert_int_equal(m.dev_minor, cases[i].minor);
+		assert_int_equal(m.prot, cases[i].prot);
+		assert_int_equal(m.shared, cases[i].shared);
+		assert_int_equal(m.deleted, cases[i].deleted);
+		assert_int_equal(m.kind, cases[i].kind);
+		assert_true(path_len < sizeof(buf));
+		memcpy(buf, path, path_len);
+		buf[path_len] = '\0';
+		assert_string_equal(buf, cases[i].path);
+	}
+}
+
+static void test_parse_line_rejects_garbage(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"not a maps line",
+		"1000 2000 rw-p 00000000 00:00 0",		/* no dash */
+		"2000-1000 rw-p 00000000 00:00 0",		/* end before start */
+		"1000-1000 rw-p 00000000 00:00 0",		/* empty */
+		"1000-2000 rwzp 00000000 00:00 0",		/* bad permission letter */
+		"1000-2000 rw-p 00000000 00-00 0",		/* bad device */
+		"1000-2000 rw-p 00000000 00:00",		/* no inode */
+		"1000-2000 rw-",				/* truncated */
+		"10000000000000000-10000000000000001 rw-p 0 00:00 0",	/* 17 hex digits */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cp_map m;
+		const char *path;
+		size_t path_len;
+
+		print_message("# %s\n", bad[i]);
+		assert_int_equal(cp_maps_parse_line(bad[i], strlen(bad[i]), &m, &path, &path_len),
+				 -EINVAL);
+	}
+}
+
+static void test_parse_sample_snapshot(void **state)
+{
+	struct cp_maps *m = parse_sample();
+
+	(void)state;
+	assert_string_equal(m->maps[0].path, "/opt/my app/bin/server");
+	assert_true(m->maps[0].deleted);
+	assert_int_equal(m->maps[1].offset, 0x2000);
+	assert_int_equal(m->maps[4].kind, CP_MAP_ANON);	/* the executable's .bss tail */
+	assert_string_equal(m->maps[4].path, "");
+	assert_int_equal(m->maps[5].kind, CP_MAP_HEAP);
+	assert_int_equal(m->maps[6].kind, CP_MAP_ANON);
+	assert_string_equal(m->maps[6].path, "[anon:glibc: malloc arena]");
+	assert_int_equal(m->maps[7].prot, 0);		/* a guard page */
+	assert_true(m->maps[15].shared);
+	assert_string_equal(m->maps[16].path, "/memfd:ring buffer");
+	assert_true(m->maps[16].deleted);
+	assert_int_equal(m->maps[17].kind, CP_MAP_VVAR);
+	assert_int_equal(m->maps[18].kind, CP_MAP_VVAR);
+	assert_int_equal(m->maps[19].kind, CP_MAP_VDSO);
+	assert_int_equal(m->maps[20].kind, CP_MAP_STACK);
+	assert_int_equal(m->maps[21].kind, CP_MAP_VSYSCALL);
+	assert_int_equal(m->maps[21].end, 0xffffffffff601000ull);
+	cp_maps__free(m);
+}
+
+static void test_parse_rejects_unsorted_and_bad_lines(void **state)
+{
+	static const char unsorted[] = "2000-3000 r--p 00000000 00:00 0\n"
+				       "1000-2000 r--p 00000000 00:00 0\n";
+	static const char overlapping[] = "1000-3000 r--p 00000000 00:00 0\n"
+					  "2000-4000 r--p 00000000 00:00 0\n";
+	static const char bad_middle[] = "1000-2000 r--p 00000000 00:00 0\nhello\n";
+	static const char no_final_newline[] = "1000-2000 r--p 00000000 00:00 0 /x";
+	struct cp_maps *m = (void *)1;
+
+	(void)state;
+	assert_int_equal(cp_maps__parse(unsorted, strlen(unsorted), &m), -EINVAL);
+	assert_null(m);
+	assert_int_equal(cp_maps__parse(overlapping, strlen(overlapping), &m), -EINVAL);
+	assert_int_equal(cp_maps__parse(bad_middle, strlen(bad_middle), &m), -EINVAL);
+	assert_int_equal(cp_maps__parse(no_final_newline, strlen(no_final_newline), &m), 0);
+	assert_int_equal(m->nr, 1);
+	assert_string_equal(m->maps[0].path, "/x");
+	cp_maps__free(m);
+}
+
+static void test_find_boundaries(void **state)
+{
+	struct cp_maps *m = parse_sample();
+	static const struct { __u64 addr; int index; } cases[] = {
+		{ 0x55d0c6a00000, 0 }, { 0x55d0c6a01fff, 0 }, { 0x55d0c6a02000, 1 },
+		{ 0x55d0c6a0c000, -1 },			/* gap after the .bss tail */
+		{ 0x55d0c7e5cfff, -1 }, { 0x55d0c7e5d000, 5 }, { 0x7ffc8e3c1fff, 20 },
+		{ 0x7ffc8e3c2000, -1 }, { 0, -1 }, { 0xffffffffff600000ull, 21 },
+		{ UINT64_MAX, -1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct cp_map *map = cp_maps__find(m, cases[i].addr);
+
+		if (cases[i].index < 0)
+			assert_null(map);
+		else
+			assert_ptr_equal(map, &m->maps[cases[i].index]);
+	}
+	cp_maps__free(m);
+}
+
+static void test_classify(void **state)
+{
+	struct cp_maps *m = parse_sample();
+	/* the thread whose stack is the 8 MiB anonymous mapping after the guard page */
+	struct cp_range stacks[] = { { 0x7f1c5b800000, 0x7f1c5c000000 } };
+	static const struct {
+		__u64 addr;
+		int ret;
+		enum cp_obj_kind kind;
+		const char *label;
+		bool before_attach;
+		__u64 file_offset;
+	} cases[] = {
+		{ 0x55d0c6a0a010, 0, CP_OBJ_MAPPING, "/opt/my app/bin/server", false, 0x9010 },
+		{ 0x55d0c6a0b008, 0, CP_OBJ_UNKNOWN, "[anon]", true, 0 },
+		{ 0x55d0c7e5d100, 0, CP_OBJ_UNKNOWN, "[heap]", true, 0 },
+		{ 0x7f1c54000040, 0, CP_OBJ_UNKNOWN, "[anon:glibc: malloc arena]", true, 0 },
+		{ 0x7f1c5bfff000, 0, CP_OBJ_STACK, "thread stack", false, 0 },
+		{ 0x7f1c5b7ff800, 0, CP_OBJ_UNKNOWN, "[anon]", true, 0 },	/* guard page */
+		{ 0x7f1c5c1d4008, 0, CP_OBJ_MAPPING, "/usr/lib/x86_64-linux-gnu/libc.so.6", false,
+		  0x1d4008 },
+		{ 0x7f1c5c1e9100, 0, CP_OBJ_MAPPING, "/memfd:ring buffer", false, 0x100 },
+		{ 0x7f1c5c1ea000, 0, CP_OBJ_MAPPING, "[vvar]", false, 0 },
+		{ 0x7f1c5c1f0010, 0, CP_OBJ_MAPPING, "[vdso]", false, 0 },
+		{ 0x7ffc8e3c0000, 0, CP_OBJ_STACK, "[stack]", false, 0 },
+		{ 0x1000, -ENOENT, CP_OBJ_UNKNOWN, "[unmapped]", false, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_map_class c;
+
+		print_message("# %#llx\n", (unsigned long long)cases[i].addr);
+		assert_int_equal(cp_maps_classify(m, cases[i].addr, stacks, 1, &c), cases[i].ret);
+		assert_int_equal(c.kind, cases[i].kind);
+		assert_string_equal(c.label, cases[i].label);
+		assert_int_equal(c.before_attach, cases[i].before_attach);
+		assert_int_equal(c.file_offset, cases[i].file_offset);
+	}
+	/* without the caller's ranges a thread stack is just anonymous memory */
+	struct cp_map_class c;
+	assert_int_equal(cp_maps_classify(m, 0x7f1c5bfff000, NULL, 0, &c), 0);
+	assert_int_equal(c.kind, CP_OBJ_UNKNOWN);
+	assert_true(c.before_attach);
+	cp_maps__free(m);
+}
+
+static void test_syscall_stack_pointer(void **state)
+{
+	static const struct { const char *text; int ret; __u64 sp; } cases[] = {
+		{ "230 0x0 0x0 0x7ffe63367d00 0x7ffe63367d40 0x0 0x0 0x7ffe63367ce8 "
+		  "0x7f1836186503\n", 0, 0x7ffe63367ce8 },
+		{ "-1 0x7f1c5bffee40 0x55d0c6a02345\n", 0, 0x7f1c5bffee40 },
+		{ "running\n", -EAGAIN, 0 },
+		{ "", -EINVAL, 0 },
+		{ "230 0x0 0x0\n", -EINVAL, 0 },
+		{ "-1 zz 0x1\n", -EINVAL, 0 },
+		{ "1 2 3 4 5 6 7 8 9 10\n", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u64 sp = 0;
+
+		assert_int_equal(cp_parse_syscall_sp(cases[i].text, &sp), cases[i].ret);
+		if (!cases[i].ret)
+			assert_int_equal(sp, cases[i].sp);
+	}
+}
+
+static int global_in_this_binary = 42;
+
+/* The readers on this process: our own code, stack and an mmap'd block. */
+static void test_read_self(void **state)
+{
+	struct cp_maps *m;
+	struct cp_map_class c;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int local = 0;
+	void *big = malloc(64 << 20);	/* above the mmap threshold: its own mapping */
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_non_null(big);
+	assert_int_equal(cp_maps__read(NULL, getpid(), &m), 0);
+	assert_int_equal(cp_maps_classify(m, (__u64)(uintptr_t)&global_in_this_binary, NULL, 0,
+					  &c), 0);
+	assert_int_equal(c.kind, CP_OBJ_MAPPING);
+	assert_string_equal(c.label, exe);
+	assert_int_equal(cp_maps_classify(m, (__u64)(uintptr_t)&local, NULL, 0, &c), 0);
+	assert_int_equal(c.kind, CP_OBJ_STACK);
+	assert_int_equal(cp_maps_classify(m, (__u64)(uintptr_t)big + (32 << 20), NULL, 0, &c), 0);
+	assert_int_equal(c.kind, CP_OBJ_UNKNOWN);
+	assert_true(c.before_attach);
+	free(big);
+	cp_maps__free(m);
+	assert_int_equal(cp_maps__read(NULL, -5, &m), -ENOENT);
+}
+
+struct blocked {
+	int fds[2];
+	volatile __u64 local_addr;
+};
+
+static void *block_in_read(void *arg)
+{
+	struct blocked *b = arg;
+	char c;
+	int local = 1;
+
+	b->local_addr = (__u64)(uintptr_t)&local;
+	return read(b->fds[0], &c, 1) == 1 ? NULL : (void *)1;
+}
+
+/* A thread blocked in read(2): its stack is found from its syscall file. */
+static void test_thread_stacks_of_self(void **state)
+{
+	struct blocked b = { .local_addr = 0 };
+	struct cp_range r[CP_MAX_THREAD_STACKS];
+	struct cp_map_class c;
+	struct cp_maps *m;
+	pthread_t th;
+	int nr = 0;
+
+	(void)state;
+	assert_int_equal(pipe(b.fds), 0);
+	assert_int_equal(pthread_create(&th, NULL, block_in_read, &b), 0);
+	assert_int_equal(cp_maps__read(NULL, getpid(), &m), 0);
+	/* wait until the thread sleeps in read (its syscall file stops saying "running") */
+	for (int tries = 0; tries < 200 && nr <= 0; tries++) {
+		usleep(5000);
+		nr = cp_maps_thread_stacks(NULL, getpid(), m, r, CP_MAX_THREAD_STACKS);
+	}
+	assert_true(nr >= 1);
+	assert_int_equal(cp_maps_classify(m, b.local_addr, r, (size_t)nr, &c), 0);
+	assert_int_equal(c.kind, CP_OBJ_STACK);
+	assert_string_equal(c.label, "thread stack");
+	assert_int_equal(write(b.fds[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	close(b.fds[0]);
+	close(b.fds[1]);
+	cp_maps__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_line_fields),
+		cmocka_unit_test(test_parse_line_rejects_garbage),
+		cmocka_unit_test(test_parse_sample_snapshot),
+		cmocka_unit_test(test_parse_rejects_unsorted_and_bad_lines),
+		cmocka_unit_test(test_find_boundaries),
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_syscall_stack_pointer),
+		cmocka_unit_test(test_read_self),
+		cmocka_unit_test(test_thread_stacks_of_self),
+	};
+
+	return cmocka_run_group_tests_name("proc_maps", tests, NULL, NULL);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The per-process table: processes kept apart, the least recently used one
+ * evicted at the cap, exit and exec, counters that outlive a process, and
+ * processes that do not exist (their samples must still get an answer).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "process_objects.h"
+
+/* Above any pid_max (2^22): /proc has no such directory. */
+#define GHOST(n)	((pid_t)(100000000 + (n)))
+#define ADDR		0x7f0000001000ull
+
+static struct cp_object heap_obj(__u64 start, __u64 size, __u32 tid)
+{
+	struct cp_object o = { .start = start, .size = size, .tid = tid, .kind = CP_OBJ_HEAP };
+
+	return o;
+}
+
+static __u32 tid_at(struct cp_objects *o, pid_t pid, __u64 addr)
+{
+	struct cp_resolved r;
+
+	if (cp_objects_resolve(o, pid, addr, &r) || r.kind != CP_OBJ_HEAP)
+		return 0;
+	return r.tid;
+}
+
+static void test_processes_are_kept_apart(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object a = heap_obj(ADDR, 64, 1), b = heap_obj(ADDR, 64, 2);
+
+	(void)state;
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &a), 0);
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(2), &b), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR + 8), 1);
+	assert_int_equal(tid_at(o, GHOST(2), ADDR + 8), 2);
+	assert_int_equal(cp_objects__on_free(o, GHOST(1), ADDR), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR + 8), 0);
+	assert_int_equal(tid_at(o, GHOST(2), ADDR + 8), 2);
+	/* a free in the wrong process is an unknown free there */
+	assert_int_equal(cp_objects__on_free(o, GHOST(1), ADDR), -ENOENT);
+	/* call-site ids are per process too */
+	assert_int_equal(cp_objects__callsite(o, GHOST(1), 0x400100, 3), 1);
+	assert_int_equal(cp_objects__callsite(o, GHOST(2), 0x400200, 4), 1);
+	assert_int_equal(cp_objects__callsite_get(o, GHOST(2), 1)->caller, 0x400200);
+	cp_objects__free(o);
+}
+
+static void test_realloc_moves_object(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object a = heap_obj(ADDR, 64, 1), b = heap_obj(ADDR + 0x10000, 4096, 1);
+
+	(void)state;
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &a), 0);
+	assert_int_equal(cp_objects__on_realloc(o, GHOST(1), ADDR, &b), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR + 0x10000 + 4095), 1);
+	cp_objects__free(o);
+}
+
+static void test_cap_evicts_least_recently_used(void **state)
+{
+	struct cp_objects_opts opts = { .max_processes = 2 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_object a = heap_obj(ADDR, 64, 1);
+	struct cp_objects_stats st;
+
+	(void)state;
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &a), 0);
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(2), &a), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 1);	/* 1 is now the more recent */
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(3), &a), 0);
+	assert_true(cp_objects__tracked(o, GHOST(1)));
+	assert_false(cp_objects__tracked(o, GHOST(2)));
+	assert_true(cp_objects__tracked(o, GHOST(3)));
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.processes, 2);
+	assert_int_equal(st.evicted, 1);
+	/* the evicted process's counters remain; its object no longer lives */
+	assert_int_equal(st.store.inserted, 3);
+	assert_int_equal(st.store.live, 2);
+	cp_objects__free(o);
+}
+
+/* Many processes coming and going: the pid table never loses one. */
+static void test_churn_keeps_table_consistent(void **state)
+{
+	struct cp_objects_opts opts = { .max_processes = 64 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_objects_stats st;
+
+	(void)state;
+	for (int round = 0; round < 20; round++) {
+		for (int i = 0; i < 50; i++) {
+			struct cp_object a = heap_obj(ADDR, 64, round * 100 + i);
+
+			assert_int_equal(cp_objects__on_alloc(o, GHOST(round * 50 + i), &a), 0);
+		}
+		for (int i = 0; i < 50; i += 2)
+			cp_objects__on_exit(o, GHOST(round * 50 + i));
+		for (int i = 1; i < 50; i += 2) {
+			pid_t pid = GHOST(round * 50 + i);
+
+			/* odd ones of this round: live unless evicted by the cap */
+			if (cp_objects__tracked(o, pid))
+				assert_int_equal(tid_at(o, pid, ADDR), round * 100 + i);
+		}
+	}
+	cp_objects__stats(o, &st);
+	assert_true(st.processes <= 64);
+	assert_int_equal(st.processes + st.evicted + st.exits, st.store.inserted);
+	assert_true(st.evicted > 0);
+	cp_objects__free(o);
+}
+
+static void test_exit_and_exec(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object a = heap_obj(ADDR, 64, 1);
+	struct cp_objects_stats st;
+
+	(void)state;
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &a), 0);
+	assert_int_equal(cp_objects__set_thread_pointer(o, GHOST(1), 5, 0x7f00000f0000), 0);
+	cp_objects__on_exec(o, GHOST(1));
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 0);
+	assert_true(cp_objects__tracked(o, GHOST(1)));
+	cp_objects__on_exit(o, GHOST(1));
+	assert_false(cp_objects__tracked(o, GHOST(1)));
+	cp_objects__on_exit(o, GHOST(1));	/* twice: harmless */
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.exits, 1);
+	assert_int_equal(st.execs, 1);
+	assert_int_equal(st.processes, 0);
+	cp_objects__free(o);
+}
+
+/* A process that is gone still gets an answer: tracked objects, else "[unmapped]". */
+static void test_missing_process(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object a = heap_obj(ADDR, 64, 9);
+	struct cp_objects_stats st;
+	struct cp_resolved r;
+
+	(void)state;
+	assert_int_equal(cp_objects_resolve(o, GHOST(7), ADDR, &r), -ENOENT);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
+	assert_string_equal(r.name, "[unmapped]");
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(7), &a), 0);
+	assert_int_equal(cp_objects_resolve(o, GHOST(7), ADDR + 63, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_HEAP);
+	assert_string_equal(r.name, "heap");
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.maps_errors, st.maps_reads);
+	assert_int_equal(st.unmapped, 1);
+	cp_objects__free(o);
+}
+
+static int late_global[512];
+
+/* A mapping created after the snapshot is found by the refresh on a miss. */
+static void test_refresh_on_unmapped_address(void **state)
+{
+	struct cp_objects_opts opts = { .maps_refresh_ns = 1 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_objects_stats st;
+	struct cp_resolved r;
+	char *late;
+
+	(void)state;
+	assert_int_equal(cp_objects_resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_GLOBAL);
+	assert_string_equal(r.name, "late_global");
+	late = malloc(32 << 20);	/* a fresh mmap, after the snapshot */
+	assert_non_null(late);
+	late[0] = 1;
+	assert_int_equal(cp_objects_resolve(o, getpid(), (__u64)(uintptr_t)late + (16 << 20), &r),
+			 0);
+	assert_true(r.before_attach);
+	cp_objects__stats(o, &st);
+	/* that memory was not mapped at the first snapshot */
+	assert_int_equal(st.maps_reads, 2);
+	free(late);
+	cp_objects__free(o);
+}
+
+/* Ranges the caller knows to be stacks hold across refreshes; exec forgets them. */
+static void test_caller_thread_stacks(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	char *stack = malloc(16 << 20);	/* anonymous memory standing in for a thread stack */
+	__u64 lo = (__u64)(uintptr_t)stack, hi = lo + (16 << 20);
+	struct cp_resolved r;
+
+	(void)state;
+	assert_non_null(stack);
+	stack[0] = 1;
+	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
+	assert_int_equal(cp_objects__add_thread_stack(o, getpid(), lo, hi), 0);
+	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_STACK);
+	assert_string_equal(r.name, "thread stack");
+	assert_int_equal(cp_objects__refresh(o, getpid()), 0);
+	assert_int_equal(cp_objects_resolve(o, getpid(), hi - 1, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_STACK);
+	assert_int_equal(cp_objects__on_exec(o, getpid()), 0);
+	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
+	free(stack);
+	cp_objects__free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_processes_are_kept_apart),
+		cmocka_unit_test(test_realloc_moves_object),
+		cmocka_unit_test(test_cap_evicts_least_recently_used),
+		cmocka_unit_test(test_churn_keeps_table_consistent),
+		cmocka_unit_test(test_exit_and_exec),
+		cmocka_unit_test(test_missing_process),
+		cmocka_unit_test(test_refresh_on_unmapped_address),
+		cmocka_unit_test(test_caller_thread_stacks),
+	};
+
+	return cmocka_run_group_tests_name("process_objects", tests, NULL, NULL);
+}

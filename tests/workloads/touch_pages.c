@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * touch_pages: two threads each write the first byte of their own fresh
+ * anonymous pages, one page fault per page, all through one store instruction
+ * labelled `cp_touch_insn` (a global symbol, so tests find its address in the
+ * ELF symbol table instead of trusting our output).
+ *
+ * Protocol: prints "ready PID", waits for a line on stdin, then each thread
+ * prints "thread TID FIRST_PAGE_ADDR NR_PAGES" after touching, and the
+ * process exits 0.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NR_THREADS	2
+#define PAGE		4096
+
+static int nr_pages = 64;
+
+__attribute__((noinline, noclone)) static void touch(char *p)
+{
+	asm volatile(".globl cp_touch_insn\n"
+		     "cp_touch_insn:\n\t"
+		     "movb $1, (%0)" : : "r"(p) : "memory");
+}
+
+static void *worker(void *arg)
+{
+	char *base = arg;
+
+	for (int i = 0; i < nr_pages; i++)
+		touch(base + (size_t)i * PAGE);
+	printf("thread %ld %p %d\n", (long)syscall(SYS_gettid), (void *)base, nr_pages);
+	fflush(stdout);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[NR_THREADS];
+	char line[16];
+	char *mem;
+
+	if (argc > 1)
+		nr_pages = atoi(argv[1]);
+	mem = mmap(NULL, (size_t)NR_THREADS * nr_pages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 1;
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	for (int t = 0; t < NR_THREADS; t++)
+		pthread_create(&th[t], NULL, worker, mem + (size_t)t * nr_pages * PAGE);
+	for (int t = 0; t < NR_THREADS; t++)
+		pthread_join(th[t], NULL);
+	return 0;
+}

@@ -1,4 +1,259 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include "cacheperf/abi.h"
-#include "cacheperf.skel.h"
-int main(void) { struct cacheperf *s = cacheperf__open(); cacheperf__destroy(s); return 0; }
+/*
+ * cacheperf-bpf: why does a program miss in the CPU cache?
+ *
+ * main() is the table of contents: parse options -> check capabilities ->
+ * choose the source -> hold or check the targets -> open, configure, load
+ * and attach the BPF programs -> loop -> final report -> cleanup.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "geometry.h"
+#include "options.h"
+#include "pmu.h"
+#include "probe.h"
+#include "profile.h"
+#include "report.h"
+#include "session.h"
+#include "signals.h"
+#include "sysinfo.h"
+#include "target.h"
+
+#ifndef CP_VERSION
+#define CP_VERSION "0.1.0"
+#endif
+
+#define CP_CHILD_GRACE_MS	2000
+
+/* Everything main() sets up, so one cleanup path frees it all. */
+struct cp_main {
+	struct cp_options opts;
+	struct cp_sysinfo si;
+	struct cp_geometry geo;
+	struct cp_pmus *pmus;
+	struct cp_session_cfg cfg;
+	struct cp_session *sess;
+	struct cp_profile *prof;
+	struct cp_child child;
+	bool have_child;
+	pid_t pids[CP_MAX_TGIDS];
+	int nr_pids;
+	struct cp_report_target targets[CP_MAX_TGIDS];
+	char err[768];
+};
+
+static void read_comm(pid_t pid, char *buf, size_t sz)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	buf[0] = '\0';
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)sz, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void fill_targets(struct cp_main *m)
+{
+	for (int i = 0; i < m->nr_pids; i++) {
+		m->targets[i].pid = m->pids[i];
+		read_comm(m->pids[i], m->targets[i].comm, sizeof(m->targets[i].comm));
+	}
+}
+
+/* The report of the profile so far, to stdout. */
+static void print_report(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+	struct cp_report r = {
+		.source = cp_source_name(m->cfg.source.kind),
+		.source_reason = m->cfg.source.reason,
+		.targets = m->targets,
+		.nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : m->nr_pids,
+	};
+
+	cp_profile__fill_report(p, &r);
+	cp_report_print(&r, stdout);
+}
+
+static int fail(struct cp_main *m, int ret)
+{
+	fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+	return ret;
+}
+
+/* Parses argv; returns -1 to go on, else the exit code. */
+static int parse_options(struct cp_main *m, int argc, char **argv)
+{
+	if (cp_options_parse(argc, argv, &m->opts, m->err, sizeof(m->err))) {
+		fprintf(stderr, "cacheperf-bpf: %s\nTry 'cacheperf-bpf --help'.\n", m->err);
+		return CP_EXIT_USAGE;
+	}
+	switch (m->opts.mode) {
+	case CP_MODE_HELP:
+		cp_options_usage(stdout);
+		return CP_EXIT_OK;
+	case CP_MODE_VERSION:
+		printf("cacheperf-bpf %s\n", CP_VERSION);
+		return CP_EXIT_OK;
+	case CP_MODE_PROBE:
+		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
+			       CP_EXIT_RUNTIME : CP_EXIT_OK;
+	case CP_MODE_PROFILE:
+	default:
+		return -1;
+	}
+}
+
+/* Capabilities, cache geometry and the sample source; returns -1 to go on, else the exit code. */
+static int check_machine(struct cp_main *m)
+{
+	cp_sysinfo_collect(m->opts.sysfs_root, &m->si);
+	if (cp_preflight(&m->si, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+
+	cp_geometry_read_sysfs(&m->geo, m->opts.sysfs_root);
+	if (m->opts.cache_spec &&
+	    cp_geometry_apply_override(&m->geo, m->opts.cache_spec, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_USAGE);
+	for (unsigned int w = 0; w < m->geo.nr_warnings; w++)
+		fprintf(stderr, "cacheperf-bpf: warning: %s\n", m->geo.warnings[w]);
+
+	m->pmus = cp_pmus__new(m->opts.sysfs_root);
+	if (!m->pmus) {
+		snprintf(m->err, sizeof(m->err), "cannot read the PMUs: %s", strerror(errno));
+		return fail(m, CP_EXIT_RUNTIME);
+	}
+	if (cp_source_decide(m->opts.source, m->pmus, &m->si.kernel, &m->cfg.source)) {
+		snprintf(m->err, sizeof(m->err), "%s", m->cfg.source.reason);
+		return fail(m, CP_EXIT_RUNTIME);
+	}
+	if (m->cfg.source.kind == CP_SOURCE_SOFT) {
+		snprintf(m->err, sizeof(m->err),
+			 "%s; the timer-driven source for machines without a PMU (--source soft) is not in this version yet; --source faults checks the pipeline here",
+			 m->cfg.source.reason);
+		return fail(m, CP_EXIT_RUNTIME);
+	}
+	fprintf(stderr, "cacheperf-bpf: source %s\n", m->cfg.source.reason);
+	return -1;
+}
+
+/* Checks -p PIDs or launches `-- CMD` held before exec; returns -1 to go on. */
+static int prepare_targets(struct cp_main *m)
+{
+	int ret;
+
+	switch (m->opts.target) {
+	case CP_TARGET_PIDS:
+		if (cp_target_check_pids(m->opts.pids, m->opts.nr_pids, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		memcpy(m->pids, m->opts.pids, sizeof(pid_t) * (size_t)m->opts.nr_pids);
+		m->nr_pids = m->opts.nr_pids;
+		break;
+	case CP_TARGET_CMD:
+		ret = cp_child_spawn(m->opts.cmd_argv, &m->child, m->err, sizeof(m->err));
+		if (ret)
+			return fail(m, CP_EXIT_RUNTIME);
+		m->have_child = true;
+		m->pids[0] = m->child.pid;
+		m->nr_pids = 1;
+		break;
+	case CP_TARGET_ALL:
+	default:
+		break;
+	}
+	m->cfg.opts = &m->opts;
+	m->cfg.pmus = m->pmus;
+	m->cfg.pids = m->pids;
+	m->cfg.nr_pids = m->nr_pids;
+	return -1;
+}
+
+static int run(struct cp_main *m)
+{
+	struct cp_profile_cfg pcfg = {
+		.opts = &m->opts,
+		.child = m->have_child ? &m->child : NULL,
+		.pids = m->opts.target == CP_TARGET_PIDS ? m->pids : NULL,
+		.nr_pids = m->opts.target == CP_TARGET_PIDS ? m->nr_pids : 0,
+		.on_report = print_report,
+		.report_ctx = m,
+	};
+
+	/* Open, set knobs, load & verify BPF programs */
+	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	/* Attach to the sampling events */
+	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	if (cp_profile__new(m->sess, &m->prof, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	/* Let a held command run: probes see it from its first instruction */
+	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	fill_targets(m);
+	if (m->opts.verbose)
+		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
+			m->sess->nr_events, m->sess->scope.reason,
+			cp_mem_prog_name(m->sess->variant));
+
+	/* Loop until the duration, a signal or the targets' exit */
+	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+
+	/* Final report */
+	print_report(m->prof, m);
+	if (m->have_child && m->child.exited)
+		return cp_exit_code(m->child.status);
+	return CP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cp_main *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m) {
+		fprintf(stderr, "cacheperf-bpf: out of memory\n");
+		return CP_EXIT_RUNTIME;
+	}
+	/* Parse options */
+	ret = parse_options(m, argc, argv);
+	if (ret >= 0)
+		goto cleanup;
+	cp_session_set_verbosity(m->opts.verbose);
+	if (cp_signals_install()) {
+		snprintf(m->err, sizeof(m->err), "cannot install signal handlers: %s",
+			 strerror(errno));
+		ret = fail(m, CP_EXIT_RUNTIME);
+		goto cleanup;
+	}
+	/* Check capabilities, cache geometry, sample source */
+	ret = check_machine(m);
+	if (ret >= 0)
+		goto cleanup;
+	/* Check or launch the targets */
+	ret = prepare_targets(m);
+	if (ret >= 0)
+		goto cleanup;
+	/* Load, attach, loop, report */
+	ret = run(m);
+
+cleanup:
+	/* a command we launched does not outlive the profile it was launched for */
+	if (m->have_child && !m->child.exited)
+		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
+	cp_profile__free(m->prof);
+	cp_session__free(m->sess);
+	cp_pmus__free(m->pmus);
+	free(m);
+	return ret;
+}

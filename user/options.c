@@ -71,7 +71,10 @@ static const char usage_text[] =
 "\n"
 "Sampling:\n"
 "      --source KIND          auto, pebs (Intel), ibs (AMD) or soft (no PMU);\n"
-"                             default auto: the best one this machine has\n"
+"                             default auto: the best one this machine has;\n"
+"                             faults: page faults with their addresses, a\n"
+"                             check of the pipeline on any machine (no cache\n"
+"                             levels)\n"
 "      --ldlat CYCLES         PEBS load-latency threshold (default 3, 1..65535)\n"
 "      --load-period N        sample one load in N (default 20000)\n"
 "      --store-period N       sample one store in N (default 50000)\n"
@@ -102,6 +105,7 @@ static const char *const source_names[] = {
 	[CP_SOURCE_PEBS] = "pebs",
 	[CP_SOURCE_IBS] = "ibs",
 	[CP_SOURCE_SOFT] = "soft",
+	[CP_SOURCE_FAULTS] = "faults",
 };
 
 const char *cp_source_name(enum cp_source_kind kind)

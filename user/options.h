@@ -37,6 +37,7 @@ enum cp_source_kind {
 	CP_SOURCE_PEBS,
 	CP_SOURCE_IBS,
 	CP_SOURCE_SOFT,
+	CP_SOURCE_FAULTS,	/* page faults: checks the pipeline anywhere, no cache levels */
 };
 
 struct cp_options {

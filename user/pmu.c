@@ -463,6 +463,12 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 	}
 
 	switch (want) {
+	case CP_SOURCE_FAULTS:
+		out->kind = CP_SOURCE_FAULTS;
+		out->per_task = true;
+		snprintf(out->reason, sizeof(out->reason),
+			 "faults: page-fault samples with their addresses (a pipeline check: no cache levels)");
+		return 0;
 	case CP_SOURCE_SOFT:
 		out->kind = CP_SOURCE_SOFT;
 		out->per_task = true;

@@ -106,6 +106,8 @@ struct cp_stats {
 	__u64 not_target;		/* samples from other processes */
 	__u64 not_mem;			/* neither load nor store (IBS samples every op) */
 	__u64 drop_window;		/* samples of a CPU without a window (map too small) */
+	__u64 followed;			/* processes forked by a target, added to the filter */
+	__u64 drop_targets;		/* ... not added: the filter map is full */
 };
 
 #endif /* CACHEPERF_ABI_H */

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The command line as a user meets it: help, usage errors (exit 2), runtime
+# errors (exit 1), --probe, and whole runs of the real binary with the
+# page-fault source, which works on any machine (DESIGN.md: software events
+# carry real data addresses).
+. "$(dirname "$0")/tap.sh"
+
+# --- help and version -------------------------------------------------------
+expect "--help exits 0" 0 "Usage: cacheperf-bpf" "$BIN" --help
+# every long option of the parser's table is documented in --help
+missing=""
+for o in $(grep -oE '^	\{ "[a-z-]+",' "$CP_ROOT/user/options.c" | grep -oE '[a-z-]+'); do
+	grep -q -- "--$o" "$tap_out" || missing+=" --$o"
+done
+if [ -z "$missing" ]; then _ok "--help documents every option"; else
+	_not_ok "--help documents every option" "missing:$missing"; fi
+expect "--version" 0 "^cacheperf-bpf [0-9]+\.[0-9]+" "$BIN" --version
+
+# --- usage errors: exit 2 and a sentence ------------------------------------
+expect "no target" 2 "no target: give -p PID, -a or -- CMD" "$BIN"
+expect "two targets" 2 "choose one target" "$BIN" -p 1 -a
+expect "bad PID" 2 "'abc' is not a process ID" "$BIN" -p abc
+expect "unknown option" 2 "unknown option '--bogus'" "$BIN" --bogus -a
+expect "duration 0" 2 "--duration: '0' is not a whole number" "$BIN" -d 0 -a
+expect "window not a power of two" 2 "not a power of two" "$BIN" --window 3 -a
+expect "nothing after --" 2 "no command after --" "$BIN" --
+expect "bad --cache" 2 "L1D" "$BIN" --cache L1D=12Q:8:64 --source faults -- true
+expect "unknown source" 2 "source" "$BIN" --source magic -a
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "runs need root"
+	done_testing
+	exit 0
+fi
+
+# --- runtime errors: exit 1 and what to do ------------------------------------
+expect "unknown PID" 1 "no such process: PID 4194000" "$BIN" -p 4194000 --source faults
+expect "command that does not exist" 1 "cannot run the command" \
+	"$BIN" --source faults -- /nonexistent/cmd
+
+# --- --probe -------------------------------------------------------------------
+expect "--probe" 0 "^verdict: ready to profile" "$BIN" --probe
+probe=$(cat "$tap_out")
+for want in "^kernel: [0-9]" "^BTF: " "^uprobes: " "^hardware breakpoints: " \
+	"^sampling PMUs:" "^--source auto: " "^L1D [0-9]+ KiB, [0-9]+-way, 64 B lines"; do
+	if grep -Eq -- "$want" <<<"$probe"; then _ok "--probe shows /$want/"; else
+		_not_ok "--probe shows /$want/"; fi
+done
+
+# A machine without a PMU: asking for PEBS or IBS fails with one clear sentence.
+if grep -q "^  pebs: none" <<<"$probe"; then
+	expect "--source pebs without a PMU" 1 "no PEBS-capable PMU.*use --source soft" \
+		"$BIN" --source pebs -- true
+else
+	skip "this machine has a PEBS PMU"
+fi
+if grep -q "^  ibs: none" <<<"$probe"; then
+	expect "--source ibs without IBS" 1 "no IBS PMU.*use --source soft" \
+		"$BIN" --source ibs -- true
+else
+	skip "this machine has IBS"
+fi
+
+# --- whole runs ----------------------------------------------------------------
+# touch_pages faults once per page through one store, `cp_touch_insn`; with
+# ASLR off a PIE loads at 0x555555554000, so the instruction's address comes
+# from the ELF symbol table, not from our output.
+tp=$WL/touch_pages
+off=$(nm "$tp" | awk '$3 == "cp_touch_insn" { print $1 }')
+want_ip=$(printf '0x%x' $((0x555555554000 + 0x$off)))
+run_cmd setarch "$(uname -m)" -R "$BIN" --source faults -- sh -c "echo go | $tp 64; exit 5"
+out=$(cat "$tap_out")
+if [ "$rc" -eq 5 ]; then _ok "-- CMD exits with the command's status"; else
+	_not_ok "-- CMD exits with the command's status" "status $rc, want 5"; fi
+if grep -q "duration: .*(the command exited with status 5)" <<<"$out"; then
+	_ok "the report says why the run ended"; else _not_ok "the report says why the run ended"; fi
+tpid=$(awk '/^ready / { print $2 }' <<<"$out")
+# both threads' 64 first touches, each a page fault at cp_touch_insn
+line=$(awk -v ip="$want_ip" '$3 == ip' <<<"$out")
+if [ -n "$tpid" ] && [ "$(awk '{ print $1, $2 }' <<<"$line")" = "128 $tpid" ]; then
+	_ok "128 faults at cp_touch_insn ($want_ip) in the forked workload $tpid"
+else
+	_not_ok "128 faults at cp_touch_insn ($want_ip) in the forked workload $tpid" \
+		"line: '$line'"
+fi
+# sh forks the pipeline: echo and the workload
+if grep -Eq "and [2-9] processes they started" <<<"$out"; then _ok "forks are followed"; else
+	_not_ok "forks are followed"; fi
+if grep -q "ring buffer full: 0, counter map full: 0, no window for the CPU: 0" <<<"$out"; then
+	_ok "no drops reported"; else _not_ok "no drops reported"; fi
+
+# -p: the run ends when the target exits
+sleep 1.5 &
+spid=$!
+expect "-p ends when the target exits" 0 "\(the target exited\)" "$BIN" --source faults -p $spid
+wait $spid 2>/dev/null
+
+# -d: the run ends after the duration, the target keeps running
+sleep 30 &
+spid=$!
+expect "-d ends the run" 0 "\(duration reached\)" "$BIN" --source faults -d 1 -p $spid
+if kill -0 $spid 2>/dev/null; then _ok "the -p target survives the profiler"; else
+	_not_ok "the -p target survives the profiler"; fi
+
+# SIGUSR1 prints the report so far; SIGINT stops with a final report
+"$BIN" --source faults -p $spid >"$tap_out" 2>&1 &
+ppid=$!
+sleep 1
+kill -USR1 $ppid
+sleep 0.5
+kill -INT $ppid
+wait $ppid
+rc=$?
+n=$(grep -c "^cacheperf-bpf report" "$tap_out")
+if [ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && grep -q "(interrupted)" "$tap_out"; then
+	_ok "SIGUSR1 reports, SIGINT stops cleanly with a final report"
+else
+	_not_ok "SIGUSR1 reports, SIGINT stops cleanly with a final report" "rc $rc, $n reports"
+fi
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+
+done_testing

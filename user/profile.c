@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The profiling loop. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "drain.h"
+#include "profile.h"
+#include "rate_cap.h"
+#include "signals.h"
+
+#define CP_IP_BATCH	4096	/* counter entries moved per map walk */
+
+struct cp_profile {
+	struct cp_session *sess;
+	struct cp_drain *drain;
+	struct cp_insn_store *insns;
+	struct cp_insn *batch;
+	struct cp_rate_cap_cfg rate;
+	__u64 received;
+	__u64 period_changes;
+	__u64 start_ns;
+	__u64 end_ns;
+	char end_reason[96];
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int on_sample(const struct cp_sample *s, void *ctx)
+{
+	struct cp_profile *p = ctx;
+
+	(void)s;	/* the classifier's stores take them once they exist */
+	p->received++;
+	return 0;
+}
+
+int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, size_t err_sz)
+{
+	struct cp_drain_ops ops = { .sample = on_sample };
+	struct cp_profile *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		goto nomem;
+	p->sess = s;
+	p->insns = insn_store__new(CP_MAX_INSNS);
+	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
+	if (!p->insns || !p->batch)
+		goto nomem;
+	ops.ctx = p;
+	p->drain = drain__new(s->skel, &ops);
+	if (!p->drain) {
+		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(errno));
+		cp_profile__free(p);
+		return -errno;
+	}
+	*out = p;
+	return 0;
+nomem:
+	cp_profile__free(p);
+	snprintf(err, err_sz, "out of memory");
+	return -ENOMEM;
+}
+
+void cp_profile__free(struct cp_profile *p)
+{
+	if (!p)
+		return;
+	drain__free(p->drain);
+	insn_store__free(p->insns);
+	free(p->batch);
+	free(p);
+}
+
+void cp_profile__collect(struct cp_profile *p)
+{
+	int n;
+
+	drain__poll(p->drain, 0);
+	do {
+		n = drain__ip_counts(p->drain, p->batch, CP_IP_BATCH);
+		for (int i = 0; i < n; i++)
+			insn_store__add(p->insns, &p->batch[i].key, &p->batch[i].counts);
+	} while (n == CP_IP_BATCH);
+}
+
+/* True when the targets are gone; sets the end reason. */
+static bool targets_gone(struct cp_profile *p, const struct cp_profile_cfg *cfg)
+{
+	if (cfg->child) {
+		if (!cp_child_poll(cfg->child))
+			return false;
+		snprintf(p->end_reason, sizeof(p->end_reason), "the command exited with status %d",
+			 cp_exit_code(cfg->child->status));
+		return true;
+	}
+	if (!cfg->nr_pids)
+		return false;
+	for (int i = 0; i < cfg->nr_pids; i++)
+		if (cp_pid_alive(cfg->pids[i]))
+			return false;
+	snprintf(p->end_reason, sizeof(p->end_reason), "%s exited",
+		 cfg->nr_pids == 1 ? "the target" : "every target");
+	return true;
+}
+
+static void interval_tick(struct cp_profile *p, __u64 now)
+{
+	int ret;
+
+	cp_profile__collect(p);
+	ret = cp_perf_events__rate_cap(p->sess->events, &p->rate, now, stderr);
+	if (ret > 0)
+		p->period_changes += (__u64)ret;
+}
+
+int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
+		    size_t err_sz)
+{
+	const struct cp_options *opts = cfg->opts;
+	__u64 interval_ns = (__u64)opts->interval_s * 1000000000ull;
+	__u64 deadline = 0, next_interval, now;
+	int ret;
+
+	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
+	p->start_ns = now_ns();
+	next_interval = p->start_ns + interval_ns;
+	if (opts->duration_s)
+		deadline = p->start_ns + (__u64)opts->duration_s * 1000000000ull;
+	/* the rate cap's first call takes its baseline */
+	cp_perf_events__rate_cap(p->sess->events, &p->rate, p->start_ns, NULL);
+
+	for (;;) {
+		int timeout_ms = CP_TICK_MS;
+
+		now = now_ns();
+		if (cp_signals_stop_requested()) {
+			snprintf(p->end_reason, sizeof(p->end_reason), "interrupted");
+			break;
+		}
+		if (deadline && now >= deadline) {
+			snprintf(p->end_reason, sizeof(p->end_reason), "duration reached");
+			break;
+		}
+		if (targets_gone(p, cfg))
+			break;
+		if (now >= next_interval) {
+			interval_tick(p, now);
+			next_interval += interval_ns;
+		}
+		if (cp_signals_take_report_request() && cfg->on_report) {
+			cp_profile__collect(p);
+			p->end_ns = now_ns();
+			cfg->on_report(p, cfg->report_ctx);
+		}
+		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
+			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
+		ret = drain__poll(p->drain, timeout_ms);
+		if (ret < 0 && ret != -EINTR) {
+			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
+			p->end_ns = now_ns();
+			return ret;
+		}
+	}
+	cp_profile__collect(p);
+	p->end_ns = now_ns();
+	return 0;
+}
+
+void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
+{
+	__u64 end = p->end_ns ? p->end_ns : now_ns();
+
+	drain__stats(p->drain, &r->bpf);
+	r->insns = p->insns;
+	r->received = p->received;
+	r->malformed = drain__malformed(p->drain);
+	r->unknown = drain__unknown(p->drain);
+	r->period_changes = p->period_changes;
+	r->duration_s = (double)(end - p->start_ns) / 1e9;
+	r->end_reason = p->end_reason;
+}
+
+const char *cp_profile__end_reason(const struct cp_profile *p)
+{
+	return p->end_reason;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The profiling loop of one session: drains the ring buffer into the
+ * stores, collects the per-instruction counters and applies the sample-rate
+ * cap every interval, answers SIGUSR1 with a report, and ends when the
+ * duration is over, a stop signal arrived, or every target exited.
+ */
+#ifndef CP_PROFILE_H
+#define CP_PROFILE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "insn_store.h"
+#include "options.h"
+#include "report.h"
+#include "session.h"
+#include "target.h"
+
+#define CP_MAX_INSNS		65536	/* instruction store cap */
+#define CP_TICK_MS		100	/* target liveness and signal checks */
+
+struct cp_profile;
+
+/* Called for SIGUSR1 with the profile so far; @ctx from cp_profile_cfg. */
+typedef void (*cp_report_fn)(struct cp_profile *p, void *ctx);
+
+struct cp_profile_cfg {
+	const struct cp_options *opts;
+	struct cp_child *child;		/* `-- CMD`: ends with it; NULL otherwise */
+	const pid_t *pids;		/* -p: ends when all are gone */
+	int nr_pids;
+	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
+	void *report_ctx;
+};
+
+/* A profile over @s (loaded and attached). Returns 0 or a negative errno with @err set. */
+int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, size_t err_sz);
+void cp_profile__free(struct cp_profile *p);
+
+/*
+ * Runs until the end condition of @cfg. Returns 0 (the reason is in
+ * cp_profile__end_reason()) or a negative errno with @err set.
+ */
+int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
+		    size_t err_sz);
+
+/* Moves everything pending (ring buffer, counter maps) into the stores. */
+void cp_profile__collect(struct cp_profile *p);
+
+/* Fills the measured part of @r: BPF counters, stores, records, duration. */
+void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
+
+/* Why the run ended: "duration reached", "interrupted", "the command exited with status 0". */
+const char *cp_profile__end_reason(const struct cp_profile *p);
+
+#endif /* CP_PROFILE_H */

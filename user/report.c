@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The text report (pure: struct in, text out). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data_src_text.h"
+#include "report.h"
+
+const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz)
+{
+	if (!whole)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%.1f %%", 100.0 * (double)part / (double)whole);
+	return buf;
+}
+
+static void print_header(const struct cp_report *r, FILE *f)
+{
+	fprintf(f, "cacheperf-bpf report\n");
+	fprintf(f, "  source:   %s\n", r->source_reason ? r->source_reason : r->source);
+	fprintf(f, "  duration: %.1f s (%s)\n", r->duration_s, r->end_reason ? r->end_reason : "");
+	fprintf(f, "  targets:  ");
+	if (!r->nr_targets)
+		fprintf(f, "every process (-a)");
+	for (int i = 0; i < r->nr_targets; i++)
+		fprintf(f, "%s%d (%s)", i ? ", " : "", (int)r->targets[i].pid,
+			r->targets[i].comm[0] ? r->targets[i].comm : "?");
+	fprintf(f, "\n");
+	if (r->bpf.followed)
+		fprintf(f, "            and %llu processes they started\n",
+			(unsigned long long)r->bpf.followed);
+}
+
+/* True when the source said nothing about levels: every sample is "not available". */
+static bool levels_unknown(const struct cp_stats *b)
+{
+	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
+	__u64 na = b->na[CP_ACCESS_LOAD] + b->na[CP_ACCESS_STORE];
+
+	return samples && na == samples;
+}
+
+static void print_totals(const struct cp_report *r, FILE *f)
+{
+	const struct cp_stats *b = &r->bpf;
+	char p1[16], p2[16];
+
+	fprintf(f, "\nTotals\n");
+	if (levels_unknown(b)) {
+		fprintf(f, "  samples: %llu (the source reports no cache levels)\n",
+			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]));
+		return;
+	}
+	fprintf(f, "  load samples:  %llu, misses %llu (%s), level unknown %llu\n",
+		(unsigned long long)b->samples[CP_ACCESS_LOAD], (unsigned long long)b->misses[CP_ACCESS_LOAD],
+		cp_report_pct(b->misses[CP_ACCESS_LOAD], b->samples[CP_ACCESS_LOAD], p1, sizeof(p1)),
+		(unsigned long long)b->na[CP_ACCESS_LOAD]);
+	fprintf(f, "  store samples: %llu, misses %llu (%s), level unknown %llu\n",
+		(unsigned long long)b->samples[CP_ACCESS_STORE], (unsigned long long)b->misses[CP_ACCESS_STORE],
+		cp_report_pct(b->misses[CP_ACCESS_STORE], b->samples[CP_ACCESS_STORE], p2,
+			      sizeof(p2)),
+		(unsigned long long)b->na[CP_ACCESS_STORE]);
+	fprintf(f, "  misses forwarded: %llu; filtered (window below %s): %llu\n",
+		(unsigned long long)b->forwarded, "the miss-ratio threshold", (unsigned long long)b->filtered);
+}
+
+/* The level past L1 that served most of @c's misses; NA when none missed. */
+static enum cp_mem_lvl miss_level(const struct cp_ip_counts *c)
+{
+	enum cp_mem_lvl best = CP_LVL_NA;
+
+	for (int l = CP_LVL_L1 + 1; l < CP_LVL_NR; l++)
+		if (c->lvl[l] > (best == CP_LVL_NA ? 0 : c->lvl[best]))
+			best = (enum cp_mem_lvl)l;
+	return best;
+}
+
+static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool no_levels,
+		       FILE *f)
+{
+	const struct cp_ip_counts *c = &in->counts;
+	__u64 samples = c->loads + c->stores, misses = c->load_misses + c->store_misses;
+	char loc[256] = "", pct[16], lat[16] = "-";
+
+	if (!r->locate || r->locate(r->locate_ctx, in->key.tgid, in->key.ip, loc, sizeof(loc)) < 0)
+		loc[0] = '\0';
+	if (no_levels) {
+		fprintf(f, "  %8llu  %7u  0x%-14llx %s\n", samples, in->key.tgid,
+			(unsigned long long)in->key.ip, loc);
+		return;
+	}
+	if (c->loads && c->lat_sum)
+		snprintf(lat, sizeof(lat), "%llu", (unsigned long long)(c->lat_sum / c->loads));
+	fprintf(f, "  %8llu  %8llu  %7s  %6llu  %7s  %-12s %7u  0x%-14llx %s\n",
+		samples, misses, cp_report_pct(misses, samples, pct, sizeof(pct)),
+		(unsigned long long)c->hitm, lat,
+		misses ? cp_mem_lvl_name(miss_level(c)) : "-", in->key.tgid,
+		(unsigned long long)in->key.ip, loc);
+}
+
+static void print_insns(const struct cp_report *r, FILE *f)
+{
+	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
+	bool no_levels = levels_unknown(&r->bpf);
+	const struct cp_insn **list;
+	size_t n;
+
+	if (!r->insns)
+		return;
+	list = calloc(top, sizeof(*list));
+	if (!list)
+		return;
+	n = insn_store__top(r->insns, list, top);
+	fprintf(f, "\n%s (%zu of %zu)\n",
+		no_levels ? "Instructions with the most samples" :
+			    "Instructions with the most sampled misses",
+		n, insn_store__count(r->insns));
+	if (!n)
+		fprintf(f, "  none: no sample of a target arrived\n");
+	else if (no_levels)
+		fprintf(f, "  %8s  %7s  %-16s %s\n", "samples", "pid", "ip", "location");
+	else
+		fprintf(f, "  %8s  %8s  %7s  %6s  %7s  %-12s %7s  %-16s %s\n", "samples", "misses",
+			"miss", "HITM", "avg lat", "misses in", "pid", "ip", "location");
+	for (size_t i = 0; i < n; i++)
+		print_insn(r, list[i], no_levels, f);
+	free(list);
+}
+
+static void print_drops(const struct cp_report *r, FILE *f)
+{
+	const struct cp_stats *b = &r->bpf;
+	__u64 insn_dropped = r->insns ? insn_store__dropped(r->insns) : 0;
+
+	fprintf(f, "\nDrops (events lost; 0 everywhere means nothing was lost)\n");
+	fprintf(f, "  ring buffer full: %llu, counter map full: %llu"
+		", no window for the CPU: %llu\n",
+		(unsigned long long)b->drop_ringbuf, (unsigned long long)b->drop_ipmap, (unsigned long long)b->drop_window);
+	fprintf(f, "  instruction store full: %llu, target filter full: %llu"
+		", malformed records: %llu, unknown records: %llu\n",
+		insn_dropped, (unsigned long long)b->drop_targets, r->malformed, r->unknown);
+	fprintf(f, "  records received: %llu of %llu forwarded\n", r->received,
+		(unsigned long long)b->forwarded);
+	if (r->period_changes)
+		fprintf(f, "  sample periods changed by the rate cap: %llu\n",
+			r->period_changes);
+}
+
+void cp_report_print(const struct cp_report *r, FILE *f)
+{
+	print_header(r, f);
+	print_totals(r, f);
+	print_insns(r, f);
+	print_drops(r, f);
+	fflush(f);
+}

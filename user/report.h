@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The text report of a run: what was profiled and how, the sampled totals,
+ * the instructions with the most sampled misses, and every drop. Pure: it
+ * prints what struct cp_report holds and asks the caller, through a
+ * callback, for source locations.
+ */
+#ifndef CP_REPORT_H
+#define CP_REPORT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cacheperf/abi.h"
+#include "insn_store.h"
+
+#define CP_REPORT_TOP_DEFAULT	10
+#define CP_COMM_LEN		16	/* TASK_COMM_LEN */
+
+struct cp_report_target {
+	pid_t pid;
+	char comm[CP_COMM_LEN];
+};
+
+/* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
+typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
+
+struct cp_report {
+	const char *source;		/* "pebs", "ibs", "soft", "faults" */
+	const char *source_reason;	/* why this source (cp_source_choice.reason) */
+	double duration_s;
+	const char *end_reason;		/* "duration reached", "interrupted", ... */
+	const struct cp_report_target *targets;
+	int nr_targets;			/* 0: the whole machine (-a) */
+	struct cp_stats bpf;		/* the BPF counters at the end */
+	const struct cp_insn_store *insns;
+	__u64 received;			/* records user space got from the ring buffer */
+	__u64 malformed;		/* ... of the wrong size (ABI mismatch) */
+	__u64 unknown;			/* ... of a type nothing consumes */
+	__u64 period_changes;		/* sample periods raised or lowered by the rate cap */
+	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
+	cp_locate_fn locate;		/* NULL: instruction addresses only */
+	void *locate_ctx;
+};
+
+/* Writes the report to @f. */
+void cp_report_print(const struct cp_report *r, FILE *f);
+
+/*
+ * Percentage @part of @whole with one decimal into @buf ("12.5 %"), "-"
+ * when @whole is 0. Returns @buf.
+ */
+const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz);
+
+#endif /* CP_REPORT_H */

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The profiling session: skeleton lifecycle and event attachment (libbpf edge). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "pmu_attr.h"
+#include "session.h"
+
+/* Page faults are rare next to memory accesses: sample every one of them. */
+#define CP_FAULTS_PERIOD	1
+
+static int libbpf_verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if ((level == LIBBPF_DEBUG && libbpf_verbosity < 2) ||
+	    (level == LIBBPF_INFO && libbpf_verbosity < 1))
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void cp_session_set_verbosity(int verbose)
+{
+	libbpf_verbosity = verbose;
+	libbpf_set_print(libbpf_print);
+}
+
+static int fail(char *err, size_t err_sz, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_sz, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Sources that know no hit or miss: every sample goes to user space. */
+static bool cp_source_forwards_all(enum cp_source_kind kind)
+{
+	return kind == CP_SOURCE_FAULTS || kind == CP_SOURCE_SOFT;
+}
+
+/* Sampling events each target thread would need, for the fd budget of the scope decision. */
+static int cp_events_per_thread(const struct cp_session_cfg *cfg)
+{
+	if (cfg->source.kind == CP_SOURCE_PEBS) {
+		/* loads, stores, and the aux leader; twice on hybrid parts */
+		int per_pmu = 2 + (cfg->pmus->core[0].mem_loads_aux[0] != '\0');
+
+		return per_pmu * (cfg->pmus->nr_core ? cfg->pmus->nr_core : 1);
+	}
+	return 1;
+}
+
+static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scope *scope,
+			   char *err, size_t err_sz)
+{
+	struct rlimit nofile = { 0 };
+	int threads = 0;
+
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		int n = cp_perf_count_threads(cfg->pids[i]);
+
+		if (n < 0)
+			return fail(err, err_sz, n == -ENOENT ? -ESRCH : n,
+				    "cannot list the threads of process %d: %s", (int)cfg->pids[i],
+				    n == -ENOENT ? "it has exited" : strerror(-n));
+		threads += n;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &nofile))
+		nofile.rlim_cur = 1024;
+	cp_perf_scope_decide(cfg->opts->target, threads, cp_events_per_thread(cfg),
+			     cfg->source.per_task, (long)nofile.rlim_cur, scope);
+	return 0;
+}
+
+static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+			   size_t err_sz)
+{
+	int fd = bpf_map__fd(s->skel->maps.targ_tgids);
+	__u8 one = 1;
+
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		__u32 tgid = (__u32)cfg->pids[i];
+
+		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
+			return fail(err, err_sz, -errno, "cannot add process %d to the BPF filter: %s",
+				    (int)tgid, strerror(errno));
+	}
+	return 0;
+}
+
+int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
+		     size_t err_sz)
+{
+	const struct cp_options *opts = cfg->opts;
+	struct cp_session *s;
+	int ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(err, err_sz, -ENOMEM, "out of memory");
+
+	ret = cp_decide_scope(cfg, &s->scope, err, err_sz);
+	if (ret)
+		goto fail;
+
+	/* Open BPF application */
+	s->skel = cacheperf__open();
+	if (!s->skel) {
+		ret = fail(err, err_sz, -errno, "cannot open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+
+	/* Set knobs before load */
+	s->skel->rodata->targ_filter_tgid = s->scope.filter_tgid || opts->target != CP_TARGET_ALL;
+	s->skel->rodata->targ_self_tgid = (__u32)getpid();
+	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
+	s->skel->rodata->targ_window_size = opts->window;
+	s->skel->rodata->targ_window_ratio_ppm = opts->window_ratio_ppm;
+	ret = cp_mem_prog_size_windows(s->skel);
+	if (ret) {
+		fail(err, err_sz, ret, "cannot size the window map: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = cp_mem_prog_select(s->skel);
+	if (ret < 0) {
+		fail(err, err_sz, ret, "cannot choose the sample program: %s", strerror(-ret));
+		goto fail;
+	}
+	s->variant = (enum cp_mem_prog)ret;
+
+	/* Load & verify BPF programs */
+	ret = cacheperf__load(s->skel);
+	if (ret) {
+		fail(err, err_sz, ret,
+		     "cannot load the BPF programs: %s (run with -vv for the verifier log; needs a kernel with BTF, 5.8 or newer)",
+		     strerror(-ret));
+		goto fail;
+	}
+	ret = cp_fill_targets(s, cfg, err, err_sz);
+	if (ret)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	cp_session__free(s);
+	return ret;
+}
+
+static __u64 cp_random_seed(void)
+{
+	__u64 seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (__u64)time(NULL) ^ ((__u64)getpid() << 32);
+	return seed;
+}
+
+static int cp_attach_faults(struct cp_session *s, const struct cp_session_cfg *cfg,
+			    struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_event_spec spec;
+	struct cp_cpuset cpus;
+	int ret, total = 0;
+
+	cp_page_fault_spec(&spec, CP_FAULTS_PERIOD);
+	if (s->scope.per_cpu) {
+		ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+		if (ret < 0)
+			return fail(err, err_sz, ret, "cannot read the online CPUs: %s",
+				    strerror(-ret));
+		return cp_perf_events__open_cpus(s->events, &spec, &cpus, prog, err, err_sz);
+	}
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		ret = cp_perf_events__open_threads(s->events, &spec, cfg->pids[i], prog, err,
+						   err_sz);
+		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	return total;
+}
+
+static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
+			 struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_sampling_cfg sampling;
+	struct cp_cpuset cpus;
+	int ret;
+
+	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	if (ret < 0)
+		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
+	cp_sampling_cfg_init(&sampling, cfg->opts, cp_random_seed());
+	return cp_perf_events__open_mem(s->events, cfg->pmus, &cfg->source, &sampling, &s->scope,
+					&cpus, cfg->pids, cfg->nr_pids, prog, err, err_sz);
+}
+
+/* The target filter follows forks and exits (bpf/targets.bpf.c); -a has no filter. */
+static int cp_attach_follow(struct cp_session *s, char *err, size_t err_sz)
+{
+	if (!s->skel->rodata->targ_filter_tgid)
+		return 0;
+	s->fork_link = bpf_program__attach(s->skel->progs.on_fork);
+	if (!s->fork_link)
+		return fail(err, err_sz, -errno, "cannot follow the targets' forks: %s",
+			    strerror(errno));
+	s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+	if (!s->exit_link)
+		return fail(err, err_sz, -errno, "cannot follow the targets' exits: %s",
+			    strerror(errno));
+	return 0;
+}
+
+int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+		       size_t err_sz)
+{
+	struct bpf_program *prog = cp_mem_prog(s->skel, s->variant);
+	int ret;
+
+	ret = cp_attach_follow(s, err, err_sz);
+	if (ret)
+		return ret;
+
+	s->events = cp_perf_events__new();
+	if (!s->events)
+		return fail(err, err_sz, -ENOMEM, "out of memory");
+	switch (cfg->source.kind) {
+	case CP_SOURCE_PEBS:
+	case CP_SOURCE_IBS:
+		ret = cp_attach_pmu(s, cfg, prog, err, err_sz);
+		break;
+	case CP_SOURCE_FAULTS:
+		ret = cp_attach_faults(s, cfg, prog, err, err_sz);
+		break;
+	default:
+		ret = fail(err, err_sz, -EOPNOTSUPP, "source %s cannot be attached in this version",
+			   cp_source_name(cfg->source.kind));
+		break;
+	}
+	if (ret < 0)
+		return ret;
+	s->nr_events = ret;
+	return 0;
+}
+
+void cp_session__free(struct cp_session *s)
+{
+	if (!s)
+		return;
+	/* events first: their links run programs of the skeleton */
+	cp_perf_events__free(s->events);
+	bpf_link__destroy(s->fork_link);
+	bpf_link__destroy(s->exit_link);
+	cacheperf__destroy(s->skel);
+	free(s);
+}

@@ -35,6 +35,9 @@ fi
 
 # --- runtime errors: exit 1 and what to do ------------------------------------
 expect "unknown PID" 1 "no such process: PID 4194000" "$BIN" -p 4194000 --source faults
+# a user without CAP_BPF and CAP_PERFMON is told which capabilities are missing
+expect "no privileges" 1 "missing CAP_BPF, CAP_PERFMON; run as root" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --source faults -- true
 expect "command that does not exist" 1 "cannot run the command" \
 	"$BIN" --source faults -- /nonexistent/cmd
 

@@ -73,10 +73,12 @@ static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scop
 	for (int i = 0; i < cfg->nr_pids; i++) {
 		int n = cp_perf_count_threads(cfg->pids[i]);
 
+		bool gone = n == -ENOENT || n == -ESRCH;
+
 		if (n < 0)
-			return fail(err, err_sz, n == -ENOENT ? -ESRCH : n,
+			return fail(err, err_sz, gone ? -ESRCH : n,
 				    "cannot list the threads of process %d: %s", (int)cfg->pids[i],
-				    n == -ENOENT ? "it has exited" : strerror(-n));
+				    gone ? "it has exited" : strerror(-n));
 		threads += n;
 	}
 	if (getrlimit(RLIMIT_NOFILE, &nofile))

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The session as main() drives it (root): open, set knobs, load, attach to
+ * a running workload with per-thread events, drain. touch_pages faults in
+ * known pages from two threads created after we attach (inherit), all through
+ * the store at its symbol cp_touch_insn; the page-fault source forwards
+ * every sample. Each record must carry a page the workload says it touched,
+ * the thread that says it touched it, and the instruction's address, found
+ * from the ELF symbol table and /proc/PID/maps, not from our output.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "drain.h"
+#include "session.h"
+
+#define NR_PAGES	32
+#define NR_THREADS	2
+
+struct wl_thread {
+	long tid;
+	unsigned long long first;	/* first page's address */
+	int nr;
+	int seen;
+};
+
+static const struct cp_pmus no_pmus;
+static const struct cp_kernel_version kv = { 6, 18, 0 };
+
+struct seen {
+	struct wl_thread th[NR_THREADS];
+	__u64 insn;			/* runtime address of cp_touch_insn */
+	pid_t pid;
+	int matched, wrong_ip, wrong_tid, other;
+};
+
+static int on_sample(const struct cp_sample *s, void *ctx)
+{
+	struct seen *sn = ctx;
+
+	for (int t = 0; t < NR_THREADS; t++) {
+		struct wl_thread *th = &sn->th[t];
+
+		if (s->addr < th->first || s->addr >= th->first + (unsigned long long)th->nr * 4096)
+			continue;
+		if (s->ip != sn->insn)
+			sn->wrong_ip++;
+		else if ((long)s->tid != th->tid || s->tgid != (__u32)sn->pid)
+			sn->wrong_tid++;
+		else if ((s->addr - th->first) % 4096 == 0)
+			th->seen++, sn->matched++;
+		return 0;
+	}
+	sn->other++;	/* the workload's other faults: stack, heap, libraries */
+	return 0;
+}
+
+/* Offset of @sym in @path from nm, and the executable's load base from maps. */
+static __u64 runtime_addr(pid_t pid, const char *path, const char *sym)
+{
+	unsigned long long off = 0, start, pgoff, base = 0;
+	char cmd[1024], line[512], name[256];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*s %255s", &start, name) == 2 && !strcmp(name, sym))
+			off = start;
+	pclose(f);
+	assert_true(off != 0);
+
+	snprintf(cmd, sizeof(cmd), "/proc/%d/maps", (int)pid);
+	f = fopen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%*x %*s %llx", &start, &pgoff) == 2 && pgoff == 0 &&
+		    strstr(line, "touch_pages") && !base)
+			base = start;
+	fclose(f);
+	assert_true(base != 0);
+	return base + off;
+}
+
+static void test_faults_source_on_workload(void **state)
+{
+	struct seen sn = { 0 };
+	struct cp_drain_ops ops = { .sample = on_sample, .ctx = &sn };
+	struct cp_options opts;
+	struct cp_session_cfg cfg = { .opts = &opts };
+	struct cp_session *s = NULL;
+	struct cp_drain *d;
+	struct cp_stats st;
+	int to[2], from[2], status, nth = 0;
+	char path[512], err[512] = "", line[256], arg[16];
+	FILE *out;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("# needs root (bpf, perf events)\n");
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/tests/workloads/touch_pages",
+		 getenv("CP_BUILD") ? getenv("CP_BUILD") : "build");
+	snprintf(arg, sizeof(arg), "%d", NR_PAGES);
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	sn.pid = fork();
+	assert_true(sn.pid >= 0);
+	if (sn.pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execl(path, path, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	out = fdopen(from[0], "r");
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_true(strncmp(line, "ready ", 6) == 0);
+	sn.insn = runtime_addr(sn.pid, path, "cp_touch_insn");
+
+	/* -p PID --source faults, as main() sets it up */
+	cp_options_defaults(&opts);
+	opts.target = CP_TARGET_PIDS;
+	opts.pids[0] = sn.pid;
+	opts.nr_pids = 1;
+	opts.source = CP_SOURCE_FAULTS;
+	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg.source), 0);
+	cfg.pids = opts.pids;
+	cfg.nr_pids = 1;
+	assert_int_equal(cp_session__open(&cfg, &s, err, sizeof(err)), 0);
+	assert_false(s->scope.per_cpu);
+	assert_int_equal(cp_session__attach(s, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(s->nr_events, 1);	/* the main thread; workers inherit */
+	d = drain__new(s->skel, &ops);
+	assert_non_null(d);
+
+	assert_int_equal(write(to[1], "go\n", 3), 3);
+	while (nth < NR_THREADS && fgets(line, sizeof(line), out)) {
+		struct wl_thread *th = &sn.th[nth];
+
+		if (sscanf(line, "thread %ld %llx %d", &th->tid, &th->first, &th->nr) == 3)
+			nth++;
+	}
+	assert_int_equal(nth, NR_THREADS);
+	assert_int_equal(waitpid(sn.pid, &status, 0), sn.pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	while (drain__poll(d, 100) > 0)
+		;
+
+	print_message("# %d matched, %d other faults\n", sn.matched, sn.other);
+	assert_int_equal(sn.wrong_ip, 0);
+	assert_int_equal(sn.wrong_tid, 0);
+	for (int t = 0; t < NR_THREADS; t++)
+		assert_int_equal(sn.th[t].seen, NR_PAGES);
+	drain__stats(d, &st);
+	assert_int_equal(st.drop_ringbuf, 0);
+	assert_int_equal(drain__malformed(d), 0);
+
+	fclose(out);
+	close(to[1]);
+	drain__free(d);
+	cp_session__free(s);
+}
+
+/* A target that is gone before attach: a sentence, no crash. */
+static void test_exited_target(void **state)
+{
+	struct cp_options opts;
+	struct cp_session_cfg cfg = { .opts = &opts };
+	struct cp_session *s = NULL;
+	char err[512] = "";
+	pid_t pid;
+	int ret;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	cp_options_defaults(&opts);
+	opts.target = CP_TARGET_PIDS;
+	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg.source), 0);
+	cfg.pids = &pid;
+	cfg.nr_pids = 1;
+	ret = cp_session__open(&cfg, &s, err, sizeof(err));
+	assert_int_equal(ret, -ESRCH);
+	assert_null(s);
+	assert_non_null(strstr(err, "has exited"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_faults_source_on_workload),
+		cmocka_unit_test(test_exited_target),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

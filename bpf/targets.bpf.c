@@ -1,11 +1,30 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The target filter follows process creation, as `perf record -- CMD` does:
- * a process forked by a target is a target too (`-- sh -c ./app` profiles
- * app), and a target that exits leaves the filter, so a reused PID is not
- * profiled by mistake. Threads need nothing: the filter is keyed by tgid.
+ * Target processes over their life. The filter follows process creation, as
+ * `perf record -- CMD` does: a process forked by a target is a target too
+ * (`-- sh -c ./app` profiles app), and a target that exits leaves the filter,
+ * so a reused PID is not profiled by mistake. Threads need nothing: the
+ * filter is keyed by tgid. exec and exit of a target reach user space, where
+ * objects, maps and symbols of the old address space must go.
  */
 #include "cacheperf.bpf.h"
+
+static __always_inline void cp_proc_emit(__u32 tgid, __u32 kind)
+{
+	struct cp_proc_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&stats.drop_proc, 1);
+		return;
+	}
+	e->type = CP_REC_PROC;
+	e->kind = kind;
+	e->tgid = tgid;
+	e->__pad = 0;
+	e->time_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(e, 0);
+}
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -24,14 +43,26 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+
+	if (cp_is_target(tgid))
+		cp_proc_emit(tgid, CP_PROC_EXEC);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
 	/* the whole process is gone only when its group leader exits */
-	if (!targ_filter_tgid || BPF_CORE_READ(task, pid) != tgid)
+	if (BPF_CORE_READ(task, pid) != tgid || !cp_is_target(tgid))
 		return 0;
-	bpf_map_delete_elem(&targ_tgids, &tgid);
+	cp_proc_emit(tgid, CP_PROC_EXIT);
+	if (targ_filter_tgid)
+		bpf_map_delete_elem(&targ_tgids, &tgid);
 	return 0;
 }

@@ -19,6 +19,8 @@ struct cp_profile {
 	struct cp_insn *batch;
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
+	__u64 execs;
+	__u64 exits;
 	__u64 period_changes;
 	__u64 start_ns;
 	__u64 end_ns;
@@ -42,9 +44,23 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	return 0;
 }
 
+static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	const struct cp_proc_event *pe = data;
+	struct cp_profile *p = ctx;
+
+	if (type != CP_REC_PROC || size < sizeof(*pe))
+		return 0;
+	if (pe->kind == CP_PROC_EXEC)
+		p->execs++;
+	else if (pe->kind == CP_PROC_EXIT)
+		p->exits++;
+	return 0;
+}
+
 int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, size_t err_sz)
 {
-	struct cp_drain_ops ops = { .sample = on_sample };
+	struct cp_drain_ops ops = { .sample = on_sample, .record = on_record };
 	struct cp_profile *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
@@ -185,6 +201,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->malformed = drain__malformed(p->drain);
 	r->unknown = drain__unknown(p->drain);
 	r->period_changes = p->period_changes;
+	r->execs = p->execs;
+	r->exits = p->exits;
 	r->duration_s = (double)(end - p->start_ns) / 1e9;
 	r->end_reason = p->end_reason;
 }

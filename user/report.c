@@ -31,6 +31,9 @@ static void print_header(const struct cp_report *r, FILE *f)
 	if (r->bpf.followed)
 		fprintf(f, "            and %llu processes they started\n",
 			(unsigned long long)r->bpf.followed);
+	if (r->execs || r->exits)
+		fprintf(f, "            %llu exec'd, %llu exited\n", (unsigned long long)r->execs,
+			(unsigned long long)r->exits);
 }
 
 /* True when the source said nothing about levels: every sample is "not available". */
@@ -131,21 +134,21 @@ static void print_insns(const struct cp_report *r, FILE *f)
 
 static void print_drops(const struct cp_report *r, FILE *f)
 {
+	typedef unsigned long long ull;
 	const struct cp_stats *b = &r->bpf;
-	__u64 insn_dropped = r->insns ? insn_store__dropped(r->insns) : 0;
 
 	fprintf(f, "\nDrops (events lost; 0 everywhere means nothing was lost)\n");
-	fprintf(f, "  ring buffer full: %llu, counter map full: %llu"
-		", no window for the CPU: %llu\n",
-		(unsigned long long)b->drop_ringbuf, (unsigned long long)b->drop_ipmap, (unsigned long long)b->drop_window);
-	fprintf(f, "  instruction store full: %llu, target filter full: %llu"
-		", malformed records: %llu, unknown records: %llu\n",
-		insn_dropped, (unsigned long long)b->drop_targets, r->malformed, r->unknown);
-	fprintf(f, "  records received: %llu of %llu forwarded\n", r->received,
-		(unsigned long long)b->forwarded);
+	fprintf(f, "  ring buffer full: %llu, counter map full: %llu, no window for the CPU: %llu\n",
+		(ull)b->drop_ringbuf, (ull)b->drop_ipmap, (ull)b->drop_window);
+	fprintf(f, "  instruction store full: %llu, target filter full: %llu, exec/exit records: %llu\n",
+		(ull)(r->insns ? insn_store__dropped(r->insns) : 0), (ull)b->drop_targets,
+		(ull)b->drop_proc);
+	fprintf(f, "  malformed records: %llu, unknown records: %llu\n", (ull)r->malformed,
+		(ull)r->unknown);
+	fprintf(f, "  records received: %llu of %llu forwarded\n", (ull)r->received,
+		(ull)b->forwarded);
 	if (r->period_changes)
-		fprintf(f, "  sample periods changed by the rate cap: %llu\n",
-			r->period_changes);
+		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
 }
 
 void cp_report_print(const struct cp_report *r, FILE *f)

@@ -38,6 +38,8 @@ struct cp_report {
 	__u64 malformed;		/* ... of the wrong size (ABI mismatch) */
 	__u64 unknown;			/* ... of a type nothing consumes */
 	__u64 period_changes;		/* sample periods raised or lowered by the rate cap */
+	__u64 execs;			/* targets that exec'd, and that exited */
+	__u64 exits;
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;

@@ -212,19 +212,23 @@ static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
 					&cpus, cfg->pids, cfg->nr_pids, prog, err, err_sz);
 }
 
-/* The target filter follows forks and exits (bpf/targets.bpf.c); -a has no filter. */
-static int cp_attach_follow(struct cp_session *s, char *err, size_t err_sz)
+/*
+ * Target lifecycle programs (bpf/targets.bpf.c): the filter follows forks
+ * and exits, and exec/exit records reach user space. Also with -a, where the
+ * fork program returns at once and exec/exit still matter.
+ */
+static int cp_attach_lifecycle(struct cp_session *s, char *err, size_t err_sz)
 {
-	if (!s->skel->rodata->targ_filter_tgid)
-		return 0;
-	s->fork_link = bpf_program__attach(s->skel->progs.on_fork);
-	if (!s->fork_link)
-		return fail(err, err_sz, -errno, "cannot follow the targets' forks: %s",
-			    strerror(errno));
-	s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
-	if (!s->exit_link)
-		return fail(err, err_sz, -errno, "cannot follow the targets' exits: %s",
-			    strerror(errno));
+	struct bpf_program *progs[CP_SESSION_LIFECYCLE_LINKS] = {
+		s->skel->progs.on_fork, s->skel->progs.on_exec, s->skel->progs.on_exit,
+	};
+
+	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++) {
+		s->lifecycle[i] = bpf_program__attach(progs[i]);
+		if (!s->lifecycle[i])
+			return fail(err, err_sz, -errno, "cannot follow the targets (%s): %s",
+				    bpf_program__name(progs[i]), strerror(errno));
+	}
 	return 0;
 }
 
@@ -234,7 +238,7 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 	struct bpf_program *prog = cp_mem_prog(s->skel, s->variant);
 	int ret;
 
-	ret = cp_attach_follow(s, err, err_sz);
+	ret = cp_attach_lifecycle(s, err, err_sz);
 	if (ret)
 		return ret;
 
@@ -266,8 +270,8 @@ void cp_session__free(struct cp_session *s)
 		return;
 	/* events first: their links run programs of the skeleton */
 	cp_perf_events__free(s->events);
-	bpf_link__destroy(s->fork_link);
-	bpf_link__destroy(s->exit_link);
+	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++)
+		bpf_link__destroy(s->lifecycle[i]);
 	cacheperf__destroy(s->skel);
 	free(s);
 }

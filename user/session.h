@@ -19,6 +19,8 @@
 struct cacheperf;
 struct bpf_link;
 
+#define CP_SESSION_LIFECYCLE_LINKS	3
+
 struct cp_session_cfg {
 	const struct cp_options *opts;
 	const struct cp_pmus *pmus;
@@ -33,8 +35,8 @@ struct cp_session {
 	struct cp_perf_scope scope;
 	enum cp_mem_prog variant;
 	int nr_events;			/* sampling events opened */
-	struct bpf_link *fork_link;	/* the target filter follows forks and exits */
-	struct bpf_link *exit_link;
+	/* fork, exec and exit: the filter follows the targets, user space hears of them */
+	struct bpf_link *lifecycle[CP_SESSION_LIFECYCLE_LINKS];
 };
 
 /*

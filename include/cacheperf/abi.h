@@ -30,7 +30,23 @@ enum cp_access {
 enum cp_record_type {
 	CP_REC_SAMPLE = 1,	/* struct cp_sample */
 	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
+	CP_REC_PROC = 3,	/* struct cp_proc_event: a target exec'd or exited */
 };
+
+enum cp_proc_event_kind {
+	CP_PROC_EXEC = 1,	/* a new address space: objects, maps and symbols start afresh */
+	CP_PROC_EXIT = 2,	/* the whole process is gone (its group leader exited) */
+};
+
+/* A target process changed (bpf/targets.bpf.c). */
+struct cp_proc_event {
+	__u32 type;		/* CP_REC_PROC */
+	__u32 kind;		/* enum cp_proc_event_kind */
+	__u32 tgid;
+	__u32 __pad;
+	__u64 time_ns;
+};
+_Static_assert(sizeof(struct cp_proc_event) == 24, "struct cp_proc_event is ABI");
 
 /* cp_sample.flags */
 #define CP_SAMPLE_STORE		(1u << 0)	/* a store (else a load) */
@@ -108,6 +124,7 @@ struct cp_stats {
 	__u64 drop_window;		/* samples of a CPU without a window (map too small) */
 	__u64 followed;			/* processes forked by a target, added to the filter */
 	__u64 drop_targets;		/* ... not added: the filter map is full */
+	__u64 drop_proc;		/* exec/exit records lost: ring buffer full */
 };
 
 #endif /* CACHEPERF_ABI_H */

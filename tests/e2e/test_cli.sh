@@ -89,7 +89,11 @@ fi
 # sh forks the pipeline: echo and the workload
 if grep -Eq "and [2-9] processes they started" <<<"$out"; then _ok "forks are followed"; else
 	_not_ok "forks are followed"; fi
-if grep -q "ring buffer full: 0, counter map full: 0, no window for the CPU: 0" <<<"$out"; then
+# sh itself and the workload exec'd; the echo subshell, the workload and sh exited
+if grep -q "2 exec'd, 3 exited" <<<"$out"; then _ok "exec and exit of targets reach user space"
+else _not_ok "exec and exit of targets reach user space"; fi
+if grep -q "ring buffer full: 0, counter map full: 0, no window for the CPU: 0" <<<"$out" &&
+	grep -q "target filter full: 0, exec/exit records: 0" <<<"$out"; then
 	_ok "no drops reported"; else _not_ok "no drops reported"; fi
 
 # -p: the run ends when the target exits

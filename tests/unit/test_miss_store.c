@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The miss store: set and line counts, byte masks, sharing verdicts, the cap. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "miss_store.h"
+
+/* 32 KiB, 8-way, 64-byte lines: 64 sets, so addresses 4 KiB apart share a set */
+static const struct cp_cache_level l1 = {
+	.level = 1, .size_bytes = 32768, .ways = 8, .sets = 64, .line_bytes = 64, .valid = true,
+};
+
+static void add(struct cp_miss_store *s, __u32 tid, __u64 addr, __u32 size, bool store)
+{
+	struct cp_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = size, .store = store };
+
+	assert_int_equal(miss_store__add(s, &a), 0);
+}
+
+static enum cp_sharing sharing_at(struct cp_miss_store *s, __u64 addr)
+{
+	const struct cp_line *l = miss_store__find(s, 100, addr);
+
+	assert_non_null(l);
+	return cp_line_sharing(l);
+}
+
+static void test_sharing_verdicts(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+
+	(void)state;
+	assert_non_null(s);
+	/* two threads writing adjacent 8-byte counters of one line: false sharing */
+	add(s, 1, 0x10000, 8, true);
+	add(s, 2, 0x10008, 8, true);
+	add(s, 1, 0x10000, 8, true);
+	assert_int_equal(sharing_at(s, 0x10000), CP_SHARING_FALSE);
+	/* one global counter, incremented by both: true sharing */
+	add(s, 1, 0x20010, 8, false);
+	add(s, 1, 0x20010, 8, true);
+	add(s, 2, 0x20010, 8, true);
+	assert_int_equal(sharing_at(s, 0x20010), CP_SHARING_TRUE);
+	/* a writer and a reader of the same word: true sharing */
+	add(s, 1, 0x30000, 4, true);
+	add(s, 2, 0x30002, 1, false);
+	assert_int_equal(sharing_at(s, 0x30000), CP_SHARING_TRUE);
+	/* a writer and a reader of different words: false sharing */
+	add(s, 1, 0x40000, 4, true);
+	add(s, 2, 0x40004, 4, false);
+	assert_int_equal(sharing_at(s, 0x40000), CP_SHARING_FALSE);
+	/* readers only, or one thread: nothing to share */
+	add(s, 1, 0x50000, 8, false);
+	add(s, 2, 0x50000, 8, false);
+	assert_int_equal(sharing_at(s, 0x50000), CP_SHARING_NONE);
+	add(s, 3, 0x60000, 8, true);
+	add(s, 3, 0x60008, 8, true);
+	assert_int_equal(sharing_at(s, 0x60000), CP_SHARING_NONE);
+	/* unknown size counts as one byte: adjacent bytes stay disjoint */
+	add(s, 1, 0x70000, 0, true);
+	add(s, 2, 0x70001, 0, true);
+	assert_int_equal(sharing_at(s, 0x70000), CP_SHARING_FALSE);
+	miss_store__free(s);
+}
+
+static void test_masks_and_counts(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	const struct cp_line *l;
+
+	(void)state;
+	/* an 8-byte store at offset 60 is clipped to bytes 60..63 of its line */
+	add(s, 7, 0x1003c, 8, true);
+	l = miss_store__find(s, 100, 0x10000);
+	assert_non_null(l);
+	assert_int_equal(l->thr[0].write_mask, 0xf000000000000000ull);
+	assert_int_equal(l->thr[0].read_mask, 0);
+	assert_int_equal(l->line, 0x10000 / 64);
+	assert_int_equal(l->stores, 1);
+	/* another process's same address is another line */
+	assert_null(miss_store__find(s, 101, 0x10000));
+	/* 0x10000, 0x11000, 0x12000 are 4 KiB apart: all on set 0; 0x10040 on set 1 */
+	add(s, 7, 0x11000, 8, false);
+	add(s, 7, 0x12000, 8, false);
+	add(s, 7, 0x10040, 8, false);
+	assert_int_equal(miss_store__set_misses(s, 0), 3);
+	assert_int_equal(miss_store__set_misses(s, 1), 1);
+	assert_int_equal(miss_store__set_misses(s, 64), 0);
+	assert_int_equal(miss_store__total(s), 4);
+	miss_store__free(s);
+}
+
+static void test_threads_beyond_cap(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	const struct cp_line *l;
+
+	(void)state;
+	for (__u32 t = 1; t <= CP_LINE_MAX_THREADS + 2; t++)
+		add(s, t, 0x8000 + t, 1, true);
+	l = miss_store__find(s, 100, 0x8000);
+	assert_int_equal(l->nr_threads, CP_LINE_MAX_THREADS);
+	assert_int_equal(l->more_threads, 2);
+	assert_int_equal(l->misses, CP_LINE_MAX_THREADS + 2);
+	miss_store__free(s);
+}
+
+static void test_top_and_eviction(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 4);
+	struct cp_miss_store_stats st;
+	const struct cp_line *top[8];
+
+	(void)state;
+	/* four lines with 4, 3, 1 and 2 misses */
+	for (int i = 0; i < 4; i++)
+		add(s, 1, 0x1000, 8, false);
+	for (int i = 0; i < 3; i++)
+		add(s, 1, 0x2000, 8, false);
+	add(s, 1, 0x3000, 8, false);
+	add(s, 1, 0x4000, 8, false);
+	add(s, 1, 0x4000, 8, false);
+	assert_int_equal(miss_store__top(s, top, 8), 4);
+	assert_int_equal(top[0]->line, 0x1000 / 64);
+	assert_int_equal(top[1]->line, 0x2000 / 64);
+	assert_int_equal(top[2]->line, 0x4000 / 64);
+	assert_int_equal(top[3]->line, 0x3000 / 64);
+	/* a fifth line evicts the coldest one, 0x3000 */
+	add(s, 1, 0x5000, 8, false);
+	miss_store__stats(s, &st);
+	assert_int_equal(st.lines, 4);
+	assert_int_equal(st.evicted, 1);
+	assert_null(miss_store__find(s, 100, 0x3000));
+	assert_non_null(miss_store__find(s, 100, 0x1000));
+	assert_non_null(miss_store__find(s, 100, 0x2000));
+	assert_non_null(miss_store__find(s, 100, 0x4000));
+	assert_non_null(miss_store__find(s, 100, 0x5000));
+	/* set counts keep every miss, evicted lines included */
+	assert_int_equal(miss_store__total(s), 11);
+	miss_store__clear(s);
+	assert_int_equal(miss_store__top(s, top, 8), 0);
+	miss_store__free(s);
+}
+
+static void test_many_lines_stay_findable(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 1000);
+	struct cp_miss_store_stats st;
+	int found = 0;
+
+	(void)state;
+	/* churn far past the cap: every kept line must still be found by its address */
+	for (__u64 i = 0; i < 5000; i++)
+		add(s, 1, 0x100000 + i * 64 * 7, 8, (i & 1) != 0);
+	miss_store__stats(s, &st);
+	assert_int_equal(st.lines, 1000);
+	assert_int_equal(st.evicted, 4000);
+	for (__u64 i = 0; i < 5000; i++)
+		found += miss_store__find(s, 100, 0x100000 + i * 64 * 7) != NULL;
+	assert_int_equal(found, 1000);
+	miss_store__free(s);
+}
+
+static void test_bad_geometry(void **state)
+{
+	struct cp_cache_level big = l1;
+
+	(void)state;
+	big.line_bytes = 128;	/* byte masks cover 64 bytes */
+	assert_null(miss_store__new(&big, 0));
+	big.line_bytes = 48;
+	assert_null(miss_store__new(&big, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sharing_verdicts),
+		cmocka_unit_test(test_masks_and_counts),
+		cmocka_unit_test(test_threads_beyond_cap),
+		cmocka_unit_test(test_top_and_eviction),
+		cmocka_unit_test(test_many_lines_stay_findable),
+		cmocka_unit_test(test_bad_geometry),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -194,7 +194,7 @@ static int run(struct cp_main *m)
 	/* Attach to the sampling events */
 	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	if (cp_profile__new(m->sess, &m->prof, m->err, sizeof(m->err)))
+	if (cp_profile__new(m->sess, &m->geo, &m->prof, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))

@@ -146,7 +146,7 @@ static __u64 byte_mask(__u32 off, __u32 size, __u32 line_bytes)
 	return ((1ull << (end - off)) - 1) << off;
 }
 
-int miss_store__add(struct cp_miss_store *s, const struct cp_access *a)
+int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
 	struct cp_line *l = find_or_add(s, a->tgid, line);

@@ -41,7 +41,7 @@ struct cp_line {
 };
 
 /* One sampled access as the miss store takes it. */
-struct cp_access {
+struct cp_mem_access {
 	__u32 tgid;
 	__u32 tid;
 	__u64 addr;
@@ -73,7 +73,7 @@ struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t ma
 void miss_store__free(struct cp_miss_store *s);
 
 /* Records one forwarded miss. Returns 0, or -ENOMEM (the line is not kept). */
-int miss_store__add(struct cp_miss_store *s, const struct cp_access *a);
+int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a);
 
 /* Misses that landed on L1 set @set (0 for a set out of range). */
 __u64 miss_store__set_misses(const struct cp_miss_store *s, __u32 set);

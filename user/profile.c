@@ -6,6 +6,9 @@
 #include <time.h>
 
 #include "drain.h"
+#include "miss_store.h"
+#include "object_stats.h"
+#include "process_objects.h"
 #include "profile.h"
 #include "rate_cap.h"
 #include "signals.h"
@@ -17,6 +20,9 @@ struct cp_profile {
 	struct cp_drain *drain;
 	struct cp_insn_store *insns;
 	struct cp_insn *batch;
+	struct cp_objects *objects;		/* what an address belongs to, per process */
+	struct cp_object_stats *ostats;		/* samples per object */
+	struct cp_miss_store *misses;		/* misses per line and set */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
 	__u64 execs;
@@ -35,12 +41,34 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
+/*
+ * A forwarded sample: a miss (PMU sources) or any access (sources without
+ * hit/miss information). Resolved now, while its process and objects exist.
+ */
 static int on_sample(const struct cp_sample *s, void *ctx)
 {
 	struct cp_profile *p = ctx;
+	bool miss = s->flags & (CP_SAMPLE_MISS | CP_SAMPLE_ALL);
+	struct cp_mem_access a = {
+		.tgid = s->tgid, .tid = s->tid, .addr = s->addr, .size = s->size,
+		.store = s->flags & CP_SAMPLE_STORE,
+	};
+	const struct cp_callsite *cs;
+	struct cp_data_src d;
+	struct cp_resolved r;
 
-	(void)s;	/* the classifier's stores take them once they exist */
 	p->received++;
+	cp_data_src_decode(s->data_src, &d);
+	a.hitm = d.snoop == CP_SNOOP_HITM;
+	if (!s->addr)
+		return 0;
+	if (miss)
+		miss_store__add(p->misses, &a);
+	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
+		return 0;
+	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
+	object_stats__add(p->ostats, s->tgid, &r, cs ? cs->caller : 0,
+			  s->flags & CP_SAMPLE_MISS);
 	return 0;
 }
 
@@ -51,14 +79,18 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 	if (type != CP_REC_PROC || size < sizeof(*pe))
 		return 0;
-	if (pe->kind == CP_PROC_EXEC)
+	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
-	else if (pe->kind == CP_PROC_EXIT)
+		cp_objects__on_exec(p->objects, (pid_t)pe->tgid);
+	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
+		cp_objects__on_exit(p->objects, (pid_t)pe->tgid);
+	}
 	return 0;
 }
 
-int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, size_t err_sz)
+int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_profile **out,
+		    char *err, size_t err_sz)
 {
 	struct cp_drain_ops ops = { .sample = on_sample, .record = on_record };
 	struct cp_profile *p = calloc(1, sizeof(*p));
@@ -69,7 +101,10 @@ int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, si
 	p->sess = s;
 	p->insns = insn_store__new(CP_MAX_INSNS);
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
-	if (!p->insns || !p->batch)
+	p->objects = cp_objects__new(NULL);
+	p->ostats = object_stats__new(0);
+	p->misses = miss_store__new(&geo->slot[CP_CACHE_L1D], 0);
+	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses)
 		goto nomem;
 	ops.ctx = p;
 	p->drain = drain__new(s->skel, &ops);
@@ -93,6 +128,9 @@ void cp_profile__free(struct cp_profile *p)
 	drain__free(p->drain);
 	insn_store__free(p->insns);
 	free(p->batch);
+	cp_objects__free(p->objects);
+	object_stats__free(p->ostats);
+	miss_store__free(p->misses);
 	free(p);
 }
 
@@ -197,6 +235,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 
 	drain__stats(p->drain, &r->bpf);
 	r->insns = p->insns;
+	r->objects = p->ostats;
 	r->received = p->received;
 	r->malformed = drain__malformed(p->drain);
 	r->unknown = drain__unknown(p->drain);

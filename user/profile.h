@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "geometry.h"
 #include "insn_store.h"
 #include "options.h"
 #include "report.h"
@@ -34,8 +35,12 @@ struct cp_profile_cfg {
 	void *report_ctx;
 };
 
-/* A profile over @s (loaded and attached). Returns 0 or a negative errno with @err set. */
-int cp_profile__new(struct cp_session *s, struct cp_profile **out, char *err, size_t err_sz);
+/*
+ * A profile over @s (loaded and attached), mapping misses onto the L1D of
+ * @geo. Returns 0 or a negative errno with @err set.
+ */
+int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_profile **out,
+		    char *err, size_t err_sz);
 void cp_profile__free(struct cp_profile *p);
 
 /*

@@ -132,6 +132,79 @@ static void print_insns(const struct cp_report *r, FILE *f)
 	free(list);
 }
 
+/* "heap object (64 bytes) allocated at 0x401234 (f.c:3) by threads 11, 12" and the like. */
+static void describe_object(const struct cp_report *r, const struct cp_object_group *g, char *buf,
+			    size_t sz)
+{
+	char at[256] = "";
+	int n = 0;
+
+	if (g->caller) {
+		n = snprintf(at, sizeof(at), " allocated at 0x%llx", (unsigned long long)g->caller);
+		if (r->locate && n > 0 && (size_t)n < sizeof(at) - 4) {
+			at[n++] = ' ';
+			at[n++] = '(';
+			if (r->locate(r->locate_ctx, g->tgid, g->caller, at + n, sizeof(at) - n - 1) < 0)
+				at[n - 2] = '\0';
+			else
+				strcat(at, ")");
+		}
+	}
+	switch (g->kind) {
+	case CP_OBJ_HEAP:
+		n = snprintf(buf, sz, "heap object (%llu bytes)%s", (unsigned long long)g->size, at);
+		break;
+	case CP_OBJ_MAPPING:
+		if (g->callsite)
+			n = snprintf(buf, sz, "mapping (%llu bytes)%s", (unsigned long long)g->size, at);
+		else
+			n = snprintf(buf, sz, "mapping %s", g->name);
+		break;
+	case CP_OBJ_GLOBAL:
+	case CP_OBJ_TLS:
+		n = snprintf(buf, sz, "%s %s (%llu bytes) in %s",
+			     g->kind == CP_OBJ_TLS ? "thread-local" : "global", g->name,
+			     (unsigned long long)g->size, g->path[0] ? g->path : "?");
+		break;
+	case CP_OBJ_STACK:
+		n = snprintf(buf, sz, "stack (%s)", g->name);
+		break;
+	default:
+		n = snprintf(buf, sz, "%s%s", g->name,
+			     g->before_attach ? ", allocated before attach" : "");
+		break;
+	}
+	for (__u32 i = 0; i < g->nr_tids && n > 0 && (size_t)n < sz; i++)
+		n += snprintf(buf + n, sz - (size_t)n, "%s%u", i ? ", " : " by thread ", g->tids[i]);
+}
+
+static void print_objects(const struct cp_report *r, FILE *f)
+{
+	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
+	bool no_levels = levels_unknown(&r->bpf);
+	const struct cp_object_group **list;
+	char what[512];
+	size_t n;
+
+	if (!r->objects)
+		return;
+	list = calloc(top, sizeof(*list));
+	if (!list)
+		return;
+	n = object_stats__top(r->objects, list, top);
+	fprintf(f, "\nObjects with the most %s (%zu of %zu)\n",
+		no_levels ? "samples" : "sampled misses", n, object_stats__count(r->objects));
+	if (!n)
+		fprintf(f, "  none: no sample carried a data address\n");
+	for (size_t i = 0; i < n; i++) {
+		describe_object(r, list[i], what, sizeof(what));
+		fprintf(f, "  %8llu  %7u  %s\n",
+			(unsigned long long)(no_levels ? list[i]->samples : list[i]->misses),
+			list[i]->tgid, what);
+	}
+	free(list);
+}
+
 static void print_drops(const struct cp_report *r, FILE *f)
 {
 	typedef unsigned long long ull;
@@ -143,7 +216,8 @@ static void print_drops(const struct cp_report *r, FILE *f)
 	fprintf(f, "  instruction store full: %llu, target filter full: %llu, exec/exit records: %llu\n",
 		(ull)(r->insns ? insn_store__dropped(r->insns) : 0), (ull)b->drop_targets,
 		(ull)b->drop_proc);
-	fprintf(f, "  malformed records: %llu, unknown records: %llu\n", (ull)r->malformed,
+	fprintf(f, "  object table full: %llu, malformed records: %llu, unknown records: %llu\n",
+		(ull)(r->objects ? object_stats__dropped(r->objects) : 0), (ull)r->malformed,
 		(ull)r->unknown);
 	fprintf(f, "  records received: %llu of %llu forwarded\n", (ull)r->received,
 		(ull)b->forwarded);
@@ -156,6 +230,7 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 	print_header(r, f);
 	print_totals(r, f);
 	print_insns(r, f);
+	print_objects(r, f);
 	print_drops(r, f);
 	fflush(f);
 }

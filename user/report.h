@@ -13,6 +13,7 @@
 
 #include "cacheperf/abi.h"
 #include "insn_store.h"
+#include "object_stats.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
 #define CP_COMM_LEN		16	/* TASK_COMM_LEN */
@@ -34,6 +35,7 @@ struct cp_report {
 	int nr_targets;			/* 0: the whole machine (-a) */
 	struct cp_stats bpf;		/* the BPF counters at the end */
 	const struct cp_insn_store *insns;
+	const struct cp_object_stats *objects;	/* samples per object; NULL: none */
 	__u64 received;			/* records user space got from the ring buffer */
 	__u64 malformed;		/* ... of the wrong size (ABI mismatch) */
 	__u64 unknown;			/* ... of a type nothing consumes */

@@ -15,7 +15,7 @@ static const struct cp_cache_level l1 = {
 
 static void add(struct cp_miss_store *s, __u32 tid, __u64 addr, __u32 size, bool store)
 {
-	struct cp_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = size, .store = store };
+	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = size, .store = store };
 
 	assert_int_equal(miss_store__add(s, &a), 0);
 }

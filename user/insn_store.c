@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "top_n.h"
+
 #include "insn_store.h"
 
 /* Open addressing, linear probing, load factor <= 1/2. */
 struct cp_insn_store {
 	struct cp_insn *slots;
-	unsigned char *used;
+	bool *used;
 	size_t nr_slots;	/* a power of two */
 	size_t count;
 	size_t cap;
@@ -34,7 +36,7 @@ struct cp_insn_store *insn_store__new(size_t cap)
 	while (n < cap * 2)
 		n <<= 1;
 	s->slots = calloc(n, sizeof(*s->slots));
-	s->used = calloc(n, 1);
+	s->used = calloc(n, sizeof(*s->used));
 	if (!s->slots || !s->used) {
 		insn_store__free(s);
 		return NULL;
@@ -135,21 +137,6 @@ static int by_impact(const void *a, const void *b)
 
 size_t insn_store__top(const struct cp_insn_store *s, const struct cp_insn **out, size_t max)
 {
-	const struct cp_insn **all;
-	size_t n = 0;
-
-	if (!s->count || !max)
-		return 0;
-	all = malloc(s->count * sizeof(*all));
-	if (!all)
-		return 0;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (s->used[i])
-			all[n++] = &s->slots[i];
-	qsort(all, n, sizeof(*all), by_impact);
-	if (n > max)
-		n = max;
-	memcpy(out, all, n * sizeof(*all));
-	free(all);
-	return n;
+	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->count, by_impact,
+			(const void **)out, max);
 }

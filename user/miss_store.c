@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "top_n.h"
+
 #include "miss_store.h"
 
 /* How many slots past the home slot eviction looks at for the coldest line. */
@@ -218,23 +220,8 @@ static int by_misses(const void *a, const void *b)
 
 size_t miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max)
 {
-	const struct cp_line **all;
-	size_t n = 0;
-
-	if (!s->st.lines || !max)
-		return 0;
-	all = malloc(s->st.lines * sizeof(*all));
-	if (!all)
-		return 0;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (s->used[i])
-			all[n++] = &s->slots[i];
-	qsort(all, n, sizeof(*all), by_misses);
-	if (n > max)
-		n = max;
-	memcpy(out, all, n * sizeof(*all));
-	free(all);
-	return n;
+	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->st.lines, by_misses,
+			(const void **)out, max);
 }
 
 void miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "top_n.h"
+
 #include "object_stats.h"
 
 struct cp_object_stats {
@@ -130,23 +132,8 @@ static int by_impact(const void *a, const void *b)
 size_t object_stats__top(const struct cp_object_stats *s, const struct cp_object_group **out,
 			 size_t max)
 {
-	const struct cp_object_group **all;
-	size_t n = 0;
-
-	if (!s->count || !max)
-		return 0;
-	all = malloc(s->count * sizeof(*all));
-	if (!all)
-		return 0;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		if (s->used[i])
-			all[n++] = &s->slots[i];
-	qsort(all, n, sizeof(*all), by_impact);
-	if (n > max)
-		n = max;
-	memcpy(out, all, n * sizeof(*all));
-	free(all);
-	return n;
+	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->count, by_impact,
+			(const void **)out, max);
 }
 
 size_t object_stats__count(const struct cp_object_stats *s)

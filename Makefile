@@ -92,6 +92,18 @@ $(BUILD)/tests/workloads/%: tests/workloads/%.c | $(BUILD)/tests/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -MMD -MP $< -o $@
 
+# The symbolizer tests' shared library (in lib/ so the rule above does not
+# take it for a program), a copy without debug info and a stripped copy.
+WL_LIB		:= $(BUILD)/tests/workloads/libcp_symlib
+WL_BINS		+= $(WL_LIB).so $(WL_LIB)-nodebug.so $(WL_LIB)-stripped.so
+$(WL_LIB).so: tests/workloads/lib/cp_symlib.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -shared -MMD -MP $< -o $@
+$(WL_LIB)-nodebug.so: $(WL_LIB).so
+	$(Q)strip --strip-debug -o $@ $<
+$(WL_LIB)-stripped.so: $(WL_LIB).so
+	$(Q)strip --strip-all -o $@ $<
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@

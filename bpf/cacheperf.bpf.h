@@ -26,7 +26,10 @@ CP_SHARED struct {
 	__uint(max_entries, CP_RINGBUF_BYTES);
 } events SEC(".maps");
 
-/* Target processes (-p / --): tgid -> 1. Unused when targ_filter_tgid is false (-a). */
+/*
+ * Target processes (-p / --): tgid -> CP_TARG_*. Unused when
+ * targ_filter_tgid is false (-a).
+ */
 CP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CP_MAX_TGIDS);
@@ -76,11 +79,14 @@ extern const volatile __u32 targ_window_ratio_ppm;
 /* True when a sample of process @tgid should be profiled. */
 static __always_inline bool cp_is_target(__u32 tgid)
 {
+	__u8 *v;
+
 	if (tgid == 0 || tgid == targ_self_tgid)
 		return false;
 	if (!targ_filter_tgid)
 		return true;
-	return bpf_map_lookup_elem(&targ_tgids, &tgid) != NULL;
+	v = bpf_map_lookup_elem(&targ_tgids, &tgid);
+	return v && *v == CP_TARG_PROFILE;
 }
 
 #endif /* CACHEPERF_BPF_H */

@@ -30,13 +30,15 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u8 *v;
 
 	if (!targ_filter_tgid || ptgid == ctgid)
 		return 0;
-	if (!bpf_map_lookup_elem(&targ_tgids, &ptgid))
+	v = bpf_map_lookup_elem(&targ_tgids, &ptgid);
+	if (!v)
 		return 0;
-	if (bpf_map_update_elem(&targ_tgids, &ctgid, &one, BPF_NOEXIST))
+	/* a child of a held launcher is held as well, until it execs */
+	if (bpf_map_update_elem(&targ_tgids, &ctgid, v, BPF_NOEXIST))
 		__sync_fetch_and_add(&stats.drop_targets, 1);
 	else
 		__sync_fetch_and_add(&stats.followed, 1);
@@ -47,7 +49,14 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u8 *v;
 
+	/* `-- CMD`: the held child becomes the command, profiled from here on */
+	if (targ_filter_tgid) {
+		v = bpf_map_lookup_elem(&targ_tgids, &tgid);
+		if (v && *v == CP_TARG_HELD)
+			*v = CP_TARG_PROFILE;
+	}
 	if (cp_is_target(tgid))
 		cp_proc_emit(tgid, CP_PROC_EXEC);
 	return 0;
@@ -59,9 +68,10 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
 	/* the whole process is gone only when its group leader exits */
-	if (BPF_CORE_READ(task, pid) != tgid || !cp_is_target(tgid))
+	if (BPF_CORE_READ(task, pid) != tgid)
 		return 0;
-	cp_proc_emit(tgid, CP_PROC_EXIT);
+	if (cp_is_target(tgid))
+		cp_proc_emit(tgid, CP_PROC_EXIT);
 	if (targ_filter_tgid)
 		bpf_map_delete_elem(&targ_tgids, &tgid);
 	return 0;

@@ -200,6 +200,8 @@ static int run(struct cp_main *m)
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	fill_targets(m);
+	for (int i = 0; i < m->nr_pids; i++)
+		cp_profile__snapshot(m->prof, m->pids[i]);
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,

@@ -12,8 +12,11 @@
 #include "profile.h"
 #include "rate_cap.h"
 #include "signals.h"
+#include "symbolizer.h"
 
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
+/* re-read maps for an unmapped sample address at most this often */
+#define CP_MAPS_REFRESH_FAST_NS	20000000ull
 
 struct cp_profile {
 	struct cp_session *sess;
@@ -23,6 +26,7 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
 	__u64 execs;
@@ -54,6 +58,7 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 		.store = s->flags & CP_SAMPLE_STORE,
 	};
 	const struct cp_callsite *cs;
+	struct cp_symbol_info info;
 	struct cp_data_src d;
 	struct cp_resolved r;
 
@@ -64,6 +69,12 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 		return 0;
 	if (miss)
 		miss_store__add(p->misses, &a);
+	/*
+	 * Symbolize now, while the process lives: an ip in a library mapped
+	 * after the last snapshot makes the symbolizer take a new one, and the
+	 * result stays cached for the report.
+	 */
+	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return 0;
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
@@ -82,6 +93,7 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
 		cp_objects__on_exec(p->objects, (pid_t)pe->tgid);
+		cp_symbolizer__refresh(p->sym, (pid_t)pe->tgid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
 		cp_objects__on_exit(p->objects, (pid_t)pe->tgid);
@@ -93,6 +105,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 		    char *err, size_t err_sz)
 {
 	struct cp_drain_ops ops = { .sample = on_sample, .record = on_record };
+	/* a new process maps its libraries and arenas in its first milliseconds */
+	struct cp_objects_opts objects_opts = { .maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS };
 	struct cp_profile *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
@@ -101,10 +115,11 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 	p->sess = s;
 	p->insns = insn_store__new(CP_MAX_INSNS);
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
-	p->objects = cp_objects__new(NULL);
+	p->objects = cp_objects__new(&objects_opts);
 	p->ostats = object_stats__new(0);
 	p->misses = miss_store__new(&geo->slot[CP_CACHE_L1D], 0);
-	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses)
+	p->sym = cp_symbolizer__new(0, 0);
+	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym)
 		goto nomem;
 	ops.ctx = p;
 	p->drain = drain__new(s->skel, &ops);
@@ -131,6 +146,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_objects__free(p->objects);
 	object_stats__free(p->ostats);
 	miss_store__free(p->misses);
+	cp_symbolizer__free(p->sym);
 	free(p);
 }
 
@@ -236,6 +252,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	drain__stats(p->drain, &r->bpf);
 	r->insns = p->insns;
 	r->objects = p->ostats;
+	r->locate = cp_profile_locate;
+	r->locate_ctx = (void *)p;
 	r->received = p->received;
 	r->malformed = drain__malformed(p->drain);
 	r->unknown = drain__unknown(p->drain);
@@ -244,6 +262,22 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->exits = p->exits;
 	r->duration_s = (double)(end - p->start_ns) / 1e9;
 	r->end_reason = p->end_reason;
+}
+
+int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
+{
+	struct cp_profile *p = ctx;
+	struct cp_symbol_info info;
+
+	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
+		return -1;
+	cp_symbol_info_format(&info, buf, sz);
+	return 0;
+}
+
+void cp_profile__snapshot(struct cp_profile *p, pid_t pid)
+{
+	cp_symbolizer__refresh(p->sym, pid);
 }
 
 const char *cp_profile__end_reason(const struct cp_profile *p)

@@ -56,6 +56,15 @@ void cp_profile__collect(struct cp_profile *p);
 /* Fills the measured part of @r: BPF counters, stores, records, duration. */
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
 
+/*
+ * A report locate callback (cp_locate_fn) on @ctx, a struct cp_profile:
+ * "function (file.c:12)" from the process's maps snapshot.
+ */
+int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
+
+/* Snapshots @pid's maps for symbols now (a target we were given or launched). */
+void cp_profile__snapshot(struct cp_profile *p, pid_t pid);
+
 /* Why the run ended: "duration reached", "interrupted", "the command exited with status 0". */
 const char *cp_profile__end_reason(const struct cp_profile *p);
 

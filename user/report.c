@@ -144,7 +144,9 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		if (r->locate && n > 0 && (size_t)n < sizeof(at) - 4) {
 			at[n++] = ' ';
 			at[n++] = '(';
-			if (r->locate(r->locate_ctx, g->tgid, g->caller, at + n, sizeof(at) - n - 1) < 0)
+			/* a return address: the call is the instruction before it */
+			if (r->locate(r->locate_ctx, g->tgid, g->caller - 1, at + n,
+				      sizeof(at) - n - 1) < 0)
 				at[n - 2] = '\0';
 			else
 				strcat(at, ")");

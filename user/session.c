@@ -92,12 +92,13 @@ static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cf
 			   size_t err_sz)
 {
 	int fd = bpf_map__fd(s->skel->maps.targ_tgids);
-	__u8 one = 1;
+	/* a held `-- CMD` child runs our code until its exec: profiled from the exec on */
+	__u8 v = cfg->opts->target == CP_TARGET_CMD ? CP_TARG_HELD : CP_TARG_PROFILE;
 
 	for (int i = 0; i < cfg->nr_pids; i++) {
 		__u32 tgid = (__u32)cfg->pids[i];
 
-		if (bpf_map_update_elem(fd, &tgid, &one, BPF_ANY))
+		if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
 			return fail(err, err_sz, -errno, "cannot add process %d to the BPF filter: %s",
 				    (int)tgid, strerror(errno));
 	}

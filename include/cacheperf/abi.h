@@ -12,6 +12,10 @@
 #include "cacheperf/data_src.h"
 
 #define CP_MAX_TGIDS		64	/* target filter entries (-p PID,...) */
+
+/* Values of the target filter map. */
+#define CP_TARG_PROFILE		1	/* a target: profiled */
+#define CP_TARG_HELD		2	/* `-- CMD` before its exec: the launcher's own code, not profiled */
 #define CP_MAX_IPS		16384	/* per-(tgid, ip) counter map entries */
 #define CP_RINGBUF_BYTES	(4u << 20)
 #define CP_WINDOW_MAX		512	/* largest --window, a power of two */

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbolizer on live processes: tests/workloads/symbols (a PIE with debug
+ * info) prints the runtime addresses of asm labels in its code and in the
+ * shared library it dlopen()s on request (built with debug info, with only
+ * .symtab, and stripped). The expected answers never come from the
+ * symbolizer: addresses from the dynamic linker, link-time addresses from
+ * the ELF .symtab read here with libelf, lines from "LINE:" markers in the
+ * workload sources. Runs without root: the workloads are our children.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+
+#include "proc_maps.h"
+#include "symbolizer.h"
+
+#define MAX_NAMES	16
+
+struct named_addr {
+	char name[64];
+	__u64 addr;
+};
+
+struct workload {
+	pid_t pid;
+	FILE *out;		/* its stdout */
+	int in;			/* its stdin */
+	struct named_addr labels[MAX_NAMES];
+	int nr;
+	bool reaped;
+};
+
+/* ---- ground truth ---- */
+
+/* Absolute, as /proc/PID/maps names it. */
+static const char *wl_path(const char *name)
+{
+	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
+	static char paths[4][PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 4], rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/tests/workloads/%s", build, name);
+	if (!realpath(rel, p))
+		fail_msg("no %s: build with `make tests`", rel);
+	return p;
+}
+
+/* The line of "LINE:@marker" in the workload source @src. */
+static __u32 marker_line(const char *src, const char *marker)
+{
+	const char *root = getenv("CP_ROOT") ? getenv("CP_ROOT") : ".";
+	char path[4096], line[512], needle[96];
+	__u32 nr = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/workloads/%s", root, src);
+	snprintf(needle, sizeof(needle), "LINE:%s */", marker);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		nr++;
+		if (strstr(line, needle)) {
+			fclose(f);
+			return nr;
+		}
+	}
+	fclose(f);
+	fail_msg("no marker %s in %s", needle, path);
+	return 0;
+}
+
+/* The link-time value of @name in @path's .symtab, read with libelf. */
+static __u64 elf_symbol(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	__u64 value = 0;
+	bool found = false;
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !data)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				value = sym.st_value;
+				found = true;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (!found)
+		fail_msg("no symbol %s in %s", name, path);
+	return value;
+}
+
+/* ---- the workload ---- */
+
+static __u64 label(const struct workload *w, const char *name)
+{
+	for (int i = 0; i < w->nr; i++)
+		if (!strcmp(w->labels[i].name, name))
+			return w->labels[i].addr;
+	fail_msg("workload printed no %s", name);
+	return 0;
+}
+
+/* Reads "label|symbol NAME ADDR" lines up to one starting with @end. */
+static int read_until(struct workload *w, const char *end, char *last, size_t size)
+{
+	char line[256], kind[16];
+
+	while (fgets(line, sizeof(line), w->out)) {
+		struct named_addr *l = &w->labels[w->nr];
+		unsigned long long addr;
+
+		if (!strncmp(line, end, strlen(end))) {
+			snprintf(last, size, "%s", line);
+			return 0;
+		}
+		if (sscanf(line, "%15s %63s %llx", kind, l->name, &addr) == 3 &&
+		    w->nr < MAX_NAMES) {
+			l->addr = addr;
+			w->nr++;
+		}
+	}
+	return -1;
+}
+
+static struct workload *start(void)
+{
+	const char *path = wl_path("symbols");
+	struct workload *w = calloc(1, sizeof(*w));
+	int to_child[2], from_child[2];
+	char line[256];
+
+	if (!w || pipe(to_child) || pipe(from_child))
+		return NULL;
+	w->pid = fork();
+	if (w->pid < 0)
+		return NULL;
+	if (!w->pid) {
+		dup2(to_child[0], 0);
+		dup2(from_child[1], 1);
+		close(to_child[1]);
+		close(from_child[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	w->in = to_child[1];
+	w->out = fdopen(from_child[0], "r");
+	if (w->out && !read_until(w, "ready ", line, sizeof(line)))
+		return w;
+	fprintf(stderr, "workload %s did not get ready\n", path);
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	return NULL;
+}
+
+static void command(struct workload *w, const char *cmd)
+{
+	assert_int_equal(write(w->in, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+	assert_int_equal(write(w->in, "\n", 1), 1);
+}
+
+/* dlopen()s workload library @name in @w. */
+static void load(struct workload *w, const char *name)
+{
+	char cmd[4200], last[64];
+
+	snprintf(cmd, sizeof(cmd), "load %s", wl_path(name));
+	command(w, cmd);
+	assert_int_equal(read_until(w, "ok", last, sizeof(last)), 0);
+}
+
+/* Lets @w exit and reaps it: its pid then names nothing. */
+static void finish(struct workload *w)
+{
+	int status;
+
+	command(w, "exit");
+	assert_int_equal(waitpid(w->pid, &status, 0), w->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	w->reaped = true;
+}
+
+static void stop(struct workload *w)
+{
+	if (!w)
+		return;
+	if (!w->reaped) {
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+	}
+	close(w->in);
+	fclose(w->out);
+	free(w);
+}
+
+static int setup(void **state)
+{
+	struct workload *w = start();
+
+	*state = w;
+	return w ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	stop(*state);
+	return 0;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path;
+}
+
+static struct cp_symbol_info resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip)
+{
+	struct cp_symbol_info info;
+
+	assert_int_equal(cp_symbolizer__resolve(s, pid, ip, &info), 0);
+	assert_int_equal(info.ip, ip);
+	return info;
+}
+
+static void assert_format(const struct cp_symbol_info *info, const char *want)
+{
+	char buf[512];
+
+	assert_int_equal(cp_symbol_info_format(info, buf, sizeof(buf)), strlen(want));
+	assert_string_equal(buf, want);
+}
+
+/* ---- tests ---- */
+
+static void test_pie_function_and_line(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	const char *exe = wl_path("symbols");
+	__u64 ip = label(w, "cp_sym_plain"), link = elf_symbol(exe, "cp_sym_plain");
+	struct cp_symbol_info info;
+	char want[128];
+
+	assert_non_null(s);
+	info = resolve(s, w->pid, ip);
+	assert_int_not_equal(ip, link);		/* a PIE, loaded at a random bias */
+	assert_int_equal(info.module_offset, link);
+	assert_string_equal(base(info.module), "symbols");
+	assert_string_equal(info.function, "sym_plain");
+	assert_int_equal(info.function_offset, link - elf_symbol(exe, "sym_plain"));
+	assert_string_equal(base(info.file), "symbols.c");
+	assert_int_equal(info.line, marker_line("symbols.c", "plain"));
+	assert_true(info.flags & CP_SYM_DEBUG_INFO);
+	assert_int_equal(info.nr_inlined, 0);
+	snprintf(want, sizeof(want), "sym_plain (symbols.c:%u)", marker_line("symbols.c", "plain"));
+	assert_format(&info, want);
+	cp_symbolizer__free(s);
+}
+
+static void test_inline_chain(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbol_info info;
+	char want[256];
+
+	assert_non_null(s);
+	info = resolve(s, w->pid, label(w, "cp_sym_inlined"));
+	assert_string_equal(info.function, "sym_leaf");
+	assert_string_equal(base(info.file), "symbols.c");
+	assert_int_equal(info.line, marker_line("symbols.c", "leaf"));
+	assert_int_equal(info.nr_inlined, 2);
+	assert_string_equal(info.inlined[0].function, "sym_middle");
+	assert_string_equal(base(info.inlined[0].file), "symbols.c");
+	assert_int_equal(info.inlined[0].line, marker_line("symbols.c", "call_leaf"));
+	assert_string_equal(info.inlined[1].function, "sym_outer");
+	assert_string_equal(base(info.inlined[1].file), "symbols.c");
+	assert_int_equal(info.inlined[1].line, marker_line("symbols.c", "call_middle"));
+	/* the ELF symbol holding the code is the out-of-line function */
+	assert_int_equal(info.function_offset,
+			 elf_symbol(wl_path("symbols"), "cp_sym_inlined") -
+			 elf_symbol(wl_path("symbols"), "sym_outer"));
+	snprintf(want, sizeof(want),
+		 "sym_leaf inlined into sym_middle inlined into sym_outer (symbols.c:%u)",
+		 marker_line("symbols.c", "leaf"));
+	assert_format(&info, want);
+	cp_symbolizer__free(s);
+}
+
+static void test_shared_library_after_refresh(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	const char *lib = wl_path("libcp_symlib.so");
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* snapshot, as at attach */
+	load(w, "libcp_symlib.so");
+	assert_int_equal(cp_symbolizer__refresh(s, w->pid), 0);	/* as on dlopen */
+
+	info = resolve(s, w->pid, label(w, "cp_symlib_insn"));
+	assert_string_equal(info.module, lib);
+	assert_int_equal(info.module_offset, elf_symbol(lib, "cp_symlib_insn"));
+	assert_string_equal(info.function, "cp_symlib_exported");
+	assert_string_equal(base(info.file), "cp_symlib.c");
+	assert_int_equal(info.line, marker_line("lib/cp_symlib.c", "symlib_exported"));
+
+	info = resolve(s, w->pid, label(w, "cp_symlib_hidden"));
+	assert_string_equal(info.function, "symlib_static");
+	assert_int_equal(info.line, marker_line("lib/cp_symlib.c", "symlib_static"));
+	cp_symbolizer__free(s);
+}
+
+/* No refresh call: an address in a file mapped since the snapshot takes one. */
+static void test_dlopen_found_without_refresh(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	resolve(s, w->pid, label(w, "cp_sym_plain"));
+	load(w, "libcp_symlib.so");
+	usleep((CP_SYM_REFRESH_MIN_MS + 50) * 1000);
+	info = resolve(s, w->pid, label(w, "cp_symlib_insn"));
+	assert_string_equal(info.function, "cp_symlib_exported");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.auto_refreshes, 1);
+	assert_int_equal(st.snapshots, 2);
+	cp_symbolizer__free(s);
+}
+
+static void test_no_debug_info_gives_names(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	const char *lib = wl_path("libcp_symlib-nodebug.so");
+	__u64 ip;
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	load(w, "libcp_symlib-nodebug.so");
+	ip = label(w, "cp_symlib_hidden");
+	info = resolve(s, w->pid, ip);
+	assert_string_equal(info.module, lib);
+	assert_string_equal(info.function, "symlib_static");	/* from .symtab */
+	assert_int_equal(info.function_offset,
+			 elf_symbol(lib, "cp_symlib_hidden") - elf_symbol(lib, "symlib_static"));
+	assert_null(info.file);
+	assert_int_equal(info.line, 0);
+	assert_false(info.flags & CP_SYM_DEBUG_INFO);
+	assert_format(&info, "symlib_static");
+	cp_symbolizer__free(s);
+}
+
+static void test_stripped_gives_offset_and_nearest(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	/* the stripped copy has no .symtab: link-time values from the original */
+	const char *orig = wl_path("libcp_symlib.so");
+	__u64 hidden, exported;
+	struct cp_symbol_info info;
+	char want[128];
+
+	assert_non_null(s);
+	load(w, "libcp_symlib-stripped.so");
+	hidden = label(w, "cp_symlib_hidden");
+	exported = label(w, "cp_symlib_exported");
+	assert_true(exported < hidden);		/* the layout the library promises */
+
+	info = resolve(s, w->pid, hidden);
+	assert_string_equal(base(info.module), "libcp_symlib-stripped.so");
+	assert_int_equal(info.module_offset, elf_symbol(orig, "cp_symlib_hidden"));
+	assert_null(info.function);
+	assert_null(info.file);
+	assert_string_equal(info.nearest, "cp_symlib_exported");
+	assert_int_equal(info.nearest_offset, hidden - exported);
+	snprintf(want, sizeof(want), "libcp_symlib-stripped.so+0x%llx (nearest: cp_symlib_exported)",
+		 (unsigned long long)elf_symbol(orig, "cp_symlib_hidden"));
+	assert_format(&info, want);
+
+	/* an exported function is still named, from .dynsym */
+	info = resolve(s, w->pid, label(w, "cp_symlib_insn"));
+	assert_string_equal(info.function, "cp_symlib_exported");
+	assert_int_equal(info.function_offset, label(w, "cp_symlib_insn") - exported);
+	assert_null(info.nearest);
+	cp_symbolizer__free(s);
+}
+
+static void test_exited_process_resolves_from_snapshot(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	load(w, "libcp_symlib.so");
+	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* the snapshot */
+	finish(w);
+	assert_int_equal(kill(w->pid, 0), -1);		/* gone */
+
+	/* neither address was looked up before: no cached result can answer */
+	info = resolve(s, w->pid, label(w, "cp_sym_inlined"));
+	assert_string_equal(info.function, "sym_leaf");
+	assert_int_equal(info.nr_inlined, 2);
+	info = resolve(s, w->pid, label(w, "cp_symlib_hidden"));
+	assert_string_equal(info.function, "symlib_static");
+	assert_int_equal(info.line, marker_line("lib/cp_symlib.c", "symlib_static"));
+
+	/* refresh of a gone process keeps the snapshot; forget drops it */
+	assert_int_equal(cp_symbolizer__refresh(s, w->pid), -ESRCH);
+	resolve(s, w->pid, label(w, "cp_sym_plain"));
+	cp_symbolizer__forget(s, w->pid);
+	assert_int_equal(cp_symbolizer__resolve(s, w->pid, label(w, "cp_sym_plain"), &info),
+			 -ESRCH);
+	assert_null(info.module);
+	cp_symbolizer__free(s);
+}
+
+static void test_result_cache_and_unmapped(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info a, b;
+
+	assert_non_null(s);
+	a = resolve(s, w->pid, label(w, "cp_sym_plain"));
+	b = resolve(s, w->pid, label(w, "cp_sym_plain"));
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(cp_symbolizer__resolve(s, w->pid, 0x1000, &a), -ENOENT);
+	assert_null(a.module);
+	assert_int_equal(a.ip, 0x1000);
+	assert_format(&a, "0x1000");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.lookups, 3);
+	assert_int_equal(st.cache_hits, 1);
+	assert_int_equal(st.snapshots, 1);
+	assert_int_equal(st.failures, 1);
+	assert_true(st.string_bytes > 0);
+	cp_symbolizer__free(s);
+}
+
+/* One Dwfl kept: each process evicts the other; results survive eviction. */
+static void test_process_lru(void **state)
+{
+	struct workload *a = *state, *b = start();
+	struct cp_symbolizer *s = cp_symbolizer__new(1, 0);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info info;
+
+	assert_non_null(b);
+	assert_non_null(s);
+	resolve(s, a->pid, label(a, "cp_sym_plain"));
+	resolve(s, b->pid, label(b, "cp_sym_plain"));
+	info = resolve(s, a->pid, label(a, "cp_sym_inlined"));	/* a again, re-snapshot */
+	assert_string_equal(info.function, "sym_leaf");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.evictions, 2);
+	assert_int_equal(st.snapshots, 3);
+
+	/* b exited after its eviction: its cached result stands, new ips cannot resolve */
+	finish(b);
+	info = resolve(s, b->pid, label(b, "cp_sym_plain"));
+	assert_string_equal(info.function, "sym_plain");
+	assert_int_equal(cp_symbolizer__resolve(s, b->pid, label(b, "cp_sym_inlined"), &info),
+			 -ESRCH);
+	stop(b);
+	cp_symbolizer__free(s);
+}
+
+static void test_resolve_file_offline(void **state)
+{
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	const char *exe = wl_path("symbols"), *lib = wl_path("libcp_symlib.so");
+	struct cp_symbol_info info;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_sym_inlined"),
+						     &info), 0);
+	assert_string_equal(info.module, exe);
+	assert_string_equal(info.function, "sym_leaf");
+	assert_int_equal(info.line, marker_line("symbols.c", "leaf"));
+	assert_int_equal(info.nr_inlined, 2);
+	assert_string_equal(info.inlined[1].function, "sym_outer");
+
+	assert_int_equal(cp_symbolizer__resolve_file(s, lib, elf_symbol(lib, "cp_symlib_hidden"),
+						     &info), 0);
+	assert_int_equal(info.module_offset, elf_symbol(lib, "cp_symlib_hidden"));
+	assert_string_equal(info.function, "symlib_static");
+	assert_int_equal(info.line, marker_line("lib/cp_symlib.c", "symlib_static"));
+
+	assert_int_equal(cp_symbolizer__resolve_file(s, lib, 0x10000000, &info), -ENOENT);
+	assert_int_equal(cp_symbolizer__resolve_file(s, "/nonexistent/x.so", 0x1000, &info),
+			 -ENOENT);
+	assert_int_equal(cp_symbolizer__resolve_file(s, "/proc/self/status", 0x1000, &info),
+			 -ENOEXEC);
+	cp_symbolizer__free(s);
+}
+
+/*
+ * The symbolizer finds functions through its own address indexes; libdw's
+ * walk of the whole CU (dwarf_getscopes, then dwarf_getscopes_die for the
+ * physical nesting) must agree on every address: names of the innermost
+ * function and of each function it was inlined into, and call lines. Over
+ * this test program and every library it maps (libc and libdw too, when
+ * their debug info is installed).
+ */
+static int walk_names(Dwfl_Module *mod, __u64 ip, const char **names, __u32 *lines, int max)
+{
+	Dwarf_Die *cu, *scopes, *chain;
+	Dwarf_Addr bias;
+	int n, len = 0;
+
+	cu = dwfl_module_addrdie(mod, ip, &bias);
+	if (!cu || dwarf_getscopes(cu, ip - bias, &scopes) <= 0)
+		return 0;
+	n = dwarf_getscopes_die(&scopes[0], &chain);
+	free(scopes);
+	for (int i = 0; i < n && len < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word line = 0;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		names[len] = dwarf_formstring(dwarf_attr_integrate(&chain[i], DW_AT_name, &a));
+		dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &line);
+		lines[len++] = (__u32)line;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(chain);
+	return len;
+}
+
+static void test_indexes_agree_with_libdw_walk(void **state)
+{
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 64);
+	Dwfl *dwfl = dwfl_begin(&cb);
+	struct cp_maps *maps;
+	size_t compared = 0;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(dwfl);
+	dwfl_report_begin(dwfl);
+	assert_int_equal(dwfl_linux_proc_report(dwfl, getpid()), 0);
+	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+	assert_int_equal(cp_maps__read(NULL, getpid(), &maps), 0);
+	for (size_t m = 0; m < maps->nr; m++) {
+		const struct cp_map *map = &maps->maps[m];
+
+		if (!(map->prot & CP_MAP_EXEC) || map->kind != CP_MAP_FILE)
+			continue;
+		for (__u64 ip = map->start; ip < map->end; ip += 61) {
+			Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
+			const char *names[CP_MAX_INLINE_DEPTH + 1];
+			__u32 lines[CP_MAX_INLINE_DEPTH + 1];
+			struct cp_symbol_info info;
+			int n = mod ? walk_names(mod, ip, names, lines, CP_MAX_INLINE_DEPTH + 1) : 0;
+
+			if (!n || !names[0])
+				continue;	/* no DWARF function there */
+			info = resolve(s, getpid(), ip);
+			assert_string_equal(info.function, names[0]);
+			assert_int_equal(info.nr_inlined, n - 1);
+			for (int i = 1; i < n; i++) {
+				if (names[i])
+					assert_string_equal(info.inlined[i - 1].function, names[i]);
+				assert_int_equal(info.inlined[i - 1].line, lines[i - 1]);
+			}
+			compared++;
+		}
+	}
+	/* the test binary alone, built -g, gives thousands */
+	assert_true(compared > 1000);
+	cp_maps__free(maps);
+	dwfl_end(dwfl);
+	cp_symbolizer__free(s);
+}
+
+/* Formatting alone, on hand-built results. */
+static void test_format_table(void **state)
+{
+	static const struct {
+		struct cp_symbol_info info;
+		const char *want;
+	} cases[] = {
+		{ { .ip = 0x7f00, .module = "/usr/bin/app", .function = "hot",
+		    .file = "/src/app/hot.c", .line = 42 }, "hot (hot.c:42)" },
+		{ { .ip = 0x7f00, .module = "/usr/bin/app", .function = "f", .file = "a.c",
+		    .line = 7, .nr_inlined = 1, .inlined = { { "g", "a.c", 9, 0 } } },
+		  "f inlined into g (a.c:7)" },
+		{ { .module = "/lib/libfoo.so", .function = "foo_get" }, "foo_get" },
+		{ { .module = "/lib/libfoo.so", .module_offset = 0x1234, .nearest = "foo_init",
+		    .nearest_offset = 0x34 }, "libfoo.so+0x1234 (nearest: foo_init)" },
+		{ { .module = "[vdso]", .module_offset = 0x9a0 }, "[vdso]+0x9a0" },
+		{ { .ip = 0xdeadbeef }, "0xdeadbeef" },
+		/* a line without a function: still worth showing */
+		{ { .module = "/a/b", .module_offset = 0x10, .file = "x.c", .line = 3 },
+		  "b+0x10 (x.c:3)" },
+		{ { .module = "/a/b", .function = "f", .file = "x.c", .line = 0 }, "f" },
+	};
+	char small[8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_format(&cases[i].info, cases[i].want);
+	/* truncation: snprintf semantics */
+	assert_int_equal(cp_symbol_info_format(&cases[0].info, small, sizeof(small)),
+			 strlen("hot (hot.c:42)"));
+	assert_string_equal(small, "hot (ho");
+	assert_int_equal(cp_symbol_info_format(&cases[0].info, NULL, 0), strlen("hot (hot.c:42)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_table),
+		cmocka_unit_test_setup_teardown(test_pie_function_and_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_library_after_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dlopen_found_without_refresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_debug_info_gives_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_gives_offset_and_nearest, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exited_process_resolves_from_snapshot, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_result_cache_and_unmapped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_lru, setup, teardown),
+		cmocka_unit_test(test_resolve_file_offline),
+		cmocka_unit_test(test_indexes_agree_with_libdw_walk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

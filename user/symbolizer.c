@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbolizer: per-process Dwfls (LRU), a (pid, ip) result cache and the
+ * strings both hand out. libdw reading itself is in sym_dwarf.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "proc_maps.h"
+#include "sym_dwarf.h"
+#include "symbolizer.h"
+
+#define CP_SYM_WAYS		4	/* result cache associativity */
+#define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
+
+/* One Dwfl: a process's snapshot, or an ELF file resolved offline. */
+struct cp_sym_space {
+	Dwfl *dwfl;		/* NULL: slot free */
+	pid_t pid;		/* 0 for a file */
+	char *path;		/* files only */
+	__u64 last_use;
+	__u64 snapshot_ns;	/* when the maps were read (processes) */
+};
+
+struct cp_sym_key {
+	__u64 ip;
+	__u64 stamp;		/* last use; 0: empty */
+	pid_t pid;
+};
+
+/* Interned strings: an open-addressing set over chunk-allocated copies. */
+struct cp_sym_strings {
+	const char **slots;
+	size_t cap;		/* power of two */
+	size_t nr;
+	char **chunks;
+	size_t nr_chunks;
+	size_t chunk_used;	/* in the last chunk */
+	__u64 bytes;
+};
+
+struct cp_symbolizer {
+	struct cp_sym_space *spaces;
+	size_t max_spaces;
+	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
+	struct cp_symbol_info *results;
+	size_t nr_sets;			/* power of two */
+	struct cp_sym_strings strings;
+	__u64 clock;
+	struct cp_symbolizer_stats stats;
+};
+
+/* ---- strings ---- */
+
+static __u64 hash_str(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static char *strings_alloc(struct cp_sym_strings *t, size_t len)
+{
+	size_t cap = len > CP_SYM_CHUNK ? len : CP_SYM_CHUNK;
+	char **chunks;
+
+	if (t->nr_chunks && t->chunk_used + len <= CP_SYM_CHUNK) {
+		t->chunk_used += len;
+		return t->chunks[t->nr_chunks - 1] + t->chunk_used - len;
+	}
+	chunks = realloc(t->chunks, (t->nr_chunks + 1) * sizeof(*chunks));
+	if (!chunks)
+		return NULL;
+	t->chunks = chunks;
+	chunks[t->nr_chunks] = malloc(cap);
+	if (!chunks[t->nr_chunks])
+		return NULL;
+	t->chunk_used = len;
+	return chunks[t->nr_chunks++];
+}
+
+static int strings_grow(struct cp_sym_strings *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	const char **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slots[i])
+			continue;
+		for (j = hash_str(t->slots[i]) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+	return 0;
+}
+
+/* The one copy of @str (NULL stays NULL); NULL when out of memory. */
+static const char *intern(struct cp_sym_strings *t, const char *str, int *err)
+{
+	size_t i, len;
+	char *copy;
+
+	if (!str)
+		return NULL;
+	if (t->nr * 2 >= t->cap && strings_grow(t)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = hash_str(str) & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->slots[i], str))
+			return t->slots[i];
+	len = strlen(str) + 1;
+	copy = strings_alloc(t, len);
+	if (!copy) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(copy, str, len);
+	t->slots[i] = copy;
+	t->nr++;
+	t->bytes += len;
+	return copy;
+}
+
+/* Makes every string of @info the symbolizer's own, so it outlives the Dwfl. */
+static int intern_info(struct cp_symbolizer *s, struct cp_symbol_info *info)
+{
+	struct cp_sym_strings *t = &s->strings;
+	int err = 0;
+
+	info->module = intern(t, info->module, &err);
+	info->function = intern(t, info->function, &err);
+	info->file = intern(t, info->file, &err);
+	info->nearest = intern(t, info->nearest, &err);
+	for (__u32 i = 0; i < info->nr_inlined; i++) {
+		info->inlined[i].function = intern(t, info->inlined[i].function, &err);
+		info->inlined[i].file = intern(t, info->inlined[i].file, &err);
+	}
+	s->stats.string_bytes = t->bytes;
+	return err;
+}
+
+static void strings_free(struct cp_sym_strings *t)
+{
+	for (size_t i = 0; i < t->nr_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->slots);
+}
+
+/* ---- result cache ---- */
+
+static size_t set_of(const struct cp_symbolizer *s, pid_t pid, __u64 ip)
+{
+	__u64 h = (ip ^ ((__u64)(__u32)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (s->nr_sets - 1);
+}
+
+static const struct cp_symbol_info *cache_find(struct cp_symbolizer *s, pid_t pid, __u64 ip)
+{
+	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS;
+
+	for (size_t w = base; w < base + CP_SYM_WAYS; w++) {
+		struct cp_sym_key *k = &s->keys[w];
+
+		if (k->stamp && k->ip == ip && k->pid == pid) {
+			k->stamp = ++s->clock;
+			return &s->results[w];
+		}
+	}
+	return NULL;
+}
+
+static void cache_put(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+		      const struct cp_symbol_info *info)
+{
+	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS, victim = base;
+
+	for (size_t w = base; w < base + CP_SYM_WAYS; w++) {
+		if (!s->keys[w].stamp) {
+			victim = w;
+			break;
+		}
+		if (s->keys[w].stamp < s->keys[victim].stamp)
+			victim = w;
+	}
+	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .stamp = ++s->clock };
+	s->results[victim] = *info;
+}
+
+/* Only the keys are scanned: cheap enough for once per exit or exec. */
+static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid)
+{
+	for (size_t w = 0; w < s->nr_sets * CP_SYM_WAYS; w++)
+		if (s->keys[w].pid == pid)
+			s->keys[w].stamp = 0;
+}
+
+/* ---- Dwfls ---- */
+
+/*
+ * Set while a process's modules are opened, for find_elf below. Thread-local
+ * because libdwfl gives find_elf no argument of ours that would carry it.
+ */
+static __thread pid_t opening_pid;
+
+/*
+ * A process in another mount namespace (a container) maps files by paths
+ * that mean something else, or nothing, in ours: open them through
+ * /proc/PID/root. When that is the file the plain path names, use the plain
+ * path, so separate debug info next to it (.gnu_debuglink) is still found.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	char path[PATH_MAX + 32];
+	struct stat in_root, plain;
+	size_t len = strlen(name);
+	int fd;
+
+	if (opening_pid <= 0 || name[0] != '/' ||
+	    (len > 10 && !strcmp(name + len - 10, " (deleted)")))
+		goto fallback;
+	if (snprintf(path, sizeof(path), "/proc/%d/root%s", opening_pid, name) >=
+	    (int)sizeof(path))
+		goto fallback;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fallback;
+	if (fstat(fd, &in_root) || !S_ISREG(in_root.st_mode) ||
+	    (!stat(name, &plain) && plain.st_dev == in_root.st_dev &&
+	     plain.st_ino == in_root.st_ino)) {
+		close(fd);
+		goto fallback;
+	}
+	*file_name = strdup(path);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+fallback:
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	GElf_Addr bias;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	(void)arg;
+	/* failures (a file gone since it was mapped) leave the module nameless */
+	dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/*
+ * Reports @pid's maps into a new Dwfl and opens every module's ELF file now,
+ * not at first lookup: once the process exits, "[vdso]" can no longer be
+ * read from its memory, and a file replaced on disk (an upgrade) would give
+ * another binary's symbols.
+ */
+static int snapshot(pid_t pid, Dwfl **out)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	int r;
+
+	if (!dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(dwfl);
+	r = dwfl_linux_proc_report(dwfl, pid);
+	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
+		r = -1;
+	if (r) {
+		dwfl_end(dwfl);
+		/* positive: errno opening /proc/PID/maps; -1: a libdwfl error */
+		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
+	}
+	opening_pid = pid;
+	dwfl_getmodules(dwfl, open_module, NULL, 0);
+	opening_pid = 0;
+	*out = dwfl;
+	return 0;
+}
+
+static void space_clear(struct cp_sym_space *sp)
+{
+	if (sp->dwfl) {
+		cp_sym_release(sp->dwfl);
+		dwfl_end(sp->dwfl);
+	}
+	free(sp->path);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, const char *path)
+{
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->pid == pid && (pid || !strcmp(sp->path, path))) {
+			sp->last_use = ++s->clock;
+			return sp;
+		}
+	}
+	return NULL;
+}
+
+/* A free slot, evicting the least recently used Dwfl when all are taken. */
+static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
+{
+	struct cp_sym_space *victim = &s->spaces[0];
+
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		if (!s->spaces[i].dwfl)
+			return &s->spaces[i];
+		if (s->spaces[i].last_use < victim->last_use)
+			victim = &s->spaces[i];
+	}
+	/* its cached results stay: still right for that snapshot */
+	space_clear(victim);
+	s->stats.evictions++;
+	return victim;
+}
+
+static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space **out)
+{
+	struct cp_sym_space *sp = space_find(s, pid, NULL);
+	Dwfl *dwfl;
+	int err;
+
+	if (sp) {
+		*out = sp;
+		return 0;
+	}
+	err = snapshot(pid, &dwfl);
+	if (err)
+		return err;
+	s->stats.snapshots++;
+	sp = space_slot(s);
+	*sp = (struct cp_sym_space){
+		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = now_ns(),
+	};
+	*out = sp;
+	return 0;
+}
+
+/*
+ * Whether @ip, in no module of @sp's snapshot, is now in a file mapping: the
+ * mark of a dlopen since. JIT code and other anonymous memory never is, so a
+ * JIT runtime does not make us re-read its maps over and over.
+ */
+static bool mapped_since(struct cp_sym_space *sp, __u64 ip)
+{
+	const struct cp_map *m;
+	struct cp_maps *maps;
+	bool yes;
+
+	if (now_ns() - sp->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
+		return false;
+	sp->snapshot_ns = now_ns();
+	if (cp_maps__read(NULL, sp->pid, &maps))
+		return false;
+	m = cp_maps__find(maps, ip);
+	yes = m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
+	cp_maps__free(maps);
+	return yes;
+}
+
+static int resnapshot(struct cp_symbolizer *s, struct cp_sym_space *sp)
+{
+	Dwfl *dwfl;
+	int err = snapshot(sp->pid, &dwfl);
+
+	if (err)
+		return err;
+	cp_sym_release(sp->dwfl);
+	dwfl_end(sp->dwfl);
+	sp->dwfl = dwfl;
+	sp->snapshot_ns = now_ns();
+	s->stats.snapshots++;
+	return 0;
+}
+
+/* ---- API ---- */
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_results)
+{
+	struct cp_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->max_spaces = max_processes ? max_processes : CP_SYM_MAX_PROCESSES;
+	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
+	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
+	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
+	s->keys = calloc(s->nr_sets * CP_SYM_WAYS, sizeof(*s->keys));
+	s->results = malloc(s->nr_sets * CP_SYM_WAYS * sizeof(*s->results));
+	if (!s->spaces || !s->keys || !s->results) {
+		cp_symbolizer__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cp_symbolizer__free(struct cp_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->spaces && i < s->max_spaces; i++)
+		space_clear(&s->spaces[i]);
+	free(s->spaces);
+	free(s->keys);
+	free(s->results);
+	strings_free(&s->strings);
+	free(s);
+}
+
+static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_symbol_info *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
+
+	if (!mod) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+		return -ENOENT;
+	}
+	cp_sym_describe(mod, ip, out);
+	return intern_info(s, out);
+}
+
+int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_symbol_info *out)
+{
+	const struct cp_symbol_info *hit;
+	struct cp_sym_space *sp = NULL;
+	int err;
+
+	s->stats.lookups++;
+	if (pid <= 0) {
+		err = -ESRCH;
+		goto fail;
+	}
+	hit = cache_find(s, pid, ip);
+	if (hit) {
+		s->stats.cache_hits++;
+		*out = *hit;
+		return 0;
+	}
+	err = space_for_pid(s, pid, &sp);
+	if (err)
+		goto fail;
+	err = describe(s, sp->dwfl, ip, out);
+	if (err == -ENOENT && mapped_since(sp, ip) && !resnapshot(s, sp)) {
+		s->stats.auto_refreshes++;
+		err = describe(s, sp->dwfl, ip, out);
+	}
+	if (err)
+		goto fail;
+	/* unmapped ips are not cached: a later dlopen may map them */
+	cache_put(s, pid, ip, out);
+	return 0;
+fail:
+	s->stats.failures++;
+	if (err != -ENOENT) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+	}
+	return err;
+}
+
+int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_space *sp;
+	int err;
+
+	if (pid <= 0)
+		return -ESRCH;
+	sp = space_find(s, pid, NULL);
+	err = sp ? resnapshot(s, sp) : space_for_pid(s, pid, &sp);
+	/* after an eviction too: results cached from before may predate an exec */
+	if (!err)
+		cache_drop_pid(s, pid);
+	return err;
+}
+
+void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_space *sp;
+
+	if (pid <= 0)
+		return;
+	sp = space_find(s, pid, NULL);
+	if (sp)
+		space_clear(sp);
+	cache_drop_pid(s, pid);
+}
+
+/*
+ * A file at link-time addresses: reported at base 0 (dwfl_report_offline
+ * would place an ET_DYN file at a made-up base), so Dwfl addresses are the
+ * file's own.
+ */
+static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_sym_space **out)
+{
+	struct cp_sym_space *sp = space_find(s, 0, path);
+	Dwfl *dwfl;
+	char *copy;
+
+	if (sp) {
+		*out = sp;
+		return 0;
+	}
+	if (access(path, R_OK))
+		return -errno;
+	dwfl = dwfl_begin(&file_callbacks);
+	copy = strdup(path);
+	if (!dwfl || !copy) {
+		free(copy);
+		if (dwfl)
+			dwfl_end(dwfl);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(dwfl);
+	if (!dwfl_report_elf(dwfl, path, path, -1, 0, false) ||
+	    dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		free(copy);
+		return -ENOEXEC;	/* readable but not ELF */
+	}
+	sp = space_slot(s);
+	*sp = (struct cp_sym_space){ .dwfl = dwfl, .path = copy, .last_use = ++s->clock };
+	*out = sp;
+	return 0;
+}
+
+int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
+				struct cp_symbol_info *out)
+{
+	struct cp_sym_space *sp = NULL;
+	int err = space_for_file(s, path, &sp);
+
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		out->ip = vaddr;
+		return err;
+	}
+	return describe(s, sp->dwfl, vaddr, out);
+}
+
+void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out)
+{
+	*out = s->stats;
+}
+
+/* ---- text ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* snprintf that keeps a running length past a full buffer. */
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*len < size ? buf + *len : NULL, *len < size ? size - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n;
+}
+
+int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (info->function) {
+		put(buf, size, &len, "%s", info->function);
+		for (__u32 i = 0; i < info->nr_inlined; i++)
+			put(buf, size, &len, " inlined into %s",
+			    info->inlined[i].function ? info->inlined[i].function : "??");
+	} else if (info->module) {
+		put(buf, size, &len, "%s+0x%llx", base_name(info->module),
+		    (unsigned long long)info->module_offset);
+		if (info->nearest)
+			put(buf, size, &len, " (nearest: %s)", info->nearest);
+	} else {
+		put(buf, size, &len, "0x%llx", (unsigned long long)info->ip);
+	}
+	if (info->file && info->line)
+		put(buf, size, &len, " (%s:%u)", base_name(info->file), info->line);
+	return len > INT_MAX ? INT_MAX : (int)len;
+}

@@ -32,7 +32,9 @@ MAKEFLAGS	+= --no-print-directory
 endif
 
 BIN		:= $(BUILD)/cacheperf-bpf
-BPF_SRCS	:= $(sort $(wildcard bpf/*.bpf.c))
+# maps.bpf.c (the shared maps' definitions) links first: bpftool 7.1's linker
+# cannot relocate an object's extern maps once that object's own maps came first.
+BPF_SRCS	:= bpf/maps.bpf.c $(filter-out bpf/maps.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED	:= $(BUILD)/cacheperf.bpf.o
 SKEL		:= $(BUILD)/cacheperf.skel.h
@@ -103,6 +105,12 @@ $(WL_LIB)-nodebug.so: $(WL_LIB).so
 	$(Q)strip --strip-debug -o $@ $<
 $(WL_LIB)-stripped.so: $(WL_LIB).so
 	$(Q)strip --strip-all -o $@ $<
+
+# alloc_sites again, statically linked: the allocator is then in the executable.
+WL_BINS		+= $(BUILD)/tests/workloads/alloc_sites_static
+$(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
 
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Allocation probes (issue 4): uprobes on the malloc family and the syscall
+ * tracepoints of mmap/munmap/mremap/brk turn every heap object and every
+ * anonymous mapping a target makes into an object event of the `events` ring
+ * buffer (cacheperf/alloc.h), and keep the live ones in a bounded map.
+ *
+ * Entry probes stash the arguments and the immediate caller per thread; the
+ * caller is read as the return address at *sp, which is exact without frame
+ * pointers (Debian's glibc has none). User space may place an entry probe a
+ * few instructions into the function (user/probe_place.h) so the kernel can
+ * emulate the probed instruction instead of single-stepping it; the attach
+ * cookie tells how far below the return address sp then is. Return probes,
+ * attached at the same offset, take the result and the deeper user stack.
+ *
+ * Nesting: an allocator may call another probed function (glibc's
+ * reallocarray tail-calls realloc, realloc(p, 0) calls free). A call entered
+ * while the same thread is inside a probed call, at the same or a deeper
+ * stack position, is folded into the outer one, which emits the one event.
+ * Entries carry the probe generation (alloc_gen) user space bumps whenever
+ * it re-attaches, because a detach loses the returns of calls in flight.
+ */
+#include "cacheperf.bpf.h"
+#include "cacheperf/alloc.h"
+
+#define CP_MAP_ANONYMOUS	0x20
+#define CP_MAP_STACK		0x20000
+#define CP_MAX_ERRNO		4095
+#define CP_ALLOC_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
+#define CP_ALLOC_WAKEUP_NS	50000000ull	/* 50 ms */
+
+/* A thread inside mmap, mremap or brk. */
+struct cp_map_entry {
+	__u64 addr;		/* mremap: old address; brk: the break before */
+	__u64 len;		/* mmap: length; mremap: new length */
+	__u64 caller;
+	__u8 func;
+	__u8 __pad[7];
+};
+
+/*
+ * tid -> the call it is in. A plain hash: an LRU hash costs several hundred
+ * ns per update here. An entry is deleted at the call's return; one left by
+ * a thread that died inside a call stays (counted as drop_entry_full once
+ * the map is full), and a reused tid meets it as a stale generation or an
+ * outer call above its stack, which the next return clears.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_ALLOC_THREADS);
+	__type(key, __u32);
+	__type(value, struct cp_alloc_entry);
+} alloc_entries SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CP_MAX_ALLOC_THREADS);
+	__type(key, __u32);
+	__type(value, struct cp_map_entry);
+} map_entries SEC(".maps");
+
+/* Live objects and mappings of every target; max_entries may be changed before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_LIVE_OBJECTS);
+	__type(key, struct cp_live_key);
+	__type(value, struct cp_live_object);
+} live_objects SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, CP_MAX_ALLOC_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, CP_ALLOC_STACK_DEPTH * sizeof(__u64));
+} alloc_stacks SEC(".maps");
+
+/* tgid -> allocator calls, read and reset by the rate guard (user/alloc_guard.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_ALLOC_COUNTED);
+	__type(key, __u32);
+	__type(value, __u64);
+} alloc_calls SEC(".maps");
+
+/*
+ * struct cp_alloc_stats, as an array of counters: a struct type in .bss would
+ * make every user of the skeleton include cacheperf/alloc.h first.
+ */
+__u64 alloc_stats[CP_ALLOC_STATS_NR];
+/* bpf_ktime_get_ns() of the last forced wakeup of the consumer (cp_wakeup_flag). */
+__u64 alloc_last_wakeup_ns;
+/* Bumped by user space before every (re-)attach: older entries lost their returns. */
+__u32 alloc_gen;
+/* Capture the deeper user stack of each allocation (frame-pointer chains, best effort). */
+const volatile bool targ_alloc_stacks = true;
+/* Count calls per process for the allocation-rate guard. */
+const volatile bool targ_alloc_count = true;
+
+#define CP_INC(field) \
+	__sync_fetch_and_add(&alloc_stats[offsetof(struct cp_alloc_stats, field) / sizeof(__u64)], 1)
+
+static __always_inline void cp_alloc_count(__u32 tgid)
+{
+	__u64 one = 1, *n;
+
+	if (!targ_alloc_count)
+		return;
+	n = bpf_map_lookup_elem(&alloc_calls, &tgid);
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&alloc_calls, &tgid, &one, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&alloc_calls, &tgid);	/* another CPU raced us */
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			CP_INC(drop_counter_full);
+	}
+}
+
+/* True when thread @tid is inside a probed call entered at or above @sp. */
+static __always_inline struct cp_alloc_entry *cp_outer_call(__u64 pid_tgid, __u64 sp)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct cp_alloc_entry *e = bpf_map_lookup_elem(&alloc_entries, &tid);
+
+	if (e && e->gen == alloc_gen && e->tgid == pid_tgid >> 32 && e->sp >= sp)
+		return e;
+	return NULL;
+}
+
+static __always_inline __u64 cp_read_caller(__u64 sp)
+{
+	__u64 caller = 0;
+
+	if (bpf_probe_read_user(&caller, sizeof(caller), (void *)sp)) {
+		CP_INC(read_errors);
+		return 0;
+	}
+	return caller;
+}
+
+static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
+					  __u64 memptr)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct cp_alloc_entry *outer, e = {};
+
+	if (!cp_is_target(pid_tgid >> 32))
+		return 0;
+	cp_alloc_count(pid_tgid >> 32);
+	e.sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
+	outer = cp_outer_call(pid_tgid, e.sp);
+	if (outer) {
+		outer->nest++;
+		CP_INC(nested);
+		return 0;
+	}
+	e.size = size;
+	e.old_addr = old_addr;
+	e.memptr = memptr;
+	e.caller = cp_read_caller(e.sp);
+	e.tgid = pid_tgid >> 32;
+	e.gen = alloc_gen;
+	e.func = CP_ALLOC_COOKIE_FUNC(cookie);
+	if (bpf_map_update_elem(&alloc_entries, &tid, &e, BPF_ANY))
+		CP_INC(drop_entry_full);
+	return 0;
+}
+
+/* malloc, valloc, pvalloc */
+SEC("uprobe")
+int BPF_KPROBE(on_alloc, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_calloc, __u64 nmemb, __u64 size)
+{
+	return cp_alloc_enter(ctx, nmemb * size, 0, 0);
+}
+
+/* memalign, aligned_alloc */
+SEC("uprobe")
+int BPF_KPROBE(on_memalign, __u64 align, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_realloc, __u64 ptr, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, ptr, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_reallocarray, __u64 ptr, __u64 nmemb, __u64 size)
+{
+	return cp_alloc_enter(ctx, nmemb * size, ptr, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_posix_memalign, __u64 memptr, __u64 align, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, memptr);
+}
+
+/*
+ * Whether this record wakes the consumer. The ring buffer wakes it whenever
+ * it had caught up, i.e. on nearly every record of a fast allocator, and a
+ * wakeup is an irq_work self-IPI: an APIC MSR write, which costs ~4 µs in a
+ * VM (measured with perf here). So wake only when CP_ALLOC_WAKEUP_BYTES wait
+ * or CP_ALLOC_WAKEUP_NS passed since the last wakeup; user space consumes
+ * the rest on its own tick (drain__poll(d, 0)).
+ */
+static __always_inline __u64 cp_wakeup_flag(__u64 now)
+{
+	__u64 last = alloc_last_wakeup_ns;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < CP_ALLOC_WAKEUP_BYTES &&
+	    now - last < CP_ALLOC_WAKEUP_NS)
+		return BPF_RB_NO_WAKEUP;
+	alloc_last_wakeup_ns = now;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid_tgid,
+				    __u64 addr, __u64 size, __u64 old_addr, __u64 caller,
+				    __s64 stack_id, __u64 now)
+{
+	struct cp_object_event *ev;
+
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		CP_INC(drop_ringbuf);
+		return;
+	}
+	ev->type = CP_REC_OBJECT;
+	ev->kind = kind;
+	ev->func = func;
+	ev->flags = flags;
+	ev->tgid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->addr = addr;
+	ev->size = size;
+	ev->old_addr = old_addr;
+	ev->caller = caller;
+	ev->stack_id = stack_id;
+	ev->time_ns = now;
+	bpf_ringbuf_submit(ev, cp_wakeup_flag(now));
+	CP_INC(events);
+}
+
+/* Keeps a new object live; returns CP_OBJ_EV_F_UNTRACKED when the map is full. */
+static __always_inline __u8 cp_live_add(__u64 pid_tgid, __u64 addr, __u64 size, __u64 caller,
+					__s64 stack_id, __u64 now, __u8 func)
+{
+	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = addr };
+	struct cp_live_object obj = {
+		.size = size, .caller = caller, .stack_id = stack_id, .time_ns = now,
+		.tid = (__u32)pid_tgid, .func = func,
+	};
+
+	if (bpf_map_update_elem(&live_objects, &key, &obj, BPF_ANY)) {
+		CP_INC(drop_live_full);
+		return CP_OBJ_EV_F_UNTRACKED;
+	}
+	return 0;
+}
+
+static __always_inline bool cp_live_del(__u32 tgid, __u64 addr)
+{
+	struct cp_live_key key = { .tgid = tgid, .addr = addr };
+
+	return bpf_map_delete_elem(&live_objects, &key) == 0;
+}
+
+static __always_inline __s64 cp_user_stack(void *ctx)
+{
+	__s64 id;
+
+	if (!targ_alloc_stacks)
+		return -1;
+	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+	if (id < 0)
+		CP_INC(stack_errors);
+	return id;
+}
+
+/* The return of every probed function but free. */
+SEC("uretprobe")
+int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	__u64 ptr = rc, size, old_addr, caller, now;
+	struct cp_alloc_entry *e;
+	__u16 kind = CP_OBJ_EV_ALLOC;
+	__s64 stack_id;
+	__u8 func, flags;
+
+	e = bpf_map_lookup_elem(&alloc_entries, &tid);
+	if (!e) {
+		if (cp_is_target(pid_tgid >> 32))
+			CP_INC(no_entry);
+		return 0;
+	}
+	if (e->gen != alloc_gen || e->tgid != pid_tgid >> 32) {
+		bpf_map_delete_elem(&alloc_entries, &tid);
+		CP_INC(stale_entry);
+		return 0;
+	}
+	if (e->nest) {
+		e->nest--;
+		return 0;
+	}
+	func = e->func;
+	size = e->size;
+	old_addr = e->old_addr;
+	caller = e->caller;
+	if (func == CP_FN_POSIX_MEMALIGN) {
+		ptr = 0;
+		/* the result goes through the out-parameter; rc is an error number */
+		if ((int)rc == 0 && bpf_probe_read_user(&ptr, sizeof(ptr), (void *)e->memptr))
+			CP_INC(read_errors);
+	}
+	bpf_map_delete_elem(&alloc_entries, &tid);
+
+	if (func == CP_FN_REALLOC || func == CP_FN_REALLOCARRAY) {
+		if (!ptr && size)
+			return 0;	/* failed: the old object lives on */
+		if (old_addr) {
+			cp_live_del(pid_tgid >> 32, old_addr);
+			kind = ptr ? CP_OBJ_EV_REALLOC : CP_OBJ_EV_FREE;
+			if (!ptr)	/* realloc(p, 0) freed p */
+				ptr = old_addr, old_addr = 0;
+		}
+	} else if (!ptr) {
+		return 0;		/* failed allocation */
+	}
+	now = bpf_ktime_get_ns();
+	stack_id = -1;
+	flags = 0;
+	if (kind != CP_OBJ_EV_FREE) {
+		stack_id = cp_user_stack(ctx);
+		flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func);
+	}
+	cp_emit(kind, func, flags, pid_tgid, ptr, size, old_addr, caller, stack_id, now);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_free, __u64 ptr)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!cp_is_target(pid_tgid >> 32))
+		return 0;
+	cp_alloc_count(pid_tgid >> 32);
+	if (!ptr)
+		return 0;
+	/* free inside realloc: the realloc event says it */
+	if (cp_outer_call(pid_tgid, PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie))) {
+		CP_INC(nested);
+		return 0;
+	}
+	/* frees of objects allocated before attach would only cost bandwidth */
+	if (!cp_live_del(pid_tgid >> 32, ptr)) {
+		CP_INC(free_untracked);
+		return 0;
+	}
+	cp_emit(CP_OBJ_EV_FREE, CP_FN_FREE, 0, pid_tgid, ptr, 0, 0, 0, -1, bpf_ktime_get_ns());
+	return 0;
+}
+
+/*
+ * System calls. The glibc wrappers of mmap and munmap push nothing before
+ * `syscall`, so the return address into their caller is at the user sp;
+ * for mremap and brk the caller is left unknown (mremap keeps the call site
+ * of the original mapping). Mappings made inside a probed allocator call are
+ * the allocator's business, and thread stacks (MAP_STACK) are stacks.
+ */
+static __always_inline __u64 cp_user_sp(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	return BPF_CORE_READ(regs, sp);
+}
+
+static __always_inline bool cp_map_wanted(__u64 pid_tgid)
+{
+	if (!cp_is_target(pid_tgid >> 32))
+		return false;
+	return !cp_outer_call(pid_tgid, 0);
+}
+
+static __always_inline void cp_map_enter(__u8 func, __u64 addr, __u64 len, __u64 caller)
+{
+	struct cp_map_entry m = { .addr = addr, .len = len, .caller = caller, .func = func };
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (bpf_map_update_elem(&map_entries, &tid, &m, BPF_ANY))
+		CP_INC(drop_entry_full);
+}
+
+static __always_inline void cp_mmap_enter(__u64 len, __u64 flags)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if ((flags & (CP_MAP_ANONYMOUS | CP_MAP_STACK)) != CP_MAP_ANONYMOUS)
+		return;
+	if (!cp_map_wanted(pid_tgid))
+		return;
+	cp_map_enter(CP_FN_MMAP, 0, len, cp_read_caller(cp_user_sp()));
+}
+
+static __always_inline void cp_munmap_enter(__u64 addr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!cp_is_target(pid_tgid >> 32) || !cp_live_del(pid_tgid >> 32, addr))
+		return;
+	cp_emit(CP_OBJ_EV_UNMAP, CP_FN_MUNMAP, 0, pid_tgid, addr, 0, 0,
+		cp_read_caller(cp_user_sp()), -1, bpf_ktime_get_ns());
+}
+
+static __always_inline void cp_mremap_enter(__u64 old_addr, __u64 new_len)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (cp_map_wanted(pid_tgid))
+		cp_map_enter(CP_FN_MREMAP, old_addr, new_len, 0);
+}
+
+static __always_inline void cp_brk_enter(void)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+
+	if (!cp_map_wanted(pid_tgid))
+		return;
+	task = bpf_get_current_task_btf();
+	cp_map_enter(CP_FN_BRK, BPF_CORE_READ(task, mm, brk), 0, 0);
+}
+
+static __always_inline void cp_map_exit(void *ctx, __s64 ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct cp_live_key key = { .tgid = pid_tgid >> 32 };
+	struct cp_live_object *old;
+	struct cp_map_entry m, *p;
+	__u64 addr = (__u64)ret, now, caller;
+	__s64 stack_id;
+	__u8 flags;
+
+	p = bpf_map_lookup_elem(&map_entries, &tid);
+	if (!p)
+		return;
+	m = *p;
+	bpf_map_delete_elem(&map_entries, &tid);
+	if (ret < 0 && ret >= -CP_MAX_ERRNO)
+		return;
+	now = bpf_ktime_get_ns();
+	if (m.func == CP_FN_MREMAP) {
+		key.addr = m.addr;
+		old = bpf_map_lookup_elem(&live_objects, &key);
+		if (!old)
+			return;		/* not a mapping we track */
+		caller = old->caller;
+		stack_id = old->stack_id;
+		bpf_map_delete_elem(&live_objects, &key);
+		flags = cp_live_add(pid_tgid, addr, m.len, caller, stack_id, now, CP_FN_MREMAP);
+		cp_emit(CP_OBJ_EV_REMAP, CP_FN_MREMAP, flags, pid_tgid, addr, m.len, m.addr,
+			caller, stack_id, now);
+		return;
+	}
+	if (m.func == CP_FN_BRK) {
+		if (addr <= m.addr)
+			return;		/* a query (brk(0)) or a shrink */
+		m.len = addr - m.addr;
+		addr = m.addr;
+	}
+	stack_id = cp_user_stack(ctx);
+	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func);
+	CP_INC(mappings);
+	cp_emit(CP_OBJ_EV_MAP, m.func, flags, pid_tgid, addr, m.len, 0, m.caller, stack_id, now);
+}
+
+/* Syscall tracepoints: only these four calls pay. Need tracefs (user/alloc_probes.c). */
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int on_mmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	cp_mmap_enter(ctx->args[1], ctx->args[3]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int on_munmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	cp_munmap_enter(ctx->args[0]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mremap")
+int on_mremap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	cp_mremap_enter(ctx->args[0], ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_brk")
+int on_brk_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	cp_brk_enter();
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	cp_map_exit(ctx, ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mremap")
+int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	cp_map_exit(ctx, ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_brk")
+int on_brk_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	cp_map_exit(ctx, ctx->ret);
+	return 0;
+}
+
+/*
+ * The same through the raw sys_enter/sys_exit tracepoints, for hosts without
+ * tracefs mounted: every system call of the machine runs the id check.
+ */
+#define CP_NR_MMAP	9
+#define CP_NR_MUNMAP	11
+#define CP_NR_BRK	12
+#define CP_NR_MREMAP	25
+
+SEC("raw_tp/sys_enter")
+int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long id = ctx->args[1];
+
+	switch (id) {
+	case CP_NR_MMAP:
+		cp_mmap_enter(BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, r10));
+		break;
+	case CP_NR_MUNMAP:
+		cp_munmap_enter(BPF_CORE_READ(regs, di));
+		break;
+	case CP_NR_MREMAP:
+		cp_mremap_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, dx));
+		break;
+	case CP_NR_BRK:
+		cp_brk_enter();
+		break;
+	}
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long id = BPF_CORE_READ(regs, orig_ax);
+
+	if (id == CP_NR_MMAP || id == CP_NR_MREMAP || id == CP_NR_BRK)
+		cp_map_exit(ctx, ctx->args[1]);
+	return 0;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel <-> user ABI of the allocation probes (bpf/alloc.bpf.c): the
+ * object events of the `events` ring buffer (record type CP_REC_OBJECT), the
+ * live-object map, the attach cookie and the .bss counters. Fixed-width
+ * fields, explicit padding, sizes checked on both sides.
+ */
+#ifndef CACHEPERF_ALLOC_H
+#define CACHEPERF_ALLOC_H
+
+#include "cacheperf/types.h"
+#include "cacheperf/abi.h"
+
+/* live-object map entries (preallocated, ~100 bytes each); may be resized before load */
+#define CP_MAX_LIVE_OBJECTS	(1u << 18)
+#define CP_MAX_ALLOC_THREADS	16384		/* threads inside an allocator at once */
+#define CP_MAX_ALLOC_STACKS	16384		/* allocation stacks (stack map entries) */
+#define CP_ALLOC_STACK_DEPTH	32		/* frames kept per allocation stack */
+#define CP_MAX_ALLOC_COUNTED	1024		/* processes whose calls are counted */
+/* --max-alloc-rate default: allocator calls per second and process */
+#define CP_ALLOC_RATE_DEFAULT	200000
+
+/* What happened to an object. */
+enum cp_obj_event_kind {
+	CP_OBJ_EV_ALLOC = 1,	/* a heap object came to life: addr, size */
+	CP_OBJ_EV_FREE = 2,	/* a tracked heap object died: addr (size as allocated) */
+	CP_OBJ_EV_REALLOC = 3,	/* old_addr died (0: none), addr (0: failed/freed) lives */
+	CP_OBJ_EV_MAP = 4,	/* an anonymous mapping made by the program: addr, size */
+	CP_OBJ_EV_UNMAP = 5,	/* a tracked mapping was unmapped: addr */
+	CP_OBJ_EV_REMAP = 6,	/* mremap of a tracked mapping: old_addr -> addr, size */
+};
+
+/* Which function or system call produced the event (cp_object_event.func). */
+enum cp_alloc_func {
+	CP_FN_MALLOC = 0,
+	CP_FN_CALLOC,
+	CP_FN_REALLOC,
+	CP_FN_REALLOCARRAY,
+	CP_FN_FREE,
+	CP_FN_POSIX_MEMALIGN,
+	CP_FN_ALIGNED_ALLOC,
+	CP_FN_MEMALIGN,
+	CP_FN_VALLOC,
+	CP_FN_PVALLOC,
+	CP_FN_NR_PROBED,	/* the functions above are uprobed */
+	CP_FN_MMAP = CP_FN_NR_PROBED,
+	CP_FN_MUNMAP,
+	CP_FN_MREMAP,
+	CP_FN_BRK,
+	CP_FN_NR,
+};
+
+/* cp_object_event.flags */
+#define CP_OBJ_EV_F_UNTRACKED	(1u << 0)	/* the live-object map was full: no free will follow */
+
+/* One object event (record type CP_REC_OBJECT). */
+struct cp_object_event {
+	__u32 type;		/* CP_REC_OBJECT */
+	__u16 kind;		/* enum cp_obj_event_kind */
+	__u8 func;		/* enum cp_alloc_func */
+	__u8 flags;		/* CP_OBJ_EV_F_* */
+	__u32 tgid;
+	__u32 tid;		/* the thread that called the allocator */
+	__u64 addr;		/* object start; 0 for a failed allocation */
+	__u64 size;		/* bytes requested (mappings: length) */
+	__u64 old_addr;		/* realloc / mremap: the previous start */
+	__u64 caller;		/* return address into the allocator's caller, 0 if unknown */
+	__s64 stack_id;		/* user stack in the alloc_stacks map, < 0 if none */
+	__u64 time_ns;		/* bpf_ktime_get_ns() at the allocator's return */
+};
+_Static_assert(sizeof(struct cp_object_event) == 64, "struct cp_object_event is ABI");
+
+/* Key of the live-object map: one process's object start. */
+struct cp_live_key {
+	__u32 tgid;
+	__u32 __pad;
+	__u64 addr;
+};
+_Static_assert(sizeof(struct cp_live_key) == 16, "struct cp_live_key is ABI");
+
+/* Value of the live-object map. */
+struct cp_live_object {
+	__u64 size;
+	__u64 caller;
+	__s64 stack_id;
+	__u64 time_ns;
+	__u32 tid;
+	__u8 func;		/* enum cp_alloc_func */
+	__u8 __pad[3];
+};
+_Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is ABI");
+
+/* Value of the alloc_entries map (tid ->): a thread inside a probed allocator call. */
+struct cp_alloc_entry {
+	__u64 sp;		/* address of the return address */
+	__u64 size;
+	__u64 old_addr;		/* realloc, reallocarray */
+	__u64 memptr;		/* posix_memalign's out-parameter */
+	__u64 caller;
+	__u32 tgid;		/* a tid of an exited process may come back in another */
+	__u32 gen;		/* alloc_gen at entry */
+	__u16 nest;		/* probed calls entered inside this one, not yet returned */
+	__u8 func;		/* enum cp_alloc_func */
+	__u8 __pad[5];
+};
+_Static_assert(sizeof(struct cp_alloc_entry) == 56, "struct cp_alloc_entry is ABI");
+
+/*
+ * The bpf_cookie of every allocation uprobe: which function it is, and how
+ * many bytes the probed instruction sits below the return address (a probe
+ * placed after pushes, user/probe_place.h).
+ */
+#define CP_ALLOC_COOKIE(func, sp_adjust)	((__u64)(func) | ((__u64)(sp_adjust) << 8))
+#define CP_ALLOC_COOKIE_FUNC(c)			((__u8)((c) & 0xff))
+#define CP_ALLOC_COOKIE_SP(c)			((__u32)(((c) >> 8) & 0xffff))
+
+/*
+ * Counters in .bss; user space reads them through the skeleton, where they
+ * are the array alloc_stats[CP_ALLOC_STATS_NR] in this order.
+ */
+struct cp_alloc_stats {
+	__u64 nested;		/* entries inside another probed call: folded into it */
+	__u64 events;		/* records written to the ring buffer */
+	__u64 drop_ringbuf;	/* records lost: ring buffer full */
+	__u64 drop_live_full;	/* objects not kept: live-object map full (their free is lost) */
+	__u64 drop_entry_full;	/* calls not followed: per-thread entry map full */
+	__u64 drop_counter_full;	/* calls not counted for the guard: counter map full */
+	__u64 no_entry;		/* returns without their entry (attached mid-call) */
+	__u64 stale_entry;	/* entries of an older probe generation dropped */
+	__u64 free_untracked;	/* frees of objects not seen allocated (before attach) */
+	__u64 stack_errors;	/* bpf_get_stackid() failed: object kept without stack */
+	__u64 read_errors;	/* user memory unreadable: caller or posix_memalign result */
+	__u64 mappings;		/* anonymous mmaps recorded */
+};
+#define CP_ALLOC_STATS_NR	(sizeof(struct cp_alloc_stats) / sizeof(__u64))
+_Static_assert(sizeof(struct cp_alloc_stats) == 12 * sizeof(__u64), "struct cp_alloc_stats is ABI");
+
+#endif /* CACHEPERF_ALLOC_H */

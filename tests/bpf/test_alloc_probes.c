@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The allocation probes on a live process (root): tests/workloads/alloc_sites
+ * is started, the probes are attached to it while it runs, and its objects
+ * go through the ring buffer into the object store. Every object the
+ * workload reports alive must be in the store with its size, its allocating
+ * thread and a call site equal to the return address of the call that made
+ * it, read from the workload's own symbols (cp_ret_FUNC); freed objects must
+ * be gone. Also: the statically linked variant, MALLOC_ARENA_MAX=1, a target
+ * exiting under the probes, and the allocation-rate guard.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "alloc_events.h"
+#include "alloc_probes.h"
+#include "drain.h"
+#include "probe_place.h"
+#include "process_objects.h"
+
+#define MAX_OBJS	1024
+
+#define REQUIRE_ROOT()							\
+	do {								\
+		if (geteuid() != 0) {					\
+			print_message("# needs root (bpf, uprobes)\n");	\
+			skip();						\
+		}							\
+	} while (0)
+
+struct child {
+	pid_t pid;
+	FILE *in, *out;
+};
+
+struct wl_obj {
+	long tid;
+	char func[32];
+	__u64 addr, size;
+};
+
+struct run {
+	struct cacheperf *skel;
+	struct cp_alloc_probes *ap;
+	struct cp_drain *drain;
+	struct cp_objects *objects;
+	pid_t pid;
+	__u64 by_kind[8];
+	__u64 apply_errors;
+	int guard_backoffs, guard_resumes;
+};
+
+static char *workload(const char *name)
+{
+	static char path[4096];
+	const char *build = getenv("CP_BUILD");
+
+	snprintf(path, sizeof(path), "%s/tests/workloads/%s", build ? build : "build", name);
+	return path;
+}
+
+/* Starts @path with @arg1/@arg2 (may be NULL) and waits for "ready PID". */
+static void spawn(struct child *c, const char *path, const char *arg1, const char *arg2,
+		  const char *env)
+{
+	int in[2], out[2];
+	char line[128];
+
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (!c->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (env)
+			putenv((char *)env);
+		execl(path, path, arg1, arg2, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in = fdopen(in[1], "w");
+	c->out = fdopen(out[0], "r");
+	assert_non_null(fgets(line, sizeof(line), c->out));
+	assert_int_equal(strncmp(line, "ready ", 6), 0);
+	assert_int_equal(atoi(line + 6), c->pid);
+}
+
+static void tell(struct child *c)
+{
+	fputs("go\n", c->in);
+	fflush(c->in);
+}
+
+static int reap(struct child *c)
+{
+	int status = -1;
+
+	fclose(c->in);
+	fclose(c->out);
+	waitpid(c->pid, &status, 0);
+	return status;
+}
+
+/* The value of symbol @name in the ELF file @path, 0 if absent. */
+static __u64 elf_sym(const char *path, const char *name, __u16 *e_type)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	__u64 val = 0;
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, &eh));
+	*e_type = eh.e_type;
+	while (!val && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			n = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (n && !strcmp(n, name)) {
+				val = s.st_value;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return val;
+}
+
+/* Load bias of @path in @pid: the start of its mapping at file offset 0 (PIE). */
+static __u64 exe_bias(pid_t pid, const char *path, __u16 e_type)
+{
+	char maps[64], line[4096], real[4096];
+	unsigned long long start, off;
+	__u64 bias = 0;
+	FILE *f;
+
+	if (e_type == ET_EXEC)
+		return 0;
+	assert_non_null(realpath(path, real));
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		if (strcmp(p, real) || sscanf(line, "%llx-%*x %*s %llx", &start, &off) != 2 || off)
+			continue;
+		bias = start;
+		break;
+	}
+	fclose(f);
+	assert_true(bias != 0);
+	return bias;
+}
+
+static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct run *r = ctx;
+	const struct cp_object_event *ev = data;
+
+	if (type != CP_REC_OBJECT)
+		return 0;
+	if (ev->tgid != (__u32)r->pid)
+		return 0;
+	if (ev->kind < 8)
+		r->by_kind[ev->kind]++;
+	if (cp_alloc_event_apply(r->objects, data, size) && ev->kind != CP_OBJ_EV_FREE)
+		r->apply_errors++;
+	return 0;
+}
+
+static void on_guard(pid_t pid, bool backed_off, void *ctx)
+{
+	struct run *r = ctx;
+
+	(void)pid;
+	if (backed_off)
+		r->guard_backoffs++;
+	else
+		r->guard_resumes++;
+}
+
+static void start_run(struct run *r, pid_t pid, __u64 max_rate)
+{
+	struct cp_drain_ops ops = { .record = on_record, .ctx = r };
+	struct cp_alloc_probes_opts o = {
+		.max_alloc_rate = max_rate, .on_guard = on_guard, .ctx = r,
+		.log = getenv("CP_TEST_VERBOSE") ? stderr : NULL,
+	};
+	__u32 key = pid;
+	__u8 one = 1;
+
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->skel = cacheperf__open();
+	assert_non_null(r->skel);
+	r->skel->rodata->targ_filter_tgid = true;
+	r->skel->rodata->targ_self_tgid = getpid();
+	assert_int_equal(cp_alloc_probes_prepare(r->skel, NULL), 0);
+	assert_int_equal(cacheperf__load(r->skel), 0);
+	assert_int_equal(bpf_map__update_elem(r->skel->maps.targ_tgids, &key, sizeof(key), &one,
+					      sizeof(one), BPF_ANY), 0);
+	r->ap = cp_alloc_probes__new(r->skel, &o);
+	assert_non_null(r->ap);
+	r->drain = drain__new(r->skel, &ops);
+	assert_non_null(r->drain);
+	r->objects = cp_objects__new(NULL);
+	assert_non_null(r->objects);
+	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), 0);
+	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), -EEXIST);
+}
+
+static void end_run(struct run *r)
+{
+	cp_objects__free(r->objects);
+	drain__free(r->drain);
+	cp_alloc_probes__free(r->ap);
+	cacheperf__destroy(r->skel);
+}
+
+/*
+ * Consumes until nothing more comes for 50 ms. The probes wake the consumer
+ * only per batch (cp_wakeup_flag), so consume rather than wait for a wakeup.
+ */
+static void drain_all(struct run *r)
+{
+	for (int idle = 0; idle < 5;) {
+		if (drain__poll(r->drain, 0) > 0) {
+			idle = 0;
+			continue;
+		}
+		usleep(10000);
+		idle++;
+	}
+}
+
+static size_t live_entries_of(struct run *r, pid_t pid)
+{
+	int fd = bpf_map__fd(r->skel->maps.live_objects);
+	struct cp_live_key k, next;
+	bool have = false;
+	size_t n = 0;
+
+	while (!bpf_map_get_next_key(fd, have ? &k : NULL, &next)) {
+		n += next.tgid == (__u32)pid;
+		k = next;
+		have = true;
+	}
+	return n;
+}
+
+/*
+ * The workload's objects against the store: kind, start, size, tid and call
+ * site of each; then, after it frees everything and exits, nothing left.
+ */
+static void check_sites(const char *name, const char *env)
+{
+	static struct wl_obj objs[MAX_OBJS];
+	struct cp_alloc_probes_stats st;
+	const char *path = workload(name);
+	unsigned long long maddr = 0, mlen = 0;
+	__u16 e_type;
+	struct child c;
+	struct run r;
+	char line[256];
+	int n = 0, threads = 0, status;
+	long tids[16];
+	__u64 bias;
+
+	spawn(&c, path, "sites", NULL, env);
+	start_run(&r, c.pid, 0);
+	tell(&c);
+	while (fgets(line, sizeof(line), c.out) && strcmp(line, "done\n")) {
+		struct wl_obj *o = &objs[n];
+		unsigned long long a, s;
+
+		if (sscanf(line, "map %*d %llx %llu", &maddr, &mlen) == 2)
+			continue;
+		assert_int_equal(sscanf(line, "obj %ld %31s %llx %llu", &o->tid, o->func, &a, &s), 4);
+		o->addr = a;
+		o->size = s;
+		assert_true(++n < MAX_OBJS);
+	}
+	drain_all(&r);
+	bias = exe_bias(c.pid, path, (elf_sym(path, "main", &e_type), e_type));
+
+	/* 4 threads x 9 functions x 8 objects, every third freed */
+	assert_int_equal(n, 4 * 9 * 8 * 2 / 3);
+	assert_int_equal(r.apply_errors, 0);
+	for (int i = 0; i < n; i++) {
+		const struct cp_callsite *cs;
+		struct cp_resolved res;
+		char sym[64];
+		__u64 ret;
+		bool seen = false;
+
+		snprintf(sym, sizeof(sym), "cp_ret_%s", objs[i].func);
+		ret = elf_sym(path, sym, &e_type);
+		assert_true(ret != 0);
+		assert_int_equal(cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res), 0);
+		if (res.kind != CP_OBJ_HEAP || res.start != objs[i].addr)
+			fail_msg("%s: %s object %#llx of thread %ld not tracked (kind %d start %#llx)",
+				 name, objs[i].func, (unsigned long long)objs[i].addr, objs[i].tid,
+				 res.kind, (unsigned long long)res.start);
+		assert_int_equal(res.size, objs[i].size);
+		assert_int_equal(res.tid, objs[i].tid);
+		cs = cp_objects__callsite_get(r.objects, c.pid, res.callsite);
+		assert_non_null(cs);
+		if (cs->caller != bias + ret)
+			fail_msg("%s: %s call site %#llx, expected %s at %#llx", name, objs[i].func,
+				 (unsigned long long)cs->caller, sym,
+				 (unsigned long long)(bias + ret));
+		/* the realloc chain's object is the result of a realloc */
+		assert_int_equal(!!(res.flags & CP_OBJ_F_REALLOC), !strcmp(objs[i].func, "realloc"));
+		for (int t = 0; t < threads; t++)
+			seen |= tids[t] == objs[i].tid;
+		if (!seen && threads < 16)
+			tids[threads++] = objs[i].tid;
+	}
+	assert_int_equal(threads, 4);
+	/* the program's own anonymous mapping, from its call site */
+	{
+		struct cp_resolved res;
+		const struct cp_callsite *cs;
+
+		assert_true(maddr != 0);
+		assert_int_equal(cp_objects_resolve(r.objects, c.pid, maddr + mlen - 1, &res), 0);
+		assert_int_equal(res.kind, CP_OBJ_MAPPING);
+		assert_int_equal(res.start, maddr);
+		assert_int_equal(res.size, mlen);
+		cs = cp_objects__callsite_get(r.objects, c.pid, res.callsite);
+		assert_non_null(cs);
+		assert_int_equal(cs->caller, bias + elf_sym(path, "cp_ret_mmap", &e_type));
+	}
+	/* frees: every third object of every thread, plus the chain's reallocs */
+	assert_true(r.by_kind[CP_OBJ_EV_FREE] >= 4 * 24);
+	assert_true(r.by_kind[CP_OBJ_EV_REALLOC] >= 4 * 8 * 6);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.bpf.drop_ringbuf, 0);
+	assert_int_equal(st.bpf.drop_live_full, 0);
+	assert_int_equal(st.bpf.read_errors, 0);
+	/* placement: only reallocarray (its first instruction clobbers nothing we
+	 * need, but mul changes rdx before any emulated one) stays single-stepped */
+	assert_true(st.single_step <= 1);
+	assert_true(st.placed >= 1);
+
+	/* the target frees everything and exits under the probes */
+	tell(&c);
+	status = reap(&c);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	drain_all(&r);
+	for (int i = 0; i < n; i++) {
+		struct cp_resolved res;
+
+		cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res);
+		assert_false(res.kind == CP_OBJ_HEAP && res.start == objs[i].addr);
+	}
+	assert_int_equal(r.by_kind[CP_OBJ_EV_UNMAP], 1);
+	assert_int_equal(cp_alloc_probes__detach_pid(r.ap, c.pid), 0);
+	assert_int_equal(cp_alloc_probes__detach_pid(r.ap, c.pid), -ENOENT);
+	cp_objects__on_exit(r.objects, c.pid);
+	assert_false(cp_objects__tracked(r.objects, c.pid));
+	assert_int_equal(live_entries_of(&r, c.pid), 0);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.links, 0);
+	assert_int_equal(st.targets, 0);
+	end_run(&r);
+}
+
+static void test_dynamic_sites(void **state)
+{
+	(void)state;
+	REQUIRE_ROOT();
+	check_sites("alloc_sites", NULL);
+}
+
+static void test_dynamic_sites_one_arena(void **state)
+{
+	(void)state;
+	REQUIRE_ROOT();
+	check_sites("alloc_sites", "MALLOC_ARENA_MAX=1");
+}
+
+static void test_static_sites(void **state)
+{
+	(void)state;
+	REQUIRE_ROOT();
+	check_sites("alloc_sites_static", NULL);
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Ticks every 100 ms until the guard changes @pid's state to @backed_off; false after 3 s. */
+static bool tick_until(struct run *r, pid_t pid, bool backed_off)
+{
+	__u64 start = mono_ns();
+
+	/*
+	 * No draining here: ring_buffer__consume() returns only once the buffer
+	 * is empty, never while a storm fills it; a full buffer just drops.
+	 */
+	while (mono_ns() - start < 3000000000ull) {
+		int changed;
+
+		usleep(100000);
+		changed = cp_alloc_probes__tick(r->ap, mono_ns());
+		assert_true(changed >= 0);
+		if (changed && cp_alloc_probes__backed_off(r->ap, pid) == backed_off)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A target making about a million calls per second against a budget of
+ * 20000: the guard detaches its probes (its calls stop reaching BPF),
+ * re-attaches them after the back-off, and backs off again.
+ */
+static void test_guard_backs_off(void **state)
+{
+	struct cp_alloc_probes_stats st;
+	struct child c;
+	struct run r;
+	char line[64];
+	__u64 calls;
+	int status;
+
+	(void)state;
+	REQUIRE_ROOT();
+	spawn(&c, workload("alloc_sites"), "storm", "6", NULL);
+	start_run(&r, c.pid, 20000);
+	tell(&c);
+	assert_true(tick_until(&r, c.pid, true));
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.links, 0);
+	assert_int_equal(st.backed_off, 1);
+	calls = st.calls;
+	usleep(300000);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_true(st.calls - calls < 100);	/* calls in flight at most */
+	assert_true(tick_until(&r, c.pid, false));
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.links, 17);
+	assert_true(tick_until(&r, c.pid, true));
+	assert_int_equal(r.guard_backoffs, 2);
+	assert_int_equal(r.guard_resumes, 1);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.backoffs, 2);
+	assert_true(st.backoff_ns >= CP_GUARD_BACKOFF_NS);
+	assert_non_null(fgets(line, sizeof(line), c.out));
+	assert_int_equal(strncmp(line, "pairs ", 6), 0);
+	status = reap(&c);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(cp_alloc_probes__detach_pid(r.ap, c.pid), 0);
+	end_run(&r);
+}
+
+/* --max-alloc-rate 0: the same storm is never throttled. */
+static void test_guard_off(void **state)
+{
+	struct cp_alloc_probes_stats st;
+	struct child c;
+	struct run r;
+	char line[64];
+
+	(void)state;
+	REQUIRE_ROOT();
+	spawn(&c, workload("alloc_sites"), "storm", "1", NULL);
+	start_run(&r, c.pid, 0);
+	tell(&c);
+	assert_false(tick_until(&r, c.pid, true));
+	assert_non_null(fgets(line, sizeof(line), c.out));
+	reap(&c);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.backoffs, 0);
+	assert_true(st.calls > 100000);
+	end_run(&r);
+}
+
+/* The placement on this machine's glibc free: after `test %rdi,%rdi`, on the jcc. */
+static void test_place_glibc_free(void **state)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	__u8 code[4096];
+	struct cp_placement pl;
+	Elf_Scn *scn = NULL;
+	__u64 off = 0, size = 0;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	fd = open(libc, O_RDONLY);
+	if (fd < 0)
+		skip();
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	while (!off && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			gelf_getsym(d, (int)i, &s);
+			n = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (n && !strcmp(n, "free") && s.st_value) {
+				off = s.st_value;	/* text: vaddr == file offset in libc */
+				size = s.st_size;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	assert_true(off != 0);
+	assert_int_equal(pread(fd, code, size < sizeof(code) ? size : sizeof(code), off),
+			 (ssize_t)(size < sizeof(code) ? size : sizeof(code)));
+	close(fd);
+	if (code[0] != 0x48 || code[1] != 0x85 || code[2] != 0xff) {
+		print_message("# this libc's free does not start with test %%rdi,%%rdi\n");
+		skip();
+	}
+	assert_int_equal(cp_probe_place(code, size, CP_ARG_RDI, false, &pl), 0);
+	assert_int_equal(pl.offset, 3);
+	assert_int_equal(pl.sp_adjust, 0);
+	assert_true(pl.emulated);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_place_glibc_free),
+		cmocka_unit_test(test_dynamic_sites),
+		cmocka_unit_test(test_dynamic_sites_one_arena),
+		cmocka_unit_test(test_static_sites),
+		cmocka_unit_test(test_guard_backs_off),
+		cmocka_unit_test(test_guard_off),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Object events into the object store: a table of events for one process
+ * and what the store must answer afterwards (kind, start, size, thread,
+ * call site, flags), plus malformed records.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "alloc_events.h"
+
+static struct cp_object_event ev(__u16 kind, __u64 addr, __u64 size, __u64 old, __u64 caller,
+				 __u32 tid)
+{
+	struct cp_object_event e = {
+		.type = CP_REC_OBJECT, .kind = kind, .tgid = 0, .tid = tid, .addr = addr,
+		.size = size, .old_addr = old, .caller = caller, .stack_id = -1, .time_ns = 1,
+	};
+
+	e.tgid = getpid();	/* a live process: the store snapshots its maps */
+	return e;
+}
+
+struct expect {
+	__u64 addr;
+	bool tracked;
+	enum cp_obj_kind kind;
+	__u64 start, size, caller;
+	__u32 tid;
+	bool realloc;
+};
+
+static void test_sequence(void **state)
+{
+	const struct cp_object_event evs[] = {
+		ev(CP_OBJ_EV_ALLOC, 0x10000, 100, 0, 0x401000, 11),
+		ev(CP_OBJ_EV_ALLOC, 0x20000, 50, 0, 0x401100, 12),
+		ev(CP_OBJ_EV_FREE, 0x20000, 0, 0, 0, 12),
+		ev(CP_OBJ_EV_REALLOC, 0x30000, 4096, 0x10000, 0x401200, 13),
+		ev(CP_OBJ_EV_MAP, 0x7f0000000000, 1 << 20, 0, 0x401300, 11),
+		ev(CP_OBJ_EV_REMAP, 0x7f1000000000, 2 << 20, 0x7f0000000000, 0x401300, 11),
+		ev(CP_OBJ_EV_ALLOC, 0x50000, 8, 0, 0x401000, 14),
+		ev(CP_OBJ_EV_UNMAP, 0x50000, 0, 0, 0, 14),
+	};
+	const struct expect want[] = {
+		{ .addr = 0x10000 },				/* moved by the realloc */
+		{ .addr = 0x20031 },				/* freed */
+		{ 0x30fff, true, CP_OBJ_HEAP, 0x30000, 4096, 0x401200, 13, true },
+		{ .addr = 0x31000 },				/* one past the end */
+		{ .addr = 0x7f0000000000 },			/* remapped away */
+		{ 0x7f10001fffff, true, CP_OBJ_MAPPING, 0x7f1000000000, 2 << 20, 0x401300, 11, false },
+		{ .addr = 0x50000 },
+	};
+	struct cp_objects *o = cp_objects__new(NULL);
+	pid_t pid = getpid();
+
+	(void)state;
+	assert_non_null(o);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		assert_int_equal(cp_alloc_event_apply(o, &evs[i], sizeof(evs[i])), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct cp_callsite *cs;
+		struct cp_resolved r;
+
+		cp_objects_resolve(o, pid, want[i].addr, &r);
+		if (!want[i].tracked) {
+			if ((r.kind == CP_OBJ_HEAP || r.kind == CP_OBJ_MAPPING) && r.callsite)
+				fail_msg("%#llx: still tracked", (unsigned long long)want[i].addr);
+			continue;
+		}
+		assert_int_equal(r.kind, want[i].kind);
+		assert_int_equal(r.start, want[i].start);
+		assert_int_equal(r.size, want[i].size);
+		assert_int_equal(r.tid, want[i].tid);
+		assert_int_equal(!!(r.flags & CP_OBJ_F_REALLOC), want[i].realloc);
+		cs = cp_objects__callsite_get(o, pid, r.callsite);
+		assert_non_null(cs);
+		assert_int_equal(cs->caller, want[i].caller);
+		assert_int_equal(cs->stack_id, CP_NO_STACK);
+	}
+	cp_objects__free(o);
+}
+
+static void test_malformed(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object_event e = ev(CP_OBJ_EV_ALLOC, 0x1000, 8, 0, 1, 1);
+
+	(void)state;
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e) - 1), -EINVAL);
+	e.type = CP_REC_SAMPLE;
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), -EINVAL);
+	e = ev(99, 0x1000, 8, 0, 1, 1);
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), -EINVAL);
+	e = ev(CP_OBJ_EV_ALLOC, 0, 8, 0, 1, 1);
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), -EINVAL);
+	e = ev(CP_OBJ_EV_FREE, 0x1000, 0, 0, 0, 1);
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), -ENOENT);
+	assert_string_equal(cp_obj_event_kind_name(CP_OBJ_EV_REMAP), "remap");
+	assert_string_equal(cp_obj_event_kind_name(0), "?");
+	cp_objects__free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

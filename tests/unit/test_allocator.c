@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Finding the allocator: symbol names (plain and prefixed) and which mapped
+ * file implements malloc in symbol lookup order. cp_allocator__find() on
+ * this very process (its libc) and cp_allocator__from_file() on a file that
+ * is not ELF.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "allocator.h"
+
+static void test_names(void **state)
+{
+	static const struct {
+		const char *sym;
+		bool match;
+		enum cp_alloc_func func;
+		int rank;
+	} cases[] = {
+		{ "malloc", true, CP_FN_MALLOC, 0 },
+		{ "free", true, CP_FN_FREE, 0 },
+		{ "je_malloc", true, CP_FN_MALLOC, 1 },
+		{ "tc_posix_memalign", true, CP_FN_POSIX_MEMALIGN, 2 },
+		{ "mi_reallocarray", true, CP_FN_REALLOCARRAY, 3 },
+		{ "aligned_alloc", true, CP_FN_ALIGNED_ALLOC, 0 },
+		{ "__libc_malloc", false, 0, 0 },
+		{ "malloc_usable_size", false, 0, 0 },
+		{ "xmalloc", false, 0, 0 },
+		{ "je_", false, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum cp_alloc_func f = CP_FN_NR;
+		int rank = -1;
+		bool m = cp_alloc_func_match(cases[i].sym, &f, &rank);
+
+		if (m != cases[i].match)
+			fail_msg("%s: match %d", cases[i].sym, m);
+		if (m) {
+			assert_int_equal(f, cases[i].func);
+			assert_int_equal(rank, cases[i].rank);
+			assert_string_equal(cp_alloc_func_name(f),
+					    cases[i].sym + strlen(cases[i].sym) -
+					    strlen(cp_alloc_func_name(f)));
+		}
+	}
+	assert_null(cp_alloc_func_name(CP_FN_MMAP));
+}
+
+static void test_pick(void **state)
+{
+	const struct cp_alloc_candidate dyn[] = {
+		{ "/usr/bin/app", true, false },
+		{ "/usr/lib/x86_64-linux-gnu/libc.so.6", false, true },
+	};
+	const struct cp_alloc_candidate je[] = {
+		{ "/usr/bin/app", true, false },
+		{ "/usr/lib/x86_64-linux-gnu/libc.so.6", false, true },
+		{ "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", false, true },
+	};
+	const struct cp_alloc_candidate stat[] = {
+		{ "/usr/bin/app", true, true },
+		{ "/usr/lib/libtcmalloc.so.4", false, true },
+	};
+	const struct cp_alloc_candidate none[] = {
+		{ "/usr/bin/app", true, false },
+		{ "/usr/lib/libfoo.so", false, false },
+	};
+
+	(void)state;
+	assert_int_equal(cp_allocator_pick(dyn, 2), 1);
+	assert_int_equal(cp_allocator_pick(je, 3), 2);		/* preloaded or linked jemalloc */
+	assert_int_equal(cp_allocator_pick(stat, 2), 0);	/* static / own malloc */
+	assert_int_equal(cp_allocator_pick(none, 2), -1);
+	assert_int_equal(cp_allocator_kind_of("/x/libtcmalloc_minimal.so.4"), CP_ALLOCATOR_TCMALLOC);
+	assert_int_equal(cp_allocator_kind_of("/x/libmimalloc.so.2"), CP_ALLOCATOR_MIMALLOC);
+	assert_int_equal(cp_allocator_kind_of("/x/libc.so.6"), CP_ALLOCATOR_LIBC);
+	assert_string_equal(cp_allocator_kind_name(CP_ALLOCATOR_EXEC), "executable");
+}
+
+/* This process: libc implements malloc, each function has a distinct file offset. */
+static void test_find_self(void **state)
+{
+	struct cp_allocator a;
+
+	(void)state;
+	assert_int_equal(cp_allocator__find(NULL, getpid(), &a), 0);
+	assert_int_equal(a.kind, CP_ALLOCATOR_LIBC);
+	assert_non_null(strstr(a.path, "libc.so"));
+	assert_true(a.fns[CP_FN_MALLOC].found && a.fns[CP_FN_FREE].found);
+	assert_true(a.fns[CP_FN_MALLOC].file_off != a.fns[CP_FN_FREE].file_off);
+	assert_true(a.fns[CP_FN_MALLOC].size > 0);
+	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, &a) < 0, 1);
+}
+
+static void test_not_elf(void **state)
+{
+	struct cp_allocator a;
+	char path[] = "/tmp/cp_alloc_XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not an ELF file\n", 16), 16);
+	close(fd);
+	assert_int_equal(cp_allocator__from_file(path, &a), -EINVAL);
+	unlink(path);
+	assert_int_equal(cp_allocator__from_file("/nonexistent/libc.so.6", &a), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_find_self),
+		cmocka_unit_test(test_not_elf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * alloc_sites: allocations of known sizes from known call sites, in several
+ * threads, through every function the allocation probes cover. Each call is
+ * made from inline assembly followed by a global label `cp_ret_FUNC`, so the
+ * return address of every call site is a symbol: tests find it in the ELF
+ * symbol table instead of trusting our output. Built twice: dynamically and
+ * statically linked (alloc_sites_static), the allocator then being in the
+ * executable.
+ *
+ * usage: alloc_sites [sites|storm SECONDS|pairs N]
+ *   sites (default): prints "ready PID", waits for a line; then NR_THREADS
+ *     threads each allocate through every function with sizes
+ *     SIZE_BASE * (thread + 1) + function, grow one object through a chain of
+ *     CHAIN reallocs, free every FREED-th object, and print one line per
+ *     object still alive: "obj TID FUNC ADDR SIZE"; then "done", waits for
+ *     a line, frees everything and exits 0. Before the threads start, main
+ *     maps MAP_LEN anonymous bytes from the call site `cp_ret_mmap` and prints
+ *     "map PID ADDR LEN".
+ *   storm SECONDS: "ready PID", waits for a line, then malloc+free as fast as
+ *     it can for SECONDS, prints "pairs N", exits.
+ *   pairs N: "ready PID", waits for a line, then N malloc+free pairs timed,
+ *     prints "ns NS_PER_PAIR", exits.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NR_THREADS	4
+#define PER_FUNC	8	/* objects per function and thread */
+#define SIZE_BASE	1000
+#define CHAIN		6	/* reallocs of the chained object */
+#define MAP_LEN		(64 * 4096)
+
+/*
+ * One call to FN with up to three arguments, then the label. The stack is
+ * realigned (and moved past the red zone the compiler may use, as it does
+ * not know about the call) around it.
+ */
+#define CP_CALL3(fn, label, a, b, c, ret)					\
+	asm volatile("mov %%rsp, %%rbx\n\t"					\
+		     "sub $128, %%rsp\n\t"					\
+		     "and $-16, %%rsp\n\t"					\
+		     "call " fn "@PLT\n"					\
+		     ".globl " label "\n"					\
+		     label ":\n\t"						\
+		     "mov %%rbx, %%rsp\n\t"					\
+		     : "=a"(ret)						\
+		     : "D"(a), "S"(b), "d"(c)					\
+		     : "rbx", "rcx", "r8", "r9", "r10", "r11", "memory", "cc")
+
+__attribute__((noinline)) static void *s_malloc(size_t n)
+{
+	void *r;
+
+	CP_CALL3("malloc", "cp_ret_malloc", n, 0, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_calloc(size_t n, size_t m)
+{
+	void *r;
+
+	CP_CALL3("calloc", "cp_ret_calloc", n, m, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_realloc(void *p, size_t n)
+{
+	void *r;
+
+	CP_CALL3("realloc", "cp_ret_realloc", p, n, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_reallocarray(void *p, size_t n, size_t m)
+{
+	void *r;
+
+	CP_CALL3("reallocarray", "cp_ret_reallocarray", p, n, m, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_posix_memalign(size_t align, size_t n)
+{
+	void *p = NULL;
+	long r;
+
+	CP_CALL3("posix_memalign", "cp_ret_posix_memalign", &p, align, n, r);
+	return r ? NULL : p;
+}
+
+__attribute__((noinline)) static void *s_aligned_alloc(size_t align, size_t n)
+{
+	void *r;
+
+	CP_CALL3("aligned_alloc", "cp_ret_aligned_alloc", align, n, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_memalign(size_t align, size_t n)
+{
+	void *r;
+
+	CP_CALL3("memalign", "cp_ret_memalign", align, n, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_valloc(size_t n)
+{
+	void *r;
+
+	CP_CALL3("valloc", "cp_ret_valloc", n, 0, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void *s_pvalloc(size_t n)
+{
+	void *r;
+
+	CP_CALL3("pvalloc", "cp_ret_pvalloc", n, 0, 0, r);
+	return r;
+}
+
+__attribute__((noinline)) static void s_free(void *p)
+{
+	long r;
+
+	CP_CALL3("free", "cp_ret_free", p, 0, 0, r);
+	(void)r;
+}
+
+/* An anonymous mapping made by the program itself: a `mapping` object. */
+__attribute__((noinline)) static void *s_mmap(size_t len)
+{
+	void *r;
+
+	asm volatile("mov %%rsp, %%rbx\n\t"
+		     "sub $128, %%rsp\n\t"
+		     "and $-16, %%rsp\n\t"
+		     "mov $0x22, %%rcx\n\t"	/* MAP_PRIVATE | MAP_ANONYMOUS */
+		     "mov $-1, %%r8\n\t"
+		     "xor %%r9d, %%r9d\n\t"
+		     "call mmap@PLT\n"
+		     ".globl cp_ret_mmap\n"
+		     "cp_ret_mmap:\n\t"
+		     "mov %%rbx, %%rsp\n\t"
+		     : "=a"(r)
+		     : "D"(0), "S"(len), "d"(3)	/* PROT_READ | PROT_WRITE */
+		     : "rbx", "rcx", "r8", "r9", "r10", "r11", "memory", "cc");
+	return r;
+}
+
+/* The function names the test expects, in the order below. */
+static const char *const funcs[] = {
+	"malloc", "calloc", "reallocarray", "posix_memalign", "aligned_alloc",
+	"memalign", "valloc", "pvalloc", "realloc",
+};
+#define NR_FUNCS	(sizeof(funcs) / sizeof(funcs[0]))
+
+struct obj {
+	void *p;
+	size_t size;
+	int func;
+};
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct obj objs[NR_THREADS][NR_FUNCS * PER_FUNC];
+
+static void *one(int f, size_t size)
+{
+	switch (f) {
+	case 0: return s_malloc(size);
+	case 1: return s_calloc(1, size);
+	case 2: return s_reallocarray(NULL, size, 1);
+	case 3: return s_posix_memalign(64, size);
+	case 4: return s_aligned_alloc(64, size);
+	case 5: return s_memalign(128, size);
+	case 6: return s_valloc(size);
+	case 7: return s_pvalloc(size);
+	default: return NULL;
+	}
+}
+
+static void *worker(void *arg)
+{
+	int t = (int)(long)arg, n = 0;
+	long tid = syscall(SYS_gettid);
+
+	for (unsigned int f = 0; f < NR_FUNCS; f++) {
+		for (int i = 0; i < PER_FUNC; i++) {
+			size_t size = SIZE_BASE * (t + 1) + f * 16 + i;
+			struct obj *o = &objs[t][n++];
+			void *p;
+
+			o->func = f;
+			if (f < NR_FUNCS - 1) {
+				o->p = one(f, size);
+				o->size = size;
+				continue;
+			}
+			/* a realloc chain: the first object is a plain malloc, then it grows */
+			p = s_malloc(size);
+			for (int k = 1; k <= CHAIN; k++)
+				p = s_realloc(p, size + 4096 * k);
+			o->p = p;
+			o->size = size + 4096 * CHAIN;
+		}
+	}
+	/* every third object dies: the test must not find it */
+	for (int i = 0; i < n; i += 3) {
+		s_free(objs[t][i].p);
+		objs[t][i].p = NULL;
+	}
+	pthread_mutex_lock(&out_lock);
+	for (int i = 0; i < n; i++)
+		if (objs[t][i].p)
+			printf("obj %ld %s %p %zu\n", tid, funcs[objs[t][i].func], objs[t][i].p,
+			       objs[t][i].size);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+	return NULL;
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int wait_line(void)
+{
+	char line[64];
+
+	return fgets(line, sizeof(line), stdin) ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[NR_THREADS];
+	void *map;
+	const char *mode = argc > 1 ? argv[1] : "sites";
+
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (wait_line())
+		return 1;
+	if (!strcmp(mode, "storm") || !strcmp(mode, "pairs")) {
+		long arg = argc > 2 ? atol(argv[2]) : 1;
+		unsigned long long pairs = 0, start = now_ns(), end;
+
+		end = start + (unsigned long long)arg * 1000000000ull;
+		for (;;) {
+			/* check the clock every 1024 pairs: it costs more than a pair */
+			/* through the call sites: the compiler may drop a plain malloc+free */
+			for (int i = 0; i < 1024; i++)
+				s_free(s_malloc(64));
+			pairs += 1024;
+			if (mode[0] == 's' ? now_ns() >= end : pairs >= (unsigned long long)arg)
+				break;
+		}
+		if (mode[0] == 's')
+			printf("pairs %llu\n", pairs);
+		else
+			printf("ns %.1f\n", (double)(now_ns() - start) / (double)pairs);
+		return 0;
+	}
+	map = s_mmap(MAP_LEN);
+	printf("map %ld %p %d\n", (long)getpid(), map, MAP_LEN);
+	for (long t = 0; t < NR_THREADS; t++)
+		pthread_create(&th[t], NULL, worker, (void *)t);
+	for (int t = 0; t < NR_THREADS; t++)
+		pthread_join(th[t], NULL);
+	printf("done\n");
+	fflush(stdout);
+	if (wait_line())
+		return 1;
+	for (int t = 0; t < NR_THREADS; t++)
+		for (unsigned int i = 0; i < NR_FUNCS * PER_FUNC; i++)
+			free(objs[t][i].p);
+	munmap(map, MAP_LEN);
+	return 0;
+}

@@ -20,6 +20,8 @@ enum {
 	OPT_LOAD_PERIOD,
 	OPT_STORE_PERIOD,
 	OPT_MAX_SAMPLE_RATE,
+	OPT_MAX_ALLOC_RATE,
+	OPT_NO_OBJECTS,
 	OPT_WINDOW,
 	OPT_WINDOW_RATIO,
 };
@@ -40,6 +42,8 @@ static const struct option long_opts[] = {
 	{ "load-period", required_argument, NULL, OPT_LOAD_PERIOD },
 	{ "store-period", required_argument, NULL, OPT_STORE_PERIOD },
 	{ "max-sample-rate", required_argument, NULL, OPT_MAX_SAMPLE_RATE },
+	{ "max-alloc-rate", required_argument, NULL, OPT_MAX_ALLOC_RATE },
+	{ "no-objects", no_argument, NULL, OPT_NO_OBJECTS },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
 	{ NULL, 0, NULL, 0 },
@@ -84,6 +88,12 @@ static const char usage_text[] =
 "                             (default 512, a power of two, 2..512)\n"
 "      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
 "                             exceeds P percent (default 0.5)\n"
+"\n"
+"Objects:\n"
+"      --max-alloc-rate N     allocator calls/s per process above which the\n"
+"                             allocation probes back off for a while\n"
+"                             (default 200000; 0: never)\n"
+"      --no-objects           no allocation probes: heap objects unknown\n"
 "\n"
 "Machine:\n"
 "      --cache SPEC           cache geometry instead of sysfs, e.g.\n"
@@ -135,6 +145,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->load_period = 20000;	/* paper §3.1 */
 	opts->store_period = 50000;
 	opts->max_sample_rate = 20000;
+	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
 	opts->window = CP_WINDOW_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
 }
@@ -219,6 +230,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_LOAD_PERIOD, "--load-period", 100, 1ull << 40 },
 	{ OPT_STORE_PERIOD, "--store-period", 100, 1ull << 40 },
 	{ OPT_MAX_SAMPLE_RATE, "--max-sample-rate", 1, 10000000 },
+	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
 };
 
@@ -243,6 +255,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_LOAD_PERIOD: opts->load_period = v; break;
 	case OPT_STORE_PERIOD: opts->store_period = v; break;
 	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
+	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))
@@ -285,6 +298,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			return 0;
 		case OPT_PROBE:
 			opts->mode = CP_MODE_PROBE;
+			break;
+		case OPT_NO_OBJECTS:
+			opts->no_objects = true;
 			break;
 		case OPT_SOURCE:
 			if (parse_source(optarg, &opts->source))

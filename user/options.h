@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "cacheperf/abi.h"
+#include "cacheperf/alloc.h"
 
 #define CP_EXIT_OK	0
 #define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
@@ -56,6 +57,8 @@ struct cp_options {
 	__u64 load_period;
 	__u64 store_period;
 	__u32 max_sample_rate;		/* samples per second per CPU */
+	__u64 max_alloc_rate;		/* allocator calls/s per process before backing off; 0: off */
+	bool no_objects;		/* --no-objects: no allocation probes */
 	__u32 window;			/* accesses in a miss window */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 };

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc_events.h"
+#include "alloc_probes.h"
 #include "drain.h"
 #include "miss_store.h"
 #include "object_stats.h"
@@ -29,6 +31,7 @@ struct cp_profile {
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
+	__u64 object_events;
 	__u64 execs;
 	__u64 exits;
 	__u64 period_changes;
@@ -83,20 +86,33 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	return 0;
 }
 
-static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 {
-	const struct cp_proc_event *pe = data;
-	struct cp_profile *p = ctx;
+	pid_t pid = (pid_t)pe->tgid;
 
-	if (type != CP_REC_PROC || size < sizeof(*pe))
-		return 0;
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
-		cp_objects__on_exec(p->objects, (pid_t)pe->tgid);
-		cp_symbolizer__refresh(p->sym, (pid_t)pe->tgid);
+		cp_objects__on_exec(p->objects, pid);
+		cp_symbolizer__refresh(p->sym, pid);
+		/* a process a target started: probe its allocator too (-EEXIST: has it) */
+		cp_session__probe_allocs(p->sess, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
-		cp_objects__on_exit(p->objects, (pid_t)pe->tgid);
+		if (p->sess->alloc)
+			cp_alloc_probes__detach_pid(p->sess->alloc, pid);
+		cp_objects__on_exit(p->objects, pid);
+	}
+}
+
+static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct cp_profile *p = ctx;
+
+	if (type == CP_REC_OBJECT) {
+		cp_alloc_event_apply(p->objects, data, size);
+		p->object_events++;
+	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
+		on_proc(p, data);
 	}
 	return 0;
 }
@@ -234,6 +250,11 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
 			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
 		ret = drain__poll(p->drain, timeout_ms);
+		/* the allocation probes wake us in batches: take what waits anyway */
+		if (ret >= 0 || ret == -EINTR)
+			ret = drain__poll(p->drain, 0);
+		if (p->sess->alloc)
+			cp_alloc_probes__tick(p->sess->alloc, now_ns());
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end_ns = now_ns();
@@ -259,6 +280,11 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->unknown = drain__unknown(p->drain);
 	r->period_changes = p->period_changes;
 	r->execs = p->execs;
+	r->object_events = p->object_events;
+	r->guard_backoffs = p->sess->guard_backoffs;
+	r->have_alloc = p->sess->alloc != NULL;
+	if (p->sess->alloc)
+		cp_alloc_probes__stats(p->sess->alloc, &r->alloc);
 	r->exits = p->exits;
 	r->duration_s = (double)(end - p->start_ns) / 1e9;
 	r->end_reason = p->end_reason;

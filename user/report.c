@@ -172,8 +172,10 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		n = snprintf(buf, sz, "stack (%s)", g->name);
 		break;
 	default:
+		/* a launched command had probes from its exec: the allocator's own memory */
 		n = snprintf(buf, sz, "%s%s", g->name,
-			     g->before_attach ? ", allocated before attach" : "");
+			     !g->before_attach ? "" :
+			     r->launched ? ", no allocation seen" : ", allocated before attach");
 		break;
 	}
 	for (__u32 i = 0; i < g->nr_tids && n > 0 && (size_t)n < sz; i++)
@@ -225,6 +227,15 @@ static void print_drops(const struct cp_report *r, FILE *f)
 		(ull)b->forwarded);
 	if (r->period_changes)
 		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
+	if (!r->have_alloc) {
+		fprintf(f, "  allocation probes: off (--no-objects)\n");
+		return;
+	}
+	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
+		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
+		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
+	fprintf(f, "  allocation guard back-offs: %llu%s\n", (ull)r->guard_backoffs,
+		r->guard_backoffs ? " (objects allocated meanwhile are unknown)" : "");
 }
 
 void cp_report_print(const struct cp_report *r, FILE *f)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cacheperf/abi.h"
+#include "alloc_probes.h"
 #include "insn_store.h"
 #include "object_stats.h"
 
@@ -33,6 +34,7 @@ struct cp_report {
 	const char *end_reason;		/* "duration reached", "interrupted", ... */
 	const struct cp_report_target *targets;
 	int nr_targets;			/* 0: the whole machine (-a) */
+	bool launched;			/* `-- CMD`: probes were there from its exec */
 	struct cp_stats bpf;		/* the BPF counters at the end */
 	const struct cp_insn_store *insns;
 	const struct cp_object_stats *objects;	/* samples per object; NULL: none */
@@ -40,6 +42,10 @@ struct cp_report {
 	__u64 malformed;		/* ... of the wrong size (ABI mismatch) */
 	__u64 unknown;			/* ... of a type nothing consumes */
 	__u64 period_changes;		/* sample periods raised or lowered by the rate cap */
+	__u64 object_events;		/* allocation and mapping records applied */
+	bool have_alloc;		/* allocation probes ran (not --no-objects) */
+	struct cp_alloc_probes_stats alloc;
+	__u64 guard_backoffs;
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */

@@ -14,6 +14,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
+#include "alloc_probes.h"
 #include "pmu_attr.h"
 #include "session.h"
 
@@ -105,6 +106,33 @@ static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cf
 	return 0;
 }
 
+static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
+{
+	struct cp_session *s = ctx;
+
+	if (backed_off)
+		s->guard_backoffs++;
+	if (pid < 0)
+		fprintf(stderr, "cacheperf-bpf: allocation probes %s for every process\n",
+			backed_off ? "backed off (over --max-alloc-rate)" : "resumed");
+	else
+		fprintf(stderr, "cacheperf-bpf: allocation probes %s for process %d\n",
+			backed_off ? "backed off (over --max-alloc-rate)" : "resumed", (int)pid);
+}
+
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
+{
+	int ret;
+
+	if (!s->alloc)
+		return 0;
+	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
+	if (ret && ret != -EEXIST)
+		fprintf(stderr, "cacheperf-bpf: warning: no allocation probes for process %d: %s; its heap objects stay unknown\n",
+			(int)pid, ret == -ENOENT ? "nothing it maps defines malloc" : strerror(-ret));
+	return ret;
+}
+
 int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
 		     size_t err_sz)
 {
@@ -145,6 +173,11 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 	s->variant = (enum cp_mem_prog)ret;
+	ret = cp_alloc_probes_prepare(s->skel, NULL);
+	if (ret) {
+		fail(err, err_sz, ret, "cannot set up the allocation probes: %s", strerror(-ret));
+		goto fail;
+	}
 
 	/* Load & verify BPF programs */
 	ret = cacheperf__load(s->skel);
@@ -157,6 +190,21 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	ret = cp_fill_targets(s, cfg, err, err_sz);
 	if (ret)
 		goto fail;
+	if (!opts->no_objects) {
+		struct cp_alloc_probes_opts ao = {
+			.max_alloc_rate = opts->max_alloc_rate,
+			.log = opts->verbose ? stderr : NULL,
+			.on_guard = cp_on_guard,
+			.ctx = s,
+		};
+
+		s->alloc = cp_alloc_probes__new(s->skel, &ao);
+		if (!s->alloc) {
+			ret = fail(err, err_sz, -errno, "cannot attach the mapping tracepoints: %s",
+				   strerror(errno));
+			goto fail;
+		}
+	}
 	*out = s;
 	return 0;
 fail:
@@ -262,6 +310,15 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 	if (ret < 0)
 		return ret;
 	s->nr_events = ret;
+	/* allocation probes: a failure loses heap objects, not the profile */
+	if (s->alloc && cfg->opts->target == CP_TARGET_ALL) {
+		ret = cp_alloc_probes__attach_all(s->alloc);
+		if (ret)
+			fprintf(stderr, "cacheperf-bpf: warning: no allocation probes on the system libc: %s\n",
+				strerror(-ret));
+	}
+	for (int i = 0; s->alloc && i < cfg->nr_pids; i++)
+		cp_session__probe_allocs(s, cfg->pids[i]);
 	return 0;
 }
 
@@ -269,8 +326,9 @@ void cp_session__free(struct cp_session *s)
 {
 	if (!s)
 		return;
-	/* events first: their links run programs of the skeleton */
+	/* events and probes first: their links run programs of the skeleton */
 	cp_perf_events__free(s->events);
+	cp_alloc_probes__free(s->alloc);
 	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++)
 		bpf_link__destroy(s->lifecycle[i]);
 	cacheperf__destroy(s->skel);

@@ -18,6 +18,7 @@
 
 struct cacheperf;
 struct bpf_link;
+struct cp_alloc_probes;
 
 #define CP_SESSION_LIFECYCLE_LINKS	3
 
@@ -37,6 +38,8 @@ struct cp_session {
 	int nr_events;			/* sampling events opened */
 	/* fork, exec and exit: the filter follows the targets, user space hears of them */
 	struct bpf_link *lifecycle[CP_SESSION_LIFECYCLE_LINKS];
+	struct cp_alloc_probes *alloc;	/* allocation probes; NULL with --no-objects */
+	__u64 guard_backoffs;		/* times the allocation guard backed off */
 };
 
 /*
@@ -59,6 +62,13 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
  */
 int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
 		       size_t err_sz);
+
+/*
+ * Attaches the allocation probes to process @pid (a target that exec'd).
+ * Returns 0, or a negative errno after saying why on stderr (-EEXIST: it
+ * has them already). A no-op returning 0 with --no-objects.
+ */
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid);
 
 /* Detaches and closes everything. NULL is a no-op. */
 void cp_session__free(struct cp_session *s);

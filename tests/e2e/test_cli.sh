@@ -95,13 +95,15 @@ if grep -q "touch (touch_pages.c:$src_line)\$" <<<"$line"; then
 else
 	_not_ok "the instruction is located at touch (touch_pages.c:$src_line)" "line: '$line'"
 fi
-# the 128 faulting addresses lie in the one region the workload mapped (the
-# kernel may merge a thread stack into that anonymous region: a few more)
-top_obj=$(sed -n '/^Objects with/,/^Drops/p' <<<"$out" | awk -v p="$tpid" '$2 == p { print $1; exit }')
-if [ -n "$top_obj" ] && [ "$top_obj" -ge 128 ] && [ "$top_obj" -le 140 ]; then
-	_ok "the 128 faults are attributed to one object"
+# the 128 faulting addresses lie in the region the workload mapped: 2 threads x
+# 64 pages, mmap'd by main at the line of its mmap call
+mmap_line=$(grep -n 'mem = mmap(' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
+obj=$(sed -n '/^Objects with/,/^Drops/p' <<<"$out" | awk -v p="$tpid" '$2 == p' | head -1)
+if grep -Eq "^ +128 +$tpid  mapping \(524288 bytes\) allocated at 0x[0-9a-f]+ \(main \(touch_pages.c:$mmap_line\)\) by thread $tpid\$" <<<"$obj"; then
+	_ok "the faults are attributed to the workload's mmap at touch_pages.c:$mmap_line"
 else
-	_not_ok "the 128 faults are attributed to one object"
+	_not_ok "the faults are attributed to the workload's mmap at touch_pages.c:$mmap_line" \
+		"top object: '$obj'"
 fi
 # sh forks the subshell (which forks sleep) and the workload
 if grep -q "and 3 processes they started" <<<"$out"; then _ok "forks are followed"; else

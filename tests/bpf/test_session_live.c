@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "workload_pipe.h"
+
 #include "drain.h"
 #include "session.h"
 
@@ -101,9 +103,9 @@ static void test_faults_source_on_workload(void **state)
 	struct cp_session *s = NULL;
 	struct cp_drain *d;
 	struct cp_stats st;
-	int to[2], from[2], status, nth = 0;
+	int in = -1, status, nth = 0;
 	char path[512], err[512] = "", line[256], arg[16];
-	FILE *out;
+	FILE *out = NULL;
 
 	(void)state;
 	if (geteuid() != 0) {
@@ -113,19 +115,7 @@ static void test_faults_source_on_workload(void **state)
 	snprintf(path, sizeof(path), "%s/tests/workloads/touch_pages",
 		 getenv("CP_BUILD") ? getenv("CP_BUILD") : "build");
 	snprintf(arg, sizeof(arg), "%d", NR_PAGES);
-	assert_int_equal(pipe(to), 0);
-	assert_int_equal(pipe(from), 0);
-	sn.pid = fork();
-	assert_true(sn.pid >= 0);
-	if (sn.pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		execl(path, path, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	out = fdopen(from[0], "r");
+	assert_int_equal(cp_wl_pipe_start((char *const[]){ path, arg, NULL }, &sn.pid, &in, &out), 0);
 	assert_non_null(fgets(line, sizeof(line), out));
 	assert_true(strncmp(line, "ready ", 6) == 0);
 	sn.insn = runtime_addr(sn.pid, path, "cp_touch_insn");
@@ -146,7 +136,7 @@ static void test_faults_source_on_workload(void **state)
 	d = drain__new(s->skel, &ops);
 	assert_non_null(d);
 
-	assert_int_equal(write(to[1], "go\n", 3), 3);
+	assert_int_equal(write(in, "go\n", 3), 3);
 	while (nth < NR_THREADS && fgets(line, sizeof(line), out)) {
 		struct wl_thread *th = &sn.th[nth];
 
@@ -169,7 +159,7 @@ static void test_faults_source_on_workload(void **state)
 	assert_int_equal(drain__malformed(d), 0);
 
 	fclose(out);
-	close(to[1]);
+	close(in);
 	drain__free(d);
 	cp_session__free(s);
 }

@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "workload_pipe.h"
+
 #include "globals.h"
 #include "process_objects.h"
 
@@ -166,27 +168,13 @@ static int start_workload(void **state)
 {
 	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
 	struct workload *w = calloc(1, sizeof(*w));
-	int to_child[2], from_child[2];
 	char path[4096], line[256];
 
-	if (!w || pipe(to_child) || pipe(from_child))
+	if (!w)
 		return -1;
 	snprintf(path, sizeof(path), "%s/tests/workloads/globals", build);
-	w->pid = fork();
-	if (w->pid < 0)
+	if (cp_wl_pipe_start((char *const[]){ path, NULL }, &w->pid, &w->in, &w->out))
 		return -1;
-	if (!w->pid) {
-		dup2(to_child[0], 0);
-		dup2(from_child[1], 1);
-		close(to_child[1]);
-		close(from_child[0]);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	close(to_child[0]);
-	close(from_child[1]);
-	w->in = to_child[1];
-	w->out = fdopen(from_child[0], "r");
 	while (w->out && fgets(line, sizeof(line), w->out)) {
 		struct var *v = &w->vars[w->nr];
 		unsigned long long addr, size, tp = 0;

@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+
+#include "workload_pipe.h"
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
@@ -164,26 +166,10 @@ static struct workload *start(void)
 {
 	const char *path = wl_path("symbols");
 	struct workload *w = calloc(1, sizeof(*w));
-	int to_child[2], from_child[2];
 	char line[256];
 
-	if (!w || pipe(to_child) || pipe(from_child))
+	if (!w || cp_wl_pipe_start((char *const[]){ (char *)path, NULL }, &w->pid, &w->in, &w->out))
 		return NULL;
-	w->pid = fork();
-	if (w->pid < 0)
-		return NULL;
-	if (!w->pid) {
-		dup2(to_child[0], 0);
-		dup2(from_child[1], 1);
-		close(to_child[1]);
-		close(from_child[0]);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	close(to_child[0]);
-	close(from_child[1]);
-	w->in = to_child[1];
-	w->out = fdopen(from_child[0], "r");
 	if (w->out && !read_until(w, "ready ", line, sizeof(line)))
 		return w;
 	fprintf(stderr, "workload %s did not get ready\n", path);

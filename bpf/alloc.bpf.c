@@ -141,74 +141,6 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
 	return caller;
 }
 
-static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
-					  __u64 memptr)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct cp_alloc_entry *outer, e = {};
-
-	if (!cp_is_target(pid_tgid >> 32))
-		return 0;
-	cp_alloc_count(pid_tgid >> 32);
-	e.sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
-	outer = cp_outer_call(pid_tgid, e.sp);
-	if (outer) {
-		outer->nest++;
-		CP_INC(nested);
-		return 0;
-	}
-	e.size = size;
-	e.old_addr = old_addr;
-	e.memptr = memptr;
-	e.caller = cp_read_caller(e.sp);
-	e.tgid = pid_tgid >> 32;
-	e.gen = alloc_gen;
-	e.func = CP_ALLOC_COOKIE_FUNC(cookie);
-	if (bpf_map_update_elem(&alloc_entries, &tid, &e, BPF_ANY))
-		CP_INC(drop_entry_full);
-	return 0;
-}
-
-/* malloc, valloc, pvalloc */
-SEC("uprobe")
-int BPF_KPROBE(on_alloc, __u64 size)
-{
-	return cp_alloc_enter(ctx, size, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(on_calloc, __u64 nmemb, __u64 size)
-{
-	return cp_alloc_enter(ctx, nmemb * size, 0, 0);
-}
-
-/* memalign, aligned_alloc */
-SEC("uprobe")
-int BPF_KPROBE(on_memalign, __u64 align, __u64 size)
-{
-	return cp_alloc_enter(ctx, size, 0, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(on_realloc, __u64 ptr, __u64 size)
-{
-	return cp_alloc_enter(ctx, size, ptr, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(on_reallocarray, __u64 ptr, __u64 nmemb, __u64 size)
-{
-	return cp_alloc_enter(ctx, nmemb * size, ptr, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(on_posix_memalign, __u64 memptr, __u64 align, __u64 size)
-{
-	return cp_alloc_enter(ctx, size, 0, memptr);
-}
-
 /*
  * Whether this record wakes the consumer. The ring buffer wakes it whenever
  * it had caught up, i.e. on nearly every record of a fast allocator, and a
@@ -257,12 +189,12 @@ static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid
 
 /* Keeps a new object live; returns CP_OBJ_EV_F_UNTRACKED when the map is full. */
 static __always_inline __u8 cp_live_add(__u64 pid_tgid, __u64 addr, __u64 size, __u64 caller,
-					__s64 stack_id, __u64 now, __u8 func)
+					__s64 stack_id, __u64 now, __u8 func, __u16 kind)
 {
 	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = addr };
 	struct cp_live_object obj = {
 		.size = size, .caller = caller, .stack_id = stack_id, .time_ns = now,
-		.tid = (__u32)pid_tgid, .func = func,
+		.tid = (__u32)pid_tgid, .func = func, .kind = kind,
 	};
 
 	if (bpf_map_update_elem(&live_objects, &key, &obj, BPF_ANY)) {
@@ -277,6 +209,116 @@ static __always_inline bool cp_live_del(__u32 tgid, __u64 addr)
 	struct cp_live_key key = { .tgid = tgid, .addr = addr };
 
 	return bpf_map_delete_elem(&live_objects, &key) == 0;
+}
+
+/*
+ * realloc's old object dies here, at the entry, while the caller still owns
+ * it: glibc frees it inside the call, and from then on another thread may be
+ * handed the same address and report it before this call returns. Reported
+ * at the return, the old object's death would then come after that newer
+ * object's birth and kill it, in user space and in live_objects. The object
+ * goes to @old, for the return to put back if the realloc fails.
+ */
+static __always_inline void cp_realloc_take_old(__u64 pid_tgid, __u64 addr, __u8 func,
+						struct cp_live_object *old)
+{
+	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = addr };
+	struct cp_live_object *obj = bpf_map_lookup_elem(&live_objects, &key);
+
+	if (!obj) {
+		CP_INC(free_untracked);
+		return;
+	}
+	*old = *obj;
+	if (bpf_map_delete_elem(&live_objects, &key)) {
+		old->kind = 0;		/* freed meanwhile by another thread: a double free */
+		CP_INC(free_untracked);
+		return;
+	}
+	cp_emit(CP_OBJ_EV_FREE, func, 0, pid_tgid, addr, 0, 0, 0, -1, bpf_ktime_get_ns());
+}
+
+/* A failed realloc: the object cp_realloc_take_old() took lives on, as it was. */
+static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
+					       const struct cp_live_object *old)
+{
+	__u64 owner = (pid_tgid & ~0xffffffffull) | old->tid;
+	__u8 flags;
+
+	flags = cp_live_add(owner, addr, old->size, old->caller, old->stack_id, old->time_ns,
+			    old->func, old->kind);
+	cp_emit(old->kind, old->func, flags, owner, addr, old->size, 0, old->caller,
+		old->stack_id, old->time_ns);
+}
+
+static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
+					  __u64 memptr)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct cp_alloc_entry *outer, e = {};
+
+	if (!cp_is_target(pid_tgid >> 32))
+		return 0;
+	cp_alloc_count(pid_tgid >> 32);
+	e.sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
+	outer = cp_outer_call(pid_tgid, e.sp);
+	if (outer) {
+		outer->nest++;
+		CP_INC(nested);
+		return 0;
+	}
+	e.size = size;
+	e.old_addr = old_addr;
+	e.memptr = memptr;
+	e.caller = cp_read_caller(e.sp);
+	e.tgid = pid_tgid >> 32;
+	e.gen = alloc_gen;
+	e.func = CP_ALLOC_COOKIE_FUNC(cookie);
+	if (old_addr)
+		cp_realloc_take_old(pid_tgid, old_addr, e.func, &e.old);
+	if (bpf_map_update_elem(&alloc_entries, &tid, &e, BPF_ANY))
+		CP_INC(drop_entry_full);
+	return 0;
+}
+
+/* malloc, valloc, pvalloc */
+SEC("uprobe")
+int BPF_KPROBE(on_alloc, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_calloc, __u64 nmemb, __u64 size)
+{
+	return cp_alloc_enter(ctx, nmemb * size, 0, 0);
+}
+
+/* memalign, aligned_alloc */
+SEC("uprobe")
+int BPF_KPROBE(on_memalign, __u64 align, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_realloc, __u64 ptr, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, ptr, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_reallocarray, __u64 ptr, __u64 nmemb, __u64 size)
+{
+	return cp_alloc_enter(ctx, nmemb * size, ptr, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_posix_memalign, __u64 memptr, __u64 align, __u64 size)
+{
+	return cp_alloc_enter(ctx, size, 0, memptr);
 }
 
 static __always_inline __s64 cp_user_stack(void *ctx)
@@ -298,6 +340,7 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	__u64 ptr = rc, size, old_addr, caller, now;
+	struct cp_live_object old;
 	struct cp_alloc_entry *e;
 	__u16 kind = CP_OBJ_EV_ALLOC;
 	__s64 stack_id;
@@ -322,6 +365,7 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	size = e->size;
 	old_addr = e->old_addr;
 	caller = e->caller;
+	old = e->old;
 	if (func == CP_FN_POSIX_MEMALIGN) {
 		ptr = 0;
 		/* the result goes through the out-parameter; rc is an error number */
@@ -331,25 +375,22 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	bpf_map_delete_elem(&alloc_entries, &tid);
 
 	if (func == CP_FN_REALLOC || func == CP_FN_REALLOCARRAY) {
-		if (!ptr && size)
-			return 0;	/* failed: the old object lives on */
-		if (old_addr) {
-			cp_live_del(pid_tgid >> 32, old_addr);
-			kind = ptr ? CP_OBJ_EV_REALLOC : CP_OBJ_EV_FREE;
-			if (!ptr)	/* realloc(p, 0) freed p */
-				ptr = old_addr, old_addr = 0;
+		if (!ptr && size) {
+			/* failed: the old object lives on */
+			if (old_addr && old.kind)
+				cp_realloc_restore(pid_tgid, old_addr, &old);
+			return 0;
 		}
-	} else if (!ptr) {
-		return 0;		/* failed allocation */
+		/* the old object's death was reported at the entry */
+		if (old_addr)
+			kind = CP_OBJ_EV_REALLOC;
 	}
+	if (!ptr)
+		return 0;		/* failed allocation, or realloc(p, 0) freed p */
 	now = bpf_ktime_get_ns();
-	stack_id = -1;
-	flags = 0;
-	if (kind != CP_OBJ_EV_FREE) {
-		stack_id = cp_user_stack(ctx);
-		flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func);
-	}
-	cp_emit(kind, func, flags, pid_tgid, ptr, size, old_addr, caller, stack_id, now);
+	stack_id = cp_user_stack(ctx);
+	flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func, kind);
+	cp_emit(kind, func, flags, pid_tgid, ptr, size, 0, caller, stack_id, now);
 	return 0;
 }
 
@@ -475,7 +516,8 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 		caller = old->caller;
 		stack_id = old->stack_id;
 		bpf_map_delete_elem(&live_objects, &key);
-		flags = cp_live_add(pid_tgid, addr, m.len, caller, stack_id, now, CP_FN_MREMAP);
+		flags = cp_live_add(pid_tgid, addr, m.len, caller, stack_id, now, CP_FN_MREMAP,
+				    CP_OBJ_EV_REMAP);
 		cp_emit(CP_OBJ_EV_REMAP, CP_FN_MREMAP, flags, pid_tgid, addr, m.len, m.addr,
 			caller, stack_id, now);
 		return;
@@ -487,7 +529,8 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 		addr = m.addr;
 	}
 	stack_id = cp_user_stack(ctx);
-	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func);
+	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func,
+			    CP_OBJ_EV_MAP);
 	CP_INC(mappings);
 	cp_emit(CP_OBJ_EV_MAP, m.func, flags, pid_tgid, addr, m.len, 0, m.caller, stack_id, now);
 }

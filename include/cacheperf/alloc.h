@@ -24,7 +24,9 @@
 enum cp_obj_event_kind {
 	CP_OBJ_EV_ALLOC = 1,	/* a heap object came to life: addr, size */
 	CP_OBJ_EV_FREE = 2,	/* a tracked heap object died: addr (size as allocated) */
-	CP_OBJ_EV_REALLOC = 3,	/* old_addr died (0: none), addr (0: failed/freed) lives */
+	/* old_addr died (0: none), addr lives. The probes report the old object's death
+	 * as a FREE at the realloc's entry and send old_addr 0 (bpf/alloc.bpf.c). */
+	CP_OBJ_EV_REALLOC = 3,
 	CP_OBJ_EV_MAP = 4,	/* an anonymous mapping made by the program: addr, size */
 	CP_OBJ_EV_UNMAP = 5,	/* a tracked mapping was unmapped: addr */
 	CP_OBJ_EV_REMAP = 6,	/* mremap of a tracked mapping: old_addr -> addr, size */
@@ -86,7 +88,8 @@ struct cp_live_object {
 	__u64 time_ns;
 	__u32 tid;
 	__u8 func;		/* enum cp_alloc_func */
-	__u8 __pad[3];
+	__u8 kind;		/* enum cp_obj_event_kind it was born with; 0: none */
+	__u8 __pad[2];
 };
 _Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is ABI");
 
@@ -102,8 +105,10 @@ struct cp_alloc_entry {
 	__u16 nest;		/* probed calls entered inside this one, not yet returned */
 	__u8 func;		/* enum cp_alloc_func */
 	__u8 __pad[5];
+	/* realloc: old_addr's live object, taken out at entry (kind 0: it was not tracked) */
+	struct cp_live_object old;
 };
-_Static_assert(sizeof(struct cp_alloc_entry) == 56, "struct cp_alloc_entry is ABI");
+_Static_assert(sizeof(struct cp_alloc_entry) == 96, "struct cp_alloc_entry is ABI");
 
 /*
  * The bpf_cookie of every allocation uprobe: which function it is, and how

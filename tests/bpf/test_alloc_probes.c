@@ -289,6 +289,27 @@ static size_t live_entries_of(struct run *r, pid_t pid)
 	return n;
 }
 
+/* The counters that tell a lost, folded or misordered event apart, for a failure message. */
+static void print_counters(struct run *r)
+{
+	struct cp_alloc_probes_stats st;
+	struct cp_objects_stats os;
+
+	cp_alloc_probes__stats(r->ap, &st);
+	cp_objects__stats(r->objects, &os);
+	print_error("# bpf: events %llu nested %llu no_entry %llu stale_entry %llu "
+		    "drop_entry_full %llu drop_ringbuf %llu free_untracked %llu\n"
+		    "# store: inserted %llu removed %llu replaced %llu unknown_frees %llu\n",
+		    (unsigned long long)st.bpf.events, (unsigned long long)st.bpf.nested,
+		    (unsigned long long)st.bpf.no_entry, (unsigned long long)st.bpf.stale_entry,
+		    (unsigned long long)st.bpf.drop_entry_full,
+		    (unsigned long long)st.bpf.drop_ringbuf,
+		    (unsigned long long)st.bpf.free_untracked,
+		    (unsigned long long)os.store.inserted, (unsigned long long)os.store.removed,
+		    (unsigned long long)os.store.replaced,
+		    (unsigned long long)os.store.unknown_frees);
+}
+
 /*
  * The workload's objects against the store: kind, start, size, tid and call
  * site of each; then, after it frees everything and exits, nothing left.
@@ -297,6 +318,7 @@ static void check_sites(const char *name, const char *env)
 {
 	static struct wl_obj objs[MAX_OBJS];
 	struct cp_alloc_probes_stats st;
+	struct cp_objects_stats ost;
 	const char *path = workload(name);
 	unsigned long long maddr = 0, mlen = 0;
 	__u16 e_type;
@@ -338,10 +360,12 @@ static void check_sites(const char *name, const char *env)
 		ret = elf_sym(path, sym, &e_type);
 		assert_true(ret != 0);
 		assert_int_equal(cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res), 0);
-		if (res.kind != CP_OBJ_HEAP || res.start != objs[i].addr)
+		if (res.kind != CP_OBJ_HEAP || res.start != objs[i].addr) {
+			print_counters(&r);
 			fail_msg("%s: %s object %#llx of thread %ld not tracked (kind %d start %#llx)",
 				 name, objs[i].func, (unsigned long long)objs[i].addr, objs[i].tid,
 				 res.kind, (unsigned long long)res.start);
+		}
 		assert_int_equal(res.size, objs[i].size);
 		assert_int_equal(res.tid, objs[i].tid);
 		cs = cp_objects__callsite_get(r.objects, c.pid, res.callsite);
@@ -358,6 +382,15 @@ static void check_sites(const char *name, const char *env)
 			tids[threads++] = objs[i].tid;
 	}
 	assert_int_equal(threads, 4);
+	/*
+	 * No object was born over a live one: every death came before the
+	 * address was handed out again. With one arena, a realloc's old block
+	 * is reused by another thread before the realloc returns.
+	 */
+	cp_objects__stats(r.objects, &ost);
+	if (ost.store.replaced)
+		print_counters(&r);
+	assert_int_equal(ost.store.replaced, 0);
 	/* the program's own anonymous mapping, from its call site */
 	{
 		struct cp_resolved res;

@@ -28,6 +28,8 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "require_root.h"
+
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "alloc_events.h"
@@ -38,13 +40,6 @@
 
 #define MAX_OBJS	1024
 
-#define REQUIRE_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root (bpf, uprobes)\n");	\
-			skip();						\
-		}							\
-	} while (0)
 
 struct child {
 	pid_t pid;

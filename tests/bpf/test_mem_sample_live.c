@@ -23,6 +23,8 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "require_root.h"
+
 #include "cacheperf/abi.h"
 #include "cacheperf/data_src.h"
 #include "cacheperf.skel.h"
@@ -68,13 +70,6 @@ static __attribute__((noinline)) void touch(volatile char *p)
 	*p = 1;
 }
 
-#define REQUIRE_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root (bpf, perf events)\n"); \
-			skip();						\
-		}							\
-	} while (0)
 
 static int open_page_faults(__u64 sample_type)
 {

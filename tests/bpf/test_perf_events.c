@@ -26,6 +26,8 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "require_root.h"
+
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "perf_events.h"
@@ -44,13 +46,6 @@
  */
 #define COUNT_PERIOD	1000000
 
-#define REQUIRE_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root\n");		\
-			skip();						\
-		}							\
-	} while (0)
 
 /* Faults in @n fresh pages, one fault each (no THP, which would take 512 at once). */
 static void touch_pages(int n)

@@ -24,15 +24,10 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "require_root.h"
+
 #include "sysinfo.h"
 
-#define REQUIRE_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root\n");		\
-			skip();						\
-		}							\
-	} while (0)
 
 /* Something to watch: never executed by these tests. */
 static __attribute__((noinline, used)) void watched(void)

@@ -20,18 +20,13 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "require_root.h"
+
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "drain.h"
 #include "mem_prog.h"
 
-#define REQUIRE_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root (bpf)\n");		\
-			skip();						\
-		}							\
-	} while (0)
 
 /* data_src values as PEBS encodes them (arch/x86/events/intel/ds.c) */
 #define OP_LH		(PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, HIT))

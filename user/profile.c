@@ -305,8 +305,3 @@ void cp_profile__snapshot(struct cp_profile *p, pid_t pid)
 {
 	cp_symbolizer__refresh(p->sym, pid);
 }
-
-const char *cp_profile__end_reason(const struct cp_profile *p)
-{
-	return p->end_reason;
-}

@@ -44,8 +44,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 void cp_profile__free(struct cp_profile *p);
 
 /*
- * Runs until the end condition of @cfg. Returns 0 (the reason is in
- * cp_profile__end_reason()) or a negative errno with @err set.
+ * Runs until the end condition of @cfg. Returns 0 (the reason goes into
+ * the report, cp_profile__fill_report()) or a negative errno with @err set.
  */
 int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
 		    size_t err_sz);
@@ -65,7 +65,5 @@ int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 /* Snapshots @pid's maps for symbols now (a target we were given or launched). */
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid);
 
-/* Why the run ended: "duration reached", "interrupted", "the command exited with status 0". */
-const char *cp_profile__end_reason(const struct cp_profile *p);
 
 #endif /* CP_PROFILE_H */

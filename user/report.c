@@ -7,7 +7,8 @@
 #include "data_src_text.h"
 #include "report.h"
 
-const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz)
+/* "12.5 %" with one decimal, "-" when @whole is 0. Returns @buf. */
+static const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz)
 {
 	if (!whole)
 		snprintf(buf, sz, "-");
@@ -136,22 +137,16 @@ static void print_insns(const struct cp_report *r, FILE *f)
 static void describe_object(const struct cp_report *r, const struct cp_object_group *g, char *buf,
 			    size_t sz)
 {
-	char at[256] = "";
+	char at[256] = "", loc[192];
 	int n = 0;
 
-	if (g->caller) {
-		n = snprintf(at, sizeof(at), " allocated at 0x%llx", (unsigned long long)g->caller);
-		if (r->locate && n > 0 && (size_t)n < sizeof(at) - 4) {
-			at[n++] = ' ';
-			at[n++] = '(';
-			/* a return address: the call is the instruction before it */
-			if (r->locate(r->locate_ctx, g->tgid, g->caller - 1, at + n,
-				      sizeof(at) - n - 1) < 0)
-				at[n - 2] = '\0';
-			else
-				strcat(at, ")");
-		}
-	}
+	/* a return address: the call is the instruction before it */
+	if (g->caller && r->locate &&
+	    r->locate(r->locate_ctx, g->tgid, g->caller - 1, loc, sizeof(loc)) == 0)
+		snprintf(at, sizeof(at), " allocated at 0x%llx (%s)",
+			 (unsigned long long)g->caller, loc);
+	else if (g->caller)
+		snprintf(at, sizeof(at), " allocated at 0x%llx", (unsigned long long)g->caller);
 	switch (g->kind) {
 	case CP_OBJ_HEAP:
 		n = snprintf(buf, sz, "heap object (%llu bytes)%s", (unsigned long long)g->size, at);

@@ -56,10 +56,5 @@ struct cp_report {
 /* Writes the report to @f. */
 void cp_report_print(const struct cp_report *r, FILE *f);
 
-/*
- * Percentage @part of @whole with one decimal into @buf ("12.5 %"), "-"
- * when @whole is 0. Returns @buf.
- */
-const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz);
 
 #endif /* CP_REPORT_H */

@@ -157,7 +157,9 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	}
 
 	/* Set knobs before load */
-	s->skel->rodata->targ_filter_tgid = s->scope.filter_tgid || opts->target != CP_TARGET_ALL;
+	/* -p and --: per-CPU events need it; per-thread ones too, so a held
+	 * `-- CMD` child stays out until its exec (CP_TARG_HELD) */
+	s->skel->rodata->targ_filter_tgid = opts->target != CP_TARGET_ALL;
 	s->skel->rodata->targ_self_tgid = (__u32)getpid();
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
 	s->skel->rodata->targ_window_size = opts->window;

@@ -26,6 +26,18 @@ const char *cp_cache_slot_name(enum cp_cache_slot slot)
 	return slot < CP_CACHE_NR_SLOTS ? slot_names[slot] : "?";
 }
 
+const char *cp_geo_source_name(enum cp_geo_source src)
+{
+	switch (src) {
+	case CP_GEO_SYSFS:
+		return "sysfs";
+	case CP_GEO_OVERRIDE:
+		return "--cache";
+	default:
+		return "fallback";
+	}
+}
+
 const char *cp_cache_type_name(enum cp_cache_type type)
 {
 	switch (type) {

@@ -81,6 +81,9 @@ const char *cp_cache_slot_name(enum cp_cache_slot slot);
 /* "Data", "Instruction", "Unified", "Unknown". */
 const char *cp_cache_type_name(enum cp_cache_type type);
 
+/* "sysfs", "--cache", "fallback": where a slot's numbers came from. */
+const char *cp_geo_source_name(enum cp_geo_source src);
+
 /*
  * Parses a size: decimal digits, then an optional K, M or G (binary units,
  * either case), nothing else. "32K" -> 32768. Returns 0, -EINVAL or -ERANGE

@@ -79,6 +79,7 @@ static void print_report(struct cp_profile *p, void *ctx)
 		.targets = m->targets,
 		.nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : m->nr_pids,
 		.launched = m->opts.target == CP_TARGET_CMD,
+		.geo = &m->geo,
 	};
 
 	cp_profile__fill_report(p, &r);

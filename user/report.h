@@ -13,6 +13,7 @@
 
 #include "cacheperf/abi.h"
 #include "alloc_probes.h"
+#include "geometry.h"
 #include "insn_store.h"
 #include "object_stats.h"
 
@@ -31,6 +32,7 @@ struct cp_report {
 	const char *source;		/* "pebs", "ibs", "soft", "faults" */
 	const char *source_reason;	/* why this source (cp_source_choice.reason) */
 	double duration_s;
+	const struct cp_geometry *geo;	/* the caches assumed; NULL: not known */
 	const char *end_reason;		/* "duration reached", "interrupted", ... */
 	const struct cp_report_target *targets;
 	int nr_targets;			/* 0: the whole machine (-a) */

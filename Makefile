@@ -61,6 +61,11 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The breakpoint program claims history slots with fetch-and-add and changes
+# state with compare-and-swap: BPF atomics with a result need -mcpu=v3 (kernel
+# 5.12). It loads only when breakpoints are used, so only it is built so.
+$(BUILD)/bpf/breakpoint.bpf.o: BPF_CFLAGS += -mcpu=v3
+
 $(BPF_LINKED): $(BPF_OBJS)
 	$(call msg,LINK-BPF,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 
 #include "pmu_attr.h"
 
@@ -171,19 +172,35 @@ int cp_mem_specs_build(const struct cp_pmu *pmu, const struct cp_sampling_cfg *c
 	return build_pebs(pmu, cfg, out, err, err_sz);
 }
 
-void cp_page_fault_spec(struct cp_event_spec *spec, __u64 period)
+/* A user-space-only sampling spec of @type / @config that wakes at every sample. */
+static void user_event_spec(struct cp_event_spec *spec, const char *name, __u32 type,
+			    __u64 config, __u64 period)
 {
 	memset(spec, 0, sizeof(*spec));
-	snprintf(spec->name, sizeof(spec->name), "page-faults");
+	snprintf(spec->name, sizeof(spec->name), "%s", name);
 	spec->role = CP_EVENT_OTHER;
 	spec->attr.size = sizeof(spec->attr);
-	spec->attr.type = PERF_TYPE_SOFTWARE;
-	spec->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	spec->attr.type = type;
+	spec->attr.config = config;
 	spec->attr.sample_period = period;
-	spec->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
 	spec->attr.wakeup_events = 1;
 	spec->attr.disabled = 1;
 	spec->attr.exclude_kernel = 1;
 	spec->attr.exclude_hv = 1;
 	spec->period_align = 1;
+}
+
+void cp_page_fault_spec(struct cp_event_spec *spec, __u64 period)
+{
+	user_event_spec(spec, "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			period);
+	spec->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
+}
+
+void cp_breakpoint_spec(struct cp_event_spec *spec, __u64 ip)
+{
+	user_event_spec(spec, "breakpoint", PERF_TYPE_BREAKPOINT, 0, 1);
+	spec->attr.bp_type = HW_BREAKPOINT_X;
+	spec->attr.bp_addr = ip;
+	spec->attr.bp_len = sizeof(long);
 }

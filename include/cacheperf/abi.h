@@ -35,6 +35,7 @@ enum cp_record_type {
 	CP_REC_SAMPLE = 1,	/* struct cp_sample */
 	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
 	CP_REC_PROC = 3,	/* struct cp_proc_event: a target exec'd or exited */
+	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it */
 };
 
 enum cp_proc_event_kind {
@@ -129,6 +130,19 @@ struct cp_stats {
 	__u64 followed;			/* processes forked by a target, added to the filter */
 	__u64 drop_targets;		/* ... not added: the filter map is full */
 	__u64 drop_proc;		/* exec/exit records lost: ring buffer full */
+};
+
+/*
+ * Global counters of on_breakpoint (bpf/breakpoint.bpf.c), in .bss as
+ * bp_stats: here, not in cacheperf/breakpoint.h, as the skeleton names the type.
+ */
+struct cp_bp_stats {
+	__u64 hits;		/* program runs */
+	__u64 not_armed;	/* hits of an {ip, tgid} not in bp_insns: another process */
+	__u64 recorded;		/* accesses written to a history */
+	__u64 late;		/* hits on full or settled instructions */
+	__u64 uncomputable;	/* address not computable */
+	__u64 drop_ringbuf;	/* done records lost: ring buffer full */
 };
 
 #endif /* CACHEPERF_ABI_H */

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The decoded-operand cache: keys by code, not by process; bounded with LRU
+ * replacement; and a real read of this test's own labelled instruction
+ * through /proc/self (no root needed for one's own memory).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "decode_cache.h"
+
+/* A load this test decodes from its own text: mov 0x18(%rdi,%rsi,8),%rax. */
+extern const char cp_test_decode_insn[];
+__attribute__((noinline, used)) static long labelled_load(const long *p, long i)
+{
+	long v;
+
+	asm volatile(".globl cp_test_decode_insn\n"
+		     "cp_test_decode_insn:\n\t"
+		     "movq 0x18(%1,%2,8), %0" : "=r"(v) : "r"(p), "r"(i) : "memory");
+	return v;
+}
+
+static struct cp_operand op_with_disp(__s64 disp)
+{
+	struct cp_operand op = { .status = CP_OPND_OK, .base = CP_REG_RAX, .disp = disp };
+
+	return op;
+}
+
+static void test_key_by_code(void **state)
+{
+	struct cp_map lib = { .start = 0x7f0000001000, .end = 0x7f0000005000, .offset = 0x3000,
+			      .inode = 1234, .dev_major = 8, .dev_minor = 1, .kind = CP_MAP_FILE };
+	struct cp_map other = lib;
+	struct cp_map jit = { .start = 0x10000, .end = 0x20000, .kind = CP_MAP_ANON };
+	struct cp_decode_key a, b;
+
+	(void)state;
+	cp_decode_key_of(100, &lib, 0x7f0000001010, &a);
+	assert_int_equal(a.dev, (8ull << 32) | 1);
+	assert_int_equal(a.ino, 1234);
+	assert_int_equal(a.off, 0x3010);
+	/* another process maps the same file elsewhere: the same key */
+	other.start = 0x7e0000001000;
+	other.end = 0x7e0000005000;
+	cp_decode_key_of(200, &other, 0x7e0000001010, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* anonymous code belongs to its process */
+	cp_decode_key_of(100, &jit, 0x10040, &a);
+	cp_decode_key_of(200, &jit, 0x10040, &b);
+	assert_int_equal(a.dev, 0);
+	assert_int_equal(a.ino, 100);
+	assert_int_equal(a.off, 0x10040);
+	assert_memory_not_equal(&a, &b, sizeof(a));
+}
+
+/* Capacity 4 is one set of 4 ways: the fifth key evicts the least recently used. */
+static void test_bounded_lru(void **state)
+{
+	struct cp_decode_cache *c = cp_decode_cache__new(4);
+	struct cp_decode_cache_stats st;
+	struct cp_decode_key k[5];
+	const struct cp_operand *got;
+
+	(void)state;
+	assert_non_null(c);
+	for (int i = 0; i < 5; i++)
+		k[i] = (struct cp_decode_key){ .dev = 1, .ino = 2, .off = 0x100 * (__u64)i };
+	for (int i = 0; i < 4; i++) {
+		struct cp_operand op = op_with_disp(i);
+
+		cp_decode_cache__insert(c, &k[i], &op);
+	}
+	/* use 0: 1 is now the least recently used */
+	assert_non_null(cp_decode_cache__lookup(c, &k[0]));
+	{
+		struct cp_operand op = op_with_disp(4);
+
+		cp_decode_cache__insert(c, &k[4], &op);
+	}
+	assert_null(cp_decode_cache__lookup(c, &k[1]));
+	for (int i = 0; i < 5; i++) {
+		if (i == 1)
+			continue;
+		got = cp_decode_cache__lookup(c, &k[i]);
+		assert_non_null(got);
+		assert_int_equal(got->disp, i);
+	}
+	/* re-inserting a cached key replaces it in place */
+	{
+		struct cp_operand op = op_with_disp(40);
+
+		cp_decode_cache__insert(c, &k[4], &op);
+	}
+	assert_int_equal(cp_decode_cache__lookup(c, &k[4])->disp, 40);
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.evictions, 1);
+	assert_int_equal(st.hits, 1 + 4 + 1);
+	cp_decode_cache__free(c);
+}
+
+static void test_decodes_own_text_once(void **state)
+{
+	__u64 ip = (__u64)(uintptr_t)cp_test_decode_insn;
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	struct cp_decode_cache_stats st;
+	struct cp_maps *maps = NULL;
+	struct cp_operand op;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(cp_maps__read(NULL, getpid(), &maps), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cp_decode_cache__get(c, getpid(), maps, ip, &op), 0);
+		assert_int_equal(op.status, CP_OPND_OK);
+		assert_int_equal(op.disp, 0x18);
+		assert_int_equal(op.scale, 8);
+		assert_int_equal(op.access, CP_OPND_READ);
+		assert_int_equal(op.size, 8);
+	}
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.decodes, 1);
+	assert_int_equal(st.hits, 2);
+	/* nothing maps page 0 */
+	assert_int_equal(cp_decode_cache__get(c, getpid(), maps, 16, &op), -ENOENT);
+	cp_maps__free(maps);
+	cp_decode_cache__free(c);
+	(void)labelled_load;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key_by_code),
+		cmocka_unit_test(test_bounded_lru),
+		cmocka_unit_test(test_decodes_own_text_once),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -117,6 +117,17 @@ $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(B
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
 
+# cxx_sites (C++ operator new and delete), once per allocator that implements
+# them itself: cxx_sites_tcmalloc, cxx_sites_jemalloc, cxx_sites_mimalloc.
+CXX		?= g++
+CXX_ALLOCS	:= tcmalloc:tcmalloc_minimal jemalloc:jemalloc mimalloc:mimalloc
+WL_BINS		+= $(foreach a,$(CXX_ALLOCS),$(BUILD)/tests/workloads/cxx_sites_$(firstword $(subst :, ,$(a))))
+$(foreach a,$(CXX_ALLOCS),$(eval $(BUILD)/tests/workloads/cxx_sites_$(firstword $(subst :, ,$(a))): \
+	CXX_ALLOC_LIB := $(lastword $(subst :, ,$(a)))))
+$(BUILD)/tests/workloads/cxx_sites_%: tests/workloads/cxx_sites.cpp tests/workloads/call_site.h tests/workloads/sites_run.h | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CXX) $(WL_CFLAGS) $< -o $@ -l$(CXX_ALLOC_LIB)
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@

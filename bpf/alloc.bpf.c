@@ -36,6 +36,7 @@ struct cp_map_entry {
 	__u64 caller;
 	__u8 func;
 	__u8 __pad[7];
+	struct cp_live_object old;	/* mremap: the mapping taken out at entry */
 };
 
 /*
@@ -238,7 +239,7 @@ static __always_inline void cp_realloc_take_old(__u64 pid_tgid, __u64 addr, __u8
 	cp_emit(CP_OBJ_EV_FREE, func, 0, pid_tgid, addr, 0, 0, 0, -1, bpf_ktime_get_ns());
 }
 
-/* A failed realloc: the object cp_realloc_take_old() took lives on, as it was. */
+/* A failed realloc or mremap: the object taken at the entry lives on, as it was. */
 static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 					       const struct cp_live_object *old)
 {
@@ -440,12 +441,11 @@ static __always_inline bool cp_map_wanted(__u64 pid_tgid)
 	return !cp_outer_call(pid_tgid, 0);
 }
 
-static __always_inline void cp_map_enter(__u8 func, __u64 addr, __u64 len, __u64 caller)
+static __always_inline void cp_map_enter(const struct cp_map_entry *m)
 {
-	struct cp_map_entry m = { .addr = addr, .len = len, .caller = caller, .func = func };
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
-	if (bpf_map_update_elem(&map_entries, &tid, &m, BPF_ANY))
+	if (bpf_map_update_elem(&map_entries, &tid, m, BPF_ANY))
 		CP_INC(drop_entry_full);
 }
 
@@ -455,9 +455,12 @@ static __always_inline void cp_mmap_enter(__u64 len, __u64 flags)
 
 	if ((flags & (CP_MAP_ANONYMOUS | CP_MAP_STACK)) != CP_MAP_ANONYMOUS)
 		return;
+	struct cp_map_entry m = { .len = len, .func = CP_FN_MMAP };
+
 	if (!cp_map_wanted(pid_tgid))
 		return;
-	cp_map_enter(CP_FN_MMAP, 0, len, cp_read_caller(cp_user_sp()));
+	m.caller = cp_read_caller(cp_user_sp());
+	cp_map_enter(&m);
 }
 
 static __always_inline void cp_munmap_enter(__u64 addr)
@@ -470,33 +473,51 @@ static __always_inline void cp_munmap_enter(__u64 addr)
 		cp_read_caller(cp_user_sp()), -1, bpf_ktime_get_ns());
 }
 
+/*
+ * mremap's old range dies here, at the entry, as realloc's old object does
+ * (cp_realloc_take_old): once the kernel has moved the mapping, another
+ * thread may map the old range and report it before this call returns.
+ */
 static __always_inline void cp_mremap_enter(__u64 old_addr, __u64 new_len)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct cp_map_entry m = { .addr = old_addr, .len = new_len, .func = CP_FN_MREMAP };
+	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = old_addr };
+	struct cp_live_object *old;
 
-	if (cp_map_wanted(pid_tgid))
-		cp_map_enter(CP_FN_MREMAP, old_addr, new_len, 0);
+	if (!cp_map_wanted(pid_tgid))
+		return;
+	old = bpf_map_lookup_elem(&live_objects, &key);
+	if (!old)
+		return;		/* not a mapping we track */
+	m.old = *old;
+	if (bpf_map_delete_elem(&live_objects, &key))
+		return;		/* unmapped meanwhile by another thread */
+	cp_emit(CP_OBJ_EV_UNMAP, CP_FN_MREMAP, 0, pid_tgid, old_addr, 0, 0, 0, -1,
+		bpf_ktime_get_ns());
+	cp_map_enter(&m);
 }
 
 static __always_inline void cp_brk_enter(void)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct cp_map_entry m = { .func = CP_FN_BRK };
 	struct task_struct *task;
 
 	if (!cp_map_wanted(pid_tgid))
 		return;
 	task = bpf_get_current_task_btf();
-	cp_map_enter(CP_FN_BRK, BPF_CORE_READ(task, mm, brk), 0, 0);
+	m.addr = BPF_CORE_READ(task, mm, brk);
+	cp_map_enter(&m);
 }
 
 static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct cp_live_key key = { .tgid = pid_tgid >> 32 };
-	struct cp_live_object *old;
 	struct cp_map_entry m, *p;
-	__u64 addr = (__u64)ret, now, caller;
+	__u64 addr = (__u64)ret, now;
+	bool failed = ret < 0 && ret >= -CP_MAX_ERRNO;
 	__s64 stack_id;
 	__u8 flags;
 
@@ -505,21 +526,19 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 		return;
 	m = *p;
 	bpf_map_delete_elem(&map_entries, &tid);
-	if (ret < 0 && ret >= -CP_MAX_ERRNO)
+	if (m.func == CP_FN_MREMAP && failed) {
+		cp_realloc_restore(pid_tgid, m.addr, &m.old);
+		return;
+	}
+	if (failed)
 		return;
 	now = bpf_ktime_get_ns();
 	if (m.func == CP_FN_MREMAP) {
-		key.addr = m.addr;
-		old = bpf_map_lookup_elem(&live_objects, &key);
-		if (!old)
-			return;		/* not a mapping we track */
-		caller = old->caller;
-		stack_id = old->stack_id;
-		bpf_map_delete_elem(&live_objects, &key);
-		flags = cp_live_add(pid_tgid, addr, m.len, caller, stack_id, now, CP_FN_MREMAP,
-				    CP_OBJ_EV_REMAP);
-		cp_emit(CP_OBJ_EV_REMAP, CP_FN_MREMAP, flags, pid_tgid, addr, m.len, m.addr,
-			caller, stack_id, now);
+		/* the old range's death was reported at the entry: old_addr 0 */
+		flags = cp_live_add(pid_tgid, addr, m.len, m.old.caller, m.old.stack_id, now,
+				    CP_FN_MREMAP, CP_OBJ_EV_REMAP);
+		cp_emit(CP_OBJ_EV_REMAP, CP_FN_MREMAP, flags, pid_tgid, addr, m.len, 0,
+			m.old.caller, m.old.stack_id, now);
 		return;
 	}
 	if (m.func == CP_FN_BRK) {

@@ -10,6 +10,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 	libzydis-dev
 	libcmocka-dev
+	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux
 )
 

@@ -11,6 +11,7 @@
 #include "cacheperf.skel.h"
 #include "allocator.h"
 #include "alloc_probes.h"
+#include "link_reaper.h"
 #include "probe_place.h"
 
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
@@ -42,6 +43,7 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
+	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
 	bool raw_syscalls;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
@@ -79,8 +81,13 @@ static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func
 		*args = CP_ARG_RSI;
 		return skel->progs.on_memalign;
 	default:
-		return NULL;
+		break;
 	}
+	/* operator new: the size in rdi, in every variant; delete: the pointer */
+	if (!cp_alloc_func_is_cxx(func))
+		return NULL;
+	*args = CP_ARG_RDI;
+	return cp_alloc_func_frees(func) ? skel->progs.on_free : skel->progs.on_alloc;
 }
 
 static bool have_tracefs_syscalls(void)
@@ -183,7 +190,8 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	if (opts)
 		ap->opts = *opts;
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
-	err = attach_syscalls(ap);
+	ap->reaper = cp_link_reaper__new();
+	err = ap->reaper ? attach_syscalls(ap) : -errno;
 	if (err) {
 		cp_alloc_probes__free(ap);
 		errno = -err;
@@ -192,19 +200,23 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	return ap;
 }
 
-static void detach_links(struct target *t)
+/* Hands @t's links to the reaper: the loop does not wait for the kernel. */
+static void detach_links(struct cp_alloc_probes *ap, struct target *t)
 {
+	struct bpf_link *order[2 * CP_FN_NR_PROBED];
+
 	/* entries first: a return probe without its entry is harmless, the reverse is not */
-	for (int i = t->nr_links - 1; i >= 0; i--)
-		bpf_link__destroy(t->links[i]);
+	for (int i = 0; i < t->nr_links; i++)
+		order[i] = t->links[t->nr_links - 1 - i];
+	cp_link_reaper__add(ap->reaper, order, (size_t)t->nr_links);
 	t->nr_links = 0;
 }
 
-static void free_target(struct target *t)
+static void free_target(struct cp_alloc_probes *ap, struct target *t)
 {
 	if (!t)
 		return;
-	detach_links(t);
+	detach_links(ap, t);
 	free(t->alloc);
 	free(t);
 }
@@ -214,7 +226,8 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	if (!ap)
 		return;
 	for (int i = 0; i < ap->nr_targets; i++)
-		free_target(ap->targets[i]);
+		free_target(ap, ap->targets[i]);
+	cp_link_reaper__free(ap->reaper);	/* waits for every link */
 	for (int i = 0; i < ap->nr_sys_links; i++)
 		bpf_link__destroy(ap->sys_links[i]);
 	free(ap);
@@ -255,10 +268,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 			continue;
 		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
 		got = code ? cp_allocator_read_code(t->alloc->open_path, fn->file_off, code, want) : 0;
-		if (got <= 0)
-			cp_probe_place(code, 0, args, f != CP_FN_FREE, &pl);
-		else
-			cp_probe_place(code, (size_t)got, args, f != CP_FN_FREE, &pl);
+		cp_probe_place(code, got > 0 ? (size_t)got : 0, args, !cp_alloc_func_frees(f), &pl);
 		if (pl.offset)
 			ap->placed++;
 		else if (pl.emulated)
@@ -271,7 +281,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 				pl.offset, pl.emulated ? "" : " (single-stepped)", pl.why);
 		t->sites[t->nr_sites++] = (struct site){
 			.func = f, .off = fn->file_off + pl.offset,
-			.sp_adjust = pl.sp_adjust, .need_ret = f != CP_FN_FREE,
+			.sp_adjust = pl.sp_adjust, .need_ret = !cp_alloc_func_frees(f),
 		};
 	}
 	free(code);
@@ -315,7 +325,7 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 	}
 	return 0;
 fail:
-	detach_links(t);
+	detach_links(ap, t);
 	return err;
 }
 
@@ -354,7 +364,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	ap->targets[ap->nr_targets++] = t;
 	return 0;
 fail:
-	free_target(t);
+	free_target(ap, t);
 	return err;
 }
 
@@ -442,7 +452,7 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	ap->backoffs_gone += t->guard.backoffs;
 	ap->backoff_ns_gone += t->guard.backoff_total_ns;
 	ap->targets[i] = ap->targets[--ap->nr_targets];
-	free_target(t);
+	free_target(ap, t);
 	if (pid > 0) {
 		bpf_map__delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), 0);
 		purge_live(ap, pid);
@@ -493,7 +503,7 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 		}
 		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, now_ns);
 		if (act == CP_GUARD_DETACH) {
-			detach_links(t);
+			detach_links(ap, t);
 		} else if (act == CP_GUARD_ATTACH) {
 			int e = attach_links(ap, t);
 
@@ -512,6 +522,11 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 			ap->opts.on_guard(t->pid, act == CP_GUARD_DETACH, ap->opts.ctx);
 	}
 	return err ? err : changed;
+}
+
+void cp_alloc_probes__flush(struct cp_alloc_probes *ap)
+{
+	cp_link_reaper__flush(ap->reaper);
 }
 
 bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
@@ -534,6 +549,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->backoffs = ap->backoffs_gone;
 	out->backoff_ns = ap->backoff_ns_gone;
 	out->raw_syscalls = ap->raw_syscalls;
+	out->detaching = cp_link_reaper__pending(ap->reaper);
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 

@@ -14,8 +14,9 @@
  *   cp_alloc_probes__attach_all(ap)          -a: the system libc, every process
  *   drain record callback: CP_REC_OBJECT -> cp_alloc_event_apply() (alloc_events.h)
  *   cp_alloc_probes__tick(ap, now_ns)        every interval (guard)
- *   cp_alloc_probes__detach_pid(ap, pid)     when a target exits
- *   cp_alloc_probes__free(ap)                before cacheperf__destroy()
+ *   cp_alloc_probes__detach_pid(ap, pid)     when a target exits (does not block)
+ *   cp_alloc_probes__free(ap)                before cacheperf__destroy(); waits for
+ *                                            the detached probes to be destroyed
  * Target filtering (targ_tgids, targ_filter_tgid) stays the session's job.
  */
 #ifndef CP_ALLOC_PROBES_H
@@ -75,8 +76,14 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 /*
  * A target exited (or is no longer profiled): detaches its probes, forgets
  * its live objects and call counter in BPF. Returns 0, -ENOENT if unknown.
+ * The uprobes are destroyed on a worker thread (user/link_reaper.h): this
+ * returns without waiting the ~1 s the kernel takes; so do the guard's
+ * detaches in cp_alloc_probes__tick().
  */
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid);
+
+/* Waits until every probe detached so far is destroyed (cp_alloc_probes__free() does). */
+void cp_alloc_probes__flush(struct cp_alloc_probes *ap);
 
 /*
  * The guard's tick at @now_ns (CLOCK_MONOTONIC): reads and resets each
@@ -94,6 +101,7 @@ struct cp_alloc_probes_stats {
 	__u64 calls;		/* allocator calls of the targets probed now (guard counters) */
 	__u64 targets;		/* processes (or -a) probed now */
 	__u64 links;		/* uprobe links attached now */
+	__u64 detaching;	/* links detached, not yet destroyed (the reaper's queue) */
 	__u64 placed;		/* entry probes moved onto an emulated instruction */
 	__u64 entry_emulated;	/* entry probes at the entry, which is emulated */
 	__u64 single_step;	/* entry probes on an instruction the kernel single-steps */

@@ -23,6 +23,26 @@ static const char *const fn_names[CP_FN_NR_PROBED] = {
 	[CP_FN_MEMALIGN] = "memalign",
 	[CP_FN_VALLOC] = "valloc",
 	[CP_FN_PVALLOC] = "pvalloc",
+	[CP_FN_NEW] = "_Znwm",
+	[CP_FN_NEW_ARRAY] = "_Znam",
+	[CP_FN_NEW_NOTHROW] = "_ZnwmRKSt9nothrow_t",
+	[CP_FN_NEW_ARRAY_NOTHROW] = "_ZnamRKSt9nothrow_t",
+	[CP_FN_NEW_ALIGNED] = "_ZnwmSt11align_val_t",
+	[CP_FN_NEW_ARRAY_ALIGNED] = "_ZnamSt11align_val_t",
+	[CP_FN_NEW_ALIGNED_NOTHROW] = "_ZnwmSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_NEW_ARRAY_ALIGNED_NOTHROW] = "_ZnamSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_DELETE] = "_ZdlPv",
+	[CP_FN_DELETE_ARRAY] = "_ZdaPv",
+	[CP_FN_DELETE_SIZED] = "_ZdlPvm",
+	[CP_FN_DELETE_ARRAY_SIZED] = "_ZdaPvm",
+	[CP_FN_DELETE_NOTHROW] = "_ZdlPvRKSt9nothrow_t",
+	[CP_FN_DELETE_ARRAY_NOTHROW] = "_ZdaPvRKSt9nothrow_t",
+	[CP_FN_DELETE_ALIGNED] = "_ZdlPvSt11align_val_t",
+	[CP_FN_DELETE_ARRAY_ALIGNED] = "_ZdaPvSt11align_val_t",
+	[CP_FN_DELETE_SIZED_ALIGNED] = "_ZdlPvmSt11align_val_t",
+	[CP_FN_DELETE_ARRAY_SIZED_ALIGNED] = "_ZdaPvmSt11align_val_t",
+	[CP_FN_DELETE_ALIGNED_NOTHROW] = "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_DELETE_ARRAY_ALIGNED_NOTHROW] = "_ZdaPvSt11align_val_tRKSt9nothrow_t",
 };
 
 /* Prefixes by rank: allocators that do not replace malloc export only these. */
@@ -46,6 +66,16 @@ const char *cp_alloc_func_name(enum cp_alloc_func func)
 	return (unsigned int)func < CP_FN_NR_PROBED ? fn_names[func] : NULL;
 }
 
+bool cp_alloc_func_is_cxx(enum cp_alloc_func func)
+{
+	return func >= CP_FN_NEW && func < CP_FN_NR_PROBED;
+}
+
+bool cp_alloc_func_frees(enum cp_alloc_func func)
+{
+	return func == CP_FN_FREE || (func >= CP_FN_DELETE && func < CP_FN_NR_PROBED);
+}
+
 bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank)
 {
 	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
@@ -54,7 +84,8 @@ bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank)
 		if (strncmp(sym, prefixes[p], plen))
 			continue;
 		for (int f = 0; f < CP_FN_NR_PROBED; f++) {
-			if (strcmp(sym + plen, fn_names[f]))
+			/* mangled C++ names have no prefixed variants */
+			if ((plen && cp_alloc_func_is_cxx(f)) || strcmp(sym + plen, fn_names[f]))
 				continue;
 			*func = f;
 			*rank = (int)p;
@@ -184,6 +215,19 @@ cleanup:
 	return err;
 }
 
+/*
+ * Only a replacement allocator's own operator new and delete are probed: in
+ * libc's process or a static executable they are libstdc++'s, which call
+ * malloc and free (probing both would cost twice for one object).
+ */
+static void keep_own_cxx(struct cp_allocator *out)
+{
+	if (out->kind != CP_ALLOCATOR_LIBC && out->kind != CP_ALLOCATOR_EXEC)
+		return;
+	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
+		memset(&out->fns[f], 0, sizeof(out->fns[f]));
+}
+
 static int read_fns_path(const char *path, struct cp_allocator *out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -198,11 +242,15 @@ static int read_fns_path(const char *path, struct cp_allocator *out)
 
 int cp_allocator__from_file(const char *path, struct cp_allocator *out)
 {
+	int err;
+
 	memset(out, 0, sizeof(*out));
 	snprintf(out->path, sizeof(out->path), "%s", path);
 	snprintf(out->open_path, sizeof(out->open_path), "%s", path);
 	out->kind = cp_allocator_kind_of(path);
-	return read_fns_path(path, out);
+	err = read_fns_path(path, out);
+	keep_own_cxx(out);
+	return err;
 }
 
 /* Distinct executable file mappings, in address order, the main executable flagged. */
@@ -279,6 +327,7 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	out->inode = files[pick]->inode;
 	out->kind = c[pick].is_exec ? CP_ALLOCATOR_EXEC : cp_allocator_kind_of(c[pick].path);
 	err = read_fns_path(out->open_path, out);
+	keep_own_cxx(out);
 cleanup:
 	free(tmp);
 	free(c);

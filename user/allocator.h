@@ -7,7 +7,10 @@
  * jemalloc / tcmalloc / mimalloc (preloaded or linked), else libc.
  * Functions are looked up in .dynsym and .symtab (a static executable keeps
  * malloc only in .symtab), plain names first, then the prefixed ones those
- * allocators also export (je_malloc, tc_malloc, mi_malloc).
+ * allocators also export (je_malloc, tc_malloc, mi_malloc). C++ operator
+ * new and delete (mangled names, no prefixes) are kept only for a replacement
+ * allocator (jemalloc, tcmalloc, mimalloc): elsewhere they are libstdc++'s,
+ * which call malloc and free.
  *
  * The naming rules are pure (cp_alloc_func_match, cp_allocator_pick); only
  * cp_allocator__find() reads /proc and ELF files.
@@ -53,8 +56,14 @@ struct cp_allocator {
 /* "libc", "jemalloc", ..., "executable". */
 const char *cp_allocator_kind_name(enum cp_allocator_kind kind);
 
-/* The function name of @func without prefix ("malloc"); NULL beyond the probed ones. */
+/* The function name of @func without prefix ("malloc", "_Znwm"); NULL beyond the probed ones. */
 const char *cp_alloc_func_name(enum cp_alloc_func func);
+
+/* A C++ operator new or delete. */
+bool cp_alloc_func_is_cxx(enum cp_alloc_func func);
+
+/* free or a delete: takes a pointer, returns nothing (no return probe). */
+bool cp_alloc_func_frees(enum cp_alloc_func func);
 
 /*
  * Whether symbol @sym names a probed function: fills @func and @rank (0 for

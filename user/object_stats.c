@@ -109,6 +109,8 @@ found:
 		g->size = r->size;
 	}
 	g->flags |= r->flags;
+	g->backoff |= r->backoff;
+	g->doubtful += !!(r->flags & CP_OBJ_F_GUARD_BACKOFF);
 	add_tid(g, r->tid);
 	g->samples++;
 	g->misses += miss;

@@ -24,6 +24,7 @@ struct cp_object_group {
 	__u32 tgid;
 	__u8 kind;			/* enum cp_obj_kind */
 	bool before_attach;		/* no allocation seen: allocated before we attached */
+	bool backoff;			/* ... or while the allocation probes were backed off */
 	__u16 flags;			/* CP_OBJ_F_* seen on its objects */
 	__u64 callsite;			/* heap/mapping: call-site id in the process, else 0 */
 	__u64 caller;			/* heap/mapping: the allocator's caller, 0 if unknown */
@@ -32,6 +33,7 @@ struct cp_object_group {
 	__u64 objects;			/* distinct starts seen (heap groups) */
 	__u64 samples;
 	__u64 misses;
+	__u64 doubtful;			/* samples in objects that may be stale (a back-off) */
 	__u32 tids[CP_OBJ_GROUP_TIDS];	/* allocating threads */
 	__u32 nr_tids;
 	char name[CP_RESOLVED_NAME_LEN];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backoff_marks.h"
 #include "globals.h"
 #include "proc_maps.h"
 #include "process_objects.h"
@@ -26,6 +27,7 @@ struct proc {
 	size_t nr_stacks, nr_user_stacks, stacks_cap;
 	struct thread_ptr *tps;
 	size_t nr_tps, tps_cap;
+	struct cp_backoff_marks backoff;	/* the guard's back-offs of this process */
 };
 
 /* pid -> proc: open addressing, linear probing, sized once for the cap at load <= 1/2. */
@@ -36,6 +38,7 @@ struct cp_objects {
 	size_t nr;
 	__u64 tick;
 	struct cp_elf_cache *elf;
+	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
 	struct cp_objects_stats st;	/* store part: objects of processes already gone */
 };
 
@@ -292,9 +295,25 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
 	cp_callsites__free(p->callsites);
 	p->callsites = cs;
 	cp_object_store__clear(p->store);
+	cp_backoff_marks_on_exec(&p->backoff);
 	p->nr_tps = 0;
 	p->nr_user_stacks = 0;
 	return take_snapshot(o, p);
+}
+
+int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64 now_ns)
+{
+	struct proc *p;
+
+	if (pid < 0) {
+		cp_backoff_marks_on_guard(&o->backoff_all, backed_off, now_ns);
+		return 0;
+	}
+	p = get_proc(o, pid);
+	if (!p)
+		return -ENOMEM;
+	cp_backoff_marks_on_guard(&p->backoff, backed_off, now_ns);
+	return 0;
 }
 
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid)
@@ -477,6 +496,12 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 		/* an mmap of a file: say which */
 		if (obj->kind == CP_OBJ_MAPPING && map && map->kind == CP_MAP_FILE)
 			copy_str(out->path, sizeof(out->path), map->path);
+		/* its free may have gone unseen, its memory reused by an unseen object */
+		if (cp_backoff_marks_doubt(&p->backoff, obj->alloc_ns) ||
+		    cp_backoff_marks_doubt(&o->backoff_all, obj->alloc_ns)) {
+			out->flags |= CP_OBJ_F_GUARD_BACKOFF;
+			o->st.backoff_doubtful++;
+		}
 		o->st.resolved[obj->kind < CP_OBJ_KIND_NR ? obj->kind : CP_OBJ_UNKNOWN]++;
 		return 0;
 	}
@@ -486,6 +511,11 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 		take_snapshot(o, p);
 		memset(out, 0, sizeof(*out));
 		err = resolve_view(p, addr, out);
+	}
+	/* no allocation seen: maybe made while the probes were backed off */
+	if (out->before_attach && (p->backoff.unseen || o->backoff_all.unseen)) {
+		out->backoff = true;
+		o->st.backoff_unseen++;
 	}
 	if (err == -ENOENT)
 		o->st.unmapped++;

@@ -39,7 +39,10 @@ struct cp_objects_opts {
 struct cp_resolved {
 	enum cp_obj_kind kind;
 	bool before_attach;	/* heap/anonymous memory with no allocation seen */
-	__u16 flags;		/* CP_OBJ_F_* of a tracked object */
+	bool backoff;		/* ... after a guard back-off: maybe allocated during it */
+	/* CP_OBJ_F_* of a tracked object; CP_OBJ_F_GUARD_BACKOFF: it lived through
+	 * a back-off of the allocation probes, so it may be stale */
+	__u16 flags;
 	__u32 tid;		/* allocating thread of a tracked object, else 0 */
 	__u64 callsite;		/* call-site id of a tracked object, else 0 */
 	__u64 start;		/* first byte of the object, variable or mapping */
@@ -62,6 +65,9 @@ struct cp_objects_stats {
 	__u64 unmapped;			/* addresses no mapping holds */
 	__u64 tp_dropped;		/* thread pointers not kept: per-process cap */
 	__u64 callsites_dropped;	/* call sites not interned: per-process cap */
+	/* answers the guard's back-offs made uncertain (backoff_marks.h): */
+	__u64 backoff_doubtful;		/* tracked objects that lived through a back-off */
+	__u64 backoff_unseen;		/* memory with no allocation seen, after a back-off */
 	struct cp_object_store_stats store;	/* over all processes, past and present */
 	struct cp_elf_cache_stats elf;
 };
@@ -85,6 +91,15 @@ int cp_objects__on_realloc(struct cp_objects *o, pid_t pid, __u64 old_start,
 
 /* exec: a new address space. Empties the store and call sites, re-reads maps and globals. */
 int cp_objects__on_exec(struct cp_objects *o, pid_t pid);
+
+/*
+ * The allocation-rate guard backed off (@backed_off) or resumed @pid's
+ * probes (-1: every process's, -a) at @now_ns, CLOCK_MONOTONIC. From then
+ * on, objects allocated before the resume resolve with CP_OBJ_F_GUARD_BACKOFF
+ * (may be stale) and memory with no allocation seen with backoff set
+ * (backoff_marks.h). Returns 0 or -ENOMEM.
+ */
+int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64 now_ns);
 
 /* exit: forgets the process. */
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
@@ -117,8 +132,8 @@ bool cp_objects__tracked(const struct cp_objects *o, pid_t pid);
  * What @addr in process @pid belongs to, in this order: a tracked heap or
  * mmap object; a global of a mapped ELF file; a thread-local of the
  * executable (threads with a known thread pointer); then the mapping: a
- * stack, memory allocated before attach (kind unknown, before_attach), or a
- * file (kind mapping, file offset). Returns 0, or -ENOENT when nothing maps
+ * stack, memory allocated before attach (kind unknown, before_attach; also
+ * backoff after a guard back-off), or a file (kind mapping, file offset). Returns 0, or -ENOENT when nothing maps
  * @addr (@out is then kind unknown named "[unmapped]"), -ENOMEM.
  */
 int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out);

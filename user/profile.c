@@ -104,6 +104,15 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 	}
 }
 
+/* The allocation guard backed off or resumed: objects of that process become doubtful. */
+static void on_guard(pid_t pid, bool backed_off, void *ctx)
+{
+	struct cp_profile *p = ctx;
+
+	/* the resume is a little later than the re-attach: a few objects more in doubt */
+	cp_objects__on_guard(p->objects, pid, backed_off, now_ns());
+}
+
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
 	struct cp_profile *p = ctx;
@@ -138,6 +147,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym)
 		goto nomem;
 	ops.ctx = p;
+	s->on_guard = on_guard;
+	s->on_guard_ctx = p;
 	p->drain = drain__new(s->skel, &ops);
 	if (!p->drain) {
 		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(errno));
@@ -156,6 +167,8 @@ void cp_profile__free(struct cp_profile *p)
 {
 	if (!p)
 		return;
+	if (p->sess && p->sess->on_guard_ctx == p)
+		p->sess->on_guard = NULL;
 	drain__free(p->drain);
 	insn_store__free(p->insns);
 	free(p->batch);
@@ -269,6 +282,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
 	__u64 end = p->end_ns ? p->end_ns : now_ns();
+	struct cp_objects_stats os;
 
 	drain__stats(p->drain, &r->bpf);
 	r->insns = p->insns;
@@ -282,6 +296,9 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->execs = p->execs;
 	r->object_events = p->object_events;
 	r->guard_backoffs = p->sess->guard_backoffs;
+	cp_objects__stats(p->objects, &os);
+	r->backoff_doubtful = os.backoff_doubtful;
+	r->backoff_unseen = os.backoff_unseen;
 	r->have_alloc = p->sess->alloc != NULL;
 	if (p->sess->alloc)
 		cp_alloc_probes__stats(p->sess->alloc, &r->alloc);

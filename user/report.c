@@ -170,11 +170,18 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		/* a launched command had probes from its exec: the allocator's own memory */
 		n = snprintf(buf, sz, "%s%s", g->name,
 			     !g->before_attach ? "" :
+			     g->backoff && r->launched ?
+			     ", allocated while allocation probes were backed off" :
+			     g->backoff ? ", allocated before attach or while allocation probes were backed off" :
 			     r->launched ? ", no allocation seen" : ", allocated before attach");
 		break;
 	}
 	for (__u32 i = 0; i < g->nr_tids && n > 0 && (size_t)n < sz; i++)
 		n += snprintf(buf + n, sz - (size_t)n, "%s%u", i ? ", " : " by thread ", g->tids[i]);
+	if (g->doubtful && n > 0 && (size_t)n < sz)
+		snprintf(buf + n, sz - (size_t)n,
+			 " (%llu samples may be stale: allocation probes backed off while it lived)",
+			 (unsigned long long)g->doubtful);
 }
 
 static void print_objects(const struct cp_report *r, FILE *f)
@@ -229,8 +236,12 @@ static void print_drops(const struct cp_report *r, FILE *f)
 	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
 		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
 		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
-	fprintf(f, "  allocation guard back-offs: %llu%s\n", (ull)r->guard_backoffs,
-		r->guard_backoffs ? " (objects allocated meanwhile are unknown)" : "");
+	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
+	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
+		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "
+			"back-off, %llu in memory maybe allocated during one",
+			(ull)r->backoff_doubtful, (ull)r->backoff_unseen);
+	fputc('\n', f);
 }
 
 void cp_report_print(const struct cp_report *r, FILE *f)

@@ -48,6 +48,8 @@ struct cp_report {
 	bool have_alloc;		/* allocation probes ran (not --no-objects) */
 	struct cp_alloc_probes_stats alloc;
 	__u64 guard_backoffs;
+	__u64 backoff_doubtful;		/* samples in objects that lived through a back-off */
+	__u64 backoff_unseen;		/* samples in memory with no allocation seen, after one */
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */

@@ -112,6 +112,8 @@ static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 
 	if (backed_off)
 		s->guard_backoffs++;
+	if (s->on_guard)
+		s->on_guard(pid, backed_off, s->on_guard_ctx);
 	if (pid < 0)
 		fprintf(stderr, "cacheperf-bpf: allocation probes %s for every process\n",
 			backed_off ? "backed off (over --max-alloc-rate)" : "resumed");

@@ -8,6 +8,7 @@
 #ifndef CP_SESSION_H
 #define CP_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -40,6 +41,9 @@ struct cp_session {
 	struct bpf_link *lifecycle[CP_SESSION_LIFECYCLE_LINKS];
 	struct cp_alloc_probes *alloc;	/* allocation probes; NULL with --no-objects */
 	__u64 guard_backoffs;		/* times the allocation guard backed off */
+	/* told of every back-off (@backed_off) and resume; NULL: nobody listens */
+	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
+	void *on_guard_ctx;
 };
 
 /*

@@ -29,7 +29,9 @@ enum cp_obj_event_kind {
 	CP_OBJ_EV_REALLOC = 3,
 	CP_OBJ_EV_MAP = 4,	/* an anonymous mapping made by the program: addr, size */
 	CP_OBJ_EV_UNMAP = 5,	/* a tracked mapping was unmapped: addr */
-	CP_OBJ_EV_REMAP = 6,	/* mremap of a tracked mapping: old_addr -> addr, size */
+	/* mremap of a tracked mapping: old_addr -> addr, size. The probes report the
+	 * old range's death as an UNMAP at the mremap's entry and send old_addr 0. */
+	CP_OBJ_EV_REMAP = 6,
 };
 
 /* Which function or system call produced the event (cp_object_event.func). */
@@ -44,6 +46,32 @@ enum cp_alloc_func {
 	CP_FN_MEMALIGN,
 	CP_FN_VALLOC,
 	CP_FN_PVALLOC,
+	/*
+	 * C++ operator new and delete, probed only in an allocator that defines
+	 * them itself (tcmalloc, jemalloc, mimalloc); libstdc++'s call malloc.
+	 * new: the size in rdi (aligned new: the alignment in rsi); delete: the
+	 * pointer in rdi. The order is cp_alloc_cxx_names[] (user/allocator.c).
+	 */
+	CP_FN_NEW,			/* _Znwm */
+	CP_FN_NEW_ARRAY,		/* _Znam */
+	CP_FN_NEW_NOTHROW,
+	CP_FN_NEW_ARRAY_NOTHROW,
+	CP_FN_NEW_ALIGNED,
+	CP_FN_NEW_ARRAY_ALIGNED,
+	CP_FN_NEW_ALIGNED_NOTHROW,
+	CP_FN_NEW_ARRAY_ALIGNED_NOTHROW,
+	CP_FN_DELETE,			/* _ZdlPv */
+	CP_FN_DELETE_ARRAY,		/* _ZdaPv */
+	CP_FN_DELETE_SIZED,
+	CP_FN_DELETE_ARRAY_SIZED,
+	CP_FN_DELETE_NOTHROW,
+	CP_FN_DELETE_ARRAY_NOTHROW,
+	CP_FN_DELETE_ALIGNED,
+	CP_FN_DELETE_ARRAY_ALIGNED,
+	CP_FN_DELETE_SIZED_ALIGNED,
+	CP_FN_DELETE_ARRAY_SIZED_ALIGNED,
+	CP_FN_DELETE_ALIGNED_NOTHROW,
+	CP_FN_DELETE_ARRAY_ALIGNED_NOTHROW,
 	CP_FN_NR_PROBED,	/* the functions above are uprobed */
 	CP_FN_MMAP = CP_FN_NR_PROBED,
 	CP_FN_MUNMAP,

@@ -32,6 +32,12 @@ static void test_names(void **state)
 		{ "tc_posix_memalign", true, CP_FN_POSIX_MEMALIGN, 2 },
 		{ "mi_reallocarray", true, CP_FN_REALLOCARRAY, 3 },
 		{ "aligned_alloc", true, CP_FN_ALIGNED_ALLOC, 0 },
+		{ "_Znwm", true, CP_FN_NEW, 0 },
+		{ "_ZnamSt11align_val_tRKSt9nothrow_t", true, CP_FN_NEW_ARRAY_ALIGNED_NOTHROW, 0 },
+		{ "_ZdlPvm", true, CP_FN_DELETE_SIZED, 0 },
+		{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", true, CP_FN_DELETE_ARRAY_ALIGNED_NOTHROW, 0 },
+		{ "je__Znwm", false, 0, 0 },		/* mangled names have no prefixed variant */
+		{ "_ZnwmPv", false, 0, 0 },		/* placement new allocates nothing */
 		{ "__libc_malloc", false, 0, 0 },
 		{ "malloc_usable_size", false, 0, 0 },
 		{ "xmalloc", false, 0, 0 },
@@ -88,6 +94,47 @@ static void test_pick(void **state)
 	assert_string_equal(cp_allocator_kind_name(CP_ALLOCATOR_EXEC), "executable");
 }
 
+/* Which functions take a pointer and return nothing: no return probe. */
+static void test_frees(void **state)
+{
+	(void)state;
+	assert_true(cp_alloc_func_frees(CP_FN_FREE));
+	assert_true(cp_alloc_func_frees(CP_FN_DELETE));
+	assert_true(cp_alloc_func_frees(CP_FN_DELETE_ARRAY_ALIGNED_NOTHROW));
+	assert_false(cp_alloc_func_frees(CP_FN_MALLOC));
+	assert_false(cp_alloc_func_frees(CP_FN_NEW_ARRAY_ALIGNED_NOTHROW));
+	assert_false(cp_alloc_func_frees(CP_FN_REALLOC));
+	assert_false(cp_alloc_func_frees(CP_FN_MUNMAP));
+	assert_true(cp_alloc_func_is_cxx(CP_FN_NEW) && cp_alloc_func_is_cxx(CP_FN_DELETE));
+	assert_false(cp_alloc_func_is_cxx(CP_FN_PVALLOC) || cp_alloc_func_is_cxx(CP_FN_MMAP));
+}
+
+/*
+ * tcmalloc's file: its own operator new and delete are probed (aliases of
+ * one another share a file offset); libc's process never gets libstdc++'s.
+ */
+static void test_cxx_only_in_replacements(void **state)
+{
+	const char *tc = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
+	struct cp_allocator a;
+
+	(void)state;
+	assert_int_equal(cp_allocator__find(NULL, getpid(), &a), 0);
+	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
+		assert_false(a.fns[f].found);
+	if (access(tc, R_OK))
+		skip();		/* packaging/deps.sh installs it */
+	assert_int_equal(cp_allocator__from_file(tc, &a), 0);
+	assert_int_equal(a.kind, CP_ALLOCATOR_TCMALLOC);
+	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
+		if (!a.fns[f].found)
+			fail_msg("%s not found in %s", cp_alloc_func_name(f), tc);
+	/* tcmalloc makes delete an alias of free, and new[] of new */
+	assert_int_equal(a.fns[CP_FN_DELETE].file_off, a.fns[CP_FN_FREE].file_off);
+	assert_int_equal(a.fns[CP_FN_NEW_ARRAY].file_off, a.fns[CP_FN_NEW].file_off);
+	assert_true(a.fns[CP_FN_NEW].file_off != a.fns[CP_FN_MALLOC].file_off);
+}
+
 /* This process: libc implements malloc, each function has a distinct file offset. */
 static void test_find_self(void **state)
 {
@@ -123,6 +170,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_frees),
+		cmocka_unit_test(test_cxx_only_in_replacements),
 		cmocka_unit_test(test_find_self),
 		cmocka_unit_test(test_not_elf),
 	};

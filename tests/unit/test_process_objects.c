@@ -225,6 +225,73 @@ static void test_caller_thread_stacks(void **state)
 	cp_objects__free(o);
 }
 
+static bool doubtful(struct cp_objects *o, pid_t pid, __u64 addr)
+{
+	struct cp_resolved r;
+
+	assert_int_equal(cp_objects_resolve(o, pid, addr, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_HEAP);
+	return r.flags & CP_OBJ_F_GUARD_BACKOFF;
+}
+
+/*
+ * The allocation guard backs off: objects that lived through it resolve as
+ * maybe stale, objects allocated after the resume do not, heap memory with
+ * no object is maybe from the back-off; -a backs off every process; each
+ * answer is counted.
+ */
+static void test_guard_backoff(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	char *heap = malloc(32 << 20);	/* real anonymous memory of this process */
+	__u64 base = (__u64)(uintptr_t)heap;
+	struct cp_object old = heap_obj(base, 64, 1), young = heap_obj(base + 4096, 64, 1);
+	struct cp_object other = heap_obj(ADDR, 64, 2);
+	struct cp_objects_stats st;
+	struct cp_resolved r;
+	pid_t me = getpid();
+
+	(void)state;
+	assert_non_null(heap);
+	heap[0] = 1;
+	old.alloc_ns = 100;
+	young.alloc_ns = 400;
+	other.alloc_ns = 100;
+	assert_int_equal(cp_objects__on_alloc(o, me, &old), 0);
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &other), 0);
+	assert_false(doubtful(o, me, base + 8));
+	assert_int_equal(cp_objects_resolve(o, me, base + (16 << 20), &r), 0);
+	assert_true(r.before_attach);
+	assert_false(r.backoff);
+
+	assert_int_equal(cp_objects__on_guard(o, me, true, 200), 0);
+	assert_true(doubtful(o, me, base + 8));
+	assert_int_equal(cp_objects__on_guard(o, me, false, 300), 0);
+	assert_int_equal(cp_objects__on_alloc(o, me, &young), 0);
+	assert_true(doubtful(o, me, base + 63));
+	assert_false(doubtful(o, me, base + 4096));
+	/* memory no allocation was seen for: before attach, or during the back-off */
+	assert_int_equal(cp_objects_resolve(o, me, base + (16 << 20), &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
+	assert_true(r.before_attach);
+	assert_true(r.backoff);
+	/* another process's probes never backed off */
+	assert_false(doubtful(o, GHOST(1), ADDR));
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.backoff_doubtful, 2);
+	assert_int_equal(st.backoff_unseen, 1);
+
+	/* -a: one guard for every process */
+	assert_int_equal(cp_objects__on_guard(o, -1, true, 500), 0);
+	assert_int_equal(cp_objects__on_guard(o, -1, false, 600), 0);
+	assert_true(doubtful(o, GHOST(1), ADDR));
+	assert_true(doubtful(o, me, base + 4096));
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.backoff_doubtful, 4);
+	free(heap);
+	cp_objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_caller_thread_stacks),
+		cmocka_unit_test(test_guard_backoff),
 	};
 
 	return cmocka_run_group_tests_name("process_objects", tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "object_stats.h"
 #include "probe.h"
 #include "report.h"
 
@@ -130,6 +131,51 @@ static void test_no_levels_and_all_processes(void **state)
 	insn_store__free(s);
 }
 
+/*
+ * After guard back-offs: a heap group with samples in objects that lived
+ * through one says how many may be stale, memory with no allocation seen
+ * may come from a back-off, and the guard line counts both.
+ */
+static void test_guard_backoff_doubts(void **state)
+{
+	struct cp_object_stats *os = object_stats__new(16);
+	struct cp_report r = {
+		.source = "faults", .objects = os, .have_alloc = true, .guard_backoffs = 2,
+		.backoff_doubtful = 3, .backoff_unseen = 1,
+	};
+	struct cp_resolved stale = {
+		.kind = CP_OBJ_HEAP, .start = 0x1000, .size = 64, .callsite = 1, .tid = 7,
+		.flags = CP_OBJ_F_GUARD_BACKOFF,
+	};
+	struct cp_resolved fresh = stale, unseen = {
+		.kind = CP_OBJ_UNKNOWN, .start = 0x555000, .before_attach = true, .backoff = true,
+	};
+	char *text;
+
+	(void)state;
+	assert_non_null(os);
+	strcpy(unseen.name, "[heap]");
+	fresh.start = 0x2000;
+	fresh.flags = 0;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(object_stats__add(os, 9, &stale, 0x401000, true), 0);
+	assert_int_equal(object_stats__add(os, 9, &fresh, 0x401000, true), 0);
+	assert_int_equal(object_stats__add(os, 9, &unseen, 0, true), 0);
+	text = render(&r);
+	expect_line(text, "         4        9  heap object (64 bytes) allocated at 0x401000 by thread 7 "
+		    "(3 samples may be stale: allocation probes backed off while it lived)\n");
+	expect_line(text, "         1        9  [heap], allocated before attach or while allocation "
+		    "probes were backed off\n");
+	expect_line(text, "  allocation guard back-offs: 2; samples attributed with doubt: 3 in objects "
+		    "that lived through a back-off, 1 in memory maybe allocated during one\n");
+	free(text);
+	r.launched = true;
+	text = render(&r);
+	expect_line(text, "  [heap], allocated while allocation probes were backed off\n");
+	free(text);
+	object_stats__free(os);
+}
+
 static void test_empty_report(void **state)
 {
 	struct cp_insn_store *s = insn_store__new(4);
@@ -176,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pmu_report),
 		cmocka_unit_test(test_no_levels_and_all_processes),
+		cmocka_unit_test(test_guard_backoff_doubts),
 		cmocka_unit_test(test_empty_report),
 		cmocka_unit_test(test_preflight),
 	};

@@ -2,11 +2,10 @@
 /*
  * alloc_sites: allocations of known sizes from known call sites, in several
  * threads, through every function the allocation probes cover. Each call is
- * made from inline assembly followed by a global label `cp_ret_FUNC`, so the
- * return address of every call site is a symbol: tests find it in the ELF
- * symbol table instead of trusting our output. Built twice: dynamically and
- * statically linked (alloc_sites_static), the allocator then being in the
- * executable.
+ * made through CP_CALL3 (call_site.h), followed by a global label
+ * `cp_ret_FUNC`, so the return address of every call site is a symbol.
+ * Built twice: dynamically and statically linked (alloc_sites_static), the
+ * allocator then being in the executable.
  *
  * usage: alloc_sites [sites|storm SECONDS|pairs N]
  *   sites (default): prints "ready PID", waits for a line; then NR_THREADS
@@ -15,13 +14,15 @@
  *     CHAIN reallocs, free every FREED-th object, and print one line per
  *     object still alive: "obj TID FUNC ADDR SIZE"; then "done", waits for
  *     a line, frees everything and exits 0. Before the threads start, main
- *     maps MAP_LEN anonymous bytes from the call site `cp_ret_mmap` and prints
+ *     maps MAP_LEN anonymous bytes from the call site `cp_ret_mmap`, grows
+ *     the mapping to twice that with mremap (which may move it) and prints
  *     "map PID ADDR LEN".
  *   storm SECONDS: "ready PID", waits for a line, then malloc+free as fast as
  *     it can for SECONDS, prints "pairs N", exits.
  *   pairs N: "ready PID", waits for a line, then N malloc+free pairs timed,
  *     prints "ns NS_PER_PAIR", exits.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,28 +32,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "call_site.h"
+#include "sites_run.h"
+
 #define NR_THREADS	4
 #define PER_FUNC	8	/* objects per function and thread */
 #define SIZE_BASE	1000
 #define CHAIN		6	/* reallocs of the chained object */
 #define MAP_LEN		(64 * 4096)
-
-/*
- * One call to FN with up to three arguments, then the label. The stack is
- * realigned (and moved past the red zone the compiler may use, as it does
- * not know about the call) around it.
- */
-#define CP_CALL3(fn, label, a, b, c, ret)					\
-	asm volatile("mov %%rsp, %%rbx\n\t"					\
-		     "sub $128, %%rsp\n\t"					\
-		     "and $-16, %%rsp\n\t"					\
-		     "call " fn "@PLT\n"					\
-		     ".globl " label "\n"					\
-		     label ":\n\t"						\
-		     "mov %%rbx, %%rsp\n\t"					\
-		     : "=a"(ret)						\
-		     : "D"(a), "S"(b), "d"(c)					\
-		     : "rbx", "rcx", "r8", "r9", "r10", "r11", "memory", "cc")
 
 __attribute__((noinline)) static void *s_malloc(size_t n)
 {
@@ -235,22 +222,15 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static int wait_line(void)
-{
-	char line[64];
-
-	return fgets(line, sizeof(line), stdin) ? 0 : -1;
-}
 
 int main(int argc, char **argv)
 {
-	pthread_t th[NR_THREADS];
 	void *map;
 	const char *mode = argc > 1 ? argv[1] : "sites";
 
 	printf("ready %d\n", getpid());
 	fflush(stdout);
-	if (wait_line())
+	if (cp_wait_line())
 		return 1;
 	if (!strcmp(mode, "storm") || !strcmp(mode, "pairs")) {
 		long arg = argc > 2 ? atol(argv[2]) : 1;
@@ -273,18 +253,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	map = s_mmap(MAP_LEN);
-	printf("map %ld %p %d\n", (long)getpid(), map, MAP_LEN);
-	for (long t = 0; t < NR_THREADS; t++)
-		pthread_create(&th[t], NULL, worker, (void *)t);
-	for (int t = 0; t < NR_THREADS; t++)
-		pthread_join(th[t], NULL);
-	printf("done\n");
-	fflush(stdout);
-	if (wait_line())
+	/* grown (maybe moved): the mapping keeps its call site */
+	map = mremap(map, MAP_LEN, 2 * MAP_LEN, MREMAP_MAYMOVE);
+	if (map == MAP_FAILED)
+		return 1;
+	printf("map %ld %p %d\n", (long)getpid(), map, 2 * MAP_LEN);
+	if (cp_sites_run(worker, NR_THREADS))
 		return 1;
 	for (int t = 0; t < NR_THREADS; t++)
 		for (unsigned int i = 0; i < NR_FUNCS * PER_FUNC; i++)
 			free(objs[t][i].p);
-	munmap(map, MAP_LEN);
+	munmap(map, 2 * MAP_LEN);
 	return 0;
 }

@@ -5,6 +5,10 @@
  * labelled `cp_touch_insn` (a global symbol, so tests find its address in the
  * ELF symbol table instead of trusting our output).
  *
+ * usage: touch_pages [NR_PAGES [malloc]]: the region is NR_THREADS x NR_PAGES
+ * pages (default 64 each), mmap'd, or malloc'd with "malloc" (glibc then
+ * maps it itself and writes its chunk header into the first page).
+ *
  * Protocol: prints "ready PID", waits for a line on stdin, then each thread
  * prints "thread TID FIRST_PAGE_ADDR NR_PAGES" after touching, and the
  * process exits 0.
@@ -12,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -47,10 +52,16 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		nr_pages = atoi(argv[1]);
-	mem = mmap(NULL, (size_t)NR_THREADS * nr_pages * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return 1;
+	if (argc > 2 && !strcmp(argv[2], "malloc")) {
+		mem = malloc((size_t)NR_THREADS * nr_pages * PAGE);	/* cp:malloc-site */
+		if (!mem)
+			return 1;
+	} else {
+		mem = mmap(NULL, (size_t)NR_THREADS * nr_pages * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return 1;
+	}
 	printf("ready %d\n", getpid());
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))

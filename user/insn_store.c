@@ -15,6 +15,9 @@ struct cp_insn_store {
 	size_t count;
 	size_t cap;
 	__u64 dropped;
+	struct cp_insn_history *histories;	/* allocated on the first one */
+	__u32 nr_histories;
+	__u64 history_dropped;
 };
 
 static size_t hash_key(const struct cp_ip_key *k)
@@ -52,6 +55,7 @@ void insn_store__free(struct cp_insn_store *s)
 		return;
 	free(s->slots);
 	free(s->used);
+	free(s->histories);
 	free(s);
 }
 
@@ -70,23 +74,33 @@ static size_t probe(const struct cp_insn_store *s, const struct cp_ip_key *key)
 	return i;
 }
 
-int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
-		    const struct cp_ip_counts *c)
+/* The entry of @key, created if needed; NULL (counted) when the store is full. */
+static struct cp_insn *find_or_add(struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	size_t i = probe(s, key);
-	struct cp_ip_counts *t;
 
 	if (!s->used[i]) {
 		if (s->count >= s->cap) {
 			s->dropped++;
-			return -ENOSPC;
+			return NULL;
 		}
 		s->used[i] = 1;
 		s->count++;
 		s->slots[i].key = *key;
 		s->slots[i].key.__pad = 0;
 	}
-	t = &s->slots[i].counts;
+	return &s->slots[i];
+}
+
+int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
+		    const struct cp_ip_counts *c)
+{
+	struct cp_insn *in = find_or_add(s, key);
+	struct cp_ip_counts *t;
+
+	if (!in)
+		return -ENOSPC;
+	t = &in->counts;
 	t->loads += c->loads;
 	t->stores += c->stores;
 	t->load_misses += c->load_misses;
@@ -96,6 +110,71 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 	for (int l = 0; l < CP_LVL_NR; l++)
 		t->lvl[l] += c->lvl[l];
 	return 0;
+}
+
+int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
+			  __u32 set)
+{
+	struct cp_insn *in = find_or_add(s, key);
+	__u32 i;
+
+	if (!in)
+		return -ENOSPC;
+	in->fwd_misses++;
+	for (i = 0; i < in->nr_sets && in->sets[i].set != set; i++)
+		;
+	if (i < in->nr_sets) {
+		in->sets[i].misses++;
+	} else if (in->nr_sets < CP_INSN_SETS) {
+		in->sets[in->nr_sets].set = set;
+		in->sets[in->nr_sets++].misses = 1;
+	} else {
+		in->other_set_misses++;
+	}
+	for (i = 0; i < in->nr_miss_addrs; i++)
+		if (in->miss_addrs[i] >> 6 == addr >> 6)
+			return 0;
+	if (in->nr_miss_addrs < CP_INSN_MISS_ADDRS)
+		in->miss_addrs[in->nr_miss_addrs++] = addr;
+	return 0;
+}
+
+int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr)
+{
+	struct cp_insn *in = find_or_add(s, key);
+	struct cp_insn_history *h;
+
+	if (!in)
+		return -ENOSPC;
+	if (!in->history) {
+		if (!s->histories)
+			s->histories = calloc(CP_INSN_MAX_HISTORIES, sizeof(*s->histories));
+		if (!s->histories || s->nr_histories >= CP_INSN_MAX_HISTORIES) {
+			s->history_dropped++;
+			return -ENOSPC;
+		}
+		in->history = ++s->nr_histories;
+	}
+	h = &s->histories[in->history - 1];
+	h->seen++;
+	if (h->len < CP_INSN_HISTORY) {
+		h->addrs[h->len++] = addr;
+		return 0;
+	}
+	h->addrs[h->next] = addr;
+	h->next = (h->next + 1) % CP_INSN_HISTORY;
+	return 0;
+}
+
+const struct cp_insn_history *insn_store__history(const struct cp_insn_store *s,
+						  const struct cp_insn *in)
+{
+	return in->history && s->histories ? &s->histories[in->history - 1] : NULL;
+}
+
+__u64 insn_store__history_dropped(const struct cp_insn_store *s)
+{
+	return s->history_dropped;
 }
 
 const struct cp_insn *insn_store__find(const struct cp_insn_store *s, const struct cp_ip_key *key)

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Instruction store (paper §3.4): per (process, instruction) totals of every
- * sampled access, accumulated from the per-interval BPF counter snapshots.
- * Bounded: at the cap, new instructions are counted as dropped, not stored.
+ * sampled access, accumulated from the per-interval BPF counter snapshots;
+ * the L1 sets and lines its forwarded misses landed on; and its access
+ * history (addresses from breakpoints), which tells conflict from capacity
+ * misses. Bounded: at the cap, new instructions are counted as dropped, not
+ * stored; histories come from a separate pool of CP_INSN_MAX_HISTORIES,
+ * because only the few instructions the breakpoints watch have one.
  */
 #ifndef CP_INSN_STORE_H
 #define CP_INSN_STORE_H
@@ -10,9 +14,35 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
+#define CP_INSN_HISTORY		64	/* addresses kept per access history (paper §3.5) */
+#define CP_INSN_MAX_HISTORIES	1024	/* instructions with a history, per store */
+#define CP_INSN_SETS		4	/* L1 sets remembered per instruction */
+#define CP_INSN_MISS_ADDRS	4	/* miss addresses (distinct 64-byte lines) kept */
+
+/* An L1 set an instruction's forwarded misses landed on. */
+struct cp_insn_set {
+	__u32 set;
+	__u32 misses;
+};
+
 struct cp_insn {
 	struct cp_ip_key key;
 	struct cp_ip_counts counts;
+	__u64 fwd_misses;		/* forwarded misses noted (insn_store__note_miss) */
+	__u32 nr_sets;
+	__u32 other_set_misses;		/* ... on sets beyond sets[] */
+	struct cp_insn_set sets[CP_INSN_SETS];
+	__u32 nr_miss_addrs;
+	__u32 history;			/* 1 + index of its history in the pool; 0: none */
+	__u64 miss_addrs[CP_INSN_MISS_ADDRS];	/* first miss address on each of its first lines */
+};
+
+/* The latest accesses of one instruction, oldest replaced once full. */
+struct cp_insn_history {
+	__u32 len;			/* addresses in addrs[] */
+	__u32 next;			/* slot the next address overwrites once full */
+	__u64 seen;			/* addresses ever added */
+	__u64 addrs[CP_INSN_HISTORY];
 };
 
 struct cp_insn_store;
@@ -24,6 +54,29 @@ void insn_store__free(struct cp_insn_store *s);
 /* Adds @c to the totals of @key. Returns 0, or -ENOSPC (counted) when full. */
 int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 		    const struct cp_ip_counts *c);
+
+/*
+ * Notes one forwarded miss of @key at @addr, which maps to L1 set @set:
+ * counted per set (the first CP_INSN_SETS sets, the rest together) and the
+ * address kept if it starts a new line among the first CP_INSN_MISS_ADDRS.
+ * Creates the instruction if needed. Returns 0 or -ENOSPC (counted).
+ */
+int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
+			  __u32 set);
+
+/*
+ * Appends @addr to @key's access history (the breakpoint manager feeds it),
+ * creating the instruction and its history if needed. Returns 0, or
+ * -ENOSPC when the store or the history pool is full (counted).
+ */
+int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr);
+
+/* The access history of @in, or NULL when it has none. */
+const struct cp_insn_history *insn_store__history(const struct cp_insn_store *s,
+						  const struct cp_insn *in);
+
+/* History entries not kept: the instruction had none and the pool was full. */
+__u64 insn_store__history_dropped(const struct cp_insn_store *s);
 
 /* The totals of @key, or NULL. */
 const struct cp_insn *insn_store__find(const struct cp_insn_store *s, const struct cp_ip_key *key);

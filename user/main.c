@@ -73,6 +73,7 @@ static void fill_targets(struct cp_main *m)
 static void print_report(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
+	struct cp_classification issues;
 	struct cp_report r = {
 		.source = cp_source_name(m->cfg.source.kind),
 		.source_reason = m->cfg.source.reason,
@@ -80,10 +81,19 @@ static void print_report(struct cp_profile *p, void *ctx)
 		.nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : m->nr_pids,
 		.launched = m->opts.target == CP_TARGET_CMD,
 		.geo = &m->geo,
+		.top = m->opts.classify.top,
+		.classify_cfg = &m->opts.classify,
 	};
+	int err;
 
 	cp_profile__fill_report(p, &r);
+	err = cp_profile__classify(p, &m->opts, &issues);
+	if (err)
+		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-err));
+	else
+		r.issues = &issues;
 	cp_report_print(&r, stdout);
+	cp_classification_free(&issues);
 }
 
 static int fail(struct cp_main *m, int ret)

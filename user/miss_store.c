@@ -148,6 +148,24 @@ static __u64 byte_mask(__u32 off, __u32 size, __u32 line_bytes)
 	return ((1ull << (end - off)) - 1) << off;
 }
 
+static void note_ip(struct cp_line *l, __u64 ip)
+{
+	__u32 i;
+
+	for (i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
+		if (l->ips[i].ip == ip) {
+			l->ips[i].misses++;
+			return;
+		}
+	}
+	if (i < CP_LINE_MAX_IPS) {
+		l->ips[i].ip = ip;
+		l->ips[i].misses = 1;
+	} else {
+		l->more_ips++;
+	}
+}
+
 int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
@@ -161,6 +179,8 @@ int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 	l->misses++;
 	l->stores += a->store;
 	l->hitm += a->hitm;
+	l->weight_sum += a->weight;
+	note_ip(l, a->ip);
 	for (__u32 i = 0; i < l->nr_threads; i++)
 		if (l->thr[i].tid == a->tid)
 			t = &l->thr[i];

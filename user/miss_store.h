@@ -19,6 +19,7 @@
 #define CP_LINE_MAX_THREADS	4	/* threads whose bytes a line remembers */
 #define CP_MAX_LINES		(1u << 16)	/* default cap on tracked lines */
 #define CP_LINE_MAX_BYTES	64	/* the byte masks cover 64-byte lines */
+#define CP_LINE_MAX_IPS		4	/* instructions whose misses a line remembers */
 
 /* One thread's bytes of a line: bit i = byte i of the line. */
 struct cp_line_thread {
@@ -28,6 +29,12 @@ struct cp_line_thread {
 	__u64 write_mask;
 };
 
+/* An instruction that missed on a line. */
+struct cp_line_ip {
+	__u64 ip;
+	__u64 misses;
+};
+
 struct cp_line {
 	__u32 tgid;
 	__u32 nr_threads;		/* entries used in thr[] */
@@ -35,16 +42,20 @@ struct cp_line {
 	__u64 misses;			/* forwarded samples on the line */
 	__u64 stores;			/* ... of them stores */
 	__u64 hitm;			/* ... of them that hit a line modified elsewhere */
+	__u64 weight_sum;		/* ... their sample weights (load latency, cycles) */
 	__u32 more_threads;		/* accesses by threads beyond CP_LINE_MAX_THREADS */
-	__u32 __pad;
+	__u32 more_ips;			/* misses by instructions beyond CP_LINE_MAX_IPS */
 	struct cp_line_thread thr[CP_LINE_MAX_THREADS];
+	struct cp_line_ip ips[CP_LINE_MAX_IPS];
 };
 
 /* One sampled access as the miss store takes it. */
 struct cp_mem_access {
 	__u32 tgid;
 	__u32 tid;
+	__u64 ip;			/* the instruction, 0 if unknown */
 	__u64 addr;
+	__u64 weight;			/* load latency in cycles, 0 if unknown */
 	__u32 size;			/* bytes accessed; 0: unknown, taken as 1 */
 	bool store;
 	bool hitm;

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,11 @@ enum {
 	OPT_NO_OBJECTS,
 	OPT_WINDOW,
 	OPT_WINDOW_RATIO,
+	OPT_TOP,
+	OPT_MIN_ACCESS_SHARE,
+	OPT_MIN_MISS_SHARE,
+	OPT_APP_LOAD_MISS,
+	OPT_APP_STORE_MISS,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +52,11 @@ static const struct option long_opts[] = {
 	{ "no-objects", no_argument, NULL, OPT_NO_OBJECTS },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "min-access-share", required_argument, NULL, OPT_MIN_ACCESS_SHARE },
+	{ "min-miss-share", required_argument, NULL, OPT_MIN_MISS_SHARE },
+	{ "app-load-miss", required_argument, NULL, OPT_APP_LOAD_MISS },
+	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -88,6 +99,19 @@ static const char usage_text[] =
 "                             (default 512, a power of two, 2..512)\n"
 "      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
 "                             exceeds P percent (default 0.5)\n"
+"\n"
+"Report (filters of the paper, section 3.5; P is a percentage):\n"
+"      --top N                issues, instructions and objects listed\n"
+"                             (default 10, 1..1000)\n"
+"      --app-load-miss P      report nothing unless load misses reach P percent\n"
+"                             of sampled loads (default 3) ...\n"
+"      --app-store-miss P     ... or store misses P percent of sampled stores\n"
+"                             (default 1)\n"
+"      --min-access-share P   an instruction needs P percent of the sampled\n"
+"                             accesses (default 0.01) ...\n"
+"      --min-miss-share P     ... and P percent of the sampled misses\n"
+"                             (default 1); weaker issues are counted as\n"
+"                             suppressed\n"
 "\n"
 "Objects:\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
@@ -148,6 +172,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
 	opts->window = CP_WINDOW_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+	cp_classify_cfg_defaults(&opts->classify);
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -232,7 +257,41 @@ static const struct num_opt num_opts[] = {
 	{ OPT_MAX_SAMPLE_RATE, "--max-sample-rate", 1, 10000000 },
 	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
+	{ OPT_TOP, "--top", 1, 1000 },
 };
+
+/* Options that take a percentage, and the parts-per-million field each sets. */
+struct pct_opt {
+	int id;
+	const char *name;
+	size_t off;
+};
+
+static const struct pct_opt pct_opts[] = {
+	{ OPT_WINDOW_RATIO, "--window-miss-ratio", offsetof(struct cp_options, window_ratio_ppm) },
+	{ OPT_MIN_ACCESS_SHARE, "--min-access-share",
+	  offsetof(struct cp_options, classify.min_access_ppm) },
+	{ OPT_MIN_MISS_SHARE, "--min-miss-share", offsetof(struct cp_options, classify.min_miss_ppm) },
+	{ OPT_APP_LOAD_MISS, "--app-load-miss",
+	  offsetof(struct cp_options, classify.app_load_miss_ppm) },
+	{ OPT_APP_STORE_MISS, "--app-store-miss",
+	  offsetof(struct cp_options, classify.app_store_miss_ppm) },
+};
+
+/* Returns 1 when @id is not a percentage option, else 0 or -EINVAL. */
+static int parse_pct_opt(int id, const char *arg, struct cp_options *opts, char *err,
+			 size_t err_sz)
+{
+	for (size_t i = 0; i < sizeof(pct_opts) / sizeof(pct_opts[0]); i++) {
+		if (pct_opts[i].id != id)
+			continue;
+		if (parse_percent_ppm(arg, (__u32 *)((char *)opts + pct_opts[i].off)))
+			return fail(err, err_sz, "%s: '%s' is not a percentage from 0 to 100",
+				    pct_opts[i].name, arg);
+		return 0;
+	}
+	return 1;
+}
 
 static int parse_number_opt(int id, const char *arg, struct cp_options *opts, char *err,
 			    size_t err_sz)
@@ -256,6 +315,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_STORE_PERIOD: opts->store_period = v; break;
 	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
 	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
+	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))
@@ -314,12 +374,6 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
-		case OPT_WINDOW_RATIO:
-			if (parse_percent_ppm(optarg, &opts->window_ratio_ppm))
-				ret = fail(err, err_sz,
-					   "--window-miss-ratio: '%s' is not a percentage from 0 to 100",
-					   optarg);
-			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -327,7 +381,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 				return fail(err, err_sz, "unknown option '-%c'", optopt);
 			return fail(err, err_sz, "unknown option '%s'", argv[optind - 1]);
 		default:
-			ret = parse_number_opt(c, optarg, opts, err, err_sz);
+			ret = parse_pct_opt(c, optarg, opts, err, err_sz);
+			if (ret == 1)
+				ret = parse_number_opt(c, optarg, opts, err, err_sz);
 			break;
 		}
 		if (ret)

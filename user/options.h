@@ -14,6 +14,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
+#include "classify.h"
 
 #define CP_EXIT_OK	0
 #define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
@@ -61,6 +62,8 @@ struct cp_options {
 	bool no_objects;		/* --no-objects: no allocation probes */
 	__u32 window;			/* accesses in a miss window */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
+	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
+	struct cp_classify_cfg classify;
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -7,6 +7,7 @@
 
 #include "alloc_events.h"
 #include "alloc_probes.h"
+#include "classify.h"
 #include "drain.h"
 #include "miss_store.h"
 #include "object_stats.h"
@@ -28,6 +29,7 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_cache_level l1;		/* the L1D misses map onto */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
@@ -57,9 +59,10 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	struct cp_profile *p = ctx;
 	bool miss = s->flags & (CP_SAMPLE_MISS | CP_SAMPLE_ALL);
 	struct cp_mem_access a = {
-		.tgid = s->tgid, .tid = s->tid, .addr = s->addr, .size = s->size,
-		.store = s->flags & CP_SAMPLE_STORE,
+		.tgid = s->tgid, .tid = s->tid, .ip = s->ip, .addr = s->addr, .size = s->size,
+		.weight = s->weight, .store = s->flags & CP_SAMPLE_STORE,
 	};
+	struct cp_ip_key key = { .tgid = s->tgid, .ip = s->ip };
 	const struct cp_callsite *cs;
 	struct cp_symbol_info info;
 	struct cp_data_src d;
@@ -70,8 +73,10 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	a.hitm = d.snoop == CP_SNOOP_HITM;
 	if (!s->addr)
 		return 0;
-	if (miss)
+	if (miss) {
 		miss_store__add(p->misses, &a);
+		insn_store__note_miss(p->insns, &key, s->addr, cp_cache_set_of(&p->l1, s->addr));
+	}
 	/*
 	 * Symbolize now, while the process lives: an ip in a library mapped
 	 * after the last snapshot makes the symbolizer take a new one, and the
@@ -142,7 +147,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
 	p->objects = cp_objects__new(&objects_opts);
 	p->ostats = object_stats__new(0);
-	p->misses = miss_store__new(&geo->slot[CP_CACHE_L1D], 0);
+	p->l1 = geo->slot[CP_CACHE_L1D];
+	p->misses = miss_store__new(&p->l1, 0);
 	p->sym = cp_symbolizer__new(0, 0);
 	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym)
 		goto nomem;
@@ -321,4 +327,103 @@ int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid)
 {
 	cp_symbolizer__refresh(p->sym, pid);
+}
+
+/* cp_class_locate_fn over the symbolizer: "f inlined into g" as the function. */
+static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
+{
+	struct cp_profile *p = ctx;
+	struct cp_symbol_info info;
+	size_t len;
+
+	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
+		return -1;
+	snprintf(out->module, sizeof(out->module), "%s", info.module ? info.module : "");
+	if (info.function)
+		snprintf(out->function, sizeof(out->function), "%s", info.function);
+	else if (info.module)
+		snprintf(out->function, sizeof(out->function), "%s+0x%llx",
+			 strrchr(info.module, '/') ? strrchr(info.module, '/') + 1 : info.module,
+			 (unsigned long long)info.module_offset);
+	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
+		len = strlen(out->function);
+		snprintf(out->function + len, sizeof(out->function) - len, " inlined into %s",
+			 info.inlined[i].function ? info.inlined[i].function : "??");
+	}
+	snprintf(out->file, sizeof(out->file), "%s", info.file ? info.file : "");
+	out->line = info.line;
+	return info.function || info.file || info.module ? 0 : -1;
+}
+
+/*
+ * cp_class_object_fn over the process objects, resolved at report time: an
+ * object freed by then is not found (its line still counts). The
+ * allocation stack is the allocator's immediate caller only.
+ */
+static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
+{
+	struct cp_profile *p = ctx;
+	const struct cp_callsite *cs;
+	struct cp_resolved r;
+
+	if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r))
+		return -1;
+	out->kind = r.kind;
+	out->start = r.start;
+	out->size = r.size;
+	out->callsite = r.callsite;
+	out->nr_objects = 1;
+	snprintf(out->name, sizeof(out->name), "%s", r.name);
+	if (r.tid) {
+		out->nr_tids = 1;
+		out->alloc_tids[0] = r.tid;
+	}
+	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)tgid, r.callsite) : NULL;
+	/* a return address: the call is the instruction before it */
+	if (cs && cs->caller && !class_locate(p, tgid, cs->caller - 1, &out->alloc_stack[0]))
+		out->nr_frames = 1;
+	return 0;
+}
+
+/*
+ * The period in effect of the first sampling event of @role (IBS and
+ * software events sample loads and stores alike); 0 when none samples.
+ */
+static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role)
+{
+	for (int i = 0; set && i < cp_perf_events__nr(set); i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		if (e->period && (e->role == role || e->role == CP_EVENT_MEM ||
+				  e->role == CP_EVENT_OTHER))
+			return e->period;
+	}
+	return 0;
+}
+
+int cp_profile__classify(struct cp_profile *p, const struct cp_options *opts,
+			 struct cp_classification *out)
+{
+	__u64 end = p->end_ns ? p->end_ns : now_ns();
+	struct cp_stats b;
+	struct cp_classify_input in = {
+		.l1 = &p->l1,
+		.insns = p->insns,
+		.misses = p->misses,
+		.load_period = period_of(p->sess->events, CP_EVENT_LOAD),
+		.store_period = period_of(p->sess->events, CP_EVENT_STORE),
+		.duration_s = (double)(end - p->start_ns) / 1e9,
+		.locate = class_locate,
+		.locate_ctx = p,
+		.object_at = class_object,
+		.object_ctx = p,
+	};
+
+	drain__stats(p->drain, &b);
+	in.loads = b.samples[CP_ACCESS_LOAD];
+	in.stores = b.samples[CP_ACCESS_STORE];
+	in.load_misses = b.misses[CP_ACCESS_LOAD];
+	in.store_misses = b.misses[CP_ACCESS_STORE];
+	in.no_levels = cp_stats_levels_unknown(&b);
+	return cp_classify(&in, &opts->classify, out);
 }

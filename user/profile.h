@@ -62,6 +62,15 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
  */
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 
+/*
+ * Classifies what the stores hold now (classify.h) with the filters of
+ * @opts; misses per second use the periods in effect now (the rate cap may
+ * have changed them during the run). Free @out with cp_classification_free(). Returns 0 or a
+ * negative errno.
+ */
+int cp_profile__classify(struct cp_profile *p, const struct cp_options *opts,
+			 struct cp_classification *out);
+
 /* Snapshots @pid's maps for symbols now (a target we were given or launched). */
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid);
 

@@ -6,6 +6,7 @@
 
 #include "data_src_text.h"
 #include "report.h"
+#include "report_issues.h"
 
 /* "12.5 %" with one decimal, "-" when @whole is 0. Returns @buf. */
 static const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz)
@@ -37,8 +38,7 @@ static void print_header(const struct cp_report *r, FILE *f)
 			(unsigned long long)r->exits);
 }
 
-/* True when the source said nothing about levels: every sample is "not available". */
-static bool levels_unknown(const struct cp_stats *b)
+bool cp_stats_levels_unknown(const struct cp_stats *b)
 {
 	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
 	__u64 na = b->na[CP_ACCESS_LOAD] + b->na[CP_ACCESS_STORE];
@@ -52,7 +52,7 @@ static void print_totals(const struct cp_report *r, FILE *f)
 	char p1[16], p2[16];
 
 	fprintf(f, "\nTotals\n");
-	if (levels_unknown(b)) {
+	if (cp_stats_levels_unknown(b)) {
 		fprintf(f, "  samples: %llu (the source reports no cache levels)\n",
 			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]));
 		return;
@@ -107,7 +107,7 @@ static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool
 static void print_insns(const struct cp_report *r, FILE *f)
 {
 	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
-	bool no_levels = levels_unknown(&r->bpf);
+	bool no_levels = cp_stats_levels_unknown(&r->bpf);
 	const struct cp_insn **list;
 	size_t n;
 
@@ -187,7 +187,7 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 static void print_objects(const struct cp_report *r, FILE *f)
 {
 	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
-	bool no_levels = levels_unknown(&r->bpf);
+	bool no_levels = cp_stats_levels_unknown(&r->bpf);
 	const struct cp_object_group **list;
 	char what[512];
 	size_t n;
@@ -248,6 +248,8 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 {
 	print_header(r, f);
 	print_totals(r, f);
+	if (r->issues && r->classify_cfg)
+		cp_report_issues_print(r->issues, r->classify_cfg, f);
 	print_insns(r, f);
 	print_objects(r, f);
 	print_drops(r, f);

@@ -14,6 +14,7 @@
 #include "cacheperf/abi.h"
 #include "alloc_probes.h"
 #include "geometry.h"
+#include "classify.h"
 #include "insn_store.h"
 #include "object_stats.h"
 
@@ -53,9 +54,14 @@ struct cp_report {
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
+	const struct cp_classification *issues;	/* NULL: no issues section */
+	const struct cp_classify_cfg *classify_cfg;	/* the filters issues were judged by */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;
 };
+
+/* True when the source said nothing about levels: every sample is "not available". */
+bool cp_stats_levels_unknown(const struct cp_stats *b);
 
 /* Writes the report to @f. */
 void cp_report_print(const struct cp_report *r, FILE *f);

@@ -89,12 +89,93 @@ static void test_top_ranks_by_misses_then_samples(void **state)
 	insn_store__free(s);
 }
 
+static void test_miss_sets_and_addresses(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(8);
+	struct cp_ip_key k = { .tgid = 5, .ip = 0x401000 };
+	const struct cp_insn *i;
+
+	(void)state;
+	/* sets 3, 3, 9, then five more distinct sets: four kept, the rest pooled */
+	insn_store__note_miss(s, &k, 0x100c0, 3);
+	insn_store__note_miss(s, &k, 0x100c8, 3);	/* same 64-byte line: address not kept again */
+	insn_store__note_miss(s, &k, 0x20240, 9);
+	for (__u32 set = 20; set < 25; set++)
+		insn_store__note_miss(s, &k, 0x30000 + set * 64, set);
+	i = insn_store__find(s, &k);
+	assert_non_null(i);
+	assert_int_equal(i->fwd_misses, 8);
+	assert_int_equal(i->nr_sets, CP_INSN_SETS);
+	assert_int_equal(i->sets[0].set, 3);
+	assert_int_equal(i->sets[0].misses, 2);
+	assert_int_equal(i->sets[1].set, 9);
+	/* sets 20 and 21 fill the table; 22, 23, 24 go to the pool */
+	assert_int_equal(i->other_set_misses, 3);
+	assert_int_equal(i->nr_miss_addrs, CP_INSN_MISS_ADDRS);
+	assert_int_equal(i->miss_addrs[0], 0x100c0);
+	assert_int_equal(i->miss_addrs[1], 0x20240);
+	/* counters drained later add to the same entry */
+	struct cp_ip_counts c = counts(10, 4, 0, 0);
+
+	assert_int_equal(insn_store__add(s, &k, &c), 0);
+	assert_int_equal(insn_store__count(s), 1);
+	assert_int_equal(insn_store__find(s, &k)->fwd_misses, 8);
+	insn_store__free(s);
+}
+
+static void test_history_keeps_the_latest(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(8);
+	struct cp_ip_key k = { .tgid = 5, .ip = 0x401000 }, other = { .tgid = 5, .ip = 0x402000 };
+	const struct cp_insn_history *h;
+
+	(void)state;
+	/* 70 addresses: the first 6 are overwritten by the last 6 */
+	for (__u64 n = 0; n < 70; n++)
+		assert_int_equal(insn_store__add_history(s, &k, 0x1000 * n), 0);
+	h = insn_store__history(s, insn_store__find(s, &k));
+	assert_non_null(h);
+	assert_int_equal(h->len, CP_INSN_HISTORY);
+	assert_int_equal(h->seen, 70);
+	assert_int_equal(h->addrs[0], 0x1000 * 64);
+	assert_int_equal(h->addrs[5], 0x1000 * 69);
+	assert_int_equal(h->addrs[6], 0x1000 * 6);
+	/* an instruction with counters only has no history */
+	struct cp_ip_counts c = counts(1, 1, 0, 0);
+
+	insn_store__add(s, &other, &c);
+	assert_null(insn_store__history(s, insn_store__find(s, &other)));
+	insn_store__free(s);
+}
+
+static void test_history_pool_is_bounded(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(CP_INSN_MAX_HISTORIES + 8);
+	struct cp_ip_key k = { .tgid = 1 };
+
+	(void)state;
+	for (__u64 n = 0; n < CP_INSN_MAX_HISTORIES; n++) {
+		k.ip = 0x1000 + n;
+		assert_int_equal(insn_store__add_history(s, &k, 0x5000), 0);
+	}
+	k.ip = 0x9999999;
+	assert_int_equal(insn_store__add_history(s, &k, 0x5000), -ENOSPC);
+	assert_int_equal(insn_store__history_dropped(s), 1);
+	/* instructions that have one keep adding */
+	k.ip = 0x1000;
+	assert_int_equal(insn_store__add_history(s, &k, 0x6000), 0);
+	insn_store__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accumulates_per_process_and_ip),
 		cmocka_unit_test(test_cap_counts_drops),
 		cmocka_unit_test(test_top_ranks_by_misses_then_samples),
+		cmocka_unit_test(test_miss_sets_and_addresses),
+		cmocka_unit_test(test_history_keeps_the_latest),
+		cmocka_unit_test(test_history_pool_is_bounded),
 	};
 
 	return cmocka_run_group_tests_name("insn_store", tests, NULL, NULL);

@@ -164,6 +164,32 @@ static void test_many_lines_stay_findable(void **state)
 	miss_store__free(s);
 }
 
+static void test_line_instructions(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	const struct cp_line *l;
+
+	(void)state;
+	/* ips 1..6 miss on one line, ip 1 three times: four kept, two pooled */
+	for (__u64 ip = 1; ip <= 6; ip++) {
+		struct cp_mem_access a = { .tgid = 100, .tid = 1, .ip = ip, .addr = 0x9000,
+					   .weight = 10 };
+
+		miss_store__add(s, &a);
+		if (ip == 1) {
+			miss_store__add(s, &a);
+			miss_store__add(s, &a);
+		}
+	}
+	l = miss_store__find(s, 100, 0x9000);
+	assert_int_equal(l->ips[0].ip, 1);
+	assert_int_equal(l->ips[0].misses, 3);
+	assert_int_equal(l->ips[3].ip, 4);
+	assert_int_equal(l->more_ips, 2);
+	assert_int_equal(l->weight_sum, 80);
+	miss_store__free(s);
+}
+
 static void test_bad_geometry(void **state)
 {
 	struct cp_cache_level big = l1;
@@ -183,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_threads_beyond_cap),
 		cmocka_unit_test(test_top_and_eviction),
 		cmocka_unit_test(test_many_lines_stay_findable),
+		cmocka_unit_test(test_line_instructions),
 		cmocka_unit_test(test_bad_geometry),
 	};
 

@@ -78,6 +78,15 @@ static const struct error_case error_cases[] = {
 	{ "-a --window-miss-ratio -1", "--window-miss-ratio" },
 	{ "-a --window-miss-ratio 0.5x", "--window-miss-ratio" },
 	{ "-a --window-miss-ratio nan", "--window-miss-ratio" },
+	{ "-a --top 0", "--top: '0' is not a whole number from 1 to 1000" },
+	{ "-a --top 1001", "--top" },
+	{ "-a --top 5x", "--top: '5x'" },
+	{ "-a --min-access-share abc", "--min-access-share: 'abc' is not a percentage" },
+	{ "-a --min-access-share 100.5", "--min-access-share" },
+	{ "-a --min-miss-share -1", "--min-miss-share: '-1' is not a percentage" },
+	{ "-a --app-load-miss 3x", "--app-load-miss: '3x' is not a percentage" },
+	{ "-a --app-store-miss inf", "--app-store-miss" },
+	{ "-a --app-store-miss", "needs a value" },
 	{ "-a --source magic", "--source: 'magic' is not one of auto, pebs, ibs, soft" },
 	{ "--probe -a", "--probe takes no target" },
 };
@@ -116,8 +125,36 @@ static void test_defaults(void **state)
 	assert_int_equal(o.max_sample_rate, 20000);
 	assert_int_equal(o.window, 512);
 	assert_int_equal(o.window_ratio_ppm, 5000);	/* 0.5 % */
+	/* the paper's filters (§3.5): 3 %, 1 %, 0.01 %, 1 %; ten issues */
+	assert_int_equal(o.classify.app_load_miss_ppm, 30000);
+	assert_int_equal(o.classify.app_store_miss_ppm, 10000);
+	assert_int_equal(o.classify.min_access_ppm, 100);
+	assert_int_equal(o.classify.min_miss_ppm, 10000);
+	assert_int_equal(o.classify.top, 10);
 	assert_null(o.cache_spec);
 	assert_string_equal(o.sysfs_root, "/");
+}
+
+static void test_report_filters(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a --top 25 --min-access-share 0.05 --min-miss-share 2% "
+			       "--app-load-miss 0 --app-store-miss 100", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.classify.top, 25);
+	assert_int_equal(o.classify.min_access_ppm, 500);
+	assert_int_equal(o.classify.min_miss_ppm, 20000);
+	assert_int_equal(o.classify.app_load_miss_ppm, 0);
+	assert_int_equal(o.classify.app_store_miss_ppm, 1000000);
+	/* what the options do not set keeps its default */
+	assert_int_equal(o.classify.min_line_miss_ppm, 10000);
+	assert_int_equal(o.classify.conflict_min_accesses, 8);
+	/* the window ratio still parses through the same path */
+	assert_int_equal(parse("-a --window-miss-ratio 1.5", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.window_ratio_ppm, 15000);
+	assert_int_equal(o.classify.min_miss_ppm, 10000);
 }
 
 static void test_pid_list(void **state)
@@ -241,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_report_filters),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_command),

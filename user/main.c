@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "report.h"
+#include "report_emit.h"
 #include "session.h"
 #include "signals.h"
 #include "sysinfo.h"
@@ -69,7 +70,7 @@ static void fill_targets(struct cp_main *m)
 	}
 }
 
-/* The report of the profile so far, to stdout. */
+/* The report of the profile so far: text to -o or stdout, JSON to --json. */
 static void print_report(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
@@ -86,13 +87,15 @@ static void print_report(struct cp_profile *p, void *ctx)
 	};
 	int err;
 
+	memset(&issues, 0, sizeof(issues));
 	cp_profile__fill_report(p, &r);
 	err = cp_profile__classify(p, &m->opts, &issues);
 	if (err)
 		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-err));
 	else
 		r.issues = &issues;
-	cp_report_print(&r, stdout);
+	if (cp_report_emit(&r, m->opts.output, m->opts.json, m->err, sizeof(m->err)))
+		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
 	cp_classification_free(&issues);
 }
 

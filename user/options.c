@@ -30,6 +30,7 @@ enum {
 	OPT_MIN_MISS_SHARE,
 	OPT_APP_LOAD_MISS,
 	OPT_APP_STORE_MISS,
+	OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +58,8 @@ static const struct option long_opts[] = {
 	{ "min-miss-share", required_argument, NULL, OPT_MIN_MISS_SHARE },
 	{ "app-load-miss", required_argument, NULL, OPT_APP_LOAD_MISS },
 	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", required_argument, NULL, OPT_JSON },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -112,6 +115,11 @@ static const char usage_text[] =
 "      --min-miss-share P     ... and P percent of the sampled misses\n"
 "                             (default 1); weaker issues are counted as\n"
 "                             suppressed\n"
+"  -o, --output FILE          write the text report to FILE instead of stdout\n"
+"      --json FILE            also write the report as JSON (docs/json.md);\n"
+"                             '-': JSON on stdout, and the text report only\n"
+"                             with -o\n"
+"                             (both are rewritten whole at each report)\n"
 "\n"
 "Objects:\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
@@ -327,6 +335,17 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	return 0;
 }
 
+/* A report path: not empty; "-" (stdout) only for --json. */
+static int parse_path(const char *arg, const char *opt, const char **out, char *err, size_t err_sz)
+{
+	if (!arg[0])
+		return fail(err, err_sz, "%s: empty file name", opt);
+	if (strcmp(arg, "-") == 0 && strcmp(opt, "-o") == 0)
+		return fail(err, err_sz, "-o: the text report goes to stdout without -o");
+	*out = arg;
+	return 0;
+}
+
 int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
 {
 	int c, ret;
@@ -336,7 +355,7 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
 	opterr = 0;
 	/* '+': stop at the first non-option, so CMD's own flags are left alone */
-	while ((c = getopt_long(argc, argv, "+:p:ad:i:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:ad:i:vho:", long_opts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
@@ -371,6 +390,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_CACHE:
 			opts->cache_spec = optarg;
 			break;
+		case 'o':
+			ret = parse_path(optarg, "-o", &opts->output, err, err_sz);
+			break;
+		case OPT_JSON:
+			ret = parse_path(optarg, "--json", &opts->json, err, err_sz);
+			break;
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
@@ -402,6 +427,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		return fail(err, err_sz, "no command after --");
 	}
 
+	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
+		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
 	if (opts->mode == CP_MODE_PROBE) {
 		if (opts->target != CP_TARGET_NONE)
 			return fail(err, err_sz, "--probe takes no target");

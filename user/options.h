@@ -64,6 +64,8 @@ struct cp_options {
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
 	struct cp_classify_cfg classify;
+	const char *output;		/* -o: the text report's file; NULL: stdout */
+	const char *json;		/* --json: the JSON report's file, "-": stdout */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -89,6 +89,9 @@ static const struct error_case error_cases[] = {
 	{ "-a --app-store-miss", "needs a value" },
 	{ "-a --source magic", "--source: 'magic' is not one of auto, pebs, ibs, soft" },
 	{ "--probe -a", "--probe takes no target" },
+	{ "-a -o -", "-o: the text report goes to stdout without -o" },
+	{ "-a --json r.json -o r.json", "-o and --json name the same file 'r.json'" },
+	{ "-a -o", "needs a value" },
 };
 
 static void test_usage_errors(void **state)
@@ -155,6 +158,23 @@ static void test_report_filters(void **state)
 	assert_int_equal(parse("-a --window-miss-ratio 1.5", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.window_ratio_ppm, 15000);
 	assert_int_equal(o.classify.min_miss_ppm, 10000);
+}
+
+static void test_outputs(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_null(o.output);
+	assert_null(o.json);
+	assert_int_equal(parse("-a -o report.txt --json -", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.output, "report.txt");
+	assert_string_equal(o.json, "-");
+	assert_int_equal(parse("--output=r.txt --json=r.json -a", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.output, "r.txt");
+	assert_string_equal(o.json, "r.json");
 }
 
 static void test_pid_list(void **state)
@@ -279,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_report_filters),
+		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_command),

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Whole-file output: the new content replaces the old in one rename, a
+ * failing writer leaves the old file as it was and no temporary file, and
+ * an unwritable place gives a message naming the file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "out_file.h"
+
+static int write_text(void *ctx, FILE *f)
+{
+	return fputs(ctx, f) < 0 ? -EIO : 0;
+}
+
+static int write_then_fail(void *ctx, FILE *f)
+{
+	fputs(ctx, f);
+	return -ENOSPC;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_replace_and_keep(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+
+	assert_int_equal(cp_out_file_write(path, write_text, "first\n", err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "first\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+
+	assert_int_equal(cp_out_file_write(path, write_text, "second\n", err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "second\n");
+
+	/* a writer that fails: the old content stays, the temporary file goes */
+	assert_int_equal(cp_out_file_write(path, write_then_fail, "partial", err, sizeof(err)),
+			 -ENOSPC);
+	assert_non_null(strstr(err, path));
+	assert_string_equal(slurp(path), "second\n");
+	assert_int_equal(entries(dir), 1);
+
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_unwritable_place(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_true(cp_out_file_write("/nonexistent-dir/r.json", write_text, "x", err,
+				      sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/nonexistent-dir/r.json"));
+	assert_non_null(strstr(err, "No such file or directory"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replace_and_keep),
+		cmocka_unit_test(test_unwritable_place),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -28,6 +28,9 @@ struct proc {
 	struct thread_ptr *tps;
 	size_t nr_tps, tps_cap;
 	struct cp_backoff_marks backoff;	/* the guard's back-offs of this process */
+	/* gone, kept so its samples can still be classified at the report;
+	 * evicted first, replaced when its pid comes back */
+	bool exited;
 };
 
 /* pid -> proc: open addressing, linear probing, sized once for the cap at load <= 1/2. */
@@ -213,20 +216,31 @@ static struct proc *find_proc(const struct cp_objects *o, pid_t pid)
 	return o->slots[probe(o, pid)];
 }
 
+/* True when @a should be evicted before @b: exited ones first, then the least recently used. */
+static bool evict_before(const struct proc *a, const struct proc *b)
+{
+	if (a->exited != b->exited)
+		return a->exited;
+	return a->last_use < b->last_use;
+}
+
 static void evict_lru(struct cp_objects *o)
 {
 	size_t lru = o->nr_slots;
 
 	for (size_t i = 0; i < o->nr_slots; i++)
-		if (o->slots[i] && (lru == o->nr_slots ||
-				    o->slots[i]->last_use < o->slots[lru]->last_use))
+		if (o->slots[i] && (lru == o->nr_slots || evict_before(o->slots[i], o->slots[lru])))
 			lru = i;
 	if (lru == o->nr_slots)
 		return;
+	/* an exited process was counted when it exited */
+	if (!o->slots[lru]->exited)
+		o->st.evicted++;
 	proc_free(o, o->slots[lru]);
 	unlink_slot(o, lru);
-	o->st.evicted++;
 }
+
+static struct proc *new_proc(struct cp_objects *o, pid_t pid);
 
 /* The state of @pid, created (with a first snapshot) if new. NULL: no memory. */
 static struct proc *get_proc(struct cp_objects *o, pid_t pid)
@@ -237,6 +251,34 @@ static struct proc *get_proc(struct cp_objects *o, pid_t pid)
 		p->last_use = ++o->tick;
 		return p;
 	}
+	return new_proc(o, pid);
+}
+
+/*
+ * The state of the live process @pid: as get_proc(), but an exited
+ * process's state is dropped first, its pid being someone else's now.
+ */
+static struct proc *live_proc(struct cp_objects *o, pid_t pid)
+{
+	size_t i = probe(o, pid);
+	struct proc *p = o->slots[i];
+
+	if (p && p->exited) {
+		proc_free(o, p);
+		unlink_slot(o, i);
+		p = NULL;
+	}
+	if (p) {
+		p->last_use = ++o->tick;
+		return p;
+	}
+	return new_proc(o, pid);
+}
+
+static struct proc *new_proc(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p;
+
 	if (o->nr >= o->opts.max_processes)
 		evict_lru(o);
 	p = calloc(1, sizeof(*p));
@@ -259,14 +301,14 @@ static struct proc *get_proc(struct cp_objects *o, pid_t pid)
 
 int cp_objects__on_alloc(struct cp_objects *o, pid_t pid, const struct cp_object *obj)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 
 	return p ? cp_object_store__add(p->store, obj) : -ENOMEM;
 }
 
 int cp_objects__on_free(struct cp_objects *o, pid_t pid, __u64 start)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 
 	return p ? cp_object_store__remove(p->store, start, NULL) : -ENOMEM;
 }
@@ -274,7 +316,7 @@ int cp_objects__on_free(struct cp_objects *o, pid_t pid, __u64 start)
 int cp_objects__on_realloc(struct cp_objects *o, pid_t pid, __u64 old_start,
 			   const struct cp_object *obj)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 
 	return p ? cp_object_store__realloc(p->store, old_start, obj) : -ENOMEM;
 }
@@ -285,8 +327,8 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
 	struct cp_callsites *cs;
 
 	o->st.execs++;
-	if (!p)
-		return get_proc(o, pid) ? 0 : -ENOMEM;
+	if (!p || p->exited)
+		return live_proc(o, pid) ? 0 : -ENOMEM;
 	p->last_use = ++o->tick;
 	cs = cp_callsites__new(o->opts.max_callsites);
 	if (!cs)
@@ -309,7 +351,7 @@ int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64
 		cp_backoff_marks_on_guard(&o->backoff_all, backed_off, now_ns);
 		return 0;
 	}
-	p = get_proc(o, pid);
+	p = live_proc(o, pid);
 	if (!p)
 		return -ENOMEM;
 	cp_backoff_marks_on_guard(&p->backoff, backed_off, now_ns);
@@ -318,18 +360,17 @@ int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64
 
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid)
 {
-	size_t i = probe(o, pid);
+	struct proc *p = find_proc(o, pid);
 
-	if (!o->slots[i])
+	if (!p || p->exited)
 		return;
 	o->st.exits++;
-	proc_free(o, o->slots[i]);
-	unlink_slot(o, i);
+	p->exited = true;
 }
 
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 
 	return p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
 }
@@ -343,7 +384,7 @@ const struct cp_callsite *cp_objects__callsite_get(struct cp_objects *o, pid_t p
 
 int cp_objects__set_thread_pointer(struct cp_objects *o, pid_t pid, __u32 tid, __u64 tp)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 	size_t i;
 
 	if (!p)
@@ -378,7 +419,7 @@ int cp_objects__set_thread_pointer(struct cp_objects *o, pid_t pid, __u32 tid, _
 
 int cp_objects__add_thread_stack(struct cp_objects *o, pid_t pid, __u64 start, __u64 end)
 {
-	struct proc *p = get_proc(o, pid);
+	struct proc *p = live_proc(o, pid);
 
 	if (!p)
 		return -ENOMEM;
@@ -405,14 +446,16 @@ int cp_objects__refresh(struct cp_objects *o, pid_t pid)
 {
 	struct proc *p = find_proc(o, pid);
 
-	if (!p)
-		return get_proc(o, pid) ? 0 : -ENOMEM;
+	if (!p || p->exited)
+		return live_proc(o, pid) ? 0 : -ENOMEM;
 	return take_snapshot(o, p);
 }
 
 bool cp_objects__tracked(const struct cp_objects *o, pid_t pid)
 {
-	return find_proc(o, pid) != NULL;
+	const struct proc *p = find_proc(o, pid);
+
+	return p && !p->exited;
 }
 
 static void copy_str(char *dst, size_t sz, const char *src)
@@ -507,7 +550,7 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 	}
 	err = resolve_view(p, addr, out);
 	/* unmapped in our snapshot: maybe mapped since (dlopen, mmap, new thread) */
-	if (err == -ENOENT && now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+	if (err == -ENOENT && !p->exited && now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
 		take_snapshot(o, p);
 		memset(out, 0, sizeof(*out));
 		err = resolve_view(p, addr, out);
@@ -526,13 +569,14 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out)
 {
 	*out = o->st;
-	out->processes = o->nr;
+	out->processes = 0;
 	for (size_t i = 0; i < o->nr_slots; i++) {
 		struct cp_object_store_stats s;
 		const struct proc *p = o->slots[i];
 
 		if (!p)
 			continue;
+		out->processes += !p->exited;
 		cp_object_store__stats(p->store, &s);
 		add_store_stats(&out->store, &s);
 		out->callsites_dropped += cp_callsites__dropped(p->callsites);

@@ -3,7 +3,7 @@
  * Per-process object state and the one question the classifier asks: what
  * does this address belong to? Each tracked process has an object store
  * (heap objects seen through the allocation probes), a call-site table, a
- * /proc/PID/maps snapshot and its globals; exec resets all of it, exit frees
+ * /proc/PID/maps snapshot and its globals; exec resets all of it, exit retires
  * it. The number of processes is bounded; beyond it the least recently used
  * one is evicted and counted.
  *
@@ -101,7 +101,11 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid);
  */
 int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64 now_ns);
 
-/* exit: forgets the process. */
+/*
+ * exit: the process is gone. Its state is kept, read-only, so the samples
+ * it left can still be resolved at the report (cp_objects_resolve); it is
+ * the first to be evicted, and dropped when an event names its pid again.
+ */
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
 
 /* The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot be kept. */

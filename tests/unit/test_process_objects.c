@@ -138,6 +138,7 @@ static void test_exit_and_exec(void **state)
 	cp_objects__on_exec(o, GHOST(1));
 	assert_int_equal(tid_at(o, GHOST(1), ADDR), 0);
 	assert_true(cp_objects__tracked(o, GHOST(1)));
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &a), 0);
 	cp_objects__on_exit(o, GHOST(1));
 	assert_false(cp_objects__tracked(o, GHOST(1)));
 	cp_objects__on_exit(o, GHOST(1));	/* twice: harmless */
@@ -145,6 +146,14 @@ static void test_exit_and_exec(void **state)
 	assert_int_equal(st.exits, 1);
 	assert_int_equal(st.execs, 1);
 	assert_int_equal(st.processes, 0);
+	/* gone, but its samples are classified after it exited: the object is still there */
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 1);
+	/* its pid is reused: the new process's first event drops the old state */
+	struct cp_object b = heap_obj(ADDR + 4096, 64, 2);
+	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &b), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 0);
+	assert_int_equal(tid_at(o, GHOST(1), ADDR + 4096), 2);
+	assert_true(cp_objects__tracked(o, GHOST(1)));
 	cp_objects__free(o);
 }
 

@@ -74,7 +74,8 @@ want_ip=$(printf '0x%x' $((0x555555554000 + 0x$off)))
 # the source line of the store: the line of the asm statement holding the label
 src_line=$(grep -n 'asm volatile(".globl cp_touch_insn' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
 # "go" comes late so the workload is still alive when its maps are read
-run_cmd setarch "$(uname -m)" -R "$BIN" --source faults -- \
+json=$(mktemp)
+run_cmd setarch "$(uname -m)" -R "$BIN" --source faults --json "$json" -- \
 	sh -c "(sleep 0.3; echo go) | $tp 64; exit 5"
 out=$(cat "$tap_out")
 if [ "$rc" -eq 5 ]; then _ok "-- CMD exits with the command's status"; else
@@ -105,6 +106,33 @@ else
 	_not_ok "the faults are attributed to the workload's mmap at touch_pages.c:$mmap_line" \
 		"top object: '$obj'"
 fi
+# The same run as JSON (docs/json.md). Page faults carry no cache level and
+# no breakpoint history exists, so the store's misses can only be the pending
+# kind; its issue names the store's line and the mmap'd region with its call
+# site, and its score is its share of the samples: 128 of all of them.
+issue=$(sed -n '/^  "issues": \[/,/^  \],/p' "$json")
+if grep -q '"type": "capacity_or_conflict"' <<<"$issue" &&
+	grep -q "\"ip\": \"$want_ip\"" <<<"$issue" &&
+	grep -A3 '"function": "touch"' <<<"$issue" | grep -q "\"line\": $src_line,"; then
+	_ok "JSON: the store at touch_pages.c:$src_line is a pending capacity-or-conflict issue"
+else
+	_not_ok "JSON: the store at touch_pages.c:$src_line is a pending capacity-or-conflict issue" \
+		"$(head -c 1500 "$json")"
+fi
+if grep -A12 '"kind": "mapping"' <<<"$issue" | grep -q '"size": 524288,' &&
+	grep -A4 '"function": "main"' <<<"$issue" | grep -q "\"line\": $mmap_line"; then
+	_ok "JSON: the issue's object is the 524288-byte mapping from touch_pages.c:$mmap_line"
+else
+	_not_ok "JSON: the issue's object is the 524288-byte mapping from touch_pages.c:$mmap_line" \
+		"$issue"
+fi
+if command -v python3 >/dev/null; then
+	if python3 -m json.tool "$json" >/dev/null; then _ok "JSON: the file parses"; else
+		_not_ok "JSON: the file parses"; fi
+else
+	skip "no python3 to parse the JSON file"
+fi
+rm -f "$json"
 # sh forks the subshell (which forks sleep) and the workload
 if grep -q "and 3 processes they started" <<<"$out"; then _ok "forks are followed"; else
 	_not_ok "forks are followed"; fi

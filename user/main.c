@@ -17,6 +17,8 @@
 #include "pmu.h"
 #include "probe.h"
 #include "profile.h"
+#include "recorder.h"
+#include "replay.h"
 #include "report.h"
 #include "session.h"
 #include "signals.h"
@@ -38,11 +40,12 @@ struct cp_main {
 	struct cp_session_cfg cfg;
 	struct cp_session *sess;
 	struct cp_profile *prof;
+	struct cp_recorder *rec;	/* --record; the profile owns it once made */
 	struct cp_child child;
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
 	int nr_pids;
-	struct cp_report_target targets[CP_MAX_TGIDS];
+	struct cp_run_info info;
 	char err[768];
 };
 
@@ -61,26 +64,33 @@ static void read_comm(pid_t pid, char *buf, size_t sz)
 	fclose(f);
 }
 
-static void fill_targets(struct cp_main *m)
+/* What the report header (and a recording) says about the run. */
+static void fill_info(struct cp_main *m)
 {
+	struct cp_run_info *in = &m->info;
+
+	in->source = m->cfg.source.kind;
+	snprintf(in->source_reason, sizeof(in->source_reason), "%s", m->cfg.source.reason);
+	in->nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : (__u32)m->nr_pids;
 	for (int i = 0; i < m->nr_pids; i++) {
-		m->targets[i].pid = m->pids[i];
-		read_comm(m->pids[i], m->targets[i].comm, sizeof(m->targets[i].comm));
+		in->targets[i].pid = m->pids[i];
+		read_comm(m->pids[i], in->targets[i].comm, sizeof(in->targets[i].comm));
 	}
+	in->launched = m->opts.target == CP_TARGET_CMD;
+	in->load_period = m->opts.load_period;
+	in->store_period = m->opts.store_period;
+	in->ldlat_cycles = m->opts.ldlat_cycles;
+	in->window = m->opts.window;
+	in->window_ratio_ppm = m->opts.window_ratio_ppm;
+	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
 }
 
 /* The report of the profile so far, to stdout. */
 static void print_report(struct cp_profile *p, void *ctx)
 {
-	struct cp_main *m = ctx;
-	struct cp_report r = {
-		.source = cp_source_name(m->cfg.source.kind),
-		.source_reason = m->cfg.source.reason,
-		.targets = m->targets,
-		.nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : m->nr_pids,
-		.launched = m->opts.target == CP_TARGET_CMD,
-	};
+	struct cp_report r = { 0 };
 
+	(void)ctx;
 	cp_profile__fill_report(p, &r);
 	cp_report_print(&r, stdout);
 }
@@ -108,6 +118,10 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_PROBE:
 		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
 			       CP_EXIT_RUNTIME : CP_EXIT_OK;
+	case CP_MODE_REPORT:
+		if (cp_replay_report(m->opts.report_path, stdout, stderr, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		return CP_EXIT_OK;
 	case CP_MODE_PROFILE:
 	default:
 		return -1;
@@ -180,6 +194,8 @@ static int prepare_targets(struct cp_main *m)
 
 static int run(struct cp_main *m)
 {
+	int ret;
+
 	struct cp_profile_cfg pcfg = {
 		.opts = &m->opts,
 		.child = m->have_child ? &m->child : NULL,
@@ -195,12 +211,16 @@ static int run(struct cp_main *m)
 	/* Attach to the sampling events */
 	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	if (cp_profile__new(m->sess, &m->geo, &m->prof, m->err, sizeof(m->err)))
+	if (m->opts.record_path &&
+	    !(m->rec = cp_recorder__open(m->opts.record_path, m->err, sizeof(m->err))))
+		return fail(m, CP_EXIT_RUNTIME);
+	if (cp_profile__new(m->sess, &m->geo, m->rec, &m->prof, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	fill_targets(m);
+	fill_info(m);
+	cp_profile__set_info(m->prof, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)
 		cp_profile__snapshot(m->prof, m->pids[i]);
 	if (m->opts.verbose)
@@ -212,8 +232,11 @@ static int run(struct cp_main *m)
 	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 
-	/* Final report */
+	/* Final report, then the recording's end: it has what the report read */
 	print_report(m->prof, m);
+	ret = cp_profile__finish(m->prof, m->err, sizeof(m->err));
+	if (ret)
+		return fail(m, CP_EXIT_RUNTIME);
 	if (m->have_child && m->child.exited)
 		return cp_exit_code(m->child.status);
 	return CP_EXIT_OK;
@@ -254,7 +277,10 @@ cleanup:
 	/* a command we launched does not outlive the profile it was launched for */
 	if (m->have_child && !m->child.exited)
 		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
-	cp_profile__free(m->prof);
+	if (m->prof)
+		cp_profile__free(m->prof);
+	else
+		cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
 	free(m);

@@ -24,6 +24,7 @@ enum cp_mode {
 	CP_MODE_PROBE,		/* --probe: print what this machine supports */
 	CP_MODE_HELP,
 	CP_MODE_VERSION,
+	CP_MODE_REPORT,		/* report FILE: a recording's report, offline */
 };
 
 enum cp_target_kind {
@@ -61,6 +62,8 @@ struct cp_options {
 	bool no_objects;		/* --no-objects: no allocation probes */
 	__u32 window;			/* accesses in a miss window */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
+	const char *record_path;	/* --record FILE; NULL: none */
+	const char *report_path;	/* report FILE */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -52,7 +52,7 @@ BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
 # access patterns in their sources survive into the machine code.
 WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
 
-.PHONY: all check test demo deps clean install vmlinux tests bench
+.PHONY: all check test demo deps clean install vmlinux tests bench fuzz
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -132,11 +132,31 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@
 
+# The recording reader's libFuzzer target (tests/fuzz), over the library
+# compiled again with clang, instrumented. Built by `make tests` when clang
+# can link libFuzzer (libclang-rt); tests/e2e/test_fuzz_recording.sh runs it
+# for CP_FUZZ_SECONDS (30). `make fuzz FUZZ_SECONDS=600` runs it longer.
+FUZZ_BIN	:= $(BUILD)/tests/fuzz/fuzz_recording
+FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
+FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address
+FUZZ_SECONDS	?= 300
+HAVE_LIBFUZZER	:= $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+		   $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo y)
+$(BUILD)/fuzz/%.o: user/%.c | $(SKEL) $(BUILD)/fuzz
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BIN): tests/fuzz/fuzz_recording.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
+	$(call msg,FUZZER,$@)
+	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
+
 $(BUILD)/bpf $(BUILD)/user $(BUILD)/tests/unit $(BUILD)/tests/bpf $(BUILD)/tests/workloads \
-$(BUILD)/tests/bench:
+$(BUILD)/tests/bench $(BUILD)/tests/fuzz $(BUILD)/fuzz:
 	$(Q)mkdir -p $@
 
-tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS)
+tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BIN))
+
+fuzz: $(FUZZ_BIN)
+	$(Q)CP_BUILD=$(BUILD) CP_FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/e2e/test_fuzz_recording.sh
 
 # The README's two commands: install what is missing, build, then run.
 check: deps

@@ -20,33 +20,15 @@ struct cp_drain {
 	struct cacheperf *skel;
 	struct ring_buffer *rb;
 	struct cp_drain_ops ops;
-	__u64 malformed;
-	__u64 unknown;
+	struct cp_record_counts counts;
 	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
 };
 
 static int cp_drain_record(void *ctx, void *data, size_t size)
 {
 	struct cp_drain *d = ctx;
-	__u32 type;
 
-	if (size < sizeof(type)) {
-		d->malformed++;
-		return 0;
-	}
-	memcpy(&type, data, sizeof(type));
-	if (type == CP_REC_SAMPLE) {
-		if (size != sizeof(struct cp_sample)) {
-			d->malformed++;
-			return 0;
-		}
-		return d->ops.sample ? d->ops.sample(data, d->ops.ctx) : 0;
-	}
-	if (!d->ops.record) {
-		d->unknown++;
-		return 0;
-	}
-	return d->ops.record(type, data, size, d->ops.ctx);
+	return cp_record_dispatch(&d->ops, &d->counts, data, size);
 }
 
 struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops)
@@ -91,12 +73,12 @@ int drain__epoll_fd(const struct cp_drain *d)
 
 __u64 drain__malformed(const struct cp_drain *d)
 {
-	return d->malformed;
+	return d->counts.malformed;
 }
 
 __u64 drain__unknown(const struct cp_drain *d)
 {
-	return d->unknown;
+	return d->counts.unknown;
 }
 
 /* Reads and deletes one entry; -ENOENT if it vanished meanwhile. */

@@ -11,20 +11,11 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 #include "insn_store.h"
+#include "records.h"
 
 struct cacheperf;
 struct cp_drain;
 
-struct cp_drain_ops {
-	/* One forwarded sample. A negative return stops the poll and is returned by it. */
-	int (*sample)(const struct cp_sample *s, void *ctx);
-	/*
-	 * Any other record type (allocation events, ...), @size bytes from the
-	 * type field on. NULL: such records are counted as unknown.
-	 */
-	int (*record)(__u32 type, const void *data, size_t size, void *ctx);
-	void *ctx;
-};
 
 /* A drain of @skel's maps (loaded) calling @ops; NULL with errno set on failure. */
 struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops);

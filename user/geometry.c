@@ -33,6 +33,8 @@ const char *cp_geo_source_name(enum cp_geo_source src)
 		return "sysfs";
 	case CP_GEO_OVERRIDE:
 		return "--cache";
+	case CP_GEO_RECORDED:
+		return "recording";
 	default:
 		return "fallback";
 	}
@@ -65,6 +67,8 @@ static const char *source_name(const struct cp_geometry *geo, enum cp_cache_slot
 		return buf;
 	case CP_GEO_OVERRIDE:
 		return "--cache";
+	case CP_GEO_RECORDED:
+		return "recording";
 	default:
 		return "fallback model";
 	}

@@ -55,6 +55,7 @@ enum cp_geo_source {
 	CP_GEO_FALLBACK = 0,	/* the built-in model: sysfs missing or implausible */
 	CP_GEO_SYSFS,
 	CP_GEO_OVERRIDE,	/* --cache */
+	CP_GEO_RECORDED,	/* a recording's (report FILE) */
 };
 
 struct cp_geometry {

@@ -17,6 +17,8 @@
 #include "pmu.h"
 #include "probe.h"
 #include "profile.h"
+#include "recorder.h"
+#include "replay.h"
 #include "report.h"
 #include "report_emit.h"
 #include "session.h"
@@ -39,11 +41,12 @@ struct cp_main {
 	struct cp_session_cfg cfg;
 	struct cp_session *sess;
 	struct cp_profile *prof;
+	struct cp_recorder *rec;	/* --record; the profile owns it once made */
 	struct cp_child child;
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
 	int nr_pids;
-	struct cp_report_target targets[CP_MAX_TGIDS];
+	struct cp_run_info info;
 	char err[768];
 };
 
@@ -62,41 +65,37 @@ static void read_comm(pid_t pid, char *buf, size_t sz)
 	fclose(f);
 }
 
-static void fill_targets(struct cp_main *m)
+/* What the report header (and a recording) says about the run. */
+static void fill_info(struct cp_main *m)
 {
+	struct cp_run_info *in = &m->info;
+
+	in->source = m->cfg.source.kind;
+	snprintf(in->source_reason, sizeof(in->source_reason), "%s", m->cfg.source.reason);
+	in->nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : (__u32)m->nr_pids;
 	for (int i = 0; i < m->nr_pids; i++) {
-		m->targets[i].pid = m->pids[i];
-		read_comm(m->pids[i], m->targets[i].comm, sizeof(m->targets[i].comm));
+		in->targets[i].pid = m->pids[i];
+		read_comm(m->pids[i], in->targets[i].comm, sizeof(in->targets[i].comm));
 	}
+	in->launched = m->opts.target == CP_TARGET_CMD;
+	in->load_period = m->opts.load_period;
+	in->store_period = m->opts.store_period;
+	in->ldlat_cycles = m->opts.ldlat_cycles;
+	in->window = m->opts.window;
+	in->window_ratio_ppm = m->opts.window_ratio_ppm;
+	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
 }
 
 /* The report of the profile so far: text to -o or stdout, JSON to --json. */
 static void print_report(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
-	struct cp_classification issues;
-	struct cp_report r = {
-		.source = cp_source_name(m->cfg.source.kind),
-		.source_reason = m->cfg.source.reason,
-		.targets = m->targets,
-		.nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : m->nr_pids,
-		.launched = m->opts.target == CP_TARGET_CMD,
-		.geo = &m->geo,
-		.top = m->opts.classify.top,
-		.classify_cfg = &m->opts.classify,
+	struct cp_report_opts o = {
+		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 	};
-	int err;
 
-	memset(&issues, 0, sizeof(issues));
-	cp_profile__fill_report(p, &r);
-	err = cp_profile__classify(p, &m->opts, &issues);
-	if (err)
-		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-err));
-	else
-		r.issues = &issues;
-	if (cp_report_emit(&r, m->opts.output, m->opts.json, m->err, sizeof(m->err)))
+	if (cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err)))
 		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
-	cp_classification_free(&issues);
 }
 
 static int fail(struct cp_main *m, int ret)
@@ -122,6 +121,15 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_PROBE:
 		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
 			       CP_EXIT_RUNTIME : CP_EXIT_OK;
+	case CP_MODE_REPORT: {
+		struct cp_report_opts o = {
+			.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+		};
+
+		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		return CP_EXIT_OK;
+	}
 	case CP_MODE_PROFILE:
 	default:
 		return -1;
@@ -194,6 +202,8 @@ static int prepare_targets(struct cp_main *m)
 
 static int run(struct cp_main *m)
 {
+	int ret;
+
 	struct cp_profile_cfg pcfg = {
 		.opts = &m->opts,
 		.child = m->have_child ? &m->child : NULL,
@@ -209,12 +219,16 @@ static int run(struct cp_main *m)
 	/* Attach to the sampling events */
 	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	if (cp_profile__new(m->sess, &m->geo, &m->prof, m->err, sizeof(m->err)))
+	if (m->opts.record_path &&
+	    !(m->rec = cp_recorder__open(m->opts.record_path, m->err, sizeof(m->err))))
+		return fail(m, CP_EXIT_RUNTIME);
+	if (cp_profile__new(m->sess, &m->geo, m->rec, &m->prof, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	fill_targets(m);
+	fill_info(m);
+	cp_profile__set_info(m->prof, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)
 		cp_profile__snapshot(m->prof, m->pids[i]);
 	if (m->opts.verbose)
@@ -226,8 +240,11 @@ static int run(struct cp_main *m)
 	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 
-	/* Final report */
+	/* Final report, then the recording's end: it has what the report read */
 	print_report(m->prof, m);
+	ret = cp_profile__finish(m->prof, m->err, sizeof(m->err));
+	if (ret)
+		return fail(m, CP_EXIT_RUNTIME);
 	if (m->have_child && m->child.exited)
 		return cp_exit_code(m->child.status);
 	return CP_EXIT_OK;
@@ -268,7 +285,10 @@ cleanup:
 	/* a command we launched does not outlive the profile it was launched for */
 	if (m->have_child && !m->child.exited)
 		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
-	cp_profile__free(m->prof);
+	if (m->prof)
+		cp_profile__free(m->prof);
+	else
+		cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
 	free(m);

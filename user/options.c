@@ -31,6 +31,7 @@ enum {
 	OPT_APP_LOAD_MISS,
 	OPT_APP_STORE_MISS,
 	OPT_JSON,
+	OPT_RECORD,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "record", required_argument, NULL, OPT_RECORD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,6 +70,7 @@ static const char usage_text[] =
 "       cacheperf-bpf [OPTIONS] -a\n"
 "       cacheperf-bpf [OPTIONS] -- CMD [ARGS...]\n"
 "       cacheperf-bpf --probe\n"
+"       cacheperf-bpf report FILE    the report of a recording (--record), offline\n"
 "\n"
 "Finds the serious cache misses of a program and says what kind they are\n"
 "(capacity, conflict, true or false sharing), who caused them (the application\n"
@@ -83,6 +86,8 @@ static const char usage_text[] =
 "                             exits, or SIGINT/SIGTERM)\n"
 "  -i, --interval SEC         summary interval (default 10)\n"
 "  -v, --verbose              more detail; -vv adds libbpf debug output\n"
+"      --record FILE          also write what the report is made of to FILE,\n"
+"                             for `cacheperf-bpf report FILE` (docs/recording.md)\n"
 "      --probe                print what this machine supports and exit\n"
 "  -h, --help                 this text\n"
 "      --version              print the version and exit\n"
@@ -346,12 +351,28 @@ static int parse_path(const char *arg, const char *opt, const char **out, char *
 	return 0;
 }
 
+/* `report [OPTIONS] FILE`: after the options, one recording and nothing else. */
+static int check_report(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
+{
+	if (optind != argc - 1)
+		return fail(err, err_sz, "usage: cacheperf-bpf report FILE (a recording made with --record)");
+	if (opts->target != CP_TARGET_NONE || opts->record_path)
+		return fail(err, err_sz, "report reads a recording: it takes no target and no --record");
+	opts->report_path = argv[optind];
+	return 0;
+}
+
 int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
 {
 	int c, ret;
 
 	cp_options_defaults(opts);
 	err[0] = '\0';
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		opts->mode = CP_MODE_REPORT;
+		argc--;
+		argv++;
+	}
 	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
 	opterr = 0;
 	/* '+': stop at the first non-option, so CMD's own flags are left alone */
@@ -396,6 +417,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_JSON:
 			ret = parse_path(optarg, "--json", &opts->json, err, err_sz);
 			break;
+		case OPT_RECORD:
+			opts->record_path = optarg;
+			break;
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
@@ -415,6 +439,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			return ret;
 	}
 
+	if (opts->mode == CP_MODE_REPORT)
+		return check_report(argc, argv, opts, err, err_sz);
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",

@@ -25,6 +25,7 @@ enum cp_mode {
 	CP_MODE_PROBE,		/* --probe: print what this machine supports */
 	CP_MODE_HELP,
 	CP_MODE_VERSION,
+	CP_MODE_REPORT,		/* report FILE: a recording's report, offline */
 };
 
 enum cp_target_kind {
@@ -66,6 +67,8 @@ struct cp_options {
 	struct cp_classify_cfg classify;
 	const char *output;		/* -o: the text report's file; NULL: stdout */
 	const char *json;		/* --json: the JSON report's file, "-": stdout */
+	const char *record_path;	/* --record FILE; NULL: none */
+	const char *report_path;	/* report FILE */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -266,24 +266,60 @@ static int read_whole(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out)
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
 {
-	char path[PATH_MAX], *text = NULL;
-	size_t len = 0;
+	char path[PATH_MAX];
 	int err;
 
-	*out = NULL;
+	*text = NULL;
+	*len = 0;
 	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc",
 		     (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	err = read_whole(path, &text, &len);
+	err = read_whole(path, text, len);
 	if (err)
 		return err;
 	/* a process that exited between open and read leaves an empty file */
-	err = len ? cp_maps__parse(text, len, out) : -ESRCH;
+	if (!*len) {
+		free(*text);
+		*text = NULL;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out)
+{
+	char *text;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	err = cp_maps_read_text(proc_root, pid, &text, &len);
+	if (err)
+		return err;
+	err = cp_maps__parse(text, len, out);
 	free(text);
 	return err;
 }
+
+static int live_maps(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out)
+{
+	(void)ctx;
+	return cp_maps__read(proc_root, pid, out);
+}
+
+static int live_thread_stacks(void *ctx, const char *proc_root, pid_t pid,
+			      const struct cp_maps *m, struct cp_range *out, size_t max)
+{
+	(void)ctx;
+	return cp_maps_thread_stacks(proc_root, pid, m, out, max);
+}
+
+const struct cp_proc_source cp_proc_live = {
+	.maps = live_maps,
+	.thread_stacks = live_thread_stacks,
+};
 
 const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr)
 {

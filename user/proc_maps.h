@@ -92,7 +92,28 @@ int cp_maps__parse(const char *text, size_t len, struct cp_maps **out);
 /* Reads and parses @proc_root/@pid/maps (@proc_root NULL: "/proc"). -errno on failure. */
 int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
 
+/*
+ * Reads @proc_root/@pid/maps as text into *@text (NUL-terminated, @len bytes
+ * without the NUL; free() it). -ESRCH for an empty file (the process exited).
+ */
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
+
 void cp_maps__free(struct cp_maps *m);
+
+/*
+ * Where a process's maps and thread stacks come from: /proc (cp_proc_live),
+ * or a recording replayed offline (user/replay.c). The live recorder wraps
+ * cp_proc_live and writes down what it returns. Same contracts as
+ * cp_maps__read() and cp_maps_thread_stacks().
+ */
+struct cp_proc_source {
+	int (*maps)(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out);
+	int (*thread_stacks)(void *ctx, const char *proc_root, pid_t pid,
+			     const struct cp_maps *m, struct cp_range *out, size_t max);
+	void *ctx;
+};
+
+extern const struct cp_proc_source cp_proc_live;
 
 /* The mapping holding @addr, or NULL. O(log n). */
 const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr);

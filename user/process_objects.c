@@ -78,6 +78,8 @@ struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts)
 		o->opts = *opts;
 	if (!o->opts.proc_root)
 		o->opts.proc_root = "/proc";
+	if (!o->opts.src)
+		o->opts.src = &cp_proc_live;
 	if (!o->opts.max_processes)
 		o->opts.max_processes = CP_MAX_PROCESSES;
 	if (!o->opts.maps_refresh_ns)
@@ -179,7 +181,7 @@ static int take_snapshot(struct cp_objects *o, struct proc *p)
 	p->nr_stacks = p->nr_user_stacks;
 	p->maps_read_ns = now_ns();
 	o->st.maps_reads++;
-	err = cp_maps__read(o->opts.proc_root, p->pid, &p->maps);
+	err = o->opts.src->maps(o->opts.src->ctx, o->opts.proc_root, p->pid, &p->maps);
 	if (err) {
 		o->st.maps_errors++;
 		return err;
@@ -190,8 +192,8 @@ static int take_snapshot(struct cp_objects *o, struct proc *p)
 	found = malloc(CP_MAX_THREAD_STACKS * sizeof(*found));
 	if (!found)
 		return -ENOMEM;
-	n = cp_maps_thread_stacks(o->opts.proc_root, p->pid, p->maps, found,
-				  CP_MAX_THREAD_STACKS);
+	n = o->opts.src->thread_stacks(o->opts.src->ctx, o->opts.proc_root, p->pid, p->maps, found,
+				       CP_MAX_THREAD_STACKS);
 	if (n > 0 && p->nr_stacks + (size_t)n > p->stacks_cap) {
 		size_t cap = p->nr_stacks + (size_t)n;
 		struct cp_range *s = realloc(p->stacks, cap * sizeof(*s));

@@ -20,6 +20,7 @@
 #include "callsites.h"
 #include "elf_syms.h"
 #include "object_store.h"
+#include "proc_maps.h"
 
 #define CP_MAX_PROCESSES	1024
 #define CP_MAX_THREAD_POINTERS	4096		/* per process */
@@ -33,6 +34,7 @@ struct cp_objects_opts {
 	size_t max_objects;		/* per process, 0: CP_MAX_OBJECTS */
 	size_t max_callsites;		/* per process, 0: CP_MAX_CALLSITES */
 	__u64 maps_refresh_ns;		/* 0: CP_MAPS_REFRESH_NS */
+	const struct cp_proc_source *src;	/* maps and thread stacks; NULL: /proc */
 };
 
 /* What an address belongs to. Strings are copies, truncated to fit. */

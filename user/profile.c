@@ -12,6 +12,7 @@
 #include "miss_store.h"
 #include "object_stats.h"
 #include "process_objects.h"
+#include "report_emit.h"
 #include "profile.h"
 #include "rate_cap.h"
 #include "signals.h"
@@ -22,8 +23,12 @@
 #define CP_MAPS_REFRESH_FAST_NS	20000000ull
 
 struct cp_profile {
-	struct cp_session *sess;
-	struct cp_drain *drain;
+	struct cp_session *sess;		/* NULL offline */
+	struct cp_drain *drain;			/* NULL offline */
+	struct cp_drain_ops ops;		/* the handlers below, live and offline */
+	struct cp_record_counts counts;		/* offline: records the checks dropped */
+	struct cp_recorder *rec;		/* --record; NULL otherwise */
+	struct cp_profile_offline off;
 	struct cp_insn_store *insns;
 	struct cp_insn *batch;
 	struct cp_objects *objects;		/* what an address belongs to, per process */
@@ -36,10 +41,9 @@ struct cp_profile {
 	__u64 object_events;
 	__u64 execs;
 	__u64 exits;
-	__u64 period_changes;
-	__u64 start_ns;
-	__u64 end_ns;
-	char end_reason[96];
+	struct cp_run_info info;
+	struct cp_run_end end;
+	bool ended;				/* end facts final: the run is over */
 };
 
 static __u64 now_ns(void)
@@ -54,9 +58,8 @@ static __u64 now_ns(void)
  * A forwarded sample: a miss (PMU sources) or any access (sources without
  * hit/miss information). Resolved now, while its process and objects exist.
  */
-static int on_sample(const struct cp_sample *s, void *ctx)
+static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 {
-	struct cp_profile *p = ctx;
 	bool miss = s->flags & (CP_SAMPLE_MISS | CP_SAMPLE_ALL);
 	struct cp_mem_access a = {
 		.tgid = s->tgid, .tid = s->tid, .ip = s->ip, .addr = s->addr, .size = s->size,
@@ -72,7 +75,7 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	cp_data_src_decode(s->data_src, &d);
 	a.hitm = d.snoop == CP_SNOOP_HITM;
 	if (!s->addr)
-		return 0;
+		return;
 	if (miss) {
 		miss_store__add(p->misses, &a);
 		insn_store__note_miss(p->insns, &key, s->addr, cp_cache_set_of(&p->l1, s->addr));
@@ -84,10 +87,20 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	 */
 	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
-		return 0;
+		return;
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
 	object_stats__add(p->ostats, s->tgid, &r, cs ? cs->caller : 0,
 			  s->flags & CP_SAMPLE_MISS);
+}
+
+/* Recorded after handling: what the handling read (maps) comes first in the file. */
+static int on_sample(const struct cp_sample *s, void *ctx)
+{
+	struct cp_profile *p = ctx;
+
+	handle_sample(p, s);
+	if (p->rec)
+		cp_recorder__event(p->rec, s, sizeof(*s));
 	return 0;
 }
 
@@ -100,10 +113,11 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__refresh(p->sym, pid);
 		/* a process a target started: probe its allocator too (-EEXIST: has it) */
-		cp_session__probe_allocs(p->sess, pid);
+		if (p->sess)
+			cp_session__probe_allocs(p->sess, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
-		if (p->sess->alloc)
+		if (p->sess && p->sess->alloc)
 			cp_alloc_probes__detach_pid(p->sess->alloc, pid);
 		cp_objects__on_exit(p->objects, pid);
 	}
@@ -126,47 +140,101 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		cp_alloc_event_apply(p->objects, data, size);
 		p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
-		on_proc(p, data);
+		struct cp_proc_event pe;
+
+		memcpy(&pe, data, sizeof(pe));
+		on_proc(p, &pe);
 	}
+	if (p->rec)
+		cp_recorder__event(p->rec, data, size);
 	return 0;
 }
 
-int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_profile **out,
-		    char *err, size_t err_sz)
+/* The stores and handlers, live or offline. */
+static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
+					const struct cp_objects_opts *objects_opts)
 {
-	struct cp_drain_ops ops = { .sample = on_sample, .record = on_record };
-	/* a new process maps its libraries and arenas in its first milliseconds */
-	struct cp_objects_opts objects_opts = { .maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS };
 	struct cp_profile *p = calloc(1, sizeof(*p));
 
-	*out = NULL;
 	if (!p)
-		goto nomem;
-	p->sess = s;
+		return NULL;
+	p->ops = (struct cp_drain_ops){ .sample = on_sample, .record = on_record, .ctx = p };
 	p->insns = insn_store__new(CP_MAX_INSNS);
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
-	p->objects = cp_objects__new(&objects_opts);
+	p->objects = cp_objects__new(objects_opts);
 	p->ostats = object_stats__new(0);
-	p->l1 = geo->slot[CP_CACHE_L1D];
+	p->l1 = *l1d;
 	p->misses = miss_store__new(&p->l1, 0);
 	p->sym = cp_symbolizer__new(0, 0);
-	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym)
-		goto nomem;
-	ops.ctx = p;
+	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym) {
+		cp_profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
+		    struct cp_profile **out, char *err, size_t err_sz)
+{
+	/* a new process maps its libraries and arenas in its first milliseconds */
+	struct cp_objects_opts objects_opts = {
+		.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
+		.src = rec ? cp_recorder__proc_source(rec) : NULL,
+	};
+	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts);
+
+	*out = NULL;
+	if (!p) {
+		snprintf(err, err_sz, "out of memory");
+		return -ENOMEM;
+	}
+	p->sess = s;
 	s->on_guard = on_guard;
 	s->on_guard_ctx = p;
-	p->drain = drain__new(s->skel, &ops);
+	p->drain = drain__new(s->skel, &p->ops);
 	if (!p->drain) {
-		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(errno));
+		int ret = -errno;
+
+		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(-ret));
 		cp_profile__free(p);
-		return -errno;
+		return ret;
 	}
+	p->rec = rec;	/* owned from here on */
+	if (rec)
+		cp_symbolizer__set_maps_text(p->sym, cp_recorder__maps_text, rec, false);
 	*out = p;
 	return 0;
-nomem:
-	cp_profile__free(p);
-	snprintf(err, err_sz, "out of memory");
-	return -ENOMEM;
+}
+
+int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_profile_offline *off,
+			    struct cp_profile **out, char *err, size_t err_sz)
+{
+	/*
+	 * The replay's clock is not the run's: maps are re-read where the run
+	 * re-read them (cp_profile__maps_changed), never on the replay's own.
+	 * No /proc: globals are read from the files the maps name.
+	 */
+	struct cp_objects_opts objects_opts = {
+		.maps_refresh_ns = ~0ull, .src = off->src, .proc_root = "/nonexistent/proc",
+	};
+	struct cp_cache_level l1d = info->cache[CP_CACHE_L1D];
+	struct cp_profile *p;
+
+	*out = NULL;
+	if (!cp_cache_level_check(&l1d)) {
+		snprintf(err, err_sz, "the recorded L1D geometry is not usable: %s", l1d.problem);
+		return -EINVAL;
+	}
+	p = profile_alloc(&l1d, &objects_opts);
+	if (!p) {
+		snprintf(err, err_sz, "out of memory");
+		return -ENOMEM;
+	}
+	p->off = *off;
+	p->info = *info;
+	cp_symbolizer__set_maps_text(p->sym, off->maps_text, off->ctx, true);
+	*out = p;
+	return 0;
 }
 
 void cp_profile__free(struct cp_profile *p)
@@ -176,6 +244,7 @@ void cp_profile__free(struct cp_profile *p)
 	if (p->sess && p->sess->on_guard_ctx == p)
 		p->sess->on_guard = NULL;
 	drain__free(p->drain);
+	cp_recorder__close(p->rec, NULL, NULL, 0);
 	insn_store__free(p->insns);
 	free(p->batch);
 	cp_objects__free(p->objects);
@@ -185,15 +254,52 @@ void cp_profile__free(struct cp_profile *p)
 	free(p);
 }
 
+void cp_profile__set_info(struct cp_profile *p, const struct cp_run_info *info)
+{
+	p->info = *info;
+	/* the header comes first in a recording: before any maps read */
+	p->info.start_ns = now_ns();
+	if (p->rec)
+		cp_recorder__info(p->rec, &p->info);
+}
+
+void cp_profile__set_end(struct cp_profile *p, const struct cp_run_end *end)
+{
+	p->end = *end;
+}
+
+void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols)
+{
+	if (symbols)
+		cp_symbolizer__refresh(p->sym, pid);
+	else if (cp_objects__tracked(p->objects, pid))
+		cp_objects__refresh(p->objects, pid);
+}
+
+int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)
+{
+	return cp_record_dispatch(&p->ops, &p->counts, data, size);
+}
+
+void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		insn_store__add(p->insns, &v[i].key, &v[i].counts);
+	if (p->rec)
+		cp_recorder__counters(p->rec, v, n);
+}
+
 void cp_profile__collect(struct cp_profile *p)
 {
 	int n;
 
+	if (!p->drain)
+		return;
 	drain__poll(p->drain, 0);
 	do {
 		n = drain__ip_counts(p->drain, p->batch, CP_IP_BATCH);
-		for (int i = 0; i < n; i++)
-			insn_store__add(p->insns, &p->batch[i].key, &p->batch[i].counts);
+		if (n > 0)
+			cp_profile__add_counts(p, p->batch, (size_t)n);
 	} while (n == CP_IP_BATCH);
 }
 
@@ -203,7 +309,7 @@ static bool targets_gone(struct cp_profile *p, const struct cp_profile_cfg *cfg)
 	if (cfg->child) {
 		if (!cp_child_poll(cfg->child))
 			return false;
-		snprintf(p->end_reason, sizeof(p->end_reason), "the command exited with status %d",
+		snprintf(p->end.end_reason, sizeof(p->end.end_reason), "the command exited with status %d",
 			 cp_exit_code(cfg->child->status));
 		return true;
 	}
@@ -212,7 +318,7 @@ static bool targets_gone(struct cp_profile *p, const struct cp_profile_cfg *cfg)
 	for (int i = 0; i < cfg->nr_pids; i++)
 		if (cp_pid_alive(cfg->pids[i]))
 			return false;
-	snprintf(p->end_reason, sizeof(p->end_reason), "%s exited",
+	snprintf(p->end.end_reason, sizeof(p->end.end_reason), "%s exited",
 		 cfg->nr_pids == 1 ? "the target" : "every target");
 	return true;
 }
@@ -224,7 +330,19 @@ static void interval_tick(struct cp_profile *p, __u64 now)
 	cp_profile__collect(p);
 	ret = cp_perf_events__rate_cap(p->sess->events, &p->rate, now, stderr);
 	if (ret > 0)
-		p->period_changes += (__u64)ret;
+		p->end.period_changes += (__u64)ret;
+}
+
+/* The live end facts: the BPF counters and drops as they are now. */
+static void live_end(const struct cp_profile *p, struct cp_run_end *e)
+{
+	drain__stats(p->drain, &e->bpf);
+	e->malformed = drain__malformed(p->drain);
+	e->unknown = drain__unknown(p->drain);
+	e->guard_backoffs = p->sess->guard_backoffs;
+	e->have_alloc = p->sess->alloc != NULL;
+	if (p->sess->alloc)
+		cp_alloc_probes__stats(p->sess->alloc, &e->alloc);
 }
 
 int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
@@ -236,23 +354,22 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 	int ret;
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
-	p->start_ns = now_ns();
-	next_interval = p->start_ns + interval_ns;
+	next_interval = p->info.start_ns + interval_ns;
 	if (opts->duration_s)
-		deadline = p->start_ns + (__u64)opts->duration_s * 1000000000ull;
+		deadline = p->info.start_ns + (__u64)opts->duration_s * 1000000000ull;
 	/* the rate cap's first call takes its baseline */
-	cp_perf_events__rate_cap(p->sess->events, &p->rate, p->start_ns, NULL);
+	cp_perf_events__rate_cap(p->sess->events, &p->rate, p->info.start_ns, NULL);
 
 	for (;;) {
 		int timeout_ms = CP_TICK_MS;
 
 		now = now_ns();
 		if (cp_signals_stop_requested()) {
-			snprintf(p->end_reason, sizeof(p->end_reason), "interrupted");
+			snprintf(p->end.end_reason, sizeof(p->end.end_reason), "interrupted");
 			break;
 		}
 		if (deadline && now >= deadline) {
-			snprintf(p->end_reason, sizeof(p->end_reason), "duration reached");
+			snprintf(p->end.end_reason, sizeof(p->end.end_reason), "duration reached");
 			break;
 		}
 		if (targets_gone(p, cfg))
@@ -263,7 +380,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 		}
 		if (cp_signals_take_report_request() && cfg->on_report) {
 			cp_profile__collect(p);
-			p->end_ns = now_ns();
+			p->end.end_ns = now_ns();
 			cfg->on_report(p, cfg->report_ctx);
 		}
 		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
@@ -276,41 +393,67 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
-			p->end_ns = now_ns();
+			p->end.end_ns = now_ns();
 			return ret;
 		}
 	}
 	cp_profile__collect(p);
-	p->end_ns = now_ns();
+	p->end.end_ns = now_ns();
+	/* the report and the recording show the counters as the run ended */
+	live_end(p, &p->end);
+	p->ended = true;
 	return 0;
+}
+
+int cp_profile__finish(struct cp_profile *p, char *err, size_t err_sz)
+{
+	int ret;
+
+	if (p->drain && !p->ended)
+		live_end(p, &p->end);
+	ret = cp_recorder__close(p->rec, &p->end, err, err_sz);
+	if (p->rec)
+		cp_symbolizer__set_maps_text(p->sym, NULL, NULL, false);
+	p->rec = NULL;
+	return ret;
 }
 
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
-	__u64 end = p->end_ns ? p->end_ns : now_ns();
+	struct cp_run_end e = p->end;
 	struct cp_objects_stats os;
 
-	drain__stats(p->drain, &r->bpf);
+	if (p->drain && !p->ended)
+		live_end(p, &e);
+	if (!e.end_ns)
+		e.end_ns = now_ns();
+	r->source = cp_source_name(p->info.source);
+	r->source_reason = p->info.source_reason[0] ? p->info.source_reason : NULL;
+	r->targets = p->info.targets;
+	r->nr_targets = (int)p->info.nr_targets;
+	r->launched = p->info.launched;
+	r->bpf = e.bpf;
 	r->insns = p->insns;
 	r->objects = p->ostats;
 	r->locate = cp_profile_locate;
 	r->locate_ctx = (void *)p;
 	r->received = p->received;
-	r->malformed = drain__malformed(p->drain);
-	r->unknown = drain__unknown(p->drain);
-	r->period_changes = p->period_changes;
+	/* offline: the run's drops, plus what the replayed checks dropped (a bad file) */
+	r->malformed = e.malformed + p->counts.malformed;
+	r->unknown = e.unknown + p->counts.unknown;
+	r->period_changes = e.period_changes;
 	r->execs = p->execs;
 	r->object_events = p->object_events;
-	r->guard_backoffs = p->sess->guard_backoffs;
+	r->guard_backoffs = e.guard_backoffs;
 	cp_objects__stats(p->objects, &os);
 	r->backoff_doubtful = os.backoff_doubtful;
 	r->backoff_unseen = os.backoff_unseen;
-	r->have_alloc = p->sess->alloc != NULL;
-	if (p->sess->alloc)
-		cp_alloc_probes__stats(p->sess->alloc, &r->alloc);
+	r->have_alloc = e.have_alloc;
+	r->alloc = e.alloc;
 	r->exits = p->exits;
-	r->duration_s = (double)(end - p->start_ns) / 1e9;
-	r->end_reason = p->end_reason;
+	r->duration_s = e.end_ns > p->info.start_ns ?
+		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
+	r->end_reason = p->end.end_reason;
 }
 
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
@@ -319,7 +462,7 @@ int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
 	struct cp_symbol_info info;
 
 	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
-		return -1;
+		return p->off.explain ? p->off.explain(p->off.ctx, tgid, ip, buf, sz) : -1;
 	cp_symbol_info_format(&info, buf, sz);
 	return 0;
 }
@@ -401,29 +544,61 @@ static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role
 	return 0;
 }
 
-int cp_profile__classify(struct cp_profile *p, const struct cp_options *opts,
-			 struct cp_classification *out)
+int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
+			 const struct cp_classify_cfg *cfg, struct cp_classification *out)
 {
-	__u64 end = p->end_ns ? p->end_ns : now_ns();
-	struct cp_stats b;
 	struct cp_classify_input in = {
 		.l1 = &p->l1,
 		.insns = p->insns,
 		.misses = p->misses,
-		.load_period = period_of(p->sess->events, CP_EVENT_LOAD),
-		.store_period = period_of(p->sess->events, CP_EVENT_STORE),
-		.duration_s = (double)(end - p->start_ns) / 1e9,
+		/* live: the periods in effect (the rate cap may have raised them);
+		 * offline: the ones the run asked for */
+		.load_period = p->sess ? period_of(p->sess->events, CP_EVENT_LOAD) :
+					 p->info.load_period,
+		.store_period = p->sess ? period_of(p->sess->events, CP_EVENT_STORE) :
+					  p->info.store_period,
+		.duration_s = r->duration_s,
+		.loads = r->bpf.samples[CP_ACCESS_LOAD],
+		.stores = r->bpf.samples[CP_ACCESS_STORE],
+		.load_misses = r->bpf.misses[CP_ACCESS_LOAD],
+		.store_misses = r->bpf.misses[CP_ACCESS_STORE],
+		.no_levels = cp_stats_levels_unknown(&r->bpf),
 		.locate = class_locate,
 		.locate_ctx = p,
 		.object_at = class_object,
 		.object_ctx = p,
 	};
 
-	drain__stats(p->drain, &b);
-	in.loads = b.samples[CP_ACCESS_LOAD];
-	in.stores = b.samples[CP_ACCESS_STORE];
-	in.load_misses = b.misses[CP_ACCESS_LOAD];
-	in.store_misses = b.misses[CP_ACCESS_STORE];
-	in.no_levels = cp_stats_levels_unknown(&b);
-	return cp_classify(&in, &opts->classify, out);
+	return cp_classify(&in, cfg, out);
+}
+
+int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
+		       const struct cp_report_opts *o, char *err, size_t err_sz)
+{
+	struct cp_classification issues;
+	struct cp_geometry recorded;
+	struct cp_report r = { 0 };
+	int ret;
+
+	memset(&issues, 0, sizeof(issues));
+	cp_profile__fill_report(p, &r);
+	if (!geo) {
+		/* offline: the caches the run assumed, as its recording says */
+		memset(&recorded, 0, sizeof(recorded));
+		memcpy(recorded.slot, p->info.cache, sizeof(recorded.slot));
+		for (int s = 0; s < CP_CACHE_NR_SLOTS; s++)
+			recorded.source[s] = CP_GEO_RECORDED;
+		geo = &recorded;
+	}
+	r.geo = geo;
+	r.top = o->classify->top;
+	r.classify_cfg = o->classify;
+	ret = cp_profile__classify(p, &r, o->classify, &issues);
+	if (ret)
+		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
+	else
+		r.issues = &issues;
+	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
+	cp_classification_free(&issues);
+	return ret;
 }

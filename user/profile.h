@@ -14,8 +14,12 @@
 #include "geometry.h"
 #include "insn_store.h"
 #include "options.h"
+#include "proc_maps.h"
+#include "recorder.h"
 #include "report.h"
+#include "run_facts.h"
 #include "session.h"
+#include "symbolizer.h"
 #include "target.h"
 
 #define CP_MAX_INSNS		65536	/* instruction store cap */
@@ -37,11 +41,56 @@ struct cp_profile_cfg {
 
 /*
  * A profile over @s (loaded and attached), mapping misses onto the L1D of
- * @geo. Returns 0 or a negative errno with @err set.
+ * @geo; with @rec (--record) everything it consumes is written down too.
+ * Returns 0 or a negative errno with @err set.
  */
-int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_profile **out,
-		    char *err, size_t err_sz);
+int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
+		    struct cp_profile **out, char *err, size_t err_sz);
+
+/* Where an offline profile (a recording replayed) takes what /proc would give. */
+struct cp_profile_offline {
+	const struct cp_proc_source *src;	/* maps and thread stacks for the objects */
+	cp_maps_text_fn maps_text;		/* maps for the symbolizer */
+	/* a location for an ip the symbolizer cannot place (a file changed since) */
+	cp_locate_fn explain;
+	void *ctx;				/* of maps_text and explain */
+};
+
+/* A profile with no session, fed by cp_profile__feed() and __add_counts(). */
+int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_profile_offline *off,
+			    struct cp_profile **out, char *err, size_t err_sz);
 void cp_profile__free(struct cp_profile *p);
+
+/*
+ * The run's facts for the report header (and the recording's header, written
+ * now): set before cp_profile__snapshot() and cp_profile__run(). Starts the clock.
+ */
+void cp_profile__set_info(struct cp_profile *p, const struct cp_run_info *info);
+/* An offline profile's end facts (the recording's end section). */
+void cp_profile__set_end(struct cp_profile *p, const struct cp_run_end *end);
+
+/*
+ * One ring-buffer record, through the same checks and handlers as the live
+ * drain. Returns what the handler returns.
+ */
+int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
+
+/*
+ * An offline profile's source has new maps or thread stacks for @pid: the
+ * run's object table (or with @symbols its symbolizer) read them here.
+ */
+void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols);
+
+/* One interval's counter entries into the instruction store (and the recording). */
+void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n);
+
+/*
+ * After cp_profile__run() and the final report: with --record, writes the end
+ * facts (the BPF counters and drops as the run ended) and closes the
+ * recording, which then holds the maps the report's lookups read. Returns 0,
+ * or a negative errno with @err set when the recording could not be written.
+ */
+int cp_profile__finish(struct cp_profile *p, char *err, size_t err_sz);
 
 /*
  * Runs until the end condition of @cfg. Returns 0 (the reason goes into
@@ -53,7 +102,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 /* Moves everything pending (ring buffer, counter maps) into the stores. */
 void cp_profile__collect(struct cp_profile *p);
 
-/* Fills the measured part of @r: BPF counters, stores, records, duration. */
+/* Fills @r: the run's facts, BPF counters, stores, records, duration. */
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
 
 /*
@@ -63,13 +112,26 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 
 /*
- * Classifies what the stores hold now (classify.h) with the filters of
- * @opts; misses per second use the periods in effect now (the rate cap may
- * have changed them during the run). Free @out with cp_classification_free(). Returns 0 or a
- * negative errno.
+ * Classifies what @p holds into @out (cp_classification_free() it), with
+ * @r's totals and duration (filled by cp_profile__fill_report()).
  */
-int cp_profile__classify(struct cp_profile *p, const struct cp_options *opts,
-			 struct cp_classification *out);
+int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
+			 const struct cp_classify_cfg *cfg, struct cp_classification *out);
+
+/* Where a report goes and how it is judged. */
+struct cp_report_opts {
+	const struct cp_classify_cfg *classify;
+	const char *output;		/* text: a file, NULL: stdout */
+	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
+};
+
+/*
+ * Fills, classifies and writes the report of the profile so far. @geo:
+ * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
+ * @err set (an output file could not be written).
+ */
+int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
+		       const struct cp_report_opts *o, char *err, size_t err_sz);
 
 /* Snapshots @pid's maps for symbols now (a target we were given or launched). */
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid);

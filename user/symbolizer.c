@@ -29,6 +29,7 @@ struct cp_sym_space {
 	char *path;		/* files only */
 	__u64 last_use;
 	__u64 snapshot_ns;	/* when the maps were read (processes) */
+	__u64 text_gen;		/* the maps text's generation (cp_symbolizer__set_maps_text) */
 };
 
 struct cp_sym_key {
@@ -57,6 +58,9 @@ struct cp_symbolizer {
 	struct cp_sym_strings strings;
 	__u64 clock;
 	struct cp_symbolizer_stats stats;
+	cp_maps_text_fn maps_text;	/* NULL: /proc/PID/maps */
+	void *maps_text_ctx;
+	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
 };
 
 /* ---- strings ---- */
@@ -299,13 +303,31 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	return DWARF_CB_OK;
 }
 
+/* Reports the maps text the caller gave for @pid (a recording): as dwfl_linux_proc_report. */
+static int report_maps_text(struct cp_symbolizer *s, Dwfl *dwfl, pid_t pid, __u64 *gen)
+{
+	const char *text;
+	size_t len;
+	FILE *f;
+	int r;
+
+	if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+		return ESRCH;
+	f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return errno;
+	r = dwfl_linux_proc_maps_report(dwfl, f);
+	fclose(f);
+	return r;
+}
+
 /*
  * Reports @pid's maps into a new Dwfl and opens every module's ELF file now,
  * not at first lookup: once the process exits, "[vdso]" can no longer be
  * read from its memory, and a file replaced on disk (an upgrade) would give
  * another binary's symbols.
  */
-static int snapshot(pid_t pid, Dwfl **out)
+static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
 {
 	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
 	int r;
@@ -313,7 +335,7 @@ static int snapshot(pid_t pid, Dwfl **out)
 	if (!dwfl)
 		return -ENOMEM;
 	dwfl_report_begin(dwfl);
-	r = dwfl_linux_proc_report(dwfl, pid);
+	r = s->maps_text ? report_maps_text(s, dwfl, pid, gen) : dwfl_linux_proc_report(dwfl, pid);
 	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
 		r = -1;
 	if (r) {
@@ -378,13 +400,16 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space
 		*out = sp;
 		return 0;
 	}
-	err = snapshot(pid, &dwfl);
+	__u64 gen = 0;
+
+	err = snapshot(s, pid, &dwfl, &gen);
 	if (err)
 		return err;
 	s->stats.snapshots++;
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){
 		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = now_ns(),
+		.text_gen = gen,
 	};
 	*out = sp;
 	return 0;
@@ -395,17 +420,28 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space
  * mark of a dlopen since. JIT code and other anonymous memory never is, so a
  * JIT runtime does not make us re-read its maps over and over.
  */
-static bool mapped_since(struct cp_sym_space *sp, __u64 ip)
+static bool mapped_since(struct cp_symbolizer *s, struct cp_sym_space *sp, __u64 ip)
 {
 	const struct cp_map *m;
 	struct cp_maps *maps;
+	const char *text;
+	size_t len;
+	__u64 gen;
 	bool yes;
 
+	/* a replay's clock is not the run's: it re-snapshots where the run did */
+	if (s->replay)
+		return false;
 	if (now_ns() - sp->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
 		return false;
 	sp->snapshot_ns = now_ns();
-	if (cp_maps__read(NULL, sp->pid, &maps))
+	if (s->maps_text) {
+		if (s->maps_text(s->maps_text_ctx, sp->pid, &text, &len, &gen) ||
+		    gen == sp->text_gen || cp_maps__parse(text, len, &maps))
+			return false;
+	} else if (cp_maps__read(NULL, sp->pid, &maps)) {
 		return false;
+	}
 	m = cp_maps__find(maps, ip);
 	yes = m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
 	cp_maps__free(maps);
@@ -415,10 +451,12 @@ static bool mapped_since(struct cp_sym_space *sp, __u64 ip)
 static int resnapshot(struct cp_symbolizer *s, struct cp_sym_space *sp)
 {
 	Dwfl *dwfl;
-	int err = snapshot(sp->pid, &dwfl);
+	__u64 gen = 0;
+	int err = snapshot(s, sp->pid, &dwfl, &gen);
 
 	if (err)
 		return err;
+	sp->text_gen = gen;
 	cp_sym_release(sp->dwfl);
 	dwfl_end(sp->dwfl);
 	sp->dwfl = dwfl;
@@ -505,7 +543,7 @@ int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 	if (err)
 		goto fail;
 	err = describe(s, sp->dwfl, ip, out);
-	if (err == -ENOENT && mapped_since(sp, ip) && !resnapshot(s, sp)) {
+	if (err == -ENOENT && mapped_since(s, sp, ip) && !resnapshot(s, sp)) {
 		s->stats.auto_refreshes++;
 		err = describe(s, sp->dwfl, ip, out);
 	}
@@ -600,6 +638,14 @@ int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64
 		return err;
 	}
 	return describe(s, sp->dwfl, vaddr, out);
+}
+
+void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
+				  bool replay)
+{
+	s->maps_text = fn;
+	s->maps_text_ctx = ctx;
+	s->replay = replay;
 }
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out)

@@ -21,6 +21,7 @@
 #ifndef CP_SYMBOLIZER_H
 #define CP_SYMBOLIZER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -120,6 +121,23 @@ void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
  */
 int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
 				struct cp_symbol_info *out);
+
+/*
+ * @pid's maps as text, owned by the callee, and a generation that changes
+ * whenever the text does; 0, or a negative errno when it has none.
+ */
+typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *len,
+			       __u64 *gen);
+
+/*
+ * Takes processes' maps from @fn instead of /proc/PID/maps: a recorder that
+ * writes them down, or a recording (@replay: then no snapshot is taken for
+ * an unknown ip, only by cp_symbolizer__refresh() where the run took one).
+ * Files are opened by the paths the text names; "[vdso]" is not reported
+ * (its image is in the process's memory, not in a file).
+ */
+void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
+				  bool replay);
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out);
 

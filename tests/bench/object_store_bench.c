@@ -19,28 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "object_store.h"
 #include "process_objects.h"
 
 #define BASE	0x7f0000000000ull
 
 enum mix { MIX_REAL, MIX_SMALL, MIX_HUGE };
-
-static __u64 rnd(__u64 *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static __u64 size_for(enum mix mix, __u64 *x)
 {

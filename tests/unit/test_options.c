@@ -92,6 +92,11 @@ static const struct error_case error_cases[] = {
 	{ "-a -o -", "-o: the text report goes to stdout without -o" },
 	{ "-a --json r.json -o r.json", "-o and --json name the same file 'r.json'" },
 	{ "-a -o", "needs a value" },
+	{ "-a --record", "needs a value" },
+	{ "report", "usage: cacheperf-bpf report FILE" },
+	{ "report a b", "usage: cacheperf-bpf report FILE" },
+	{ "report -a f", "report reads a recording: it takes no target" },
+	{ "report --record x f", "no --record" },
 };
 
 static void test_usage_errors(void **state)
@@ -272,6 +277,25 @@ static void test_modes(void **state)
 	assert_string_equal(o.sysfs_root, "/tmp/x");
 }
 
+static void test_recordings(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("--record run.cprec -a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_PROFILE);
+	assert_string_equal(o.record_path, "run.cprec");
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_null(o.record_path);
+	assert_int_equal(parse("report run.cprec", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_REPORT);
+	assert_string_equal(o.report_path, "run.cprec");
+	/* a file named like an option, after -- */
+	assert_int_equal(parse("report -- -odd", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.report_path, "-odd");
+}
+
 /* Every long option the parser knows is documented in --help. */
 static void test_help_documents_every_flag(void **state)
 {
@@ -305,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_sampling_knobs),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),
 	};
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the benches share: a repeatable pseudo-random stream and a clock. */
+#ifndef CP_TESTS_BENCH_H
+#define CP_TESTS_BENCH_H
+
+#include <time.h>
+#include <linux/types.h>
+
+/* xorshift64: the same stream on every run, so runs compare. */
+static inline __u64 rnd(__u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#endif /* CP_TESTS_BENCH_H */

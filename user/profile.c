@@ -254,9 +254,30 @@ void cp_profile__free(struct cp_profile *p)
 	free(p);
 }
 
+/*
+ * The period in effect of the first sampling event of @role (IBS and
+ * software events sample loads and stores alike); 0 when none samples.
+ */
+static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role)
+{
+	for (int i = 0; set && i < cp_perf_events__nr(set); i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		if (e->period && (e->role == role || e->role == CP_EVENT_MEM ||
+				  e->role == CP_EVENT_OTHER))
+			return e->period;
+	}
+	return 0;
+}
+
 void cp_profile__set_info(struct cp_profile *p, const struct cp_run_info *info)
 {
 	p->info = *info;
+	/* the periods the events were opened with (faults: every event) */
+	if (p->sess) {
+		p->info.load_period = period_of(p->sess->events, CP_EVENT_LOAD);
+		p->info.store_period = period_of(p->sess->events, CP_EVENT_STORE);
+	}
 	/* the header comes first in a recording: before any maps read */
 	p->info.start_ns = now_ns();
 	if (p->rec)
@@ -528,21 +549,6 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 	return 0;
 }
 
-/*
- * The period in effect of the first sampling event of @role (IBS and
- * software events sample loads and stores alike); 0 when none samples.
- */
-static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role)
-{
-	for (int i = 0; set && i < cp_perf_events__nr(set); i++) {
-		const struct cp_perf_event *e = cp_perf_events__get(set, i);
-
-		if (e->period && (e->role == role || e->role == CP_EVENT_MEM ||
-				  e->role == CP_EVENT_OTHER))
-			return e->period;
-	}
-	return 0;
-}
 
 int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 			 const struct cp_classify_cfg *cfg, struct cp_classification *out)
@@ -551,12 +557,9 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 		.l1 = &p->l1,
 		.insns = p->insns,
 		.misses = p->misses,
-		/* live: the periods in effect (the rate cap may have raised them);
-		 * offline: the ones the run asked for */
-		.load_period = p->sess ? period_of(p->sess->events, CP_EVENT_LOAD) :
-					 p->info.load_period,
-		.store_period = p->sess ? period_of(p->sess->events, CP_EVENT_STORE) :
-					  p->info.store_period,
+		/* the periods the events started with, live and offline alike */
+		.load_period = p->info.load_period,
+		.store_period = p->info.store_period,
 		.duration_s = r->duration_s,
 		.loads = r->bpf.samples[CP_ACCESS_LOAD],
 		.stores = r->bpf.samples[CP_ACCESS_STORE],

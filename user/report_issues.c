@@ -72,7 +72,11 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 		fprintf(f, "memory %s with no allocation seen", o->name[0] ? o->name : "?");
 		break;
 	default:
-		fprintf(f, "the %s %s (%llu bytes)", kind, o->name, size);
+		/* an anonymous mapping's name is its kind: say it once */
+		if (!o->name[0] || strcmp(o->name, kind) == 0)
+			fprintf(f, "the %s (%llu bytes)", kind, size);
+		else
+			fprintf(f, "the %s %s (%llu bytes)", kind, o->name, size);
 		break;
 	}
 }

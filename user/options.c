@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bp_manager.h"
 #include "options.h"
 #include "parse.h"
 
@@ -24,6 +25,8 @@ enum {
 	OPT_NO_OBJECTS,
 	OPT_WINDOW,
 	OPT_WINDOW_RATIO,
+	OPT_BP_EXPIRY,
+	OPT_MAX_BP_RATE,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +49,8 @@ static const struct option long_opts[] = {
 	{ "no-objects", no_argument, NULL, OPT_NO_OBJECTS },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
+	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
+	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -88,6 +93,11 @@ static const char usage_text[] =
 "                             (default 512, a power of two, 2..512)\n"
 "      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
 "                             exceeds P percent (default 0.5)\n"
+"      --max-bp-rate N        hardware-breakpoint hits/s that collect the exact\n"
+"                             addresses of the worst instructions (default\n"
+"                             2000: about 2 percent of a CPU; 0: none)\n"
+"      --bp-expiry MS         let a breakpoint go after MS ms without a hit\n"
+"                             (default 100)\n"
 "\n"
 "Objects:\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
@@ -148,6 +158,8 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
 	opts->window = CP_WINDOW_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
+	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -232,6 +244,8 @@ static const struct num_opt num_opts[] = {
 	{ OPT_MAX_SAMPLE_RATE, "--max-sample-rate", 1, 10000000 },
 	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
+	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
+	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
 };
 
 static int parse_number_opt(int id, const char *arg, struct cp_options *opts, char *err,
@@ -256,6 +270,8 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_STORE_PERIOD: opts->store_period = v; break;
 	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
 	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
+	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
+	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))

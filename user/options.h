@@ -61,6 +61,8 @@ struct cp_options {
 	bool no_objects;		/* --no-objects: no allocation probes */
 	__u32 window;			/* accesses in a miss window */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
+	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
+	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -7,6 +7,7 @@
 
 #include "alloc_events.h"
 #include "alloc_probes.h"
+#include "bp_sampler.h"
 #include "drain.h"
 #include "miss_store.h"
 #include "object_stats.h"
@@ -28,6 +29,8 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_cache_level l1;		/* the L1D misses map onto */
+	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
@@ -72,6 +75,8 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 		return 0;
 	if (miss)
 		miss_store__add(p->misses, &a);
+	if (miss && p->bps)
+		cp_bp_sampler__note_miss(p->bps, s->tgid, s->cpu, s->ip, s->addr, s->time_ns);
 	/*
 	 * Symbolize now, while the process lives: an ip in a library mapped
 	 * after the last snapshot makes the symbolizer take a new one, and the
@@ -90,6 +95,9 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 {
 	pid_t pid = (pid_t)pe->tgid;
 
+	/* a new address space, or none: its instructions are other ones now */
+	if (p->bps)
+		cp_bp_sampler__forget(p->bps, pe->tgid, now_ns());
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
 		cp_objects__on_exec(p->objects, pid);
@@ -113,6 +121,8 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
 		on_proc(p, data);
+	} else if (type == CP_REC_BP && size >= sizeof(struct cp_bp_event) && p->bps) {
+		cp_bp_sampler__on_event(p->bps, data, p->insns, p->misses, now_ns());
 	}
 	return 0;
 }
@@ -133,7 +143,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
 	p->objects = cp_objects__new(&objects_opts);
 	p->ostats = object_stats__new(0);
-	p->misses = miss_store__new(&geo->slot[CP_CACHE_L1D], 0);
+	p->l1 = geo->slot[CP_CACHE_L1D];
+	p->misses = miss_store__new(&p->l1, 0);
 	p->sym = cp_symbolizer__new(0, 0);
 	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym)
 		goto nomem;
@@ -156,6 +167,8 @@ void cp_profile__free(struct cp_profile *p)
 {
 	if (!p)
 		return;
+	/* breakpoints first: they deliver their last histories */
+	cp_bp_sampler__free(p->bps);
 	drain__free(p->drain);
 	insn_store__free(p->insns);
 	free(p->batch);
@@ -198,6 +211,27 @@ static bool targets_gone(struct cp_profile *p, const struct cp_profile_cfg *cfg)
 	return true;
 }
 
+/* Breakpoint sampling on the session's on_breakpoint; without it the run goes on. */
+static void start_breakpoints(struct cp_profile *p, const struct cp_options *opts)
+{
+	struct cp_bp_sampler_cfg cfg = {
+		.skel = p->sess->skel,
+		.per_cpu = p->sess->scope.per_cpu,
+		.sysfs_root = opts->sysfs_root,
+		.expiry_ns = (__u64)opts->bp_expiry_ms * 1000000ull,
+		.max_rate = opts->max_bp_rate,
+		.l1 = { p->l1.line_bytes, p->l1.sets, p->l1.ways },
+		.log = stderr,
+	};
+
+	if (!p->sess->bp_on)
+		return;
+	p->bps = cp_bp_sampler__new(&cfg);
+	if (!p->bps)
+		fprintf(stderr, "cacheperf-bpf: warning: no breakpoint sampling: %s\n",
+			strerror(errno));
+}
+
 static void interval_tick(struct cp_profile *p, __u64 now)
 {
 	int ret;
@@ -217,6 +251,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 	int ret;
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
+	start_breakpoints(p, opts);
 	p->start_ns = now_ns();
 	next_interval = p->start_ns + interval_ns;
 	if (opts->duration_s)
@@ -255,12 +290,16 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			ret = drain__poll(p->drain, 0);
 		if (p->sess->alloc)
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
+		if (p->bps)
+			cp_bp_sampler__tick(p->bps, p->insns, p->misses, now_ns());
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end_ns = now_ns();
 			return ret;
 		}
 	}
+	if (p->bps)
+		cp_bp_sampler__stop(p->bps, now_ns());
 	cp_profile__collect(p);
 	p->end_ns = now_ns();
 	return 0;
@@ -268,6 +307,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
+	static const struct cp_bp_summary bp_off = { .disabled = true };
 	__u64 end = p->end_ns ? p->end_ns : now_ns();
 
 	drain__stats(p->drain, &r->bpf);
@@ -287,6 +327,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 		cp_alloc_probes__stats(p->sess->alloc, &r->alloc);
 	r->exits = p->exits;
 	r->duration_s = (double)(end - p->start_ns) / 1e9;
+	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : &bp_off;
 	r->end_reason = p->end_reason;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cacheperf/abi.h"
 #include "alloc_probes.h"
+#include "bp_report.h"
 #include "geometry.h"
 #include "insn_store.h"
 #include "object_stats.h"
@@ -50,6 +51,7 @@ struct cp_report {
 	__u64 guard_backoffs;
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
+	const struct cp_bp_summary *bp;	/* breakpoint sampling; NULL: no such section */
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;

@@ -17,4 +17,11 @@
 		}							\
 	} while (0)
 
+/* A test's fixture of type @type from cmocka's @state, or a skip without root. */
+#define ROOT_FIXTURE(type, state)					\
+	({								\
+		REQUIRE_ROOT();						\
+		(type *)*(state);					\
+	})
+
 #endif /* CP_TESTS_REQUIRE_ROOT_H */

@@ -197,6 +197,7 @@ static int prepare_targets(struct cp_main *m)
 	m->cfg.pmus = m->pmus;
 	m->cfg.pids = m->pids;
 	m->cfg.nr_pids = m->nr_pids;
+	m->cfg.geo = &m->geo;
 	return -1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bp_manager.h"
 #include "options.h"
 #include "parse.h"
 
@@ -32,6 +33,8 @@ enum {
 	OPT_APP_STORE_MISS,
 	OPT_JSON,
 	OPT_RECORD,
+	OPT_BP_EXPIRY,
+	OPT_MAX_BP_RATE,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +65,8 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
+	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -107,6 +112,11 @@ static const char usage_text[] =
 "                             (default 512, a power of two, 2..512)\n"
 "      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
 "                             exceeds P percent (default 0.5)\n"
+"      --max-bp-rate N        hardware-breakpoint hits/s that collect the exact\n"
+"                             addresses of the worst instructions (default\n"
+"                             2000: about 2 percent of a CPU; 0: none)\n"
+"      --bp-expiry MS         let a breakpoint go after MS ms without a hit\n"
+"                             (default 100)\n"
 "\n"
 "Report (filters of the paper, section 3.5; P is a percentage):\n"
 "      --top N                issues, instructions and objects listed\n"
@@ -186,6 +196,8 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->window = CP_WINDOW_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
 	cp_classify_cfg_defaults(&opts->classify);
+	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
+	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -271,6 +283,8 @@ static const struct num_opt num_opts[] = {
 	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
 	{ OPT_TOP, "--top", 1, 1000 },
+	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
+	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -329,6 +343,8 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
 	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
+	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
+	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))

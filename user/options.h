@@ -69,6 +69,8 @@ struct cp_options {
 	const char *json;		/* --json: the JSON report's file, "-": stdout */
 	const char *record_path;	/* --record FILE; NULL: none */
 	const char *report_path;	/* report FILE */
+	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
+	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -8,6 +8,8 @@
 #include "alloc_events.h"
 #include "alloc_probes.h"
 #include "classify.h"
+#include "bp_arm.h"
+#include "bp_sampler.h"
 #include "drain.h"
 #include "miss_store.h"
 #include "object_stats.h"
@@ -35,6 +37,7 @@ struct cp_profile {
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
 	struct cp_cache_level l1;		/* the L1D misses map onto */
+	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
@@ -80,6 +83,8 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 		miss_store__add(p->misses, &a);
 		insn_store__note_miss(p->insns, &key, s->addr, cp_cache_set_of(&p->l1, s->addr));
 	}
+	if (miss && p->bps)
+		cp_bp_sampler__note_miss(p->bps, s->tgid, s->cpu, s->ip, s->addr, s->time_ns);
 	/*
 	 * Symbolize now, while the process lives: an ip in a library mapped
 	 * after the last snapshot makes the symbolizer take a new one, and the
@@ -108,6 +113,9 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 {
 	pid_t pid = (pid_t)pe->tgid;
 
+	/* a new address space, or none: its instructions are other ones now */
+	if (p->bps)
+		cp_bp_sampler__forget(p->bps, pe->tgid, now_ns());
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
 		cp_objects__on_exec(p->objects, pid);
@@ -132,6 +140,19 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 	cp_objects__on_guard(p->objects, pid, backed_off, now_ns());
 }
 
+
+/* A finished breakpoint history: the classifier's evidence of conflict or capacity. */
+static void on_history_record(struct cp_profile *p, const void *data)
+{
+	struct cp_history_record h;
+	struct cp_ip_key key;
+
+	memcpy(&h, data, sizeof(h));
+	key.tgid = h.tgid;
+	key.ip = h.ip;
+	for (__u32 i = 0; i < h.nr && i < CP_HISTORY_MAX; i++)
+		insn_store__add_history(p->insns, &key, h.addrs[i]);
+}
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
 	struct cp_profile *p = ctx;
@@ -144,6 +165,10 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 		memcpy(&pe, data, sizeof(pe));
 		on_proc(p, &pe);
+	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
+		on_history_record(p, data);
+	} else if (type == CP_REC_BP && size >= sizeof(struct cp_bp_event) && p->bps) {
+		cp_bp_sampler__on_event(p->bps, data, p->insns, p->misses, now_ns());
 	}
 	if (p->rec)
 		cp_recorder__event(p->rec, data, size);
@@ -243,6 +268,8 @@ void cp_profile__free(struct cp_profile *p)
 		return;
 	if (p->sess && p->sess->on_guard_ctx == p)
 		p->sess->on_guard = NULL;
+	/* breakpoints first: they deliver their last histories */
+	cp_bp_sampler__free(p->bps);
 	drain__free(p->drain);
 	cp_recorder__close(p->rec, NULL, NULL, 0);
 	insn_store__free(p->insns);
@@ -344,6 +371,41 @@ static bool targets_gone(struct cp_profile *p, const struct cp_profile_cfg *cfg)
 	return true;
 }
 
+/* Breakpoint sampling on the session's on_breakpoint; without it the run goes on. */
+/* The sampler's finished history, fed as a record: handled and recorded like a BPF one. */
+static void on_bp_history(void *ctx, const struct cp_bp_finding *f, const struct cp_bp_insn *h)
+{
+	struct cp_history_record rec = { .type = CP_REC_HISTORY, .tgid = f->tgid, .ip = f->ip };
+	struct cp_bp_access acc[CP_HISTORY_MAX];
+	size_t n = cp_bp_history(h, acc);
+
+	for (size_t i = 0; i < n && i < CP_HISTORY_MAX; i++)
+		rec.addrs[rec.nr++] = acc[i].addr;
+	cp_profile__feed(ctx, &rec, sizeof(rec));
+}
+
+static void start_breakpoints(struct cp_profile *p, const struct cp_options *opts)
+{
+	struct cp_bp_sampler_cfg cfg = {
+		.skel = p->sess->skel,
+		.per_cpu = p->sess->scope.per_cpu,
+		.sysfs_root = opts->sysfs_root,
+		.expiry_ns = (__u64)opts->bp_expiry_ms * 1000000ull,
+		.max_rate = opts->max_bp_rate,
+		.l1 = { p->l1.line_bytes, p->l1.sets, p->l1.ways },
+		.on_history = on_bp_history,
+		.ctx = p,
+		.log = stderr,
+	};
+
+	if (!p->sess->bp_on)
+		return;
+	p->bps = cp_bp_sampler__new(&cfg);
+	if (!p->bps)
+		fprintf(stderr, "cacheperf-bpf: warning: no breakpoint sampling: %s\n",
+			strerror(errno));
+}
+
 static void interval_tick(struct cp_profile *p, __u64 now)
 {
 	int ret;
@@ -375,6 +437,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 	int ret;
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
+	start_breakpoints(p, opts);
 	next_interval = p->info.start_ns + interval_ns;
 	if (opts->duration_s)
 		deadline = p->info.start_ns + (__u64)opts->duration_s * 1000000000ull;
@@ -412,12 +475,16 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			ret = drain__poll(p->drain, 0);
 		if (p->sess->alloc)
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
+		if (p->bps)
+			cp_bp_sampler__tick(p->bps, p->insns, p->misses, now_ns());
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end.end_ns = now_ns();
 			return ret;
 		}
 	}
+	if (p->bps)
+		cp_bp_sampler__stop(p->bps, now_ns());
 	cp_profile__collect(p);
 	p->end.end_ns = now_ns();
 	/* the report and the recording show the counters as the run ended */
@@ -441,6 +508,7 @@ int cp_profile__finish(struct cp_profile *p, char *err, size_t err_sz)
 
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
+	static const struct cp_bp_summary bp_off = { .disabled = true };
 	struct cp_run_end e = p->end;
 	struct cp_objects_stats os;
 
@@ -474,6 +542,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->exits = p->exits;
 	r->duration_s = e.end_ns > p->info.start_ns ?
 		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
+	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : &bp_off;
 	r->end_reason = p->end.end_reason;
 }
 

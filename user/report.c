@@ -252,6 +252,8 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 		cp_report_issues_print(r->issues, r->classify_cfg, f);
 	print_insns(r, f);
 	print_objects(r, f);
+	if (r->bp)
+		cp_bp_report_print(r->bp, r->locate, r->locate_ctx, f);
 	print_drops(r, f);
 	fflush(f);
 }

@@ -13,6 +13,7 @@
 
 #include "cacheperf/abi.h"
 #include "alloc_probes.h"
+#include "bp_report.h"
 #include "geometry.h"
 #include "classify.h"
 #include "insn_store.h"
@@ -53,6 +54,7 @@ struct cp_report {
 	__u64 backoff_unseen;		/* samples in memory with no allocation seen, after one */
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
+	const struct cp_bp_summary *bp;	/* breakpoint sampling; NULL: no such section */
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
 	const struct cp_classification *issues;	/* NULL: no issues section */
 	const struct cp_classify_cfg *classify_cfg;	/* the filters issues were judged by */

@@ -183,6 +183,16 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 
+	/* on_breakpoint is "?perf_event": loaded only when breakpoints are on */
+	if (opts->max_bp_rate) {
+		bpf_program__set_autoload(s->skel->progs.on_breakpoint, true);
+		if (cfg->geo) {
+			s->skel->rodata->targ_l1_line_bytes = cfg->geo->slot[CP_CACHE_L1D].line_bytes;
+			s->skel->rodata->targ_l1_sets = cfg->geo->slot[CP_CACHE_L1D].sets;
+		}
+		s->bp_on = true;
+	}
+
 	/* Load & verify BPF programs */
 	ret = cacheperf__load(s->skel);
 	if (ret) {

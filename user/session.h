@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "geometry.h"
 #include "mem_prog.h"
 #include "options.h"
 #include "perf_events.h"
@@ -29,6 +30,7 @@ struct cp_session_cfg {
 	struct cp_source_choice source;	/* from cp_source_decide() */
 	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */
 	int nr_pids;			/* 0 with -a */
+	const struct cp_geometry *geo;	/* L1D for the breakpoint program's sets; NULL: 64 x 64 B */
 };
 
 struct cp_session {
@@ -44,14 +46,16 @@ struct cp_session {
 	/* told of every back-off (@backed_off) and resume; NULL: nobody listens */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *on_guard_ctx;
+	bool bp_on;			/* on_breakpoint loaded (--max-bp-rate > 0) */
 };
 
 /*
  * Opens, configures and loads the BPF programs for @cfg: decides the event
  * scope (per thread or per CPU, cp_perf_scope_decide()), sets the rodata
  * knobs (target filter, forward-all for sources without hit/miss
- * information, window size and ratio), sizes the per-CPU windows, picks the
- * on_mem_sample variant this kernel runs, loads, and fills the tgid filter.
+ * information, window size and ratio, L1 geometry), sizes the per-CPU
+ * windows, picks the on_mem_sample variant this kernel runs, loads
+ * on_breakpoint too unless --max-bp-rate is 0, and fills the tgid filter.
  * Returns 0 with *@out set, or a negative errno with a sentence in @err
  * saying what failed and what to do.
  */

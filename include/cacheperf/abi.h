@@ -36,6 +36,9 @@ enum cp_record_type {
 	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
 	CP_REC_PROC = 3,	/* struct cp_proc_event: a target exec'd or exited */
 	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it */
+	/* made by user space from a finished breakpoint history, so that the
+	 * live run and a recording's replay feed the classifier alike */
+	CP_REC_HISTORY = 64,	/* struct cp_history_record */
 };
 
 enum cp_proc_event_kind {
@@ -143,6 +146,17 @@ struct cp_bp_stats {
 	__u64 late;		/* hits on full or settled instructions */
 	__u64 uncomputable;	/* address not computable */
 	__u64 drop_ringbuf;	/* done records lost: ring buffer full */
+};
+
+/* Record CP_REC_HISTORY: the addresses one instruction accessed, oldest first. */
+#define CP_HISTORY_MAX	64
+struct cp_history_record {
+	__u32 type;		/* CP_REC_HISTORY */
+	__u32 tgid;
+	__u64 ip;
+	__u32 nr;		/* addrs[] used, <= CP_HISTORY_MAX */
+	__u32 __pad;
+	__u64 addrs[CP_HISTORY_MAX];
 };
 
 #endif /* CACHEPERF_ABI_H */

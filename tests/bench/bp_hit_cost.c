@@ -27,6 +27,8 @@
 #include "perf_events.h"
 #include "pmu_attr.h"
 
+#include "median.h"
+
 #define MAX_ROUNDS	31
 
 enum mode { UNWATCHED, NO_PROGRAM, NOT_ARMED, ARMED, NR_MODES };
@@ -92,13 +94,6 @@ static double run(struct cacheperf *skel, enum mode mode, long hits)
 	return (double)(t1 - t0) / (double)hits;
 }
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
@@ -128,8 +123,7 @@ int main(int argc, char **argv)
 	}
 	printf("%-30s %12s\n", "mode", "ns per hit");
 	for (int m = 0; m < NR_MODES; m++) {
-		qsort(ns[m], rounds, sizeof(double), by_value);
-		med[m] = ns[m][rounds / 2];
+		med[m] = cp_bench_median(ns[m], rounds);
 		printf("%-30s %12.0f%s\n", mode_name[m], m ? med[m] - med[UNWATCHED] : med[m],
 		       m ? "" : " (per load, not a hit)");
 	}

@@ -24,8 +24,8 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "bp_walks_client.h"
 #include "require_root.h"
-#include "workload_pipe.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
@@ -36,16 +36,9 @@
 #include "perf_events.h"
 #include "pmu_attr.h"
 
-#define LINE_BYTES	64
-#define SETS		64
-#define MAX_ACCESSES	64
+#define LINE_BYTES	CP_BPW_LINE_BYTES
+#define SETS		CP_BPW_SETS
 #define MAX_DONE	8
-
-struct walk_seen {
-	__u64 addr[MAX_ACCESSES];
-	__u32 tid[MAX_ACCESSES];
-	int n;
-};
 
 struct done_seen {
 	struct cp_bp_event ev[MAX_DONE];
@@ -53,18 +46,11 @@ struct done_seen {
 };
 
 struct fixture {
-	pid_t pid;
-	int in;
-	FILE *out;
-	__u64 label[5];			/* col, pad, seq, tls, rip */
-	struct cacheperf *skel;
-	struct cp_drain *drain;
+	struct cp_bpw_rig rig;		/* the workload, its labelled loads, the BPF object */
 	struct done_seen done;
 	struct cp_maps *maps;
 	struct cp_decode_cache *decoded;
 };
-
-static const char *const labels[] = { "col", "pad", "seq", "tls", "rip" };
 
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
@@ -75,20 +61,9 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	return 0;
 }
 
-static int on_sample(const struct cp_sample *s, void *ctx)
-{
-	(void)s;
-	(void)ctx;
-	return 0;
-}
-
 static int setup(void **state)
 {
-	char path[512], line[256], name[16];
-	char *argv[2] = { path, NULL };
-	struct cp_drain_ops ops = { .sample = on_sample, .record = on_record };
 	struct fixture *f;
-	unsigned long long addr;
 
 	if (geteuid() != 0) {
 		*state = NULL;
@@ -96,28 +71,8 @@ static int setup(void **state)
 	}
 	f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	snprintf(path, sizeof(path), "%s/tests/workloads/bp_walks",
-		 getenv("CP_BUILD") ? getenv("CP_BUILD") : "build");
-	assert_int_equal(cp_wl_pipe_start(argv, &f->pid, &f->in, &f->out), 0);
-	assert_non_null(fgets(line, sizeof(line), f->out));
-	assert_true(strncmp(line, "ready ", 6) == 0);
-	for (int i = 0; i < 5; i++) {
-		assert_non_null(fgets(line, sizeof(line), f->out));
-		assert_int_equal(sscanf(line, "label %15s %llx", name, &addr), 2);
-		assert_string_equal(name, labels[i]);
-		f->label[i] = addr;
-	}
-
-	f->skel = cacheperf__open();
-	assert_non_null(f->skel);
-	assert_int_equal(bpf_program__set_autoload(f->skel->progs.on_breakpoint, true), 0);
-	f->skel->rodata->targ_l1_line_bytes = LINE_BYTES;
-	f->skel->rodata->targ_l1_sets = SETS;
-	assert_int_equal(cacheperf__load(f->skel), 0);
-	ops.ctx = &f->done;
-	f->drain = drain__new(f->skel, &ops);
-	assert_non_null(f->drain);
-	assert_int_equal(cp_maps__read(NULL, f->pid, &f->maps), 0);
+	cp_bpw_rig_start(&f->rig, on_record, &f->done);
+	assert_int_equal(cp_maps__read(NULL, f->rig.wl.pid, &f->maps), 0);
 	f->decoded = cp_decode_cache__new(0);
 	assert_non_null(f->decoded);
 	*state = f;
@@ -127,81 +82,55 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int status;
 
 	if (!f)
 		return 0;
-	dprintf(f->in, "quit\n");
-	close(f->in);
-	waitpid(f->pid, &status, 0);
-	fclose(f->out);
-	drain__free(f->drain);
-	cacheperf__destroy(f->skel);
+	cp_bpw_rig_stop(&f->rig);
 	cp_maps__free(f->maps);
 	cp_decode_cache__free(f->decoded);
 	free(f);
 	return 0;
 }
 
-/* Runs walk @cmd in the workload and collects what it says it loaded. */
-static void run_walk(struct fixture *f, const char *cmd, struct walk_seen *w)
-{
-	char line[256], name[32], done[64];
-	unsigned long long addr;
-	unsigned int tid;
-
-	memset(w, 0, sizeof(*w));
-	dprintf(f->in, "%s\n", cmd);
-	snprintf(done, sizeof(done), "done %s\n", cmd);
-	while (fgets(line, sizeof(line), f->out) && strcmp(line, done)) {
-		assert_int_equal(sscanf(line, "access %31s %u %llx", name, &tid, &addr), 3);
-		assert_true(w->n < MAX_ACCESSES);
-		w->addr[w->n] = addr;
-		w->tid[w->n] = tid;
-		w->n++;
-	}
-	assert_string_equal(line, done);
-}
-
 /*
  * Arms instruction @label_idx of the workload, runs @cmd, disarms, and
  * returns the entry as BPF left it in @v.
  */
-static void watch(struct fixture *f, int label_idx, const char *cmd, struct walk_seen *w,
+static void watch(struct fixture *f, int label_idx, const char *cmd, struct cp_bpw_walk *w,
 		  struct cp_bp_insn *v)
 {
-	int map_fd = bpf_map__fd(f->skel->maps.bp_insns);
-	__u64 ip = f->label[label_idx];
+	int map_fd = bpf_map__fd(f->rig.skel->maps.bp_insns);
+	__u64 ip = f->rig.wl.label[label_idx];
 	struct cp_perf_events *events;
 	struct cp_event_spec spec;
 	struct cp_operand op;
 	char err[256] = "";
 	int n;
 
-	assert_int_equal(cp_decode_cache__get(f->decoded, f->pid, f->maps, ip, &op), 0);
+	assert_int_equal(cp_decode_cache__get(f->decoded, f->rig.wl.pid, f->maps, ip, &op), 0);
 	assert_int_equal(op.status, CP_OPND_OK);
 	assert_int_equal(op.access, CP_OPND_READ);
-	assert_int_equal(cp_bp_arm(map_fd, (__u32)f->pid, ip, &op), 0);
+	assert_int_equal(cp_bp_arm(map_fd, (__u32)f->rig.wl.pid, ip, &op), 0);
 	events = cp_perf_events__new();
 	assert_non_null(events);
 	cp_breakpoint_spec(&spec, ip);
-	n = cp_perf_events__open_threads(events, &spec, f->pid, f->skel->progs.on_breakpoint,
+	n = cp_perf_events__open_threads(events, &spec, f->rig.wl.pid, f->rig.skel->progs.on_breakpoint,
 					 err, sizeof(err));
 	if (n < 0)
 		print_message("# %s\n", err);
 	assert_true(n >= 1);
 
-	run_walk(f, cmd, w);
+	cp_bpw_run(&f->rig.wl, cmd, w);
 
 	cp_perf_events__free(events);
-	assert_true(drain__poll(f->drain, 0) >= 0);
-	assert_int_equal(cp_bp_read(map_fd, (__u32)f->pid, ip, v), 0);
-	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->pid, ip), 0);
-	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->pid, ip), -ENOENT);
+	assert_true(drain__poll(f->rig.drain, 0) >= 0);
+	assert_int_equal(cp_bp_read(map_fd, (__u32)f->rig.wl.pid, ip, v), 0);
+	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->rig.wl.pid, ip), 0);
+	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->rig.wl.pid, ip), -ENOENT);
 }
 
 /* The history is the first @n accesses the workload reported, in order, by the loader. */
-static void expect_history(const struct cp_bp_insn *v, const struct walk_seen *w, int n)
+static void expect_history(const struct cp_bp_insn *v, const struct cp_bpw_walk *w, int n)
 {
 	struct cp_bp_access h[CP_BP_HISTORY];
 
@@ -221,21 +150,15 @@ static void expect_done(struct fixture *f, int from, __u32 kind, __u64 ip)
 {
 	assert_int_equal(f->done.n, from + 1);
 	assert_int_equal(f->done.ev[from].kind, kind);
-	assert_int_equal(f->done.ev[from].tgid, (__u32)f->pid);
+	assert_int_equal(f->done.ev[from].tgid, (__u32)f->rig.wl.pid);
 	assert_int_equal(f->done.ev[from].ip, ip);
 }
 
-#define FIXTURE(state)				\
-	({					\
-		REQUIRE_ROOT();			\
-		(struct fixture *)*(state);	\
-	})
-
 static void test_column_walk_settles_as_conflict(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
-	struct walk_seen w;
+	struct cp_bpw_walk w;
 	int before = f->done.n;
 	__u32 set;
 
@@ -248,14 +171,14 @@ static void test_column_walk_settles_as_conflict(void **state)
 	assert_int_equal(v.set_counts[set], CP_BP_SETTLE_RUN);
 	/* hits after settling are counted, not recorded */
 	assert_int_equal(v.late, 64 - CP_BP_SETTLE_RUN);
-	expect_done(f, before, CP_BP_CONFLICT, f->label[0]);
+	expect_done(f, before, CP_BP_CONFLICT, f->rig.wl.label[0]);
 	assert_int_equal(f->done.ev[before].set, set);
 }
 
 /* Walk @cmd through label @idx: 64 accesses, all recorded, full and not settled. */
 static void expect_fills(struct fixture *f, int idx, const char *cmd, struct cp_bp_insn *v)
 {
-	struct walk_seen w;
+	struct cp_bpw_walk w;
 	int before = f->done.n;
 
 	watch(f, idx, cmd, &w, v);
@@ -263,12 +186,12 @@ static void expect_fills(struct fixture *f, int idx, const char *cmd, struct cp_
 	assert_int_equal(v->state, CP_BP_FULL);
 	expect_history(v, &w, 64);
 	assert_int_equal(v->late, 0);
-	expect_done(f, before, CP_BP_FULL, f->label[idx]);
+	expect_done(f, before, CP_BP_FULL, f->rig.wl.label[idx]);
 }
 
 static void test_padded_walk_fills_without_settling(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 
 	expect_fills(f, 1, "pad", &v);
@@ -280,7 +203,7 @@ static void test_padded_walk_fills_without_settling(void **state)
 /* 8 longs per line: 8 accesses in a row on one set, but one line, not a conflict */
 static void test_sequential_walk_fills_without_settling(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 
 	expect_fills(f, 2, "seq", &v);
@@ -289,37 +212,37 @@ static void test_sequential_walk_fills_without_settling(void **state)
 /* %fs:(,%rcx,8): the fs base comes from the task, the thread's own. */
 static void test_tls_walk_uses_fs_base(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
-	struct walk_seen w;
+	struct cp_bpw_walk w;
 	int before = f->done.n;
 
 	watch(f, 3, "tls", &w, &v);
 	assert_int_equal(w.n, 8);
 	assert_int_equal(v.state, CP_BP_ARMED);
 	expect_history(&v, &w, 8);
-	assert_int_equal(w.tid[0], f->pid);
+	assert_int_equal(w.tid[0], f->rig.wl.pid);
 	assert_int_equal(f->done.n, before);
 }
 
 /* A thread created after arming carries the event (inherit) and its own fs base. */
 static void test_thread_created_after_arming(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
-	struct walk_seen w;
+	struct cp_bpw_walk w;
 
 	watch(f, 3, "tls-thread", &w, &v);
 	assert_int_equal(w.n, 8);
-	assert_int_not_equal(w.tid[0], f->pid);
+	assert_int_not_equal(w.tid[0], f->rig.wl.pid);
 	expect_history(&v, &w, 8);
 }
 
 static void test_rip_relative_walk(void **state)
 {
-	struct fixture *f = FIXTURE(state);
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
-	struct walk_seen w;
+	struct cp_bpw_walk w;
 
 	watch(f, 4, "rip", &w, &v);
 	assert_int_equal(w.n, 8);
@@ -331,14 +254,14 @@ static void test_rip_relative_walk(void **state)
 /* Nothing was lost or miscounted across the walks. */
 static void test_counters(void **state)
 {
-	struct fixture *f = FIXTURE(state);
-	const struct cp_bp_stats *st = &f->skel->bss->bp_stats;
+	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	const struct cp_bp_stats *st = &f->rig.skel->bss->bp_stats;
 
 	assert_int_equal(st->not_armed, 0);
 	assert_int_equal(st->uncomputable, 0);
 	assert_int_equal(st->drop_ringbuf, 0);
 	assert_int_equal(st->hits, st->recorded + st->late);
-	assert_int_equal(drain__malformed(f->drain), 0);
+	assert_int_equal(drain__malformed(f->rig.drain), 0);
 }
 
 int main(void)

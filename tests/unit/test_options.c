@@ -259,6 +259,32 @@ static void test_sampling_knobs(void **state)
 	assert_int_equal(o.window_ratio_ppm, 0);
 }
 
+/* Breakpoint knobs: defaults from the paper's 100 ms expiry and a 2000 hits/s budget. */
+static void test_breakpoint_knobs(void **state)
+{
+	static const struct error_case bad[] = {
+		{ "-a --bp-expiry 0", "--bp-expiry: '0' is not a whole number from 1 to 60000" },
+		{ "-a --bp-expiry 60001", "--bp-expiry" },
+		{ "-a --max-bp-rate -1", "--max-bp-rate: '-1'" },
+		{ "-a --max-bp-rate 1000001", "--max-bp-rate" },
+	};
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.bp_expiry_ms, 100);
+	assert_int_equal(o.max_bp_rate, 2000);
+	assert_int_equal(parse("-a --bp-expiry 250 --max-bp-rate 0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.bp_expiry_ms, 250);
+	assert_int_equal(o.max_bp_rate, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse(bad[i].args, &o, err, sizeof(err)) != -EINVAL ||
+		    !strstr(err, bad[i].message))
+			fail_msg("args '%s': error '%s', want '%s'", bad[i].args, err,
+				 bad[i].message);
+}
+
 static void test_modes(void **state)
 {
 	struct cp_options o;
@@ -328,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_sampling_knobs),
+		cmocka_unit_test(test_breakpoint_knobs),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),

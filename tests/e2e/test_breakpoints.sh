@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Breakpoint sampling in whole runs of the real binary (root). With the
+# page-fault source, tests/workloads/bp_hot's first pass faults each page in,
+# so each of its 16 walking loads shows up as a run of faults and becomes a
+# candidate; the manager arms them 4 at a time. Its 8 column walks (one L1
+# set, a new line each row) must be reported settled as conflicts, its 8
+# padded walks full without settling, each at its source line (the CP_MARK
+# comments in bp_hot.c). --max-bp-rate 0 turns it all off.
+. "$(dirname "$0")/tap.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "runs need root"
+	done_testing
+	exit 0
+fi
+
+src=$CP_ROOT/tests/workloads/bp_hot.c
+col_line=$(grep -n 'CP_MARK conflict loads' "$src" | cut -d: -f1)
+pad_line=$(grep -n 'CP_MARK padded loads' "$src" | cut -d: -f1)
+
+run_cmd "$BIN" --source faults -- "$WL/bp_hot"
+if [ "$rc" -eq 0 ]; then _ok "a run with breakpoints exits 0"; else
+	_not_ok "a run with breakpoints exits 0" "exit status $rc"; fi
+settled=$(grep -c "settled as conflict .*conflict_pass (bp_hot.c:$col_line)\$" "$tap_out")
+full=$(grep -c " full .*padded_pass (bp_hot.c:$pad_line)\$" "$tap_out")
+if [ "$settled" -eq 8 ]; then _ok "the 8 column walks settle as conflicts"; else
+	_not_ok "the 8 column walks settle as conflicts" "$settled lines at bp_hot.c:$col_line"; fi
+if [ "$full" -eq 8 ]; then _ok "the 8 padded walks fill without settling"; else
+	_not_ok "the 8 padded walks fill without settling" "$full lines at bp_hot.c:$pad_line"; fi
+# the counters agree with the list; no slot was refused, nothing dropped
+if grep -Eq "armed: (1[6-9]|[2-9][0-9]); settled as conflict: ([89]|[1-9][0-9]), full: ([89]|[1-9][0-9])" "$tap_out" &&
+   grep -q "no free slot (ENOSPC, retried): 0, candidates dropped (table full): 0" "$tap_out"; then
+	_ok "the counters add up"
+else
+	_not_ok "the counters add up"
+fi
+# padded rows land on a new set each: the repetition fits L1, no simulated conflict
+if grep " full .*padded_pass" "$tap_out" | grep -qv "none, fits"; then
+	_not_ok "padded walks show no simulated conflict"
+else
+	_ok "padded walks show no simulated conflict"
+fi
+
+expect "--max-bp-rate 0 turns breakpoints off" 0 "^  off \(--max-bp-rate 0\)" \
+	"$BIN" --source faults --max-bp-rate 0 -- "$WL/bp_hot" 1000
+if grep -q "settled as conflict  " "$tap_out"; then
+	_not_ok "nothing is armed when off"
+else
+	_ok "nothing is armed when off"
+fi
+done_testing

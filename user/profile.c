@@ -23,6 +23,8 @@
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
 /* re-read maps for an unmapped sample address at most this often */
 #define CP_MAPS_REFRESH_FAST_NS	20000000ull
+/* exec'd processes whose allocation probes wait for the end of the batch */
+#define CP_PENDING_PROBES	64
 
 struct cp_profile {
 	struct cp_session *sess;		/* NULL offline */
@@ -47,6 +49,8 @@ struct cp_profile {
 	struct cp_run_info info;
 	struct cp_run_end end;
 	bool ended;				/* end facts final: the run is over */
+	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
+	int nr_pending;
 };
 
 static __u64 now_ns(void)
@@ -120,11 +124,22 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 		p->execs++;
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__refresh(p->sym, pid);
-		/* a process a target started: probe its allocator too (-EEXIST: has it) */
-		if (p->sess)
+		/*
+		 * A process a target started: probe its allocator too (-EEXIST: has
+		 * it), but after the batch. Attaching takes milliseconds per probe;
+		 * the snapshots of processes exec'd meanwhile, which may live less
+		 * than that, come first.
+		 */
+		if (p->sess && p->nr_pending < CP_PENDING_PROBES)
+			p->pending[p->nr_pending++] = pid;
+		else if (p->sess)
 			cp_session__probe_allocs(p->sess, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
+		/* gone before its probes were attached: nothing to attach */
+		for (int i = 0; i < p->nr_pending; i++)
+			if (p->pending[i] == pid)
+				p->pending[i] = 0;
 		if (p->sess && p->sess->alloc)
 			cp_alloc_probes__detach_pid(p->sess->alloc, pid);
 		cp_objects__on_exit(p->objects, pid);
@@ -406,6 +421,15 @@ static void start_breakpoints(struct cp_profile *p, const struct cp_options *opt
 			strerror(errno));
 }
 
+/* The allocation probes of the processes exec'd in the last batch. */
+static void attach_pending(struct cp_profile *p)
+{
+	for (int i = 0; i < p->nr_pending; i++)
+		if (p->pending[i] > 0)
+			cp_session__probe_allocs(p->sess, p->pending[i]);
+	p->nr_pending = 0;
+}
+
 static void interval_tick(struct cp_profile *p, __u64 now)
 {
 	int ret;
@@ -473,6 +497,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 		/* the allocation probes wake us in batches: take what waits anyway */
 		if (ret >= 0 || ret == -EINTR)
 			ret = drain__poll(p->drain, 0);
+		attach_pending(p);
 		if (p->sess->alloc)
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
 		if (p->bps)
@@ -542,7 +567,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->exits = p->exits;
 	r->duration_s = e.end_ns > p->info.start_ns ?
 		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
-	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : &bp_off;
+	/* offline: the histories were recorded, the manager's figures are not */
+	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : p->sess ? &bp_off : NULL;
 	r->end_reason = p->end.end_reason;
 }
 

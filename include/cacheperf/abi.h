@@ -149,7 +149,7 @@ struct cp_bp_stats {
 };
 
 /* Record CP_REC_HISTORY: the addresses one instruction accessed, oldest first. */
-#define CP_HISTORY_MAX	64
+#define CP_HISTORY_MAX	64	/* CP_BP_HISTORY (cacheperf/breakpoint.h) */
 struct cp_history_record {
 	__u32 type;		/* CP_REC_HISTORY */
 	__u32 tgid;

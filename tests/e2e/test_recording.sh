@@ -40,9 +40,15 @@ if grep -Eq "^ +128 +[0-9]+ +0x[0-9a-f]+ +touch \(touch_pages.c:[0-9]+\)$" "$dir
 	_not_ok "the live report shows the workload's 128 faults" "$(cat "$dir/live")"; fi
 
 expect "report FILE succeeds" 0 "^cacheperf-bpf report" "$BIN" report "$rec"
-if cmp -s "$dir/live" "$tap_out"; then _ok "the replayed report equals the live one byte for byte"
+# The breakpoint manager's own figures are not recorded (its histories are,
+# so the issues are the same): the live report's "Breakpoints" paragraph is
+# the one difference allowed.
+no_bp() { awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/' "$1"; }
+if grep -q "^Breakpoints (" "$dir/live" && ! grep -q "^Breakpoints (" "$tap_out" &&
+	[ "$(no_bp "$dir/live")" = "$(no_bp "$tap_out")" ]; then
+	_ok "the replayed report equals the live one byte for byte, but for breakpoint figures"
 else
-	_not_ok "the replayed report equals the live one byte for byte" \
+	_not_ok "the replayed report equals the live one byte for byte, but for breakpoint figures" \
 		"$(diff "$dir/live" "$tap_out" | head -20)"
 fi
 if ! grep -q "warning" "$tap_out"; then _ok "no file changed since the recording"; else

@@ -93,20 +93,34 @@ static void remove_slot(struct cp_miss_store *s, size_t i)
 	}
 }
 
-/* The coldest line near @home: fewest misses among the next CP_EVICT_PROBE used slots. */
-static void evict_one(struct cp_miss_store *s, size_t home)
+/*
+ * Evicts the coldest of the last CP_EVICT_PROBE lines of the probe chain
+ * [@home, @end) that an insert just walked, so the chain (and its cluster)
+ * shrinks by one before the new line takes its end. Evicting anywhere else
+ * would let the insert fill the gap between clusters: clusters would merge
+ * until every probe walks most of the table. An empty chain (@home free)
+ * evicts from the cluster that follows.
+ */
+static void evict_one(struct cp_miss_store *s, size_t home, size_t end)
 {
 	size_t mask = s->nr_slots - 1, victim = s->nr_slots;
+	size_t len = (end - home) & mask;
 	int seen = 0;
 
-	for (size_t k = 0; k < s->nr_slots && seen < CP_EVICT_PROBE; k++) {
-		size_t i = (home + k) & mask;
+	for (size_t k = 1; k <= len && seen < CP_EVICT_PROBE; k++) {
+		size_t i = (end - k) & mask;
+
+		seen++;
+		if (victim == s->nr_slots || s->slots[i].misses < s->slots[victim].misses)
+			victim = i;
+	}
+	for (size_t k = 0; !seen && k < s->nr_slots && seen < CP_EVICT_PROBE; k++) {
+		size_t i = (end + k) & mask;
 
 		if (!s->used[i])
 			continue;
 		seen++;
-		if (victim == s->nr_slots || s->slots[i].misses < s->slots[victim].misses)
-			victim = i;
+		victim = i;
 	}
 	if (victim == s->nr_slots)
 		return;
@@ -117,13 +131,13 @@ static void evict_one(struct cp_miss_store *s, size_t home)
 
 static struct cp_line *find_or_add(struct cp_miss_store *s, __u32 tgid, __u64 line)
 {
-	size_t mask = s->nr_slots - 1, i = hash_key(tgid, line) & mask;
+	size_t mask = s->nr_slots - 1, home = hash_key(tgid, line) & mask, i = home;
 
 	for (; s->used[i]; i = (i + 1) & mask)
 		if (s->slots[i].tgid == tgid && s->slots[i].line == line)
 			return &s->slots[i];
 	if (s->st.lines >= s->max_lines) {
-		evict_one(s, i);
+		evict_one(s, home, i);
 		/* the chain may have moved: find the free slot again */
 		for (i = hash_key(tgid, line) & mask; s->used[i]; i = (i + 1) & mask)
 			;

@@ -34,6 +34,7 @@ struct cp_bp_stats bp_stats;
 /* L1 data cache geometry for the set of each access (user/geometry.h) */
 const volatile __u32 targ_l1_line_bytes = 64;
 const volatile __u32 targ_l1_sets = 64;
+const volatile __u32 targ_l1_ways = 8;
 
 static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 set, __u64 now)
 {
@@ -118,7 +119,7 @@ int on_breakpoint(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(&v->set_counts[set], 1);
 	__sync_fetch_and_add(&bp_stats.recorded, 1);
 
-	if (cp_bp_conflict_run(v->hist, idx, targ_l1_line_bytes)) {
+	if (cp_bp_conflict_run(v->hist, idx, targ_l1_line_bytes, cp_bp_settle_run(targ_l1_ways))) {
 		if (__sync_val_compare_and_swap(&v->state, CP_BP_ARMED, CP_BP_CONFLICT) ==
 		    CP_BP_ARMED)
 			cp_bp_done(key.tgid, key.ip, CP_BP_CONFLICT, set, now);

@@ -189,6 +189,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		if (cfg->geo) {
 			s->skel->rodata->targ_l1_line_bytes = cfg->geo->slot[CP_CACHE_L1D].line_bytes;
 			s->skel->rodata->targ_l1_sets = cfg->geo->slot[CP_CACHE_L1D].sets;
+			s->skel->rodata->targ_l1_ways = cfg->geo->slot[CP_CACHE_L1D].ways;
 		}
 		s->bp_on = true;
 	}

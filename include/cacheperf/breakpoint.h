@@ -21,7 +21,8 @@
 #include "cacheperf/operand.h"
 
 #define CP_BP_HISTORY		64	/* accesses kept per instruction (paper §3.3) */
-#define CP_BP_SETTLE_RUN	8	/* consecutive same-set accesses that settle a conflict */
+#define CP_BP_SETTLE_RUN	8	/* consecutive same-set accesses that settle a conflict, at least */
+#define CP_BP_SETTLE_MAX	17	/* ... at most: a 16-way L1, plus one */
 #define CP_BP_MAX_SETS		128	/* L1 sets the per-set counts cover (64 on current x86) */
 /* armed instructions at once: 4 debug registers per task, several targets, slack for disarming */
 #define CP_MAX_BP_INSNS		64
@@ -78,7 +79,21 @@ CP_INLINE __u32 cp_l1_set(__u64 addr, __u32 line_bytes, __u32 sets)
 }
 
 /*
- * The settle rule: true when the CP_BP_SETTLE_RUN accesses ending at history
+ * The run that settles a conflict on an L1 of @ways: one line more than the
+ * set holds (the classifier's rule, DESIGN.md), and never fewer than the
+ * paper's 8.
+ */
+CP_INLINE __u32 cp_bp_settle_run(__u32 ways)
+{
+	__u32 run = ways + 1;
+
+	if (run < CP_BP_SETTLE_RUN)
+		run = CP_BP_SETTLE_RUN;
+	return run > CP_BP_SETTLE_MAX ? CP_BP_SETTLE_MAX : run;
+}
+
+/*
+ * The settle rule: true when the @run (cp_bp_settle_run()) accesses ending at history
  * slot @last are all written, land on one L1 set, and each is on a line of
  * its own. Paper §3.3 settles on "8 continuous accesses on the same set";
  * the distinct-line condition is ours: a sequential walk touches one line 8
@@ -88,15 +103,19 @@ CP_INLINE __u32 cp_l1_set(__u64 addr, __u32 line_bytes, __u32 sets)
  * fake one.
  */
 CP_INLINE bool cp_bp_conflict_run(const struct cp_bp_access *hist, __u32 last,
-				  __u32 line_bytes)
+				  __u32 line_bytes, __u32 run)
 {
-	__u64 lines[CP_BP_SETTLE_RUN];
+	__u64 lines[CP_BP_SETTLE_MAX];
 	__u32 set;
 
-	if (last + 1 < CP_BP_SETTLE_RUN || last >= CP_BP_HISTORY || !line_bytes)
+	if (run > CP_BP_SETTLE_MAX)
+		run = CP_BP_SETTLE_MAX;
+	if (last + 1 < run || last >= CP_BP_HISTORY || !line_bytes)
 		return false;
 	set = hist[last].set;
-	for (__u32 i = 0; i < CP_BP_SETTLE_RUN; i++) {
+	for (__u32 i = 0; i < CP_BP_SETTLE_MAX; i++) {
+		if (i >= run)
+			break;
 		const struct cp_bp_access *a = &hist[(last - i) & (CP_BP_HISTORY - 1)];
 
 		if (!a->time_ns || a->set != set)

@@ -58,6 +58,12 @@ struct fixture {
 	int nr_seen;
 };
 
+/*
+ * Accesses that settle the column walk: one line more than an 8-way L1 set
+ * holds (cp_bp_settle_run()); 8 ways is BPF's default and this VM's L1D.
+ */
+#define SETTLE	cp_bp_settle_run(8)
+
 static __u64 now_ns(void)
 {
 	struct timespec ts;
@@ -190,11 +196,11 @@ static void test_column_walk_settles_as_conflict(void **state)
 	assert_int_equal(stats(f)->watching, 1);
 	cp_bpw_run(&f->rig.wl, "col", &w);
 	drain_done(f);
-	s = expect_history(f, before, COL, CP_BPM_SETTLED, &w, CP_BP_SETTLE_RUN);
+	s = expect_history(f, before, COL, CP_BPM_SETTLED, &w, SETTLE);
 	/* rows 4096 bytes apart: one set, a line each */
 	assert_int_equal(s->f.top_set, (w.addr[0] / 64) % 64);
-	assert_int_equal(s->f.top_set_accesses, CP_BP_SETTLE_RUN);
-	assert_int_equal(s->f.top_set_lines, CP_BP_SETTLE_RUN);
+	assert_int_equal(s->f.top_set_accesses, SETTLE);
+	assert_int_equal(s->f.top_set_lines, SETTLE);
 	assert_int_equal(stats(f)->released[CP_BPM_SETTLED], settled + 1);
 }
 
@@ -328,7 +334,7 @@ static void test_slots_taken_by_another_process(void **state)
 	before = f->nr_seen;
 	cp_bpw_run(&f->rig.wl, "col", &w);
 	drain_done(f);
-	expect_history(f, before, COL, CP_BPM_SETTLED, &w, CP_BP_SETTLE_RUN);
+	expect_history(f, before, COL, CP_BPM_SETTLED, &w, SETTLE);
 }
 
 /* Every hit is accounted for: recorded, late (between settle and disarm), or not ours. */

@@ -40,6 +40,17 @@ if grep " full .*padded_pass" "$tap_out" | grep -qv "none, fits"; then
 else
 	_ok "padded walks show no simulated conflict"
 fi
+# The histories reach the classifier: the column walk puts 9 lines on one set
+# of the 8-way L1 (conflict), the padded one a line per set (capacity).
+issues=$(sed -n '/^Issues/,/^Instructions/p' "$tap_out")
+if grep -A1 "^#[0-9]* Application's conflict misses" <<<"$issues" |
+	grep -q "bp_hot.c: $col_line (conflict_pass)" &&
+   grep -A1 "^#[0-9]* Application's capacity misses" <<<"$issues" |
+	grep -q "bp_hot.c: $pad_line (padded_pass)"; then
+	_ok "the classifier calls the column walk a conflict, the padded walk capacity"
+else
+	_not_ok "the classifier calls the column walk a conflict, the padded walk capacity" "$issues"
+fi
 
 expect "--max-bp-rate 0 turns breakpoints off" 0 "^  off \(--max-bp-rate 0\)" \
 	"$BIN" --source faults --max-bp-rate 0 -- "$WL/bp_hot" 1000

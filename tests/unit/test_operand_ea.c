@@ -168,7 +168,7 @@ static void walk(struct cp_bp_access *hist, int n, __u64 base, __u64 stride)
 static int settles_at(const struct cp_bp_access *hist, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (cp_bp_conflict_run(hist, (__u32)i, 64))
+		if (cp_bp_conflict_run(hist, (__u32)i, 64, cp_bp_settle_run(8)))
 			return i;
 	return -1;
 }
@@ -178,9 +178,14 @@ static void test_settle_rule(void **state)
 	struct cp_bp_access hist[CP_BP_HISTORY];
 
 	(void)state;
-	/* a column walk with a 4096-byte stride: the 8th access settles it */
+	/* an 8-way L1 settles on 9 lines of one set, a 12-way one on 13; never under 8 */
+	assert_int_equal(cp_bp_settle_run(8), 9);
+	assert_int_equal(cp_bp_settle_run(12), 13);
+	assert_int_equal(cp_bp_settle_run(4), 8);
+	assert_int_equal(cp_bp_settle_run(64), CP_BP_SETTLE_MAX);
+	/* a column walk with a 4096-byte stride: the 9th access settles it on 8 ways */
 	walk(hist, 64, 0x7f0000000000, 4096);
-	assert_int_equal(settles_at(hist, 64), CP_BP_SETTLE_RUN - 1);
+	assert_int_equal(settles_at(hist, 64), 8);
 	/* a padded stride changes the set at every access */
 	walk(hist, 64, 0x7f0000000000, 4096 + 64);
 	assert_int_equal(settles_at(hist, 64), -1);
@@ -190,11 +195,11 @@ static void test_settle_rule(void **state)
 	/* one hot address: one line */
 	walk(hist, 64, 0x7f0000000000, 0);
 	assert_int_equal(settles_at(hist, 64), -1);
-	/* seven conflicting accesses, then a slot not written yet: no settle at 8 */
+	/* conflicting accesses, then a slot not written yet: no settle until 9 after it */
 	walk(hist, 64, 0x7f0000000000, 4096);
 	hist[3].time_ns = 0;
-	assert_false(cp_bp_conflict_run(hist, 7, 64));
-	assert_int_equal(settles_at(hist, 64), 3 + CP_BP_SETTLE_RUN);
+	assert_false(cp_bp_conflict_run(hist, 8, 64, 9));
+	assert_int_equal(settles_at(hist, 64), 3 + 9);
 	/* two lines of one set, alternating: repeats within the run */
 	walk(hist, 64, 0x7f0000000000, 4096);
 	for (int i = 0; i < 64; i++)
@@ -202,8 +207,8 @@ static void test_settle_rule(void **state)
 	assert_int_equal(settles_at(hist, 64), -1);
 	/* out of range slots never settle */
 	walk(hist, 64, 0x7f0000000000, 4096);
-	assert_false(cp_bp_conflict_run(hist, CP_BP_HISTORY, 64));
-	assert_false(cp_bp_conflict_run(hist, 7, 0));
+	assert_false(cp_bp_conflict_run(hist, CP_BP_HISTORY, 64, 9));
+	assert_false(cp_bp_conflict_run(hist, 8, 0, 9));
 }
 
 int main(void)

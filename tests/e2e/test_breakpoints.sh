@@ -52,6 +52,15 @@ else
 	_not_ok "the classifier calls the column walk a conflict, the padded walk capacity" "$issues"
 fi
 
+# -a: per-CPU breakpoint events, the {tgid, ip} key filters in BPF; the
+# workload starts after the attach
+(sleep 1; "$WL/bp_hot" >/dev/null) &
+run_cmd "$BIN" --source faults -a -d 6 --max-alloc-rate 0
+wait
+settled=$(grep -c "settled as conflict .*conflict_pass (bp_hot.c:$col_line)\$" "$tap_out")
+if [ "$settled" -eq 8 ]; then _ok "-a: per-CPU breakpoints settle the 8 column walks"; else
+	_not_ok "-a: per-CPU breakpoints settle the 8 column walks" "$settled lines"; fi
+
 expect "--max-bp-rate 0 turns breakpoints off" 0 "^  off \(--max-bp-rate 0\)" \
 	"$BIN" --source faults --max-bp-rate 0 -- "$WL/bp_hot" 1000
 if grep -q "settled as conflict  " "$tap_out"; then

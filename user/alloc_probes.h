@@ -35,6 +35,7 @@ struct cp_alloc_probes;
 struct cp_alloc_prepare {
 	bool no_stacks;		/* do not capture deeper allocation stacks */
 	bool no_count;		/* do not count calls (no guard) */
+	bool empty;		/* bench: the uprobe programs do nothing (the floor) */
 	__u32 max_live;		/* live-object map entries, 0: CP_MAX_LIVE_OBJECTS */
 };
 
@@ -74,7 +75,8 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 
 /*
  * A target exited (or is no longer profiled): detaches its probes, forgets
- * its live objects and call counter in BPF. Returns 0, -ENOENT if unknown.
+ * its live objects, call-site stacks and call counter in BPF. Returns 0,
+ * -ENOENT if unknown.
  */
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid);
 

@@ -5,13 +5,20 @@
  * anonymous mapping a target makes into an object event of the `events` ring
  * buffer (cacheperf/alloc.h), and keep the live ones in a bounded map.
  *
- * Entry probes stash the arguments and the immediate caller per thread; the
- * caller is read as the return address at *sp, which is exact without frame
- * pointers (Debian's glibc has none). User space may place an entry probe a
- * few instructions into the function (user/probe_place.h) so the kernel can
- * emulate the probed instruction instead of single-stepping it; the attach
- * cookie tells how far below the return address sp then is. Return probes,
- * attached at the same offset, take the result and the deeper user stack.
+ * Entry probes stash the arguments per thread, with the stack position of
+ * the return address. User space may place an entry probe a few instructions
+ * into the function (user/probe_place.h) so the kernel can emulate the probed
+ * instruction instead of single-stepping it; the attach cookie tells how far
+ * below the return address sp then is. Return probes, attached at the same
+ * offset, take the result, the immediate caller (the address returned to,
+ * exact without frame pointers: Debian's glibc has none) and the deeper user
+ * stack, cached per call site (cp_alloc_stack()).
+ *
+ * Cost: each probe hit is a trap into the kernel (~0.7 µs in this VM even
+ * for an empty program, `alloc_probe_cost --empty`), so the programs avoid
+ * what costs as much again: hash updates per call (the per-thread state is
+ * task storage), a user stack walk per call (cached), a consumer wakeup per
+ * record (cp_wakeup_flag()).
  *
  * Nesting: an allocator may call another probed function (glibc's
  * reallocarray tail-calls realloc, realloc(p, 0) calls free). A call entered
@@ -28,6 +35,7 @@
 #define CP_MAX_ERRNO		4095
 #define CP_ALLOC_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
 #define CP_ALLOC_WAKEUP_NS	50000000ull	/* 50 ms */
+#define CP_ALLOC_WAKEUP_MIN_NS	1000000ull	/* 1 ms */
 
 /* A thread inside mmap, mremap or brk. */
 struct cp_map_entry {
@@ -39,17 +47,30 @@ struct cp_map_entry {
 	struct cp_live_object old;	/* mremap: the mapping taken out at entry */
 };
 
+/* A thread's probed allocator call, from its entry to its return. */
+struct cp_alloc_entry {
+	__u64 sp;		/* address of the return address; 0: in no probed call */
+	__u64 size;
+	__u64 old_addr;		/* realloc, reallocarray */
+	__u64 memptr;		/* posix_memalign's out-parameter */
+	__u32 gen;		/* alloc_gen at entry */
+	__u32 calls;		/* calls of the thread not yet added to alloc_calls */
+	__u16 nest;		/* probed calls entered inside this one, not yet returned */
+	__u8 func;		/* enum cp_alloc_func */
+	__u8 __pad[5];
+	/* realloc: old_addr's live object, taken out at entry (kind 0: it was not tracked) */
+	struct cp_live_object old;
+};
+
 /*
- * tid -> the call it is in. A plain hash: an LRU hash costs several hundred
- * ns per update here. An entry is deleted at the call's return; one left by
- * a thread that died inside a call stays (counted as drop_entry_full once
- * the map is full), and a reused tid meets it as a stale generation or an
- * outer call above its stack, which the next return clears.
+ * Thread -> the call it is in, as task storage: written in place, where a
+ * hash update and delete per call cost ~0.3 µs here, and freed with the
+ * thread, so a thread that dies inside a call leaves nothing behind.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CP_MAX_ALLOC_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct cp_alloc_entry);
 } alloc_entries SEC(".maps");
 
@@ -75,6 +96,30 @@ struct {
 	__uint(value_size, CP_ALLOC_STACK_DEPTH * sizeof(__u64));
 } alloc_stacks SEC(".maps");
 
+/* A call site of an allocator: the immediate caller and the frame above it. */
+struct cp_site_key {
+	__u32 tgid;
+	__u32 __pad;
+	__u64 caller;
+	__u64 parent;		/* return address in the caller's frame, 0 if unreadable */
+};
+
+struct cp_site_stack {
+	__s64 stack_id;		/* the last stack taken here */
+	__u64 uses;		/* allocations that returned here since */
+};
+
+/*
+ * Call site -> its last deeper stack (cp_alloc_stack()). LRU: an entry is
+ * added once per call site, and the busy ones stay.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CP_MAX_ALLOC_SITES);
+	__type(key, struct cp_site_key);
+	__type(value, struct cp_site_stack);
+} alloc_site_stacks SEC(".maps");
+
 /* tgid -> allocator calls, read and reset by the rate guard (user/alloc_guard.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -96,39 +141,60 @@ __u32 alloc_gen;
 const volatile bool targ_alloc_stacks = true;
 /* Count calls per process for the allocation-rate guard. */
 const volatile bool targ_alloc_count = true;
+/* Bench only: the uprobe programs return at once, to measure the probes' own floor. */
+const volatile bool targ_alloc_empty = false;
 
 #define CP_INC(field) \
 	__sync_fetch_and_add(&alloc_stats[offsetof(struct cp_alloc_stats, field) / sizeof(__u64)], 1)
 
-static __always_inline void cp_alloc_count(__u32 tgid)
+static __always_inline struct cp_alloc_entry *cp_entry_of_current(__u64 flags)
 {
-	__u64 one = 1, *n;
+	return bpf_task_storage_get(&alloc_entries, bpf_get_current_task_btf(), 0, flags);
+}
+
+/*
+ * Counts a call of thread @e (NULL: none) for the rate guard: in the thread's
+ * entry first, into alloc_calls every CP_ALLOC_COUNT_BATCH calls, as a hash
+ * lookup and an atomic add per call cost ~50 ns here. The guard thus sees up
+ * to CP_ALLOC_COUNT_BATCH - 1 calls per thread late (or never, if the thread
+ * exits), nothing next to a budget of many thousand calls per second.
+ */
+static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
+{
+	__u64 add = 1, *n;
 
 	if (!targ_alloc_count)
 		return;
+	if (e) {
+		if (++e->calls < CP_ALLOC_COUNT_BATCH)
+			return;
+		add = e->calls;
+		e->calls = 0;
+	}
 	n = bpf_map_lookup_elem(&alloc_calls, &tgid);
 	if (n) {
-		__sync_fetch_and_add(n, 1);
+		__sync_fetch_and_add(n, add);
 		return;
 	}
-	if (bpf_map_update_elem(&alloc_calls, &tgid, &one, BPF_NOEXIST)) {
+	if (bpf_map_update_elem(&alloc_calls, &tgid, &add, BPF_NOEXIST)) {
 		n = bpf_map_lookup_elem(&alloc_calls, &tgid);	/* another CPU raced us */
 		if (n)
-			__sync_fetch_and_add(n, 1);
+			__sync_fetch_and_add(n, add);
 		else
 			CP_INC(drop_counter_full);
 	}
 }
 
-/* True when thread @tid is inside a probed call entered at or above @sp. */
-static __always_inline struct cp_alloc_entry *cp_outer_call(__u64 pid_tgid, __u64 sp)
+/* @e is a probed call of this probe generation entered at or above @sp. */
+static __always_inline bool cp_is_outer(const struct cp_alloc_entry *e, __u64 sp)
 {
-	__u32 tid = (__u32)pid_tgid;
-	struct cp_alloc_entry *e = bpf_map_lookup_elem(&alloc_entries, &tid);
+	return e && e->sp && e->gen == alloc_gen && e->sp >= sp;
+}
 
-	if (e && e->gen == alloc_gen && e->tgid == pid_tgid >> 32 && e->sp >= sp)
-		return e;
-	return NULL;
+/* True when the current thread is inside a probed call (mmap, mremap, brk: at any sp). */
+static __always_inline bool cp_in_call(void)
+{
+	return cp_is_outer(cp_entry_of_current(0), 0);
 }
 
 static __always_inline __u64 cp_read_caller(__u64 sp)
@@ -148,12 +214,18 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
  * wakeup is an irq_work self-IPI: an APIC MSR write, which costs ~4 µs in a
  * VM (measured with perf here). So wake only when CP_ALLOC_WAKEUP_BYTES wait
  * or CP_ALLOC_WAKEUP_NS passed since the last wakeup; user space consumes
- * the rest on its own tick (drain__poll(d, 0)).
+ * the rest on its own tick (drain__poll(d, 0)). And never twice within
+ * CP_ALLOC_WAKEUP_MIN_NS: a consumer that does not drain (busy, or not
+ * polling) would otherwise be woken by every record while the data stays
+ * above CP_ALLOC_WAKEUP_BYTES: ~6 µs more per record, a target 3-4 times
+ * slower than with the probes alone.
  */
 static __always_inline __u64 cp_wakeup_flag(__u64 now)
 {
 	__u64 last = alloc_last_wakeup_ns;
 
+	if (now - last < CP_ALLOC_WAKEUP_MIN_NS)
+		return BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < CP_ALLOC_WAKEUP_BYTES &&
 	    now - last < CP_ALLOC_WAKEUP_NS)
 		return BPF_RB_NO_WAKEUP;
@@ -255,32 +327,34 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
 					  __u64 memptr)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct cp_alloc_entry *outer, e = {};
+	__u64 cookie, pid_tgid, sp;
+	struct cp_alloc_entry *e;
 
+	if (targ_alloc_empty)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
 	if (!cp_is_target(pid_tgid >> 32))
 		return 0;
-	cp_alloc_count(pid_tgid >> 32);
-	e.sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
-	outer = cp_outer_call(pid_tgid, e.sp);
-	if (outer) {
-		outer->nest++;
+	e = cp_entry_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	cp_alloc_count(e, pid_tgid >> 32);
+	if (!e) {
+		CP_INC(drop_entry_full);
+		return 0;
+	}
+	cookie = bpf_get_attach_cookie(ctx);
+	sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
+	if (cp_is_outer(e, sp)) {
+		e->nest++;
 		CP_INC(nested);
 		return 0;
 	}
-	e.size = size;
-	e.old_addr = old_addr;
-	e.memptr = memptr;
-	e.caller = cp_read_caller(e.sp);
-	e.tgid = pid_tgid >> 32;
-	e.gen = alloc_gen;
-	e.func = CP_ALLOC_COOKIE_FUNC(cookie);
+	/* a call still open here lost its return (longjmp, detach): this one replaces it */
+	*e = (struct cp_alloc_entry){
+		.sp = sp, .size = size, .old_addr = old_addr, .memptr = memptr, .gen = alloc_gen,
+		.calls = e->calls, .func = CP_ALLOC_COOKIE_FUNC(cookie),
+	};
 	if (old_addr)
-		cp_realloc_take_old(pid_tgid, old_addr, e.func, &e.old);
-	if (bpf_map_update_elem(&alloc_entries, &tid, &e, BPF_ANY))
-		CP_INC(drop_entry_full);
+		cp_realloc_take_old(pid_tgid, old_addr, e->func, &e->old);
 	return 0;
 }
 
@@ -334,27 +408,61 @@ static __always_inline __s64 cp_user_stack(void *ctx)
 	return id;
 }
 
+/*
+ * The deeper user stack of an allocation returning to @caller, at an
+ * allocator's return. A stack walk costs ~0.7 µs here, as much as the probe
+ * itself, and the stack above a call site rarely changes, so it is taken at
+ * the first allocation of a call site and again every CP_ALLOC_STACK_REFRESH
+ * allocations there; the ones between get the last one taken. The call site
+ * is the caller and the return address in its frame record (what the stack
+ * walk finds as the second frame), so a wrapper like xmalloc() still tells
+ * its callers apart: the first two frames of a stack are always exact, and
+ * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
+ * allocations before at the same two frames.
+ */
+static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller)
+{
+	struct cp_site_key key = { .tgid = tgid, .caller = caller };
+	struct cp_site_stack *site, fresh = { .uses = 1 };
+
+	if (!targ_alloc_stacks)
+		return -1;
+	if (bpf_probe_read_user(&key.parent, sizeof(key.parent), (void *)(PT_REGS_FP(ctx) + 8)))
+		key.parent = 0;
+	site = bpf_map_lookup_elem(&alloc_site_stacks, &key);
+	/* racy between CPUs: at worst a stack is taken once more or once less */
+	if (site && site->uses++ % CP_ALLOC_STACK_REFRESH)
+		return site->stack_id;
+	fresh.stack_id = cp_user_stack(ctx);
+	if (site)
+		site->stack_id = fresh.stack_id;
+	else
+		bpf_map_update_elem(&alloc_site_stacks, &key, &fresh, BPF_ANY);
+	return fresh.stack_id;
+}
+
 /* The return of every probed function but free. */
 SEC("uretprobe")
 int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	__u64 ptr = rc, size, old_addr, caller, now;
+	__u64 pid_tgid, ptr = rc, size, old_addr, caller, now;
 	struct cp_live_object old;
 	struct cp_alloc_entry *e;
 	__u16 kind = CP_OBJ_EV_ALLOC;
 	__s64 stack_id;
 	__u8 func, flags;
 
-	e = bpf_map_lookup_elem(&alloc_entries, &tid);
-	if (!e) {
+	if (targ_alloc_empty)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	e = cp_entry_of_current(0);
+	if (!e || !e->sp) {
 		if (cp_is_target(pid_tgid >> 32))
 			CP_INC(no_entry);
 		return 0;
 	}
-	if (e->gen != alloc_gen || e->tgid != pid_tgid >> 32) {
-		bpf_map_delete_elem(&alloc_entries, &tid);
+	if (e->gen != alloc_gen) {
+		e->sp = 0;
 		CP_INC(stale_entry);
 		return 0;
 	}
@@ -365,7 +473,6 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	func = e->func;
 	size = e->size;
 	old_addr = e->old_addr;
-	caller = e->caller;
 	old = e->old;
 	if (func == CP_FN_POSIX_MEMALIGN) {
 		ptr = 0;
@@ -373,7 +480,9 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 		if ((int)rc == 0 && bpf_probe_read_user(&ptr, sizeof(ptr), (void *)e->memptr))
 			CP_INC(read_errors);
 	}
-	bpf_map_delete_elem(&alloc_entries, &tid);
+	e->sp = 0;
+	/* the uretprobe put the original return address back into ip */
+	caller = PT_REGS_IP(ctx);
 
 	if (func == CP_FN_REALLOC || func == CP_FN_REALLOCARRAY) {
 		if (!ptr && size) {
@@ -389,7 +498,7 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	if (!ptr)
 		return 0;		/* failed allocation, or realloc(p, 0) freed p */
 	now = bpf_ktime_get_ns();
-	stack_id = cp_user_stack(ctx);
+	stack_id = cp_alloc_stack(ctx, pid_tgid >> 32, caller);
 	flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func, kind);
 	cp_emit(kind, func, flags, pid_tgid, ptr, size, 0, caller, stack_id, now);
 	return 0;
@@ -398,16 +507,21 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 SEC("uprobe")
 int BPF_KPROBE(on_free, __u64 ptr)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct cp_alloc_entry *e;
+	__u64 pid_tgid;
 
+	if (targ_alloc_empty)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
 	if (!cp_is_target(pid_tgid >> 32))
 		return 0;
-	cp_alloc_count(pid_tgid >> 32);
+	e = cp_entry_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	cp_alloc_count(e, pid_tgid >> 32);
 	if (!ptr)
 		return 0;
 	/* free inside realloc: the realloc event says it */
-	if (cp_outer_call(pid_tgid, PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie))) {
+	if (e && e->sp &&
+	    cp_is_outer(e, PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(bpf_get_attach_cookie(ctx)))) {
 		CP_INC(nested);
 		return 0;
 	}
@@ -438,7 +552,7 @@ static __always_inline bool cp_map_wanted(__u64 pid_tgid)
 {
 	if (!cp_is_target(pid_tgid >> 32))
 		return false;
-	return !cp_outer_call(pid_tgid, 0);
+	return !cp_in_call();
 }
 
 static __always_inline void cp_map_enter(const struct cp_map_entry *m)

@@ -17,6 +17,7 @@
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
 #define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
 #define CP_PURGE_BATCH		4096
+#define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
 
 /* One distinct probed address of an allocator. */
 struct site {
@@ -123,6 +124,7 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 		p = &def;
 	skel->rodata->targ_alloc_stacks = !p->no_stacks;
 	skel->rodata->targ_alloc_count = !p->no_count;
+	skel->rodata->targ_alloc_empty = p->empty;
 	if (p->max_live) {
 		err = bpf_map__set_max_entries(skel->maps.live_objects, p->max_live);
 		if (err)
@@ -391,53 +393,38 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
 }
 
 /*
- * Deletes @tgid's entries of the live-object map: collects the keys first,
- * because get_next_key from a deleted key restarts at the first one.
+ * Deletes @tgid's entries of @map, whose keys begin with the tgid (live
+ * objects, call-site stacks): collects the keys first, because
+ * get_next_key from a deleted key restarts at the first one.
  */
-static void purge_live(struct cp_alloc_probes *ap, pid_t tgid)
+static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 {
-	int fd = bpf_map__fd(ap->skel->maps.live_objects);
-	struct cp_live_key cur, next, *del = NULL, *tmp;
-	size_t n = 0, cap = 0;
+	size_t ks = bpf_map__key_size(map), n = 0, cap = 0;
+	int fd = bpf_map__fd(map);
+	__u8 cur[CP_PURGE_KEY_MAX], next[CP_PURGE_KEY_MAX], *del = NULL, *tmp;
 	bool have = false;
+	__u32 key_tgid;
 
-	while (!bpf_map_get_next_key(fd, have ? &cur : NULL, &next)) {
-		cur = next;
+	if (ks > sizeof(cur) || ks < sizeof(key_tgid))
+		return;
+	while (!bpf_map_get_next_key(fd, have ? cur : NULL, next)) {
+		memcpy(cur, next, ks);
 		have = true;
-		if (next.tgid != (__u32)tgid)
+		memcpy(&key_tgid, next, sizeof(key_tgid));
+		if (key_tgid != (__u32)tgid)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : CP_PURGE_BATCH;
-			tmp = realloc(del, cap * sizeof(*del));
+			tmp = realloc(del, cap * ks);
 			if (!tmp)
 				break;	/* what is left ages out as the map is reused */
 			del = tmp;
 		}
-		del[n++] = next;
+		memcpy(del + n++ * ks, next, ks);
 	}
 	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &del[i]);
+		bpf_map_delete_elem(fd, del + i * ks);
 	free(del);
-}
-
-/* Deletes entries of calls @tgid was in when it exited (their returns never came). */
-static void purge_entries(struct cp_alloc_probes *ap, pid_t tgid)
-{
-	int fd = bpf_map__fd(ap->skel->maps.alloc_entries);
-	__u32 cur, next, del[256];
-	struct cp_alloc_entry e;
-	bool have = false;
-	size_t n = 0;
-
-	while (n < sizeof(del) / sizeof(del[0]) &&
-	       !bpf_map_get_next_key(fd, have ? &cur : NULL, &next)) {
-		cur = next;
-		have = true;
-		if (!bpf_map_lookup_elem(fd, &next, &e) && e.tgid == (__u32)tgid)
-			del[n++] = next;
-	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &del[i]);
 }
 
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
@@ -455,8 +442,8 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	free_target(ap, t);
 	if (pid > 0) {
 		bpf_map__delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), 0);
-		purge_live(ap, pid);
-		purge_entries(ap, pid);
+		purge_tgid(ap->skel->maps.live_objects, pid);
+		purge_tgid(ap->skel->maps.alloc_site_stacks, pid);
 	}
 	return 0;
 }

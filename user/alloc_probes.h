@@ -36,6 +36,7 @@ struct cp_alloc_probes;
 struct cp_alloc_prepare {
 	bool no_stacks;		/* do not capture deeper allocation stacks */
 	bool no_count;		/* do not count calls (no guard) */
+	bool empty;		/* bench: the uprobe programs do nothing (the floor) */
 	__u32 max_live;		/* live-object map entries, 0: CP_MAX_LIVE_OBJECTS */
 };
 
@@ -75,10 +76,10 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 
 /*
  * A target exited (or is no longer profiled): detaches its probes, forgets
- * its live objects and call counter in BPF. Returns 0, -ENOENT if unknown.
- * The uprobes are destroyed on a worker thread (user/link_reaper.h): this
- * returns without waiting the ~1 s the kernel takes; so do the guard's
- * detaches in cp_alloc_probes__tick().
+ * its live objects, call-site stacks and call counter in BPF. Returns 0,
+ * -ENOENT if unknown. The uprobes are destroyed on a worker thread
+ * (user/link_reaper.h): this returns without waiting the ~1 s the kernel
+ * takes; so do the guard's detaches in cp_alloc_probes__tick().
  */
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid);
 

@@ -13,10 +13,14 @@
 
 /* live-object map entries (preallocated, ~100 bytes each); may be resized before load */
 #define CP_MAX_LIVE_OBJECTS	(1u << 18)
-#define CP_MAX_ALLOC_THREADS	16384		/* threads inside an allocator at once */
+#define CP_MAX_ALLOC_THREADS	16384		/* threads inside mmap, mremap or brk */
 #define CP_MAX_ALLOC_STACKS	16384		/* allocation stacks (stack map entries) */
 #define CP_ALLOC_STACK_DEPTH	32		/* frames kept per allocation stack */
+#define CP_MAX_ALLOC_SITES	16384		/* call sites whose last stack is kept */
+/* a call site's deeper stack is taken again after this many allocations there */
+#define CP_ALLOC_STACK_REFRESH	64
 #define CP_MAX_ALLOC_COUNTED	1024		/* processes whose calls are counted */
+#define CP_ALLOC_COUNT_BATCH	64		/* calls a thread counts before adding up */
 /* --max-alloc-rate default: allocator calls per second and process */
 #define CP_ALLOC_RATE_DEFAULT	200000
 
@@ -121,23 +125,6 @@ struct cp_live_object {
 };
 _Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is ABI");
 
-/* Value of the alloc_entries map (tid ->): a thread inside a probed allocator call. */
-struct cp_alloc_entry {
-	__u64 sp;		/* address of the return address */
-	__u64 size;
-	__u64 old_addr;		/* realloc, reallocarray */
-	__u64 memptr;		/* posix_memalign's out-parameter */
-	__u64 caller;
-	__u32 tgid;		/* a tid of an exited process may come back in another */
-	__u32 gen;		/* alloc_gen at entry */
-	__u16 nest;		/* probed calls entered inside this one, not yet returned */
-	__u8 func;		/* enum cp_alloc_func */
-	__u8 __pad[5];
-	/* realloc: old_addr's live object, taken out at entry (kind 0: it was not tracked) */
-	struct cp_live_object old;
-};
-_Static_assert(sizeof(struct cp_alloc_entry) == 96, "struct cp_alloc_entry is ABI");
-
 /*
  * The bpf_cookie of every allocation uprobe: which function it is, and how
  * many bytes the probed instruction sits below the return address (a probe
@@ -156,7 +143,7 @@ struct cp_alloc_stats {
 	__u64 events;		/* records written to the ring buffer */
 	__u64 drop_ringbuf;	/* records lost: ring buffer full */
 	__u64 drop_live_full;	/* objects not kept: live-object map full (their free is lost) */
-	__u64 drop_entry_full;	/* calls not followed: per-thread entry map full */
+	__u64 drop_entry_full;	/* calls not followed: no room for the thread's entry */
 	__u64 drop_counter_full;	/* calls not counted for the guard: counter map full */
 	__u64 no_entry;		/* returns without their entry (attached mid-call) */
 	__u64 stale_entry;	/* entries of an older probe generation dropped */

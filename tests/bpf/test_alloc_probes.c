@@ -123,8 +123,8 @@ static int reap(struct child *c)
 	return status;
 }
 
-/* The value of symbol @name in the ELF file @path, 0 if absent. */
-static __u64 elf_sym(const char *path, const char *name, __u16 *e_type)
+/* The value of symbol @name in the ELF file @path, 0 if absent; its size in @size. */
+static __u64 elf_sym_sized(const char *path, const char *name, __u16 *e_type, __u64 *size)
 {
 	int fd = open(path, O_RDONLY);
 	Elf_Scn *scn = NULL;
@@ -154,6 +154,8 @@ static __u64 elf_sym(const char *path, const char *name, __u16 *e_type)
 			n = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (n && !strcmp(n, name)) {
 				val = s.st_value;
+				if (size)
+					*size = s.st_size;
 				break;
 			}
 		}
@@ -161,6 +163,11 @@ static __u64 elf_sym(const char *path, const char *name, __u16 *e_type)
 	elf_end(elf);
 	close(fd);
 	return val;
+}
+
+static __u64 elf_sym(const char *path, const char *name, __u16 *e_type)
+{
+	return elf_sym_sized(path, name, e_type, NULL);
 }
 
 /* Load bias of @path in @pid: the start of its mapping at file offset 0 (PIE). */
@@ -333,6 +340,31 @@ struct sites_case {
 };
 
 /*
+ * The deeper stack of an object (frame pointers: the workload has them) goes
+ * from its call site @caller (symbol @sym) into worker() at @worker, which
+ * called s_FUNC: what is kept per call site (bpf/alloc.bpf.c,
+ * cp_alloc_stack()). False if there is none: stacks are best effort, and one
+ * whose hash meets another one's in the stack map is not kept.
+ */
+static bool check_stack(struct run *r, __s64 stack_id, __u64 caller, __u64 worker,
+			__u64 worker_size, const char *sym)
+{
+	__u64 frames[CP_ALLOC_STACK_DEPTH];
+	__u32 id = (__u32)stack_id;
+
+	if (stack_id < 0)
+		return false;
+	assert_int_equal(bpf_map__lookup_elem(r->skel->maps.alloc_stacks, &id, sizeof(id),
+					      frames, sizeof(frames), 0), 0);
+	if (frames[0] != caller || frames[1] < worker || frames[1] >= worker + worker_size)
+		fail_msg("stack %#llx %#llx, expected %s at %#llx, then worker() at %#llx +%llu",
+			 (unsigned long long)frames[0], (unsigned long long)frames[1], sym,
+			 (unsigned long long)caller, (unsigned long long)worker,
+			 (unsigned long long)worker_size);
+	return true;
+}
+
+/*
  * The workload's objects against the store: kind, start, size, tid and call
  * site of each; then, after it frees everything and exits, nothing left.
  * Both workloads run 4 threads x 9 functions x 8 objects and free every third.
@@ -350,9 +382,9 @@ static void check_sites(const struct sites_case *k)
 	struct child c;
 	struct run r;
 	char line[256];
-	int n = 0, threads = 0, status;
+	int n = 0, threads = 0, status, stackless = 0;
 	long tids[16];
-	__u64 bias;
+	__u64 bias, worker, worker_size = 0;
 
 	spawn(&c, path, "sites", NULL, k->env);
 	assert_non_null(alloc);
@@ -380,6 +412,11 @@ static void check_sites(const struct sites_case *k)
 	}
 	drain_all(&r);
 	bias = exe_bias(c.pid, path, (elf_sym(path, "main", &e_type), e_type));
+	worker = bias + elf_sym_sized(path, "worker", &e_type, &worker_size);
+	/* the C++ workload's static worker(void *), mangled */
+	if (!worker_size)
+		worker = bias + elf_sym_sized(path, "_ZL6workerPv", &e_type, &worker_size);
+	assert_true(worker_size > 0);
 
 	/* 4 threads x 9 functions x 8 objects, every third freed */
 	assert_int_equal(n, 4 * 9 * 8 * 2 / 3);
@@ -387,8 +424,8 @@ static void check_sites(const struct sites_case *k)
 	for (int i = 0; i < n; i++) {
 		const struct cp_callsite *cs;
 		struct cp_resolved res;
-		char sym[64];
 		__u64 ret;
+		char sym[64];
 		bool seen = false;
 
 		snprintf(sym, sizeof(sym), "cp_ret_%s", objs[i].func);
@@ -409,6 +446,7 @@ static void check_sites(const struct sites_case *k)
 			fail_msg("%s: %s call site %#llx, expected %s at %#llx", name, objs[i].func,
 				 (unsigned long long)cs->caller, sym,
 				 (unsigned long long)(bias + ret));
+		stackless += !check_stack(&r, cs->stack_id, bias + ret, worker, worker_size, sym);
 		/* the realloc chain's object is the result of a realloc */
 		assert_int_equal(!!(res.flags & CP_OBJ_F_REALLOC), !strcmp(objs[i].func, "realloc"));
 		for (int t = 0; t < threads; t++)
@@ -454,6 +492,10 @@ static void check_sites(const struct sites_case *k)
 		assert_true(st.single_step <= 1);
 		assert_true(st.placed >= 1);
 	}
+	/* objects without a stack only from a failed stack walk, and few */
+	if (stackless)
+		assert_true(st.bpf.stack_errors > 0);
+	assert_true(stackless <= n / 4);
 
 	/* the target frees everything and exits under the probes */
 	tell(&c);

@@ -43,6 +43,12 @@ void cp_issue_rank(struct cp_issue *issues, size_t n);
 void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1);
 
 /*
+ * The first run of set bits of @mask at or after bit @from: returns its
+ * first bit and sets *@last to its last one; -1 when there is none.
+ */
+int cp_byte_run(__u64 mask, int from, int *last);
+
+/*
  * "0-7,16-23": the set bits of @mask as ranges, each bit's number plus
  * @base. "-" for an empty mask. snprintf semantics on @buf.
  */

@@ -6,29 +6,32 @@
 
 #include "issue.h"
 
+int cp_byte_run(__u64 mask, int from, int *last)
+{
+	int b = from;
+
+	while (b < 64 && !(mask >> b & 1))
+		b++;
+	if (b >= 64)
+		return -1;
+	for (*last = b; *last + 1 < 64 && (mask >> (*last + 1) & 1); (*last)++)
+		;
+	return b;
+}
+
 int cp_byte_ranges(__u64 mask, __s64 base, char *buf, size_t sz)
 {
-	int n = 0;
+	int n = 0, b, e;
 
 	if (sz)
 		buf[0] = '\0';
 	if (!mask)
 		return snprintf(buf, sz, "-");
-	for (int b = 0; b < 64;) {
-		int e;
-
-		if (!(mask >> b & 1)) {
-			b++;
-			continue;
-		}
-		for (e = b; e + 1 < 64 && (mask >> (e + 1) & 1); e++)
-			;
+	for (b = cp_byte_run(mask, 0, &e); b >= 0; b = cp_byte_run(mask, e + 1, &e))
 		/* past the end: count what the full text needs, write nothing */
 		n += snprintf((size_t)n < sz ? buf + n : NULL, (size_t)n < sz ? sz - (size_t)n : 0,
 			      e > b ? "%s%lld-%lld" : "%s%lld", n ? "," : "",
 			      (long long)(b + base), (long long)(e + base));
-		b = e + 1;
-	}
 	return n;
 }
 

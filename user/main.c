@@ -86,13 +86,19 @@ static void fill_info(struct cp_main *m)
 	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
 }
 
+/* Where reports go and how issues are judged: -o, --json and the filters. */
+static struct cp_report_opts report_opts(const struct cp_main *m)
+{
+	return (struct cp_report_opts){
+		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+	};
+}
+
 /* The report of the profile so far: text to -o or stdout, JSON to --json. */
 static void print_report(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
-	struct cp_report_opts o = {
-		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
-	};
+	struct cp_report_opts o = report_opts(m);
 
 	if (cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err)))
 		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
@@ -122,9 +128,7 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
 			       CP_EXIT_RUNTIME : CP_EXIT_OK;
 	case CP_MODE_REPORT: {
-		struct cp_report_opts o = {
-			.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
-		};
+		struct cp_report_opts o = report_opts(m);
 
 		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);

@@ -263,18 +263,12 @@ static struct proc *get_proc(struct cp_objects *o, pid_t pid)
 static struct proc *live_proc(struct cp_objects *o, pid_t pid)
 {
 	size_t i = probe(o, pid);
-	struct proc *p = o->slots[i];
 
-	if (p && p->exited) {
-		proc_free(o, p);
+	if (o->slots[i] && o->slots[i]->exited) {
+		proc_free(o, o->slots[i]);
 		unlink_slot(o, i);
-		p = NULL;
 	}
-	if (p) {
-		p->last_use = ++o->tick;
-		return p;
-	}
-	return new_proc(o, pid);
+	return get_proc(o, pid);
 }
 
 static struct proc *new_proc(struct cp_objects *o, pid_t pid)

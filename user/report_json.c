@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The JSON report (see report_json.h and docs/json.md). */
+#include "issue.h"
 #include "json_writer.h"
 #include "report_json.h"
 
@@ -71,9 +72,11 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_end(j);
 }
 
-static void put_loc(struct cp_json *j, const struct cp_src_loc *l, bool known)
+/* function, file, line of @l (and its module, @with_module); null what is unknown. */
+static void put_loc(struct cp_json *j, const struct cp_src_loc *l, bool known, bool with_module)
 {
-	cp_json_str(j, "module", known && l->module[0] ? l->module : NULL);
+	if (with_module)
+		cp_json_str(j, "module", known && l->module[0] ? l->module : NULL);
 	cp_json_str(j, "function", known && l->function[0] ? l->function : NULL);
 	cp_json_str(j, "file", known && l->file[0] ? l->file : NULL);
 	if (known && l->line)
@@ -85,19 +88,14 @@ static void put_loc(struct cp_json *j, const struct cp_src_loc *l, bool known)
 /* [[first, last], ...]: the runs of set bits of @mask, as byte offsets. */
 static void put_byte_runs(struct cp_json *j, const char *key, __u64 mask)
 {
-	cp_json_array(j, key);
-	for (int b = 0; b < 64; b++) {
-		int e = b;
+	int b, e;
 
-		if (!(mask >> b & 1))
-			continue;
-		while (e + 1 < 64 && (mask >> (e + 1) & 1))
-			e++;
+	cp_json_array(j, key);
+	for (b = cp_byte_run(mask, 0, &e); b >= 0; b = cp_byte_run(mask, e + 1, &e)) {
 		cp_json_array(j, NULL);
 		cp_json_u64(j, NULL, (__u64)b);
 		cp_json_u64(j, NULL, (__u64)e);
 		cp_json_end(j);
-		b = e;
 	}
 	cp_json_end(j);
 }
@@ -113,15 +111,8 @@ static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 	cp_json_u64(j, "refs", o->refs);
 	cp_json_array(j, "alloc_stack");
 	for (__u32 i = 0; i < o->nr_frames && i < CP_ISSUE_MAX_FRAMES; i++) {
-		const struct cp_src_loc *l = &o->alloc_stack[i];
-
 		cp_json_object(j, NULL);
-		cp_json_str(j, "function", l->function[0] ? l->function : NULL);
-		cp_json_str(j, "file", l->file[0] ? l->file : NULL);
-		if (l->line)
-			cp_json_u64(j, "line", l->line);
-		else
-			cp_json_null(j, "line");
+		put_loc(j, &o->alloc_stack[i], true, false);
 		cp_json_end(j);
 	}
 	cp_json_end(j);
@@ -186,7 +177,7 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is)
 
 		cp_json_object(j, NULL);
 		cp_json_hex(j, "ip", in->ip);
-		put_loc(j, &in->loc, in->have_loc);
+		put_loc(j, &in->loc, in->have_loc, true);
 		cp_json_u64(j, "samples", in->samples);
 		cp_json_u64(j, "misses", in->misses);
 		cp_json_u64(j, "ips", in->nr_ips);

@@ -49,6 +49,7 @@ struct cp_alloc_probes {
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
 	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
 };
 
@@ -261,7 +262,8 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		ssize_t got;
 		__u32 args;
 
-		if (!fn->found || !entry_prog(ap->skel, f, &args))
+		if (!fn->found || !entry_prog(ap->skel, f, &args) ||
+		    (ap->opts.no_throwing_new && cp_alloc_func_throws(f)))
 			continue;
 		/* glibc's aligned_alloc and memalign are one function: probe it once */
 		for (int s = 0; s < t->nr_sites && !dup; s++)
@@ -287,6 +289,14 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		};
 	}
 	free(code);
+	for (int i = 0; i < t->nr_sites; i++) {
+		if (!cp_alloc_func_throws(t->sites[i].func))
+			continue;
+		ap->throwing_new++;
+		fprintf(stderr, "cacheperf-bpf: warning: process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed\n",
+			(int)t->pid, cp_allocator_kind_name(t->alloc->kind));
+		break;
+	}
 }
 
 static int attach_one(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
@@ -536,6 +546,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->backoffs = ap->backoffs_gone;
 	out->backoff_ns = ap->backoff_ns_gone;
 	out->raw_syscalls = ap->raw_syscalls;
+	out->throwing_new = ap->throwing_new;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];

@@ -52,6 +52,15 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 struct cp_alloc_probes_opts {
 	__u64 max_alloc_rate;	/* --max-alloc-rate, calls/s per process; 0: no guard */
 	FILE *log;		/* -v: where probes went and why; NULL: quiet */
+	/*
+	 * --no-throwing-new: leave the operator new variants that throw
+	 * unprobed. Their return probe puts the kernel's trampoline in place of
+	 * the return address, which has no unwind information: a std::bad_alloc
+	 * they throw ends the program in std::terminate() instead of reaching
+	 * its catch. Repairing the stack needs bpf_probe_write_user(), which
+	 * kernel lockdown (secure boot) forbids.
+	 */
+	bool no_throwing_new;
 	/* the guard backed off (true) or resumed (false) for @pid (-1: all processes) */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *ctx;
@@ -110,6 +119,7 @@ struct cp_alloc_probes_stats {
 	__u64 backed_off;	/* targets backed off now */
 	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
 	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
 };
 
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out);

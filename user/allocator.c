@@ -71,6 +71,19 @@ bool cp_alloc_func_is_cxx(enum cp_alloc_func func)
 	return func >= CP_FN_NEW && func < CP_FN_NR_PROBED;
 }
 
+bool cp_alloc_func_throws(enum cp_alloc_func func)
+{
+	switch (func) {
+	case CP_FN_NEW:
+	case CP_FN_NEW_ARRAY:
+	case CP_FN_NEW_ALIGNED:
+	case CP_FN_NEW_ARRAY_ALIGNED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool cp_alloc_func_frees(enum cp_alloc_func func)
 {
 	return func == CP_FN_FREE || (func >= CP_FN_DELETE && func < CP_FN_NR_PROBED);

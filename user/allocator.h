@@ -63,6 +63,9 @@ const char *cp_alloc_func_name(enum cp_alloc_func func);
 bool cp_alloc_func_is_cxx(enum cp_alloc_func func);
 
 /* free or a delete: takes a pointer, returns nothing (no return probe). */
+/* The operator new variants that throw std::bad_alloc rather than return NULL. */
+bool cp_alloc_func_throws(enum cp_alloc_func func);
+
 bool cp_alloc_func_frees(enum cp_alloc_func func);
 
 /*

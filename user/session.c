@@ -208,6 +208,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (!opts->no_objects) {
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = opts->max_alloc_rate,
+			.no_throwing_new = opts->no_throwing_new,
 			.log = opts->verbose ? stderr : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,

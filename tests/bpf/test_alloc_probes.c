@@ -239,11 +239,12 @@ static int count_fds(void)
 	return n;
 }
 
-static void start_run(struct run *r, pid_t pid, __u64 max_rate)
+static void start_run(struct run *r, pid_t pid, __u64 max_rate, bool no_throwing_new)
 {
 	struct cp_drain_ops ops = { .record = on_record, .ctx = r };
 	struct cp_alloc_probes_opts o = {
 		.max_alloc_rate = max_rate, .on_guard = on_guard, .ctx = r,
+		.no_throwing_new = no_throwing_new,
 		.log = getenv("CP_TEST_VERBOSE") ? stderr : NULL,
 	};
 	__u32 key = pid;
@@ -337,6 +338,11 @@ struct sites_case {
 	bool mapping;			/* maps from cp_ret_mmap, mremaps, unmaps at exit */
 	bool realloc_chain;		/* its "realloc" objects went through CHAIN reallocs */
 	bool glibc;			/* glibc's code: placement is known */
+	/*
+	 * its operator new throws std::bad_alloc once, with the throwing
+	 * variants unprobed (--no-throwing-new): their objects are unknown
+	 */
+	bool throws;
 };
 
 /*
@@ -369,6 +375,13 @@ static bool check_stack(struct run *r, __s64 stack_id, __u64 caller, __u64 worke
  * site of each; then, after it frees everything and exits, nothing left.
  * Both workloads run 4 threads x 9 functions x 8 objects and free every third.
  */
+/* cxx_sites' names of the operator new variants that throw */
+static bool throwing_new(const char *func)
+{
+	return !strcmp(func, "new") || !strcmp(func, "new_array") || !strcmp(func, "new_aligned") ||
+	       !strcmp(func, "new_array_aligned");
+}
+
 static void check_sites(const struct sites_case *k)
 {
 	const char *name = k->name;
@@ -382,7 +395,7 @@ static void check_sites(const struct sites_case *k)
 	struct child c;
 	struct run r;
 	char line[256];
-	int n = 0, threads = 0, status, stackless = 0;
+	int n = 0, threads = 0, status, stackless = 0, threw = 0;
 	long tids[16];
 	__u64 bias, worker, worker_size = 0;
 
@@ -397,7 +410,7 @@ static void check_sites(const struct sites_case *k)
 	assert_int_equal(alloc->fns[CP_FN_NEW].found && alloc->fns[CP_FN_DELETE_SIZED].found,
 			 k->kind != CP_ALLOCATOR_LIBC && k->kind != CP_ALLOCATOR_EXEC);
 	free(alloc);
-	start_run(&r, c.pid, 0);
+	start_run(&r, c.pid, 0, k->throws);
 	tell(&c);
 	while (fgets(line, sizeof(line), c.out) && strcmp(line, "done\n")) {
 		struct wl_obj *o = &objs[n];
@@ -405,6 +418,10 @@ static void check_sites(const struct sites_case *k)
 
 		if (sscanf(line, "map %*d %llx %llu", &maddr, &mlen) == 2)
 			continue;
+		if (!strncmp(line, "threw bad_alloc ", 16)) {
+			threw++;
+			continue;
+		}
 		assert_int_equal(sscanf(line, "obj %ld %31s %llx %llu", &o->tid, o->func, &a, &s), 4);
 		o->addr = a;
 		o->size = s;
@@ -418,6 +435,12 @@ static void check_sites(const struct sites_case *k)
 		worker = bias + elf_sym_sized(path, "_ZL6workerPv", &e_type, &worker_size);
 	assert_true(worker_size > 0);
 
+	/*
+	 * The std::bad_alloc thrown by the probed operator new reached the
+	 * workload's catch: the return address the return probe had replaced
+	 * was put back before unwinding (else: std::terminate, no line)
+	 */
+	assert_int_equal(threw, k->throws);
 	/* 4 threads x 9 functions x 8 objects, every third freed */
 	assert_int_equal(n, 4 * 9 * 8 * 2 / 3);
 	assert_int_equal(r.apply_errors, 0);
@@ -432,6 +455,12 @@ static void check_sites(const struct sites_case *k)
 		ret = elf_sym(path, sym, &e_type);
 		assert_true(ret != 0);
 		assert_int_equal(cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res), 0);
+		if (k->throws && throwing_new(objs[i].func)) {
+			/* not probed: not an object of that call */
+			assert_false(res.kind == CP_OBJ_HEAP && res.start == objs[i].addr &&
+				     res.size == objs[i].size);
+			continue;
+		}
 		if (res.kind != CP_OBJ_HEAP || res.start != objs[i].addr) {
 			print_counters(&r);
 			fail_msg("%s: %s object %#llx of thread %ld not tracked (kind %d start %#llx)",
@@ -479,10 +508,14 @@ static void check_sites(const struct sites_case *k)
 		assert_int_equal(cs->caller, bias + elf_sym(path, "cp_ret_mmap", &e_type));
 	}
 	/* frees: every third object of every thread, plus the chain's reallocs */
-	assert_true(r.by_kind[CP_OBJ_EV_FREE] >= 4 * 24);
+	/* (with the throwing variants unprobed: 13 of each thread's 24 are of the others) */
+	assert_true(r.by_kind[CP_OBJ_EV_FREE] >= 4 * (k->throws ? 13 : 24));
 	if (k->realloc_chain)
 		assert_true(r.by_kind[CP_OBJ_EV_REALLOC] >= 4 * 8 * 6);
 	cp_alloc_probes__stats(r.ap, &st);
+	/* C++ allocators' throwing operator new is probed unless told not to */
+	assert_int_equal(st.throwing_new, k->kind >= CP_ALLOCATOR_JEMALLOC &&
+					  k->kind <= CP_ALLOCATOR_MIMALLOC && !k->throws);
 	assert_int_equal(st.bpf.drop_ringbuf, 0);
 	assert_int_equal(st.bpf.drop_live_full, 0);
 	assert_int_equal(st.bpf.read_errors, 0);
@@ -535,12 +568,15 @@ static void check_sites(const struct sites_case *k)
  * every delete.
  */
 static const struct sites_case sites_cases[] = {
-	{ "alloc_sites", NULL, CP_ALLOCATOR_LIBC, true, true, true },
-	{ "alloc_sites", "MALLOC_ARENA_MAX=1", CP_ALLOCATOR_LIBC, true, true, true },
-	{ "alloc_sites_static", NULL, CP_ALLOCATOR_EXEC, true, true, true },
+	{ "alloc_sites", NULL, CP_ALLOCATOR_LIBC, true, true, true, false },
+	{ "alloc_sites", "MALLOC_ARENA_MAX=1", CP_ALLOCATOR_LIBC, true, true, true, false },
+	{ "alloc_sites_static", NULL, CP_ALLOCATOR_EXEC, true, true, true, false },
 	{ .name = "cxx_sites_tcmalloc", .kind = CP_ALLOCATOR_TCMALLOC },
 	{ .name = "cxx_sites_jemalloc", .kind = CP_ALLOCATOR_JEMALLOC },
 	{ .name = "cxx_sites_mimalloc", .kind = CP_ALLOCATOR_MIMALLOC },
+	/* --no-throwing-new: the program's catch of a std::bad_alloc still works */
+	{ .name = "cxx_sites_tcmalloc", .env = "CXX_SITES_THROW=1", .kind = CP_ALLOCATOR_TCMALLOC,
+	  .throws = true },
 };
 
 static void test_sites(void **state)
@@ -595,7 +631,7 @@ static void test_guard_backs_off(void **state)
 	REQUIRE_ROOT();
 	/* long enough for a loaded machine; killed once the test has seen enough */
 	spawn(&c, workload("alloc_sites"), "storm", "30", NULL);
-	start_run(&r, c.pid, 20000);
+	start_run(&r, c.pid, 20000, false);
 	tell(&c);
 	assert_true(tick_until(&r, c.pid, true));
 	cp_alloc_probes__stats(r.ap, &st);
@@ -643,7 +679,7 @@ static void test_exit_under_probes(void **state)
 	(void)state;
 	REQUIRE_ROOT();
 	spawn(&c, workload("alloc_sites"), "storm", "1", NULL);
-	start_run(&r, c.pid, 0);
+	start_run(&r, c.pid, 0, false);
 	cp_alloc_probes__stats(r.ap, &st);
 	assert_true(st.links > 0);
 	assert_true(count_fds() >= r.fds_before_attach + (int)st.links);
@@ -686,7 +722,7 @@ static void test_guard_off(void **state)
 	(void)state;
 	REQUIRE_ROOT();
 	spawn(&c, workload("alloc_sites"), "storm", "1", NULL);
-	start_run(&r, c.pid, 0);
+	start_run(&r, c.pid, 0, false);
 	tell(&c);
 	assert_false(tick_until(&r, c.pid, true));
 	assert_non_null(fgets(line, sizeof(line), c.out));
@@ -767,6 +803,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_sites, (void *)&sites_cases[3]),
 		cmocka_unit_test_prestate(test_sites, (void *)&sites_cases[4]),
 		cmocka_unit_test_prestate(test_sites, (void *)&sites_cases[5]),
+		cmocka_unit_test_prestate(test_sites, (void *)&sites_cases[6]),
 		cmocka_unit_test(test_exit_under_probes),
 		cmocka_unit_test(test_guard_backs_off),
 		cmocka_unit_test(test_guard_off),

@@ -12,8 +12,12 @@
  * variant of operator new (and malloc) with sizes
  * SIZE_BASE * (thread + 1) + 16 * function + i, delete every third one
  * through the plain (unsized) delete of its kind, and print one line per
- * object still alive: "obj TID NAME ADDR SIZE"; then "done", waits for a
- * line, deletes the rest through the sized deletes and exits 0.
+ * object still alive: "obj TID NAME ADDR SIZE"; with CXX_SITES_THROW=1 in
+ * the environment thread 0 then asks operator new for more than any machine
+ * has and prints "threw bad_alloc TID" once the exception came out through
+ * the probed operator new (its return probe must not break unwinding;
+ * mimalloc aborts instead of throwing); then "done", waits for a line,
+ * deletes the rest through the sized deletes and exits 0.
  */
 #include <new>
 #include <pthread.h>
@@ -101,6 +105,19 @@ struct obj {
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct obj objs[NR_THREADS][NR_FUNCS * PER_FUNC];
 
+/* operator new of @n bytes; 1 when it threw std::bad_alloc. */
+__attribute__((noinline)) static int new_throws(size_t n)
+{
+	try {
+		void *p = ::operator new(n);
+
+		::operator delete(p);
+	} catch (const std::bad_alloc &) {
+		return 1;
+	}
+	return 0;
+}
+
 static void *worker(void *arg)
 {
 	int t = (int)(long)arg, n = 0;
@@ -126,6 +143,9 @@ static void *worker(void *arg)
 		if (objs[t][i].p)
 			printf("obj %ld %s %p %zu\n", tid, funcs[objs[t][i].func].name, objs[t][i].p,
 			       objs[t][i].size);
+	/* half the address space: no allocator can, whatever the overcommit policy */
+	if (t == 0 && getenv("CXX_SITES_THROW") && new_throws((size_t)-1 / 2))
+		printf("threw bad_alloc %ld\n", tid);
 	fflush(stdout);
 	pthread_mutex_unlock(&out_lock);
 	return NULL;

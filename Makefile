@@ -155,6 +155,32 @@ $(BUILD)/tests/bench $(BUILD)/tests/fuzz $(BUILD)/fuzz:
 
 tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BIN))
 
+# The ground-truth oracle (tests/oracle, issue #9): the simulator, linked with
+# the library, and its corpus: workloads compiled with clang's -fsanitize=thread
+# instrumentation but linked (non-PIE) with the oracle's own tracing runtime
+# instead of TSan's, with the allocator and memcpy/memset wrapped.
+ORACLE		:= $(BUILD)/tests/oracle/oracle
+ORACLE_SRCS	:= $(filter-out tests/oracle/trace_rt.c,$(sort $(wildcard tests/oracle/*.c)))
+ORACLE_RT	:= $(BUILD)/tests/oracle/trace_rt.o
+ORACLE_WLS	:= $(patsubst tests/oracle/workloads/%.c,$(BUILD)/tests/oracle/workloads/%,\
+		   $(sort $(wildcard tests/oracle/workloads/*.c)))
+ORACLE_WRAP	:= -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free \
+		   -Wl,--wrap=posix_memalign,--wrap=memcpy,--wrap=memset
+$(ORACLE): $(ORACLE_SRCS) $(LIB) | $(BUILD)/tests/oracle
+	$(call msg,ORACLE,$@)
+	$(Q)$(CC) $(CP_CFLAGS) -Itests/oracle $(ORACLE_SRCS) $(LIB) $(LDLIBS) -o $@
+$(ORACLE_RT): tests/oracle/trace_rt.c | $(BUILD)/tests/oracle
+	$(Q)$(CC) -g -O2 -Wall -Wextra -MMD -MP -c $< -o $@
+$(BUILD)/tests/oracle/workloads/%: tests/oracle/workloads/%.c $(ORACLE_RT) Makefile | $(BUILD)/tests/oracle/workloads
+	$(call msg,TRACED,$@)
+	$(Q)$(CLANG) -g -gdwarf-aranges -O1 -fno-omit-frame-pointer -fsanitize=thread \
+		-mllvm -tsan-instrument-read-before-write=1 -Wall -Wextra -MMD -MP \
+		-c $< -o $@.o
+	$(Q)$(CC) -no-pie -pthread $@.o $(ORACLE_RT) $(ORACLE_WRAP) -o $@
+$(BUILD)/tests/oracle $(BUILD)/tests/oracle/workloads:
+	$(Q)mkdir -p $@
+tests: $(ORACLE) $(ORACLE_WLS)
+
 fuzz: $(FUZZ_BIN)
 	$(Q)CP_BUILD=$(BUILD) CP_FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/e2e/test_fuzz_recording.sh
 
@@ -185,4 +211,4 @@ install: $(BIN)
 clean:
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/oracle/*/*.d)

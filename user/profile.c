@@ -12,6 +12,7 @@
 #include "bp_sampler.h"
 #include "drain.h"
 #include "miss_store.h"
+#include "seen_objects.h"
 #include "object_stats.h"
 #include "process_objects.h"
 #include "report_emit.h"
@@ -38,6 +39,7 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_cache_level l1;		/* the L1D misses map onto */
 	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
@@ -59,6 +61,18 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Remembers the tracked heap object or mapping @addr fell in, for the classifier. */
+static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct cp_resolved *r)
+{
+	struct cp_seen_object o = {
+		.start = r->start, .size = r->size, .callsite = r->callsite, .tid = r->tid,
+		.flags = r->flags, .kind = (__u16)r->kind,
+	};
+
+	if ((r->kind == CP_OBJ_HEAP || r->kind == CP_OBJ_MAPPING) && !r->before_attach && r->size)
+		cp_seen_objects__note(p->seen, tgid, addr, p->l1.line_bytes, &o);
 }
 
 /*
@@ -97,6 +111,8 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;
+	if (miss)
+		note_seen(p, s->tgid, s->addr, &r);
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
 	object_stats__add(p->ostats, s->tgid, &r, cs ? cs->caller : 0,
 			  s->flags & CP_SAMPLE_MISS);
@@ -165,8 +181,14 @@ static void on_history_record(struct cp_profile *p, const void *data)
 	memcpy(&h, data, sizeof(h));
 	key.tgid = h.tgid;
 	key.ip = h.ip;
-	for (__u32 i = 0; i < h.nr && i < CP_HISTORY_MAX; i++)
+	for (__u32 i = 0; i < h.nr && i < CP_HISTORY_MAX; i++) {
+		struct cp_resolved r;
+
 		insn_store__add_history(p->insns, &key, h.addrs[i]);
+		/* the objects a conflict's lines lie in, while they live */
+		if (!cp_objects_resolve(p->objects, (pid_t)h.tgid, h.addrs[i], &r))
+			note_seen(p, h.tgid, h.addrs[i], &r);
+	}
 }
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
@@ -205,8 +227,10 @@ static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
 	p->ostats = object_stats__new(0);
 	p->l1 = *l1d;
 	p->misses = miss_store__new(&p->l1, 0);
+	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
-	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym) {
+	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->seen ||
+	    !p->sym) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -292,6 +316,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_objects__free(p->objects);
 	object_stats__free(p->ostats);
 	miss_store__free(p->misses);
+	cp_seen_objects__free(p->seen);
 	cp_symbolizer__free(p->sym);
 	free(p);
 }
@@ -615,18 +640,29 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
 }
 
 /*
- * cp_class_object_fn over the process objects, resolved at report time: an
- * object freed by then is not found (its line still counts). The
- * allocation stack is the allocator's immediate caller only.
+ * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
+ * history found at @addr (user/seen_objects.h), else the process objects at
+ * report time (globals, stacks, what lives on). The allocation stack is the
+ * allocator's immediate caller only.
  */
 static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
 {
 	struct cp_profile *p = ctx;
 	const struct cp_callsite *cs;
+	struct cp_seen_object so;
 	struct cp_resolved r;
 
-	if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r))
+	/* what the samples touched first: the object may be freed, its memory reused */
+	if (!cp_seen_objects__find(p->seen, tgid, addr, p->l1.line_bytes, &so)) {
+		memset(&r, 0, sizeof(r));
+		r.kind = so.kind;
+		r.start = so.start;
+		r.size = so.size;
+		r.callsite = so.callsite;
+		r.tid = so.tid;
+	} else if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r)) {
 		return -1;
+	}
 	out->kind = r.kind;
 	out->start = r.start;
 	out->size = r.size;

@@ -38,7 +38,7 @@ irs_capacity:irs_capacity
 streamcluster_small:streamcluster_small
 control_sum:friendly_control sum
 control_padded:friendly_control padded"
-CHECK="counter_true_sharing,adi_conflict,irs_capacity,control_sum"
+CHECK="counter_true_sharing,adi_conflict,raytrace_conflict,irs_capacity,control_sum"
 
 # "file.c:LINE" of the line holding MARK in the workload's source, or "-"
 marker() {
@@ -56,9 +56,12 @@ reported() {
 		else if (t ~ /conflict misses,/) type = "conflict"; else if (t ~ /capacity misses,/) type = "capacity"
 		next }
 	/^#2 / || /minor issues/ { if (on) exit }
+	# an object paragraph: "Related to the heap object ... at:", then its frames
+	on && /Related to|allocated by|allocated at/ { inobj = 1 }
+	on && /^  (Impact|Access history|Hint|Accessed)/ { inobj = 0 }
 	on && match($0, /[A-Za-z0-9_]+\.c: [0-9]+/) {
 		s = substr($0, RSTART, RLENGTH); gsub(/: /, ":", s)
-		if ($0 ~ /allocated at|Related to|object/) { if (!obj) obj = "heap:" s } else lines = lines (lines ? "," : "") s }
+		if (inobj || $0 ~ /allocated at|Related to|object/) { if (!obj) obj = "heap:" s } else lines = lines (lines ? "," : "") s }
 	on && /global variable|variable / && !obj { if (match($0, /variable [A-Za-z_0-9]+/)) obj = "global:" substr($0, RSTART + 9, RLENGTH - 9) }
 	END { if (!on) print "none - - -"; else print type, origin, (lines ? lines : "-"), (obj ? obj : "-") }'
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Ground truth per instruction, line and object, and the dominant issue. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,6 +338,54 @@ static long argmax(const void *base, size_t n, size_t stride, size_t off)
 	return b;
 }
 
+/* Heap objects by call site, then globals by name: the groups the report makes. */
+static __u64 group_key(const struct t_obj *o)
+{
+	return o->heap ? o->ip : (__u64)(uintptr_t)o->name | 1ull << 63;
+}
+
+static const struct cp_truth *sort_truth;
+
+static int by_group(const void *a, const void *b)
+{
+	__u64 ka = group_key(&sort_truth->objs[*(const __u32 *)a]);
+	__u64 kb = group_key(&sort_truth->objs[*(const __u32 *)b]);
+
+	return ka < kb ? -1 : ka > kb;
+}
+
+/*
+ * The object with the most misses of class @cls, counting heap objects by
+ * their allocation call site (as the report groups them: 24 nodes from one
+ * malloc are one issue object) and globals by name; -1 if none.
+ */
+static long best_object_group(const struct cp_truth *t, int cls)
+{
+	__u32 *ix = malloc(t->nr_objs * sizeof(*ix) + 1);
+	__u64 best = 0, sum = 0;
+	long b = -1;
+
+	if (!ix)
+		return -1;
+	for (size_t i = 0; i < t->nr_objs; i++)
+		ix[i] = (__u32)i;
+	sort_truth = t;
+	qsort(ix, t->nr_objs, sizeof(*ix), by_group);
+	for (size_t i = 0; i < t->nr_objs; i++) {
+		sum += t->objs[ix[i]].miss[cls];
+		if (i + 1 < t->nr_objs &&
+		    group_key(&t->objs[ix[i + 1]]) == group_key(&t->objs[ix[i]]))
+			continue;
+		if (sum > best) {
+			best = sum;
+			b = ix[i];
+		}
+		sum = 0;
+	}
+	free(ix);
+	return b;
+}
+
 static bool allocator_line(const struct cp_truth *t, const struct t_line *l)
 {
 	__u32 heaps = 0, tid0 = 0;
@@ -410,8 +459,7 @@ void cp_truth__print(const struct cp_truth *t, const char *exe, FILE *f)
 	}
 	bi = argmax(t->insns, t->nr_insns, sizeof(*t->insns),
 		    offsetof(struct t_insn, miss) + (size_t)cls * sizeof(__u64));
-	bo = argmax(t->objs, t->nr_objs, sizeof(*t->objs),
-		    offsetof(struct t_obj, miss) + (size_t)cls * sizeof(__u64));
+	bo = best_object_group(t, cls);
 	if (cls == CP_MISS_TRUE_SHARING || cls == CP_MISS_FALSE_SHARING)
 		bl = argmax(t->lines, t->nr_lines, sizeof(*t->lines),
 			    offsetof(struct t_line, miss) + (size_t)cls * sizeof(__u64));

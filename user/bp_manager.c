@@ -59,6 +59,7 @@ struct cp_bp_manager {
 	__u64 window_start_ns;		/* the budget's current second */
 	__u64 window_base;		/* hits before it */
 	__u64 hits;			/* running total */
+	__u64 noted;			/* forwarded samples noted: by_time's whole */
 	bool window_over;		/* this second's budget reached */
 	struct cp_bpm_stats stats;
 };
@@ -160,6 +161,34 @@ static void pile(struct cand *c, __u32 set, __u64 now_ns)
 	c->piled = c->pile_cnt[i] >= CP_BPM_PILE;
 }
 
+static bool is_victim(const struct cand *c, const void *arg)
+{
+	return c == arg;
+}
+
+/*
+ * by_time: every instruction a tick lands on comes here, so start-up code
+ * could fill the table before the hot loops run. Makes room by dropping
+ * the watched candidate with the fewest samples, when it has fewer than
+ * CP_BPM_MIN_RUN (it cannot have qualified). Returns true when it did.
+ */
+static bool evict_cold(struct cp_bp_manager *m)
+{
+	const struct cand *victim = NULL;
+
+	for (__u32 i = 0; i < m->nr; i++) {
+		const struct cand *c = &m->cands[i];
+
+		if (c->state == CAND_WATCH && c->misses < CP_BPM_MIN_RUN &&
+		    (!victim || c->misses < victim->misses))
+			victim = c;
+	}
+	if (!victim)
+		return false;
+	remove_if(m, is_victim, victim);
+	return true;
+}
+
 void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip, __u32 set,
 		       __u64 now_ns)
 {
@@ -175,6 +204,8 @@ void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip,
 		l->run = 1;
 	}
 	c = find(m, tgid, ip, &slot);
+	if (!c && m->nr == CP_BPM_MAX_CANDIDATES && m->cfg.by_time && evict_cold(m))
+		find(m, tgid, ip, &slot);
 	if (!c) {
 		if (m->nr == CP_BPM_MAX_CANDIDATES) {
 			m->stats.dropped++;
@@ -187,6 +218,7 @@ void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip,
 		m->index[slot] = (__u16)m->nr;
 	}
 	c->misses++;
+	m->noted++;
 	c->last_ns = now_ns;
 	if (l->run > c->best_run)
 		c->best_run = l->run;
@@ -230,16 +262,21 @@ static __u32 armed_in(const struct cp_bp_manager *m, __u32 key)
 	return n;
 }
 
-static bool qualified(const struct cand *c)
+static bool qualified(const struct cp_bp_manager *m, const struct cand *c)
 {
+	if (m->cfg.by_time && c->misses >= CP_BPM_MIN_RUN &&
+	    (double)c->misses * 1e6 >= (double)CP_BPM_TIME_PPM * (double)m->noted)
+		return true;
 	return c->best_run >= CP_BPM_MIN_RUN || c->piled;
 }
 
-static __u64 impact(const struct cand *c, const struct cp_insn_store *insns)
+static __u64 impact(const struct cp_bp_manager *m, const struct cand *c,
+		    const struct cp_insn_store *insns)
 {
 	struct cp_ip_key key = { .tgid = c->tgid, .ip = c->ip };
 	const struct cp_insn *in = insns ? insn_store__find(insns, &key) : NULL;
-	__u64 sampled = in ? in->counts.load_misses + in->counts.store_misses : 0;
+	__u64 sampled = !in ? 0 : m->cfg.by_time ? cp_insn_time_samples(in) :
+			in->counts.load_misses + in->counts.store_misses;
 
 	return sampled > c->misses ? sampled : c->misses;
 }
@@ -276,9 +313,9 @@ bool cp_bpm__next(struct cp_bp_manager *m, const struct cp_insn_store *insns,
 		__u32 key = domain_of(m, c->tgid);
 		__u64 imp;
 
-		if (c->state != CAND_WATCH || !qualified(c) || c->not_before_ns > now_ns)
+		if (c->state != CAND_WATCH || !qualified(m, c) || c->not_before_ns > now_ns)
 			continue;
-		imp = impact(c, insns);
+		imp = impact(m, c, insns);
 		if (best && !ranks_before(c, imp, best, best_impact, misses))
 			continue;
 		if (armed_in(m, key) >= slot_limit(m, key, now_ns))

@@ -11,6 +11,11 @@
  *    misses on one L1 set within CP_BPM_PILE_WINDOW_NS. Qualified ones are
  *    ranked by impact: their sampled misses (the instruction store's count
  *    when it knows more), then the misses of their set in the miss store.
+ *    Sources without hit/miss information (soft: every sample an access
+ *    weighted by time) set by_time: an instruction also qualifies with
+ *    CP_BPM_TIME_PPM of the samples noted so far (at least CP_BPM_MIN_RUN
+ *    of them), and impact is its time samples; at the cap a new one
+ *    replaces the coldest unqualified candidate.
  *  - Slots: CP_BPM_SLOTS per domain, a domain being a process (per-thread
  *    events: each task has 4 debug registers) or the whole machine
  *    (per-CPU events). ENOSPC (a debugger, another profiler) lowers the
@@ -52,11 +57,13 @@
 #define CP_BPM_RATE_DEFAULT	2000	/* hits/s: ~2 % of a CPU at ~10 µs a hit */
 #define CP_BPM_MAX_CPUS		256	/* CPUs whose last miss is remembered (others share) */
 #define CP_BPM_MAX_DOMAINS	16	/* domains with a lowered slot limit at once */
+#define CP_BPM_TIME_PPM		10000	/* by_time: 1 % of the time samples, the classifier's filter */
 
 struct cp_bpm_cfg {
 	__u64 expiry_ns;	/* no hit for this long: let go (--bp-expiry) */
 	__u32 max_rate;		/* hits per second (--max-bp-rate), > 0 */
 	bool per_cpu;		/* per-CPU events: one slot domain for every process */
+	bool by_time;		/* samples are time ticks on accesses (soft): qualify by time share */
 };
 
 /* Why a watched instruction was let go. */

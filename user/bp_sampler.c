@@ -44,6 +44,7 @@ struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 {
 	struct cp_bpm_cfg mcfg = {
 		.expiry_ns = cfg->expiry_ns, .max_rate = cfg->max_rate, .per_cpu = cfg->per_cpu,
+		.by_time = cfg->by_time,
 	};
 	struct cp_bp_sampler *s;
 	int ret;

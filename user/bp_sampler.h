@@ -41,6 +41,7 @@ struct cp_bp_sampler_cfg {
 	const char *sysfs_root;		/* online CPUs, for per-CPU events */
 	__u64 expiry_ns;		/* --bp-expiry */
 	__u32 max_rate;			/* --max-bp-rate, > 0 */
+	bool by_time;			/* soft source: candidates by time share (bp_manager.h) */
 	struct cp_lru_geom l1;		/* sets of the accesses, and the LRU models */
 	cp_bp_history_fn on_history;	/* NULL: findings only */
 	void *ctx;

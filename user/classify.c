@@ -6,6 +6,7 @@
 
 #include "grow.h"
 #include "issue.h"
+#include "stream_evidence.h"
 
 #include "classify.h"
 
@@ -253,7 +254,9 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	if (!is)
 		return -ENOMEM;
 	is->samples = is->misses = l->misses;
-	is->score = (double)l->misses / (double)c->out->forwarded_misses;
+	/* soft: the line's samples are ticks on instructions accessing it */
+	is->score = (double)l->misses / (double)(c->out->soft ? c->out->time_samples :
+							  c->out->forwarded_misses);
 	is->misses_per_s = per_second(in, l->misses - l->stores, l->stores);
 	set_cost(is, in, l->weight_sum);
 	is->sharing.line_addr = line_addr;
@@ -313,14 +316,16 @@ static int classify_lines(struct classify_ctx *c)
 		return -ENOMEM;
 	n = miss_store__top(ms, lines, st.lines);
 	for (size_t i = 0; i < n && !err; i++) {
-		enum cp_sharing sh = cp_line_sharing(lines[i]);
+		enum cp_sharing sh = c->out->soft ? cp_line_sharing_concurrent(lines[i]) :
+						    cp_line_sharing(lines[i]);
 
 		if (sh == CP_SHARING_NONE)
 			continue;
 		err = note_explained(c, lines[i]);
 		if (err)
 			break;
-		if (!share_at_least(lines[i]->misses, c->out->forwarded_misses,
+		if (!share_at_least(lines[i]->misses, c->out->soft ? c->out->time_samples :
+						      c->out->forwarded_misses,
 				    c->cfg->min_line_miss_ppm))
 			c->out->suppressed++;
 		else
@@ -333,7 +338,7 @@ static int classify_lines(struct classify_ctx *c)
 
 static __u64 insn_misses(const struct classify_ctx *c, const struct cp_insn *in)
 {
-	if (c->in->no_levels)
+	if (c->in->no_levels || c->in->soft)
 		return in->counts.loads + in->counts.stores;
 	return in->counts.load_misses + in->counts.store_misses;
 }
@@ -397,39 +402,118 @@ static bool conflict_of(struct classify_ctx *c, const struct cp_insn *in,
 	return true;
 }
 
+/* Objects of @in's miss addresses and first history addresses, into the found set. */
+static void find_insn_objects(struct classify_ctx *c, const struct cp_insn *in,
+			      const struct cp_insn_history *h)
+{
+	for (__u32 i = 0; i < in->nr_miss_addrs; i++)
+		find_object(c, in->key.tgid, in->miss_addrs[i]);
+	for (__u32 i = 0; h && i < h->len && i < CP_CAPACITY_LOOKUPS; i++)
+		find_object(c, in->key.tgid, h->addrs[i]);
+}
+
+/* Distinct lines of the miss store that @in's samples fell on. */
+static __u64 sampled_lines(const struct classify_ctx *c, const struct cp_insn *in)
+{
+	struct cp_miss_store_stats st;
+	const struct cp_line **lines;
+	__u64 n = 0;
+	size_t nr;
+
+	miss_store__stats(c->in->misses, &st);
+	lines = st.lines ? malloc(st.lines * sizeof(*lines)) : NULL;
+	if (!lines)
+		return 0;
+	nr = miss_store__top(c->in->misses, lines, st.lines);
+	for (size_t i = 0; i < nr; i++) {
+		bool mine = false;
+
+		for (__u32 k = 0; k < CP_LINE_MAX_IPS && lines[i]->ips[k].misses && !mine; k++)
+			mine = lines[i]->ips[k].ip == in->key.ip;
+		n += mine && lines[i]->tgid == in->key.tgid;
+	}
+	free(lines);
+	return n;
+}
+
+/*
+ * Soft mode's capacity evidence for @in (objects found already): a stream
+ * in @h whose footprint exceeds L2. False when there is none.
+ */
+static bool stream_of(struct classify_ctx *c, const struct cp_insn *in,
+		      const struct cp_insn_history *h, struct cp_issue_capacity *out)
+{
+	struct cp_issue_capacity e = { .stream = true };
+
+	if (!cp_history_stream(h, &e.stride))
+		return false;
+	for (size_t i = 0; i < c->nr_found; i++) {
+		const struct cp_issue_object *o = &c->found[i].obj;
+
+		/* what a loop streams over: heap objects and variables, not whole mappings */
+		if ((o->kind == CP_OBJ_HEAP || o->kind == CP_OBJ_GLOBAL || o->kind == CP_OBJ_TLS) &&
+		    o->size > e.object_bytes)
+			e.object_bytes = o->size;
+	}
+	if (!e.object_bytes)
+		e.sampled_lines = sampled_lines(c, in);
+	e.footprint = cp_stream_footprint(e.stride, e.object_bytes, e.sampled_lines,
+					  c->in->l1->line_bytes);
+	if (!cp_stream_level(c->in->geo, e.footprint, &e.level))
+		return false;
+	e.level_bytes = c->in->geo->slot[e.level].size_bytes;
+	*out = e;
+	return true;
+}
+
 /* Algorithm 1, second loop: one instruction that passed the filters. */
 static int insn_issue(struct classify_ctx *c, const struct cp_insn *in)
 {
 	const struct cp_insn_history *h = insn_store__history(c->in->insns, in);
 	const struct cp_ip_counts *k = &in->counts;
 	struct cp_issue_conflict conflict;
+	struct cp_issue_capacity capacity = { 0 };
+	enum cp_issue_type type = CP_ISSUE_CAPACITY_OR_CONFLICT;
+	bool soft = c->out->soft;
 	struct cp_issue *is;
 	__u64 misses = insn_misses(c, in);
 
-	is = issue_new(c, CP_ISSUE_CAPACITY_OR_CONFLICT, in->key.tgid);
+	c->nr_found = 0;
+	if (h && h->len && conflict_of(c, in, h, &conflict)) {
+		type = CP_ISSUE_CONFLICT;
+	} else {
+		c->nr_found = 0;
+		find_insn_objects(c, in, h);
+		if (h && h->len && !soft)
+			type = CP_ISSUE_CAPACITY;
+		else if (soft && stream_of(c, in, h, &capacity))
+			type = CP_ISSUE_CAPACITY;
+	}
+	if (soft && type == CP_ISSUE_CAPACITY_OR_CONFLICT) {
+		/* no misses to show for it, and no pattern: not an issue */
+		c->out->unproven++;
+		c->out->unproven_no_history += !(h && h->len);
+		c->nr_found = 0;
+		return 0;
+	}
+	is = issue_new(c, type, in->key.tgid);
 	if (!is)
 		return -ENOMEM;
 	is->samples = k->loads + k->stores;
 	is->misses = misses;
-	is->score = (double)misses / (double)c->out->sampled_misses;
-	is->misses_per_s = c->in->no_levels ? per_second(c->in, k->loads, k->stores) :
-					      per_second(c->in, k->load_misses, k->store_misses);
+	is->score = soft ? (double)cp_insn_time_samples(in) / (double)c->out->time_samples :
+			   (double)misses / (double)c->out->sampled_misses;
+	is->misses_per_s = c->in->no_levels || soft ? per_second(c->in, k->loads, k->stores) :
+						      per_second(c->in, k->load_misses,
+								 k->store_misses);
 	set_cost(is, c->in, k->lat_sum);
-	c->nr_found = 0;
-	if (h && h->len && conflict_of(c, in, h, &conflict)) {
-		is->type = CP_ISSUE_CONFLICT;
+	if (type == CP_ISSUE_CONFLICT) {
 		is->conflict = conflict;
 		/* the paper: misses landing on several heap objects are the allocator's */
 		if (several_heap_objects(c, 0))
 			is->origin = CP_ORIGIN_ALLOCATOR;
-	} else {
-		if (h && h->len)
-			is->type = CP_ISSUE_CAPACITY;
-		for (__u32 i = 0; i < in->nr_miss_addrs; i++)
-			find_object(c, in->key.tgid, in->miss_addrs[i]);
-		for (__u32 i = 0; h && i < h->len && i < CP_CAPACITY_LOOKUPS; i++)
-			find_object(c, in->key.tgid, h->addrs[i]);
 	}
+	is->capacity = capacity;
 	take_found(c, is);
 	add_insn(c, is, in->key.tgid, in->key.ip, is->samples, misses);
 	return 0;
@@ -460,7 +544,9 @@ static int classify_insns(struct classify_ctx *c)
 		}
 		if (!share_at_least(in->counts.loads + in->counts.stores, c->out->accesses,
 				    cfg->min_access_ppm) ||
-		    !share_at_least(misses, c->out->sampled_misses, cfg->min_miss_ppm)) {
+		    (c->out->soft ? !share_at_least(cp_insn_time_samples(in), c->out->time_samples,
+						    cfg->min_miss_ppm) :
+				    !share_at_least(misses, c->out->sampled_misses, cfg->min_miss_ppm))) {
 			c->out->suppressed++;
 			continue;
 		}
@@ -495,13 +581,17 @@ static void app_filter(const struct cp_classify_input *in, const struct cp_class
 		       struct cp_classification *out)
 {
 	out->accesses = in->loads + in->stores;
-	out->sampled_misses = in->no_levels ? out->accesses : in->load_misses + in->store_misses;
+	out->soft = in->soft;
+	if (in->soft)
+		out->time_samples = in->time_samples ? in->time_samples : out->accesses;
+	out->sampled_misses = in->no_levels || in->soft ? out->accesses :
+							   in->load_misses + in->store_misses;
 	out->forwarded_misses = miss_store__total(in->misses);
 	if (in->loads)
 		out->load_miss_ratio = (double)in->load_misses / (double)in->loads;
 	if (in->stores)
 		out->store_miss_ratio = (double)in->store_misses / (double)in->stores;
-	out->app_filter_applies = !in->no_levels && out->accesses;
+	out->app_filter_applies = !in->no_levels && !in->soft && out->accesses;
 	out->app_filter_passed = !out->app_filter_applies ||
 				 share_at_least(in->load_misses, in->loads, cfg->app_load_miss_ppm) ||
 				 share_at_least(in->store_misses, in->stores, cfg->app_store_miss_ppm);

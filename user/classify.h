@@ -24,6 +24,18 @@
  *      are merged; instructions are grouped by source line; issues are
  *      ranked by share of misses, then latency cost, then misses per second.
  *
+ * Soft mode (the soft source: timer ticks, no hit/miss information): every
+ * sample is an access weighted by time, and the rules only claim what the
+ * access patterns show (docs/soft.md):
+ *   - sharing: a line is shared only when threads touched it within the
+ *     same epoch (miss_store.h, cp_line_sharing_concurrent()); a line needs
+ *     >= 1 % of the time samples;
+ *   - an instruction needs >= 1 % of the time samples; conflict when its
+ *     history crowds a set as above; capacity only when its history is a
+ *     stream whose footprint exceeds L2 (stream_evidence.h); else it is
+ *     no issue, counted as unproven;
+ *   - impact (score) is the share of time samples, never a miss share.
+ *
  * Candidates that fail a ratio filter are minor issues (paper §2.2.2): not
  * reported, but counted. Pure: no libbpf, no syscalls; source locations
  * and objects come from caller-provided callbacks.
@@ -156,6 +168,20 @@ struct cp_issue_conflict {
 	__u64 set_misses;		/* forwarded misses on the set */
 };
 
+/* The evidence of a capacity issue in soft mode: a stream larger than a cache. */
+struct cp_issue_capacity {
+	bool stream;			/* the evidence below is filled */
+	enum cp_cache_slot level;	/* the cache it streams through (L2, LLC) */
+	__s64 stride;			/* bytes between consecutive accesses */
+	__u64 footprint;		/* bytes one pass touches (stream_evidence.h) */
+	__u64 object_bytes;		/* the largest object under the history, 0: none */
+	__u64 sampled_lines;		/* distinct lines sampled (when no object is known) */
+	__u64 level_bytes;		/* size of that cache */
+};
+
+/* What soft mode says about itself, in every output that carries its issues. */
+#define CP_SOFT_NOTE	"pattern-based, no PMU: impact is time share, not measured misses"
+
 struct cp_issue {
 	enum cp_issue_type type;
 	enum cp_issue_origin origin;
@@ -176,6 +202,7 @@ struct cp_issue {
 	struct cp_issue_object objects[CP_ISSUE_MAX_OBJECTS];	/* most refs first */
 	struct cp_issue_sharing sharing;	/* false/true sharing only */
 	struct cp_issue_conflict conflict;	/* conflict only */
+	struct cp_issue_capacity capacity;	/* capacity in soft mode only */
 	char hint[CP_ISSUE_HINT_LEN];
 };
 
@@ -202,6 +229,10 @@ struct cp_classify_input {
 	/* the source says nothing about hits (soft, faults): every sample is
 	 * taken as a miss and the application filter does not apply */
 	bool no_levels;
+	/* the soft source: soft mode (implies no_levels) */
+	bool soft;
+	__u64 time_samples;		/* soft: ticks in the targets, 0: taken as loads + stores */
+	const struct cp_geometry *geo;	/* soft: the caches a stream must exceed; NULL: none */
 	__u64 load_period;		/* events per load sample; 0: rates unknown */
 	__u64 store_period;
 	double duration_s;
@@ -224,6 +255,10 @@ struct cp_classification {
 	__u64 sampled_misses;		/* sampled misses */
 	__u64 forwarded_misses;		/* misses in the miss store */
 	__u64 explained_insns;		/* instructions attributed to sharing lines */
+	bool soft;			/* soft mode: scores are time shares (CP_SOFT_NOTE) */
+	__u64 time_samples;		/* soft: the time samples shares are taken of */
+	size_t unproven;		/* soft: hot instructions with no conflict or stream evidence */
+	size_t unproven_no_history;	/* ... of them without an access history yet */
 };
 
 /* The paper's thresholds (DESIGN.md "Classification"). */

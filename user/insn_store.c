@@ -112,6 +112,21 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 	return 0;
 }
 
+int insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 n)
+{
+	struct cp_insn *in = find_or_add(s, key);
+
+	if (!in)
+		return -ENOSPC;
+	in->time_samples += n;
+	return 0;
+}
+
+__u64 cp_insn_time_samples(const struct cp_insn *in)
+{
+	return in->time_samples ? in->time_samples : in->counts.loads + in->counts.stores;
+}
+
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
 			  __u32 set)
 {

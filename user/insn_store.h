@@ -29,6 +29,7 @@ struct cp_insn {
 	struct cp_ip_key key;
 	struct cp_ip_counts counts;
 	__u64 fwd_misses;		/* forwarded misses noted (insn_store__note_miss) */
+	__u64 time_samples;		/* soft source: timer ticks on it (insn_store__add_time) */
 	__u32 nr_sets;
 	__u32 other_set_misses;		/* ... on sets beyond sets[] */
 	struct cp_insn_set sets[CP_INSN_SETS];
@@ -70,6 +71,19 @@ int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, 
  * -ENOSPC when the store or the history pool is full (counted).
  */
 int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr);
+
+/*
+ * Adds @n timer ticks that interrupted @key (soft source: the time profile,
+ * memory instruction or not), creating the instruction if needed. Returns
+ * 0 or -ENOSPC (counted).
+ */
+int insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 n);
+
+/*
+ * The time samples of @in: its ticks when the source counted them, else
+ * its sampled accesses (with the soft source every access is a tick).
+ */
+__u64 cp_insn_time_samples(const struct cp_insn *in);
 
 /* The access history of @in, or NULL when it has none. */
 const struct cp_insn_history *insn_store__history(const struct cp_insn_store *s,

@@ -170,6 +170,8 @@ void cp_issue_merge(struct cp_issue *dst, const struct cp_issue *src)
 	}
 	if (dst->type == CP_ISSUE_CONFLICT && src->conflict.accesses > dst->conflict.accesses)
 		dst->conflict = src->conflict;
+	if (src->capacity.footprint > dst->capacity.footprint)
+		dst->capacity = src->capacity;
 }
 
 static __u64 first_ip(const struct cp_issue *is)

@@ -180,6 +180,41 @@ static void note_ip(struct cp_line *l, __u64 ip)
 	}
 }
 
+/*
+ * Adds the access of thread @t (bytes @mask) to the line's epoch masks and
+ * counts it as concurrent when another thread touched the line in the same
+ * epoch with a write on either side: true when the bytes meet.
+ */
+static void note_epoch(struct cp_line *l, struct cp_line_thread *t,
+		       const struct cp_mem_access *a, __u64 mask)
+{
+	__u32 epoch = (__u32)(a->time_ns / CP_SHARE_EPOCH_NS);
+	bool met = false, overlap = false;
+
+	if (epoch != l->epoch) {
+		l->epoch = epoch;
+		for (__u32 i = 0; i < l->nr_threads; i++)
+			l->thr[i].epoch_read = l->thr[i].epoch_write = 0;
+	}
+	for (__u32 i = 0; i < l->nr_threads; i++) {
+		const struct cp_line_thread *o = &l->thr[i];
+		__u64 touched = o->epoch_read | o->epoch_write;
+
+		if (o == t || !touched || (!a->store && !o->epoch_write))
+			continue;
+		met = true;
+		overlap |= (mask & o->epoch_write) || (a->store && (mask & touched));
+	}
+	if (a->store)
+		t->epoch_write |= mask;
+	else
+		t->epoch_read |= mask;
+	if (overlap)
+		l->concurrent_true++;
+	else if (met)
+		l->concurrent_false++;
+}
+
 int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
@@ -211,6 +246,7 @@ int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 		t->write_mask |= mask;
 	else
 		t->read_mask |= mask;
+	note_epoch(l, t, a, mask);
 	return 0;
 }
 
@@ -292,6 +328,13 @@ enum cp_sharing cp_line_sharing(const struct cp_line *line)
 	if (!writes)
 		return CP_SHARING_NONE;
 	return overlap ? CP_SHARING_TRUE : CP_SHARING_FALSE;
+}
+
+enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line)
+{
+	if (line->concurrent_true + line->concurrent_false < CP_SHARE_MIN_CONCURRENT)
+		return CP_SHARING_NONE;
+	return line->concurrent_true ? CP_SHARING_TRUE : CP_SHARING_FALSE;
 }
 
 const char *cp_sharing_name(enum cp_sharing s)

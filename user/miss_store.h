@@ -6,6 +6,13 @@
  * model, papers/laser-hpca16.txt §4.3), so sharing is decided by whether
  * the bytes different threads touch overlap. Pure and bounded: at the cap
  * the line with the fewest misses among a few probed is evicted, counted.
+ *
+ * Sources without hit/miss information (soft) sample every access, so a
+ * line that one thread wrote at start-up and another read much later
+ * would look shared. For them each line also keeps the bytes every thread
+ * touched in the current epoch (CP_SHARE_EPOCH_NS of sample time) and
+ * counts the samples that met another thread's bytes of the same epoch
+ * with a write involved: cp_line_sharing_concurrent() judges on those.
  */
 #ifndef CP_MISS_STORE_H
 #define CP_MISS_STORE_H
@@ -20,6 +27,14 @@
 #define CP_MAX_LINES		(1u << 16)	/* default cap on tracked lines */
 #define CP_LINE_MAX_BYTES	64	/* the byte masks cover 64-byte lines */
 #define CP_LINE_MAX_IPS		4	/* instructions whose misses a line remembers */
+/*
+ * Sharing epoch of the soft source: two threads share a line when they
+ * touch it within the same 100 ms of sample time. Long enough for two
+ * threads time-sliced on a loaded CPU to meet (the scheduler's slices are
+ * a few ms), short against start-up writes read later by workers.
+ */
+#define CP_SHARE_EPOCH_NS	100000000ull
+#define CP_SHARE_MIN_CONCURRENT	4	/* concurrent samples before a soft line is shared */
 
 /* One thread's bytes of a line: bit i = byte i of the line. */
 struct cp_line_thread {
@@ -27,6 +42,8 @@ struct cp_line_thread {
 	__u32 accesses;
 	__u64 read_mask;
 	__u64 write_mask;
+	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
+	__u64 epoch_write;		/* ... and written */
 };
 
 /* An instruction that missed on a line. */
@@ -45,6 +62,10 @@ struct cp_line {
 	__u64 weight_sum;		/* ... their sample weights (load latency, cycles) */
 	__u32 more_threads;		/* accesses by threads beyond CP_LINE_MAX_THREADS */
 	__u32 more_ips;			/* misses by instructions beyond CP_LINE_MAX_IPS */
+	__u32 epoch;			/* sample time / CP_SHARE_EPOCH_NS of the epoch masks */
+	/* samples that met another thread's bytes of the same epoch, a write involved: */
+	__u32 concurrent_true;		/* ... on a byte the other wrote or this one wrote */
+	__u32 concurrent_false;		/* ... on disjoint bytes only */
 	struct cp_line_thread thr[CP_LINE_MAX_THREADS];
 	struct cp_line_ip ips[CP_LINE_MAX_IPS];
 };
@@ -57,6 +78,7 @@ struct cp_mem_access {
 	__u64 addr;
 	__u64 weight;			/* load latency in cycles, 0 if unknown */
 	__u32 size;			/* bytes accessed; 0: unknown, taken as 1 */
+	__u64 time_ns;			/* sample time (the epoch); 0: unknown, one epoch */
 	bool store;
 	bool hitm;
 };
@@ -108,6 +130,14 @@ void miss_store__clear(struct cp_miss_store *s);
  * else false sharing. Threads past CP_LINE_MAX_THREADS are not judged.
  */
 enum cp_sharing cp_line_sharing(const struct cp_line *line);
+
+/*
+ * Pure: the sharing on @line as seen within epochs (sources without
+ * hit/miss information): none below CP_SHARE_MIN_CONCURRENT concurrent
+ * samples; true sharing when some concurrent sample overlapped another
+ * thread's bytes with a write involved, else false sharing.
+ */
+enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line);
 
 /* "none", "true sharing", "false sharing". */
 const char *cp_sharing_name(enum cp_sharing s);

@@ -84,7 +84,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	bool miss = s->flags & (CP_SAMPLE_MISS | CP_SAMPLE_ALL);
 	struct cp_mem_access a = {
 		.tgid = s->tgid, .tid = s->tid, .ip = s->ip, .addr = s->addr, .size = s->size,
-		.weight = s->weight, .store = s->flags & CP_SAMPLE_STORE,
+		.weight = s->weight, .store = s->flags & CP_SAMPLE_STORE, .time_ns = s->time_ns,
 	};
 	struct cp_ip_key key = { .tgid = s->tgid, .ip = s->ip };
 	const struct cp_callsite *cs;
@@ -432,6 +432,7 @@ static void start_breakpoints(struct cp_profile *p, const struct cp_options *opt
 		.sysfs_root = opts->sysfs_root,
 		.expiry_ns = (__u64)opts->bp_expiry_ms * 1000000ull,
 		.max_rate = opts->max_bp_rate,
+		.by_time = p->info.source == CP_SOURCE_SOFT,
 		.l1 = { p->l1.line_bytes, p->l1.sets, p->l1.ways },
 		.on_history = on_bp_history,
 		.ctx = p,
@@ -697,6 +698,10 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 		.load_misses = r->bpf.misses[CP_ACCESS_LOAD],
 		.store_misses = r->bpf.misses[CP_ACCESS_STORE],
 		.no_levels = cp_stats_levels_unknown(&r->bpf),
+		/* soft: time shares and pattern evidence (classify.h); the pipeline
+		 * feeds ticks per instruction with insn_store__add_time() */
+		.soft = p->info.source == CP_SOURCE_SOFT,
+		.geo = r->geo,
 		.locate = class_locate,
 		.locate_ctx = p,
 		.object_at = class_object,

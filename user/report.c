@@ -22,6 +22,8 @@ static void print_header(const struct cp_report *r, FILE *f)
 {
 	fprintf(f, "cacheperf-bpf report\n");
 	fprintf(f, "  source:   %s\n", r->source_reason ? r->source_reason : r->source);
+	if (r->source && strcmp(r->source, "soft") == 0)
+		fprintf(f, "  note:     %s\n", CP_SOFT_NOTE);
 	fprintf(f, "  duration: %.1f s (%s)\n", r->duration_s, r->end_reason ? r->end_reason : "");
 	fprintf(f, "  targets:  ");
 	if (!r->nr_targets)

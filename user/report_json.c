@@ -145,15 +145,42 @@ static void put_sharing(struct cp_json *j, const struct cp_issue_sharing *s)
 	cp_json_end(j);
 }
 
+/* One key of an evidence object. */
+struct u64_field {
+	const char *key;
+	__u64 v;
+};
+
+static void put_u64s(struct cp_json *j, const struct u64_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cp_json_u64(j, f[i].key, f[i].v);
+}
+
 static void put_conflict(struct cp_json *j, const struct cp_issue_conflict *c)
 {
+	const struct u64_field f[] = {
+		{ "set", c->set }, { "ways", c->ways }, { "accesses", c->accesses },
+		{ "history", c->history }, { "distinct_lines", c->distinct_lines },
+		{ "set_misses", c->set_misses },
+	};
+
 	cp_json_object(j, "conflict");
-	cp_json_u64(j, "set", c->set);
-	cp_json_u64(j, "ways", c->ways);
-	cp_json_u64(j, "accesses", c->accesses);
-	cp_json_u64(j, "history", c->history);
-	cp_json_u64(j, "distinct_lines", c->distinct_lines);
-	cp_json_u64(j, "set_misses", c->set_misses);
+	put_u64s(j, f, sizeof(f) / sizeof(f[0]));
+	cp_json_end(j);
+}
+
+static void put_stream(struct cp_json *j, const struct cp_issue_capacity *c)
+{
+	const struct u64_field f[] = {
+		{ "footprint", c->footprint }, { "object_size", c->object_bytes },
+		{ "sampled_lines", c->sampled_lines }, { "level_size", c->level_bytes },
+	};
+
+	cp_json_object(j, "stream");
+	cp_json_i64(j, "stride", c->stride);
+	put_u64s(j, f, sizeof(f) / sizeof(f[0]));
+	cp_json_str(j, "level", cp_cache_slot_name(c->level));
 	cp_json_end(j);
 }
 
@@ -194,6 +221,8 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is)
 		put_sharing(j, &is->sharing);
 	if (is->type == CP_ISSUE_CONFLICT)
 		put_conflict(j, &is->conflict);
+	if (is->type == CP_ISSUE_CAPACITY && is->capacity.stream)
+		put_stream(j, &is->capacity);
 	cp_json_str(j, "hint", is->hint);
 	cp_json_end(j);
 }
@@ -223,6 +252,8 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 	cp_json_u64(&j, "version", CP_JSON_VERSION);
 	cp_json_str(&j, "source", r->source);
 	cp_json_str(&j, "source_reason", r->source_reason);
+	cp_json_str(&j, "impact", c && c->soft ? "time_share" : "miss_share");
+	cp_json_str(&j, "note", c && c->soft ? CP_SOFT_NOTE : NULL);
 	cp_json_double(&j, "duration_s", r->duration_s, 3);
 	cp_json_str(&j, "end_reason", r->end_reason);
 	put_targets(&j, r);
@@ -240,6 +271,11 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 	cp_json_end(&j);
 	cp_json_u64(&j, "suppressed", c ? c->suppressed : 0);
 	cp_json_u64(&j, "beyond_top", c ? c->beyond_top : 0);
+	if (c && c->soft) {
+		cp_json_u64(&j, "time_samples", c->time_samples);
+		cp_json_u64(&j, "unproven", c->unproven);
+		cp_json_u64(&j, "unproven_no_history", c->unproven_no_history);
+	}
 	put_drops(&j, r);
 	cp_json_end(&j);
 	if (cp_json_finish(&j))

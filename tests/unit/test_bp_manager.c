@@ -51,6 +51,55 @@ static __u64 arm_next(struct cp_bp_manager *m, __u64 now)
 	return p.ip;
 }
 
+/*
+ * Soft source (by_time): every sample is a tick on an access. An instruction
+ * qualifies by its share of the ticks (1 %, at least CP_BPM_MIN_RUN of
+ * them), interleaved with others, never in a run or a pile; without by_time
+ * the same stream qualifies nothing. Ranking is by time samples.
+ */
+static struct cp_bpm_stats stats_of(const struct cp_bp_manager *m)
+{
+	struct cp_bpm_stats st;
+
+	cp_bpm__stats(m, &st);
+	return st;
+}
+
+static void test_by_time_qualifies_on_share(void **state)
+{
+	for (int by_time = 0; by_time <= 1; by_time++) {
+		struct cp_bpm_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000,
+					  .by_time = by_time };
+		struct cp_bp_manager *m = cp_bpm__new(&cfg);
+		struct cp_bpm_pick p;
+
+		(void)state;
+		assert_non_null(m);
+		cp_bpm__hits(m, 0, T0);
+		/* 400 ticks: 0x1000 every 80th (5 = 1.25 %), 0x2000 every 50th (8 = 2 %) */
+		for (__u32 i = 0; i < 400; i++) {
+			__u64 ip = i % 80 == 40 ? 0x1000 : i % 50 == 25 ? 0x2000 : 0x9000 + i;
+
+			cp_bpm__note_miss(m, 10, 0, ip, i % 64, T0);
+		}
+		if (!by_time) {
+			assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
+			cp_bpm__free(m);
+			continue;
+		}
+		assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+		assert_int_equal(p.ip, 0x2000);
+		assert_int_equal(p.impact, 8);
+		assert_false(cp_bpm__armed(m, &p, 0, T0));
+		assert_int_equal(arm_next(m, T0), 0x1000);
+		/* the 1-tick instructions are 0.25 % each: none qualifies */
+		assert_int_equal(arm_next(m, T0), 0);
+		/* 387 of them came: the cold ones made room for each other, nothing dropped */
+		assert_int_equal(stats_of(m).dropped, 0);
+		cp_bpm__free(m);
+	}
+}
+
 static void test_bad_config(void **state)
 {
 	struct cp_bpm_cfg off = { .expiry_ns = 100 * MS, .max_rate = 0 };
@@ -323,6 +372,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_by_time_qualifies_on_share),
 		cmocka_unit_test(test_runs_of_misses_qualify),
 		cmocka_unit_test(test_misses_on_one_set_qualify),
 		cmocka_unit_test(test_ranked_by_impact),

@@ -46,6 +46,32 @@ static void test_accumulates_per_process_and_ip(void **state)
 	insn_store__free(s);
 }
 
+/*
+ * Time samples (soft source): the ticks on an instruction when the pipeline
+ * counted them, memory instruction or not; else its sampled accesses.
+ */
+static void test_time_samples(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(2);
+	struct cp_ip_key k = { .tgid = 1, .ip = 0x10 }, other = { .tgid = 1, .ip = 0x20 };
+	struct cp_ip_counts c = counts(5, 0, 2, 0);
+
+	(void)state;
+	assert_int_equal(insn_store__add(s, &k, &c), 0);
+	assert_int_equal(cp_insn_time_samples(insn_store__find(s, &k)), 7);
+	assert_int_equal(insn_store__add_time(s, &k, 30), 0);
+	assert_int_equal(insn_store__add_time(s, &k, 12), 0);
+	assert_int_equal(cp_insn_time_samples(insn_store__find(s, &k)), 42);
+	/* an instruction without a memory operand: ticks only */
+	assert_int_equal(insn_store__add_time(s, &other, 9), 0);
+	assert_int_equal(cp_insn_time_samples(insn_store__find(s, &other)), 9);
+	assert_int_equal(insn_store__find(s, &other)->counts.loads, 0);
+	other.ip = 0x30;
+	assert_int_equal(insn_store__add_time(s, &other, 1), -ENOSPC);
+	assert_int_equal(insn_store__dropped(s), 1);
+	insn_store__free(s);
+}
+
 static void test_cap_counts_drops(void **state)
 {
 	struct cp_insn_store *s = insn_store__new(3);
@@ -172,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accumulates_per_process_and_ip),
 		cmocka_unit_test(test_cap_counts_drops),
+		cmocka_unit_test(test_time_samples),
 		cmocka_unit_test(test_top_ranks_by_misses_then_samples),
 		cmocka_unit_test(test_miss_sets_and_addresses),
 		cmocka_unit_test(test_history_keeps_the_latest),

@@ -66,6 +66,68 @@ static void test_sharing_verdicts(void **state)
 	miss_store__free(s);
 }
 
+/* One access of thread @tid at @t_ms milliseconds of sample time. */
+static void add_at(struct cp_miss_store *s, __u32 tid, __u64 addr, bool store, __u64 t_ms)
+{
+	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = 8,
+				   .store = store, .time_ns = t_ms * 1000000ull };
+
+	assert_int_equal(miss_store__add(s, &a), 0);
+}
+
+static const struct cp_line *line_at(struct cp_miss_store *s, __u64 addr)
+{
+	const struct cp_line *l = miss_store__find(s, 100, addr);
+
+	assert_non_null(l);
+	return l;
+}
+
+/*
+ * Epochs (soft source): threads share a line only within one epoch of
+ * CP_SHARE_EPOCH_NS (100 ms). A writer at 0-30 ms and a reader of the same
+ * bytes at 250-280 ms never meet: no sharing, though the whole-run masks
+ * say true sharing. Interleaved in one epoch they do; a read after another
+ * thread's read meets nothing (no write).
+ */
+static void test_sharing_within_epochs(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	const struct cp_line *l;
+
+	(void)state;
+	assert_non_null(s);
+	for (__u64 t = 0; t < 4; t++)
+		add_at(s, 1, 0x10000, true, t * 10);
+	for (__u64 t = 0; t < 4; t++)
+		add_at(s, 2, 0x10000, false, 250 + t * 10);
+	l = line_at(s, 0x10000);
+	assert_int_equal(cp_line_sharing(l), CP_SHARING_TRUE);
+	assert_int_equal(l->concurrent_true + l->concurrent_false, 0);
+	assert_int_equal(cp_line_sharing_concurrent(l), CP_SHARING_NONE);
+	/* adjacent words written in turn within 300-399 ms: false sharing, 7 meetings */
+	for (__u64 t = 0; t < 4; t++) {
+		add_at(s, 1, 0x20000, true, 300 + t);
+		add_at(s, 2, 0x20008, true, 300 + t);
+	}
+	l = line_at(s, 0x20000);
+	assert_int_equal(l->concurrent_false, 7);
+	assert_int_equal(l->concurrent_true, 0);
+	assert_int_equal(cp_line_sharing_concurrent(l), CP_SHARING_FALSE);
+	/* then one reads what the other wrote, in the same epoch: true sharing */
+	add_at(s, 2, 0x20000, false, 350);
+	assert_int_equal(l->concurrent_true, 1);
+	assert_int_equal(cp_line_sharing_concurrent(l), CP_SHARING_TRUE);
+	/* readers only meet nothing */
+	for (__u64 t = 0; t < 4; t++) {
+		add_at(s, 1, 0x30000, false, 400 + t);
+		add_at(s, 2, 0x30000, false, 400 + t);
+	}
+	assert_int_equal(line_at(s, 0x30000)->concurrent_false, 0);
+	assert_int_equal(cp_line_sharing_concurrent(line_at(s, 0x30000)), CP_SHARING_NONE);
+	miss_store__free(s);
+}
+
 static void test_masks_and_counts(void **state)
 {
 	struct cp_miss_store *s = miss_store__new(&l1, 0);
@@ -205,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sharing_verdicts),
+		cmocka_unit_test(test_sharing_within_epochs),
 		cmocka_unit_test(test_masks_and_counts),
 		cmocka_unit_test(test_threads_beyond_cap),
 		cmocka_unit_test(test_top_and_eviction),

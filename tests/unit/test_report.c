@@ -131,6 +131,27 @@ static void test_no_levels_and_all_processes(void **state)
 	insn_store__free(s);
 }
 
+/* The soft source says under its name that its figures are time shares. */
+static void test_soft_note(void **state)
+{
+	struct cp_insn_store *s = insn_store__new(16);
+	struct cp_report r = {
+		.source = "soft", .source_reason = "soft: requested with --source soft", .insns = s,
+	};
+	char *text;
+
+	(void)state;
+	text = render(&r);
+	expect_line(text, "  source:   soft: requested with --source soft\n"
+		    "  note:     pattern-based, no PMU: impact is time share, not measured misses\n");
+	free(text);
+	r.source = "faults";
+	text = render(&r);
+	assert_null(strstr(text, "note:"));
+	free(text);
+	insn_store__free(s);
+}
+
 /*
  * After guard back-offs: a heap group with samples in objects that lived
  * through one says how many may be stale, memory with no allocation seen
@@ -222,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pmu_report),
 		cmocka_unit_test(test_no_levels_and_all_processes),
+		cmocka_unit_test(test_soft_note),
 		cmocka_unit_test(test_guard_backoff_doubts),
 		cmocka_unit_test(test_empty_report),
 		cmocka_unit_test(test_preflight),

@@ -9,25 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report_issues.h"
-
-static char *render(const struct cp_classification *c, const struct cp_classify_cfg *cfg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	cp_report_issues_print(c, cfg, f);
-	fclose(f);
-	return buf;
-}
-
-static void expect(const char *text, const char *want)
-{
-	if (!strstr(text, want))
-		fail_msg("missing '%s' in:\n%s", want, text);
-}
+#include "issues_text.h"
 
 static void loc(struct cp_src_loc *l, const char *file, __u32 line, const char *function)
 {

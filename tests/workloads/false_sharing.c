@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * false_sharing: application false sharing, as in Phoenix linear_regression.
- * Two threads each update their own counter field of one heap struct; the
- * fields share a cache line, so each write invalidates the other core's copy.
- * `--padded` aligns each field to its own 64-byte line: the fix.
+ * false_sharing: false sharing of two threads, of the application's making
+ * or of the allocator's.
  *
- * usage: false_sharing [--padded] [SECONDS]   (default 3 s)
+ *   (default)        application: each thread updates its own counter field
+ *                    of one heap struct (as in Phoenix linear_regression);
+ *                    the fields share a cache line, so each write invalidates
+ *                    the other core's copy
+ *   --padded         the fix: each field on its own 64-byte line
+ *   --alloc          allocator: each thread mallocs small counters of its
+ *                    own, the threads taking turns (as in cache-scratch); in
+ *                    one arena (run with MALLOC_ARENA_MAX=1) the chunks are
+ *                    neighbours, so every line holds both threads' objects
+ *   --alloc --aligned  the fix: each counter aligned_alloc'ed on its own line
+ *
+ * usage: false_sharing [--padded] [--alloc [--aligned]] [SECONDS]   (default 3 s)
+ *
+ * Lines the tests look for carry MARK comments.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#define NR_THREADS 2
+#define NR_THREADS	2
+#define NR_OBJS		8	/* counters per thread in --alloc: the first may reuse free chunks */
 
 struct counters {
 	volatile long count;	/* every increment is a real load and store */
@@ -23,40 +35,80 @@ struct counters {
 static size_t stride = sizeof(long);
 static char *shared;	/* NR_THREADS counters, @stride bytes apart */
 static volatile int stop;
+static int aligned;
+static pthread_barrier_t turn;
 
 static void *worker(void *arg)
 {
 	struct counters *c = (struct counters *)(shared + (size_t)arg * stride);
 
 	while (!stop)
-		c->count++;	/* cp-marker: false-sharing-write */
+		c->count++;	/* MARK: fs-write */
+	return NULL;
+}
+
+/* One counter of thread @t: malloc'ed next to the other thread's, or on a line of its own. */
+static volatile long *alloc_counter(void)
+{
+	if (aligned)
+		return aligned_alloc(64, 64);	/* MARK: fs-alloc-aligned */
+	return malloc(sizeof(long));	/* MARK: fs-alloc-small */
+}
+
+static void *alloc_worker(void *arg)
+{
+	volatile long *mine[NR_OBJS];
+	long t = (long)arg;
+
+	/* a first malloc sets up this thread's cache (tcache) before the turns start */
+	free(malloc(1024));
+	pthread_barrier_wait(&turn);
+	for (int i = 0; i < NR_OBJS; i++) {
+		for (long k = 0; k < NR_THREADS; k++) {
+			if (k == t)
+				mine[i] = alloc_counter();
+			pthread_barrier_wait(&turn);
+		}
+	}
+	while (!stop)
+		for (int i = 0; i < NR_OBJS; i++)
+			(*mine[i])++;	/* MARK: fs-alloc-write */
+	printf("false_sharing: thread %ld counters at %p .. %p\n", t, (void *)mine[0],
+	       (void *)mine[NR_OBJS - 1]);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t th[NR_THREADS];
-	int seconds = 3;
+	int seconds = 3, alloc = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--padded") == 0)
 			stride = 64;
+		else if (strcmp(argv[i], "--alloc") == 0)
+			alloc = 1;
+		else if (strcmp(argv[i], "--aligned") == 0)
+			aligned = 1;
 		else
 			seconds = atoi(argv[i]);
 	}
-	shared = aligned_alloc(64, NR_THREADS * 64);	/* cp-marker: false-sharing-alloc */
+	shared = aligned_alloc(64, NR_THREADS * 64);	/* MARK: fs-alloc */
 	if (!shared)
 		return 1;
 	memset(shared, 0, NR_THREADS * 64);
+	pthread_barrier_init(&turn, NULL, NR_THREADS);
 	for (long t = 0; t < NR_THREADS; t++)
-		pthread_create(&th[t], NULL, worker, (void *)t);
+		pthread_create(&th[t], NULL, alloc ? alloc_worker : worker, (void *)t);
 	struct timespec ts = { seconds, 0 };
 	nanosleep(&ts, NULL);
 	stop = 1;
 	for (int t = 0; t < NR_THREADS; t++)
 		pthread_join(th[t], NULL);
-	printf("false_sharing: stride %zu, counts %ld %ld\n", stride,
-	       ((struct counters *)shared)->count, ((struct counters *)(shared + stride))->count);
+	if (!alloc)
+		printf("false_sharing: stride %zu, counts %ld %ld\n", stride,
+		       ((struct counters *)shared)->count,
+		       ((struct counters *)(shared + stride))->count);
 	free(shared);
 	return 0;
 }

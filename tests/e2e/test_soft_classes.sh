@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Each class of issue, found by the soft source (timer ticks, no PMU) in a
+# whole run of the real binary (root): tests/workloads with a known problem
+# must be reported with its type, origin, the source line of the access and
+# the allocation call site (or the global's name); the cache-friendly control
+# and every padded or fixed variant must report no issue. Expected lines come
+# from the MARK comments in the workload sources. Every output must say that
+# it is pattern-based (docs/soft.md).
+. "$(dirname "$0")/tap.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "runs need root"
+	done_testing
+	exit 0
+fi
+run_cmd "$BIN" --source soft -d 1 -- true
+if [ "$rc" -ne 0 ] && grep -q "not in this version yet" "$tap_out"; then
+	skip "--source soft is not in this build yet"
+	done_testing
+	exit 0
+fi
+
+NOTE="pattern-based, no PMU: impact is time share, not measured misses"
+SECONDS_RUN=${CP_SOFT_SECONDS:-3}
+txt=$(mktemp)
+json=$(mktemp)
+trap 'rm -f "$tap_out" "$txt" "$json"' EXIT
+
+# mark FILE NAME: the line of "/* MARK: NAME */" in tests/workloads/FILE
+mark() { grep -n "MARK: $2 \*/" "$CP_ROOT/tests/workloads/$1" | cut -d: -f1; }
+
+# profile DESC CMD...: a soft run writing the text report to $txt and JSON to $json
+profile() {
+	local desc=$1
+	shift
+	run_cmd "$BIN" --source soft -o "$txt" --json "$json" -- "$@"
+	if [ "$rc" -ne 0 ]; then
+		_not_ok "$desc: the run exits 0" "exit status $rc: $*"
+		return 1
+	fi
+	# every output says what soft mode is
+	if grep -Eq "source: +soft" "$txt" && grep -qF "$NOTE" "$txt" &&
+		grep -q '"source": "soft"' "$json" && grep -qF "\"note\": \"$NOTE\"" "$json" &&
+		grep -q '"impact": "time_share"' "$json"; then
+		_ok "$desc: text and JSON say source: soft, $NOTE"
+	else
+		_not_ok "$desc: text and JSON say source: soft, $NOTE" "$(head -20 "$txt")"
+	fi
+}
+
+# issue HEADING: the text of the first issue whose heading matches HEADING
+# (an extended regex after "#N "), up to its hint
+issue() { sed -n '/^Issues/,/^Instructions/p' "$txt" | awk -v h="^#[0-9]+ $1" '
+	$0 ~ h { on = 1 } on { print } on && /^  Hint:/ { exit }'; }
+
+# expect_issue DESC HEADING JSON_TYPE JSON_ORIGIN PATTERN...: that issue exists, is the
+# top one in JSON, and its text matches every fixed-string PATTERN
+expect_issue() {
+	local desc=$1 heading=$2 type=$3 origin=$4 block p missing=
+	shift 4
+	block=$(issue "$heading")
+	for p in "$@"; do
+		grep -qF -- "$p" <<<"$block" || missing+="'$p' "
+	done
+	if [ -z "$block" ]; then
+		_not_ok "$desc" "no issue '$heading'" "$(sed -n '/^Issues/,/^Instructions/p' "$txt")"
+	elif [ -n "$missing" ]; then
+		_not_ok "$desc" "missing $missing" "$block"
+	elif ! grep -A1 '"issues": \[' "$json" >/dev/null ||
+		! sed -n '/"issues": \[/,/"suppressed"/p' "$json" | grep -m1 '"type"' |
+			grep -q "\"type\": \"$type\"" ||
+		! sed -n '/"issues": \[/,/"suppressed"/p' "$json" | grep -m1 '"origin"' |
+			grep -q "\"origin\": \"$origin\""; then
+		_not_ok "$desc" "JSON: first issue not $type/$origin" \
+			"$(sed -n '/"issues": \[/,/"hint"/p' "$json" | head -20)"
+	else
+		_ok "$desc"
+	fi
+}
+
+# expect_none DESC: no issue at all
+expect_none() {
+	if grep -q "^Issues (0)" "$txt" && grep -q '"issues": \[\]' "$json"; then
+		_ok "$1"
+	else
+		_not_ok "$1" "$(sed -n '/^Issues/,/^Instructions/p' "$txt")"
+	fi
+}
+
+# expect_marked HEADING TYPE ORIGIN FILE ACCESS_MARK SITE_MARK [PATTERN...]: the issue
+# names the access line and the allocation call site marked in tests/workloads/FILE
+expect_marked() {
+	local heading=$1 type=$2 origin=$3 file=$4 access site
+	access="$file: $(mark "$file" "$5")"
+	site="$file: $(mark "$file" "$6")"
+	shift 6
+	expect_issue "$heading at $access, allocated at $site" "$heading" "$type" "$origin" \
+		"$access" "$site" "$@"
+}
+
+fs=false_sharing.c
+# Application false sharing: two threads, adjacent fields of one heap struct
+profile "false sharing" "$WL/false_sharing" "$SECONDS_RUN" &&
+	expect_marked "Application's false sharing" false_sharing application $fs fs-write fs-alloc
+profile "false sharing, padded" "$WL/false_sharing" --padded "$SECONDS_RUN" &&
+	expect_none "false sharing, padded: no issue"
+
+# Allocator-induced: small counters malloc'ed by the two threads in turn, one arena
+export MALLOC_ARENA_MAX=1
+profile "allocator false sharing" "$WL/false_sharing" --alloc "$SECONDS_RUN" &&
+	expect_marked "Allocator's false sharing" false_sharing allocator $fs fs-alloc-write \
+		fs-alloc-small "allocated by different threads"
+profile "allocator false sharing, aligned" "$WL/false_sharing" --alloc --aligned "$SECONDS_RUN" &&
+	expect_none "allocator false sharing, aligned: no issue"
+unset MALLOC_ARENA_MAX
+
+# True sharing: one global counter, two threads
+ts=true_sharing.c
+profile "true sharing" "$WL/true_sharing" 2 "$SECONDS_RUN" &&
+	expect_issue "true sharing at $ts:$(mark $ts ts-inc), the global cp_hits" \
+		"Application's true sharing" true_sharing application \
+		"$ts: $(mark $ts ts-inc)" "the global variable cp_hits"
+
+# Conflict: a column walk over rows 4096 bytes apart; padded rows: none
+profile "conflict" "$WL/conflict" "$SECONDS_RUN" &&
+	expect_marked "Application's conflict misses" conflict application conflict.c \
+		conflict-load conflict-alloc "distinct lines for"
+profile "conflict, padded" "$WL/conflict" --padded "$SECONDS_RUN" &&
+	expect_none "conflict, padded: no issue"
+
+# Capacity: a stream over 8 x L2; the friendly control sums 16 KiB: none
+if profile "capacity" "$WL/stream" "$SECONDS_RUN"; then
+	expect_marked "Application's capacity misses" capacity application stream.c \
+		stream-load stream-alloc "a stream with a stride of"
+	if issue "Application's capacity misses" | grep -Eq "footprint [0-9]+ KiB .*> (L2|LLC) "; then
+		_ok "capacity: the footprint exceeds a cache past L1"
+	else
+		_not_ok "capacity: the footprint exceeds a cache past L1" "$(issue "Application's capacity")"
+	fi
+fi
+profile "friendly control" "$WL/stream" --friendly "$SECONDS_RUN" &&
+	expect_none "friendly control: no issue"
+done_testing

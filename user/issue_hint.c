@@ -50,11 +50,24 @@ static void append(char *buf, size_t sz, size_t *len, const char *fmt, ...)
 		*len = *len + (size_t)n < sz ? *len + (size_t)n : sz - 1;
 }
 
-/* "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing evidence. */
+/*
+ * "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing
+ * evidence: offsets in the object when every byte the threads touched lies
+ * in it, else (several small objects on the line) bytes of the line.
+ */
 static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t sz, size_t *len)
 {
-	bool in_object = sh->object_size && sh->object_start <= sh->line_addr;
-	__s64 base = in_object ? (__s64)(sh->line_addr - sh->object_start) : 0;
+	__u64 all = 0, first, last;
+	bool in_object;
+	__s64 base;
+
+	for (__u32 i = 0; i < sh->nr_threads; i++)
+		all |= sh->thr[i].read_mask | sh->thr[i].write_mask;
+	first = all ? sh->line_addr + (__u64)__builtin_ctzll(all) : 0;
+	last = all ? sh->line_addr + 63 - (__u64)__builtin_clzll(all) : 0;
+	in_object = all && sh->object_size && first >= sh->object_start &&
+		    last - sh->object_start < sh->object_size;
+	base = in_object ? (__s64)(sh->line_addr - sh->object_start) : 0;
 	char w[128], r[128];
 
 	append(buf, sz, len, in_object ? " Offsets in the %llu-byte object: " :

@@ -91,6 +91,14 @@ static void test_false_sharing_allocator(void **state)
 		assert_int_equal(is->objects[0].nr_tids, cases[c].tid_a == cases[c].tid_b ? 1 : 2);
 		if (cases[c].origin == CP_ORIGIN_ALLOCATOR)
 			assert_non_null(strstr(is->hint, "align these allocations"));
+		/*
+		 * the bytes lie in two 8-byte objects: no offsets "in the
+		 * object" (16-16 would be past the end of either), bytes of
+		 * the line instead
+		 */
+		assert_null(strstr(is->hint, "-byte object"));
+		assert_non_null(strstr(is->hint, "Bytes of the line"));
+		assert_non_null(strstr(is->hint, "thread 102 wrote 16"));
 		fixture_free(f);
 	}
 }

@@ -107,6 +107,7 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 	t->store_misses += c->store_misses;
 	t->hitm += c->hitm;
 	t->lat_sum += c->lat_sum;
+	t->ticks += c->ticks;
 	for (int l = 0; l < CP_LVL_NR; l++)
 		t->lvl[l] += c->lvl[l];
 	return 0;
@@ -209,6 +210,9 @@ static int by_impact(const void *a, const void *b)
 		return misses(x) > misses(y) ? -1 : 1;
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
+	/* --source soft: then by time, memory instruction or not */
+	if (x->counts.ticks != y->counts.ticks)
+		return x->counts.ticks > y->counts.ticks ? -1 : 1;
 	if (x->key.ip != y->key.ip)
 		return x->key.ip < y->key.ip ? -1 : 1;
 	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;

@@ -54,19 +54,6 @@ static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 s
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* The fs or gs base of the current task (the user's, saved at the last switch). */
-static __always_inline __u64 cp_seg_base(__u32 seg)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	/*
-	 * thread.fsbase/gsbase are current for bases set with arch_prctl (glibc's
-	 * TLS); a base changed by WRFSBASE in user space is only saved there at
-	 * the next context switch.
-	 */
-	return seg == CP_SEG_FS ? t->thread.fsbase : t->thread.gsbase;
-}
-
 SEC("?perf_event")
 int on_breakpoint(struct bpf_perf_event_data *ctx)
 {

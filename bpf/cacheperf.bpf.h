@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "cacheperf/abi.h"
+#include "cacheperf/operand.h"
 #include "cacheperf/window.h"
 
 #ifdef CP_DEFINE_SHARED
@@ -87,6 +88,22 @@ static __always_inline bool cp_is_target(__u32 tgid)
 		return true;
 	v = bpf_map_lookup_elem(&targ_tgids, &tgid);
 	return v && *v == CP_TARG_PROFILE;
+}
+
+/*
+ * The fs or gs base (enum cp_seg) of the current task: the user's, saved at
+ * the last switch. For the operands of on_breakpoint and on_tick.
+ */
+static __always_inline __u64 cp_seg_base(__u32 seg)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	/*
+	 * thread.fsbase/gsbase are current for bases set with arch_prctl (glibc's
+	 * TLS); a base changed by WRFSBASE in user space is only saved there at
+	 * the next context switch.
+	 */
+	return seg == CP_SEG_FS ? t->thread.fsbase : t->thread.gsbase;
 }
 
 #endif /* CACHEPERF_BPF_H */

@@ -19,6 +19,7 @@ static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
 	s->tgid = pid_tgid >> 32;
 	s->tid = (__u32)pid_tgid;
 	s->cpu = bpf_get_smp_processor_id();
+	s->size = 0;
 	s->__pad = 0;
 	/* PEBS puts the sampled instruction's user registers here */
 	s->ip = PT_REGS_IP(&ctx->regs);

@@ -3,7 +3,7 @@
  * The memory-sample pipeline, kernel side: decode, count per instruction,
  * judge in the per-CPU miss-ratio window, forward to the ring buffer.
  * Every entry point (the perf_event programs, the test and bench programs,
- * later the soft-tick source) builds a struct cp_test_sample and calls
+ * the soft-tick source) builds a struct cp_test_sample and calls
  * cp_mem_sample(), so what the tests run is what profiles.
  */
 #ifndef CACHEPERF_MEM_SAMPLE_BPF_H
@@ -30,7 +30,8 @@ static __always_inline bool cp_mem_wanted(__u32 tgid)
 
 /* Writes one struct cp_sample to the ring buffer; 1 if written, 0 if dropped. */
 static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 ip, __u64 addr,
-				       __u64 data_src, __u64 weight, __u64 time_ns, __u32 flags)
+				       __u64 data_src, __u64 weight, __u64 time_ns, __u32 flags,
+				       __u16 size)
 {
 	struct cp_sample *r;
 
@@ -49,11 +50,27 @@ static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 i
 	r->weight = weight;
 	r->time_ns = time_ns;
 	r->flags = flags;
-	r->size = 0;
+	r->size = size;
 	r->__pad = 0;
 	bpf_ringbuf_submit(r, 0);
 	cp_add(&stats.forwarded, 1);
 	return 1;
+}
+
+/* The counters of @key, created on first sight; NULL (counted) when the map is full. */
+static __always_inline struct cp_ip_counts *cp_ip_counts_get(const struct cp_ip_key *key)
+{
+	struct cp_ip_counts *c;
+
+	c = bpf_map_lookup_elem(&ip_counts, key);
+	if (c)
+		return c;
+	/* NOEXIST: another CPU may have created it meanwhile; keep theirs */
+	bpf_map_update_elem(&ip_counts, key, &cp_zero_counts, BPF_NOEXIST);
+	c = bpf_map_lookup_elem(&ip_counts, key);
+	if (!c)
+		cp_add(&stats.drop_ipmap, 1);
+	return c;
 }
 
 /* Adds the sample to its instruction's counters, creating them on first sight. */
@@ -61,19 +78,11 @@ static __always_inline void cp_mem_count_ip(const struct cp_test_sample *s,
 					    const struct cp_data_src *d, __u32 kind)
 {
 	struct cp_ip_key key = { .tgid = s->tgid, .__pad = 0, .ip = s->ip };
-	struct cp_ip_counts *c;
+	struct cp_ip_counts *c = cp_ip_counts_get(&key);
 	__u32 lvl = d->lvl;
 
-	c = bpf_map_lookup_elem(&ip_counts, &key);
-	if (!c) {
-		/* NOEXIST: another CPU may have created it meanwhile; keep theirs */
-		bpf_map_update_elem(&ip_counts, &key, &cp_zero_counts, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&ip_counts, &key);
-		if (!c) {
-			cp_add(&stats.drop_ipmap, 1);
-			return;
-		}
-	}
+	if (!c)
+		return;
 	if (kind == CP_ACCESS_STORE) {
 		cp_add(&c->stores, 1);
 		if (d->miss)
@@ -115,7 +124,7 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
 		if (!(e->flags & CP_SAMPLE_MISS))
 			continue;
 		sent += cp_mem_emit(e->tgid, e->tid, cpu, e->ip, e->addr, e->data_src,
-				    e->weight, e->time_ns, e->flags);
+				    e->weight, e->time_ns, e->flags, 0);
 		left--;
 	}
 	return sent;
@@ -156,7 +165,7 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 
 	if (targ_forward_all)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
-				   s->weight, s->time_ns, flags | CP_SAMPLE_ALL);
+				   s->weight, s->time_ns, flags | CP_SAMPLE_ALL, s->size);
 
 	idx = s->cpu * CP_ACCESS_NR + kind;
 	w = bpf_map_lookup_elem(&windows, &idx);
@@ -183,7 +192,7 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	/* the common case above the ratio: only the new miss is pending */
 	if (v.fwd_cnt == 1 && v.fwd_from == v.slot)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
-				   s->weight, s->time_ns, flags);
+				   s->weight, s->time_ns, flags, 0);
 	return cp_mem_flush(w, &v, cp_window_size(targ_window_size), s->cpu);
 }
 

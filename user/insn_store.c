@@ -107,6 +107,7 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 	t->store_misses += c->store_misses;
 	t->hitm += c->hitm;
 	t->lat_sum += c->lat_sum;
+	t->ticks += c->ticks;
 	for (int l = 0; l < CP_LVL_NR; l++)
 		t->lvl[l] += c->lvl[l];
 	return 0;
@@ -124,7 +125,9 @@ int insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, _
 
 __u64 cp_insn_time_samples(const struct cp_insn *in)
 {
-	return in->time_samples ? in->time_samples : in->counts.loads + in->counts.stores;
+	__u64 t = in->time_samples + in->counts.ticks;
+
+	return t ? t : in->counts.loads + in->counts.stores;
 }
 
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
@@ -224,6 +227,9 @@ static int by_impact(const void *a, const void *b)
 		return misses(x) > misses(y) ? -1 : 1;
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
+	/* --source soft: then by time, memory instruction or not */
+	if (x->counts.ticks != y->counts.ticks)
+		return x->counts.ticks > y->counts.ticks ? -1 : 1;
 	if (x->key.ip != y->key.ip)
 		return x->key.ip < y->key.ip ? -1 : 1;
 	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;

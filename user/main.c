@@ -163,12 +163,6 @@ static int check_machine(struct cp_main *m)
 		snprintf(m->err, sizeof(m->err), "%s", m->cfg.source.reason);
 		return fail(m, CP_EXIT_RUNTIME);
 	}
-	if (m->cfg.source.kind == CP_SOURCE_SOFT) {
-		snprintf(m->err, sizeof(m->err),
-			 "%s; the timer-driven source for machines without a PMU (--source soft) is not in this version yet; --source faults checks the pipeline here",
-			 m->cfg.source.reason);
-		return fail(m, CP_EXIT_RUNTIME);
-	}
 	fprintf(stderr, "cacheperf-bpf: source %s\n", m->cfg.source.reason);
 	return -1;
 }
@@ -239,7 +233,7 @@ static int run(struct cp_main *m)
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,
-			cp_mem_prog_name(m->sess->variant));
+			m->sess->soft_on ? "on_tick" : cp_mem_prog_name(m->sess->variant));
 
 	/* Loop until the duration, a signal or the targets' exit */
 	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bp_manager.h"
+#include "cacheperf/soft_tick.h"
 #include "options.h"
 #include "parse.h"
 
@@ -36,6 +37,7 @@ enum {
 	OPT_BP_EXPIRY,
 	OPT_MAX_BP_RATE,
 	OPT_NO_THROWING_NEW,
+	OPT_SOFT_FREQ,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
 	{ "no-throwing-new", no_argument, NULL, OPT_NO_THROWING_NEW },
+	{ "soft-freq", required_argument, NULL, OPT_SOFT_FREQ },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -101,7 +104,9 @@ static const char usage_text[] =
 "\n"
 "Sampling:\n"
 "      --source KIND          auto, pebs (Intel), ibs (AMD) or soft (no PMU);\n"
-"                             default auto: the best one this machine has;\n"
+"                             default auto: PEBS or IBS when the machine has\n"
+"                             them, else soft (timer ticks: addresses and\n"
+"                             time, no cache levels);\n"
 "                             faults: page faults with their addresses, a\n"
 "                             check of the pipeline on any machine (no cache\n"
 "                             levels)\n"
@@ -118,7 +123,8 @@ static const char usage_text[] =
 "                             addresses of the worst instructions (default\n"
 "                             2000: about 2 percent of a CPU; 0: none)\n"
 "      --bp-expiry MS         let a breakpoint go after MS ms without a hit\n"
-"                             (default 100)\n"
+"                             (default 100)\n""      --soft-freq HZ         --source soft: timer ticks per second on each\n"
+"                             CPU (default 4999, 1..100000)\n"
 "\n"
 "Report (filters of the paper, section 3.5; P is a percentage):\n"
 "      --top N                issues, instructions and objects listed\n"
@@ -204,6 +210,7 @@ void cp_options_defaults(struct cp_options *opts)
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
+	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -291,6 +298,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_TOP, "--top", 1, 1000 },
 	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
 	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
+	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -351,6 +359,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
+	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))

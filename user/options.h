@@ -72,6 +72,7 @@ struct cp_options {
 	const char *report_path;	/* report FILE */
 	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
 	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
+	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
 };
 
 /* Fills @opts with the defaults documented in --help. */

@@ -204,3 +204,14 @@ void cp_breakpoint_spec(struct cp_event_spec *spec, __u64 ip)
 	spec->attr.bp_addr = ip;
 	spec->attr.bp_len = sizeof(long);
 }
+
+void cp_cpu_clock_spec(struct cp_event_spec *spec, __u32 freq_hz)
+{
+	user_event_spec(spec, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, freq_hz);
+	spec->attr.freq = 1;
+	/* on_tick counts the ticks of targets in the kernel, and skips them */
+	spec->attr.exclude_kernel = 0;
+	/* the program reads the registers; nobody reads the perf buffer */
+	spec->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	spec->attr.wakeup_events = 0;
+}

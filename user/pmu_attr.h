@@ -96,4 +96,11 @@ void cp_page_fault_spec(struct cp_event_spec *spec, __u64 period);
  */
 void cp_breakpoint_spec(struct cp_event_spec *spec, __u64 ip);
 
+/*
+ * A software cpu-clock spec (PERF_COUNT_SW_CPU_CLOCK) sampling at @freq_hz
+ * (freq mode: the kernel turns it into a fixed hrtimer period), kernel ticks
+ * included so on_tick can count them: the no-PMU source (--source soft).
+ */
+void cp_cpu_clock_spec(struct cp_event_spec *spec, __u32 freq_hz);
+
 #endif /* CP_PMU_ATTR_H */

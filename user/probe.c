@@ -85,6 +85,10 @@ int cp_probe_print(const char *root, const char *cache_spec, FILE *f)
 		fprintf(f, "sampling PMUs: cannot read them: %s\n", strerror(errno));
 	} else {
 		cp_pmus_print(pmus, f);
+		/* cpu-clock needs no PMU: the soft source runs where perf_event programs load */
+		fprintf(f, "--source soft: %s\n",
+			si.bpf_load_err ? "not available: BPF perf_event programs do not load" :
+			"available (cpu-clock timer ticks: addresses and time, no cache levels)");
 		if (!cp_source_decide(CP_SOURCE_AUTO, pmus, &si.kernel, &choice))
 			fprintf(f, "--source auto: %s\n", choice.reason);
 		cp_pmus__free(pmus);

@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "rate_cap.h"
 #include "signals.h"
+#include "soft_source.h"
 #include "symbolizer.h"
 
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
@@ -42,6 +43,7 @@ struct cp_profile {
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_cache_level l1;		/* the L1D misses map onto */
 	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
+	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_rate_cap_cfg rate;
 	__u64 received;
@@ -136,6 +138,8 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 	/* a new address space, or none: its instructions are other ones now */
 	if (p->bps)
 		cp_bp_sampler__forget(p->bps, pe->tgid, now_ns());
+	if (p->soft)
+		cp_soft_source__forget(p->soft, pe->tgid);
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
 		cp_objects__on_exec(p->objects, pid);
@@ -263,6 +267,13 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 		cp_profile__free(p);
 		return ret;
 	}
+	if (s->soft_on && !(p->soft = cp_soft_source__new(s->skel))) {
+		int ret = -errno;
+
+		snprintf(err, err_sz, "cannot set up the soft source: %s", strerror(-ret));
+		cp_profile__free(p);
+		return ret;
+	}
 	p->rec = rec;	/* owned from here on */
 	if (rec)
 		cp_symbolizer__set_maps_text(p->sym, cp_recorder__maps_text, rec, false);
@@ -309,6 +320,7 @@ void cp_profile__free(struct cp_profile *p)
 		p->sess->on_guard = NULL;
 	/* breakpoints first: they deliver their last histories */
 	cp_bp_sampler__free(p->bps);
+	cp_soft_source__free(p->soft);
 	drain__free(p->drain);
 	cp_recorder__close(p->rec, NULL, NULL, 0);
 	insn_store__free(p->insns);
@@ -476,6 +488,8 @@ static void live_end(const struct cp_profile *p, struct cp_run_end *e)
 	e->have_alloc = p->sess->alloc != NULL;
 	if (p->sess->alloc)
 		cp_alloc_probes__stats(p->sess->alloc, &e->alloc);
+	if (p->soft)
+		cp_soft_source__stats(p->soft, &e->soft);
 }
 
 int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
@@ -528,6 +542,8 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
 		if (p->bps)
 			cp_bp_sampler__tick(p->bps, p->insns, p->misses, now_ns());
+		if (p->soft)
+			cp_soft_source__tick(p->soft);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end.end_ns = now_ns();
@@ -589,6 +605,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->backoff_doubtful = os.backoff_doubtful;
 	r->backoff_unseen = os.backoff_unseen;
 	r->have_alloc = e.have_alloc;
+	r->soft = e.soft;
 	r->alloc = e.alloc;
 	r->exits = p->exits;
 	r->duration_s = e.end_ns > p->info.start_ns ?
@@ -698,9 +715,10 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 		.load_misses = r->bpf.misses[CP_ACCESS_LOAD],
 		.store_misses = r->bpf.misses[CP_ACCESS_STORE],
 		.no_levels = cp_stats_levels_unknown(&r->bpf),
-		/* soft: time shares and pattern evidence (classify.h); the pipeline
-		 * feeds ticks per instruction with insn_store__add_time() */
+		/* soft: time shares (ticks per instruction come with the
+		 * counters) and pattern evidence (classify.h) */
 		.soft = p->info.source == CP_SOURCE_SOFT,
+		.time_samples = r->bpf.ticks,
 		.geo = r->geo,
 		.locate = class_locate,
 		.locate_ctx = p,

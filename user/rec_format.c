@@ -9,12 +9,14 @@
 #include "rec_format.h"
 
 #define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
-_Static_assert(sizeof(struct cp_stats) == 16 * sizeof(__u64),
+_Static_assert(sizeof(struct cp_stats) == 20 * sizeof(__u64),
 	       "struct cp_stats changed: bump CP_REC_VERSION and docs/recording.md");
 /* a counter entry on file: struct cp_ip_key, then struct cp_ip_counts */
 #define CP_REC_COUNTER_BYTES	(sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
-_Static_assert(CP_REC_COUNTER_BYTES == 16 + (6 + CP_LVL_NR) * sizeof(__u64),
+_Static_assert(CP_REC_COUNTER_BYTES == 16 + (7 + CP_LVL_NR) * sizeof(__u64),
 	       "struct cp_ip_key or cp_ip_counts changed: bump CP_REC_VERSION and docs/recording.md");
+_Static_assert(CP_SOFT_STATS_NR == 6,
+	       "struct cp_soft_stats changed: bump CP_REC_VERSION and docs/recording.md");
 
 static const char *const section_names[CP_SEC_NR] = {
 	[CP_SEC_HEADER] = "header", [CP_SEC_EVENTS] = "events", [CP_SEC_COUNTERS] = "counters",
@@ -257,6 +259,7 @@ void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 	put_u64s(b, &a->bpf, CP_ALLOC_STATS_NR);
 	put_u64s(b, more, sizeof(more) / sizeof(more[0]));
 	cp_rec_put_u32(b, a->raw_syscalls);
+	put_u64s(b, &e->soft, CP_SOFT_STATS_NR);
 }
 
 int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err, size_t sz)
@@ -291,6 +294,8 @@ int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err
 	if (cp_rec_get_u32(c, &flag))
 		return short_read(c, err, sz, "the allocation probe figures");
 	a->raw_syscalls = flag != 0;
+	if (get_u64s(c, (__u64 *)&out->soft, CP_SOFT_STATS_NR, "soft source figures", err, sz))
+		return -EINVAL;
 	return at_end(c, err, sz, "end section");
 }
 

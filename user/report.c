@@ -54,6 +54,11 @@ static void print_totals(const struct cp_report *r, FILE *f)
 	char p1[16], p2[16];
 
 	fprintf(f, "\nTotals\n");
+	if (b->ticks || b->ticks_kernel)
+		fprintf(f, "  time samples: %llu ticks in user mode (%llu of them on a decoded memory access), %llu in the kernel (not counted)\n",
+			(unsigned long long)b->ticks,
+			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]),
+			(unsigned long long)b->ticks_kernel);
 	if (cp_stats_levels_unknown(b)) {
 		fprintf(f, "  samples: %llu (the source reports no cache levels)\n",
 			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]));
@@ -92,6 +97,11 @@ static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool
 
 	if (!r->locate || r->locate(r->locate_ctx, in->key.tgid, in->key.ip, loc, sizeof(loc)) < 0)
 		loc[0] = '\0';
+	if (no_levels && r->bpf.ticks) {
+		fprintf(f, "  %8llu  %8llu  %7u  0x%-14llx %s\n", (unsigned long long)c->ticks,
+			samples, in->key.tgid, (unsigned long long)in->key.ip, loc);
+		return;
+	}
 	if (no_levels) {
 		fprintf(f, "  %8llu  %7u  0x%-14llx %s\n", samples, in->key.tgid,
 			(unsigned long long)in->key.ip, loc);
@@ -125,6 +135,8 @@ static void print_insns(const struct cp_report *r, FILE *f)
 		n, insn_store__count(r->insns));
 	if (!n)
 		fprintf(f, "  none: no sample of a target arrived\n");
+	else if (no_levels && r->bpf.ticks)
+		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "ticks", "samples", "pid", "ip", "location");
 	else if (no_levels)
 		fprintf(f, "  %8s  %7s  %-16s %s\n", "samples", "pid", "ip", "location");
 	else
@@ -231,6 +243,10 @@ static void print_drops(const struct cp_report *r, FILE *f)
 		(ull)b->forwarded);
 	if (r->period_changes)
 		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
+	if (b->ticks || b->ticks_kernel || r->soft.taken)
+		fprintf(f, "  soft source: %llu instructions decoded (%llu with a memory operand, %llu without, %llu of exited processes); lost: pending table full %llu, descriptor table full %llu\n",
+			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.markers,
+			(ull)r->soft.gone, (ull)b->drop_pending, (ull)r->soft.drop_insns);
 	if (!r->have_alloc) {
 		fprintf(f, "  allocation probes: off (--no-objects)\n");
 		return;

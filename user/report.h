@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "insn_store.h"
 #include "object_stats.h"
+#include "soft_decide.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
 #define CP_COMM_LEN		16	/* TASK_COMM_LEN */
@@ -54,6 +55,7 @@ struct cp_report {
 	__u64 backoff_unseen;		/* samples in memory with no allocation seen, after one */
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
+	struct cp_soft_stats soft;	/* --source soft: the decoding of ticked instructions */
 	const struct cp_bp_summary *bp;	/* breakpoint sampling; NULL: no such section */
 	unsigned int top;		/* instructions listed; 0: CP_REPORT_TOP_DEFAULT */
 	const struct cp_classification *issues;	/* NULL: no issues section */

@@ -43,6 +43,8 @@ static void put_totals(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "forwarded", b->forwarded);
 	cp_json_u64(j, "filtered", b->filtered);
 	cp_json_u64(j, "dropped", dropped_samples(r));
+	cp_json_u64(j, "ticks", b->ticks);
+	cp_json_u64(j, "ticks_kernel", b->ticks_kernel);
 	cp_json_end(j);
 }
 
@@ -62,6 +64,8 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "unknown_records", r->unknown);
 	cp_json_u64(j, "records_received", r->received);
 	cp_json_u64(j, "period_changes", r->period_changes);
+	cp_json_u64(j, "soft_pending_full", b->drop_pending);
+	cp_json_u64(j, "soft_descriptors_full", r->soft.drop_insns);
 	if (r->have_alloc) {
 		cp_json_u64(j, "alloc_events_applied", r->object_events);
 		cp_json_u64(j, "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf);

@@ -17,6 +17,7 @@
 #include "geometry.h"
 #include "options.h"
 #include "report.h"
+#include "soft_decide.h"
 
 #define CP_RUN_TEXT_LEN		512	/* source reason (cp_source_choice.reason), end reason */
 
@@ -47,6 +48,7 @@ struct cp_run_end {
 	__u64 guard_backoffs;
 	bool have_alloc;		/* allocation probes ran */
 	struct cp_alloc_probes_stats alloc;
+	struct cp_soft_stats soft;	/* --source soft: what user space decoded */
 };
 
 #endif /* CP_RUN_FACTS_H */

@@ -17,6 +17,7 @@
 #include "alloc_probes.h"
 #include "pmu_attr.h"
 #include "session.h"
+#include "soft_source.h"
 
 /* Page faults are rare next to memory accesses: sample every one of them. */
 #define CP_FAULTS_PERIOD	1
@@ -183,6 +184,12 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 
+	/* on_tick is "?perf_event" too: loaded for the no-PMU source only */
+	if (cfg->source.kind == CP_SOURCE_SOFT) {
+		bpf_program__set_autoload(s->skel->progs.on_tick, true);
+		s->soft_on = true;
+	}
+
 	/* on_breakpoint is "?perf_event": loaded only when breakpoints are on */
 	if (opts->max_bp_rate) {
 		bpf_program__set_autoload(s->skel->progs.on_breakpoint, true);
@@ -262,6 +269,20 @@ static int cp_attach_faults(struct cp_session *s, const struct cp_session_cfg *c
 	return total;
 }
 
+/* The no-PMU source: cpu-clock ticks on every CPU, the BPF filter picks the targets. */
+static int cp_attach_soft(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+			  size_t err_sz)
+{
+	struct cp_cpuset cpus;
+	int ret;
+
+	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	if (ret < 0)
+		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
+	return cp_soft_events_open(s->events, &cpus, cfg->opts->soft_freq_hz, s->skel->progs.on_tick,
+				   err, err_sz);
+}
+
 static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
 			 struct bpf_program *prog, char *err, size_t err_sz)
 {
@@ -317,6 +338,9 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 		break;
 	case CP_SOURCE_FAULTS:
 		ret = cp_attach_faults(s, cfg, prog, err, err_sz);
+		break;
+	case CP_SOURCE_SOFT:
+		ret = cp_attach_soft(s, cfg, err, err_sz);
 		break;
 	default:
 		ret = fail(err, err_sz, -EOPNOTSUPP, "source %s cannot be attached in this version",

@@ -47,6 +47,7 @@ struct cp_session {
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *on_guard_ctx;
 	bool bp_on;			/* on_breakpoint loaded (--max-bp-rate > 0) */
+	bool soft_on;			/* on_tick loaded (--source soft) */
 };
 
 /*
@@ -55,7 +56,8 @@ struct cp_session {
  * knobs (target filter, forward-all for sources without hit/miss
  * information, window size and ratio, L1 geometry), sizes the per-CPU
  * windows, picks the on_mem_sample variant this kernel runs, loads
- * on_breakpoint too unless --max-bp-rate is 0, and fills the tgid filter.
+ * on_breakpoint too unless --max-bp-rate is 0 (and on_tick for --source
+ * soft), and fills the tgid filter.
  * Returns 0 with *@out set, or a negative errno with a sentence in @err
  * saying what failed and what to do.
  */

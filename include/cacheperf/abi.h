@@ -89,7 +89,8 @@ struct cp_test_sample {
 	__u32 tgid;
 	__u32 tid;
 	__u32 cpu;		/* selects the window: must be below the possible CPUs */
-	__u32 __pad;
+	__u16 size;		/* access size in bytes, 0 if unknown (forward-all samples carry it) */
+	__u16 __pad;
 	__u64 ip;
 	__u64 addr;
 	__u64 data_src;		/* raw perf_mem_data_src */
@@ -115,6 +116,9 @@ struct cp_ip_counts {
 	__u64 hitm;			/* accesses that hit a modified line in another core */
 	__u64 lat_sum;			/* sum of sample weights (load latency, cycles) */
 	__u64 lvl[CP_LVL_NR];		/* samples by the level that served them */
+	/* --source soft: timer ticks that interrupted this instruction in user
+	 * mode, memory access or not (the time profile) */
+	__u64 ticks;
 };
 
 /* Global counters in .bss; user space reads them through the skeleton. */
@@ -133,6 +137,11 @@ struct cp_stats {
 	__u64 followed;			/* processes forked by a target, added to the filter */
 	__u64 drop_targets;		/* ... not added: the filter map is full */
 	__u64 drop_proc;		/* exec/exit records lost: ring buffer full */
+	/* --source soft (bpf/soft_tick.bpf.c), of target processes only: */
+	__u64 ticks;			/* ticks in user mode, counted per instruction */
+	__u64 ticks_kernel;		/* ticks in the kernel: not counted */
+	__u64 soft_queued;		/* instructions queued for user space to decode */
+	__u64 drop_pending;		/* ... not queued: the pending table is full */
 };
 
 /*

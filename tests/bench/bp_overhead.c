@@ -19,11 +19,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "median.h"
-
-#define MAX_ROUNDS	31
+#include "loop_rounds.h"
 
 enum mode { PLAIN, PROFILED, NO_BP, NR_MODES };
 
@@ -31,55 +28,25 @@ static const char *const mode_name[NR_MODES] = {
 	"plain (unprofiled)", "profiled, breakpoints", "profiled, --max-bp-rate 0",
 };
 
-/* The workload's loop time under @mode, in ns; -1 on failure. */
-static double run(const char *build, enum mode mode, long passes)
-{
-	char cmd[1024], line[256];
-	double ns = -1;
-	FILE *p;
-
-	if (mode == PLAIN)
-		snprintf(cmd, sizeof(cmd), "%s/tests/workloads/bp_hot %ld", build, passes);
-	else
-		snprintf(cmd, sizeof(cmd),
-			 "%s/cacheperf-bpf --source faults%s -- %s/tests/workloads/bp_hot %ld 2>/dev/null",
-			 build, mode == NO_BP ? " --max-bp-rate 0" : "", build, passes);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p))
-		if (!strncmp(line, "loop_ns ", 8))
-			ns = atof(line + 8);
-	if (pclose(p) != 0)
-		return -1;
-	return ns;
-}
-
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	long passes = argc > 2 ? atol(argv[2]) : 200000;
 	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
-	double ns[NR_MODES][MAX_ROUNDS], med[NR_MODES];
+	char cmds[NR_MODES][CP_BENCH_CMD_LEN];
 
-	if (rounds < 1 || rounds > MAX_ROUNDS || passes < 2) {
-		fprintf(stderr, "usage: bp_overhead [ROUNDS (1-%d) [PASSES (>= 2)]]\n", MAX_ROUNDS);
+	if (rounds < 1 || rounds > CP_BENCH_MAX_ROUNDS || passes < 2) {
+		fprintf(stderr, "usage: bp_overhead [ROUNDS (1-%d) [PASSES (>= 2)]]\n",
+			CP_BENCH_MAX_ROUNDS);
 		return 2;
 	}
-	for (int r = 0; r < rounds; r++) {
-		for (int m = 0; m < NR_MODES; m++) {
-			ns[m][r] = run(build, (enum mode)m, passes);
-			if (ns[m][r] < 0) {
-				fprintf(stderr, "bp_overhead: %s failed (root? built?)\n", mode_name[m]);
-				return 1;
-			}
-		}
-	}
-	printf("%-28s %12s %8s\n", "mode", "loop ms", "ratio");
-	for (int m = 0; m < NR_MODES; m++) {
-		med[m] = cp_bench_median(ns[m], rounds);
-		printf("%-28s %12.1f %8.3f\n", mode_name[m], med[m] / 1e6, med[m] / med[PLAIN]);
-	}
+	snprintf(cmds[PLAIN], sizeof(cmds[PLAIN]), "%s/tests/workloads/bp_hot %ld", build, passes);
+	for (int m = PROFILED; m < NR_MODES; m++)
+		snprintf(cmds[m], sizeof(cmds[m]),
+			 "%s/cacheperf-bpf --source faults%s -- %s/tests/workloads/bp_hot %ld 2>/dev/null",
+			 build, m == NO_BP ? " --max-bp-rate 0" : "", build, passes);
+	if (cp_bench_loop_rounds("bp_overhead", "loop_ns", mode_name, cmds, NR_MODES, rounds))
+		return 1;
 	printf("median of %d rounds x %ld passes; goal: profiled <= 1.05 x plain\n", rounds,
 	       passes);
 	return 0;

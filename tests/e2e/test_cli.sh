@@ -45,7 +45,7 @@ expect "command that does not exist" 1 "cannot run the command" \
 expect "--probe" 0 "^verdict: ready to profile" "$BIN" --probe
 probe=$(cat "$tap_out")
 for want in "^kernel: [0-9]" "^BTF: " "^uprobes: " "^hardware breakpoints: " \
-	"^sampling PMUs:" "^--source auto: " "^L1D [0-9]+ KiB, [0-9]+-way, 64 B lines"; do
+	"^sampling PMUs:" "^--source soft: available" "^--source auto: " "^L1D [0-9]+ KiB, [0-9]+-way, 64 B lines"; do
 	if grep -Eq -- "$want" <<<"$probe"; then _ok "--probe shows /$want/"; else
 		_not_ok "--probe shows /$want/"; fi
 done

@@ -285,6 +285,23 @@ static void test_breakpoint_knobs(void **state)
 				 bad[i].message);
 }
 
+/* --soft-freq: ticks per second per CPU, 4999 by default (not a multiple of HZ). */
+static void test_soft_freq(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.soft_freq_hz, 4999);
+	assert_int_equal(parse("-a --source soft --soft-freq 997", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.soft_freq_hz, 997);
+	assert_int_equal(o.source, CP_SOURCE_SOFT);
+	assert_int_equal(parse("-a --soft-freq 0", &o, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--soft-freq: '0' is not a whole number from 1 to 100000");
+	assert_int_equal(parse("-a --soft-freq 100001", &o, err, sizeof(err)), -EINVAL);
+}
+
 static void test_modes(void **state)
 {
 	struct cp_options o;
@@ -355,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_sampling_knobs),
 		cmocka_unit_test(test_breakpoint_knobs),
+		cmocka_unit_test(test_soft_freq),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),

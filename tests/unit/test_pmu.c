@@ -579,6 +579,25 @@ static void test_vm_error_text(void **state)
 	cp_pmus__free(p);
 }
 
+/* --source soft: cpu-clock in freq mode, kernel ticks kept so on_tick can count them. */
+static void test_cpu_clock_spec(void **state)
+{
+	struct cp_event_spec s;
+	struct perf_event_attr a;
+
+	(void)state;
+	cp_cpu_clock_spec(&s, 4999);
+	assert_string_equal(s.name, "cpu-clock");
+	assert_false(s.pmu_event);
+	cp_event_spec_instance(&s, 1, &a);
+	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(a.config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(a.freq, 1);
+	assert_int_equal(a.sample_freq, 4999);	/* no jitter */
+	assert_int_equal(a.exclude_kernel, 0);
+	assert_int_equal(a.disabled, 1);
+}
+
 static void test_page_fault_spec(void **state)
 {
 	struct cp_event_spec s;
@@ -613,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_source_decide),
 		cmocka_unit_test(test_vm_error_text),
 		cmocka_unit_test(test_page_fault_spec),
+		cmocka_unit_test(test_cpu_clock_spec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * on_tick: the no-PMU source (--source soft). A per-CPU cpu-clock event
+ * (PERF_COUNT_SW_CPU_CLOCK, --soft-freq per CPU) interrupts whatever runs;
+ * for a target interrupted in user mode the tick counts time on the
+ * interrupted instruction (memory access or not: the time profile) and,
+ * when user space has decoded that instruction's memory operand
+ * (soft_insns), becomes a memory sample: the instruction has not run yet,
+ * so cp_operand_ea() of the tick's registers is its exact address, as in
+ * on_breakpoint. The sample goes down the forward-every-sample path of
+ * mem_sample.bpf.h with the access size and read/write, no cache level.
+ *
+ * An instruction not decoded yet is queued once in soft_pending for user
+ * space (user/soft_source.c), which installs a descriptor or a "no memory
+ * operand" marker. A plain hash, not an LRU: an LRU would evict silently,
+ * and a full table must be counted (stats.drop_pending); the ip is queued
+ * again at its next tick anyway.
+ *
+ * Not loaded unless --source soft ("?perf_event").
+ */
+#include "mem_sample.bpf.h"
+#include "cacheperf/soft_tick.h"
+
+/* Decoded instructions: {tgid, ip} -> descriptor or marker. Written by user space only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_SOFT_INSNS);
+	__type(key, struct cp_ip_key);
+	__type(value, struct cp_soft_insn);
+} soft_insns SEC(".maps");
+
+/* Instructions waiting to be decoded, taken (and deleted) by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_SOFT_PENDING);
+	__type(key, struct cp_ip_key);
+	__type(value, struct cp_soft_pending);
+} soft_pending SEC(".maps");
+
+/* Queues @key for decoding, once: a second tick finds it there (EEXIST). */
+static __always_inline void cp_soft_queue(const struct cp_ip_key *key, __u64 mm, __u64 now)
+{
+	struct cp_soft_pending v = { .mm = mm, .time_ns = now };
+	long ret;
+
+	ret = bpf_map_update_elem(&soft_pending, key, &v, BPF_NOEXIST);
+	if (!ret)
+		cp_add(&stats.soft_queued, 1);
+	else if (ret != -17 /* EEXIST */)
+		cp_add(&stats.drop_pending, 1);
+}
+
+SEC("?perf_event")
+int on_tick(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), mm, ea, seg_base = 0;
+	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 };
+	struct cp_test_sample s;
+	struct cp_soft_insn *v;
+	struct cp_ip_counts *c;
+	struct cp_regs regs;
+
+	if (!cp_mem_wanted(key.tgid))
+		return 0;
+	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
+	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
+	/* a tick in a system call or an interrupt: kernel time, no user instruction */
+	if (!cp_soft_user_mode(regs.cs)) {
+		cp_add(&stats.ticks_kernel, 1);
+		return 0;
+	}
+	key.ip = regs.ip;
+	cp_add(&stats.ticks, 1);
+	c = cp_ip_counts_get(&key);
+	if (c)
+		cp_add(&c->ticks, 1);
+
+	mm = (__u64)bpf_get_current_task_btf()->mm;
+	v = bpf_map_lookup_elem(&soft_insns, &key);
+	if (!v || v->mm != mm) {
+		/* never seen, or seen in the address space before an exec */
+		cp_soft_queue(&key, mm, bpf_ktime_get_ns());
+		return 0;
+	}
+	if (v->op.status != CP_OPND_OK)
+		return 0;
+	if (v->op.seg != CP_SEG_NONE)
+		seg_base = cp_seg_base(v->op.seg);
+	if (cp_operand_ea(&v->op, &regs, seg_base, &ea))
+		return 0;
+	s.tgid = key.tgid;
+	s.tid = (__u32)pid_tgid;
+	s.cpu = bpf_get_smp_processor_id();
+	s.size = v->op.size;
+	s.__pad = 0;
+	s.ip = key.ip;
+	s.addr = ea;
+	s.data_src = cp_soft_data_src(v->op.access);
+	s.weight = 0;
+	s.time_ns = bpf_ktime_get_ns();
+	cp_mem_sample(&s);
+	return 0;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The no-PMU source's pure parts: which ticks are user mode, the data_src a
+ * soft sample carries, what is installed for a decoded instruction, the
+ * decode order, and the registry that lets an exec or exit remove a
+ * process's descriptors.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cacheperf/soft_tick.h"
+#include "decode.h"
+#include "soft_decide.h"
+
+static void test_user_mode(void **state)
+{
+	(void)state;
+	assert_true(cp_soft_user_mode(0x33));	/* __USER_CS */
+	assert_true(cp_soft_user_mode(0x23));	/* __USER32_CS */
+	assert_false(cp_soft_user_mode(0x10));	/* __KERNEL_CS */
+	assert_false(cp_soft_user_mode(0));
+}
+
+/* Reads are loads, writes and read-modify-writes stores; never a level. */
+static void test_data_src(void **state)
+{
+	static const struct { __u8 access; __u8 op; } cases[] = {
+		{ CP_OPND_READ, CP_OP_LOAD },
+		{ CP_OPND_WRITE, CP_OP_STORE },
+		{ CP_OPND_RMW, CP_OP_STORE },
+	};
+	struct cp_data_src d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cp_data_src_decode(cp_soft_data_src(cases[i].access), &d);
+		assert_int_equal(d.op, cases[i].op);
+		assert_int_equal(d.lvl, CP_LVL_NA);
+		assert_false(d.miss);
+		assert_int_equal(d.snoop, CP_SNOOP_NA);
+	}
+}
+
+static void test_decide(void **state)
+{
+	/* movq %rcx,(%rdi,%rax,8) and add $1,%rax */
+	static const __u8 store[] = { 0x48, 0x89, 0x0c, 0xc7 }, add[] = { 0x48, 0x83, 0xc0, 0x01 };
+	struct cp_operand op;
+	struct cp_soft_insn v;
+
+	(void)state;
+	cp_decode_operand(store, sizeof(store), &op);
+	assert_int_equal(cp_soft_decide(0, 0, &op, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_OK);
+	assert_int_equal(v.op.access, CP_OPND_WRITE);
+	assert_int_equal(v.op.size, 8);
+	assert_int_equal(v.mm, 0x1234);
+
+	cp_decode_operand(add, sizeof(add), &op);
+	assert_int_equal(cp_soft_decide(0, 0, &op, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_NO_MEMORY);	/* a marker: time only */
+
+	/* no mapping holds the ip: a marker too, or it would be queued at every tick */
+	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, 0x99, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_UNREADABLE);
+	assert_int_equal(v.mm, 0x99);
+
+	/* the process is gone: nothing */
+	assert_int_equal(cp_soft_decide(-ESRCH, 0, &op, 0x99, &v), CP_SOFT_GONE);
+}
+
+static void test_sort(void **state)
+{
+	struct cp_soft_item it[4] = {
+		{ .key = { .tgid = 7, .ip = 0x30 } }, { .key = { .tgid = 3, .ip = 0x50 } },
+		{ .key = { .tgid = 7, .ip = 0x10 } }, { .key = { .tgid = 3, .ip = 0x20 } },
+	};
+
+	(void)state;
+	cp_soft_items_sort(it, 4);
+	assert_int_equal(it[0].key.tgid, 3);
+	assert_int_equal(it[0].key.ip, 0x20);
+	assert_int_equal(it[1].key.ip, 0x50);
+	assert_int_equal(it[2].key.tgid, 7);
+	assert_int_equal(it[2].key.ip, 0x10);
+	assert_int_equal(it[3].key.ip, 0x30);
+}
+
+static void test_registry(void **state)
+{
+	struct cp_soft_registry r;
+	struct cp_ip_key k, out[2];
+	size_t n, total = 0;
+
+	(void)state;
+	assert_int_equal(cp_soft_registry_init(&r, 4), 0);
+	for (__u64 ip = 1; ip <= 3; ip++) {
+		k = (struct cp_ip_key){ .tgid = 10, .ip = ip };
+		assert_int_equal(cp_soft_registry_add(&r, &k), 0);
+	}
+	k = (struct cp_ip_key){ .tgid = 10, .ip = 2 };
+	assert_int_equal(cp_soft_registry_add(&r, &k), 1);	/* replaced in place */
+	k = (struct cp_ip_key){ .tgid = 20, .ip = 1 };
+	assert_int_equal(cp_soft_registry_add(&r, &k), 0);
+	k = (struct cp_ip_key){ .tgid = 20, .ip = 2 };
+	assert_int_equal(cp_soft_registry_add(&r, &k), -ENOSPC);	/* bounded */
+
+	/* process 10 exec'd: its three keys come out, two at a time */
+	while ((n = cp_soft_registry_take_tgid(&r, 10, out, 2)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(out[i].tgid, 10);
+		total += n;
+	}
+	assert_int_equal(total, 3);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.keys[0].tgid, 20);
+	assert_int_equal(cp_soft_registry_take_tgid(&r, 10, out, 2), 0);
+	/* room again */
+	assert_int_equal(cp_soft_registry_add(&r, &k), 0);
+	cp_soft_registry_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_user_mode),
+		cmocka_unit_test(test_data_src),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_registry),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The no-PMU source's user-space decisions (--source soft), pure: what to
+ * install for a decoded instruction, the order pending instructions are
+ * decoded in (one maps read per process), and the bounded registry of what
+ * was installed, so a process that exec'd or exited can have its entries
+ * removed without walking the BPF map. user/soft_source.c carries them out.
+ */
+#ifndef CP_SOFT_DECIDE_H
+#define CP_SOFT_DECIDE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf/soft_tick.h"
+
+/* What user space did with the instructions on_tick queued (the report's figures). */
+struct cp_soft_stats {
+	__u64 taken;		/* pending instructions taken from soft_pending */
+	__u64 descriptors;	/* ... installed with a memory operand: their ticks are samples */
+	__u64 markers;		/* ... installed as "no computable memory operand": time only */
+	__u64 gone;		/* ... whose process was gone before they were decoded */
+	__u64 drop_insns;	/* ... not installed: soft_insns (or the registry) is full */
+	__u64 forgotten;	/* entries removed because their process exec'd or exited */
+};
+#define CP_SOFT_STATS_NR	(sizeof(struct cp_soft_stats) / sizeof(__u64))
+
+/* What to do with one pending instruction once it was looked up. */
+enum cp_soft_action {
+	CP_SOFT_INSTALL,	/* install *out: a descriptor (status OK) or a marker */
+	CP_SOFT_GONE,		/* its process is gone: nothing to install */
+};
+
+/*
+ * Decides for a pending instruction of address space @mm. @maps_ret is the
+ * result of reading the process's maps (0, or a negative errno: the process
+ * is gone), @get_ret that of cp_decode_cache__get() with @op (0, or -ENOENT:
+ * no mapping holds the ip). A decoded operand is installed as it is (a
+ * marker when its status says the address is not computable); an ip no
+ * mapping holds becomes a CP_OPND_UNREADABLE marker, so it is not queued at
+ * every tick again. Fills @out for CP_SOFT_INSTALL.
+ */
+enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_operand *op,
+				   __u64 mm, struct cp_soft_insn *out);
+
+/* One pending instruction as taken from soft_pending. */
+struct cp_soft_item {
+	struct cp_ip_key key;
+	struct cp_soft_pending val;
+};
+
+/* Sorts @items by process, then ip: one maps snapshot serves a run of them. */
+void cp_soft_items_sort(struct cp_soft_item *items, size_t n);
+
+/*
+ * The keys installed in soft_insns, at most @cap (its max_entries). Plain
+ * array: removing a process's keys is a scan, done only at its exec or exit.
+ */
+struct cp_soft_registry {
+	struct cp_ip_key *keys;
+	size_t nr, cap;
+};
+
+/* 0, or -ENOMEM. */
+int cp_soft_registry_init(struct cp_soft_registry *r, size_t cap);
+void cp_soft_registry_free(struct cp_soft_registry *r);
+
+/*
+ * Notes @key as installed: 0, 1 when it was there already (an entry of an
+ * older address space, replaced in place), or -ENOSPC when full.
+ */
+int cp_soft_registry_add(struct cp_soft_registry *r, const struct cp_ip_key *key);
+
+/*
+ * Moves the keys of process @tgid out of the registry into @out (room for
+ * @cap; those that do not fit stay for the next call). Returns how many.
+ */
+size_t cp_soft_registry_take_tgid(struct cp_soft_registry *r, __u32 tgid, struct cp_ip_key *out,
+				  size_t cap);
+
+#endif /* CP_SOFT_DECIDE_H */

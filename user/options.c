@@ -11,6 +11,7 @@
 #include "bp_manager.h"
 #include "options.h"
 #include "parse.h"
+#include "rolling.h"
 
 enum {
 	OPT_PROBE = 256,
@@ -35,6 +36,10 @@ enum {
 	OPT_RECORD,
 	OPT_BP_EXPIRY,
 	OPT_MAX_BP_RATE,
+	OPT_WINDOW_SECONDS,
+	OPT_QUIET,
+	OPT_PROM_FILE,
+	OPT_PROM_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +72,10 @@ static const struct option long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
+	{ "window-seconds", required_argument, NULL, OPT_WINDOW_SECONDS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
+	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -148,6 +157,19 @@ static const char usage_text[] =
 "                             (size:ways:line size)\n"
 "      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
 "\n"
+"Continuous operation (each -i interval, a summary of the last window):\n"
+"      --window-seconds SEC   span of the rolling summary (default 60; at\n"
+"                             most 60 intervals); SIGUSR1 prints it, the\n"
+"                             final report covers the whole run\n"
+"      --quiet                no status line on stderr (it is shown each\n"
+"                             interval only when stderr is a terminal)\n"
+"      --prom-file PATH       write the summary as a Prometheus text file\n"
+"                             each interval, replaced atomically\n"
+"                             (docs/prometheus.md); SIGHUP rewrites it now;\n"
+"                             with report FILE: the recording's metrics\n"
+"      --prom-top N           issues written to it, the rest summed as\n"
+"                             \"other\" (default 20, 1..1000)\n"
+"\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
 "\n"
@@ -198,6 +220,8 @@ void cp_options_defaults(struct cp_options *opts)
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
+	opts->window_s = 60;
+	opts->prom_top = 20;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -285,6 +309,8 @@ static const struct num_opt num_opts[] = {
 	{ OPT_TOP, "--top", 1, 1000 },
 	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
 	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
+	{ OPT_WINDOW_SECONDS, "--window-seconds", 1, 30 * 24 * 3600 },
+	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -345,6 +371,8 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
+	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
+	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))
@@ -391,8 +419,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	}
 	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
 	opterr = 0;
-	/* '+': stop at the first non-option, so CMD's own flags are left alone */
-	while ((c = getopt_long(argc, argv, "+:p:ad:i:vho:", long_opts, NULL)) != -1) {
+	/*
+	 * '+': stop at the first non-option, so CMD's own flags are left alone;
+	 * `report FILE --prom-file OUT` has no CMD: options may follow FILE
+	 */
+	while ((c = getopt_long(argc, argv, opts->mode == CP_MODE_REPORT ? ":p:ad:i:vho:" :
+				"+:p:ad:i:vho:", long_opts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
@@ -439,6 +471,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
+		case OPT_QUIET:
+			opts->quiet = true;
+			break;
+		case OPT_PROM_FILE:
+			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -455,6 +493,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			return ret;
 	}
 
+	if (opts->prom_file && !strcmp(opts->prom_file, "-"))
+		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
 	if (opts->mode == CP_MODE_REPORT)
 		return check_report(argc, argv, opts, err, err_sz);
 	if (optind < argc) {
@@ -471,6 +511,10 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
 		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
+	if ((opts->window_s + opts->interval_s - 1) / opts->interval_s > CP_ROLL_MAX_INTERVALS)
+		return fail(err, err_sz,
+			    "--window-seconds %u: at most %d intervals of %u s in a window; raise -i",
+			    opts->window_s, CP_ROLL_MAX_INTERVALS, opts->interval_s);
 	if (opts->mode == CP_MODE_PROBE) {
 		if (opts->target != CP_TARGET_NONE)
 			return fail(err, err_sz, "--probe takes no target");

@@ -12,6 +12,7 @@ pkgs=(
 	libcmocka-dev
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux
+	prometheus prometheus-node-exporter curl
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -22,13 +23,29 @@ struct cp_drain {
 	struct cp_drain_ops ops;
 	struct cp_record_counts counts;
 	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
+	__u64 deadline_ns;		/* this poll stops handling records here */
+	int handled;			/* records of this poll */
 };
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
 
 static int cp_drain_record(void *ctx, void *data, size_t size)
 {
 	struct cp_drain *d = ctx;
+	int ret = cp_record_dispatch(&d->ops, &d->counts, data, size);
 
-	return cp_record_dispatch(&d->ops, &d->counts, data, size);
+	if (ret)
+		return ret;
+	/* the record is consumed either way: a negative return only ends this poll */
+	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0 && mono_ns() >= d->deadline_ns)
+		return -EAGAIN;
+	return 0;
 }
 
 struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops)
@@ -61,9 +78,16 @@ void drain__free(struct cp_drain *d)
 
 int drain__poll(struct cp_drain *d, int timeout_ms)
 {
+	int ret;
+
+	d->handled = 0;
+	d->deadline_ns = mono_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
+			 CP_DRAIN_BUDGET_NS;
 	if (timeout_ms == 0)
-		return ring_buffer__consume(d->rb);
-	return ring_buffer__poll(d->rb, timeout_ms);
+		ret = ring_buffer__consume(d->rb);
+	else
+		ret = ring_buffer__poll(d->rb, timeout_ms);
+	return ret == -EAGAIN ? d->handled : ret;
 }
 
 int drain__epoll_fd(const struct cp_drain *d)

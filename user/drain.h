@@ -22,9 +22,20 @@ struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *o
 void drain__free(struct cp_drain *d);
 
 /*
+ * Time one poll may spend handling records, past its wait: libbpf's
+ * ring_buffer__poll() returns only once the ring is empty, which a stream
+ * of samples faster than we handle them (-a on a busy machine, before the
+ * rate cap's first interval) never lets happen, and the loop's ticks, the
+ * rate cap and the rolling summaries would stop with it.
+ */
+#define CP_DRAIN_BUDGET_NS	50000000ull
+#define CP_DRAIN_CHECK_EVERY	256	/* records between looks at the clock */
+
+/*
  * Waits up to @timeout_ms (-1: forever, 0: not at all) for records and hands
- * every available one to the callbacks. Returns the records consumed, or a
- * negative errno (a callback's, or -EINTR from a signal).
+ * every available one to the callbacks, for at most CP_DRAIN_BUDGET_NS after
+ * the wait (the rest waits for the next poll). Returns the records consumed,
+ * or a negative errno (a callback's, or -EINTR from a signal).
  */
 int drain__poll(struct cp_drain *d, int timeout_ms);
 

@@ -86,6 +86,7 @@ static struct cp_insn *find_or_add(struct cp_insn_store *s, const struct cp_ip_k
 		}
 		s->used[i] = 1;
 		s->count++;
+		memset(&s->slots[i], 0, sizeof(s->slots[i]));	/* a cleared store reuses slots */
 		s->slots[i].key = *key;
 		s->slots[i].key.__pad = 0;
 	}
@@ -130,31 +131,114 @@ __u64 cp_insn_time_samples(const struct cp_insn *in)
 	return t ? t : in->counts.loads + in->counts.stores;
 }
 
+/* Counts @n misses of @in on L1 set @set. */
+static void add_set_misses(struct cp_insn *in, __u32 set, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < in->nr_sets && in->sets[i].set != set; i++)
+		;
+	if (i < in->nr_sets) {
+		in->sets[i].misses += n;
+	} else if (in->nr_sets < CP_INSN_SETS) {
+		in->sets[in->nr_sets].set = set;
+		in->sets[in->nr_sets++].misses = n;
+	} else {
+		in->other_set_misses += n;
+	}
+}
+
+/* Keeps @addr if it starts a new line among the first CP_INSN_MISS_ADDRS. */
+static void add_miss_addr(struct cp_insn *in, __u64 addr)
+{
+	for (__u32 i = 0; i < in->nr_miss_addrs; i++)
+		if (in->miss_addrs[i] >> 6 == addr >> 6)
+			return;
+	if (in->nr_miss_addrs < CP_INSN_MISS_ADDRS)
+		in->miss_addrs[in->nr_miss_addrs++] = addr;
+}
+
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
 			  __u32 set)
 {
 	struct cp_insn *in = find_or_add(s, key);
-	__u32 i;
 
 	if (!in)
 		return -ENOSPC;
 	in->fwd_misses++;
-	for (i = 0; i < in->nr_sets && in->sets[i].set != set; i++)
-		;
-	if (i < in->nr_sets) {
-		in->sets[i].misses++;
-	} else if (in->nr_sets < CP_INSN_SETS) {
-		in->sets[in->nr_sets].set = set;
-		in->sets[in->nr_sets++].misses = 1;
-	} else {
-		in->other_set_misses++;
-	}
-	for (i = 0; i < in->nr_miss_addrs; i++)
-		if (in->miss_addrs[i] >> 6 == addr >> 6)
-			return 0;
-	if (in->nr_miss_addrs < CP_INSN_MISS_ADDRS)
-		in->miss_addrs[in->nr_miss_addrs++] = addr;
+	add_set_misses(in, set, 1);
+	add_miss_addr(in, addr);
 	return 0;
+}
+
+int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < src->nr_slots; i++) {
+		const struct cp_insn *from = &src->slots[i];
+		struct cp_insn *in;
+
+		if (!src->used[i])
+			continue;
+		if (insn_store__add(dst, &from->key, &from->counts)) {
+			ret = -ENOSPC;
+			continue;
+		}
+		in = &dst->slots[probe(dst, &from->key)];
+		in->fwd_misses += from->fwd_misses;
+		in->time_samples += from->time_samples;
+		in->other_set_misses += from->other_set_misses;
+		for (__u32 k = 0; k < from->nr_sets; k++)
+			add_set_misses(in, from->sets[k].set, from->sets[k].misses);
+		for (__u32 k = 0; k < from->nr_miss_addrs; k++)
+			add_miss_addr(in, from->miss_addrs[k]);
+	}
+	return ret;
+}
+
+int insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_store *src,
+			     const struct cp_ip_key *key)
+{
+	const struct cp_insn *from = insn_store__find(src, key);
+	const struct cp_insn_history *h = from ? insn_store__history(src, from) : NULL;
+	const struct cp_insn *to = insn_store__find(dst, key);
+	int ret = 0;
+
+	if (!h || (to && to->history))
+		return 0;
+	/* oldest first: once full, the oldest sits at next */
+	for (__u32 k = 0; k < h->len && !ret; k++)
+		ret = insn_store__add_history(dst, key,
+					      h->addrs[h->len < CP_INSN_HISTORY ? k :
+						       (h->next + k) % CP_INSN_HISTORY]);
+	return ret;
+}
+
+void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		const struct cp_ip_counts *c = &s->slots[i].counts;
+
+		if (!s->used[i])
+			continue;
+		out->loads += c->loads;
+		out->stores += c->stores;
+		out->load_misses += c->load_misses;
+		out->store_misses += c->store_misses;
+		out->hitm += c->hitm;
+		out->lat_sum += c->lat_sum;
+		for (int l = 0; l < CP_LVL_NR; l++)
+			out->lvl[l] += c->lvl[l];
+	}
+}
+
+void insn_store__clear(struct cp_insn_store *s)
+{
+	memset(s->used, 0, s->nr_slots * sizeof(*s->used));
+	s->count = 0;
+	s->nr_histories = 0;
 }
 
 int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr)

@@ -85,6 +85,27 @@ int insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, _
  */
 __u64 cp_insn_time_samples(const struct cp_insn *in);
 
+/*
+ * Adds everything @src holds but its histories to @dst: counts, forwarded
+ * misses, sets, miss addresses. Returns 0, or -ENOSPC when @dst was full
+ * for some instructions (counted in its dropped).
+ */
+int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src);
+
+/*
+ * Gives @key in @dst the access history it has in @src, oldest first,
+ * unless @dst has one already (an access pattern does not age out).
+ * Returns 0, or -ENOSPC (counted) when @dst has no room.
+ */
+int insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_store *src,
+			     const struct cp_ip_key *key);
+
+/* The counts of every instruction of @s summed into @out. */
+void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out);
+
+/* Empties the store, histories too (the dropped counters are kept). */
+void insn_store__clear(struct cp_insn_store *s);
+
 /* The access history of @in, or NULL when it has none. */
 const struct cp_insn_history *insn_store__history(const struct cp_insn_store *s,
 						  const struct cp_insn *in);

@@ -17,12 +17,14 @@
 #include "pmu.h"
 #include "probe.h"
 #include "profile.h"
+#include "prom_file.h"
 #include "recorder.h"
 #include "replay.h"
 #include "report.h"
 #include "report_emit.h"
 #include "session.h"
 #include "signals.h"
+#include "summary_out.h"
 #include "sysinfo.h"
 #include "target.h"
 
@@ -47,6 +49,8 @@ struct cp_main {
 	pid_t pids[CP_MAX_TGIDS];
 	int nr_pids;
 	struct cp_run_info info;
+	struct cp_report_opts ro;	/* where reports go, for the summaries */
+	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
 	char err[768];
 };
 
@@ -91,7 +95,38 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 {
 	return (struct cp_report_opts){
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
 	};
+}
+
+/* SIGUSR1: the summary of the last window. */
+static void print_summary(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	if (cp_summary_out_print(&m->sum, p, m->err, sizeof(m->err)))
+		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+}
+
+static void on_interval(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	cp_summary_out_interval(&m->sum, p);
+}
+
+/* SIGHUP: the Prometheus file now (its failure was said by the writer). */
+static void on_reopen(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	cp_summary_out_prom(&m->sum, p, m->err, sizeof(m->err));
+}
+
+/* The sampling PMU this machine has, for cacheperf_source_info. */
+static const char *pmu_name(const struct cp_pmus *pmus)
+{
+	return pmus->nr_core ? "pebs" : pmus->has_ibs ? "ibs" : "none";
 }
 
 /* The report of the profile so far: text to -o or stdout, JSON to --json. */
@@ -130,12 +165,18 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_REPORT: {
 		struct cp_report_opts o = report_opts(m);
 
+		if (o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
 		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return CP_EXIT_OK;
 	}
 	case CP_MODE_PROFILE:
 	default:
+		/* a file we could not write is said before anything runs */
+		if (m->opts.prom_file &&
+		    cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
 		return -1;
 	}
 }
@@ -208,8 +249,10 @@ static int run(struct cp_main *m)
 		.child = m->have_child ? &m->child : NULL,
 		.pids = m->opts.target == CP_TARGET_PIDS ? m->pids : NULL,
 		.nr_pids = m->opts.target == CP_TARGET_PIDS ? m->nr_pids : 0,
-		.on_report = print_report,
+		.on_report = print_summary,
 		.report_ctx = m,
+		.on_interval = on_interval,
+		.on_reopen = on_reopen,
 	};
 
 	/* Open, set knobs, load & verify BPF programs */
@@ -236,8 +279,13 @@ static int run(struct cp_main *m)
 			m->sess->soft_on ? "on_tick" : cp_mem_prog_name(m->sess->variant));
 
 	/* Loop until the duration, a signal or the targets' exit */
+	m->ro = report_opts(m);
+	cp_summary_out_init(&m->sum, &m->ro, &m->geo, pmu_name(m->pmus), true,
+			    !m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
 	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
+	/* the last window's metrics stay for the scraper */
+	cp_summary_out_prom(&m->sum, m->prof, m->err, sizeof(m->err));
 
 	/* Final report, then the recording's end: it has what the report read */
 	print_report(m->prof, m);

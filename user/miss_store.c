@@ -307,6 +307,66 @@ void miss_store__clear(struct cp_miss_store *s)
 	s->st.lines = 0;
 }
 
+/* Folds the threads and instructions of @src into @dst (same tgid and line). */
+static void merge_line(struct cp_line *dst, const struct cp_line *src)
+{
+	dst->misses += src->misses;
+	dst->stores += src->stores;
+	dst->hitm += src->hitm;
+	dst->weight_sum += src->weight_sum;
+	dst->more_threads += src->more_threads;
+	dst->more_ips += src->more_ips;
+	for (__u32 i = 0; i < src->nr_threads; i++) {
+		const struct cp_line_thread *st = &src->thr[i];
+		struct cp_line_thread *t = NULL;
+
+		for (__u32 j = 0; j < dst->nr_threads; j++)
+			if (dst->thr[j].tid == st->tid)
+				t = &dst->thr[j];
+		if (!t && dst->nr_threads < CP_LINE_MAX_THREADS) {
+			t = &dst->thr[dst->nr_threads++];
+			*t = (struct cp_line_thread){ .tid = st->tid };
+		}
+		if (!t) {
+			dst->more_threads += st->accesses;
+			continue;
+		}
+		t->accesses += st->accesses;
+		t->read_mask |= st->read_mask;
+		t->write_mask |= st->write_mask;
+	}
+	for (__u32 i = 0; i < CP_LINE_MAX_IPS && src->ips[i].misses; i++) {
+		__u32 k;
+
+		for (k = 0; k < CP_LINE_MAX_IPS && dst->ips[k].misses; k++)
+			if (dst->ips[k].ip == src->ips[i].ip)
+				break;
+		if (k == CP_LINE_MAX_IPS) {
+			dst->more_ips += src->ips[i].misses;
+			continue;
+		}
+		dst->ips[k].ip = src->ips[i].ip;
+		dst->ips[k].misses += src->ips[i].misses;
+	}
+}
+
+int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src)
+{
+	if (dst->line_bytes != src->line_bytes || dst->nr_sets != src->nr_sets)
+		return -EINVAL;
+	for (__u32 i = 0; i < src->nr_sets; i++)
+		dst->set_misses[i] += src->set_misses[i];
+	dst->total += src->total;
+	dst->st.added += src->st.added;
+	for (size_t i = 0; i < src->nr_slots; i++) {
+		const struct cp_line *l = &src->slots[i];
+
+		if (src->used[i])
+			merge_line(find_or_add(dst, l->tgid, l->line), l);
+	}
+	return 0;
+}
+
 enum cp_sharing cp_line_sharing(const struct cp_line *line)
 {
 	bool writes = false, overlap = false;

@@ -121,6 +121,13 @@ size_t miss_store__top(const struct cp_miss_store *s, const struct cp_line **out
 
 void miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out);
 
+/*
+ * Adds everything @src holds to @dst (same line size and sets, else
+ * -EINVAL): set and line misses, threads' bytes, instructions. Past @dst's
+ * cap its coldest lines are evicted as by miss_store__add(). Returns 0.
+ */
+int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src);
+
 /* Empties the store (counters other than lines are kept). */
 void miss_store__clear(struct cp_miss_store *s);
 

@@ -12,6 +12,7 @@
 #include "cacheperf/soft_tick.h"
 #include "options.h"
 #include "parse.h"
+#include "rolling.h"
 
 enum {
 	OPT_PROBE = 256,
@@ -38,6 +39,10 @@ enum {
 	OPT_MAX_BP_RATE,
 	OPT_NO_THROWING_NEW,
 	OPT_SOFT_FREQ,
+	OPT_WINDOW_SECONDS,
+	OPT_QUIET,
+	OPT_PROM_FILE,
+	OPT_PROM_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +77,10 @@ static const struct option long_opts[] = {
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
 	{ "no-throwing-new", no_argument, NULL, OPT_NO_THROWING_NEW },
 	{ "soft-freq", required_argument, NULL, OPT_SOFT_FREQ },
+	{ "window-seconds", required_argument, NULL, OPT_WINDOW_SECONDS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
+	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -160,6 +169,19 @@ static const char usage_text[] =
 "                             (size:ways:line size)\n"
 "      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
 "\n"
+"Continuous operation (each -i interval, a summary of the last window):\n"
+"      --window-seconds SEC   span of the rolling summary (default 60; at\n"
+"                             most 60 intervals); SIGUSR1 prints it, the\n"
+"                             final report covers the whole run\n"
+"      --quiet                no status line on stderr (it is shown each\n"
+"                             interval only when stderr is a terminal)\n"
+"      --prom-file PATH       write the summary as a Prometheus text file\n"
+"                             each interval, replaced atomically\n"
+"                             (docs/prometheus.md); SIGHUP rewrites it now;\n"
+"                             with report FILE: the recording's metrics\n"
+"      --prom-top N           issues written to it, the rest summed as\n"
+"                             \"other\" (default 20, 1..1000)\n"
+"\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
 "\n"
@@ -211,6 +233,8 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
+	opts->window_s = 60;
+	opts->prom_top = 20;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -299,6 +323,8 @@ static const struct num_opt num_opts[] = {
 	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
 	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
 	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
+	{ OPT_WINDOW_SECONDS, "--window-seconds", 1, 30 * 24 * 3600 },
+	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -360,6 +386,8 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
+	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
+	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))
@@ -406,8 +434,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	}
 	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
 	opterr = 0;
-	/* '+': stop at the first non-option, so CMD's own flags are left alone */
-	while ((c = getopt_long(argc, argv, "+:p:ad:i:vho:", long_opts, NULL)) != -1) {
+	/*
+	 * '+': stop at the first non-option, so CMD's own flags are left alone;
+	 * `report FILE --prom-file OUT` has no CMD: options may follow FILE
+	 */
+	while ((c = getopt_long(argc, argv, opts->mode == CP_MODE_REPORT ? ":p:ad:i:vho:" :
+				"+:p:ad:i:vho:", long_opts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
 		case 'p':
@@ -457,6 +489,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
+		case OPT_QUIET:
+			opts->quiet = true;
+			break;
+		case OPT_PROM_FILE:
+			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -473,6 +511,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			return ret;
 	}
 
+	if (opts->prom_file && !strcmp(opts->prom_file, "-"))
+		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
 	if (opts->mode == CP_MODE_REPORT)
 		return check_report(argc, argv, opts, err, err_sz);
 	if (optind < argc) {
@@ -489,6 +529,10 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
 		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
+	if ((opts->window_s + opts->interval_s - 1) / opts->interval_s > CP_ROLL_MAX_INTERVALS)
+		return fail(err, err_sz,
+			    "--window-seconds %u: at most %d intervals of %u s in a window; raise -i",
+			    opts->window_s, CP_ROLL_MAX_INTERVALS, opts->interval_s);
 	if (opts->mode == CP_MODE_PROBE) {
 		if (opts->target != CP_TARGET_NONE)
 			return fail(err, err_sz, "--probe takes no target");

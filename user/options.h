@@ -73,6 +73,10 @@ struct cp_options {
 	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
 	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
 	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
+	__u32 window_s;			/* --window-seconds: span of a rolling summary */
+	bool quiet;			/* --quiet: no status line */
+	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */
+	__u32 prom_top;			/* --prom-top: issues written before "other" */
 };
 
 /* Fills @opts with the defaults documented in --help. */

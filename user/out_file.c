@@ -9,9 +9,45 @@
 
 #include "out_file.h"
 
-int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz)
+/* Creates the temporary file next to @path (*@tmp: its name, to free); fd or < 0 with @err. */
+static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
 {
 	size_t len = strlen(path);
+	int fd, ret;
+
+	*tmp = malloc(len + sizeof(".XXXXXX"));
+	if (!*tmp) {
+		snprintf(err, err_sz, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	memcpy(*tmp, path, len);
+	memcpy(*tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot create a file next to %s: %s", path, strerror(-ret));
+		free(*tmp);
+		*tmp = NULL;
+		return ret;
+	}
+	return fd;
+}
+
+int cp_out_file_try(const char *path, char *err, size_t err_sz)
+{
+	char *tmp;
+	int fd = open_tmp(path, &tmp, err, err_sz);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
+int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz)
+{
 	char *tmp;
 	FILE *f;
 	int fd, ret;
@@ -24,20 +60,9 @@ int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size
 			snprintf(err, err_sz, "cannot write to stdout: %s", strerror(-ret));
 		return ret;
 	}
-	tmp = malloc(len + sizeof(".XXXXXX"));
-	if (!tmp) {
-		snprintf(err, err_sz, "%s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, err_sz, "cannot create a file next to %s: %s", path, strerror(-ret));
-		free(tmp);
-		return ret;
-	}
+	fd = open_tmp(path, &tmp, err, err_sz);
+	if (fd < 0)
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = -errno;

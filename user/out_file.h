@@ -19,4 +19,11 @@ typedef int (*cp_out_fn)(void *ctx, FILE *f);
  */
 int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz);
 
+/*
+ * Whether cp_out_file_write(@path) could create its temporary file: one is
+ * created and removed. 0, or < 0 with "cannot create a file next to @path:
+ * why" in @err.
+ */
+int cp_out_file_try(const char *path, char *err, size_t err_sz);
+
 #endif /* CP_OUT_FILE_H */

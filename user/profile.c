@@ -18,6 +18,7 @@
 #include "report_emit.h"
 #include "profile.h"
 #include "rate_cap.h"
+#include "rolling.h"
 #include "signals.h"
 #include "soft_source.h"
 #include "symbolizer.h"
@@ -41,6 +42,7 @@ struct cp_profile {
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
+	struct cp_rolling *roll;		/* the last window's epochs; NULL offline */
 	struct cp_cache_level l1;		/* the L1D misses map onto */
 	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
 	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
@@ -100,8 +102,14 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	if (!s->addr)
 		return;
 	if (miss) {
+		__u32 set = cp_cache_set_of(&p->l1, s->addr);
+
 		miss_store__add(p->misses, &a);
-		insn_store__note_miss(p->insns, &key, s->addr, cp_cache_set_of(&p->l1, s->addr));
+		insn_store__note_miss(p->insns, &key, s->addr, set);
+		if (p->roll) {
+			miss_store__add(cp_rolling__misses(p->roll), &a);
+			insn_store__note_miss(cp_rolling__insns(p->roll), &key, s->addr, set);
+		}
 	}
 	if (miss && p->bps)
 		cp_bp_sampler__note_miss(p->bps, s->tgid, s->cpu, s->ip, s->addr, s->time_ns);
@@ -329,6 +337,7 @@ void cp_profile__free(struct cp_profile *p)
 	object_stats__free(p->ostats);
 	miss_store__free(p->misses);
 	cp_seen_objects__free(p->seen);
+	cp_rolling__free(p->roll);
 	cp_symbolizer__free(p->sym);
 	free(p);
 }
@@ -383,8 +392,11 @@ int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)
 
 void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		insn_store__add(p->insns, &v[i].key, &v[i].counts);
+		if (p->roll)
+			insn_store__add(cp_rolling__insns(p->roll), &v[i].key, &v[i].counts);
+	}
 	if (p->rec)
 		cp_recorder__counters(p->rec, v, n);
 }
@@ -468,14 +480,33 @@ static void attach_pending(struct cp_profile *p)
 	p->nr_pending = 0;
 }
 
-static void interval_tick(struct cp_profile *p, __u64 now)
+static void interval_tick(struct cp_profile *p, const struct cp_profile_cfg *cfg, __u64 now)
 {
+	struct cp_stats bpf;
 	int ret;
 
 	cp_profile__collect(p);
 	ret = cp_perf_events__rate_cap(p->sess->events, &p->rate, now, stderr);
 	if (ret > 0)
 		p->end.period_changes += (__u64)ret;
+	if (!p->roll)
+		return;
+	drain__stats(p->drain, &bpf);
+	cp_rolling__rotate(p->roll, now, &bpf);
+	if (cfg->on_interval)
+		cfg->on_interval(p, cfg->report_ctx);
+}
+
+/* The epochs of --window-seconds: whole intervals, the last one partly in the window. */
+static void start_rolling(struct cp_profile *p, const struct cp_options *opts)
+{
+	unsigned int n = (opts->window_s + opts->interval_s - 1) / opts->interval_s;
+	struct cp_stats bpf;
+
+	drain__stats(p->drain, &bpf);
+	p->roll = cp_rolling__new(&p->l1, n ? n : 1, p->info.start_ns, &bpf);
+	if (!p->roll)
+		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
 }
 
 /* The live end facts: the BPF counters and drops as they are now. */
@@ -502,6 +533,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
 	start_breakpoints(p, opts);
+	start_rolling(p, opts);
 	next_interval = p->info.start_ns + interval_ns;
 	if (opts->duration_s)
 		deadline = p->info.start_ns + (__u64)opts->duration_s * 1000000000ull;
@@ -523,9 +555,11 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 		if (targets_gone(p, cfg))
 			break;
 		if (now >= next_interval) {
-			interval_tick(p, now);
+			interval_tick(p, cfg, now);
 			next_interval += interval_ns;
 		}
+		if (cp_signals_take_reopen_request() && cfg->on_reopen)
+			cfg->on_reopen(p, cfg->report_ctx);
 		if (cp_signals_take_report_request() && cfg->on_report) {
 			cp_profile__collect(p);
 			p->end.end_ns = now_ns();
@@ -608,6 +642,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->soft = e.soft;
 	r->alloc = e.alloc;
 	r->exits = p->exits;
+	r->objects_live = os.store.live;
+	r->insns_dropped = insn_store__dropped(p->insns);
 	r->duration_s = e.end_ns > p->info.start_ns ?
 		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
 	/* offline: the histories were recorded, the manager's figures are not */
@@ -699,13 +735,15 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 }
 
 
-int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
-			 const struct cp_classify_cfg *cfg, struct cp_classification *out)
+/* Classifies @insns and @misses (the run's or a window's) with @r's totals. */
+static int classify_stores(struct cp_profile *p, const struct cp_insn_store *insns,
+			   const struct cp_miss_store *misses, const struct cp_report *r,
+			   const struct cp_classify_cfg *cfg, struct cp_classification *out)
 {
 	struct cp_classify_input in = {
 		.l1 = &p->l1,
-		.insns = p->insns,
-		.misses = p->misses,
+		.insns = insns,
+		.misses = misses,
 		/* the periods the events started with, live and offline alike */
 		.load_period = p->info.load_period,
 		.store_period = p->info.store_period,
@@ -727,6 +765,64 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 	};
 
 	return cp_classify(&in, cfg, out);
+}
+
+int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
+			 const struct cp_classify_cfg *cfg, struct cp_classification *out)
+{
+	return classify_stores(p, p->insns, p->misses, r, cfg, out);
+}
+
+int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
+			struct cp_summary *out)
+{
+	const struct cp_insn_store *insns = p->insns;
+	const struct cp_miss_store *misses = p->misses;
+	__u64 end_ns;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	cp_profile__fill_report(p, &out->report);
+	out->run_s = out->report.duration_s;
+	out->run_bpf = out->report.bpf;
+	out->window_s = out->report.duration_s;
+	if (p->roll) {
+		/* the counters of the window ending now, not of the run */
+		ret = cp_rolling__window(p->roll, p->insns, &out->report.bpf, &out->win);
+		if (ret)
+			return ret;
+		end_ns = now_ns();
+		insns = out->win.insns;
+		misses = out->win.misses;
+		out->report.bpf = out->win.bpf;
+		out->report.insns = insns;
+		out->report.objects = NULL;	/* samples per object are the run's */
+		out->window_s = end_ns > out->win.start_ns ?
+			(double)(end_ns - out->win.start_ns) / 1e9 : 0;
+		out->report.duration_s = out->window_s;
+	}
+	snprintf(out->end_reason, sizeof(out->end_reason), "summary of the last %.0f s",
+		 out->window_s);
+	out->report.end_reason = out->end_reason;
+	ret = classify_stores(p, insns, misses, &out->report, cfg, &out->issues);
+	if (ret) {
+		cp_summary_free(out);
+		return ret;
+	}
+	out->report.issues = &out->issues;
+	out->report.classify_cfg = cfg;
+	return 0;
+}
+
+void cp_summary_free(struct cp_summary *s)
+{
+	cp_classification_free(&s->issues);
+	cp_window_free(&s->win);
+}
+
+const struct cp_run_info *cp_profile__info(const struct cp_profile *p)
+{
+	return &p->info;
 }
 
 int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,

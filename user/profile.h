@@ -17,6 +17,7 @@
 #include "proc_maps.h"
 #include "recorder.h"
 #include "report.h"
+#include "rolling.h"
 #include "run_facts.h"
 #include "session.h"
 #include "symbolizer.h"
@@ -36,7 +37,9 @@ struct cp_profile_cfg {
 	const pid_t *pids;		/* -p: ends when all are gone */
 	int nr_pids;
 	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
-	void *report_ctx;
+	void *report_ctx;		/* of every callback */
+	cp_report_fn on_interval;	/* each --interval, after the stores took it all */
+	cp_report_fn on_reopen;		/* SIGHUP: output files reopened */
 };
 
 /*
@@ -123,6 +126,8 @@ struct cp_report_opts {
 	const struct cp_classify_cfg *classify;
 	const char *output;		/* text: a file, NULL: stdout */
 	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
+	const char *prom;		/* --prom-file, NULL: none */
+	unsigned int prom_top;		/* --prom-top */
 };
 
 /*
@@ -132,6 +137,32 @@ struct cp_report_opts {
  */
 int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 		       const struct cp_report_opts *o, char *err, size_t err_sz);
+
+/*
+ * A rolling summary: the report and issues of the last --window-seconds
+ * (live: the stores of the window's epochs, its BPF counters' growth; no
+ * samples per object) or of the whole run (offline, or without a ring).
+ */
+struct cp_summary {
+	struct cp_report report;	/* end_reason says which window */
+	struct cp_classification issues;
+	struct cp_window win;		/* owns the window's stores */
+	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
+	double window_s;		/* span of the summary */
+	double run_s;			/* span of the run so far */
+	char end_reason[64];
+};
+
+/*
+ * Fills @out (cp_summary_free() it) with the summary now, its issues judged
+ * under @cfg. 0, or a negative errno (out of memory) with @out freed.
+ */
+int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
+			struct cp_summary *out);
+void cp_summary_free(struct cp_summary *s);
+
+/* The run's facts (cp_profile__set_info(), or the recording's). */
+const struct cp_run_info *cp_profile__info(const struct cp_profile *p);
 
 /* Snapshots @pid's maps for symbols now (a target we were given or launched). */
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid);

@@ -8,6 +8,7 @@
 #include "build_id.h"
 #include "rec_io.h"
 #include "replay.h"
+#include "summary_out.h"
 
 /* What the run read from /proc for one process, last as of the replay's position. */
 struct replay_proc {
@@ -464,6 +465,15 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 	if (ret)
 		return ret;
 	ret = cp_profile__report(r->p, NULL, o, err, err_sz);
+	if (!ret && o->prom) {
+		struct cp_summary_out so;
+		enum cp_source_kind src = cp_profile__info(r->p)->source;
+
+		/* the recording does not say which PMU the machine had, unless it sampled one */
+		cp_summary_out_init(&so, o, NULL, src == CP_SOURCE_PEBS ? "pebs" :
+					src == CP_SOURCE_IBS ? "ibs" : "unknown", false, NULL);
+		ret = cp_summary_out_prom(&so, r->p, err, err_sz);
+	}
 	cp_replay__free(r);
 	return ret;
 }

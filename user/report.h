@@ -53,6 +53,8 @@ struct cp_report {
 	__u64 guard_backoffs;
 	__u64 backoff_doubtful;		/* samples in objects that lived through a back-off */
 	__u64 backoff_unseen;		/* samples in memory with no allocation seen, after one */
+	__u64 objects_live;		/* heap objects in the object table now */
+	__u64 insns_dropped;		/* instructions the run's store had no room for */
 	__u64 execs;			/* targets that exec'd, and that exited */
 	__u64 exits;
 	struct cp_soft_stats soft;	/* --source soft: the decoding of ticked instructions */

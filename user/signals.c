@@ -9,6 +9,7 @@
 
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t report_requests;
+static volatile sig_atomic_t reopen_requests;
 
 static void on_stop(int sig)
 {
@@ -29,6 +30,12 @@ static void on_report(int sig)
 	report_requests = 1;
 }
 
+static void on_reopen(int sig)
+{
+	(void)sig;
+	reopen_requests = 1;
+}
+
 static void on_child(int sig)
 {
 	(void)sig;	/* only to interrupt poll(); the loop reaps the child */
@@ -47,6 +54,9 @@ int cp_signals_install(void)
 	sa.sa_handler = on_report;
 	if (sigaction(SIGUSR1, &sa, NULL))
 		return -errno;
+	sa.sa_handler = on_reopen;
+	if (sigaction(SIGHUP, &sa, NULL))
+		return -errno;
 	sa.sa_handler = on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
 	if (sigaction(SIGCHLD, &sa, NULL))
@@ -64,5 +74,13 @@ bool cp_signals_take_report_request(void)
 	if (!report_requests)
 		return false;
 	report_requests = 0;
+	return true;
+}
+
+bool cp_signals_take_reopen_request(void)
+{
+	if (!reopen_requests)
+		return false;
+	reopen_requests = 0;
 	return true;
 }

@@ -2,7 +2,8 @@
 /*
  * Signal handling for the profiling loop: the first SIGINT/SIGTERM asks for a
  * clean stop with a final report, a second one exits at once; SIGUSR1 asks
- * for the current report; SIGCHLD wakes the loop when a launched command exits.
+ * for the current summary; SIGHUP asks to reopen output files (log
+ * rotation); SIGCHLD wakes the loop when a launched command exits.
  */
 #ifndef CP_SIGNALS_H
 #define CP_SIGNALS_H
@@ -17,5 +18,8 @@ bool cp_signals_stop_requested(void);
 
 /* True once per SIGUSR1 since the last call. */
 bool cp_signals_take_report_request(void);
+
+/* True once per SIGHUP since the last call. */
+bool cp_signals_take_reopen_request(void);
 
 #endif /* CP_SIGNALS_H */

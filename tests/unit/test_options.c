@@ -97,6 +97,10 @@ static const struct error_case error_cases[] = {
 	{ "report a b", "usage: cacheperf-bpf report FILE" },
 	{ "report -a f", "report reads a recording: it takes no target" },
 	{ "report --record x f", "no --record" },
+	{ "-a --window-seconds 0", "--window-seconds: '0' is not a whole number" },
+	{ "-a -i 1 --window-seconds 61", "at most 60 intervals of 1 s in a window" },
+	{ "-a --prom-top 0", "--prom-top: '0' is not a whole number from 1 to 1000" },
+	{ "-a --prom-file -", "--prom-file: give a file name" },
 };
 
 static void test_usage_errors(void **state)
@@ -339,6 +343,32 @@ static void test_recordings(void **state)
 	assert_string_equal(o.report_path, "-odd");
 }
 
+static void test_continuous(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.interval_s, 10);
+	assert_int_equal(o.window_s, 60);
+	assert_int_equal(o.prom_top, 20);
+	assert_false(o.quiet);
+	assert_null(o.prom_file);
+	assert_int_equal(parse("-a -i 5 --window-seconds 300 --quiet --prom-file /x/c.prom "
+			       "--prom-top 3", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.interval_s, 5);
+	assert_int_equal(o.window_s, 300);	/* 60 intervals: the most a window has */
+	assert_true(o.quiet);
+	assert_string_equal(o.prom_file, "/x/c.prom");
+	assert_int_equal(o.prom_top, 3);
+	assert_int_equal(parse("report --prom-file r.prom run.cprec", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.prom_file, "r.prom");
+	assert_int_equal(parse("report run.cprec --prom-file s.prom", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.prom_file, "s.prom");
+	assert_string_equal(o.report_path, "run.cprec");
+}
+
 /* Every long option the parser knows is documented in --help. */
 static void test_help_documents_every_flag(void **state)
 {
@@ -376,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),
+		cmocka_unit_test(test_continuous),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

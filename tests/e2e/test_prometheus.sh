@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Continuous operation as an operator meets it: the Prometheus text file
+# (--prom-file) checked by Debian's promtool and served by a real
+# prometheus-node-exporter on a loopback port; never a partial file for a
+# reader looping on it; refused symlinks and unwritable directories; the
+# rolling window forgetting what is older than --window-seconds while the
+# final report keeps the whole run; SIGHUP, SIGUSR1, and the status line
+# shown only on a terminal. Live runs use --source faults on
+# tests/workloads/fault_loop, whose faulting store is in churn().
+. "$(dirname "$0")/tap.sh"
+
+golden=$CP_ROOT/tests/data/prom
+work=$(mktemp -d)
+exporter_pid=
+cleanup() {
+	[ -n "$exporter_pid" ] && kill "$exporter_pid" 2>/dev/null
+	rm -rf "$work" "$tap_out"
+}
+trap cleanup EXIT
+# the faulting store's line, from the workload's source marker
+churn_line=$(grep -n "the store that faults" "$CP_ROOT/tests/workloads/fault_loop.c" | cut -d: -f1)
+# a process name with a quote, a backslash and a newline, and how the label must spell it
+hostile=$'pr"o\\m\nx'
+hostile_label='pr\"o\\m\nx'
+
+# promtool_ok DESC FILE: promtool check metrics accepts FILE
+promtool_ok() {
+	if ! command -v promtool >/dev/null; then skip "$1: no promtool (packaging/deps.sh)"; return; fi
+	if promtool check metrics <"$2" >"$tap_out" 2>&1; then _ok "$1"; else
+		_not_ok "$1" "promtool check metrics $2"; fi
+}
+
+# --- the golden files (tests/data/prom/README.md) pass promtool ----------------
+promtool_ok "promtool accepts golden.prom" "$golden/golden.prom"
+promtool_ok "promtool accepts golden-top1.prom" "$golden/golden-top1.prom"
+
+# --- refused at startup, with a sentence, before anything runs ------------------
+ln -s /etc/passwd "$work/link.prom"
+expect "a symlink at --prom-file is refused" 1 "is a symbolic link: refusing to follow" \
+	"$BIN" --prom-file "$work/link.prom" --source faults -- true
+if [ "$(readlink "$work/link.prom")" = /etc/passwd ]; then _ok "the symlink is left alone"; else
+	_not_ok "the symlink is left alone"; fi
+mkdir "$work/dir.prom"
+expect "a directory at --prom-file is refused" 1 "is a directory" \
+	"$BIN" --prom-file "$work/dir.prom" --source faults -- true
+expect "a missing directory is refused" 1 "cannot create a file in its directory: No such file" \
+	"$BIN" --prom-file "$work/none/x.prom" --source faults -- true
+chmod 755 "$work"
+expect "an unwritable directory is refused" 1 "cannot create a file in its directory: Permission denied" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --prom-file "$work/x.prom" \
+	--source faults -- true
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "runs need root"
+	done_testing
+	exit 0
+fi
+
+# --- a live run rewrites the file each interval; a reader never sees half ------
+tf=$work/tf
+mkdir "$tf"
+prom=$tf/cacheperf.prom
+"$BIN" --source faults -i 1 --window-seconds 2 --prom-file "$prom" --record "$work/run.cprec" \
+	-o "$work/final.txt" -- "$WL/fault_loop" 6 "$hostile" >"$work/run.out" 2>&1 &
+ppid=$!
+reads=0 partial=0 stamps=
+while kill -0 $ppid 2>/dev/null; do
+	if [ -e "$prom" ]; then
+		snap=$(cat "$prom")
+		reads=$((reads + 1))
+		# whole: it starts with the first family and ends with the last one's sample
+		case "$snap" in
+		"# HELP cacheperf_issue_miss_share_ratio "*$'\n'"cacheperf_last_write_timestamp_seconds "[0-9]*) ;;
+		*) partial=$((partial + 1)); printf '%s\n' "$snap" >"$work/partial.$partial" ;;
+		esac
+		stamps+=" $(printf '%s\n' "$snap" | grep -o '^cacheperf_last_write_timestamp_seconds [0-9]*' | cut -d' ' -f2)"
+	fi
+done
+wait $ppid
+rc=$?
+nstamps=$(echo $stamps | tr ' ' '\n' | sort -u | grep -c .)
+if [ "$rc" -eq 0 ] && [ "$partial" -eq 0 ] && [ "$reads" -gt 20 ] && [ "$nstamps" -ge 4 ]; then
+	_ok "a reader looping on the file never sees a partial one ($reads reads, $nstamps writes)"
+else
+	_not_ok "a reader looping on the file never sees a partial one" \
+		"rc $rc, $partial partial of $reads reads, $nstamps distinct writes"
+fi
+if [ "$(stat -c %a "$prom")" = 644 ]; then _ok "the file is mode 0644"; else
+	_not_ok "the file is mode 0644" "mode $(stat -c %a "$prom")"; fi
+if [ "$(ls -A "$tf")" = cacheperf.prom ]; then _ok "no temporary file is left"; else
+	_not_ok "no temporary file is left" "$(ls -A "$tf")"; fi
+promtool_ok "promtool accepts the live file" "$prom"
+cp "$prom" "$work/live.prom"
+want="location=\"churn fault_loop.c:$churn_line\""
+if grep -E '^cacheperf_issue_miss_share_ratio\{type="[a-z_]+",' "$prom" | grep -F "$want" |
+	grep -qF "comm=\"$hostile_label\""; then
+	_ok "the churn() store is an issue series with its escaped comm"
+else
+	cp "$prom" "$tap_out"
+	_not_ok "the churn() store is an issue series with its escaped comm" "want $want, comm=\"$hostile_label\""
+fi
+for s in 'cacheperf_source_info{source="faults",pmu="none"} 1' 'cacheperf_drops_total{reason="ring_buffer"}' \
+	 'cacheperf_profiler_resident_memory_bytes ' 'cacheperf_issue_miss_share_ratio{type="other"'; do
+	if ! grep -qF "$s" "$prom"; then missing_series+=" [$s]"; fi
+done
+if [ -z "${missing_series:-}" ]; then _ok "self metrics, source info and other are there"; else
+	cp "$prom" "$tap_out"; _not_ok "self metrics, source info and other are there" "missing$missing_series"; fi
+
+# --- the same metrics from the recording (whose comm is the one at start) ---------------
+run_cmd "$BIN" report "$work/run.cprec" -o /dev/null --prom-file "$work/rec.prom"
+if [ "$rc" -eq 0 ] && grep -q "^cacheperf_issue_miss_share_ratio{.*$want" "$work/rec.prom" &&
+	! grep -q "cacheperf_profiler_\|cacheperf_last_write" "$work/rec.prom"; then
+	_ok "report FILE --prom-file: the recording's issue, no figures of this machine"
+else
+	_not_ok "report FILE --prom-file: the recording's issue, no figures of this machine" "rc $rc"
+fi
+promtool_ok "promtool accepts the recording's file" "$work/rec.prom"
+
+# --- a real node_exporter serves it -------------------------------------------------
+if command -v prometheus-node-exporter >/dev/null && command -v curl >/dev/null; then
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$tf" >"$work/exporter.log" 2>&1 &
+	exporter_pid=$!
+	for _ in $(seq 50); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$work/scrape" 2>/dev/null && break
+		sleep 0.1
+	done
+	# node_exporter sorts labels by name
+	series=$(grep '^cacheperf_issue_miss_share_ratio{' "$work/scrape" | grep -F "comm=\"$hostile_label\"" |
+		 grep -F "$want")
+	if [ -n "$series" ] && grep -q '^node_textfile_scrape_error 0' "$work/scrape" &&
+		grep -q '^cacheperf_samples_total{access="load"} [1-9]' "$work/scrape"; then
+		_ok "node_exporter's textfile collector serves the series"
+	else
+		cp "$work/scrape" "$tap_out" 2>/dev/null
+		_not_ok "node_exporter's textfile collector serves the series" "port $port"
+	fi
+	kill "$exporter_pid"
+	wait "$exporter_pid" 2>/dev/null
+	exporter_pid=
+else
+	skip "node_exporter: no prometheus-node-exporter or curl (packaging/deps.sh)"
+fi
+
+# --- the window forgets, the final report does not -------------------------------------
+# faults for 2 s, then 4 s of nothing: the last 2-s window is empty at the end
+run_cmd "$BIN" --source faults -i 1 --window-seconds 2 --prom-file "$work/w.prom" -o "$work/w.txt" \
+	-- "$WL/fault_loop" 2 "" 4
+# (the exit's own few faults may be in it: they are not churn()'s)
+if [ "$rc" -eq 0 ] && grep -q '^cacheperf_issues' "$work/w.prom" &&
+	! grep -q 'churn' "$work/w.prom" && grep -q "churn (fault_loop.c:$churn_line)" "$work/w.txt"; then
+	_ok "the window forgets an idle target's old issue; the final report keeps it"
+else
+	cat "$work/w.prom" "$work/w.txt" >"$tap_out" 2>/dev/null
+	_not_ok "the window forgets an idle target's old issue; the final report keeps it" "rc $rc"
+fi
+
+# --- SIGHUP writes the file at once; SIGUSR1 prints the summary -----------------------
+"$BIN" --source faults -i 60 --prom-file "$work/h.prom" -- "$WL/fault_loop" 8 >"$work/h.out" 2>&1 &
+ppid=$!
+sleep 1.5
+rm -f "$work/h.prom"
+kill -HUP $ppid
+sleep 1
+if kill -0 $ppid 2>/dev/null && [ -s "$work/h.prom" ]; then _ok "SIGHUP rewrites a removed file now"; else
+	_not_ok "SIGHUP rewrites a removed file now"; fi
+kill -USR1 $ppid
+sleep 1
+kill -INT $ppid
+wait $ppid
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "duration: .* (summary of the last [0-9]* s)" "$work/h.out" &&
+	grep -q "(interrupted)" "$work/h.out"; then
+	_ok "SIGUSR1 prints the rolling summary"
+else
+	cp "$work/h.out" "$tap_out"
+	_not_ok "SIGUSR1 prints the rolling summary" "rc $rc"
+fi
+
+# --- the status line: each interval on a terminal, never elsewhere or with --quiet ------
+status='^cacheperf-bpf: [0-9]+ samples/s, [0-9]+ issues?, [0-9]+ drops, CPU [0-9.]+ %'
+script -qec "$BIN --source faults -i 1 -o /dev/null -- $WL/fault_loop 3" /dev/null >"$work/tty.out" 2>&1
+n=$(tr -d '\r' <"$work/tty.out" | grep -cE "$status")
+"$BIN" --source faults -i 1 -o /dev/null -- "$WL/fault_loop" 3 2>"$work/notty.err"
+m=$(grep -cE "$status" "$work/notty.err")
+script -qec "$BIN --quiet --source faults -i 1 -o /dev/null -- $WL/fault_loop 3" /dev/null >"$work/quiet.out" 2>&1
+q=$(tr -d '\r' <"$work/quiet.out" | grep -cE "$status")
+if [ "$n" -ge 2 ] && [ "$m" -eq 0 ] && [ "$q" -eq 0 ]; then
+	_ok "a status line each interval on a terminal only, none with --quiet"
+else
+	cp "$work/tty.out" "$tap_out"
+	_not_ok "a status line each interval on a terminal only, none with --quiet" "tty $n, file $m, quiet $q"
+fi
+
+done_testing

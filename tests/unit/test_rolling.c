@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Rolling summaries: what an interval added leaves the window once the
+ * window has moved past it, the window of the epochs in the ring is their
+ * sum (counts, sets, threads' bytes: sharing split over two intervals is
+ * still sharing), access histories come from the whole run, the BPF
+ * counters are the window's growth, and memory stays within the fixed caps
+ * however many intervals go by.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rolling.h"
+
+#define SEC	1000000000ull
+#define LINE	0x10000000ull
+
+static const struct cp_cache_level l1 = {
+	.level = 1, .type = CP_CACHE_TYPE_DATA, .size_bytes = 32768, .ways = 8, .sets = 64,
+	.line_bytes = 64, .valid = true,
+};
+
+static void add_insn(struct cp_rolling *r, __u64 ip, __u64 loads)
+{
+	struct cp_ip_key k = { .tgid = 7, .ip = ip };
+	struct cp_ip_counts c = { .loads = loads, .load_misses = loads };
+
+	assert_int_equal(insn_store__add(cp_rolling__insns(r), &k, &c), 0);
+}
+
+static __u64 loads_of(const struct cp_window *w, __u64 ip)
+{
+	struct cp_ip_key k = { .tgid = 7, .ip = ip };
+	const struct cp_insn *in = insn_store__find(w->insns, &k);
+
+	return in ? in->counts.loads : 0;
+}
+
+/* A window's start (s), sampled loads (its instructions' sum), ring-buffer drops, loads of 0xa-0xc. */
+struct want {
+	__u64 start_s, samples, drops, loads[3];
+};
+
+static void expect_window(const struct cp_rolling *r, const struct cp_stats *now, struct want x)
+{
+	struct cp_window w;
+
+	assert_int_equal(cp_rolling__window(r, NULL, now, &w), 0);
+	assert_int_equal(w.start_ns, x.start_s * SEC);
+	assert_int_equal(w.bpf.samples[CP_ACCESS_LOAD], x.samples);
+	assert_int_equal(w.bpf.drop_ringbuf, x.drops);
+	for (__u64 i = 0; i < 3; i++)
+		assert_int_equal(loads_of(&w, 0xa + i), x.loads[i]);
+	cp_window_free(&w);
+}
+
+static void test_old_intervals_age_out(void **state)
+{
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 2, 100 * SEC, &s);
+
+	(void)state;
+	assert_non_null(r);
+	add_insn(r, 0xa, 5);
+	s.samples[CP_ACCESS_LOAD] = 5;
+	cp_rolling__rotate(r, 101 * SEC, &s);
+	add_insn(r, 0xb, 3);
+	s.samples[CP_ACCESS_LOAD] = 8;
+	cp_rolling__rotate(r, 102 * SEC, &s);
+	add_insn(r, 0xc, 1);
+	add_insn(r, 0xa, 2);
+	s.samples[CP_ACCESS_LOAD] = 11;
+	s.drop_ringbuf = 4;
+
+	/* two closed intervals and the one filling: everything so far */
+	expect_window(r, &s, (const struct want){ 100, 11, 4, { 7, 3, 1 } });
+	/* one more interval: the first one (0xa's 5) is past the window */
+	cp_rolling__rotate(r, 103 * SEC, &s);
+	s.drop_ringbuf = 6;
+	/* drops: the growth since the oldest epoch began, 6 - 0 at 101 s */
+	expect_window(r, &s, (const struct want){ 101, 6, 6, { 2, 3, 1 } });
+	/* two more: no instruction left; the window began at 103 s, with 4 drops */
+	cp_rolling__rotate(r, 104 * SEC, &s);
+	cp_rolling__rotate(r, 105 * SEC, &s);
+	expect_window(r, &s, (const struct want){ 103, 0, 2, { 0, 0, 0 } });
+	cp_rolling__free(r);
+}
+
+static void add_miss(struct cp_rolling *r, __u32 tid, __u64 addr, bool store)
+{
+	struct cp_mem_access a = { .tgid = 7, .tid = tid, .ip = 0x40, .addr = addr, .size = 4,
+				   .store = store };
+	struct cp_ip_key k = { .tgid = 7, .ip = 0x40 };
+
+	assert_int_equal(miss_store__add(cp_rolling__misses(r), &a), 0);
+	assert_int_equal(insn_store__note_miss(cp_rolling__insns(r), &k, addr,
+					       (__u32)(addr / 64 % 64)), 0);
+}
+
+static void test_window_merges_lines_and_sets(void **state)
+{
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 3, 0, &s);
+	struct cp_ip_key k = { .tgid = 7, .ip = 0x40 };
+	const struct cp_line *line;
+	const struct cp_insn *in;
+	struct cp_window w;
+
+	(void)state;
+	/* thread 1 writes bytes 0-3 in one interval, thread 2 bytes 8-11 in the next */
+	add_miss(r, 1, LINE, true);
+	cp_rolling__rotate(r, SEC, &s);
+	add_miss(r, 2, LINE + 8, true);
+	add_miss(r, 2, LINE + 64 * 64, false);	/* the same set, another line */
+	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
+	line = miss_store__find(w.misses, 7, LINE);
+	assert_non_null(line);
+	assert_int_equal(line->misses, 2);
+	assert_int_equal(line->nr_threads, 2);
+	assert_int_equal(cp_line_sharing(line), CP_SHARING_FALSE);
+	assert_int_equal(line->ips[0].misses, 2);
+	assert_int_equal(miss_store__total(w.misses), 3);
+	assert_int_equal(miss_store__set_misses(w.misses, 0), 3);
+	in = insn_store__find(w.insns, &k);
+	assert_non_null(in);
+	assert_int_equal(in->fwd_misses, 3);
+	assert_int_equal(in->nr_sets, 1);
+	assert_int_equal(in->sets[0].misses, 3);
+	assert_int_equal(in->nr_miss_addrs, 2);	/* two distinct lines */
+	cp_window_free(&w);
+	cp_rolling__free(r);
+}
+
+static void test_histories_from_the_whole_run(void **state)
+{
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 1, 0, &s);
+	struct cp_insn_store *whole = insn_store__new(16);
+	struct cp_ip_key k = { .tgid = 7, .ip = 0xa };
+	const struct cp_insn_history *h;
+	struct cp_window w;
+
+	(void)state;
+	/* a full history that went round: the window's copy is oldest first */
+	for (__u64 i = 0; i < CP_INSN_HISTORY + 3; i++)
+		assert_int_equal(insn_store__add_history(whole, &k, LINE + i * 64), 0);
+	add_insn(r, 0xa, 1);
+	add_insn(r, 0xb, 1);	/* no history anywhere */
+	assert_int_equal(cp_rolling__window(r, whole, &s, &w), 0);
+	h = insn_store__history(w.insns, insn_store__find(w.insns, &k));
+	assert_non_null(h);
+	assert_int_equal(h->len, CP_INSN_HISTORY);
+	assert_int_equal(h->addrs[0], LINE + 3 * 64);
+	assert_int_equal(h->addrs[CP_INSN_HISTORY - 1], LINE + (CP_INSN_HISTORY + 2) * 64);
+	k.ip = 0xb;
+	assert_null(insn_store__history(w.insns, insn_store__find(w.insns, &k)));
+	cp_window_free(&w);
+	insn_store__free(whole);
+	cp_rolling__free(r);
+}
+
+static void test_bounded_however_long(void **state)
+{
+	struct cp_stats s = { 0 };
+	unsigned int intervals = 6;
+	struct cp_rolling *r = cp_rolling__new(&l1, intervals, 0, &s);
+	size_t per_epoch = CP_ROLL_INSNS / (intervals + 1);
+	struct cp_window w;
+
+	(void)state;
+	/* an epoch takes its share of the instructions and counts the rest */
+	for (__u64 ip = 0; ip < per_epoch + 10; ip++)
+		insn_store__add(cp_rolling__insns(r), &(struct cp_ip_key){ .tgid = 7, .ip = ip },
+				&(struct cp_ip_counts){ .loads = 1 });
+	assert_int_equal(insn_store__count(cp_rolling__insns(r)), per_epoch);
+	assert_int_equal(insn_store__dropped(cp_rolling__insns(r)), 10);
+	/* a thousand intervals of new instructions: the window never holds more than the ring */
+	for (__u64 t = 1; t <= 1000; t++) {
+		cp_rolling__rotate(r, t * SEC, &s);
+		for (__u64 i = 0; i < 100; i++)
+			add_insn(r, t * 1000 + i, 1);
+	}
+	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
+	assert_int_equal(insn_store__count(w.insns), (intervals + 1) * 100);
+	assert_int_equal(loads_of(&w, 1000 * 1000), 1);
+	assert_int_equal(loads_of(&w, (1000 - intervals - 1) * 1000), 0);
+	cp_window_free(&w);
+	cp_rolling__free(r);
+	/* more intervals in a window than the ring allows: refused */
+	assert_null(cp_rolling__new(&l1, CP_ROLL_MAX_INTERVALS + 1, 0, &s));
+	assert_null(cp_rolling__new(&l1, 0, 0, &s));
+}
+
+static void test_stats_delta(void **state)
+{
+	struct cp_stats now = { .forwarded = 10, .drop_proc = 3 }, then = { .forwarded = 4 }, d;
+
+	(void)state;
+	now.samples[CP_ACCESS_STORE] = 9;
+	then.samples[CP_ACCESS_STORE] = 2;
+	then.drop_window = 5;	/* a counter that went backwards (reset) is 0, not huge */
+	cp_stats_delta(&now, &then, &d);
+	assert_int_equal(d.forwarded, 6);
+	assert_int_equal(d.drop_proc, 3);
+	assert_int_equal(d.samples[CP_ACCESS_STORE], 7);
+	assert_int_equal(d.drop_window, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_old_intervals_age_out),
+		cmocka_unit_test(test_window_merges_lines_and_sets),
+		cmocka_unit_test(test_histories_from_the_whole_run),
+		cmocka_unit_test(test_bounded_however_long),
+		cmocka_unit_test(test_stats_delta),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

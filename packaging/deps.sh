@@ -12,6 +12,7 @@ pkgs=(
 	libcmocka-dev
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux
+	debhelper dpkg-dev lintian fakeroot groff-base
 )
 
 missing=()

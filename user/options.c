@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bp_manager.h"
+#include "geometry.h"
 #include "options.h"
 #include "parse.h"
 
@@ -35,6 +36,8 @@ enum {
 	OPT_RECORD,
 	OPT_BP_EXPIRY,
 	OPT_MAX_BP_RATE,
+	OPT_CGROUP,
+	OPT_MAX_MEMORY,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +70,8 @@ static const struct option long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -148,6 +153,14 @@ static const char usage_text[] =
 "                             (size:ways:line size)\n"
 "      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
 "\n"
+"System-wide and long runs:\n"
+"      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
+"                             and below it, e.g. /sys/fs/cgroup/system.slice/\n"
+"                             foo.service or /system.slice/foo.service\n"
+"      --max-memory SIZE      the profiler's own RSS limit: above it, caches\n"
+"                             are shrunk and stores evicted, counted in the\n"
+"                             report (default 256M; K, M, G suffixes)\n"
+"\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
 "\n"
@@ -198,6 +211,7 @@ void cp_options_defaults(struct cp_options *opts)
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
+	opts->max_memory_bytes = CP_MAX_MEMORY_DEFAULT;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -439,6 +453,18 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
+		case OPT_CGROUP:
+			if (!optarg[0])
+				ret = fail(err, err_sz, "--cgroup: empty cgroup path");
+			opts->cgroup = optarg;
+			break;
+		case OPT_MAX_MEMORY:
+			if (cp_cache_parse_size(optarg, &opts->max_memory_bytes) ||
+			    opts->max_memory_bytes < CP_MAX_MEMORY_MIN)
+				ret = fail(err, err_sz,
+					   "--max-memory: '%s' is not a size of 16M or more (e.g. 256M, 1G)",
+					   optarg);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -478,5 +504,7 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	}
 	if (opts->target == CP_TARGET_NONE)
 		return fail(err, err_sz, "no target: give -p PID, -a or -- CMD");
+	if (opts->cgroup && opts->target != CP_TARGET_ALL)
+		return fail(err, err_sz, "--cgroup limits -a to one cgroup: use it with -a");
 	return 0;
 }

@@ -11,9 +11,12 @@
 #include "bp_arm.h"
 #include "bp_sampler.h"
 #include "drain.h"
+#include "run_limits.h"
 #include "miss_store.h"
 #include "object_stats.h"
 #include "process_objects.h"
+#include "proc_identity.h"
+#include "proc_summary.h"
 #include "report_emit.h"
 #include "profile.h"
 #include "rate_cap.h"
@@ -51,6 +54,9 @@ struct cp_profile {
 	bool ended;				/* end facts final: the run is over */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
+	struct cp_proc_summaries *procs;	/* per process (-a's report) */
+	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
+	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */
 };
 
 static __u64 now_ns(void)
@@ -59,6 +65,13 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* --max-memory: RSS checked when due, or @now (run_limits.h). */
+static void limits_tick(struct cp_profile *p, bool now)
+{
+	cp_limits_tick(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+		       now_ns(), now);
 }
 
 /*
@@ -77,8 +90,12 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	struct cp_symbol_info info;
 	struct cp_data_src d;
 	struct cp_resolved r;
+	struct cp_symbolizer_stats ss;
 
-	p->received++;
+	/* a drain takes thousands of samples at once: memory is watched between them too */
+	if (!(p->received++ & 255))
+		limits_tick(p, false);
+	proc_summaries__sample(p->procs, (pid_t)s->tgid, s->flags & CP_SAMPLE_MISS);
 	cp_data_src_decode(s->data_src, &d);
 	a.hitm = d.snoop == CP_SNOOP_HITM;
 	if (!s->addr)
@@ -95,6 +112,11 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 * result stays cached for the report.
 	 */
 	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
+	cp_symbolizer__stats(p->sym, &ss);
+	if (ss.snapshots != p->snapshots_seen) {
+		p->snapshots_seen = ss.snapshots;
+		limits_tick(p, true);
+	}
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
@@ -122,6 +144,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 		cp_bp_sampler__forget(p->bps, pe->tgid, now_ns());
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
+		proc_summaries__exec(p->procs, pid);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__refresh(p->sym, pid);
 		/*
@@ -136,6 +159,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 			cp_session__probe_allocs(p->sess, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
+		proc_summaries__exit(p->procs, pid);
 		/* gone before its probes were attached: nothing to attach */
 		for (int i = 0; i < p->nr_pending; i++)
 			if (p->pending[i] == pid)
@@ -192,7 +216,8 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 /* The stores and handlers, live or offline. */
 static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
-					const struct cp_objects_opts *objects_opts)
+					const struct cp_objects_opts *objects_opts,
+					cp_proc_describe_fn describe)
 {
 	struct cp_profile *p = calloc(1, sizeof(*p));
 
@@ -206,7 +231,9 @@ static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
 	p->l1 = *l1d;
 	p->misses = miss_store__new(&p->l1, 0);
 	p->sym = cp_symbolizer__new(0, 0);
-	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym) {
+	p->procs = proc_summaries__new(0, describe, NULL);
+	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->sym ||
+	    !p->procs) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -221,7 +248,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 		.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
 		.src = rec ? cp_recorder__proc_source(rec) : NULL,
 	};
-	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts);
+	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts,
+					     cp_proc_describe);
 
 	*out = NULL;
 	if (!p) {
@@ -265,7 +293,8 @@ int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_prof
 		snprintf(err, err_sz, "the recorded L1D geometry is not usable: %s", l1d.problem);
 		return -EINVAL;
 	}
-	p = profile_alloc(&l1d, &objects_opts);
+	/* no /proc of the run's processes: summaries without comm or cgroup */
+	p = profile_alloc(&l1d, &objects_opts, NULL);
 	if (!p) {
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -293,6 +322,7 @@ void cp_profile__free(struct cp_profile *p)
 	object_stats__free(p->ostats);
 	miss_store__free(p->misses);
 	cp_symbolizer__free(p->sym);
+	proc_summaries__free(p->procs);
 	free(p);
 }
 
@@ -461,6 +491,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 	int ret;
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
+	cp_mem_guard_init(&p->lim.guard, opts->max_memory_bytes);
 	start_breakpoints(p, opts);
 	next_interval = p->info.start_ns + interval_ns;
 	if (opts->duration_s)
@@ -502,6 +533,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			cp_alloc_probes__tick(p->sess->alloc, now_ns());
 		if (p->bps)
 			cp_bp_sampler__tick(p->bps, p->insns, p->misses, now_ns());
+		limits_tick(p, false);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end.end_ns = now_ns();
@@ -570,6 +602,9 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	/* offline: the histories were recorded, the manager's figures are not */
 	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : p->sess ? &bp_off : NULL;
 	r->end_reason = p->end.end_reason;
+	r->procs = p->procs;
+	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+		       p->misses, p->insns, &r->limits);
 }
 
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)

@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "insn_store.h"
 #include "object_stats.h"
+#include "report_limits.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
 #define CP_COMM_LEN		16	/* TASK_COMM_LEN */
@@ -60,6 +61,8 @@ struct cp_report {
 	const struct cp_classify_cfg *classify_cfg;	/* the filters issues were judged by */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;
+	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
+	struct cp_limits limits;	/* evictions and memory */
 };
 
 /* True when the source said nothing about levels: every sample is "not available". */

@@ -52,7 +52,7 @@ BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
 # access patterns in their sources survive into the machine code.
 WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
 
-.PHONY: all check test demo deps clean install vmlinux tests bench fuzz
+.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -84,7 +84,7 @@ $(LIB): $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
 
 $(BIN): $(BUILD)/user/main.o $(LIB)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CP_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CP_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/unit/% $(BUILD)/tests/bpf/%: CP_CFLAGS += -Itests
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB) | $(BUILD)/tests/unit
@@ -207,6 +207,10 @@ vmlinux:
 install: $(BIN)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/cacheperf-bpf
+
+# The Debian package (packaging/debian): BUILD/deb/cacheperf-bpf_VERSION_amd64.deb, lintian-checked.
+deb:
+	$(Q)packaging/deb.sh $(BUILD)/deb
 
 clean:
 	$(Q)rm -rf $(BUILD)

@@ -38,6 +38,17 @@ CP_SHARED struct {
 	__type(value, __u8);
 } targ_tgids SEC(".maps");
 
+/*
+ * --cgroup (-a only): index 0 holds the cgroup (v2) whose processes, and
+ * its descendants', are profiled; unused when targ_filter_cgroup is false.
+ */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} targ_cgroups SEC(".maps");
+
 /* Per-(tgid, ip) counters of every sample; max_entries may be raised before load. */
 CP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -68,6 +79,7 @@ const volatile __u32 targ_self_tgid = 0;
 const volatile bool targ_forward_all = false;
 const volatile __u32 targ_window_size = CP_WINDOW_DEFAULT;
 const volatile __u32 targ_window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+const volatile bool targ_filter_cgroup = false;
 #else
 extern struct cp_stats stats;
 extern const volatile bool targ_filter_tgid;
@@ -75,9 +87,29 @@ extern const volatile __u32 targ_self_tgid;
 extern const volatile bool targ_forward_all;
 extern const volatile __u32 targ_window_size;
 extern const volatile __u32 targ_window_ratio_ppm;
+extern const volatile bool targ_filter_cgroup;
 #endif
 
-/* True when a sample of process @tgid should be profiled. */
+#define CP_PF_KTHREAD	0x00200000	/* include/linux/sched.h: a kernel thread */
+
+/*
+ * -a: the current task is profiled unless it is a kernel thread (no user
+ * memory of its own) or, with --cgroup, outside that cgroup.
+ */
+static __always_inline bool cp_current_wanted(void)
+{
+#ifdef CP_SYNTHETIC_SAMPLES
+	return true;	/* mem_sample_test.bpf.c: test runs, no task behind the sample */
+#else
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	if (BPF_CORE_READ(t, flags) & CP_PF_KTHREAD)
+		return false;
+	return !targ_filter_cgroup || bpf_current_task_under_cgroup(&targ_cgroups, 0) == 1;
+#endif
+}
+
+/* True when a sample of process @tgid, the current one, should be profiled. */
 static __always_inline bool cp_is_target(__u32 tgid)
 {
 	__u8 *v;
@@ -85,7 +117,7 @@ static __always_inline bool cp_is_target(__u32 tgid)
 	if (tgid == 0 || tgid == targ_self_tgid)
 		return false;
 	if (!targ_filter_tgid)
-		return true;
+		return cp_current_wanted();
 	v = bpf_map_lookup_elem(&targ_tgids, &tgid);
 	return v && *v == CP_TARG_PROFILE;
 }

@@ -5,7 +5,12 @@
  * call the same cp_mem_sample(). Both are "?": not loaded unless a test or a
  * benchmark turns autoload on, so production never loads them (and kernels
  * without syscall programs, < 5.14, still load the rest).
+ *
+ * Their samples are synthetic, not the current task's: -a's checks of the
+ * current task (kernel thread, --cgroup) are left out, and syscall programs
+ * may not call bpf_current_task_under_cgroup anyway.
  */
+#define CP_SYNTHETIC_SAMPLES
 #include "mem_sample.bpf.h"
 
 /* The sample is the context; returns the number of records written. */

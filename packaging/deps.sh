@@ -13,6 +13,7 @@ pkgs=(
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux
 	prometheus prometheus-node-exporter curl
+	debhelper dpkg-dev lintian fakeroot groff-base
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -341,6 +342,20 @@ fail:
 	return err;
 }
 
+/*
+ * -a: true when the system-wide probes (pid -1) are on @alloc's file
+ * already. Probing it again for one process would deliver its allocations
+ * twice and pile up links, one set per exec'd process.
+ */
+static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
+{
+	const struct target *all = find_target(ap, -1, NULL);
+	struct stat a, b;
+
+	return all && !stat(all->alloc->open_path, &a) && !stat(alloc->open_path, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)
 {
 	struct target *t;
@@ -365,6 +380,8 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 		err = cp_allocator__find(NULL, pid, t->alloc);
 	if (err == -ENOENT && !libc_path && kill(pid, 0) && errno == ESRCH)
 		err = -ESRCH;
+	if (!err && pid > 0 && covered_by_all(ap, t->alloc))
+		err = -EEXIST;
 	if (err)
 		goto fail;
 	place_sites(ap, t);

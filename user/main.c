@@ -16,6 +16,7 @@
 #include "options.h"
 #include "pmu.h"
 #include "probe.h"
+#include "proc_identity.h"
 #include "profile.h"
 #include "prom_file.h"
 #include "recorder.h"
@@ -54,21 +55,6 @@ struct cp_main {
 	char err[768];
 };
 
-static void read_comm(pid_t pid, char *buf, size_t sz)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	buf[0] = '\0';
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)sz, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
 /* What the report header (and a recording) says about the run. */
 static void fill_info(struct cp_main *m)
 {
@@ -79,7 +65,7 @@ static void fill_info(struct cp_main *m)
 	in->nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : (__u32)m->nr_pids;
 	for (int i = 0; i < m->nr_pids; i++) {
 		in->targets[i].pid = m->pids[i];
-		read_comm(m->pids[i], in->targets[i].comm, sizeof(in->targets[i].comm));
+		cp_proc_read_comm(m->pids[i], in->targets[i].comm, sizeof(in->targets[i].comm));
 	}
 	in->launched = m->opts.target == CP_TARGET_CMD;
 	in->load_period = m->opts.load_period;

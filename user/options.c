@@ -10,6 +10,7 @@
 
 #include "bp_manager.h"
 #include "cacheperf/soft_tick.h"
+#include "geometry.h"
 #include "options.h"
 #include "parse.h"
 #include "rolling.h"
@@ -43,6 +44,8 @@ enum {
 	OPT_QUIET,
 	OPT_PROM_FILE,
 	OPT_PROM_TOP,
+	OPT_CGROUP,
+	OPT_MAX_MEMORY,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +84,8 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
 	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -181,6 +186,13 @@ static const char usage_text[] =
 "                             with report FILE: the recording's metrics\n"
 "      --prom-top N           issues written to it, the rest summed as\n"
 "                             \"other\" (default 20, 1..1000)\n"
+"System-wide and long runs:\n"
+"      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
+"                             and below it, e.g. /sys/fs/cgroup/system.slice/\n"
+"                             foo.service or /system.slice/foo.service\n"
+"      --max-memory SIZE      the profiler's own RSS limit: above it, caches\n"
+"                             are shrunk and stores evicted, counted in the\n"
+"                             report (default 256M; K, M, G suffixes)\n"
 "\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
@@ -235,6 +247,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 	opts->window_s = 60;
 	opts->prom_top = 20;
+	opts->max_memory_bytes = CP_MAX_MEMORY_DEFAULT;
 }
 
 static int fail(char *err, size_t err_sz, const char *fmt, ...)
@@ -495,6 +508,18 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_PROM_FILE:
 			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
 			break;
+		case OPT_CGROUP:
+			if (!optarg[0])
+				ret = fail(err, err_sz, "--cgroup: empty cgroup path");
+			opts->cgroup = optarg;
+			break;
+		case OPT_MAX_MEMORY:
+			if (cp_cache_parse_size(optarg, &opts->max_memory_bytes) ||
+			    opts->max_memory_bytes < CP_MAX_MEMORY_MIN)
+				ret = fail(err, err_sz,
+					   "--max-memory: '%s' is not a size of 16M or more (e.g. 256M, 1G)",
+					   optarg);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -540,5 +565,7 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	}
 	if (opts->target == CP_TARGET_NONE)
 		return fail(err, err_sz, "no target: give -p PID, -a or -- CMD");
+	if (opts->cgroup && opts->target != CP_TARGET_ALL)
+		return fail(err, err_sz, "--cgroup limits -a to one cgroup: use it with -a");
 	return 0;
 }

@@ -20,6 +20,9 @@
 #define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
 #define CP_EXIT_USAGE	2	/* the command line is wrong */
 
+#define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
+#define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
+
 enum cp_mode {
 	CP_MODE_PROFILE = 0,
 	CP_MODE_PROBE,		/* --probe: print what this machine supports */
@@ -77,6 +80,8 @@ struct cp_options {
 	bool quiet;			/* --quiet: no status line */
 	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */
 	__u32 prom_top;			/* --prom-top: issues written before "other" */
+	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
+	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 };
 
 /* Fills @opts with the defaults documented in --help. */

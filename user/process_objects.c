@@ -39,6 +39,7 @@ struct cp_objects {
 	struct proc **slots;
 	size_t nr_slots;
 	size_t nr;
+	size_t nr_exited;		/* of nr: kept only for the report */
 	__u64 tick;
 	struct cp_elf_cache *elf;
 	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
@@ -82,6 +83,8 @@ struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts)
 		o->opts.src = &cp_proc_live;
 	if (!o->opts.max_processes)
 		o->opts.max_processes = CP_MAX_PROCESSES;
+	if (!o->opts.max_exited)
+		o->opts.max_exited = CP_MAX_EXITED_PROCESSES;
 	if (!o->opts.maps_refresh_ns)
 		o->opts.maps_refresh_ns = CP_MAPS_REFRESH_NS;
 	while (n < o->opts.max_processes * 2)
@@ -226,6 +229,13 @@ static bool evict_before(const struct proc *a, const struct proc *b)
 	return a->last_use < b->last_use;
 }
 
+static void drop_slot(struct cp_objects *o, size_t i)
+{
+	o->nr_exited -= o->slots[i]->exited;
+	proc_free(o, o->slots[i]);
+	unlink_slot(o, i);
+}
+
 static void evict_lru(struct cp_objects *o)
 {
 	size_t lru = o->nr_slots;
@@ -238,8 +248,24 @@ static void evict_lru(struct cp_objects *o)
 	/* an exited process was counted when it exited */
 	if (!o->slots[lru]->exited)
 		o->st.evicted++;
-	proc_free(o, o->slots[lru]);
-	unlink_slot(o, lru);
+	drop_slot(o, lru);
+}
+
+/* Exited processes beyond opts.max_exited: the least recently used go. */
+static void trim_exited(struct cp_objects *o)
+{
+	while (o->nr_exited > o->opts.max_exited) {
+		size_t lru = o->nr_slots;
+
+		for (size_t i = 0; i < o->nr_slots; i++)
+			if (o->slots[i] && o->slots[i]->exited &&
+			    (lru == o->nr_slots || evict_before(o->slots[i], o->slots[lru])))
+				lru = i;
+		if (lru == o->nr_slots)
+			return;
+		o->st.exited_dropped++;
+		drop_slot(o, lru);
+	}
 }
 
 static struct proc *new_proc(struct cp_objects *o, pid_t pid);
@@ -264,10 +290,8 @@ static struct proc *live_proc(struct cp_objects *o, pid_t pid)
 {
 	size_t i = probe(o, pid);
 
-	if (o->slots[i] && o->slots[i]->exited) {
-		proc_free(o, o->slots[i]);
-		unlink_slot(o, i);
-	}
+	if (o->slots[i] && o->slots[i]->exited)
+		drop_slot(o, i);
 	return get_proc(o, pid);
 }
 
@@ -362,6 +386,24 @@ void cp_objects__on_exit(struct cp_objects *o, pid_t pid)
 		return;
 	o->st.exits++;
 	p->exited = true;
+	o->nr_exited++;
+	trim_exited(o);
+}
+
+size_t cp_objects__shrink(struct cp_objects *o)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < o->nr_slots;) {
+		if (o->slots[i] && o->slots[i]->exited) {
+			/* a later entry of the probe chain may move into slot i: look again */
+			drop_slot(o, i);
+			dropped++;
+			continue;
+		}
+		i++;
+	}
+	return dropped;
 }
 
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id)

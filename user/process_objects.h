@@ -23,6 +23,8 @@
 #include "proc_maps.h"
 
 #define CP_MAX_PROCESSES	1024
+/* exited processes kept for the report: each holds its objects, maps and globals */
+#define CP_MAX_EXITED_PROCESSES	32
 #define CP_MAX_THREAD_POINTERS	4096		/* per process */
 #define CP_MAPS_REFRESH_NS	1000000000ull	/* re-read maps on a miss: at most 1/s */
 #define CP_RESOLVED_NAME_LEN	128
@@ -31,6 +33,7 @@
 struct cp_objects_opts {
 	const char *proc_root;		/* NULL: "/proc" */
 	size_t max_processes;		/* 0: CP_MAX_PROCESSES */
+	size_t max_exited;		/* of them exited, 0: CP_MAX_EXITED_PROCESSES */
 	size_t max_objects;		/* per process, 0: CP_MAX_OBJECTS */
 	size_t max_callsites;		/* per process, 0: CP_MAX_CALLSITES */
 	__u64 maps_refresh_ns;		/* 0: CP_MAPS_REFRESH_NS */
@@ -59,6 +62,7 @@ struct cp_resolved {
 struct cp_objects_stats {
 	__u64 processes;		/* tracked now */
 	__u64 evicted;			/* processes dropped at the cap (LRU) */
+	__u64 exited_dropped;		/* exited ones dropped beyond max_exited (LRU) */
 	__u64 execs;
 	__u64 exits;
 	__u64 maps_reads;		/* /proc/PID/maps snapshots taken */
@@ -109,6 +113,12 @@ int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64
  * the first to be evicted, and dropped when an event names its pid again.
  */
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
+
+/*
+ * Memory pressure: drops the kept state of every exited process (its
+ * samples no longer resolve at the report). Returns how many.
+ */
+size_t cp_objects__shrink(struct cp_objects *o);
 
 /* The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot be kept. */
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);

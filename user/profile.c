@@ -11,10 +11,13 @@
 #include "bp_arm.h"
 #include "bp_sampler.h"
 #include "drain.h"
+#include "run_limits.h"
 #include "miss_store.h"
 #include "seen_objects.h"
 #include "object_stats.h"
 #include "process_objects.h"
+#include "proc_identity.h"
+#include "proc_summary.h"
 #include "report_emit.h"
 #include "profile.h"
 #include "rate_cap.h"
@@ -57,6 +60,9 @@ struct cp_profile {
 	bool ended;				/* end facts final: the run is over */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
+	struct cp_proc_summaries *procs;	/* per process (-a's report) */
+	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
+	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */
 };
 
 static __u64 now_ns(void)
@@ -79,6 +85,13 @@ static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct
 		cp_seen_objects__note(p->seen, tgid, addr, p->l1.line_bytes, &o);
 }
 
+/* --max-memory: RSS checked when due, or @now (run_limits.h). */
+static void limits_tick(struct cp_profile *p, bool now)
+{
+	cp_limits_tick(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+		       now_ns(), now);
+}
+
 /*
  * A forwarded sample: a miss (PMU sources) or any access (sources without
  * hit/miss information). Resolved now, while its process and objects exist.
@@ -95,8 +108,12 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	struct cp_symbol_info info;
 	struct cp_data_src d;
 	struct cp_resolved r;
+	struct cp_symbolizer_stats ss;
 
-	p->received++;
+	/* a drain takes thousands of samples at once: memory is watched between them too */
+	if (!(p->received++ & 255))
+		limits_tick(p, false);
+	proc_summaries__sample(p->procs, (pid_t)s->tgid, s->flags & CP_SAMPLE_MISS);
 	cp_data_src_decode(s->data_src, &d);
 	a.hitm = d.snoop == CP_SNOOP_HITM;
 	if (!s->addr)
@@ -119,6 +136,11 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 * result stays cached for the report.
 	 */
 	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
+	cp_symbolizer__stats(p->sym, &ss);
+	if (ss.snapshots != p->snapshots_seen) {
+		p->snapshots_seen = ss.snapshots;
+		limits_tick(p, true);
+	}
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;
 	if (miss)
@@ -150,6 +172,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 		cp_soft_source__forget(p->soft, pe->tgid);
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
+		proc_summaries__exec(p->procs, pid);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__refresh(p->sym, pid);
 		/*
@@ -164,6 +187,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 			cp_session__probe_allocs(p->sess, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
+		proc_summaries__exit(p->procs, pid);
 		/* gone before its probes were attached: nothing to attach */
 		for (int i = 0; i < p->nr_pending; i++)
 			if (p->pending[i] == pid)
@@ -226,7 +250,8 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 /* The stores and handlers, live or offline. */
 static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
-					const struct cp_objects_opts *objects_opts)
+					const struct cp_objects_opts *objects_opts,
+					cp_proc_describe_fn describe)
 {
 	struct cp_profile *p = calloc(1, sizeof(*p));
 
@@ -241,8 +266,9 @@ static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
 	p->misses = miss_store__new(&p->l1, 0);
 	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
+	p->procs = proc_summaries__new(0, describe, NULL);
 	if (!p->insns || !p->batch || !p->objects || !p->ostats || !p->misses || !p->seen ||
-	    !p->sym) {
+	    !p->sym || !p->procs) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -257,7 +283,8 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 		.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
 		.src = rec ? cp_recorder__proc_source(rec) : NULL,
 	};
-	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts);
+	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts,
+					     cp_proc_describe);
 
 	*out = NULL;
 	if (!p) {
@@ -308,7 +335,8 @@ int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_prof
 		snprintf(err, err_sz, "the recorded L1D geometry is not usable: %s", l1d.problem);
 		return -EINVAL;
 	}
-	p = profile_alloc(&l1d, &objects_opts);
+	/* no /proc of the run's processes: summaries without comm or cgroup */
+	p = profile_alloc(&l1d, &objects_opts, NULL);
 	if (!p) {
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -339,6 +367,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_seen_objects__free(p->seen);
 	cp_rolling__free(p->roll);
 	cp_symbolizer__free(p->sym);
+	proc_summaries__free(p->procs);
 	free(p);
 }
 
@@ -532,6 +561,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 	int ret;
 
 	cp_rate_cap_cfg_init(&p->rate, opts->max_sample_rate);
+	cp_mem_guard_init(&p->lim.guard, opts->max_memory_bytes);
 	start_breakpoints(p, opts);
 	start_rolling(p, opts);
 	next_interval = p->info.start_ns + interval_ns;
@@ -578,6 +608,7 @@ int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char
 			cp_bp_sampler__tick(p->bps, p->insns, p->misses, now_ns());
 		if (p->soft)
 			cp_soft_source__tick(p->soft);
+		limits_tick(p, false);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end.end_ns = now_ns();
@@ -649,6 +680,9 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	/* offline: the histories were recorded, the manager's figures are not */
 	r->bp = p->bps ? cp_bp_sampler__summary(p->bps) : p->sess ? &bp_off : NULL;
 	r->end_reason = p->end.end_reason;
+	r->procs = p->procs;
+	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+		       p->misses, p->insns, &r->limits);
 }
 
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)

@@ -268,10 +268,13 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 	print_totals(r, f);
 	if (r->issues && r->classify_cfg)
 		cp_report_issues_print(r->issues, r->classify_cfg, f);
+	if (!r->nr_targets)
+		cp_report_procs_print(r->procs, r->top ? r->top : CP_REPORT_TOP_DEFAULT, f);
 	print_insns(r, f);
 	print_objects(r, f);
 	if (r->bp)
 		cp_bp_report_print(r->bp, r->locate, r->locate_ctx, f);
 	print_drops(r, f);
+	cp_report_limits_print(&r->limits, f);
 	fflush(f);
 }

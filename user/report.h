@@ -19,6 +19,7 @@
 #include "insn_store.h"
 #include "object_stats.h"
 #include "soft_decide.h"
+#include "report_limits.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
 #define CP_COMM_LEN		16	/* TASK_COMM_LEN */
@@ -64,6 +65,8 @@ struct cp_report {
 	const struct cp_classify_cfg *classify_cfg;	/* the filters issues were judged by */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;
+	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
+	struct cp_limits limits;	/* evictions and memory */
 };
 
 /* True when the source said nothing about levels: every sample is "not available". */

@@ -281,6 +281,9 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 		cp_json_u64(&j, "unproven_no_history", c->unproven_no_history);
 	}
 	put_drops(&j, r);
+	cp_report_procs_json(&j, r->nr_targets ? NULL : r->procs,
+			     r->top ? r->top : CP_REPORT_TOP_DEFAULT);
+	cp_report_limits_json(&j, &r->limits);
 	cp_json_end(&j);
 	if (cp_json_finish(&j))
 		return -1;

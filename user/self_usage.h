@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* What the profiler itself costs: its CPU time and resident memory. */
+/* What the profiler itself costs: its CPU time. */
 #ifndef CP_SELF_USAGE_H
 #define CP_SELF_USAGE_H
 
@@ -8,7 +8,6 @@
 /* User + system CPU seconds of this process (all threads). */
 double cp_self_cpu_seconds(void);
 
-/* Resident bytes of this process (/proc/self/statm), 0 if unknown. */
-__u64 cp_self_rss_bytes(void);
+/* Resident bytes: cp_self_rss_bytes() in mem_guard.h. */
 
 #endif /* CP_SELF_USAGE_H */

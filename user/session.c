@@ -16,6 +16,7 @@
 #include "cacheperf.skel.h"
 #include "alloc_probes.h"
 #include "pmu_attr.h"
+#include "proc_identity.h"
 #include "session.h"
 #include "soft_source.h"
 
@@ -107,6 +108,21 @@ static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cf
 	return 0;
 }
 
+/* --cgroup: the BPF side profiles only the tasks under this cgroup. */
+static int cp_fill_cgroup(struct cp_session *s, const char *path, char *err, size_t err_sz)
+{
+	int fd = cp_cgroup_open(path, err, err_sz), ret = 0;
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targ_cgroups), &zero, &fd, BPF_ANY))
+		ret = fail(err, err_sz, -errno, "--cgroup: cannot set the BPF cgroup filter: %s",
+			   strerror(errno));
+	close(fd);	/* the map holds the cgroup */
+	return ret;
+}
+
 static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 {
 	struct cp_session *s = ctx;
@@ -130,7 +146,8 @@ int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
 	if (!s->alloc)
 		return 0;
 	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
-	if (ret && ret != -EEXIST)
+	/* -ESRCH: gone already (a short-lived process exec'd), nothing to probe */
+	if (ret && ret != -EEXIST && ret != -ESRCH)
 		fprintf(stderr, "cacheperf-bpf: warning: no allocation probes for process %d: %s; its heap objects stay unknown\n",
 			(int)pid, ret == -ENOENT ? "nothing it maps defines malloc" : strerror(-ret));
 	return ret;
@@ -167,6 +184,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
 	s->skel->rodata->targ_window_size = opts->window;
 	s->skel->rodata->targ_window_ratio_ppm = opts->window_ratio_ppm;
+	s->skel->rodata->targ_filter_cgroup = opts->cgroup != NULL;
 	ret = cp_mem_prog_size_windows(s->skel);
 	if (ret) {
 		fail(err, err_sz, ret, "cannot size the window map: %s", strerror(-ret));
@@ -210,6 +228,8 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 	ret = cp_fill_targets(s, cfg, err, err_sz);
+	if (!ret && opts->cgroup)
+		ret = cp_fill_cgroup(s, opts->cgroup, err, err_sz);
 	if (ret)
 		goto fail;
 	if (!opts->no_objects) {

@@ -7,6 +7,7 @@
 #include "prom_file.h"
 #include "prom_metrics.h"
 #include "report_emit.h"
+#include "mem_guard.h"
 #include "self_usage.h"
 #include "summary_out.h"
 
@@ -103,7 +104,8 @@ static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *e
 
 	if (o->live) {
 		self.cpu_seconds = cp_self_cpu_seconds();
-		self.rss_bytes = cp_self_rss_bytes();
+		if (cp_self_rss_bytes(&self.rss_bytes))
+			self.rss_bytes = 0;
 		self.write_time = (double)time(NULL);
 		in.self = &self;
 	}

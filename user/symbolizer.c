@@ -58,6 +58,7 @@ struct cp_symbolizer {
 	struct cp_sym_strings strings;
 	__u64 clock;
 	struct cp_symbolizer_stats stats;
+	size_t max_string_bytes;	/* interned strings beyond this are flushed */
 	cp_maps_text_fn maps_text;	/* NULL: /proc/PID/maps */
 	void *maps_text_ctx;
 	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
@@ -217,6 +218,19 @@ static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid)
 	for (size_t w = 0; w < s->nr_sets * CP_SYM_WAYS; w++)
 		if (s->keys[w].pid == pid)
 			s->keys[w].stamp = 0;
+}
+
+/*
+ * Empties the interned strings and, as its results point into them, the
+ * result cache: what a symbolizer of a long run does instead of growing.
+ */
+static void flush_strings(struct cp_symbolizer *s)
+{
+	strings_free(&s->strings);
+	memset(&s->strings, 0, sizeof(s->strings));
+	memset(s->keys, 0, s->nr_sets * CP_SYM_WAYS * sizeof(*s->keys));
+	s->stats.string_bytes = 0;
+	s->stats.string_flushes++;
 }
 
 /* ---- Dwfls ---- */
@@ -483,6 +497,7 @@ struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_result
 	if (!s)
 		return NULL;
 	s->max_spaces = max_processes ? max_processes : CP_SYM_MAX_PROCESSES;
+	s->max_string_bytes = CP_SYM_MAX_STRING_BYTES;
 	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
 	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
 	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
@@ -533,6 +548,8 @@ int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 		err = -ESRCH;
 		goto fail;
 	}
+	if (s->strings.bytes > s->max_string_bytes)
+		flush_strings(s);
 	hit = cache_find(s, pid, ip);
 	if (hit) {
 		s->stats.cache_hits++;
@@ -646,6 +663,47 @@ void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, v
 	s->maps_text = fn;
 	s->maps_text_ctx = ctx;
 	s->replay = replay;
+}
+
+void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max)
+{
+	s->max_string_bytes = max;
+}
+
+/* Dwfls most recently used first, free slots last. */
+static int by_recent_use(const void *a, const void *b)
+{
+	const struct cp_sym_space *x = a, *y = b;
+
+	if (!x->dwfl != !y->dwfl)
+		return x->dwfl ? -1 : 1;
+	return x->last_use > y->last_use ? -1 : x->last_use < y->last_use;
+}
+
+size_t cp_symbolizer__shrink(struct cp_symbolizer *s)
+{
+	size_t new_max = s->max_spaces / 2 > CP_SYM_MIN_PROCESSES ? s->max_spaces / 2 :
+			 CP_SYM_MIN_PROCESSES, dropped = 0;
+
+	/*
+	 * Dwfls are what grows (libdw's copies of debug sections): keep fewer
+	 * from now on, and room below that. The most recently used stay, so a
+	 * hot process (maybe exited, its breakpoint findings still to report)
+	 * keeps its snapshot.
+	 */
+	if (new_max > s->max_spaces)
+		new_max = s->max_spaces;
+	qsort(s->spaces, s->max_spaces, sizeof(*s->spaces), by_recent_use);
+	for (size_t i = new_max / 2; i < s->max_spaces; i++) {
+		if (s->spaces[i].dwfl) {
+			space_clear(&s->spaces[i]);
+			dropped++;
+		}
+	}
+	s->max_spaces = new_max;
+	s->stats.evictions += dropped;
+	flush_strings(s);
+	return dropped;
 }
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out)

@@ -27,8 +27,11 @@
 #include <linux/types.h>
 
 #define CP_SYM_MAX_PROCESSES	64	/* default Dwfls kept (each holds parsed DWARF) */
+#define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
 #define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
 #define CP_MAX_INLINE_DEPTH	8	/* callers kept per inline chain */
+/* interned strings kept before they and the result cache are flushed */
+#define CP_SYM_MAX_STRING_BYTES	(16u << 20)
 /* Re-snapshots for a newly mapped file: often enough that a dlopen'd library
  * resolves within a report, rarely enough that a process mapping files
  * without code cannot make us re-read its maps per sample. */
@@ -76,7 +79,8 @@ struct cp_symbolizer_stats {
 	__u64 auto_refreshes;	/* snapshots taken for an ip in a file mapped since (dlopen) */
 	__u64 evictions;	/* Dwfls dropped to stay within max_processes */
 	__u64 failures;		/* lookups that returned an error */
-	__u64 string_bytes;	/* interned strings, kept until free */
+	__u64 string_bytes;	/* interned strings held now */
+	__u64 string_flushes;	/* strings and results dropped: over the cap, or a shrink */
 };
 
 struct cp_symbolizer;
@@ -90,7 +94,8 @@ struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_result
 void cp_symbolizer__free(struct cp_symbolizer *s);
 
 /*
- * Symbolizes @ip in process @pid into @out (strings owned by @s). The first
+ * Symbolizes @ip in process @pid into @out (strings owned by @s, valid until the
+ * next lookup at least: cp_symbolizer__set_max_string_bytes()). The first
  * lookup in a process snapshots its maps; an ip outside every module that a
  * file-backed mapping now holds (a dlopen since) re-snapshots, at most every
  * CP_SYM_REFRESH_MIN_MS. For a return address (a call stack) pass ip - 1 so
@@ -138,6 +143,23 @@ typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *
  */
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
 				  bool replay);
+
+/*
+ * Interned strings beyond @max bytes (default CP_SYM_MAX_STRING_BYTES) are
+ * dropped with the result cache at the next lookup: the strings a lookup
+ * handed out stay valid until the next lookup, not longer.
+ */
+void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max);
+
+/*
+ * Memory pressure: halves the number of Dwfls kept from now on (down to
+ * CP_SYM_MIN_PROCESSES) and keeps only the most recently used half of that;
+ * drops the result cache and the strings. A process whose snapshot went is
+ * snapshot again at its next lookup if it is alive; an exited one's new
+ * addresses are no longer placed. Returns the Dwfls dropped (counted as
+ * evictions).
+ */
+size_t cp_symbolizer__shrink(struct cp_symbolizer *s);
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out);
 

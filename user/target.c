@@ -38,12 +38,28 @@ bool cp_pid_alive(pid_t pid)
 	return st && st != 'Z' && st != 'X';
 }
 
+/*
+ * A target must exist and its maps be readable: what profiling it takes
+ * (ptrace read access: the same user, or CAP_SYS_PTRACE). Signalling it is
+ * not needed, so kill(pid, 0) would ask for too much (CAP_KILL).
+ */
 int cp_target_check_pids(const pid_t *pids, int nr, char *err, size_t err_sz)
 {
 	for (int i = 0; i < nr; i++) {
-		if (kill(pids[i], 0) == 0 && cp_pid_alive(pids[i]))
+		char path[64];
+		int fd;
+
+		if (!cp_pid_alive(pids[i])) {
+			snprintf(err, err_sz, "no such process: PID %d", pids[i]);
+			return -ESRCH;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
 			continue;
-		if (errno == EPERM) {
+		}
+		if (errno == EACCES || errno == EPERM) {
 			snprintf(err, err_sz,
 				 "no permission to profile PID %d: run as root or with CAP_BPF, "
 				 "CAP_PERFMON and CAP_SYS_PTRACE", pids[i]);

@@ -306,6 +306,36 @@ static void test_soft_freq(void **state)
 	assert_int_equal(parse("-a --soft-freq 100001", &o, err, sizeof(err)), -EINVAL);
 }
 
+static void test_system_wide_and_memory(void **state)
+{
+	static const struct error_case bad[] = {
+		{ "-p 1 --cgroup /a", "--cgroup limits -a to one cgroup: use it with -a" },
+		{ "--cgroup /a -- true", "use it with -a" },
+		{ "-a --cgroup", "needs a value" },
+		{ "-a --max-memory 15M", "--max-memory: '15M' is not a size of 16M or more" },
+		{ "-a --max-memory 256X", "--max-memory: '256X'" },
+		{ "-a --max-memory -1", "--max-memory: '-1'" },
+	};
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_null(o.cgroup);
+	assert_int_equal(o.max_memory_bytes, 256ull << 20);
+	assert_int_equal(parse("-a --cgroup /system.slice/x.service --max-memory 1G", &o, err,
+			       sizeof(err)), 0);
+	assert_string_equal(o.cgroup, "/system.slice/x.service");
+	assert_int_equal(o.max_memory_bytes, 1ull << 30);
+	assert_int_equal(parse("-a --max-memory 16M", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.max_memory_bytes, 16ull << 20);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse(bad[i].args, &o, err, sizeof(err)) != -EINVAL ||
+		    !strstr(err, bad[i].message))
+			fail_msg("args '%s': error '%s', want '%s'", bad[i].args, err,
+				 bad[i].message);
+}
+
 static void test_modes(void **state)
 {
 	struct cp_options o;
@@ -403,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_sampling_knobs),
 		cmocka_unit_test(test_breakpoint_knobs),
 		cmocka_unit_test(test_soft_freq),
+		cmocka_unit_test(test_system_wide_and_memory),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),

@@ -157,6 +157,46 @@ static void test_exit_and_exec(void **state)
 	cp_objects__free(o);
 }
 
+/* Memory pressure drops exited processes' state, all of it, and nothing of live ones. */
+static void test_shrink_drops_exited(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_object a = heap_obj(ADDR, 64, 1);
+
+	(void)state;
+	/* enough processes that removals shift probe chains */
+	for (int i = 1; i <= 40; i++)
+		assert_int_equal(cp_objects__on_alloc(o, GHOST(i), &a), 0);
+	for (int i = 1; i <= 40; i += 2)
+		cp_objects__on_exit(o, GHOST(i));
+	assert_int_equal(tid_at(o, GHOST(1), ADDR), 1);
+	assert_int_equal(cp_objects__shrink(o), 20);
+	assert_int_equal(cp_objects__shrink(o), 0);
+	for (int i = 1; i <= 40; i++)
+		assert_int_equal(tid_at(o, GHOST(i), ADDR), i % 2 ? 0 : 1);
+	cp_objects__free(o);
+}
+
+/* At most max_exited exited processes are kept: the least recently used go first. */
+static void test_exited_capped(void **state)
+{
+	struct cp_objects_opts opts = { .max_exited = 2 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_object a = heap_obj(ADDR, 64, 1);
+	struct cp_objects_stats st;
+
+	(void)state;
+	for (int i = 1; i <= 5; i++) {
+		assert_int_equal(cp_objects__on_alloc(o, GHOST(i), &a), 0);
+		cp_objects__on_exit(o, GHOST(i));
+	}
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.exited_dropped, 3);
+	for (int i = 1; i <= 5; i++)
+		assert_int_equal(tid_at(o, GHOST(i), ADDR), i >= 4 ? 1 : 0);
+	cp_objects__free(o);
+}
+
 /* A process that is gone still gets an answer: tracked objects, else "[unmapped]". */
 static void test_missing_process(void **state)
 {
@@ -309,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_cap_evicts_least_recently_used),
 		cmocka_unit_test(test_churn_keeps_table_consistent),
 		cmocka_unit_test(test_exit_and_exec),
+		cmocka_unit_test(test_shrink_drops_exited),
+		cmocka_unit_test(test_exited_capped),
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_caller_thread_stacks),

@@ -470,6 +470,68 @@ static void test_result_cache_and_unmapped(void **state)
 	cp_symbolizer__free(s);
 }
 
+/*
+ * Strings over their cap are flushed with the result cache, and a shrink
+ * drops every Dwfl: lookups go on giving the same answers, from new
+ * snapshots, and both are counted.
+ */
+static void test_string_cap_and_shrink(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	cp_symbolizer__set_max_string_bytes(s, 1);
+	info = resolve(s, w->pid, label(w, "cp_sym_plain"));
+	assert_string_equal(info.function, "sym_plain");
+	/* over the cap now: the next lookup flushes, then resolves again */
+	info = resolve(s, w->pid, label(w, "cp_sym_plain"));
+	assert_string_equal(info.function, "sym_plain");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.string_flushes, 1);
+	assert_int_equal(st.cache_hits, 0);
+	cp_symbolizer__set_max_string_bytes(s, CP_SYM_MAX_STRING_BYTES);
+	/* one Dwfl, the most recently used: it stays, the strings go */
+	assert_int_equal(cp_symbolizer__shrink(s), 0);
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.string_flushes, 2);
+	assert_int_equal(st.string_bytes, 0);
+	info = resolve(s, w->pid, label(w, "cp_sym_inlined"));
+	assert_string_equal(info.function, "sym_leaf");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.snapshots, 1);
+	cp_symbolizer__free(s);
+}
+
+/* A shrink keeps the most recently used Dwfls: half of its halved cap. */
+static void test_shrink_keeps_recent(void **state)
+{
+	static const char *const names[] = {
+		"symbols", "libcp_symlib.so", "libcp_symlib-nodebug.so", "alloc_sites",
+		"touch_pages", "bp_hot",
+	};
+	struct cp_symbolizer *s = cp_symbolizer__new(CP_SYM_MIN_PROCESSES, 0);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info info;
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		cp_symbolizer__resolve_file(s, wl_path(names[i]), 0x1000, &info);
+	/* 6 files, the cap stays 8, half of it kept: the 2 least recent go */
+	assert_int_equal(cp_symbolizer__shrink(s), 2);
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.evictions, 2);
+	/* the cap is 8 still: 4 more fit without evicting */
+	for (size_t i = 0; i < 4; i++)
+		cp_symbolizer__resolve_file(s, wl_path(names[i]), 0x1000, &info);
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.evictions, 2);
+	cp_symbolizer__free(s);
+}
+
 /* One Dwfl kept: each process evicts the other; results survive eviction. */
 static void test_process_lru(void **state)
 {
@@ -664,6 +726,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exited_process_resolves_from_snapshot, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_result_cache_and_unmapped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_string_cap_and_shrink, setup, teardown),
+		cmocka_unit_test(test_shrink_keeps_recent),
 		cmocka_unit_test_setup_teardown(test_process_lru, setup, teardown),
 		cmocka_unit_test(test_resolve_file_offline),
 		cmocka_unit_test(test_indexes_agree_with_libdw_walk),

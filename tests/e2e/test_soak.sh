@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# A 2-minute soak (root): the profiler follows tests/workloads/churn, whose
+# threads and processes are created, allocate and exit all the time (pids
+# come back), through the page-fault source with allocation probes and
+# breakpoints on. Its RSS is sampled every 5 s and its open fds counted:
+#  - RSS after the warm-up (1/3 of the run: the stores fill their caps) and
+#    the highest RSS after it differ by at most 15 % + 16 MiB (flat: every
+#    store is capped, exited processes' state is bounded);
+#  - RSS never exceeds --max-memory by more than 10 % (the guard reads RSS
+#    every 100 ms and shrinks above it);
+#  - the fd count at the end is at most the warm-up's + 8 (probe links and
+#    ELF files of exited processes are closed);
+#  - the command's own status and output come through.
+# CP_SOAK_SECONDS changes the length (tests/bench/soak.sh runs it for hours).
+. "$(dirname "$0")/tap.sh"
+
+secs=${CP_SOAK_SECONDS:-120}
+limit_mib=${CP_SOAK_MAX_MEMORY_MIB:-256}
+[ "$(id -u)" -eq 0 ] || skip_all "the soak needs root"
+
+out=$(mktemp -d)
+trap 'rm -rf "$out" "$tap_out"' EXIT
+"$BIN" --source faults --max-memory "${limit_mib}M" -o "$out/report.txt" \
+	-- "$WL/churn" "$secs" >"$out/stdout" 2>"$out/stderr" &
+prof=$!
+warm=$((secs / 3)) t=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
+samples=()
+while kill -0 "$prof" 2>/dev/null && [ "$t" -le $((secs - 5)) ]; do
+	sleep 5
+	t=$((t + 5))
+	rss=$(awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$prof/status" 2>/dev/null) || break
+	[ -n "$rss" ] || break
+	fds=$(ls "/proc/$prof/fd" 2>/dev/null | wc -l)
+	samples+=("${t}s:${rss}MiB/${fds}fd")
+	[ "$rss" -gt "$rss_max" ] && rss_max=$rss
+	if [ "$t" -eq "$warm" ] || { [ "$t" -gt "$warm" ] && [ "$rss_warm" -eq 0 ]; }; then
+		rss_warm=$rss fd_warm=$fds
+	elif [ "$t" -gt "$warm" ]; then
+		[ "$rss" -gt "$rss_max_late" ] && rss_max_late=$rss
+		fd_end=$fds
+	fi
+done
+cpu_ticks=$(awk '{ print $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
+wait "$prof"
+rc=$?
+echo "# RSS and fds every 5 s: ${samples[*]}"
+echo "# profiler CPU over the run: $(awk -v t="${cpu_ticks:-0}" -v hz="$(getconf CLK_TCK)" \
+	'BEGIN { printf "%.1f s", t / hz }'), $(grep -m1 '^churn:' "$out/stdout")"
+cp "$out/report.txt" "$tap_out" 2>/dev/null
+
+if [ "$rc" -eq 0 ] && grep -q '^churn: [0-9]* rounds' "$out/stdout"; then
+	_ok "the churning command finishes with status 0 and its output"
+else
+	_not_ok "the churning command finishes with status 0 and its output" "status $rc" \
+		"$(tail -3 "$out/stderr")"
+fi
+if [ "$rss_warm" -gt 0 ] && [ "$rss_max_late" -le $((rss_warm * 115 / 100 + 16)) ]; then
+	_ok "RSS is flat after the warm-up (${rss_warm} MiB at ${warm} s, at most ${rss_max_late} MiB later)"
+else
+	_not_ok "RSS is flat after the warm-up" \
+		"${rss_warm} MiB at ${warm} s, up to ${rss_max_late} MiB later (allowed 15 % + 16 MiB)"
+fi
+if [ "$rss_max" -le $((limit_mib * 110 / 100)) ]; then
+	_ok "RSS stays under --max-memory ${limit_mib} MiB (peak sampled ${rss_max} MiB)"
+else
+	_not_ok "RSS stays under --max-memory ${limit_mib} MiB" "peak sampled ${rss_max} MiB"
+fi
+if [ "$fd_warm" -gt 0 ] && [ "$fd_end" -le $((fd_warm + 8)) ]; then
+	_ok "no fd growth (${fd_warm} after the warm-up, ${fd_end} at the end)"
+else
+	_not_ok "no fd growth" "${fd_warm} fds after the warm-up, ${fd_end} at the end"
+fi
+# the report accounts for the churn: processes followed, exits seen, limits shown
+if grep -Eq 'and [0-9]{3,} processes they started' "$tap_out" &&
+   grep -q '^Limits' "$tap_out"; then
+	_ok "the report counts the processes started and shows the limits"
+else
+	_not_ok "the report counts the processes started and shows the limits"
+fi
+grep -A3 '^Limits' "$tap_out" | sed 's/^/# /'
+done_testing

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --max-memory: when the profiler shrinks, how often, and its own RSS. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mem_guard.h"
+
+#define MiB	(1ull << 20)
+#define SEC	1000000000ull
+
+static void test_shrinks_over_the_limit_with_holdoff(void **state)
+{
+	struct cp_mem_guard g;
+	__u64 t = 100 * SEC;
+
+	(void)state;
+	cp_mem_guard_init(&g, 256 * MiB);
+	assert_false(cp_mem_guard_over(&g, 200 * MiB, t));
+	assert_false(cp_mem_guard_over(&g, 256 * MiB, t + SEC));	/* at the limit: fine */
+	assert_true(cp_mem_guard_over(&g, 300 * MiB, t + 2 * SEC));
+	/* still over, but the last shrink is recent: RSS gets time to fall */
+	assert_false(cp_mem_guard_over(&g, 290 * MiB, t + 2 * SEC + CP_MEM_HOLDOFF_NS / 2));
+	assert_false(cp_mem_guard_over(&g, 290 * MiB, t + 2 * SEC + CP_MEM_HOLDOFF_NS - 1));
+	assert_true(cp_mem_guard_over(&g, 290 * MiB, t + 2 * SEC + CP_MEM_HOLDOFF_NS));
+	assert_false(cp_mem_guard_over(&g, 100 * MiB, t + 60 * SEC));
+	assert_int_equal(g.shrinks, 2);
+	assert_int_equal(g.peak_bytes, 300 * MiB);
+	assert_int_equal(g.rss_bytes, 100 * MiB);
+}
+
+static void test_no_limit_never_shrinks(void **state)
+{
+	struct cp_mem_guard g;
+
+	(void)state;
+	cp_mem_guard_init(&g, 0);
+	assert_false(cp_mem_guard_over(&g, 1ull << 40, SEC));
+	assert_int_equal(g.shrinks, 0);
+}
+
+static void test_checks_at_its_period(void **state)
+{
+	struct cp_mem_guard g;
+
+	(void)state;
+	cp_mem_guard_init(&g, 256 * MiB);
+	assert_true(cp_mem_guard_due(&g, 10 * SEC));
+	assert_false(cp_mem_guard_due(&g, 10 * SEC + CP_MEM_CHECK_NS - 1));
+	assert_true(cp_mem_guard_due(&g, 10 * SEC + CP_MEM_CHECK_NS));
+}
+
+/* Touching 64 MiB more shows in RSS: the reader measures what the guard limits. */
+static void test_self_rss_grows_with_touched_memory(void **state)
+{
+	__u64 before, after;
+	size_t sz = 64 * MiB;
+	char *p;
+
+	(void)state;
+	assert_int_equal(cp_self_rss_bytes(&before), 0);
+	p = malloc(sz);
+	assert_non_null(p);
+	memset(p, 1, sz);
+	assert_int_equal(cp_self_rss_bytes(&after), 0);
+	assert_true(after >= before + sz - 4 * MiB);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shrinks_over_the_limit_with_holdoff),
+		cmocka_unit_test(test_no_limit_never_shrinks),
+		cmocka_unit_test(test_checks_at_its_period),
+		cmocka_unit_test(test_self_rss_grows_with_touched_memory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

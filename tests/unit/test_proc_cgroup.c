@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* /proc/PID/cgroup paths, container ids and the cgroup2 mount point. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proc_cgroup.h"
+
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+struct cg_case {
+	const char *text;
+	const char *path;
+	bool v2;
+	const char *id;
+	const char *runtime;
+};
+
+static const struct cg_case cases[] = {
+	/* a pure v2 host, a systemd service */
+	{ "0::/system.slice/nginx.service\n", "/system.slice/nginx.service", true, "", "" },
+	/* docker with the systemd cgroup driver */
+	{ "0::/system.slice/docker-" HEX64 ".scope\n",
+	  "/system.slice/docker-" HEX64 ".scope", true, HEX64, "docker" },
+	/* docker with the cgroupfs driver, v1 only */
+	{ "12:pids:/docker/" HEX64 "\n1:name=systemd:/docker/" HEX64 "\n",
+	  "/docker/" HEX64, false, HEX64, "" },
+	/* kubernetes: containerd, then CRI-O, in a pod slice */
+	{ "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice/cri-containerd-" HEX64 ".scope\n",
+	  "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice/cri-containerd-" HEX64 ".scope",
+	  true, HEX64, "containerd" },
+	{ "0::/kubepods.slice/crio-" HEX64 ".scope\n", "/kubepods.slice/crio-" HEX64 ".scope", true,
+	  HEX64, "cri-o" },
+	/* podman: the container, not its conmon */
+	{ "0::/machine.slice/libpod-" HEX64 ".scope/container\n",
+	  "/machine.slice/libpod-" HEX64 ".scope/container", true, HEX64, "podman" },
+	{ "0::/machine.slice/libpod-conmon-" HEX64 ".scope\n",
+	  "/machine.slice/libpod-conmon-" HEX64 ".scope", true, "", "" },
+	/* a hybrid host with the process at the v2 root: systemd's v1 path wins */
+	{ "4:memory:/process_api/824dca94\n1:name=systemd:/user.slice/session-3.scope\n0::/\n",
+	  "/user.slice/session-3.scope", false, "", "" },
+	/* ... and the first deeper v1 path when systemd's is the root */
+	{ "4:memory:/process_api/824dca94\n1:name=systemd:/\n0::/\n", "/process_api/824dca94", false,
+	  "", "" },
+	/* everything at the root */
+	{ "0::/\n", "/", true, "", "" },
+	/* 63 hex digits, uppercase, or a prefix alone: no container */
+	{ "0::/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n",
+	  "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", true, "", "" },
+	{ "0::/docker-0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF.scope\n",
+	  "/docker-0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF.scope", true, "",
+	  "" },
+	{ "0::/docker-.scope", "/docker-.scope", true, "", "" },
+};
+
+static void test_cgroup_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_cgroup_info ci;
+
+		if (cp_cgroup_parse(cases[i].text, &ci))
+			fail_msg("case %zu: not parsed", i);
+		if (strcmp(ci.path, cases[i].path))
+			fail_msg("case %zu: path '%s', want '%s'", i, ci.path, cases[i].path);
+		if (ci.v2 != cases[i].v2)
+			fail_msg("case %zu: v2 %d, want %d", i, ci.v2, cases[i].v2);
+		if (strcmp(ci.container_id, cases[i].id))
+			fail_msg("case %zu: id '%s', want '%s'", i, ci.container_id, cases[i].id);
+		if (strcmp(ci.runtime, cases[i].runtime))
+			fail_msg("case %zu: runtime '%s', want '%s'", i, ci.runtime, cases[i].runtime);
+	}
+}
+
+static void test_cgroup_bad_text(void **state)
+{
+	struct cp_cgroup_info ci;
+
+	(void)state;
+	assert_int_equal(cp_cgroup_parse("", &ci), -EINVAL);
+	assert_int_equal(cp_cgroup_parse("garbage\nno colons here\n", &ci), -EINVAL);
+	assert_int_equal(cp_cgroup_parse("0::relative\n", &ci), -EINVAL);
+}
+
+/* A path longer than the buffer keeps its leaf, and so its container id. */
+static void test_cgroup_long_path(void **state)
+{
+	char text[1024] = "0::";
+	struct cp_cgroup_info ci;
+
+	(void)state;
+	for (int i = 0; i < 30; i++)
+		strcat(text, "/deeper.slice");
+	strcat(text, "/docker-" HEX64 ".scope\n");
+	assert_int_equal(cp_cgroup_parse(text, &ci), 0);
+	assert_int_equal(strlen(ci.path), CP_CGROUP_PATH_LEN - 1);
+	assert_string_equal(ci.container_id, HEX64);
+	assert_non_null(strstr(ci.path, ".scope"));
+}
+
+static void test_cgroup2_mount(void **state)
+{
+	char out[64];
+
+	(void)state;
+	/* hybrid: v1 controllers first, then the unified hierarchy */
+	assert_int_equal(cp_cgroup2_mount(
+		"30 25 0:26 / /sys/fs/cgroup ro,nosuid shared:4 - tmpfs tmpfs ro,mode=755\n"
+		"31 30 0:27 / /sys/fs/cgroup/memory rw shared:5 - cgroup cgroup rw,memory\n"
+		"41 30 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 - cgroup2 cgroup2 rw\n",
+		out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/unified");
+	/* no optional fields */
+	assert_int_equal(cp_cgroup2_mount("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 none rw\n", out,
+					  sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup");
+	/* a mount point named cgroup2 is not the file system */
+	assert_int_equal(cp_cgroup2_mount("1 0 0:1 / /cgroup2 rw - tmpfs cgroup2 rw\n", out,
+					  sizeof(out)), -ENOENT);
+	assert_int_equal(cp_cgroup2_mount("", out, sizeof(out)), -ENOENT);
+	assert_int_equal(cp_cgroup2_mount("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 none rw\n", out,
+					  8), -ENAMETOOLONG);
+}
+
+static void test_cgroup_dir(void **state)
+{
+	char out[128];
+
+	(void)state;
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/system.slice/a.service", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/system.slice/a.service");
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/sys/fs/cgroup/system.slice", out,
+				       sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/system.slice");
+	/* "/sys/fs/cgroupX" is not under the mount */
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/sys/fs/cgroupX", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup/sys/fs/cgroupX");
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sys/fs/cgroup");
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "system.slice", out, sizeof(out)), -EINVAL);
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/a/../../etc", out, sizeof(out)), -EINVAL);
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/a/..", out, sizeof(out)), -EINVAL);
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/a..b", out, sizeof(out)), 0);
+	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/system.slice", out, 16), -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cgroup_cases),
+		cmocka_unit_test(test_cgroup_bad_text),
+		cmocka_unit_test(test_cgroup_long_path),
+		cmocka_unit_test(test_cgroup2_mount),
+		cmocka_unit_test(test_cgroup_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which cgroup, and which container, a process is in: pure parsing of
+ * /proc/PID/cgroup and /proc/self/mountinfo text (the reading is in
+ * proc_identity.c and cgroup_target.c).
+ */
+#ifndef CP_PROC_CGROUP_H
+#define CP_PROC_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CP_CGROUP_PATH_LEN	256
+#define CP_CONTAINER_ID_LEN	65	/* 64 hex digits and a NUL */
+
+struct cp_cgroup_info {
+	char path[CP_CGROUP_PATH_LEN];	/* "/system.slice/foo.service"; "" unknown */
+	bool v2;			/* from the unified hierarchy ("0::") */
+	char container_id[CP_CONTAINER_ID_LEN];	/* "" when the path names none */
+	const char *runtime;		/* "docker", "containerd", "cri-o", "podman", "" */
+};
+
+/*
+ * Fills @out from the text of /proc/PID/cgroup. The unified hierarchy's
+ * path ("0::/a/b") wins; on a hybrid host whose process sits at the v2 root,
+ * the first v1 hierarchy with a deeper path is taken (name=systemd first).
+ * A path longer than the buffer is cut at its start (the leaf is kept), so
+ * the container id is still found. Returns 0, or -EINVAL when the text has
+ * no hierarchy line at all.
+ */
+int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out);
+
+/*
+ * The container id in cgroup @path: the deepest component that is 64 hex
+ * digits, bare (cgroupfs drivers: "/docker/<id>", "/kubepods/.../<id>") or
+ * as a systemd scope ("docker-<id>.scope", "cri-containerd-<id>.scope",
+ * "crio-<id>.scope", "libpod-<id>.scope"). Conmon scopes are not
+ * containers. Returns true and fills @id (CP_CONTAINER_ID_LEN bytes) and
+ * @runtime, else false with @id "" and @runtime "".
+ */
+bool cp_container_id(const char *path, char *id, const char **runtime);
+
+/*
+ * The mount point of the cgroup2 file system in /proc/self/mountinfo @text
+ * ("/sys/fs/cgroup", or "/sys/fs/cgroup/unified" on hybrid hosts) into @out.
+ * Returns 0, -ENOENT when none is mounted, -ENAMETOOLONG.
+ */
+int cp_cgroup2_mount(const char *text, char *out, size_t sz);
+
+/*
+ * The directory of cgroup @path under cgroup2 mount @mount: @path itself
+ * when it already starts with @mount/ (or is it), else @mount joined with
+ * @path as /proc/PID/cgroup writes it. Returns 0, -EINVAL for a relative
+ * path or one with a ".." component, -ENAMETOOLONG.
+ */
+int cp_cgroup_dir(const char *mount, const char *path, char *out, size_t sz);
+
+#endif /* CP_PROC_CGROUP_H */

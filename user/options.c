@@ -35,6 +35,7 @@ enum {
 	OPT_RECORD,
 	OPT_BP_EXPIRY,
 	OPT_MAX_BP_RATE,
+	OPT_PATH_MAP,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
+	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -147,6 +149,11 @@ static const char usage_text[] =
 "                             L1D=48K:12:64,L2=2M:16:64,LLC=32M:16:64\n"
 "                             (size:ways:line size)\n"
 "      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
+"\n"
+"Report FILE:\n"
+"      --path-map OLD=NEW     read the files the recording names below OLD\n"
+"                             from NEW (repeatable, first match; build-ids\n"
+"                             are still checked), e.g. /=/srv/sysroot\n"
 "\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
@@ -439,6 +446,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_SYSFS_ROOT:
 			opts->sysfs_root = optarg;
 			break;
+		case OPT_PATH_MAP:
+			ret = cp_path_map_add(&opts->path_map, optarg, err, err_sz);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -457,6 +467,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->mode == CP_MODE_REPORT)
 		return check_report(argc, argv, opts, err, err_sz);
+	if (opts->path_map.nr)
+		return fail(err, err_sz, "--path-map is for `cacheperf-bpf report FILE`");
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",

@@ -15,6 +15,7 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
 #include "classify.h"
+#include "path_map.h"
 
 #define CP_EXIT_OK	0
 #define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
@@ -71,6 +72,7 @@ struct cp_options {
 	const char *report_path;	/* report FILE */
 	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
 	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
+	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
 };
 
 /* Fills @opts with the defaults documented in --help. */

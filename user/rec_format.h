@@ -24,7 +24,9 @@
 
 #define CP_REC_MAGIC		"CPERFREC"
 #define CP_REC_MAGIC_LEN	8
-#define CP_REC_VERSION		1
+/* 2: call-site stacks (CP_REC_ALLOC_STACK records); version 1 files, without them, still read */
+#define CP_REC_VERSION		2
+#define CP_REC_VERSION_MIN	1
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
 #define CP_REC_MAX_SECTION	(16u << 20)	/* payload bytes: a maps text fits easily */

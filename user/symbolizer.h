@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "path_map.h"
 
 #define CP_SYM_MAX_PROCESSES	64	/* default Dwfls kept (each holds parsed DWARF) */
 #define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
@@ -138,6 +139,12 @@ typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *
  */
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
 				  bool replay);
+
+/*
+ * Opens the files the maps name through @m (report --path-map; NULL: as
+ * named); the modules keep the names the maps give. @m must outlive @s.
+ */
+void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_map *m);
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out);
 

@@ -100,7 +100,7 @@ static int replay(const void *p, size_t len, char **text, FILE *warn)
 	int ret;
 
 	assert_non_null(f);
-	ret = cp_replay__run(f, "rec", warn, &r, err, sizeof(err));
+	ret = cp_replay__run(f, "rec", warn, NULL, &r, err, sizeof(err));
 	fclose(f);
 	if (ret) {
 		*text = strdup(err);
@@ -297,9 +297,17 @@ static void test_version_mismatch(void **state)
 	char *msg;
 
 	(void)state;
-	put_file_header(rec.p, 2);
+	put_file_header(rec.p, 3);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 2 at byte 8; this cacheperf-bpf reads version 1");
+	assert_string_equal(msg, "rec: recording format version 3 at byte 8; this cacheperf-bpf reads versions 1 to 2");
+	free(msg);
+	put_file_header(rec.p, 0);
+	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
+	expect_line(msg, "recording format version 0 at byte 8");
+	free(msg);
+	/* version 1 (no call-site stacks) still reads */
+	put_file_header(rec.p, 1);
+	assert_int_equal(replay(rec.p, rec.len, &msg, NULL), 0);
 	free(msg);
 	free(rec.p);
 	assert_int_not_equal(replay("hello world, not a recording", 28, &msg, NULL), 0);

@@ -454,6 +454,22 @@ static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 	free(del);
 }
 
+size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max)
+{
+	__u64 v[CP_ALLOC_STACK_DEPTH] = { 0 };
+	__u32 key = (__u32)stack_id;
+	size_t n = 0;
+
+	if (stack_id < 0 || bpf_map_lookup_elem(bpf_map__fd(skel->maps.alloc_stacks), &key, v))
+		return 0;
+	/* the kernel zero-fills the frames past the last one */
+	while (n < CP_ALLOC_STACK_DEPTH && n < max && v[n]) {
+		ips[n] = v[n];
+		n++;
+	}
+	return n;
+}
+
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
 	struct target *t;

@@ -74,6 +74,13 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 void cp_alloc_probes__free(struct cp_alloc_probes *ap);
 
 /*
+ * The user stack @stack_id of the alloc_stacks map into @ips (at most @max
+ * return addresses, innermost first). Returns how many, 0 when the id is
+ * not in the map.
+ */
+size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max);
+
+/*
  * Finds @pid's allocator and attaches its probes for @pid only. Returns 0,
  * -EEXIST if already attached, -ENOENT when no allocator is found (nothing
  * mapped defines malloc), -ESRCH if the process is gone, another -errno.

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "callsites.h"
 
@@ -16,6 +17,9 @@ struct cp_callsites {
 	__u32 *slots;		/* index + 1, 0 = empty */
 	size_t nr_slots;	/* a power of two */
 	__u64 dropped;
+	__u64 *frames;		/* the sites' stacks, back to back, append-only */
+	size_t nr_frames, cap_frames;
+	__u64 frames_dropped;
 };
 
 static size_t hash_site(__u64 caller, __s64 stack_id)
@@ -51,6 +55,7 @@ void cp_callsites__free(struct cp_callsites *cs)
 		return;
 	free(cs->sites);
 	free(cs->slots);
+	free(cs->frames);
 	free(cs);
 }
 
@@ -105,8 +110,7 @@ __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id
 		return 0;
 	}
 	i = probe(cs, caller, stack_id);	/* the table may have been rebuilt */
-	cs->sites[cs->nr].caller = caller;
-	cs->sites[cs->nr].stack_id = stack_id;
+	cs->sites[cs->nr] = (struct cp_callsite){ .caller = caller, .stack_id = stack_id };
 	cs->slots[i] = ++cs->nr;
 	return cs->nr;
 }
@@ -124,4 +128,64 @@ size_t cp_callsites__count(const struct cp_callsites *cs)
 __u64 cp_callsites__dropped(const struct cp_callsites *cs)
 {
 	return cs->dropped;
+}
+
+static int grow_frames(struct cp_callsites *cs, size_t n)
+{
+	size_t cap = cs->cap_frames ? cs->cap_frames : 256;
+	__u64 *f;
+
+	if (cs->nr_frames + n > CP_CALLSITE_FRAMES_CAP)
+		return -ENOSPC;
+	if (cs->nr_frames + n <= cs->cap_frames)
+		return 0;
+	while (cap < cs->nr_frames + n)
+		cap *= 2;
+	if (cap > CP_CALLSITE_FRAMES_CAP)
+		cap = CP_CALLSITE_FRAMES_CAP;
+	f = realloc(cs->frames, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	cs->frames = f;
+	cs->cap_frames = cap;
+	return 0;
+}
+
+int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n)
+{
+	struct cp_callsite *c = id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+	int err;
+
+	if (!c)
+		return -ENOENT;
+	if (c->stack_read)
+		return 0;
+	c->stack_read = true;
+	if (n > CP_CALLSITE_MAX_FRAMES)
+		n = CP_CALLSITE_MAX_FRAMES;
+	if (!n)
+		return 0;
+	err = grow_frames(cs, n);
+	if (err) {
+		cs->frames_dropped++;
+		return err;
+	}
+	memcpy(cs->frames + cs->nr_frames, ips, n * sizeof(*ips));
+	c->frames_at = (__u32)cs->nr_frames;
+	c->nr_frames = (__u16)n;
+	cs->nr_frames += n;
+	return 0;
+}
+
+const __u64 *cp_callsites__frames(const struct cp_callsites *cs, __u64 id, size_t *n)
+{
+	const struct cp_callsite *c = cp_callsites__get(cs, id);
+
+	*n = c ? c->nr_frames : 0;
+	return *n ? cs->frames + c->frames_at : NULL;
+}
+
+__u64 cp_callsites__frames_dropped(const struct cp_callsites *cs)
+{
+	return cs->frames_dropped;
 }

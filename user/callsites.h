@@ -10,15 +10,22 @@
 #ifndef CP_CALLSITES_H
 #define CP_CALLSITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
 #define CP_MAX_CALLSITES	65536	/* default cap per process */
 #define CP_NO_STACK		(-1)	/* stack_id when no stack was captured */
+#define CP_CALLSITE_MAX_FRAMES	32	/* frames per call site: CP_ALLOC_STACK_DEPTH */
+/* frames kept per table: 4 MiB, a 32-deep stack for each of 16384 call sites */
+#define CP_CALLSITE_FRAMES_CAP	(1u << 19)
 
 struct cp_callsite {
 	__u64 caller;		/* return address into the code that called the allocator */
 	__s64 stack_id;		/* id in the BPF stack map, CP_NO_STACK if none */
+	__u32 frames_at;	/* first of its frames in the table's frame pool */
+	__u16 nr_frames;	/* return addresses, innermost first; 0: none resolved */
+	bool stack_read;	/* its stack id was looked up (successfully or not) */
 };
 
 struct cp_callsites;
@@ -39,5 +46,21 @@ const struct cp_callsite *cp_callsites__get(const struct cp_callsites *cs, __u64
 
 size_t cp_callsites__count(const struct cp_callsites *cs);
 __u64 cp_callsites__dropped(const struct cp_callsites *cs);
+
+/*
+ * Gives call site @id the @n return addresses of its stack (innermost
+ * first, at most CP_CALLSITE_MAX_FRAMES kept) and marks its stack read; a
+ * site's frames are set once, later calls change nothing. Returns 0,
+ * -ENOENT for an unknown id, -ENOSPC when the table's frame pool
+ * (CP_CALLSITE_FRAMES_CAP) is full: the site then keeps its caller alone
+ * (counted in cp_callsites__frames_dropped()).
+ */
+int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n);
+
+/* The frames of call site @id (*@n of them), NULL with *@n 0 when it has none. */
+const __u64 *cp_callsites__frames(const struct cp_callsites *cs, __u64 id, size_t *n);
+
+/* Stacks not kept: the frame pool was full. */
+__u64 cp_callsites__frames_dropped(const struct cp_callsites *cs);
 
 #endif /* CP_CALLSITES_H */

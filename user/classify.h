@@ -124,6 +124,7 @@ struct cp_issue_object {
 	__u32 refs;			/* sampled addresses of the issue that fell in it */
 	char name[CP_OBJ_NAME_LEN];	/* variable, mapping or file name; "" for heap */
 	__u32 nr_frames;
+	bool more_frames;		/* the stack had more than CP_ISSUE_MAX_FRAMES */
 	struct cp_src_loc alloc_stack[CP_ISSUE_MAX_FRAMES];	/* innermost first */
 	__u32 nr_tids;
 	__u32 alloc_tids[CP_ISSUE_MAX_TIDS];	/* allocating threads */

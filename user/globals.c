@@ -73,9 +73,11 @@ __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr)
  * into a container's mount namespace; the bare path is the last resort.
  * The inode check rejects a file replaced since it was mapped.
  */
-static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m)
+static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
+		       const struct cp_path_map *map)
 {
 	char path[PATH_MAX];
+	const char *at = NULL;
 
 	for (int how = 0; how < 3; how++) {
 		struct stat st;
@@ -88,6 +90,8 @@ static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m)
 		else if (how == 1)
 			n = snprintf(path, sizeof(path), "%s/%d/root%s", proc_root, (int)pid,
 				     m->path);
+		else if ((at = cp_path_map_apply(map, m->path, path, sizeof(path))) != m->path)
+			n = at ? 0 : -1;
 		else
 			n = snprintf(path, sizeof(path), "%s", m->path);
 		if (n < 0 || n >= (int)sizeof(path))
@@ -95,7 +99,8 @@ static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (!fstat(fd, &st) && st.st_ino == m->inode)
+		/* a copy (--path-map) has an inode of its own: the replay checks its build-id */
+		if (!fstat(fd, &st) && (st.st_ino == m->inode || (how == 2 && at != m->path)))
 			return fd;
 		close(fd);
 	}
@@ -126,7 +131,8 @@ static void module_span(struct cp_module *mod)
 
 /* Places the file of maps[first] using every mapping of the same file. */
 static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first,
-			bool *done, const struct cp_map **group, const char *proc_root, pid_t pid)
+			bool *done, const struct cp_map **group, const char *proc_root, pid_t pid,
+			const struct cp_path_map *map)
 {
 	const struct cp_map *m = &maps->maps[first];
 	const struct cp_elf_syms *elf;
@@ -144,7 +150,7 @@ static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t
 			done[j] = true;
 		}
 	}
-	fd = open_module(proc_root, pid, m);
+	fd = open_module(proc_root, pid, m, map);
 	if (fd < 0)
 		return 0;	/* gone or unreadable: its addresses classify as a mapping */
 	err = cp_elf_cache__get(g->cache, fd, &elf);
@@ -173,7 +179,8 @@ skip:
 }
 
 int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
-		     const char *proc_root, pid_t pid, struct cp_globals **out)
+		     const char *proc_root, pid_t pid, const struct cp_path_map *map,
+		     struct cp_globals **out)
 {
 	struct cp_globals *g = calloc(1, sizeof(*g));
 	const struct cp_map **group = NULL;
@@ -199,7 +206,7 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
 	for (size_t i = 0; i < maps->nr; i++) {
 		if (done[i] || maps->maps[i].kind != CP_MAP_FILE || !maps->maps[i].inode)
 			continue;
-		err = place_module(g, maps, i, done, group, proc_root, pid);
+		err = place_module(g, maps, i, done, group, proc_root, pid, map);
 		if (err)
 			goto cleanup;
 	}

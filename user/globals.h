@@ -28,6 +28,7 @@
 #include "elf_syms.h"
 #include "object_store.h"
 #include "proc_maps.h"
+#include "path_map.h"
 
 #define CP_ELF_PAGE_SIZE	4096ull	/* the kernel maps segments at page granularity */
 
@@ -82,12 +83,14 @@ __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr);
 /*
  * Places every ELF file mapped in @maps (a snapshot of @pid), reading each
  * through @cache (files are opened via /proc/PID/map_files, then
- * /proc/PID/root/PATH, then PATH, and must match the mapping's inode).
- * Files that cannot be read are skipped. @proc_root NULL means "/proc".
- * Returns 0 or -ENOMEM.
+ * /proc/PID/root/PATH, then PATH, and must match the mapping's inode; a
+ * PATH that @map moves (report --path-map; NULL: none) is opened where it
+ * points, whatever its inode). Files that cannot be read are skipped.
+ * @proc_root NULL means "/proc". Returns 0 or -ENOMEM.
  */
 int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
-		     const char *proc_root, pid_t pid, struct cp_globals **out);
+		     const char *proc_root, pid_t pid, const struct cp_path_map *map,
+		     struct cp_globals **out);
 void cp_globals__free(struct cp_globals *g);
 
 /* The module whose span holds @addr, or NULL. */

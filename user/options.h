@@ -15,6 +15,7 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
 #include "classify.h"
+#include "path_map.h"
 
 #define CP_EXIT_OK	0
 #define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
@@ -82,6 +83,7 @@ struct cp_options {
 	__u32 prom_top;			/* --prom-top: issues written before "other" */
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
+	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
 };
 
 /* Fills @opts with the defaults documented in --help. */

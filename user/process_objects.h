@@ -20,6 +20,7 @@
 #include "callsites.h"
 #include "elf_syms.h"
 #include "object_store.h"
+#include "path_map.h"
 #include "proc_maps.h"
 
 #define CP_MAX_PROCESSES	1024
@@ -38,6 +39,15 @@ struct cp_objects_opts {
 	size_t max_callsites;		/* per process, 0: CP_MAX_CALLSITES */
 	__u64 maps_refresh_ns;		/* 0: CP_MAPS_REFRESH_NS */
 	const struct cp_proc_source *src;	/* maps and thread stacks; NULL: /proc */
+	const struct cp_path_map *path_map;	/* offline: where mapped files are now */
+	/*
+	 * The frames of a BPF stack id, asked once per new call site that has
+	 * one; returns how many it wrote to @ips (<= @max), 0 if none. NULL:
+	 * not asked (offline, the recorded frames come by cp_objects__callsite_frames).
+	 */
+	size_t (*read_stack)(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
+			     size_t max);
+	void *read_stack_ctx;
 };
 
 /* What an address belongs to. Strings are copies, truncated to fit. */
@@ -71,6 +81,7 @@ struct cp_objects_stats {
 	__u64 unmapped;			/* addresses no mapping holds */
 	__u64 tp_dropped;		/* thread pointers not kept: per-process cap */
 	__u64 callsites_dropped;	/* call sites not interned: per-process cap */
+	__u64 stacks_dropped;		/* call-site stacks not kept: frame pool full */
 	/* answers the guard's back-offs made uncertain (backoff_marks.h): */
 	__u64 backoff_doubtful;		/* tracked objects that lived through a back-off */
 	__u64 backoff_unseen;		/* memory with no allocation seen, after a back-off */
@@ -120,9 +131,23 @@ void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
  */
 size_t cp_objects__shrink(struct cp_objects *o);
 
-/* The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot be kept. */
+/* Hints that @addr of @pid is resolved next (cp_object_store__prefetch()). */
+void cp_objects_prefetch(const struct cp_objects *o, pid_t pid, __u64 addr);
+
+/*
+ * The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot
+ * be kept. A new site with a stack id gets its frames from opts.read_stack.
+ */
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);
 const struct cp_callsite *cp_objects__callsite_get(struct cp_objects *o, pid_t pid, __u64 id);
+/* The frames of call site @id of @pid (*@n of them, innermost first), NULL if none. */
+const __u64 *cp_objects__callsite_stack(struct cp_objects *o, pid_t pid, __u64 id, size_t *n);
+/*
+ * Interns (@caller, @stack_id) in @pid's table with the @n frames given (a
+ * recording's, read by the run), as if opts.read_stack had returned them.
+ */
+void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id,
+				 const __u64 *ips, size_t n);
 
 /*
  * Thread @tid's thread pointer (x86-64 fs base), which places that thread's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The profiling loop. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -109,6 +110,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	struct cp_data_src d;
 	struct cp_resolved r;
 	struct cp_symbolizer_stats ss;
+	int first = 1;
 
 	/* a drain takes thousands of samples at once: memory is watched between them too */
 	if (!(p->received++ & 255))
@@ -122,7 +124,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 		__u32 set = cp_cache_set_of(&p->l1, s->addr);
 
 		miss_store__add(p->misses, &a);
-		insn_store__note_miss(p->insns, &key, s->addr, set);
+		first = insn_store__note_miss(p->insns, &key, s->addr, set);
 		if (p->roll) {
 			miss_store__add(cp_rolling__misses(p->roll), &a);
 			insn_store__note_miss(cp_rolling__insns(p->roll), &key, s->addr, set);
@@ -133,9 +135,11 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	/*
 	 * Symbolize now, while the process lives: an ip in a library mapped
 	 * after the last snapshot makes the symbolizer take a new one, and the
-	 * result stays cached for the report.
+	 * result stays cached for the report. Until it succeeds: a lookup per
+	 * sample of a located instruction was a tenth of a replay's time.
 	 */
-	cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info);
+	if (first && !cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info) && miss)
+		insn_store__set_located(p->insns, &key);
 	cp_symbolizer__stats(p->sym, &ss);
 	if (ss.snapshots != p->snapshots_seen) {
 		p->snapshots_seen = ss.snapshots;
@@ -208,6 +212,45 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 }
 
 
+/*
+ * cp_objects_opts.read_stack of a live profile: a new call site's frames
+ * from the BPF stack map, written down for a replay before the object
+ * event that made the site (which is recorded after its handling).
+ */
+static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
+			 size_t max)
+{
+	struct cp_profile *p = ctx;
+	struct cp_alloc_stack_record r = {
+		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
+		.stack_id = stack_id,
+	};
+	size_t n = p->sess ? cp_alloc_stack_read(p->sess->skel, stack_id, ips, max) : 0;
+
+	if (p->rec && n) {
+		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
+		memcpy(r.ips, ips, r.nr * sizeof(*ips));
+		cp_recorder__event(p->rec, &r, offsetof(struct cp_alloc_stack_record, ips) +
+				   r.nr * sizeof(*ips));
+	}
+	return n;
+}
+
+/* A recorded call-site stack (read_stack() of the run): into the site's frames. */
+static void on_stack_record(struct cp_profile *p, const void *data, size_t size)
+{
+	size_t head = offsetof(struct cp_alloc_stack_record, ips);
+	struct cp_alloc_stack_record r;
+
+	if (size < head || size > sizeof(r))
+		return;
+	memcpy(&r, data, size);
+	if (r.nr > CP_ALLOC_STACK_DEPTH || size != head + r.nr * sizeof(r.ips[0]) || !r.tgid ||
+	    r.stack_id < 0)
+		return;
+	cp_objects__callsite_frames(p->objects, (pid_t)r.tgid, r.caller, r.stack_id, r.ips, r.nr);
+}
+
 /* A finished breakpoint history: the classifier's evidence of conflict or capacity. */
 static void on_history_record(struct cp_profile *p, const void *data)
 {
@@ -240,6 +283,8 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		on_proc(p, &pe);
 	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
 		on_history_record(p, data);
+	} else if (type == CP_REC_ALLOC_STACK) {
+		on_stack_record(p, data, size);
 	} else if (type == CP_REC_BP && size >= sizeof(struct cp_bp_event) && p->bps) {
 		cp_bp_sampler__on_event(p->bps, data, p->insns, p->misses, now_ns());
 	}
@@ -254,9 +299,13 @@ static struct cp_profile *profile_alloc(const struct cp_cache_level *l1d,
 					cp_proc_describe_fn describe)
 {
 	struct cp_profile *p = calloc(1, sizeof(*p));
+	struct cp_objects_opts oo = *objects_opts;
 
 	if (!p)
 		return NULL;
+	if (oo.read_stack)
+		oo.read_stack_ctx = p;
+	objects_opts = &oo;
 	p->ops = (struct cp_drain_ops){ .sample = on_sample, .record = on_record, .ctx = p };
 	p->insns = insn_store__new(CP_MAX_INSNS);
 	p->batch = calloc(CP_IP_BATCH, sizeof(*p->batch));
@@ -282,6 +331,7 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 	struct cp_objects_opts objects_opts = {
 		.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
 		.src = rec ? cp_recorder__proc_source(rec) : NULL,
+		.read_stack = read_stack,
 	};
 	struct cp_profile *p = profile_alloc(&geo->slot[CP_CACHE_L1D], &objects_opts,
 					     cp_proc_describe);
@@ -326,6 +376,7 @@ int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_prof
 	 */
 	struct cp_objects_opts objects_opts = {
 		.maps_refresh_ns = ~0ull, .src = off->src, .proc_root = "/nonexistent/proc",
+		.path_map = off->path_map,
 	};
 	struct cp_cache_level l1d = info->cache[CP_CACHE_L1D];
 	struct cp_profile *p;
@@ -344,6 +395,7 @@ int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_prof
 	p->off = *off;
 	p->info = *info;
 	cp_symbolizer__set_maps_text(p->sym, off->maps_text, off->ctx, true);
+	cp_symbolizer__set_path_map(p->sym, off->path_map);
 	*out = p;
 	return 0;
 }
@@ -412,6 +464,19 @@ void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols)
 		cp_symbolizer__refresh(p->sym, pid);
 	else if (cp_objects__tracked(p->objects, pid))
 		cp_objects__refresh(p->objects, pid);
+}
+
+void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t size)
+{
+	const struct cp_sample *s = data;
+	struct cp_ip_key key;
+
+	if (size != sizeof(*s) || s->type != CP_REC_SAMPLE)
+		return;
+	key = (struct cp_ip_key){ .tgid = s->tgid, .ip = s->ip };
+	miss_store__prefetch(p->misses, s->tgid, s->addr);
+	insn_store__prefetch(p->insns, &key);
+	cp_objects_prefetch(p->objects, (pid_t)s->tgid, s->addr);
 }
 
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)
@@ -727,16 +792,54 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
 	return info.function || info.file || info.module ? 0 : -1;
 }
 
+static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_issue_object *out)
+{
+	struct cp_src_loc *l;
+
+	if (out->nr_frames >= CP_ISSUE_MAX_FRAMES) {
+		out->more_frames = true;
+		return;
+	}
+	l = &out->alloc_stack[out->nr_frames++];
+	/* a return address: the call is the instruction before it. An unknown
+	 * frame stays, by address, so the frames around it keep their places. */
+	if (class_locate(p, tgid, ip - 1, l))
+		snprintf(l->function, sizeof(l->function), "0x%llx", (unsigned long long)ip);
+}
+
+/*
+ * The allocation stack of call site @id: its caller (read apart, exact),
+ * then the frames of its stack id above the caller. An allocator's stack,
+ * taken at its return, begins at the caller. A system call's (mmap) begins
+ * inside the wrapper that made it: the frames up to the caller are skipped;
+ * a wrapper that sets up no frame of its own (a leaf, like glibc's mmap)
+ * hides its caller from the frame-pointer walk, so the frame after the
+ * wrapper's is the caller's caller.
+ */
+static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
+{
+	const struct cp_callsite *cs = cp_objects__callsite_get(p->objects, (pid_t)tgid, id);
+	size_t n = 0, i = 0;
+	const __u64 *ips = cp_objects__callsite_stack(p->objects, (pid_t)tgid, id, &n);
+
+	if (!cs || !cs->caller)
+		return;
+	while (i < n && ips[i] != cs->caller)
+		i++;
+	alloc_frame(p, tgid, cs->caller, out);
+	for (i = i < n ? i + 1 : 1; i < n; i++)
+		alloc_frame(p, tgid, ips[i], out);
+}
+
 /*
  * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
  * history found at @addr (user/seen_objects.h), else the process objects at
- * report time (globals, stacks, what lives on). The allocation stack is the
- * allocator's immediate caller only.
+ * report time (globals, stacks, what lives on). Its allocation stack: the call
+ * site's frames (user/callsites.h).
  */
 static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
 {
 	struct cp_profile *p = ctx;
-	const struct cp_callsite *cs;
 	struct cp_seen_object so;
 	struct cp_resolved r;
 
@@ -748,6 +851,9 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 		r.size = so.size;
 		r.callsite = so.callsite;
 		r.tid = so.tid;
+		r.flags = so.flags;
+		/* as the object store names a tracked object */
+		snprintf(r.name, sizeof(r.name), "%s", cp_object_kind_name(r.kind));
 	} else if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r)) {
 		return -1;
 	}
@@ -761,10 +867,8 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 		out->nr_tids = 1;
 		out->alloc_tids[0] = r.tid;
 	}
-	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)tgid, r.callsite) : NULL;
-	/* a return address: the call is the instruction before it */
-	if (cs && cs->caller && !class_locate(p, tgid, cs->caller - 1, &out->alloc_stack[0]))
-		out->nr_frames = 1;
+	if (r.callsite)
+		alloc_stack(p, tgid, r.callsite, out);
 	return 0;
 }
 

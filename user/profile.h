@@ -14,6 +14,7 @@
 #include "geometry.h"
 #include "insn_store.h"
 #include "options.h"
+#include "path_map.h"
 #include "proc_maps.h"
 #include "recorder.h"
 #include "report.h"
@@ -57,6 +58,7 @@ struct cp_profile_offline {
 	/* a location for an ip the symbolizer cannot place (a file changed since) */
 	cp_locate_fn explain;
 	void *ctx;				/* of maps_text and explain */
+	const struct cp_path_map *path_map;	/* where the files are now; NULL: as named */
 };
 
 /* A profile with no session, fed by cp_profile__feed() and __add_counts(). */
@@ -77,6 +79,13 @@ void cp_profile__set_end(struct cp_profile *p, const struct cp_run_end *end);
  * drain. Returns what the handler returns.
  */
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
+
+/*
+ * Hints that the record @data comes next to cp_profile__feed(): a sample's
+ * line, instruction and object are fetched into the cache meanwhile, so a
+ * replay that hints a few records ahead overlaps their memory latencies.
+ */
+void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t size);
 
 /*
  * An offline profile's source has new maps or thread stacks for @pid: the
@@ -128,6 +137,7 @@ struct cp_report_opts {
 	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
 	const char *prom;		/* --prom-file, NULL: none */
 	unsigned int prom_top;		/* --prom-top */
+	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
 };
 
 /*

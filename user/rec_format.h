@@ -24,7 +24,13 @@
 
 #define CP_REC_MAGIC		"CPERFREC"
 #define CP_REC_MAGIC_LEN	8
-#define CP_REC_VERSION		2
+/*
+ * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
+ * (CP_REC_ALLOC_STACK records). Version 1 and 2 files have neither and are
+ * refused: their counter entries are shorter.
+ */
+#define CP_REC_VERSION		3
+#define CP_REC_VERSION_MIN	3
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
 #define CP_REC_MAX_SECTION	(16u << 20)	/* payload bytes: a maps text fits easily */

@@ -183,10 +183,15 @@ struct cp_rec_reader *cp_rec_reader__new(FILE *f, char *err, size_t err_sz)
 		snprintf(err, err_sz, "corrupt at byte 8: the file header's checksum does not match");
 		goto fail;
 	}
-	if (version != CP_REC_VERSION) {
-		snprintf(err, err_sz,
-			 "recording format version %u at byte 8; this cacheperf-bpf reads version %d",
-			 version, CP_REC_VERSION);
+	if (version < CP_REC_VERSION_MIN || version > CP_REC_VERSION) {
+		if (CP_REC_VERSION_MIN == CP_REC_VERSION)
+			snprintf(err, err_sz,
+				 "recording format version %u at byte 8; this cacheperf-bpf reads version %d",
+				 version, CP_REC_VERSION);
+		else
+			snprintf(err, err_sz,
+				 "recording format version %u at byte 8; this cacheperf-bpf reads versions %d to %d",
+				 version, CP_REC_VERSION_MIN, CP_REC_VERSION);
 		goto fail;
 	}
 	return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A recording through the profile's handlers, offline. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,8 @@ struct replay_proc {
 	size_t nr_stacks;
 };
 
+#define CP_REPLAY_AHEAD	8	/* records hinted before they are handled */
+
 struct bad_file {
 	char *path;
 	char why[160];
@@ -33,6 +36,7 @@ struct bad_file {
 struct cp_replay {
 	struct cp_profile *p;
 	FILE *warn;
+	const struct cp_path_map *path_map;	/* --path-map; NULL: files where named */
 	struct replay_proc *procs;
 	size_t nr_procs;
 	__u64 text_bytes;
@@ -277,7 +281,8 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 	struct cp_rec_build_id id;
 	__u8 now[CP_REC_MAX_BUILD_ID];
 	char was_hex[2 * CP_REC_MAX_BUILD_ID + 1], now_hex[2 * CP_REC_MAX_BUILD_ID + 1];
-	char why[160] = "";
+	char why[160 + PATH_MAX] = "", at_buf[PATH_MAX];
+	const char *at;
 	struct stat st;
 	int n;
 
@@ -285,15 +290,20 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 		return -EINVAL;
 	if (bad_file(r, id.path))
 		return 0;
-	n = cp_build_id_read(id.path, now, sizeof(now));
+	at = cp_path_map_apply(r->path_map, id.path, at_buf, sizeof(at_buf));
+	n = at ? cp_build_id_read(at, now, sizeof(now)) : -ENAMETOOLONG;
 	if (n < 0)
 		snprintf(why, sizeof(why), "file missing since the recording: %s", strerror(-n));
 	else if (id.id_len && ((__u32)n != id.id_len || memcmp(now, id.id, id.id_len)))
 		snprintf(why, sizeof(why), "file changed since the recording: build-id %s, now %s",
 			 cp_build_id_hex(id.id, id.id_len, was_hex, sizeof(was_hex)),
 			 n ? cp_build_id_hex(now, (size_t)n, now_hex, sizeof(now_hex)) : "none");
-	else if (!id.id_len && (stat(id.path, &st) || st.st_ino != id.inode))
+	/* a copy elsewhere (--path-map) has another inode: only a build-id tells */
+	else if (!id.id_len && at == id.path && (stat(id.path, &st) || st.st_ino != id.inode))
 		snprintf(why, sizeof(why), "file replaced since the recording (no build-id; inode differs)");
+	if (why[0] && at != id.path)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (looked at %s)",
+			 at ? at : "a path too long");
 	if (!why[0])
 		return 0;
 	r->st.bad_files++;
@@ -318,8 +328,29 @@ static int on_events(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 	size_t size;
 	int ret;
 
+	/*
+	 * Each sample's handling waits on a few cache misses (its line, its
+	 * instruction, its object): hinting CP_REPLAY_AHEAD records ahead
+	 * lets those of several samples overlap.
+	 */
+	const void *ahead[CP_REPLAY_AHEAD];
+	size_t ahead_size[CP_REPLAY_AHEAD], head = 0, n = 0, at;
+
 	while ((ret = cp_rec_next_event(c, &data, &size, err, err_sz)) > 0) {
-		cp_profile__feed(r->p, data, size);
+		cp_profile__prefetch(r->p, data, size);
+		if (n == CP_REPLAY_AHEAD) {
+			cp_profile__feed(r->p, ahead[head], ahead_size[head]);
+			r->st.records++;
+			head = (head + 1) % CP_REPLAY_AHEAD;
+			n--;
+		}
+		at = (head + n++) % CP_REPLAY_AHEAD;
+		ahead[at] = data;
+		ahead_size[at] = size;
+	}
+	/* what was read before the end (or the damage) is handled, as without look-ahead */
+	for (; n; n--, head = (head + 1) % CP_REPLAY_AHEAD) {
+		cp_profile__feed(r->p, ahead[head], ahead_size[head]);
 		r->st.records++;
 	}
 	return ret;
@@ -329,6 +360,7 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 {
 	struct cp_profile_offline off = {
 		.src = &r->src, .maps_text = sym_maps_text, .explain = explain, .ctx = r,
+		.path_map = r->path_map,
 	};
 	struct cp_run_info info;
 
@@ -378,8 +410,8 @@ static int on_section(struct cp_replay *r, struct cp_rec_section *sec, char *err
 	}
 }
 
-int cp_replay__run(FILE *f, const char *name, FILE *warn, struct cp_replay **out, char *err,
-		   size_t err_sz)
+int cp_replay__run(FILE *f, const char *name, FILE *warn, const struct cp_path_map *map,
+		   struct cp_replay **out, char *err, size_t err_sz)
 {
 	struct cp_replay *r = calloc(1, sizeof(*r));
 	struct cp_rec_reader *rd = NULL;
@@ -393,6 +425,7 @@ int cp_replay__run(FILE *f, const char *name, FILE *warn, struct cp_replay **out
 		goto fail;
 	}
 	r->warn = warn;
+	r->path_map = map;
 	r->src = (struct cp_proc_source){
 		.maps = src_maps, .thread_stacks = src_thread_stacks, .ctx = r,
 	};
@@ -460,7 +493,7 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 		snprintf(err, err_sz, "cannot open the recording %s: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = cp_replay__run(f, path, warn, &r, err, err_sz);
+	ret = cp_replay__run(f, path, warn, o->path_map, &r, err, err_sz);
 	fclose(f);
 	if (ret)
 		return ret;

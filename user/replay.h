@@ -33,12 +33,13 @@ struct cp_replay;
 
 /*
  * Reads the whole recording @f (named @name in messages) into an offline
- * profile; warnings about mapped files go to @warn (NULL: none). Returns 0
+ * profile; warnings about mapped files go to @warn (NULL: none); the files
+ * the recording names are opened through @map (NULL: as named). Returns 0
  * with *@out set, or a negative errno with "@name: corrupt at byte N: ..."
  * and the like in @err.
  */
-int cp_replay__run(FILE *f, const char *name, FILE *warn, struct cp_replay **out, char *err,
-		   size_t err_sz);
+int cp_replay__run(FILE *f, const char *name, FILE *warn, const struct cp_path_map *map,
+		   struct cp_replay **out, char *err, size_t err_sz);
 struct cp_profile *cp_replay__profile(struct cp_replay *r);
 void cp_replay__stats(const struct cp_replay *r, struct cp_replay_stats *out);
 void cp_replay__free(struct cp_replay *r);

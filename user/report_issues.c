@@ -33,6 +33,16 @@ static const char *unit(bool soft)
 	return soft ? "samples" : "misses";
 }
 
+/* An allocation frame: "f (file.c:12)", "f in lib.so", "f" or "0x7f...". */
+static void print_frame(const struct cp_src_loc *loc, FILE *f)
+{
+	fprintf(f, "%s", loc->function[0] ? loc->function : "??");
+	if (loc->file[0] && loc->line)
+		fprintf(f, " (%s:%u)", base_name(loc->file), loc->line);
+	else if (loc->module[0])
+		fprintf(f, " in %s", base_name(loc->module));
+}
+
 static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
 {
 	if (is->nr_insns == 1 && !is->more_insns) {
@@ -87,7 +97,7 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 	}
 }
 
-/* "the heap object (1056 bytes) allocated by thread 100 at:" and its stack. */
+/* "the heap object (1056 bytes) allocated by thread 100 at f (a.c:3) ← g (a.c:9)". */
 static void print_object(const struct cp_issue_object *o, FILE *f)
 {
 	object_head(o, f);
@@ -100,13 +110,14 @@ static void print_object(const struct cp_issue_object *o, FILE *f)
 	if (o->nr_tids > 1)
 		fprintf(f, ")");
 	if (o->nr_frames)
-		fprintf(f, o->nr_tids ? " at:" : " allocated at:");
-	fprintf(f, "\n");
-	for (__u32 k = 0; k < o->nr_frames; k++) {
-		fprintf(f, "      - # %u: ", k);
-		print_loc(&o->alloc_stack[k], true, 0, f);
-		fprintf(f, "\n");
+		fprintf(f, o->nr_tids ? " at " : " allocated at ");
+	for (__u32 k = 0; k < o->nr_frames && k < CP_ISSUE_MAX_FRAMES; k++) {
+		fprintf(f, "%s", k ? " \u2190 " : "");
+		print_frame(&o->alloc_stack[k], f);
 	}
+	if (o->nr_frames && o->more_frames)
+		fprintf(f, " \u2190 \u2026");
+	fprintf(f, "\n");
 }
 
 static void print_objects(const struct cp_issue *is, FILE *f)

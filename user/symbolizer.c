@@ -62,6 +62,7 @@ struct cp_symbolizer {
 	cp_maps_text_fn maps_text;	/* NULL: /proc/PID/maps */
 	void *maps_text_ctx;
 	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
+	const struct cp_path_map *path_map;	/* where named files are now; NULL: as named */
 };
 
 /* ---- strings ---- */
@@ -240,6 +241,27 @@ static void flush_strings(struct cp_symbolizer *s)
  * because libdwfl gives find_elf no argument of ours that would carry it.
  */
 static __thread pid_t opening_pid;
+static __thread const struct cp_path_map *opening_map;
+
+/* A file --path-map moves: opened there, or not at all (the user said where it is). */
+static int find_mapped_elf(const char *name, char **file_name)
+{
+	char buf[PATH_MAX];
+	const char *path = cp_path_map_apply(opening_map, name, buf, sizeof(buf));
+	int fd;
+
+	if (path == name)
+		return -2;
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(path);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 /*
  * A process in another mount namespace (a container) maps files by paths
@@ -255,6 +277,8 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	size_t len = strlen(name);
 	int fd;
 
+	if (opening_map && (fd = find_mapped_elf(name, file_name)) != -2)
+		return fd;
 	if (opening_pid <= 0 || name[0] != '/' ||
 	    (len > 10 && !strcmp(name + len - 10, " (deleted)")))
 		goto fallback;
@@ -358,8 +382,10 @@ static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
 		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
 	}
 	opening_pid = pid;
+	opening_map = s->path_map;
 	dwfl_getmodules(dwfl, open_module, NULL, 0);
 	opening_pid = 0;
+	opening_map = NULL;
 	*out = dwfl;
 	return 0;
 }
@@ -655,6 +681,11 @@ int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64
 		return err;
 	}
 	return describe(s, sp->dwfl, vaddr, out);
+}
+
+void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_map *m)
+{
+	s->path_map = m && m->nr ? m : NULL;
 }
 
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,

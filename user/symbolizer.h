@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "path_map.h"
 
 #define CP_SYM_MAX_PROCESSES	64	/* default Dwfls kept (each holds parsed DWARF) */
 #define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
@@ -160,6 +161,12 @@ void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max);
  * evictions).
  */
 size_t cp_symbolizer__shrink(struct cp_symbolizer *s);
+
+/*
+ * Opens the files the maps name through @m (report --path-map; NULL: as
+ * named); the modules keep the names the maps give. @m must outlive @s.
+ */
+void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_map *m);
 
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out);
 

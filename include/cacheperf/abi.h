@@ -39,6 +39,9 @@ enum cp_record_type {
 	/* made by user space from a finished breakpoint history, so that the
 	 * live run and a recording's replay feed the classifier alike */
 	CP_REC_HISTORY = 64,	/* struct cp_history_record */
+	/* made by user space when it read a call site's stack from the BPF stack
+	 * map, so that a recording's replay has the frames the run had */
+	CP_REC_ALLOC_STACK = 65,	/* struct cp_alloc_stack_record (cacheperf/alloc.h) */
 };
 
 enum cp_proc_event_kind {

@@ -104,6 +104,23 @@ struct cp_object_event {
 };
 _Static_assert(sizeof(struct cp_object_event) == 64, "struct cp_object_event is ABI");
 
+/*
+ * Record CP_REC_ALLOC_STACK (user space, recordings only): the frames user
+ * space read for the call site (@caller, @stack_id) of process @tgid. Its
+ * size is offsetof(ips) + nr * 8: only the frames used are written.
+ */
+struct cp_alloc_stack_record {
+	__u32 type;		/* CP_REC_ALLOC_STACK */
+	__u32 tgid;
+	__u64 caller;
+	__s64 stack_id;
+	__u32 nr;		/* ips[] used, <= CP_ALLOC_STACK_DEPTH */
+	__u32 __pad;
+	__u64 ips[CP_ALLOC_STACK_DEPTH];	/* return addresses, innermost first */
+};
+_Static_assert(sizeof(struct cp_alloc_stack_record) == 32 + 8 * CP_ALLOC_STACK_DEPTH,
+	       "struct cp_alloc_stack_record is ABI");
+
 /* Key of the live-object map: one process's object start. */
 struct cp_live_key {
 	__u32 tgid;

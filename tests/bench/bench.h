@@ -15,12 +15,23 @@ static inline __u64 rnd(__u64 *x)
 	return *x;
 }
 
-static inline double now_s(void)
+static inline double clock_s(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU time of this process: on a shared machine, what wall time counts of others is not in it. */
+static inline double cpu_s(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 #endif /* CP_TESTS_BENCH_H */

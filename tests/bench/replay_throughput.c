@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	struct cp_replay *r;
 	struct rusage ru;
 	char err[512];
-	double t0, t1;
+	double t0, t1, c0, c1;
 	FILE *f;
 	int fd;
 
@@ -176,11 +176,13 @@ int main(int argc, char **argv)
 	       uniform ? "uniform" : "skewed", t1 - t0, (double)ftell(f) / 1e6);
 	rewind(f);
 	t0 = now_s();
-	if (cp_replay__run(f, path, stderr, &r, err, sizeof(err))) {
+	c0 = cpu_s();
+	if (cp_replay__run(f, path, stderr, NULL, &r, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	t1 = now_s();
+	c1 = cpu_s();
 	fclose(f);
 	if (argc <= 3)
 		unlink(path);
@@ -189,6 +191,8 @@ int main(int argc, char **argv)
 	printf("replayed %llu records, %llu counter entries in %.2f s: %.2f M records/s\n",
 	       (unsigned long long)st.records, (unsigned long long)st.counters, t1 - t0,
 	       (double)st.records / (t1 - t0) / 1e6);
+	printf("CPU time %.2f s: %.2f M records per CPU second\n", c1 - c0,
+	       (double)st.records / (c1 - c0) / 1e6);
 	printf("peak RSS %.0f MiB\n", (double)ru.ru_maxrss / 1024);
 	cp_replay__free(r);
 	return 0;

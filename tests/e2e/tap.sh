@@ -39,3 +39,8 @@ expect() {
 }
 
 done_testing() { echo "1..$tap_n"; }
+
+# A report without what only a live run knows: the "Breakpoints" paragraph
+# (the breakpoint manager's own figures are not recorded) and the Limits'
+# "memory:" line (the profiler's RSS). What a replay must reproduce exactly.
+replayable() { awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/' "$1" | grep -v '^  memory: RSS '; }

@@ -91,8 +91,9 @@ expect_none() {
 # names the access line and the allocation call site marked in tests/workloads/FILE
 expect_marked() {
 	local heading=$1 type=$2 origin=$3 file=$4 access site
+	# instructions read "file.c: 12 (f)", allocation frames "f (file.c:12)"
 	access="$file: $(mark "$file" "$5")"
-	site="$file: $(mark "$file" "$6")"
+	site="($file:$(mark "$file" "$6"))"
 	shift 6
 	expect_issue "$heading at $access, allocated at $site" "$heading" "$type" "$origin" \
 		"$access" "$site" "$@"

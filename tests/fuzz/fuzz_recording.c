@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)data, size, "r");
 	if (!f)
 		return 0;
-	if (!cp_replay__run(f, "fuzz", NULL, &r, err, sizeof(err))) {
+	if (!cp_replay__run(f, "fuzz", NULL, NULL, &r, err, sizeof(err))) {
 		cp_profile__fill_report(cp_replay__profile(r), &rep);
 		cp_report_print(&rep, null_out);
 		cp_replay__free(r);

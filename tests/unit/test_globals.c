@@ -274,7 +274,7 @@ static void test_pie_load_bias(void **state)
 	struct cp_maps *m;
 
 	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
-	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, &g), 0);
+	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g), 0);
 	assert_non_null(g->exec);
 	mod = cp_globals_module(g, arr->addr);
 	assert_ptr_equal(mod, g->exec);

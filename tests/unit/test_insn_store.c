@@ -123,11 +123,13 @@ static void test_miss_sets_and_addresses(void **state)
 
 	(void)state;
 	/* sets 3, 3, 9, then five more distinct sets: four kept, the rest pooled */
-	insn_store__note_miss(s, &k, 0x100c0, 3);
-	insn_store__note_miss(s, &k, 0x100c8, 3);	/* same 64-byte line: address not kept again */
+	/* symbolize: at each miss until located */
+	assert_int_equal(insn_store__note_miss(s, &k, 0x100c0, 3), 1);
+	/* same line: the address is not kept again */
+	assert_int_equal(insn_store__note_miss(s, &k, 0x100c8, 3), 1);
 	insn_store__note_miss(s, &k, 0x20240, 9);
 	for (__u32 set = 20; set < 25; set++)
-		insn_store__note_miss(s, &k, 0x30000 + set * 64, set);
+		assert_int_equal(insn_store__note_miss(s, &k, 0x30000 + set * 64, set), 1);
 	i = insn_store__find(s, &k);
 	assert_non_null(i);
 	assert_int_equal(i->fwd_misses, 8);
@@ -146,6 +148,10 @@ static void test_miss_sets_and_addresses(void **state)
 	assert_int_equal(insn_store__add(s, &k, &c), 0);
 	assert_int_equal(insn_store__count(s), 1);
 	assert_int_equal(insn_store__find(s, &k)->fwd_misses, 8);
+	/* located: not asked again, even at its 16th miss */
+	insn_store__set_located(s, &k);
+	for (int m = 9; m <= 16; m++)
+		assert_int_equal(insn_store__note_miss(s, &k, 0x100c0, 3), 0);
 	insn_store__free(s);
 }
 

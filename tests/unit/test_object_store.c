@@ -152,6 +152,37 @@ static void test_free_then_reuse_address(void **state)
 	cp_object_store__free(s);
 }
 
+/*
+ * Lookups remember the last object found per page: a second lookup must
+ * still see a removal, a replacement, and the other objects of the page.
+ */
+static void test_recent_lookups_follow_changes(void **state)
+{
+	struct cp_object_store *s = cp_object_store__new(0);
+	struct cp_object a = obj(BASE + 0x100, 64, 1), b = obj(BASE + 0x140, 64, 2);
+	struct cp_object c = obj(BASE + 0x100, 16, 3);
+
+	(void)state;
+	assert_int_equal(cp_object_store__add(s, &a), 0);
+	assert_int_equal(cp_object_store__add(s, &b), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(cp_object_store__find(s, a.start + 8)->tid, 1);
+		assert_int_equal(cp_object_store__find(s, b.start + 8)->tid, 2);
+		assert_int_equal(cp_object_store__find(s, a.start + 63)->tid, 1);
+		assert_finds(s, a.start - 1, 0);	/* same page, no object */
+	}
+	assert_int_equal(cp_object_store__remove(s, a.start, NULL), 0);
+	assert_finds(s, a.start + 8, 0);
+	assert_int_equal(cp_object_store__find(s, b.start)->tid, 2);
+	assert_int_equal(cp_object_store__add(s, &c), 0);	/* a's node, reused */
+	assert_int_equal(cp_object_store__find(s, a.start + 8)->tid, 3);
+	assert_finds(s, a.start + 40, 0);	/* in old a, past c */
+	cp_object_store__clear(s);
+	assert_finds(s, a.start + 8, 0);
+	assert_finds(s, b.start, 0);
+	cp_object_store__free(s);
+}
+
 static void test_unknown_frees_are_counted(void **state)
 {
 	struct cp_object_store *s = cp_object_store__new(0);
@@ -462,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_boundaries_per_level),
 		cmocka_unit_test(test_adjacent_objects_across_levels),
 		cmocka_unit_test(test_free_then_reuse_address),
+		cmocka_unit_test(test_recent_lookups_follow_changes),
 		cmocka_unit_test(test_unknown_frees_are_counted),
 		cmocka_unit_test(test_cap_evicts_oldest),
 		cmocka_unit_test(test_overlapping_insert_replaces_stale),

@@ -100,7 +100,7 @@ static int replay(const void *p, size_t len, char **text, FILE *warn)
 	int ret;
 
 	assert_non_null(f);
-	ret = cp_replay__run(f, "rec", warn, &r, err, sizeof(err));
+	ret = cp_replay__run(f, "rec", warn, NULL, &r, err, sizeof(err));
 	fclose(f);
 	if (ret) {
 		*text = strdup(err);
@@ -297,9 +297,24 @@ static void test_version_mismatch(void **state)
 	char *msg;
 
 	(void)state;
-	put_file_header(rec.p, 1);
+	/* older versions had shorter counter entries (no ticks) and no stacks */
+	for (__u32 v = 1; v < CP_REC_VERSION; v++) {
+		char want[128];
+
+		put_file_header(rec.p, v);
+		assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
+		snprintf(want, sizeof(want),
+			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads version 3", v);
+		assert_string_equal(msg, want);
+		free(msg);
+	}
+	put_file_header(rec.p, 4);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 1 at byte 8; this cacheperf-bpf reads version 2");
+	assert_string_equal(msg, "rec: recording format version 4 at byte 8; this cacheperf-bpf reads version 3");
+	free(msg);
+	put_file_header(rec.p, 0);
+	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
+	expect_line(msg, "recording format version 0 at byte 8");
 	free(msg);
 	free(rec.p);
 	assert_int_not_equal(replay("hello world, not a recording", 28, &msg, NULL), 0);

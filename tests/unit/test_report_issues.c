@@ -48,8 +48,8 @@ static void test_false_sharing_like_fig8(void **state)
 	expect(text, "Issues (1)");
 	expect(text, "#1 Application's false sharing, accessed by the instruction at:\n"
 		     "    - linear_regression-pthread.c: 94 (linear_regression_pthread)\n");
-	expect(text, "  Related to the heap object (1056 bytes) allocated by thread 40 at:\n"
-		     "      - # 0: linear_regression-pthread.c: 155 (main)\n");
+	expect(text, "  Related to the heap object (1056 bytes) allocated by thread 40 at "
+		     "main (linear_regression-pthread.c:155)\n");
 	expect(text, "62.5 % of sampled misses, ~1.5e+06 misses/s (process 42)");
 	/* thread 101 wrote bytes 0-15; thread 102 wrote 52-63 and read 0-7 */
 	expect(text, "thread 101: wrote 0-15, read - (200 misses)");
@@ -99,11 +99,43 @@ static void test_allocator_issues(void **state)
 	expect(text, "Access history: 16 of 64 accesses on L1 set 3, 16 distinct lines for 8 ways");
 	expect(text, "#2 Allocator's false sharing, accessed by the instruction at:");
 	expect(text, "Related to 2 heap objects (8 bytes) allocated by different threads "
-		     "(101, 102) at:\n      - # 0: cache-scratch.cpp: 81 (worker)\n");
+		     "(101, 102) at worker (cache-scratch.cpp:81)\n");
 	expect(text, "Line 0x20000 (9 misses; 3 shared lines in all)");
 	/* the ranking is the caller's: #1 precedes #2 in the text */
 	assert_true(strstr(text, "#1 Allocator's conflict") < strstr(text, "#2 Allocator's false"));
 	expect(text, "4 minor issues suppressed");
+	free(text);
+}
+
+/*
+ * A deep allocation stack: innermost first, joined by arrows; an unknown
+ * frame by its module; more frames than kept end in an ellipsis.
+ */
+static void test_alloc_stack_chain(void **state)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_issue is = { .type = CP_ISSUE_CAPACITY, .origin = CP_ORIGIN_APPLICATION,
+			       .tgid = 5, .score = 0.9, .nr_insns = 1, .nr_objects = 1 };
+	struct cp_classification c = { .issues = &is, .nr_issues = 1 };
+	struct cp_issue_object *o = &is.objects[0];
+	char *text;
+
+	(void)state;
+	cp_classify_cfg_defaults(&cfg);
+	is.insns[0] = (struct cp_issue_insn){ .ip = 0x1, .misses = 30, .nr_ips = 1 };
+	*o = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .size = 4096, .nr_objects = 1,
+				       .nr_frames = 3 };
+	loc(&o->alloc_stack[0], "a.c", 3, "inner inlined into middle");
+	loc(&o->alloc_stack[1], "a.c", 9, "outer");
+	snprintf(o->alloc_stack[2].function, sizeof(o->alloc_stack[2].function), "start");
+	snprintf(o->alloc_stack[2].module, sizeof(o->alloc_stack[2].module), "/lib/libc.so.6");
+	text = render(&c, &cfg);
+	expect(text, "Related to the heap object (4096 bytes) allocated at inner inlined into "
+		     "middle (a.c:3) \u2190 outer (a.c:9) \u2190 start in libc.so.6\n");
+	free(text);
+	o->more_frames = true;
+	text = render(&c, &cfg);
+	expect(text, "\u2190 start in libc.so.6 \u2190 \u2026\n");
 	free(text);
 }
 
@@ -162,6 +194,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_false_sharing_like_fig8),
 		cmocka_unit_test(test_allocator_issues),
+		cmocka_unit_test(test_alloc_stack_chain),
 		cmocka_unit_test(test_app_filter_and_top),
 		cmocka_unit_test(test_object_kinds),
 	};

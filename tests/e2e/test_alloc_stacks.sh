@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Allocation call stacks as a user meets them: tests/workloads/alloc_chain
+# allocates its one heap object three calls deep (main -> chain_outer ->
+# chain_middle -> chain_inner -> malloc) and then writes into it, so the
+# report's issue is related to that object. The expected frames are the
+# lines of the cp:chain-* markers in alloc_chain.h and .c, innermost first;
+# the live report, its JSON and the report of its recording must all show them.
+. "$(dirname "$0")/tap.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "allocation probes need root"
+	done_testing
+	exit 0
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir" "$tap_out"' EXIT
+src=$CP_ROOT/tests/workloads/alloc_chain.h
+mark() { grep -n "cp:chain-$1\b" "$src" | cut -d: -f1; }
+main_line=$(grep -n "cp:chain-main" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1)
+want="chain_inner (alloc_chain.h:$(mark inner)) ← chain_middle (alloc_chain.h:$(mark middle))"
+want="$want ← chain_outer (alloc_chain.h:$(mark outer)) ← main (alloc_chain.c:$main_line)"
+
+# launched directly (a shell between would exec it before its allocation probes
+# are attached); "go" after 0.5 s: its maps are read while it lives. Its own
+# lines ("ready", "touched") go to the same stdout as the report.
+(sleep 0.5; echo go) | "$BIN" --source faults --json "$dir/live.json" --record "$dir/run.cprec" \
+	-- "$WL/alloc_chain" 512 >"$dir/live.all" 2>"$dir/live.err"
+rc=$?
+grep -Ev "^(ready|touched) " "$dir/live.all" >"$dir/live"
+related=$(grep "Related to the heap object" "$dir/live")
+if [ "$rc" -eq 0 ] && grep -qF "allocated by thread" <<<"$related" &&
+	grep -qF "at $want" <<<"$related"; then
+	_ok "the live report shows the 4-frame allocation stack"
+else
+	_not_ok "the live report shows the 4-frame allocation stack" "status $rc" \
+		"want: $want" "got:  $related"
+fi
+
+# JSON: objects[].alloc_stack[], innermost first, one entry per frame
+got=$(python3 - "$dir/live.json" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for o in d["issues"][0]["objects"]:
+    if o["kind"] == "heap":
+        print(" ".join("%s:%s:%d" % (f["function"], os.path.basename(f["file"] or ""), f["line"])
+                       for f in o["alloc_stack"][:4]))
+PY
+)
+jwant="chain_inner:alloc_chain.h:$(mark inner) chain_middle:alloc_chain.h:$(mark middle)"
+jwant="$jwant chain_outer:alloc_chain.h:$(mark outer) main:alloc_chain.c:$main_line"
+if [ "$got" = "$jwant" ]; then _ok "JSON objects[].alloc_stack[] has the 4 frames"; else
+	_not_ok "JSON objects[].alloc_stack[] has the 4 frames" "want: $jwant" "got:  $got"; fi
+
+# the recording carries the frames: the replay shows the same stack, same report
+expect "report FILE of the recording" 0 "" "$BIN" report "$dir/run.cprec"
+if grep -qF "at $want" "$tap_out"; then _ok "the replayed report shows the same stack"; else
+	_not_ok "the replayed report shows the same stack" "want: $want"; fi
+if [ "$(replayable "$dir/live")" = "$(replayable "$tap_out")" ]; then
+	_ok "the replayed report equals the live one, but for breakpoint figures"; else
+	_not_ok "the replayed report equals the live one, but for breakpoint figures" \
+		"$(diff <(replayable "$dir/live") <(replayable "$tap_out") | head -10)"; fi
+
+done_testing

@@ -186,7 +186,7 @@ int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, 
 	in->fwd_misses++;
 	add_set_misses(in, set, 1);
 	add_miss_addr(in, addr);
-	return !in->located;
+	return !in->located && !(in->fwd_misses & (in->fwd_misses - 1));
 }
 
 void insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *key)

@@ -64,10 +64,12 @@ void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key 
  * Notes one forwarded miss of @key at @addr, which maps to L1 set @set:
  * counted per set (the first CP_INSN_SETS sets, the rest together) and the
  * address kept if it starts a new line among the first CP_INSN_MISS_ADDRS.
- * Creates the instruction if needed. Returns 1 while the instruction is not
- * located (insn_store__set_located()): the caller tries to symbolize it at
- * each such miss (a failed try, e.g. before its process's new maps were
- * read, is retried); 0 once it is, or -ENOSPC (counted).
+ * Creates the instruction if needed. Returns 1 when the caller should try
+ * to symbolize it: while it is not located (insn_store__set_located()), at
+ * its 1st, 2nd, 4th, 8th ... miss, so a failed try (before its process's new
+ * maps were read) is retried, but an address that never resolves (code
+ * without a file: JIT, anonymous) costs a lookup per doubling, not per
+ * sample. 0 otherwise, or -ENOSPC (counted).
  */
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
 			  __u32 set);

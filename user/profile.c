@@ -477,6 +477,7 @@ void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t s
 	miss_store__prefetch(p->misses, s->tgid, s->addr);
 	insn_store__prefetch(p->insns, &key);
 	cp_objects_prefetch(p->objects, (pid_t)s->tgid, s->addr);
+	cp_seen_objects__prefetch(p->seen, s->tgid, s->addr, p->l1.line_bytes);
 }
 
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)

@@ -81,6 +81,12 @@ static struct seen_line *lookup(const struct cp_seen_objects *s, __u32 tgid, __u
 	return NULL;
 }
 
+void cp_seen_objects__prefetch(const struct cp_seen_objects *s, __u32 tgid, __u64 addr,
+			       __u32 line_bytes)
+{
+	__builtin_prefetch(&s->slots[home_of(s, tgid, addr / (line_bytes ? line_bytes : 64))]);
+}
+
 void cp_seen_objects__note(struct cp_seen_objects *s, __u32 tgid, __u64 addr, __u32 line_bytes,
 			   const struct cp_seen_object *obj)
 {

@@ -56,6 +56,10 @@ void cp_seen_objects__free(struct cp_seen_objects *s);
 void cp_seen_objects__note(struct cp_seen_objects *s, __u32 tgid, __u64 addr, __u32 line_bytes,
 			   const struct cp_seen_object *obj);
 
+/* Hints that @addr of @tgid is noted next (a replay reads records ahead). */
+void cp_seen_objects__prefetch(const struct cp_seen_objects *s, __u32 tgid, __u64 addr,
+			       __u32 line_bytes);
+
 /* The object noted for @tgid that contains @addr: 0, or -ENOENT. */
 int cp_seen_objects__find(const struct cp_seen_objects *s, __u32 tgid, __u64 addr,
 			  __u32 line_bytes, struct cp_seen_object *out);

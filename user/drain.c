@@ -61,9 +61,13 @@ void drain__free(struct cp_drain *d)
 
 int drain__poll(struct cp_drain *d, int timeout_ms)
 {
+	int ret;
+
 	if (timeout_ms == 0)
 		return ring_buffer__consume(d->rb);
-	return ring_buffer__poll(d->rb, timeout_ms);
+	ret = ring_buffer__poll(d->rb, timeout_ms);
+	/* samples wake the reader per batch (bpf/mem_sample.bpf.h): read the rest */
+	return ret ? ret : ring_buffer__consume(d->rb);
 }
 
 int drain__epoll_fd(const struct cp_drain *d)

@@ -23,7 +23,9 @@ void drain__free(struct cp_drain *d);
 
 /*
  * Waits up to @timeout_ms (-1: forever, 0: not at all) for records and hands
- * every available one to the callbacks. Returns the records consumed, or a
+ * every available one to the callbacks. Samples wake the wait only per
+ * batch (CP_RINGBUF_WAKEUP_BYTES): those that came since are read when the
+ * timeout ends, so a reader of samples passes a finite timeout. Returns the records consumed, or a
  * negative errno (a callback's, or -EINTR from a signal).
  */
 int drain__poll(struct cp_drain *d, int timeout_ms);

@@ -24,7 +24,7 @@
 
 #define CP_REC_MAGIC		"CPERFREC"
 #define CP_REC_MAGIC_LEN	8
-#define CP_REC_VERSION		2
+#define CP_REC_VERSION		3
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
 #define CP_REC_MAX_SECTION	(16u << 20)	/* payload bytes: a maps text fits easily */

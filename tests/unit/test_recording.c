@@ -299,7 +299,7 @@ static void test_version_mismatch(void **state)
 	(void)state;
 	put_file_header(rec.p, 1);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 1 at byte 8; this cacheperf-bpf reads version 2");
+	assert_string_equal(msg, "rec: recording format version 1 at byte 8; this cacheperf-bpf reads version 3");
 	free(msg);
 	free(rec.p);
 	assert_int_not_equal(replay("hello world, not a recording", 28, &msg, NULL), 0);

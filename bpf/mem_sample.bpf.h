@@ -52,7 +52,15 @@ static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 i
 	r->flags = flags;
 	r->size = size;
 	r->__pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	/*
+	 * Wake the reader per batch, not per sample: a wakeup is an irq_work
+	 * and an IPI (a VM exit in a guest) charged to the interrupted target;
+	 * once the soft source charges most ticks to an access (skid) that is
+	 * thousands a second. drain__poll() reads what waits when its timeout
+	 * ends, and the loop polls every CP_TICK_MS.
+	 */
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
+			      CP_RINGBUF_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	cp_add(&stats.forwarded, 1);
 	return 1;
 }

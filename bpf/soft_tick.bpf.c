@@ -10,6 +10,14 @@
  * on_breakpoint. The sample goes down the forward-every-sample path of
  * mem_sample.bpf.h with the access size and read/write, no cache level.
  *
+ * Skid: a tick is taken after the instruction that stalled, so it lands on
+ * the one after a missing load. When user space found that the ticked
+ * instruction accesses no memory and the one before it is an access whose
+ * address registers it left intact (user/skid.h), the descriptor carries
+ * that access and its ip (charge_ip): the tick's time and sample go to the
+ * access, at the address it used - exact, as the ticked instruction has
+ * not run yet.
+ *
  * An instruction not decoded yet is queued once in soft_pending for user
  * space (user/soft_source.c), which installs a descriptor or a "no memory
  * operand" marker. A plain hash, not an LRU: an LRU would evict silently,
@@ -54,7 +62,7 @@ SEC("?perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), mm, ea, seg_base = 0;
-	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 };
+	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 }, at;
 	struct cp_test_sample s;
 	struct cp_soft_insn *v;
 	struct cp_ip_counts *c;
@@ -70,15 +78,22 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	key.ip = regs.ip;
+	at = key;
 	cp_add(&stats.ticks, 1);
-	c = cp_ip_counts_get(&key);
-	if (c)
-		cp_add(&c->ticks, 1);
-
 	mm = (__u64)bpf_get_current_task_btf()->mm;
 	v = bpf_map_lookup_elem(&soft_insns, &key);
-	if (!v || v->mm != mm) {
-		/* never seen, or seen in the address space before an exec */
+	if (v && v->mm != mm)
+		v = NULL;	/* decoded in the address space before an exec */
+	if (v && v->charge_ip) {
+		/* skid: the time and the sample are the access's before it */
+		at.ip = v->charge_ip;
+		regs.ip = v->charge_ip;
+		cp_add(&stats.ticks_skid, 1);
+	}
+	c = cp_ip_counts_get(&at);
+	if (c)
+		cp_add(&c->ticks, 1);
+	if (!v) {
 		cp_soft_queue(&key, mm, bpf_ktime_get_ns());
 		return 0;
 	}
@@ -88,12 +103,12 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		seg_base = cp_seg_base(v->op.seg);
 	if (cp_operand_ea(&v->op, &regs, seg_base, &ea))
 		return 0;
-	s.tgid = key.tgid;
+	s.tgid = at.tgid;
 	s.tid = (__u32)pid_tgid;
 	s.cpu = bpf_get_smp_processor_id();
 	s.size = v->op.size;
 	s.__pad = 0;
-	s.ip = key.ip;
+	s.ip = at.ip;
 	s.addr = ea;
 	s.data_src = cp_soft_data_src(v->op.access);
 	s.weight = 0;

@@ -4,6 +4,7 @@
 #include <Zydis/Zydis.h>
 
 #include "decode.h"
+#include "insn_effects.h"
 
 static const char *const status_str[CP_OPND_STATUS_NR] = {
 	[CP_OPND_OK] = "computable",
@@ -27,28 +28,6 @@ __u64 cp_operand_rip_target(const struct cp_operand *op, __u64 ip)
 	if (op->status != CP_OPND_OK || op->base != CP_REG_RIP)
 		return 0;
 	return ip + op->insn_len + (__u64)op->disp;
-}
-
-/* enum cp_reg of a general-purpose register of any width, or of rip; -1 otherwise. */
-static int cp_reg_of(ZydisRegister reg)
-{
-	static const ZydisRegister gprs[] = {
-		ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX, ZYDIS_REGISTER_RBX,
-		ZYDIS_REGISTER_RSP, ZYDIS_REGISTER_RBP, ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI,
-		ZYDIS_REGISTER_R8, ZYDIS_REGISTER_R9, ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11,
-		ZYDIS_REGISTER_R12, ZYDIS_REGISTER_R13, ZYDIS_REGISTER_R14, ZYDIS_REGISTER_R15,
-	};
-	ZydisRegister r;
-
-	if (reg == ZYDIS_REGISTER_NONE)
-		return CP_REG_NONE;
-	if (reg == ZYDIS_REGISTER_RIP || reg == ZYDIS_REGISTER_EIP)
-		return CP_REG_RIP;
-	r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
-	for (size_t i = 0; i < sizeof(gprs) / sizeof(gprs[0]); i++)
-		if (gprs[i] == r)
-			return CP_REG_RAX + (int)i;
-	return -1;
 }
 
 /* Fills @out from a plain memory operand @m of @insn; status is set by the caller. */

@@ -83,10 +83,14 @@ int drain__poll(struct cp_drain *d, int timeout_ms)
 	d->handled = 0;
 	d->deadline_ns = mono_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
 			 CP_DRAIN_BUDGET_NS;
-	if (timeout_ms == 0)
+	if (timeout_ms == 0) {
 		ret = ring_buffer__consume(d->rb);
-	else
+	} else {
 		ret = ring_buffer__poll(d->rb, timeout_ms);
+		/* samples wake the reader per batch (bpf/mem_sample.bpf.h): read the rest */
+		if (ret == 0)
+			ret = ring_buffer__consume(d->rb);
+	}
 	return ret == -EAGAIN ? d->handled : ret;
 }
 

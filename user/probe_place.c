@@ -3,6 +3,8 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 
+#include "cacheperf/operand.h"
+#include "insn_effects.h"
 #include "probe_place.h"
 
 #define CP_PLACE_PROLOGUE_BYTES	128	/* branch targets beyond this cannot matter */
@@ -32,22 +34,6 @@ bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen)
 	return true;
 }
 
-static __u32 arg_bit(ZydisRegister reg)
-{
-	switch (ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg)) {
-	case ZYDIS_REGISTER_RDI:
-		return CP_ARG_RDI;
-	case ZYDIS_REGISTER_RSI:
-		return CP_ARG_RSI;
-	case ZYDIS_REGISTER_RDX:
-		return CP_ARG_RDX;
-	case ZYDIS_REGISTER_RCX:
-		return CP_ARG_RCX;
-	default:
-		return 0;
-	}
-}
-
 struct insn_effect {
 	__u32 args_written;	/* CP_ARG_* bits written */
 	bool rsp_written;
@@ -57,61 +43,14 @@ struct insn_effect {
 static void effect_of(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
 		      struct insn_effect *fx)
 {
-	memset(fx, 0, sizeof(*fx));
-	for (int i = 0; i < insn->operand_count; i++) {
-		ZydisRegister r;
+	__u32 w = cp_insn_regs_written(insn, ops);
 
-		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER ||
-		    !(ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
-			continue;
-		r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, ops[i].reg.value);
-		fx->args_written |= arg_bit(r);
-		if (r == ZYDIS_REGISTER_RSP)
-			fx->rsp_written = true;
-	}
-	switch (insn->meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:
-	case ZYDIS_CATEGORY_UNCOND_BR:
-	case ZYDIS_CATEGORY_CALL:
-	case ZYDIS_CATEGORY_RET:
-	case ZYDIS_CATEGORY_SYSCALL:
-	case ZYDIS_CATEGORY_SYSRET:
-	case ZYDIS_CATEGORY_INTERRUPT:
-	case ZYDIS_CATEGORY_SYSTEM:
-		fx->transfer = true;
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * Marks in @targets[0..CP_PLACE_PROLOGUE_BYTES) every offset a relative
- * branch of the function jumps to. A linear sweep: it stops at the first
- * undecodable byte (data or padding), which is good enough for compiled code.
- */
-static void branch_targets(const ZydisDecoder *dec, const __u8 *code, size_t len,
-			   bool *targets)
-{
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecodedInstruction insn;
-	size_t off = 0;
-
-	while (off < len) {
-		ZyanU64 target;
-
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
-			break;
-		if ((insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
-		    (insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
-		     insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
-		     insn.meta.category == ZYDIS_CATEGORY_CALL) &&
-		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) &&
-		    target < CP_PLACE_PROLOGUE_BYTES)
-			targets[target] = true;
-		off += insn.length;
-	}
+	fx->args_written = (w & CP_REG_BIT(CP_REG_RDI) ? CP_ARG_RDI : 0) |
+			   (w & CP_REG_BIT(CP_REG_RSI) ? CP_ARG_RSI : 0) |
+			   (w & CP_REG_BIT(CP_REG_RDX) ? CP_ARG_RDX : 0) |
+			   (w & CP_REG_BIT(CP_REG_RCX) ? CP_ARG_RCX : 0);
+	fx->rsp_written = w & CP_REG_BIT(CP_REG_RSP);
+	fx->transfer = cp_insn_transfers(insn);
 }
 
 static void at_entry(struct cp_placement *out, const __u8 *code, size_t len, const char *why)
@@ -138,7 +77,8 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
-	branch_targets(&dec, code, len, targets);
+	/* a branch into the prologue would fire the probe without a call */
+	cp_code_branches(&dec, code, len, targets, CP_PLACE_PROLOGUE_BYTES, NULL);
 	for (int n = 0; n < CP_PLACE_MAX_INSNS && off < len; n++) {
 		bool emulated;
 

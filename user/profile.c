@@ -352,7 +352,7 @@ int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct 
 		cp_profile__free(p);
 		return ret;
 	}
-	if (s->soft_on && !(p->soft = cp_soft_source__new(s->skel))) {
+	if (s->soft_on && !(p->soft = cp_soft_source__new(s->skel, p->sym))) {
 		int ret = -errno;
 
 		snprintf(err, err_sz, "cannot set up the soft source: %s", strerror(-ret));

@@ -9,13 +9,13 @@
 #include "rec_format.h"
 
 #define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
-_Static_assert(sizeof(struct cp_stats) == 20 * sizeof(__u64),
+_Static_assert(sizeof(struct cp_stats) == 21 * sizeof(__u64),
 	       "struct cp_stats changed: bump CP_REC_VERSION and docs/recording.md");
 /* a counter entry on file: struct cp_ip_key, then struct cp_ip_counts */
 #define CP_REC_COUNTER_BYTES	(sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
 _Static_assert(CP_REC_COUNTER_BYTES == 16 + (7 + CP_LVL_NR) * sizeof(__u64),
 	       "struct cp_ip_key or cp_ip_counts changed: bump CP_REC_VERSION and docs/recording.md");
-_Static_assert(CP_SOFT_STATS_NR == 6,
+_Static_assert(CP_SOFT_STATS_NR == 7,
 	       "struct cp_soft_stats changed: bump CP_REC_VERSION and docs/recording.md");
 
 static const char *const section_names[CP_SEC_NR] = {

@@ -26,11 +26,11 @@
 #define CP_REC_MAGIC_LEN	8
 /*
  * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
- * (CP_REC_ALLOC_STACK records). Version 1 and 2 files have neither and are
- * refused: their counter entries are shorter.
+ * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source.
+ * Older files are refused: their counter entries and stats are shorter.
  */
-#define CP_REC_VERSION		3
-#define CP_REC_VERSION_MIN	3
+#define CP_REC_VERSION		4
+#define CP_REC_VERSION_MIN	4
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
 #define CP_REC_MAX_SECTION	(16u << 20)	/* payload bytes: a maps text fits easily */

@@ -55,10 +55,10 @@ static void print_totals(const struct cp_report *r, FILE *f)
 
 	fprintf(f, "\nTotals\n");
 	if (b->ticks || b->ticks_kernel)
-		fprintf(f, "  time samples: %llu ticks in user mode (%llu of them on a decoded memory access), %llu in the kernel (not counted)\n",
+		fprintf(f, "  time samples: %llu ticks in user mode (%llu of them on a decoded memory access, %llu charged to the access before them (skid)), %llu in the kernel (not counted)\n",
 			(unsigned long long)b->ticks,
 			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]),
-			(unsigned long long)b->ticks_kernel);
+			(unsigned long long)b->ticks_skid, (unsigned long long)b->ticks_kernel);
 	if (cp_stats_levels_unknown(b)) {
 		fprintf(f, "  samples: %llu (the source reports no cache levels)\n",
 			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]));
@@ -244,8 +244,9 @@ static void print_drops(const struct cp_report *r, FILE *f)
 	if (r->period_changes)
 		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
 	if (b->ticks || b->ticks_kernel || r->soft.taken)
-		fprintf(f, "  soft source: %llu instructions decoded (%llu with a memory operand, %llu without, %llu of exited processes); lost: pending table full %llu, descriptor table full %llu\n",
-			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.markers,
+		fprintf(f, "  soft source: %llu instructions decoded (%llu with a memory operand, %llu of them the access before (skid), %llu without, %llu of exited processes); lost: pending table full %llu, descriptor table full %llu\n",
+			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.skid,
+			(ull)r->soft.markers,
 			(ull)r->soft.gone, (ull)b->drop_pending, (ull)r->soft.drop_insns);
 	if (!r->have_alloc) {
 		fprintf(f, "  allocation probes: off (--no-objects)\n");

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skid.h"
 #include "soft_decide.h"
 
 enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_operand *op,
-				   __u64 mm, struct cp_soft_insn *out)
+				   const struct cp_soft_prev *prev, __u64 mm,
+				   struct cp_soft_insn *out)
 {
 	if (maps_ret)
 		return CP_SOFT_GONE;
@@ -16,6 +18,11 @@ enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_op
 	if (get_ret) {
 		/* [vsyscall], or code unmapped since the tick: nothing to read there */
 		out->op.status = CP_OPND_UNREADABLE;
+		return CP_SOFT_INSTALL;
+	}
+	if (prev && prev->ip && prev->op.status == CP_OPND_OK && cp_skid_applies(op->status)) {
+		out->op = prev->op;
+		out->charge_ip = prev->ip;
 		return CP_SOFT_INSTALL;
 	}
 	out->op = *op;

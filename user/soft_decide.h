@@ -19,6 +19,7 @@
 struct cp_soft_stats {
 	__u64 taken;		/* pending instructions taken from soft_pending */
 	__u64 descriptors;	/* ... installed with a memory operand: their ticks are samples */
+	__u64 skid;		/* ... of them, charging the access before them (user/skid.h) */
 	__u64 markers;		/* ... installed as "no computable memory operand": time only */
 	__u64 gone;		/* ... whose process was gone before they were decoded */
 	__u64 drop_insns;	/* ... not installed: soft_insns (or the registry) is full */
@@ -32,17 +33,27 @@ enum cp_soft_action {
 	CP_SOFT_GONE,		/* its process is gone: nothing to install */
 };
 
+/* The access before a ticked instruction that its ticks are charged to (skid). */
+struct cp_soft_prev {
+	struct cp_operand op;	/* its operand, status CP_OPND_OK */
+	__u64 ip;		/* its address in the process */
+};
+
 /*
  * Decides for a pending instruction of address space @mm. @maps_ret is the
  * result of reading the process's maps (0, or a negative errno: the process
  * is gone), @get_ret that of cp_decode_cache__get() with @op (0, or -ENOENT:
- * no mapping holds the ip). A decoded operand is installed as it is (a
- * marker when its status says the address is not computable); an ip no
- * mapping holds becomes a CP_OPND_UNREADABLE marker, so it is not queued at
- * every tick again. Fills @out for CP_SOFT_INSTALL.
+ * no mapping holds the ip). A computable operand is installed as it is; an
+ * instruction that accesses no memory itself (cp_skid_applies()) gets a
+ * descriptor of the access before it when @prev is one (the skid
+ * correction; NULL: none), else it is a marker with its status, as is an
+ * operand not computable; an ip no mapping holds becomes a
+ * CP_OPND_UNREADABLE marker, so it is not queued at every tick again. Fills
+ * @out for CP_SOFT_INSTALL.
  */
 enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_operand *op,
-				   __u64 mm, struct cp_soft_insn *out);
+				   const struct cp_soft_prev *prev, __u64 mm,
+				   struct cp_soft_insn *out);
 
 /* One pending instruction as taken from soft_pending. */
 struct cp_soft_item {

@@ -12,7 +12,9 @@
 #include "perf_events.h"
 #include "pmu_attr.h"
 #include "proc_maps.h"
+#include "skid.h"
 #include "soft_source.h"
+#include "symbolizer.h"
 
 #define CP_SOFT_FORGET_BATCH	256
 
@@ -22,6 +24,8 @@ struct cp_soft_source {
 	struct cp_decode_cache *decoded;
 	struct cp_soft_registry installed;
 	struct cp_soft_item *items;		/* CP_MAX_SOFT_PENDING */
+	struct cp_symbolizer *sym;		/* function bounds for the skid walk; NULL: none */
+	__u8 *code;				/* CP_SKID_MAX_FUNC_BYTES: the walked function */
 	struct cp_soft_stats stats;
 };
 
@@ -34,7 +38,7 @@ int cp_soft_events_open(struct cp_perf_events *set, const struct cp_cpuset *cpus
 	return cp_perf_events__open_cpus(set, &spec, cpus, prog, err, err_sz);
 }
 
-struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel)
+struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_symbolizer *sym)
 {
 	struct cp_soft_source *s = calloc(1, sizeof(*s));
 
@@ -44,7 +48,9 @@ struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel)
 	s->insns_fd = bpf_map__fd(skel->maps.soft_insns);
 	s->decoded = cp_decode_cache__new(0);
 	s->items = calloc(CP_MAX_SOFT_PENDING, sizeof(*s->items));
-	if (!s->decoded || !s->items ||
+	s->sym = sym;
+	s->code = malloc(CP_SKID_MAX_FUNC_BYTES);
+	if (!s->decoded || !s->items || !s->code ||
 	    cp_soft_registry_init(&s->installed, bpf_map__max_entries(skel->maps.soft_insns))) {
 		cp_soft_source__free(s);
 		errno = ENOMEM;
@@ -65,6 +71,7 @@ void cp_soft_source__free(struct cp_soft_source *s)
 	cp_decode_cache__free(s->decoded);
 	cp_soft_registry_free(&s->installed);
 	free(s->items);
+	free(s->code);
 	free(s);
 }
 
@@ -105,8 +112,42 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 	}
 	if (v->op.status == CP_OPND_OK)
 		s->stats.descriptors++;
+	if (v->charge_ip)
+		s->stats.skid++;
 	else
 		s->stats.markers++;
+	return 0;
+}
+
+/*
+ * The access before the instruction at @ip of process @pid that its ticks
+ * are charged to (user/skid.h): the function holding @ip is read whole
+ * from the mapped file and walked from its entry. 0 with @out filled, or a
+ * negative errno (-ENOENT: no sized function symbol holds @ip, or the walk
+ * says no).
+ */
+static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+		     struct cp_soft_prev *out)
+{
+	struct cp_symbol_info info;
+	const struct cp_map *map;
+	struct cp_skid sk;
+	int n;
+
+	if (!s->sym || cp_symbolizer__resolve(s->sym, pid, ip, &info) || !info.sym_size ||
+	    info.sym_size > CP_SKID_MAX_FUNC_BYTES || ip < info.sym_start ||
+	    ip - info.sym_start >= info.sym_size)
+		return -ENOENT;
+	map = cp_maps__find(maps, info.sym_start);
+	if (!map || info.sym_start + info.sym_size > map->end)
+		return -ENOENT;
+	n = cp_insn_read(pid, map, info.sym_start, s->code, (size_t)info.sym_size);
+	if (n < 0 || (__u64)n != info.sym_size)
+		return n < 0 ? n : -EIO;
+	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - info.sym_start), &sk) != CP_SKID_CHARGE)
+		return -ENOENT;
+	out->op = sk.op;
+	out->ip = info.sym_start + sk.prev_off;
 	return 0;
 }
 
@@ -122,6 +163,7 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_soft_item *it = &s->items[i];
 		struct cp_operand op = { 0 };
+		struct cp_soft_prev prev, *pp = NULL;
 		struct cp_soft_insn v;
 		int get_ret = -ENOENT;
 
@@ -133,7 +175,10 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 		}
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
-		if (cp_soft_decide(maps_ret, get_ret, &op, it->val.mm, &v) == CP_SOFT_GONE) {
+		if (!get_ret && cp_skid_applies(op.status) &&
+		    !skid_prev(s, (pid_t)tgid, maps, it->key.ip, &prev))
+			pp = &prev;
+		if (cp_soft_decide(maps_ret, get_ret, &op, pp, it->val.mm, &v) == CP_SOFT_GONE) {
 			s->stats.gone++;
 			continue;
 		}

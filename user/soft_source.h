@@ -19,6 +19,7 @@ struct cacheperf;
 struct bpf_program;
 struct cp_cpuset;
 struct cp_perf_events;
+struct cp_symbolizer;
 
 /*
  * Opens a PERF_COUNT_SW_CPU_CLOCK event at @freq_hz on every CPU of @cpus
@@ -30,8 +31,13 @@ int cp_soft_events_open(struct cp_perf_events *set, const struct cp_cpuset *cpus
 
 struct cp_soft_source;
 
-/* The user side over @skel's soft_pending and soft_insns (loaded); NULL with errno set. */
-struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel);
+/*
+ * The user side over @skel's soft_pending and soft_insns (loaded); NULL
+ * with errno set. @sym (kept, not owned; NULL: no skid correction) gives
+ * the bounds of the function an instruction without a memory operand is
+ * in, so its ticks can be charged to the access before it (user/skid.h).
+ */
+struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_symbolizer *sym);
 void cp_soft_source__free(struct cp_soft_source *s);
 
 /*

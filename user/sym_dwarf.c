@@ -227,6 +227,10 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 		/* out of memory for the index: the slow way, nothing nearest */
 		name = dwfl_module_addrinfo(mod, ip, &off, &sym, NULL, NULL, NULL);
 		*offset = off;
+		if (name && sym.st_size && off < sym.st_size) {
+			out->sym_start = ip - off;
+			out->sym_size = sym.st_size;
+		}
 		return name;
 	}
 	index_lookup(idx, ip, &cover, &below);
@@ -235,6 +239,10 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 		cover = below;
 	if (cover) {
 		*offset = ip - cover->addr;
+		if (cover->size) {
+			out->sym_start = cover->addr;
+			out->sym_size = cover->size;
+		}
 		return cover->name;
 	}
 	if (below) {

@@ -68,6 +68,11 @@ struct cp_symbol_info {
 	 * symbol below ip, any table, and ip's distance from it; NULL if none */
 	const char *nearest;
 	__u64 nearest_offset;
+	/* the ELF function symbol (with a size) whose range holds ip: its entry
+	 * in the process and its size; 0, 0 when none (the code a walker may
+	 * decode from a known instruction boundary) */
+	__u64 sym_start;
+	__u64 sym_size;
 	__u32 flags;		/* CP_SYM_* */
 	__u32 nr_inlined;	/* callers in inlined[], innermost first */
 	struct cp_inline_caller inlined[CP_MAX_INLINE_DEPTH];

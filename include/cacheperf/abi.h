@@ -18,6 +18,8 @@
 #define CP_TARG_HELD		2	/* `-- CMD` before its exec: the launcher's own code, not profiled */
 #define CP_MAX_IPS		16384	/* per-(tgid, ip) counter map entries */
 #define CP_RINGBUF_BYTES	(4u << 20)
+/* Samples wake the reader once this much waits (bpf/mem_sample.bpf.h): 1/16 of the buffer */
+#define CP_RINGBUF_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
 #define CP_WINDOW_MAX		512	/* largest --window, a power of two */
 #define CP_WINDOW_DEFAULT	512
 /* --window-miss-ratio is carried in parts per million: 0.5 % == 5000 ppm */
@@ -145,6 +147,7 @@ struct cp_stats {
 	__u64 ticks_kernel;		/* ticks in the kernel: not counted */
 	__u64 soft_queued;		/* instructions queued for user space to decode */
 	__u64 drop_pending;		/* ... not queued: the pending table is full */
+	__u64 ticks_skid;		/* user-mode ticks charged to the access before (skid) */
 };
 
 /*

@@ -28,12 +28,19 @@
  * decoded in (the task's mm when the ip was queued): after an exec the same
  * (tgid, ip) is another instruction, and a descriptor of another mm is not
  * used (the ip is queued again).
+ *
+ * Skid correction (user/skid.h): @charge_ip non-zero says the ticked
+ * instruction accesses no memory and the tick is charged to the access just
+ * before it, at @charge_ip, whose operand @op is: the sample and the time
+ * count go to @charge_ip, and a RIP-relative @op counts from @charge_ip
+ * (its insn_len ends where the ticked instruction starts).
  */
 struct cp_soft_insn {
 	struct cp_operand op;
 	__u64 mm;
+	__u64 charge_ip;	/* 0: the operand is the ticked instruction's own */
 };
-_Static_assert(sizeof(struct cp_soft_insn) == 32, "struct cp_soft_insn is ABI");
+_Static_assert(sizeof(struct cp_soft_insn) == 40, "struct cp_soft_insn is ABI");
 
 /* Value of soft_pending, key struct cp_ip_key: queued by on_tick, taken by user space. */
 struct cp_soft_pending {

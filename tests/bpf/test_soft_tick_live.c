@@ -9,7 +9,12 @@
  * address inside the buffer (load) or the array (store), the access size
  * and direction right and no cache level; the loop's instructions must
  * have time counts; the labels must have descriptors and some other loop
- * instruction a "no memory operand" marker. Then the workload spins in the
+ * instruction a "no memory operand" marker. Skid: the instruction right
+ * after the load (cp_soft_after_load, no memory operand) is where ticks land
+ * while the load waits; its descriptor must charge them to the load (user/skid.h),
+ * so no time stays on it and every load sample, corrected or not, carries
+ * the load's ip and an address the load really reads: in the buffer, a
+ * whole number of lines from its start. Then the workload spins in the
  * kernel: those ticks are counted as kernel ticks, not on user instructions.
  */
 #include <errno.h>
@@ -38,6 +43,7 @@
 #include "insn_store.h"
 #include "perf_events.h"
 #include "soft_source.h"
+#include "symbolizer.h"
 
 #define MAX_INSNS	4096
 #define TEST_FREQ	CP_SOFT_FREQ_DEFAULT
@@ -45,10 +51,11 @@
 /* What the drained samples showed. */
 struct seen {
 	__u32 pid;
-	__u64 load_ip, store_ip;
+	__u64 load_ip, store_ip, after_load_ip;
 	__u64 src, src_len, dst, dst_len;
 	__u64 samples, loads, stores, elsewhere;
 	__u64 wrong_ip, wrong_addr, wrong_dir, wrong_size, with_level;
+	__u64 off_line;		/* load addresses not a whole number of lines into the buffer */
 };
 
 struct fixture {
@@ -59,6 +66,7 @@ struct fixture {
 	struct cp_drain *drain;
 	struct cp_perf_events *events;
 	struct cp_soft_source *soft;
+	struct cp_symbolizer *sym;
 	struct seen seen;
 	struct cp_insn insns[MAX_INSNS];
 };
@@ -80,6 +88,8 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 		w->loads++;
 		if (s->addr < w->src || s->addr + 8 > w->src + w->src_len)
 			w->wrong_addr++;
+		else if ((s->addr - w->src) % 64)
+			w->off_line++;	/* copy_pass loads one long per line: src + k * 64 */
 		if (s->flags & CP_SAMPLE_STORE)
 			w->wrong_dir++;
 	} else if (s->ip == w->store_ip) {
@@ -122,6 +132,10 @@ static void read_banner(struct fixture *f)
 	assert_int_equal(sscanf(line, "label %15s %llx", what, &a), 2);
 	assert_string_equal(what, "store");
 	f->seen.store_ip = a;
+	assert_non_null(fgets(line, sizeof(line), f->out));
+	assert_int_equal(sscanf(line, "label %15s %llx", what, &a), 2);
+	assert_string_equal(what, "after_load");
+	f->seen.after_load_ip = a;
 	assert_non_null(fgets(line, sizeof(line), f->out));
 	assert_int_equal(sscanf(line, "src %llx %llu", &a, &n), 2);
 	f->seen.src = a;
@@ -168,7 +182,9 @@ static int setup(void **state)
 	ops.ctx = &f->seen;
 	f->drain = drain__new(f->skel, &ops);
 	assert_non_null(f->drain);
-	f->soft = cp_soft_source__new(f->skel);
+	f->sym = cp_symbolizer__new(0, 0);
+	assert_non_null(f->sym);
+	f->soft = cp_soft_source__new(f->skel, f->sym);
 	assert_non_null(f->soft);
 	f->events = cp_perf_events__new();
 	assert_non_null(f->events);
@@ -194,6 +210,7 @@ static int teardown(void **state)
 	fclose(f->out);
 	cp_perf_events__free(f->events);
 	cp_soft_source__free(f->soft);
+	cp_symbolizer__free(f->sym);
 	drain__free(f->drain);
 	cacheperf__destroy(f->skel);
 	free(f);
@@ -246,22 +263,29 @@ static void test_loop_samples(void **state)
 {
 	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
 	struct seen *w = &f->seen;
-	struct cp_soft_insn ld, st, other;
+	struct cp_soft_insn ld, st, other, after;
 	__u64 lo = w->load_ip - 64, hi = w->store_ip + 64;
-	__u64 ticks_load = 0, ticks_store = 0, ticks_other = 0, markers = 0;
+	__u64 ticks_load = 0, ticks_store = 0, ticks_other = 0, ticks_after = 0, markers = 0;
+	__u64 skid0, skid, loads0;
 	int n;
 
 	take_counts(f);
 	/* two rounds: the first queues and decodes, the second samples with descriptors */
 	run_phase(f, "mem", 1000);
+	take_counts(f);
+	skid0 = f->skel->bss->stats.ticks_skid;
+	loads0 = w->loads;
 	run_phase(f, "mem", 1500);
-	print_message("# samples %llu (loads %llu, stores %llu)\n", (unsigned long long)w->samples,
-		      (unsigned long long)w->loads, (unsigned long long)w->stores);
+	skid = f->skel->bss->stats.ticks_skid - skid0;
+	print_message("# samples %llu (loads %llu, stores %llu), skid-charged ticks %llu\n",
+		      (unsigned long long)w->samples, (unsigned long long)w->loads,
+		      (unsigned long long)w->stores, (unsigned long long)skid);
 	assert_true(w->loads > 0);
 	assert_true(w->stores > 0);
 	assert_int_equal(w->wrong_ip, 0);
 	assert_true(w->elsewhere * 10 < w->samples);
 	assert_int_equal(w->wrong_addr, 0);
+	assert_int_equal(w->off_line, 0);
 	assert_int_equal(w->wrong_dir, 0);
 	assert_int_equal(w->wrong_size, 0);
 	assert_int_equal(w->with_level, 0);
@@ -276,6 +300,10 @@ static void test_loop_samples(void **state)
 		if (in->key.ip == w->load_ip) {
 			ticks_load += in->counts.ticks;
 			assert_int_equal(in->counts.stores, 0);
+			/* every tick charged to the load, skid or not, is a sample of it */
+			assert_int_equal(in->counts.loads, in->counts.ticks);
+		} else if (in->key.ip == w->after_load_ip) {
+			ticks_after += in->counts.ticks;
 		} else if (in->key.ip == w->store_ip) {
 			ticks_store += in->counts.ticks;
 			assert_int_equal(in->counts.loads, 0);
@@ -291,6 +319,10 @@ static void test_loop_samples(void **state)
 	assert_true(ticks_store > 0);
 	assert_true(ticks_other > 0);
 	assert_true(markers > 0);
+	/* skid: round 2 ran with the after-load descriptor installed in round 1 */
+	assert_true(skid > 0);
+	assert_int_equal(ticks_after, 0);
+	assert_int_equal(ticks_load, w->loads - loads0);
 
 	/* the labels' descriptors, as user space decoded them from the running process */
 	read_insn(f, w->load_ip, &ld);
@@ -301,6 +333,12 @@ static void test_loop_samples(void **state)
 	assert_int_equal(st.op.status, CP_OPND_OK);
 	assert_int_equal(st.op.access, CP_OPND_WRITE);
 	assert_int_equal(st.op.size, 8);
+	assert_int_equal(ld.charge_ip, 0);
+	assert_int_equal(st.charge_ip, 0);
+	/* the add after the load carries the load's operand and ip */
+	read_insn(f, w->after_load_ip, &after);
+	assert_int_equal(after.charge_ip, w->load_ip);
+	assert_memory_equal(&after.op, &ld.op, sizeof(ld.op));
 	assert_true(f->skel->bss->stats.soft_queued > 0);
 	assert_int_equal(f->skel->bss->stats.drop_pending, 0);
 }

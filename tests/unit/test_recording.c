@@ -304,13 +304,13 @@ static void test_version_mismatch(void **state)
 		put_file_header(rec.p, v);
 		assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
 		snprintf(want, sizeof(want),
-			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads version 3", v);
+			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads version 4", v);
 		assert_string_equal(msg, want);
 		free(msg);
 	}
-	put_file_header(rec.p, 4);
+	put_file_header(rec.p, 5);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 4 at byte 8; this cacheperf-bpf reads version 3");
+	assert_string_equal(msg, "rec: recording format version 5 at byte 8; this cacheperf-bpf reads version 4");
 	free(msg);
 	put_file_header(rec.p, 0);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);

@@ -55,23 +55,65 @@ static void test_decide(void **state)
 
 	(void)state;
 	cp_decode_operand(store, sizeof(store), &op);
-	assert_int_equal(cp_soft_decide(0, 0, &op, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(cp_soft_decide(0, 0, &op, NULL, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.status, CP_OPND_OK);
 	assert_int_equal(v.op.access, CP_OPND_WRITE);
 	assert_int_equal(v.op.size, 8);
 	assert_int_equal(v.mm, 0x1234);
 
 	cp_decode_operand(add, sizeof(add), &op);
-	assert_int_equal(cp_soft_decide(0, 0, &op, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(cp_soft_decide(0, 0, &op, NULL, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.status, CP_OPND_NO_MEMORY);	/* a marker: time only */
 
 	/* no mapping holds the ip: a marker too, or it would be queued at every tick */
-	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, 0x99, &v), CP_SOFT_INSTALL);
+	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, NULL, 0x99, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.status, CP_OPND_UNREADABLE);
 	assert_int_equal(v.mm, 0x99);
 
 	/* the process is gone: nothing */
-	assert_int_equal(cp_soft_decide(-ESRCH, 0, &op, 0x99, &v), CP_SOFT_GONE);
+	assert_int_equal(cp_soft_decide(-ESRCH, 0, &op, NULL, 0x99, &v), CP_SOFT_GONE);
+}
+
+/*
+ * Skid: an instruction without a memory operand whose predecessor is a
+ * chargeable access (user/skid.h) gets that access's operand and ip; one
+ * with an access of its own keeps it; without a predecessor, a marker.
+ */
+static void test_decide_skid(void **state)
+{
+	/* movq (%rcx),%rdi; add %rdi,%rsi; movq %rcx,(%rdi,%rax,8) */
+	static const __u8 load[] = { 0x48, 0x8b, 0x39 }, add[] = { 0x48, 0x01, 0xfe },
+			  store[] = { 0x48, 0x89, 0x0c, 0xc7 };
+	struct cp_soft_prev prev = { .ip = 0x4012b7 };
+	struct cp_operand op;
+	struct cp_soft_insn v;
+
+	(void)state;
+	cp_decode_operand(load, sizeof(load), &prev.op);
+	cp_decode_operand(add, sizeof(add), &op);
+	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_OK);
+	assert_int_equal(v.op.base, CP_REG_RCX);
+	assert_int_equal(v.op.access, CP_OPND_READ);
+	assert_int_equal(v.charge_ip, 0x4012b7);
+	assert_int_equal(v.mm, 0x1234);
+
+	/* no chargeable access before it: the marker, charged to nothing */
+	assert_int_equal(cp_soft_decide(0, 0, &op, NULL, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_NO_MEMORY);
+	assert_int_equal(v.charge_ip, 0);
+
+	/* an access of its own: its operand, whatever came before */
+	cp_decode_operand(store, sizeof(store), &op);
+	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.access, CP_OPND_WRITE);
+	assert_int_equal(v.op.base, CP_REG_RDI);
+	assert_int_equal(v.charge_ip, 0);
+
+	/* unreadable: a marker even with a predecessor */
+	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.status, CP_OPND_UNREADABLE);
+	assert_int_equal(v.charge_ip, 0);
 }
 
 static void test_sort(void **state)
@@ -131,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_user_mode),
 		cmocka_unit_test(test_data_src),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_skid),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_registry),
 	};

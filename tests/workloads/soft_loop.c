@@ -15,10 +15,15 @@
  *                          and "loop_cpu_ns NS" (the CPU time the thread spent
  *                          in them, interrupts included), for tests/bench
  *
+ * The instruction right after the load (cp_soft_after_load, no memory
+ * operand) is where a tick lands while the load waits: skid correction
+ * charges those ticks to the load, at the address it read.
+ *
  * Protocol (interactive): prints "ready PID", "label load ADDR", "label
- * store ADDR", "src ADDR BYTES" (the heap buffer), "dst ADDR BYTES" (the
- * global array soft_dst); then runs "mem MS" or "kernel MS" read on stdin
- * and prints "done mem" / "done kernel". EOF or "quit" exits 0.
+ * store ADDR", "label after_load ADDR", "src ADDR BYTES" (the heap
+ * buffer), "dst ADDR BYTES" (the global array soft_dst); then runs "mem
+ * MS" or "kernel MS" read on stdin and prints "done mem" / "done kernel".
+ * EOF or "quit" exits 0.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,7 +38,7 @@
 
 unsigned long soft_dst[N] __attribute__((aligned(64)));
 
-extern const char cp_soft_load[], cp_soft_store[];
+extern const char cp_soft_load[], cp_soft_after_load[], cp_soft_store[];
 
 /* One pass: @n stores, loads a line apart; the asm keeps exactly one load and one store. */
 __attribute__((noinline, noclone)) static void copy_pass(unsigned long *dst,
@@ -42,10 +47,14 @@ __attribute__((noinline, noclone)) static void copy_pass(unsigned long *dst,
 	for (long i = 0; i < n; i++) {
 		unsigned long v;
 
+		/* the add after the load is where ticks land when the load stalls (skid);
+		 * early clobber: the load must not overwrite its own address registers */
 		asm volatile(".globl cp_soft_load\ncp_soft_load:\n\t" /* soft: load */
-			     "movq (%1,%2,8), %0" : "=r"(v) : "r"(src), "r"(i * STRIDE) : "memory");
+			     "movq (%1,%2,8), %0\n"
+			     ".globl cp_soft_after_load\ncp_soft_after_load:\n\t"
+			     "addq $1, %0" : "=&r"(v) : "r"(src), "r"(i * STRIDE) : "memory");
 		asm volatile(".globl cp_soft_store\ncp_soft_store:\n\t" /* soft: store */
-			     "movq %0, (%1,%2,8)" : : "r"(v + 1), "r"(dst), "r"(i) : "memory");
+			     "movq %0, (%1,%2,8)" : : "r"(v), "r"(dst), "r"(i) : "memory");
 	}
 }
 
@@ -125,6 +134,7 @@ int main(int argc, char **argv)
 	printf("ready %d\n", (int)getpid());
 	printf("label load %lx\n", (unsigned long)cp_soft_load);
 	printf("label store %lx\n", (unsigned long)cp_soft_store);
+	printf("label after_load %lx\n", (unsigned long)cp_soft_after_load);
 	printf("src %lx %zu\n", (unsigned long)src, SRC_N * sizeof(*src));
 	printf("dst %lx %zu\n", (unsigned long)soft_dst, sizeof(soft_dst));
 	while (fgets(line, sizeof(line), stdin) && strncmp(line, "quit", 4)) {

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Skid correction (user/skid.c): which instruction a tick on an instruction
+ * without a memory operand is charged to, from the code of its function.
+ * Each case is a small function, assembled by hand (bytes from `as` and
+ * `objdump -d`), and the offset of the ticked instruction Y.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "decode.h"
+#include "skid.h"
+
+#define MAX_CODE	32
+
+struct skid_case {
+	const char *what;
+	__u8 code[MAX_CODE];
+	size_t len;
+	size_t y_off;
+	enum cp_skid_verdict verdict;
+	__u32 prev_off;		/* CP_SKID_CHARGE: where P is */
+	__u8 base, index, access;
+};
+
+static const struct skid_case cases[] = {
+	/* tests/workloads/conflict's loop: the load at the loop's top, ticks on the add */
+	{ "add after mov (%rcx),%rdi in a loop -> the load",
+	  { 0x31, 0xf6,				/* 0: xor %esi,%esi */
+	    0x48, 0x8b, 0x39,			/* 2: mov (%rcx),%rdi (loop top) */
+	    0x48, 0x01, 0xfe,			/* 5: add %rdi,%rsi  <- Y */
+	    0x48, 0x01, 0xd9,			/* 8: add %rbx,%rcx */
+	    0xff, 0xca,				/* b: dec %edx */
+	    0x75, 0xf3,				/* d: jne 2 */
+	    0xc3 }, 16, 5, CP_SKID_CHARGE, 2, CP_REG_RCX, CP_REG_NONE, CP_OPND_READ },
+	{ "the instruction after a register add -> no access before it",
+	  { 0x31, 0xf6, 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0x48, 0x01, 0xd9, 0xff, 0xca,
+	    0x75, 0xf3, 0xc3 }, 16, 8, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0 },
+	{ "the loop's own jne reaches Y: the load may not have run just before",
+	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
+	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y, loop top */
+	    0xff, 0xca,				/* 7: dec %edx */
+	    0x75, 0xf8,				/* 9: jne 3 */
+	    0xc3 }, 12, 3, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0 },
+	{ "mov (%rax),%rax: the base is gone",
+	  { 0x90, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 9, 4,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	{ "mov (%rdi,%rcx,8),%rcx: the index is gone",
+	  { 0x90, 0x48, 0x8b, 0x0c, 0xcf, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	{ "lock cmpxchg %rcx,(%rax) writes rax (hidden operand)",
+	  { 0x90, 0xf0, 0x48, 0x0f, 0xb1, 0x08, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	{ "push 8(%rsp): rsp-relative, and push moves rsp",
+	  { 0x90, 0xff, 0x74, 0x24, 0x08, 0x89, 0xc3, 0xc3 }, 8, 5,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	{ "pop %rbx: only the implicit stack access",
+	  { 0x90, 0x5b, 0x89, 0xc3, 0xc3 }, 5, 2, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0 },
+	{ "mov 0x100(%rip),%eax -> RIP-relative, charged",
+	  { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc3 }, 11, 7,
+	  CP_SKID_CHARGE, 1, CP_REG_RIP, CP_REG_NONE, CP_OPND_READ },
+	{ "store mov %rsi,(%rdi,%rax,8), then add $1,%rax -> the store",
+	  { 0x90, 0x48, 0x89, 0x34, 0xc7, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
+	  CP_SKID_CHARGE, 1, CP_REG_RDI, CP_REG_RAX, CP_OPND_WRITE },
+	{ "call *(%rax): Y runs when the callee returns",
+	  { 0x90, 0xff, 0x10, 0x89, 0xc3, 0xc3 }, 6, 3, CP_SKID_PREV_TRANSFER, 0, 0, 0, 0 },
+	{ "jmp *%rax anywhere in the function: a jump table could reach Y",
+	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0xff, 0xe0 }, 9, 3,
+	  CP_SKID_INDIRECT_JUMP, 0, 0, 0, 0 },
+	{ "Y at the entry: no instruction before it",
+	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0 },
+	{ "Y inside an instruction of the walk",
+	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
+	{ "Y past the function",
+	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
+};
+
+static void test_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct skid_case *c = &cases[i];
+		struct cp_skid sk;
+		enum cp_skid_verdict v = cp_skid_find(c->code, c->len, c->y_off, &sk);
+
+		print_message("# %s: %s\n", c->what, cp_skid_verdict_str(v));
+		assert_int_equal(v, c->verdict);
+		if (v != CP_SKID_CHARGE)
+			continue;
+		assert_int_equal(sk.prev_off, c->prev_off);
+		assert_int_equal(sk.op.status, CP_OPND_OK);
+		assert_int_equal(sk.op.base, c->base);
+		assert_int_equal(sk.op.index, c->index);
+		assert_int_equal(sk.op.access, c->access);
+		/* P ends where Y starts: what a RIP-relative address counts from */
+		assert_int_equal(sk.prev_off + sk.op.insn_len, c->y_off);
+	}
+}
+
+/*
+ * The address on_tick computes for a charged tick: the registers of the
+ * tick on Y with ip set to P's (bpf/soft_tick.bpf.c) give exactly what P
+ * accessed. RIP-relative: Y's address + disp.
+ */
+static void test_rip_relative_ea(void **state)
+{
+	static const __u8 code[] = { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01,
+				     0xc3 };
+	const __u64 entry = 0x401000, y = entry + 7;
+	struct cp_regs regs = { .ip = y };
+	struct cp_skid sk;
+	__u64 ea;
+
+	(void)state;
+	assert_int_equal(cp_skid_find(code, sizeof(code), 7, &sk), CP_SKID_CHARGE);
+	regs.ip = entry + sk.prev_off;
+	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
+	assert_int_equal(ea, y + 0x100);	/* objdump: 0x100(%rip) # Y + 0x100 */
+}
+
+static void test_applies(void **state)
+{
+	(void)state;
+	assert_true(cp_skid_applies(CP_OPND_NO_MEMORY));
+	assert_true(cp_skid_applies(CP_OPND_NO_ACCESS));	/* lea, nop */
+	assert_true(cp_skid_applies(CP_OPND_IMPLICIT));	/* push, call */
+	assert_false(cp_skid_applies(CP_OPND_OK));		/* its own access */
+	assert_false(cp_skid_applies(CP_OPND_STRING));	/* may be the stalling one */
+	assert_false(cp_skid_applies(CP_OPND_VSIB));
+	assert_false(cp_skid_applies(CP_OPND_UNREADABLE));
+	assert_string_equal(cp_skid_verdict_str(CP_SKID_VERDICT_NR), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_rip_relative_ea),
+		cmocka_unit_test(test_applies),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Skid correction for the no-PMU source (--source soft). A timer interrupt
+ * is taken between instructions: when a load stalls, the tick is taken once
+ * it completes, on the instruction Y after it, which usually has no memory
+ * operand. The access that cost the time is the instruction P that ran just
+ * before Y. P's address is still computable, exactly, from the registers of
+ * the tick, when:
+ *
+ *   - P is Y's predecessor in the code: found by decoding the function
+ *     holding Y from its entry (x86 cannot be decoded backwards), P ending
+ *     exactly where Y starts;
+ *   - P ran just before Y: P transfers no control (after a call, Y runs when
+ *     the callee returns), no relative branch of the function reaches Y, and
+ *     the function has no indirect jump (a jump table could reach Y);
+ *   - P does not write a register of its own address (`mov (%rax),%rax`,
+ *     `pop`'s rsp): Y has not run, so every other register is as P read it,
+ *     and a RIP-relative operand counts from Y, the end of P.
+ *
+ * Then the tick on Y is charged to P: the address P accessed, and P's ip.
+ * Otherwise Y stays a time-only marker. What the walk cannot see: jumps into
+ * the function from other code (the cold part of a split function jumping
+ * back, an exception landing pad); compilers place those after a jump or
+ * call, which makes no P. Pure: the function's bytes in, a verdict out.
+ */
+#ifndef CP_SKID_H
+#define CP_SKID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "cacheperf/operand.h"
+
+/* Functions longer than this are not walked: their ticks stay time-only (bounded work). */
+#define CP_SKID_MAX_FUNC_BYTES	(256u << 10)
+
+/* Why a tick on Y is or is not charged to the access before it. */
+enum cp_skid_verdict {
+	CP_SKID_CHARGE = 0,	/* charge P: cp_skid.op, cp_skid.prev_off */
+	CP_SKID_AT_ENTRY,	/* Y is the function's entry: no instruction before it */
+	CP_SKID_NOT_BOUNDARY,	/* the walk from the entry does not reach Y (data, bad bounds) */
+	CP_SKID_PREV_NO_ACCESS,	/* P has no computable memory access */
+	CP_SKID_PREV_TRANSFER,	/* P branches, calls or returns: Y does not follow it */
+	CP_SKID_ADDR_WRITTEN,	/* P writes a register its address is built from */
+	CP_SKID_BRANCH_TARGET,	/* a branch of the function reaches Y */
+	CP_SKID_INDIRECT_JUMP,	/* the function jumps through a register or memory */
+	CP_SKID_VERDICT_NR,
+};
+
+/* The access a tick is charged to. */
+struct cp_skid {
+	struct cp_operand op;	/* P's memory operand (status CP_OPND_OK) */
+	__u32 prev_off;		/* P's offset from the function's entry */
+};
+
+/*
+ * True when ticks on an instruction whose operand has status @status may be
+ * skid from the one before: it accesses no memory itself (no memory
+ * operand, lea or nop, or only the stack implicitly). An instruction that
+ * accesses memory in a way not computable (string, gather) may be the
+ * stalling one itself: no correction.
+ */
+bool cp_skid_applies(unsigned int status);
+
+/*
+ * Decides whether a tick on the instruction at offset @y_off of the
+ * function whose code is @code (@len bytes from its entry: the whole
+ * function, so branches after Y are seen) is charged to the instruction
+ * before it. Fills @out for CP_SKID_CHARGE.
+ */
+enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
+				  struct cp_skid *out);
+
+/* A short text for @v ("base register written by the access"), "unknown" if out of range. */
+const char *cp_skid_verdict_str(unsigned int v);
+
+#endif /* CP_SKID_H */

@@ -59,7 +59,8 @@ reported() {
 	# an object paragraph: "Related to the heap object ... at:", then its frames
 	on && /Related to|allocated by|allocated at/ { inobj = 1 }
 	on && /^  (Impact|Access history|Hint|Accessed)/ { inobj = 0 }
-	on && match($0, /[A-Za-z0-9_]+\.c: [0-9]+/) {
+	# instructions read "file.c: 12 (f)", allocation frames "f (file.c:12)"
+	on && match($0, /[A-Za-z0-9_]+\.c: ?[0-9]+/) {
 		s = substr($0, RSTART, RLENGTH); gsub(/: /, ":", s)
 		if (inobj || $0 ~ /allocated at|Related to|object/) { if (!obj) obj = "heap:" s } else lines = lines (lines ? "," : "") s }
 	on && /global variable|variable / && !obj { if (match($0, /variable [A-Za-z_0-9]+/)) obj = "global:" substr($0, RSTART + 9, RLENGTH - 9) }

@@ -51,7 +51,12 @@ static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 s
 	e->set = set;
 	e->ip = ip;
 	e->time_ns = now;
-	bpf_ringbuf_submit(e, 0);
+	/*
+	 * Wake the reader now: samples before it wake it only per batch
+	 * (mem_sample.bpf.h), and until user space disarms the breakpoint every
+	 * further hit costs a trap (~10 us) for nothing. Once per history.
+	 */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }
 
 SEC("?perf_event")

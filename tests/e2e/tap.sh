@@ -20,6 +20,9 @@ skip() { tap_n=$((tap_n + 1)); echo "not ok $tap_n # SKIP $1"; }
 # skip_all WHY: the whole test cannot run here (no root, a tool missing).
 skip_all() { skip "$1"; echo "1..$tap_n"; exit 0; }
 
+# need_root WHY: skip_all unless root.
+need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$1"; }
+
 # run_cmd CMD...: runs with stdout+stderr in $tap_out, status in $rc.
 run_cmd() { "$@" >"$tap_out" 2>&1 </dev/null; rc=$?; }
 

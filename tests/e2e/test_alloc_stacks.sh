@@ -7,11 +7,7 @@
 # the live report, its JSON and the report of its recording must all show them.
 . "$(dirname "$0")/tap.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "allocation probes need root"
-	done_testing
-	exit 0
-fi
+need_root "allocation probes need root"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir" "$tap_out"' EXIT
 src=$CP_ROOT/tests/workloads/alloc_chain.h

@@ -8,11 +8,7 @@
 # comments in bp_hot.c). --max-bp-rate 0 turns it all off.
 . "$(dirname "$0")/tap.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "runs need root"
-	done_testing
-	exit 0
-fi
+need_root "runs need root"
 
 src=$CP_ROOT/tests/workloads/bp_hot.c
 col_line=$(grep -n 'CP_MARK conflict loads' "$src" | cut -d: -f1)

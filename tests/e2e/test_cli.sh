@@ -27,11 +27,7 @@ expect "nothing after --" 2 "no command after --" "$BIN" --
 expect "bad --cache" 2 "L1D" "$BIN" --cache L1D=12Q:8:64 --source faults -- true
 expect "unknown source" 2 "source" "$BIN" --source magic -a
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "runs need root"
-	done_testing
-	exit 0
-fi
+need_root "runs need root"
 
 # --- runtime errors: exit 1 and what to do ------------------------------------
 expect "unknown PID" 1 "no such process: PID 4194000" "$BIN" -p 4194000 --source faults

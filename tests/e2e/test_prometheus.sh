@@ -50,11 +50,7 @@ expect "an unwritable directory is refused" 1 "cannot create a file in its direc
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --prom-file "$work/x.prom" \
 	--source faults -- true
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "runs need root"
-	done_testing
-	exit 0
-fi
+need_root "runs need root"
 
 # --- a live run rewrites the file each interval; a reader never sees half ------
 tf=$work/tf

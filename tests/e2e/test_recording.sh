@@ -16,11 +16,7 @@ expect "report of a file that is not a recording" 1 "not a cacheperf-bpf recordi
 	"$BIN" report "$dir/text"
 expect "report without a file" 2 "usage: cacheperf-bpf report FILE" "$BIN" report
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "live recordings need root"
-	done_testing
-	exit 0
-fi
+need_root "live recordings need root"
 
 # --- a live run, recorded, then replayed ------------------------------------------
 # touch_pages (tests/e2e/test_cli.sh explains the run; "go" after 1 s: on a busy

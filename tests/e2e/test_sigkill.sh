@@ -10,7 +10,7 @@
 # status 0 and their output.
 . "$(dirname "$0")/tap.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+need_root "needs root"
 command -v bpftool >/dev/null || skip_all "no bpftool to name the attached programs"
 
 out=$(mktemp -d)

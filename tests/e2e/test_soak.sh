@@ -17,7 +17,7 @@
 
 secs=${CP_SOAK_SECONDS:-120}
 limit_mib=${CP_SOAK_MAX_MEMORY_MIB:-256}
-[ "$(id -u)" -eq 0 ] || skip_all "the soak needs root"
+need_root "the soak needs root"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out" "$tap_out"' EXIT

@@ -7,11 +7,7 @@
 # works on a running process; a recording replays to the same report.
 . "$(dirname "$0")/tap.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "the soft source needs root"
-	done_testing
-	exit 0
-fi
+need_root "the soft source needs root"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir" "$tap_out"' EXIT
 src=$CP_ROOT/tests/workloads/soft_loop.c

@@ -8,11 +8,7 @@
 # it is pattern-based (docs/soft.md).
 . "$(dirname "$0")/tap.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "runs need root"
-	done_testing
-	exit 0
-fi
+need_root "runs need root"
 run_cmd "$BIN" --source soft -d 1 -- true
 if [ "$rc" -ne 0 ] && grep -q "not in this version yet" "$tap_out"; then
 	skip "--source soft is not in this build yet"

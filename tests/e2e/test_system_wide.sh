@@ -10,7 +10,7 @@
 # handled is listed as "?").
 . "$(dirname "$0")/tap.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+need_root "needs root"
 command -v python3 >/dev/null || skip_all "no python3 to read the JSON reports"
 cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 out=$(mktemp -d)

@@ -11,6 +11,7 @@
 set -u
 build=${1:?usage: tests/bench/run.sh BUILD [NAME...]}
 shift
+export CP_BUILD=$build	# where the overhead benches find the profiler and workloads
 
 # name and arguments (see each file's "usage:" comment)
 table=(
@@ -18,6 +19,7 @@ table=(
 	"alloc_probe_cost 5 1000000"
 	"bp_hit_cost 7 20000"
 	"bp_overhead 9 600000"
+	"soft_overhead 7"
 	"object_store_bench 1048576"
 	"symbolizer_bench 20000"
 	"replay_throughput 10000000"

@@ -138,12 +138,15 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 * result stays cached for the report. Until it succeeds: a lookup per
 	 * sample of a located instruction was a tenth of a replay's time.
 	 */
-	if (first && !cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info) && miss)
-		insn_store__set_located(p->insns, &key);
-	cp_symbolizer__stats(p->sym, &ss);
-	if (ss.snapshots != p->snapshots_seen) {
-		p->snapshots_seen = ss.snapshots;
-		limits_tick(p, true);
+	if (first) {
+		if (!cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info) && miss)
+			insn_store__set_located(p->insns, &key);
+		/* a lookup may have taken a snapshot (megabytes): check the memory now */
+		cp_symbolizer__stats(p->sym, &ss);
+		if (ss.snapshots != p->snapshots_seen) {
+			p->snapshots_seen = ss.snapshots;
+			limits_tick(p, true);
+		}
 	}
 	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;

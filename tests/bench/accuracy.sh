@@ -30,6 +30,7 @@ trap 'rm -rf "$dir"' EXIT
 CORPUS="lr_false_sharing:lr_false_sharing
 histogram_false_sharing:histogram_false_sharing
 cache_scratch:cache_scratch
+cache_thrash:cache_thrash
 counter_true_sharing:counter_true_sharing
 adi_conflict:adi_conflict
 nw_conflict:nw_conflict
@@ -38,7 +39,7 @@ irs_capacity:irs_capacity
 streamcluster_small:streamcluster_small
 control_sum:friendly_control sum
 control_padded:friendly_control padded"
-CHECK="counter_true_sharing,adi_conflict,raytrace_conflict,irs_capacity,control_sum"
+CHECK="counter_true_sharing,cache_thrash,adi_conflict,raytrace_conflict,irs_capacity,control_sum"
 
 # "file.c:LINE" of the line holding MARK in the workload's source, or "-"
 marker() {

@@ -11,7 +11,7 @@ run_cmd bash "$CP_ROOT/tests/bench/accuracy.sh" "$CP_BUILD" check
 if [ "$rc" -ne 0 ]; then
 	_not_ok "accuracy.sh check runs" "exit status $rc"
 fi
-for w in adi_conflict raytrace_conflict irs_capacity counter_true_sharing control_sum; do
+for w in adi_conflict raytrace_conflict irs_capacity counter_true_sharing cache_thrash control_sum; do
 	row=$(grep "^$w " "$tap_out")
 	IFS='|' read -r _ truth oracle reported _ <<<"$row"
 	read -r t_cls t_origin t_line t_obj <<<"$truth"

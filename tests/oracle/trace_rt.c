@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sched.h>
 
 #include "trace.h"
 
@@ -40,8 +41,14 @@ static void lock(void)
 {
 	unsigned int me = atomic_fetch_add_explicit(&next_ticket, 1, memory_order_relaxed);
 
-	while (atomic_load_explicit(&now_serving, memory_order_acquire) != me)
-		__builtin_ia32_pause();
+	/* yield now and then: a waiter ahead of us may have lost its CPU (more threads than CPUs) */
+	for (unsigned int spins = 1; atomic_load_explicit(&now_serving, memory_order_acquire) != me;
+	     spins++) {
+		if (spins % 1024)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
 }
 
 static void unlock(void)
@@ -67,20 +74,38 @@ static void flush_locked(void)
 	nbuf = 0;
 }
 
-static void put(__u64 ip, __u64 addr, unsigned int size, unsigned int kind)
+static void put_locked(__u64 ip, __u64 addr, unsigned int size, unsigned int kind)
 {
-	if (out_fd < 0)
-		return;
-	if (tix < 0)
-		tix = atomic_fetch_add(&nr_threads, 1);
-	lock();
 	buf[nbuf++] = (struct cp_trace_rec){
 		.addr = addr, .ip = ip, .tid = tix > CP_TRACE_MAX_THREADS ? CP_TRACE_MAX_THREADS : tix,
 		.size = size > 16 ? 16 : size, .kind = kind,
 	};
 	if (nbuf == BUF_RECS)
 		flush_locked();
+}
+
+/*
+ * Writes one record, or a record and the size record that follows it
+ * (@value, for ALLOC and MAPS), under one hold of the lock: another
+ * thread's record between the two would be read as the size.
+ */
+static void put2(__u64 ip, __u64 addr, unsigned int size, unsigned int kind, bool sized,
+		 __u64 value)
+{
+	if (out_fd < 0)
+		return;
+	if (tix < 0)
+		tix = atomic_fetch_add(&nr_threads, 1);
+	lock();
+	put_locked(ip, addr, size, kind);
+	if (sized)
+		put_locked(ip, value, 0, CP_TR_SIZE);
 	unlock();
+}
+
+static void put(__u64 ip, __u64 addr, unsigned int size, unsigned int kind)
+{
+	put2(ip, addr, size, kind, false, 0);
 }
 
 /* Records @len bytes at @p as 8-byte accesses (memcpy, memset, ranges). */
@@ -109,8 +134,7 @@ static void finish(void)
 		len += (size_t)n;
 	if (fd >= 0)
 		close(fd);
-	put(0, (__u64)getpid(), 0, CP_TR_MAPS);
-	put(0, len, 0, CP_TR_SIZE);
+	put2(0, (__u64)getpid(), 0, CP_TR_MAPS, true, len);
 	lock();
 	flush_locked();
 	if (out_fd >= 0 && write(out_fd, text, len) != (ssize_t)len)
@@ -231,8 +255,7 @@ int __real_posix_memalign(void **p, size_t al, size_t n);
 static void *alloced(__u64 ip, void *p, size_t n)
 {
 	if (p) {
-		put(ip, (__u64)p, 0, CP_TR_ALLOC);
-		put(ip, n, 0, CP_TR_SIZE);
+		put2(ip, (__u64)p, 0, CP_TR_ALLOC, true, n);
 	}
 	return p;
 }

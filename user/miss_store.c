@@ -254,6 +254,7 @@ int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 		t->write_mask |= mask;
 	else
 		t->read_mask |= mask;
+	t->hitm_reads += a->hitm && !a->store;
 	note_epoch(l, t, a, mask);
 	return 0;
 }
@@ -340,6 +341,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 			continue;
 		}
 		t->accesses += st->accesses;
+		t->hitm_reads += st->hitm_reads;
 		t->read_mask |= st->read_mask;
 		t->write_mask |= st->write_mask;
 	}
@@ -377,7 +379,8 @@ int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src
 
 enum cp_sharing cp_line_sharing(const struct cp_line *line)
 {
-	bool writes = false, overlap = false;
+	bool writes = false, overlap = false, read_overlap = false;
+	__u32 hitm_readers = 0;
 
 	if (line->nr_threads < 2)
 		return CP_SHARING_NONE;
@@ -385,17 +388,25 @@ enum cp_sharing cp_line_sharing(const struct cp_line *line)
 		const struct cp_line_thread *a = &line->thr[i];
 
 		writes |= a->write_mask != 0;
+		hitm_readers += a->hitm_reads != 0;
 		for (__u32 j = 0; j < line->nr_threads; j++) {
 			const struct cp_line_thread *b = &line->thr[j];
 
+			if (i == j)
+				continue;
 			/* a byte @a wrote that another thread touched */
-			if (i != j && (a->write_mask & (b->read_mask | b->write_mask)))
+			if (a->write_mask & (b->read_mask | b->write_mask))
 				overlap = true;
+			if (a->read_mask & b->read_mask)
+				read_overlap = true;
 		}
 	}
-	if (!writes)
-		return CP_SHARING_NONE;
-	return overlap ? CP_SHARING_TRUE : CP_SHARING_FALSE;
+	if (writes)
+		return overlap ? CP_SHARING_TRUE : CP_SHARING_FALSE;
+	/* no write sampled: HITM loads by several threads say the line is written elsewhere */
+	if (hitm_readers >= 2)
+		return read_overlap ? CP_SHARING_TRUE : CP_SHARING_FALSE;
+	return CP_SHARING_NONE;
 }
 
 enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line)

@@ -40,6 +40,7 @@
 struct cp_line_thread {
 	__u32 tid;
 	__u32 accesses;
+	__u32 hitm_reads;		/* loads that hit the line modified in another core */
 	__u64 read_mask;
 	__u64 write_mask;
 	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
@@ -141,7 +142,10 @@ void miss_store__clear(struct cp_miss_store *s);
 /*
  * Pure: the sharing on @line. Several threads and at least one write:
  * true sharing when a byte one thread wrote was read or written by another,
- * else false sharing. Threads past CP_LINE_MAX_THREADS are not judged.
+ * else false sharing. No sampled write, but several threads whose loads hit
+ * the line modified in another core (HITM: someone writes it; perf c2c's
+ * reading): true sharing when their loads overlap, else false sharing.
+ * Threads past CP_LINE_MAX_THREADS are not judged.
  */
 enum cp_sharing cp_line_sharing(const struct cp_line *line);
 

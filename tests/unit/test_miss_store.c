@@ -66,6 +66,54 @@ static void test_sharing_verdicts(void **state)
 	miss_store__free(s);
 }
 
+static void add_load(struct cp_miss_store *s, __u32 tid, __u64 addr, bool hitm)
+{
+	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = 8, .hitm = hitm };
+
+	assert_int_equal(miss_store__add(s, &a), 0);
+}
+
+/*
+ * No store sampled (stores are sampled 1 in 50000, and a miss-ratio window
+ * may drop them), but loads that hit the line modified in another core:
+ * the line is written elsewhere, so several HITM readers share it.
+ */
+static void test_sharing_from_hitm_loads(void **state)
+{
+	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *m = miss_store__new(&l1, 0);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(m);
+	/* each thread reads its own field, both HITM: false sharing */
+	add_load(s, 1, 0x10000, true);
+	add_load(s, 2, 0x10008, true);
+	assert_int_equal(sharing_at(s, 0x10000), CP_SHARING_FALSE);
+	/* both read the same counter with HITM: true sharing */
+	add_load(s, 1, 0x20010, true);
+	add_load(s, 2, 0x20010, true);
+	assert_int_equal(sharing_at(s, 0x20010), CP_SHARING_TRUE);
+	/* only one thread's loads were HITM: the other's may be its own writes' */
+	add_load(s, 1, 0x30000, true);
+	add_load(s, 2, 0x30008, false);
+	assert_int_equal(sharing_at(s, 0x30000), CP_SHARING_NONE);
+	/* plain read misses of two threads (capacity): nothing shared */
+	add_load(s, 1, 0x40000, false);
+	add_load(s, 2, 0x40008, false);
+	assert_int_equal(sharing_at(s, 0x40000), CP_SHARING_NONE);
+	/* one HITM reader only: nothing to judge */
+	add_load(s, 1, 0x50000, true);
+	add_load(s, 1, 0x50008, true);
+	assert_int_equal(sharing_at(s, 0x50000), CP_SHARING_NONE);
+	/* merged stores keep the HITM readers: one in each half */
+	add_load(m, 2, 0x30010, true);
+	assert_int_equal(miss_store__merge(s, m), 0);
+	assert_int_equal(sharing_at(s, 0x30000), CP_SHARING_FALSE);
+	miss_store__free(m);
+	miss_store__free(s);
+}
+
 /* One access of thread @tid at @t_ms milliseconds of sample time. */
 static void add_at(struct cp_miss_store *s, __u32 tid, __u64 addr, bool store, __u64 t_ms)
 {
@@ -267,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sharing_verdicts),
+		cmocka_unit_test(test_sharing_from_hitm_loads),
 		cmocka_unit_test(test_sharing_within_epochs),
 		cmocka_unit_test(test_masks_and_counts),
 		cmocka_unit_test(test_threads_beyond_cap),

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefetch.h"
 #include "top_n.h"
 
 #include "insn_store.h"
@@ -174,6 +175,14 @@ static void add_miss_addr(struct cp_insn *in, __u64 addr)
 void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	__builtin_prefetch(&s->slots[hash_key(key) & (s->nr_slots - 1)]);
+}
+
+void insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_ip_key *key)
+{
+	__u32 at = s->slots[hash_key(key) & (s->nr_slots - 1)];
+
+	if (at)
+		cp_prefetch_range(&s->ent[at - 1], sizeof(s->ent[0]));
 }
 
 int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,

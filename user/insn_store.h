@@ -61,6 +61,12 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key);
 
 /*
+ * The second hint, some records later: reads the slot the first one fetched
+ * and fetches every cache line of the entry it names.
+ */
+void insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_ip_key *key);
+
+/*
  * Notes one forwarded miss of @key at @addr, which maps to L1 set @set:
  * counted per set (the first CP_INSN_SETS sets, the rest together) and the
  * address kept if it starts a new line among the first CP_INSN_MISS_ADDRS.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefetch.h"
 #include "top_n.h"
 
 #include "miss_store.h"
@@ -220,7 +221,7 @@ void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
 	size_t i = hash_key(tgid, addr >> s->line_shift) & (s->nr_slots - 1);
 
 	__builtin_prefetch(&s->used[i]);
-	__builtin_prefetch(&s->slots[i]);
+	cp_prefetch_range(&s->slots[i], sizeof(s->slots[i]));
 }
 
 int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)

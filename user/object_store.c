@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Object store: three levels over one pool of nodes. Every level refers to
- * objects by a 32-bit pool index, so a small object costs one node plus one
- * index in its page's sorted array. Nodes are also threaded on an age list
- * (oldest first) so eviction at the cap is O(1).
+ * objects by a 32-bit pool index, so a small object costs one node plus a
+ * 12-byte entry (index, first and last byte) in its page's sorted array.
+ * Nodes are also threaded on an age list (oldest first) so eviction at the
+ * cap is O(1).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include "object_store.h"
+#include "object_treap.h"
+#include "prefetch.h"
 
 #define NIL		UINT32_MAX
 #define POOL_MIN	1024		/* first pool allocation, in nodes */
@@ -21,6 +24,9 @@
 #define CP_OBJ_RECENT	256		/* granules whose last object found is remembered */
 /* a page: 39 % hits in the replay bench, 16 KiB: 28 % */
 #define CP_OBJ_RECENT_SHIFT	CP_OBJ_PAGE_SHIFT
+/* a sorted array's entries hinted: all up to 1.5 KiB (128), else 15 spread over it */
+#define CP_OBJ_HINT_BYTES	1536
+#define CP_OBJ_HINT_SPLITS	16
 
 struct node {
 	struct cp_object obj;
@@ -28,11 +34,25 @@ struct node {
 	__u32 newer;
 };
 
+/*
+ * An object of a page or chunk: its first and last byte as offsets in the
+ * granule (it lies within it) next to its pool index, so a lookup reads this
+ * array only, not a pool node per step of the binary search (a chunk holds
+ * a hundred objects: seven cache misses) nor one to see that the page's
+ * candidate ends before the address.
+ */
+struct slot {
+	__u32 off;		/* start - base */
+	__u32 last;		/* last byte - base */
+	__u32 idx;
+};
+
 /* The objects of one page or chunk, sorted by start. */
 struct slots {
 	__u32 nr;
 	__u32 cap;
-	__u32 idx[];
+	__u64 base;		/* first byte of the granule */
+	struct slot e[];
 };
 
 struct bucket {
@@ -48,14 +68,6 @@ struct table {
 	unsigned int shift;	/* 64 - log2(nr_b): Fibonacci hashing keeps the high bits */
 };
 
-/* Treap node of the huge level. */
-struct tnode {
-	__u64 start;
-	__u32 idx;
-	__u32 prio;
-	struct tnode *l, *r;
-};
-
 struct cp_object_store {
 	struct node *pool;
 	size_t pool_cap;	/* nodes allocated */
@@ -64,7 +76,7 @@ struct cp_object_store {
 	__u32 oldest, newest;
 	size_t max;
 	struct table pages, chunks;
-	struct tnode *huge;
+	struct cp_treap *huge;
 	size_t nr_huge;
 	__u32 rng;
 	size_t slot_bytes;	/* bytes held by slots arrays */
@@ -188,14 +200,14 @@ static void table_del_at(struct table *t, size_t i)
 /* ---- sorted arrays ---- */
 
 /* Position of the last object starting at or below @addr, or -1. */
-static long slots_floor(const struct cp_object_store *s, const struct slots *a, __u64 addr)
+static long slots_floor(const struct slots *a, __u64 addr)
 {
 	long lo = 0, hi = (long)a->nr - 1, found = -1;
 
 	while (lo <= hi) {
 		long mid = lo + (hi - lo) / 2;
 
-		if (node_start(s, a->idx[mid]) <= addr) {
+		if (a->base + a->e[mid].off <= addr) {
 			found = mid;
 			lo = mid + 1;
 		} else {
@@ -205,19 +217,20 @@ static long slots_floor(const struct cp_object_store *s, const struct slots *a, 
 	return found;
 }
 
-static __u32 slots_find(const struct cp_object_store *s, const struct slots *a, __u64 addr)
+static __u32 slots_find(const struct slots *a, __u64 addr)
 {
 	long f;
 
 	if (!a)
 		return NIL;
-	f = slots_floor(s, a, addr);
-	if (f < 0 || node_last(s, a->idx[f]) < addr)
+	f = slots_floor(a, addr);
+	if (f < 0 || a->base + a->e[f].last < addr)
 		return NIL;
-	return a->idx[f];
+	return a->e[f].idx;
 }
 
-static int level_insert(struct cp_object_store *s, struct table *t, __u64 key, __u32 idx)
+static int level_insert(struct cp_object_store *s, struct table *t, unsigned int shift, __u64 key,
+			__u32 idx)
 {
 	struct slots *a;
 	size_t b;
@@ -228,27 +241,31 @@ static int level_insert(struct cp_object_store *s, struct table *t, __u64 key, _
 	b = table_probe(t, key);
 	a = t->b[b].arr;
 	if (!a) {
-		a = malloc(sizeof(*a) + SLOTS_MIN * sizeof(a->idx[0]));
+		a = malloc(sizeof(*a) + SLOTS_MIN * sizeof(a->e[0]));
 		if (!a)
 			return -ENOMEM;
 		a->nr = 0;
 		a->cap = SLOTS_MIN;
-		s->slot_bytes += sizeof(*a) + SLOTS_MIN * sizeof(a->idx[0]);
+		a->base = key << shift;
+		s->slot_bytes += sizeof(*a) + SLOTS_MIN * sizeof(a->e[0]);
 		t->b[b].key = key;
 		t->b[b].arr = a;
 		t->used++;
 	} else if (a->nr == a->cap) {
-		struct slots *n = realloc(a, sizeof(*a) + 2 * a->cap * sizeof(a->idx[0]));
+		struct slots *n = realloc(a, sizeof(*a) + 2 * a->cap * sizeof(a->e[0]));
 
 		if (!n)
 			return -ENOMEM;
-		s->slot_bytes += n->cap * sizeof(n->idx[0]);
+		s->slot_bytes += n->cap * sizeof(n->e[0]);
 		n->cap *= 2;
 		t->b[b].arr = a = n;
 	}
-	pos = slots_floor(s, a, node_start(s, idx)) + 1;
-	memmove(&a->idx[pos + 1], &a->idx[pos], (a->nr - pos) * sizeof(a->idx[0]));
-	a->idx[pos] = idx;
+	pos = slots_floor(a, node_start(s, idx)) + 1;
+	memmove(&a->e[pos + 1], &a->e[pos], (a->nr - pos) * sizeof(a->e[0]));
+	a->e[pos] = (struct slot){
+		.off = (__u32)(node_start(s, idx) - a->base),
+		.last = (__u32)(node_last(s, idx) - a->base), .idx = idx,
+	};
 	a->nr++;
 	return 0;
 }
@@ -261,85 +278,18 @@ static void level_remove(struct cp_object_store *s, struct table *t, __u64 key, 
 
 	if (!a)
 		return;
-	pos = slots_floor(s, a, node_start(s, idx));
-	if (pos < 0 || a->idx[pos] != idx)
+	pos = slots_floor(a, node_start(s, idx));
+	if (pos < 0 || a->e[pos].idx != idx)
 		return;
-	memmove(&a->idx[pos], &a->idx[pos + 1], (a->nr - pos - 1) * sizeof(a->idx[0]));
+	memmove(&a->e[pos], &a->e[pos + 1], (a->nr - pos - 1) * sizeof(a->e[0]));
 	if (--a->nr == 0) {
-		s->slot_bytes -= sizeof(*a) + a->cap * sizeof(a->idx[0]);
+		s->slot_bytes -= sizeof(*a) + a->cap * sizeof(a->e[0]);
 		free(a);
 		table_del_at(t, b);
 	}
 }
 
 /* ---- treap of huge objects ---- */
-
-static struct tnode *t_merge(struct tnode *a, struct tnode *b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	if (a->prio > b->prio) {
-		a->r = t_merge(a->r, b);
-		return a;
-	}
-	b->l = t_merge(a, b->l);
-	return b;
-}
-
-/* @l gets the keys below @key, @r the others. */
-static void t_split(struct tnode *t, __u64 key, struct tnode **l, struct tnode **r)
-{
-	if (!t) {
-		*l = *r = NULL;
-	} else if (t->start < key) {
-		t_split(t->r, key, &t->r, r);
-		*l = t;
-	} else {
-		t_split(t->l, key, l, &t->l);
-		*r = t;
-	}
-}
-
-static struct tnode *t_floor(struct tnode *t, __u64 addr)
-{
-	struct tnode *best = NULL;
-
-	while (t) {
-		if (t->start <= addr) {
-			best = t;
-			t = t->r;
-		} else {
-			t = t->l;
-		}
-	}
-	return best;
-}
-
-static struct tnode *t_after(struct tnode *t, __u64 key)
-{
-	struct tnode *best = NULL;
-
-	while (t) {
-		if (t->start > key) {
-			best = t;
-			t = t->l;
-		} else {
-			t = t->r;
-		}
-	}
-	return best;
-}
-
-static void t_free(struct tnode *t)
-{
-	if (!t)
-		return;
-	t_free(t->l);
-	t_free(t->r);
-	free(t);
-}
 
 static __u32 next_prio(struct cp_object_store *s)
 {
@@ -351,7 +301,7 @@ static __u32 next_prio(struct cp_object_store *s)
 
 static int huge_insert(struct cp_object_store *s, __u32 idx)
 {
-	struct tnode *n = malloc(sizeof(*n)), *l, *r;
+	struct cp_treap *n = malloc(sizeof(*n)), *l, *r;
 
 	if (!n)
 		return -ENOMEM;
@@ -359,24 +309,24 @@ static int huge_insert(struct cp_object_store *s, __u32 idx)
 	n->idx = idx;
 	n->prio = next_prio(s);
 	n->l = n->r = NULL;
-	t_split(s->huge, n->start, &l, &r);
-	s->huge = t_merge(t_merge(l, n), r);
+	cp_treap_split(s->huge, n->start, &l, &r);
+	s->huge = cp_treap_merge(cp_treap_merge(l, n), r);
 	s->nr_huge++;
 	return 0;
 }
 
 static void huge_remove(struct cp_object_store *s, __u64 start)
 {
-	struct tnode *l, *m, *r;
+	struct cp_treap *l, *m, *r;
 
 	/* a huge object crosses a chunk boundary, so start + 1 cannot wrap */
-	t_split(s->huge, start, &l, &r);
-	t_split(r, start + 1, &m, &r);
+	cp_treap_split(s->huge, start, &l, &r);
+	cp_treap_split(r, start + 1, &m, &r);
 	if (m) {
 		free(m);
 		s->nr_huge--;
 	}
-	s->huge = t_merge(l, r);
+	s->huge = cp_treap_merge(l, r);
 }
 
 /* ---- levels ---- */
@@ -398,9 +348,10 @@ static int index_node(struct cp_object_store *s, __u32 i)
 
 	switch (level_of(start, node_last(s, i))) {
 	case LV_PAGE:
-		return level_insert(s, &s->pages, start >> CP_OBJ_PAGE_SHIFT, i);
+		return level_insert(s, &s->pages, CP_OBJ_PAGE_SHIFT, start >> CP_OBJ_PAGE_SHIFT, i);
 	case LV_CHUNK:
-		return level_insert(s, &s->chunks, start >> CP_OBJ_CHUNK_SHIFT, i);
+		return level_insert(s, &s->chunks, CP_OBJ_CHUNK_SHIFT, start >> CP_OBJ_CHUNK_SHIFT,
+				    i);
 	default:
 		return huge_insert(s, i);
 	}
@@ -425,16 +376,16 @@ static void unindex_node(struct cp_object_store *s, __u32 i)
 /* The node holding @addr: page table first, where most objects live. */
 static __u32 find_node(const struct cp_object_store *s, __u64 addr)
 {
-	struct tnode *t;
+	struct cp_treap *t;
 	__u32 i;
 
-	i = slots_find(s, table_get(&s->pages, addr >> CP_OBJ_PAGE_SHIFT), addr);
+	i = slots_find(table_get(&s->pages, addr >> CP_OBJ_PAGE_SHIFT), addr);
 	if (i != NIL)
 		return i;
-	i = slots_find(s, table_get(&s->chunks, addr >> CP_OBJ_CHUNK_SHIFT), addr);
+	i = slots_find(table_get(&s->chunks, addr >> CP_OBJ_CHUNK_SHIFT), addr);
 	if (i != NIL)
 		return i;
-	t = t_floor(s->huge, addr);
+	t = cp_treap_floor(s->huge, addr);
 	return t && node_last(s, t->idx) >= addr ? t->idx : NIL;
 }
 
@@ -524,11 +475,11 @@ static int collect_slots(struct cp_object_store *s, const struct slots *a, __u64
 
 	if (!a)
 		return 0;
-	pos = slots_floor(s, a, start);
-	if (pos < 0 || node_last(s, a->idx[pos]) < start)
+	pos = slots_floor(a, start);
+	if (pos < 0 || a->base + a->e[pos].last < start)
 		pos++;
-	for (; pos < (long)a->nr && node_start(s, a->idx[pos]) <= last; pos++)
-		if (victim_add(s, a->idx[pos]))
+	for (; pos < (long)a->nr && a->base + a->e[pos].off <= last; pos++)
+		if (victim_add(s, a->e[pos].idx))
 			return -ENOMEM;
 	return 0;
 }
@@ -566,16 +517,16 @@ static int collect_table(struct cp_object_store *s, const struct table *t, unsig
 
 static int collect_overlaps(struct cp_object_store *s, __u64 start, __u64 last)
 {
-	struct tnode *t;
+	struct cp_treap *t;
 
 	s->nr_victims = 0;
 	if (collect_table(s, &s->pages, CP_OBJ_PAGE_SHIFT, start, last) ||
 	    collect_table(s, &s->chunks, CP_OBJ_CHUNK_SHIFT, start, last))
 		return -ENOMEM;
-	t = t_floor(s->huge, start);
+	t = cp_treap_floor(s->huge, start);
 	if (t && node_last(s, t->idx) >= start && victim_add(s, t->idx))
 		return -ENOMEM;
-	for (t = t_after(s->huge, start); t && t->start <= last; t = t_after(s->huge, t->start))
+	for (t = cp_treap_after(s->huge, start); t && t->start <= last; t = cp_treap_after(s->huge, t->start))
 		if (victim_add(s, t->idx))
 			return -ENOMEM;
 	return 0;
@@ -620,7 +571,7 @@ void cp_object_store__free(struct cp_object_store *s)
 		free_table_slots(&s->chunks);
 	free(s->pages.b);
 	free(s->chunks.b);
-	t_free(s->huge);
+	cp_treap_free(s->huge);
 	free(s->pool);
 	free(s->victims);
 	free(s);
@@ -643,7 +594,7 @@ void cp_object_store__clear(struct cp_object_store *s)
 	free(s->chunks.b);
 	s->pages = pages;
 	s->chunks = chunks;
-	t_free(s->huge);
+	cp_treap_free(s->huge);
 	s->huge = NULL;
 	s->nr_huge = 0;
 	free(s->pool);
@@ -721,18 +672,8 @@ static size_t recent_slot(__u64 key)
 	return (size_t)((key * GOLDEN64) >> 56) % CP_OBJ_RECENT;
 }
 
-void cp_object_store__prefetch(const struct cp_object_store *s, __u64 addr)
-{
-	__u64 key = addr >> CP_OBJ_RECENT_SHIFT;
-	size_t r = recent_slot(key);
-
-	if (s->recent[r].gen == s->gen && s->recent[r].key == key)
-		__builtin_prefetch(&s->pool[s->recent[r].idx]);
-	else
-		__builtin_prefetch(&s->pages.b[table_home(&s->pages, addr >> CP_OBJ_PAGE_SHIFT)]);
-}
-
-const struct cp_object *cp_object_store__find(struct cp_object_store *s, __u64 addr)
+/* The node holding @addr, remembered as the last found in its page; NIL if none. */
+static __u32 find_recent(struct cp_object_store *s, __u64 addr)
 {
 	__u64 key = addr >> CP_OBJ_RECENT_SHIFT;
 	size_t r = recent_slot(key);
@@ -740,17 +681,75 @@ const struct cp_object *cp_object_store__find(struct cp_object_store *s, __u64 a
 
 	/* gen starts at 1: an entry never filled never matches */
 	if (s->recent[r].gen == s->gen && s->recent[r].key == key &&
-	    node_start(s, s->recent[r].idx) <= addr && node_last(s, s->recent[r].idx) >= addr) {
-		i = s->recent[r].idx;
-	} else {
-		i = find_node(s, addr);
-		if (i == NIL) {
-			s->st.lookup_misses++;
-			return NULL;
-		}
+	    node_start(s, s->recent[r].idx) <= addr && node_last(s, s->recent[r].idx) >= addr)
+		return s->recent[r].idx;
+	i = find_node(s, addr);
+	if (i != NIL) {
 		s->recent[r].key = key;
 		s->recent[r].idx = i;
 		s->recent[r].gen = s->gen;
+	}
+	return i;
+}
+
+/*
+ * Stages 1 and 2 of a hint for the sorted array of @key, if its home bucket
+ * holds it (most do): its first line (its length), then its entries, all if
+ * few, else those the first halvings of a search look at.
+ */
+static void hint_slots(const struct table *t, __u64 key, int stage)
+{
+	const struct bucket *b = &t->b[table_home(t, key)];
+	const struct slots *a = b->arr;
+
+	if (!a || b->key != key)
+		return;
+	if (stage == 1)
+		__builtin_prefetch(a);
+	else if (a->nr * sizeof(a->e[0]) <= CP_OBJ_HINT_BYTES)
+		cp_prefetch_range(a->e, a->nr * sizeof(a->e[0]));
+	else
+		for (size_t k = 1; k < CP_OBJ_HINT_SPLITS; k++)
+			__builtin_prefetch(&a->e[k * a->nr / CP_OBJ_HINT_SPLITS]);
+}
+
+void cp_object_store__hint(struct cp_object_store *s, __u64 addr, int stage)
+{
+	__u64 key = addr >> CP_OBJ_RECENT_SHIFT, page = addr >> CP_OBJ_PAGE_SHIFT;
+	__u64 chunk = addr >> CP_OBJ_CHUNK_SHIFT;
+	size_t r = recent_slot(key);
+	__u32 i;
+
+	/* its page's last object: the lookup reads that node first */
+	if (s->recent[r].gen == s->gen && s->recent[r].key == key) {
+		if (stage == 0)
+			__builtin_prefetch(&s->pool[s->recent[r].idx]);
+		return;
+	}
+	switch (stage) {
+	case 0:
+		__builtin_prefetch(&s->pages.b[table_home(&s->pages, page)]);
+		__builtin_prefetch(&s->chunks.b[table_home(&s->chunks, chunk)]);
+		break;
+	case 1:
+	case 2:
+		hint_slots(&s->pages, page, stage);
+		hint_slots(&s->chunks, chunk, stage);
+		break;
+	default:
+		i = find_recent(s, addr);
+		if (i != NIL)
+			__builtin_prefetch(&s->pool[i]);
+	}
+}
+
+const struct cp_object *cp_object_store__find(struct cp_object_store *s, __u64 addr)
+{
+	__u32 i = find_recent(s, addr);
+
+	if (i == NIL) {
+		s->st.lookup_misses++;
+		return NULL;
 	}
 	s->st.lookup_hits++;
 	return &s->pool[i].obj;
@@ -770,5 +769,5 @@ size_t cp_object_store__mem_bytes(const struct cp_object_store *s)
 {
 	return sizeof(*s) + s->pool_cap * sizeof(struct node) +
 	       (s->pages.nr_b + s->chunks.nr_b) * sizeof(struct bucket) + s->slot_bytes +
-	       s->nr_huge * sizeof(struct tnode) + s->victims_cap * sizeof(__u32);
+	       s->nr_huge * sizeof(struct cp_treap) + s->victims_cap * sizeof(__u32);
 }

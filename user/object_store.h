@@ -108,8 +108,17 @@ int cp_object_store__remove(struct cp_object_store *s, __u64 start, struct cp_ob
 int cp_object_store__realloc(struct cp_object_store *s, __u64 old_start,
 			     const struct cp_object *obj);
 
-/* Hints that @addr is looked up next: what the lookup reads first is fetched meanwhile. */
-void cp_object_store__prefetch(const struct cp_object_store *s, __u64 addr);
+/*
+ * Hints that @addr is looked up a few records later (a replay reads ahead),
+ * in CP_OBJ_HINT_STAGES stages as it comes closer, each reading what the
+ * one before fetched: 0 fetches the page's last object found, or the
+ * page's and the chunk's buckets; 1 the sorted arrays' first lines (their
+ * length); 2 their entries; 3 finds the object, fetches its node and
+ * remembers it as its page's last, where the lookup then finds it. No
+ * lookup answers differently for it, and nothing is counted.
+ */
+#define CP_OBJ_HINT_STAGES	4
+void cp_object_store__hint(struct cp_object_store *s, __u64 addr, int stage);
 
 /*
  * The live object whose range holds @addr, or NULL; counted as a lookup hit

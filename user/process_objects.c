@@ -590,12 +590,12 @@ static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *ou
 	return err;
 }
 
-void cp_objects_prefetch(const struct cp_objects *o, pid_t pid, __u64 addr)
+void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage)
 {
-	const struct proc *p = find_proc(o, pid);
+	struct proc *p = find_proc(o, pid);
 
 	if (p)
-		cp_object_store__prefetch(p->store, addr);
+		cp_object_store__hint(p->store, addr, stage);
 }
 
 int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out)
@@ -609,7 +609,9 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 		return -ENOMEM;
 	obj = cp_object_store__find(p->store, addr);
 	if (obj) {
-		const struct cp_map *map = cp_maps__find(p->maps, addr);
+		/* the mapping is looked up only for the kind that names it */
+		const struct cp_map *map = obj->kind == CP_OBJ_MAPPING ?
+					   cp_maps__find(p->maps, addr) : NULL;
 
 		out->kind = obj->kind;
 		out->flags = obj->flags;
@@ -620,7 +622,7 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 		out->offset = addr - obj->start;
 		copy_str(out->name, sizeof(out->name), cp_object_kind_name(obj->kind));
 		/* an mmap of a file: say which */
-		if (obj->kind == CP_OBJ_MAPPING && map && map->kind == CP_MAP_FILE)
+		if (map && map->kind == CP_MAP_FILE)
 			copy_str(out->path, sizeof(out->path), map->path);
 		/* its free may have gone unseen, its memory reused by an unseen object */
 		if (cp_backoff_marks_doubt(&p->backoff, obj->alloc_ns) ||

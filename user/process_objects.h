@@ -131,8 +131,8 @@ void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
  */
 size_t cp_objects__shrink(struct cp_objects *o);
 
-/* Hints that @addr of @pid is resolved next (cp_object_store__prefetch()). */
-void cp_objects_prefetch(const struct cp_objects *o, pid_t pid, __u64 addr);
+/* Hints that @addr of @pid is resolved a few records later (cp_object_store__hint()). */
+void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
 
 /*
  * The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot

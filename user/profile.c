@@ -469,7 +469,9 @@ void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols)
 		cp_objects__refresh(p->objects, pid);
 }
 
-void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t size)
+_Static_assert(CP_PROFILE_HINT_STAGES == CP_OBJ_HINT_STAGES, "the object's stages are the last");
+
+void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage)
 {
 	const struct cp_sample *s = data;
 	struct cp_ip_key key;
@@ -477,10 +479,14 @@ void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t s
 	if (size != sizeof(*s) || s->type != CP_REC_SAMPLE)
 		return;
 	key = (struct cp_ip_key){ .tgid = s->tgid, .ip = s->ip };
-	miss_store__prefetch(p->misses, s->tgid, s->addr);
-	insn_store__prefetch(p->insns, &key);
-	cp_objects_prefetch(p->objects, (pid_t)s->tgid, s->addr);
-	cp_seen_objects__prefetch(p->seen, s->tgid, s->addr, p->l1.line_bytes);
+	if (stage == 0) {
+		miss_store__prefetch(p->misses, s->tgid, s->addr);
+		insn_store__prefetch(p->insns, &key);
+		cp_seen_objects__prefetch(p->seen, s->tgid, s->addr, p->l1.line_bytes);
+	} else if (stage == 1) {
+		insn_store__prefetch_entry(p->insns, &key);
+	}
+	cp_objects_hint(p->objects, (pid_t)s->tgid, s->addr, stage);
 }
 
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)

@@ -81,11 +81,16 @@ void cp_profile__set_end(struct cp_profile *p, const struct cp_run_end *end);
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
 
 /*
- * Hints that the record @data comes next to cp_profile__feed(): a sample's
- * line, instruction and object are fetched into the cache meanwhile, so a
- * replay that hints a few records ahead overlaps their memory latencies.
+ * Hints that the record @data comes to cp_profile__feed() a few records
+ * later, so a replay that reads ahead overlaps the memory latencies of
+ * several samples. Called for stages 0 to CP_PROFILE_HINT_STAGES - 1 as the
+ * record comes closer, each reading what the one before fetched: 0 fetches
+ * the sample's line, instruction slot, seen-objects keys and object buckets
+ * (cp_object_store__hint()), 1 the instruction's entry, 2 and 3 the object.
+ * The handling's results do not change.
  */
-void cp_profile__prefetch(const struct cp_profile *p, const void *data, size_t size);
+#define CP_PROFILE_HINT_STAGES	4
+void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage);
 
 /*
  * An offline profile's source has new maps or thread stacks for @pid: the

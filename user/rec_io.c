@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "rec_crc.h"
 #include "rec_io.h"
 
 struct cp_rec_writer {
@@ -22,11 +22,6 @@ struct cp_rec_reader {
 	__u32 last;			/* type of the previous section, 0 before the first */
 };
 
-static __u32 crc(const void *p, size_t len)
-{
-	return (__u32)crc32(0L, p, (uInt)len);
-}
-
 /* ---- writer ---- */
 
 static void put_file_header(__u8 hdr[CP_REC_FILE_HDR_LEN])
@@ -35,7 +30,7 @@ static void put_file_header(__u8 hdr[CP_REC_FILE_HDR_LEN])
 
 	memcpy(hdr, CP_REC_MAGIC, CP_REC_MAGIC_LEN);
 	memcpy(hdr + 8, &v, 4);
-	c = crc(hdr, 12);
+	c = cp_rec_crc(hdr, 12);
 	memcpy(hdr + 12, &c, 4);
 }
 
@@ -82,9 +77,9 @@ struct cp_rec_writer *cp_rec_writer__open(const char *path, char *err, size_t er
 
 static void write_section(struct cp_rec_writer *w, __u32 type, const void *payload, size_t len)
 {
-	__u32 hdr[4] = { type, (__u32)len, crc(payload, len), 0 };
+	__u32 hdr[4] = { type, (__u32)len, cp_rec_crc(payload, len), 0 };
 
-	hdr[3] = crc(hdr, 12);
+	hdr[3] = cp_rec_crc(hdr, 12);
 	write_bytes(w, hdr, sizeof(hdr));
 	write_bytes(w, payload, len);
 }
@@ -179,7 +174,7 @@ struct cp_rec_reader *cp_rec_reader__new(FILE *f, char *err, size_t err_sz)
 	}
 	memcpy(&version, hdr + 8, 4);
 	memcpy(&c, hdr + 12, 4);
-	if (c != crc(hdr, 12)) {
+	if (c != cp_rec_crc(hdr, 12)) {
 		snprintf(err, err_sz, "corrupt at byte 8: the file header's checksum does not match");
 		goto fail;
 	}
@@ -241,7 +236,7 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 			 (unsigned long long)at, CP_REC_SEC_HDR_LEN, n);
 		return -EINVAL;
 	}
-	if (hdr[3] != crc(hdr, 12)) {
+	if (hdr[3] != cp_rec_crc(hdr, 12)) {
 		snprintf(err, err_sz, "corrupt at byte %llu: the section header's checksum does not match",
 			 (unsigned long long)at);
 		return -EINVAL;
@@ -281,7 +276,7 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 			 (unsigned long long)at, hdr[1], n);
 		return -EINVAL;
 	}
-	if (hdr[2] != crc(r->buf, hdr[1])) {
+	if (hdr[2] != cp_rec_crc(r->buf, hdr[1])) {
 		snprintf(err, err_sz, "corrupt at byte %llu: the checksum of the %s section (%u bytes) does not match",
 			 (unsigned long long)at + CP_REC_SEC_HDR_LEN, cp_rec_section_name(hdr[0]),
 			 hdr[1]);

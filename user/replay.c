@@ -26,7 +26,8 @@ struct replay_proc {
 	size_t nr_stacks;
 };
 
-#define CP_REPLAY_AHEAD	8	/* records hinted before they are handled */
+#define CP_REPLAY_AHEAD	16	/* records hinted before they are handled */
+#define CP_REPLAY_STEP	(CP_REPLAY_AHEAD / CP_PROFILE_HINT_STAGES)	/* ... between stages */
 
 struct bad_file {
 	char *path;
@@ -330,14 +331,16 @@ static int on_events(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 
 	/*
 	 * Each sample's handling waits on a few cache misses (its line, its
-	 * instruction, its object): hinting CP_REPLAY_AHEAD records ahead
-	 * lets those of several samples overlap.
+	 * instruction, its object), some of them on what others point to: a
+	 * record is hinted CP_REPLAY_AHEAD records before its turn, and again
+	 * every CP_REPLAY_STEP records, each stage of the hint one step
+	 * further along those pointers (cp_profile__hint()), so the misses
+	 * of several samples overlap.
 	 */
 	const void *ahead[CP_REPLAY_AHEAD];
 	size_t ahead_size[CP_REPLAY_AHEAD], head = 0, n = 0, at;
 
 	while ((ret = cp_rec_next_event(c, &data, &size, err, err_sz)) > 0) {
-		cp_profile__prefetch(r->p, data, size);
 		if (n == CP_REPLAY_AHEAD) {
 			cp_profile__feed(r->p, ahead[head], ahead_size[head]);
 			r->st.records++;
@@ -347,6 +350,10 @@ static int on_events(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 		at = (head + n++) % CP_REPLAY_AHEAD;
 		ahead[at] = data;
 		ahead_size[at] = size;
+		for (int k = 0; k < CP_PROFILE_HINT_STAGES && (size_t)k * CP_REPLAY_STEP < n; k++) {
+			at = (head + n - 1 - (size_t)k * CP_REPLAY_STEP) % CP_REPLAY_AHEAD;
+			cp_profile__hint(r->p, ahead[at], ahead_size[at], k);
+		}
 	}
 	/* what was read before the end (or the damage) is handled, as without look-ahead */
 	for (; n; n--, head = (head + 1) % CP_REPLAY_AHEAD) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Object store: every level's boundaries, frees, the cap, stale overlaps,
- * realloc, and a randomized differential run against a linear list.
+ * realloc, a randomized differential run against a linear list, and the
+ * replay's hints changing no answer.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -486,6 +487,63 @@ static void test_differential_against_linear_list(void **state)
 	cp_object_store__free(s);
 }
 
+/*
+ * A replay hints lookups a few records ahead (cp_object_store__hint()), the
+ * last stage finding the object and remembering it; adds and frees may come
+ * in between. Two stores get the same adds, frees and lookups, one of them
+ * also hints at random stages for addresses looked up soon after, and for
+ * others: every lookup answers the same, and the lookup counts are equal.
+ */
+static void test_hints_change_no_answer(void **state)
+{
+	struct cp_object_store *s = cp_object_store__new(DIFF_CAP);
+	struct cp_object_store *h = cp_object_store__new(DIFF_CAP);
+	struct cp_object_store_stats a, b;
+	__u64 x = 0xfeedbeef1234ull, soon[8] = { 0 };
+	__u32 changed_after_hint = 0;
+
+	(void)state;
+	for (__u32 op = 0; op < DIFF_OPS; op++) {
+		__u64 r = rnd(&x) % 100, addr = BASE + rnd(&x) % DIFF_SPAN;
+		__u64 *next = &soon[op % 8];
+
+		/* the address hinted now is looked up a few operations later */
+		cp_object_store__hint(h, *next ? *next : addr, (int)(rnd(&x) % CP_OBJ_HINT_STAGES));
+		if (r < 45) {
+			struct cp_object o = obj(addr & ~15ull, random_size(&x), op);
+
+			assert_int_equal(cp_object_store__add(s, &o), 0);
+			assert_int_equal(cp_object_store__add(h, &o), 0);
+			changed_after_hint++;
+		} else if (r < 57) {
+			assert_int_equal(cp_object_store__remove(s, *next & ~15ull, NULL),
+					 cp_object_store__remove(h, *next & ~15ull, NULL));
+		} else {
+			const struct cp_object *want, *got;
+
+			if (*next)
+				addr = *next;
+			want = cp_object_store__find(s, addr);
+			got = cp_object_store__find(h, addr);
+			assert_true(!want == !got);
+			if (want)
+				assert_int_equal(got->start, want->start);
+			*next = 0;
+			if (r % 2)
+				*next = BASE + rnd(&x) % DIFF_SPAN;
+		}
+	}
+	a = stats(s);
+	b = stats(h);
+	assert_true(changed_after_hint > 1000);
+	assert_true(a.lookup_hits > 1000 && a.lookup_misses > 1000);
+	assert_int_equal(b.lookup_hits, a.lookup_hits);
+	assert_int_equal(b.lookup_misses, a.lookup_misses);
+	assert_int_equal(b.live, a.live);
+	cp_object_store__free(s);
+	cp_object_store__free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_realloc_moves_grows_and_frees),
 		cmocka_unit_test(test_wrapping_range_rejected_and_clear),
 		cmocka_unit_test(test_differential_against_linear_list),
+		cmocka_unit_test(test_hints_change_no_answer),
 	};
 
 	return cmocka_run_group_tests_name("object_store", tests, NULL, NULL);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Symbolizer: per-process Dwfls (LRU), a (pid, ip) result cache and the
- * strings both hand out. libdw reading itself is in sym_dwarf.c.
+ * Symbolizer: per-process light snapshots of the mapped files (LRU), one
+ * shared Dwfl per ELF file those map (LRU, found by device and inode), a
+ * per-process Dwfl for what a shared file cannot answer, a (pid, ip) result
+ * cache and the strings they all hand out. libdw reading itself is in
+ * sym_dwarf.c; what may be shared is decided in sym_share.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,22 +17,48 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <gelf.h>
 
 #include "proc_maps.h"
 #include "sym_dwarf.h"
+#include "sym_share.h"
 #include "symbolizer.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
 #define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
 
-/* One Dwfl: a process's snapshot, or an ELF file resolved offline. */
+/*
+ * One Dwfl: a process's full snapshot (the fallback), an ELF file resolved
+ * offline (by path), or an ELF file processes map (shared, by its key).
+ */
 struct cp_sym_space {
 	Dwfl *dwfl;		/* NULL: slot free */
 	pid_t pid;		/* 0 for a file */
-	char *path;		/* files only */
+	char *path;		/* files only: as opened */
+	bool shared;		/* found by @key, not by @path */
+	struct cp_sym_file_key key;
+	struct cp_sym_load *loads;	/* shared files: the PT_LOAD segments */
+	size_t nr_loads;
+	__u64 bias;		/* shared files: Dwfl address - link-time address */
 	__u64 last_use;
 	__u64 snapshot_ns;	/* when the maps were read (processes) */
 	__u64 text_gen;		/* the maps text's generation (cp_symbolizer__set_maps_text) */
+};
+
+/* Where a mapping's file is opened to be shared. */
+struct cp_sym_share {
+	const char *open_path;	/* the mapped path, or a copy; NULL: not shared (the fallback) */
+	struct cp_sym_file_key key;
+};
+
+/* A process's light snapshot: its maps, and per mapping how its file is shared. */
+struct cp_sym_snap {
+	pid_t pid;		/* 0: slot free */
+	struct cp_maps *maps;
+	struct cp_sym_share *share;	/* one per mapping of maps */
+	__u64 last_use;
+	__u64 snapshot_ns;	/* when the maps were read */
+	__u64 text_gen;		/* the maps text's generation */
 };
 
 struct cp_sym_key {
@@ -52,6 +81,8 @@ struct cp_sym_strings {
 struct cp_symbolizer {
 	struct cp_sym_space *spaces;
 	size_t max_spaces;
+	struct cp_sym_snap *snaps;
+	size_t max_snaps;
 	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
 	struct cp_symbol_info *results;
 	size_t nr_sets;			/* power of two */
@@ -397,6 +428,7 @@ static void space_clear(struct cp_sym_space *sp)
 		dwfl_end(sp->dwfl);
 	}
 	free(sp->path);
+	free(sp->loads);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -405,7 +437,7 @@ static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, const
 	for (size_t i = 0; i < s->max_spaces; i++) {
 		struct cp_sym_space *sp = &s->spaces[i];
 
-		if (sp->dwfl && sp->pid == pid && (pid || !strcmp(sp->path, path))) {
+		if (sp->dwfl && sp->pid == pid && !sp->shared && (pid || !strcmp(sp->path, path))) {
 			sp->last_use = ++s->clock;
 			return sp;
 		}
@@ -430,22 +462,23 @@ static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
 	return victim;
 }
 
+/* The fallback: @pid's maps reported into a Dwfl of its own, every module opened. */
 static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space **out)
 {
 	struct cp_sym_space *sp = space_find(s, pid, NULL);
 	Dwfl *dwfl;
+	__u64 gen = 0;
 	int err;
 
 	if (sp) {
 		*out = sp;
 		return 0;
 	}
-	__u64 gen = 0;
-
 	err = snapshot(s, pid, &dwfl, &gen);
 	if (err)
 		return err;
 	s->stats.snapshots++;
+	s->stats.fallbacks++;
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){
 		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = now_ns(),
@@ -455,54 +488,293 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space
 	return 0;
 }
 
+static void drop_fallback(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_space *sp = space_find(s, pid, NULL);
+
+	if (sp)
+		space_clear(sp);
+}
+
+/* The PT_LOAD segments of @mod's ELF file. */
+static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t phnum;
+
+	if (!elf || elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	sp->loads = calloc(phnum ? phnum : 1, sizeof(*sp->loads));
+	if (!sp->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			sp->loads[sp->nr_loads++] = (struct cp_sym_load){
+				.offset = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+			};
+	}
+	sp->bias = bias;
+	return sp->nr_loads ? 0 : -ENOEXEC;
+}
+
 /*
- * Whether @ip, in no module of @sp's snapshot, is now in a file mapping: the
- * mark of a dlopen since. JIT code and other anonymous memory never is, so a
- * JIT runtime does not make us re-read its maps over and over.
+ * @path's ELF file at link-time addresses in a new Dwfl: reported at base 0
+ * (dwfl_report_offline would place an ET_DYN file at a made-up base).
  */
-static bool mapped_since(struct cp_symbolizer *s, struct cp_sym_space *sp, __u64 ip)
+static int open_file(const char *path, Dwfl **out, Dwfl_Module **mod)
+{
+	Dwfl *dwfl;
+
+	if (access(path, R_OK))
+		return -errno;
+	dwfl = dwfl_begin(&file_callbacks);
+	if (!dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(dwfl);
+	*mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
+	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		return -ENOEXEC;	/* readable but not ELF */
+	}
+	*out = dwfl;
+	return 0;
+}
+
+/* The shared space of @m's file: one per file, whichever process maps it. */
+static int space_for_shared(struct cp_symbolizer *s, const struct cp_sym_share *m,
+			    struct cp_sym_space **out)
+{
+	struct cp_sym_space tmp = { .shared = true, .key = m->key };
+	Dwfl_Module *mod;
+	int err;
+
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->shared && cp_sym_key_equal(&sp->key, &m->key)) {
+			sp->last_use = ++s->clock;
+			*out = sp;
+			return 0;
+		}
+	}
+	err = open_file(m->open_path, &tmp.dwfl, &mod);
+	if (err)
+		return err;
+	tmp.path = strdup(m->open_path);
+	err = tmp.path ? file_loads(mod, &tmp) : -ENOMEM;
+	if (err) {
+		space_clear(&tmp);
+		return err;
+	}
+	s->stats.file_spaces++;
+	*out = space_slot(s);
+	tmp.last_use = ++s->clock;
+	**out = tmp;
+	return 0;
+}
+
+/* ---- light snapshots ---- */
+
+static void snap_clear(struct cp_sym_snap *sn)
+{
+	for (size_t i = 0; sn->share && i < sn->maps->nr; i++)
+		if (sn->share[i].open_path != sn->maps->maps[i].path)
+			free((char *)sn->share[i].open_path);
+	free(sn->share);
+	cp_maps__free(sn->maps);
+	memset(sn, 0, sizeof(*sn));
+}
+
+static struct cp_sym_snap *snap_find(struct cp_symbolizer *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->max_snaps; i++) {
+		if (s->snaps[i].pid == pid) {
+			s->snaps[i].last_use = ++s->clock;
+			return &s->snaps[i];
+		}
+	}
+	return NULL;
+}
+
+/* Drops @pid's snapshot and fallback Dwfl. */
+static void snap_drop(struct cp_symbolizer *s, struct cp_sym_snap *sn)
+{
+	drop_fallback(s, sn->pid);
+	snap_clear(sn);
+}
+
+/* A free snapshot slot (last used at 0), else the least recently used process's. */
+static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
+{
+	struct cp_sym_snap *victim = &s->snaps[0];
+
+	for (size_t i = 1; i < s->max_snaps; i++)
+		if (s->snaps[i].last_use < victim->last_use)
+			victim = &s->snaps[i];
+	if (victim->pid) {
+		snap_drop(s, victim);
+		s->stats.evictions++;
+		s->stats.snapshot_evictions++;
+	}
+	return victim;
+}
+
+/* @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. */
+static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
+{
+	const char *text;
+	size_t len;
+	int err;
+
+	if (s->maps_text) {
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+			return -ESRCH;
+		return cp_maps__parse(text, len, out);
+	}
+	err = cp_maps__read(NULL, pid, out);
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+/*
+ * Where @m's file is opened to be shared, in @buf, and its key; NULL when it
+ * is not shared. A recording's files are where --path-map says, or at their
+ * paths; a live process's file must be the very file it maps (device and
+ * inode): at its path, or in its mount namespace (a container).
+ */
+static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
+			      char *buf, size_t sz, struct cp_sym_file_key *key)
+{
+	struct cp_sym_file_key want = cp_sym_map_key(m);
+	const char *path = m->path;
+	struct stat st;
+
+	if (!cp_sym_map_shareable(m))
+		return NULL;
+	if (s->path_map)
+		path = cp_path_map_apply(s->path_map, m->path, buf, sz);
+	if (!path)
+		return NULL;
+	/* the user said where it is; a recording names another machine's inodes */
+	if (path != m->path || s->replay) {
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			return NULL;
+		*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+		return path;
+	}
+	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
+		*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+		if (cp_sym_key_equal(key, &want))
+			return path;
+	}
+	if (snprintf(buf, sz, "/proc/%d/root%s", pid, m->path) >= (int)sz ||
+	    stat(buf, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+	return cp_sym_key_equal(key, &want) ? buf : NULL;
+}
+
+/*
+ * Makes @maps (taken over) @sn's, each executable mapping of a file found
+ * again on disk to be shared. Sets @unshared when one is not (deleted,
+ * replaced): the fallback should be taken while the process lives.
+ */
+static int snap_fill(struct cp_symbolizer *s, struct cp_sym_snap *sn, pid_t pid,
+		     struct cp_maps *maps, bool *unshared)
+{
+	char buf[PATH_MAX + 32];
+
+	*unshared = false;
+	sn->maps = maps;
+	sn->share = calloc(maps->nr ? maps->nr : 1, sizeof(*sn->share));
+	if (!sn->share)
+		return -ENOMEM;
+	sn->pid = pid;
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct cp_map *m = &maps->maps[i];
+		const char *path = share_path(s, pid, m, buf, sizeof(buf), &sn->share[i].key);
+
+		if (!path)
+			*unshared |= m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
+		else if (!(sn->share[i].open_path = path == m->path ? path : strdup(path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Replaces @pid's snapshot (@*snp, or a new slot when NULL) with @maps
+ * (taken over); the fallback Dwfl goes with the old one. A live process
+ * with a mapping not shared gets its fallback now, while it is there to read.
+ */
+static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pid,
+		     struct cp_maps *maps, __u64 gen)
+{
+	struct cp_sym_snap *sn = *snp;
+	struct cp_sym_space *sp;
+	bool unshared;
+	int err;
+
+	if (sn)
+		snap_drop(s, sn);
+	else
+		sn = snap_slot(s);
+	err = snap_fill(s, sn, pid, maps, &unshared);
+	if (err) {
+		snap_clear(sn);
+		return err;
+	}
+	sn->last_use = ++s->clock;
+	sn->snapshot_ns = now_ns();
+	sn->text_gen = gen;
+	s->stats.snapshots++;
+	if (unshared && !s->replay)
+		space_for_pid(s, pid, &sp);	/* failing: the process is gone already */
+	*snp = sn;
+	return 0;
+}
+
+static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_snap **out)
+{
+	struct cp_maps *maps;
+	__u64 gen = 0;
+	int err;
+
+	*out = snap_find(s, pid);
+	if (*out)
+		return 0;
+	err = read_maps(s, pid, &maps, &gen);
+	return err ? err : snap_take(s, out, pid, maps, gen);
+}
+
+/*
+ * Whether @ip, in no module of @sn, is now in a file mapping: the mark of a
+ * dlopen since. JIT code and other anonymous memory never is, so a JIT
+ * runtime does not make us re-read its maps over and over. Returns the new
+ * maps then (and their generation in @gen), else NULL.
+ */
+static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
+				    __u64 *gen)
 {
 	const struct cp_map *m;
 	struct cp_maps *maps;
-	const char *text;
-	size_t len;
-	__u64 gen;
-	bool yes;
 
 	/* a replay's clock is not the run's: it re-snapshots where the run did */
 	if (s->replay)
-		return false;
-	if (now_ns() - sp->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
-		return false;
-	sp->snapshot_ns = now_ns();
-	if (s->maps_text) {
-		if (s->maps_text(s->maps_text_ctx, sp->pid, &text, &len, &gen) ||
-		    gen == sp->text_gen || cp_maps__parse(text, len, &maps))
-			return false;
-	} else if (cp_maps__read(NULL, sp->pid, &maps)) {
-		return false;
-	}
-	m = cp_maps__find(maps, ip);
-	yes = m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
+		return NULL;
+	if (now_ns() - sn->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
+		return NULL;
+	sn->snapshot_ns = now_ns();
+	*gen = sn->text_gen;
+	if (read_maps(s, sn->pid, &maps, gen))
+		return NULL;
+	m = s->maps_text && *gen == sn->text_gen ? NULL : cp_maps__find(maps, ip);
+	if (m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC))
+		return maps;
 	cp_maps__free(maps);
-	return yes;
-}
-
-static int resnapshot(struct cp_symbolizer *s, struct cp_sym_space *sp)
-{
-	Dwfl *dwfl;
-	__u64 gen = 0;
-	int err = snapshot(s, sp->pid, &dwfl, &gen);
-
-	if (err)
-		return err;
-	sp->text_gen = gen;
-	cp_sym_release(sp->dwfl);
-	dwfl_end(sp->dwfl);
-	sp->dwfl = dwfl;
-	sp->snapshot_ns = now_ns();
-	s->stats.snapshots++;
-	return 0;
+	return NULL;
 }
 
 /* ---- API ---- */
@@ -526,10 +798,12 @@ struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_result
 	s->max_string_bytes = CP_SYM_MAX_STRING_BYTES;
 	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
 	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
+	s->max_snaps = s->max_spaces;
 	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
+	s->snaps = calloc(s->max_snaps, sizeof(*s->snaps));
 	s->keys = calloc(s->nr_sets * CP_SYM_WAYS, sizeof(*s->keys));
 	s->results = malloc(s->nr_sets * CP_SYM_WAYS * sizeof(*s->results));
-	if (!s->spaces || !s->keys || !s->results) {
+	if (!s->spaces || !s->snaps || !s->keys || !s->results) {
 		cp_symbolizer__free(s);
 		return NULL;
 	}
@@ -542,7 +816,10 @@ void cp_symbolizer__free(struct cp_symbolizer *s)
 		return;
 	for (size_t i = 0; s->spaces && i < s->max_spaces; i++)
 		space_clear(&s->spaces[i]);
+	for (size_t i = 0; s->snaps && i < s->max_snaps; i++)
+		snap_clear(&s->snaps[i]);
 	free(s->spaces);
+	free(s->snaps);
 	free(s->keys);
 	free(s->results);
 	strings_free(&s->strings);
@@ -562,11 +839,69 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
 	return intern_info(s, out);
 }
 
+/*
+ * @ip of @m in its file's shared space, told as the process sees it: the
+ * module named as the maps name it, addresses back in the process.
+ * Returns 0, -ENOMEM, or another error for the fallback to answer.
+ */
+static int describe_shared(struct cp_symbolizer *s, const struct cp_map *m,
+			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out)
+{
+	struct cp_sym_space *fs;
+	Dwfl_Module *mod;
+	__u64 vaddr;
+	int err = space_for_shared(s, sh, &fs);
+
+	if (err)
+		return err;
+	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip,
+			     &vaddr))
+		return -ENOENT;
+	mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
+	if (!mod)
+		return -ENOENT;
+	cp_sym_describe(mod, vaddr + fs->bias, out);
+	if (out->sym_size)
+		out->sym_start += ip - (vaddr + fs->bias);
+	out->ip = ip;
+	out->module = m->path;
+	s->stats.shared_lookups++;
+	return intern_info(s, out);
+}
+
+/* @ip in @sn's process: its file's shared space, else the process's own Dwfl. */
+static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
+			struct cp_symbol_info *out)
+{
+	const struct cp_map *m = cp_maps__find(sn->maps, ip);
+	const struct cp_sym_share *sh = m ? &sn->share[m - sn->maps->maps] : NULL;
+	struct cp_sym_space *sp;
+	int err;
+
+	/* what a Dwfl of the process holds: files and [vdso] */
+	if (!m || (m->kind != CP_MAP_FILE && m->kind != CP_MAP_VDSO)) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+		return -ENOENT;
+	}
+	if (sh->open_path) {
+		err = describe_shared(s, m, sh, ip, out);
+		if (!err || err == -ENOMEM)
+			return err;
+	}
+	err = space_for_pid(s, sn->pid, &sp);
+	if (err)
+		return err;
+	return describe(s, sp->dwfl, ip, out);
+}
+
 int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_symbol_info *out)
 {
 	const struct cp_symbol_info *hit;
-	struct cp_sym_space *sp = NULL;
+	struct cp_sym_snap *sn = NULL;
+	struct cp_maps *maps;
+	__u64 gen;
 	int err;
 
 	s->stats.lookups++;
@@ -582,13 +917,16 @@ int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 		*out = *hit;
 		return 0;
 	}
-	err = space_for_pid(s, pid, &sp);
+	err = snap_for_pid(s, pid, &sn);
 	if (err)
 		goto fail;
-	err = describe(s, sp->dwfl, ip, out);
-	if (err == -ENOENT && mapped_since(s, sp, ip) && !resnapshot(s, sp)) {
-		s->stats.auto_refreshes++;
-		err = describe(s, sp->dwfl, ip, out);
+	err = describe_pid(s, sn, ip, out);
+	if (err == -ENOENT && (maps = mapped_since(s, sn, ip, &gen))) {
+		err = snap_take(s, &sn, pid, maps, gen);
+		if (!err) {
+			s->stats.auto_refreshes++;
+			err = describe_pid(s, sn, ip, out);
+		}
 	}
 	if (err)
 		goto fail;
@@ -606,13 +944,17 @@ fail:
 
 int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
 {
-	struct cp_sym_space *sp;
+	struct cp_sym_snap *sn;
+	struct cp_maps *maps;
+	__u64 gen = 0;
 	int err;
 
 	if (pid <= 0)
 		return -ESRCH;
-	sp = space_find(s, pid, NULL);
-	err = sp ? resnapshot(s, sp) : space_for_pid(s, pid, &sp);
+	sn = snap_find(s, pid);
+	err = read_maps(s, pid, &maps, &gen);
+	if (!err)
+		err = snap_take(s, &sn, pid, maps, gen);
 	/* after an eviction too: results cached from before may predate an exec */
 	if (!err)
 		cache_drop_pid(s, pid);
@@ -621,47 +963,38 @@ int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
 
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)
 {
-	struct cp_sym_space *sp;
+	struct cp_sym_snap *sn;
 
 	if (pid <= 0)
 		return;
-	sp = space_find(s, pid, NULL);
-	if (sp)
-		space_clear(sp);
+	sn = snap_find(s, pid);
+	if (sn)
+		snap_drop(s, sn);
+	else
+		drop_fallback(s, pid);
 	cache_drop_pid(s, pid);
 }
 
-/*
- * A file at link-time addresses: reported at base 0 (dwfl_report_offline
- * would place an ET_DYN file at a made-up base), so Dwfl addresses are the
- * file's own.
- */
+/* A file at link-time addresses, by path: Dwfl addresses are the file's own. */
 static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_sym_space **out)
 {
 	struct cp_sym_space *sp = space_find(s, 0, path);
+	Dwfl_Module *mod;
 	Dwfl *dwfl;
 	char *copy;
+	int err;
 
 	if (sp) {
 		*out = sp;
 		return 0;
 	}
-	if (access(path, R_OK))
-		return -errno;
-	dwfl = dwfl_begin(&file_callbacks);
+	err = open_file(path, &dwfl, &mod);
+	if (err)
+		return err;
 	copy = strdup(path);
-	if (!dwfl || !copy) {
-		free(copy);
-		if (dwfl)
-			dwfl_end(dwfl);
-		return -ENOMEM;
-	}
-	dwfl_report_begin(dwfl);
-	if (!dwfl_report_elf(dwfl, path, path, -1, 0, false) ||
-	    dwfl_report_end(dwfl, NULL, NULL)) {
+	if (!copy) {
 		dwfl_end(dwfl);
-		free(copy);
-		return -ENOEXEC;	/* readable but not ELF */
+		return -ENOMEM;
 	}
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){ .dwfl = dwfl, .path = copy, .last_use = ++s->clock };

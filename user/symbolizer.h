@@ -6,17 +6,24 @@
  * result cache, 1.3-3 µs uncached once a module's debug info is loaded
  * (tests/bench/symbolizer_bench).
  *
- * One Dwfl per process, reported from /proc/PID/maps at first use - which the
- * session does right after attach - and kept: a process that has exited
- * since still resolves from that snapshot, because every module's ELF file is
- * opened when the snapshot is taken. Debug info is found the usual ways
- * (in the file, .gnu_debuglink, /usr/lib/debug/.build-id; DEBUGINFOD_URLS
- * if set in the environment, which may then reach the network).
+ * Per process a light snapshot of its file mappings, read from
+ * /proc/PID/maps at first use - which the session does right after attach -
+ * and kept: a process that has exited since still resolves from it. An ip
+ * in an executable mapping is resolved in one Dwfl per ELF file, shared by
+ * every process mapping that file (the same device and inode: a container's
+ * copy is another file), at the file's link-time address; libc's debug info
+ * is parsed once, not per process. What that cannot answer ([vdso], a file
+ * deleted or replaced since it was mapped) comes from a Dwfl of the
+ * process's own, reported from its maps as a whole: taken with the snapshot
+ * when a mapped file is not found again, at first need for [vdso]. Debug
+ * info is found the usual ways (in the file, .gnu_debuglink,
+ * /usr/lib/debug/.build-id; DEBUGINFOD_URLS if set in the environment,
+ * which may then reach the network).
  *
- * Two bounded caches: Dwfls, least recently used process evicted first
- * (counted), and results per (pid, ip), set-associative. Strings handed out
- * are interned and stay valid until cp_symbolizer__free(). Not thread-safe:
- * one symbolizer per consuming thread.
+ * Bounded caches: snapshots and Dwfls (files and processes' own), least
+ * recently used first evicted (counted), and results per (pid, ip),
+ * set-associative. Strings handed out are interned and stay valid until
+ * cp_symbolizer__free(). Not thread-safe: one symbolizer per consuming thread.
  */
 #ifndef CP_SYMBOLIZER_H
 #define CP_SYMBOLIZER_H
@@ -27,7 +34,7 @@
 #include <linux/types.h>
 #include "path_map.h"
 
-#define CP_SYM_MAX_PROCESSES	64	/* default Dwfls kept (each holds parsed DWARF) */
+#define CP_SYM_MAX_PROCESSES	64	/* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
 #define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
 #define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
 #define CP_MAX_INLINE_DEPTH	8	/* callers kept per inline chain */
@@ -81,19 +88,24 @@ struct cp_symbol_info {
 struct cp_symbolizer_stats {
 	__u64 lookups;		/* cp_symbolizer__resolve() calls */
 	__u64 cache_hits;	/* served from the (pid, ip) result cache */
-	__u64 snapshots;	/* maps reported into a Dwfl (attach, refresh, evicted and back) */
+	__u64 snapshots;	/* maps read (attach, refresh, evicted and back; fallbacks too) */
 	__u64 auto_refreshes;	/* snapshots taken for an ip in a file mapped since (dlopen) */
-	__u64 evictions;	/* Dwfls dropped to stay within max_processes */
+	__u64 evictions;	/* Dwfls and snapshots dropped to stay within max_processes */
 	__u64 failures;		/* lookups that returned an error */
 	__u64 string_bytes;	/* interned strings held now */
 	__u64 string_flushes;	/* strings and results dropped: over the cap, or a shrink */
+	__u64 file_spaces;	/* ELF files opened to be shared by the processes mapping them */
+	__u64 shared_lookups;	/* lookups answered from a shared file */
+	__u64 fallbacks;	/* processes' own Dwfls taken ([vdso], files not found again) */
+	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
 };
 
 struct cp_symbolizer;
 
 /*
  * A symbolizer keeping at most @max_processes Dwfls (processes and files
- * together; 0: CP_SYM_MAX_PROCESSES) and @max_results cached results (0:
+ * together; 0: CP_SYM_MAX_PROCESSES), as many process snapshots, and
+ * @max_results cached results (0:
  * CP_SYM_MAX_RESULTS). NULL on allocation failure.
  */
 struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_results);
@@ -116,12 +128,13 @@ int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_symbol_info *out);
 
 /*
- * Re-snapshots @pid's maps after an exec or dlopen and drops its cached
- * results. On failure (-ESRCH: the process is gone) the old snapshot stays.
+ * Re-snapshots @pid's maps after an exec or dlopen (its own Dwfl goes with
+ * the old snapshot) and drops its cached results. On failure (-ESRCH: the
+ * process is gone) the old snapshot stays.
  */
 int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid);
 
-/* Drops @pid's snapshot and cached results: call on exit, before the pid is reused. */
+/* Drops @pid's snapshot, its own Dwfl and cached results: call on exit, before the pid is reused. */
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
 
 /*
@@ -160,10 +173,10 @@ void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max);
 /*
  * Memory pressure: halves the number of Dwfls kept from now on (down to
  * CP_SYM_MIN_PROCESSES) and keeps only the most recently used half of that;
- * drops the result cache and the strings. A process whose snapshot went is
- * snapshot again at its next lookup if it is alive; an exited one's new
- * addresses are no longer placed. Returns the Dwfls dropped (counted as
- * evictions).
+ * drops the result cache and the strings. Process snapshots stay (they hold
+ * no DWARF): a file whose Dwfl went is opened again at its next lookup if it
+ * is still the file mapped; a process's own Dwfl is taken again if the
+ * process is alive. Returns the Dwfls dropped (counted as evictions).
  */
 size_t cp_symbolizer__shrink(struct cp_symbolizer *s);
 

@@ -7,14 +7,18 @@
  *   first lookup	snapshot of /proc/self/maps, every ELF opened, first CU read
  *   uncached		Dwfl warm (DWARF already parsed), result cache missed
  *   cached		served from the (pid, ip) result cache
+ *   2nd process	the same ips in a fork of this process, after this one's:
+ *			its first lookup, then all of them, and the RSS that took
  *
  * usage: symbolizer_bench [NR_IPS]   (default 20000 distinct ips per module)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "proc_maps.h"
 #include "symbolizer.h"
@@ -59,6 +63,45 @@ static double pass(struct cp_symbolizer *s, pid_t pid, const __u64 *ips, size_t 
 	return (now_ns() - t0) / (double)n;
 }
 
+static long rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* The ips again in a second process mapping the same files: a fork, at the same addresses. */
+static void second_process(struct cp_symbolizer *s, const char *what, const __u64 *ips, size_t n)
+{
+	struct cp_symbol_info info;
+	long rss = rss_kib();
+	size_t named;
+	double first, all, t0;
+	pid_t child = fork();
+
+	if (child < 0)
+		return;
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	t0 = now_ns();
+	cp_symbolizer__resolve(s, child, ips[n / 2], &info);
+	first = now_ns() - t0;
+	all = pass(s, child, ips, n, &named);
+	printf("%-6s 2nd process: first lookup %7.0f us   all ips %6.0f ns   RSS +%ld KiB   (%zu named)\n",
+	       what, first / 1e3, all, rss_kib() - rss, named);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 static int bench_module(const char *what, const __u64 *ips, size_t n)
 {
 	pid_t pid = getpid();
@@ -82,6 +125,7 @@ static int bench_module(const char *what, const __u64 *ips, size_t n)
 		cached += pass(hit, pid, ips, hot, &unused) / 100;
 	printf("%-6s first lookup %7.0f us   uncached %6.0f ns   cached (%zu ips) %5.1f ns   (%zu ips, %zu named)\n",
 	       what, first / 1e3, uncached, hot, cached, n, named);
+	second_process(miss, what, ips, n);
 	cp_symbolizer__free(miss);
 	cp_symbolizer__free(hit);
 	return 0;

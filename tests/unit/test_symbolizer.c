@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "proc_maps.h"
+#include "sym_dwarf.h"
 #include "symbolizer.h"
 
 #define MAX_NAMES	16
@@ -246,6 +248,24 @@ static struct cp_symbol_info resolve(struct cp_symbolizer *s, pid_t pid, __u64 i
 	assert_int_equal(cp_symbolizer__resolve(s, pid, ip, &info), 0);
 	assert_int_equal(info.ip, ip);
 	return info;
+}
+
+/* @pid as libdwfl reports a process on its own: what the symbolizer must agree with. */
+static Dwfl *proc_dwfl(pid_t pid)
+{
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &debuginfo_path,
+	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+
+	assert_non_null(dwfl);
+	dwfl_report_begin(dwfl);
+	assert_int_equal(dwfl_linux_proc_report(dwfl, pid), 0);
+	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+	return dwfl;
 }
 
 static void assert_format(const struct cp_symbol_info *info, const char *want)
@@ -628,23 +648,13 @@ static int walk_names(Dwfl_Module *mod, __u64 ip, const char **names, __u32 *lin
 
 static void test_indexes_agree_with_libdw_walk(void **state)
 {
-	static char *debuginfo_path;
-	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_linux_proc_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &debuginfo_path,
-	};
 	struct cp_symbolizer *s = cp_symbolizer__new(0, 64);
-	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl *dwfl = proc_dwfl(getpid());
 	struct cp_maps *maps;
 	size_t compared = 0;
 
 	(void)state;
 	assert_non_null(s);
-	assert_non_null(dwfl);
-	dwfl_report_begin(dwfl);
-	assert_int_equal(dwfl_linux_proc_report(dwfl, getpid()), 0);
-	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
 	assert_int_equal(cp_maps__read(NULL, getpid(), &maps), 0);
 	for (size_t m = 0; m < maps->nr; m++) {
 		const struct cp_map *map = &maps->maps[m];
@@ -712,6 +722,213 @@ static void test_format_table(void **state)
 	assert_int_equal(cp_symbol_info_format(&cases[0].info, NULL, 0), strlen("hot (hot.c:42)"));
 }
 
+/* The first executable mapping of @maps whose path ends in @suffix. */
+static const struct cp_map *exec_map(const struct cp_maps *maps, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct cp_map *m = &maps->maps[i];
+		size_t len = strlen(m->path);
+
+		if ((m->prot & CP_MAP_EXEC) && len >= n && !strcmp(m->path + len - n, suffix))
+			return m;
+	}
+	fail_msg("nothing executable mapped from *%s", suffix);
+	return NULL;
+}
+
+/*
+ * Two processes of one binary: the binary and libc are each opened once,
+ * and the same code gives the same answer in both, at each one's addresses.
+ * [vdso] has no file: a Dwfl of the process's own answers it.
+ */
+static void test_processes_share_files(void **state)
+{
+	struct workload *a = *state, *b = start();
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_maps *ma, *mb, *mine;
+	const struct cp_map *la, *lb, *lm;
+	__u64 fn;
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info ia, ib;
+
+	assert_non_null(b);
+	assert_non_null(s);
+	ia = resolve(s, a->pid, label(a, "cp_sym_inlined"));
+	ib = resolve(s, b->pid, label(b, "cp_sym_inlined"));
+	assert_string_equal(ia.module, wl_path("symbols"));
+	assert_string_equal(ib.module, ia.module);
+	assert_int_equal(ib.module_offset, ia.module_offset);
+	assert_string_equal(ib.function, "sym_leaf");
+	assert_int_equal(ib.line, marker_line("symbols.c", "leaf"));
+	/* the function entry in each process: the label's distance from it is the same */
+	assert_true(ia.sym_size > 0);
+	assert_int_equal(label(a, "cp_sym_inlined") - ia.sym_start,
+			 label(b, "cp_sym_inlined") - ib.sym_start);
+
+	/* libc's getpid in each (ASLR: at two addresses), placed by its file offset here */
+	assert_int_equal(cp_maps__read(NULL, getpid(), &mine), 0);
+	assert_int_equal(cp_maps__read(NULL, a->pid, &ma), 0);
+	assert_int_equal(cp_maps__read(NULL, b->pid, &mb), 0);
+	fn = (__u64)(uintptr_t)dlsym(RTLD_DEFAULT, "getpid");
+	lm = exec_map(mine, "/libc.so.6");
+	la = exec_map(ma, "/libc.so.6");
+	lb = exec_map(mb, "/libc.so.6");
+	assert_true(fn >= lm->start && fn < lm->end);
+	ia = resolve(s, a->pid, fn - lm->start + lm->offset - la->offset + la->start);
+	ib = resolve(s, b->pid, fn - lm->start + lm->offset - lb->offset + lb->start);
+	assert_string_equal(ia.module, la->path);
+	assert_int_equal(ia.module_offset, ib.module_offset);
+	assert_non_null(ia.function);
+	assert_non_null(strstr(ia.function, "getpid"));	/* "__getpid" in glibc's DWARF */
+	assert_string_equal(ia.function, ib.function);
+	assert_int_equal(ia.function_offset, 0);
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.file_spaces, 2);	/* symbols and libc, once each */
+	assert_int_equal(st.shared_lookups, 4);
+	assert_int_equal(st.fallbacks, 0);
+
+	la = exec_map(ma, "[vdso]");
+	ia = resolve(s, a->pid, la->start + 0x10);
+	assert_string_equal(ia.module, "[vdso]");
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.file_spaces, 2);
+	cp_maps__free(mine);
+	cp_maps__free(ma);
+	cp_maps__free(mb);
+	stop(b);
+	cp_symbolizer__free(s);
+}
+
+static void assert_same_str(const char *got, const char *want)
+{
+	if (!got || !want)
+		assert_ptr_equal(got, want);
+	else
+		assert_string_equal(got, want);
+}
+
+/* Every field the same: the strings by content, the rest (no padding) by bytes. */
+static void assert_same_info(struct cp_symbol_info *got, struct cp_symbol_info *want)
+{
+	const char **g[] = { &got->module, &got->function, &got->file, &got->nearest },
+		   **w[] = { &want->module, &want->function, &want->file, &want->nearest };
+
+	for (size_t i = 0; i < 4; i++) {
+		assert_same_str(*g[i], *w[i]);
+		*g[i] = *w[i] = NULL;
+	}
+	for (size_t i = 0; i < CP_MAX_INLINE_DEPTH; i++) {
+		struct cp_inline_caller *gc = &got->inlined[i], *wc = &want->inlined[i];
+
+		assert_same_str(gc->function, wc->function);
+		assert_same_str(gc->file, wc->file);
+		gc->function = wc->function = gc->file = wc->file = NULL;
+	}
+	assert_memory_equal(got, want, sizeof(*got));
+}
+
+/*
+ * What a file shared by processes answers is what a Dwfl of the process's
+ * own gives (the symbolizer before sharing), field by field, over every
+ * executable mapping: the binary, the stripped library, libc, ld.so.
+ */
+static void test_shared_agrees_with_process_dwfl(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 64);
+	struct cp_symbolizer_stats st;
+	struct cp_maps *maps;
+	size_t compared = 0;
+	Dwfl *dwfl;
+
+	assert_non_null(s);
+	load(w, "libcp_symlib-stripped.so");
+	dwfl = proc_dwfl(w->pid);
+	assert_int_equal(cp_maps__read(NULL, w->pid, &maps), 0);
+	for (size_t m = 0; m < maps->nr; m++) {
+		const struct cp_map *map = &maps->maps[m];
+		__u64 step = (map->end - map->start) / 3000 + 1;
+
+		if (!(map->prot & CP_MAP_EXEC) || map->kind != CP_MAP_FILE)
+			continue;
+		for (__u64 ip = map->start; ip < map->end; ip += step | 1) {
+			Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
+			struct cp_symbol_info want, got;
+
+			if (!mod)
+				continue;
+			cp_sym_describe(mod, ip, &want);
+			assert_int_equal(cp_symbolizer__resolve(s, w->pid, ip, &got), 0);
+			assert_int_equal(got.ip, ip);
+			assert_same_info(&got, &want);
+			compared++;
+		}
+	}
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.fallbacks, 0);		/* all of it from shared files */
+	assert_int_equal(st.shared_lookups, compared);
+	assert_true(compared > 8000);	/* 4 files at least, 3000 ips each in the big ones */
+	cp_maps__free(maps);
+	cp_sym_release(dwfl);
+	dwfl_end(dwfl);
+	cp_symbolizer__free(s);
+}
+
+/*
+ * A library deleted after it was loaded (an upgrade) is no file to share:
+ * the process's own Dwfl, taken with the snapshot, answers as before.
+ */
+static void test_deleted_file_falls_back(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	char copy[] = "/tmp/cp_symlib_deletedXXXXXX", cmd[64], last[64], buf[1 << 16];
+	int in, out = mkstemp(copy);
+	struct cp_symbolizer_stats st;
+	struct cp_symbol_info got, want;
+	ssize_t n;
+	__u64 ip;
+	Dwfl *dwfl;
+
+	assert_non_null(s);
+	assert_true(out >= 0);
+	in = open(wl_path("libcp_symlib.so"), O_RDONLY);
+	assert_true(in >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	snprintf(cmd, sizeof(cmd), "load %s", copy);
+	command(w, cmd);
+	assert_int_equal(read_until(w, "ok", last, sizeof(last)), 0);
+	assert_int_equal(unlink(copy), 0);
+
+	ip = label(w, "cp_symlib_insn");
+	dwfl = proc_dwfl(w->pid);
+	assert_non_null(dwfl_addrmodule(dwfl, ip));
+	cp_sym_describe(dwfl_addrmodule(dwfl, ip), ip, &want);
+
+	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* the snapshot, as at attach */
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.fallbacks, 1);		/* taken with it */
+	finish(w);
+	/* the first lookup in the library, the process gone: the fallback answers */
+	assert_int_equal(cp_symbolizer__resolve(s, w->pid, ip, &got), 0);
+	cp_symbolizer__stats(s, &st);
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.file_spaces, 1);		/* the binary; not the deleted file */
+	assert_int_equal(st.shared_lookups, 1);
+	assert_non_null(got.module);
+	assert_non_null(strstr(got.module, copy));	/* the name the maps give it */
+	assert_same_info(&got, &want);
+	cp_sym_release(dwfl);
+	dwfl_end(dwfl);
+	cp_symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -731,6 +948,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_process_lru, setup, teardown),
 		cmocka_unit_test(test_resolve_file_offline),
 		cmocka_unit_test(test_indexes_agree_with_libdw_walk),
+		cmocka_unit_test_setup_teardown(test_processes_share_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_agrees_with_process_dwfl, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_file_falls_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

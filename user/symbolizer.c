@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <gelf.h>
 
+#include "own_vdso.h"
 #include "proc_maps.h"
 #include "sym_dwarf.h"
 #include "sym_share.h"
@@ -94,6 +95,9 @@ struct cp_symbolizer {
 	void *maps_text_ctx;
 	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
 	const struct cp_path_map *path_map;	/* where named files are now; NULL: as named */
+	int vdso_fd;			/* our own [vdso] as a file (own_vdso.h); -1: none yet */
+	size_t vdso_len;
+	bool vdso_tried;
 };
 
 /* ---- strings ---- */
@@ -639,6 +643,29 @@ static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, _
 }
 
 /*
+ * A live process's [vdso], when it is the size of ours: the same kernel
+ * image, read from our copy (the target's own may be gone by the lookup).
+ * NULL in a replay, or for another ABI's (a 32-bit process: other size).
+ */
+static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m, char *buf,
+				 size_t sz, struct cp_sym_file_key *key)
+{
+	struct stat st;
+
+	if (s->replay)
+		return NULL;
+	if (!s->vdso_tried) {
+		s->vdso_tried = true;
+		s->vdso_fd = cp_own_vdso_memfd(&s->vdso_len);
+	}
+	if (s->vdso_fd < 0 || m->end - m->start != s->vdso_len || fstat(s->vdso_fd, &st) ||
+	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz)
+		return NULL;
+	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+	return buf;
+}
+
+/*
  * Where @m's file is opened to be shared, in @buf, and its key; NULL when it
  * is not shared. A recording's files are where --path-map says, or at their
  * paths; a live process's file must be the very file it maps (device and
@@ -651,6 +678,8 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 	const char *path = m->path;
 	struct stat st;
 
+	if (m->kind == CP_MAP_VDSO)
+		return own_vdso_path(s, m, buf, sz, key);
 	if (!cp_sym_map_shareable(m))
 		return NULL;
 	if (s->path_map)
@@ -799,6 +828,7 @@ struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_result
 	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
 	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
 	s->max_snaps = s->max_spaces;
+	s->vdso_fd = -1;
 	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
 	s->snaps = calloc(s->max_snaps, sizeof(*s->snaps));
 	s->keys = calloc(s->nr_sets * CP_SYM_WAYS, sizeof(*s->keys));
@@ -818,6 +848,8 @@ void cp_symbolizer__free(struct cp_symbolizer *s)
 		space_clear(&s->spaces[i]);
 	for (size_t i = 0; s->snaps && i < s->max_snaps; i++)
 		snap_clear(&s->snaps[i]);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
 	free(s->spaces);
 	free(s->snaps);
 	free(s->keys);

@@ -12,10 +12,13 @@
  * in an executable mapping is resolved in one Dwfl per ELF file, shared by
  * every process mapping that file (the same device and inode: a container's
  * copy is another file), at the file's link-time address; libc's debug info
- * is parsed once, not per process. What that cannot answer ([vdso], a file
- * deleted or replaced since it was mapped) comes from a Dwfl of the
- * process's own, reported from its maps as a whole: taken with the snapshot
- * when a mapped file is not found again, at first need for [vdso]. Debug
+ * is parsed once, not per process. A live process's [vdso] is read from a
+ * copy of the profiler's own (own_vdso.h; the same kernel image when the
+ * size matches), so it resolves after the process exited too. What that
+ * cannot answer (a file deleted or replaced since it was mapped, another
+ * ABI's [vdso], a recording's [vdso]) comes from a Dwfl of the process's
+ * own, reported from its maps as a whole: taken with the snapshot when a
+ * mapped file is not found again, else at first need. Debug
  * info is found the usual ways (in the file, .gnu_debuglink,
  * /usr/lib/debug/.build-id; DEBUGINFOD_URLS if set in the environment,
  * which may then reach the network).
@@ -96,7 +99,7 @@ struct cp_symbolizer_stats {
 	__u64 string_flushes;	/* strings and results dropped: over the cap, or a shrink */
 	__u64 file_spaces;	/* ELF files opened to be shared by the processes mapping them */
 	__u64 shared_lookups;	/* lookups answered from a shared file */
-	__u64 fallbacks;	/* processes' own Dwfls taken ([vdso], files not found again) */
+	__u64 fallbacks;	/* processes' own Dwfls taken (files not found again, ...) */
 	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
 };
 

@@ -645,14 +645,16 @@ static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, _
 /*
  * A live process's [vdso], when it is the size of ours: the same kernel
  * image, read from our copy (the target's own may be gone by the lookup).
- * NULL in a replay, or for another ABI's (a 32-bit process: other size).
+ * NULL for another ABI's (a 32-bit process: other size), and whenever maps
+ * come as text: a replay cannot know the recording machine's [vdso], and a
+ * recording run must report what its replay will.
  */
 static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m, char *buf,
 				 size_t sz, struct cp_sym_file_key *key)
 {
 	struct stat st;
 
-	if (s->replay)
+	if (s->maps_text)
 		return NULL;
 	if (!s->vdso_tried) {
 		s->vdso_tried = true;

@@ -16,7 +16,7 @@
  * copy of the profiler's own (own_vdso.h; the same kernel image when the
  * size matches), so it resolves after the process exited too. What that
  * cannot answer (a file deleted or replaced since it was mapped, another
- * ABI's [vdso], a recording's [vdso]) comes from a Dwfl of the process's
+ * ABI's [vdso], [vdso] in a recording run or replay) comes from a Dwfl of the process's
  * own, reported from its maps as a whole: taken with the snapshot when a
  * mapped file is not found again, else at first need. Debug
  * info is found the usual ways (in the file, .gnu_debuglink,

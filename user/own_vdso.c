@@ -10,41 +10,36 @@
 
 int cp_own_vdso_memfd(size_t *len)
 {
-	const struct cp_map *vdso = NULL;
+	const char *p = NULL;
 	struct cp_maps *mine;
-	const char *p;
-	size_t left;
+	size_t left = 0;
 	int fd, err = cp_maps__read(NULL, getpid(), &mine);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < mine->nr && !vdso; i++)
-		if (mine->maps[i].kind == CP_MAP_VDSO)
-			vdso = &mine->maps[i];
-	if (!vdso) {
-		cp_maps__free(mine);
+	for (size_t i = 0; i < mine->nr && !p; i++) {
+		if (mine->maps[i].kind == CP_MAP_VDSO) {
+			p = (const char *)(uintptr_t)mine->maps[i].start;
+			left = (size_t)(mine->maps[i].end - mine->maps[i].start);
+		}
+	}
+	cp_maps__free(mine);
+	if (!p)
 		return -ENOENT;
-	}
-	*len = left = (size_t)(vdso->end - vdso->start);
-	p = (const char *)(uintptr_t)vdso->start;
+	*len = left;
 	fd = memfd_create("cacheperf-vdso", MFD_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		cp_maps__free(mine);
-		return err;
-	}
+	if (fd < 0)
+		return -errno;
 	while (left) {
 		ssize_t n = write(fd, p, left);
 
 		if (n <= 0) {
 			err = n < 0 ? -errno : -EIO;
 			close(fd);
-			cp_maps__free(mine);
 			return err;
 		}
 		p += n;
 		left -= (size_t)n;
 	}
-	cp_maps__free(mine);
 	return fd;
 }

@@ -642,6 +642,17 @@ static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, _
 	return err == -ENOENT ? -ESRCH : err;
 }
 
+/* Whether @path is a regular file; its key in @key then. */
+static bool file_key(const char *path, struct cp_sym_file_key *key)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+	return true;
+}
+
 /*
  * A live process's [vdso], when it is the size of ours: the same kernel
  * image, read from our copy (the target's own may be gone by the lookup).
@@ -652,18 +663,15 @@ static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, _
 static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m, char *buf,
 				 size_t sz, struct cp_sym_file_key *key)
 {
-	struct stat st;
-
 	if (s->maps_text)
 		return NULL;
 	if (!s->vdso_tried) {
 		s->vdso_tried = true;
 		s->vdso_fd = cp_own_vdso_memfd(&s->vdso_len);
 	}
-	if (s->vdso_fd < 0 || m->end - m->start != s->vdso_len || fstat(s->vdso_fd, &st) ||
-	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz)
+	if (s->vdso_fd < 0 || m->end - m->start != s->vdso_len ||
+	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz || !file_key(buf, key))
 		return NULL;
-	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
 	return buf;
 }
 
@@ -678,7 +686,6 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 {
 	struct cp_sym_file_key want = cp_sym_map_key(m);
 	const char *path = m->path;
-	struct stat st;
 
 	if (m->kind == CP_MAP_VDSO)
 		return own_vdso_path(s, m, buf, sz, key);
@@ -689,21 +696,12 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 	if (!path)
 		return NULL;
 	/* the user said where it is; a recording names another machine's inodes */
-	if (path != m->path || s->replay) {
-		if (stat(path, &st) || !S_ISREG(st.st_mode))
-			return NULL;
-		*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+	if (path != m->path || s->replay)
+		return file_key(path, key) ? path : NULL;
+	if (file_key(path, key) && cp_sym_key_equal(key, &want))
 		return path;
-	}
-	if (!stat(path, &st) && S_ISREG(st.st_mode)) {
-		*key = cp_sym_stat_key(st.st_dev, st.st_ino);
-		if (cp_sym_key_equal(key, &want))
-			return path;
-	}
-	if (snprintf(buf, sz, "/proc/%d/root%s", pid, m->path) >= (int)sz ||
-	    stat(buf, &st) || !S_ISREG(st.st_mode))
+	if (snprintf(buf, sz, "/proc/%d/root%s", pid, m->path) >= (int)sz || !file_key(buf, key))
 		return NULL;
-	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
 	return cp_sym_key_equal(key, &want) ? buf : NULL;
 }
 

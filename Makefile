@@ -38,7 +38,7 @@ BPF_SRCS	:= bpf/maps.bpf.c $(filter-out bpf/maps.bpf.c,$(sort $(wildcard bpf/*.b
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED	:= $(BUILD)/cacheperf.bpf.o
 SKEL		:= $(BUILD)/cacheperf.skel.h
-USER_SRCS	:= $(sort $(wildcard user/*.c))
+USER_SRCS	:= $(sort $(wildcard user/*/*.c))
 USER_OBJS	:= $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 LIB		:= $(BUILD)/libcacheperf.a
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
@@ -74,15 +74,16 @@ $(SKEL): $(BPF_LINKED)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name cacheperf > $@
 
-$(BUILD)/user/%.o: user/%.c | $(SKEL) $(BUILD)/user
+$(BUILD)/user/%.o: user/%.c | $(SKEL)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CP_CFLAGS) -c $< -o $@
 
-$(LIB): $(filter-out $(BUILD)/user/main.o,$(USER_OBJS))
+$(LIB): $(filter-out $(BUILD)/user/cli/main.o,$(USER_OBJS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(BUILD)/user/main.o $(LIB)
+$(BIN): $(BUILD)/user/cli/main.o $(LIB)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CP_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -137,20 +138,21 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 # can link libFuzzer (libclang-rt); tests/e2e/test_fuzz_recording.sh runs it
 # for CP_FUZZ_SECONDS (30). `make fuzz FUZZ_SECONDS=600` runs it longer.
 FUZZ_BIN	:= $(BUILD)/tests/fuzz/fuzz_recording
-FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
+FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/cli/main.c,$(USER_SRCS)))
 FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address
 FUZZ_SECONDS	?= 300
 HAVE_LIBFUZZER	:= $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
 		   $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo y)
-$(BUILD)/fuzz/%.o: user/%.c | $(SKEL) $(BUILD)/fuzz
+$(BUILD)/fuzz/%.o: user/%.c | $(SKEL)
 	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 $(FUZZ_BIN): tests/fuzz/fuzz_recording.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
-$(BUILD)/bpf $(BUILD)/user $(BUILD)/tests/unit $(BUILD)/tests/bpf $(BUILD)/tests/workloads \
-$(BUILD)/tests/bench $(BUILD)/tests/fuzz $(BUILD)/fuzz:
+$(BUILD)/bpf $(BUILD)/tests/unit $(BUILD)/tests/bpf $(BUILD)/tests/workloads \
+$(BUILD)/tests/bench $(BUILD)/tests/fuzz:
 	$(Q)mkdir -p $@
 
 tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BIN))
@@ -215,4 +217,4 @@ deb:
 clean:
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/oracle/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/oracle/*/*.d)

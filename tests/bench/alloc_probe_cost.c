@@ -29,8 +29,8 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "alloc_probes.h"
-#include "drain.h"
+#include "live/alloc_probes.h"
+#include "live/drain.h"
 
 #define MAX_ROUNDS	31
 #define GOAL_NS		1500.0

@@ -22,10 +22,10 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "bp_arm.h"
-#include "decode.h"
-#include "perf_events.h"
-#include "pmu_attr.h"
+#include "live/bp_arm.h"
+#include "decode/decode.h"
+#include "live/perf_events.h"
+#include "machine/pmu_attr.h"
 
 #include "median.h"
 

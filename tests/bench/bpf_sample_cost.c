@@ -23,8 +23,8 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "drain.h"
-#include "mem_prog.h"
+#include "live/drain.h"
+#include "live/mem_prog.h"
 
 #define RUNS_PER_ROUND	1000000
 #define CHUNK		50000	/* 50000 * 72-byte records < 4 MiB */

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "object_store.h"
-#include "process_objects.h"
+#include "objects/object_store.h"
+#include "objects/objects.h"
 
 #define BASE	0x7f0000000000ull
 

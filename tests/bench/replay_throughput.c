@@ -25,8 +25,8 @@
 #include <sys/resource.h>
 
 #include "bench/bench.h"
-#include "rec_build.h"
-#include "replay.h"
+#include "lib/rec_build.h"
+#include "record/replay.h"
 
 #define NR_PROCS	4
 #define NR_THREADS	8

@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "proc_maps.h"
-#include "symbolizer.h"
+#include "objects/proc_maps.h"
+#include "symbols/symbolizer.h"
 
 static double now_ns(void)
 {

@@ -31,16 +31,16 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "alloc_events.h"
-#include "alloc_probes.h"
-#include "allocator.h"
-#include "drain.h"
-#include "probe_place.h"
-#include "process_objects.h"
+#include "objects/alloc_events.h"
+#include "live/alloc_probes.h"
+#include "objects/allocator.h"
+#include "live/drain.h"
+#include "live/probe_place.h"
+#include "objects/objects.h"
 
 #define MAX_OBJS	1024
 

@@ -29,15 +29,16 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "bp_walks_client.h"
-#include "require_root.h"
+#include "lib/bp_walks_client.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "bp_arm.h"
-#include "bp_sampler.h"
-#include "drain.h"
-#include "pmu_attr.h"
+#include "live/bp_arm.h"
+#include "breakpoints/bp_report.h"
+#include "live/bp_sampler.h"
+#include "live/drain.h"
+#include "machine/pmu_attr.h"
 
 #define MS		1000000ull
 #define EXPIRY_NS	(50 * MS)

@@ -24,17 +24,18 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "bp_walks_client.h"
-#include "require_root.h"
+#include "lib/bp_walks_client.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
 #include "cacheperf.skel.h"
-#include "bp_arm.h"
-#include "decode_cache.h"
-#include "drain.h"
-#include "perf_events.h"
-#include "pmu_attr.h"
+#include "live/bp_arm.h"
+#include "breakpoints/bp_report.h"
+#include "decode/decode_cache.h"
+#include "live/drain.h"
+#include "live/perf_events.h"
+#include "machine/pmu_attr.h"
 
 #define LINE_BYTES	CP_BPW_LINE_BYTES
 #define SETS		CP_BPW_SETS

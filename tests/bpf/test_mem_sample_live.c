@@ -23,13 +23,13 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf/data_src.h"
 #include "cacheperf.skel.h"
-#include "drain.h"
-#include "mem_prog.h"
+#include "live/drain.h"
+#include "live/mem_prog.h"
 
 #define PAGES	32
 

@@ -26,13 +26,13 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "perf_events.h"
-#include "pmu.h"
-#include "pmu_attr.h"
+#include "live/perf_events.h"
+#include "machine/pmu.h"
+#include "machine/pmu_attr.h"
 
 #define PAGE		4096
 #define WORKERS		3

@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "workload_pipe.h"
+#include "lib/workload_pipe.h"
 
-#include "drain.h"
-#include "session.h"
+#include "live/drain.h"
+#include "live/session.h"
 
 #define NR_PAGES	32
 #define NR_THREADS	2

@@ -32,18 +32,18 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
-#include "workload_pipe.h"
+#include "lib/require_root.h"
+#include "lib/workload_pipe.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf/soft_tick.h"
 #include "cacheperf.skel.h"
-#include "cpuset.h"
-#include "drain.h"
-#include "insn_store.h"
-#include "perf_events.h"
-#include "soft_source.h"
-#include "symbolizer.h"
+#include "machine/cpuset.h"
+#include "live/drain.h"
+#include "profile/insn_store.h"
+#include "live/perf_events.h"
+#include "live/soft_source.h"
+#include "symbols/symbolizer.h"
 
 #define MAX_INSNS	4096
 #define TEST_FREQ	CP_SOFT_FREQ_DEFAULT

@@ -24,9 +24,9 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
+#include "lib/require_root.h"
 
-#include "sysinfo.h"
+#include "machine/sysinfo.h"
 
 
 /* Something to watch: never executed by these tests. */

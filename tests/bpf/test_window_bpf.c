@@ -20,12 +20,12 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
-#include "require_root.h"
+#include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
-#include "drain.h"
-#include "mem_prog.h"
+#include "live/drain.h"
+#include "live/mem_prog.h"
 
 
 /* data_src values as PEBS encodes them (arch/x86/events/intel/ds.c) */

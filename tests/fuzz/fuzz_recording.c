@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay.h"
+#include "record/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

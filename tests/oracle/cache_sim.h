@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#include "lru_model.h"
+#include "classify/lru_model.h"
 
 #define CP_SIM_MAX_CORES	8
 

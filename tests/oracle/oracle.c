@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 
 #include "cacheperf/abi.h"
-#include "elf_syms.h"
-#include "geometry.h"
+#include "objects/elf_syms.h"
+#include "machine/geometry.h"
 
 #include "cache_sim.h"
 #include "pebs_emu.h"

@@ -10,12 +10,12 @@
 #include "cacheperf/alloc.h"
 #include "cacheperf/breakpoint.h"
 #include "cacheperf/window.h"
-#include "bp_manager.h"
-#include "build_id.h"
-#include "event_spec.h"
-#include "grow.h"
-#include "insn_store.h"
-#include "rec_io.h"
+#include "breakpoints/bp_manager.h"
+#include "symbols/build_id.h"
+#include "machine/event_spec.h"
+#include "util/grow.h"
+#include "profile/insn_store.h"
+#include "record/rec_io.h"
 
 #include "pebs_emu.h"
 

@@ -25,7 +25,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
-#include "geometry.h"
+#include "machine/geometry.h"
 #include "cache_sim.h"
 
 #define CP_PEBS_EMU_TICK_NS	10000000ull	/* bp_sampler.c's CP_BP_TICK_NS */

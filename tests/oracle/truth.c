@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_syms.h"
-#include "grow.h"
-#include "symbolizer.h"
+#include "objects/elf_syms.h"
+#include "util/grow.h"
+#include "symbols/symbolizer.h"
 
 #include "truth.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "alloc_events.h"
+#include "objects/alloc_events.h"
 
 static struct cp_object_event ev(__u16 kind, __u64 addr, __u64 size, __u64 old, __u64 caller,
 				 __u32 tid)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "alloc_guard.h"
+#include "live/alloc_guard.h"
 
 #define MS	1000000ull
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "allocator.h"
+#include "objects/allocator.h"
 
 static void test_names(void **state)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "backoff_marks.h"
+#include "objects/backoff_marks.h"
 
 static void test_never_backed_off(void **state)
 {

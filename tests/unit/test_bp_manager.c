@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "bp_manager.h"
+#include "breakpoints/bp_manager.h"
 
 #define MS	1000000ull
 #define T0	(5000 * MS)	/* an arbitrary start time */

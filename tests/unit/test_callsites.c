@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "callsites.h"
+#include "objects/callsites.h"
 
 static void test_same_site_same_id(void **state)
 {

@@ -15,8 +15,8 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "classify_fixture.h"
+#include "classify/classify.h"
+#include "lib/classify_fixture.h"
 
 /* linear_regression (paper Fig. 8): per-thread fields of one heap array share a line. */
 static void test_false_sharing_application(void **state)

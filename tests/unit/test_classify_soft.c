@@ -17,10 +17,10 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "classify_fixture.h"
-#include "issues_text.h"
-#include "stream_evidence.h"
+#include "classify/classify.h"
+#include "lib/classify_fixture.h"
+#include "lib/issues_text.h"
+#include "classify/stream_evidence.h"
 
 #define MS	1000000ull
 #define KIB	1024ull

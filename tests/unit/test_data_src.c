@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cacheperf/data_src.h"
-#include "data_src_text.h"
+#include "report/data_src_text.h"
 
 /* Every constant the BPF side decodes with must be the uapi one. */
 #define SAME(cp, uapi) _Static_assert((cp) == (uapi), #cp " != " #uapi)

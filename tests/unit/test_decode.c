@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "decode.h"
+#include "decode/decode.h"
 
 #define R	CP_OPND_READ
 #define W	CP_OPND_WRITE

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "decode_cache.h"
+#include "decode/decode_cache.h"
 
 /* A load this test decodes from its own text: mov 0x18(%rdi,%rsi,8),%rax. */
 extern const char cp_test_decode_insn[];

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "geometry.h"
+#include "machine/geometry.h"
 
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)

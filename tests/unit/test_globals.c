@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "workload_pipe.h"
+#include "lib/workload_pipe.h"
 
-#include "globals.h"
-#include "process_objects.h"
+#include "objects/globals.h"
+#include "objects/objects.h"
 
 /* ---- pure rules ---- */
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "insn_store.h"
+#include "profile/insn_store.h"
 
 static struct cp_ip_counts counts(__u64 loads, __u64 load_misses, __u64 stores,
 				  __u64 store_misses)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json_writer.h"
+#include "util/json_writer.h"
 
 static char *string_of(const char *s)
 {

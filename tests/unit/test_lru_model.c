@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lru_model.h"
+#include "classify/lru_model.h"
 
 #define L1	{ .line_bytes = 64, .sets = 64, .ways = 8 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mem_guard.h"
+#include "profile/mem_guard.h"
 
 #define MiB	(1ull << 20)
 #define SEC	1000000000ull

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "miss_store.h"
+#include "profile/miss_store.h"
 
 /* 32 KiB, 8-way, 64-byte lines: 64 sets, so addresses 4 KiB apart share a set */
 static const struct cp_cache_level l1 = {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "object_stats.h"
+#include "objects/object_stats.h"
 
 static struct cp_resolved heap(__u64 start, __u64 size, __u64 callsite, __u32 tid)
 {

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "object_store.h"
+#include "objects/object_store.h"
 
 #define PAGE	(1ull << CP_OBJ_PAGE_SHIFT)
 #define CHUNK	(1ull << CP_OBJ_CHUNK_SHIFT)

@@ -15,7 +15,7 @@
 
 #include "cacheperf/breakpoint.h"
 #include "cacheperf/operand.h"
-#include "decode.h"
+#include "decode/decode.h"
 
 /* Every register a distinct value: rax = 0x1000, rcx = 0x2000, ... r15 = 0x10000. */
 static void fake_regs(struct cp_regs *r)

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_ARGS 32
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "out_file.h"
+#include "util/out_file.h"
 
 static int write_text(void *ctx, FILE *f)
 {

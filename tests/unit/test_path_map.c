@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "path_map.h"
+#include "util/path_map.h"
 
 static void test_prefix_by_component(void **state)
 {

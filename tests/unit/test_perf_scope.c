@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "perf_events.h"
+#include "live/perf_events.h"
 
 struct scope_case {
 	enum cp_target_kind target;

@@ -15,9 +15,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "cpuset.h"
-#include "pmu.h"
-#include "pmu_attr.h"
+#include "machine/cpuset.h"
+#include "machine/pmu.h"
+#include "machine/pmu_attr.h"
 
 /* IP | TID | ADDR | WEIGHT | DATA_SRC, spelled out independently of the header */
 #define EXPECTED_SAMPLE_TYPE	0xc00bull

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "cpuset.h"
-#include "pmu.h"
-#include "pmu_format.h"
+#include "machine/cpuset.h"
+#include "machine/pmu.h"
+#include "machine/pmu_format.h"
 
 /* --- format and event strings ------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "probe_place.h"
+#include "live/probe_place.h"
 
 #define RDI	CP_ARG_RDI
 #define RSI	CP_ARG_RSI

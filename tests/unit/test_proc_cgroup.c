@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proc_cgroup.h"
+#include "machine/proc_cgroup.h"
 
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "proc_maps.h"
+#include "objects/proc_maps.h"
 
 /* A PIE with a space in its path that was rebuilt while running, and its neighbours. */
 static const char sample[] =

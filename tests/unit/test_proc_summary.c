@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proc_summary.h"
+#include "profile/proc_summary.h"
 
 /* The fake system: comm "p<pid>", or "x<pid>" once a process exec'd. */
 static int describes;

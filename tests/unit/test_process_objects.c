@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "process_objects.h"
+#include "objects/objects.h"
 
 /* Above any pid_max (2^22): /proc has no such directory. */
 #define GHOST(n)	((pid_t)(100000000 + (n)))

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rec_build.h"
-#include "replay.h"
+#include "lib/rec_build.h"
+#include "record/replay.h"
 
 #define PID		4242
 #define TID2		4243

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "prom_metrics.h"
+#include "report/prom_metrics.h"
 
 static struct cp_issue issue(enum cp_issue_type t, __u32 pid, const char *fn, const char *file,
 			     __u32 line, double score)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "prom_writer.h"
+#include "report/prom_writer.h"
 
 #define FFFD "\xef\xbf\xbd"
 

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "rate_cap.h"
+#include "live/rate_cap.h"
 
 #define SEC		1000000000ull
 #define IBS_MAX		0xffff0ull

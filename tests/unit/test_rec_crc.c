@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "rec_crc.h"
+#include "record/rec_crc.h"
 
 #define BIG	(3u << 20)
 

@@ -21,9 +21,9 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "build_id.h"
-#include "rec_build.h"
-#include "replay.h"
+#include "symbols/build_id.h"
+#include "lib/rec_build.h"
+#include "record/replay.h"
 
 #define PID		4242
 #define IP		0x400100ull

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "object_stats.h"
-#include "probe.h"
-#include "report.h"
+#include "objects/object_stats.h"
+#include "cli/probe.h"
+#include "report/report.h"
 
 static char *render(const struct cp_report *r)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "issues_text.h"
+#include "lib/issues_text.h"
 
 static void loc(struct cp_src_loc *l, const char *file, __u32 line, const char *function)
 {

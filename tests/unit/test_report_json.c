@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report_json.h"
+#include "report/report_json.h"
 
 static char *render(const struct cp_report *r, const struct cp_classification *c)
 {

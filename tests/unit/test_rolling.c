@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rolling.h"
+#include "profile/rolling.h"
 
 #define SEC	1000000000ull
 #define LINE	0x10000000ull

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "seen_objects.h"
+#include "profile/seen_objects.h"
 
 #define LINE	64
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "decode.h"
-#include "skid.h"
+#include "decode/decode.h"
+#include "decode/skid.h"
 
 #define MAX_CODE	32
 

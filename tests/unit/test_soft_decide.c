@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "cacheperf/soft_tick.h"
-#include "decode.h"
-#include "soft_decide.h"
+#include "decode/decode.h"
+#include "decode/soft_decide.h"
 
 static void test_user_mode(void **state)
 {

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rec_build.h"
-#include "replay.h"
+#include "lib/rec_build.h"
+#include "record/replay.h"
 
 #define PID	1000
 #define CODE	0x400000ull

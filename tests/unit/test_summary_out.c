@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "summary_out.h"
+#include "report/summary_out.h"
 
 static void test_status_line(void **state)
 {

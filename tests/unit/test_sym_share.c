@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
-#include "sym_share.h"
+#include "symbols/sym_share.h"
 
 /*
  * A shared library laid out as ld does it: headers and text at file offset =

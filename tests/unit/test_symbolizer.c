@@ -26,13 +26,13 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "workload_pipe.h"
+#include "lib/workload_pipe.h"
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
-#include "proc_maps.h"
-#include "sym_dwarf.h"
-#include "symbolizer.h"
+#include "objects/proc_maps.h"
+#include "symbols/sym_dwarf.h"
+#include "symbols/symbolizer.h"
 
 #define MAX_NAMES	16
 

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "sysinfo.h"
+#include "machine/sysinfo.h"
 
 struct version_case {
 	const char *release;

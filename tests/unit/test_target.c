@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "target.h"
+#include "cli/target.h"
 
 static void wait_exit(struct cp_child *c)
 {

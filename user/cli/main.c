@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cacheperf-bpf: why does a program miss in the CPU cache?
+ *
+ * main() is the table of contents: parse options -> check capabilities ->
+ * choose the source -> hold or check the targets -> open, configure, load
+ * and attach the BPF programs -> loop -> final report -> cleanup.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine/geometry.h"
+#include "cli/options.h"
+#include "machine/pmu.h"
+#include "cli/probe.h"
+#include "profile/proc_identity.h"
+#include "profile/profile.h"
+#include "report/prom_file.h"
+#include "record/recorder.h"
+#include "record/replay.h"
+#include "report/report.h"
+#include "report/report_emit.h"
+#include "live/session.h"
+#include "cli/signals.h"
+#include "report/summary_out.h"
+#include "machine/sysinfo.h"
+#include "cli/target.h"
+
+#ifndef CP_VERSION
+#define CP_VERSION "0.1.0"
+#endif
+
+#define CP_CHILD_GRACE_MS	2000
+
+/* Everything main() sets up, so one cleanup path frees it all. */
+struct cp_main {
+	struct cp_options opts;
+	struct cp_sysinfo si;
+	struct cp_geometry geo;
+	struct cp_pmus *pmus;
+	struct cp_session_cfg cfg;
+	struct cp_session *sess;
+	struct cp_profile *prof;
+	struct cp_recorder *rec;	/* --record; the profile owns it once made */
+	struct cp_child child;
+	bool have_child;
+	pid_t pids[CP_MAX_TGIDS];
+	int nr_pids;
+	struct cp_run_info info;
+	struct cp_report_opts ro;	/* where reports go, for the summaries */
+	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
+	char err[768];
+};
+
+/* What the report header (and a recording) says about the run. */
+static void fill_info(struct cp_main *m)
+{
+	struct cp_run_info *in = &m->info;
+
+	in->source = m->cfg.source.kind;
+	snprintf(in->source_reason, sizeof(in->source_reason), "%s", m->cfg.source.reason);
+	in->nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : (__u32)m->nr_pids;
+	for (int i = 0; i < m->nr_pids; i++) {
+		in->targets[i].pid = m->pids[i];
+		cp_proc_read_comm(m->pids[i], in->targets[i].comm, sizeof(in->targets[i].comm));
+	}
+	in->launched = m->opts.target == CP_TARGET_CMD;
+	in->load_period = m->opts.load_period;
+	in->store_period = m->opts.store_period;
+	in->ldlat_cycles = m->opts.ldlat_cycles;
+	in->window = m->opts.window;
+	in->window_ratio_ppm = m->opts.window_ratio_ppm;
+	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
+}
+
+/* Where reports go and how issues are judged: -o, --json and the filters. */
+static struct cp_report_opts report_opts(const struct cp_main *m)
+{
+	return (struct cp_report_opts){
+		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
+		.path_map = &m->opts.path_map,
+	};
+}
+
+/* SIGUSR1: the summary of the last window. */
+static void print_summary(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	if (cp_summary_out_print(&m->sum, p, m->err, sizeof(m->err)))
+		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+}
+
+static void on_interval(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	cp_summary_out_interval(&m->sum, p);
+}
+
+/* SIGHUP: the Prometheus file now (its failure was said by the writer). */
+static void on_reopen(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+
+	cp_summary_out_prom(&m->sum, p, m->err, sizeof(m->err));
+}
+
+/* The sampling PMU this machine has, for cacheperf_source_info. */
+static const char *pmu_name(const struct cp_pmus *pmus)
+{
+	return pmus->nr_core ? "pebs" : pmus->has_ibs ? "ibs" : "none";
+}
+
+/* The report of the profile so far: text to -o or stdout, JSON to --json. */
+static void print_report(struct cp_profile *p, void *ctx)
+{
+	struct cp_main *m = ctx;
+	struct cp_report_opts o = report_opts(m);
+
+	if (cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err)))
+		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+}
+
+static int fail(struct cp_main *m, int ret)
+{
+	fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+	return ret;
+}
+
+/* Parses argv; returns -1 to go on, else the exit code. */
+static int parse_options(struct cp_main *m, int argc, char **argv)
+{
+	if (cp_options_parse(argc, argv, &m->opts, m->err, sizeof(m->err))) {
+		fprintf(stderr, "cacheperf-bpf: %s\nTry 'cacheperf-bpf --help'.\n", m->err);
+		return CP_EXIT_USAGE;
+	}
+	switch (m->opts.mode) {
+	case CP_MODE_HELP:
+		cp_options_usage(stdout);
+		return CP_EXIT_OK;
+	case CP_MODE_VERSION:
+		printf("cacheperf-bpf %s\n", CP_VERSION);
+		return CP_EXIT_OK;
+	case CP_MODE_PROBE:
+		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
+			       CP_EXIT_RUNTIME : CP_EXIT_OK;
+	case CP_MODE_REPORT: {
+		struct cp_report_opts o = report_opts(m);
+
+		if (o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		return CP_EXIT_OK;
+	}
+	case CP_MODE_PROFILE:
+	default:
+		/* a file we could not write is said before anything runs */
+		if (m->opts.prom_file &&
+		    cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		return -1;
+	}
+}
+
+/* Capabilities, cache geometry and the sample source; returns -1 to go on, else the exit code. */
+static int check_machine(struct cp_main *m)
+{
+	cp_sysinfo_collect(m->opts.sysfs_root, &m->si);
+	if (cp_preflight(&m->si, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+
+	cp_geometry_read_sysfs(&m->geo, m->opts.sysfs_root);
+	if (m->opts.cache_spec &&
+	    cp_geometry_apply_override(&m->geo, m->opts.cache_spec, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_USAGE);
+	for (unsigned int w = 0; w < m->geo.nr_warnings; w++)
+		fprintf(stderr, "cacheperf-bpf: warning: %s\n", m->geo.warnings[w]);
+
+	m->pmus = cp_pmus__new(m->opts.sysfs_root);
+	if (!m->pmus) {
+		snprintf(m->err, sizeof(m->err), "cannot read the PMUs: %s", strerror(errno));
+		return fail(m, CP_EXIT_RUNTIME);
+	}
+	if (cp_source_decide(m->opts.source, m->pmus, &m->si.kernel, &m->cfg.source)) {
+		snprintf(m->err, sizeof(m->err), "%s", m->cfg.source.reason);
+		return fail(m, CP_EXIT_RUNTIME);
+	}
+	fprintf(stderr, "cacheperf-bpf: source %s\n", m->cfg.source.reason);
+	return -1;
+}
+
+/* Checks -p PIDs or launches `-- CMD` held before exec; returns -1 to go on. */
+static int prepare_targets(struct cp_main *m)
+{
+	int ret;
+
+	switch (m->opts.target) {
+	case CP_TARGET_PIDS:
+		if (cp_target_check_pids(m->opts.pids, m->opts.nr_pids, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		memcpy(m->pids, m->opts.pids, sizeof(pid_t) * (size_t)m->opts.nr_pids);
+		m->nr_pids = m->opts.nr_pids;
+		break;
+	case CP_TARGET_CMD:
+		ret = cp_child_spawn(m->opts.cmd_argv, &m->child, m->err, sizeof(m->err));
+		if (ret)
+			return fail(m, CP_EXIT_RUNTIME);
+		m->have_child = true;
+		m->pids[0] = m->child.pid;
+		m->nr_pids = 1;
+		break;
+	case CP_TARGET_ALL:
+	default:
+		break;
+	}
+	m->cfg.opts = &m->opts;
+	m->cfg.pmus = m->pmus;
+	m->cfg.pids = m->pids;
+	m->cfg.nr_pids = m->nr_pids;
+	m->cfg.geo = &m->geo;
+	return -1;
+}
+
+static int run(struct cp_main *m)
+{
+	int ret;
+
+	struct cp_profile_cfg pcfg = {
+		.opts = &m->opts,
+		.child = m->have_child ? &m->child : NULL,
+		.pids = m->opts.target == CP_TARGET_PIDS ? m->pids : NULL,
+		.nr_pids = m->opts.target == CP_TARGET_PIDS ? m->nr_pids : 0,
+		.on_report = print_summary,
+		.report_ctx = m,
+		.on_interval = on_interval,
+		.on_reopen = on_reopen,
+	};
+
+	/* Open, set knobs, load & verify BPF programs */
+	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	/* Attach to the sampling events */
+	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	if (m->opts.record_path &&
+	    !(m->rec = cp_recorder__open(m->opts.record_path, m->err, sizeof(m->err))))
+		return fail(m, CP_EXIT_RUNTIME);
+	if (cp_profile__new(m->sess, &m->geo, m->rec, &m->prof, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	/* Let a held command run: probes see it from its first instruction */
+	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	fill_info(m);
+	cp_profile__set_info(m->prof, &m->info);
+	for (int i = 0; i < m->nr_pids; i++)
+		cp_profile__snapshot(m->prof, m->pids[i]);
+	if (m->opts.verbose)
+		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
+			m->sess->nr_events, m->sess->scope.reason,
+			m->sess->soft_on ? "on_tick" : cp_mem_prog_name(m->sess->variant));
+
+	/* Loop until the duration, a signal or the targets' exit */
+	m->ro = report_opts(m);
+	cp_summary_out_init(&m->sum, &m->ro, &m->geo, pmu_name(m->pmus), true,
+			    !m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
+	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
+		return fail(m, CP_EXIT_RUNTIME);
+	/* the last window's metrics stay for the scraper */
+	cp_summary_out_prom(&m->sum, m->prof, m->err, sizeof(m->err));
+
+	/* Final report, then the recording's end: it has what the report read */
+	print_report(m->prof, m);
+	ret = cp_profile__finish(m->prof, m->err, sizeof(m->err));
+	if (ret)
+		return fail(m, CP_EXIT_RUNTIME);
+	if (m->have_child && m->child.exited)
+		return cp_exit_code(m->child.status);
+	return CP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cp_main *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m) {
+		fprintf(stderr, "cacheperf-bpf: out of memory\n");
+		return CP_EXIT_RUNTIME;
+	}
+	/* Parse options */
+	ret = parse_options(m, argc, argv);
+	if (ret >= 0)
+		goto cleanup;
+	cp_session_set_verbosity(m->opts.verbose);
+	if (cp_signals_install()) {
+		snprintf(m->err, sizeof(m->err), "cannot install signal handlers: %s",
+			 strerror(errno));
+		ret = fail(m, CP_EXIT_RUNTIME);
+		goto cleanup;
+	}
+	/* Check capabilities, cache geometry, sample source */
+	ret = check_machine(m);
+	if (ret >= 0)
+		goto cleanup;
+	/* Check or launch the targets */
+	ret = prepare_targets(m);
+	if (ret >= 0)
+		goto cleanup;
+	/* Load, attach, loop, report */
+	ret = run(m);
+
+cleanup:
+	/* a command we launched does not outlive the profile it was launched for */
+	if (m->have_child && !m->child.exited)
+		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
+	if (m->prof)
+		cp_profile__free(m->prof);
+	else
+		cp_recorder__close(m->rec, NULL, NULL, 0);
+	cp_session__free(m->sess);
+	cp_pmus__free(m->pmus);
+	free(m);
+	return ret;
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Command-line parsing: pure, table-driven, every error a sentence. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breakpoints/bp_manager.h"
+#include "cacheperf/soft_tick.h"
+#include "machine/geometry.h"
+#include "cli/options.h"
+#include "util/parse.h"
+#include "profile/rolling.h"
+
+enum {
+	OPT_PROBE = 256,
+	OPT_VERSION,
+	OPT_SOURCE,
+	OPT_CACHE,
+	OPT_SYSFS_ROOT,
+	OPT_LDLAT,
+	OPT_LOAD_PERIOD,
+	OPT_STORE_PERIOD,
+	OPT_MAX_SAMPLE_RATE,
+	OPT_MAX_ALLOC_RATE,
+	OPT_NO_OBJECTS,
+	OPT_WINDOW,
+	OPT_WINDOW_RATIO,
+	OPT_TOP,
+	OPT_MIN_ACCESS_SHARE,
+	OPT_MIN_MISS_SHARE,
+	OPT_APP_LOAD_MISS,
+	OPT_APP_STORE_MISS,
+	OPT_JSON,
+	OPT_RECORD,
+	OPT_BP_EXPIRY,
+	OPT_MAX_BP_RATE,
+	OPT_NO_THROWING_NEW,
+	OPT_SOFT_FREQ,
+	OPT_WINDOW_SECONDS,
+	OPT_QUIET,
+	OPT_PROM_FILE,
+	OPT_PROM_TOP,
+	OPT_CGROUP,
+	OPT_MAX_MEMORY,
+	OPT_PATH_MAP,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "probe", no_argument, NULL, OPT_PROBE },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "cache", required_argument, NULL, OPT_CACHE },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "ldlat", required_argument, NULL, OPT_LDLAT },
+	{ "load-period", required_argument, NULL, OPT_LOAD_PERIOD },
+	{ "store-period", required_argument, NULL, OPT_STORE_PERIOD },
+	{ "max-sample-rate", required_argument, NULL, OPT_MAX_SAMPLE_RATE },
+	{ "max-alloc-rate", required_argument, NULL, OPT_MAX_ALLOC_RATE },
+	{ "no-objects", no_argument, NULL, OPT_NO_OBJECTS },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "min-access-share", required_argument, NULL, OPT_MIN_ACCESS_SHARE },
+	{ "min-miss-share", required_argument, NULL, OPT_MIN_MISS_SHARE },
+	{ "app-load-miss", required_argument, NULL, OPT_APP_LOAD_MISS },
+	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
+	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
+	{ "no-throwing-new", no_argument, NULL, OPT_NO_THROWING_NEW },
+	{ "soft-freq", required_argument, NULL, OPT_SOFT_FREQ },
+	{ "window-seconds", required_argument, NULL, OPT_WINDOW_SECONDS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
+	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+"Usage: cacheperf-bpf [OPTIONS] -p PID[,PID...]\n"
+"       cacheperf-bpf [OPTIONS] -a\n"
+"       cacheperf-bpf [OPTIONS] -- CMD [ARGS...]\n"
+"       cacheperf-bpf --probe\n"
+"       cacheperf-bpf report FILE    the report of a recording (--record), offline\n"
+"\n"
+"Finds the serious cache misses of a program and says what kind they are\n"
+"(capacity, conflict, true or false sharing), who caused them (the application\n"
+"or the allocator's placement), where (source lines) and on which objects.\n"
+"\n"
+"Target (exactly one):\n"
+"  -p, --pid PID[,PID...]     profile running processes (up to 64)\n"
+"  -a, --all-cpus             profile the whole machine\n"
+"  -- CMD [ARGS...]           launch CMD, held until probes are attached\n"
+"\n"
+"Run:\n"
+"  -d, --duration SEC         stop after SEC seconds (default: until the target\n"
+"                             exits, or SIGINT/SIGTERM)\n"
+"  -i, --interval SEC         summary interval (default 10)\n"
+"  -v, --verbose              more detail; -vv adds libbpf debug output\n"
+"      --record FILE          also write what the report is made of to FILE,\n"
+"                             for `cacheperf-bpf report FILE` (docs/recording.md)\n"
+"      --probe                print what this machine supports and exit\n"
+"  -h, --help                 this text\n"
+"      --version              print the version and exit\n"
+"\n"
+"Sampling:\n"
+"      --source KIND          auto, pebs (Intel), ibs (AMD) or soft (no PMU);\n"
+"                             default auto: PEBS or IBS when the machine has\n"
+"                             them, else soft (timer ticks: addresses and\n"
+"                             time, no cache levels);\n"
+"                             faults: page faults with their addresses, a\n"
+"                             check of the pipeline on any machine (no cache\n"
+"                             levels)\n"
+"      --ldlat CYCLES         PEBS load-latency threshold (default 3, 1..65535)\n"
+"      --load-period N        sample one load in N (default 20000)\n"
+"      --store-period N       sample one store in N (default 50000)\n"
+"      --max-sample-rate N    per-CPU samples/s budget; periods are raised\n"
+"                             above it (default 20000)\n"
+"      --window N             accesses in each per-CPU miss window\n"
+"                             (default 512, a power of two, 2..512)\n"
+"      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
+"                             exceeds P percent (default 0.5)\n"
+"      --max-bp-rate N        hardware-breakpoint hits/s that collect the exact\n"
+"                             addresses of the worst instructions (default\n"
+"                             2000: about 2 percent of a CPU; 0: none)\n"
+"      --bp-expiry MS         let a breakpoint go after MS ms without a hit\n"
+"                             (default 100)\n""      --soft-freq HZ         --source soft: timer ticks per second on each\n"
+"                             CPU (default 4999, 1..100000)\n"
+"\n"
+"Report (filters of the paper, section 3.5; P is a percentage):\n"
+"      --top N                issues, instructions and objects listed\n"
+"                             (default 10, 1..1000)\n"
+"      --app-load-miss P      report nothing unless load misses reach P percent\n"
+"                             of sampled loads (default 3) ...\n"
+"      --app-store-miss P     ... or store misses P percent of sampled stores\n"
+"                             (default 1)\n"
+"      --min-access-share P   an instruction needs P percent of the sampled\n"
+"                             accesses (default 0.01) ...\n"
+"      --min-miss-share P     ... and P percent of the sampled misses\n"
+"                             (default 1); weaker issues are counted as\n"
+"                             suppressed\n"
+"  -o, --output FILE          write the text report to FILE instead of stdout\n"
+"      --json FILE            also write the report as JSON (docs/json.md);\n"
+"                             '-': JSON on stdout, and the text report only\n"
+"                             with -o\n"
+"                             (both are rewritten whole at each report)\n"
+"\n"
+"Objects:\n"
+"      --max-alloc-rate N     allocator calls/s per process above which the\n"
+"                             allocation probes back off for a while\n"
+"                             (default 200000; 0: never)\n"
+"      --no-objects           no allocation probes: heap objects unknown\n"
+"      --no-throwing-new      leave the C++ operator new that throws unprobed\n"
+"                             (tcmalloc, jemalloc): while its return is\n"
+"                             probed, a std::bad_alloc it throws ends the\n"
+"                             program instead of reaching its catch\n"
+"\n"
+"Machine:\n"
+"      --cache SPEC           cache geometry instead of sysfs, e.g.\n"
+"                             L1D=48K:12:64,L2=2M:16:64,LLC=32M:16:64\n"
+"                             (size:ways:line size)\n"
+"      --sysfs-root DIR       read /sys and /proc facts below DIR (testing)\n"
+"\n"
+"Continuous operation (each -i interval, a summary of the last window):\n"
+"      --window-seconds SEC   span of the rolling summary (default 60; at\n"
+"                             most 60 intervals); SIGUSR1 prints it, the\n"
+"                             final report covers the whole run\n"
+"      --quiet                no status line on stderr (it is shown each\n"
+"                             interval only when stderr is a terminal)\n"
+"      --prom-file PATH       write the summary as a Prometheus text file\n"
+"                             each interval, replaced atomically\n"
+"                             (docs/prometheus.md); SIGHUP rewrites it now;\n"
+"                             with report FILE: the recording's metrics\n"
+"      --prom-top N           issues written to it, the rest summed as\n"
+"                             \"other\" (default 20, 1..1000)\n"
+"\n"
+"System-wide and long runs:\n"
+"      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
+"                             and below it, e.g. /sys/fs/cgroup/system.slice/\n"
+"                             foo.service or /system.slice/foo.service\n"
+"      --max-memory SIZE      the profiler's own RSS limit: above it, caches\n"
+"                             are shrunk and stores evicted, counted in the\n"
+"                             report (default 256M; K, M, G suffixes)\n"
+"\n"
+"Report FILE:\n"
+"      --path-map OLD=NEW     read the files the recording names below OLD\n"
+"                             from NEW (repeatable, first match; build-ids\n"
+"                             are still checked), e.g. /=/srv/sysroot\n"
+"\n"
+"Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
+"2 usage error.\n"
+"\n"
+"Examples:\n"
+"  cacheperf-bpf --probe                  what can this machine sample?\n"
+"  cacheperf-bpf -p 1234 -d 30            profile PID 1234 for 30 seconds\n"
+"  cacheperf-bpf -- ./myapp --threads 8   launch and profile myapp\n"
+"  cacheperf-bpf -a -i 10                 whole machine, summary every 10 s\n";
+
+static const char *const source_names[] = {
+	[CP_SOURCE_AUTO] = "auto",
+	[CP_SOURCE_PEBS] = "pebs",
+	[CP_SOURCE_IBS] = "ibs",
+	[CP_SOURCE_SOFT] = "soft",
+	[CP_SOURCE_FAULTS] = "faults",
+};
+
+const char *cp_source_name(enum cp_source_kind kind)
+{
+	if ((unsigned)kind >= sizeof(source_names) / sizeof(source_names[0]))
+		return "?";
+	return source_names[kind];
+}
+
+const struct option *cp_options_table(void)
+{
+	return long_opts;
+}
+
+void cp_options_usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+void cp_options_defaults(struct cp_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_s = 10;
+	opts->source = CP_SOURCE_AUTO;
+	opts->sysfs_root = "/";
+	opts->ldlat_cycles = 3;		/* the paper's Table 1 */
+	opts->load_period = 20000;	/* paper §3.1 */
+	opts->store_period = 50000;
+	opts->max_sample_rate = 20000;
+	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
+	opts->window = CP_WINDOW_DEFAULT;
+	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+	cp_classify_cfg_defaults(&opts->classify);
+	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
+	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
+	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
+	opts->window_s = 60;
+	opts->prom_top = 20;
+	opts->max_memory_bytes = CP_MAX_MEMORY_DEFAULT;
+}
+
+static int fail(char *err, size_t err_sz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_sz, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_pids(const char *arg, struct cp_options *opts, char *err, size_t err_sz)
+{
+	char buf[1024], *tok, *save = NULL;
+	__u64 v;
+
+	if (strlen(arg) >= sizeof(buf))
+		return fail(err, err_sz, "-p: list of PIDs too long");
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cp_parse_u64(tok, 1, 4194304, &v))	/* PID_MAX_LIMIT */
+			return fail(err, err_sz, "-p: '%s' is not a process ID", tok);
+		if (opts->nr_pids == CP_MAX_TGIDS)
+			return fail(err, err_sz, "-p: at most %d processes", CP_MAX_TGIDS);
+		opts->pids[opts->nr_pids++] = (pid_t)v;
+	}
+	if (opts->nr_pids == 0)
+		return fail(err, err_sz, "-p: no process ID in '%s'", arg);
+	return 0;
+}
+
+static int parse_source(const char *arg, enum cp_source_kind *out)
+{
+	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
+		if (strcmp(arg, source_names[i]) == 0) {
+			*out = (enum cp_source_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "0.5" or "0.5%" percent, 0..100, to parts per million. */
+static int parse_percent_ppm(const char *arg, __u32 *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || !isfinite(v))
+		return -EINVAL;
+	if (*end == '%')
+		end++;
+	if (*end || v < 0 || v > 100)
+		return -EINVAL;
+	*out = (__u32)llround(v * 10000.0);
+	return 0;
+}
+
+static int set_target(struct cp_options *opts, enum cp_target_kind kind, char *err, size_t err_sz)
+{
+	if (opts->target != CP_TARGET_NONE && opts->target != kind)
+		return fail(err, err_sz, "choose one target: -p PID, -a or -- CMD");
+	opts->target = kind;
+	return 0;
+}
+
+struct num_opt {
+	int id;
+	const char *name;
+	__u64 min, max;
+};
+
+static const struct num_opt num_opts[] = {
+	{ 'd', "--duration", 1, 365ull * 24 * 3600 },
+	{ 'i', "--interval", 1, 24 * 3600 },
+	{ OPT_LDLAT, "--ldlat", 1, 65535 },	/* config1 holds 16 bits */
+	{ OPT_LOAD_PERIOD, "--load-period", 100, 1ull << 40 },
+	{ OPT_STORE_PERIOD, "--store-period", 100, 1ull << 40 },
+	{ OPT_MAX_SAMPLE_RATE, "--max-sample-rate", 1, 10000000 },
+	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
+	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
+	{ OPT_TOP, "--top", 1, 1000 },
+	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
+	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
+	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
+	{ OPT_WINDOW_SECONDS, "--window-seconds", 1, 30 * 24 * 3600 },
+	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
+};
+
+/* Options that take a percentage, and the parts-per-million field each sets. */
+struct pct_opt {
+	int id;
+	const char *name;
+	size_t off;
+};
+
+static const struct pct_opt pct_opts[] = {
+	{ OPT_WINDOW_RATIO, "--window-miss-ratio", offsetof(struct cp_options, window_ratio_ppm) },
+	{ OPT_MIN_ACCESS_SHARE, "--min-access-share",
+	  offsetof(struct cp_options, classify.min_access_ppm) },
+	{ OPT_MIN_MISS_SHARE, "--min-miss-share", offsetof(struct cp_options, classify.min_miss_ppm) },
+	{ OPT_APP_LOAD_MISS, "--app-load-miss",
+	  offsetof(struct cp_options, classify.app_load_miss_ppm) },
+	{ OPT_APP_STORE_MISS, "--app-store-miss",
+	  offsetof(struct cp_options, classify.app_store_miss_ppm) },
+};
+
+/* Returns 1 when @id is not a percentage option, else 0 or -EINVAL. */
+static int parse_pct_opt(int id, const char *arg, struct cp_options *opts, char *err,
+			 size_t err_sz)
+{
+	for (size_t i = 0; i < sizeof(pct_opts) / sizeof(pct_opts[0]); i++) {
+		if (pct_opts[i].id != id)
+			continue;
+		if (parse_percent_ppm(arg, (__u32 *)((char *)opts + pct_opts[i].off)))
+			return fail(err, err_sz, "%s: '%s' is not a percentage from 0 to 100",
+				    pct_opts[i].name, arg);
+		return 0;
+	}
+	return 1;
+}
+
+static int parse_number_opt(int id, const char *arg, struct cp_options *opts, char *err,
+			    size_t err_sz)
+{
+	const struct num_opt *o = NULL;
+	__u64 v;
+
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].id == id)
+			o = &num_opts[i];
+	if (!o)
+		return fail(err, err_sz, "internal error: option %d has no range", id);
+	if (cp_parse_u64(arg, o->min, o->max, &v))
+		return fail(err, err_sz, "%s: '%s' is not a whole number from %llu to %llu",
+			    o->name, arg, (unsigned long long)o->min, (unsigned long long)o->max);
+	switch (id) {
+	case 'd': opts->duration_s = (__u32)v; break;
+	case 'i': opts->interval_s = (__u32)v; break;
+	case OPT_LDLAT: opts->ldlat_cycles = (__u32)v; break;
+	case OPT_LOAD_PERIOD: opts->load_period = v; break;
+	case OPT_STORE_PERIOD: opts->store_period = v; break;
+	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
+	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
+	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
+	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
+	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
+	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
+	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
+	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;
+	case OPT_WINDOW:
+		/* the BPF window indexes with a mask */
+		if (v & (v - 1))
+			return fail(err, err_sz, "--window: %llu is not a power of two",
+				    (unsigned long long)v);
+		opts->window = (__u32)v;
+		break;
+	}
+	return 0;
+}
+
+/* A report path: not empty; "-" (stdout) only for --json. */
+static int parse_path(const char *arg, const char *opt, const char **out, char *err, size_t err_sz)
+{
+	if (!arg[0])
+		return fail(err, err_sz, "%s: empty file name", opt);
+	if (strcmp(arg, "-") == 0 && strcmp(opt, "-o") == 0)
+		return fail(err, err_sz, "-o: the text report goes to stdout without -o");
+	*out = arg;
+	return 0;
+}
+
+/* `report [OPTIONS] FILE`: after the options, one recording and nothing else. */
+static int check_report(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
+{
+	if (optind != argc - 1)
+		return fail(err, err_sz, "usage: cacheperf-bpf report FILE (a recording made with --record)");
+	if (opts->target != CP_TARGET_NONE || opts->record_path)
+		return fail(err, err_sz, "report reads a recording: it takes no target and no --record");
+	opts->report_path = argv[optind];
+	return 0;
+}
+
+int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
+{
+	int c, ret;
+
+	cp_options_defaults(opts);
+	err[0] = '\0';
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		opts->mode = CP_MODE_REPORT;
+		argc--;
+		argv++;
+	}
+	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
+	opterr = 0;
+	/*
+	 * '+': stop at the first non-option, so CMD's own flags are left alone;
+	 * `report FILE --prom-file OUT` has no CMD: options may follow FILE
+	 */
+	while ((c = getopt_long(argc, argv, opts->mode == CP_MODE_REPORT ? ":p:ad:i:vho:" :
+				"+:p:ad:i:vho:", long_opts, NULL)) != -1) {
+		ret = 0;
+		switch (c) {
+		case 'p':
+			ret = set_target(opts, CP_TARGET_PIDS, err, err_sz);
+			if (!ret)
+				ret = parse_pids(optarg, opts, err, err_sz);
+			break;
+		case 'a':
+			ret = set_target(opts, CP_TARGET_ALL, err, err_sz);
+			break;
+		case 'v':
+			opts->verbose++;
+			break;
+		case 'h':
+			opts->mode = CP_MODE_HELP;
+			return 0;
+		case OPT_VERSION:
+			opts->mode = CP_MODE_VERSION;
+			return 0;
+		case OPT_PROBE:
+			opts->mode = CP_MODE_PROBE;
+			break;
+		case OPT_NO_THROWING_NEW:
+			opts->no_throwing_new = true;
+			break;
+		case OPT_NO_OBJECTS:
+			opts->no_objects = true;
+			break;
+		case OPT_SOURCE:
+			if (parse_source(optarg, &opts->source))
+				ret = fail(err, err_sz,
+					   "--source: '%s' is not one of auto, pebs, ibs, soft",
+					   optarg);
+			break;
+		case OPT_CACHE:
+			opts->cache_spec = optarg;
+			break;
+		case 'o':
+			ret = parse_path(optarg, "-o", &opts->output, err, err_sz);
+			break;
+		case OPT_JSON:
+			ret = parse_path(optarg, "--json", &opts->json, err, err_sz);
+			break;
+		case OPT_RECORD:
+			opts->record_path = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			opts->sysfs_root = optarg;
+			break;
+		case OPT_QUIET:
+			opts->quiet = true;
+			break;
+		case OPT_PROM_FILE:
+			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
+			break;
+		case OPT_CGROUP:
+			if (!optarg[0])
+				ret = fail(err, err_sz, "--cgroup: empty cgroup path");
+			opts->cgroup = optarg;
+			break;
+		case OPT_MAX_MEMORY:
+			if (cp_cache_parse_size(optarg, &opts->max_memory_bytes) ||
+			    opts->max_memory_bytes < CP_MAX_MEMORY_MIN)
+				ret = fail(err, err_sz,
+					   "--max-memory: '%s' is not a size of 16M or more (e.g. 256M, 1G)",
+					   optarg);
+			break;
+		case OPT_PATH_MAP:
+			ret = cp_path_map_add(&opts->path_map, optarg, err, err_sz);
+			break;
+		case ':':
+			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			if (optopt)
+				return fail(err, err_sz, "unknown option '-%c'", optopt);
+			return fail(err, err_sz, "unknown option '%s'", argv[optind - 1]);
+		default:
+			ret = parse_pct_opt(c, optarg, opts, err, err_sz);
+			if (ret == 1)
+				ret = parse_number_opt(c, optarg, opts, err, err_sz);
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (opts->prom_file && !strcmp(opts->prom_file, "-"))
+		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
+	if (opts->mode == CP_MODE_REPORT)
+		return check_report(argc, argv, opts, err, err_sz);
+	if (opts->path_map.nr)
+		return fail(err, err_sz, "--path-map is for `cacheperf-bpf report FILE`");
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",
+				    argv[optind]);
+		ret = set_target(opts, CP_TARGET_CMD, err, err_sz);
+		if (ret)
+			return ret;
+		opts->cmd_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		return fail(err, err_sz, "no command after --");
+	}
+
+	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
+		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
+	if ((opts->window_s + opts->interval_s - 1) / opts->interval_s > CP_ROLL_MAX_INTERVALS)
+		return fail(err, err_sz,
+			    "--window-seconds %u: at most %d intervals of %u s in a window; raise -i",
+			    opts->window_s, CP_ROLL_MAX_INTERVALS, opts->interval_s);
+	if (opts->mode == CP_MODE_PROBE) {
+		if (opts->target != CP_TARGET_NONE)
+			return fail(err, err_sz, "--probe takes no target");
+		return 0;
+	}
+	if (opts->target == CP_TARGET_NONE)
+		return fail(err, err_sz, "no target: give -p PID, -a or -- CMD");
+	if (opts->cgroup && opts->target != CP_TARGET_ALL)
+		return fail(err, err_sz, "--cgroup limits -a to one cgroup: use it with -a");
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Command-line options: one plain struct, filled by a pure parser that never
+ * exits or prints, so every error path is unit-tested.
+ */
+#ifndef CP_OPTIONS_H
+#define CP_OPTIONS_H
+
+#include <stdbool.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf/alloc.h"
+#include "classify/classify.h"
+#include "util/path_map.h"
+
+#define CP_EXIT_OK	0
+#define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
+#define CP_EXIT_USAGE	2	/* the command line is wrong */
+
+#define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
+#define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
+
+enum cp_mode {
+	CP_MODE_PROFILE = 0,
+	CP_MODE_PROBE,		/* --probe: print what this machine supports */
+	CP_MODE_HELP,
+	CP_MODE_VERSION,
+	CP_MODE_REPORT,		/* report FILE: a recording's report, offline */
+};
+
+enum cp_target_kind {
+	CP_TARGET_NONE = 0,
+	CP_TARGET_PIDS,		/* -p PID[,PID...] */
+	CP_TARGET_ALL,		/* -a */
+	CP_TARGET_CMD,		/* -- CMD [ARGS...] */
+};
+
+enum cp_source_kind {
+	CP_SOURCE_AUTO = 0,
+	CP_SOURCE_PEBS,
+	CP_SOURCE_IBS,
+	CP_SOURCE_SOFT,
+	CP_SOURCE_FAULTS,	/* page faults: checks the pipeline anywhere, no cache levels */
+};
+
+struct cp_options {
+	enum cp_mode mode;
+	enum cp_target_kind target;
+	pid_t pids[CP_MAX_TGIDS];
+	int nr_pids;
+	char **cmd_argv;		/* points into argv, NULL-terminated */
+	__u32 duration_s;		/* 0: until the target exits or a signal */
+	__u32 interval_s;
+	int verbose;			/* -v: 1, -vv: 2 (libbpf debug output) */
+	enum cp_source_kind source;
+	const char *cache_spec;		/* --cache, NULL: sysfs */
+	const char *sysfs_root;		/* --sysfs-root, default "/" */
+	__u32 ldlat_cycles;
+	__u64 load_period;
+	__u64 store_period;
+	__u32 max_sample_rate;		/* samples per second per CPU */
+	__u64 max_alloc_rate;		/* allocator calls/s per process before backing off; 0: off */
+	bool no_objects;		/* --no-objects: no allocation probes */
+	bool no_throwing_new;		/* --no-throwing-new: see user/alloc_probes.h */
+	__u32 window;			/* accesses in a miss window */
+	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
+	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
+	struct cp_classify_cfg classify;
+	const char *output;		/* -o: the text report's file; NULL: stdout */
+	const char *json;		/* --json: the JSON report's file, "-": stdout */
+	const char *record_path;	/* --record FILE; NULL: none */
+	const char *report_path;	/* report FILE */
+	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
+	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
+	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
+	__u32 window_s;			/* --window-seconds: span of a rolling summary */
+	bool quiet;			/* --quiet: no status line */
+	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */
+	__u32 prom_top;			/* --prom-top: issues written before "other" */
+	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
+	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
+	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
+};
+
+/* Fills @opts with the defaults documented in --help. */
+void cp_options_defaults(struct cp_options *opts);
+
+/*
+ * Parses argv into @opts (defaults first). Returns 0, or -EINVAL with a
+ * one-line reason in @err for any usage error (exit code CP_EXIT_USAGE).
+ * --help and --version set opts->mode and return 0. Never prints or exits.
+ */
+int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz);
+
+/* The long options the parser accepts, ending with a zeroed entry (for doc checks). */
+const struct option *cp_options_table(void);
+
+/* Writes the --help text to @f. */
+void cp_options_usage(FILE *f);
+
+/* The name of a source kind as the command line spells it. */
+const char *cp_source_name(enum cp_source_kind kind);
+
+#endif /* CP_OPTIONS_H */

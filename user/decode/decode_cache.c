@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Decoded operands per instruction: a bounded cache, and reading instruction bytes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects/allocator.h"
+#include "decode/decode.h"
+#include "decode/decode_cache.h"
+
+struct cp_decode_entry {
+	struct cp_decode_key key;
+	struct cp_operand op;
+	__u64 used;		/* clock of the last use; 0: empty */
+};
+
+struct cp_decode_cache {
+	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
+	size_t nr_sets;			/* a power of two */
+	__u64 clock;
+	struct cp_decode_cache_stats stats;
+};
+
+struct cp_decode_cache *cp_decode_cache__new(size_t max)
+{
+	struct cp_decode_cache *c = calloc(1, sizeof(*c));
+	size_t sets = 1;
+
+	if (!c)
+		return NULL;
+	if (!max)
+		max = CP_DECODE_CACHE_DEFAULT;
+	while (sets * CP_DECODE_WAYS < max)
+		sets <<= 1;
+	c->nr_sets = sets;
+	c->e = calloc(sets * CP_DECODE_WAYS, sizeof(*c->e));
+	if (!c->e) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void cp_decode_cache__free(struct cp_decode_cache *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c);
+}
+
+void cp_decode_key_of(pid_t pid, const struct cp_map *map, __u64 ip, struct cp_decode_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	if (map->kind == CP_MAP_FILE && map->inode) {
+		key->dev = (__u64)map->dev_major << 32 | map->dev_minor;
+		key->ino = map->inode;
+		key->off = map->offset + (ip - map->start);
+	} else {
+		key->ino = (__u64)pid;
+		key->off = ip;
+	}
+}
+
+static struct cp_decode_entry *set_of(struct cp_decode_cache *c, const struct cp_decode_key *k)
+{
+	__u64 h = k->off * 0x9e3779b97f4a7c15ull ^ k->ino * 0xbf58476d1ce4e5b9ull ^ k->dev;
+
+	h ^= h >> 29;
+	return &c->e[(h & (c->nr_sets - 1)) * CP_DECODE_WAYS];
+}
+
+static bool same_key(const struct cp_decode_key *a, const struct cp_decode_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->off == b->off;
+}
+
+const struct cp_operand *cp_decode_cache__lookup(struct cp_decode_cache *c,
+						 const struct cp_decode_key *key)
+{
+	struct cp_decode_entry *set = set_of(c, key);
+
+	for (int w = 0; w < CP_DECODE_WAYS; w++) {
+		if (set[w].used && same_key(&set[w].key, key)) {
+			set[w].used = ++c->clock;
+			c->stats.hits++;
+			return &set[w].op;
+		}
+	}
+	return NULL;
+}
+
+void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_key *key,
+			     const struct cp_operand *op)
+{
+	struct cp_decode_entry *set = set_of(c, key), *victim = &set[0];
+
+	for (int w = 0; w < CP_DECODE_WAYS; w++) {
+		if (set[w].used && same_key(&set[w].key, key)) {
+			victim = &set[w];
+			break;
+		}
+		if (set[w].used < victim->used)
+			victim = &set[w];
+	}
+	if (victim->used && !same_key(&victim->key, key))
+		c->stats.evictions++;
+	victim->key = *key;
+	victim->op = *op;
+	victim->used = ++c->clock;
+}
+
+/* Reads @len bytes of @path at @off; an empty read (past the end) is an error here. */
+static int read_at(const char *path, __u64 off, __u8 *buf, size_t len)
+{
+	ssize_t n = cp_allocator_read_code(path, off, buf, len);
+
+	return n == 0 ? -EIO : (int)n;
+}
+
+int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_t cap)
+{
+	char path[96];
+	size_t len;
+	int n;
+
+	if (ip < map->start || ip >= map->end)
+		return -EINVAL;
+	len = map->end - ip < cap ? (size_t)(map->end - ip) : cap;
+	if (map->kind == CP_MAP_FILE) {
+		/* "%lx-%lx" exactly as /proc/PID/maps writes the range */
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)map->start, (unsigned long long)map->end);
+		n = read_at(path, map->offset + (ip - map->start), buf, len);
+		if (n > 0)
+			return n;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	return read_at(path, ip, buf, len);
+}
+
+int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps,
+			 __u64 ip, struct cp_operand *out)
+{
+	const struct cp_map *map = cp_maps__find(maps, ip);
+	__u8 code[CP_INSN_MAX_LEN];
+	const struct cp_operand *hit;
+	struct cp_decode_key key;
+	int n;
+
+	if (!map)
+		return -ENOENT;
+	cp_decode_key_of(pid, map, ip, &key);
+	hit = cp_decode_cache__lookup(c, &key);
+	if (hit) {
+		*out = *hit;
+		return 0;
+	}
+	n = cp_insn_read(pid, map, ip, code, sizeof(code));
+	if (n <= 0) {
+		memset(out, 0, sizeof(*out));
+		out->status = CP_OPND_UNREADABLE;
+		c->stats.unreadable++;
+		return 0;
+	}
+	cp_decode_operand(code, (size_t)n, out);
+	c->stats.decodes++;
+	cp_decode_cache__insert(c, &key, out);
+	return 0;
+}
+
+void cp_decode_cache__stats(const struct cp_decode_cache *c, struct cp_decode_cache_stats *out)
+{
+	*out = c->stats;
+}

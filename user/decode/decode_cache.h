@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Decoded operands of the instructions a breakpoint manager arms, so a hot
+ * instruction is read and decoded once, not at every arming. Bounded:
+ * 4-way set-associative with LRU replacement within a set.
+ *
+ * The key is the code, not the process: (device, inode, file offset) for
+ * file-backed code, shared by every process that maps the same binary
+ * wherever it is loaded (operands hold no absolute addresses: RIP-relative
+ * ones are relative). Anonymous code (JIT) is keyed by (pid, ip).
+ *
+ * Bytes come from the file for file-backed code, through
+ * /proc/PID/map_files (the very file mapped, even if deleted or in another
+ * mount namespace): the file has no int3 a uprobe or debugger put into the
+ * text. /proc/PID/mem is the fallback and the source for anonymous code.
+ */
+#ifndef CP_DECODE_CACHE_H
+#define CP_DECODE_CACHE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "cacheperf/operand.h"
+#include "objects/proc_maps.h"
+
+#define CP_DECODE_WAYS		4
+#define CP_DECODE_CACHE_DEFAULT	4096	/* entries */
+
+struct cp_decode_key {
+	__u64 dev;		/* major << 32 | minor; 0 for anonymous code */
+	__u64 ino;		/* inode; anonymous code: the pid */
+	__u64 off;		/* file offset of the instruction; anonymous code: its address */
+};
+
+struct cp_decode_cache_stats {
+	__u64 hits;
+	__u64 decodes;		/* misses: bytes read and decoded */
+	__u64 evictions;	/* entries replaced by newer ones */
+	__u64 unreadable;	/* reads that failed (status CP_OPND_UNREADABLE, not cached) */
+};
+
+struct cp_decode_cache;
+
+/* A cache of at least @max entries (0: CP_DECODE_CACHE_DEFAULT); NULL when out of memory. */
+struct cp_decode_cache *cp_decode_cache__new(size_t max);
+void cp_decode_cache__free(struct cp_decode_cache *c);
+
+/* Pure: the key of the instruction at @ip of process @pid, which mapping @map holds. */
+void cp_decode_key_of(pid_t pid, const struct cp_map *map, __u64 ip, struct cp_decode_key *key);
+
+/* The cached operand of @key, or NULL. Counts a hit. */
+const struct cp_operand *cp_decode_cache__lookup(struct cp_decode_cache *c,
+						 const struct cp_decode_key *key);
+
+/* Caches @op under @key, replacing the least recently used entry of its set. */
+void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_key *key,
+			     const struct cp_operand *op);
+
+/*
+ * Reads up to @cap bytes of the instruction at @ip of process @pid, which
+ * @map holds (never past its end). Returns the number of bytes, or a
+ * negative errno.
+ */
+int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_t cap);
+
+/*
+ * The operand of the instruction at @ip in process @pid: cached, or read,
+ * decoded and cached. @maps is a snapshot of the process's mappings
+ * (cp_maps__read()). Returns 0 with @out filled (its status may say "not
+ * computable"; unreadable bytes give CP_OPND_UNREADABLE, not cached, so a
+ * later call retries), or -ENOENT when no mapping holds @ip.
+ */
+int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps,
+			 __u64 ip, struct cp_operand *out);
+
+void cp_decode_cache__stats(const struct cp_decode_cache *c, struct cp_decode_cache_stats *out);
+
+#endif /* CP_DECODE_CACHE_H */

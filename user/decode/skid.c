@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Skid correction: the access before a ticked instruction, found by walking its function. */
+#include <stdlib.h>
+#include <string.h>
+#include <Zydis/Zydis.h>
+
+#include "decode/decode.h"
+#include "decode/insn_effects.h"
+#include "decode/skid.h"
+
+static const char *const verdict_str[CP_SKID_VERDICT_NR] = {
+	[CP_SKID_CHARGE] = "charged to the access before it",
+	[CP_SKID_AT_ENTRY] = "function entry",
+	[CP_SKID_NOT_BOUNDARY] = "not on an instruction boundary of the walk",
+	[CP_SKID_PREV_NO_ACCESS] = "previous instruction accesses no computable address",
+	[CP_SKID_PREV_TRANSFER] = "previous instruction transfers control",
+	[CP_SKID_ADDR_WRITTEN] = "previous instruction writes its own address register",
+	[CP_SKID_BRANCH_TARGET] = "branch target",
+	[CP_SKID_INDIRECT_JUMP] = "function has an indirect jump",
+};
+
+const char *cp_skid_verdict_str(unsigned int v)
+{
+	return v < CP_SKID_VERDICT_NR ? verdict_str[v] : "unknown";
+}
+
+bool cp_skid_applies(unsigned int status)
+{
+	return status == CP_OPND_NO_MEMORY || status == CP_OPND_NO_ACCESS ||
+	       status == CP_OPND_IMPLICIT;
+}
+
+/* The offset of the instruction ending at @y_off, walking from 0; -1 when none does. */
+static long prev_insn(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t y_off)
+{
+	ZydisDecodedInstruction insn;
+	size_t off = 0;
+
+	while (off < y_off) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, code + off, len - off,
+								 &insn)))
+			return -1;
+		if (off + insn.length == y_off)
+			return (long)off;
+		off += insn.length;
+	}
+	return -1;
+}
+
+/* A verdict on P at @code (@len bytes), whose decoded operand is @op. */
+static enum cp_skid_verdict judge_prev(const ZydisDecoder *dec, const __u8 *code, size_t len,
+				       const struct cp_operand *op)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	__u32 written;
+
+	if (op->status != CP_OPND_OK ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code, len, &insn, ops)))
+		return CP_SKID_PREV_NO_ACCESS;
+	if (cp_insn_transfers(&insn))
+		return CP_SKID_PREV_TRANSFER;
+	written = cp_insn_regs_written(&insn, ops);
+	if ((op->base != CP_REG_NONE && op->base != CP_REG_RIP &&
+	     (written & CP_REG_BIT(op->base))) ||
+	    (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index))))
+		return CP_SKID_ADDR_WRITTEN;
+	return CP_SKID_CHARGE;
+}
+
+enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
+				  struct cp_skid *out)
+{
+	struct cp_code_branches br;
+	enum cp_skid_verdict v;
+	ZydisDecoder dec;
+	bool *targets;
+	long p;
+
+	if (y_off == 0)
+		return CP_SKID_AT_ENTRY;
+	if (y_off >= len || len > CP_SKID_MAX_FUNC_BYTES ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return CP_SKID_NOT_BOUNDARY;
+	p = prev_insn(&dec, code, len, y_off);
+	if (p < 0)
+		return CP_SKID_NOT_BOUNDARY;
+	memset(out, 0, sizeof(*out));
+	cp_decode_operand(code + p, len - (size_t)p, &out->op);
+	v = judge_prev(&dec, code + p, len - (size_t)p, &out->op);
+	if (v != CP_SKID_CHARGE)
+		return v;
+	/* one flag per offset up to Y: bounded by CP_SKID_MAX_FUNC_BYTES */
+	targets = calloc(y_off + 1, sizeof(*targets));
+	if (!targets)
+		return CP_SKID_NOT_BOUNDARY;
+	cp_code_branches(&dec, code, len, targets, y_off + 1, &br);
+	if (br.decoded < len)
+		v = CP_SKID_NOT_BOUNDARY;	/* branches past undecodable bytes unseen */
+	else if (targets[y_off])
+		v = CP_SKID_BRANCH_TARGET;
+	else if (br.indirect_jump)
+		v = CP_SKID_INDIRECT_JUMP;
+	free(targets);
+	out->prev_off = (__u32)p;
+	return v;
+}

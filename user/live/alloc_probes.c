@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "objects/allocator.h"
+#include "live/alloc_probes.h"
+#include "live/link_reaper.h"
+#include "live/probe_place.h"
+
+#define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
+#define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
+#define CP_PURGE_BATCH		4096
+#define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
+
+/* One distinct probed address of an allocator. */
+struct site {
+	enum cp_alloc_func func;
+	__u64 off;		/* file offset of the probe (function + placement) */
+	__u32 sp_adjust;
+	bool need_ret;
+};
+
+struct target {
+	pid_t pid;		/* -1: every process (-a) */
+	struct cp_allocator *alloc;
+	struct site sites[CP_FN_NR_PROBED];
+	int nr_sites;
+	struct bpf_link *links[2 * CP_FN_NR_PROBED];
+	int nr_links;
+	struct cp_alloc_guard guard;
+	__u64 calls;		/* taken from alloc_calls so far */
+};
+
+struct cp_alloc_probes {
+	struct cacheperf *skel;
+	struct cp_alloc_probes_opts opts;
+	struct cp_alloc_guard_cfg guard_cfg;
+	struct bpf_link *sys_links[8];
+	int nr_sys_links;
+	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
+	bool raw_syscalls;
+	struct target *targets[CP_MAX_ALLOC_TARGETS];
+	int nr_targets;
+	__u64 placed, entry_emulated, single_step;
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
+};
+
+/* The entry program of @func and the argument registers it reads. */
+static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func,
+				      __u32 *args)
+{
+	switch (func) {
+	case CP_FN_MALLOC:
+	case CP_FN_VALLOC:
+	case CP_FN_PVALLOC:
+		*args = CP_ARG_RDI;
+		return skel->progs.on_alloc;
+	case CP_FN_CALLOC:
+		*args = CP_ARG_RDI | CP_ARG_RSI;
+		return skel->progs.on_calloc;
+	case CP_FN_REALLOC:
+		*args = CP_ARG_RDI | CP_ARG_RSI;
+		return skel->progs.on_realloc;
+	case CP_FN_REALLOCARRAY:
+		*args = CP_ARG_RDI | CP_ARG_RSI | CP_ARG_RDX;
+		return skel->progs.on_reallocarray;
+	case CP_FN_FREE:
+		*args = CP_ARG_RDI;
+		return skel->progs.on_free;
+	case CP_FN_POSIX_MEMALIGN:
+		*args = CP_ARG_RDI | CP_ARG_RDX;
+		return skel->progs.on_posix_memalign;
+	case CP_FN_ALIGNED_ALLOC:
+	case CP_FN_MEMALIGN:
+		*args = CP_ARG_RSI;
+		return skel->progs.on_memalign;
+	default:
+		break;
+	}
+	/* operator new: the size in rdi, in every variant; delete: the pointer */
+	if (!cp_alloc_func_is_cxx(func))
+		return NULL;
+	*args = CP_ARG_RDI;
+	return cp_alloc_func_frees(func) ? skel->progs.on_free : skel->progs.on_alloc;
+}
+
+static bool have_tracefs_syscalls(void)
+{
+	return !access("/sys/kernel/tracing/events/syscalls/sys_enter_mmap/id", R_OK) ||
+	       !access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_mmap/id", R_OK);
+}
+
+static struct bpf_program **sys_tp_progs(struct cacheperf *skel, int *n)
+{
+	static struct bpf_program *p[7];
+
+	p[0] = skel->progs.on_mmap_enter;
+	p[1] = skel->progs.on_mmap_exit;
+	p[2] = skel->progs.on_munmap_enter;
+	p[3] = skel->progs.on_mremap_enter;
+	p[4] = skel->progs.on_mremap_exit;
+	p[5] = skel->progs.on_brk_enter;
+	p[6] = skel->progs.on_brk_exit;
+	*n = 7;
+	return p;
+}
+
+int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepare *p)
+{
+	struct cp_alloc_prepare def = { 0 };
+	bool tracefs = have_tracefs_syscalls();
+	struct bpf_program *prog;
+	struct bpf_program **tp;
+	int n, err;
+
+	if (!p)
+		p = &def;
+	skel->rodata->targ_alloc_stacks = !p->no_stacks;
+	skel->rodata->targ_alloc_count = !p->no_count;
+	skel->rodata->targ_alloc_empty = p->empty;
+	if (p->max_live) {
+		err = bpf_map__set_max_entries(skel->maps.live_objects, p->max_live);
+		if (err)
+			return err;
+	}
+	tp = sys_tp_progs(skel, &n);
+	for (int i = 0; i < n; i++)
+		bpf_program__set_autoload(tp[i], tracefs);
+	bpf_program__set_autoload(skel->progs.on_sys_enter, !tracefs);
+	bpf_program__set_autoload(skel->progs.on_sys_exit, !tracefs);
+	/* attached here, per target: cacheperf__attach() must leave them alone */
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe") ||
+		    !strncmp(sec, "tracepoint/syscalls/", 20) || !strncmp(sec, "raw_tp/sys_", 11))
+			bpf_program__set_autoattach(prog, false);
+	}
+	return 0;
+}
+
+static int attach_syscalls(struct cp_alloc_probes *ap)
+{
+	struct cacheperf *skel = ap->skel;
+	struct bpf_program **tp;
+	struct bpf_link *l;
+	int n, err;
+
+	ap->raw_syscalls = !bpf_program__autoload(skel->progs.on_mmap_enter);
+	if (ap->raw_syscalls) {
+		l = bpf_program__attach_raw_tracepoint(skel->progs.on_sys_enter, "sys_enter");
+		if (!l)
+			return -errno;
+		ap->sys_links[ap->nr_sys_links++] = l;
+		l = bpf_program__attach_raw_tracepoint(skel->progs.on_sys_exit, "sys_exit");
+		if (!l)
+			return -errno;
+		ap->sys_links[ap->nr_sys_links++] = l;
+		return 0;
+	}
+	tp = sys_tp_progs(skel, &n);
+	for (int i = 0; i < n; i++) {
+		const char *sec = bpf_program__section_name(tp[i]);
+
+		/* "tracepoint/syscalls/NAME" */
+		l = bpf_program__attach_tracepoint(tp[i], "syscalls", sec + 20);
+		if (!l) {
+			err = -errno;
+			return err;
+		}
+		ap->sys_links[ap->nr_sys_links++] = l;
+	}
+	return 0;
+}
+
+struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
+					     const struct cp_alloc_probes_opts *opts)
+{
+	struct cp_alloc_probes *ap = calloc(1, sizeof(*ap));
+	int err;
+
+	if (!ap)
+		return NULL;
+	ap->skel = skel;
+	if (opts)
+		ap->opts = *opts;
+	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
+	ap->reaper = cp_link_reaper__new();
+	err = ap->reaper ? attach_syscalls(ap) : -errno;
+	if (err) {
+		cp_alloc_probes__free(ap);
+		errno = -err;
+		return NULL;
+	}
+	return ap;
+}
+
+/* Hands @t's links to the reaper: the loop does not wait for the kernel. */
+static void detach_links(struct cp_alloc_probes *ap, struct target *t)
+{
+	struct bpf_link *order[2 * CP_FN_NR_PROBED];
+
+	/* entries first: a return probe without its entry is harmless, the reverse is not */
+	for (int i = 0; i < t->nr_links; i++)
+		order[i] = t->links[t->nr_links - 1 - i];
+	cp_link_reaper__add(ap->reaper, order, (size_t)t->nr_links);
+	t->nr_links = 0;
+}
+
+static void free_target(struct cp_alloc_probes *ap, struct target *t)
+{
+	if (!t)
+		return;
+	detach_links(ap, t);
+	free(t->alloc);
+	free(t);
+}
+
+void cp_alloc_probes__free(struct cp_alloc_probes *ap)
+{
+	if (!ap)
+		return;
+	for (int i = 0; i < ap->nr_targets; i++)
+		free_target(ap, ap->targets[i]);
+	cp_link_reaper__free(ap->reaper);	/* waits for every link */
+	for (int i = 0; i < ap->nr_sys_links; i++)
+		bpf_link__destroy(ap->sys_links[i]);
+	free(ap);
+}
+
+static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, int *idx)
+{
+	for (int i = 0; i < ap->nr_targets; i++) {
+		if (ap->targets[i]->pid == pid) {
+			if (idx)
+				*idx = i;
+			return ap->targets[i];
+		}
+	}
+	return NULL;
+}
+
+/* Decides the probe offsets of every function found, one site per address. */
+static void place_sites(struct cp_alloc_probes *ap, struct target *t)
+{
+	__u8 *code = malloc(CP_PLACE_CODE_MAX);
+
+	t->nr_sites = 0;
+	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
+		const struct cp_alloc_fn *fn = &t->alloc->fns[f];
+		struct cp_placement pl;
+		bool dup = false;
+		size_t want;
+		ssize_t got;
+		__u32 args;
+
+		if (!fn->found || !entry_prog(ap->skel, f, &args) ||
+		    (ap->opts.no_throwing_new && cp_alloc_func_throws(f)))
+			continue;
+		/* glibc's aligned_alloc and memalign are one function: probe it once */
+		for (int s = 0; s < t->nr_sites && !dup; s++)
+			dup = t->alloc->fns[t->sites[s].func].file_off == fn->file_off;
+		if (dup)
+			continue;
+		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
+		got = code ? cp_allocator_read_code(t->alloc->open_path, fn->file_off, code, want) : 0;
+		cp_probe_place(code, got > 0 ? (size_t)got : 0, args, !cp_alloc_func_frees(f), &pl);
+		if (pl.offset)
+			ap->placed++;
+		else if (pl.emulated)
+			ap->entry_emulated++;
+		else
+			ap->single_step++;
+		if (ap->opts.log)
+			fprintf(ap->opts.log, "alloc probes: %s %s (%s) at +%u%s: %s\n",
+				cp_allocator_kind_name(t->alloc->kind), fn->name, t->alloc->path,
+				pl.offset, pl.emulated ? "" : " (single-stepped)", pl.why);
+		t->sites[t->nr_sites++] = (struct site){
+			.func = f, .off = fn->file_off + pl.offset,
+			.sp_adjust = pl.sp_adjust, .need_ret = !cp_alloc_func_frees(f),
+		};
+	}
+	free(code);
+	for (int i = 0; i < t->nr_sites; i++) {
+		if (!cp_alloc_func_throws(t->sites[i].func))
+			continue;
+		ap->throwing_new++;
+		fprintf(stderr, "cacheperf-bpf: warning: process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed\n",
+			(int)t->pid, cp_allocator_kind_name(t->alloc->kind));
+		break;
+	}
+}
+
+static int attach_one(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
+		      const struct site *s, bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret,
+		    .bpf_cookie = CP_ALLOC_COOKIE(s->func, s->sp_adjust));
+	struct bpf_link *l;
+
+	(void)ap;
+	l = bpf_program__attach_uprobe_opts(prog, t->pid, t->alloc->open_path, s->off, &uo);
+	if (!l)
+		return -errno;
+	t->links[t->nr_links++] = l;
+	return 0;
+}
+
+static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+{
+	__u32 args;
+	int err;
+
+	/* entries of calls in flight before this point have lost their returns */
+	ap->skel->bss->alloc_gen++;
+	/* returns first, so every entry seen has its return probe */
+	for (int i = 0; i < t->nr_sites; i++) {
+		if (!t->sites[i].need_ret)
+			continue;
+		err = attach_one(ap, t, ap->skel->progs.on_alloc_ret, &t->sites[i], true);
+		if (err)
+			goto fail;
+	}
+	for (int i = 0; i < t->nr_sites; i++) {
+		err = attach_one(ap, t, entry_prog(ap->skel, t->sites[i].func, &args),
+				 &t->sites[i], false);
+		if (err)
+			goto fail;
+	}
+	return 0;
+fail:
+	detach_links(ap, t);
+	return err;
+}
+
+/*
+ * -a: true when the system-wide probes (pid -1) are on @alloc's file
+ * already. Probing it again for one process would deliver its allocations
+ * twice and pile up links, one set per exec'd process.
+ */
+static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
+{
+	const struct target *all = find_target(ap, -1, NULL);
+	struct stat a, b;
+
+	return all && !stat(all->alloc->open_path, &a) && !stat(alloc->open_path, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)
+{
+	struct target *t;
+	int err;
+
+	if (find_target(ap, pid, NULL))
+		return -EEXIST;
+	if (ap->nr_targets >= CP_MAX_ALLOC_TARGETS)
+		return -ENOSPC;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	t->alloc = calloc(1, sizeof(*t->alloc));
+	if (!t->alloc) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (libc_path)
+		err = cp_allocator__from_file(libc_path, t->alloc);
+	else
+		err = cp_allocator__find(NULL, pid, t->alloc);
+	if (err == -ENOENT && !libc_path && kill(pid, 0) && errno == ESRCH)
+		err = -ESRCH;
+	if (!err && pid > 0 && covered_by_all(ap, t->alloc))
+		err = -EEXIST;
+	if (err)
+		goto fail;
+	place_sites(ap, t);
+	err = attach_links(ap, t);
+	if (err)
+		goto fail;
+	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, 0);
+	t->guard.window_start_ns = 0;	/* set by the first tick */
+	ap->targets[ap->nr_targets++] = t;
+	return 0;
+fail:
+	free_target(ap, t);
+	return err;
+}
+
+int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
+{
+	if (pid <= 0)
+		return -EINVAL;
+	return add_target(ap, pid, NULL);
+}
+
+int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
+{
+	struct cp_allocator *self = calloc(1, sizeof(*self));
+	int err;
+
+	if (!self)
+		return -ENOMEM;
+	/* our own libc is the system one */
+	err = cp_allocator__find(NULL, getpid(), self);
+	if (!err)
+		err = add_target(ap, -1, self->path);
+	free(self);
+	return err;
+}
+
+/*
+ * Deletes @tgid's entries of @map, whose keys begin with the tgid (live
+ * objects, call-site stacks): collects the keys first, because
+ * get_next_key from a deleted key restarts at the first one.
+ */
+static void purge_tgid(const struct bpf_map *map, pid_t tgid)
+{
+	size_t ks = bpf_map__key_size(map), n = 0, cap = 0;
+	int fd = bpf_map__fd(map);
+	__u8 cur[CP_PURGE_KEY_MAX], next[CP_PURGE_KEY_MAX], *del = NULL, *tmp;
+	bool have = false;
+	__u32 key_tgid;
+
+	if (ks > sizeof(cur) || ks < sizeof(key_tgid))
+		return;
+	while (!bpf_map_get_next_key(fd, have ? cur : NULL, next)) {
+		memcpy(cur, next, ks);
+		have = true;
+		memcpy(&key_tgid, next, sizeof(key_tgid));
+		if (key_tgid != (__u32)tgid)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : CP_PURGE_BATCH;
+			tmp = realloc(del, cap * ks);
+			if (!tmp)
+				break;	/* what is left ages out as the map is reused */
+			del = tmp;
+		}
+		memcpy(del + n++ * ks, next, ks);
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, del + i * ks);
+	free(del);
+}
+
+size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max)
+{
+	__u64 v[CP_ALLOC_STACK_DEPTH] = { 0 };
+	__u32 key = (__u32)stack_id;
+	size_t n = 0;
+
+	if (stack_id < 0 || bpf_map_lookup_elem(bpf_map__fd(skel->maps.alloc_stacks), &key, v))
+		return 0;
+	/* the kernel zero-fills the frames past the last one */
+	while (n < CP_ALLOC_STACK_DEPTH && n < max && v[n]) {
+		ips[n] = v[n];
+		n++;
+	}
+	return n;
+}
+
+int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
+{
+	struct target *t;
+	__u32 key = pid;
+	int i;
+
+	t = find_target(ap, pid, &i);
+	if (!t)
+		return -ENOENT;
+	ap->backoffs_gone += t->guard.backoffs;
+	ap->backoff_ns_gone += t->guard.backoff_total_ns;
+	ap->targets[i] = ap->targets[--ap->nr_targets];
+	free_target(ap, t);
+	if (pid > 0) {
+		bpf_map__delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), 0);
+		purge_tgid(ap->skel->maps.live_objects, pid);
+		purge_tgid(ap->skel->maps.alloc_site_stacks, pid);
+	}
+	return 0;
+}
+
+/* Calls counted for @t since the last tick; -a: the busiest process's. */
+static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
+{
+	int fd = bpf_map__fd(ap->skel->maps.alloc_calls);
+	__u32 key, next;
+	__u64 n = 0, v;
+	bool have = false;
+
+	if (t->pid > 0) {
+		key = t->pid;
+		if (!bpf_map_lookup_and_delete_elem(fd, &key, &n))
+			return n;
+		return 0;
+	}
+	while (!bpf_map_get_next_key(fd, have ? &key : NULL, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &v) && v > n)
+			n = v;
+		key = next;
+		have = true;
+	}
+	/* resetting: deleting while walking would restart the walk */
+	while (!bpf_map_get_next_key(fd, NULL, &next))
+		bpf_map_delete_elem(fd, &next);
+	return n;
+}
+
+int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
+{
+	int changed = 0, err = 0;
+
+	for (int i = 0; i < ap->nr_targets; i++) {
+		struct target *t = ap->targets[i];
+		__u64 calls = take_calls(ap, t);
+		enum cp_guard_action act;
+
+		t->calls += calls;
+		if (!t->guard.window_start_ns) {
+			t->guard.window_start_ns = now_ns;	/* first tick: start measuring */
+			continue;
+		}
+		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, now_ns);
+		if (act == CP_GUARD_DETACH) {
+			detach_links(ap, t);
+		} else if (act == CP_GUARD_ATTACH) {
+			int e = attach_links(ap, t);
+
+			if (e && !err)
+				err = e;
+		} else {
+			continue;
+		}
+		changed++;
+		if (ap->opts.log)
+			fprintf(ap->opts.log, "alloc probes: pid %d: %s (%llu calls/s, budget %llu)\n",
+				(int)t->pid, act == CP_GUARD_DETACH ? "backing off" : "resuming",
+				(unsigned long long)t->guard.last_rate,
+				(unsigned long long)ap->guard_cfg.max_rate);
+		if (ap->opts.on_guard)
+			ap->opts.on_guard(t->pid, act == CP_GUARD_DETACH, ap->opts.ctx);
+	}
+	return err ? err : changed;
+}
+
+void cp_alloc_probes__flush(struct cp_alloc_probes *ap)
+{
+	cp_link_reaper__flush(ap->reaper);
+}
+
+bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
+{
+	const struct target *t = find_target(ap, pid, NULL);
+
+	return t && t->guard.backed_off;
+}
+
+void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	_Static_assert(sizeof(ap->skel->bss->alloc_stats) == sizeof(out->bpf),
+		       "alloc_stats[] is struct cp_alloc_stats");
+	memcpy(&out->bpf, ap->skel->bss->alloc_stats, sizeof(out->bpf));
+	out->targets = ap->nr_targets;
+	out->placed = ap->placed;
+	out->entry_emulated = ap->entry_emulated;
+	out->single_step = ap->single_step;
+	out->backoffs = ap->backoffs_gone;
+	out->backoff_ns = ap->backoff_ns_gone;
+	out->raw_syscalls = ap->raw_syscalls;
+	out->throwing_new = ap->throwing_new;
+	out->detaching = cp_link_reaper__pending(ap->reaper);
+	for (int i = 0; i < ap->nr_targets; i++) {
+		const struct target *t = ap->targets[i];
+
+		__u32 key = t->pid;
+		__u64 pending = 0;
+
+		if (t->pid > 0)
+			bpf_map__lookup_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &pending,
+					     sizeof(pending), 0);
+		out->calls += t->calls + pending;
+		out->links += t->nr_links;
+		out->backoffs += t->guard.backoffs;
+		out->backoff_ns += t->guard.backoff_total_ns;
+		out->backed_off += t->guard.backed_off;
+	}
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The allocation probes' libbpf edge: sets up bpf/alloc.bpf.c before load,
+ * attaches the syscall tracepoints once and the allocator uprobes per target
+ * (allocator.h finds the functions, probe_place.h places the entry probes),
+ * runs the allocation-rate guard (alloc_guard.h) and reports counters.
+ *
+ * Order of use:
+ *   cacheperf__open()
+ *   cp_alloc_probes_prepare(skel, &prep)    before cacheperf__load()
+ *   cacheperf__load()
+ *   ap = cp_alloc_probes__new(skel, &opts)   attaches the syscall tracepoints
+ *   cp_alloc_probes__attach_pid(ap, pid)     per target (-p, --), or
+ *   cp_alloc_probes__attach_all(ap)          -a: the system libc, every process
+ *   drain record callback: CP_REC_OBJECT -> cp_alloc_event_apply() (alloc_events.h)
+ *   cp_alloc_probes__tick(ap, now_ns)        every interval (guard)
+ *   cp_alloc_probes__detach_pid(ap, pid)     when a target exits (does not block)
+ *   cp_alloc_probes__free(ap)                before cacheperf__destroy(); waits for
+ *                                            the detached probes to be destroyed
+ * Target filtering (targ_tgids, targ_filter_tgid) stays the session's job.
+ */
+#ifndef CP_ALLOC_PROBES_H
+#define CP_ALLOC_PROBES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "cacheperf/alloc.h"
+#include "live/alloc_guard.h"
+
+struct cacheperf;
+struct cp_alloc_probes;
+
+struct cp_alloc_prepare {
+	bool no_stacks;		/* do not capture deeper allocation stacks */
+	bool no_count;		/* do not count calls (no guard) */
+	bool empty;		/* bench: the uprobe programs do nothing (the floor) */
+	__u32 max_live;		/* live-object map entries, 0: CP_MAX_LIVE_OBJECTS */
+};
+
+/*
+ * Between cacheperf__open() and cacheperf__load(): knobs, map sizes, and the
+ * syscall programs this host can attach (tracepoints when tracefs is
+ * mounted, else the raw sys_enter/sys_exit ones). Turns off auto-attach of
+ * every allocation program: they are attached here, per target. @p NULL
+ * means defaults. Returns 0 or a negative errno.
+ */
+int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepare *p);
+
+struct cp_alloc_probes_opts {
+	__u64 max_alloc_rate;	/* --max-alloc-rate, calls/s per process; 0: no guard */
+	FILE *log;		/* -v: where probes went and why; NULL: quiet */
+	/*
+	 * --no-throwing-new: leave the operator new variants that throw
+	 * unprobed. Their return probe puts the kernel's trampoline in place of
+	 * the return address, which has no unwind information: a std::bad_alloc
+	 * they throw ends the program in std::terminate() instead of reaching
+	 * its catch. Repairing the stack needs bpf_probe_write_user(), which
+	 * kernel lockdown (secure boot) forbids.
+	 */
+	bool no_throwing_new;
+	/* the guard backed off (true) or resumed (false) for @pid (-1: all processes) */
+	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
+	void *ctx;
+};
+
+/* After load: attaches the syscall tracepoints. NULL with errno set on failure. */
+struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
+					     const struct cp_alloc_probes_opts *opts);
+
+/* Detaches everything. The skeleton outlives this. */
+void cp_alloc_probes__free(struct cp_alloc_probes *ap);
+
+/*
+ * The user stack @stack_id of the alloc_stacks map into @ips (at most @max
+ * return addresses, innermost first). Returns how many, 0 when the id is
+ * not in the map.
+ */
+size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max);
+
+/*
+ * Finds @pid's allocator and attaches its probes for @pid only. Returns 0,
+ * -EEXIST if already attached, -ENOENT when no allocator is found (nothing
+ * mapped defines malloc), -ESRCH if the process is gone, another -errno.
+ */
+int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid);
+
+/* -a: probes the system libc for every process. Returns 0 or a negative errno. */
+int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
+
+/*
+ * A target exited (or is no longer profiled): detaches its probes, forgets
+ * its live objects, call-site stacks and call counter in BPF. Returns 0,
+ * -ENOENT if unknown. The uprobes are destroyed on a worker thread
+ * (user/link_reaper.h): this returns without waiting the ~1 s the kernel
+ * takes; so do the guard's detaches in cp_alloc_probes__tick().
+ */
+int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid);
+
+/* Waits until every probe detached so far is destroyed (cp_alloc_probes__free() does). */
+void cp_alloc_probes__flush(struct cp_alloc_probes *ap);
+
+/*
+ * The guard's tick at @now_ns (CLOCK_MONOTONIC): reads and resets each
+ * target's call counter, detaches the probes of targets over budget and
+ * re-attaches those whose back-off is over. Returns how many targets changed
+ * state, or a negative errno if a re-attach failed.
+ */
+int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns);
+
+/* True while @pid's probes are backed off by the guard. */
+bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid);
+
+struct cp_alloc_probes_stats {
+	struct cp_alloc_stats bpf;	/* the BPF counters (alloc_stats) */
+	__u64 calls;		/* allocator calls of the targets probed now (guard counters) */
+	__u64 targets;		/* processes (or -a) probed now */
+	__u64 links;		/* uprobe links attached now */
+	__u64 detaching;	/* links detached, not yet destroyed (the reaper's queue) */
+	__u64 placed;		/* entry probes moved onto an emulated instruction */
+	__u64 entry_emulated;	/* entry probes at the entry, which is emulated */
+	__u64 single_step;	/* entry probes on an instruction the kernel single-steps */
+	__u64 backoffs;		/* guard back-offs so far, all targets */
+	__u64 backed_off;	/* targets backed off now */
+	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
+	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+};
+
+void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out);
+
+#endif /* CP_ALLOC_PROBES_H */

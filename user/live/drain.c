@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Ring-buffer polling, counter-map read-and-reset, .bss counters. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "live/drain.h"
+
+/* The kernel's "operation not supported" (include/linux/errno.h), not in libc headers. */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+struct cp_drain {
+	struct cacheperf *skel;
+	struct ring_buffer *rb;
+	struct cp_drain_ops ops;
+	struct cp_record_counts counts;
+	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
+	__u64 deadline_ns;		/* this poll stops handling records here */
+	int handled;			/* records of this poll */
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int cp_drain_record(void *ctx, void *data, size_t size)
+{
+	struct cp_drain *d = ctx;
+	int ret = cp_record_dispatch(&d->ops, &d->counts, data, size);
+
+	if (ret)
+		return ret;
+	/* the record is consumed either way: a negative return only ends this poll */
+	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0 && mono_ns() >= d->deadline_ns)
+		return -EAGAIN;
+	return 0;
+}
+
+struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops)
+{
+	struct cp_drain *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d)
+		return NULL;
+	d->skel = skel;
+	if (ops)
+		d->ops = *ops;
+	d->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), cp_drain_record, d, NULL);
+	if (!d->rb) {
+		err = errno;
+		free(d);
+		errno = err;
+		return NULL;
+	}
+	return d;
+}
+
+void drain__free(struct cp_drain *d)
+{
+	if (!d)
+		return;
+	ring_buffer__free(d->rb);
+	free(d);
+}
+
+int drain__poll(struct cp_drain *d, int timeout_ms)
+{
+	int ret;
+
+	d->handled = 0;
+	d->deadline_ns = mono_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
+			 CP_DRAIN_BUDGET_NS;
+	if (timeout_ms == 0) {
+		ret = ring_buffer__consume(d->rb);
+	} else {
+		ret = ring_buffer__poll(d->rb, timeout_ms);
+		/* samples wake the reader per batch (bpf/mem_sample.bpf.h): read the rest */
+		if (ret == 0)
+			ret = ring_buffer__consume(d->rb);
+	}
+	return ret == -EAGAIN ? d->handled : ret;
+}
+
+int drain__epoll_fd(const struct cp_drain *d)
+{
+	return ring_buffer__epoll_fd(d->rb);
+}
+
+__u64 drain__malformed(const struct cp_drain *d)
+{
+	return d->counts.malformed;
+}
+
+__u64 drain__unknown(const struct cp_drain *d)
+{
+	return d->counts.unknown;
+}
+
+/* Reads and deletes one entry; -ENOENT if it vanished meanwhile. */
+static int cp_take(struct cp_drain *d, int fd, const struct cp_ip_key *key,
+		   struct cp_ip_counts *val)
+{
+	if (!d->no_lookup_and_delete) {
+		if (!bpf_map_lookup_and_delete_elem(fd, key, val))
+			return 0;
+		if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
+			return -errno;
+		d->no_lookup_and_delete = true;
+	}
+	/* increments between the two calls are lost: acceptable on old kernels */
+	if (bpf_map_lookup_elem(fd, key, val))
+		return -errno;
+	if (bpf_map_delete_elem(fd, key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
+{
+	int fd = bpf_map__fd(d->skel->maps.ip_counts);
+	struct cp_ip_key key, next;
+	size_t n = 0;
+	bool more;
+	int err;
+
+	if (fd < 0)
+		return fd;
+	if (cap == 0)
+		return 0;
+	if (bpf_map_get_next_key(fd, NULL, &key))
+		return errno == ENOENT ? 0 : -errno;
+	do {
+		/* the successor first: a deleted key has none */
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		err = more || errno == ENOENT ? 0 : -errno;
+		if (!err) {
+			err = cp_take(d, fd, &key, &out[n].counts);
+			if (!err)
+				out[n++].key = key;
+			else if (err == -ENOENT)
+				err = 0;
+		}
+		/* what was taken is gone from the map: return it, not the error */
+		if (err)
+			return n ? (int)n : err;
+		key = next;
+	} while (more && n < cap);
+	return (int)n;
+}
+
+void drain__stats(const struct cp_drain *d, struct cp_stats *out)
+{
+	memcpy(out, &d->skel->bss->stats, sizeof(*out));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Drain: moves what the BPF programs produced into user space, and nothing
+ * else. Records of the `events` ring buffer go to caller callbacks after a
+ * size and type check; the per-instruction counters are read and reset once
+ * per interval; the global counters are copied out of .bss.
+ */
+#ifndef CP_DRAIN_H
+#define CP_DRAIN_H
+
+#include <stddef.h>
+#include "cacheperf/abi.h"
+#include "profile/insn_store.h"
+#include "profile/records.h"
+
+struct cacheperf;
+struct cp_drain;
+
+
+/* A drain of @skel's maps (loaded) calling @ops; NULL with errno set on failure. */
+struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops);
+void drain__free(struct cp_drain *d);
+
+/*
+ * Time one poll may spend handling records, past its wait: libbpf's
+ * ring_buffer__poll() returns only once the ring is empty, which a stream
+ * of samples faster than we handle them (-a on a busy machine, before the
+ * rate cap's first interval) never lets happen, and the loop's ticks, the
+ * rate cap and the rolling summaries would stop with it.
+ */
+#define CP_DRAIN_BUDGET_NS	50000000ull
+#define CP_DRAIN_CHECK_EVERY	256	/* records between looks at the clock */
+
+/*
+ * Waits up to @timeout_ms (-1: forever, 0: not at all) for records and hands
+ * every available one to the callbacks, for at most CP_DRAIN_BUDGET_NS after
+ * the wait (the rest waits for the next poll). Samples wake the wait only
+ * per batch (CP_RINGBUF_WAKEUP_BYTES): those that came since are read when
+ * the timeout ends, so a reader of samples passes a finite timeout. Returns
+ * the records consumed, or a negative errno (a callback's, or -EINTR from a
+ * signal).
+ */
+int drain__poll(struct cp_drain *d, int timeout_ms);
+
+/* A file descriptor that becomes readable when records wait, for the caller's epoll. */
+int drain__epoll_fd(const struct cp_drain *d);
+
+/* Records too short, or a sample record of the wrong size: a kernel/user ABI mismatch. */
+__u64 drain__malformed(const struct cp_drain *d);
+/* Records of a type no callback takes. */
+__u64 drain__unknown(const struct cp_drain *d);
+
+/*
+ * Moves up to @cap per-instruction counter entries into @out and deletes
+ * them from the map, so each call returns what was counted since the
+ * previous one. Entries beyond @cap stay for the next call. Returns the
+ * number moved, or a negative errno.
+ */
+int drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap);
+
+/* Copies the BPF global counters (running totals since load). */
+void drain__stats(const struct cp_drain *d, struct cp_stats *out);
+
+#endif /* CP_DRAIN_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "live/link_reaper.h"
+
+struct cp_link_reaper {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* links queued, or stop */
+	pthread_cond_t idle;		/* the queue ran empty */
+	struct bpf_link **queue;
+	size_t n, cap;
+	size_t busy;			/* links taken by the worker, not yet destroyed */
+	bool stop;
+};
+
+static void *reap(void *arg)
+{
+	struct cp_link_reaper *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		struct bpf_link **batch;
+		size_t n;
+
+		while (!r->n && !r->stop)
+			pthread_cond_wait(&r->work, &r->lock);
+		if (!r->n)
+			break;
+		batch = r->queue;
+		n = r->n;
+		r->queue = NULL;
+		r->n = r->cap = 0;
+		r->busy = n;
+		pthread_mutex_unlock(&r->lock);
+		for (size_t i = 0; i < n; i++)
+			bpf_link__destroy(batch[i]);
+		free(batch);
+		pthread_mutex_lock(&r->lock);
+		r->busy = 0;
+		if (!r->n)
+			pthread_cond_broadcast(&r->idle);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* Frees @r once no thread uses it. */
+static void release(struct cp_link_reaper *r)
+{
+	free(r->queue);
+	pthread_cond_destroy(&r->idle);
+	pthread_cond_destroy(&r->work);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+struct cp_link_reaper *cp_link_reaper__new(void)
+{
+	struct cp_link_reaper *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return NULL;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->work, NULL);
+	pthread_cond_init(&r->idle, NULL);
+	err = pthread_create(&r->thread, NULL, reap, r);
+	if (!err)
+		return r;
+	release(r);
+	errno = err;
+	return NULL;
+}
+
+void cp_link_reaper__free(struct cp_link_reaper *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_signal(&r->work);
+	pthread_mutex_unlock(&r->lock);
+	/* the worker drains the queue before it stops */
+	pthread_join(r->thread, NULL);
+	release(r);
+}
+
+void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size_t n)
+{
+	size_t i = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->n + n > r->cap) {
+		size_t cap = r->cap ? r->cap : 64;
+		struct bpf_link **q;
+
+		while (cap < r->n + n)
+			cap *= 2;
+		q = realloc(r->queue, cap * sizeof(*q));
+		if (q) {
+			r->queue = q;
+			r->cap = cap;
+		}
+	}
+	for (; i < n && r->n < r->cap; i++)
+		r->queue[r->n++] = links[i];
+	if (i)
+		pthread_cond_signal(&r->work);
+	pthread_mutex_unlock(&r->lock);
+	/* no memory for the queue: the slow way, here */
+	for (; i < n; i++)
+		bpf_link__destroy(links[i]);
+}
+
+void cp_link_reaper__flush(struct cp_link_reaper *r)
+{
+	pthread_mutex_lock(&r->lock);
+	while (r->n || r->busy)
+		pthread_cond_wait(&r->idle, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+size_t cp_link_reaper__pending(struct cp_link_reaper *r)
+{
+	size_t n;
+
+	pthread_mutex_lock(&r->lock);
+	n = r->n + r->busy;
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Program variant choice and window sizing for the memory-sample programs. */
+#include <errno.h>
+#include <stdbool.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "live/mem_prog.h"
+
+/*
+ * The kfunc is the deciding fact, not the kernel version: distribution
+ * kernels backport, and BTF is what the verifier will check the call against.
+ */
+static bool cp_vmlinux_has_func(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return found;
+}
+
+struct bpf_program *cp_mem_prog(struct cacheperf *skel, enum cp_mem_prog variant)
+{
+	switch (variant) {
+	case CP_MEM_PROG_KFUNC:
+		return skel->progs.on_mem_sample;
+	case CP_MEM_PROG_COMPAT:
+		return skel->progs.on_mem_sample_compat;
+	}
+	return NULL;
+}
+
+const char *cp_mem_prog_name(enum cp_mem_prog variant)
+{
+	switch (variant) {
+	case CP_MEM_PROG_KFUNC:
+		return "kfunc";
+	case CP_MEM_PROG_COMPAT:
+		return "compat";
+	}
+	return "unknown";
+}
+
+int cp_mem_prog_force(struct cacheperf *skel, enum cp_mem_prog variant)
+{
+	int err;
+
+	if (variant != CP_MEM_PROG_KFUNC && variant != CP_MEM_PROG_COMPAT)
+		return -EINVAL;
+	err = bpf_program__set_autoload(skel->progs.on_mem_sample, variant == CP_MEM_PROG_KFUNC);
+	if (err)
+		return err;
+	return bpf_program__set_autoload(skel->progs.on_mem_sample_compat,
+					 variant == CP_MEM_PROG_COMPAT);
+}
+
+int cp_mem_prog_select(struct cacheperf *skel)
+{
+	enum cp_mem_prog variant = CP_MEM_PROG_COMPAT;
+	int err;
+
+	if (cp_vmlinux_has_func("bpf_cast_to_kern_ctx"))
+		variant = CP_MEM_PROG_KFUNC;
+	err = cp_mem_prog_force(skel, variant);
+	return err ? err : (int)variant;
+}
+
+int cp_mem_prog_size_windows(struct cacheperf *skel)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0)
+		return ncpus < 0 ? ncpus : -EINVAL;
+	return bpf_map__set_max_entries(skel->maps.windows, (__u32)ncpus * CP_ACCESS_NR);
+}

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* perf_event_open per CPU or per thread, BPF attach, and the sample-rate cap's edge. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+
+#include "live/perf_events.h"
+#include "util/sysfs.h"
+
+struct cp_perf_events {
+	struct cp_perf_event *ev;
+	int nr;
+	int cap;
+	bool rate_baseline;		/* the rate cap has read every counter once */
+	__u64 rate_last_ns;
+};
+
+struct cp_perf_events *cp_perf_events__new(void)
+{
+	return calloc(1, sizeof(struct cp_perf_events));
+}
+
+void cp_perf_events__free(struct cp_perf_events *set)
+{
+	if (!set)
+		return;
+	/* members were added after their leaders: close in reverse */
+	for (int i = set->nr - 1; i >= 0; i--) {
+		struct cp_perf_event *e = &set->ev[i];
+
+		if (e->link)
+			bpf_link__destroy(e->link);	/* closes e->fd too */
+		else if (e->fd >= 0)
+			close(e->fd);
+	}
+	free(set->ev);
+	free(set);
+}
+
+int cp_perf_events__nr(const struct cp_perf_events *set)
+{
+	return set->nr;
+}
+
+const struct cp_perf_event *cp_perf_events__get(const struct cp_perf_events *set, int i)
+{
+	return i >= 0 && i < set->nr ? &set->ev[i] : NULL;
+}
+
+static struct cp_perf_event *add_event(struct cp_perf_events *set)
+{
+	struct cp_perf_event *e;
+
+	if (set->nr == set->cap) {
+		int cap = set->cap ? set->cap * 2 : 16;
+		void *ev = realloc(set->ev, cap * sizeof(*set->ev));
+
+		if (!ev)
+			return NULL;
+		set->ev = ev;
+		set->cap = cap;
+	}
+	e = &set->ev[set->nr++];
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	e->leader = -1;
+	return e;
+}
+
+/* --- messages and decisions (pure) -------------------------------------- */
+
+void cp_perf_open_strerror(char *buf, size_t sz, const char *name, int cpu, pid_t tid, int err,
+			   bool pmu_event)
+{
+	const char *hint = "";
+	char where[64];
+
+	if (tid > 0 && cpu >= 0)
+		snprintf(where, sizeof(where), "for thread %d on CPU %d", (int)tid, cpu);
+	else if (tid > 0)
+		snprintf(where, sizeof(where), "for thread %d", (int)tid);
+	else if (tid == 0)
+		snprintf(where, sizeof(where), "for this process");
+	else
+		snprintf(where, sizeof(where), "on CPU %d", cpu);
+
+	switch (-err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		if (pmu_event)
+			hint = "; the kernel has no PMU for this event here (a VM without a virtual PMU?): use --source soft";
+		else if (err == -ENODEV)
+			hint = "; the CPU is offline";
+		break;
+	case EACCES:
+	case EPERM:
+		hint = "; run as root or grant CAP_PERFMON (see /proc/sys/kernel/perf_event_paranoid)";
+		break;
+	case EMFILE:
+	case ENFILE:
+		hint = "; out of file descriptors: raise ulimit -n";
+		break;
+	case EBUSY:
+		hint = "; another tool holds the PMU";
+		break;
+	case ENODATA:
+		hint = "; this CPU needs mem-loads-aux as group leader";
+		break;
+	case ESRCH:
+		hint = "; the thread has exited";
+		break;
+	default:
+		break;
+	}
+	snprintf(buf, sz, "cannot open %s %s: %s%s", name, where, strerror(-err), hint);
+}
+
+void cp_perf_scope_decide(enum cp_target_kind target, int nr_threads, int events_per_thread,
+			  bool per_task_ok, long nofile_limit, struct cp_perf_scope *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (target == CP_TARGET_ALL) {
+		out->per_cpu = true;
+		snprintf(out->reason, sizeof(out->reason), "per-CPU events: system-wide (-a)");
+		return;
+	}
+	out->per_cpu = true;
+	out->filter_tgid = true;
+	if (!per_task_ok) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "per-CPU events with a PID filter: the source has no per-thread events on this kernel");
+	} else if (nr_threads > CP_PERF_MAX_THREADS) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "per-CPU events with a PID filter: %d threads > %d", nr_threads,
+			 CP_PERF_MAX_THREADS);
+	} else if (nofile_limit > 0 &&
+		   (long long)nr_threads * events_per_thread > nofile_limit / 2) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "per-CPU events with a PID filter: %d threads x %d events > half of ulimit -n %ld",
+			 nr_threads, events_per_thread, nofile_limit);
+	} else {
+		out->per_cpu = false;
+		out->filter_tgid = false;
+		snprintf(out->reason, sizeof(out->reason),
+			 "per-thread events with inherit: %d thread%s", nr_threads,
+			 nr_threads == 1 ? "" : "s");
+	}
+}
+
+/* --- opening ------------------------------------------------------------ */
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *spec, pid_t pid,
+			     int cpu, struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct perf_event_attr attr, leader;
+	struct cp_perf_event *e;
+	int lfd = -1, fd, ret = 0, leader_idx = -1;
+	__u64 key = pid == -1 ? (__u64)cpu : (__u64)pid;
+	bool inherit = pid != -1;
+
+	if (spec->has_leader) {
+		leader = spec->leader;
+		leader.inherit = inherit;
+		lfd = perf_open(&leader, pid, cpu, -1);
+		if (lfd < 0) {
+			cp_perf_open_strerror(err, err_sz, spec->leader_name, cpu, pid, lfd,
+					      spec->pmu_event);
+			return lfd;
+		}
+	}
+	for (;;) {
+		cp_event_spec_instance(spec, key, &attr);
+		attr.inherit = inherit;
+		fd = perf_open(&attr, pid, cpu, lfd);
+		if (fd >= 0 || cp_event_spec_lower_precise(spec, fd))
+			break;
+	}
+	if (fd < 0) {
+		cp_perf_open_strerror(err, err_sz, spec->name, cpu, pid, fd, spec->pmu_event);
+		goto fail;
+	}
+
+	if (lfd >= 0) {
+		e = add_event(set);
+		if (!e) {
+			ret = -ENOMEM;
+			snprintf(err, err_sz, "out of memory for perf events");
+			goto fail;
+		}
+		e->fd = lfd;
+		e->cpu = cpu;
+		e->tid = pid;
+		e->role = CP_EVENT_AUX;
+		snprintf(e->name, sizeof(e->name), "%s", spec->leader_name);
+		leader_idx = set->nr - 1;
+		lfd = -1;
+	}
+	e = add_event(set);
+	if (!e) {
+		snprintf(err, err_sz, "out of memory for perf events");
+		close(fd);
+		return -ENOMEM;
+	}
+	e->fd = fd;
+	e->cpu = cpu;
+	e->tid = pid;
+	e->role = spec->role;
+	e->leader = leader_idx;
+	snprintf(e->name, sizeof(e->name), "%s", spec->name);
+	e->base_period = attr.freq ? 0 : attr.sample_period;
+	e->period = e->base_period;
+	e->max_period = spec->max_period;
+	e->period_align = spec->period_align;
+
+	if (!prog) {
+		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			ret = -errno;
+			snprintf(err, err_sz, "cannot enable %s: %s", spec->name, strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
+	e->link = bpf_program__attach_perf_event(prog, fd);
+	ret = (int)libbpf_get_error(e->link);
+	if (ret) {
+		e->link = NULL;
+		snprintf(err, err_sz, "cannot attach BPF program %s to %s: %s",
+			 bpf_program__name(prog), spec->name, strerror(-ret));
+		return ret;
+	}
+	return 0;
+
+fail:
+	ret = fd < 0 ? fd : ret;
+	if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd);
+	return ret;
+}
+
+int cp_perf_events__open_cpus(struct cp_perf_events *set, struct cp_event_spec *spec,
+			      const struct cp_cpuset *cpus, struct bpf_program *prog,
+			      char *err, size_t err_sz)
+{
+	char first[256] = "";
+	int opened = 0, ret;
+
+	for (int cpu = cp_cpuset_next(cpus, 0); cpu >= 0; cpu = cp_cpuset_next(cpus, cpu + 1)) {
+		ret = cp_perf_events__open_one(set, spec, -1, cpu, prog, err, err_sz);
+		if (!ret) {
+			opened++;
+			continue;
+		}
+		/* offline, or not a CPU of this PMU: skip it, as llcstat does */
+		if (ret == -ENODEV) {
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s", err);
+			continue;
+		}
+		return ret;
+	}
+	if (!opened) {
+		if (first[0])
+			snprintf(err, err_sz, "%s", first);
+		else
+			snprintf(err, err_sz, "cannot open %s: no CPU to open it on", spec->name);
+		return -ENODEV;
+	}
+	return opened;
+}
+
+/* Adds every TID in /proc/@pid/task that @tids does not hold yet. */
+static int list_threads(pid_t pid, pid_t **tids, int *nr, int *cap)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		int i;
+
+		if (tid <= 0)
+			continue;
+		for (i = 0; i < *nr && (*tids)[i] != tid; i++)
+			;
+		if (i < *nr)
+			continue;
+		if (*nr == *cap) {
+			int c = *cap ? *cap * 2 : 64;
+			pid_t *t = realloc(*tids, c * sizeof(*t));
+
+			if (!t) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*tids = t;
+			*cap = c;
+		}
+		(*tids)[(*nr)++] = tid;
+	}
+	closedir(d);
+	return 0;
+}
+
+int cp_perf_count_threads(pid_t pid)
+{
+	pid_t *tids = NULL;
+	int nr = 0, cap = 0, ret;
+
+	ret = list_threads(pid, &tids, &nr, &cap);
+	free(tids);
+	return ret ? ret : nr;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec,
+				 pid_t pid, struct bpf_program *prog, char *err, size_t err_sz)
+{
+	pid_t *tids = NULL;
+	int nr = 0, cap = 0, opened = 0, ret;
+
+	ret = list_threads(pid, &tids, &nr, &cap);
+	if (ret) {
+		if (ret == -ESRCH)
+			snprintf(err, err_sz, "cannot open %s for process %d: it has exited",
+				 spec->name, (int)pid);
+		else
+			snprintf(err, err_sz, "cannot list the threads of process %d: %s",
+				 (int)pid, strerror(-ret));
+		goto out;
+	}
+	/* lowest TID first: the main thread, which usually creates the others */
+	qsort(tids, nr, sizeof(*tids), cmp_tid);
+	for (int i = 0; i < nr; i++) {
+		ret = cp_perf_events__open_one(set, spec, tids[i], -1, prog, err, err_sz);
+		if (ret == -ESRCH)
+			continue;	/* exited since the listing */
+		if (ret)
+			goto out;
+		opened++;
+	}
+	ret = 0;
+	if (!opened) {
+		ret = -ESRCH;
+		snprintf(err, err_sz, "cannot open %s for process %d: it has exited", spec->name,
+			 (int)pid);
+	}
+out:
+	free(tids);
+	return ret ? ret : opened;
+}
+
+int cp_perf_online_cpus(const char *root, struct cp_cpuset *cpus)
+{
+	char text[4096];
+	int n;
+
+	n = cp_sysfs_read(root, "sys/devices/system/cpu/online", text, sizeof(text));
+	if (n < 0)
+		return n;
+	return cp_cpuset_parse(text, cpus);
+}
+
+/* Every spec of one PMU on its CPUs (per-CPU) or on every target's threads. */
+static int open_pmu(struct cp_perf_events *set, const struct cp_pmu *pmu,
+		    const struct cp_sampling_cfg *cfg, const struct cp_perf_scope *scope,
+		    const struct cp_cpuset *cpus, const pid_t *pids, int nr_pids,
+		    struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_mem_specs specs;
+	struct cp_cpuset mine;
+	int ret, total = 0;
+
+	ret = cp_mem_specs_build(pmu, cfg, &specs, err, err_sz);
+	if (ret)
+		return ret;
+	mine = *cpus;
+	if (pmu->has_cpus)
+		cp_cpuset_and(&mine, cpus, &pmu->cpus);
+	for (int s = 0; s < specs.nr; s++) {
+		if (scope->per_cpu) {
+			ret = cp_perf_events__open_cpus(set, &specs.spec[s], &mine, prog, err,
+							err_sz);
+			if (ret < 0)
+				return ret;
+			total += ret;
+			continue;
+		}
+		for (int p = 0; p < nr_pids; p++) {
+			ret = cp_perf_events__open_threads(set, &specs.spec[s], pids[p], prog, err,
+							   err_sz);
+			if (ret < 0)
+				return ret;
+			total += ret;
+		}
+	}
+	return total;
+}
+
+int cp_perf_events__open_mem(struct cp_perf_events *set, const struct cp_pmus *pmus,
+			     const struct cp_source_choice *choice,
+			     const struct cp_sampling_cfg *cfg, const struct cp_perf_scope *scope,
+			     const struct cp_cpuset *cpus, const pid_t *pids, int nr_pids,
+			     struct bpf_program *prog, char *err, size_t err_sz)
+{
+	int ret, total = 0;
+
+	switch (choice->kind) {
+	case CP_SOURCE_PEBS:
+		for (int i = 0; i < pmus->nr_core; i++) {
+			ret = open_pmu(set, &pmus->core[i], cfg, scope, cpus, pids, nr_pids, prog,
+				       err, err_sz);
+			if (ret < 0)
+				return ret;
+			total += ret;
+		}
+		return total;
+	case CP_SOURCE_IBS:
+		if (!scope->per_cpu && !choice->per_task) {
+			snprintf(err, err_sz, "IBS on this kernel has no per-thread events");
+			return -EOPNOTSUPP;
+		}
+		return open_pmu(set, &pmus->ibs, cfg, scope, cpus, pids, nr_pids, prog, err,
+				err_sz);
+	default:
+		snprintf(err, err_sz, "source %s opens no PMU events", cp_source_name(choice->kind));
+		return -EINVAL;
+	}
+}
+
+/* --- the sample-rate cap ------------------------------------------------ */
+
+static bool capped(const struct cp_perf_event *e)
+{
+	return e->role != CP_EVENT_AUX && e->base_period;
+}
+
+static int cmp_unit(const void *a, const void *b, void *arg)
+{
+	const struct cp_perf_event *ev = arg;
+	const struct cp_perf_event *x = &ev[*(const int *)a], *y = &ev[*(const int *)b];
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+static int read_count(int fd, __u64 *count)
+{
+	ssize_t n = read(fd, count, sizeof(*count));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*count) ? 0 : -EIO;
+}
+
+/* Decides and applies one unit: events @idx[0..@n) of the same CPU or thread. */
+static int cap_unit(struct cp_perf_events *set, const int *idx, int n, const __u64 *counts,
+		    const struct cp_rate_cap_cfg *cfg, __u64 elapsed_ns, FILE *log)
+{
+	struct cp_rate_unit u = { 0 };
+	int changed, applied = 0;
+	__u64 rate;
+
+	for (int i = 0; i < n && u.nr < CP_RATE_MAX_EVENTS; i++) {
+		struct cp_perf_event *e = &set->ev[idx[i]];
+		struct cp_rate_event *r = &u.ev[u.nr++];
+
+		r->base_period = e->base_period;
+		r->period = e->period;
+		r->max_period = e->max_period;
+		r->align = e->period_align;
+		r->samples = cp_rate_samples(e->last_count, counts[idx[i]], e->period);
+	}
+	changed = cp_rate_cap_decide(cfg, &u, elapsed_ns, &rate);
+	for (int i = 0; changed && i < u.nr; i++) {
+		struct cp_perf_event *e = &set->ev[idx[i]];
+		__u64 p = u.ev[i].new_period;
+
+		if (p == e->period)
+			continue;
+		if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &p) < 0) {
+			int ret = -errno;
+
+			if (log)
+				fprintf(log, "cannot set the %s period to %llu: %s\n", e->name,
+					(unsigned long long)p, strerror(-ret));
+			return ret;
+		}
+		if (log) {
+			if (e->cpu >= 0)
+				fprintf(log, "CPU %d", e->cpu);
+			else
+				fprintf(log, "thread %d", (int)e->tid);
+			fprintf(log, ": %llu samples/s against a budget of %llu/s: %s period %llu -> %llu\n",
+				(unsigned long long)rate, (unsigned long long)cfg->max_rate,
+				e->name, (unsigned long long)e->period, (unsigned long long)p);
+		}
+		e->period = p;
+		applied++;
+	}
+	return applied;
+}
+
+int cp_perf_events__rate_cap(struct cp_perf_events *set, const struct cp_rate_cap_cfg *cfg,
+			     __u64 now_ns, FILE *log)
+{
+	__u64 *counts = NULL, elapsed = now_ns - set->rate_last_ns;
+	int *idx = NULL, n = 0, ret = 0, changed = 0;
+
+	if (!set->nr)
+		return 0;
+	counts = calloc(set->nr, sizeof(*counts));
+	idx = calloc(set->nr, sizeof(*idx));
+	if (!counts || !idx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < set->nr; i++) {
+		if (!capped(&set->ev[i]))
+			continue;
+		ret = read_count(set->ev[i].fd, &counts[i]);
+		if (ret)
+			goto out;
+		idx[n++] = i;
+	}
+	if (set->rate_baseline && now_ns > set->rate_last_ns) {
+		qsort_r(idx, n, sizeof(*idx), cmp_unit, set->ev);
+		for (int lo = 0, hi; lo < n; lo = hi) {
+			const struct cp_perf_event *first = &set->ev[idx[lo]];
+
+			for (hi = lo + 1; hi < n; hi++) {
+				const struct cp_perf_event *e = &set->ev[idx[hi]];
+
+				if (e->cpu != first->cpu || e->tid != first->tid)
+					break;
+			}
+			ret = cap_unit(set, idx + lo, hi - lo, counts, cfg, elapsed, log);
+			if (ret < 0)
+				goto out;
+			changed += ret;
+		}
+		ret = 0;
+	}
+	for (int i = 0; i < n; i++)
+		set->ev[idx[i]].last_count = counts[idx[i]];
+	set->rate_baseline = true;
+	set->rate_last_ns = now_ns;
+out:
+	free(counts);
+	free(idx);
+	return ret ? ret : changed;
+}

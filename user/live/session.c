@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The profiling session: skeleton lifecycle and event attachment (libbpf edge). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "live/alloc_probes.h"
+#include "machine/pmu_attr.h"
+#include "profile/proc_identity.h"
+#include "live/session.h"
+#include "live/soft_source.h"
+
+/* Page faults are rare next to memory accesses: sample every one of them. */
+#define CP_FAULTS_PERIOD	1
+
+static int libbpf_verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if ((level == LIBBPF_DEBUG && libbpf_verbosity < 2) ||
+	    (level == LIBBPF_INFO && libbpf_verbosity < 1))
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void cp_session_set_verbosity(int verbose)
+{
+	libbpf_verbosity = verbose;
+	libbpf_set_print(libbpf_print);
+}
+
+static int fail(char *err, size_t err_sz, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, err_sz, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Sources that know no hit or miss: every sample goes to user space. */
+static bool cp_source_forwards_all(enum cp_source_kind kind)
+{
+	return kind == CP_SOURCE_FAULTS || kind == CP_SOURCE_SOFT;
+}
+
+/* Sampling events each target thread would need, for the fd budget of the scope decision. */
+static int cp_events_per_thread(const struct cp_session_cfg *cfg)
+{
+	if (cfg->source.kind == CP_SOURCE_PEBS) {
+		/* loads, stores, and the aux leader; twice on hybrid parts */
+		int per_pmu = 2 + (cfg->pmus->core[0].mem_loads_aux[0] != '\0');
+
+		return per_pmu * (cfg->pmus->nr_core ? cfg->pmus->nr_core : 1);
+	}
+	return 1;
+}
+
+static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scope *scope,
+			   char *err, size_t err_sz)
+{
+	struct rlimit nofile = { 0 };
+	int threads = 0;
+
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		int n = cp_perf_count_threads(cfg->pids[i]);
+
+		bool gone = n == -ENOENT || n == -ESRCH;
+
+		if (n < 0)
+			return fail(err, err_sz, gone ? -ESRCH : n,
+				    "cannot list the threads of process %d: %s", (int)cfg->pids[i],
+				    gone ? "it has exited" : strerror(-n));
+		threads += n;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &nofile))
+		nofile.rlim_cur = 1024;
+	cp_perf_scope_decide(cfg->opts->target, threads, cp_events_per_thread(cfg),
+			     cfg->source.per_task, (long)nofile.rlim_cur, scope);
+	return 0;
+}
+
+static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+			   size_t err_sz)
+{
+	int fd = bpf_map__fd(s->skel->maps.targ_tgids);
+	/* a held `-- CMD` child runs our code until its exec: profiled from the exec on */
+	__u8 v = cfg->opts->target == CP_TARGET_CMD ? CP_TARG_HELD : CP_TARG_PROFILE;
+
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		__u32 tgid = (__u32)cfg->pids[i];
+
+		if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
+			return fail(err, err_sz, -errno, "cannot add process %d to the BPF filter: %s",
+				    (int)tgid, strerror(errno));
+	}
+	return 0;
+}
+
+/* --cgroup: the BPF side profiles only the tasks under this cgroup. */
+static int cp_fill_cgroup(struct cp_session *s, const char *path, char *err, size_t err_sz)
+{
+	int fd = cp_cgroup_open(path, err, err_sz), ret = 0;
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targ_cgroups), &zero, &fd, BPF_ANY))
+		ret = fail(err, err_sz, -errno, "--cgroup: cannot set the BPF cgroup filter: %s",
+			   strerror(errno));
+	close(fd);	/* the map holds the cgroup */
+	return ret;
+}
+
+static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
+{
+	struct cp_session *s = ctx;
+
+	if (backed_off)
+		s->guard_backoffs++;
+	if (s->on_guard)
+		s->on_guard(pid, backed_off, s->on_guard_ctx);
+	if (pid < 0)
+		fprintf(stderr, "cacheperf-bpf: allocation probes %s for every process\n",
+			backed_off ? "backed off (over --max-alloc-rate)" : "resumed");
+	else
+		fprintf(stderr, "cacheperf-bpf: allocation probes %s for process %d\n",
+			backed_off ? "backed off (over --max-alloc-rate)" : "resumed", (int)pid);
+}
+
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
+{
+	int ret;
+
+	if (!s->alloc)
+		return 0;
+	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
+	/* -ESRCH: gone already (a short-lived process exec'd), nothing to probe */
+	if (ret && ret != -EEXIST && ret != -ESRCH)
+		fprintf(stderr, "cacheperf-bpf: warning: no allocation probes for process %d: %s; its heap objects stay unknown\n",
+			(int)pid, ret == -ENOENT ? "nothing it maps defines malloc" : strerror(-ret));
+	return ret;
+}
+
+int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
+		     size_t err_sz)
+{
+	const struct cp_options *opts = cfg->opts;
+	struct cp_session *s;
+	int ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(err, err_sz, -ENOMEM, "out of memory");
+
+	ret = cp_decide_scope(cfg, &s->scope, err, err_sz);
+	if (ret)
+		goto fail;
+
+	/* Open BPF application */
+	s->skel = cacheperf__open();
+	if (!s->skel) {
+		ret = fail(err, err_sz, -errno, "cannot open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+
+	/* Set knobs before load */
+	/* -p and --: per-CPU events need it; per-thread ones too, so a held
+	 * `-- CMD` child stays out until its exec (CP_TARG_HELD) */
+	s->skel->rodata->targ_filter_tgid = opts->target != CP_TARGET_ALL;
+	s->skel->rodata->targ_self_tgid = (__u32)getpid();
+	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
+	s->skel->rodata->targ_window_size = opts->window;
+	s->skel->rodata->targ_window_ratio_ppm = opts->window_ratio_ppm;
+	s->skel->rodata->targ_filter_cgroup = opts->cgroup != NULL;
+	ret = cp_mem_prog_size_windows(s->skel);
+	if (ret) {
+		fail(err, err_sz, ret, "cannot size the window map: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = cp_mem_prog_select(s->skel);
+	if (ret < 0) {
+		fail(err, err_sz, ret, "cannot choose the sample program: %s", strerror(-ret));
+		goto fail;
+	}
+	s->variant = (enum cp_mem_prog)ret;
+	ret = cp_alloc_probes_prepare(s->skel, NULL);
+	if (ret) {
+		fail(err, err_sz, ret, "cannot set up the allocation probes: %s", strerror(-ret));
+		goto fail;
+	}
+
+	/* on_tick is "?perf_event" too: loaded for the no-PMU source only */
+	if (cfg->source.kind == CP_SOURCE_SOFT) {
+		bpf_program__set_autoload(s->skel->progs.on_tick, true);
+		s->soft_on = true;
+	}
+
+	/* on_breakpoint is "?perf_event": loaded only when breakpoints are on */
+	if (opts->max_bp_rate) {
+		bpf_program__set_autoload(s->skel->progs.on_breakpoint, true);
+		if (cfg->geo) {
+			s->skel->rodata->targ_l1_line_bytes = cfg->geo->slot[CP_CACHE_L1D].line_bytes;
+			s->skel->rodata->targ_l1_sets = cfg->geo->slot[CP_CACHE_L1D].sets;
+			s->skel->rodata->targ_l1_ways = cfg->geo->slot[CP_CACHE_L1D].ways;
+		}
+		s->bp_on = true;
+	}
+
+	/* Load & verify BPF programs */
+	ret = cacheperf__load(s->skel);
+	if (ret) {
+		fail(err, err_sz, ret,
+		     "cannot load the BPF programs: %s (run with -vv for the verifier log; needs a kernel with BTF, 5.8 or newer)",
+		     strerror(-ret));
+		goto fail;
+	}
+	ret = cp_fill_targets(s, cfg, err, err_sz);
+	if (!ret && opts->cgroup)
+		ret = cp_fill_cgroup(s, opts->cgroup, err, err_sz);
+	if (ret)
+		goto fail;
+	if (!opts->no_objects) {
+		struct cp_alloc_probes_opts ao = {
+			.max_alloc_rate = opts->max_alloc_rate,
+			.no_throwing_new = opts->no_throwing_new,
+			.log = opts->verbose ? stderr : NULL,
+			.on_guard = cp_on_guard,
+			.ctx = s,
+		};
+
+		s->alloc = cp_alloc_probes__new(s->skel, &ao);
+		if (!s->alloc) {
+			ret = fail(err, err_sz, -errno, "cannot attach the mapping tracepoints: %s",
+				   strerror(errno));
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	cp_session__free(s);
+	return ret;
+}
+
+static __u64 cp_random_seed(void)
+{
+	__u64 seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (__u64)time(NULL) ^ ((__u64)getpid() << 32);
+	return seed;
+}
+
+static int cp_attach_faults(struct cp_session *s, const struct cp_session_cfg *cfg,
+			    struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_event_spec spec;
+	struct cp_cpuset cpus;
+	int ret, total = 0;
+
+	cp_page_fault_spec(&spec, CP_FAULTS_PERIOD);
+	if (s->scope.per_cpu) {
+		ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+		if (ret < 0)
+			return fail(err, err_sz, ret, "cannot read the online CPUs: %s",
+				    strerror(-ret));
+		return cp_perf_events__open_cpus(s->events, &spec, &cpus, prog, err, err_sz);
+	}
+	for (int i = 0; i < cfg->nr_pids; i++) {
+		ret = cp_perf_events__open_threads(s->events, &spec, cfg->pids[i], prog, err,
+						   err_sz);
+		if (ret < 0)
+			return ret;
+		total += ret;
+	}
+	return total;
+}
+
+/* The no-PMU source: cpu-clock ticks on every CPU, the BPF filter picks the targets. */
+static int cp_attach_soft(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+			  size_t err_sz)
+{
+	struct cp_cpuset cpus;
+	int ret;
+
+	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	if (ret < 0)
+		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
+	return cp_soft_events_open(s->events, &cpus, cfg->opts->soft_freq_hz, s->skel->progs.on_tick,
+				   err, err_sz);
+}
+
+static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
+			 struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_sampling_cfg sampling;
+	struct cp_cpuset cpus;
+	int ret;
+
+	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	if (ret < 0)
+		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
+	cp_sampling_cfg_init(&sampling, cfg->opts, cp_random_seed());
+	return cp_perf_events__open_mem(s->events, cfg->pmus, &cfg->source, &sampling, &s->scope,
+					&cpus, cfg->pids, cfg->nr_pids, prog, err, err_sz);
+}
+
+/*
+ * Target lifecycle programs (bpf/targets.bpf.c): the filter follows forks
+ * and exits, and exec/exit records reach user space. Also with -a, where the
+ * fork program returns at once and exec/exit still matter.
+ */
+static int cp_attach_lifecycle(struct cp_session *s, char *err, size_t err_sz)
+{
+	struct bpf_program *progs[CP_SESSION_LIFECYCLE_LINKS] = {
+		s->skel->progs.on_fork, s->skel->progs.on_exec, s->skel->progs.on_exit,
+	};
+
+	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++) {
+		s->lifecycle[i] = bpf_program__attach(progs[i]);
+		if (!s->lifecycle[i])
+			return fail(err, err_sz, -errno, "cannot follow the targets (%s): %s",
+				    bpf_program__name(progs[i]), strerror(errno));
+	}
+	return 0;
+}
+
+int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+		       size_t err_sz)
+{
+	struct bpf_program *prog = cp_mem_prog(s->skel, s->variant);
+	int ret;
+
+	ret = cp_attach_lifecycle(s, err, err_sz);
+	if (ret)
+		return ret;
+
+	s->events = cp_perf_events__new();
+	if (!s->events)
+		return fail(err, err_sz, -ENOMEM, "out of memory");
+	switch (cfg->source.kind) {
+	case CP_SOURCE_PEBS:
+	case CP_SOURCE_IBS:
+		ret = cp_attach_pmu(s, cfg, prog, err, err_sz);
+		break;
+	case CP_SOURCE_FAULTS:
+		ret = cp_attach_faults(s, cfg, prog, err, err_sz);
+		break;
+	case CP_SOURCE_SOFT:
+		ret = cp_attach_soft(s, cfg, err, err_sz);
+		break;
+	default:
+		ret = fail(err, err_sz, -EOPNOTSUPP, "source %s cannot be attached in this version",
+			   cp_source_name(cfg->source.kind));
+		break;
+	}
+	if (ret < 0)
+		return ret;
+	s->nr_events = ret;
+	/* allocation probes: a failure loses heap objects, not the profile */
+	if (s->alloc && cfg->opts->target == CP_TARGET_ALL) {
+		ret = cp_alloc_probes__attach_all(s->alloc);
+		if (ret)
+			fprintf(stderr, "cacheperf-bpf: warning: no allocation probes on the system libc: %s\n",
+				strerror(-ret));
+	}
+	for (int i = 0; s->alloc && i < cfg->nr_pids; i++)
+		cp_session__probe_allocs(s, cfg->pids[i]);
+	return 0;
+}
+
+void cp_session__free(struct cp_session *s)
+{
+	if (!s)
+		return;
+	/* events and probes first: their links run programs of the skeleton */
+	cp_perf_events__free(s->events);
+	cp_alloc_probes__free(s->alloc);
+	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++)
+		bpf_link__destroy(s->lifecycle[i]);
+	cacheperf__destroy(s->skel);
+	free(s);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A profiling session, the libbpf edge of main(): the skeleton with its
+ * knobs set, loaded, the target filter filled, and the sampling events
+ * opened and attached. Nothing here decides anything: the choices (source,
+ * event scope, attributes) come from pmu.c, perf_events.c and pmu_attr.c.
+ */
+#ifndef CP_SESSION_H
+#define CP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "machine/geometry.h"
+#include "live/mem_prog.h"
+#include "cli/options.h"
+#include "live/perf_events.h"
+#include "machine/pmu.h"
+
+struct cacheperf;
+struct bpf_link;
+struct cp_alloc_probes;
+
+#define CP_SESSION_LIFECYCLE_LINKS	3
+
+struct cp_session_cfg {
+	const struct cp_options *opts;
+	const struct cp_pmus *pmus;
+	struct cp_source_choice source;	/* from cp_source_decide() */
+	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */
+	int nr_pids;			/* 0 with -a */
+	const struct cp_geometry *geo;	/* L1D for the breakpoint program's sets; NULL: 64 x 64 B */
+};
+
+struct cp_session {
+	struct cacheperf *skel;
+	struct cp_perf_events *events;
+	struct cp_perf_scope scope;
+	enum cp_mem_prog variant;
+	int nr_events;			/* sampling events opened */
+	/* fork, exec and exit: the filter follows the targets, user space hears of them */
+	struct bpf_link *lifecycle[CP_SESSION_LIFECYCLE_LINKS];
+	struct cp_alloc_probes *alloc;	/* allocation probes; NULL with --no-objects */
+	__u64 guard_backoffs;		/* times the allocation guard backed off */
+	/* told of every back-off (@backed_off) and resume; NULL: nobody listens */
+	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
+	void *on_guard_ctx;
+	bool bp_on;			/* on_breakpoint loaded (--max-bp-rate > 0) */
+	bool soft_on;			/* on_tick loaded (--source soft) */
+};
+
+/*
+ * Opens, configures and loads the BPF programs for @cfg: decides the event
+ * scope (per thread or per CPU, cp_perf_scope_decide()), sets the rodata
+ * knobs (target filter, forward-all for sources without hit/miss
+ * information, window size and ratio, L1 geometry), sizes the per-CPU
+ * windows, picks the on_mem_sample variant this kernel runs, loads
+ * on_breakpoint too unless --max-bp-rate is 0 (and on_tick for --source
+ * soft), and fills the tgid filter.
+ * Returns 0 with *@out set, or a negative errno with a sentence in @err
+ * saying what failed and what to do.
+ */
+int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
+		     size_t err_sz);
+
+/*
+ * Opens the source's sampling events for the targets and attaches the
+ * memory-sample program to each. Returns 0 or a negative errno with @err
+ * set (-ESRCH: a target is gone; -ENODEV/-EOPNOTSUPP: no PMU for the
+ * source; -EOPNOTSUPP also for a source this build cannot open).
+ */
+int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, char *err,
+		       size_t err_sz);
+
+/*
+ * Attaches the allocation probes to process @pid (a target that exec'd).
+ * Returns 0, or a negative errno after saying why on stderr (-EEXIST: it
+ * has them already). A no-op returning 0 with --no-objects.
+ */
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid);
+
+/* Detaches and closes everything. NULL is a no-op. */
+void cp_session__free(struct cp_session *s);
+
+/* Routes libbpf's messages: warnings always, info with -v, debug with -vv. */
+void cp_session_set_verbosity(int verbose);
+
+#endif /* CP_SESSION_H */

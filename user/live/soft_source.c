@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The no-PMU source: cpu-clock events, pending instructions to descriptors. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "decode/decode_cache.h"
+#include "live/perf_events.h"
+#include "machine/pmu_attr.h"
+#include "objects/proc_maps.h"
+#include "decode/skid.h"
+#include "live/soft_source.h"
+#include "symbols/symbolizer.h"
+
+#define CP_SOFT_FORGET_BATCH	256
+
+struct cp_soft_source {
+	int pending_fd;
+	int insns_fd;
+	struct cp_decode_cache *decoded;
+	struct cp_soft_registry installed;
+	struct cp_soft_item *items;		/* CP_MAX_SOFT_PENDING */
+	struct cp_symbolizer *sym;		/* function bounds for the skid walk; NULL: none */
+	__u8 *code;				/* CP_SKID_MAX_FUNC_BYTES: the walked function */
+	struct cp_soft_stats stats;
+};
+
+int cp_soft_events_open(struct cp_perf_events *set, const struct cp_cpuset *cpus, __u32 freq_hz,
+			struct bpf_program *prog, char *err, size_t err_sz)
+{
+	struct cp_event_spec spec;
+
+	cp_cpu_clock_spec(&spec, freq_hz);
+	return cp_perf_events__open_cpus(set, &spec, cpus, prog, err, err_sz);
+}
+
+struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_symbolizer *sym)
+{
+	struct cp_soft_source *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pending_fd = bpf_map__fd(skel->maps.soft_pending);
+	s->insns_fd = bpf_map__fd(skel->maps.soft_insns);
+	s->decoded = cp_decode_cache__new(0);
+	s->items = calloc(CP_MAX_SOFT_PENDING, sizeof(*s->items));
+	s->sym = sym;
+	s->code = malloc(CP_SKID_MAX_FUNC_BYTES);
+	if (!s->decoded || !s->items || !s->code ||
+	    cp_soft_registry_init(&s->installed, bpf_map__max_entries(skel->maps.soft_insns))) {
+		cp_soft_source__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (s->pending_fd < 0 || s->insns_fd < 0) {
+		cp_soft_source__free(s);
+		errno = EBADF;
+		return NULL;
+	}
+	return s;
+}
+
+void cp_soft_source__free(struct cp_soft_source *s)
+{
+	if (!s)
+		return;
+	cp_decode_cache__free(s->decoded);
+	cp_soft_registry_free(&s->installed);
+	free(s->items);
+	free(s->code);
+	free(s);
+}
+
+/* Moves the pending entries into s->items, deleting them; returns how many. */
+static size_t take_pending(struct cp_soft_source *s)
+{
+	struct cp_ip_key key, next;
+	size_t n = 0;
+	bool more;
+
+	if (bpf_map_get_next_key(s->pending_fd, NULL, &key))
+		return 0;
+	do {
+		/* the successor first: a deleted key has none */
+		more = !bpf_map_get_next_key(s->pending_fd, &key, &next);
+		if (!bpf_map_lookup_and_delete_elem(s->pending_fd, &key, &s->items[n].val))
+			s->items[n++].key = key;
+		key = next;
+	} while (more && n < CP_MAX_SOFT_PENDING);
+	return n;
+}
+
+static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
+		   const struct cp_soft_insn *v)
+{
+	int ret;
+
+	if (bpf_map_update_elem(s->insns_fd, key, v, BPF_ANY)) {
+		s->stats.drop_insns++;
+		return -errno;
+	}
+	ret = cp_soft_registry_add(&s->installed, key);
+	if (ret < 0) {
+		/* not forgettable: better no descriptor than one that outlives an exec */
+		bpf_map_delete_elem(s->insns_fd, key);
+		s->stats.drop_insns++;
+		return ret;
+	}
+	if (v->op.status == CP_OPND_OK)
+		s->stats.descriptors++;
+	if (v->charge_ip)
+		s->stats.skid++;
+	else
+		s->stats.markers++;
+	return 0;
+}
+
+/*
+ * The access before the instruction at @ip of process @pid that its ticks
+ * are charged to (user/skid.h): the function holding @ip is read whole
+ * from the mapped file and walked from its entry. 0 with @out filled, or a
+ * negative errno (-ENOENT: no sized function symbol holds @ip, or the walk
+ * says no).
+ */
+static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+		     struct cp_soft_prev *out)
+{
+	struct cp_symbol_info info;
+	const struct cp_map *map;
+	struct cp_skid sk;
+	int n;
+
+	if (!s->sym || cp_symbolizer__resolve(s->sym, pid, ip, &info) || !info.sym_size ||
+	    info.sym_size > CP_SKID_MAX_FUNC_BYTES || ip < info.sym_start ||
+	    ip - info.sym_start >= info.sym_size)
+		return -ENOENT;
+	map = cp_maps__find(maps, info.sym_start);
+	if (!map || info.sym_start + info.sym_size > map->end)
+		return -ENOENT;
+	n = cp_insn_read(pid, map, info.sym_start, s->code, (size_t)info.sym_size);
+	if (n < 0 || (__u64)n != info.sym_size)
+		return n < 0 ? n : -EIO;
+	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - info.sym_start), &sk) != CP_SKID_CHARGE)
+		return -ENOENT;
+	out->op = sk.op;
+	out->ip = info.sym_start + sk.prev_off;
+	return 0;
+}
+
+int cp_soft_source__tick(struct cp_soft_source *s)
+{
+	size_t n = take_pending(s);
+	struct cp_maps *maps = NULL;
+	int maps_ret = 0, installed = 0;
+	__u32 tgid = 0;
+
+	s->stats.taken += n;
+	cp_soft_items_sort(s->items, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_soft_item *it = &s->items[i];
+		struct cp_operand op = { 0 };
+		struct cp_soft_prev prev, *pp = NULL;
+		struct cp_soft_insn v;
+		int get_ret = -ENOENT;
+
+		if (i == 0 || it->key.tgid != tgid) {
+			cp_maps__free(maps);
+			maps = NULL;
+			tgid = it->key.tgid;
+			maps_ret = cp_maps__read(NULL, (pid_t)tgid, &maps);
+		}
+		if (!maps_ret)
+			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
+		if (!get_ret && cp_skid_applies(op.status) &&
+		    !skid_prev(s, (pid_t)tgid, maps, it->key.ip, &prev))
+			pp = &prev;
+		if (cp_soft_decide(maps_ret, get_ret, &op, pp, it->val.mm, &v) == CP_SOFT_GONE) {
+			s->stats.gone++;
+			continue;
+		}
+		if (!install(s, &it->key, &v))
+			installed++;
+	}
+	cp_maps__free(maps);
+	return installed;
+}
+
+void cp_soft_source__forget(struct cp_soft_source *s, __u32 tgid)
+{
+	struct cp_ip_key keys[CP_SOFT_FORGET_BATCH];
+	size_t n;
+
+	do {
+		n = cp_soft_registry_take_tgid(&s->installed, tgid, keys, CP_SOFT_FORGET_BATCH);
+		for (size_t i = 0; i < n; i++)
+			if (!bpf_map_delete_elem(s->insns_fd, &keys[i]))
+				s->stats.forgotten++;
+	} while (n == CP_SOFT_FORGET_BATCH);
+}
+
+void cp_soft_source__stats(const struct cp_soft_source *s, struct cp_soft_stats *out)
+{
+	*out = s->stats;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Per-instance attributes of an event spec: period jitter and the precise_ip probe. */
+#include <errno.h>
+
+#include "machine/event_spec.h"
+#include "machine/pmu.h"
+
+/* splitmix64: a good 64-bit mix for consecutive keys (CPU 0, 1, 2...) */
+static __u64 mix64(__u64 x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+__u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align)
+{
+	__u64 span, p = base;
+
+	if (align < 1)
+		align = 1;
+	if (pct > 0 && pct < 100 && base > 0) {
+		span = base / 100 * pct + base % 100 * pct / 100;
+		/* 2 * span + 1 outcomes: base - span .. base + span */
+		p = base - span + mix64(seed ^ mix64(key)) % (2 * span + 1);
+	}
+	p -= p % align;
+	return p < align ? align : p;
+}
+
+void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key, struct perf_event_attr *attr)
+{
+	*attr = spec->attr;
+	if (!attr->freq && attr->sample_period)
+		attr->sample_period = cp_period_jitter(spec->attr.sample_period, spec->jitter_pct,
+						       spec->jitter_seed, key, spec->period_align);
+}
+
+int cp_event_spec_lower_precise(struct cp_event_spec *spec, int err)
+{
+	int next;
+
+	if (!spec->probe_precise)
+		return err;
+	next = cp_pmu_precise_next(spec->attr.precise_ip, err);
+	if (next < 0)
+		return err;
+	spec->attr.precise_ip = next;
+	return 0;
+}

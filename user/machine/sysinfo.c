@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Machine facts: pure parsers first, then one thin probe per fact, then --probe. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <bpf/btf.h>
+
+#include "util/parse.h"
+#include "util/sysfs.h"
+#include "machine/sysinfo.h"
+
+/* Older uapi headers predate the split of CAP_SYS_ADMIN (Linux 5.8). */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+#define VERSION_PART_MAX	65535	/* what KERNEL_VERSION-style codes can hold */
+#define CPULIST_MAX_CPU		(1 << 20)	/* far above any CONFIG_NR_CPUS */
+
+/* Leading decimal digits of *@s, advanced past them; -1 if none or above @max. */
+static long take_number(const char **s, long max)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)**s))
+		return -1;
+	while (isdigit((unsigned char)**s)) {
+		v = v * 10 + (**s - '0');
+		if (v > max)
+			return -1;
+		(*s)++;
+	}
+	return v;
+}
+
+int cp_kernel_version_parse(const char *release, struct cp_kernel_version *v)
+{
+	const char *p = release;
+	long major, minor, patch = 0;
+
+	if (!p)
+		return -EINVAL;
+	major = take_number(&p, VERSION_PART_MAX);
+	if (major < 0 || *p++ != '.')
+		return -EINVAL;
+	minor = take_number(&p, VERSION_PART_MAX);
+	if (minor < 0)
+		return -EINVAL;
+	/* "6.10-rc7" has no patch level; "6.18.44-fc-v669" has one */
+	if (p[0] == '.' && isdigit((unsigned char)p[1])) {
+		p++;
+		patch = take_number(&p, VERSION_PART_MAX);
+		if (patch < 0)
+			return -EINVAL;
+	}
+	v->major = (unsigned int)major;
+	v->minor = (unsigned int)minor;
+	v->patch = (unsigned int)patch;
+	return 0;
+}
+
+int cp_kernel_version_cmp(const struct cp_kernel_version *v, unsigned int major,
+			  unsigned int minor, unsigned int patch)
+{
+	if (v->major != major)
+		return v->major < major ? -1 : 1;
+	if (v->minor != minor)
+		return v->minor < minor ? -1 : 1;
+	if (v->patch != patch)
+		return v->patch < patch ? -1 : 1;
+	return 0;
+}
+
+int cp_cpulist_count(const char *text)
+{
+	const char *p = text;
+	long count = 0;
+
+	if (!p)
+		return -EINVAL;
+	/* an empty mask prints as "\n" (e.g. the offline file): zero CPUs */
+	if (*p == '\0' || !strcmp(p, "\n"))
+		return 0;
+	for (;;) {
+		long lo = take_number(&p, CPULIST_MAX_CPU), hi = lo;
+
+		/* take_number() stops on the digit that overflowed, else on a non-digit */
+		if (lo < 0)
+			return isdigit((unsigned char)*p) ? -ERANGE : -EINVAL;
+		if (*p == '-') {
+			p++;
+			hi = take_number(&p, CPULIST_MAX_CPU);
+			if (hi < 0)
+				return isdigit((unsigned char)*p) ? -ERANGE : -EINVAL;
+			if (hi < lo)
+				return -EINVAL;
+		}
+		count += hi - lo + 1;
+		if (count > CPULIST_MAX_CPU)
+			return -ERANGE;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p == '\n')
+			p++;
+		return *p ? -EINVAL : (int)count;
+	}
+}
+
+int cp_parse_proc_int(const char *text, int *out)
+{
+	char buf[32];
+	bool neg;
+	__u64 v;
+	int err;
+
+	if (!text || strlen(text) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, text);
+	cp_sysfs_chomp(buf);
+	neg = buf[0] == '-';
+	err = cp_parse_u64(buf + neg, 0, neg ? (__u64)INT_MAX + 1 : INT_MAX, &v);
+	if (err)
+		return err;
+	*out = neg ? (int)-(long long)v : (int)v;
+	return 0;
+}
+
+void cp_privileges_eval(uid_t euid, __u64 cap_effective, struct cp_privileges *p)
+{
+	bool admin = cap_effective & (1ULL << CAP_SYS_ADMIN);
+
+	memset(p, 0, sizeof(*p));
+	p->euid = euid;
+	p->cap_effective = cap_effective;
+	p->bpf = admin || (cap_effective & (1ULL << CAP_BPF));
+	p->perfmon = admin || (cap_effective & (1ULL << CAP_PERFMON));
+	p->ok = p->bpf && p->perfmon;
+	snprintf(p->missing, sizeof(p->missing), "%s%s%s", p->bpf ? "" : "CAP_BPF",
+		 !p->bpf && !p->perfmon ? ", " : "", p->perfmon ? "" : "CAP_PERFMON");
+}
+
+/* ---- thin edges: each returns data or a negative errno ---- */
+
+int cp_sysinfo_kernel(char *release, size_t release_sz, struct cp_kernel_version *v)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(release, release_sz, "%s", u.release);
+	return cp_kernel_version_parse(u.release, v);
+}
+
+int cp_sysinfo_cpus(const char *root, int *online, int *possible)
+{
+	char buf[4096];
+	int n;
+
+	n = cp_sysfs_read(root, "sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	n = cp_cpulist_count(buf);
+	if (n < 0)
+		return n;
+	*online = n;
+	n = cp_sysfs_read(root, "sys/devices/system/cpu/possible", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	n = cp_cpulist_count(buf);
+	if (n < 0)
+		return n;
+	*possible = n;
+	return 0;
+}
+
+int cp_sysinfo_perf_paranoid(const char *root, int *value)
+{
+	char buf[32];
+	int n = cp_sysfs_read(root, "proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
+
+	return n < 0 ? n : cp_parse_proc_int(buf, value);
+}
+
+int cp_sysinfo_btf_vmlinux(const char *root)
+{
+	char path[4096];
+	int err = cp_sysfs_path(path, sizeof(path), root, "sys/kernel/btf/vmlinux");
+
+	if (err)
+		return err;
+	return access(path, R_OK) ? -errno : 0;
+}
+
+int cp_sysinfo_btf_has_func(const char *root, const char *name)
+{
+	char path[4096];
+	struct btf *btf;
+	int id, err;
+
+	if (!strcmp(root, "/")) {
+		/* also finds vmlinux images in /boot on kernels without sysfs BTF */
+		btf = btf__load_vmlinux_btf();
+	} else {
+		err = cp_sysfs_path(path, sizeof(path), root, "sys/kernel/btf/vmlinux");
+		if (err)
+			return err;
+		btf = btf__parse(path, NULL);
+	}
+	if (!btf)
+		return errno ? -errno : -ENOENT;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	btf__free(btf);
+	if (id == -ENOENT)
+		return 0;
+	return id > 0 ? 1 : id;
+}
+
+int cp_sysinfo_uprobe_type(const char *root)
+{
+	char buf[32];
+	__u64 type;
+	int n;
+
+	n = cp_sysfs_read(root, "sys/bus/event_source/devices/uprobe/type", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (cp_parse_u64(cp_sysfs_chomp(buf), 1, INT_MAX, &type))
+		return -EINVAL;
+	return (int)type;
+}
+
+/* Never called: only its address is watched, by disabled breakpoints. */
+static __attribute__((noinline, used)) void breakpoint_probe_target(void)
+{
+	__asm__ __volatile__("");
+}
+
+int cp_sysinfo_hw_breakpoint_slots(void)
+{
+	struct perf_event_attr attr;
+	int fds[CP_HW_BREAKPOINT_SLOTS], n = 0, err = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.size = sizeof(attr);
+	attr.bp_type = HW_BREAKPOINT_X;
+	attr.bp_addr = (__u64)(uintptr_t)breakpoint_probe_target;
+	attr.bp_len = sizeof(long);	/* x86 accepts only this for X */
+	/*
+	 * A slot is reserved when the event is created, enabled or not, so a
+	 * disabled event measures the pool without ever trapping. User-only,
+	 * so perf_event_paranoid <= 2 allows it without CAP_PERFMON.
+	 */
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	while (n < CP_HW_BREAKPOINT_SLOTS) {
+		int fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != ENOSPC)
+				err = -errno;
+			break;
+		}
+		fds[n++] = fd;
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return err ? err : n;
+}
+
+int cp_sysinfo_privileges(struct cp_privileges *p)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	cp_privileges_eval(geteuid(), data[0].effective | (__u64)data[1].effective << 32, p);
+	return 0;
+}
+
+int cp_sysinfo_bpf_load(void)
+{
+	/* r0 = 0; exit: the smallest program the verifier accepts */
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd, tries = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	/* a tracing type, not a socket filter: it needs CAP_BPF and CAP_PERFMON as ours do */
+	attr.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	attr.insns = (__u64)(uintptr_t)insns;
+	attr.insn_cnt = 2;
+	attr.license = (__u64)(uintptr_t)"GPL";
+	/* the verifier returns EAGAIN when interrupted by a signal; libbpf retries too */
+	do {
+		fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	} while (fd < 0 && errno == EAGAIN && ++tries < 5);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+void cp_sysinfo_collect(const char *root, struct cp_sysinfo *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->kernel_err = cp_sysinfo_kernel(si->release, sizeof(si->release), &si->kernel);
+	si->cpus_err = cp_sysinfo_cpus(root, &si->cpus_online, &si->cpus_possible);
+	si->btf_err = cp_sysinfo_btf_vmlinux(root);
+	si->kfunc_cast_to_kern_ctx = cp_sysinfo_btf_has_func(root, "bpf_cast_to_kern_ctx");
+	si->uprobe_type = cp_sysinfo_uprobe_type(root);
+	si->hw_breakpoint_slots = cp_sysinfo_hw_breakpoint_slots();
+	si->perf_paranoid_err = cp_sysinfo_perf_paranoid(root, &si->perf_paranoid);
+	si->priv_err = cp_sysinfo_privileges(&si->priv);
+	si->bpf_load_err = cp_sysinfo_bpf_load();
+}
+
+/* ---- --probe output: pure over the struct ---- */
+
+static void print_kernel(const struct cp_sysinfo *si, FILE *f)
+{
+	if (si->kernel_err)
+		fprintf(f, "kernel: '%s', version not understood (%s)\n", si->release,
+			strerror(-si->kernel_err));
+	else
+		fprintf(f, "kernel: %s (%u.%u.%u)\n", si->release, si->kernel.major,
+			si->kernel.minor, si->kernel.patch);
+	if (si->cpus_err)
+		fprintf(f, "cpus: unknown (%s)\n", strerror(-si->cpus_err));
+	else
+		fprintf(f, "cpus: %d online, %d possible\n", si->cpus_online, si->cpus_possible);
+}
+
+static void print_privileges(const struct cp_sysinfo *si, FILE *f)
+{
+	if (si->priv_err)
+		fprintf(f, "privileges: unknown, capget failed (%s)\n", strerror(-si->priv_err));
+	else if (si->priv.ok)
+		fprintf(f, "privileges: ok (euid %u, CAP_BPF and CAP_PERFMON)\n",
+			(unsigned int)si->priv.euid);
+	else
+		fprintf(f, "privileges: missing %s (euid %u); run as root or grant them: "
+			"setcap cap_bpf,cap_perfmon+ep cacheperf-bpf\n", si->priv.missing,
+			(unsigned int)si->priv.euid);
+	if (si->perf_paranoid_err)
+		fprintf(f, "perf_event_paranoid: unknown (%s)\n", strerror(-si->perf_paranoid_err));
+	else
+		fprintf(f, "perf_event_paranoid: %d\n", si->perf_paranoid);
+	if (!si->bpf_load_err)
+		fprintf(f, "bpf(): loads a perf_event program\n");
+	else if (si->bpf_load_err == -EPERM || si->bpf_load_err == -EACCES)
+		fprintf(f, "bpf(): cannot load a perf_event program (%s); needs CAP_BPF and "
+			"CAP_PERFMON\n", strerror(-si->bpf_load_err));
+	else
+		fprintf(f, "bpf(): cannot load a perf_event program (%s); needs a kernel with "
+			"CONFIG_BPF_SYSCALL=y and CONFIG_BPF_EVENTS=y\n",
+			strerror(-si->bpf_load_err));
+}
+
+static void print_features(const struct cp_sysinfo *si, FILE *f)
+{
+	if (si->btf_err)
+		fprintf(f, "BTF: /sys/kernel/btf/vmlinux unreadable (%s); needs a kernel with "
+			"CONFIG_DEBUG_INFO_BTF=y\n", strerror(-si->btf_err));
+	else
+		fprintf(f, "BTF: /sys/kernel/btf/vmlinux\n");
+	if (si->kfunc_cast_to_kern_ctx > 0)
+		fprintf(f, "kfunc bpf_cast_to_kern_ctx: present (data_src read directly)\n");
+	else if (si->kfunc_cast_to_kern_ctx == 0)
+		fprintf(f, "kfunc bpf_cast_to_kern_ctx: absent (kernel before 6.2); data_src read "
+			"with bpf_probe_read_kernel\n");
+	else
+		fprintf(f, "kfunc bpf_cast_to_kern_ctx: unknown, no BTF (%s)\n",
+			strerror(-si->kfunc_cast_to_kern_ctx));
+	if (si->uprobe_type > 0)
+		fprintf(f, "uprobes: available (perf type %d)\n", si->uprobe_type);
+	else
+		fprintf(f, "uprobes: unavailable (%s); heap objects cannot be tracked without a "
+			"kernel with CONFIG_UPROBE_EVENTS=y\n", strerror(-si->uprobe_type));
+	if (si->hw_breakpoint_slots < 0)
+		fprintf(f, "hardware breakpoints: unavailable (%s); conflict and capacity misses "
+			"cannot be told apart\n", strerror(-si->hw_breakpoint_slots));
+	else if (si->hw_breakpoint_slots == 0)
+		fprintf(f, "hardware breakpoints: 0 of %d free; another tool holds them "
+			"(perf record -e mem:..., a debugger); conflict and capacity misses cannot "
+			"be told apart until it stops\n", CP_HW_BREAKPOINT_SLOTS);
+	else if (si->hw_breakpoint_slots < CP_HW_BREAKPOINT_SLOTS)
+		fprintf(f, "hardware breakpoints: %d of %d free; the others are held by CPU-wide "
+			"breakpoints (perf record -a -e mem:...)\n", si->hw_breakpoint_slots,
+			CP_HW_BREAKPOINT_SLOTS);
+	else
+		fprintf(f, "hardware breakpoints: %d of %d free\n", si->hw_breakpoint_slots,
+			CP_HW_BREAKPOINT_SLOTS);
+}
+
+void cp_sysinfo_print(const struct cp_sysinfo *si, FILE *f)
+{
+	print_kernel(si, f);
+	print_privileges(si, f);
+	print_features(si, f);
+}

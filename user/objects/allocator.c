@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "objects/allocator.h"
+
+#define CP_MAX_PHDRS	64
+
+static const char *const fn_names[CP_FN_NR_PROBED] = {
+	[CP_FN_MALLOC] = "malloc",
+	[CP_FN_CALLOC] = "calloc",
+	[CP_FN_REALLOC] = "realloc",
+	[CP_FN_REALLOCARRAY] = "reallocarray",
+	[CP_FN_FREE] = "free",
+	[CP_FN_POSIX_MEMALIGN] = "posix_memalign",
+	[CP_FN_ALIGNED_ALLOC] = "aligned_alloc",
+	[CP_FN_MEMALIGN] = "memalign",
+	[CP_FN_VALLOC] = "valloc",
+	[CP_FN_PVALLOC] = "pvalloc",
+	[CP_FN_NEW] = "_Znwm",
+	[CP_FN_NEW_ARRAY] = "_Znam",
+	[CP_FN_NEW_NOTHROW] = "_ZnwmRKSt9nothrow_t",
+	[CP_FN_NEW_ARRAY_NOTHROW] = "_ZnamRKSt9nothrow_t",
+	[CP_FN_NEW_ALIGNED] = "_ZnwmSt11align_val_t",
+	[CP_FN_NEW_ARRAY_ALIGNED] = "_ZnamSt11align_val_t",
+	[CP_FN_NEW_ALIGNED_NOTHROW] = "_ZnwmSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_NEW_ARRAY_ALIGNED_NOTHROW] = "_ZnamSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_DELETE] = "_ZdlPv",
+	[CP_FN_DELETE_ARRAY] = "_ZdaPv",
+	[CP_FN_DELETE_SIZED] = "_ZdlPvm",
+	[CP_FN_DELETE_ARRAY_SIZED] = "_ZdaPvm",
+	[CP_FN_DELETE_NOTHROW] = "_ZdlPvRKSt9nothrow_t",
+	[CP_FN_DELETE_ARRAY_NOTHROW] = "_ZdaPvRKSt9nothrow_t",
+	[CP_FN_DELETE_ALIGNED] = "_ZdlPvSt11align_val_t",
+	[CP_FN_DELETE_ARRAY_ALIGNED] = "_ZdaPvSt11align_val_t",
+	[CP_FN_DELETE_SIZED_ALIGNED] = "_ZdlPvmSt11align_val_t",
+	[CP_FN_DELETE_ARRAY_SIZED_ALIGNED] = "_ZdaPvmSt11align_val_t",
+	[CP_FN_DELETE_ALIGNED_NOTHROW] = "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+	[CP_FN_DELETE_ARRAY_ALIGNED_NOTHROW] = "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+
+/* Prefixes by rank: allocators that do not replace malloc export only these. */
+static const char *const prefixes[] = { "", "je_", "tc_", "mi_" };
+
+static const char *const kind_names[CP_ALLOCATOR_NR] = {
+	[CP_ALLOCATOR_LIBC] = "libc",
+	[CP_ALLOCATOR_JEMALLOC] = "jemalloc",
+	[CP_ALLOCATOR_TCMALLOC] = "tcmalloc",
+	[CP_ALLOCATOR_MIMALLOC] = "mimalloc",
+	[CP_ALLOCATOR_EXEC] = "executable",
+};
+
+const char *cp_allocator_kind_name(enum cp_allocator_kind kind)
+{
+	return (unsigned int)kind < CP_ALLOCATOR_NR ? kind_names[kind] : "?";
+}
+
+const char *cp_alloc_func_name(enum cp_alloc_func func)
+{
+	return (unsigned int)func < CP_FN_NR_PROBED ? fn_names[func] : NULL;
+}
+
+bool cp_alloc_func_is_cxx(enum cp_alloc_func func)
+{
+	return func >= CP_FN_NEW && func < CP_FN_NR_PROBED;
+}
+
+bool cp_alloc_func_throws(enum cp_alloc_func func)
+{
+	switch (func) {
+	case CP_FN_NEW:
+	case CP_FN_NEW_ARRAY:
+	case CP_FN_NEW_ALIGNED:
+	case CP_FN_NEW_ARRAY_ALIGNED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool cp_alloc_func_frees(enum cp_alloc_func func)
+{
+	return func == CP_FN_FREE || (func >= CP_FN_DELETE && func < CP_FN_NR_PROBED);
+}
+
+bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank)
+{
+	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+		size_t plen = strlen(prefixes[p]);
+
+		if (strncmp(sym, prefixes[p], plen))
+			continue;
+		for (int f = 0; f < CP_FN_NR_PROBED; f++) {
+			/* mangled C++ names have no prefixed variants */
+			if ((plen && cp_alloc_func_is_cxx(f)) || strcmp(sym + plen, fn_names[f]))
+				continue;
+			*func = f;
+			*rank = (int)p;
+			return true;
+		}
+	}
+	return false;
+}
+
+enum cp_allocator_kind cp_allocator_kind_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strstr(base, "jemalloc"))
+		return CP_ALLOCATOR_JEMALLOC;
+	if (strstr(base, "tcmalloc"))
+		return CP_ALLOCATOR_TCMALLOC;
+	if (strstr(base, "mimalloc"))
+		return CP_ALLOCATOR_MIMALLOC;
+	return CP_ALLOCATOR_LIBC;
+}
+
+static bool is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
+int cp_allocator_pick(const struct cp_alloc_candidate *c, size_t n)
+{
+	/* lookup order: the executable, then a replacement allocator, then libc */
+	for (size_t i = 0; i < n; i++)
+		if (c[i].is_exec && c[i].defines_malloc)
+			return (int)i;
+	for (size_t i = 0; i < n; i++)
+		if (!c[i].is_exec && cp_allocator_kind_of(c[i].path) != CP_ALLOCATOR_LIBC &&
+		    c[i].defines_malloc)
+			return (int)i;
+	for (size_t i = 0; i < n; i++)
+		if (!c[i].is_exec && c[i].defines_malloc)
+			return (int)i;
+	return -1;
+}
+
+/* Link-time address -> file offset through the PT_LOAD headers. */
+static bool vaddr_to_off(const GElf_Phdr *ph, size_t n, __u64 vaddr, __u64 *off)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD || vaddr < ph[i].p_vaddr ||
+		    vaddr >= ph[i].p_vaddr + ph[i].p_filesz)
+			continue;
+		*off = vaddr - ph[i].p_vaddr + ph[i].p_offset;
+		return true;
+	}
+	return false;
+}
+
+/* Fills out->fns from the symbol tables of the ELF file open at @fd. */
+static int read_fns(int fd, struct cp_allocator *out)
+{
+	int ranks[CP_FN_NR_PROBED];
+	GElf_Phdr ph[CP_MAX_PHDRS];
+	size_t nph = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	int err = 0;
+	Elf *elf;
+
+	memset(out->fns, 0, sizeof(out->fns));
+	for (int f = 0; f < CP_FN_NR_PROBED; f++)
+		ranks[f] = 1 << 30;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) || elf_getshdrstrndx(elf, &shstrndx)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (nph > CP_MAX_PHDRS)
+		nph = CP_MAX_PHDRS;
+	for (size_t i = 0; i < nph; i++)
+		if (!gelf_getphdr(elf, (int)i, &ph[i]))
+			memset(&ph[i], 0, sizeof(ph[i]));
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data = NULL;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		while ((data = elf_getdata(scn, data))) {
+			size_t nsyms = data->d_size / sh.sh_entsize;
+
+			for (size_t i = 0; i < nsyms; i++) {
+				enum cp_alloc_func f;
+				const char *name;
+				struct cp_alloc_fn *fn;
+				GElf_Sym sym;
+				int rank;
+
+				if (!gelf_getsym(data, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+					continue;
+				name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				if (!name || !cp_alloc_func_match(name, &f, &rank) || rank >= ranks[f])
+					continue;
+				fn = &out->fns[f];
+				if (!vaddr_to_off(ph, nph, sym.st_value, &fn->file_off))
+					continue;
+				ranks[f] = rank;
+				fn->found = true;
+				fn->vaddr = sym.st_value;
+				fn->size = sym.st_size;
+				snprintf(fn->name, sizeof(fn->name), "%s", name);
+			}
+		}
+	}
+	if (!out->fns[CP_FN_MALLOC].found)
+		err = -ENOENT;
+cleanup:
+	elf_end(elf);
+	return err;
+}
+
+/*
+ * Only a replacement allocator's own operator new and delete are probed: in
+ * libc's process or a static executable they are libstdc++'s, which call
+ * malloc and free (probing both would cost twice for one object).
+ */
+static void keep_own_cxx(struct cp_allocator *out)
+{
+	if (out->kind != CP_ALLOCATOR_LIBC && out->kind != CP_ALLOCATOR_EXEC)
+		return;
+	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
+		memset(&out->fns[f], 0, sizeof(out->fns[f]));
+}
+
+static int read_fns_path(const char *path, struct cp_allocator *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_fns(fd, out);
+	close(fd);
+	return err;
+}
+
+int cp_allocator__from_file(const char *path, struct cp_allocator *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	snprintf(out->open_path, sizeof(out->open_path), "%s", path);
+	out->kind = cp_allocator_kind_of(path);
+	err = read_fns_path(path, out);
+	keep_own_cxx(out);
+	return err;
+}
+
+/* Distinct executable file mappings, in address order, the main executable flagged. */
+static size_t collect_files(const struct cp_maps *m, const char *exe, const struct cp_map **files,
+			    struct cp_alloc_candidate *c, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nr && n < max; i++) {
+		const struct cp_map *mp = &m->maps[i];
+		bool dup = false;
+
+		if (mp->kind != CP_MAP_FILE || !(mp->prot & CP_MAP_EXEC) || mp->deleted)
+			continue;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = !strcmp(c[j].path, mp->path);
+		if (dup)
+			continue;
+		files[n] = mp;
+		c[n].path = mp->path;
+		c[n].is_exec = exe && !strcmp(exe, mp->path);
+		c[n].defines_malloc = false;
+		n++;
+	}
+	return n;
+}
+
+#define CP_MAX_ALLOC_FILES	512
+
+int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *out)
+{
+	const struct cp_map *files[CP_MAX_ALLOC_FILES];
+	struct cp_alloc_candidate *c = NULL;
+	char link[PATH_MAX], exe[PATH_MAX];
+	struct cp_maps *m = NULL;
+	struct cp_allocator *tmp = NULL;
+	size_t n;
+	ssize_t len;
+	int err, pick;
+
+	if (!proc_root)
+		proc_root = "/proc";
+	err = cp_maps__read(proc_root, pid, &m);
+	if (err)
+		return err;
+	snprintf(link, sizeof(link), "%s/%d/exe", proc_root, (int)pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	c = calloc(CP_MAX_ALLOC_FILES, sizeof(*c));
+	tmp = malloc(sizeof(*tmp));
+	if (!c || !tmp) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	n = collect_files(m, exe, files, c, CP_MAX_ALLOC_FILES);
+	for (size_t i = 0; i < n; i++) {
+		/* only files that can hold the allocator are opened: cheap on big processes */
+		if (!c[i].is_exec && !is_libc(c[i].path) &&
+		    cp_allocator_kind_of(c[i].path) == CP_ALLOCATOR_LIBC)
+			continue;
+		snprintf(tmp->open_path, sizeof(tmp->open_path), "%s/%d/root%s", proc_root,
+			 (int)pid, c[i].path);
+		c[i].defines_malloc = read_fns_path(tmp->open_path, tmp) == 0;
+	}
+	pick = cp_allocator_pick(c, n);
+	if (pick < 0) {
+		err = -ENOENT;
+		goto cleanup;
+	}
+	memset(out, 0, sizeof(*out));
+	snprintf(out->path, sizeof(out->path), "%s", c[pick].path);
+	snprintf(out->open_path, sizeof(out->open_path), "%s/%d/root%s", proc_root, (int)pid,
+		 c[pick].path);
+	out->inode = files[pick]->inode;
+	out->kind = c[pick].is_exec ? CP_ALLOCATOR_EXEC : cp_allocator_kind_of(c[pick].path);
+	err = read_fns_path(out->open_path, out);
+	keep_own_cxx(out);
+cleanup:
+	free(tmp);
+	free(c);
+	cp_maps__free(m);
+	return err;
+}
+
+ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)off);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}

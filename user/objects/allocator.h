@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Which mapped object implements a target's malloc, and where each probed
+ * function is in that file. The program's calls to malloc bind to the first
+ * definition in symbol lookup order, so: the executable itself when it
+ * defines malloc (statically linked, or its own allocator), else a mapped
+ * jemalloc / tcmalloc / mimalloc (preloaded or linked), else libc.
+ * Functions are looked up in .dynsym and .symtab (a static executable keeps
+ * malloc only in .symtab), plain names first, then the prefixed ones those
+ * allocators also export (je_malloc, tc_malloc, mi_malloc). C++ operator
+ * new and delete (mangled names, no prefixes) are kept only for a replacement
+ * allocator (jemalloc, tcmalloc, mimalloc): elsewhere they are libstdc++'s,
+ * which call malloc and free.
+ *
+ * The naming rules are pure (cp_alloc_func_match, cp_allocator_pick); only
+ * cp_allocator__find() reads /proc and ELF files.
+ */
+#ifndef CP_ALLOCATOR_H
+#define CP_ALLOCATOR_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "cacheperf/alloc.h"
+#include "objects/proc_maps.h"
+
+enum cp_allocator_kind {
+	CP_ALLOCATOR_LIBC = 0,
+	CP_ALLOCATOR_JEMALLOC,
+	CP_ALLOCATOR_TCMALLOC,
+	CP_ALLOCATOR_MIMALLOC,
+	CP_ALLOCATOR_EXEC,	/* the executable: statically linked or its own malloc */
+	CP_ALLOCATOR_NR,
+};
+
+/* One probed function as found in the file. */
+struct cp_alloc_fn {
+	bool found;
+	__u64 vaddr;		/* link-time address */
+	__u64 size;		/* symbol size, 0 if unknown */
+	__u64 file_off;		/* offset in the file: what a uprobe is attached to */
+	char name[32];		/* the symbol that matched */
+};
+
+struct cp_allocator {
+	enum cp_allocator_kind kind;
+	char path[PATH_MAX];	/* as /proc/PID/maps names it */
+	char open_path[PATH_MAX];	/* the file through the target's root, to attach to */
+	__u64 inode;
+	struct cp_alloc_fn fns[CP_FN_NR_PROBED];
+};
+
+/* "libc", "jemalloc", ..., "executable". */
+const char *cp_allocator_kind_name(enum cp_allocator_kind kind);
+
+/* The function name of @func without prefix ("malloc", "_Znwm"); NULL beyond the probed ones. */
+const char *cp_alloc_func_name(enum cp_alloc_func func);
+
+/* A C++ operator new or delete. */
+bool cp_alloc_func_is_cxx(enum cp_alloc_func func);
+
+/* free or a delete: takes a pointer, returns nothing (no return probe). */
+/* The operator new variants that throw std::bad_alloc rather than return NULL. */
+bool cp_alloc_func_throws(enum cp_alloc_func func);
+
+bool cp_alloc_func_frees(enum cp_alloc_func func);
+
+/*
+ * Whether symbol @sym names a probed function: fills @func and @rank (0 for
+ * the plain name, higher for prefixed ones: lower ranks win). Returns false
+ * for anything else.
+ */
+bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank);
+
+/* The allocator kind a mapped file's path suggests (libc for anything unknown). */
+enum cp_allocator_kind cp_allocator_kind_of(const char *path);
+
+/* A mapped ELF file, as cp_allocator_pick() sees it. */
+struct cp_alloc_candidate {
+	const char *path;
+	bool is_exec;		/* the main executable */
+	bool defines_malloc;	/* defines malloc (or a prefixed malloc) */
+};
+
+/* Index of the file implementing malloc in @c (maps order), or -1 if none does. */
+int cp_allocator_pick(const struct cp_alloc_candidate *c, size_t n);
+
+/*
+ * Finds @pid's allocator. @proc_root NULL means "/proc". Returns 0, -ENOENT
+ * when no mapped file defines malloc, or another negative errno (the process
+ * is gone, no access).
+ */
+int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *out);
+
+/*
+ * Reads the probed functions of the ELF file at @path (no process needed:
+ * -a mode probes the system libc). Fills out->fns and out->kind from @path;
+ * out->path and out->open_path become @path. Returns 0, -ENOENT when the file
+ * defines no malloc, or a negative errno.
+ */
+int cp_allocator__from_file(const char *path, struct cp_allocator *out);
+
+/*
+ * Reads @len bytes of @path at file offset @off into @buf (the code to place
+ * a probe in). Returns the bytes read (fewer at the end of the file) or a
+ * negative errno.
+ */
+ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t len);
+
+#endif /* CP_ALLOCATOR_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects/callsites.h"
+
+/*
+ * Sites live in a dense array (id = index + 1); a hash of indices finds a
+ * site by value. Open addressing, linear probing, load factor <= 1/2; never
+ * deletes, so no tombstones.
+ */
+struct cp_callsites {
+	struct cp_callsite *sites;
+	size_t nr, cap, max;
+	__u32 *slots;		/* index + 1, 0 = empty */
+	size_t nr_slots;	/* a power of two */
+	__u64 dropped;
+	__u64 *frames;		/* the sites' stacks, back to back, append-only */
+	size_t nr_frames, cap_frames;
+	__u64 frames_dropped;
+};
+
+static size_t hash_site(__u64 caller, __s64 stack_id)
+{
+	__u64 h = caller * 0x9e3779b97f4a7c15ull ^ (__u64)stack_id;
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+struct cp_callsites *cp_callsites__new(size_t max)
+{
+	struct cp_callsites *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->max = max ? max : CP_MAX_CALLSITES;
+	if (cs->max > UINT32_MAX - 1)
+		cs->max = UINT32_MAX - 1;
+	cs->nr_slots = 64;
+	cs->slots = calloc(cs->nr_slots, sizeof(*cs->slots));
+	if (!cs->slots) {
+		free(cs);
+		return NULL;
+	}
+	return cs;
+}
+
+void cp_callsites__free(struct cp_callsites *cs)
+{
+	if (!cs)
+		return;
+	free(cs->sites);
+	free(cs->slots);
+	free(cs->frames);
+	free(cs);
+}
+
+static size_t probe(const struct cp_callsites *cs, __u64 caller, __s64 stack_id)
+{
+	size_t mask = cs->nr_slots - 1, i = hash_site(caller, stack_id) & mask;
+
+	while (cs->slots[i]) {
+		const struct cp_callsite *c = &cs->sites[cs->slots[i] - 1];
+
+		if (c->caller == caller && c->stack_id == stack_id)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static int grow(struct cp_callsites *cs)
+{
+	if (cs->nr == cs->cap) {
+		size_t cap = cs->cap ? cs->cap * 2 : 64;
+		struct cp_callsite *s = realloc(cs->sites, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		cs->sites = s;
+		cs->cap = cap;
+	}
+	if ((cs->nr + 1) * 2 > cs->nr_slots) {
+		size_t n = cs->nr_slots * 2;
+		__u32 *slots = calloc(n, sizeof(*slots)), *old = cs->slots;
+
+		if (!slots)
+			return -ENOMEM;
+		cs->slots = slots;
+		cs->nr_slots = n;
+		for (size_t i = 0; i < cs->nr; i++)
+			slots[probe(cs, cs->sites[i].caller, cs->sites[i].stack_id)] = i + 1;
+		free(old);
+	}
+	return 0;
+}
+
+__u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id)
+{
+	size_t i = probe(cs, caller, stack_id);
+
+	if (cs->slots[i])
+		return cs->slots[i];
+	if (cs->nr >= cs->max || grow(cs)) {
+		cs->dropped++;
+		return 0;
+	}
+	i = probe(cs, caller, stack_id);	/* the table may have been rebuilt */
+	cs->sites[cs->nr] = (struct cp_callsite){ .caller = caller, .stack_id = stack_id };
+	cs->slots[i] = ++cs->nr;
+	return cs->nr;
+}
+
+const struct cp_callsite *cp_callsites__get(const struct cp_callsites *cs, __u64 id)
+{
+	return id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+}
+
+size_t cp_callsites__count(const struct cp_callsites *cs)
+{
+	return cs->nr;
+}
+
+__u64 cp_callsites__dropped(const struct cp_callsites *cs)
+{
+	return cs->dropped;
+}
+
+static int grow_frames(struct cp_callsites *cs, size_t n)
+{
+	size_t cap = cs->cap_frames ? cs->cap_frames : 256;
+	__u64 *f;
+
+	if (cs->nr_frames + n > CP_CALLSITE_FRAMES_CAP)
+		return -ENOSPC;
+	if (cs->nr_frames + n <= cs->cap_frames)
+		return 0;
+	while (cap < cs->nr_frames + n)
+		cap *= 2;
+	if (cap > CP_CALLSITE_FRAMES_CAP)
+		cap = CP_CALLSITE_FRAMES_CAP;
+	f = realloc(cs->frames, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	cs->frames = f;
+	cs->cap_frames = cap;
+	return 0;
+}
+
+int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n)
+{
+	struct cp_callsite *c = id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+	int err;
+
+	if (!c)
+		return -ENOENT;
+	if (c->stack_read)
+		return 0;
+	c->stack_read = true;
+	if (n > CP_CALLSITE_MAX_FRAMES)
+		n = CP_CALLSITE_MAX_FRAMES;
+	if (!n)
+		return 0;
+	err = grow_frames(cs, n);
+	if (err) {
+		cs->frames_dropped++;
+		return err;
+	}
+	memcpy(cs->frames + cs->nr_frames, ips, n * sizeof(*ips));
+	c->frames_at = (__u32)cs->nr_frames;
+	c->nr_frames = (__u16)n;
+	cs->nr_frames += n;
+	return 0;
+}
+
+const __u64 *cp_callsites__frames(const struct cp_callsites *cs, __u64 id, size_t *n)
+{
+	const struct cp_callsite *c = cp_callsites__get(cs, id);
+
+	*n = c ? c->nr_frames : 0;
+	return *n ? cs->frames + c->frames_at : NULL;
+}
+
+__u64 cp_callsites__frames_dropped(const struct cp_callsites *cs)
+{
+	return cs->frames_dropped;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Globals: pure placement rules first, then loading a process's modules, then lookups. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <elf.h>
+
+#include "objects/globals.h"
+
+static __u64 page_down(__u64 x)
+{
+	return x & ~(CP_ELF_PAGE_SIZE - 1);
+}
+
+static bool exec_bit_matches(const struct cp_load_seg *s, const struct cp_map *m)
+{
+	return !!(s->flags & PF_X) == !!(m->prot & CP_MAP_EXEC);
+}
+
+int cp_load_bias(const struct cp_load_seg *segs, size_t nr_segs, const struct cp_map *const *maps,
+		 size_t nr_maps, __u64 *bias)
+{
+	/* pass 0: a segment starts at the mapping's offset; pass 1: one contains it */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nr_maps; i++) {
+			const struct cp_map *m = maps[i];
+			const struct cp_load_seg *best = NULL;
+
+			for (size_t k = 0; k < nr_segs; k++) {
+				const struct cp_load_seg *s = &segs[k];
+				bool hit;
+
+				if (!s->filesz)	/* all .bss: mapped anonymously */
+					continue;
+				if (pass == 0)
+					hit = page_down(s->offset) == m->offset;
+				else
+					hit = page_down(s->offset) <= m->offset &&
+					      m->offset < s->offset + s->filesz;
+				if (hit && (!best || (exec_bit_matches(s, m) &&
+						      !exec_bit_matches(best, m))))
+					best = s;
+			}
+			if (best) {
+				/* modulo 2^64: the offset difference may be negative */
+				*bias = m->start - best->vaddr + best->offset - m->offset;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+__u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr)
+{
+	__u64 firstbyte, len;
+
+	if (!align)
+		align = 1;
+	firstbyte = (0 - (vaddr & (align - 1))) & (align - 1);
+	len = memsz - firstbyte;
+	return (len + align - 1) / align * align + firstbyte;
+}
+
+/*
+ * Opens the file behind mapping @m: map_files works for deleted files and
+ * across mount namespaces but needs CAP_SYS_ADMIN; /proc/PID/root reaches
+ * into a container's mount namespace; the bare path is the last resort.
+ * The inode check rejects a file replaced since it was mapped.
+ */
+static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
+		       const struct cp_path_map *map)
+{
+	char path[PATH_MAX];
+	const char *at = NULL;
+
+	for (int how = 0; how < 3; how++) {
+		struct stat st;
+		int n, fd;
+
+		if (how == 0)
+			n = snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc_root,
+				     (int)pid, (unsigned long long)m->start,
+				     (unsigned long long)m->end);
+		else if (how == 1)
+			n = snprintf(path, sizeof(path), "%s/%d/root%s", proc_root, (int)pid,
+				     m->path);
+		else if ((at = cp_path_map_apply(map, m->path, path, sizeof(path))) != m->path)
+			n = at ? 0 : -1;
+		else
+			n = snprintf(path, sizeof(path), "%s", m->path);
+		if (n < 0 || n >= (int)sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* a copy (--path-map) has an inode of its own: the replay checks its build-id */
+		if (!fstat(fd, &st) && (st.st_ino == m->inode || (how == 2 && at != m->path)))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct cp_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void module_span(struct cp_module *mod)
+{
+	const struct cp_elf_syms *e = mod->elf;
+	__u64 lo = UINT64_MAX, hi = 0;
+
+	for (size_t k = 0; k < e->nr_segs; k++) {
+		if (page_down(e->segs[k].vaddr) < lo)
+			lo = page_down(e->segs[k].vaddr);
+		if (e->segs[k].vaddr + e->segs[k].memsz > hi)
+			hi = e->segs[k].vaddr + e->segs[k].memsz;
+	}
+	mod->start = lo + mod->bias;
+	mod->end = hi + mod->bias;
+}
+
+/* Places the file of maps[first] using every mapping of the same file. */
+static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first,
+			bool *done, const struct cp_map **group, const char *proc_root, pid_t pid,
+			const struct cp_path_map *map)
+{
+	const struct cp_map *m = &maps->maps[first];
+	const struct cp_elf_syms *elf;
+	struct cp_module *mod;
+	size_t ng = 0;
+	__u64 bias;
+	int fd, err;
+
+	for (size_t j = first; j < maps->nr; j++) {
+		const struct cp_map *o = &maps->maps[j];
+
+		if (o->kind == CP_MAP_FILE && o->inode == m->inode &&
+		    o->dev_major == m->dev_major && o->dev_minor == m->dev_minor) {
+			group[ng++] = o;
+			done[j] = true;
+		}
+	}
+	fd = open_module(proc_root, pid, m, map);
+	if (fd < 0)
+		return 0;	/* gone or unreadable: its addresses classify as a mapping */
+	err = cp_elf_cache__get(g->cache, fd, &elf);
+	close(fd);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	if (!elf->is_elf || !elf->nr_segs ||
+	    cp_load_bias(elf->segs, elf->nr_segs, group, ng, &bias))
+		goto skip;
+	mod = &g->mods[g->nr];
+	memset(mod, 0, sizeof(*mod));
+	mod->path = strdup(m->path);
+	if (!mod->path) {
+		cp_elf_cache__put(g->cache, elf);
+		return -ENOMEM;
+	}
+	mod->elf = elf;
+	mod->bias = bias;
+	mod->inode = m->inode;
+	module_span(mod);
+	g->nr++;
+	return 0;
+skip:
+	cp_elf_cache__put(g->cache, elf);
+	return 0;
+}
+
+int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
+		     const char *proc_root, pid_t pid, const struct cp_path_map *map,
+		     struct cp_globals **out)
+{
+	struct cp_globals *g = calloc(1, sizeof(*g));
+	const struct cp_map **group = NULL;
+	char exe[PATH_MAX];
+	bool *done = NULL;
+	struct stat st;
+	__u64 exe_ino = 0;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!g)
+		return -ENOMEM;
+	g->cache = cache;
+	if (!proc_root)
+		proc_root = "/proc";
+	if (!maps->nr)
+		goto ok;
+	g->mods = calloc(maps->nr, sizeof(*g->mods));
+	group = calloc(maps->nr, sizeof(*group));
+	done = calloc(maps->nr, sizeof(*done));
+	if (!g->mods || !group || !done)
+		goto cleanup;
+	for (size_t i = 0; i < maps->nr; i++) {
+		if (done[i] || maps->maps[i].kind != CP_MAP_FILE || !maps->maps[i].inode)
+			continue;
+		err = place_module(g, maps, i, done, group, proc_root, pid, map);
+		if (err)
+			goto cleanup;
+	}
+	qsort(g->mods, g->nr, sizeof(*g->mods), by_start);
+	snprintf(exe, sizeof(exe), "%s/%d/exe", proc_root, (int)pid);
+	if (!stat(exe, &st))
+		exe_ino = st.st_ino;
+	for (size_t i = 0; i < g->nr && exe_ino; i++) {
+		struct cp_module *mod = &g->mods[i];
+
+		if (mod->inode != exe_ino)
+			continue;
+		mod->is_exec = true;
+		g->exec = mod;
+		if (mod->elf->has_tls)
+			g->exec_tls_offset = cp_tls_exec_offset(mod->elf->tls_memsz,
+								mod->elf->tls_align,
+								mod->elf->tls_vaddr);
+		break;
+	}
+ok:
+	free(group);
+	free(done);
+	*out = g;
+	return 0;
+cleanup:
+	free(group);
+	free(done);
+	cp_globals__free(g);
+	return err;
+}
+
+void cp_globals__free(struct cp_globals *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nr; i++) {
+		cp_elf_cache__put(g->cache, g->mods[i].elf);
+		free((char *)g->mods[i].path);
+	}
+	free(g->mods);
+	free(g);
+}
+
+const struct cp_module *cp_globals_module(const struct cp_globals *g, __u64 addr)
+{
+	size_t lo = 0, hi = g ? g->nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < g->mods[mid].start)
+			hi = mid;
+		else if (addr >= g->mods[mid].end)
+			lo = mid + 1;
+		else
+			return &g->mods[mid];
+	}
+	return NULL;
+}
+
+int cp_globals_find(const struct cp_globals *g, __u64 addr, struct cp_global_hit *out)
+{
+	const struct cp_module *mod = cp_globals_module(g, addr);
+	const struct cp_symbol *sym;
+
+	if (!mod)
+		return -ENOENT;
+	sym = cp_elf_syms__find(mod->elf, addr - mod->bias);
+	if (!sym)
+		return -ENOENT;
+	out->kind = CP_OBJ_GLOBAL;
+	out->sym = sym;
+	out->mod = mod;
+	out->start = sym->value + mod->bias;
+	out->offset = addr - out->start;
+	return 0;
+}
+
+int cp_globals_tls_find(const struct cp_globals *g, __u64 tp, __u64 addr,
+			struct cp_global_hit *out)
+{
+	const struct cp_symbol *sym;
+	__u64 block;
+
+	if (!g || !g->exec || !g->exec->elf->has_tls || tp < g->exec_tls_offset)
+		return -ENOENT;
+	block = tp - g->exec_tls_offset;
+	if (addr < block || addr - block >= g->exec->elf->tls_memsz)
+		return -ENOENT;
+	sym = cp_elf_syms__tls_find(g->exec->elf, addr - block);
+	if (!sym)
+		return -ENOENT;
+	out->kind = CP_OBJ_TLS;
+	out->sym = sym;
+	out->mod = g->exec;
+	out->start = block + sym->value;
+	out->offset = addr - out->start;
+	return 0;
+}

@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "objects/backoff_marks.h"
+#include "objects/globals.h"
+#include "objects/proc_maps.h"
+#include "objects/objects.h"
+
+struct thread_ptr {
+	__u32 tid;
+	__u64 tp;
+};
+
+struct proc {
+	pid_t pid;
+	__u64 last_use;
+	struct cp_object_store *store;
+	struct cp_callsites *callsites;
+	struct cp_maps *maps;		/* NULL when the last read failed */
+	struct cp_globals *globals;
+	__u64 maps_read_ns;
+	struct cp_range *stacks;	/* the caller's ranges first, then detected ones */
+	size_t nr_stacks, nr_user_stacks, stacks_cap;
+	struct thread_ptr *tps;
+	size_t nr_tps, tps_cap;
+	struct cp_backoff_marks backoff;	/* the guard's back-offs of this process */
+	/* gone, kept so its samples can still be classified at the report;
+	 * evicted first, replaced when its pid comes back */
+	bool exited;
+};
+
+/* pid -> proc: open addressing, linear probing, sized once for the cap at load <= 1/2. */
+struct cp_objects {
+	struct cp_objects_opts opts;
+	struct proc **slots;
+	size_t nr_slots;
+	size_t nr;
+	size_t nr_exited;		/* of nr: kept only for the report */
+	__u64 tick;
+	struct cp_elf_cache *elf;
+	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
+	struct cp_objects_stats st;	/* store part: objects of processes already gone */
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static size_t home(const struct cp_objects *o, pid_t pid)
+{
+	return (size_t)(((__u64)(__u32)pid * 0x9e3779b97f4a7c15ull) >> 32) & (o->nr_slots - 1);
+}
+
+static size_t probe(const struct cp_objects *o, pid_t pid)
+{
+	size_t i = home(o, pid);
+
+	while (o->slots[i] && o->slots[i]->pid != pid)
+		i = (i + 1) & (o->nr_slots - 1);
+	return i;
+}
+
+struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts)
+{
+	struct cp_objects *o = calloc(1, sizeof(*o));
+	size_t n = 16;
+
+	if (!o)
+		return NULL;
+	if (opts)
+		o->opts = *opts;
+	if (!o->opts.proc_root)
+		o->opts.proc_root = "/proc";
+	if (!o->opts.src)
+		o->opts.src = &cp_proc_live;
+	if (!o->opts.max_processes)
+		o->opts.max_processes = CP_MAX_PROCESSES;
+	if (!o->opts.max_exited)
+		o->opts.max_exited = CP_MAX_EXITED_PROCESSES;
+	if (!o->opts.maps_refresh_ns)
+		o->opts.maps_refresh_ns = CP_MAPS_REFRESH_NS;
+	while (n < o->opts.max_processes * 2)
+		n <<= 1;
+	o->slots = calloc(n, sizeof(*o->slots));
+	o->elf = cp_elf_cache__new(0);
+	if (!o->slots || !o->elf) {
+		cp_objects__free(o);
+		return NULL;
+	}
+	o->nr_slots = n;
+	return o;
+}
+
+static void add_store_stats(struct cp_object_store_stats *to,
+			    const struct cp_object_store_stats *s)
+{
+	to->live += s->live;
+	to->inserted += s->inserted;
+	to->removed += s->removed;
+	to->evicted += s->evicted;
+	to->replaced += s->replaced;
+	to->lookup_hits += s->lookup_hits;
+	to->lookup_misses += s->lookup_misses;
+	to->unknown_frees += s->unknown_frees;
+	to->nomem += s->nomem;
+}
+
+static void drop_view(struct proc *p)
+{
+	cp_globals__free(p->globals);
+	cp_maps__free(p->maps);
+	p->globals = NULL;
+	p->maps = NULL;
+}
+
+/* Frees @p, keeping its counters (minus its live objects, which die with it). */
+static void proc_free(struct cp_objects *o, struct proc *p)
+{
+	struct cp_object_store_stats s;
+
+	if (p->store) {
+		cp_object_store__stats(p->store, &s);
+		s.live = 0;
+		add_store_stats(&o->st.store, &s);
+	}
+	if (p->callsites) {
+		o->st.callsites_dropped += cp_callsites__dropped(p->callsites);
+		o->st.stacks_dropped += cp_callsites__frames_dropped(p->callsites);
+	}
+	drop_view(p);
+	cp_object_store__free(p->store);
+	cp_callsites__free(p->callsites);
+	free(p->stacks);
+	free(p->tps);
+	free(p);
+}
+
+void cp_objects__free(struct cp_objects *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; o->slots && i < o->nr_slots; i++)
+		if (o->slots[i])
+			proc_free(o, o->slots[i]);
+	free(o->slots);
+	cp_elf_cache__free(o->elf);
+	free(o);
+}
+
+/* Removes slot @i, shifting back followers so probes stay unbroken. */
+static void unlink_slot(struct cp_objects *o, size_t i)
+{
+	size_t mask = o->nr_slots - 1, j = i;
+
+	for (;;) {
+		size_t h;
+
+		j = (j + 1) & mask;
+		if (!o->slots[j])
+			break;
+		h = home(o, o->slots[j]->pid);
+		/* move unless h lies cyclically in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			o->slots[i] = o->slots[j];
+			i = j;
+		}
+	}
+	o->slots[i] = NULL;
+	o->nr--;
+}
+
+static int take_snapshot(struct cp_objects *o, struct proc *p)
+{
+	struct cp_range *found;
+	int err, n;
+
+	drop_view(p);
+	p->nr_stacks = p->nr_user_stacks;
+	p->maps_read_ns = now_ns();
+	o->st.maps_reads++;
+	err = o->opts.src->maps(o->opts.src->ctx, o->opts.proc_root, p->pid, &p->maps);
+	if (err) {
+		o->st.maps_errors++;
+		return err;
+	}
+	err = cp_globals__load(o->elf, p->maps, o->opts.proc_root, p->pid, o->opts.path_map,
+			       &p->globals);
+	if (err)
+		return err;
+	found = malloc(CP_MAX_THREAD_STACKS * sizeof(*found));
+	if (!found)
+		return -ENOMEM;
+	n = o->opts.src->thread_stacks(o->opts.src->ctx, o->opts.proc_root, p->pid, p->maps, found,
+				       CP_MAX_THREAD_STACKS);
+	if (n > 0 && p->nr_stacks + (size_t)n > p->stacks_cap) {
+		size_t cap = p->nr_stacks + (size_t)n;
+		struct cp_range *s = realloc(p->stacks, cap * sizeof(*s));
+
+		if (!s) {
+			free(found);
+			return -ENOMEM;
+		}
+		p->stacks = s;
+		p->stacks_cap = cap;
+	}
+	if (n > 0) {
+		memcpy(&p->stacks[p->nr_stacks], found, (size_t)n * sizeof(*found));
+		p->nr_stacks += (size_t)n;
+	}
+	free(found);
+	return 0;
+}
+
+static struct proc *find_proc(const struct cp_objects *o, pid_t pid)
+{
+	return o->slots[probe(o, pid)];
+}
+
+/* True when @a should be evicted before @b: exited ones first, then the least recently used. */
+static bool evict_before(const struct proc *a, const struct proc *b)
+{
+	if (a->exited != b->exited)
+		return a->exited;
+	return a->last_use < b->last_use;
+}
+
+static void drop_slot(struct cp_objects *o, size_t i)
+{
+	o->nr_exited -= o->slots[i]->exited;
+	proc_free(o, o->slots[i]);
+	unlink_slot(o, i);
+}
+
+static void evict_lru(struct cp_objects *o)
+{
+	size_t lru = o->nr_slots;
+
+	for (size_t i = 0; i < o->nr_slots; i++)
+		if (o->slots[i] && (lru == o->nr_slots || evict_before(o->slots[i], o->slots[lru])))
+			lru = i;
+	if (lru == o->nr_slots)
+		return;
+	/* an exited process was counted when it exited */
+	if (!o->slots[lru]->exited)
+		o->st.evicted++;
+	drop_slot(o, lru);
+}
+
+/* Exited processes beyond opts.max_exited: the least recently used go. */
+static void trim_exited(struct cp_objects *o)
+{
+	while (o->nr_exited > o->opts.max_exited) {
+		size_t lru = o->nr_slots;
+
+		for (size_t i = 0; i < o->nr_slots; i++)
+			if (o->slots[i] && o->slots[i]->exited &&
+			    (lru == o->nr_slots || evict_before(o->slots[i], o->slots[lru])))
+				lru = i;
+		if (lru == o->nr_slots)
+			return;
+		o->st.exited_dropped++;
+		drop_slot(o, lru);
+	}
+}
+
+static struct proc *new_proc(struct cp_objects *o, pid_t pid);
+
+/* The state of @pid, created (with a first snapshot) if new. NULL: no memory. */
+static struct proc *get_proc(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p = find_proc(o, pid);
+
+	if (p) {
+		p->last_use = ++o->tick;
+		return p;
+	}
+	return new_proc(o, pid);
+}
+
+/*
+ * The state of the live process @pid: as get_proc(), but an exited
+ * process's state is dropped first, its pid being someone else's now.
+ */
+static struct proc *live_proc(struct cp_objects *o, pid_t pid)
+{
+	size_t i = probe(o, pid);
+
+	if (o->slots[i] && o->slots[i]->exited)
+		drop_slot(o, i);
+	return get_proc(o, pid);
+}
+
+static struct proc *new_proc(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p;
+
+	if (o->nr >= o->opts.max_processes)
+		evict_lru(o);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->last_use = ++o->tick;
+	p->store = cp_object_store__new(o->opts.max_objects);
+	p->callsites = cp_callsites__new(o->opts.max_callsites);
+	if (!p->store || !p->callsites) {
+		proc_free(o, p);
+		return NULL;
+	}
+	/* snapshot now: a short-lived process may be gone when its samples are classified */
+	take_snapshot(o, p);
+	o->slots[probe(o, pid)] = p;
+	o->nr++;
+	return p;
+}
+
+int cp_objects__on_alloc(struct cp_objects *o, pid_t pid, const struct cp_object *obj)
+{
+	struct proc *p = live_proc(o, pid);
+
+	return p ? cp_object_store__add(p->store, obj) : -ENOMEM;
+}
+
+int cp_objects__on_free(struct cp_objects *o, pid_t pid, __u64 start)
+{
+	struct proc *p = live_proc(o, pid);
+
+	return p ? cp_object_store__remove(p->store, start, NULL) : -ENOMEM;
+}
+
+int cp_objects__on_realloc(struct cp_objects *o, pid_t pid, __u64 old_start,
+			   const struct cp_object *obj)
+{
+	struct proc *p = live_proc(o, pid);
+
+	return p ? cp_object_store__realloc(p->store, old_start, obj) : -ENOMEM;
+}
+
+int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p = find_proc(o, pid);
+	struct cp_callsites *cs;
+
+	o->st.execs++;
+	if (!p || p->exited)
+		return live_proc(o, pid) ? 0 : -ENOMEM;
+	p->last_use = ++o->tick;
+	cs = cp_callsites__new(o->opts.max_callsites);
+	if (!cs)
+		return -ENOMEM;
+	o->st.callsites_dropped += cp_callsites__dropped(p->callsites);
+	o->st.stacks_dropped += cp_callsites__frames_dropped(p->callsites);
+	cp_callsites__free(p->callsites);
+	p->callsites = cs;
+	cp_object_store__clear(p->store);
+	cp_backoff_marks_on_exec(&p->backoff);
+	p->nr_tps = 0;
+	p->nr_user_stacks = 0;
+	return take_snapshot(o, p);
+}
+
+int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64 now_ns)
+{
+	struct proc *p;
+
+	if (pid < 0) {
+		cp_backoff_marks_on_guard(&o->backoff_all, backed_off, now_ns);
+		return 0;
+	}
+	p = live_proc(o, pid);
+	if (!p)
+		return -ENOMEM;
+	cp_backoff_marks_on_guard(&p->backoff, backed_off, now_ns);
+	return 0;
+}
+
+void cp_objects__on_exit(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p = find_proc(o, pid);
+
+	if (!p || p->exited)
+		return;
+	o->st.exits++;
+	p->exited = true;
+	o->nr_exited++;
+	trim_exited(o);
+}
+
+size_t cp_objects__shrink(struct cp_objects *o)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < o->nr_slots;) {
+		if (o->slots[i] && o->slots[i]->exited) {
+			/* a later entry of the probe chain may move into slot i: look again */
+			drop_slot(o, i);
+			dropped++;
+			continue;
+		}
+		i++;
+	}
+	return dropped;
+}
+
+__u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id)
+{
+	struct proc *p = live_proc(o, pid);
+	__u64 ips[CP_CALLSITE_MAX_FRAMES], id;
+	const struct cp_callsite *cs;
+	size_t n;
+
+	id = p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
+	cs = id ? cp_callsites__get(p->callsites, id) : NULL;
+	/* once per call site: the stack map's entry of a stack id never changes */
+	if (cs && stack_id >= 0 && !cs->stack_read && o->opts.read_stack) {
+		n = o->opts.read_stack(o->opts.read_stack_ctx, pid, caller, stack_id, ips,
+				       CP_CALLSITE_MAX_FRAMES);
+		cp_callsites__set_frames(p->callsites, id, ips, n);
+	}
+	return id;
+}
+
+void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id,
+				 const __u64 *ips, size_t n)
+{
+	struct proc *p = live_proc(o, pid);
+	__u64 id = p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
+
+	if (id)
+		cp_callsites__set_frames(p->callsites, id, ips, n);
+}
+
+const __u64 *cp_objects__callsite_stack(struct cp_objects *o, pid_t pid, __u64 id, size_t *n)
+{
+	struct proc *p = find_proc(o, pid);
+
+	*n = 0;
+	return p ? cp_callsites__frames(p->callsites, id, n) : NULL;
+}
+
+const struct cp_callsite *cp_objects__callsite_get(struct cp_objects *o, pid_t pid, __u64 id)
+{
+	struct proc *p = find_proc(o, pid);
+
+	return p ? cp_callsites__get(p->callsites, id) : NULL;
+}
+
+int cp_objects__set_thread_pointer(struct cp_objects *o, pid_t pid, __u32 tid, __u64 tp)
+{
+	struct proc *p = live_proc(o, pid);
+	size_t i;
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_tps && p->tps[i].tid != tid; i++)
+		;
+	if (!tp) {
+		if (i < p->nr_tps)
+			p->tps[i] = p->tps[--p->nr_tps];
+		return 0;
+	}
+	if (i == p->nr_tps) {
+		if (p->nr_tps == CP_MAX_THREAD_POINTERS) {
+			o->st.tp_dropped++;
+			return -ENOSPC;
+		}
+		if (p->nr_tps == p->tps_cap) {
+			size_t cap = p->tps_cap ? p->tps_cap * 2 : 8;
+			struct thread_ptr *t = realloc(p->tps, cap * sizeof(*t));
+
+			if (!t)
+				return -ENOMEM;
+			p->tps = t;
+			p->tps_cap = cap;
+		}
+		p->nr_tps++;
+	}
+	p->tps[i].tid = tid;
+	p->tps[i].tp = tp;
+	return 0;
+}
+
+int cp_objects__add_thread_stack(struct cp_objects *o, pid_t pid, __u64 start, __u64 end)
+{
+	struct proc *p = live_proc(o, pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (p->nr_stacks == p->stacks_cap) {
+		size_t cap = p->stacks_cap ? p->stacks_cap * 2 : 8;
+		struct cp_range *s = realloc(p->stacks, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		p->stacks = s;
+		p->stacks_cap = cap;
+	}
+	/* the caller's ranges stay in front of the detected ones, which a refresh rebuilds */
+	memmove(&p->stacks[p->nr_user_stacks + 1], &p->stacks[p->nr_user_stacks],
+		(p->nr_stacks - p->nr_user_stacks) * sizeof(*p->stacks));
+	p->stacks[p->nr_user_stacks].start = start;
+	p->stacks[p->nr_user_stacks].end = end;
+	p->nr_user_stacks++;
+	p->nr_stacks++;
+	return 0;
+}
+
+int cp_objects__refresh(struct cp_objects *o, pid_t pid)
+{
+	struct proc *p = find_proc(o, pid);
+
+	if (!p || p->exited)
+		return live_proc(o, pid) ? 0 : -ENOMEM;
+	return take_snapshot(o, p);
+}
+
+bool cp_objects__tracked(const struct cp_objects *o, pid_t pid)
+{
+	const struct proc *p = find_proc(o, pid);
+
+	return p && !p->exited;
+}
+
+/* Per resolved sample: no printf machinery (it was a tenth of a replay's time). */
+static void copy_str(char *dst, size_t sz, const char *src)
+{
+	size_t n = src ? strnlen(src, sz - 1) : 0;
+
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void fill_from_global(struct cp_resolved *out, const struct cp_global_hit *h)
+{
+	out->kind = h->kind;
+	out->start = h->start;
+	out->size = h->sym->size;
+	out->offset = h->offset;
+	copy_str(out->name, sizeof(out->name), h->sym->name);
+	copy_str(out->path, sizeof(out->path), h->mod->path);
+}
+
+/* Globals, thread-locals, then the mapping. -ENOENT: unmapped. */
+static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *out)
+{
+	struct cp_global_hit h;
+	struct cp_map_class c;
+	int err;
+
+	if (!cp_globals_find(p->globals, addr, &h)) {
+		fill_from_global(out, &h);
+		return 0;
+	}
+	for (size_t i = 0; i < p->nr_tps; i++) {
+		if (!cp_globals_tls_find(p->globals, p->tps[i].tp, addr, &h)) {
+			fill_from_global(out, &h);
+			return 0;
+		}
+	}
+	err = cp_maps_classify(p->maps, addr, p->stacks, p->nr_stacks, &c);
+	out->kind = c.kind;
+	out->before_attach = c.before_attach;
+	if (c.map) {
+		out->start = c.map->start;
+		out->size = c.map->end - c.map->start;
+		out->offset = addr - c.map->start;
+		copy_str(out->path, sizeof(out->path), c.map->path);
+	}
+	if (c.map && c.map->kind == CP_MAP_FILE) {
+		out->offset = c.file_offset;
+		copy_str(out->name, sizeof(out->name), base_name(c.label));
+	} else {
+		copy_str(out->name, sizeof(out->name), c.label);
+	}
+	return err;
+}
+
+void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage)
+{
+	struct proc *p = find_proc(o, pid);
+
+	if (p)
+		cp_object_store__hint(p->store, addr, stage);
+}
+
+int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out)
+{
+	struct proc *p = get_proc(o, pid);
+	const struct cp_object *obj;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!p)
+		return -ENOMEM;
+	obj = cp_object_store__find(p->store, addr);
+	if (obj) {
+		/* the mapping is looked up only for the kind that names it */
+		const struct cp_map *map = obj->kind == CP_OBJ_MAPPING ?
+					   cp_maps__find(p->maps, addr) : NULL;
+
+		out->kind = obj->kind;
+		out->flags = obj->flags;
+		out->tid = obj->tid;
+		out->callsite = obj->callsite;
+		out->start = obj->start;
+		out->size = obj->size;
+		out->offset = addr - obj->start;
+		copy_str(out->name, sizeof(out->name), cp_object_kind_name(obj->kind));
+		/* an mmap of a file: say which */
+		if (map && map->kind == CP_MAP_FILE)
+			copy_str(out->path, sizeof(out->path), map->path);
+		/* its free may have gone unseen, its memory reused by an unseen object */
+		if (cp_backoff_marks_doubt(&p->backoff, obj->alloc_ns) ||
+		    cp_backoff_marks_doubt(&o->backoff_all, obj->alloc_ns)) {
+			out->flags |= CP_OBJ_F_GUARD_BACKOFF;
+			o->st.backoff_doubtful++;
+		}
+		o->st.resolved[obj->kind < CP_OBJ_KIND_NR ? obj->kind : CP_OBJ_UNKNOWN]++;
+		return 0;
+	}
+	err = resolve_view(p, addr, out);
+	/* unmapped in our snapshot: maybe mapped since (dlopen, mmap, new thread) */
+	if (err == -ENOENT && !p->exited && now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+		take_snapshot(o, p);
+		memset(out, 0, sizeof(*out));
+		err = resolve_view(p, addr, out);
+	}
+	/* no allocation seen: maybe made while the probes were backed off */
+	if (out->before_attach && (p->backoff.unseen || o->backoff_all.unseen)) {
+		out->backoff = true;
+		o->st.backoff_unseen++;
+	}
+	if (err == -ENOENT)
+		o->st.unmapped++;
+	o->st.resolved[out->kind]++;
+	return err;
+}
+
+void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out)
+{
+	*out = o->st;
+	out->processes = 0;
+	for (size_t i = 0; i < o->nr_slots; i++) {
+		struct cp_object_store_stats s;
+		const struct proc *p = o->slots[i];
+
+		if (!p)
+			continue;
+		out->processes += !p->exited;
+		cp_object_store__stats(p->store, &s);
+		add_store_stats(&out->store, &s);
+		out->callsites_dropped += cp_callsites__dropped(p->callsites);
+		out->stacks_dropped += cp_callsites__frames_dropped(p->callsites);
+	}
+	cp_elf_cache__stats(o->elf, &out->elf);
+}

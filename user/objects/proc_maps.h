@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * /proc/PID/maps: a parsed snapshot of a process's mappings, and the
+ * classification of an address that no tracked object holds. The parser is
+ * pure (text in, snapshot out); only cp_maps__read() and
+ * cp_maps_thread_stacks() touch /proc. Snapshot early: a short-lived target
+ * may be gone by the time its samples are classified.
+ */
+#ifndef CP_PROC_MAPS_H
+#define CP_PROC_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "objects/object_store.h"
+
+/* Far above vm.max_map_count (65530 by default): a bound on hostile input. */
+#define CP_MAX_MAPS		(1u << 20)
+#define CP_MAX_THREAD_STACKS	4096
+
+enum cp_map_kind {
+	CP_MAP_ANON = 0,	/* no path, or a named anonymous region "[anon:NAME]" */
+	CP_MAP_FILE,		/* a file (possibly deleted, possibly shmem/memfd) */
+	CP_MAP_HEAP,		/* [heap]: the brk area */
+	CP_MAP_STACK,		/* [stack] (or "[stack:TID]" on kernels before 4.5) */
+	CP_MAP_VDSO,		/* [vdso] */
+	CP_MAP_VVAR,		/* [vvar], [vvar_vclock] */
+	CP_MAP_VSYSCALL,	/* [vsyscall] */
+	CP_MAP_SPECIAL,		/* any other "[...]" name the kernel gives */
+};
+
+/* cp_map.prot */
+#define CP_MAP_READ	(1u << 0)
+#define CP_MAP_WRITE	(1u << 1)
+#define CP_MAP_EXEC	(1u << 2)
+
+struct cp_map {
+	__u64 start;		/* first byte */
+	__u64 end;		/* one past the last byte */
+	__u64 offset;		/* file offset mapped at start */
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u8 prot;		/* CP_MAP_READ | CP_MAP_WRITE | CP_MAP_EXEC */
+	bool shared;		/* 's' rather than 'p' */
+	bool deleted;		/* the path ended in " (deleted)", now stripped */
+	__u8 kind;		/* enum cp_map_kind */
+	const char *path;	/* "" when anonymous; the kernel writes '\n' as "\012" */
+};
+
+/* One snapshot, sorted by start (the kernel's order, checked). */
+struct cp_maps {
+	struct cp_map *maps;
+	size_t nr;
+	char *strings;		/* every path, NUL-terminated, owned by the snapshot */
+};
+
+/* A caller-known address range, [start, end). */
+struct cp_range {
+	__u64 start;
+	__u64 end;
+};
+
+/* What cp_maps_classify() decided about an address. */
+struct cp_map_class {
+	enum cp_obj_kind kind;
+	const struct cp_map *map;	/* the mapping holding the address, NULL if none */
+	const char *label;		/* "[heap]", "[anon]", "thread stack", a path...; never NULL */
+	__u64 file_offset;		/* file-backed: the address's offset in the file */
+	/* heap/anonymous memory with no allocation seen: allocated before we
+	 * attached (or through a path we do not probe) */
+	bool before_attach;
+};
+
+/*
+ * Parses one line of /proc/PID/maps (without its newline, @len bytes) into
+ * @m; m->path is left NULL, and the path's position in @line is returned in
+ * @path/@path_len (after stripping " (deleted)"). Returns 0 or -EINVAL.
+ */
+int cp_maps_parse_line(const char *line, size_t len, struct cp_map *m, const char **path,
+		       size_t *path_len);
+
+/*
+ * Parses a whole maps file. Returns a snapshot in @*out (free with
+ * cp_maps__free()), or -EINVAL naming nothing (a malformed line or unsorted
+ * mappings: not a maps file), -E2BIG beyond CP_MAX_MAPS, -ENOMEM.
+ */
+int cp_maps__parse(const char *text, size_t len, struct cp_maps **out);
+
+/* Reads and parses @proc_root/@pid/maps (@proc_root NULL: "/proc"). -errno on failure. */
+int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
+
+/*
+ * Reads @proc_root/@pid/maps as text into *@text (NUL-terminated, @len bytes
+ * without the NUL; free() it). -ESRCH for an empty file (the process exited).
+ */
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
+
+void cp_maps__free(struct cp_maps *m);
+
+/*
+ * Where a process's maps and thread stacks come from: /proc (cp_proc_live),
+ * or a recording replayed offline (user/replay.c). The live recorder wraps
+ * cp_proc_live and writes down what it returns. Same contracts as
+ * cp_maps__read() and cp_maps_thread_stacks().
+ */
+struct cp_proc_source {
+	int (*maps)(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out);
+	int (*thread_stacks)(void *ctx, const char *proc_root, pid_t pid,
+			     const struct cp_maps *m, struct cp_range *out, size_t max);
+	void *ctx;
+};
+
+extern const struct cp_proc_source cp_proc_live;
+
+/* The mapping holding @addr, or NULL. O(log n). */
+const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr);
+
+/*
+ * Classifies @addr for the case no tracked object holds it: a caller-given
+ * thread stack range or [stack] is kind stack; [heap] and anonymous memory are
+ * kind unknown with before_attach set and the mapping as label; file-backed
+ * memory and the kernel's special mappings are kind mapping, labelled with the
+ * path (plus file_offset). Returns 0, or -ENOENT when nothing maps @addr
+ * (@out is then kind unknown, label "[unmapped]").
+ */
+int cp_maps_classify(const struct cp_maps *m, __u64 addr, const struct cp_range *stacks,
+		     size_t nr_stacks, struct cp_map_class *out);
+
+/*
+ * The user stack pointer in the text of /proc/PID/task/TID/syscall
+ * ("NR ARGS... SP PC" or "-1 SP PC"). Returns 0, or -EAGAIN when the thread
+ * was running (no stack pointer then) and -EINVAL for anything else.
+ */
+int cp_parse_syscall_sp(const char *text, __u64 *sp);
+
+/*
+ * Thread stacks of @pid: for each thread blocked at the time of the call,
+ * the anonymous mapping that holds its stack pointer (from
+ * /proc/PID/task/TID/syscall, which needs ptrace access to @pid). A running
+ * thread is missed; the main thread's [stack] is classified without this.
+ * Fills up to @max ranges, returns how many, or a negative errno.
+ *
+ * Why not /proc/PID/task/TID/stat's kstkesp: the kernel reports 0 there
+ * unless the task is dumping core (fs/proc/array.c).
+ */
+int cp_maps_thread_stacks(const char *proc_root, pid_t pid, const struct cp_maps *m,
+			  struct cp_range *out, size_t max);
+
+#endif /* CP_PROC_MAPS_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The --max-memory decision and the RSS reader (see mem_guard.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile/mem_guard.h"
+
+void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes)
+{
+	memset(g, 0, sizeof(*g));
+	g->limit_bytes = limit_bytes;
+}
+
+bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns)
+{
+	if (now_ns < g->next_check_ns)
+		return false;
+	g->next_check_ns = now_ns + CP_MEM_CHECK_NS;
+	return true;
+}
+
+bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 rss_bytes, __u64 now_ns)
+{
+	g->rss_bytes = rss_bytes;
+	if (rss_bytes > g->peak_bytes)
+		g->peak_bytes = rss_bytes;
+	if (!g->limit_bytes || rss_bytes <= g->limit_bytes)
+		return false;
+	if (g->shrinks && now_ns - g->last_shrink_ns < CP_MEM_HOLDOFF_NS)
+		return false;
+	g->shrinks++;
+	g->last_shrink_ns = now_ns;
+	return true;
+}
+
+int cp_self_rss_bytes(__u64 *out)
+{
+	unsigned long long size, resident;
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	if (n != 2)
+		return -EIO;
+	*out = resident * (__u64)sysconf(_SC_PAGESIZE);
+	return 0;
+}

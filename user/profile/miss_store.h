@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Miss store (paper §3.4): the forwarded misses of every process by L1 set
+ * and by cache line. Per line it keeps, for up to CP_LINE_MAX_THREADS
+ * threads, which bytes each one read and which it wrote (LASER's byte
+ * model, papers/laser-hpca16.txt §4.3), so sharing is decided by whether
+ * the bytes different threads touch overlap. Pure and bounded: at the cap
+ * the line with the fewest misses among a few probed is evicted, counted.
+ *
+ * Sources without hit/miss information (soft) sample every access, so a
+ * line that one thread wrote at start-up and another read much later
+ * would look shared. For them each line also keeps the bytes every thread
+ * touched in the current epoch (CP_SHARE_EPOCH_NS of sample time) and
+ * counts the samples that met another thread's bytes of the same epoch
+ * with a write involved: cp_line_sharing_concurrent() judges on those.
+ */
+#ifndef CP_MISS_STORE_H
+#define CP_MISS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "machine/geometry.h"
+
+#define CP_LINE_MAX_THREADS	4	/* threads whose bytes a line remembers */
+#define CP_MAX_LINES		(1u << 16)	/* default cap on tracked lines */
+#define CP_LINE_MAX_BYTES	64	/* the byte masks cover 64-byte lines */
+#define CP_LINE_MAX_IPS		4	/* instructions whose misses a line remembers */
+/*
+ * Sharing epoch of the soft source: two threads share a line when they
+ * touch it within the same 100 ms of sample time. Long enough for two
+ * threads time-sliced on a loaded CPU to meet (the scheduler's slices are
+ * a few ms), short against start-up writes read later by workers.
+ */
+#define CP_SHARE_EPOCH_NS	100000000ull
+#define CP_SHARE_MIN_CONCURRENT	4	/* concurrent samples before a soft line is shared */
+
+/* One thread's bytes of a line: bit i = byte i of the line. */
+struct cp_line_thread {
+	__u32 tid;
+	__u32 accesses;
+	__u32 hitm_reads;		/* loads that hit the line modified in another core */
+	__u64 read_mask;
+	__u64 write_mask;
+	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
+	__u64 epoch_write;		/* ... and written */
+};
+
+/* An instruction that missed on a line. */
+struct cp_line_ip {
+	__u64 ip;
+	__u64 misses;
+};
+
+struct cp_line {
+	__u32 tgid;
+	__u32 nr_threads;		/* entries used in thr[] */
+	__u64 line;			/* address / line size */
+	__u64 misses;			/* forwarded samples on the line */
+	__u64 stores;			/* ... of them stores */
+	__u64 hitm;			/* ... of them that hit a line modified elsewhere */
+	__u64 weight_sum;		/* ... their sample weights (load latency, cycles) */
+	__u32 more_threads;		/* accesses by threads beyond CP_LINE_MAX_THREADS */
+	__u32 more_ips;			/* misses by instructions beyond CP_LINE_MAX_IPS */
+	__u32 epoch;			/* sample time / CP_SHARE_EPOCH_NS of the epoch masks */
+	/* samples that met another thread's bytes of the same epoch, a write involved: */
+	__u32 concurrent_true;		/* ... on a byte the other wrote or this one wrote */
+	__u32 concurrent_false;		/* ... on disjoint bytes only */
+	struct cp_line_thread thr[CP_LINE_MAX_THREADS];
+	struct cp_line_ip ips[CP_LINE_MAX_IPS];
+};
+
+/* One sampled access as the miss store takes it. */
+struct cp_mem_access {
+	__u32 tgid;
+	__u32 tid;
+	__u64 ip;			/* the instruction, 0 if unknown */
+	__u64 addr;
+	__u64 weight;			/* load latency in cycles, 0 if unknown */
+	__u32 size;			/* bytes accessed; 0: unknown, taken as 1 */
+	__u64 time_ns;			/* sample time (the epoch); 0: unknown, one epoch */
+	bool store;
+	bool hitm;
+};
+
+enum cp_sharing {
+	CP_SHARING_NONE = 0,		/* one thread, or nobody writes */
+	CP_SHARING_TRUE,		/* threads touch the same bytes, one of them writing */
+	CP_SHARING_FALSE,		/* threads touch disjoint bytes, one of them writing */
+};
+
+struct cp_miss_store_stats {
+	__u64 added;
+	__u64 lines;			/* tracked now */
+	__u64 evicted;			/* lines dropped at the cap */
+};
+
+struct cp_miss_store;
+
+/*
+ * A store mapping addresses onto @l1 (its line size, at most
+ * CP_LINE_MAX_BYTES, and its sets) holding at most @max_lines lines
+ * (0: CP_MAX_LINES). NULL on allocation failure or an unusable geometry.
+ */
+struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t max_lines);
+void miss_store__free(struct cp_miss_store *s);
+
+/*
+ * Hints that @tgid's line of @addr comes next: its home slot is fetched
+ * into the cache meanwhile (a replay looks a few samples ahead). No effect
+ * on the content.
+ */
+void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
+
+/* Records one forwarded miss. Returns 0, or -ENOMEM (the line is not kept). */
+int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a);
+
+/* Misses that landed on L1 set @set (0 for a set out of range). */
+__u64 miss_store__set_misses(const struct cp_miss_store *s, __u32 set);
+__u32 miss_store__nr_sets(const struct cp_miss_store *s);
+__u64 miss_store__total(const struct cp_miss_store *s);
+
+/* The line of (@tgid, @addr), or NULL. */
+const struct cp_line *miss_store__find(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
+
+/* Up to @max lines, most misses first (then lowest line). Returns how many. */
+size_t miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max);
+
+void miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out);
+
+/*
+ * Adds everything @src holds to @dst (same line size and sets, else
+ * -EINVAL): set and line misses, threads' bytes, instructions. Past @dst's
+ * cap its coldest lines are evicted as by miss_store__add(). Returns 0.
+ */
+int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src);
+
+/* Empties the store (counters other than lines are kept). */
+void miss_store__clear(struct cp_miss_store *s);
+
+/*
+ * Pure: the sharing on @line. Several threads and at least one write:
+ * true sharing when a byte one thread wrote was read or written by another,
+ * else false sharing. No sampled write, but several threads whose loads hit
+ * the line modified in another core (HITM: someone writes it; perf c2c's
+ * reading): true sharing when their loads overlap, else false sharing.
+ * Threads past CP_LINE_MAX_THREADS are not judged.
+ */
+enum cp_sharing cp_line_sharing(const struct cp_line *line);
+
+/*
+ * Pure: the sharing on @line as seen within epochs (sources without
+ * hit/miss information): none below CP_SHARE_MIN_CONCURRENT concurrent
+ * samples; true sharing when some concurrent sample overlapped another
+ * thread's bytes with a write involved, else false sharing.
+ */
+enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line);
+
+/* "none", "true sharing", "false sharing". */
+const char *cp_sharing_name(enum cp_sharing s);
+
+#endif /* CP_MISS_STORE_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* /proc readers of a process's comm and cgroup, and --cgroup's directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+
+#include "profile/proc_identity.h"
+
+#define CP_CGROUP2_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
+
+/* The whole of a small file into @buf (NUL-terminated); bytes read or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < sz - 1 && (n = read(fd, buf + got, sz - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+void cp_proc_read_comm(pid_t pid, char *buf, size_t sz)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (read_small(path, buf, sz) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out)
+{
+	char path[64], text[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	n = read_small(path, text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	return cp_cgroup_parse(text, out);
+}
+
+void cp_proc_describe(void *ctx, struct cp_proc_summary *s)
+{
+	(void)ctx;
+	cp_proc_read_comm(s->pid, s->comm, sizeof(s->comm));
+	if (cp_proc_read_cgroup(s->pid, &s->cg)) {
+		memset(&s->cg, 0, sizeof(s->cg));
+		s->cg.runtime = "";
+	}
+}
+
+int cp_cgroup_open(const char *path, char *err, size_t err_sz)
+{
+	char mountinfo[65536], mount[PATH_MAX], dir[PATH_MAX];
+	struct statfs sfs;
+	int fd, ret;
+
+	if (read_small("/proc/self/mountinfo", mountinfo, sizeof(mountinfo)) < 0 ||
+	    cp_cgroup2_mount(mountinfo, mount, sizeof(mount))) {
+		snprintf(err, err_sz, "--cgroup: no cgroup2 file system is mounted (cgroup v1 only is not supported)");
+		return -ENOENT;
+	}
+	ret = cp_cgroup_dir(mount, path, dir, sizeof(dir));
+	if (ret) {
+		snprintf(err, err_sz, "--cgroup: '%s' is not an absolute cgroup path", path);
+		return ret;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, err_sz, "--cgroup: cannot open %s: %s", dir, strerror(errno));
+		return ret;
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CP_CGROUP2_MAGIC) {
+		close(fd);
+		snprintf(err, err_sz, "--cgroup: %s is not a cgroup2 directory", dir);
+		return -EINVAL;
+	}
+	return fd;
+}

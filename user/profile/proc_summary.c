@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Per-process summaries (see proc_summary.h): an array and a pid index. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/proc_summary.h"
+#include "util/top_n.h"
+
+#define CP_NO_SLOT	(-1)
+
+struct cp_proc_summaries {
+	struct cp_proc_summary *v;	/* max entries */
+	bool *used;			/* per entry */
+	size_t max, nr;
+	int *index;			/* live pid -> slot, linear probing, index_cap */
+	size_t index_cap;		/* power of two, >= 2 * max */
+	__u64 clock, seen, evicted;
+	cp_proc_describe_fn describe;
+	void *ctx;
+};
+
+static size_t home_of(const struct cp_proc_summaries *t, pid_t pid)
+{
+	return ((size_t)(__u32)pid * 2654435761u) & (t->index_cap - 1);
+}
+
+/* The index position holding @pid, or the empty one where it would go. */
+static size_t index_pos(const struct cp_proc_summaries *t, pid_t pid)
+{
+	size_t i = home_of(t, pid);
+
+	while (t->index[i] != CP_NO_SLOT && t->v[t->index[i]].pid != pid)
+		i = (i + 1) & (t->index_cap - 1);
+	return i;
+}
+
+/* Removes @pid from the index, shifting the probe chain back (no tombstones). */
+static void index_del(struct cp_proc_summaries *t, pid_t pid)
+{
+	size_t mask = t->index_cap - 1, i = index_pos(t, pid), j = i;
+
+	if (t->index[i] == CP_NO_SLOT)
+		return;
+	for (;;) {
+		t->index[i] = CP_NO_SLOT;
+		for (;;) {
+			size_t h;
+
+			j = (j + 1) & mask;
+			if (t->index[j] == CP_NO_SLOT)
+				return;
+			h = home_of(t, t->v[t->index[j]].pid);
+			/* j's entry may move to i unless its home lies cyclically in (i, j] */
+			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+				continue;
+			break;
+		}
+		t->index[i] = t->index[j];
+		i = j;
+	}
+}
+
+struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn describe, void *ctx)
+{
+	struct cp_proc_summaries *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->max = max ? max : CP_MAX_PROC_SUMMARIES;
+	for (t->index_cap = 16; t->index_cap < 2 * t->max; t->index_cap *= 2)
+		;
+	t->v = calloc(t->max, sizeof(*t->v));
+	t->used = calloc(t->max, sizeof(*t->used));
+	t->index = malloc(t->index_cap * sizeof(*t->index));
+	if (!t->v || !t->used || !t->index) {
+		proc_summaries__free(t);
+		return NULL;
+	}
+	for (size_t i = 0; i < t->index_cap; i++)
+		t->index[i] = CP_NO_SLOT;
+	t->describe = describe;
+	t->ctx = ctx;
+	return t;
+}
+
+void proc_summaries__free(struct cp_proc_summaries *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t->used);
+	free(t->index);
+	free(t);
+}
+
+static void drop_slot(struct cp_proc_summaries *t, size_t slot)
+{
+	if (!t->v[slot].exited)
+		index_del(t, t->v[slot].pid);
+	memset(&t->v[slot], 0, sizeof(t->v[slot]));
+	t->used[slot] = false;
+	t->nr--;
+}
+
+/* A free slot; at the cap, the least recently sampled summary's, exited ones first. */
+static size_t free_slot(struct cp_proc_summaries *t)
+{
+	size_t victim = 0;
+
+	if (t->nr < t->max) {
+		for (size_t i = 0; i < t->max; i++)
+			if (!t->used[i])
+				return i;
+	}
+	for (size_t i = 1; i < t->max; i++) {
+		const struct cp_proc_summary *a = &t->v[i], *b = &t->v[victim];
+
+		if (a->exited != b->exited ? a->exited : a->last_use < b->last_use)
+			victim = i;
+	}
+	drop_slot(t, victim);
+	t->evicted++;
+	return victim;
+}
+
+static struct cp_proc_summary *find_live(const struct cp_proc_summaries *t, pid_t pid)
+{
+	size_t i = index_pos(t, pid);
+
+	return t->index[i] == CP_NO_SLOT ? NULL : &t->v[t->index[i]];
+}
+
+/* @pid's live summary, created (and described) if it has none. */
+static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
+{
+	struct cp_proc_summary *s = find_live(t, pid);
+	size_t slot;
+
+	if (s)
+		return s;
+	slot = free_slot(t);
+	s = &t->v[slot];
+	t->used[slot] = true;
+	s->pid = pid;
+	s->cg.runtime = "";
+	s->last_use = ++t->clock;
+	t->index[index_pos(t, pid)] = (int)slot;
+	t->nr++;
+	t->seen++;
+	if (t->describe)
+		t->describe(t->ctx, s);
+	return s;
+}
+
+int proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
+{
+	struct cp_proc_summary *s;
+
+	if (pid <= 0)
+		return -EINVAL;
+	s = get_live(t, pid);
+	s->samples++;
+	s->misses += miss;
+	s->last_use = ++t->clock;
+	return 0;
+}
+
+void proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid)
+{
+	struct cp_proc_summary *s = pid > 0 ? find_live(t, pid) : NULL;
+
+	/* a new image: described now, while it lives (it may not for long) */
+	if (!s) {
+		if (pid > 0)
+			get_live(t, pid);
+		return;
+	}
+	s->execs++;
+	if (t->describe)
+		t->describe(t->ctx, s);
+}
+
+void proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)
+{
+	struct cp_proc_summary *s = find_live(t, pid);
+
+	if (!s)
+		return;
+	index_del(t, pid);
+	s->exited = true;
+}
+
+/* Most samples first, then most misses, then the lower pid. */
+static int by_samples(const void *a, const void *b)
+{
+	const struct cp_proc_summary *x = *(const struct cp_proc_summary *const *)a;
+	const struct cp_proc_summary *y = *(const struct cp_proc_summary *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->misses != y->misses)
+		return x->misses > y->misses ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+size_t proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
+			   size_t n)
+{
+	return cp_top_n(t->v, t->used, t->max, sizeof(*t->v), t->nr, by_samples,
+			(const void **)out, n);
+}
+
+size_t proc_summaries__count(const struct cp_proc_summaries *t)
+{
+	return t->nr;
+}
+
+__u64 proc_summaries__seen(const struct cp_proc_summaries *t)
+{
+	return t->seen;
+}
+
+__u64 proc_summaries__evicted(const struct cp_proc_summaries *t)
+{
+	return t->evicted;
+}

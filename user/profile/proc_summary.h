@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-process summaries of a system-wide run (-a): pid, comm, cgroup and
+ * container, samples and misses. Processes come and go: an exited process
+ * keeps its summary for the report but leaves the pid index, so a reused
+ * pid starts a new summary. Pure and bounded: at the cap the least recently
+ * sampled summary is evicted (exited ones first), counted.
+ */
+#ifndef CP_PROC_SUMMARY_H
+#define CP_PROC_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "machine/proc_cgroup.h"
+
+#define CP_MAX_PROC_SUMMARIES	4096	/* default cap */
+#define CP_PROC_COMM_LEN	16	/* TASK_COMM_LEN */
+
+struct cp_proc_summary {
+	pid_t pid;
+	char comm[CP_PROC_COMM_LEN];	/* "" when the process was gone before it was read */
+	struct cp_cgroup_info cg;
+	__u64 samples;			/* forwarded samples */
+	__u64 misses;			/* ... that were misses (PMU sources) */
+	__u32 execs;			/* exec'd while summarized (comm re-read each time) */
+	bool exited;
+	__u64 last_use;			/* LRU stamp */
+};
+
+/* Fills comm and cgroup of @s (pid set) from the live system; may leave them empty. */
+typedef void (*cp_proc_describe_fn)(void *ctx, struct cp_proc_summary *s);
+
+struct cp_proc_summaries;
+
+/* At most @max summaries (0: CP_MAX_PROC_SUMMARIES); @describe may be NULL (offline). */
+struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn describe, void *ctx);
+void proc_summaries__free(struct cp_proc_summaries *t);
+
+/*
+ * One sample of process @pid (@miss: a miss). The first sample of a pid
+ * not summarized (or exited since) describes it. Returns 0, or -ENOMEM
+ * never: at the cap an old summary makes room.
+ */
+int proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss);
+
+/*
+ * @pid exec'd: a new comm (and maybe cgroup), the counts go on; a pid not
+ * summarized yet gets its summary now (no sample), described while it lives.
+ */
+void proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid);
+
+/* @pid exited: its summary stays for the report, the pid may be reused. */
+void proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);
+
+/*
+ * The @n summaries with the most samples into @out, most first; returns how
+ * many. Summaries without a sample (exec'd, not sampled) come last.
+ */
+size_t proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
+			   size_t n);
+
+size_t proc_summaries__count(const struct cp_proc_summaries *t);	/* held now */
+__u64 proc_summaries__seen(const struct cp_proc_summaries *t);	/* ever created */
+__u64 proc_summaries__evicted(const struct cp_proc_summaries *t);
+
+#endif /* CP_PROC_SUMMARY_H */

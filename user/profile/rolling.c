@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The ring of per-interval epochs behind rolling summaries (see rolling.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "profile/rolling.h"
+
+_Static_assert(sizeof(struct cp_stats) % sizeof(__u64) == 0, "cp_stats is all __u64 counters");
+
+struct cp_epoch {
+	struct cp_insn_store *insns;
+	struct cp_miss_store *misses;
+	__u64 start_ns;
+	struct cp_stats start;		/* the BPF counters as it started */
+};
+
+struct cp_rolling {
+	struct cp_cache_level l1;
+	unsigned int nr;		/* epochs: the window's intervals and the one filling */
+	unsigned int cur;		/* the one filling */
+	unsigned int used;		/* epochs started so far, up to nr */
+	struct cp_epoch ep[];
+};
+
+struct cp_rolling *cp_rolling__new(const struct cp_cache_level *l1, unsigned int nr_intervals,
+				   __u64 start_ns, const struct cp_stats *bpf)
+{
+	struct cp_rolling *r;
+	size_t insns, lines;
+
+	if (!nr_intervals || nr_intervals > CP_ROLL_MAX_INTERVALS)
+		return NULL;
+	r = calloc(1, sizeof(*r) + (nr_intervals + 1) * sizeof(r->ep[0]));
+	if (!r)
+		return NULL;
+	r->l1 = *l1;
+	r->nr = nr_intervals + 1;
+	insns = CP_ROLL_INSNS / r->nr;
+	lines = CP_ROLL_LINES / r->nr;
+	if (insns < CP_ROLL_MIN_PER_EPOCH)
+		insns = CP_ROLL_MIN_PER_EPOCH;
+	if (lines < CP_ROLL_MIN_PER_EPOCH)
+		lines = CP_ROLL_MIN_PER_EPOCH;
+	for (unsigned int i = 0; i < r->nr; i++) {
+		r->ep[i].insns = insn_store__new(insns);
+		r->ep[i].misses = miss_store__new(l1, lines);
+		if (!r->ep[i].insns || !r->ep[i].misses) {
+			cp_rolling__free(r);
+			return NULL;
+		}
+	}
+	r->used = 1;
+	r->ep[0].start_ns = start_ns;
+	r->ep[0].start = *bpf;
+	return r;
+}
+
+void cp_rolling__free(struct cp_rolling *r)
+{
+	if (!r)
+		return;
+	for (unsigned int i = 0; i < r->nr; i++) {
+		insn_store__free(r->ep[i].insns);
+		miss_store__free(r->ep[i].misses);
+	}
+	free(r);
+}
+
+struct cp_insn_store *cp_rolling__insns(struct cp_rolling *r)
+{
+	return r->ep[r->cur].insns;
+}
+
+struct cp_miss_store *cp_rolling__misses(struct cp_rolling *r)
+{
+	return r->ep[r->cur].misses;
+}
+
+void cp_rolling__rotate(struct cp_rolling *r, __u64 now_ns, const struct cp_stats *bpf)
+{
+	struct cp_epoch *e;
+
+	r->cur = (r->cur + 1) % r->nr;
+	if (r->used < r->nr)
+		r->used++;
+	e = &r->ep[r->cur];
+	insn_store__clear(e->insns);
+	miss_store__clear(e->misses);
+	e->start_ns = now_ns;
+	e->start = *bpf;
+}
+
+void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, struct cp_stats *out)
+{
+	const __u64 *a = (const __u64 *)now, *b = (const __u64 *)then;
+	__u64 *o = (__u64 *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+		o[i] = a[i] >= b[i] ? a[i] - b[i] : 0;
+}
+
+/*
+ * The sampled totals of a window are its instructions' sums: the BPF
+ * counters move on between the moment a record is counted and the moment
+ * it is drained, so their growth over the window does not match the
+ * epochs' records at the edges (an issue would explain more than 100 %).
+ * Whether the source knows levels is the run's property; the window's
+ * "level unknown" counts stay the counters' growth.
+ */
+static void window_totals(const struct cp_insn_store *insns, const struct cp_stats *run,
+			  struct cp_stats *w)
+{
+	bool no_levels = cp_stats_levels_unknown(run);
+	struct cp_ip_counts t;
+
+	insn_store__totals(insns, &t);
+	w->samples[CP_ACCESS_LOAD] = t.loads;
+	w->samples[CP_ACCESS_STORE] = t.stores;
+	w->misses[CP_ACCESS_LOAD] = t.load_misses;
+	w->misses[CP_ACCESS_STORE] = t.store_misses;
+	if (no_levels) {
+		w->na[CP_ACCESS_LOAD] = t.loads;
+		w->na[CP_ACCESS_STORE] = t.stores;
+	}
+}
+
+int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *whole,
+		       const struct cp_stats *bpf, struct cp_window *out)
+{
+	/* the oldest epoch started: the one after the filling one, once the ring went round */
+	const struct cp_epoch *oldest = &r->ep[r->used < r->nr ? 0 : (r->cur + 1) % r->nr];
+	const struct cp_insn **list = NULL;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->insns = insn_store__new(CP_ROLL_INSNS);
+	out->misses = miss_store__new(&r->l1, CP_ROLL_LINES);
+	if (!out->insns || !out->misses)
+		goto nomem;
+	for (unsigned int i = 0; i < r->used; i++) {
+		insn_store__merge(out->insns, r->ep[i].insns);
+		miss_store__merge(out->misses, r->ep[i].misses);
+	}
+	out->insns_dropped = insn_store__dropped(out->insns);
+	out->start_ns = oldest->start_ns;
+	cp_stats_delta(bpf, &oldest->start, &out->bpf);
+	window_totals(out->insns, bpf, &out->bpf);
+	if (!whole)
+		return 0;
+	n = insn_store__count(out->insns);
+	list = calloc(n ? n : 1, sizeof(*list));
+	if (!list)
+		goto nomem;
+	n = insn_store__top(out->insns, list, n);
+	for (size_t i = 0; i < n; i++)
+		insn_store__copy_history(out->insns, whole, &list[i]->key);
+	free(list);
+	return 0;
+nomem:
+	cp_window_free(out);
+	return -ENOMEM;
+}
+
+void cp_window_free(struct cp_window *w)
+{
+	insn_store__free(w->insns);
+	miss_store__free(w->misses);
+	w->insns = NULL;
+	w->misses = NULL;
+}

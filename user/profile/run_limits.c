@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --max-memory shrinks and the Limits figures (see run_limits.h). */
+#include <malloc.h>
+#include <stdio.h>
+
+#include "profile/run_limits.h"
+
+#define MiB(b)	((double)(b) / 1048576.0)
+
+void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s, __u64 now_ns,
+		    bool now)
+{
+	__u64 rss, before;
+	size_t dwfls, procs;
+
+	if (!st->guard.limit_bytes || (!cp_mem_guard_due(&st->guard, now_ns) && !now) ||
+	    cp_self_rss_bytes(&rss) || !cp_mem_guard_over(&st->guard, rss, now_ns))
+		return;
+	before = rss;
+	dwfls = cp_symbolizer__shrink(s->sym);
+	procs = cp_objects__shrink(s->objects);
+	/* glibc keeps freed memory in its arenas: RSS falls only when it is returned */
+	malloc_trim(0);
+	st->shrunk_dwfls += dwfls;
+	st->shrunk_processes += procs;
+	if (!cp_self_rss_bytes(&rss))
+		st->guard.rss_bytes = rss;
+	fprintf(stderr,
+		"cacheperf-bpf: RSS %.1f MiB over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; RSS now %.1f MiB\n",
+		MiB(before), MiB(st->guard.limit_bytes), dwfls, procs, MiB(rss));
+}
+
+void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_stores *s,
+		    const struct cp_miss_store *misses, const struct cp_insn_store *insns,
+		    struct cp_limits *out)
+{
+	struct cp_symbolizer_stats ss;
+	struct cp_miss_store_stats ms;
+	struct cp_objects_stats os;
+
+	cp_symbolizer__stats(s->sym, &ss);
+	miss_store__stats(misses, &ms);
+	cp_objects__stats(s->objects, &os);
+	*out = (struct cp_limits){
+		.live = st->guard.limit_bytes != 0,
+		.rss_bytes = st->guard.rss_bytes,
+		.peak_rss_bytes = st->guard.peak_bytes,
+		.max_memory_bytes = st->guard.limit_bytes,
+		.shrinks = st->guard.shrinks,
+		.shrunk_dwfls = st->shrunk_dwfls,
+		.shrunk_processes = st->shrunk_processes,
+		.processes_evicted = os.evicted,
+		.exited_dropped = os.exited_dropped,
+		.objects_evicted = os.store.evicted,
+		.lines_evicted = ms.evicted,
+		.insns_dropped = insn_store__dropped(insns),
+		.dwfls_evicted = ss.evictions,
+		.string_flushes = ss.string_flushes,
+		.summaries_evicted = proc_summaries__evicted(s->procs),
+	};
+}

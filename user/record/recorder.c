@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The live side of recordings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "symbols/build_id.h"
+#include "record/rec_io.h"
+#include "record/recorder.h"
+
+#define CP_REC_SEEN_SLOTS	8192	/* pids and files remembered; beyond, written again */
+
+/* What was last written down for one process. */
+struct seen_proc {
+	pid_t pid;		/* 0: free */
+	bool have_maps[2];	/* by enum cp_rec_maps_reader */
+	__u32 maps_crc[2];	/* of the text, or of the error */
+	__u64 maps_len[2];
+	__u32 stacks_crc;
+	__u32 nr_stacks;
+	bool have_stacks;
+};
+
+struct cp_recorder {
+	struct cp_rec_writer *w;
+	char *path;
+	struct cp_proc_source src;
+	struct cp_rec_buf buf;		/* one section's payload being built */
+	bool lost;			/* a section could not be built (out of memory) */
+	struct seen_proc procs[CP_REC_SEEN_SLOTS];
+	__u64 files[CP_REC_SEEN_SLOTS];	/* build-ids written: hash of (path, inode); 0 free */
+	char *sym_text;			/* the symbolizer's last maps text */
+	__u64 sym_gen;
+};
+
+static __u64 mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* @pid's entry, a free one for it, or NULL when the table is full. */
+static struct seen_proc *seen_proc(struct cp_recorder *r, pid_t pid)
+{
+	for (size_t i = 0, h = mix((__u64)pid); i < CP_REC_SEEN_SLOTS; i++) {
+		struct seen_proc *s = &r->procs[(h + i) % CP_REC_SEEN_SLOTS];
+
+		if (s->pid == pid || !s->pid) {
+			s->pid = pid;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* True the first time (@path, @inode) is asked about (or when the table is full). */
+static bool first_sight(struct cp_recorder *r, const char *path, __u64 inode)
+{
+	__u64 key = mix(crc32(0L, (const Bytef *)path, (uInt)strlen(path)) ^ mix(inode)) | 1;
+
+	for (size_t i = 0; i < CP_REC_SEEN_SLOTS; i++) {
+		__u64 *slot = &r->files[(key + i) % CP_REC_SEEN_SLOTS];
+
+		if (*slot == key)
+			return false;
+		if (!*slot) {
+			*slot = key;
+			return true;
+		}
+	}
+	return true;
+}
+
+static void section(struct cp_recorder *r, __u32 type)
+{
+	if (r->buf.oom)
+		r->lost = true;
+	else
+		cp_rec_writer__section(r->w, type, r->buf.p, r->buf.len);
+	r->buf.len = 0;
+	r->buf.oom = false;
+}
+
+static void write_build_ids(struct cp_recorder *r, const struct cp_maps *m)
+{
+	struct cp_rec_build_id id;
+
+	for (size_t i = 0; i < m->nr; i++) {
+		const struct cp_map *map = &m->maps[i];
+		int n;
+
+		if (map->kind != CP_MAP_FILE || !map->inode || map->deleted ||
+		    strlen(map->path) >= sizeof(id.path) || !first_sight(r, map->path, map->inode))
+			continue;
+		memset(&id, 0, sizeof(id));
+		id.inode = map->inode;
+		strcpy(id.path, map->path);
+		n = cp_build_id_read(map->path, id.id, sizeof(id.id));
+		id.id_len = n > 0 ? (__u32)n : 0;
+		cp_rec_encode_build_id(&r->buf, &id);
+		section(r, CP_SEC_BUILD_ID);
+	}
+}
+
+/*
+ * Reads @pid's maps for @who and writes the text (or the failure) down when
+ * it differs from what @who read last. Returns 0 with *@text (free() it), or
+ * the negative errno of the read; true in *@changed when it differs.
+ */
+static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __u32 who,
+		     char **text, size_t *len, bool *changed)
+{
+	struct cp_rec_maps m = { .pid = pid, .who = who };
+	struct seen_proc *s = seen_proc(r, pid);
+	struct cp_maps *parsed;
+	int err = cp_maps_read_text(proc_root, pid, text, len);
+	__u32 c;
+
+	if (err) {
+		*len = 0;
+		m.error = (__u32)-err;
+	} else {
+		m.text = *text;
+		m.len = *len;
+	}
+	c = err ? m.error : (__u32)crc32(0L, (const Bytef *)*text, (uInt)*len);
+	*changed = !s || !s->have_maps[who] || s->maps_crc[who] != c || s->maps_len[who] != *len;
+	if (!*changed)
+		return err;
+	if (!err && !cp_maps__parse(*text, *len, &parsed)) {
+		write_build_ids(r, parsed);
+		cp_maps__free(parsed);
+	}
+	cp_rec_encode_maps(&r->buf, &m);
+	section(r, CP_SEC_MAPS);
+	if (s) {
+		s->have_maps[who] = true;
+		s->maps_crc[who] = c;
+		s->maps_len[who] = *len;
+	}
+	return err;
+}
+
+static int rec_maps(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out)
+{
+	char *text = NULL;
+	size_t len;
+	bool changed;
+	int err;
+
+	*out = NULL;
+	err = read_maps(ctx, proc_root, pid, CP_REC_MAPS_OBJECTS, &text, &len, &changed);
+	if (!err)
+		err = cp_maps__parse(text, len, out);
+	free(text);
+	return err;
+}
+
+int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen)
+{
+	struct cp_recorder *r = ctx;
+	bool changed;
+	char *t = NULL;
+	int err;
+
+	err = read_maps(r, NULL, pid, CP_REC_MAPS_SYMBOLS, &t, len, &changed);
+	if (err)
+		return err;
+	free(r->sym_text);
+	r->sym_text = t;
+	if (changed)
+		r->sym_gen++;
+	*text = t;
+	*gen = r->sym_gen;
+	return 0;
+}
+
+static int rec_thread_stacks(void *ctx, const char *proc_root, pid_t pid, const struct cp_maps *m,
+			     struct cp_range *out, size_t max)
+{
+	struct cp_recorder *r = ctx;
+	int n = cp_maps_thread_stacks(proc_root, pid, m, out, max);
+	size_t nr = n > 0 ? (size_t)n : 0;
+	struct seen_proc *s = seen_proc(r, pid);
+	__u32 c = (__u32)crc32(0L, (const Bytef *)out, (uInt)(nr * sizeof(*out)));
+
+	if (!s || !s->have_stacks || s->stacks_crc != c || s->nr_stacks != nr) {
+		cp_rec_encode_stacks(&r->buf, pid, out, nr);
+		section(r, CP_SEC_STACKS);
+		if (s) {
+			s->have_stacks = true;
+			s->stacks_crc = c;
+			s->nr_stacks = (__u32)nr;
+		}
+	}
+	return n;
+}
+
+struct cp_recorder *cp_recorder__open(const char *path, char *err, size_t err_sz)
+{
+	struct cp_recorder *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		snprintf(err, err_sz, "out of memory");
+		return NULL;
+	}
+	r->w = cp_rec_writer__open(path, err, err_sz);
+	if (!r->w) {
+		free(r->path);
+		free(r);
+		return NULL;
+	}
+	r->src = (struct cp_proc_source){
+		.maps = rec_maps, .thread_stacks = rec_thread_stacks, .ctx = r,
+	};
+	return r;
+}
+
+const struct cp_proc_source *cp_recorder__proc_source(struct cp_recorder *r)
+{
+	return &r->src;
+}
+
+void cp_recorder__info(struct cp_recorder *r, const struct cp_run_info *in)
+{
+	cp_rec_encode_info(&r->buf, in);
+	section(r, CP_SEC_HEADER);
+}
+
+void cp_recorder__event(struct cp_recorder *r, const void *data, size_t size)
+{
+	cp_rec_writer__event(r->w, data, size);
+}
+
+void cp_recorder__counters(struct cp_recorder *r, const struct cp_insn *v, size_t n)
+{
+	if (!n)
+		return;
+	cp_rec_encode_counters(&r->buf, v, n);
+	section(r, CP_SEC_COUNTERS);
+}
+
+int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char *err,
+		       size_t err_sz)
+{
+	int ret;
+
+	if (!r)
+		return 0;
+	if (end) {
+		cp_rec_encode_end(&r->buf, end);
+		section(r, CP_SEC_END);
+	}
+	ret = cp_rec_writer__close(r->w);
+	if (!ret && r->lost)
+		ret = -ENOMEM;
+	if (ret)
+		snprintf(err, err_sz, "writing the recording %s failed: %s", r->path,
+			 strerror(-ret));
+	cp_rec_buf_free(&r->buf);
+	free(r->sym_text);
+	free(r->path);
+	free(r);
+	return ret;
+}

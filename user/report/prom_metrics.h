@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the Prometheus text file says (docs/prometheus.md lists every
+ * metric): the issues of the last window, at most @top of them and an
+ * "other" series for the rest; per-process totals of the window; and the
+ * profiler's own counters over the run (samples, drops by reason,
+ * breakpoints, objects, allocation guard, source). Pure: a summary in,
+ * text out through prom_writer.h; the profiler's CPU, memory and the clock
+ * come in struct cp_prom_self, so a recording's file is the same anywhere.
+ */
+#ifndef CP_PROM_METRICS_H
+#define CP_PROM_METRICS_H
+
+#include <stdio.h>
+
+#include "classify/classify.h"
+#include "report/report.h"
+
+#define CP_PROM_MAX_PROCS	64	/* processes with their own series; the rest: pid "other" */
+#define CP_PROM_LABEL_LEN	256	/* location and object labels are cut here */
+
+/* Facts of the profiler process itself; not written for a recording. */
+struct cp_prom_self {
+	double cpu_seconds;		/* user + system CPU of the profiler */
+	__u64 rss_bytes;		/* its resident memory */
+	double write_time;		/* unix seconds of this write */
+};
+
+/* The command name of @pid into @buf; 0, or < 0 when unknown. */
+typedef int (*cp_comm_fn)(void *ctx, __u32 pid, char *buf, size_t sz);
+
+struct cp_prom_input {
+	const struct cp_report *r;		/* window counters, insns; run drops */
+	const struct cp_stats *run;		/* the BPF counters of the run; NULL: r's */
+	const struct cp_classification *issues;	/* of the window, all of them (ranked) */
+	double window_s;			/* span of the summary */
+	unsigned int top;			/* issues with their own series */
+	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */
+	const struct cp_prom_self *self;	/* NULL: not written */
+	cp_comm_fn comm;			/* NULL: only r->targets' comms */
+	void *comm_ctx;
+};
+
+/* Pure: the sum of every drop counter (cacheperf_drops_total) of @r and @run. */
+__u64 cp_prom_drops_sum(const struct cp_report *r, const struct cp_stats *run);
+
+/* Writes the whole file to @f. 0, or < 0 (-EIO, -ENOMEM, a writer error). */
+int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f);
+
+/*
+ * Pure: the label of an issue's location, "function file.c:12" (the
+ * instruction with the most misses), or its address when nothing is known.
+ */
+void cp_prom_location(const struct cp_issue *is, char *buf, size_t sz);
+
+/*
+ * Pure: the label of an issue's object: a global's name, a heap or mapped
+ * object's allocation call site "function file.c:40", else the kind of
+ * memory; "" when the issue names no object.
+ */
+void cp_prom_object(const struct cp_issue *is, char *buf, size_t sz);
+
+#endif /* CP_PROM_METRICS_H */

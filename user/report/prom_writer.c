@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The Prometheus text format (see prom_writer.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/prom_writer.h"
+
+static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
+
+void cp_prom_writer_init(struct cp_prom_writer *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+}
+
+static int set_err(struct cp_prom_writer *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+	return err;
+}
+
+static bool name_ok(const char *s, bool colon)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || (colon && c == ':')))
+			return false;
+	}
+	return true;
+}
+
+size_t cp_utf8_seq_len(const unsigned char *s)
+{
+	unsigned int c = s[0];
+	size_t n;
+	unsigned int cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;	/* a continuation byte, an overlong lead (c0, c1), or past U+10FFFF */
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+size_t cp_prom_escape_label(const char *in, char *out, size_t sz)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t len = 0, fits = sz ? sz - 1 : 0;
+
+	while (*s) {
+		const char *piece;
+		size_t n = cp_utf8_seq_len(s), step = n ? n : 1;
+		char esc[2];
+
+		if (n == 1 && (*s == '\\' || *s == '"' || *s == '\n')) {
+			esc[0] = '\\';
+			esc[1] = *s == '\n' ? 'n' : (char)*s;
+			piece = esc;
+			n = 2;
+		} else if (n) {
+			piece = (const char *)s;
+		} else {
+			piece = replacement;
+			n = 3;
+		}
+		if (len + n <= fits)
+			memcpy(out + len, piece, n);
+		else
+			fits = len;	/* nothing after a piece that did not fit */
+		len += n;
+		s += step;
+	}
+	if (sz)
+		out[len < fits ? len : fits] = '\0';
+	return len;
+}
+
+void cp_prom_format_value(double v, char *buf, size_t sz)
+{
+	if (isnan(v))
+		snprintf(buf, sz, "NaN");
+	else if (isinf(v))
+		snprintf(buf, sz, v > 0 ? "+Inf" : "-Inf");
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)	/* 2^53: exact */
+		snprintf(buf, sz, "%.0f", v == 0 ? 0.0 : v);
+	else
+		snprintf(buf, sz, "%.15g", v);
+}
+
+/* HELP text: backslash and newline escaped (the format's rule for docstrings). */
+static void put_help(FILE *f, const char *help)
+{
+	for (const char *s = help; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+int cp_prom_family(struct cp_prom_writer *w, const char *name, enum cp_prom_type type,
+		   const char *help)
+{
+	size_t len = strlen(name);
+
+	if (!name_ok(name, true) || len >= CP_PROM_NAME_LEN ||
+	    (type == CP_PROM_COUNTER && (len < 6 || strcmp(name + len - 6, "_total"))))
+		return set_err(w, -EINVAL);
+	for (unsigned int i = 0; i < w->nr_families; i++)
+		if (!strcmp(w->families[i], name))
+			return set_err(w, -EEXIST);
+	if (w->nr_families == CP_PROM_MAX_FAMILIES)
+		return set_err(w, -ENOSPC);
+	memcpy(w->families[w->nr_families++], name, len + 1);
+	fprintf(w->f, "# HELP %s ", name);
+	put_help(w->f, help);
+	if (type == CP_PROM_COUNTER)
+		fprintf(w->f, "\n# TYPE %s counter\n", name);
+	else
+		fprintf(w->f, "\n# TYPE %s gauge\n", name);
+	return 0;
+}
+
+int cp_prom_sample(struct cp_prom_writer *w, const struct cp_prom_label *labels, size_t nr,
+		   double value)
+{
+	char num[40];
+
+	if (!w->nr_families)
+		return set_err(w, -EINVAL);
+	for (size_t i = 0; i < nr; i++)
+		if (!name_ok(labels[i].name, false) || !strncmp(labels[i].name, "__", 2))
+			return set_err(w, -EINVAL);
+	fputs(w->families[w->nr_families - 1], w->f);
+	for (size_t i = 0; i < nr; i++) {
+		const char *v = labels[i].value ? labels[i].value : "";
+		size_t need = cp_prom_escape_label(v, NULL, 0) + 1;
+		char small[256], *buf = need <= sizeof(small) ? small : malloc(need);
+
+		if (!buf)
+			return set_err(w, -ENOMEM);
+		cp_prom_escape_label(v, buf, need);
+		fprintf(w->f, "%s%s=\"%s\"", i ? "," : "{", labels[i].name, buf);
+		if (buf != small)
+			free(buf);
+	}
+	cp_prom_format_value(value, num, sizeof(num));
+	fprintf(w->f, "%s %s\n", nr ? "}" : "", num);
+	return 0;
+}
+
+int cp_prom_writer_finish(struct cp_prom_writer *w)
+{
+	if (!w->err && (fflush(w->f) || ferror(w->f)))
+		w->err = -EIO;
+	return w->err;
+}

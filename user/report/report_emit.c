@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Text and JSON reports to their files (see report_emit.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "util/out_file.h"
+#include "report/report_emit.h"
+#include "report/report_json.h"
+
+static int write_text(void *ctx, FILE *f)
+{
+	cp_report_print(ctx, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int write_json(void *ctx, FILE *f)
+{
+	const struct cp_report *r = ctx;
+
+	return cp_report_json(r, r->issues, f) ? -EIO : 0;
+}
+
+int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
+		   size_t err_sz)
+{
+	bool json_on_stdout = json && strcmp(json, "-") == 0;
+	char later[256];	/* a second error's message: the first one is kept */
+	int ret = 0, ret2;
+
+	if (output || !json_on_stdout)
+		ret = cp_out_file_write(output ? output : "-", write_text, (void *)r, err, err_sz);
+	if (!json)
+		return ret;
+	ret2 = cp_out_file_write(json, write_json, (void *)r, ret ? later : err,
+				 ret ? sizeof(later) : err_sz);
+	return ret ? ret : ret2;
+}

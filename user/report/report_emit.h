@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where a report goes: the text to -o FILE or stdout, the JSON to --json
+ * FILE or stdout ("-": then the text only with -o). Each file is replaced
+ * whole (out_file.h).
+ */
+#ifndef CP_REPORT_EMIT_H
+#define CP_REPORT_EMIT_H
+
+#include <stddef.h>
+
+#include "report/report.h"
+
+/* Writes @r (its classification in r->issues, may be NULL); 0 or < 0 with @err. */
+int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
+		   size_t err_sz);
+
+#endif /* CP_REPORT_EMIT_H */

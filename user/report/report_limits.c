@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The processes and limits sections of the reports (see report_limits.h). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_limits.h"
+
+typedef unsigned long long ull;
+
+#define MiB(b)	((double)(b) / (1024.0 * 1024.0))
+
+/* "container docker 0123456789ab" (12 digits, as docker ps shows them) or "". */
+static void container_text(const struct cp_proc_summary *s, char *buf, size_t sz)
+{
+	if (!s->cg.container_id[0]) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, sz, "  [%s%s%.12s]", s->cg.runtime, s->cg.runtime[0] ? " " : "",
+		 s->cg.container_id);
+}
+
+/* A comm is the process's to choose: control bytes would forge report lines. */
+static const char *printable(const char *in, char *buf, size_t sz)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < sz; i++)
+		buf[i] = (unsigned char)in[i] < 0x20 || in[i] == 0x7f ? '?' : in[i];
+	buf[i] = '\0';
+	return buf[0] ? buf : "?";
+}
+
+void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, FILE *f)
+{
+	const struct cp_proc_summary **list;
+	char ctr[48], comm[CP_PROC_COMM_LEN];
+	size_t n;
+
+	if (!t || !top || !(list = calloc(top, sizeof(*list))))
+		return;
+	n = proc_summaries__top(t, list, top);
+	while (n && !list[n - 1]->samples)	/* exec'd, never sampled */
+		n--;
+	fprintf(f, "\nProcesses with the most samples (%zu of %zu; %llu seen, %llu evicted)\n", n,
+		proc_summaries__count(t), (ull)proc_summaries__seen(t),
+		(ull)proc_summaries__evicted(t));
+	if (!n)
+		fprintf(f, "  none: no sample of a process arrived\n");
+	else
+		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "samples", "misses", "pid", "comm", "cgroup");
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_proc_summary *s = list[i];
+
+		container_text(s, ctr, sizeof(ctr));
+		fprintf(f, "  %8llu  %8llu  %7d  %-16s %s%s%s\n", (ull)s->samples, (ull)s->misses,
+			(int)s->pid, printable(s->comm, comm, sizeof(comm)),
+			s->cg.path[0] ? s->cg.path : "?",
+			ctr, s->exited ? " (exited)" : "");
+	}
+	free(list);
+}
+
+void cp_report_procs_json(struct cp_json *j, const struct cp_proc_summaries *t, unsigned int top)
+{
+	const struct cp_proc_summary **list = NULL;
+	size_t n = 0;
+
+	cp_json_object(j, "processes");
+	cp_json_u64(j, "seen", t ? proc_summaries__seen(t) : 0);
+	cp_json_u64(j, "held", t ? proc_summaries__count(t) : 0);
+	cp_json_u64(j, "evicted", t ? proc_summaries__evicted(t) : 0);
+	cp_json_array(j, "top");
+	if (t && top && (list = calloc(top, sizeof(*list))))
+		n = proc_summaries__top(t, list, top);
+	while (n && !list[n - 1]->samples)
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_proc_summary *s = list[i];
+
+		cp_json_object(j, NULL);
+		cp_json_u64(j, "pid", (__u64)s->pid);
+		cp_json_str(j, "comm", s->comm[0] ? s->comm : NULL);
+		cp_json_str(j, "cgroup", s->cg.path[0] ? s->cg.path : NULL);
+		cp_json_str(j, "container_id", s->cg.container_id[0] ? s->cg.container_id : NULL);
+		cp_json_str(j, "container_runtime", s->cg.runtime[0] ? s->cg.runtime : NULL);
+		cp_json_u64(j, "samples", s->samples);
+		cp_json_u64(j, "misses", s->misses);
+		cp_json_u64(j, "execs", s->execs);
+		cp_json_bool(j, "exited", s->exited);
+		cp_json_end(j);
+	}
+	free(list);
+	cp_json_end(j);
+	cp_json_end(j);
+}
+
+void cp_report_limits_print(const struct cp_limits *l, FILE *f)
+{
+	fprintf(f, "\nLimits (every store is capped; what made room is counted)\n");
+	fprintf(f, "  evicted: process states %llu live, %llu exited; heap objects %llu, miss lines %llu, "
+		"process summaries %llu; instructions not stored %llu\n",
+		(ull)l->processes_evicted, (ull)l->exited_dropped, (ull)l->objects_evicted,
+		(ull)l->lines_evicted,
+		(ull)l->summaries_evicted, (ull)l->insns_dropped);
+	fprintf(f, "  symbolizer: snapshots evicted %llu, strings flushed %llu\n",
+		(ull)l->dwfls_evicted, (ull)l->string_flushes);
+	if (!l->live)
+		return;
+	fprintf(f, "  memory: RSS %.1f MiB, peak %.1f MiB, limit %.0f MiB (--max-memory); "
+		"shrinks %llu", MiB(l->rss_bytes), MiB(l->peak_rss_bytes), MiB(l->max_memory_bytes),
+		(ull)l->shrinks);
+	if (l->shrinks)
+		fprintf(f, " (dropped %llu snapshots, %llu exited processes' objects)",
+			(ull)l->shrunk_dwfls, (ull)l->shrunk_processes);
+	fputc('\n', f);
+}
+
+/* The limits' counters by JSON key; the memory ones only live. */
+static const struct limit_key {
+	const char *key;
+	size_t off;
+} limit_keys[] = {
+	{ "process_states_evicted", offsetof(struct cp_limits, processes_evicted) },
+	{ "exited_process_states_dropped", offsetof(struct cp_limits, exited_dropped) },
+	{ "objects_evicted", offsetof(struct cp_limits, objects_evicted) },
+	{ "lines_evicted", offsetof(struct cp_limits, lines_evicted) },
+	{ "process_summaries_evicted", offsetof(struct cp_limits, summaries_evicted) },
+	{ "instructions_dropped", offsetof(struct cp_limits, insns_dropped) },
+	{ "symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted) },
+	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
+}, memory_keys[] = {
+	{ "rss_bytes", offsetof(struct cp_limits, rss_bytes) },
+	{ "peak_rss_bytes", offsetof(struct cp_limits, peak_rss_bytes) },
+	{ "max_memory_bytes", offsetof(struct cp_limits, max_memory_bytes) },
+	{ "shrinks", offsetof(struct cp_limits, shrinks) },
+};
+
+static __u64 limit_value(const struct cp_limits *l, const struct limit_key *k)
+{
+	__u64 v;
+
+	memcpy(&v, (const char *)l + k->off, sizeof(v));
+	return v;
+}
+
+void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
+{
+	cp_json_object(j, "limits");
+	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++)
+		cp_json_u64(j, limit_keys[i].key, limit_value(l, &limit_keys[i]));
+	/* a replay has no RSS of its own to speak of */
+	for (size_t i = 0; i < sizeof(memory_keys) / sizeof(memory_keys[0]); i++) {
+		if (l->live)
+			cp_json_u64(j, memory_keys[i].key, limit_value(l, &memory_keys[i]));
+		else
+			cp_json_null(j, memory_keys[i].key);
+	}
+	cp_json_end(j);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The outputs of rolling summaries (see summary_out.h). */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/prom_file.h"
+#include "report/prom_metrics.h"
+#include "report/report_emit.h"
+#include "profile/mem_guard.h"
+#include "util/self_usage.h"
+#include "report/summary_out.h"
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
+			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f)
+{
+	memset(o, 0, sizeof(*o));
+	o->ro = ro;
+	o->geo = geo;
+	o->pmu = pmu;
+	o->live = live;
+	o->status = status_f;
+	o->last_s = mono_s();
+	o->last_cpu_s = cp_self_cpu_seconds();
+}
+
+void cp_status_format(const struct cp_status *s, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "cacheperf-bpf: %.0f samples/s, %zu issue%s, %llu drops, CPU %.1f %%",
+		 s->samples_per_s, s->issues, s->issues == 1 ? "" : "s",
+		 (unsigned long long)s->drops, s->cpu_pct);
+}
+
+/* The summary now, every serious issue classified (the file sums those past --prom-top). */
+static int summarize(struct cp_summary_out *o, struct cp_profile *p, struct cp_classify_cfg *cfg,
+		     struct cp_summary *s)
+{
+	*cfg = *o->ro->classify;
+	cfg->top = CP_SUMMARY_ALL_ISSUES;
+	return cp_profile__summary(p, cfg, s);
+}
+
+/*
+ * /proc/PID/comm of a live process, remembered (a bounded table, oldest
+ * entry replaced) for when it has exited by the next write: the name it
+ * gave itself after its exec stays on its series.
+ */
+static int live_comm(void *ctx, __u32 pid, char *buf, size_t sz)
+{
+	struct cp_summary_out *o = ctx;
+	struct cp_comm_seen *seen = NULL;
+	char path[64];
+	size_t n;
+	FILE *f;
+
+	for (unsigned int i = 0; i < CP_SUMMARY_COMMS && !seen; i++)
+		if (o->comms[i].pid == pid)
+			seen = &o->comms[i];
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (!seen)
+			return -ENOENT;
+		snprintf(buf, sz, "%s", seen->comm);
+		return 0;
+	}
+	/* the kernel ends the name with a newline; the name may hold newlines itself */
+	n = fread(buf, 1, sz - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	if (!seen) {
+		seen = &o->comms[o->next_comm];
+		o->next_comm = (o->next_comm + 1) % CP_SUMMARY_COMMS;
+		seen->pid = pid;
+	}
+	snprintf(seen->comm, sizeof(seen->comm), "%s", buf);
+	return 0;
+}
+
+static int write_prom(void *ctx, FILE *f)
+{
+	return cp_prom_metrics_write(ctx, f);
+}
+
+static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *err, size_t err_sz)
+{
+	struct cp_prom_self self;
+	struct cp_prom_input in = {
+		.r = &s->report, .run = &s->run_bpf, .issues = &s->issues,
+		.window_s = s->window_s, .top = o->ro->prom_top, .pmu = o->pmu,
+		.comm = o->live ? live_comm : NULL, .comm_ctx = o,
+	};
+	int ret;
+
+	if (o->live) {
+		self.cpu_seconds = cp_self_cpu_seconds();
+		if (cp_self_rss_bytes(&self.rss_bytes))
+			self.rss_bytes = 0;
+		self.write_time = (double)time(NULL);
+		in.self = &self;
+	}
+	ret = cp_prom_file_write(o->ro->prom, write_prom, &in, err, err_sz);
+	/* a live run keeps going: said when it starts failing and when it recovers */
+	if (o->live && ret && !o->prom_failing)
+		fprintf(stderr, "cacheperf-bpf: warning: %s\n", err);
+	else if (o->live && !ret && o->prom_failing)
+		fprintf(stderr, "cacheperf-bpf: %s written again\n", o->ro->prom);
+	o->prom_failing = ret != 0;
+	return ret;
+}
+
+int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_summary s;
+	int ret;
+
+	if (!o->ro->prom)
+		return 0;
+	ret = summarize(o, p, &cfg, &s);
+	if (ret) {
+		snprintf(err, err_sz, "cannot summarize: %s", strerror(-ret));
+		return ret;
+	}
+	ret = prom_of(o, &s, err, err_sz);
+	cp_summary_free(&s);
+	return ret;
+}
+
+static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
+{
+	double now = mono_s(), cpu = cp_self_cpu_seconds(), dt = now - o->last_s;
+	const struct cp_stats *b = &s->run_bpf;
+	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
+	struct cp_status st = {
+		.issues = s->issues.nr_issues + s->issues.beyond_top,
+		.drops = cp_prom_drops_sum(&s->report, b),
+	};
+	char line[160];
+
+	if (dt > 0) {
+		st.samples_per_s = (double)(samples - o->last_samples) / dt;
+		st.cpu_pct = 100.0 * (cpu - o->last_cpu_s) / dt;
+	}
+	o->last_s = now;
+	o->last_cpu_s = cpu;
+	o->last_samples = samples;
+	cp_status_format(&st, line, sizeof(line));
+	fprintf(o->status, "%s\n", line);
+	fflush(o->status);
+}
+
+void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_summary s;
+	char err[512];
+
+	if (!o->status && !o->ro->prom)
+		return;
+	if (summarize(o, p, &cfg, &s)) {
+		fprintf(stderr, "cacheperf-bpf: warning: no summary this interval: out of memory\n");
+		return;
+	}
+	if (o->status)
+		status_line(o, &s);
+	if (o->ro->prom)
+		prom_of(o, &s, err, sizeof(err));
+	cp_summary_free(&s);
+}
+
+int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_summary s;
+	unsigned int top = o->ro->classify->top ? o->ro->classify->top : CP_ISSUES_TOP_DEFAULT;
+	int ret = summarize(o, p, &cfg, &s);
+
+	if (ret) {
+		snprintf(err, err_sz, "cannot summarize: %s", strerror(-ret));
+		return ret;
+	}
+	/* the report lists --top issues of all those classified */
+	if (s.issues.nr_issues > top) {
+		s.issues.beyond_top += s.issues.nr_issues - top;
+		s.issues.nr_issues = top;
+	}
+	s.report.geo = o->geo;
+	s.report.top = o->ro->classify->top;
+	s.report.classify_cfg = o->ro->classify;
+	ret = cp_report_emit(&s.report, o->ro->output, o->ro->json, err, err_sz);
+	cp_summary_free(&s);
+	return ret;
+}

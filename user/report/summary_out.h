@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where rolling summaries go: each interval a status line on stderr (only
+ * when it is a terminal, and not with --quiet) and the Prometheus text
+ * file (--prom-file); on SIGUSR1 the summary as a report (-o, --json); on
+ * SIGHUP the Prometheus file at once (after log rotation or a cleanup of
+ * the textfile directory, it is back without waiting for the interval; -o
+ * and --json are opened anew at every write anyway). A recording's
+ * Prometheus file (report FILE --prom-file) is its whole run, without the
+ * replaying machine's own figures.
+ */
+#ifndef CP_SUMMARY_OUT_H
+#define CP_SUMMARY_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile/profile.h"
+
+#define CP_SUMMARY_ALL_ISSUES	1000	/* classified per summary: every serious one */
+#define CP_SUMMARY_COMMS	256	/* comms remembered, for processes gone by the next write */
+
+/* A process's name as last read, so a series keeps it after the process exits. */
+struct cp_comm_seen {
+	__u32 pid;
+	char comm[CP_COMM_LEN];
+};
+
+struct cp_summary_out {
+	const struct cp_report_opts *ro;	/* files, filters, --prom-top */
+	const struct cp_geometry *geo;		/* NULL: the recording's */
+	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */
+	bool live;				/* the profiler's own figures are written */
+	FILE *status;				/* the status line's stream; NULL: none */
+	double last_cpu_s;			/* at the last status line */
+	double last_s;
+	__u64 last_samples;
+	bool prom_failing;			/* the last write failed (said once) */
+	unsigned int next_comm;			/* comms[] slot the next new pid takes */
+	struct cp_comm_seen comms[CP_SUMMARY_COMMS];
+};
+
+/* What one status line says. */
+struct cp_status {
+	double samples_per_s;
+	size_t issues;
+	__u64 drops;
+	double cpu_pct;				/* of one CPU, since the last line */
+};
+
+/*
+ * @o for a live run (@live: status line on @status_f, NULL for none, and
+ * the profiler's figures in the file) or a recording.
+ */
+void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
+			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f);
+
+/* Each interval: the status line and the Prometheus file. */
+void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p);
+
+/* SIGHUP, and the end of a run: the Prometheus file now. 0 or < 0 with @err. */
+int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz);
+
+/* SIGUSR1: the summary as a report to -o / --json. 0 or < 0 with @err. */
+int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz);
+
+/* Pure: "cacheperf-bpf: 1234 samples/s, 2 issues, 0 drops, CPU 1.5 %" (no newline). */
+void cp_status_format(const struct cp_status *s, char *buf, size_t sz);
+
+#endif /* CP_SUMMARY_OUT_H */

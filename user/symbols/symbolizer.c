@@ -1,0 +1,1157 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbolizer: per-process light snapshots of the mapped files (LRU), one
+ * shared Dwfl per ELF file those map (LRU, found by device and inode), a
+ * per-process Dwfl for what a shared file cannot answer, a (pid, ip) result
+ * cache and the strings they all hand out. libdw reading itself is in
+ * sym_dwarf.c; what may be shared is decided in sym_share.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <gelf.h>
+
+#include "symbols/own_vdso.h"
+#include "objects/proc_maps.h"
+#include "symbols/sym_dwarf.h"
+#include "symbols/sym_share.h"
+#include "symbols/symbolizer.h"
+
+#define CP_SYM_WAYS		4	/* result cache associativity */
+#define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
+
+/*
+ * One Dwfl: a process's full snapshot (the fallback), an ELF file resolved
+ * offline (by path), or an ELF file processes map (shared, by its key).
+ */
+struct cp_sym_space {
+	Dwfl *dwfl;		/* NULL: slot free */
+	pid_t pid;		/* 0 for a file */
+	char *path;		/* files only: as opened */
+	bool shared;		/* found by @key, not by @path */
+	struct cp_sym_file_key key;
+	struct cp_sym_load *loads;	/* shared files: the PT_LOAD segments */
+	size_t nr_loads;
+	__u64 bias;		/* shared files: Dwfl address - link-time address */
+	__u64 last_use;
+	__u64 snapshot_ns;	/* when the maps were read (processes) */
+	__u64 text_gen;		/* the maps text's generation (cp_symbolizer__set_maps_text) */
+};
+
+/* Where a mapping's file is opened to be shared. */
+struct cp_sym_share {
+	const char *open_path;	/* the mapped path, or a copy; NULL: not shared (the fallback) */
+	struct cp_sym_file_key key;
+};
+
+/* A process's light snapshot: its maps, and per mapping how its file is shared. */
+struct cp_sym_snap {
+	pid_t pid;		/* 0: slot free */
+	struct cp_maps *maps;
+	struct cp_sym_share *share;	/* one per mapping of maps */
+	__u64 last_use;
+	__u64 snapshot_ns;	/* when the maps were read */
+	__u64 text_gen;		/* the maps text's generation */
+};
+
+struct cp_sym_key {
+	__u64 ip;
+	__u64 stamp;		/* last use; 0: empty */
+	pid_t pid;
+};
+
+/* Interned strings: an open-addressing set over chunk-allocated copies. */
+struct cp_sym_strings {
+	const char **slots;
+	size_t cap;		/* power of two */
+	size_t nr;
+	char **chunks;
+	size_t nr_chunks;
+	size_t chunk_used;	/* in the last chunk */
+	__u64 bytes;
+};
+
+struct cp_symbolizer {
+	struct cp_sym_space *spaces;
+	size_t max_spaces;
+	struct cp_sym_snap *snaps;
+	size_t max_snaps;
+	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
+	struct cp_symbol_info *results;
+	size_t nr_sets;			/* power of two */
+	struct cp_sym_strings strings;
+	__u64 clock;
+	struct cp_symbolizer_stats stats;
+	size_t max_string_bytes;	/* interned strings beyond this are flushed */
+	cp_maps_text_fn maps_text;	/* NULL: /proc/PID/maps */
+	void *maps_text_ctx;
+	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
+	const struct cp_path_map *path_map;	/* where named files are now; NULL: as named */
+	int vdso_fd;			/* our own [vdso] as a file (own_vdso.h); -1: none yet */
+	size_t vdso_len;
+	bool vdso_tried;
+};
+
+/* ---- strings ---- */
+
+static __u64 hash_str(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static char *strings_alloc(struct cp_sym_strings *t, size_t len)
+{
+	size_t cap = len > CP_SYM_CHUNK ? len : CP_SYM_CHUNK;
+	char **chunks;
+
+	if (t->nr_chunks && t->chunk_used + len <= CP_SYM_CHUNK) {
+		t->chunk_used += len;
+		return t->chunks[t->nr_chunks - 1] + t->chunk_used - len;
+	}
+	chunks = realloc(t->chunks, (t->nr_chunks + 1) * sizeof(*chunks));
+	if (!chunks)
+		return NULL;
+	t->chunks = chunks;
+	chunks[t->nr_chunks] = malloc(cap);
+	if (!chunks[t->nr_chunks])
+		return NULL;
+	t->chunk_used = len;
+	return chunks[t->nr_chunks++];
+}
+
+static int strings_grow(struct cp_sym_strings *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	const char **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slots[i])
+			continue;
+		for (j = hash_str(t->slots[i]) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+	return 0;
+}
+
+/* The one copy of @str (NULL stays NULL); NULL when out of memory. */
+static const char *intern(struct cp_sym_strings *t, const char *str, int *err)
+{
+	size_t i, len;
+	char *copy;
+
+	if (!str)
+		return NULL;
+	if (t->nr * 2 >= t->cap && strings_grow(t)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = hash_str(str) & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->slots[i], str))
+			return t->slots[i];
+	len = strlen(str) + 1;
+	copy = strings_alloc(t, len);
+	if (!copy) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(copy, str, len);
+	t->slots[i] = copy;
+	t->nr++;
+	t->bytes += len;
+	return copy;
+}
+
+/* Makes every string of @info the symbolizer's own, so it outlives the Dwfl. */
+static int intern_info(struct cp_symbolizer *s, struct cp_symbol_info *info)
+{
+	struct cp_sym_strings *t = &s->strings;
+	int err = 0;
+
+	info->module = intern(t, info->module, &err);
+	info->function = intern(t, info->function, &err);
+	info->file = intern(t, info->file, &err);
+	info->nearest = intern(t, info->nearest, &err);
+	for (__u32 i = 0; i < info->nr_inlined; i++) {
+		info->inlined[i].function = intern(t, info->inlined[i].function, &err);
+		info->inlined[i].file = intern(t, info->inlined[i].file, &err);
+	}
+	s->stats.string_bytes = t->bytes;
+	return err;
+}
+
+static void strings_free(struct cp_sym_strings *t)
+{
+	for (size_t i = 0; i < t->nr_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->slots);
+}
+
+/* ---- result cache ---- */
+
+static size_t set_of(const struct cp_symbolizer *s, pid_t pid, __u64 ip)
+{
+	__u64 h = (ip ^ ((__u64)(__u32)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (s->nr_sets - 1);
+}
+
+static const struct cp_symbol_info *cache_find(struct cp_symbolizer *s, pid_t pid, __u64 ip)
+{
+	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS;
+
+	for (size_t w = base; w < base + CP_SYM_WAYS; w++) {
+		struct cp_sym_key *k = &s->keys[w];
+
+		if (k->stamp && k->ip == ip && k->pid == pid) {
+			k->stamp = ++s->clock;
+			return &s->results[w];
+		}
+	}
+	return NULL;
+}
+
+static void cache_put(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+		      const struct cp_symbol_info *info)
+{
+	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS, victim = base;
+
+	for (size_t w = base; w < base + CP_SYM_WAYS; w++) {
+		if (!s->keys[w].stamp) {
+			victim = w;
+			break;
+		}
+		if (s->keys[w].stamp < s->keys[victim].stamp)
+			victim = w;
+	}
+	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .stamp = ++s->clock };
+	s->results[victim] = *info;
+}
+
+/* Only the keys are scanned: cheap enough for once per exit or exec. */
+static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid)
+{
+	for (size_t w = 0; w < s->nr_sets * CP_SYM_WAYS; w++)
+		if (s->keys[w].pid == pid)
+			s->keys[w].stamp = 0;
+}
+
+/*
+ * Empties the interned strings and, as its results point into them, the
+ * result cache: what a symbolizer of a long run does instead of growing.
+ */
+static void flush_strings(struct cp_symbolizer *s)
+{
+	strings_free(&s->strings);
+	memset(&s->strings, 0, sizeof(s->strings));
+	memset(s->keys, 0, s->nr_sets * CP_SYM_WAYS * sizeof(*s->keys));
+	s->stats.string_bytes = 0;
+	s->stats.string_flushes++;
+}
+
+/* ---- Dwfls ---- */
+
+/*
+ * Set while a process's modules are opened, for find_elf below. Thread-local
+ * because libdwfl gives find_elf no argument of ours that would carry it.
+ */
+static __thread pid_t opening_pid;
+static __thread const struct cp_path_map *opening_map;
+
+/* A file --path-map moves: opened there, or not at all (the user said where it is). */
+static int find_mapped_elf(const char *name, char **file_name)
+{
+	char buf[PATH_MAX];
+	const char *path = cp_path_map_apply(opening_map, name, buf, sizeof(buf));
+	int fd;
+
+	if (path == name)
+		return -2;
+	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(path);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A process in another mount namespace (a container) maps files by paths
+ * that mean something else, or nothing, in ours: open them through
+ * /proc/PID/root. When that is the file the plain path names, use the plain
+ * path, so separate debug info next to it (.gnu_debuglink) is still found.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	char path[PATH_MAX + 32];
+	struct stat in_root, plain;
+	size_t len = strlen(name);
+	int fd;
+
+	if (opening_map && (fd = find_mapped_elf(name, file_name)) != -2)
+		return fd;
+	if (opening_pid <= 0 || name[0] != '/' ||
+	    (len > 10 && !strcmp(name + len - 10, " (deleted)")))
+		goto fallback;
+	if (snprintf(path, sizeof(path), "/proc/%d/root%s", opening_pid, name) >=
+	    (int)sizeof(path))
+		goto fallback;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fallback;
+	if (fstat(fd, &in_root) || !S_ISREG(in_root.st_mode) ||
+	    (!stat(name, &plain) && plain.st_dev == in_root.st_dev &&
+	     plain.st_ino == in_root.st_ino)) {
+		close(fd);
+		goto fallback;
+	}
+	*file_name = strdup(path);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+fallback:
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	GElf_Addr bias;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	(void)arg;
+	/* failures (a file gone since it was mapped) leave the module nameless */
+	dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/* Reports the maps text the caller gave for @pid (a recording): as dwfl_linux_proc_report. */
+static int report_maps_text(struct cp_symbolizer *s, Dwfl *dwfl, pid_t pid, __u64 *gen)
+{
+	const char *text;
+	size_t len;
+	FILE *f;
+	int r;
+
+	if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+		return ESRCH;
+	f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return errno;
+	r = dwfl_linux_proc_maps_report(dwfl, f);
+	fclose(f);
+	return r;
+}
+
+/*
+ * Reports @pid's maps into a new Dwfl and opens every module's ELF file now,
+ * not at first lookup: once the process exits, "[vdso]" can no longer be
+ * read from its memory, and a file replaced on disk (an upgrade) would give
+ * another binary's symbols.
+ */
+static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	int r;
+
+	if (!dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(dwfl);
+	r = s->maps_text ? report_maps_text(s, dwfl, pid, gen) : dwfl_linux_proc_report(dwfl, pid);
+	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
+		r = -1;
+	if (r) {
+		dwfl_end(dwfl);
+		/* positive: errno opening /proc/PID/maps; -1: a libdwfl error */
+		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
+	}
+	opening_pid = pid;
+	opening_map = s->path_map;
+	dwfl_getmodules(dwfl, open_module, NULL, 0);
+	opening_pid = 0;
+	opening_map = NULL;
+	*out = dwfl;
+	return 0;
+}
+
+static void space_clear(struct cp_sym_space *sp)
+{
+	if (sp->dwfl) {
+		cp_sym_release(sp->dwfl);
+		dwfl_end(sp->dwfl);
+	}
+	free(sp->path);
+	free(sp->loads);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, const char *path)
+{
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->pid == pid && !sp->shared && (pid || !strcmp(sp->path, path))) {
+			sp->last_use = ++s->clock;
+			return sp;
+		}
+	}
+	return NULL;
+}
+
+/* A free slot, evicting the least recently used Dwfl when all are taken. */
+static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
+{
+	struct cp_sym_space *victim = &s->spaces[0];
+
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		if (!s->spaces[i].dwfl)
+			return &s->spaces[i];
+		if (s->spaces[i].last_use < victim->last_use)
+			victim = &s->spaces[i];
+	}
+	/* its cached results stay: still right for that snapshot */
+	space_clear(victim);
+	s->stats.evictions++;
+	return victim;
+}
+
+/* The fallback: @pid's maps reported into a Dwfl of its own, every module opened. */
+static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space **out)
+{
+	struct cp_sym_space *sp = space_find(s, pid, NULL);
+	Dwfl *dwfl;
+	__u64 gen = 0;
+	int err;
+
+	if (sp) {
+		*out = sp;
+		return 0;
+	}
+	err = snapshot(s, pid, &dwfl, &gen);
+	if (err)
+		return err;
+	s->stats.snapshots++;
+	s->stats.fallbacks++;
+	sp = space_slot(s);
+	*sp = (struct cp_sym_space){
+		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = now_ns(),
+		.text_gen = gen,
+	};
+	*out = sp;
+	return 0;
+}
+
+static void drop_fallback(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_space *sp = space_find(s, pid, NULL);
+
+	if (sp)
+		space_clear(sp);
+}
+
+/* The PT_LOAD segments of @mod's ELF file. */
+static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t phnum;
+
+	if (!elf || elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	sp->loads = calloc(phnum ? phnum : 1, sizeof(*sp->loads));
+	if (!sp->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			sp->loads[sp->nr_loads++] = (struct cp_sym_load){
+				.offset = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+			};
+	}
+	sp->bias = bias;
+	return sp->nr_loads ? 0 : -ENOEXEC;
+}
+
+/*
+ * @path's ELF file at link-time addresses in a new Dwfl: reported at base 0
+ * (dwfl_report_offline would place an ET_DYN file at a made-up base).
+ */
+static int open_file(const char *path, Dwfl **out, Dwfl_Module **mod)
+{
+	Dwfl *dwfl;
+
+	if (access(path, R_OK))
+		return -errno;
+	dwfl = dwfl_begin(&file_callbacks);
+	if (!dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(dwfl);
+	*mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
+	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		return -ENOEXEC;	/* readable but not ELF */
+	}
+	*out = dwfl;
+	return 0;
+}
+
+/* The shared space of @m's file: one per file, whichever process maps it. */
+static int space_for_shared(struct cp_symbolizer *s, const struct cp_sym_share *m,
+			    struct cp_sym_space **out)
+{
+	struct cp_sym_space tmp = { .shared = true, .key = m->key };
+	Dwfl_Module *mod;
+	int err;
+
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->shared && cp_sym_key_equal(&sp->key, &m->key)) {
+			sp->last_use = ++s->clock;
+			*out = sp;
+			return 0;
+		}
+	}
+	err = open_file(m->open_path, &tmp.dwfl, &mod);
+	if (err)
+		return err;
+	tmp.path = strdup(m->open_path);
+	err = tmp.path ? file_loads(mod, &tmp) : -ENOMEM;
+	if (err) {
+		space_clear(&tmp);
+		return err;
+	}
+	s->stats.file_spaces++;
+	*out = space_slot(s);
+	tmp.last_use = ++s->clock;
+	**out = tmp;
+	return 0;
+}
+
+/* ---- light snapshots ---- */
+
+static void snap_clear(struct cp_sym_snap *sn)
+{
+	for (size_t i = 0; sn->share && i < sn->maps->nr; i++)
+		if (sn->share[i].open_path != sn->maps->maps[i].path)
+			free((char *)sn->share[i].open_path);
+	free(sn->share);
+	cp_maps__free(sn->maps);
+	memset(sn, 0, sizeof(*sn));
+}
+
+static struct cp_sym_snap *snap_find(struct cp_symbolizer *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->max_snaps; i++) {
+		if (s->snaps[i].pid == pid) {
+			s->snaps[i].last_use = ++s->clock;
+			return &s->snaps[i];
+		}
+	}
+	return NULL;
+}
+
+/* Drops @pid's snapshot and fallback Dwfl. */
+static void snap_drop(struct cp_symbolizer *s, struct cp_sym_snap *sn)
+{
+	drop_fallback(s, sn->pid);
+	snap_clear(sn);
+}
+
+/* A free snapshot slot (last used at 0), else the least recently used process's. */
+static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
+{
+	struct cp_sym_snap *victim = &s->snaps[0];
+
+	for (size_t i = 1; i < s->max_snaps; i++)
+		if (s->snaps[i].last_use < victim->last_use)
+			victim = &s->snaps[i];
+	if (victim->pid) {
+		snap_drop(s, victim);
+		s->stats.evictions++;
+		s->stats.snapshot_evictions++;
+	}
+	return victim;
+}
+
+/* @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. */
+static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
+{
+	const char *text;
+	size_t len;
+	int err;
+
+	if (s->maps_text) {
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+			return -ESRCH;
+		return cp_maps__parse(text, len, out);
+	}
+	err = cp_maps__read(NULL, pid, out);
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+/* Whether @path is a regular file; its key in @key then. */
+static bool file_key(const char *path, struct cp_sym_file_key *key)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	*key = cp_sym_stat_key(st.st_dev, st.st_ino);
+	return true;
+}
+
+/*
+ * A live process's [vdso], when it is the size of ours: the same kernel
+ * image, read from our copy (the target's own may be gone by the lookup).
+ * NULL for another ABI's (a 32-bit process: other size), and whenever maps
+ * come as text: a replay cannot know the recording machine's [vdso], and a
+ * recording run must report what its replay will.
+ */
+static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m, char *buf,
+				 size_t sz, struct cp_sym_file_key *key)
+{
+	if (s->maps_text)
+		return NULL;
+	if (!s->vdso_tried) {
+		s->vdso_tried = true;
+		s->vdso_fd = cp_own_vdso_memfd(&s->vdso_len);
+	}
+	if (s->vdso_fd < 0 || m->end - m->start != s->vdso_len ||
+	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz || !file_key(buf, key))
+		return NULL;
+	return buf;
+}
+
+/*
+ * Where @m's file is opened to be shared, in @buf, and its key; NULL when it
+ * is not shared. A recording's files are where --path-map says, or at their
+ * paths; a live process's file must be the very file it maps (device and
+ * inode): at its path, or in its mount namespace (a container).
+ */
+static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
+			      char *buf, size_t sz, struct cp_sym_file_key *key)
+{
+	struct cp_sym_file_key want = cp_sym_map_key(m);
+	const char *path = m->path;
+
+	if (m->kind == CP_MAP_VDSO)
+		return own_vdso_path(s, m, buf, sz, key);
+	if (!cp_sym_map_shareable(m))
+		return NULL;
+	if (s->path_map)
+		path = cp_path_map_apply(s->path_map, m->path, buf, sz);
+	if (!path)
+		return NULL;
+	/* the user said where it is; a recording names another machine's inodes */
+	if (path != m->path || s->replay)
+		return file_key(path, key) ? path : NULL;
+	if (file_key(path, key) && cp_sym_key_equal(key, &want))
+		return path;
+	if (snprintf(buf, sz, "/proc/%d/root%s", pid, m->path) >= (int)sz || !file_key(buf, key))
+		return NULL;
+	return cp_sym_key_equal(key, &want) ? buf : NULL;
+}
+
+/*
+ * Makes @maps (taken over) @sn's, each executable mapping of a file found
+ * again on disk to be shared. Sets @unshared when one is not (deleted,
+ * replaced): the fallback should be taken while the process lives.
+ */
+static int snap_fill(struct cp_symbolizer *s, struct cp_sym_snap *sn, pid_t pid,
+		     struct cp_maps *maps, bool *unshared)
+{
+	char buf[PATH_MAX + 32];
+
+	*unshared = false;
+	sn->maps = maps;
+	sn->share = calloc(maps->nr ? maps->nr : 1, sizeof(*sn->share));
+	if (!sn->share)
+		return -ENOMEM;
+	sn->pid = pid;
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct cp_map *m = &maps->maps[i];
+		const char *path = share_path(s, pid, m, buf, sizeof(buf), &sn->share[i].key);
+
+		if (!path)
+			*unshared |= m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
+		else if (!(sn->share[i].open_path = path == m->path ? path : strdup(path)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Replaces @pid's snapshot (@*snp, or a new slot when NULL) with @maps
+ * (taken over); the fallback Dwfl goes with the old one. A live process
+ * with a mapping not shared gets its fallback now, while it is there to read.
+ */
+static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pid,
+		     struct cp_maps *maps, __u64 gen)
+{
+	struct cp_sym_snap *sn = *snp;
+	struct cp_sym_space *sp;
+	bool unshared;
+	int err;
+
+	if (sn)
+		snap_drop(s, sn);
+	else
+		sn = snap_slot(s);
+	err = snap_fill(s, sn, pid, maps, &unshared);
+	if (err) {
+		snap_clear(sn);
+		return err;
+	}
+	sn->last_use = ++s->clock;
+	sn->snapshot_ns = now_ns();
+	sn->text_gen = gen;
+	s->stats.snapshots++;
+	if (unshared && !s->replay)
+		space_for_pid(s, pid, &sp);	/* failing: the process is gone already */
+	*snp = sn;
+	return 0;
+}
+
+static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_snap **out)
+{
+	struct cp_maps *maps;
+	__u64 gen = 0;
+	int err;
+
+	*out = snap_find(s, pid);
+	if (*out)
+		return 0;
+	err = read_maps(s, pid, &maps, &gen);
+	return err ? err : snap_take(s, out, pid, maps, gen);
+}
+
+/*
+ * Whether @ip, in no module of @sn, is now in a file mapping: the mark of a
+ * dlopen since. JIT code and other anonymous memory never is, so a JIT
+ * runtime does not make us re-read its maps over and over. Returns the new
+ * maps then (and their generation in @gen), else NULL.
+ */
+static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
+				    __u64 *gen)
+{
+	const struct cp_map *m;
+	struct cp_maps *maps;
+
+	/* a replay's clock is not the run's: it re-snapshots where the run did */
+	if (s->replay)
+		return NULL;
+	if (now_ns() - sn->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
+		return NULL;
+	sn->snapshot_ns = now_ns();
+	*gen = sn->text_gen;
+	if (read_maps(s, sn->pid, &maps, gen))
+		return NULL;
+	m = s->maps_text && *gen == sn->text_gen ? NULL : cp_maps__find(maps, ip);
+	if (m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC))
+		return maps;
+	cp_maps__free(maps);
+	return NULL;
+}
+
+/* ---- API ---- */
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_results)
+{
+	struct cp_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->max_spaces = max_processes ? max_processes : CP_SYM_MAX_PROCESSES;
+	s->max_string_bytes = CP_SYM_MAX_STRING_BYTES;
+	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
+	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
+	s->max_snaps = s->max_spaces;
+	s->vdso_fd = -1;
+	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
+	s->snaps = calloc(s->max_snaps, sizeof(*s->snaps));
+	s->keys = calloc(s->nr_sets * CP_SYM_WAYS, sizeof(*s->keys));
+	s->results = malloc(s->nr_sets * CP_SYM_WAYS * sizeof(*s->results));
+	if (!s->spaces || !s->snaps || !s->keys || !s->results) {
+		cp_symbolizer__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cp_symbolizer__free(struct cp_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->spaces && i < s->max_spaces; i++)
+		space_clear(&s->spaces[i]);
+	for (size_t i = 0; s->snaps && i < s->max_snaps; i++)
+		snap_clear(&s->snaps[i]);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
+	free(s->spaces);
+	free(s->snaps);
+	free(s->keys);
+	free(s->results);
+	strings_free(&s->strings);
+	free(s);
+}
+
+static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_symbol_info *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
+
+	if (!mod) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+		return -ENOENT;
+	}
+	cp_sym_describe(mod, ip, out);
+	return intern_info(s, out);
+}
+
+/*
+ * @ip of @m in its file's shared space, told as the process sees it: the
+ * module named as the maps name it, addresses back in the process.
+ * Returns 0, -ENOMEM, or another error for the fallback to answer.
+ */
+static int describe_shared(struct cp_symbolizer *s, const struct cp_map *m,
+			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out)
+{
+	struct cp_sym_space *fs;
+	Dwfl_Module *mod;
+	__u64 vaddr;
+	int err = space_for_shared(s, sh, &fs);
+
+	if (err)
+		return err;
+	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip,
+			     &vaddr))
+		return -ENOENT;
+	mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
+	if (!mod)
+		return -ENOENT;
+	cp_sym_describe(mod, vaddr + fs->bias, out);
+	if (out->sym_size)
+		out->sym_start += ip - (vaddr + fs->bias);
+	out->ip = ip;
+	out->module = m->path;
+	s->stats.shared_lookups++;
+	return intern_info(s, out);
+}
+
+/* @ip in @sn's process: its file's shared space, else the process's own Dwfl. */
+static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
+			struct cp_symbol_info *out)
+{
+	const struct cp_map *m = cp_maps__find(sn->maps, ip);
+	const struct cp_sym_share *sh = m ? &sn->share[m - sn->maps->maps] : NULL;
+	struct cp_sym_space *sp;
+	int err;
+
+	/* what a Dwfl of the process holds: files and [vdso] */
+	if (!m || (m->kind != CP_MAP_FILE && m->kind != CP_MAP_VDSO)) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+		return -ENOENT;
+	}
+	if (sh->open_path) {
+		err = describe_shared(s, m, sh, ip, out);
+		if (!err || err == -ENOMEM)
+			return err;
+	}
+	err = space_for_pid(s, sn->pid, &sp);
+	if (err)
+		return err;
+	return describe(s, sp->dwfl, ip, out);
+}
+
+int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_symbol_info *out)
+{
+	const struct cp_symbol_info *hit;
+	struct cp_sym_snap *sn = NULL;
+	struct cp_maps *maps;
+	__u64 gen;
+	int err;
+
+	s->stats.lookups++;
+	if (pid <= 0) {
+		err = -ESRCH;
+		goto fail;
+	}
+	if (s->strings.bytes > s->max_string_bytes)
+		flush_strings(s);
+	hit = cache_find(s, pid, ip);
+	if (hit) {
+		s->stats.cache_hits++;
+		*out = *hit;
+		return 0;
+	}
+	err = snap_for_pid(s, pid, &sn);
+	if (err)
+		goto fail;
+	err = describe_pid(s, sn, ip, out);
+	if (err == -ENOENT && (maps = mapped_since(s, sn, ip, &gen))) {
+		err = snap_take(s, &sn, pid, maps, gen);
+		if (!err) {
+			s->stats.auto_refreshes++;
+			err = describe_pid(s, sn, ip, out);
+		}
+	}
+	if (err)
+		goto fail;
+	/* unmapped ips are not cached: a later dlopen may map them */
+	cache_put(s, pid, ip, out);
+	return 0;
+fail:
+	s->stats.failures++;
+	if (err != -ENOENT) {
+		memset(out, 0, sizeof(*out));
+		out->ip = ip;
+	}
+	return err;
+}
+
+int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_snap *sn;
+	struct cp_maps *maps;
+	__u64 gen = 0;
+	int err;
+
+	if (pid <= 0)
+		return -ESRCH;
+	sn = snap_find(s, pid);
+	err = read_maps(s, pid, &maps, &gen);
+	if (!err)
+		err = snap_take(s, &sn, pid, maps, gen);
+	/* after an eviction too: results cached from before may predate an exec */
+	if (!err)
+		cache_drop_pid(s, pid);
+	return err;
+}
+
+void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_snap *sn;
+
+	if (pid <= 0)
+		return;
+	sn = snap_find(s, pid);
+	if (sn)
+		snap_drop(s, sn);
+	else
+		drop_fallback(s, pid);
+	cache_drop_pid(s, pid);
+}
+
+/* A file at link-time addresses, by path: Dwfl addresses are the file's own. */
+static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_sym_space **out)
+{
+	struct cp_sym_space *sp = space_find(s, 0, path);
+	Dwfl_Module *mod;
+	Dwfl *dwfl;
+	char *copy;
+	int err;
+
+	if (sp) {
+		*out = sp;
+		return 0;
+	}
+	err = open_file(path, &dwfl, &mod);
+	if (err)
+		return err;
+	copy = strdup(path);
+	if (!copy) {
+		dwfl_end(dwfl);
+		return -ENOMEM;
+	}
+	sp = space_slot(s);
+	*sp = (struct cp_sym_space){ .dwfl = dwfl, .path = copy, .last_use = ++s->clock };
+	*out = sp;
+	return 0;
+}
+
+int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
+				struct cp_symbol_info *out)
+{
+	struct cp_sym_space *sp = NULL;
+	int err = space_for_file(s, path, &sp);
+
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		out->ip = vaddr;
+		return err;
+	}
+	return describe(s, sp->dwfl, vaddr, out);
+}
+
+void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_map *m)
+{
+	s->path_map = m && m->nr ? m : NULL;
+}
+
+void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
+				  bool replay)
+{
+	s->maps_text = fn;
+	s->maps_text_ctx = ctx;
+	s->replay = replay;
+}
+
+void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max)
+{
+	s->max_string_bytes = max;
+}
+
+/* Dwfls most recently used first, free slots last. */
+static int by_recent_use(const void *a, const void *b)
+{
+	const struct cp_sym_space *x = a, *y = b;
+
+	if (!x->dwfl != !y->dwfl)
+		return x->dwfl ? -1 : 1;
+	return x->last_use > y->last_use ? -1 : x->last_use < y->last_use;
+}
+
+size_t cp_symbolizer__shrink(struct cp_symbolizer *s)
+{
+	size_t new_max = s->max_spaces / 2 > CP_SYM_MIN_PROCESSES ? s->max_spaces / 2 :
+			 CP_SYM_MIN_PROCESSES, dropped = 0;
+
+	/*
+	 * Dwfls are what grows (libdw's copies of debug sections): keep fewer
+	 * from now on, and room below that. The most recently used stay, so a
+	 * hot process (maybe exited, its breakpoint findings still to report)
+	 * keeps its snapshot.
+	 */
+	if (new_max > s->max_spaces)
+		new_max = s->max_spaces;
+	qsort(s->spaces, s->max_spaces, sizeof(*s->spaces), by_recent_use);
+	for (size_t i = new_max / 2; i < s->max_spaces; i++) {
+		if (s->spaces[i].dwfl) {
+			space_clear(&s->spaces[i]);
+			dropped++;
+		}
+	}
+	s->max_spaces = new_max;
+	s->stats.evictions += dropped;
+	flush_strings(s);
+	return dropped;
+}
+
+void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out)
+{
+	*out = s->stats;
+}
+
+/* ---- text ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* snprintf that keeps a running length past a full buffer. */
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*len < size ? buf + *len : NULL, *len < size ? size - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n;
+}
+
+int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (info->function) {
+		put(buf, size, &len, "%s", info->function);
+		for (__u32 i = 0; i < info->nr_inlined; i++)
+			put(buf, size, &len, " inlined into %s",
+			    info->inlined[i].function ? info->inlined[i].function : "??");
+	} else if (info->module) {
+		put(buf, size, &len, "%s+0x%llx", base_name(info->module),
+		    (unsigned long long)info->module_offset);
+		if (info->nearest)
+			put(buf, size, &len, " (nearest: %s)", info->nearest);
+	} else {
+		put(buf, size, &len, "0x%llx", (unsigned long long)info->ip);
+	}
+	if (info->file && info->line)
+		put(buf, size, &len, " (%s:%u)", base_name(info->file), info->line);
+	return len > INT_MAX ? INT_MAX : (int)len;
+}

@@ -15,11 +15,13 @@ ARCH		:= x86
 
 PKGS		:= libbpf libelf libdw zlib
 CFLAGS		?= -g -O2
-CP_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE \
+# The project's own code builds without a warning; WERROR= for a newer compiler's new ones.
+WERROR		?= -Werror
+CP_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra $(WERROR) -MMD -MP -D_GNU_SOURCE \
 		   -Iinclude -Iuser -I$(BUILD) \
 		   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lZydis -lpthread -lm
-BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-function \
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-function $(WERROR) \
 		   -MMD -MP -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 
 ifeq ($(V),1)
@@ -52,7 +54,7 @@ BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
 # access patterns in their sources survive into the machine code.
 WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
 
-.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb
+.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb layers format-check
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -138,7 +140,9 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 # can link libFuzzer (libclang-rt); tests/e2e/test_fuzz_recording.sh runs it
 # for CP_FUZZ_SECONDS (30). `make fuzz FUZZ_SECONDS=600` runs it longer.
 FUZZ_BIN	:= $(BUILD)/tests/fuzz/fuzz_recording
-FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/cli/main.c,$(USER_SRCS)))
+# The replay links without the live run: no skeleton, session, drain or perf
+# events (user/live/) and no command line (user/cli/) in the fuzzer.
+FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/live/% user/cli/%,$(USER_SRCS)))
 FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address
 FUZZ_SECONDS	?= 300
 HAVE_LIBFUZZER	:= $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
@@ -188,7 +192,16 @@ fuzz: $(FUZZ_BIN)
 
 # The README's two commands: install what is missing, build, then run.
 check: deps
+	$(Q)$(MAKE) layers format-check
 	$(Q)$(MAKE) test
+
+# user/'s folders are layers: includes point down (tests/layers.sh says the order).
+layers:
+	$(Q)tests/layers.sh
+
+# clang-format's layout for every C file but the legacy ones (tests/format_check.sh).
+format-check:
+	$(Q)tests/format_check.sh
 
 test: tests
 	$(Q)tests/run.sh $(BUILD)

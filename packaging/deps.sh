@@ -6,7 +6,7 @@
 set -eu
 
 pkgs=(
-	make gcc clang llvm pkg-config libclang-rt-14-dev
+	make gcc clang clang-format llvm pkg-config libclang-rt-14-dev
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 	libzydis-dev
 	libcmocka-dev

@@ -176,7 +176,7 @@ cleanup:
 int main(int argc, char **argv)
 {
 	struct cp_alloc_probes_opts opts = { .max_alloc_rate = 0 };
-	struct cp_drain_ops ops = { .record = count_record };
+	struct cp_record_ops ops = { .record = count_record };
 	double plain[MAX_ROUNDS], prof[MAX_ROUNDS], plain_cpu[MAX_ROUNDS], prof_cpu[MAX_ROUNDS];
 	double cpu;
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;

@@ -113,7 +113,7 @@ static int load_empty(void)
 
 static int run_scenario(struct scenario *sc, int rounds)
 {
-	struct cp_drain_ops ops = { .sample = count_record, .ctx = &sc->records };
+	struct cp_record_ops ops = { .sample = count_record, .ctx = &sc->records };
 	struct cp_test_sample s = {
 		.tgid = sc->tgid, .tid = sc->tgid, .cpu = 0, .ip = 0x401000, .addr = 0x7f0000001000,
 		.data_src = sc->data_src, .weight = 30, .time_ns = 1,

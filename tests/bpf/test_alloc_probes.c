@@ -241,7 +241,7 @@ static int count_fds(void)
 
 static void start_run(struct run *r, pid_t pid, __u64 max_rate, bool no_throwing_new)
 {
-	struct cp_drain_ops ops = { .record = on_record, .ctx = r };
+	struct cp_record_ops ops = { .record = on_record, .ctx = r };
 	struct cp_alloc_probes_opts o = {
 		.max_alloc_rate = max_rate, .on_guard = on_guard, .ctx = r,
 		.no_throwing_new = no_throwing_new,

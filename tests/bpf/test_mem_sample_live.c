@@ -93,7 +93,7 @@ static int open_page_faults(__u64 sample_type)
 static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample_type,
 			struct seen *seen, struct cp_stats *st)
 {
-	struct cp_drain_ops ops = { .sample = on_sample, .ctx = seen };
+	struct cp_record_ops ops = { .sample = on_sample, .ctx = seen };
 	struct bpf_link *link;
 	struct cacheperf *skel;
 	struct cp_drain *d;

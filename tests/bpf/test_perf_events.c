@@ -30,6 +30,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
+#include "cli/options.h"
 #include "live/perf_events.h"
 #include "machine/pmu.h"
 #include "machine/pmu_attr.h"
@@ -490,7 +491,7 @@ static void test_mem_loads_no_pmu(void **state)
 	assert_non_null(skl);
 	assert_int_equal(skl->nr_core, 1);
 	cp_options_defaults(&opts);
-	cp_sampling_cfg_init(&cfg, &opts, 1);
+	cp_sampling_cfg_init(&cfg, opts.ldlat_cycles, opts.load_period, opts.store_period, 1);
 	assert_int_equal(cp_mem_specs_build(&skl->core[0], &cfg, &specs, err, sizeof(err)), 0);
 	assert_true(cp_perf_online_cpus("/", &cpus) > 0);
 	set = cp_perf_events__new();
@@ -512,7 +513,7 @@ static void test_mem_loads_no_pmu(void **state)
 		struct cp_source_choice pebs = { .kind = CP_SOURCE_PEBS, .per_task = true };
 		struct cp_perf_scope scope;
 
-		cp_perf_scope_decide(CP_TARGET_ALL, 0, 2, true, 1024, &scope);
+		cp_perf_scope_decide(true, 0, 2, true, 1024, &scope);
 		ret = cp_perf_events__open_mem(set, skl, &pebs, &cfg, &scope, &cpus, NULL, 0, NULL,
 					       err, sizeof(err));
 		assert_true(ret < 0);

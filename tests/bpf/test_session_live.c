@@ -24,6 +24,7 @@
 
 #include "live/drain.h"
 #include "live/session.h"
+#include "cli/run_cfg.h"
 
 #define NR_PAGES	32
 #define NR_THREADS	2
@@ -97,9 +98,9 @@ static __u64 runtime_addr(pid_t pid, const char *path, const char *sym)
 static void test_faults_source_on_workload(void **state)
 {
 	struct seen sn = { 0 };
-	struct cp_drain_ops ops = { .sample = on_sample, .ctx = &sn };
+	struct cp_record_ops ops = { .sample = on_sample, .ctx = &sn };
 	struct cp_options opts;
-	struct cp_session_cfg cfg = { .opts = &opts };
+	struct cp_session_cfg cfg = { 0 };
 	struct cp_session *s = NULL;
 	struct cp_drain *d;
 	struct cp_stats st;
@@ -126,6 +127,7 @@ static void test_faults_source_on_workload(void **state)
 	opts.pids[0] = sn.pid;
 	opts.nr_pids = 1;
 	opts.source = CP_SOURCE_FAULTS;
+	cp_session_cfg_of(&opts, &cfg);
 	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg.source), 0);
 	cfg.pids = opts.pids;
 	cfg.nr_pids = 1;
@@ -168,7 +170,7 @@ static void test_faults_source_on_workload(void **state)
 static void test_exited_target(void **state)
 {
 	struct cp_options opts;
-	struct cp_session_cfg cfg = { .opts = &opts };
+	struct cp_session_cfg cfg = { 0 };
 	struct cp_session *s = NULL;
 	char err[512] = "";
 	pid_t pid;
@@ -183,6 +185,7 @@ static void test_exited_target(void **state)
 	waitpid(pid, NULL, 0);
 	cp_options_defaults(&opts);
 	opts.target = CP_TARGET_PIDS;
+	cp_session_cfg_of(&opts, &cfg);
 	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg.source), 0);
 	cfg.pids = &pid;
 	cfg.nr_pids = 1;

@@ -151,7 +151,7 @@ static int setup(void **state)
 {
 	char path[512];
 	char *argv[2] = { path, NULL };
-	struct cp_drain_ops ops = { .sample = on_sample, .record = ignore_record };
+	struct cp_record_ops ops = { .sample = on_sample, .record = ignore_record };
 	struct cp_cpuset cpus;
 	struct fixture *f;
 	__u8 v = CP_TARG_PROFILE;

@@ -76,7 +76,7 @@ static int collect(const struct cp_sample *s, void *ctx)
 /* Opens, configures and loads the skeleton with the test program enabled. */
 static struct env *env_new(const struct knobs *k)
 {
-	struct cp_drain_ops ops = { .sample = collect };
+	struct cp_record_ops ops = { .sample = collect };
 	struct env *e = calloc(1, sizeof(*e));
 	int variant;
 
@@ -595,7 +595,7 @@ static void test_drain_validates_records(void **state)
 {
 	struct knobs k = { .window = 8, .forward_all = true };
 	struct other o = { 0 };
-	struct cp_drain_ops ops = { .record = on_other, .ctx = &o };
+	struct cp_record_ops ops = { .record = on_other, .ctx = &o };
 	struct cp_drain *d;
 	struct env *e;
 	int fd;

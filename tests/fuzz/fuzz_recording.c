@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "record/replay.h"
+#include "report/profile_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

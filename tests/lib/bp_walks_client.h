@@ -127,7 +127,7 @@ static inline void cp_bpw_rig_start(struct cp_bpw_rig *r,
 						  void *ctx),
 				    void *ctx)
 {
-	struct cp_drain_ops ops = { .sample = cp_bpw_ignore_sample, .record = record, .ctx = ctx };
+	struct cp_record_ops ops = { .sample = cp_bpw_ignore_sample, .record = record, .ctx = ctx };
 
 	cp_bpw_start(&r->wl);
 	r->skel = cp_bpw_load_bpf();

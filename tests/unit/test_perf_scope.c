@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "cli/options.h"
 #include "live/perf_events.h"
 
 struct scope_case {
@@ -48,7 +49,7 @@ static void test_scope(void **state)
 		struct cp_perf_scope s;
 
 		print_message("# case %zu\n", i);
-		cp_perf_scope_decide(c->target, c->threads, c->events, c->per_task_ok, c->nofile,
+		cp_perf_scope_decide(c->target == CP_TARGET_ALL, c->threads, c->events, c->per_task_ok, c->nofile,
 				     &s);
 		assert_int_equal(s.per_cpu, c->per_cpu);
 		assert_int_equal(s.filter_tgid, c->filter);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "cli/options.h"
 #include "machine/cpuset.h"
 #include "machine/pmu.h"
 #include "machine/pmu_attr.h"
@@ -46,7 +47,7 @@ static void default_cfg(struct cp_sampling_cfg *cfg)
 	struct cp_options opts;
 
 	cp_options_defaults(&opts);
-	cp_sampling_cfg_init(cfg, &opts, SEED);
+	cp_sampling_cfg_init(cfg, opts.ldlat_cycles, opts.load_period, opts.store_period, SEED);
 }
 
 /* --- the trees ---------------------------------------------------------- */

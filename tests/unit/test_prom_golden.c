@@ -19,7 +19,9 @@
 #include <cmocka.h>
 
 #include "lib/rec_build.h"
+#include "cli/report_cmd.h"
 #include "record/replay.h"
+#include "report/profile_report.h"
 
 #define PID		4242
 #define TID2		4243

@@ -24,6 +24,7 @@
 #include "symbols/build_id.h"
 #include "lib/rec_build.h"
 #include "record/replay.h"
+#include "report/profile_report.h"
 
 #define PID		4242
 #define IP		0x400100ull

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "profile/bpf_stats.h"
 #include "profile/rolling.h"
 
 #define SEC	1000000000ull

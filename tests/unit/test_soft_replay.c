@@ -23,7 +23,9 @@
 #include <cmocka.h>
 
 #include "lib/rec_build.h"
+#include "cli/report_cmd.h"
 #include "record/replay.h"
+#include "report/profile_report.h"
 
 #define PID	1000
 #define CODE	0x400000ull

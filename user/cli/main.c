@@ -14,17 +14,18 @@
 
 #include "machine/geometry.h"
 #include "cli/options.h"
+#include "cli/run_cfg.h"
 #include "machine/pmu.h"
 #include "cli/probe.h"
 #include "profile/proc_identity.h"
-#include "profile/profile.h"
+#include "live/run.h"
+#include "cli/report_cmd.h"
 #include "report/prom_file.h"
 #include "record/recorder.h"
-#include "record/replay.h"
 #include "report/report.h"
 #include "report/report_emit.h"
 #include "live/session.h"
-#include "cli/signals.h"
+#include "live/signals.h"
 #include "report/summary_out.h"
 #include "machine/sysinfo.h"
 #include "cli/target.h"
@@ -43,8 +44,8 @@ struct cp_main {
 	struct cp_pmus *pmus;
 	struct cp_session_cfg cfg;
 	struct cp_session *sess;
-	struct cp_profile *prof;
-	struct cp_recorder *rec;	/* --record; the profile owns it once made */
+	struct cp_live *live;
+	struct cp_recorder *rec;	/* --record; the live run owns it once made */
 	struct cp_child child;
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
@@ -219,7 +220,7 @@ static int prepare_targets(struct cp_main *m)
 	default:
 		break;
 	}
-	m->cfg.opts = &m->opts;
+	cp_session_cfg_of(&m->opts, &m->cfg);
 	m->cfg.pmus = m->pmus;
 	m->cfg.pids = m->pids;
 	m->cfg.nr_pids = m->nr_pids;
@@ -227,20 +228,44 @@ static int prepare_targets(struct cp_main *m)
 	return -1;
 }
 
+/* cp_live_cfg.targets_gone: the command exited, or every -p process. */
+static bool targets_gone(void *ctx, char *reason, size_t sz)
+{
+	struct cp_main *m = ctx;
+
+	if (m->have_child) {
+		if (!cp_child_poll(&m->child))
+			return false;
+		snprintf(reason, sz, "the command exited with status %d",
+			 cp_exit_code(m->child.status));
+		return true;
+	}
+	for (int i = 0; i < m->nr_pids; i++)
+		if (cp_pid_alive(m->pids[i]))
+			return false;
+	snprintf(reason, sz, "%s exited", m->nr_pids == 1 ? "the target" : "every target");
+	return true;
+}
+
 static int run(struct cp_main *m)
 {
-	int ret;
-
-	struct cp_profile_cfg pcfg = {
-		.opts = &m->opts,
-		.child = m->have_child ? &m->child : NULL,
-		.pids = m->opts.target == CP_TARGET_PIDS ? m->pids : NULL,
-		.nr_pids = m->opts.target == CP_TARGET_PIDS ? m->nr_pids : 0,
+	struct cp_live_cfg lcfg = {
+		.duration_s = m->opts.duration_s,
+		.interval_s = m->opts.interval_s,
+		.window_s = m->opts.window_s,
+		.max_sample_rate = m->opts.max_sample_rate,
+		.max_memory_bytes = m->opts.max_memory_bytes,
+		.sysfs_root = m->opts.sysfs_root,
+		.bp_expiry_ms = m->opts.bp_expiry_ms,
+		.max_bp_rate = m->opts.max_bp_rate,
+		.targets_gone = m->opts.target == CP_TARGET_ALL ? NULL : targets_gone,
 		.on_report = print_summary,
-		.report_ctx = m,
 		.on_interval = on_interval,
 		.on_reopen = on_reopen,
+		.ctx = m,
 	};
+	struct cp_profile *prof;
+	int ret;
 
 	/* Open, set knobs, load & verify BPF programs */
 	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
@@ -251,15 +276,19 @@ static int run(struct cp_main *m)
 	if (m->opts.record_path &&
 	    !(m->rec = cp_recorder__open(m->opts.record_path, m->err, sizeof(m->err))))
 		return fail(m, CP_EXIT_RUNTIME);
-	if (cp_profile__new(m->sess, &m->geo, m->rec, &m->prof, m->err, sizeof(m->err)))
+	/* the live run owns the recording from here on, made or not */
+	ret = cp_live__new(m->sess, &m->geo, m->rec, &m->live, m->err, sizeof(m->err));
+	m->rec = NULL;
+	if (ret)
 		return fail(m, CP_EXIT_RUNTIME);
+	prof = cp_live__profile(m->live);
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	fill_info(m);
-	cp_profile__set_info(m->prof, &m->info);
+	cp_live__set_info(m->live, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)
-		cp_profile__snapshot(m->prof, m->pids[i]);
+		cp_profile__snapshot(prof, m->pids[i]);
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,
@@ -269,14 +298,14 @@ static int run(struct cp_main *m)
 	m->ro = report_opts(m);
 	cp_summary_out_init(&m->sum, &m->ro, &m->geo, pmu_name(m->pmus), true,
 			    !m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
-	if (cp_profile__run(m->prof, &pcfg, m->err, sizeof(m->err)))
+	if (cp_live__run(m->live, &lcfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	/* the last window's metrics stay for the scraper */
-	cp_summary_out_prom(&m->sum, m->prof, m->err, sizeof(m->err));
+	cp_summary_out_prom(&m->sum, prof, m->err, sizeof(m->err));
 
 	/* Final report, then the recording's end: it has what the report read */
-	print_report(m->prof, m);
-	ret = cp_profile__finish(m->prof, m->err, sizeof(m->err));
+	print_report(prof, m);
+	ret = cp_live__finish(m->live, m->err, sizeof(m->err));
 	if (ret)
 		return fail(m, CP_EXIT_RUNTIME);
 	if (m->have_child && m->child.exited)
@@ -319,10 +348,8 @@ cleanup:
 	/* a command we launched does not outlive the profile it was launched for */
 	if (m->have_child && !m->child.exited)
 		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
-	if (m->prof)
-		cp_profile__free(m->prof);
-	else
-		cp_recorder__close(m->rec, NULL, NULL, 0);
+	cp_live__free(m->live);
+	cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
 	free(m);

@@ -211,21 +211,6 @@ static const char usage_text[] =
 "  cacheperf-bpf -- ./myapp --threads 8   launch and profile myapp\n"
 "  cacheperf-bpf -a -i 10                 whole machine, summary every 10 s\n";
 
-static const char *const source_names[] = {
-	[CP_SOURCE_AUTO] = "auto",
-	[CP_SOURCE_PEBS] = "pebs",
-	[CP_SOURCE_IBS] = "ibs",
-	[CP_SOURCE_SOFT] = "soft",
-	[CP_SOURCE_FAULTS] = "faults",
-};
-
-const char *cp_source_name(enum cp_source_kind kind)
-{
-	if ((unsigned)kind >= sizeof(source_names) / sizeof(source_names[0]))
-		return "?";
-	return source_names[kind];
-}
-
 const struct option *cp_options_table(void)
 {
 	return long_opts;
@@ -286,17 +271,6 @@ static int parse_pids(const char *arg, struct cp_options *opts, char *err, size_
 	if (opts->nr_pids == 0)
 		return fail(err, err_sz, "-p: no process ID in '%s'", arg);
 	return 0;
-}
-
-static int parse_source(const char *arg, enum cp_source_kind *out)
-{
-	for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++) {
-		if (strcmp(arg, source_names[i]) == 0) {
-			*out = (enum cp_source_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 /* "0.5" or "0.5%" percent, 0..100, to parts per million. */
@@ -490,7 +464,7 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			opts->no_objects = true;
 			break;
 		case OPT_SOURCE:
-			if (parse_source(optarg, &opts->source))
+			if (cp_source_parse(optarg, &opts->source))
 				ret = fail(err, err_sz,
 					   "--source: '%s' is not one of auto, pebs, ibs, soft",
 					   optarg);

@@ -15,11 +15,10 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
 #include "classify/classify.h"
+#include "util/exit_code.h"
+#include "machine/source.h"
 #include "util/path_map.h"
 
-#define CP_EXIT_OK	0
-#define CP_EXIT_RUNTIME	1	/* a failure while running: privileges, PID, BTF, PMU */
-#define CP_EXIT_USAGE	2	/* the command line is wrong */
 
 #define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
 #define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
@@ -37,14 +36,6 @@ enum cp_target_kind {
 	CP_TARGET_PIDS,		/* -p PID[,PID...] */
 	CP_TARGET_ALL,		/* -a */
 	CP_TARGET_CMD,		/* -- CMD [ARGS...] */
-};
-
-enum cp_source_kind {
-	CP_SOURCE_AUTO = 0,
-	CP_SOURCE_PEBS,
-	CP_SOURCE_IBS,
-	CP_SOURCE_SOFT,
-	CP_SOURCE_FAULTS,	/* page faults: checks the pipeline anywhere, no cache levels */
 };
 
 struct cp_options {
@@ -101,8 +92,5 @@ const struct option *cp_options_table(void);
 
 /* Writes the --help text to @f. */
 void cp_options_usage(FILE *f);
-
-/* The name of a source kind as the command line spells it. */
-const char *cp_source_name(enum cp_source_kind kind);
 
 #endif /* CP_OPTIONS_H */

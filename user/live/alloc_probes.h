@@ -28,6 +28,7 @@
 #include <linux/types.h>
 
 #include "cacheperf/alloc.h"
+#include "profile/run_facts.h"
 #include "live/alloc_guard.h"
 
 struct cacheperf;
@@ -112,22 +113,6 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns);
 
 /* True while @pid's probes are backed off by the guard. */
 bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid);
-
-struct cp_alloc_probes_stats {
-	struct cp_alloc_stats bpf;	/* the BPF counters (alloc_stats) */
-	__u64 calls;		/* allocator calls of the targets probed now (guard counters) */
-	__u64 targets;		/* processes (or -a) probed now */
-	__u64 links;		/* uprobe links attached now */
-	__u64 detaching;	/* links detached, not yet destroyed (the reaper's queue) */
-	__u64 placed;		/* entry probes moved onto an emulated instruction */
-	__u64 entry_emulated;	/* entry probes at the entry, which is emulated */
-	__u64 single_step;	/* entry probes on an instruction the kernel single-steps */
-	__u64 backoffs;		/* guard back-offs so far, all targets */
-	__u64 backed_off;	/* targets backed off now */
-	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
-	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
-	__u64 throwing_new;	/* targets whose throwing operator new is probed */
-};
 
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out);
 

@@ -20,7 +20,7 @@
 struct cp_drain {
 	struct cacheperf *skel;
 	struct ring_buffer *rb;
-	struct cp_drain_ops ops;
+	struct cp_record_ops ops;
 	struct cp_record_counts counts;
 	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
 	__u64 deadline_ns;		/* this poll stops handling records here */
@@ -48,7 +48,7 @@ static int cp_drain_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops)
+struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_record_ops *ops)
 {
 	struct cp_drain *d = calloc(1, sizeof(*d));
 	int err;

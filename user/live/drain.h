@@ -18,7 +18,7 @@ struct cp_drain;
 
 
 /* A drain of @skel's maps (loaded) calling @ops; NULL with errno set on failure. */
-struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_drain_ops *ops);
+struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_record_ops *ops);
 void drain__free(struct cp_drain *d);
 
 /*

@@ -122,11 +122,11 @@ void cp_perf_open_strerror(char *buf, size_t sz, const char *name, int cpu, pid_
 	snprintf(buf, sz, "cannot open %s %s: %s%s", name, where, strerror(-err), hint);
 }
 
-void cp_perf_scope_decide(enum cp_target_kind target, int nr_threads, int events_per_thread,
+void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread,
 			  bool per_task_ok, long nofile_limit, struct cp_perf_scope *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (target == CP_TARGET_ALL) {
+	if (system_wide) {
 		out->per_cpu = true;
 		snprintf(out->reason, sizeof(out->reason), "per-CPU events: system-wide (-a)");
 		return;

@@ -31,7 +31,6 @@
 
 #include "machine/cpuset.h"
 #include "machine/event_spec.h"
-#include "cli/options.h"
 #include "machine/pmu.h"
 #include "machine/pmu_attr.h"
 #include "live/rate_cap.h"
@@ -119,13 +118,13 @@ struct cp_perf_scope {
 };
 
 /*
- * Pure: per-CPU for -a; for -p / -- per-thread unless the source has no
+ * Pure: per-CPU for -a (@system_wide); for -p / -- per-thread unless the source has no
  * per-task events (@per_task_ok false: IBS before 6.2), the targets have
  * more than CP_PERF_MAX_THREADS threads, or @nr_threads x
  * @events_per_thread would use more than half of @nofile_limit fds.
  * Per-CPU events for -p / -- need the BPF tgid filter.
  */
-void cp_perf_scope_decide(enum cp_target_kind target, int nr_threads, int events_per_thread,
+void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread,
 			  bool per_task_ok, long nofile_limit, struct cp_perf_scope *out);
 
 /*

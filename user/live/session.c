@@ -86,7 +86,7 @@ static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scop
 	}
 	if (getrlimit(RLIMIT_NOFILE, &nofile))
 		nofile.rlim_cur = 1024;
-	cp_perf_scope_decide(cfg->opts->target, threads, cp_events_per_thread(cfg),
+	cp_perf_scope_decide(cfg->system_wide, threads, cp_events_per_thread(cfg),
 			     cfg->source.per_task, (long)nofile.rlim_cur, scope);
 	return 0;
 }
@@ -96,7 +96,7 @@ static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cf
 {
 	int fd = bpf_map__fd(s->skel->maps.targ_tgids);
 	/* a held `-- CMD` child runs our code until its exec: profiled from the exec on */
-	__u8 v = cfg->opts->target == CP_TARGET_CMD ? CP_TARG_HELD : CP_TARG_PROFILE;
+	__u8 v = cfg->held ? CP_TARG_HELD : CP_TARG_PROFILE;
 
 	for (int i = 0; i < cfg->nr_pids; i++) {
 		__u32 tgid = (__u32)cfg->pids[i];
@@ -156,7 +156,6 @@ int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
 int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
 		     size_t err_sz)
 {
-	const struct cp_options *opts = cfg->opts;
 	struct cp_session *s;
 	int ret;
 
@@ -179,12 +178,12 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	/* Set knobs before load */
 	/* -p and --: per-CPU events need it; per-thread ones too, so a held
 	 * `-- CMD` child stays out until its exec (CP_TARG_HELD) */
-	s->skel->rodata->targ_filter_tgid = opts->target != CP_TARGET_ALL;
+	s->skel->rodata->targ_filter_tgid = !cfg->system_wide;
 	s->skel->rodata->targ_self_tgid = (__u32)getpid();
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
-	s->skel->rodata->targ_window_size = opts->window;
-	s->skel->rodata->targ_window_ratio_ppm = opts->window_ratio_ppm;
-	s->skel->rodata->targ_filter_cgroup = opts->cgroup != NULL;
+	s->skel->rodata->targ_window_size = cfg->window;
+	s->skel->rodata->targ_window_ratio_ppm = cfg->window_ratio_ppm;
+	s->skel->rodata->targ_filter_cgroup = cfg->cgroup != NULL;
 	ret = cp_mem_prog_size_windows(s->skel);
 	if (ret) {
 		fail(err, err_sz, ret, "cannot size the window map: %s", strerror(-ret));
@@ -209,7 +208,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	}
 
 	/* on_breakpoint is "?perf_event": loaded only when breakpoints are on */
-	if (opts->max_bp_rate) {
+	if (cfg->max_bp_rate) {
 		bpf_program__set_autoload(s->skel->progs.on_breakpoint, true);
 		if (cfg->geo) {
 			s->skel->rodata->targ_l1_line_bytes = cfg->geo->slot[CP_CACHE_L1D].line_bytes;
@@ -228,15 +227,15 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 	ret = cp_fill_targets(s, cfg, err, err_sz);
-	if (!ret && opts->cgroup)
-		ret = cp_fill_cgroup(s, opts->cgroup, err, err_sz);
+	if (!ret && cfg->cgroup)
+		ret = cp_fill_cgroup(s, cfg->cgroup, err, err_sz);
 	if (ret)
 		goto fail;
-	if (!opts->no_objects) {
+	if (!cfg->no_objects) {
 		struct cp_alloc_probes_opts ao = {
-			.max_alloc_rate = opts->max_alloc_rate,
-			.no_throwing_new = opts->no_throwing_new,
-			.log = opts->verbose ? stderr : NULL,
+			.max_alloc_rate = cfg->max_alloc_rate,
+			.no_throwing_new = cfg->no_throwing_new,
+			.log = cfg->verbose ? stderr : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,
 		};
@@ -273,7 +272,7 @@ static int cp_attach_faults(struct cp_session *s, const struct cp_session_cfg *c
 
 	cp_page_fault_spec(&spec, CP_FAULTS_PERIOD);
 	if (s->scope.per_cpu) {
-		ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+		ret = cp_perf_online_cpus(cfg->sysfs_root, &cpus);
 		if (ret < 0)
 			return fail(err, err_sz, ret, "cannot read the online CPUs: %s",
 				    strerror(-ret));
@@ -296,10 +295,10 @@ static int cp_attach_soft(struct cp_session *s, const struct cp_session_cfg *cfg
 	struct cp_cpuset cpus;
 	int ret;
 
-	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	ret = cp_perf_online_cpus(cfg->sysfs_root, &cpus);
 	if (ret < 0)
 		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
-	return cp_soft_events_open(s->events, &cpus, cfg->opts->soft_freq_hz, s->skel->progs.on_tick,
+	return cp_soft_events_open(s->events, &cpus, cfg->soft_freq_hz, s->skel->progs.on_tick,
 				   err, err_sz);
 }
 
@@ -310,10 +309,11 @@ static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
 	struct cp_cpuset cpus;
 	int ret;
 
-	ret = cp_perf_online_cpus(cfg->opts->sysfs_root, &cpus);
+	ret = cp_perf_online_cpus(cfg->sysfs_root, &cpus);
 	if (ret < 0)
 		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
-	cp_sampling_cfg_init(&sampling, cfg->opts, cp_random_seed());
+	cp_sampling_cfg_init(&sampling, cfg->ldlat_cycles, cfg->load_period, cfg->store_period,
+			     cp_random_seed());
 	return cp_perf_events__open_mem(s->events, cfg->pmus, &cfg->source, &sampling, &s->scope,
 					&cpus, cfg->pids, cfg->nr_pids, prog, err, err_sz);
 }
@@ -371,7 +371,7 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 		return ret;
 	s->nr_events = ret;
 	/* allocation probes: a failure loses heap objects, not the profile */
-	if (s->alloc && cfg->opts->target == CP_TARGET_ALL) {
+	if (s->alloc && cfg->system_wide) {
 		ret = cp_alloc_probes__attach_all(s->alloc);
 		if (ret)
 			fprintf(stderr, "cacheperf-bpf: warning: no allocation probes on the system libc: %s\n",

@@ -14,7 +14,6 @@
 
 #include "machine/geometry.h"
 #include "live/mem_prog.h"
-#include "cli/options.h"
 #include "live/perf_events.h"
 #include "machine/pmu.h"
 
@@ -24,8 +23,23 @@ struct cp_alloc_probes;
 
 #define CP_SESSION_LIFECYCLE_LINKS	3
 
+/* What a session opens and loads: main() fills it from the options. */
 struct cp_session_cfg {
-	const struct cp_options *opts;
+	bool system_wide;		/* -a: per-CPU events, no tgid filter */
+	bool held;			/* `-- CMD`: the child is held until its exec */
+	const char *sysfs_root;		/* --sysfs-root */
+	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
+	__u32 window;			/* accesses in a miss window */
+	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
+	__u32 ldlat_cycles;		/* PEBS load latency threshold */
+	__u64 load_period;		/* sample periods asked for */
+	__u64 store_period;
+	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
+	__u32 max_bp_rate;		/* 0: on_breakpoint is not loaded */
+	bool no_objects;		/* --no-objects: no allocation probes */
+	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
+	bool no_throwing_new;		/* leave throwing operator new unprobed */
+	bool verbose;			/* warnings of the allocation probes */
 	const struct cp_pmus *pmus;
 	struct cp_source_choice source;	/* from cp_source_decide() */
 	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */

@@ -24,8 +24,8 @@
 #include <linux/types.h>
 
 #include "machine/cpuset.h"
-#include "cli/options.h"
 #include "machine/pmu_format.h"
+#include "machine/source.h"
 #include "machine/sysinfo.h"
 
 #define CP_PMU_MAX_CORE		2	/* "cpu", or hybrid "cpu_core" + "cpu_atom" */

@@ -7,12 +7,13 @@
 
 #include "machine/pmu_attr.h"
 
-void cp_sampling_cfg_init(struct cp_sampling_cfg *cfg, const struct cp_options *opts, __u64 seed)
+void cp_sampling_cfg_init(struct cp_sampling_cfg *cfg, __u32 ldlat_cycles, __u64 load_period,
+			  __u64 store_period, __u64 seed)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->ldlat_cycles = opts->ldlat_cycles;
-	cfg->load_period = opts->load_period;
-	cfg->store_period = opts->store_period;
+	cfg->ldlat_cycles = ldlat_cycles;
+	cfg->load_period = load_period;
+	cfg->store_period = store_period;
 	cfg->jitter_pct = CP_JITTER_PCT_DEFAULT;
 	cfg->jitter_seed = seed;
 }

@@ -42,7 +42,6 @@
 #include <linux/types.h>
 
 #include "machine/event_spec.h"
-#include "cli/options.h"
 #include "machine/pmu.h"
 
 #define CP_MEM_SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | \
@@ -62,8 +61,9 @@ struct cp_sampling_cfg {
 	__u64 jitter_seed;	/* fixed in tests; random in production */
 };
 
-/* The sampling settings of @opts with the default jitter and @seed. */
-void cp_sampling_cfg_init(struct cp_sampling_cfg *cfg, const struct cp_options *opts, __u64 seed);
+/* The sampling settings asked for (--ldlat and the periods), the default jitter, @seed. */
+void cp_sampling_cfg_init(struct cp_sampling_cfg *cfg, __u32 ldlat_cycles, __u64 load_period,
+			  __u64 store_period, __u64 seed);
 
 /* What one PMU opens per CPU or per thread: PEBS loads (+ aux leader) and stores, or one IBS op event. */
 struct cp_mem_specs {

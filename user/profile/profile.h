@@ -1,78 +1,117 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The profiling loop of one session: drains the ring buffer into the
- * stores, collects the per-instruction counters and applies the sample-rate
- * cap every interval, answers SIGUSR1 with a report, and ends when the
- * duration is over, a stop signal arrived, or every target exited.
+ * The profile: the record handlers and the stores they feed. One table of
+ * handlers (cp_profile__ops(), profile/records.h) takes every record, from
+ * the live drain (live/run.c) and from a recording's replay (record/replay.c)
+ * alike, like perf's struct perf_tool. What only a live run does on the way
+ * (breakpoint candidates, allocation probes for a new process, the
+ * recording, the BPF stack map) is behind struct cp_profile_hooks, which only
+ * the live run sets. Assembling a report from the stores is
+ * report/profile_report.h.
  */
 #ifndef CP_PROFILE_H
 #define CP_PROFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cacheperf/abi.h"
+#include "cacheperf/breakpoint.h"
 #include "machine/geometry.h"
+#include "objects/objects.h"
+#include "objects/object_stats.h"
 #include "profile/insn_store.h"
-#include "cli/options.h"
-#include "util/path_map.h"
-#include "objects/proc_maps.h"
-#include "record/recorder.h"
-#include "report/report.h"
+#include "profile/miss_store.h"
+#include "profile/proc_summary.h"
+#include "profile/records.h"
 #include "profile/rolling.h"
 #include "profile/run_facts.h"
-#include "live/session.h"
+#include "profile/run_limits.h"
+#include "profile/seen_objects.h"
 #include "symbols/symbolizer.h"
-#include "cli/target.h"
+#include "util/path_map.h"
 
 #define CP_MAX_INSNS		65536	/* instruction store cap */
-#define CP_TICK_MS		100	/* target liveness and signal checks */
 
-struct cp_profile;
-
-/* Called for SIGUSR1 with the profile so far; @ctx from cp_profile_cfg. */
-typedef void (*cp_report_fn)(struct cp_profile *p, void *ctx);
-
-struct cp_profile_cfg {
-	const struct cp_options *opts;
-	struct cp_child *child;		/* `-- CMD`: ends with it; NULL otherwise */
-	const pid_t *pids;		/* -p: ends when all are gone */
-	int nr_pids;
-	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
-	void *report_ctx;		/* of every callback */
-	cp_report_fn on_interval;	/* each --interval, after the stores took it all */
-	cp_report_fn on_reopen;		/* SIGHUP: output files reopened */
-};
+struct cp_bp_summary;
 
 /*
- * A profile over @s (loaded and attached), mapping misses onto the L1D of
- * @geo; with @rec (--record) everything it consumes is written down too.
- * Returns 0 or a negative errno with @err set.
+ * What a live run does besides handling a record. Every member may be NULL;
+ * an offline profile has none. @ctx is the first argument of each.
  */
-int cp_profile__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
-		    struct cp_profile **out, char *err, size_t err_sz);
+struct cp_profile_hooks {
+	/* a sample handled; @miss: it counts as a miss (breakpoint candidates) */
+	void (*sample)(void *ctx, const struct cp_sample *s, bool miss);
+	/* a process exec'd or exited, after the stores took it */
+	void (*proc)(void *ctx, const struct cp_proc_event *pe);
+	/* a breakpoint record (CP_REC_BP), at least sizeof(struct cp_bp_event) bytes */
+	void (*bp_event)(void *ctx, const void *data, size_t size);
+	/* every record and counter batch once handled (--record) */
+	void (*record)(void *ctx, const void *data, size_t size);
+	void (*counters)(void *ctx, const struct cp_insn *v, size_t n);
+	/* the end facts as they are now, for a report while the run goes on */
+	void (*end_facts)(void *ctx, struct cp_run_end *e);
+	/* breakpoint sampling's figures for the report; NULL: no such section */
+	const struct cp_bp_summary *(*bp_summary)(void *ctx);
+	void *ctx;
+};
 
-/* Where an offline profile (a recording replayed) takes what /proc would give. */
-struct cp_profile_offline {
-	const struct cp_proc_source *src;	/* maps and thread stacks for the objects */
-	cp_maps_text_fn maps_text;		/* maps for the symbolizer */
+/* How a profile is made: its L1D, its object table, where symbols come from. */
+struct cp_profile_cfg {
+	struct cp_cache_level l1d;		/* the L1D misses map onto */
+	struct cp_objects_opts objects;
+	cp_proc_describe_fn describe;		/* comm and cgroup of a process; NULL: none */
+	/* the symbolizer's maps (a recording's); NULL: /proc */
+	cp_maps_text_fn maps_text;
+	void *maps_ctx;
+	bool maps_offline;			/* maps_text is all there is: no /proc fallback */
+	const struct cp_path_map *path_map;	/* where the files are now; NULL: as named */
 	/* a location for an ip the symbolizer cannot place (a file changed since) */
 	cp_locate_fn explain;
-	void *ctx;				/* of maps_text and explain */
-	const struct cp_path_map *path_map;	/* where the files are now; NULL: as named */
+	void *explain_ctx;
 };
 
-/* A profile with no session, fed by cp_profile__feed() and __add_counts(). */
-int cp_profile__new_offline(const struct cp_run_info *info, const struct cp_profile_offline *off,
-			    struct cp_profile **out, char *err, size_t err_sz);
+/*
+ * The stores and what the handlers count. Open, so that the live run and the
+ * report assembly reach the stores; the handlers are the only writers of the
+ * stores while records flow.
+ */
+struct cp_profile {
+	struct cp_record_ops ops;		/* the handlers below, live and offline */
+	struct cp_record_counts counts;		/* records cp_profile__feed()'s checks dropped */
+	struct cp_profile_hooks hooks;
+	struct cp_profile_cfg cfg;
+	struct cp_insn_store *insns;
+	struct cp_objects *objects;		/* what an address belongs to, per process */
+	struct cp_object_stats *ostats;		/* samples per object */
+	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_seen_objects *seen;		/* heap objects as samples found them */
+	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
+	struct cp_cache_level l1;		/* the L1D misses map onto */
+	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
+	struct cp_proc_summaries *procs;	/* per process (-a's report) */
+	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
+	__u64 received;
+	__u64 object_events;
+	__u64 execs;
+	__u64 exits;
+	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */
+	struct cp_run_info info;
+	struct cp_run_end end;
+};
+
+/* A profile with the stores of @cfg and @hooks (NULL: none, offline). NULL: out of memory. */
+struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
+				   const struct cp_profile_hooks *hooks);
 void cp_profile__free(struct cp_profile *p);
 
-/*
- * The run's facts for the report header (and the recording's header, written
- * now): set before cp_profile__snapshot() and cp_profile__run(). Starts the clock.
- */
+/* The run's facts for the report header; the start time is the caller's. */
 void cp_profile__set_info(struct cp_profile *p, const struct cp_run_info *info);
-/* An offline profile's end facts (the recording's end section). */
+/* The run's end facts (the recording's end section, or the live run's). */
 void cp_profile__set_end(struct cp_profile *p, const struct cp_run_end *end);
+/* The run's facts (cp_profile__set_info(), or the recording's). */
+const struct cp_run_info *cp_profile__info(const struct cp_profile *p);
 
 /*
  * One ring-buffer record, through the same checks and handlers as the live
@@ -93,94 +132,18 @@ int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
 void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage);
 
 /*
- * An offline profile's source has new maps or thread stacks for @pid: the
- * run's object table (or with @symbols its symbolizer) read them here.
+ * New maps or thread stacks for @pid (a replay's recording says so): the
+ * object table (or with @symbols the symbolizer) reads them here.
  */
 void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols);
 
-/* One interval's counter entries into the instruction store (and the recording). */
+/* One interval's counter entries into the instruction store (and the hooks'). */
 void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n);
 
-/*
- * After cp_profile__run() and the final report: with --record, writes the end
- * facts (the BPF counters and drops as the run ended) and closes the
- * recording, which then holds the maps the report's lookups read. Returns 0,
- * or a negative errno with @err set when the recording could not be written.
- */
-int cp_profile__finish(struct cp_profile *p, char *err, size_t err_sz);
-
-/*
- * Runs until the end condition of @cfg. Returns 0 (the reason goes into
- * the report, cp_profile__fill_report()) or a negative errno with @err set.
- */
-int cp_profile__run(struct cp_profile *p, const struct cp_profile_cfg *cfg, char *err,
-		    size_t err_sz);
-
-/* Moves everything pending (ring buffer, counter maps) into the stores. */
-void cp_profile__collect(struct cp_profile *p);
-
-/* Fills @r: the run's facts, BPF counters, stores, records, duration. */
-void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
-
-/*
- * A report locate callback (cp_locate_fn) on @ctx, a struct cp_profile:
- * "function (file.c:12)" from the process's maps snapshot.
- */
-int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
-
-/*
- * Classifies what @p holds into @out (cp_classification_free() it), with
- * @r's totals and duration (filled by cp_profile__fill_report()).
- */
-int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
-			 const struct cp_classify_cfg *cfg, struct cp_classification *out);
-
-/* Where a report goes and how it is judged. */
-struct cp_report_opts {
-	const struct cp_classify_cfg *classify;
-	const char *output;		/* text: a file, NULL: stdout */
-	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
-	const char *prom;		/* --prom-file, NULL: none */
-	unsigned int prom_top;		/* --prom-top */
-	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
-};
-
-/*
- * Fills, classifies and writes the report of the profile so far. @geo:
- * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
- * @err set (an output file could not be written).
- */
-int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
-		       const struct cp_report_opts *o, char *err, size_t err_sz);
-
-/*
- * A rolling summary: the report and issues of the last --window-seconds
- * (live: the stores of the window's epochs, its BPF counters' growth; no
- * samples per object) or of the whole run (offline, or without a ring).
- */
-struct cp_summary {
-	struct cp_report report;	/* end_reason says which window */
-	struct cp_classification issues;
-	struct cp_window win;		/* owns the window's stores */
-	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
-	double window_s;		/* span of the summary */
-	double run_s;			/* span of the run so far */
-	char end_reason[64];
-};
-
-/*
- * Fills @out (cp_summary_free() it) with the summary now, its issues judged
- * under @cfg. 0, or a negative errno (out of memory) with @out freed.
- */
-int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
-			struct cp_summary *out);
-void cp_summary_free(struct cp_summary *s);
-
-/* The run's facts (cp_profile__set_info(), or the recording's). */
-const struct cp_run_info *cp_profile__info(const struct cp_profile *p);
+/* --max-memory: RSS checked when due, or at once with @now (profile/run_limits.h). */
+void cp_profile__limits_tick(struct cp_profile *p, bool now);
 
 /* Snapshots @pid's maps for symbols now (a target we were given or launched). */
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid);
-
 
 #endif /* CP_PROFILE_H */

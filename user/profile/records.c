@@ -3,7 +3,7 @@
 
 #include "profile/records.h"
 
-int cp_record_dispatch(const struct cp_drain_ops *ops, struct cp_record_counts *c,
+int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts *c,
 		       const void *data, size_t size)
 {
 	__u32 type;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
-struct cp_drain_ops {
+struct cp_record_ops {
 	/* One forwarded sample. A negative return stops the poll and is returned by it. */
 	int (*sample)(const struct cp_sample *s, void *ctx);
 	/*
@@ -27,7 +27,7 @@ struct cp_record_counts {
 };
 
 /* Hands @data (@size bytes) to @ops; returns the callback's return, 0 for a dropped record. */
-int cp_record_dispatch(const struct cp_drain_ops *ops, struct cp_record_counts *c,
+int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts *c,
 		       const void *data, size_t size);
 
 #endif /* CP_RECORDS_H */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "profile/bpf_stats.h"
 #include "profile/rolling.h"
 
 _Static_assert(sizeof(struct cp_stats) % sizeof(__u64) == 0, "cp_stats is all __u64 counters");
@@ -90,15 +90,6 @@ void cp_rolling__rotate(struct cp_rolling *r, __u64 now_ns, const struct cp_stat
 	miss_store__clear(e->misses);
 	e->start_ns = now_ns;
 	e->start = *bpf;
-}
-
-void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, struct cp_stats *out)
-{
-	const __u64 *a = (const __u64 *)now, *b = (const __u64 *)then;
-	__u64 *o = (__u64 *)out;
-
-	for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
-		o[i] = a[i] >= b[i] ? a[i] - b[i] : 0;
 }
 
 /*

@@ -70,7 +70,4 @@ int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *w
 		       const struct cp_stats *bpf, struct cp_window *out);
 void cp_window_free(struct cp_window *w);
 
-/* Pure: @out = @now - @then, field by field (counters that only grow). */
-void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, struct cp_stats *out);
-
 #endif /* CP_ROLLING_H */

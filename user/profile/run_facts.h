@@ -10,16 +10,39 @@
 #define CP_RUN_FACTS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "cacheperf/abi.h"
-#include "live/alloc_probes.h"
+#include "cacheperf/alloc.h"
 #include "machine/geometry.h"
-#include "cli/options.h"
-#include "report/report.h"
+#include "machine/source.h"
 #include "decode/soft_decide.h"
 
+#define CP_COMM_LEN		16	/* TASK_COMM_LEN */
 #define CP_RUN_TEXT_LEN		512	/* source reason (cp_source_choice.reason), end reason */
+
+/* A process we were given (-p) or launched (`-- CMD`). */
+struct cp_report_target {
+	pid_t pid;
+	char comm[CP_COMM_LEN];
+};
+
+struct cp_alloc_probes_stats {
+	struct cp_alloc_stats bpf;	/* the BPF counters (alloc_stats) */
+	__u64 calls;		/* allocator calls of the targets probed now (guard counters) */
+	__u64 targets;		/* processes (or -a) probed now */
+	__u64 links;		/* uprobe links attached now */
+	__u64 detaching;	/* links detached, not yet destroyed (the reaper's queue) */
+	__u64 placed;		/* entry probes moved onto an emulated instruction */
+	__u64 entry_emulated;	/* entry probes at the entry, which is emulated */
+	__u64 single_step;	/* entry probes on an instruction the kernel single-steps */
+	__u64 backoffs;		/* guard back-offs so far, all targets */
+	__u64 backed_off;	/* targets backed off now */
+	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
+	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+};
 
 /* Known when sampling starts. */
 struct cp_run_info {

@@ -12,10 +12,28 @@
 #include "profile/miss_store.h"
 #include "objects/objects.h"
 #include "profile/proc_summary.h"
-#include "report/report_limits.h"
 #include "symbols/symbolizer.h"
 
 /* The stores a shrink reaches. */
+/* What the stores dropped to stay bounded, and the memory they stayed in. */
+struct cp_limits {
+	bool live;			/* RSS figures exist (not offline) */
+	__u64 rss_bytes;		/* at the last check */
+	__u64 peak_rss_bytes;
+	__u64 max_memory_bytes;		/* --max-memory */
+	__u64 shrinks;			/* times over it, and shrunk */
+	__u64 shrunk_dwfls;		/* ... symbolizer snapshots dropped by shrinks */
+	__u64 shrunk_processes;		/* ... exited processes' objects dropped by shrinks */
+	__u64 processes_evicted;	/* live processes' objects dropped at their cap (LRU) */
+	__u64 exited_dropped;		/* exited processes' objects beyond their cap (LRU) */
+	__u64 objects_evicted;		/* heap objects dropped at the per-process cap (oldest) */
+	__u64 lines_evicted;		/* miss-store lines dropped at the cap */
+	__u64 insns_dropped;		/* new instructions not stored at the cap */
+	__u64 dwfls_evicted;		/* symbolizer snapshots dropped at the cap (LRU) */
+	__u64 string_flushes;		/* symbolizer strings and results dropped */
+	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
+};
+
 struct cp_limits_stores {
 	struct cp_symbolizer *sym;
 	struct cp_objects *objects;

@@ -9,7 +9,6 @@
 #include "symbols/build_id.h"
 #include "record/rec_io.h"
 #include "record/replay.h"
-#include "report/summary_out.h"
 
 /* What the run read from /proc for one process, last as of the replay's position. */
 struct replay_proc {
@@ -365,15 +364,38 @@ static int on_events(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 
 static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size_t err_sz)
 {
-	struct cp_profile_offline off = {
-		.src = &r->src, .maps_text = sym_maps_text, .explain = explain, .ctx = r,
+	/*
+	 * The replay's clock is not the run's: maps are re-read where the run
+	 * re-read them (cp_profile__maps_changed), never on the replay's own.
+	 * No /proc: globals are read from the files the maps name, and the
+	 * per-process summaries have no comm or cgroup.
+	 */
+	struct cp_profile_cfg cfg = {
+		.objects = {
+			.maps_refresh_ns = ~0ull, .src = &r->src, .proc_root = "/nonexistent/proc",
+			.path_map = r->path_map,
+		},
+		.maps_text = sym_maps_text, .maps_ctx = r, .maps_offline = true,
 		.path_map = r->path_map,
+		.explain = explain, .explain_ctx = r,
 	};
 	struct cp_run_info info;
 
 	if (cp_rec_decode_info(c, &info, err, err_sz))
 		return -EINVAL;
-	return cp_profile__new_offline(&info, &off, &r->p, err, err_sz);
+	cfg.l1d = info.cache[CP_CACHE_L1D];
+	if (!cp_cache_level_check(&cfg.l1d)) {
+		snprintf(err, err_sz, "the recorded L1D geometry is not usable: %s",
+			 cfg.l1d.problem);
+		return -EINVAL;
+	}
+	r->p = cp_profile__new(&cfg, NULL);
+	if (!r->p) {
+		snprintf(err, err_sz, "out of memory");
+		return -ENOMEM;
+	}
+	cp_profile__set_info(r->p, &info);
+	return 0;
 }
 
 static int on_section(struct cp_replay *r, struct cp_rec_section *sec, char *err, size_t err_sz)
@@ -486,34 +508,4 @@ void cp_replay__free(struct cp_replay *r)
 	free(r->procs);
 	free(r->stack_buf);
 	free(r);
-}
-
-int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
-		     size_t err_sz)
-{
-	struct cp_replay *r;
-	FILE *f = fopen(path, "re");
-	int ret;
-
-	if (!f) {
-		ret = -errno;
-		snprintf(err, err_sz, "cannot open the recording %s: %s", path, strerror(errno));
-		return ret;
-	}
-	ret = cp_replay__run(f, path, warn, o->path_map, &r, err, err_sz);
-	fclose(f);
-	if (ret)
-		return ret;
-	ret = cp_profile__report(r->p, NULL, o, err, err_sz);
-	if (!ret && o->prom) {
-		struct cp_summary_out so;
-		enum cp_source_kind src = cp_profile__info(r->p)->source;
-
-		/* the recording does not say which PMU the machine had, unless it sampled one */
-		cp_summary_out_init(&so, o, NULL, src == CP_SOURCE_PEBS ? "pebs" :
-					src == CP_SOURCE_IBS ? "ibs" : "unknown", false, NULL);
-		ret = cp_summary_out_prom(&so, r->p, err, err_sz);
-	}
-	cp_replay__free(r);
-	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * `cacheperf-bpf report FILE`: a recording fed through the live profile's own
+ * A recording fed through the live profile's own
  * handlers (cp_profile__feed, __add_counts) into an offline profile, whose
  * report is then the live one. What /proc gave the run comes from the
  * recording: maps texts and thread stacks in file order, each applied where
@@ -43,12 +43,5 @@ int cp_replay__run(FILE *f, const char *name, FILE *warn, const struct cp_path_m
 struct cp_profile *cp_replay__profile(struct cp_replay *r);
 void cp_replay__stats(const struct cp_replay *r, struct cp_replay_stats *out);
 void cp_replay__free(struct cp_replay *r);
-
-/*
- * Opens @path, replays it and writes its report as @o says (the text to
- * stdout by default). 0, or a negative errno with @err set.
- */
-int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
-		     size_t err_sz);
 
 #endif /* CP_REPLAY_H */

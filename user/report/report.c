@@ -40,14 +40,6 @@ static void print_header(const struct cp_report *r, FILE *f)
 			(unsigned long long)r->exits);
 }
 
-bool cp_stats_levels_unknown(const struct cp_stats *b)
-{
-	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
-	__u64 na = b->na[CP_ACCESS_LOAD] + b->na[CP_ACCESS_STORE];
-
-	return samples && na == samples;
-}
-
 static void print_totals(const struct cp_report *r, FILE *f)
 {
 	const struct cp_stats *b = &r->bpf;

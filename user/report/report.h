@@ -12,26 +12,19 @@
 #include <sys/types.h>
 
 #include "cacheperf/abi.h"
-#include "live/alloc_probes.h"
 #include "breakpoints/bp_report.h"
 #include "machine/geometry.h"
 #include "classify/classify.h"
 #include "profile/insn_store.h"
 #include "objects/object_stats.h"
 #include "decode/soft_decide.h"
+#include "symbols/symbolizer.h"
+#include "profile/bpf_stats.h"
+#include "profile/run_facts.h"
+#include "profile/run_limits.h"
 #include "report/report_limits.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
-#define CP_COMM_LEN		16	/* TASK_COMM_LEN */
-
-struct cp_report_target {
-	pid_t pid;
-	char comm[CP_COMM_LEN];
-};
-
-/* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
-typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
-
 struct cp_report {
 	const char *source;		/* "pebs", "ibs", "soft", "faults" */
 	const char *source_reason;	/* why this source (cp_source_choice.reason) */
@@ -68,9 +61,6 @@ struct cp_report {
 	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
 	struct cp_limits limits;	/* evictions and memory */
 };
-
-/* True when the source said nothing about levels: every sample is "not available". */
-bool cp_stats_levels_unknown(const struct cp_stats *b);
 
 /* Writes the report to @f. */
 void cp_report_print(const struct cp_report *r, FILE *f);

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "profile/profile.h"
+#include "report/profile_report.h"
 
 #define CP_SUMMARY_ALL_ISSUES	1000	/* classified per summary: every serious one */
 #define CP_SUMMARY_COMMS	256	/* comms remembered, for processes gone by the next write */

@@ -149,6 +149,9 @@ void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
 int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
 				struct cp_symbol_info *out);
 
+/* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
+typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
+
 /*
  * @pid's maps as text, owned by the callee, and a generation that changes
  * whenever the text does; 0, or a negative errno when it has none.

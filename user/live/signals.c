@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/options.h"
-#include "cli/signals.h"
+#include "util/exit_code.h"
+#include "live/signals.h"
 
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t report_requests;

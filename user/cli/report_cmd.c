@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The report command: replay, then the outputs. */
+#include <errno.h>
+#include <string.h>
+
+#include "cli/report_cmd.h"
+#include "record/replay.h"
+#include "report/summary_out.h"
+
+int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
+		     size_t err_sz)
+{
+	struct cp_replay *r;
+	struct cp_profile *p;
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot open the recording %s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = cp_replay__run(f, path, warn, o->path_map, &r, err, err_sz);
+	fclose(f);
+	if (ret)
+		return ret;
+	p = cp_replay__profile(r);
+	ret = cp_profile__report(p, NULL, o, err, err_sz);
+	if (!ret && o->prom) {
+		struct cp_summary_out so;
+		enum cp_source_kind src = cp_profile__info(p)->source;
+
+		/* the recording does not say which PMU the machine had, unless it sampled one */
+		cp_summary_out_init(&so, o, NULL,
+				    src == CP_SOURCE_PEBS  ? "pebs"
+				    : src == CP_SOURCE_IBS ? "ibs"
+							   : "unknown",
+				    false, NULL);
+		ret = cp_summary_out_prom(&so, p, err, err_sz);
+	}
+	cp_replay__free(r);
+	return ret;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The command line's options, handed down as the small configs of the layers
+ * below: the session (what to open and load) and the live run (how long, how
+ * often, within which limits). Only cli/ knows struct cp_options.
+ */
+#ifndef CP_RUN_CFG_H
+#define CP_RUN_CFG_H
+
+#include "cli/options.h"
+#include "live/session.h"
+
+/* The session's knobs from @opts; targets, PMUs, source and geometry are left as they are. */
+void cp_session_cfg_of(const struct cp_options *opts, struct cp_session_cfg *out);
+
+#endif /* CP_RUN_CFG_H */

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The live run loop and the profile's hooks. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf/breakpoint.h"
+#include "cacheperf.skel.h"
+#include "breakpoints/bp_report.h"
+#include "live/alloc_probes.h"
+#include "live/bp_sampler.h"
+#include "live/drain.h"
+#include "live/rate_cap.h"
+#include "live/run.h"
+#include "live/signals.h"
+#include "live/soft_source.h"
+#include "profile/proc_identity.h"
+
+#define CP_IP_BATCH	4096	/* counter entries moved per map walk */
+/* re-read maps for an unmapped sample address at most this often */
+#define CP_MAPS_REFRESH_FAST_NS	20000000ull
+/* exec'd processes whose allocation probes wait for the end of the batch */
+#define CP_PENDING_PROBES	64
+
+struct cp_live {
+	struct cp_profile *prof;
+	struct cp_session *sess;
+	struct cp_drain *drain;
+	struct cp_recorder *rec;		/* --record; NULL otherwise */
+	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
+	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
+	struct cp_rate_cap_cfg rate;
+	struct cp_insn *batch;
+	bool ended;				/* end facts final: the run is over */
+	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
+	int nr_pending;
+};
+
+/* Monotonic ns, as BPF's ktime. */
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* --- the profile's hooks -------------------------------------------------- */
+
+static void on_sample_hook(void *ctx, const struct cp_sample *s, bool miss)
+{
+	struct cp_live *l = ctx;
+
+	if (miss && l->bps)
+		cp_bp_sampler__note_miss(l->bps, s->tgid, s->cpu, s->ip, s->addr, s->time_ns);
+}
+
+static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
+{
+	struct cp_live *l = ctx;
+	pid_t pid = (pid_t)pe->tgid;
+
+	/* a new address space, or none: its instructions are other ones now */
+	if (l->bps)
+		cp_bp_sampler__forget(l->bps, pe->tgid, now_ns());
+	if (l->soft)
+		cp_soft_source__forget(l->soft, pe->tgid);
+	if (pe->kind == CP_PROC_EXEC) {
+		/*
+		 * A process a target started: probe its allocator too (-EEXIST: has
+		 * it), but after the batch. Attaching takes milliseconds per probe;
+		 * the snapshots of processes exec'd meanwhile, which may live less
+		 * than that, come first.
+		 */
+		if (l->nr_pending < CP_PENDING_PROBES)
+			l->pending[l->nr_pending++] = pid;
+		else
+			cp_session__probe_allocs(l->sess, pid);
+	} else if (pe->kind == CP_PROC_EXIT) {
+		/* gone before its probes were attached: nothing to attach */
+		for (int i = 0; i < l->nr_pending; i++)
+			if (l->pending[i] == pid)
+				l->pending[i] = 0;
+		if (l->sess->alloc)
+			cp_alloc_probes__detach_pid(l->sess->alloc, pid);
+	}
+}
+
+static void on_bp_event_hook(void *ctx, const void *data, size_t size)
+{
+	struct cp_live *l = ctx;
+
+	(void)size;
+	if (l->bps)
+		cp_bp_sampler__on_event(l->bps, data, l->prof->insns, l->prof->misses, now_ns());
+}
+
+static void on_record_hook(void *ctx, const void *data, size_t size)
+{
+	struct cp_live *l = ctx;
+
+	if (l->rec)
+		cp_recorder__event(l->rec, data, size);
+}
+
+static void on_counters_hook(void *ctx, const struct cp_insn *v, size_t n)
+{
+	struct cp_live *l = ctx;
+
+	if (l->rec)
+		cp_recorder__counters(l->rec, v, n);
+}
+
+/* The live end facts: the BPF counters and drops as they are now. */
+static void live_end(const struct cp_live *l, struct cp_run_end *e)
+{
+	drain__stats(l->drain, &e->bpf);
+	e->malformed = drain__malformed(l->drain);
+	e->unknown = drain__unknown(l->drain);
+	e->guard_backoffs = l->sess->guard_backoffs;
+	e->have_alloc = l->sess->alloc != NULL;
+	if (l->sess->alloc)
+		cp_alloc_probes__stats(l->sess->alloc, &e->alloc);
+	if (l->soft)
+		cp_soft_source__stats(l->soft, &e->soft);
+}
+
+static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
+{
+	struct cp_live *l = ctx;
+
+	if (!l->ended)
+		live_end(l, e);
+}
+
+static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
+{
+	static const struct cp_bp_summary bp_off = { .disabled = true };
+	struct cp_live *l = ctx;
+
+	return l->bps ? cp_bp_sampler__summary(l->bps) : &bp_off;
+}
+
+/*
+ * cp_objects_opts.read_stack of a live run: a new call site's frames from
+ * the BPF stack map, written down for a replay before the object event that
+ * made the site (which is recorded after its handling).
+ */
+static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
+			 size_t max)
+{
+	struct cp_live *l = ctx;
+	struct cp_alloc_stack_record r = {
+		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
+		.stack_id = stack_id,
+	};
+	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+
+	if (l->rec && n) {
+		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
+		memcpy(r.ips, ips, r.nr * sizeof(*ips));
+		cp_recorder__event(l->rec, &r, offsetof(struct cp_alloc_stack_record, ips) +
+				   r.nr * sizeof(*ips));
+	}
+	return n;
+}
+
+/* The allocation guard backed off or resumed: objects of that process become doubtful. */
+static void on_guard(pid_t pid, bool backed_off, void *ctx)
+{
+	struct cp_live *l = ctx;
+
+	/* the resume is a little later than the re-attach: a few objects more in doubt */
+	cp_objects__on_guard(l->prof->objects, pid, backed_off, now_ns());
+}
+
+/* --- setup ----------------------------------------------------------------- */
+
+int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
+		 struct cp_live **out, char *err, size_t err_sz)
+{
+	struct cp_live *l = calloc(1, sizeof(*l));
+	/* a new process maps its libraries and arenas in its first milliseconds */
+	struct cp_profile_cfg cfg = {
+		.l1d = geo->slot[CP_CACHE_L1D],
+		.objects = {
+			.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
+			.src = rec ? cp_recorder__proc_source(rec) : NULL,
+			.read_stack = read_stack,
+			.read_stack_ctx = l,
+		},
+		.describe = cp_proc_describe,
+		.maps_text = rec ? cp_recorder__maps_text : NULL,
+		.maps_ctx = rec,
+	};
+	struct cp_profile_hooks hooks = {
+		.sample = on_sample_hook,
+		.proc = on_proc_hook,
+		.bp_event = on_bp_event_hook,
+		.record = on_record_hook,
+		.counters = on_counters_hook,
+		.end_facts = on_end_facts_hook,
+		.bp_summary = on_bp_summary_hook,
+		.ctx = l,
+	};
+	int ret;
+
+	*out = NULL;
+	if (!l) {
+		cp_recorder__close(rec, NULL, NULL, 0);
+		snprintf(err, err_sz, "out of memory");
+		return -ENOMEM;
+	}
+	l->sess = s;
+	l->rec = rec;	/* owned from here on */
+	l->prof = cp_profile__new(&cfg, &hooks);
+	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
+	if (!l->prof || !l->batch) {
+		cp_live__free(l);
+		snprintf(err, err_sz, "out of memory");
+		return -ENOMEM;
+	}
+	s->on_guard = on_guard;
+	s->on_guard_ctx = l;
+	l->drain = drain__new(s->skel, &l->prof->ops);
+	if (!l->drain) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(-ret));
+		cp_live__free(l);
+		return ret;
+	}
+	if (s->soft_on && !(l->soft = cp_soft_source__new(s->skel, l->prof->sym))) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot set up the soft source: %s", strerror(-ret));
+		cp_live__free(l);
+		return ret;
+	}
+	*out = l;
+	return 0;
+}
+
+void cp_live__free(struct cp_live *l)
+{
+	if (!l)
+		return;
+	if (l->sess && l->sess->on_guard_ctx == l)
+		l->sess->on_guard = NULL;
+	/* breakpoints first: they deliver their last histories */
+	cp_bp_sampler__free(l->bps);
+	cp_soft_source__free(l->soft);
+	drain__free(l->drain);
+	cp_recorder__close(l->rec, NULL, NULL, 0);
+	cp_profile__free(l->prof);
+	free(l->batch);
+	free(l);
+}
+
+struct cp_profile *cp_live__profile(struct cp_live *l)
+{
+	return l->prof;
+}
+
+/*
+ * The period in effect of the first sampling event of @role (IBS and
+ * software events sample loads and stores alike); 0 when none samples.
+ */
+static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role)
+{
+	for (int i = 0; set && i < cp_perf_events__nr(set); i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		if (e->period && (e->role == role || e->role == CP_EVENT_MEM ||
+				  e->role == CP_EVENT_OTHER))
+			return e->period;
+	}
+	return 0;
+}
+
+void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info)
+{
+	struct cp_run_info in = *info;
+
+	/* the periods the events were opened with (faults: every event) */
+	in.load_period = period_of(l->sess->events, CP_EVENT_LOAD);
+	in.store_period = period_of(l->sess->events, CP_EVENT_STORE);
+	in.start_ns = now_ns();
+	cp_profile__set_info(l->prof, &in);
+	/* the header comes first in a recording: before any maps read */
+	if (l->rec)
+		cp_recorder__info(l->rec, &in);
+}
+
+/* --- the loop ---------------------------------------------------------------- */
+
+void cp_live__collect(struct cp_live *l)
+{
+	int n;
+
+	drain__poll(l->drain, 0);
+	do {
+		n = drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
+		if (n > 0)
+			cp_profile__add_counts(l->prof, l->batch, (size_t)n);
+	} while (n == CP_IP_BATCH);
+}
+
+/* The sampler's finished history, fed as a record: handled and recorded like a BPF one. */
+static void on_bp_history(void *ctx, const struct cp_bp_finding *f, const struct cp_bp_insn *h)
+{
+	struct cp_live *l = ctx;
+	struct cp_history_record rec = { .type = CP_REC_HISTORY, .tgid = f->tgid, .ip = f->ip };
+	struct cp_bp_access acc[CP_HISTORY_MAX];
+	size_t n = cp_bp_history(h, acc);
+
+	for (size_t i = 0; i < n && i < CP_HISTORY_MAX; i++)
+		rec.addrs[rec.nr++] = acc[i].addr;
+	cp_profile__feed(l->prof, &rec, sizeof(rec));
+}
+
+/* Breakpoint sampling on the session's on_breakpoint; without it the run goes on. */
+static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
+{
+	const struct cp_cache_level *l1 = &l->prof->l1;
+	struct cp_bp_sampler_cfg cfg = {
+		.skel = l->sess->skel,
+		.per_cpu = l->sess->scope.per_cpu,
+		.sysfs_root = c->sysfs_root,
+		.expiry_ns = (__u64)c->bp_expiry_ms * 1000000ull,
+		.max_rate = c->max_bp_rate,
+		.by_time = l->prof->info.source == CP_SOURCE_SOFT,
+		.l1 = { l1->line_bytes, l1->sets, l1->ways },
+		.on_history = on_bp_history,
+		.ctx = l,
+		.log = stderr,
+	};
+
+	if (!l->sess->bp_on)
+		return;
+	l->bps = cp_bp_sampler__new(&cfg);
+	if (!l->bps)
+		fprintf(stderr, "cacheperf-bpf: warning: no breakpoint sampling: %s\n",
+			strerror(errno));
+}
+
+/* The allocation probes of the processes exec'd in the last batch. */
+static void attach_pending(struct cp_live *l)
+{
+	for (int i = 0; i < l->nr_pending; i++)
+		if (l->pending[i] > 0)
+			cp_session__probe_allocs(l->sess, l->pending[i]);
+	l->nr_pending = 0;
+}
+
+static void interval_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now)
+{
+	struct cp_profile *p = l->prof;
+	struct cp_stats bpf;
+	int ret;
+
+	cp_live__collect(l);
+	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, stderr);
+	if (ret > 0)
+		p->end.period_changes += (__u64)ret;
+	if (!p->roll)
+		return;
+	drain__stats(l->drain, &bpf);
+	cp_rolling__rotate(p->roll, now, &bpf);
+	if (cfg->on_interval)
+		cfg->on_interval(p, cfg->ctx);
+}
+
+/* The epochs of --window-seconds: whole intervals, the last one partly in the window. */
+static void start_rolling(struct cp_live *l, const struct cp_live_cfg *cfg)
+{
+	unsigned int n = (cfg->window_s + cfg->interval_s - 1) / cfg->interval_s;
+	struct cp_profile *p = l->prof;
+	struct cp_stats bpf;
+
+	drain__stats(l->drain, &bpf);
+	p->roll = cp_rolling__new(&p->l1, n ? n : 1, p->info.start_ns, &bpf);
+	if (!p->roll)
+		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
+}
+
+/* True when the run is over for a reason other than an error; sets the end reason. */
+static bool run_over(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now, __u64 deadline)
+{
+	struct cp_run_end *e = &l->prof->end;
+
+	if (cp_signals_stop_requested()) {
+		snprintf(e->end_reason, sizeof(e->end_reason), "interrupted");
+		return true;
+	}
+	if (deadline && now >= deadline) {
+		snprintf(e->end_reason, sizeof(e->end_reason), "duration reached");
+		return true;
+	}
+	return cfg->targets_gone && cfg->targets_gone(cfg->ctx, e->end_reason,
+						      sizeof(e->end_reason));
+}
+
+int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz)
+{
+	struct cp_profile *p = l->prof;
+	__u64 interval_ns = (__u64)cfg->interval_s * 1000000000ull;
+	__u64 deadline = 0, next_interval, now;
+	int ret;
+
+	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
+	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
+	start_breakpoints(l, cfg);
+	start_rolling(l, cfg);
+	next_interval = p->info.start_ns + interval_ns;
+	if (cfg->duration_s)
+		deadline = p->info.start_ns + (__u64)cfg->duration_s * 1000000000ull;
+	/* the rate cap's first call takes its baseline */
+	cp_perf_events__rate_cap(l->sess->events, &l->rate, p->info.start_ns, NULL);
+
+	for (;;) {
+		int timeout_ms = CP_TICK_MS;
+
+		now = now_ns();
+		if (run_over(l, cfg, now, deadline))
+			break;
+		if (now >= next_interval) {
+			interval_tick(l, cfg, now);
+			next_interval += interval_ns;
+		}
+		if (cp_signals_take_reopen_request() && cfg->on_reopen)
+			cfg->on_reopen(p, cfg->ctx);
+		if (cp_signals_take_report_request() && cfg->on_report) {
+			cp_live__collect(l);
+			p->end.end_ns = now_ns();
+			cfg->on_report(p, cfg->ctx);
+		}
+		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
+			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
+		ret = drain__poll(l->drain, timeout_ms);
+		/* the allocation probes wake us in batches: take what waits anyway */
+		if (ret >= 0 || ret == -EINTR)
+			ret = drain__poll(l->drain, 0);
+		attach_pending(l);
+		if (l->sess->alloc)
+			cp_alloc_probes__tick(l->sess->alloc, now_ns());
+		if (l->bps)
+			cp_bp_sampler__tick(l->bps, p->insns, p->misses, now_ns());
+		if (l->soft)
+			cp_soft_source__tick(l->soft);
+		cp_profile__limits_tick(p, false);
+		if (ret < 0 && ret != -EINTR) {
+			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
+			p->end.end_ns = now_ns();
+			return ret;
+		}
+	}
+	if (l->bps)
+		cp_bp_sampler__stop(l->bps, now_ns());
+	cp_live__collect(l);
+	p->end.end_ns = now_ns();
+	/* the report and the recording show the counters as the run ended */
+	live_end(l, &p->end);
+	l->ended = true;
+	return 0;
+}
+
+int cp_live__finish(struct cp_live *l, char *err, size_t err_sz)
+{
+	struct cp_profile *p = l->prof;
+	int ret;
+
+	if (!l->ended)
+		live_end(l, &p->end);
+	ret = cp_recorder__close(l->rec, &p->end, err, err_sz);
+	if (l->rec)
+		cp_symbolizer__set_maps_text(p->sym, NULL, NULL, false);
+	l->rec = NULL;
+	return ret;
+}

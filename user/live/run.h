@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live run of one session: drains the ring buffer into a profile,
+ * collects the per-instruction counters and applies the sample-rate cap
+ * every interval, keeps the rolling window, drives breakpoint sampling, the
+ * soft source's decoding and the allocation probes of new processes, writes
+ * the recording, answers SIGUSR1 and SIGHUP through callbacks, and ends when
+ * the duration is over, a stop signal arrived, or the targets are gone.
+ * It is the profile's only source of hooks (profile/profile.h).
+ */
+#ifndef CP_RUN_H
+#define CP_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "machine/geometry.h"
+#include "profile/profile.h"
+#include "profile/run_facts.h"
+#include "record/recorder.h"
+#include "live/session.h"
+
+#define CP_TICK_MS		100	/* target liveness and signal checks */
+
+struct cp_live;
+
+/* Called with the profile: SIGUSR1, each interval, SIGHUP. @ctx from cp_live_cfg. */
+typedef void (*cp_report_fn)(struct cp_profile *p, void *ctx);
+
+/* How a live run goes and when it ends. */
+struct cp_live_cfg {
+	__u32 duration_s;		/* 0: until the targets end or a signal */
+	__u32 interval_s;		/* counters, rate cap, window epochs */
+	__u32 window_s;			/* --window-seconds */
+	__u32 max_sample_rate;		/* samples per second per CPU (rate cap) */
+	__u64 max_memory_bytes;		/* --max-memory */
+	const char *sysfs_root;
+	__u32 bp_expiry_ms;		/* breakpoint sampling */
+	__u32 max_bp_rate;
+	/*
+	 * True once the targets are gone, with the end reason in @reason;
+	 * NULL: they never end (-a).
+	 */
+	bool (*targets_gone)(void *ctx, char *reason, size_t sz);
+	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
+	cp_report_fn on_interval;	/* each interval, after the stores took it all */
+	cp_report_fn on_reopen;		/* SIGHUP: output files reopened */
+	void *ctx;			/* of every callback */
+};
+
+/*
+ * A live run over @s (loaded and attached), its profile mapping misses onto
+ * the L1D of @geo; with @rec (--record, owned from here on) everything the
+ * profile consumes is written down too. Returns 0 or a negative errno with
+ * @err set.
+ */
+int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
+		 struct cp_live **out, char *err, size_t err_sz);
+void cp_live__free(struct cp_live *l);
+
+/* The profile the run feeds. */
+struct cp_profile *cp_live__profile(struct cp_live *l);
+
+/*
+ * The run's facts for the report header (and the recording's header, written
+ * now), with the periods the events were opened with. Starts the clock.
+ */
+void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info);
+
+/*
+ * Runs until the end condition of @cfg. Returns 0 (the reason goes into
+ * the report) or a negative errno with @err set.
+ */
+int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz);
+
+/* Moves everything pending (ring buffer, counter maps) into the profile. */
+void cp_live__collect(struct cp_live *l);
+
+/*
+ * After cp_live__run() and the final report: with --record, writes the end
+ * facts (the BPF counters and drops as the run ended) and closes the
+ * recording, which then holds the maps the report's lookups read. Returns 0,
+ * or a negative errno with @err set when the recording could not be written.
+ */
+int cp_live__finish(struct cp_live *l, char *err, size_t err_sz);
+
+#endif /* CP_RUN_H */

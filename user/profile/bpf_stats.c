@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The BPF counters: deltas and levels. */
+#include <stddef.h>
+
+#include "profile/bpf_stats.h"
+
+void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, struct cp_stats *out)
+{
+	const __u64 *a = (const __u64 *)now, *b = (const __u64 *)then;
+	__u64 *o = (__u64 *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+		o[i] = a[i] >= b[i] ? a[i] - b[i] : 0;
+}
+
+bool cp_stats_levels_unknown(const struct cp_stats *b)
+{
+	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
+	__u64 na = b->na[CP_ACCESS_LOAD] + b->na[CP_ACCESS_STORE];
+
+	return samples && na == samples;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A profile's report: fill, classify, write. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/profile_report.h"
+#include "report/report_emit.h"
+
+/* Monotonic ns, as BPF's ktime. */
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
+{
+	struct cp_run_end e = p->end;
+	struct cp_objects_stats os;
+
+	/* a run still going: its counters as they are now */
+	if (p->hooks.end_facts)
+		p->hooks.end_facts(p->hooks.ctx, &e);
+	if (!e.end_ns)
+		e.end_ns = now_ns();
+	r->source = cp_source_name(p->info.source);
+	r->source_reason = p->info.source_reason[0] ? p->info.source_reason : NULL;
+	r->targets = p->info.targets;
+	r->nr_targets = (int)p->info.nr_targets;
+	r->launched = p->info.launched;
+	r->bpf = e.bpf;
+	r->insns = p->insns;
+	r->objects = p->ostats;
+	r->locate = cp_profile_locate;
+	r->locate_ctx = (void *)p;
+	r->received = p->received;
+	/* offline: the run's drops, plus what the replayed checks dropped (a bad file) */
+	r->malformed = e.malformed + p->counts.malformed;
+	r->unknown = e.unknown + p->counts.unknown;
+	r->period_changes = e.period_changes;
+	r->execs = p->execs;
+	r->object_events = p->object_events;
+	r->guard_backoffs = e.guard_backoffs;
+	cp_objects__stats(p->objects, &os);
+	r->backoff_doubtful = os.backoff_doubtful;
+	r->backoff_unseen = os.backoff_unseen;
+	r->have_alloc = e.have_alloc;
+	r->soft = e.soft;
+	r->alloc = e.alloc;
+	r->exits = p->exits;
+	r->objects_live = os.store.live;
+	r->insns_dropped = insn_store__dropped(p->insns);
+	r->duration_s = e.end_ns > p->info.start_ns ?
+		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
+	/* offline: the histories were recorded, the manager's figures are not */
+	r->bp = p->hooks.bp_summary ? p->hooks.bp_summary(p->hooks.ctx) : NULL;
+	r->end_reason = p->end.end_reason;
+	r->procs = p->procs;
+	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+		       p->misses, p->insns, &r->limits);
+}
+
+int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
+{
+	struct cp_profile *p = ctx;
+	struct cp_symbol_info info;
+
+	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
+		return p->cfg.explain ? p->cfg.explain(p->cfg.explain_ctx, tgid, ip, buf, sz) : -1;
+	cp_symbol_info_format(&info, buf, sz);
+	return 0;
+}
+
+/* cp_class_locate_fn over the symbolizer: "f inlined into g" as the function. */
+static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
+{
+	struct cp_profile *p = ctx;
+	struct cp_symbol_info info;
+	size_t len;
+
+	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
+		return -1;
+	snprintf(out->module, sizeof(out->module), "%s", info.module ? info.module : "");
+	if (info.function)
+		snprintf(out->function, sizeof(out->function), "%s", info.function);
+	else if (info.module)
+		snprintf(out->function, sizeof(out->function), "%s+0x%llx",
+			 strrchr(info.module, '/') ? strrchr(info.module, '/') + 1 : info.module,
+			 (unsigned long long)info.module_offset);
+	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
+		len = strlen(out->function);
+		snprintf(out->function + len, sizeof(out->function) - len, " inlined into %s",
+			 info.inlined[i].function ? info.inlined[i].function : "??");
+	}
+	snprintf(out->file, sizeof(out->file), "%s", info.file ? info.file : "");
+	out->line = info.line;
+	return info.function || info.file || info.module ? 0 : -1;
+}
+
+static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_issue_object *out)
+{
+	struct cp_src_loc *l;
+
+	if (out->nr_frames >= CP_ISSUE_MAX_FRAMES) {
+		out->more_frames = true;
+		return;
+	}
+	l = &out->alloc_stack[out->nr_frames++];
+	/* a return address: the call is the instruction before it. An unknown
+	 * frame stays, by address, so the frames around it keep their places. */
+	if (class_locate(p, tgid, ip - 1, l))
+		snprintf(l->function, sizeof(l->function), "0x%llx", (unsigned long long)ip);
+}
+
+/*
+ * The allocation stack of call site @id: its caller (read apart, exact),
+ * then the frames of its stack id above the caller. An allocator's stack,
+ * taken at its return, begins at the caller. A system call's (mmap) begins
+ * inside the wrapper that made it: the frames up to the caller are skipped;
+ * a wrapper that sets up no frame of its own (a leaf, like glibc's mmap)
+ * hides its caller from the frame-pointer walk, so the frame after the
+ * wrapper's is the caller's caller.
+ */
+static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
+{
+	const struct cp_callsite *cs = cp_objects__callsite_get(p->objects, (pid_t)tgid, id);
+	size_t n = 0, i = 0;
+	const __u64 *ips = cp_objects__callsite_stack(p->objects, (pid_t)tgid, id, &n);
+
+	if (!cs || !cs->caller)
+		return;
+	while (i < n && ips[i] != cs->caller)
+		i++;
+	alloc_frame(p, tgid, cs->caller, out);
+	for (i = i < n ? i + 1 : 1; i < n; i++)
+		alloc_frame(p, tgid, ips[i], out);
+}
+
+/*
+ * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
+ * history found at @addr (user/seen_objects.h), else the process objects at
+ * report time (globals, stacks, what lives on). Its allocation stack: the call
+ * site's frames (user/callsites.h).
+ */
+static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
+{
+	struct cp_profile *p = ctx;
+	struct cp_seen_object so;
+	struct cp_resolved r;
+
+	/* what the samples touched first: the object may be freed, its memory reused */
+	if (!cp_seen_objects__find(p->seen, tgid, addr, p->l1.line_bytes, &so)) {
+		memset(&r, 0, sizeof(r));
+		r.kind = so.kind;
+		r.start = so.start;
+		r.size = so.size;
+		r.callsite = so.callsite;
+		r.tid = so.tid;
+		r.flags = so.flags;
+		/* as the object store names a tracked object */
+		snprintf(r.name, sizeof(r.name), "%s", cp_object_kind_name(r.kind));
+	} else if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r)) {
+		return -1;
+	}
+	out->kind = r.kind;
+	out->start = r.start;
+	out->size = r.size;
+	out->callsite = r.callsite;
+	out->nr_objects = 1;
+	snprintf(out->name, sizeof(out->name), "%s", r.name);
+	if (r.tid) {
+		out->nr_tids = 1;
+		out->alloc_tids[0] = r.tid;
+	}
+	if (r.callsite)
+		alloc_stack(p, tgid, r.callsite, out);
+	return 0;
+}
+
+/* Classifies @insns and @misses (the run's or a window's) with @r's totals. */
+static int classify_stores(struct cp_profile *p, const struct cp_insn_store *insns,
+			   const struct cp_miss_store *misses, const struct cp_report *r,
+			   const struct cp_classify_cfg *cfg, struct cp_classification *out)
+{
+	struct cp_classify_input in = {
+		.l1 = &p->l1,
+		.insns = insns,
+		.misses = misses,
+		/* the periods the events started with, live and offline alike */
+		.load_period = p->info.load_period,
+		.store_period = p->info.store_period,
+		.duration_s = r->duration_s,
+		.loads = r->bpf.samples[CP_ACCESS_LOAD],
+		.stores = r->bpf.samples[CP_ACCESS_STORE],
+		.load_misses = r->bpf.misses[CP_ACCESS_LOAD],
+		.store_misses = r->bpf.misses[CP_ACCESS_STORE],
+		.no_levels = cp_stats_levels_unknown(&r->bpf),
+		/* soft: time shares (ticks per instruction come with the
+		 * counters) and pattern evidence (classify.h) */
+		.soft = p->info.source == CP_SOURCE_SOFT,
+		.time_samples = r->bpf.ticks,
+		.geo = r->geo,
+		.locate = class_locate,
+		.locate_ctx = p,
+		.object_at = class_object,
+		.object_ctx = p,
+	};
+
+	return cp_classify(&in, cfg, out);
+}
+
+int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
+			 const struct cp_classify_cfg *cfg, struct cp_classification *out)
+{
+	return classify_stores(p, p->insns, p->misses, r, cfg, out);
+}
+
+int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
+			struct cp_summary *out)
+{
+	const struct cp_insn_store *insns = p->insns;
+	const struct cp_miss_store *misses = p->misses;
+	__u64 end_ns;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	cp_profile__fill_report(p, &out->report);
+	out->run_s = out->report.duration_s;
+	out->run_bpf = out->report.bpf;
+	out->window_s = out->report.duration_s;
+	if (p->roll) {
+		/* the counters of the window ending now, not of the run */
+		ret = cp_rolling__window(p->roll, p->insns, &out->report.bpf, &out->win);
+		if (ret)
+			return ret;
+		end_ns = now_ns();
+		insns = out->win.insns;
+		misses = out->win.misses;
+		out->report.bpf = out->win.bpf;
+		out->report.insns = insns;
+		out->report.objects = NULL;	/* samples per object are the run's */
+		out->window_s = end_ns > out->win.start_ns ?
+			(double)(end_ns - out->win.start_ns) / 1e9 : 0;
+		out->report.duration_s = out->window_s;
+	}
+	snprintf(out->end_reason, sizeof(out->end_reason), "summary of the last %.0f s",
+		 out->window_s);
+	out->report.end_reason = out->end_reason;
+	ret = classify_stores(p, insns, misses, &out->report, cfg, &out->issues);
+	if (ret) {
+		cp_summary_free(out);
+		return ret;
+	}
+	out->report.issues = &out->issues;
+	out->report.classify_cfg = cfg;
+	return 0;
+}
+
+void cp_summary_free(struct cp_summary *s)
+{
+	cp_classification_free(&s->issues);
+	cp_window_free(&s->win);
+}
+
+int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
+		       const struct cp_report_opts *o, char *err, size_t err_sz)
+{
+	struct cp_classification issues;
+	struct cp_geometry recorded;
+	struct cp_report r = { 0 };
+	int ret;
+
+	memset(&issues, 0, sizeof(issues));
+	cp_profile__fill_report(p, &r);
+	if (!geo) {
+		/* offline: the caches the run assumed, as its recording says */
+		memset(&recorded, 0, sizeof(recorded));
+		memcpy(recorded.slot, p->info.cache, sizeof(recorded.slot));
+		for (int s = 0; s < CP_CACHE_NR_SLOTS; s++)
+			recorded.source[s] = CP_GEO_RECORDED;
+		geo = &recorded;
+	}
+	r.geo = geo;
+	r.top = o->classify->top;
+	r.classify_cfg = o->classify;
+	ret = cp_profile__classify(p, &r, o->classify, &issues);
+	if (ret)
+		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
+	else
+		r.issues = &issues;
+	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
+	cp_classification_free(&issues);
+	return ret;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A profile's report: struct cp_report filled from the stores and the run's
+ * facts, the classifier run over them with locations and objects found
+ * through the profile's symbolizer and object table, and the outputs
+ * written. The same for a live run, its rolling summaries and a replay.
+ */
+#ifndef CP_PROFILE_REPORT_H
+#define CP_PROFILE_REPORT_H
+
+#include "classify/classify.h"
+#include "machine/geometry.h"
+#include "profile/profile.h"
+#include "report/report.h"
+
+/* Fills @r: the run's facts, BPF counters, stores, records, duration. */
+void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
+
+/*
+ * A report locate callback (cp_locate_fn) on @ctx, a struct cp_profile:
+ * "function (file.c:12)" from the process's maps snapshot.
+ */
+int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
+
+/*
+ * Classifies what @p holds into @out (cp_classification_free() it), with
+ * @r's totals and duration (filled by cp_profile__fill_report()).
+ */
+int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
+			 const struct cp_classify_cfg *cfg, struct cp_classification *out);
+
+/* Where a report goes and how it is judged. */
+struct cp_report_opts {
+	const struct cp_classify_cfg *classify;
+	const char *output;		/* text: a file, NULL: stdout */
+	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
+	const char *prom;		/* --prom-file, NULL: none */
+	unsigned int prom_top;		/* --prom-top */
+	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
+};
+
+/*
+ * Fills, classifies and writes the report of the profile so far. @geo:
+ * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
+ * @err set (an output file could not be written).
+ */
+int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
+		       const struct cp_report_opts *o, char *err, size_t err_sz);
+
+/*
+ * A rolling summary: the report and issues of the last --window-seconds
+ * (live: the stores of the window's epochs, its BPF counters' growth; no
+ * samples per object) or of the whole run (offline, or without a ring).
+ */
+struct cp_summary {
+	struct cp_report report;	/* end_reason says which window */
+	struct cp_classification issues;
+	struct cp_window win;		/* owns the window's stores */
+	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
+	double window_s;		/* span of the summary */
+	double run_s;			/* span of the run so far */
+	char end_reason[64];
+};
+
+/*
+ * Fills @out (cp_summary_free() it) with the summary now, its issues judged
+ * under @cfg. 0, or a negative errno (out of memory) with @out freed.
+ */
+int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
+			struct cp_summary *out);
+void cp_summary_free(struct cp_summary *s);
+
+#endif /* CP_PROFILE_REPORT_H */

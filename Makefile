@@ -161,7 +161,7 @@ $(BUILD)/tests/bench $(BUILD)/tests/fuzz:
 
 tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BIN))
 
-# The ground-truth oracle (tests/oracle, issue #9): the simulator, linked with
+# The ground-truth oracle (tests/oracle): the simulator, linked with
 # the library, and its corpus: workloads compiled with clang's -fsanitize=thread
 # instrumentation but linked (non-PIE) with the oracle's own tracing runtime
 # instead of TSan's, with the allocator and memcpy/memset wrapped.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Allocation probes (issue 4): uprobes on the malloc family and the syscall
+ * Allocation probes: uprobes on the malloc family and the syscall
  * tracepoints of mmap/munmap/mremap/brk turn every heap object and every
  * anonymous mapping a target makes into an object event of the `events` ring
  * buffer (cacheperf/alloc.h), and keep the live ones in a bounded map.
  *
  * Entry probes stash the arguments per thread, with the stack position of
  * the return address. User space may place an entry probe a few instructions
- * into the function (user/probe_place.h) so the kernel can emulate the probed
+ * into the function (user/live/probe_place.h) so the kernel can emulate the probed
  * instruction instead of single-stepping it; the attach cookie tells how far
  * below the return address sp then is. Return probes, attached at the same
  * offset, take the result, the immediate caller (the address returned to,
@@ -120,7 +120,7 @@ struct {
 	__type(value, struct cp_site_stack);
 } alloc_site_stacks SEC(".maps");
 
-/* tgid -> allocator calls, read and reset by the rate guard (user/alloc_guard.h). */
+/* tgid -> allocator calls, read and reset by the rate guard (user/live/alloc_guard.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CP_MAX_ALLOC_COUNTED);
@@ -668,7 +668,7 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 	cp_emit(CP_OBJ_EV_MAP, m.func, flags, pid_tgid, addr, m.len, 0, m.caller, stack_id, now);
 }
 
-/* Syscall tracepoints: only these four calls pay. Need tracefs (user/alloc_probes.c). */
+/* Syscall tracepoints: only these four calls pay. Need tracefs (user/live/alloc_probes.c). */
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int on_mmap_enter(struct trace_event_raw_sys_enter *ctx)
 {

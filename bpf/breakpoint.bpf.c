@@ -31,7 +31,7 @@ struct {
 } bp_insns SEC(".maps");
 
 struct cp_bp_stats bp_stats;
-/* L1 data cache geometry for the set of each access (user/geometry.h) */
+/* L1 data cache geometry for the set of each access (user/machine/geometry.h) */
 const volatile __u32 targ_l1_line_bytes = 64;
 const volatile __u32 targ_l1_sets = 64;
 const volatile __u32 targ_l1_ways = 8;

@@ -3,7 +3,7 @@
  * on_mem_sample: every PEBS / IBS memory sample (and, in forward-all mode,
  * software-event samples) of a target process enters the pipeline of
  * mem_sample.bpf.h. Two variants read the sample data; user space loads the
- * one the kernel supports (user/mem_prog.c) and leaves the other unloaded.
+ * one the kernel supports (user/live/mem_prog.c) and leaves the other unloaded.
  */
 #include "mem_sample.bpf.h"
 

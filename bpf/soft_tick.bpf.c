@@ -13,13 +13,13 @@
  * Skid: a tick is taken after the instruction that stalled, so it lands on
  * the one after a missing load. When user space found that the ticked
  * instruction accesses no memory and the one before it is an access whose
- * address registers it left intact (user/skid.h), the descriptor carries
+ * address registers it left intact (user/decode/skid.h), the descriptor carries
  * that access and its ip (charge_ip): the tick's time and sample go to the
  * access, at the address it used - exact, as the ticked instruction has
  * not run yet.
  *
  * An instruction not decoded yet is queued once in soft_pending for user
- * space (user/soft_source.c), which installs a descriptor or a "no memory
+ * space (user/live/soft_source.c), which installs a descriptor or a "no memory
  * operand" marker. A plain hash, not an LRU: an LRU would evict silently,
  * and a full table must be counted (stats.drop_pending); the ip is queued
  * again at its next tick anyway.

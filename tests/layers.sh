@@ -14,8 +14,8 @@
 #   breakpoints which instructions to watch, and their findings (pure)
 #   report    text, JSON, Prometheus: rendering what profile and classify hold
 #   record    recordings: format, I/O, the recorder, the replay
-#   live      the BPF skeleton, perf events, probes, the live run loop
-#   cli       main, options, signals, targets, the commands
+#   live      the BPF skeleton, perf events, probes, signals, the live run loop
+#   cli       main, options, targets, the report command
 #
 # Only live/ may include the BPF skeleton (cacheperf.skel.h). Every include of
 # a project header names its folder ("profile/insn_store.h"), so a reader and

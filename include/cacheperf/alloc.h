@@ -54,7 +54,7 @@ enum cp_alloc_func {
 	 * C++ operator new and delete, probed only in an allocator that defines
 	 * them itself (tcmalloc, jemalloc, mimalloc); libstdc++'s call malloc.
 	 * new: the size in rdi (aligned new: the alignment in rsi); delete: the
-	 * pointer in rdi. The order is cp_alloc_cxx_names[] (user/allocator.c).
+	 * pointer in rdi. The order is cp_alloc_cxx_names[] (user/objects/allocator.c).
 	 */
 	CP_FN_NEW,			/* _Znwm */
 	CP_FN_NEW_ARRAY,		/* _Znam */
@@ -145,7 +145,7 @@ _Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is AB
 /*
  * The bpf_cookie of every allocation uprobe: which function it is, and how
  * many bytes the probed instruction sits below the return address (a probe
- * placed after pushes, user/probe_place.h).
+ * placed after pushes, user/live/probe_place.h).
  */
 #define CP_ALLOC_COOKIE(func, sp_adjust)	((__u64)(func) | ((__u64)(sp_adjust) << 8))
 #define CP_ALLOC_COOKIE_FUNC(c)			((__u8)((c) & 0xff))

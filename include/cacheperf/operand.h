@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The memory operand of one x86-64 instruction, as user space decodes it
- * (user/decode.h, Zydis) and BPF evaluates it: base + index * scale + disp,
+ * (user/decode/decode.h, Zydis) and BPF evaluates it: base + index * scale + disp,
  * plus the fs/gs base, from the registers *before* the instruction runs. A
  * HW_BREAKPOINT_X event delivers exactly those (the breakpoint traps before
  * the instruction executes), so the address is exact, not a guess.
  *
- * cp_operand_ea() is pure and inline: bpf/breakpoint.bpf.c, later the
- * no-PMU tick source and the unit tests all run this one function.
+ * cp_operand_ea() is pure and inline: bpf/breakpoint.bpf.c, bpf/soft_tick.bpf.c (the
+ * no-PMU tick source) and the unit tests all run this one function.
  */
 #ifndef CACHEPERF_OPERAND_H
 #define CACHEPERF_OPERAND_H

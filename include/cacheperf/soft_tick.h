@@ -6,7 +6,7 @@
  * not run yet, so cp_operand_ea() (cacheperf/operand.h) of the registers
  * in the tick gives its exact address, as for a breakpoint.
  *
- * The ABI between on_tick and user/soft_source.c: the descriptor map value,
+ * The ABI between on_tick and user/live/soft_source.c: the descriptor map value,
  * the pending-ip map value, and the pure inline helpers both sides (and the
  * unit tests) run.
  */
@@ -29,7 +29,7 @@
  * (tgid, ip) is another instruction, and a descriptor of another mm is not
  * used (the ip is queued again).
  *
- * Skid correction (user/skid.h): @charge_ip non-zero says the ticked
+ * Skid correction (user/decode/skid.h): @charge_ip non-zero says the ticked
  * instruction accesses no memory and the tick is charged to the access just
  * before it, at @charge_ip, whose operand @op is: the sample and the time
  * count go to @charge_ip, and a RIP-relative @op counts from @charge_ip

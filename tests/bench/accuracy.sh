@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Classification accuracy against the oracle's ground truth (issue #9). For
+# Classification accuracy against the oracle's ground truth. For
 # each corpus workload (tests/oracle/workloads): the oracle traces it,
 # simulates the caches and writes the truth and a simulated PEBS recording;
 # `cacheperf-bpf report` classifies the recording with the production code.

@@ -5,7 +5,7 @@
  * through its labelled call sites), once unprofiled and once with the
  * allocation probes attached to it (stacks captured, events drained and
  * counted here as a session would), ROUNDS times each; prints the medians
- * and the difference. Goal (issue 4): <= 1500 ns per pair profiled.
+ * and the difference. Goal: <= 1500 ns per pair profiled.
  *
  * usage: alloc_probe_cost [ROUNDS [PAIRS [--no-stacks | --empty]]]
  *   (default 5 rounds, 1000000 pairs, deeper stacks captured)

@@ -9,8 +9,8 @@
  *                default budget: its 16 walking loads are armed, settle or fill)
  *   no bp        the same with --max-bp-rate 0: the rest of the profiler
  *
- * and prints the medians and their ratios to the unprofiled median. Goal
- * (issue 6): profiled / plain <= 1.05. The page-fault source is the
+ * and prints the medians and their ratios to the unprofiled median. Goal:
+ * profiled / plain <= 1.05. The page-fault source is the
  * sampling source here (no PMU on our machines); it samples the first pass
  * only, which is outside the timed loop.
  *

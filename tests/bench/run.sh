@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs every overhead benchmark with the arguments the README's figures were
+# Runs every overhead benchmark with the arguments docs/figures.md's figures were
 # measured with, one after another (they measure time: run nothing else).
 #
 #   tests/bench/run.sh BUILD [NAME...]     e.g. tests/bench/run.sh build bp_overhead

@@ -15,8 +15,8 @@
  *   perf record    `perf record -a -e cpu-clock -F 4999` (when perf is
  *                  installed): what the same ticks cost without our program
  *
- * and prints the medians and their ratios to the unprofiled median. Goal
- * (issue 7): soft / plain <= 1.03.
+ * and prints the medians and their ratios to the unprofiled median. Goal:
+ * soft / plain <= 1.03.
  *
  * usage: soft_overhead [ROUNDS [PASSES]]   (default 9 rounds, 30000 passes)
  * Binaries are looked up in $CP_BUILD (default: build).

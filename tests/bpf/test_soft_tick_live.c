@@ -3,7 +3,7 @@
  * The no-PMU source end to end (root): tests/workloads/soft_loop loads from
  * a heap buffer through the instruction labelled cp_soft_load and stores
  * into the global soft_dst through cp_soft_store; per-CPU cpu-clock events
- * run on_tick, and user space decodes what it queues (user/soft_source.c).
+ * run on_tick, and user space decodes what it queues (user/live/soft_source.c).
  * Nearly every sample must be one of the two labelled instructions (the
  * rest: the clock the loop reads between passes), with an
  * address inside the buffer (load) or the array (store), the access size
@@ -11,7 +11,7 @@
  * have time counts; the labels must have descriptors and some other loop
  * instruction a "no memory operand" marker. Skid: the instruction right
  * after the load (cp_soft_after_load, no memory operand) is where ticks land
- * while the load waits; its descriptor must charge them to the load (user/skid.h),
+ * while the load waits; its descriptor must charge them to the load (user/decode/skid.h),
  * so no time stays on it and every load sample, corrected or not, carries
  * the load's ip and an address the load really reads: in the buffer, a
  * whole number of lines from its start. Then the workload spins in the

@@ -9,7 +9,7 @@
 expect "--help exits 0" 0 "Usage: cacheperf-bpf" "$BIN" --help
 # every long option of the parser's table is documented in --help
 missing=""
-for o in $(grep -oE '^	\{ "[a-z-]+",' "$CP_ROOT/user/options.c" | grep -oE '[a-z-]+'); do
+for o in $(grep -oE '^	\{ "[a-z-]+",' "$CP_ROOT/user/cli/options.c" | grep -oE '[a-z-]+'); do
 	grep -q -- "--$o" "$tap_out" || missing+=" --$o"
 done
 if [ -z "$missing" ]; then _ok "--help documents every option"; else

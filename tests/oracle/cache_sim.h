@@ -17,7 +17,7 @@
  * Invalidations remove the line from the fully-associative shadow too, so a
  * coherence loss never reads as a conflict later.
  *
- * Simplifications (named in README "Accuracy"): an access crossing a line
+ * Simplifications (named in docs/figures.md, "Accuracy"): an access crossing a line
  * boundary counts on its first line; no prefetchers; no line fill buffer
  * (a second miss to an in-flight line is served where the first was).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The ground-truth oracle (issue #9): runs a workload built with the
+ * The ground-truth oracle: runs a workload built with the
  * tracing runtime (trace_rt.c), reads its complete access trace through a
  * pipe, simulates the caches on it (cache_sim.c), writes the true classes
  * per instruction, line and object with the dominant issue (truth.c), and

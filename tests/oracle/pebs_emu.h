@@ -11,7 +11,7 @@
  *  - data_src as Intel PEBS encodes it: loads with their level (L1, L2, L3,
  *    L3 + snoop HITM, DRAM) and a latency weight; stores with L1 hit or miss;
  *  - every allocation and free as the allocation probes report them;
- *  - the breakpoint manager (user/bp_manager.c, the same pure code) fed the
+ *  - the breakpoint manager (user/breakpoints/bp_manager.c, the same pure code) fed the
  *    forwarded misses and ticked every CP_PEBS_EMU_TICK_NS of simulated time;
  *    an instruction it arms records the addresses of its next accesses in
  *    the trace, up to CP_BP_HISTORY or the BPF settle rule, and the history

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Skid correction (user/skid.c): which instruction a tick on an instruction
+ * Skid correction (user/decode/skid.c): which instruction a tick on an instruction
  * without a memory operand is charged to, from the code of its function.
  * Each case is a small function, assembled by hand (bytes from `as` and
  * `objdump -d`), and the offset of the ticked instruction Y.

@@ -76,7 +76,7 @@ static void test_decide(void **state)
 
 /*
  * Skid: an instruction without a memory operand whose predecessor is a
- * chargeable access (user/skid.h) gets that access's operand and ip; one
+ * chargeable access (user/decode/skid.h) gets that access's operand and ip; one
  * with an access of its own keeps it; without a predecessor, a marker.
  */
 static void test_decide_skid(void **state)

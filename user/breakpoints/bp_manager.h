@@ -2,7 +2,7 @@
 /*
  * The breakpoint manager's decisions (paper §3.3), pure: which instructions
  * to watch, when to let a watched one go, and how many slots and hits it
- * may use. user/bp_sampler.* carries the decisions out (perf events, the
+ * may use. user/live/bp_sampler.* carries the decisions out (perf events, the
  * bp_insns map) and reports back what happened.
  *
  *  - Susceptible instructions come from the forwarded misses: an

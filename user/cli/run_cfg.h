@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The command line's options, handed down as the small configs of the layers
- * below: the session (what to open and load) and the live run (how long, how
- * often, within which limits). Only cli/ knows struct cp_options.
+ * The command line's options, handed down as the small config of the layer
+ * below: the session (what to open and load). Only cli/ knows struct
+ * cp_options; main() fills the live run's config (live/run.h) itself.
  */
 #ifndef CP_RUN_CFG_H
 #define CP_RUN_CFG_H

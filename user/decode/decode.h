@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Instruction decoding for breakpoint sampling (issue 6): the bytes of one
+ * Instruction decoding for breakpoint sampling: the bytes of one
  * x86-64 instruction in, its memory operand (cacheperf/operand.h) out, or
  * why its address cannot be computed. Pure; Zydis decodes (DESIGN.md:
  * capstone 4 gets store and read-modify-write flags wrong).

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a decoded x86-64 instruction does besides its memory access, as the
- * code walkers need it (probe placement, user/probe_place.c; skid
- * correction, user/skid.c): which general-purpose registers it writes
+ * code walkers need it (probe placement, user/live/probe_place.c; skid
+ * correction, user/decode/skid.c): which general-purpose registers it writes
  * (hidden operands included: mul's rdx, cmpxchg's rax, push's rsp), whether
  * control may leave the straight line after it, and which offsets of a
  * function its relative branches reach. Pure, over Zydis's decoded form.

@@ -4,7 +4,7 @@
  * install for a decoded instruction, the order pending instructions are
  * decoded in (one maps read per process), and the bounded registry of what
  * was installed, so a process that exec'd or exited can have its entries
- * removed without walking the BPF map. user/soft_source.c carries them out.
+ * removed without walking the BPF map. user/live/soft_source.c carries them out.
  */
 #ifndef CP_SOFT_DECIDE_H
 #define CP_SOFT_DECIDE_H
@@ -19,7 +19,7 @@
 struct cp_soft_stats {
 	__u64 taken;		/* pending instructions taken from soft_pending */
 	__u64 descriptors;	/* ... installed with a memory operand: their ticks are samples */
-	__u64 skid;		/* ... of them, charging the access before them (user/skid.h) */
+	__u64 skid;		/* ... of them, charging the access before them (user/decode/skid.h) */
 	__u64 markers;		/* ... installed as "no computable memory operand": time only */
 	__u64 gone;		/* ... whose process was gone before they were decoded */
 	__u64 drop_insns;	/* ... not installed: soft_insns (or the registry) is full */

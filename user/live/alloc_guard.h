@@ -9,7 +9,7 @@
  * double (up to max_backoff_ns); intervals under half the budget shrink the
  * next one back toward backoff_ns.
  *
- * Pure: user/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
+ * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
  * here once per tick and detaches or re-attaches as told.
  */
 #ifndef CP_ALLOC_GUARD_H

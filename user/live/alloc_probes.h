@@ -95,7 +95,7 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
  * A target exited (or is no longer profiled): detaches its probes, forgets
  * its live objects, call-site stacks and call counter in BPF. Returns 0,
  * -ENOENT if unknown. The uprobes are destroyed on a worker thread
- * (user/link_reaper.h): this returns without waiting the ~1 s the kernel
+ * (user/live/link_reaper.h): this returns without waiting the ~1 s the kernel
  * takes; so do the guard's detaches in cp_alloc_probes__tick().
  */
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid);

@@ -2,7 +2,7 @@
 /*
  * Opening perf events and attaching a BPF program to each (the syscall
  * edge). One object holds every fd and bpf_link of a session, whatever the
- * source: PEBS/IBS memory events, software page faults, later cpu-clock.
+ * source: PEBS/IBS memory events, software page faults, cpu-clock ticks.
  *
  *  - per CPU (-a, or many threads): pid -1 on each CPU of a set; CPUs that
  *    answer ENODEV (offline, or not this PMU's) are skipped as in bcc's

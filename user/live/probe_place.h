@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Where to put an allocation function's entry uprobe (issue 4, "probe
+ * Where to put an allocation function's entry uprobe ("probe
  * placement"). A uprobe replaces an instruction with int3; the kernel then
  * either emulates the original instruction or single-steps a copy of it out
  * of line. Single-stepping costs a second trap: ~14 µs per call in our VM

@@ -121,7 +121,7 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 
 /*
  * The access before the instruction at @ip of process @pid that its ticks
- * are charged to (user/skid.h): the function holding @ip is read whole
+ * are charged to (user/decode/skid.h): the function holding @ip is read whole
  * from the mapped file and walked from its entry. 0 with @out filled, or a
  * negative errno (-ENOENT: no sized function symbol holds @ip, or the walk
  * says no).

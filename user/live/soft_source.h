@@ -2,7 +2,7 @@
 /*
  * The no-PMU source, user side (--source soft): the per-CPU cpu-clock events
  * on_tick runs on, and the loop's part: take the instructions on_tick queued
- * in soft_pending, decode them (user/decode_cache.h: the bytes of the
+ * in soft_pending, decode them (user/decode/decode_cache.h: the bytes of the
  * mapped file) and install a descriptor or a marker in soft_insns
  * (cacheperf/soft_tick.h). The decisions are in soft_decide.c; this file is
  * the libbpf and perf_event_open edge.
@@ -35,7 +35,7 @@ struct cp_soft_source;
  * The user side over @skel's soft_pending and soft_insns (loaded); NULL
  * with errno set. @sym (kept, not owned; NULL: no skid correction) gives
  * the bounds of the function an instruction without a memory operand is
- * in, so its ticks can be charged to the access before it (user/skid.h).
+ * in, so its ticks can be charged to the access before it (user/decode/skid.h).
  */
 struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_symbolizer *sym);
 void cp_soft_source__free(struct cp_soft_source *s);

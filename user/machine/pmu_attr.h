@@ -91,7 +91,7 @@ void cp_page_fault_spec(struct cp_event_spec *spec, __u64 period);
 
 /*
  * An execute breakpoint at user address @ip that samples every hit
- * (sample_period 1), for breakpoint sampling (user/bp_arm.h). bp_len must
+ * (sample_period 1), for breakpoint sampling (user/live/bp_arm.h). bp_len must
  * be sizeof(long) for execute breakpoints (arch/x86/kernel/hw_breakpoint.c).
  */
 void cp_breakpoint_spec(struct cp_event_spec *spec, __u64 ip);

@@ -2,7 +2,7 @@
 /*
  * Which cgroup, and which container, a process is in: pure parsing of
  * /proc/PID/cgroup and /proc/self/mountinfo text (the reading is in
- * proc_identity.c and cgroup_target.c).
+ * profile/proc_identity.c).
  */
 #ifndef CP_PROC_CGROUP_H
 #define CP_PROC_CGROUP_H

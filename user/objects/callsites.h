@@ -5,7 +5,7 @@
  * BPF stack id of the rest of the stack) as a small dense id, so each of a
  * million objects carries 8 bytes instead of a stack. Ids start at 1; 0
  * means "unknown". Caller addresses only mean something inside one address
- * space, so there is one table per process (process_objects.h).
+ * space, so there is one table per process (objects/objects.h).
  */
 #ifndef CP_CALLSITES_H
 #define CP_CALLSITES_H

@@ -43,7 +43,7 @@ enum cp_obj_kind {
 };
 
 /* cp_object.flags */
-/* lived through a back-off of the allocation probes (process_objects.h sets it
+/* lived through a back-off of the allocation probes (objects/objects.h sets it
  * when resolving): it may have been freed unseen and its memory reused */
 #define CP_OBJ_F_GUARD_BACKOFF	(1u << 0)
 #define CP_OBJ_F_REALLOC	(1u << 1)	/* the result of a realloc */

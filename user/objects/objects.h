@@ -9,8 +9,8 @@
  *
  * Not thread-safe: owned by the thread that drains events and classifies.
  */
-#ifndef CP_PROCESS_OBJECTS_H
-#define CP_PROCESS_OBJECTS_H
+#ifndef CP_OBJECTS_H
+#define CP_OBJECTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -181,4 +181,4 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 
 void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out);
 
-#endif /* CP_PROCESS_OBJECTS_H */
+#endif /* CP_OBJECTS_H */

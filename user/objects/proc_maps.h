@@ -102,7 +102,7 @@ void cp_maps__free(struct cp_maps *m);
 
 /*
  * Where a process's maps and thread stacks come from: /proc (cp_proc_live),
- * or a recording replayed offline (user/replay.c). The live recorder wraps
+ * or a recording replayed offline (user/record/replay.c). The live recorder wraps
  * cp_proc_live and writes down what it returns. Same contracts as
  * cp_maps__read() and cp_maps_thread_stacks().
  */

@@ -5,9 +5,10 @@
  * the live drain (live/run.c) and from a recording's replay (record/replay.c)
  * alike, like perf's struct perf_tool. What only a live run does on the way
  * (breakpoint candidates, allocation probes for a new process, the
- * recording, the BPF stack map) is behind struct cp_profile_hooks, which only
- * the live run sets. Assembling a report from the stores is
- * report/profile_report.h.
+ * recording, the run's counters so far) is behind struct cp_profile_hooks,
+ * which only the live run sets; it also reads call-site stacks from the BPF
+ * stack map through cp_profile_cfg.objects.read_stack. Assembling a report
+ * from the stores is report/profile_report.h.
  */
 #ifndef CP_PROFILE_H
 #define CP_PROFILE_H

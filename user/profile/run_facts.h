@@ -2,8 +2,8 @@
 /*
  * What a report says about a run besides its stores: how and whom it
  * sampled, from when until when and why it ended, and what was lost on the
- * way. Filled live (main.c, profile.c) or read back from a recording
- * (replay.c); the report takes it from here either way, so a replayed report
+ * way. Filled live (cli/main.c, live/run.c) or read back from a recording
+ * (record/replay.c); the report takes it from here either way, so a replayed report
  * shows the run's own times.
  */
 #ifndef CP_RUN_FACTS_H

@@ -28,7 +28,7 @@
 struct cp_seen_object {
 	__u64 start;
 	__u64 size;
-	__u64 callsite;		/* call-site id (process_objects.h) */
+	__u64 callsite;		/* call-site id (objects/objects.h) */
 	__u32 tid;		/* allocating thread */
 	__u16 flags;		/* CP_OBJ_F_* */
 	__u16 kind;		/* enum cp_obj_kind: heap or mapping */

@@ -143,9 +143,9 @@ static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_is
 
 /*
  * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
- * history found at @addr (user/seen_objects.h), else the process objects at
+ * history found at @addr (user/profile/seen_objects.h), else the process objects at
  * report time (globals, stacks, what lives on). Its allocation stack: the call
- * site's frames (user/callsites.h).
+ * site's frames (user/objects/callsites.h).
  */
 static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
 {

@@ -4,13 +4,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "live/drain.h"
+#include "util/clock.h"
 
 /* The kernel's "operation not supported" (include/linux/errno.h), not in libc headers. */
 #ifndef ENOTSUPP
@@ -27,14 +27,6 @@ struct cp_drain {
 	int handled;			/* records of this poll */
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 static int cp_drain_record(void *ctx, void *data, size_t size)
 {
 	struct cp_drain *d = ctx;
@@ -43,7 +35,7 @@ static int cp_drain_record(void *ctx, void *data, size_t size)
 	if (ret)
 		return ret;
 	/* the record is consumed either way: a negative return only ends this poll */
-	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0 && mono_ns() >= d->deadline_ns)
+	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0 && cp_now_ns() >= d->deadline_ns)
 		return -EAGAIN;
 	return 0;
 }
@@ -81,7 +73,7 @@ int drain__poll(struct cp_drain *d, int timeout_ms)
 	int ret;
 
 	d->handled = 0;
-	d->deadline_ns = mono_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
+	d->deadline_ns = cp_now_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
 			 CP_DRAIN_BUDGET_NS;
 	if (timeout_ms == 0) {
 		ret = ring_buffer__consume(d->rb);

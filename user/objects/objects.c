@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "objects/backoff_marks.h"
 #include "objects/globals.h"
 #include "objects/proc_maps.h"
 #include "objects/objects.h"
+#include "util/clock.h"
 
 struct thread_ptr {
 	__u32 tid;
@@ -45,14 +45,6 @@ struct cp_objects {
 	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
 	struct cp_objects_stats st;	/* store part: objects of processes already gone */
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 static size_t home(const struct cp_objects *o, pid_t pid)
 {
@@ -184,7 +176,7 @@ static int take_snapshot(struct cp_objects *o, struct proc *p)
 
 	drop_view(p);
 	p->nr_stacks = p->nr_user_stacks;
-	p->maps_read_ns = now_ns();
+	p->maps_read_ns = cp_now_ns();
 	o->st.maps_reads++;
 	err = o->opts.src->maps(o->opts.src->ctx, o->opts.proc_root, p->pid, &p->maps);
 	if (err) {
@@ -635,7 +627,8 @@ int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_re
 	}
 	err = resolve_view(p, addr, out);
 	/* unmapped in our snapshot: maybe mapped since (dlopen, mmap, new thread) */
-	if (err == -ENOENT && !p->exited && now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+	if (err == -ENOENT && !p->exited &&
+	    cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
 		take_snapshot(o, p);
 		memset(out, 0, sizeof(*out));
 		err = resolve_view(p, addr, out);

@@ -8,16 +8,9 @@
 #include "report/prom_metrics.h"
 #include "report/report_emit.h"
 #include "profile/mem_guard.h"
+#include "util/clock.h"
 #include "util/self_usage.h"
 #include "report/summary_out.h"
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
 			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f)
@@ -28,7 +21,7 @@ void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *
 	o->pmu = pmu;
 	o->live = live;
 	o->status = status_f;
-	o->last_s = mono_s();
+	o->last_s = (double)cp_now_ns() / 1e9;
 	o->last_cpu_s = cp_self_cpu_seconds();
 }
 
@@ -139,7 +132,7 @@ int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *er
 
 static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
 {
-	double now = mono_s(), cpu = cp_self_cpu_seconds(), dt = now - o->last_s;
+	double now = (double)cp_now_ns() / 1e9, cpu = cp_self_cpu_seconds(), dt = now - o->last_s;
 	const struct cp_stats *b = &s->run_bpf;
 	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
 	struct cp_status st = {

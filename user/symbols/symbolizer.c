@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <gelf.h>
@@ -24,6 +23,7 @@
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
+#include "util/clock.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
 #define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
@@ -354,14 +354,6 @@ static const Dwfl_Callbacks file_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
 		       void *arg)
 {
@@ -485,7 +477,7 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space
 	s->stats.fallbacks++;
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){
-		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = now_ns(),
+		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = cp_now_ns(),
 		.text_gen = gen,
 	};
 	*out = sp;
@@ -756,7 +748,7 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
 		return err;
 	}
 	sn->last_use = ++s->clock;
-	sn->snapshot_ns = now_ns();
+	sn->snapshot_ns = cp_now_ns();
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
@@ -793,9 +785,9 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 	/* a replay's clock is not the run's: it re-snapshots where the run did */
 	if (s->replay)
 		return NULL;
-	if (now_ns() - sn->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
+	if (cp_now_ns() - sn->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
 		return NULL;
-	sn->snapshot_ns = now_ns();
+	sn->snapshot_ns = cp_now_ns();
 	*gen = sn->text_gen;
 	if (read_maps(s, sn->pid, &maps, gen))
 		return NULL;

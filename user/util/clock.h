@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one clock of user space: CLOCK_MONOTONIC, the clock of BPF's
+ * bpf_ktime_get_ns(), so times taken here compare with the events' own.
+ */
+#ifndef CP_CLOCK_H
+#define CP_CLOCK_H
+
+#include <linux/types.h>
+
+/*
+ * Returns CLOCK_MONOTONIC now, in nanoseconds. It never goes back and does
+ * not count a suspend, so differences of two calls are durations of the run
+ * (refresh intervals, deadlines, rates) and compare with BPF's ktime stamps.
+ */
+__u64 cp_now_ns(void);
+
+#endif /* CP_CLOCK_H */

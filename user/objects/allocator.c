@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "objects/allocator.h"
+#include "util/path.h"
 
 #define CP_MAX_PHDRS	64
 
@@ -110,9 +111,8 @@ bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank)
 
 enum cp_allocator_kind cp_allocator_kind_of(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = cp_base_name(path);
 
-	base = base ? base + 1 : path;
 	if (strstr(base, "jemalloc"))
 		return CP_ALLOCATOR_JEMALLOC;
 	if (strstr(base, "tcmalloc"))
@@ -124,9 +124,8 @@ enum cp_allocator_kind cp_allocator_kind_of(const char *path)
 
 static bool is_libc(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = cp_base_name(path);
 
-	base = base ? base + 1 : path;
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
 }
 

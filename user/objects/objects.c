@@ -9,6 +9,7 @@
 #include "objects/proc_maps.h"
 #include "objects/objects.h"
 #include "util/clock.h"
+#include "util/path.h"
 
 struct thread_ptr {
 	__u32 tid;
@@ -530,13 +531,6 @@ static void copy_str(char *dst, size_t sz, const char *src)
 	dst[n] = '\0';
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static void fill_from_global(struct cp_resolved *out, const struct cp_global_hit *h)
 {
 	out->kind = h->kind;
@@ -575,7 +569,7 @@ static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *ou
 	}
 	if (c.map && c.map->kind == CP_MAP_FILE) {
 		out->offset = c.file_offset;
-		copy_str(out->name, sizeof(out->name), base_name(c.label));
+		copy_str(out->name, sizeof(out->name), cp_base_name(c.label));
 	} else {
 		copy_str(out->name, sizeof(out->name), c.label);
 	}

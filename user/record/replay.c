@@ -9,6 +9,7 @@
 #include "symbols/build_id.h"
 #include "record/rec_io.h"
 #include "record/replay.h"
+#include "util/path.h"
 
 /* What the run read from /proc for one process, last as of the replay's position. */
 struct replay_proc {
@@ -127,13 +128,11 @@ static int explain(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
 	struct replay_proc *p = find_proc(ctx, (pid_t)tgid);
 	const struct bad_file *bad;
 	const struct cp_map *m;
-	const char *base;
 
 	m = p ? cp_maps__find(p->maps, ip) : NULL;
 	if (!m || m->kind != CP_MAP_FILE || !(bad = bad_file(ctx, m->path)))
 		return -1;
-	base = strrchr(m->path, '/');
-	snprintf(buf, sz, "%s+0x%llx (%s)", base ? base + 1 : m->path,
+	snprintf(buf, sz, "%s+0x%llx (%s)", cp_base_name(m->path),
 		 (unsigned long long)(ip - m->start + m->offset), bad->why);
 	return 0;
 }

@@ -9,17 +9,11 @@
 #include "objects/object_stats.h"
 #include "report/prom_metrics.h"
 #include "report/prom_writer.h"
+#include "util/path.h"
 
 #define CP_PID_LEN	16
 
 typedef unsigned long long ull;
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 /* "function file.c:12", "function", "file.c:12"; 1 when something was known. */
 static int format_loc(const struct cp_src_loc *loc, char *buf, size_t sz)
@@ -27,11 +21,11 @@ static int format_loc(const struct cp_src_loc *loc, char *buf, size_t sz)
 	bool fl = loc->file[0] && loc->line;
 
 	if (loc->function[0] && fl)
-		snprintf(buf, sz, "%s %s:%u", loc->function, base_name(loc->file), loc->line);
+		snprintf(buf, sz, "%s %s:%u", loc->function, cp_base_name(loc->file), loc->line);
 	else if (loc->function[0])
 		snprintf(buf, sz, "%s", loc->function);
 	else if (fl)
-		snprintf(buf, sz, "%s:%u", base_name(loc->file), loc->line);
+		snprintf(buf, sz, "%s:%u", cp_base_name(loc->file), loc->line);
 	else
 		return 0;
 	return 1;

@@ -4,19 +4,13 @@
 
 #include "classify/issue.h"
 #include "report/report_issues.h"
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
+#include "util/path.h"
 
 /* "work.c: 94 (worker)", "worker (work)", or "0x401234" for what is known. */
 static void print_loc(const struct cp_src_loc *loc, bool have, __u64 ip, FILE *f)
 {
 	if (have && loc->file[0] && loc->line)
-		fprintf(f, "%s: %u", base_name(loc->file), loc->line);
+		fprintf(f, "%s: %u", cp_base_name(loc->file), loc->line);
 	else if (have && loc->function[0])
 		fprintf(f, "%s", loc->function);
 	else
@@ -24,7 +18,7 @@ static void print_loc(const struct cp_src_loc *loc, bool have, __u64 ip, FILE *f
 	if (have && loc->function[0] && loc->file[0] && loc->line)
 		fprintf(f, " (%s)", loc->function);
 	if (have && !(loc->file[0] && loc->line) && loc->module[0])
-		fprintf(f, " in %s", base_name(loc->module));
+		fprintf(f, " in %s", cp_base_name(loc->module));
 }
 
 /* What the counts of @soft issues are: ticks on accesses, not misses. */
@@ -38,9 +32,9 @@ static void print_frame(const struct cp_src_loc *loc, FILE *f)
 {
 	fprintf(f, "%s", loc->function[0] ? loc->function : "??");
 	if (loc->file[0] && loc->line)
-		fprintf(f, " (%s:%u)", base_name(loc->file), loc->line);
+		fprintf(f, " (%s:%u)", cp_base_name(loc->file), loc->line);
 	else if (loc->module[0])
-		fprintf(f, " in %s", base_name(loc->module));
+		fprintf(f, " in %s", cp_base_name(loc->module));
 }
 
 static void print_insns(const struct cp_issue *is, bool soft, FILE *f)

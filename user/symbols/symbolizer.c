@@ -24,6 +24,7 @@
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 #include "util/clock.h"
+#include "util/path.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
 #define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
@@ -1101,13 +1102,6 @@ void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_st
 
 /* ---- text ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* snprintf that keeps a running length past a full buffer. */
 static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -1136,7 +1130,7 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
 			put(buf, size, &len, " inlined into %s",
 			    info->inlined[i].function ? info->inlined[i].function : "??");
 	} else if (info->module) {
-		put(buf, size, &len, "%s+0x%llx", base_name(info->module),
+		put(buf, size, &len, "%s+0x%llx", cp_base_name(info->module),
 		    (unsigned long long)info->module_offset);
 		if (info->nearest)
 			put(buf, size, &len, " (nearest: %s)", info->nearest);
@@ -1144,6 +1138,6 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
 		put(buf, size, &len, "0x%llx", (unsigned long long)info->ip);
 	}
 	if (info->file && info->line)
-		put(buf, size, &len, " (%s:%u)", base_name(info->file), info->line);
+		put(buf, size, &len, " (%s:%u)", cp_base_name(info->file), info->line);
 	return len > INT_MAX ? INT_MAX : (int)len;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "breakpoints/bp_manager.h"
+#include "util/hash.h"
 
 #define CP_BPM_INDEX		(2 * CP_BPM_MAX_CANDIDATES)	/* hash slots, a power of two */
 #define CP_BPM_PILE_SETS	4	/* sets counted per candidate and window */
@@ -66,16 +67,14 @@ struct cp_bp_manager {
 
 static size_t hash_key(__u32 tgid, __u64 ip)
 {
-	__u64 h = (ip ^ ((__u64)tgid << 40)) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 40) & (CP_BPM_INDEX - 1);
+	return cp_hash_slot(cp_hash64(ip ^ ((__u64)tgid << 40)), 40, CP_BPM_INDEX - 1);
 }
 
 static struct cand *find(struct cp_bp_manager *m, __u32 tgid, __u64 ip, size_t *slot)
 {
 	size_t i = hash_key(tgid, ip);
 
-	for (; m->index[i]; i = (i + 1) & (CP_BPM_INDEX - 1)) {
+	for (; m->index[i]; i = cp_probe_next(i, CP_BPM_INDEX - 1)) {
 		struct cand *c = &m->cands[m->index[i] - 1];
 
 		if (c->tgid == tgid && c->ip == ip)

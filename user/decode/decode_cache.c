@@ -8,6 +8,7 @@
 #include "objects/allocator.h"
 #include "decode/decode.h"
 #include "decode/decode_cache.h"
+#include "util/hash.h"
 
 struct cp_decode_entry {
 	struct cp_decode_key key;
@@ -65,10 +66,9 @@ void cp_decode_key_of(pid_t pid, const struct cp_map *map, __u64 ip, struct cp_d
 
 static struct cp_decode_entry *set_of(struct cp_decode_cache *c, const struct cp_decode_key *k)
 {
-	__u64 h = k->off * 0x9e3779b97f4a7c15ull ^ k->ino * 0xbf58476d1ce4e5b9ull ^ k->dev;
+	__u64 h = cp_hash64(k->off) ^ k->ino * CP_HASH_MIX1 ^ k->dev;
 
-	h ^= h >> 29;
-	return &c->e[(h & (c->nr_sets - 1)) * CP_DECODE_WAYS];
+	return &c->e[cp_hash_slot(cp_hash_fold(h, 29), 0, c->nr_sets - 1) * CP_DECODE_WAYS];
 }
 
 static bool same_key(const struct cp_decode_key *a, const struct cp_decode_key *b)

@@ -4,15 +4,7 @@
 
 #include "machine/event_spec.h"
 #include "machine/pmu.h"
-
-/* splitmix64: a good 64-bit mix for consecutive keys (CPU 0, 1, 2...) */
-static __u64 mix64(__u64 x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+#include "util/hash.h"
 
 __u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align)
 {
@@ -23,7 +15,7 @@ __u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align
 	if (pct > 0 && pct < 100 && base > 0) {
 		span = base / 100 * pct + base % 100 * pct / 100;
 		/* 2 * span + 1 outcomes: base - span .. base + span */
-		p = base - span + mix64(seed ^ mix64(key)) % (2 * span + 1);
+		p = base - span + cp_splitmix64(seed ^ cp_splitmix64(key)) % (2 * span + 1);
 	}
 	p -= p % align;
 	return p < align ? align : p;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "objects/callsites.h"
+#include "util/hash.h"
 
 /*
  * Sites live in a dense array (id = index + 1); a hash of indices finds a
@@ -24,11 +25,7 @@ struct cp_callsites {
 
 static size_t hash_site(__u64 caller, __s64 stack_id)
 {
-	__u64 h = caller * 0x9e3779b97f4a7c15ull ^ (__u64)stack_id;
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)cp_hash_mix(cp_hash64(caller) ^ (__u64)stack_id, 31, 29);
 }
 
 struct cp_callsites *cp_callsites__new(size_t max)
@@ -61,14 +58,14 @@ void cp_callsites__free(struct cp_callsites *cs)
 
 static size_t probe(const struct cp_callsites *cs, __u64 caller, __s64 stack_id)
 {
-	size_t mask = cs->nr_slots - 1, i = hash_site(caller, stack_id) & mask;
+	size_t mask = cs->nr_slots - 1, i = cp_hash_slot(hash_site(caller, stack_id), 0, mask);
 
 	while (cs->slots[i]) {
 		const struct cp_callsite *c = &cs->sites[cs->slots[i] - 1];
 
 		if (c->caller == caller && c->stack_id == stack_id)
 			break;
-		i = (i + 1) & mask;
+		i = cp_probe_next(i, mask);
 	}
 	return i;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/top_n.h"
 
 #include "objects/object_stats.h"
@@ -25,9 +26,7 @@ static __u64 group_id(const struct cp_resolved *r)
 
 static __u64 hash_group(__u32 tgid, __u8 kind, __u64 id)
 {
-	__u64 h = (id ^ ((__u64)tgid << 40) ^ ((__u64)kind << 56)) * 0x9e3779b97f4a7c15ull;
-
-	return h ^ (h >> 31);
+	return cp_hash_fold(cp_hash64(id ^ ((__u64)tgid << 40) ^ ((__u64)kind << 56)), 31);
 }
 
 struct cp_object_stats *object_stats__new(size_t max)
@@ -74,10 +73,11 @@ int object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_res
 		      __u64 caller, bool miss)
 {
 	__u64 id = group_id(r);
-	size_t mask = s->nr_slots - 1, i = hash_group(tgid, (__u8)r->kind, id) & mask;
+	size_t mask = s->nr_slots - 1;
+	size_t i = cp_hash_slot(hash_group(tgid, (__u8)r->kind, id), 0, mask);
 	struct cp_object_group *g;
 
-	for (; s->used[i]; i = (i + 1) & mask) {
+	for (; s->used[i]; i = cp_probe_next(i, mask)) {
 		g = &s->slots[i];
 		if (g->tgid == tgid && g->kind == r->kind && g->id == id)
 			goto found;

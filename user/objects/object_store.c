@@ -14,13 +14,13 @@
 
 #include "objects/object_store.h"
 #include "objects/object_treap.h"
+#include "util/hash.h"
 #include "util/prefetch.h"
 
 #define NIL		UINT32_MAX
 #define POOL_MIN	1024		/* first pool allocation, in nodes */
 #define TABLE_MIN	64		/* buckets of a fresh hash table, a power of two */
 #define SLOTS_MIN	2		/* most pages hold a handful of objects */
-#define GOLDEN64	0x9e3779b97f4a7c15ull
 #define CP_OBJ_RECENT	256		/* granules whose last object found is remembered */
 /* a page: 39 % hits in the replay bench, 16 KiB: 28 % */
 #define CP_OBJ_RECENT_SHIFT	CP_OBJ_PAGE_SHIFT
@@ -139,7 +139,8 @@ static int table_init(struct table *t, size_t nr_b)
 
 static size_t table_home(const struct table *t, __u64 key)
 {
-	return (size_t)((key * GOLDEN64) >> t->shift);
+	/* the top log2(nr_b) bits are in range: no mask (and no load of nr_b) per lookup */
+	return (size_t)(cp_hash64(key) >> t->shift);
 }
 
 /* The bucket holding @key, or the empty bucket where it would go. */
@@ -148,7 +149,7 @@ static size_t table_probe(const struct table *t, __u64 key)
 	size_t mask = t->nr_b - 1, i = table_home(t, key);
 
 	while (t->b[i].arr && t->b[i].key != key)
-		i = (i + 1) & mask;
+		i = cp_probe_next(i, mask);
 	return i;
 }
 
@@ -174,21 +175,15 @@ static int table_grow(struct table *t)
 	return 0;
 }
 
-/* True if @h lies cyclically in (i, j]. */
-static bool cyclic_between(size_t i, size_t h, size_t j)
-{
-	return i <= j ? (i < h && h <= j) : (i < h || h <= j);
-}
-
 static void table_del_at(struct table *t, size_t i)
 {
 	size_t mask = t->nr_b - 1, j = i;
 
 	for (;;) {
-		j = (j + 1) & mask;
+		j = cp_probe_next(j, mask);
 		if (!t->b[j].arr)
 			break;
-		if (!cyclic_between(i, table_home(t, t->b[j].key), j)) {
+		if (!cp_probe_between(i, table_home(t, t->b[j].key), j)) {
 			t->b[i] = t->b[j];
 			i = j;
 		}
@@ -667,9 +662,12 @@ int cp_object_store__realloc(struct cp_object_store *s, __u64 old_start,
 	return obj->start ? cp_object_store__add(s, obj) : 0;
 }
 
+/* a mask, not %: the same slots only while CP_OBJ_RECENT is a power of two */
+_Static_assert((CP_OBJ_RECENT & (CP_OBJ_RECENT - 1)) == 0, "CP_OBJ_RECENT: a power of two");
+
 static size_t recent_slot(__u64 key)
 {
-	return (size_t)((key * GOLDEN64) >> 56) % CP_OBJ_RECENT;
+	return cp_hash_slot(cp_hash64(key), 56, CP_OBJ_RECENT - 1);
 }
 
 /* The node holding @addr, remembered as the last found in its page; NIL if none. */

@@ -9,6 +9,7 @@
 #include "objects/proc_maps.h"
 #include "objects/objects.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/path.h"
 
 struct thread_ptr {
@@ -49,7 +50,7 @@ struct cp_objects {
 
 static size_t home(const struct cp_objects *o, pid_t pid)
 {
-	return (size_t)(((__u64)(__u32)pid * 0x9e3779b97f4a7c15ull) >> 32) & (o->nr_slots - 1);
+	return cp_hash_slot(cp_hash64((__u32)pid), 32, o->nr_slots - 1);
 }
 
 static size_t probe(const struct cp_objects *o, pid_t pid)
@@ -57,7 +58,7 @@ static size_t probe(const struct cp_objects *o, pid_t pid)
 	size_t i = home(o, pid);
 
 	while (o->slots[i] && o->slots[i]->pid != pid)
-		i = (i + 1) & (o->nr_slots - 1);
+		i = cp_probe_next(i, o->nr_slots - 1);
 	return i;
 }
 
@@ -156,12 +157,12 @@ static void unlink_slot(struct cp_objects *o, size_t i)
 	for (;;) {
 		size_t h;
 
-		j = (j + 1) & mask;
+		j = cp_probe_next(j, mask);
 		if (!o->slots[j])
 			break;
 		h = home(o, o->slots[j]->pid);
 		/* move unless h lies cyclically in (i, j] */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+		if (!cp_probe_between(i, h, j)) {
 			o->slots[i] = o->slots[j];
 			i = j;
 		}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/prefetch.h"
 #include "util/top_n.h"
 
@@ -32,11 +33,7 @@ struct cp_insn_store {
 
 static size_t hash_key(const struct cp_ip_key *k)
 {
-	__u64 h = k->ip * 0x9e3779b97f4a7c15ull ^ ((__u64)k->tgid << 32 | k->tgid);
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ (h >> 32));
+	return (size_t)cp_hash_mix(cp_hash64(k->ip) ^ ((__u64)k->tgid << 32 | k->tgid), 29, 32);
 }
 
 struct cp_insn_store *insn_store__new(size_t cap)
@@ -79,10 +76,10 @@ static bool same_key(const struct cp_ip_key *a, const struct cp_ip_key *b)
 /* The slot holding @key, or the empty slot where it would go. */
 static size_t probe(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
-	size_t mask = s->nr_slots - 1, i = hash_key(key) & mask;
+	size_t mask = s->nr_slots - 1, i = cp_hash_slot(hash_key(key), 0, mask);
 
 	while (s->slots[i] && !same_key(&s->ent[s->slots[i] - 1].key, key))
-		i = (i + 1) & mask;
+		i = cp_probe_next(i, mask);
 	return i;
 }
 
@@ -174,12 +171,12 @@ static void add_miss_addr(struct cp_insn *in, __u64 addr)
 
 void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
-	__builtin_prefetch(&s->slots[hash_key(key) & (s->nr_slots - 1)]);
+	__builtin_prefetch(&s->slots[cp_hash_slot(hash_key(key), 0, s->nr_slots - 1)]);
 }
 
 void insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
-	__u32 at = s->slots[hash_key(key) & (s->nr_slots - 1)];
+	__u32 at = s->slots[cp_hash_slot(hash_key(key), 0, s->nr_slots - 1)];
 
 	if (at)
 		cp_prefetch_range(&s->ent[at - 1], sizeof(s->ent[0]));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/prefetch.h"
 #include "util/top_n.h"
 
@@ -28,9 +29,7 @@ struct cp_miss_store {
 
 static __u64 hash_key(__u32 tgid, __u64 line)
 {
-	__u64 h = line * 0x9e3779b97f4a7c15ull ^ ((__u64)tgid * 0xff51afd7ed558ccdull);
-
-	return h ^ (h >> 29);
+	return cp_hash_fold(cp_hash64(line) ^ ((__u64)tgid * 0xff51afd7ed558ccdull), 29);
 }
 
 struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t max_lines)
@@ -80,12 +79,12 @@ static void remove_slot(struct cp_miss_store *s, size_t i)
 	for (;;) {
 		size_t home;
 
-		j = (j + 1) & mask;
+		j = cp_probe_next(j, mask);
 		if (!s->used[j])
 			return;
-		home = hash_key(s->slots[j].tgid, s->slots[j].line) & mask;
+		home = cp_hash_slot(hash_key(s->slots[j].tgid, s->slots[j].line), 0, mask);
 		/* move j back to i unless its home lies cyclically in (i, j] */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+		if (!cp_probe_between(i, home, j)) {
 			s->slots[i] = s->slots[j];
 			s->used[i] = true;
 			s->used[j] = false;
@@ -132,15 +131,16 @@ static void evict_one(struct cp_miss_store *s, size_t home, size_t end)
 
 static struct cp_line *find_or_add(struct cp_miss_store *s, __u32 tgid, __u64 line)
 {
-	size_t mask = s->nr_slots - 1, home = hash_key(tgid, line) & mask, i = home;
+	size_t mask = s->nr_slots - 1, home = cp_hash_slot(hash_key(tgid, line), 0, mask), i = home;
 
-	for (; s->used[i]; i = (i + 1) & mask)
+	for (; s->used[i]; i = cp_probe_next(i, mask))
 		if (s->slots[i].tgid == tgid && s->slots[i].line == line)
 			return &s->slots[i];
 	if (s->st.lines >= s->max_lines) {
 		evict_one(s, home, i);
 		/* the chain may have moved: find the free slot again */
-		for (i = hash_key(tgid, line) & mask; s->used[i]; i = (i + 1) & mask)
+		for (i = cp_hash_slot(hash_key(tgid, line), 0, mask); s->used[i];
+		     i = cp_probe_next(i, mask))
 			;
 	}
 	memset(&s->slots[i], 0, sizeof(s->slots[i]));
@@ -218,7 +218,7 @@ static void note_epoch(struct cp_line *l, struct cp_line_thread *t,
 
 void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
 {
-	size_t i = hash_key(tgid, addr >> s->line_shift) & (s->nr_slots - 1);
+	size_t i = cp_hash_slot(hash_key(tgid, addr >> s->line_shift), 0, s->nr_slots - 1);
 
 	__builtin_prefetch(&s->used[i]);
 	cp_prefetch_range(&s->slots[i], sizeof(s->slots[i]));
@@ -280,7 +280,8 @@ const struct cp_line *miss_store__find(const struct cp_miss_store *s, __u32 tgid
 	__u64 line = addr >> s->line_shift;
 	size_t mask = s->nr_slots - 1;
 
-	for (size_t i = hash_key(tgid, line) & mask; s->used[i]; i = (i + 1) & mask)
+	for (size_t i = cp_hash_slot(hash_key(tgid, line), 0, mask); s->used[i];
+	     i = cp_probe_next(i, mask))
 		if (s->slots[i].tgid == tgid && s->slots[i].line == line)
 			return &s->slots[i];
 	return NULL;

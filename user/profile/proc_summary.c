@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile/proc_summary.h"
+#include "util/hash.h"
 #include "util/top_n.h"
 
 #define CP_NO_SLOT	(-1)
@@ -31,7 +32,7 @@ static size_t index_pos(const struct cp_proc_summaries *t, pid_t pid)
 	size_t i = home_of(t, pid);
 
 	while (t->index[i] != CP_NO_SLOT && t->v[t->index[i]].pid != pid)
-		i = (i + 1) & (t->index_cap - 1);
+		i = cp_probe_next(i, t->index_cap - 1);
 	return i;
 }
 
@@ -47,12 +48,12 @@ static void index_del(struct cp_proc_summaries *t, pid_t pid)
 		for (;;) {
 			size_t h;
 
-			j = (j + 1) & mask;
+			j = cp_probe_next(j, mask);
 			if (t->index[j] == CP_NO_SLOT)
 				return;
 			h = home_of(t, t->v[t->index[j]].pid);
 			/* j's entry may move to i unless its home lies cyclically in (i, j] */
-			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			if (cp_probe_between(i, h, j))
 				continue;
 			break;
 		}

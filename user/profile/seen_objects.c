@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/prefetch.h"
 #include "profile/seen_objects.h"
 
@@ -70,9 +71,9 @@ void cp_seen_objects__free(struct cp_seen_objects *s)
 
 static size_t home_of(const struct cp_seen_objects *s, __u32 tgid, __u64 line)
 {
-	__u64 h = line * 0x9e3779b97f4a7c15ull ^ (__u64)tgid * 0xc2b2ae3d27d4eb4full;
+	__u64 h = cp_hash64(line) ^ (__u64)tgid * 0xc2b2ae3d27d4eb4full;
 
-	return (size_t)(h ^ h >> 29) & s->mask;
+	return cp_hash_slot(cp_hash_fold(h, 29), 0, s->mask);
 }
 
 /* The slot of (@tgid, @line), or -1; *@free_slot: the first unused one seen, or -1. */
@@ -82,8 +83,7 @@ static long lookup(const struct cp_seen_objects *s, __u32 tgid, __u64 line, long
 
 	if (free_slot)
 		*free_slot = -1;
-	for (size_t i = 0; i < CP_SEEN_PROBES; i++) {
-		size_t at = (home + i) & s->mask;
+	for (size_t i = 0, at = home; i < CP_SEEN_PROBES; i++, at = cp_probe_next(at, s->mask)) {
 		const struct seen_key *k = &s->keys[at];
 
 		if (!k->used) {

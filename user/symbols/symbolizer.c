@@ -24,6 +24,7 @@
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/path.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
@@ -144,7 +145,8 @@ static int strings_grow(struct cp_sym_strings *t)
 
 		if (!t->slots[i])
 			continue;
-		for (j = hash_str(t->slots[i]) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+		for (j = cp_hash_slot(hash_str(t->slots[i]), 0, cap - 1); slots[j];
+		     j = cp_probe_next(j, cap - 1))
 			;
 		slots[j] = t->slots[i];
 	}
@@ -166,7 +168,8 @@ static const char *intern(struct cp_sym_strings *t, const char *str, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	for (i = hash_str(str) & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1))
+	for (i = cp_hash_slot(hash_str(str), 0, t->cap - 1); t->slots[i];
+	     i = cp_probe_next(i, t->cap - 1))
 		if (!strcmp(t->slots[i], str))
 			return t->slots[i];
 	len = strlen(str) + 1;
@@ -212,9 +215,7 @@ static void strings_free(struct cp_sym_strings *t)
 
 static size_t set_of(const struct cp_symbolizer *s, pid_t pid, __u64 ip)
 {
-	__u64 h = (ip ^ ((__u64)(__u32)pid << 40)) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & (s->nr_sets - 1);
+	return cp_hash_slot(cp_hash64(ip ^ ((__u64)(__u32)pid << 40)), 32, s->nr_sets - 1);
 }
 
 static const struct cp_symbol_info *cache_find(struct cp_symbolizer *s, pid_t pid, __u64 ip)

@@ -3,6 +3,7 @@
  * The helpers of user/util that replaced per-file copies, each held to what
  * the copies did: callers' outputs (golden reports) depend on it.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/path.h"
+#include "util/sysfs.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -125,6 +128,65 @@ static void test_clock(void **state)
 	assert_true(b - a < 10000000000ull);
 }
 
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_sysfs_readers(void **state)
+{
+	char root[] = "/tmp/cp_test_util.XXXXXX", path[4200], buf[8];
+	DIR *d;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/dir", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dir/value", root);
+	put_file(path, "42\n");
+	snprintf(path, sizeof(path), "%s/long", root);
+	put_file(path, "0123456789abcdef\n");
+
+	assert_int_equal(cp_sysfs_read_value(root, "dir/value", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "42");
+	strcpy(buf, "stale");
+	assert_int_equal(cp_sysfs_read_value(root, "/dir/none", buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+	assert_int_equal(cp_sysfs_read_value(root, "long", buf, sizeof(buf)), -EFBIG);
+	assert_string_equal(buf, "");
+
+	/* the head of a long file is no error; the newline stays */
+	assert_int_equal(cp_sysfs_read_head(root, "long", buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "0123456");
+	assert_int_equal(cp_sysfs_read_head(root, "dir/value", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "42\n");
+	assert_int_equal(cp_sysfs_read_head(root, "none", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(cp_sysfs_read_head(root, "long", buf, 0), -EINVAL);
+
+	assert_true(cp_sysfs_dir_exists(root, "dir"));
+	assert_true(cp_sysfs_dir_exists(root, "/"));
+	assert_false(cp_sysfs_dir_exists(root, "dir/value"));
+	assert_false(cp_sysfs_dir_exists(root, "none"));
+	d = cp_sysfs_opendir(root, "none");
+	assert_null(d);
+	assert_int_equal(errno, ENOENT);
+	d = cp_sysfs_opendir(root, "dir");
+	assert_non_null(d);
+	closedir(d);
+
+	snprintf(path, sizeof(path), "%s/dir/value", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/dir", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/long", root);
+	unlink(path);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_probe_step),
 		cmocka_unit_test(test_hash_bits),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_sysfs_readers),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -7,11 +7,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/parse.h"
 #include "machine/pmu.h"
@@ -97,73 +95,23 @@ int cp_cpuinfo_parse(const char *text, struct cp_cpu_id *id)
 
 /* --- sysfs reading ------------------------------------------------------ */
 
-/* @root/@rel into @buf without the trailing newline; 0 or -errno. */
-static int read_value(const char *root, const char *rel, char *buf, size_t sz)
-{
-	int n = cp_sysfs_read(root, rel, buf, sz);
-
-	if (n < 0) {
-		buf[0] = '\0';
-		return n;
-	}
-	cp_sysfs_chomp(buf);
-	return 0;
-}
-
-/* The first @sz - 1 bytes of a file that may be much longer (/proc/cpuinfo). */
-static int read_head(const char *root, const char *rel, char *buf, size_t sz)
-{
-	char path[4096];
-	size_t len = 0;
-	ssize_t n;
-	int fd, err;
-
-	err = cp_sysfs_path(path, sizeof(path), root, rel);
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len < sz - 1 && (n = read(fd, buf + len, sz - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
-	return 0;
-}
-
-static bool dir_exists(const char *root, const char *rel)
-{
-	char path[4096];
-	DIR *d;
-
-	if (cp_sysfs_path(path, sizeof(path), root, rel))
-		return false;
-	d = opendir(path);
-	if (!d)
-		return false;
-	closedir(d);
-	return true;
-}
-
 /* Every file in @root/@dir/format; a missing directory leaves @fs empty. */
 static int read_formats(const char *root, const char *dir, struct cp_pmu_formats *fs)
 {
-	char path[4096], rel[512], text[256];
+	char rel[512], text[256];
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
 
 	snprintf(rel, sizeof(rel), "%s/format", dir);
-	if (cp_sysfs_path(path, sizeof(path), root, rel))
-		return -ENAMETOOLONG;
-	d = opendir(path);
+	d = cp_sysfs_opendir(root, rel);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(rel, sizeof(rel), "%s/format/%s", dir, de->d_name);
-		if (read_value(root, rel, text, sizeof(text)))
+		if (cp_sysfs_read_value(root, rel, text, sizeof(text)))
 			continue;
 		/* a format this parser does not know must not hide the others */
 		if (cp_pmu_formats_add(fs, de->d_name, text) == -ENOSPC)
@@ -183,7 +131,7 @@ static int read_pmu_common(const char *root, const char *name, struct cp_pmu *pm
 	snprintf(dir, sizeof(dir), "%s/%s", DEVICES_REL, name);
 	snprintf(pmu->name, sizeof(pmu->name), "%s", name);
 	snprintf(rel, sizeof(rel), "%s/type", dir);
-	err = read_value(root, rel, text, sizeof(text));
+	err = cp_sysfs_read_value(root, rel, text, sizeof(text));
 	if (err)
 		return err;
 	if (cp_parse_u64(text, 0, 0xffffffffu, &v))
@@ -193,13 +141,14 @@ static int read_pmu_common(const char *root, const char *name, struct cp_pmu *pm
 
 	pmu->max_precise = -1;
 	snprintf(rel, sizeof(rel), "%s/caps/max_precise", dir);
-	if (!read_value(root, rel, text, sizeof(text)) && !cp_parse_u64(text, 0, 3, &v))
+	if (!cp_sysfs_read_value(root, rel, text, sizeof(text)) && !cp_parse_u64(text, 0, 3, &v))
 		pmu->max_precise = (int)v;
 	snprintf(rel, sizeof(rel), "%s/caps/pmu_name", dir);
-	read_value(root, rel, pmu->caps_name, sizeof(pmu->caps_name));
+	cp_sysfs_read_value(root, rel, pmu->caps_name, sizeof(pmu->caps_name));
 
 	snprintf(rel, sizeof(rel), "%s/cpus", dir);
-	if (!read_value(root, rel, text, sizeof(text)) && cp_cpuset_parse(text, &pmu->cpus) > 0)
+	if (!cp_sysfs_read_value(root, rel, text, sizeof(text)) &&
+	    cp_cpuset_parse(text, &pmu->cpus) > 0)
 		pmu->has_cpus = true;
 	return 0;
 }
@@ -324,11 +273,11 @@ static void detect_core(const char *root, const char *name, bool hybrid, struct 
 		return;
 	}
 	snprintf(rel, sizeof(rel), "%s/%s/events/mem-loads", DEVICES_REL, name);
-	read_value(root, rel, pmu->mem_loads, sizeof(pmu->mem_loads));
+	cp_sysfs_read_value(root, rel, pmu->mem_loads, sizeof(pmu->mem_loads));
 	snprintf(rel, sizeof(rel), "%s/%s/events/mem-stores", DEVICES_REL, name);
-	read_value(root, rel, pmu->mem_stores, sizeof(pmu->mem_stores));
+	cp_sysfs_read_value(root, rel, pmu->mem_stores, sizeof(pmu->mem_stores));
 	snprintf(rel, sizeof(rel), "%s/%s/events/mem-loads-aux", DEVICES_REL, name);
-	read_value(root, rel, pmu->mem_loads_aux, sizeof(pmu->mem_loads_aux));
+	cp_sysfs_read_value(root, rel, pmu->mem_loads_aux, sizeof(pmu->mem_loads_aux));
 
 	if (!pmu->mem_loads[0] && (hybrid || !table_lookup(&p->cpu, pmu))) {
 		if (p->cpu.vendor == CP_VENDOR_AMD)
@@ -357,7 +306,7 @@ static void detect_ibs(const char *root, struct cp_pmus *p)
 
 	memset(&p->ibs, 0, sizeof(p->ibs));
 	p->ibs.kind = CP_PMU_IBS;
-	if (!dir_exists(root, DEVICES_REL "/ibs_op"))
+	if (!cp_sysfs_dir_exists(root, DEVICES_REL "/ibs_op"))
 		return;
 	if (read_pmu_common(root, "ibs_op", &p->ibs)) {
 		snprintf(p->ibs_why, sizeof(p->ibs_why), "no IBS PMU: cannot read %s/ibs_op/type",
@@ -367,7 +316,7 @@ static void detect_ibs(const char *root, struct cp_pmus *p)
 	/* IBS takes no precise modifier: not a caps file of ibs_op */
 	p->ibs.max_precise = -1;
 	snprintf(rel, sizeof(rel), "%s/ibs_op/caps/zen4_ibs_extensions", DEVICES_REL);
-	p->ibs.zen4_ext = !read_value(root, rel, text, sizeof(text)) && !strcmp(text, "1");
+	p->ibs.zen4_ext = !cp_sysfs_read_value(root, rel, text, sizeof(text)) && !strcmp(text, "1");
 	p->has_ibs = true;
 }
 
@@ -376,6 +325,7 @@ struct cp_pmus *cp_pmus__new(const char *root)
 	struct cp_pmus *p = calloc(1, sizeof(*p));
 	bool hybrid, core_dir;
 	char *text;
+	int n;
 
 	if (!p)
 		return NULL;
@@ -385,17 +335,16 @@ struct cp_pmus *cp_pmus__new(const char *root)
 		errno = ENOMEM;
 		return NULL;
 	}
-	p->cpu_err = read_head(root, "proc/cpuinfo", text, CPUINFO_HEAD_BYTES);
-	if (!p->cpu_err)
-		p->cpu_err = cp_cpuinfo_parse(text, &p->cpu);
+	n = cp_sysfs_read_head(root, "proc/cpuinfo", text, CPUINFO_HEAD_BYTES);
+	p->cpu_err = n < 0 ? n : cp_cpuinfo_parse(text, &p->cpu);
 	free(text);
 
 	detect_ibs(root, p);
-	hybrid = dir_exists(root, DEVICES_REL "/cpu_core");
-	core_dir = hybrid || dir_exists(root, DEVICES_REL "/cpu");
+	hybrid = cp_sysfs_dir_exists(root, DEVICES_REL "/cpu_core");
+	core_dir = hybrid || cp_sysfs_dir_exists(root, DEVICES_REL "/cpu");
 	if (hybrid) {
 		detect_core(root, "cpu_core", true, p);
-		if (dir_exists(root, DEVICES_REL "/cpu_atom"))
+		if (cp_sysfs_dir_exists(root, DEVICES_REL "/cpu_atom"))
 			detect_core(root, "cpu_atom", true, p);
 	} else if (core_dir) {
 		detect_core(root, "cpu", false, p);

@@ -214,7 +214,7 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
  * wakeup is an irq_work self-IPI: an APIC MSR write, which costs ~4 µs in a
  * VM (measured with perf here). So wake only when CP_ALLOC_WAKEUP_BYTES wait
  * or CP_ALLOC_WAKEUP_NS passed since the last wakeup; user space consumes
- * the rest on its own tick (drain__poll(d, 0)). And never twice within
+ * the rest on its own tick (cp_drain__poll(d, 0)). And never twice within
  * CP_ALLOC_WAKEUP_MIN_NS: a consumer that does not drain (busy, or not
  * polling) would otherwise be woken by every record while the data stays
  * above CP_ALLOC_WAKEUP_BYTES: ~6 µs more per record, a target 3-4 times

@@ -56,7 +56,7 @@ static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 i
 	 * Wake the reader per batch, not per sample: a wakeup is an irq_work
 	 * and an IPI (a VM exit in a guest) charged to the interrupted target;
 	 * once the soft source charges most ticks to an access (skid) that is
-	 * thousands a second. drain__poll() reads what waits when its timeout
+	 * thousands a second. cp_drain__poll() reads what waits when its timeout
 	 * ends, and the loop polls every CP_TICK_MS.
 	 */
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=

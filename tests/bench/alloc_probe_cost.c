@@ -140,14 +140,14 @@ static double run_once(const char *path, long pairs, struct bench *b, double *cp
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = out[0], .events = POLLIN },
-			{ .fd = b ? drain__epoll_fd(b->drain) : -1, .events = POLLIN },
+			{ .fd = b ? cp_drain__epoll_fd(b->drain) : -1, .events = POLLIN },
 		};
 		ssize_t n;
 
 		if (poll(pfd, 2, 100) < 0 && errno != EINTR)
 			break;
 		if (b)
-			drain__poll(b->drain, 0);
+			cp_drain__poll(b->drain, 0);
 		if (!(pfd[0].revents & (POLLIN | POLLHUP)))
 			continue;
 		n = read(out[0], line + len, sizeof(line) - 1 - len);
@@ -161,7 +161,7 @@ static double run_once(const char *path, long pairs, struct bench *b, double *cp
 	if (sscanf(line, "ns %lf cpu %lf", &ns, cpu) != 2)
 		ns = -1;
 	if (b) {
-		drain__poll(b->drain, 0);
+		cp_drain__poll(b->drain, 0);
 		cp_alloc_probes__detach_pid(b->ap, pid);
 		key = pid;
 		bpf_map__delete_elem(b->skel->maps.targ_tgids, &key, sizeof(key), 0);
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	}
 	b.ap = cp_alloc_probes__new(b.skel, &opts);
 	ops.ctx = &b;
-	b.drain = b.ap ? drain__new(b.skel, &ops) : NULL;
+	b.drain = b.ap ? cp_drain__new(b.skel, &ops) : NULL;
 	if (!b.drain) {
 		fprintf(stderr, "cannot attach the syscall tracepoints or the drain\n");
 		goto cleanup;
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 cleanup:
 	if (stats_fd >= 0)
 		close(stats_fd);
-	drain__free(b.drain);
+	cp_drain__free(b.drain);
 	cp_alloc_probes__free(b.ap);
 	cacheperf__destroy(b.skel);
 	return err;

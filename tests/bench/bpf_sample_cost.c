@@ -93,7 +93,7 @@ static int time_round(int fd, const void *data, __u32 size, struct cp_drain *d, 
 		if (err)
 			return err;
 		total += (double)opts.duration * CHUNK;
-		if (d && drain__poll(d, 0) < 0)
+		if (d && cp_drain__poll(d, 0) < 0)
 			return -EIO;
 	}
 	*ns = total / RUNS_PER_ROUND;
@@ -140,7 +140,7 @@ static int run_scenario(struct scenario *sc, int rounds)
 				   BPF_ANY);
 	if (err)
 		goto cleanup;
-	d = drain__new(skel, &ops);
+	d = cp_drain__new(skel, &ops);
 	if (!d) {
 		err = -errno;
 		goto cleanup;
@@ -152,11 +152,11 @@ static int run_scenario(struct scenario *sc, int rounds)
 		err = time_round(fd, &s, sizeof(s), d, &sc->ns[r]);
 	if (err)
 		goto cleanup;
-	drain__stats(d, &st);
+	cp_drain__stats(d, &st);
 	sc->drops = st.drop_ringbuf;
 	sc->filtered = st.filtered;
 cleanup:
-	drain__free(d);
+	cp_drain__free(d);
 	cacheperf__destroy(skel);
 	return err;
 }

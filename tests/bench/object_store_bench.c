@@ -180,7 +180,7 @@ static int run_resolve(size_t n)
 		double t0 = now_s(), t;
 
 		for (size_t i = 0; i < n; i++)
-			cp_objects_resolve(o, getpid(), cases[c].addr, &r);
+			cp_objects__resolve(o, getpid(), cases[c].addr, &r);
 		t = now_s() - t0;
 		if (r.kind != cases[c].kind) {
 			fprintf(stderr, "%s resolved as %s\n", cases[c].what,

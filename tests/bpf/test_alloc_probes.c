@@ -262,7 +262,7 @@ static void start_run(struct run *r, pid_t pid, __u64 max_rate, bool no_throwing
 					      sizeof(one), BPF_ANY), 0);
 	r->ap = cp_alloc_probes__new(r->skel, &o);
 	assert_non_null(r->ap);
-	r->drain = drain__new(r->skel, &ops);
+	r->drain = cp_drain__new(r->skel, &ops);
 	assert_non_null(r->drain);
 	r->objects = cp_objects__new(NULL);
 	assert_non_null(r->objects);
@@ -274,7 +274,7 @@ static void start_run(struct run *r, pid_t pid, __u64 max_rate, bool no_throwing
 static void end_run(struct run *r)
 {
 	cp_objects__free(r->objects);
-	drain__free(r->drain);
+	cp_drain__free(r->drain);
 	cp_alloc_probes__free(r->ap);
 	cacheperf__destroy(r->skel);
 }
@@ -286,7 +286,7 @@ static void end_run(struct run *r)
 static void drain_all(struct run *r)
 {
 	for (int idle = 0; idle < 5;) {
-		if (drain__poll(r->drain, 0) > 0) {
+		if (cp_drain__poll(r->drain, 0) > 0) {
 			idle = 0;
 			continue;
 		}
@@ -454,7 +454,7 @@ static void check_sites(const struct sites_case *k)
 		snprintf(sym, sizeof(sym), "cp_ret_%s", objs[i].func);
 		ret = elf_sym(path, sym, &e_type);
 		assert_true(ret != 0);
-		assert_int_equal(cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res), 0);
+		assert_int_equal(cp_objects__resolve(r.objects, c.pid, objs[i].addr, &res), 0);
 		if (k->throws && throwing_new(objs[i].func)) {
 			/* not probed: not an object of that call */
 			assert_false(res.kind == CP_OBJ_HEAP && res.start == objs[i].addr &&
@@ -499,7 +499,7 @@ static void check_sites(const struct sites_case *k)
 		const struct cp_callsite *cs;
 
 		assert_true(maddr != 0);
-		assert_int_equal(cp_objects_resolve(r.objects, c.pid, maddr + mlen - 1, &res), 0);
+		assert_int_equal(cp_objects__resolve(r.objects, c.pid, maddr + mlen - 1, &res), 0);
 		assert_int_equal(res.kind, CP_OBJ_MAPPING);
 		assert_int_equal(res.start, maddr);
 		assert_int_equal(res.size, mlen);
@@ -538,7 +538,7 @@ static void check_sites(const struct sites_case *k)
 	for (int i = 0; i < n; i++) {
 		struct cp_resolved res;
 
-		cp_objects_resolve(r.objects, c.pid, objs[i].addr, &res);
+		cp_objects__resolve(r.objects, c.pid, objs[i].addr, &res);
 		assert_false(res.kind == CP_OBJ_HEAP && res.start == objs[i].addr);
 	}
 	/*

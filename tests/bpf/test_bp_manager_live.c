@@ -135,7 +135,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const struct cp_bpm_stats *stats(struct fixture *f)
+static const struct cp_bp_manager_stats *stats(struct fixture *f)
 {
 	return &cp_bp_sampler__summary(f->bps)->stats;
 }
@@ -158,7 +158,7 @@ static void feed_and_tick(struct fixture *f, int idx)
 
 /* The history delivered last: for label @idx, let go for @reason, with @n of @w's accesses. */
 static const struct history_seen *expect_history(struct fixture *f, int before, int idx,
-						 enum cp_bpm_reason reason,
+						 enum cp_bp_manager_reason reason,
 						 const struct cp_bpw_walk *w, size_t n)
 {
 	const struct history_seen *s;
@@ -181,7 +181,7 @@ static const struct history_seen *expect_history(struct fixture *f, int before, 
 static void drain_done(struct fixture *f)
 {
 	for (int i = 0; i < 50 && stats(f)->watching; i++)
-		assert_true(drain__poll(f->rig.drain, 20) >= 0);
+		assert_true(cp_drain__poll(f->rig.drain, 20) >= 0);
 	assert_int_equal(stats(f)->watching, 0);
 }
 
@@ -348,7 +348,7 @@ static void test_counters(void **state)
 	assert_int_equal(st->drop_ringbuf, 0);
 	assert_int_equal(st->hits, st->recorded + st->late + st->not_armed);
 	assert_int_equal(stats(f)->skipped, 0);
-	assert_int_equal(drain__malformed(f->rig.drain), 0);
+	assert_int_equal(cp_drain__malformed(f->rig.drain), 0);
 }
 
 int main(void)

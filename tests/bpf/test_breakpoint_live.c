@@ -130,7 +130,7 @@ static void watch(struct fixture *f, int label_idx, const char *cmd, struct cp_b
 	cp_bpw_run(&f->rig.wl, cmd, w);
 
 	cp_perf_events__free(events);
-	assert_true(drain__poll(f->rig.drain, 0) >= 0);
+	assert_true(cp_drain__poll(f->rig.drain, 0) >= 0);
 	assert_int_equal(cp_bp_read(map_fd, (__u32)f->rig.wl.pid, ip, v), 0);
 	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->rig.wl.pid, ip), 0);
 	assert_int_equal(cp_bp_disarm(map_fd, (__u32)f->rig.wl.pid, ip), -ENOENT);
@@ -268,7 +268,7 @@ static void test_counters(void **state)
 	assert_int_equal(st->uncomputable, 0);
 	assert_int_equal(st->drop_ringbuf, 0);
 	assert_int_equal(st->hits, st->recorded + st->late);
-	assert_int_equal(drain__malformed(f->rig.drain), 0);
+	assert_int_equal(cp_drain__malformed(f->rig.drain), 0);
 }
 
 int main(void)

@@ -113,7 +113,7 @@ static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample
 	assert_int_equal(cacheperf__load(skel), 0);
 	assert_int_equal(bpf_map__update_elem(skel->maps.targ_tgids, &self, sizeof(self),
 					      &one, sizeof(one), BPF_ANY), 0);
-	d = drain__new(skel, &ops);
+	d = cp_drain__new(skel, &ops);
 	assert_non_null(d);
 
 	mem = mmap(NULL, PAGES * seen->page, PROT_READ | PROT_WRITE,
@@ -128,14 +128,14 @@ static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample
 	for (int i = 0; i < PAGES; i++)
 		touch(mem + i * seen->page + 8 * i);
 	assert_int_equal(ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0), 0);
-	assert_true(drain__poll(d, 100) >= 0);
-	drain__stats(d, st);
-	assert_int_equal(drain__malformed(d), 0);
+	assert_true(cp_drain__poll(d, 100) >= 0);
+	cp_drain__stats(d, st);
+	assert_int_equal(cp_drain__malformed(d), 0);
 
 	bpf_link__destroy(link);
 	close(pfd);
 	munmap(mem, PAGES * seen->page);
-	drain__free(d);
+	cp_drain__free(d);
 	cacheperf__destroy(skel);
 }
 

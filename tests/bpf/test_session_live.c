@@ -135,7 +135,7 @@ static void test_faults_source_on_workload(void **state)
 	assert_false(s->scope.per_cpu);
 	assert_int_equal(cp_session__attach(s, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(s->nr_events, 1);	/* the main thread; workers inherit */
-	d = drain__new(s->skel, &ops);
+	d = cp_drain__new(s->skel, &ops);
 	assert_non_null(d);
 
 	assert_int_equal(write(in, "go\n", 3), 3);
@@ -148,7 +148,7 @@ static void test_faults_source_on_workload(void **state)
 	assert_int_equal(nth, NR_THREADS);
 	assert_int_equal(waitpid(sn.pid, &status, 0), sn.pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	while (drain__poll(d, 100) > 0)
+	while (cp_drain__poll(d, 100) > 0)
 		;
 
 	print_message("# %d matched, %d other faults\n", sn.matched, sn.other);
@@ -156,13 +156,13 @@ static void test_faults_source_on_workload(void **state)
 	assert_int_equal(sn.wrong_tid, 0);
 	for (int t = 0; t < NR_THREADS; t++)
 		assert_int_equal(sn.th[t].seen, NR_PAGES);
-	drain__stats(d, &st);
+	cp_drain__stats(d, &st);
 	assert_int_equal(st.drop_ringbuf, 0);
-	assert_int_equal(drain__malformed(d), 0);
+	assert_int_equal(cp_drain__malformed(d), 0);
 
 	fclose(out);
 	close(in);
-	drain__free(d);
+	cp_drain__free(d);
 	cp_session__free(s);
 }
 

@@ -180,7 +180,7 @@ static int setup(void **state)
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(f->skel->maps.targ_tgids), &tgid, &v,
 					     BPF_ANY), 0);
 	ops.ctx = &f->seen;
-	f->drain = drain__new(f->skel, &ops);
+	f->drain = cp_drain__new(f->skel, &ops);
 	assert_non_null(f->drain);
 	f->sym = cp_symbolizer__new(0, 0);
 	assert_non_null(f->sym);
@@ -211,7 +211,7 @@ static int teardown(void **state)
 	cp_perf_events__free(f->events);
 	cp_soft_source__free(f->soft);
 	cp_symbolizer__free(f->sym);
-	drain__free(f->drain);
+	cp_drain__free(f->drain);
 	cacheperf__destroy(f->skel);
 	free(f);
 	return 0;
@@ -233,19 +233,19 @@ static void run_phase(struct fixture *f, const char *cmd, long ms)
 
 	dprintf(f->in, "%s %ld\n", cmd, ms);
 	while (now_ms() < end) {
-		drain__poll(f->drain, 50);
+		cp_drain__poll(f->drain, 50);
 		cp_soft_source__tick(f->soft);
 	}
 	snprintf(done, sizeof(done), "done %s\n", cmd);
 	assert_non_null(fgets(line, sizeof(line), f->out));
 	assert_string_equal(line, done);
-	drain__poll(f->drain, 0);
+	cp_drain__poll(f->drain, 0);
 }
 
 /* The workload's counter entries drained since the last call, into f->insns. */
 static int take_counts(struct fixture *f)
 {
-	int n = drain__ip_counts(f->drain, f->insns, MAX_INSNS);
+	int n = cp_drain__ip_counts(f->drain, f->insns, MAX_INSNS);
 
 	assert_true(n >= 0);
 	return n;

@@ -99,14 +99,14 @@ static struct env *env_new(const struct knobs *k)
 	assert_int_equal(bpf_program__set_autoload(e->skel->progs.test_mem_sample, true), 0);
 	assert_int_equal(cacheperf__load(e->skel), 0);
 	ops.ctx = e;
-	e->drain = drain__new(e->skel, &ops);
+	e->drain = cp_drain__new(e->skel, &ops);
 	assert_non_null(e->drain);
 	return e;
 }
 
 static void env_free(struct env *e)
 {
-	drain__free(e->drain);
+	cp_drain__free(e->drain);
 	cacheperf__destroy(e->skel);
 	free(e);
 }
@@ -139,8 +139,8 @@ static int miss(struct env *e, __u64 addr)
 /* Consumes the ring buffer; returns the records now collected in total. */
 static unsigned int drain(struct env *e)
 {
-	assert_true(drain__poll(e->drain, 0) >= 0);
-	assert_int_equal(drain__malformed(e->drain), 0);
+	assert_true(cp_drain__poll(e->drain, 0) >= 0);
+	assert_int_equal(cp_drain__malformed(e->drain), 0);
 	return e->nrecs;
 }
 
@@ -148,7 +148,7 @@ static struct cp_stats stats(struct env *e)
 {
 	struct cp_stats st;
 
-	drain__stats(e->drain, &st);
+	cp_drain__stats(e->drain, &st);
 	return st;
 }
 
@@ -259,7 +259,7 @@ static void test_window_threshold_sequence(void **state)
 	assert_int_equal(drain(e), 4);
 
 	/* per-instruction counters: every sample, forwarded or not, then reset */
-	n = drain__ip_counts(e->drain, ips, 4);
+	n = cp_drain__ip_counts(e->drain, ips, 4);
 	assert_int_equal(n, 2);
 	if (ips[0].key.ip != IP_HIT) {
 		struct cp_insn t = ips[0];
@@ -279,10 +279,10 @@ static void test_window_threshold_sequence(void **state)
 	assert_int_equal(ips[1].counts.lvl[CP_LVL_L3], 5);
 	assert_int_equal(ips[1].counts.lat_sum, 5 * 40);
 	assert_int_equal(ips[1].counts.stores + ips[1].counts.hitm, 0);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 4), 0);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 4), 0);
 	/* counting resumes from zero */
 	hit(e, 0xe0);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 4), 1);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 4), 1);
 	assert_int_equal(ips[0].counts.loads, 1);
 	env_free(e);
 }
@@ -361,7 +361,7 @@ static void test_na_never_forwarded(void **state)
 	assert_int_equal(st.misses[CP_ACCESS_LOAD], 1);
 	assert_int_equal(st.not_mem, 1);
 	assert_int_equal(st.forwarded, 1);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 2);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 2);
 	for (int i = 0; i < 2; i++) {
 		if (ips[i].key.ip == IP_HIT) {
 			assert_int_equal(ips[i].counts.loads, 3);
@@ -428,11 +428,11 @@ static void test_target_filter(void **state)
 	assert_int_equal(stats(e).not_target, 3);
 	assert_int_equal(stats(e).samples[CP_ACCESS_LOAD], 0);
 	assert_int_equal(drain(e), 0);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 0);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 0);
 	assert_int_equal(run(e, TGID, 0, IP_MISS, 0x3, DS_L3, 0), 1);
 	drain(e);
 	expect_addrs(e, 0, (const __u64[]){ 0x3 }, 1);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 1);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 1);
 	assert_int_equal(ips[0].key.tgid, TGID);
 	env_free(e);
 }
@@ -486,7 +486,7 @@ static void test_ip_map_full(void **state)
 	assert_int_equal(stats(e).drop_ipmap, 2);
 	/* the window still saw all seven */
 	assert_int_equal(stats(e).samples[CP_ACCESS_LOAD], 7);
-	n = drain__ip_counts(e->drain, ips, 8);
+	n = cp_drain__ip_counts(e->drain, ips, 8);
 	assert_int_equal(n, 4);
 	for (int i = 0; i < n; i++) {
 		assert_true(ips[i].key.ip >= 1 && ips[i].key.ip <= 4);
@@ -495,9 +495,9 @@ static void test_ip_map_full(void **state)
 	/* a caller array smaller than the map: the rest waits for the next call */
 	for (__u64 ip = 1; ip <= 3; ip++)
 		run(e, TGID, 0, ip, 0x1, DS_L1, 0);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 2);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 1);
-	assert_int_equal(drain__ip_counts(e->drain, ips, 2), 0);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 2);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 1);
+	assert_int_equal(cp_drain__ip_counts(e->drain, ips, 2), 0);
 	env_free(e);
 }
 
@@ -608,21 +608,21 @@ static void test_drain_validates_records(void **state)
 	write_record(fd, CP_REC_SAMPLE, 2);	/* too short to hold a type */
 	write_record(fd, 99, 8);		/* a type nobody handles */
 	assert_int_equal(hit(e, 0x42), 1);	/* and one good sample */
-	assert_int_equal(drain__poll(e->drain, 0), 4);
-	assert_int_equal(drain__malformed(e->drain), 2);
-	assert_int_equal(drain__unknown(e->drain), 1);
+	assert_int_equal(cp_drain__poll(e->drain, 0), 4);
+	assert_int_equal(cp_drain__malformed(e->drain), 2);
+	assert_int_equal(cp_drain__unknown(e->drain), 1);
 	expect_addrs(e, 0, (const __u64[]){ 0x42 }, 1);
 
 	/* with a record callback, other types go there, with their size */
-	d = drain__new(e->skel, &ops);
+	d = cp_drain__new(e->skel, &ops);
 	assert_non_null(d);
 	write_record(fd, 99, 8);
-	assert_int_equal(drain__poll(d, 0), 1);
+	assert_int_equal(cp_drain__poll(d, 0), 1);
 	assert_int_equal(o.n, 1);
 	assert_int_equal(o.type, 99);
 	assert_int_equal(o.size, 8);
-	assert_int_equal(drain__unknown(d), 0);
-	drain__free(d);
+	assert_int_equal(cp_drain__unknown(d), 0);
+	cp_drain__free(d);
 	env_free(e);
 }
 

@@ -131,14 +131,14 @@ static inline void cp_bpw_rig_start(struct cp_bpw_rig *r,
 
 	cp_bpw_start(&r->wl);
 	r->skel = cp_bpw_load_bpf();
-	r->drain = drain__new(r->skel, &ops);
+	r->drain = cp_drain__new(r->skel, &ops);
 	assert_non_null(r->drain);
 }
 
 static inline void cp_bpw_rig_stop(struct cp_bpw_rig *r)
 {
 	cp_bpw_stop(&r->wl);
-	drain__free(r->drain);
+	cp_drain__free(r->drain);
 	cacheperf__destroy(r->skel);
 }
 

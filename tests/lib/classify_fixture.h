@@ -83,8 +83,8 @@ static inline struct fixture *fixture_new(void)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	f->insns = insn_store__new(4096);
-	f->misses = miss_store__new(&l1, 0);
+	f->insns = cp_insn_store__new(4096);
+	f->misses = cp_miss_store__new(&l1, 0);
 	assert_non_null(f->insns);
 	assert_non_null(f->misses);
 	f->in.l1 = &l1;
@@ -100,8 +100,8 @@ static inline struct fixture *fixture_new(void)
 static inline void fixture_free(struct fixture *f)
 {
 	cp_classification_free(&f->out);
-	insn_store__free(f->insns);
-	miss_store__free(f->misses);
+	cp_insn_store__free(f->insns);
+	cp_miss_store__free(f->misses);
 	free(f);
 }
 
@@ -133,7 +133,7 @@ static inline void counts(struct fixture *f, __u64 ip, __u64 loads, __u64 load_m
 		.stores = stores, .store_misses = store_misses,
 	};
 
-	assert_int_equal(insn_store__add(f->insns, &k, &c), 0);
+	assert_int_equal(cp_insn_store__add(f->insns, &k, &c), 0);
 	f->in.loads += loads;
 	f->in.load_misses += load_misses;
 	f->in.stores += stores;
@@ -151,9 +151,9 @@ static inline void misses(struct fixture *f, __u32 tid, __u64 ip, __u64 addr, __
 	struct cp_ip_key k = { .tgid = TGID, .ip = ip };
 
 	for (int i = 0; i < n; i++) {
-		assert_int_equal(miss_store__add(f->misses, &a), 0);
-		assert_true(insn_store__note_miss(f->insns, &k, addr,
-						  cp_cache_set_of(&l1, addr)) >= 0);
+		assert_int_equal(cp_miss_store__add(f->misses, &a), 0);
+		assert_true(cp_insn_store__note_miss(f->insns, &k, addr,
+						     cp_cache_set_of(&l1, addr)) >= 0);
 	}
 }
 
@@ -161,7 +161,7 @@ static inline void history(struct fixture *f, __u64 ip, __u64 addr)
 {
 	struct cp_ip_key k = { .tgid = TGID, .ip = ip };
 
-	assert_int_equal(insn_store__add_history(f->insns, &k, addr), 0);
+	assert_int_equal(cp_insn_store__add_history(f->insns, &k, addr), 0);
 }
 
 static inline void classify(struct fixture *f)

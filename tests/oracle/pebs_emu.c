@@ -70,7 +70,8 @@ static __u64 rnd(struct cp_pebs_emu *e)
 
 struct cp_pebs_emu *cp_pebs_emu__new(const struct cp_pebs_emu_cfg *cfg)
 {
-	struct cp_bpm_cfg bcfg = { .expiry_ns = cfg->bp_expiry_ns, .max_rate = cfg->bp_rate };
+	struct cp_bp_manager_cfg bcfg = { .expiry_ns = cfg->bp_expiry_ns,
+					   .max_rate = cfg->bp_rate };
 	struct cp_pebs_emu *e = calloc(1, sizeof(*e));
 
 	if (!e)
@@ -79,7 +80,7 @@ struct cp_pebs_emu *cp_pebs_emu__new(const struct cp_pebs_emu_cfg *cfg)
 	e->rng = cfg->seed | 1;
 	e->insns = calloc(MAX_IPS, sizeof(*e->insns));
 	e->index = calloc(2 * MAX_IPS, sizeof(*e->index));
-	e->bpm = cp_bpm__new(&bcfg);
+	e->bpm = cp_bp_manager__new(&bcfg);
 	if (!e->insns || !e->index || !e->bpm || !cfg->cores || cfg->cores > CP_SIM_MAX_CORES) {
 		cp_pebs_emu__free(e);
 		return NULL;
@@ -102,7 +103,7 @@ void cp_pebs_emu__free(struct cp_pebs_emu *e)
 {
 	if (!e)
 		return;
-	cp_bpm__free(e->bpm);
+	cp_bp_manager__free(e->bpm);
 	free(e->insns);
 	free(e->index);
 	cp_rec_buf_free(&e->events);
@@ -212,9 +213,11 @@ static void sample(struct cp_pebs_emu *e, __u32 tid, __u32 core, __u64 ip, __u64
 			add_event(e, &s, sizeof(s));
 			e->bpf.forwarded++;
 			/* the live run hands forwarded misses to the breakpoint manager */
-			cp_bpm__note_miss(e->bpm, f->tgid, core, f->ip,
-					  cp_l1_set(f->addr, e->cfg.cache[CP_CACHE_L1D].line_bytes,
-						    e->cfg.cache[CP_CACHE_L1D].sets), f->time_ns);
+			cp_bp_manager__note_miss(e->bpm, f->tgid, core, f->ip,
+						 cp_l1_set(f->addr,
+							   e->cfg.cache[CP_CACHE_L1D].line_bytes,
+							   e->cfg.cache[CP_CACHE_L1D].sets),
+						 f->time_ns);
 			left--;
 		}
 		slot = cp_window_next(slot, cp_window_size(e->cfg.window));
@@ -222,7 +225,7 @@ static void sample(struct cp_pebs_emu *e, __u32 tid, __u32 core, __u64 ip, __u64
 }
 
 /* Lets armed[@i] go: its history becomes the CP_REC_HISTORY record the live run writes. */
-static void release(struct cp_pebs_emu *e, __u32 i, enum cp_bpm_reason why, __u64 now)
+static void release(struct cp_pebs_emu *e, __u32 i, enum cp_bp_manager_reason why, __u64 now)
 {
 	struct armed *a = &e->armed[i];
 	struct cp_history_record h = {
@@ -235,28 +238,28 @@ static void release(struct cp_pebs_emu *e, __u32 i, enum cp_bpm_reason why, __u6
 		add_event(e, &h, sizeof(h));
 		e->histories++;
 	}
-	cp_bpm__released(e->bpm, (__u32)e->cfg.pid, a->ip, why, a->n, now);
+	cp_bp_manager__released(e->bpm, (__u32)e->cfg.pid, a->ip, why, a->n, now);
 	e->armed[i] = e->armed[--e->nr_armed];
 }
 
 /* bp_sampler's tick: budget, expiry, then arm what the manager picks. */
 static void tick(struct cp_pebs_emu *e, __u64 now)
 {
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
-	cp_bpm__hits(e->bpm, e->bp_hits, now);
+	cp_bp_manager__hits(e->bpm, e->bp_hits, now);
 	for (__u32 i = 0; i < e->nr_armed; i++) {
-		struct cp_bpm_view v = { .state = CP_BP_ARMED, .recorded = e->armed[i].n,
+		struct cp_bp_manager_view v = { .state = CP_BP_ARMED, .recorded = e->armed[i].n,
 					 .last_ns = e->armed[i].last_ns };
-		enum cp_bpm_reason why = cp_bpm__check(e->bpm, (__u32)e->cfg.pid, e->armed[i].ip,
-						       &v, now);
+		enum cp_bp_manager_reason why =
+			cp_bp_manager__check(e->bpm, (__u32)e->cfg.pid, e->armed[i].ip, &v, now);
 
 		if (why != CP_BPM_KEEP)
 			release(e, i--, why, now);
 	}
-	while (e->nr_armed < CP_BPM_SLOTS && cp_bpm__next(e->bpm, NULL, NULL, now, &p)) {
+	while (e->nr_armed < CP_BPM_SLOTS && cp_bp_manager__next(e->bpm, NULL, NULL, now, &p)) {
 		e->armed[e->nr_armed++] = (struct armed){ .ip = p.ip };
-		cp_bpm__armed(e->bpm, &p, 0, now);
+		cp_bp_manager__armed(e->bpm, &p, 0, now);
 	}
 }
 

@@ -69,7 +69,7 @@ static void test_sequence(void **state)
 		const struct cp_callsite *cs;
 		struct cp_resolved r;
 
-		cp_objects_resolve(o, pid, want[i].addr, &r);
+		cp_objects__resolve(o, pid, want[i].addr, &r);
 		if (!want[i].tracked) {
 			if ((r.kind == CP_OBJ_HEAP || r.kind == CP_OBJ_MAPPING) && r.callsite)
 				fail_msg("%#llx: still tracked", (unsigned long long)want[i].addr);

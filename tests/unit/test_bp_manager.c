@@ -18,11 +18,12 @@
 
 static struct cp_bp_manager *mgr(bool per_cpu)
 {
-	struct cp_bpm_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000, .per_cpu = per_cpu };
-	struct cp_bp_manager *m = cp_bpm__new(&cfg);
+	struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000,
+					  .per_cpu = per_cpu };
+	struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
 
 	assert_non_null(m);
-	cp_bpm__hits(m, 0, T0);
+	cp_bp_manager__hits(m, 0, T0);
 	return m;
 }
 
@@ -30,7 +31,7 @@ static struct cp_bp_manager *mgr(bool per_cpu)
 static void run_of(struct cp_bp_manager *m, __u32 tgid, __u64 ip, __u32 cpu, int n)
 {
 	for (int i = 0; i < n; i++)
-		cp_bpm__note_miss(m, tgid, cpu, ip, (__u32)i, T0);
+		cp_bp_manager__note_miss(m, tgid, cpu, ip, (__u32)i, T0);
 }
 
 /* @n qualified candidates of process @tgid at 0x1000, 0x1001, ... */
@@ -43,11 +44,11 @@ static void candidates(struct cp_bp_manager *m, __u32 tgid, int n)
 /* Picks and arms successfully; returns the pick's ip, 0 when nothing is picked. */
 static __u64 arm_next(struct cp_bp_manager *m, __u64 now)
 {
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
-	if (!cp_bpm__next(m, NULL, NULL, now, &p))
+	if (!cp_bp_manager__next(m, NULL, NULL, now, &p))
 		return 0;
-	assert_false(cp_bpm__armed(m, &p, 0, now));
+	assert_false(cp_bp_manager__armed(m, &p, 0, now));
 	return p.ip;
 }
 
@@ -57,134 +58,136 @@ static __u64 arm_next(struct cp_bp_manager *m, __u64 now)
  * them), interleaved with others, never in a run or a pile; without by_time
  * the same stream qualifies nothing. Ranking is by time samples.
  */
-static struct cp_bpm_stats stats_of(const struct cp_bp_manager *m)
+static struct cp_bp_manager_stats stats_of(const struct cp_bp_manager *m)
 {
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_stats st;
 
-	cp_bpm__stats(m, &st);
+	cp_bp_manager__stats(m, &st);
 	return st;
 }
 
 static void test_by_time_qualifies_on_share(void **state)
 {
 	for (int by_time = 0; by_time <= 1; by_time++) {
-		struct cp_bpm_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000,
+		struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000,
 					  .by_time = by_time };
-		struct cp_bp_manager *m = cp_bpm__new(&cfg);
-		struct cp_bpm_pick p;
+		struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
+		struct cp_bp_manager_pick p;
 
 		(void)state;
 		assert_non_null(m);
-		cp_bpm__hits(m, 0, T0);
+		cp_bp_manager__hits(m, 0, T0);
 		/* 400 ticks: 0x1000 every 80th (5 = 1.25 %), 0x2000 every 50th (8 = 2 %) */
 		for (__u32 i = 0; i < 400; i++) {
 			__u64 ip = i % 80 == 40 ? 0x1000 : i % 50 == 25 ? 0x2000 : 0x9000 + i;
 
-			cp_bpm__note_miss(m, 10, 0, ip, i % 64, T0);
+			cp_bp_manager__note_miss(m, 10, 0, ip, i % 64, T0);
 		}
 		if (!by_time) {
-			assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
-			cp_bpm__free(m);
+			assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
+			cp_bp_manager__free(m);
 			continue;
 		}
-		assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+		assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 		assert_int_equal(p.ip, 0x2000);
 		assert_int_equal(p.impact, 8);
-		assert_false(cp_bpm__armed(m, &p, 0, T0));
+		assert_false(cp_bp_manager__armed(m, &p, 0, T0));
 		assert_int_equal(arm_next(m, T0), 0x1000);
 		/* the 1-tick instructions are 0.25 % each: none qualifies */
 		assert_int_equal(arm_next(m, T0), 0);
 		/* 387 of them came: the cold ones made room for each other, nothing dropped */
 		assert_int_equal(stats_of(m).dropped, 0);
-		cp_bpm__free(m);
+		cp_bp_manager__free(m);
 	}
 }
 
 static void test_bad_config(void **state)
 {
-	struct cp_bpm_cfg off = { .expiry_ns = 100 * MS, .max_rate = 0 };
+	struct cp_bp_manager_cfg off = { .expiry_ns = 100 * MS, .max_rate = 0 };
 
 	(void)state;
-	assert_null(cp_bpm__new(&off));
+	assert_null(cp_bp_manager__new(&off));
 }
 
 /* CP_BPM_MIN_RUN consecutive misses qualify; fewer, or broken runs, do not. */
 static void test_runs_of_misses_qualify(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
 	(void)state;
 	run_of(m, 10, 0x1000, 0, CP_BPM_MIN_RUN - 1);
-	assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	/* another instruction in between restarts the run on that CPU */
 	run_of(m, 10, 0x2000, 0, 1);
 	run_of(m, 10, 0x1000, 0, CP_BPM_MIN_RUN - 1);
-	assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	/* ... but not a miss on another CPU */
 	run_of(m, 10, 0x3000, 1, 1);
 	run_of(m, 10, 0x1000, 0, 1);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	assert_int_equal(p.tgid, 10);
 	assert_int_equal(p.ip, 0x1000);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 /* Misses piling onto one set within the window qualify without any run. */
 static void test_misses_on_one_set_qualify(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
 	(void)state;
 	/* 8 misses on set 5, each followed by another instruction's: no run */
 	for (int i = 0; i < CP_BPM_PILE; i++) {
-		cp_bpm__note_miss(m, 10, 0, 0x1000, 5, T0 + (__u64)i * 10 * MS);
-		cp_bpm__note_miss(m, 10, 0, 0x9000 + (__u64)i, (__u32)i, T0 + (__u64)i * 10 * MS);
+		cp_bp_manager__note_miss(m, 10, 0, 0x1000, 5, T0 + (__u64)i * 10 * MS);
+		cp_bp_manager__note_miss(m, 10, 0, 0x9000 + (__u64)i, (__u32)i,
+					 T0 + (__u64)i * 10 * MS);
 	}
-	assert_true(cp_bpm__next(m, NULL, NULL, T0 + 80 * MS, &p));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0 + 80 * MS, &p));
 	assert_int_equal(p.ip, 0x1000);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 
 	/* the same misses 20 ms apart span more than the 100 ms window */
 	m = mgr(false);
 	for (int i = 0; i < CP_BPM_PILE; i++) {
-		cp_bpm__note_miss(m, 10, 0, 0x1000, 5, T0 + (__u64)i * 20 * MS);
-		cp_bpm__note_miss(m, 10, 0, 0x9000 + (__u64)i, (__u32)i, T0 + (__u64)i * 20 * MS);
+		cp_bp_manager__note_miss(m, 10, 0, 0x1000, 5, T0 + (__u64)i * 20 * MS);
+		cp_bp_manager__note_miss(m, 10, 0, 0x9000 + (__u64)i, (__u32)i,
+					 T0 + (__u64)i * 20 * MS);
 	}
-	assert_false(cp_bpm__next(m, NULL, NULL, T0 + 200 * MS, &p));
-	cp_bpm__free(m);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + 200 * MS, &p));
+	cp_bp_manager__free(m);
 }
 
 /* Impact orders the candidates: the instruction store's sampled misses when it knows more. */
 static void test_ranked_by_impact(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_insn_store *insns = insn_store__new(16);
+	struct cp_insn_store *insns = cp_insn_store__new(16);
 	struct cp_ip_key key = { .tgid = 10, .ip = 0x1000 };
 	struct cp_ip_counts c = { .loads = 100, .load_misses = 50 };
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
 	(void)state;
 	assert_non_null(insns);
 	run_of(m, 10, 0x1000, 0, 4);
 	run_of(m, 10, 0x2000, 0, 6);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	assert_int_equal(p.ip, 0x2000);
 	assert_int_equal(p.impact, 6);
-	assert_int_equal(insn_store__add(insns, &key, &c), 0);
-	assert_true(cp_bpm__next(m, insns, NULL, T0, &p));
+	assert_int_equal(cp_insn_store__add(insns, &key, &c), 0);
+	assert_true(cp_bp_manager__next(m, insns, NULL, T0, &p));
 	assert_int_equal(p.ip, 0x1000);
 	assert_int_equal(p.impact, 50);
-	insn_store__free(insns);
-	cp_bpm__free(m);
+	cp_insn_store__free(insns);
+	cp_bp_manager__free(m);
 }
 
 /* Per-thread events: 4 slots per process. Per-CPU events: 4 for the machine. */
 static void test_slots_per_domain(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
 	candidates(m, 10, 6);
@@ -192,9 +195,9 @@ static void test_slots_per_domain(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_not_equal(arm_next(m, T0), 0);
 	assert_int_equal(arm_next(m, T0), 0);
-	cp_bpm__stats(m, &st);
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.watching, 5);	/* 4 in process 10, 1 in process 20 */
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 
 	m = mgr(true);
 	candidates(m, 10, 3);
@@ -202,170 +205,170 @@ static void test_slots_per_domain(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_not_equal(arm_next(m, T0), 0);
 	assert_int_equal(arm_next(m, T0), 0);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 /* ENOSPC: fewer slots for a second, counted, then the full count is tried again. */
 static void test_enospc_retries_with_fewer_slots(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_pick p;
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_pick p;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
 	candidates(m, 10, 4);
 	assert_int_not_equal(arm_next(m, T0), 0);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
-	assert_false(cp_bpm__armed(m, &p, -ENOSPC, T0));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
+	assert_false(cp_bp_manager__armed(m, &p, -ENOSPC, T0));
 	/* the domain now holds what it has: nothing more until the retry time */
-	assert_false(cp_bpm__next(m, NULL, NULL, T0 + 500 * MS, &p));
-	cp_bpm__stats(m, &st);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + 500 * MS, &p));
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.enospc, 1);
 	assert_int_equal(st.watching, 1);
 	assert_false(st.off);
-	cp_bpm__hits(m, 0, T0 + CP_BPM_RETRY_NS);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0 + CP_BPM_RETRY_NS, &p));
-	cp_bpm__free(m);
+	cp_bp_manager__hits(m, 0, T0 + CP_BPM_RETRY_NS);
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0 + CP_BPM_RETRY_NS, &p));
+	cp_bp_manager__free(m);
 }
 
 /* Operands that cannot be computed are skipped; a machine without breakpoints stops it all. */
 static void test_skipped_and_off(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_pick p;
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_pick p;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
 	run_of(m, 10, 0x1000, 0, 5);
 	run_of(m, 10, 0x2000, 0, 4);
 	run_of(m, 10, 0x3000, 0, 3 + 1);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	assert_int_equal(p.ip, 0x1000);
-	assert_false(cp_bpm__armed(m, &p, -EINVAL, T0));
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_false(cp_bp_manager__armed(m, &p, -EINVAL, T0));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	assert_int_not_equal(p.ip, 0x1000);
-	assert_true(cp_bpm__armed(m, &p, -EOPNOTSUPP, T0));
-	assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
-	cp_bpm__stats(m, &st);
+	assert_true(cp_bp_manager__armed(m, &p, -EOPNOTSUPP, T0));
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.skipped, 2);
 	assert_true(st.off);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 /* When a watched instruction is let go, and why. */
 static void test_check_reasons(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_view v = { .state = CP_BP_ARMED };
+	struct cp_bp_manager_view v = { .state = CP_BP_ARMED };
 	__u64 ip;
 
 	(void)state;
 	run_of(m, 10, 0x1000, 0, 4);
 	ip = arm_next(m, T0);
 	assert_int_equal(ip, 0x1000);
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + 99 * MS), CP_BPM_KEEP);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + 99 * MS), CP_BPM_KEEP);
 	/* never hit: idle one expiry time after arming */
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + 100 * MS), CP_BPM_IDLE);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + 100 * MS), CP_BPM_IDLE);
 	/* hit 50 ms ago: kept */
 	v.last_ns = T0 + 60 * MS;
 	v.recorded = 3;
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + 110 * MS), CP_BPM_KEEP);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + 110 * MS), CP_BPM_KEEP);
 	/* hit now and then, but armed for 10 expiry times */
 	v.last_ns = T0 + 990 * MS;
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + 1000 * MS), CP_BPM_LIFETIME);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + 1000 * MS), CP_BPM_LIFETIME);
 	v.state = CP_BP_FULL;
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + MS), CP_BPM_FULL);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + MS), CP_BPM_FULL);
 	v.state = CP_BP_CONFLICT;
-	assert_int_equal(cp_bpm__check(m, 10, ip, &v, T0 + MS), CP_BPM_SETTLED);
-	cp_bpm__free(m);
+	assert_int_equal(cp_bp_manager__check(m, 10, ip, &v, T0 + MS), CP_BPM_SETTLED);
+	cp_bp_manager__free(m);
 }
 
 /* A settled instruction is done; one that went idle before 8 accesses needs fresh misses. */
 static void test_released_instructions(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
 	run_of(m, 10, 0x1000, 0, 4);
 	run_of(m, 10, 0x2000, 0, 4);
 	assert_int_not_equal(arm_next(m, T0), 0);
 	assert_int_not_equal(arm_next(m, T0), 0);
-	cp_bpm__released(m, 10, 0x1000, CP_BPM_SETTLED, CP_BP_SETTLE_RUN, T0 + MS);
-	cp_bpm__released(m, 10, 0x2000, CP_BPM_IDLE, 2, T0 + 100 * MS);
+	cp_bp_manager__released(m, 10, 0x1000, CP_BPM_SETTLED, CP_BP_SETTLE_RUN, T0 + MS);
+	cp_bp_manager__released(m, 10, 0x2000, CP_BPM_IDLE, 2, T0 + 100 * MS);
 	assert_int_equal(arm_next(m, T0 + 200 * MS), 0);
 	/* 0x2000 misses again in a run: armed again; 0x1000 never */
 	run_of(m, 10, 0x1000, 0, 4);
 	run_of(m, 10, 0x2000, 0, 4);
 	assert_int_equal(arm_next(m, T0 + 200 * MS), 0x2000);
 	assert_int_equal(arm_next(m, T0 + 200 * MS), 0);
-	cp_bpm__stats(m, &st);
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.released[CP_BPM_SETTLED], 1);
 	assert_int_equal(st.released[CP_BPM_IDLE], 1);
 	assert_int_equal(st.armed, 3);
 	assert_int_equal(st.watching, 1);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 /* The budget: arming reserves a history; at the budget everything is let go until next second. */
 static void test_hit_budget(void **state)
 {
-	struct cp_bpm_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 200 };
-	struct cp_bp_manager *m = cp_bpm__new(&cfg);
-	struct cp_bpm_view v = { .state = CP_BP_ARMED, .last_ns = T0 };
-	struct cp_bpm_pick p;
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 200 };
+	struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
+	struct cp_bp_manager_view v = { .state = CP_BP_ARMED, .last_ns = T0 };
+	struct cp_bp_manager_pick p;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
-	cp_bpm__hits(m, 1000, T0);
+	cp_bp_manager__hits(m, 1000, T0);
 	candidates(m, 10, 4);
 	/* 200 hits/s: three histories of 64 fit, a fourth does not */
 	for (int i = 0; i < 3; i++)
 		assert_int_not_equal(arm_next(m, T0), 0);
-	assert_false(cp_bpm__next(m, NULL, NULL, T0, &p));
-	cp_bpm__hits(m, 1150, T0 + 10 * MS);
-	assert_int_equal(cp_bpm__check(m, 10, 0x1000, &v, T0 + 10 * MS), CP_BPM_KEEP);
-	cp_bpm__hits(m, 1200, T0 + 20 * MS);
-	assert_int_equal(cp_bpm__check(m, 10, 0x1000, &v, T0 + 20 * MS), CP_BPM_BUDGET);
-	cp_bpm__released(m, 10, 0x1000, CP_BPM_BUDGET, 20, T0 + 20 * MS);
-	cp_bpm__released(m, 10, 0x1001, CP_BPM_BUDGET, 2, T0 + 20 * MS);
-	cp_bpm__released(m, 10, 0x1002, CP_BPM_BUDGET, 0, T0 + 20 * MS);
-	assert_false(cp_bpm__next(m, NULL, NULL, T0 + 30 * MS, &p));
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
+	cp_bp_manager__hits(m, 1150, T0 + 10 * MS);
+	assert_int_equal(cp_bp_manager__check(m, 10, 0x1000, &v, T0 + 10 * MS), CP_BPM_KEEP);
+	cp_bp_manager__hits(m, 1200, T0 + 20 * MS);
+	assert_int_equal(cp_bp_manager__check(m, 10, 0x1000, &v, T0 + 20 * MS), CP_BPM_BUDGET);
+	cp_bp_manager__released(m, 10, 0x1000, CP_BPM_BUDGET, 20, T0 + 20 * MS);
+	cp_bp_manager__released(m, 10, 0x1001, CP_BPM_BUDGET, 2, T0 + 20 * MS);
+	cp_bp_manager__released(m, 10, 0x1002, CP_BPM_BUDGET, 0, T0 + 20 * MS);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + 30 * MS, &p));
 	/* the next second: the two cut short come back, the one with 20 accesses is done */
-	cp_bpm__hits(m, 1200, T0 + 1000 * MS);
+	cp_bp_manager__hits(m, 1200, T0 + 1000 * MS);
 	assert_int_not_equal(arm_next(m, T0 + 1000 * MS), 0);
 	assert_int_not_equal(arm_next(m, T0 + 1000 * MS), 0);
 	assert_int_not_equal(arm_next(m, T0 + 1000 * MS), 0);
-	cp_bpm__stats(m, &st);
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.over_budget, 1);
 	assert_int_equal(st.released[CP_BPM_BUDGET], 3);
 	assert_int_equal(st.watching, 3);	/* 0x1001, 0x1002 and 0x1003 */
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 /* Bounded: candidates beyond the cap are counted; exit and staleness free room. */
 static void test_bounded_forget_prune(void **state)
 {
 	struct cp_bp_manager *m = mgr(false);
-	struct cp_bpm_pick p;
-	struct cp_bpm_stats st;
+	struct cp_bp_manager_pick p;
+	struct cp_bp_manager_stats st;
 
 	(void)state;
 	for (int i = 0; i < CP_BPM_MAX_CANDIDATES + 10; i++)
-		cp_bpm__note_miss(m, 10 + (__u32)(i & 1), 0, 0x1000 + (__u64)i, 0, T0);
-	cp_bpm__stats(m, &st);
+		cp_bp_manager__note_miss(m, 10 + (__u32)(i & 1), 0, 0x1000 + (__u64)i, 0, T0);
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.dropped, 10);
 	/* process 10's half is forgotten: room for new ones */
-	cp_bpm__forget(m, 10);
+	cp_bp_manager__forget(m, 10);
 	run_of(m, 30, 0x5000, 0, 4);
-	assert_true(cp_bpm__next(m, NULL, NULL, T0, &p));
+	assert_true(cp_bp_manager__next(m, NULL, NULL, T0, &p));
 	assert_int_equal(p.tgid, 30);
 	/* 10 s later everything untouched is gone */
-	cp_bpm__prune(m, T0 + CP_BPM_STALE_NS);
-	assert_false(cp_bpm__next(m, NULL, NULL, T0 + CP_BPM_STALE_NS, &p));
-	cp_bpm__stats(m, &st);
+	cp_bp_manager__prune(m, T0 + CP_BPM_STALE_NS);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + CP_BPM_STALE_NS, &p));
+	cp_bp_manager__stats(m, &st);
 	assert_int_equal(st.dropped, 10);
-	cp_bpm__free(m);
+	cp_bp_manager__free(m);
 }
 
 int main(void)

@@ -441,7 +441,7 @@ static void test_rates_and_cost(void **state)
 				  .store_misses = 10, .lat_sum = 50000 };
 	const struct cp_issue *is;
 
-	insn_store__add(f->insns, &k, &c);
+	cp_insn_store__add(f->insns, &k, &c);
 	f->in.loads = 1000;
 	f->in.load_misses = 500;
 	f->in.stores = 100;

@@ -216,7 +216,7 @@ static struct cp_resolved resolve(struct cp_objects *o, pid_t pid, __u64 addr)
 {
 	struct cp_resolved r;
 
-	assert_int_equal(cp_objects_resolve(o, pid, addr, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, pid, addr, &r), 0);
 	return r;
 }
 

@@ -17,12 +17,12 @@ static void add(struct cp_miss_store *s, __u32 tid, __u64 addr, __u32 size, bool
 {
 	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = size, .store = store };
 
-	assert_int_equal(miss_store__add(s, &a), 0);
+	assert_int_equal(cp_miss_store__add(s, &a), 0);
 }
 
 static enum cp_sharing sharing_at(struct cp_miss_store *s, __u64 addr)
 {
-	const struct cp_line *l = miss_store__find(s, 100, addr);
+	const struct cp_line *l = cp_miss_store__find(s, 100, addr);
 
 	assert_non_null(l);
 	return cp_line_sharing(l);
@@ -30,7 +30,7 @@ static enum cp_sharing sharing_at(struct cp_miss_store *s, __u64 addr)
 
 static void test_sharing_verdicts(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
 
 	(void)state;
 	assert_non_null(s);
@@ -63,14 +63,14 @@ static void test_sharing_verdicts(void **state)
 	add(s, 1, 0x70000, 0, true);
 	add(s, 2, 0x70001, 0, true);
 	assert_int_equal(sharing_at(s, 0x70000), CP_SHARING_FALSE);
-	miss_store__free(s);
+	cp_miss_store__free(s);
 }
 
 static void add_load(struct cp_miss_store *s, __u32 tid, __u64 addr, bool hitm)
 {
 	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = 8, .hitm = hitm };
 
-	assert_int_equal(miss_store__add(s, &a), 0);
+	assert_int_equal(cp_miss_store__add(s, &a), 0);
 }
 
 /*
@@ -80,8 +80,8 @@ static void add_load(struct cp_miss_store *s, __u32 tid, __u64 addr, bool hitm)
  */
 static void test_sharing_from_hitm_loads(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
-	struct cp_miss_store *m = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
+	struct cp_miss_store *m = cp_miss_store__new(&l1, 0);
 
 	(void)state;
 	assert_non_null(s);
@@ -108,10 +108,10 @@ static void test_sharing_from_hitm_loads(void **state)
 	assert_int_equal(sharing_at(s, 0x50000), CP_SHARING_NONE);
 	/* merged stores keep the HITM readers: one in each half */
 	add_load(m, 2, 0x30010, true);
-	assert_int_equal(miss_store__merge(s, m), 0);
+	assert_int_equal(cp_miss_store__merge(s, m), 0);
 	assert_int_equal(sharing_at(s, 0x30000), CP_SHARING_FALSE);
-	miss_store__free(m);
-	miss_store__free(s);
+	cp_miss_store__free(m);
+	cp_miss_store__free(s);
 }
 
 /* One access of thread @tid at @t_ms milliseconds of sample time. */
@@ -120,12 +120,12 @@ static void add_at(struct cp_miss_store *s, __u32 tid, __u64 addr, bool store, _
 	struct cp_mem_access a = { .tgid = 100, .tid = tid, .addr = addr, .size = 8,
 				   .store = store, .time_ns = t_ms * 1000000ull };
 
-	assert_int_equal(miss_store__add(s, &a), 0);
+	assert_int_equal(cp_miss_store__add(s, &a), 0);
 }
 
 static const struct cp_line *line_at(struct cp_miss_store *s, __u64 addr)
 {
-	const struct cp_line *l = miss_store__find(s, 100, addr);
+	const struct cp_line *l = cp_miss_store__find(s, 100, addr);
 
 	assert_non_null(l);
 	return l;
@@ -140,7 +140,7 @@ static const struct cp_line *line_at(struct cp_miss_store *s, __u64 addr)
  */
 static void test_sharing_within_epochs(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
 	const struct cp_line *l;
 
 	(void)state;
@@ -173,54 +173,54 @@ static void test_sharing_within_epochs(void **state)
 	}
 	assert_int_equal(line_at(s, 0x30000)->concurrent_false, 0);
 	assert_int_equal(cp_line_sharing_concurrent(line_at(s, 0x30000)), CP_SHARING_NONE);
-	miss_store__free(s);
+	cp_miss_store__free(s);
 }
 
 static void test_masks_and_counts(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
 	const struct cp_line *l;
 
 	(void)state;
 	/* an 8-byte store at offset 60 is clipped to bytes 60..63 of its line */
 	add(s, 7, 0x1003c, 8, true);
-	l = miss_store__find(s, 100, 0x10000);
+	l = cp_miss_store__find(s, 100, 0x10000);
 	assert_non_null(l);
 	assert_int_equal(l->thr[0].write_mask, 0xf000000000000000ull);
 	assert_int_equal(l->thr[0].read_mask, 0);
 	assert_int_equal(l->line, 0x10000 / 64);
 	assert_int_equal(l->stores, 1);
 	/* another process's same address is another line */
-	assert_null(miss_store__find(s, 101, 0x10000));
+	assert_null(cp_miss_store__find(s, 101, 0x10000));
 	/* 0x10000, 0x11000, 0x12000 are 4 KiB apart: all on set 0; 0x10040 on set 1 */
 	add(s, 7, 0x11000, 8, false);
 	add(s, 7, 0x12000, 8, false);
 	add(s, 7, 0x10040, 8, false);
-	assert_int_equal(miss_store__set_misses(s, 0), 3);
-	assert_int_equal(miss_store__set_misses(s, 1), 1);
-	assert_int_equal(miss_store__set_misses(s, 64), 0);
-	assert_int_equal(miss_store__total(s), 4);
-	miss_store__free(s);
+	assert_int_equal(cp_miss_store__set_misses(s, 0), 3);
+	assert_int_equal(cp_miss_store__set_misses(s, 1), 1);
+	assert_int_equal(cp_miss_store__set_misses(s, 64), 0);
+	assert_int_equal(cp_miss_store__total(s), 4);
+	cp_miss_store__free(s);
 }
 
 static void test_threads_beyond_cap(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
 	const struct cp_line *l;
 
 	(void)state;
 	for (__u32 t = 1; t <= CP_LINE_MAX_THREADS + 2; t++)
 		add(s, t, 0x8000 + t, 1, true);
-	l = miss_store__find(s, 100, 0x8000);
+	l = cp_miss_store__find(s, 100, 0x8000);
 	assert_int_equal(l->nr_threads, CP_LINE_MAX_THREADS);
 	assert_int_equal(l->more_threads, 2);
 	assert_int_equal(l->misses, CP_LINE_MAX_THREADS + 2);
-	miss_store__free(s);
+	cp_miss_store__free(s);
 }
 
 static void test_top_and_eviction(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 4);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 4);
 	struct cp_miss_store_stats st;
 	const struct cp_line *top[8];
 
@@ -233,31 +233,31 @@ static void test_top_and_eviction(void **state)
 	add(s, 1, 0x3000, 8, false);
 	add(s, 1, 0x4000, 8, false);
 	add(s, 1, 0x4000, 8, false);
-	assert_int_equal(miss_store__top(s, top, 8), 4);
+	assert_int_equal(cp_miss_store__top(s, top, 8), 4);
 	assert_int_equal(top[0]->line, 0x1000 / 64);
 	assert_int_equal(top[1]->line, 0x2000 / 64);
 	assert_int_equal(top[2]->line, 0x4000 / 64);
 	assert_int_equal(top[3]->line, 0x3000 / 64);
 	/* a fifth line evicts the coldest one, 0x3000 */
 	add(s, 1, 0x5000, 8, false);
-	miss_store__stats(s, &st);
+	cp_miss_store__stats(s, &st);
 	assert_int_equal(st.lines, 4);
 	assert_int_equal(st.evicted, 1);
-	assert_null(miss_store__find(s, 100, 0x3000));
-	assert_non_null(miss_store__find(s, 100, 0x1000));
-	assert_non_null(miss_store__find(s, 100, 0x2000));
-	assert_non_null(miss_store__find(s, 100, 0x4000));
-	assert_non_null(miss_store__find(s, 100, 0x5000));
+	assert_null(cp_miss_store__find(s, 100, 0x3000));
+	assert_non_null(cp_miss_store__find(s, 100, 0x1000));
+	assert_non_null(cp_miss_store__find(s, 100, 0x2000));
+	assert_non_null(cp_miss_store__find(s, 100, 0x4000));
+	assert_non_null(cp_miss_store__find(s, 100, 0x5000));
 	/* set counts keep every miss, evicted lines included */
-	assert_int_equal(miss_store__total(s), 11);
-	miss_store__clear(s);
-	assert_int_equal(miss_store__top(s, top, 8), 0);
-	miss_store__free(s);
+	assert_int_equal(cp_miss_store__total(s), 11);
+	cp_miss_store__clear(s);
+	assert_int_equal(cp_miss_store__top(s, top, 8), 0);
+	cp_miss_store__free(s);
 }
 
 static void test_many_lines_stay_findable(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 1000);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 1000);
 	struct cp_miss_store_stats st;
 	int found = 0;
 
@@ -265,18 +265,18 @@ static void test_many_lines_stay_findable(void **state)
 	/* churn far past the cap: every kept line must still be found by its address */
 	for (__u64 i = 0; i < 5000; i++)
 		add(s, 1, 0x100000 + i * 64 * 7, 8, (i & 1) != 0);
-	miss_store__stats(s, &st);
+	cp_miss_store__stats(s, &st);
 	assert_int_equal(st.lines, 1000);
 	assert_int_equal(st.evicted, 4000);
 	for (__u64 i = 0; i < 5000; i++)
-		found += miss_store__find(s, 100, 0x100000 + i * 64 * 7) != NULL;
+		found += cp_miss_store__find(s, 100, 0x100000 + i * 64 * 7) != NULL;
 	assert_int_equal(found, 1000);
-	miss_store__free(s);
+	cp_miss_store__free(s);
 }
 
 static void test_line_instructions(void **state)
 {
-	struct cp_miss_store *s = miss_store__new(&l1, 0);
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0);
 	const struct cp_line *l;
 
 	(void)state;
@@ -285,19 +285,19 @@ static void test_line_instructions(void **state)
 		struct cp_mem_access a = { .tgid = 100, .tid = 1, .ip = ip, .addr = 0x9000,
 					   .weight = 10 };
 
-		miss_store__add(s, &a);
+		cp_miss_store__add(s, &a);
 		if (ip == 1) {
-			miss_store__add(s, &a);
-			miss_store__add(s, &a);
+			cp_miss_store__add(s, &a);
+			cp_miss_store__add(s, &a);
 		}
 	}
-	l = miss_store__find(s, 100, 0x9000);
+	l = cp_miss_store__find(s, 100, 0x9000);
 	assert_int_equal(l->ips[0].ip, 1);
 	assert_int_equal(l->ips[0].misses, 3);
 	assert_int_equal(l->ips[3].ip, 4);
 	assert_int_equal(l->more_ips, 2);
 	assert_int_equal(l->weight_sum, 80);
-	miss_store__free(s);
+	cp_miss_store__free(s);
 }
 
 static void test_bad_geometry(void **state)
@@ -306,9 +306,9 @@ static void test_bad_geometry(void **state)
 
 	(void)state;
 	big.line_bytes = 128;	/* byte masks cover 64 bytes */
-	assert_null(miss_store__new(&big, 0));
+	assert_null(cp_miss_store__new(&big, 0));
 	big.line_bytes = 48;
-	assert_null(miss_store__new(&big, 0));
+	assert_null(cp_miss_store__new(&big, 0));
 }
 
 int main(void)

@@ -20,22 +20,22 @@ static struct cp_resolved heap(__u64 start, __u64 size, __u64 callsite, __u32 ti
 
 static void test_heap_groups_by_callsite(void **state)
 {
-	struct cp_object_stats *s = object_stats__new(0);
+	struct cp_object_stats *s = cp_object_stats__new(0);
 	const struct cp_object_group *top[4];
 	struct cp_resolved a = heap(0x1000, 64, 7, 11), b = heap(0x2000, 64, 7, 12);
 	struct cp_resolved c = heap(0x3000, 1056, 9, 11);
 
 	(void)state;
 	/* two objects from call site 7 by two threads, hit 3 times (2 misses) */
-	assert_int_equal(object_stats__add(s, 5, &a, 0x401234, true), 0);
-	assert_int_equal(object_stats__add(s, 5, &b, 0x401234, true), 0);
-	assert_int_equal(object_stats__add(s, 5, &a, 0x401234, false), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &a, 0x401234, true), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &b, 0x401234, true), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &a, 0x401234, false), 0);
 	/* one object from call site 9, one miss */
-	assert_int_equal(object_stats__add(s, 5, &c, 0x401300, true), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &c, 0x401300, true), 0);
 	/* the same call site id in another process is another group */
-	assert_int_equal(object_stats__add(s, 6, &a, 0x401234, false), 0);
-	assert_int_equal(object_stats__count(s), 3);
-	assert_int_equal(object_stats__top(s, top, 4), 3);
+	assert_int_equal(cp_object_stats__add(s, 6, &a, 0x401234, false), 0);
+	assert_int_equal(cp_object_stats__count(s), 3);
+	assert_int_equal(cp_object_stats__top(s, top, 4), 3);
 	assert_int_equal(top[0]->callsite, 7);
 	assert_int_equal(top[0]->tgid, 5);
 	assert_int_equal(top[0]->misses, 2);
@@ -48,12 +48,12 @@ static void test_heap_groups_by_callsite(void **state)
 	assert_int_equal(top[1]->callsite, 9);
 	assert_int_equal(top[1]->size, 1056);
 	assert_int_equal(top[2]->tgid, 6);
-	object_stats__free(s);
+	cp_object_stats__free(s);
 }
 
 static void test_globals_and_cap(void **state)
 {
-	struct cp_object_stats *s = object_stats__new(2);
+	struct cp_object_stats *s = cp_object_stats__new(2);
 	struct cp_resolved g = { .kind = CP_OBJ_GLOBAL, .start = 0x404040, .size = 8 };
 	struct cp_resolved t = { .kind = CP_OBJ_TLS, .start = 0x7f0000001000, .size = 4 };
 	struct cp_resolved m = { .kind = CP_OBJ_UNKNOWN, .start = 0x555000, .before_attach = 1 };
@@ -62,20 +62,20 @@ static void test_globals_and_cap(void **state)
 	(void)state;
 	strcpy(g.name, "counter");
 	strcpy(g.path, "/usr/bin/app");
-	assert_int_equal(object_stats__add(s, 5, &g, 0, true), 0);
-	assert_int_equal(object_stats__add(s, 5, &g, 0, true), 0);
-	assert_int_equal(object_stats__add(s, 5, &t, 0, false), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &g, 0, true), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &g, 0, true), 0);
+	assert_int_equal(cp_object_stats__add(s, 5, &t, 0, false), 0);
 	/* a third group does not fit: counted, not stored */
-	assert_int_equal(object_stats__add(s, 5, &m, 0, true), -ENOSPC);
-	assert_int_equal(object_stats__dropped(s), 1);
-	assert_int_equal(object_stats__top(s, top, 4), 2);
+	assert_int_equal(cp_object_stats__add(s, 5, &m, 0, true), -ENOSPC);
+	assert_int_equal(cp_object_stats__dropped(s), 1);
+	assert_int_equal(cp_object_stats__top(s, top, 4), 2);
 	assert_string_equal(top[0]->name, "counter");
 	assert_string_equal(top[0]->path, "/usr/bin/app");
 	assert_int_equal(top[0]->kind, CP_OBJ_GLOBAL);
 	assert_int_equal(top[0]->misses, 2);
 	assert_int_equal(top[0]->nr_tids, 0);
 	assert_int_equal(top[1]->kind, CP_OBJ_TLS);
-	object_stats__free(s);
+	cp_object_stats__free(s);
 }
 
 int main(void)

@@ -143,7 +143,7 @@ static void test_top_other_and_merged_series(void **state)
 
 static void test_processes_bounded_and_self(void **state)
 {
-	struct cp_insn_store *s = insn_store__new(1024);
+	struct cp_insn_store *s = cp_insn_store__new(1024);
 	struct cp_report r = { .source = "pebs", .insns = s };
 	struct cp_prom_self self = { .cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9 };
 	struct cp_prom_input in = { .r = &r, .window_s = 10, .top = 20, .pmu = "pebs",
@@ -157,7 +157,7 @@ static void test_processes_bounded_and_self(void **state)
 		struct cp_ip_counts c = { .loads = 1000 - p, .load_misses = (1000 - p) / 10,
 					  .lvl = { [CP_LVL_L1] = 1 } };
 
-		assert_int_equal(insn_store__add(s, &k, &c), 0);
+		assert_int_equal(cp_insn_store__add(s, &k, &c), 0);
 	}
 	static const char *const want[] = {
 		"\ncacheperf_process_samples{pid=\"1\",comm=\"\"} 999\n",
@@ -179,7 +179,7 @@ static void test_processes_bounded_and_self(void **state)
 	/* no stores: no store ratio rather than 0/0 */
 	assert_null(strstr(text, "cacheperf_process_store_miss_ratio{"));
 	free(text);
-	insn_store__free(s);
+	cp_insn_store__free(s);
 }
 
 int main(void)

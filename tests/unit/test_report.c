@@ -46,7 +46,7 @@ static void add(struct cp_insn_store *s, __u32 tgid, __u64 ip, __u64 loads, __u6
 
 	c.lvl[CP_LVL_L1] = loads + stores - load_misses - store_misses;
 	c.lvl[lvl] += load_misses + store_misses;
-	assert_int_equal(insn_store__add(s, &k, &c), 0);
+	assert_int_equal(cp_insn_store__add(s, &k, &c), 0);
 }
 
 static int fake_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
@@ -60,7 +60,7 @@ static int fake_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
 
 static void test_pmu_report(void **state)
 {
-	struct cp_insn_store *s = insn_store__new(16);
+	struct cp_insn_store *s = cp_insn_store__new(16);
 	struct cp_report_target t = { .pid = 77, .comm = "matrix" };
 	struct cp_report r = {
 		.source = "pebs", .source_reason = "pebs: the cpu PMU (skylake)",
@@ -104,12 +104,12 @@ static void test_pmu_report(void **state)
 	expect_line(text, "  ring buffer full: 1, counter map full: 0, no window for the CPU: 0\n");
 	expect_line(text, "  records received: 300 of 301 forwarded\n");
 	free(text);
-	insn_store__free(s);
+	cp_insn_store__free(s);
 }
 
 static void test_no_levels_and_all_processes(void **state)
 {
-	struct cp_insn_store *s = insn_store__new(16);
+	struct cp_insn_store *s = cp_insn_store__new(16);
 	struct cp_report r = { .source = "faults", .insns = s, .top = 1 };
 	char *text;
 
@@ -128,13 +128,13 @@ static void test_no_levels_and_all_processes(void **state)
 	assert_null(strstr(text, "0x1000"));
 	assert_null(strstr(text, "misses"));
 	free(text);
-	insn_store__free(s);
+	cp_insn_store__free(s);
 }
 
 /* The soft source says under its name that its figures are time shares. */
 static void test_soft_note(void **state)
 {
-	struct cp_insn_store *s = insn_store__new(16);
+	struct cp_insn_store *s = cp_insn_store__new(16);
 	struct cp_report r = {
 		.source = "soft", .source_reason = "soft: requested with --source soft", .insns = s,
 	};
@@ -149,7 +149,7 @@ static void test_soft_note(void **state)
 	text = render(&r);
 	assert_null(strstr(text, "note:"));
 	free(text);
-	insn_store__free(s);
+	cp_insn_store__free(s);
 }
 
 /*
@@ -159,7 +159,7 @@ static void test_soft_note(void **state)
  */
 static void test_guard_backoff_doubts(void **state)
 {
-	struct cp_object_stats *os = object_stats__new(16);
+	struct cp_object_stats *os = cp_object_stats__new(16);
 	struct cp_report r = {
 		.source = "faults", .objects = os, .have_alloc = true, .guard_backoffs = 2,
 		.backoff_doubtful = 3, .backoff_unseen = 1,
@@ -179,9 +179,9 @@ static void test_guard_backoff_doubts(void **state)
 	fresh.start = 0x2000;
 	fresh.flags = 0;
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(object_stats__add(os, 9, &stale, 0x401000, true), 0);
-	assert_int_equal(object_stats__add(os, 9, &fresh, 0x401000, true), 0);
-	assert_int_equal(object_stats__add(os, 9, &unseen, 0, true), 0);
+		assert_int_equal(cp_object_stats__add(os, 9, &stale, 0x401000, true), 0);
+	assert_int_equal(cp_object_stats__add(os, 9, &fresh, 0x401000, true), 0);
+	assert_int_equal(cp_object_stats__add(os, 9, &unseen, 0, true), 0);
 	text = render(&r);
 	expect_line(text, "         4        9  heap object (64 bytes) allocated at 0x401000 by thread 7 "
 		    "(3 samples may be stale: allocation probes backed off while it lived)\n");
@@ -194,12 +194,12 @@ static void test_guard_backoff_doubts(void **state)
 	text = render(&r);
 	expect_line(text, "  [heap], allocated while allocation probes were backed off\n");
 	free(text);
-	object_stats__free(os);
+	cp_object_stats__free(os);
 }
 
 static void test_empty_report(void **state)
 {
-	struct cp_insn_store *s = insn_store__new(4);
+	struct cp_insn_store *s = cp_insn_store__new(4);
 	struct cp_report r = { .source = "pebs", .insns = s };
 	char *text;
 
@@ -208,7 +208,7 @@ static void test_empty_report(void **state)
 	expect_line(text, "  none: no sample of a target arrived\n");
 	expect_line(text, "misses 0 (-)");
 	free(text);
-	insn_store__free(s);
+	cp_insn_store__free(s);
 }
 
 static void test_preflight(void **state)

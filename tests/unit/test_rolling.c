@@ -30,13 +30,13 @@ static void add_insn(struct cp_rolling *r, __u64 ip, __u64 loads)
 	struct cp_ip_key k = { .tgid = 7, .ip = ip };
 	struct cp_ip_counts c = { .loads = loads, .load_misses = loads };
 
-	assert_int_equal(insn_store__add(cp_rolling__insns(r), &k, &c), 0);
+	assert_int_equal(cp_insn_store__add(cp_rolling__insns(r), &k, &c), 0);
 }
 
 static __u64 loads_of(const struct cp_window *w, __u64 ip)
 {
 	struct cp_ip_key k = { .tgid = 7, .ip = ip };
-	const struct cp_insn *in = insn_store__find(w->insns, &k);
+	const struct cp_insn *in = cp_insn_store__find(w->insns, &k);
 
 	return in ? in->counts.loads : 0;
 }
@@ -97,9 +97,9 @@ static void add_miss(struct cp_rolling *r, __u32 tid, __u64 addr, bool store)
 				   .store = store };
 	struct cp_ip_key k = { .tgid = 7, .ip = 0x40 };
 
-	assert_int_equal(miss_store__add(cp_rolling__misses(r), &a), 0);
-	assert_true(insn_store__note_miss(cp_rolling__insns(r), &k, addr,
-					  (__u32)(addr / 64 % 64)) >= 0);
+	assert_int_equal(cp_miss_store__add(cp_rolling__misses(r), &a), 0);
+	assert_true(cp_insn_store__note_miss(cp_rolling__insns(r), &k, addr,
+					     (__u32)(addr / 64 % 64)) >= 0);
 }
 
 static void test_window_merges_lines_and_sets(void **state)
@@ -118,15 +118,15 @@ static void test_window_merges_lines_and_sets(void **state)
 	add_miss(r, 2, LINE + 8, true);
 	add_miss(r, 2, LINE + 64 * 64, false);	/* the same set, another line */
 	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
-	line = miss_store__find(w.misses, 7, LINE);
+	line = cp_miss_store__find(w.misses, 7, LINE);
 	assert_non_null(line);
 	assert_int_equal(line->misses, 2);
 	assert_int_equal(line->nr_threads, 2);
 	assert_int_equal(cp_line_sharing(line), CP_SHARING_FALSE);
 	assert_int_equal(line->ips[0].misses, 2);
-	assert_int_equal(miss_store__total(w.misses), 3);
-	assert_int_equal(miss_store__set_misses(w.misses, 0), 3);
-	in = insn_store__find(w.insns, &k);
+	assert_int_equal(cp_miss_store__total(w.misses), 3);
+	assert_int_equal(cp_miss_store__set_misses(w.misses, 0), 3);
+	in = cp_insn_store__find(w.insns, &k);
 	assert_non_null(in);
 	assert_int_equal(in->fwd_misses, 3);
 	assert_int_equal(in->nr_sets, 1);
@@ -140,7 +140,7 @@ static void test_histories_from_the_whole_run(void **state)
 {
 	struct cp_stats s = { 0 };
 	struct cp_rolling *r = cp_rolling__new(&l1, 1, 0, &s);
-	struct cp_insn_store *whole = insn_store__new(16);
+	struct cp_insn_store *whole = cp_insn_store__new(16);
 	struct cp_ip_key k = { .tgid = 7, .ip = 0xa };
 	const struct cp_insn_history *h;
 	struct cp_window w;
@@ -148,19 +148,19 @@ static void test_histories_from_the_whole_run(void **state)
 	(void)state;
 	/* a full history that went round: the window's copy is oldest first */
 	for (__u64 i = 0; i < CP_INSN_HISTORY + 3; i++)
-		assert_int_equal(insn_store__add_history(whole, &k, LINE + i * 64), 0);
+		assert_int_equal(cp_insn_store__add_history(whole, &k, LINE + i * 64), 0);
 	add_insn(r, 0xa, 1);
 	add_insn(r, 0xb, 1);	/* no history anywhere */
 	assert_int_equal(cp_rolling__window(r, whole, &s, &w), 0);
-	h = insn_store__history(w.insns, insn_store__find(w.insns, &k));
+	h = cp_insn_store__history(w.insns, cp_insn_store__find(w.insns, &k));
 	assert_non_null(h);
 	assert_int_equal(h->len, CP_INSN_HISTORY);
 	assert_int_equal(h->addrs[0], LINE + 3 * 64);
 	assert_int_equal(h->addrs[CP_INSN_HISTORY - 1], LINE + (CP_INSN_HISTORY + 2) * 64);
 	k.ip = 0xb;
-	assert_null(insn_store__history(w.insns, insn_store__find(w.insns, &k)));
+	assert_null(cp_insn_store__history(w.insns, cp_insn_store__find(w.insns, &k)));
 	cp_window_free(&w);
-	insn_store__free(whole);
+	cp_insn_store__free(whole);
 	cp_rolling__free(r);
 }
 
@@ -175,10 +175,10 @@ static void test_bounded_however_long(void **state)
 	(void)state;
 	/* an epoch takes its share of the instructions and counts the rest */
 	for (__u64 ip = 0; ip < per_epoch + 10; ip++)
-		insn_store__add(cp_rolling__insns(r), &(struct cp_ip_key){ .tgid = 7, .ip = ip },
-				&(struct cp_ip_counts){ .loads = 1 });
-	assert_int_equal(insn_store__count(cp_rolling__insns(r)), per_epoch);
-	assert_int_equal(insn_store__dropped(cp_rolling__insns(r)), 10);
+		cp_insn_store__add(cp_rolling__insns(r), &(struct cp_ip_key){ .tgid = 7, .ip = ip },
+				   &(struct cp_ip_counts){ .loads = 1 });
+	assert_int_equal(cp_insn_store__count(cp_rolling__insns(r)), per_epoch);
+	assert_int_equal(cp_insn_store__dropped(cp_rolling__insns(r)), 10);
 	/* a thousand intervals of new instructions: the window never holds more than the ring */
 	for (__u64 t = 1; t <= 1000; t++) {
 		cp_rolling__rotate(r, t * SEC, &s);
@@ -186,7 +186,7 @@ static void test_bounded_however_long(void **state)
 			add_insn(r, t * 1000 + i, 1);
 	}
 	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
-	assert_int_equal(insn_store__count(w.insns), (intervals + 1) * 100);
+	assert_int_equal(cp_insn_store__count(w.insns), (intervals + 1) * 100);
 	assert_int_equal(loads_of(&w, 1000 * 1000), 1);
 	assert_int_equal(loads_of(&w, (1000 - intervals - 1) * 1000), 0);
 	cp_window_free(&w);

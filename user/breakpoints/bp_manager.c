@@ -51,7 +51,7 @@ struct domain_limit {
 };
 
 struct cp_bp_manager {
-	struct cp_bpm_cfg cfg;
+	struct cp_bp_manager_cfg cfg;
 	struct cand cands[CP_BPM_MAX_CANDIDATES];
 	__u32 nr;
 	__u16 index[CP_BPM_INDEX];	/* 1 + position in cands[], 0: empty */
@@ -62,7 +62,7 @@ struct cp_bp_manager {
 	__u64 hits;			/* running total */
 	__u64 noted;			/* forwarded samples noted: by_time's whole */
 	bool window_over;		/* this second's budget reached */
-	struct cp_bpm_stats stats;
+	struct cp_bp_manager_stats stats;
 };
 
 static size_t hash_key(__u32 tgid, __u64 ip)
@@ -116,7 +116,7 @@ static void remove_if(struct cp_bp_manager *m, bool (*drop)(const struct cand *,
 	reindex(m);
 }
 
-struct cp_bp_manager *cp_bpm__new(const struct cp_bpm_cfg *cfg)
+struct cp_bp_manager *cp_bp_manager__new(const struct cp_bp_manager_cfg *cfg)
 {
 	struct cp_bp_manager *m;
 
@@ -128,7 +128,7 @@ struct cp_bp_manager *cp_bpm__new(const struct cp_bpm_cfg *cfg)
 	return m;
 }
 
-void cp_bpm__free(struct cp_bp_manager *m)
+void cp_bp_manager__free(struct cp_bp_manager *m)
 {
 	free(m);
 }
@@ -188,8 +188,8 @@ static bool evict_cold(struct cp_bp_manager *m)
 	return true;
 }
 
-void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip, __u32 set,
-		       __u64 now_ns)
+void cp_bp_manager__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip, __u32 set,
+			      __u64 now_ns)
 {
 	struct last_miss *l = &m->last[cpu % CP_BPM_MAX_CPUS];
 	struct cand *c;
@@ -224,7 +224,7 @@ void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip,
 	pile(c, set, now_ns);
 }
 
-void cp_bpm__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns)
+void cp_bp_manager__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns)
 {
 	m->stats.hits = hits_total;
 	m->hits = hits_total;
@@ -273,7 +273,7 @@ static __u64 impact(const struct cp_bp_manager *m, const struct cand *c,
 		    const struct cp_insn_store *insns)
 {
 	struct cp_ip_key key = { .tgid = c->tgid, .ip = c->ip };
-	const struct cp_insn *in = insns ? insn_store__find(insns, &key) : NULL;
+	const struct cp_insn *in = insns ? cp_insn_store__find(insns, &key) : NULL;
 	__u64 sampled = !in ? 0 : m->cfg.by_time ? cp_insn_time_samples(in) :
 			in->counts.load_misses + in->counts.store_misses;
 
@@ -288,15 +288,16 @@ static bool ranks_before(const struct cand *a, __u64 ia, const struct cand *b, _
 
 	if (ia != ib)
 		return ia > ib;
-	sa = misses ? miss_store__set_misses(misses, a->hot_set) : 0;
-	sb = misses ? miss_store__set_misses(misses, b->hot_set) : 0;
+	sa = misses ? cp_miss_store__set_misses(misses, a->hot_set) : 0;
+	sb = misses ? cp_miss_store__set_misses(misses, b->hot_set) : 0;
 	if (sa != sb)
 		return sa > sb;
 	return a->ip != b->ip ? a->ip < b->ip : a->tgid < b->tgid;
 }
 
-bool cp_bpm__next(struct cp_bp_manager *m, const struct cp_insn_store *insns,
-		  const struct cp_miss_store *misses, __u64 now_ns, struct cp_bpm_pick *out)
+bool cp_bp_manager__next(struct cp_bp_manager *m, const struct cp_insn_store *insns,
+			 const struct cp_miss_store *misses, __u64 now_ns,
+			 struct cp_bp_manager_pick *out)
 {
 	const struct cand *best = NULL;
 	__u64 best_impact = 0, window_hits = m->hits - m->window_base;
@@ -347,8 +348,8 @@ static void lower_limit(struct cp_bp_manager *m, __u32 key, __u64 now_ns)
 	d->until_ns = now_ns + CP_BPM_RETRY_NS;
 }
 
-bool cp_bpm__armed(struct cp_bp_manager *m, const struct cp_bpm_pick *pick, int result,
-		   __u64 now_ns)
+bool cp_bp_manager__armed(struct cp_bp_manager *m, const struct cp_bp_manager_pick *pick,
+			  int result, __u64 now_ns)
 {
 	struct cand *c = find(m, pick->tgid, pick->ip, NULL);
 
@@ -385,8 +386,8 @@ bool cp_bpm__armed(struct cp_bp_manager *m, const struct cp_bpm_pick *pick, int 
 	return m->stats.off;
 }
 
-enum cp_bpm_reason cp_bpm__check(const struct cp_bp_manager *m, __u32 tgid, __u64 ip,
-				 const struct cp_bpm_view *v, __u64 now_ns)
+enum cp_bp_manager_reason cp_bp_manager__check(const struct cp_bp_manager *m, __u32 tgid, __u64 ip,
+					       const struct cp_bp_manager_view *v, __u64 now_ns)
 {
 	const struct cand *c = find_const(m, tgid, ip);
 	__u64 armed_ns = c ? c->armed_ns : 0, last;
@@ -405,8 +406,8 @@ enum cp_bpm_reason cp_bpm__check(const struct cp_bp_manager *m, __u32 tgid, __u6
 	return CP_BPM_KEEP;
 }
 
-void cp_bpm__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip, enum cp_bpm_reason reason,
-		      __u32 recorded, __u64 now_ns)
+void cp_bp_manager__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip,
+			     enum cp_bp_manager_reason reason, __u32 recorded, __u64 now_ns)
 {
 	struct cand *c = find(m, tgid, ip, NULL);
 
@@ -437,7 +438,7 @@ static bool of_tgid(const struct cand *c, const void *arg)
 	return c->tgid == *(const __u32 *)arg && c->state != CAND_ARMED;
 }
 
-void cp_bpm__forget(struct cp_bp_manager *m, __u32 tgid)
+void cp_bp_manager__forget(struct cp_bp_manager *m, __u32 tgid)
 {
 	remove_if(m, of_tgid, &tgid);
 	for (int i = 0; i < CP_BPM_MAX_CPUS; i++)
@@ -450,17 +451,17 @@ static bool stale(const struct cand *c, const void *arg)
 	return c->state != CAND_ARMED && c->last_ns + CP_BPM_STALE_NS <= *(const __u64 *)arg;
 }
 
-void cp_bpm__prune(struct cp_bp_manager *m, __u64 now_ns)
+void cp_bp_manager__prune(struct cp_bp_manager *m, __u64 now_ns)
 {
 	remove_if(m, stale, &now_ns);
 }
 
-void cp_bpm__stats(const struct cp_bp_manager *m, struct cp_bpm_stats *out)
+void cp_bp_manager__stats(const struct cp_bp_manager *m, struct cp_bp_manager_stats *out)
 {
 	*out = m->stats;
 }
 
-const char *cp_bpm_reason_name(enum cp_bpm_reason r)
+const char *cp_bp_manager_reason_name(enum cp_bp_manager_reason r)
 {
 	static const char *const names[CP_BPM_REASON_NR] = {
 		[CP_BPM_KEEP] = "watching",

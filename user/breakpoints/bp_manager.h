@@ -59,7 +59,7 @@
 #define CP_BPM_MAX_DOMAINS	16	/* domains with a lowered slot limit at once */
 #define CP_BPM_TIME_PPM		10000	/* by_time: 1 % of the time samples, the classifier's filter */
 
-struct cp_bpm_cfg {
+struct cp_bp_manager_cfg {
 	__u64 expiry_ns;	/* no hit for this long: let go (--bp-expiry) */
 	__u32 max_rate;		/* hits per second (--max-bp-rate), > 0 */
 	bool per_cpu;		/* per-CPU events: one slot domain for every process */
@@ -67,7 +67,7 @@ struct cp_bpm_cfg {
 };
 
 /* Why a watched instruction was let go. */
-enum cp_bpm_reason {
+enum cp_bp_manager_reason {
 	CP_BPM_KEEP = 0,	/* not let go */
 	CP_BPM_FULL,		/* CP_BP_HISTORY accesses collected */
 	CP_BPM_SETTLED,		/* settled early as a conflict (CP_REC_BP) */
@@ -79,20 +79,20 @@ enum cp_bpm_reason {
 };
 
 /* What the BPF entry of a watched instruction says (struct cp_bp_insn). */
-struct cp_bpm_view {
+struct cp_bp_manager_view {
 	__u32 state;		/* enum cp_bp_state */
 	__u32 recorded;		/* accesses in the history */
 	__u64 last_ns;		/* latest hit, 0: none */
 };
 
-/* An instruction to arm: cp_bpm__next(). */
-struct cp_bpm_pick {
+/* An instruction to arm: cp_bp_manager__next(). */
+struct cp_bp_manager_pick {
 	__u32 tgid;
 	__u64 ip;
 	__u64 impact;		/* its sampled misses */
 };
 
-struct cp_bpm_stats {
+struct cp_bp_manager_stats {
 	__u64 hits;		/* breakpoint hits (BPF) */
 	__u64 armed;		/* instructions armed */
 	__u64 released[CP_BPM_REASON_NR];	/* let go, by reason */
@@ -107,59 +107,60 @@ struct cp_bpm_stats {
 struct cp_bp_manager;
 
 /* A manager with @cfg (copied); NULL when out of memory or @cfg is unusable. */
-struct cp_bp_manager *cp_bpm__new(const struct cp_bpm_cfg *cfg);
-void cp_bpm__free(struct cp_bp_manager *m);
+struct cp_bp_manager *cp_bp_manager__new(const struct cp_bp_manager_cfg *cfg);
+void cp_bp_manager__free(struct cp_bp_manager *m);
 
 /* One forwarded miss of (@tgid, @ip) at @addr on L1 set @set, seen on @cpu at @now_ns. */
-void cp_bpm__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip, __u32 set,
-		       __u64 now_ns);
+void cp_bp_manager__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __u64 ip, __u32 set,
+			      __u64 now_ns);
 
 /* The running total of breakpoint hits (bp_stats.hits) at @now_ns: the budget's input. */
-void cp_bpm__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns);
+void cp_bp_manager__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns);
 
 /*
  * The best qualified instruction that may be armed at @now_ns, given the
  * free slots of its domain, the budget and the retry times; @insns and
  * @misses (either may be NULL) refine the ranking. Returns true with @out
- * set; the caller must answer with cp_bpm__armed().
+ * set; the caller must answer with cp_bp_manager__armed().
  */
-bool cp_bpm__next(struct cp_bp_manager *m, const struct cp_insn_store *insns,
-		  const struct cp_miss_store *misses, __u64 now_ns, struct cp_bpm_pick *out);
+bool cp_bp_manager__next(struct cp_bp_manager *m, const struct cp_insn_store *insns,
+			 const struct cp_miss_store *misses, __u64 now_ns,
+			 struct cp_bp_manager_pick *out);
 
 /*
  * The outcome of arming @pick: 0 (watched from now), -ENOSPC (no slot:
  * the domain's limit drops, retried later), -EINVAL (no computable
  * operand), -ESRCH / -ENOENT (process or code gone), or another negative
  * errno. Returns true when breakpoints cannot work on this machine at all
- * (the manager is off: cp_bpm__next() returns false from then on).
+ * (the manager is off: cp_bp_manager__next() returns false from then on).
  */
-bool cp_bpm__armed(struct cp_bp_manager *m, const struct cp_bpm_pick *pick, int result,
-		   __u64 now_ns);
+bool cp_bp_manager__armed(struct cp_bp_manager *m, const struct cp_bp_manager_pick *pick,
+			  int result, __u64 now_ns);
 
 /*
  * Whether watched (@tgid, @ip), whose BPF entry reads @v, is to be let go
  * at @now_ns, and why (CP_BPM_KEEP: not yet).
  */
-enum cp_bpm_reason cp_bpm__check(const struct cp_bp_manager *m, __u32 tgid, __u64 ip,
-				 const struct cp_bpm_view *v, __u64 now_ns);
+enum cp_bp_manager_reason cp_bp_manager__check(const struct cp_bp_manager *m, __u32 tgid, __u64 ip,
+					       const struct cp_bp_manager_view *v, __u64 now_ns);
 
 /*
  * (@tgid, @ip) was disarmed for @reason with @recorded accesses. It is
  * done, unless it expired with too few accesses to judge and has tries
  * left: then it may be armed again after the pile window.
  */
-void cp_bpm__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip, enum cp_bpm_reason reason,
-		      __u32 recorded, __u64 now_ns);
+void cp_bp_manager__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip,
+			     enum cp_bp_manager_reason reason, __u32 recorded, __u64 now_ns);
 
 /* Forgets every candidate of process @tgid (exit, exec). Let its armed ones go first. */
-void cp_bpm__forget(struct cp_bp_manager *m, __u32 tgid);
+void cp_bp_manager__forget(struct cp_bp_manager *m, __u32 tgid);
 
 /* Drops candidates untouched since CP_BPM_STALE_NS before @now_ns (armed ones stay). */
-void cp_bpm__prune(struct cp_bp_manager *m, __u64 now_ns);
+void cp_bp_manager__prune(struct cp_bp_manager *m, __u64 now_ns);
 
-void cp_bpm__stats(const struct cp_bp_manager *m, struct cp_bpm_stats *out);
+void cp_bp_manager__stats(const struct cp_bp_manager *m, struct cp_bp_manager_stats *out);
 
 /* "full", "settled as conflict", "idle", ... */
-const char *cp_bpm_reason_name(enum cp_bpm_reason r);
+const char *cp_bp_manager_reason_name(enum cp_bp_manager_reason r);
 
 #endif /* CP_BP_MANAGER_H */

@@ -5,7 +5,7 @@
 #include "breakpoints/bp_report.h"
 
 void cp_bp_finding_of(const struct cp_bp_insn *v, __u32 tgid, __u64 ip,
-		      enum cp_bpm_reason reason, const struct cp_lru_geom *l1,
+		      enum cp_bp_manager_reason reason, const struct cp_lru_geom *l1,
 		      struct cp_bp_finding *out)
 {
 	struct cp_bp_access h[CP_BP_HISTORY];
@@ -76,7 +76,7 @@ static void print_finding(const struct cp_bp_finding *x,
 		snprintf(sim, sizeof(sim), "%.0f %% of %u", 100.0 * share,
 			 x->sim.sa_misses - x->sim.compulsory);
 	fprintf(f, "  %8u  %5u %5u %5u  %-14s  %-20s %7u  0x%-14llx %s\n", x->accesses, x->top_set,
-		x->top_set_accesses, x->top_set_lines, sim, cp_bpm_reason_name(x->reason),
+		x->top_set_accesses, x->top_set_lines, sim, cp_bp_manager_reason_name(x->reason),
 		x->tgid, (unsigned long long)x->ip, where);
 }
 
@@ -85,7 +85,7 @@ void cp_bp_report_print(const struct cp_bp_summary *s,
 			void *locate_ctx, FILE *f)
 {
 	typedef unsigned long long ull;
-	const struct cp_bpm_stats *st;
+	const struct cp_bp_manager_stats *st;
 
 	fprintf(f, "\nBreakpoints (exact access histories, paper section 3.3)\n");
 	if (s->disabled) {

@@ -21,7 +21,7 @@ struct cp_bp_finding {
 	__u32 tgid;
 	__u32 accesses;		/* recorded */
 	__u64 ip;
-	enum cp_bpm_reason reason;	/* why it was let go */
+	enum cp_bp_manager_reason reason;	/* why it was let go */
 	__u32 top_set;		/* the L1 set with the most accesses */
 	__u32 top_set_accesses;
 	__u32 top_set_lines;	/* distinct lines among them */
@@ -37,7 +37,7 @@ struct cp_bp_finding {
 
 struct cp_bp_summary {
 	bool disabled;		/* breakpoint sampling was off (--max-bp-rate 0) */
-	struct cp_bpm_stats stats;
+	struct cp_bp_manager_stats stats;
 	__u64 expiry_ms;
 	__u32 max_rate;
 	__u32 nr;
@@ -50,7 +50,7 @@ struct cp_bp_summary {
  * @reason; its history is simulated on @l1 (NULL: not simulated).
  */
 void cp_bp_finding_of(const struct cp_bp_insn *v, __u32 tgid, __u64 ip,
-		      enum cp_bpm_reason reason, const struct cp_lru_geom *l1,
+		      enum cp_bp_manager_reason reason, const struct cp_lru_geom *l1,
 		      struct cp_bp_finding *out);
 
 /* Keeps @f in @s when it recorded anything and there is room, else counts it. */

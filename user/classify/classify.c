@@ -308,13 +308,13 @@ static int classify_lines(struct classify_ctx *c)
 	size_t n;
 	int err = 0;
 
-	miss_store__stats(ms, &st);
+	cp_miss_store__stats(ms, &st);
 	if (!st.lines)
 		return 0;
 	lines = malloc(st.lines * sizeof(*lines));
 	if (!lines)
 		return -ENOMEM;
-	n = miss_store__top(ms, lines, st.lines);
+	n = cp_miss_store__top(ms, lines, st.lines);
 	for (size_t i = 0; i < n && !err; i++) {
 		enum cp_sharing sh = c->out->soft ? cp_line_sharing_concurrent(lines[i]) :
 						    cp_line_sharing(lines[i]);
@@ -383,7 +383,7 @@ static bool conflict_of(struct classify_ctx *c, const struct cp_insn *in,
 {
 	const struct cp_cache_level *l1 = c->in->l1;
 	__u32 acc, lines, set = crowded_set(l1, h, &acc, &lines);
-	__u64 set_misses = miss_store__set_misses(c->in->misses, set);
+	__u64 set_misses = cp_miss_store__set_misses(c->in->misses, set);
 
 	if (acc < c->cfg->conflict_min_accesses || lines <= l1->ways)
 		return false;
@@ -420,11 +420,11 @@ static __u64 sampled_lines(const struct classify_ctx *c, const struct cp_insn *i
 	__u64 n = 0;
 	size_t nr;
 
-	miss_store__stats(c->in->misses, &st);
+	cp_miss_store__stats(c->in->misses, &st);
 	lines = st.lines ? malloc(st.lines * sizeof(*lines)) : NULL;
 	if (!lines)
 		return 0;
-	nr = miss_store__top(c->in->misses, lines, st.lines);
+	nr = cp_miss_store__top(c->in->misses, lines, st.lines);
 	for (size_t i = 0; i < nr; i++) {
 		bool mine = false;
 
@@ -469,7 +469,7 @@ static bool stream_of(struct classify_ctx *c, const struct cp_insn *in,
 /* Algorithm 1, second loop: one instruction that passed the filters. */
 static int insn_issue(struct classify_ctx *c, const struct cp_insn *in)
 {
-	const struct cp_insn_history *h = insn_store__history(c->in->insns, in);
+	const struct cp_insn_history *h = cp_insn_store__history(c->in->insns, in);
 	const struct cp_ip_counts *k = &in->counts;
 	struct cp_issue_conflict conflict;
 	struct cp_issue_capacity capacity = { 0 };
@@ -522,7 +522,7 @@ static int insn_issue(struct classify_ctx *c, const struct cp_insn *in)
 static int classify_insns(struct classify_ctx *c)
 {
 	const struct cp_classify_cfg *cfg = c->cfg;
-	size_t count = insn_store__count(c->in->insns), n;
+	size_t count = cp_insn_store__count(c->in->insns), n;
 	const struct cp_insn **list;
 	int err = 0;
 
@@ -531,7 +531,7 @@ static int classify_insns(struct classify_ctx *c)
 	list = malloc(count * sizeof(*list));
 	if (!list)
 		return -ENOMEM;
-	n = insn_store__top(c->in->insns, list, count);
+	n = cp_insn_store__top(c->in->insns, list, count);
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct cp_insn *in = list[i];
 		__u64 misses = insn_misses(c, in);
@@ -586,7 +586,7 @@ static void app_filter(const struct cp_classify_input *in, const struct cp_class
 		out->time_samples = in->time_samples ? in->time_samples : out->accesses;
 	out->sampled_misses = in->no_levels || in->soft ? out->accesses :
 							   in->load_misses + in->store_misses;
-	out->forwarded_misses = miss_store__total(in->misses);
+	out->forwarded_misses = cp_miss_store__total(in->misses);
 	if (in->loads)
 		out->load_miss_ratio = (double)in->load_misses / (double)in->loads;
 	if (in->stores)

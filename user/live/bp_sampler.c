@@ -42,7 +42,7 @@ struct cp_bp_sampler {
 
 struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 {
-	struct cp_bpm_cfg mcfg = {
+	struct cp_bp_manager_cfg mcfg = {
 		.expiry_ns = cfg->expiry_ns, .max_rate = cfg->max_rate, .per_cpu = cfg->per_cpu,
 		.by_time = cfg->by_time,
 	};
@@ -58,7 +58,7 @@ struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 		return NULL;
 	s->cfg = *cfg;
 	s->map_fd = bpf_map__fd(cfg->skel->maps.bp_insns);
-	s->m = cp_bpm__new(&mcfg);
+	s->m = cp_bp_manager__new(&mcfg);
 	s->decoded = cp_decode_cache__new(0);
 	if (!s->m || !s->decoded) {
 		ret = s->m ? ENOMEM : EINVAL;
@@ -82,12 +82,12 @@ struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 void cp_bp_sampler__note_miss(struct cp_bp_sampler *s, __u32 tgid, __u32 cpu, __u64 ip,
 			      __u64 addr, __u64 now_ns)
 {
-	cp_bpm__note_miss(s->m, tgid, cpu, ip, cp_l1_set(addr, s->cfg.l1.line_bytes, s->cfg.l1.sets),
-			  now_ns);
+	cp_bp_manager__note_miss(s->m, tgid, cpu, ip,
+				 cp_l1_set(addr, s->cfg.l1.line_bytes, s->cfg.l1.sets), now_ns);
 }
 
 /* Closes the events of armed[@i] (no hit after this), delivers the history, forgets the entry. */
-static void release(struct cp_bp_sampler *s, int i, enum cp_bpm_reason reason, __u64 now_ns)
+static void release(struct cp_bp_sampler *s, int i, enum cp_bp_manager_reason reason, __u64 now_ns)
 {
 	struct armed a = s->armed[i];
 	struct cp_bp_finding f;
@@ -103,7 +103,7 @@ static void release(struct cp_bp_sampler *s, int i, enum cp_bpm_reason reason, _
 	if (f.accesses && s->cfg.on_history)
 		s->cfg.on_history(s->cfg.ctx, &f, &s->entry);
 	cp_bp_summary_add(&s->sum, &f);
-	cp_bpm__released(s->m, a.tgid, a.ip, reason, f.accesses, now_ns);
+	cp_bp_manager__released(s->m, a.tgid, a.ip, reason, f.accesses, now_ns);
 }
 
 /* perf_event_open's "no such event here" errors: breakpoints do not work on this machine. */
@@ -113,7 +113,7 @@ static int open_errno(int err)
 }
 
 /* Arms @p: decoded operand into bp_insns, then its events. 0 or a negative errno. */
-static int arm(struct cp_bp_sampler *s, const struct cp_bpm_pick *p)
+static int arm(struct cp_bp_sampler *s, const struct cp_bp_manager_pick *p)
 {
 	struct cp_perf_events *events;
 	struct cp_maps *maps = NULL;
@@ -157,7 +157,7 @@ static int arm(struct cp_bp_sampler *s, const struct cp_bpm_pick *p)
 	return 0;
 }
 
-static void say_enospc(struct cp_bp_sampler *s, const struct cp_bpm_pick *p)
+static void say_enospc(struct cp_bp_sampler *s, const struct cp_bp_manager_pick *p)
 {
 	if (!s->cfg.log)
 		return;
@@ -173,24 +173,25 @@ static void say_enospc(struct cp_bp_sampler *s, const struct cp_bpm_pick *p)
 static void fill(struct cp_bp_sampler *s, const struct cp_insn_store *insns,
 		 const struct cp_miss_store *misses, __u64 now_ns)
 {
-	struct cp_bpm_pick p;
+	struct cp_bp_manager_pick p;
 
 	if (s->stopped)
 		return;
-	cp_bpm__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
-	while (s->nr_armed < CP_MAX_BP_INSNS && cp_bpm__next(s->m, insns, misses, now_ns, &p)) {
+	cp_bp_manager__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
+	while (s->nr_armed < CP_MAX_BP_INSNS &&
+	       cp_bp_manager__next(s->m, insns, misses, now_ns, &p)) {
 		int ret = arm(s, &p);
 
 		if (ret == -ENOSPC)
 			say_enospc(s, &p);
-		if (cp_bpm__armed(s->m, &p, ret, now_ns)) {
+		if (cp_bp_manager__armed(s->m, &p, ret, now_ns)) {
 			if (s->cfg.log)
 				fprintf(s->cfg.log, "cacheperf-bpf: breakpoint sampling off: this machine refuses hardware breakpoints (%s)\n",
 					strerror(-ret));
 			break;
 		}
 	}
-	cp_bpm__stats(s->m, &s->sum.stats);
+	cp_bp_manager__stats(s->m, &s->sum.stats);
 }
 
 static int find_armed(const struct cp_bp_sampler *s, __u32 tgid, __u64 ip)
@@ -218,10 +219,10 @@ void cp_bp_sampler__tick(struct cp_bp_sampler *s, const struct cp_insn_store *in
 	if (now_ns < s->ticked_ns + CP_BP_TICK_NS)
 		return;
 	s->ticked_ns = now_ns;
-	cp_bpm__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
+	cp_bp_manager__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
 	for (int i = s->nr_armed - 1; i >= 0; i--) {
-		struct cp_bpm_view v = { 0 };
-		enum cp_bpm_reason why;
+		struct cp_bp_manager_view v = { 0 };
+		enum cp_bp_manager_reason why;
 
 		/* an entry that vanished reads as idle since arming */
 		if (!cp_bp_read(s->map_fd, s->armed[i].tgid, s->armed[i].ip, &s->entry)) {
@@ -229,12 +230,12 @@ void cp_bp_sampler__tick(struct cp_bp_sampler *s, const struct cp_insn_store *in
 			v.recorded = s->entry.claimed;
 			v.last_ns = s->entry.last_ns;
 		}
-		why = cp_bpm__check(s->m, s->armed[i].tgid, s->armed[i].ip, &v, now_ns);
+		why = cp_bp_manager__check(s->m, s->armed[i].tgid, s->armed[i].ip, &v, now_ns);
 		if (why != CP_BPM_KEEP)
 			release(s, i, why, now_ns);
 	}
 	if (now_ns >= s->pruned_ns + CP_BP_PRUNE_NS) {
-		cp_bpm__prune(s->m, now_ns);
+		cp_bp_manager__prune(s->m, now_ns);
 		s->pruned_ns = now_ns;
 	}
 	fill(s, insns, misses, now_ns);
@@ -245,7 +246,7 @@ void cp_bp_sampler__forget(struct cp_bp_sampler *s, __u32 tgid, __u64 now_ns)
 	for (int i = s->nr_armed - 1; i >= 0; i--)
 		if (s->armed[i].tgid == tgid)
 			release(s, i, CP_BPM_GONE, now_ns);
-	cp_bpm__forget(s->m, tgid);
+	cp_bp_manager__forget(s->m, tgid);
 }
 
 void cp_bp_sampler__stop(struct cp_bp_sampler *s, __u64 now_ns)
@@ -253,8 +254,8 @@ void cp_bp_sampler__stop(struct cp_bp_sampler *s, __u64 now_ns)
 	s->stopped = true;
 	while (s->nr_armed)
 		release(s, s->nr_armed - 1, CP_BPM_GONE, now_ns);
-	cp_bpm__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
-	cp_bpm__stats(s->m, &s->sum.stats);
+	cp_bp_manager__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
+	cp_bp_manager__stats(s->m, &s->sum.stats);
 }
 
 const struct cp_bp_summary *cp_bp_sampler__summary(const struct cp_bp_sampler *s)
@@ -268,7 +269,7 @@ void cp_bp_sampler__free(struct cp_bp_sampler *s)
 		return;
 	if (s->m)
 		cp_bp_sampler__stop(s, 0);
-	cp_bpm__free(s->m);
+	cp_bp_manager__free(s->m);
 	cp_decode_cache__free(s->decoded);
 	free(s);
 }

@@ -40,7 +40,7 @@ static int cp_drain_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_record_ops *ops)
+struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_ops *ops)
 {
 	struct cp_drain *d = calloc(1, sizeof(*d));
 	int err;
@@ -60,7 +60,7 @@ struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_record_ops *
 	return d;
 }
 
-void drain__free(struct cp_drain *d)
+void cp_drain__free(struct cp_drain *d)
 {
 	if (!d)
 		return;
@@ -68,7 +68,7 @@ void drain__free(struct cp_drain *d)
 	free(d);
 }
 
-int drain__poll(struct cp_drain *d, int timeout_ms)
+int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 {
 	int ret;
 
@@ -86,17 +86,17 @@ int drain__poll(struct cp_drain *d, int timeout_ms)
 	return ret == -EAGAIN ? d->handled : ret;
 }
 
-int drain__epoll_fd(const struct cp_drain *d)
+int cp_drain__epoll_fd(const struct cp_drain *d)
 {
 	return ring_buffer__epoll_fd(d->rb);
 }
 
-__u64 drain__malformed(const struct cp_drain *d)
+__u64 cp_drain__malformed(const struct cp_drain *d)
 {
 	return d->counts.malformed;
 }
 
-__u64 drain__unknown(const struct cp_drain *d)
+__u64 cp_drain__unknown(const struct cp_drain *d)
 {
 	return d->counts.unknown;
 }
@@ -120,7 +120,7 @@ static int cp_take(struct cp_drain *d, int fd, const struct cp_ip_key *key,
 	return 0;
 }
 
-int drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
+int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
 {
 	int fd = bpf_map__fd(d->skel->maps.ip_counts);
 	struct cp_ip_key key, next;
@@ -153,7 +153,7 @@ int drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
 	return (int)n;
 }
 
-void drain__stats(const struct cp_drain *d, struct cp_stats *out)
+void cp_drain__stats(const struct cp_drain *d, struct cp_stats *out)
 {
 	memcpy(out, &d->skel->bss->stats, sizeof(*out));
 }

@@ -18,8 +18,8 @@ struct cp_drain;
 
 
 /* A drain of @skel's maps (loaded) calling @ops; NULL with errno set on failure. */
-struct cp_drain *drain__new(struct cacheperf *skel, const struct cp_record_ops *ops);
-void drain__free(struct cp_drain *d);
+struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_ops *ops);
+void cp_drain__free(struct cp_drain *d);
 
 /*
  * Time one poll may spend handling records, past its wait: libbpf's
@@ -40,15 +40,15 @@ void drain__free(struct cp_drain *d);
  * the records consumed, or a negative errno (a callback's, or -EINTR from a
  * signal).
  */
-int drain__poll(struct cp_drain *d, int timeout_ms);
+int cp_drain__poll(struct cp_drain *d, int timeout_ms);
 
 /* A file descriptor that becomes readable when records wait, for the caller's epoll. */
-int drain__epoll_fd(const struct cp_drain *d);
+int cp_drain__epoll_fd(const struct cp_drain *d);
 
 /* Records too short, or a sample record of the wrong size: a kernel/user ABI mismatch. */
-__u64 drain__malformed(const struct cp_drain *d);
+__u64 cp_drain__malformed(const struct cp_drain *d);
 /* Records of a type no callback takes. */
-__u64 drain__unknown(const struct cp_drain *d);
+__u64 cp_drain__unknown(const struct cp_drain *d);
 
 /*
  * Moves up to @cap per-instruction counter entries into @out and deletes
@@ -56,9 +56,9 @@ __u64 drain__unknown(const struct cp_drain *d);
  * previous one. Entries beyond @cap stay for the next call. Returns the
  * number moved, or a negative errno.
  */
-int drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap);
+int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap);
 
 /* Copies the BPF global counters (running totals since load). */
-void drain__stats(const struct cp_drain *d, struct cp_stats *out);
+void cp_drain__stats(const struct cp_drain *d, struct cp_stats *out);
 
 #endif /* CP_DRAIN_H */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
@@ -19,6 +18,7 @@
 #include "live/signals.h"
 #include "live/soft_source.h"
 #include "profile/proc_identity.h"
+#include "util/clock.h"
 
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
 /* re-read maps for an unmapped sample address at most this often */
@@ -40,15 +40,6 @@ struct cp_live {
 	int nr_pending;
 };
 
-/* Monotonic ns, as BPF's ktime. */
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 /* --- the profile's hooks -------------------------------------------------- */
 
 static void on_sample_hook(void *ctx, const struct cp_sample *s, bool miss)
@@ -66,7 +57,7 @@ static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
 
 	/* a new address space, or none: its instructions are other ones now */
 	if (l->bps)
-		cp_bp_sampler__forget(l->bps, pe->tgid, now_ns());
+		cp_bp_sampler__forget(l->bps, pe->tgid, cp_now_ns());
 	if (l->soft)
 		cp_soft_source__forget(l->soft, pe->tgid);
 	if (pe->kind == CP_PROC_EXEC) {
@@ -96,7 +87,7 @@ static void on_bp_event_hook(void *ctx, const void *data, size_t size)
 
 	(void)size;
 	if (l->bps)
-		cp_bp_sampler__on_event(l->bps, data, l->prof->insns, l->prof->misses, now_ns());
+		cp_bp_sampler__on_event(l->bps, data, l->prof->insns, l->prof->misses, cp_now_ns());
 }
 
 static void on_record_hook(void *ctx, const void *data, size_t size)
@@ -118,9 +109,9 @@ static void on_counters_hook(void *ctx, const struct cp_insn *v, size_t n)
 /* The live end facts: the BPF counters and drops as they are now. */
 static void live_end(const struct cp_live *l, struct cp_run_end *e)
 {
-	drain__stats(l->drain, &e->bpf);
-	e->malformed = drain__malformed(l->drain);
-	e->unknown = drain__unknown(l->drain);
+	cp_drain__stats(l->drain, &e->bpf);
+	e->malformed = cp_drain__malformed(l->drain);
+	e->unknown = cp_drain__unknown(l->drain);
 	e->guard_backoffs = l->sess->guard_backoffs;
 	e->have_alloc = l->sess->alloc != NULL;
 	if (l->sess->alloc)
@@ -175,7 +166,7 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 	struct cp_live *l = ctx;
 
 	/* the resume is a little later than the re-attach: a few objects more in doubt */
-	cp_objects__on_guard(l->prof->objects, pid, backed_off, now_ns());
+	cp_objects__on_guard(l->prof->objects, pid, backed_off, cp_now_ns());
 }
 
 /* --- setup ----------------------------------------------------------------- */
@@ -226,7 +217,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	}
 	s->on_guard = on_guard;
 	s->on_guard_ctx = l;
-	l->drain = drain__new(s->skel, &l->prof->ops);
+	l->drain = cp_drain__new(s->skel, &l->prof->ops);
 	if (!l->drain) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(-ret));
@@ -252,7 +243,7 @@ void cp_live__free(struct cp_live *l)
 	/* breakpoints first: they deliver their last histories */
 	cp_bp_sampler__free(l->bps);
 	cp_soft_source__free(l->soft);
-	drain__free(l->drain);
+	cp_drain__free(l->drain);
 	cp_recorder__close(l->rec, NULL, NULL, 0);
 	cp_profile__free(l->prof);
 	free(l->batch);
@@ -287,7 +278,7 @@ void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info)
 	/* the periods the events were opened with (faults: every event) */
 	in.load_period = period_of(l->sess->events, CP_EVENT_LOAD);
 	in.store_period = period_of(l->sess->events, CP_EVENT_STORE);
-	in.start_ns = now_ns();
+	in.start_ns = cp_now_ns();
 	cp_profile__set_info(l->prof, &in);
 	/* the header comes first in a recording: before any maps read */
 	if (l->rec)
@@ -300,9 +291,9 @@ void cp_live__collect(struct cp_live *l)
 {
 	int n;
 
-	drain__poll(l->drain, 0);
+	cp_drain__poll(l->drain, 0);
 	do {
-		n = drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
+		n = cp_drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
 		if (n > 0)
 			cp_profile__add_counts(l->prof, l->batch, (size_t)n);
 	} while (n == CP_IP_BATCH);
@@ -367,7 +358,7 @@ static void interval_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u6
 		p->end.period_changes += (__u64)ret;
 	if (!p->roll)
 		return;
-	drain__stats(l->drain, &bpf);
+	cp_drain__stats(l->drain, &bpf);
 	cp_rolling__rotate(p->roll, now, &bpf);
 	if (cfg->on_interval)
 		cfg->on_interval(p, cfg->ctx);
@@ -380,7 +371,7 @@ static void start_rolling(struct cp_live *l, const struct cp_live_cfg *cfg)
 	struct cp_profile *p = l->prof;
 	struct cp_stats bpf;
 
-	drain__stats(l->drain, &bpf);
+	cp_drain__stats(l->drain, &bpf);
 	p->roll = cp_rolling__new(&p->l1, n ? n : 1, p->info.start_ns, &bpf);
 	if (!p->roll)
 		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
@@ -423,7 +414,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	for (;;) {
 		int timeout_ms = CP_TICK_MS;
 
-		now = now_ns();
+		now = cp_now_ns();
 		if (run_over(l, cfg, now, deadline))
 			break;
 		if (now >= next_interval) {
@@ -434,33 +425,33 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			cfg->on_reopen(p, cfg->ctx);
 		if (cp_signals_take_report_request() && cfg->on_report) {
 			cp_live__collect(l);
-			p->end.end_ns = now_ns();
+			p->end.end_ns = cp_now_ns();
 			cfg->on_report(p, cfg->ctx);
 		}
 		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
 			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
-		ret = drain__poll(l->drain, timeout_ms);
+		ret = cp_drain__poll(l->drain, timeout_ms);
 		/* the allocation probes wake us in batches: take what waits anyway */
 		if (ret >= 0 || ret == -EINTR)
-			ret = drain__poll(l->drain, 0);
+			ret = cp_drain__poll(l->drain, 0);
 		attach_pending(l);
 		if (l->sess->alloc)
-			cp_alloc_probes__tick(l->sess->alloc, now_ns());
+			cp_alloc_probes__tick(l->sess->alloc, cp_now_ns());
 		if (l->bps)
-			cp_bp_sampler__tick(l->bps, p->insns, p->misses, now_ns());
+			cp_bp_sampler__tick(l->bps, p->insns, p->misses, cp_now_ns());
 		if (l->soft)
 			cp_soft_source__tick(l->soft);
 		cp_profile__limits_tick(p, false);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
-			p->end.end_ns = now_ns();
+			p->end.end_ns = cp_now_ns();
 			return ret;
 		}
 	}
 	if (l->bps)
-		cp_bp_sampler__stop(l->bps, now_ns());
+		cp_bp_sampler__stop(l->bps, cp_now_ns());
 	cp_live__collect(l);
-	p->end.end_ns = now_ns();
+	p->end.end_ns = cp_now_ns();
 	/* the report and the recording show the counters as the run ended */
 	live_end(l, &p->end);
 	l->ended = true;

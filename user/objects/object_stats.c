@@ -29,7 +29,7 @@ static __u64 hash_group(__u32 tgid, __u8 kind, __u64 id)
 	return cp_hash_fold(cp_hash64(id ^ ((__u64)tgid << 40) ^ ((__u64)kind << 56)), 31);
 }
 
-struct cp_object_stats *object_stats__new(size_t max)
+struct cp_object_stats *cp_object_stats__new(size_t max)
 {
 	struct cp_object_stats *s = calloc(1, sizeof(*s));
 	size_t slots = 16;
@@ -43,13 +43,13 @@ struct cp_object_stats *object_stats__new(size_t max)
 	s->slots = calloc(slots, sizeof(*s->slots));
 	s->used = calloc(slots, sizeof(*s->used));
 	if (!s->slots || !s->used) {
-		object_stats__free(s);
+		cp_object_stats__free(s);
 		return NULL;
 	}
 	return s;
 }
 
-void object_stats__free(struct cp_object_stats *s)
+void cp_object_stats__free(struct cp_object_stats *s)
 {
 	if (!s)
 		return;
@@ -69,8 +69,8 @@ static void add_tid(struct cp_object_group *g, __u32 tid)
 		g->tids[g->nr_tids++] = tid;
 }
 
-int object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_resolved *r,
-		      __u64 caller, bool miss)
+int cp_object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_resolved *r,
+			 __u64 caller, bool miss)
 {
 	__u64 id = group_id(r);
 	size_t mask = s->nr_slots - 1;
@@ -131,19 +131,19 @@ static int by_impact(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-size_t object_stats__top(const struct cp_object_stats *s, const struct cp_object_group **out,
-			 size_t max)
+size_t cp_object_stats__top(const struct cp_object_stats *s, const struct cp_object_group **out,
+			    size_t max)
 {
 	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->count, by_impact,
 			(const void **)out, max);
 }
 
-size_t object_stats__count(const struct cp_object_stats *s)
+size_t cp_object_stats__count(const struct cp_object_stats *s)
 {
 	return s->count;
 }
 
-__u64 object_stats__dropped(const struct cp_object_stats *s)
+__u64 cp_object_stats__dropped(const struct cp_object_stats *s)
 {
 	return s->dropped;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Samples per object: every forwarded sample is resolved when it arrives
- * (cp_objects_resolve(): the process and its objects may be gone by report
+ * (cp_objects__resolve(): the process and its objects may be gone by report
  * time) and counted against the object it hit. Heap objects are grouped by
  * allocation call site, as the paper's reports are ("the heap object (1056
  * bytes) allocated at ..."); globals and thread-locals by variable;
@@ -43,22 +43,22 @@ struct cp_object_group {
 struct cp_object_stats;
 
 /* A table of at most @max groups (0: CP_MAX_OBJECT_GROUPS); NULL on failure. */
-struct cp_object_stats *object_stats__new(size_t max);
-void object_stats__free(struct cp_object_stats *s);
+struct cp_object_stats *cp_object_stats__new(size_t max);
+void cp_object_stats__free(struct cp_object_stats *s);
 
 /*
  * Counts one sample of process @tgid that resolved to @r (@caller: the
  * call site's caller address, 0 if none), a miss when @miss. Returns 0 or
- * -ENOSPC (counted in object_stats__dropped()).
+ * -ENOSPC (counted in cp_object_stats__dropped()).
  */
-int object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_resolved *r,
-		      __u64 caller, bool miss);
+int cp_object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_resolved *r,
+			 __u64 caller, bool miss);
 
 /* Up to @max groups, most misses first, then most samples. Returns how many. */
-size_t object_stats__top(const struct cp_object_stats *s, const struct cp_object_group **out,
-			 size_t max);
+size_t cp_object_stats__top(const struct cp_object_stats *s, const struct cp_object_group **out,
+			    size_t max);
 
-size_t object_stats__count(const struct cp_object_stats *s);
-__u64 object_stats__dropped(const struct cp_object_stats *s);
+size_t cp_object_stats__count(const struct cp_object_stats *s);
+__u64 cp_object_stats__dropped(const struct cp_object_stats *s);
 
 #endif /* CP_OBJECT_STATS_H */

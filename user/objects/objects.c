@@ -577,7 +577,7 @@ static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *ou
 	return err;
 }
 
-void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage)
+void cp_objects__hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage)
 {
 	struct proc *p = find_proc(o, pid);
 
@@ -585,7 +585,7 @@ void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage)
 		cp_object_store__hint(p->store, addr, stage);
 }
 
-int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out)
+int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out)
 {
 	struct proc *p = get_proc(o, pid);
 	const struct cp_object *obj;

@@ -77,7 +77,7 @@ struct cp_objects_stats {
 	__u64 exits;
 	__u64 maps_reads;		/* /proc/PID/maps snapshots taken */
 	__u64 maps_errors;		/* ... that failed (process gone, no access) */
-	__u64 resolved[CP_OBJ_KIND_NR];	/* cp_objects_resolve() answers by kind */
+	__u64 resolved[CP_OBJ_KIND_NR];	/* cp_objects__resolve() answers by kind */
 	__u64 unmapped;			/* addresses no mapping holds */
 	__u64 tp_dropped;		/* thread pointers not kept: per-process cap */
 	__u64 callsites_dropped;	/* call sites not interned: per-process cap */
@@ -120,7 +120,7 @@ int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64
 
 /*
  * exit: the process is gone. Its state is kept, read-only, so the samples
- * it left can still be resolved at the report (cp_objects_resolve); it is
+ * it left can still be resolved at the report (cp_objects__resolve); it is
  * the first to be evicted, and dropped when an event names its pid again.
  */
 void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
@@ -132,7 +132,7 @@ void cp_objects__on_exit(struct cp_objects *o, pid_t pid);
 size_t cp_objects__shrink(struct cp_objects *o);
 
 /* Hints that @addr of @pid is resolved a few records later (cp_object_store__hint()). */
-void cp_objects_hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
+void cp_objects__hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
 
 /*
  * The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot
@@ -177,7 +177,7 @@ bool cp_objects__tracked(const struct cp_objects *o, pid_t pid);
  * backoff after a guard back-off), or a file (kind mapping, file offset). Returns 0, or -ENOENT when nothing maps
  * @addr (@out is then kind unknown named "[unmapped]"), -ENOMEM.
  */
-int cp_objects_resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out);
+int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out);
 
 void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out);
 

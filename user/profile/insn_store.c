@@ -36,7 +36,7 @@ static size_t hash_key(const struct cp_ip_key *k)
 	return (size_t)cp_hash_mix(cp_hash64(k->ip) ^ ((__u64)k->tgid << 32 | k->tgid), 29, 32);
 }
 
-struct cp_insn_store *insn_store__new(size_t cap)
+struct cp_insn_store *cp_insn_store__new(size_t cap)
 {
 	struct cp_insn_store *s = calloc(1, sizeof(*s));
 	size_t n = 16;
@@ -49,7 +49,7 @@ struct cp_insn_store *insn_store__new(size_t cap)
 	s->ent = calloc(cap ? cap : 1, sizeof(*s->ent));
 	s->ent_used = calloc(cap ? cap : 1, sizeof(*s->ent_used));
 	if (!s->slots || !s->ent || !s->ent_used) {
-		insn_store__free(s);
+		cp_insn_store__free(s);
 		return NULL;
 	}
 	s->nr_slots = n;
@@ -57,7 +57,7 @@ struct cp_insn_store *insn_store__new(size_t cap)
 	return s;
 }
 
-void insn_store__free(struct cp_insn_store *s)
+void cp_insn_store__free(struct cp_insn_store *s)
 {
 	if (!s)
 		return;
@@ -104,8 +104,8 @@ static struct cp_insn *find_or_add(struct cp_insn_store *s, const struct cp_ip_k
 	return &s->ent[s->slots[i] - 1];
 }
 
-int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
-		    const struct cp_ip_counts *c)
+int cp_insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
+		       const struct cp_ip_counts *c)
 {
 	struct cp_insn *in = find_or_add(s, key);
 	struct cp_ip_counts *t;
@@ -125,7 +125,7 @@ int insn_store__add(struct cp_insn_store *s, const struct cp_ip_key *key,
 	return 0;
 }
 
-int insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 n)
+int cp_insn_store__add_time(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 n)
 {
 	struct cp_insn *in = find_or_add(s, key);
 
@@ -169,12 +169,12 @@ static void add_miss_addr(struct cp_insn *in, __u64 addr)
 		in->miss_addrs[in->nr_miss_addrs++] = addr;
 }
 
-void insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key)
+void cp_insn_store__prefetch(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	__builtin_prefetch(&s->slots[cp_hash_slot(hash_key(key), 0, s->nr_slots - 1)]);
 }
 
-void insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_ip_key *key)
+void cp_insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	__u32 at = s->slots[cp_hash_slot(hash_key(key), 0, s->nr_slots - 1)];
 
@@ -182,8 +182,8 @@ void insn_store__prefetch_entry(const struct cp_insn_store *s, const struct cp_i
 		cp_prefetch_range(&s->ent[at - 1], sizeof(s->ent[0]));
 }
 
-int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
-			  __u32 set)
+int cp_insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr,
+			     __u32 set)
 {
 	struct cp_insn *in = find_or_add(s, key);
 
@@ -195,7 +195,7 @@ int insn_store__note_miss(struct cp_insn_store *s, const struct cp_ip_key *key, 
 	return !in->located && !(in->fwd_misses & (in->fwd_misses - 1));
 }
 
-void insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *key)
+void cp_insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *key)
 {
 	size_t i = probe(s, key);
 
@@ -203,7 +203,7 @@ void insn_store__set_located(struct cp_insn_store *s, const struct cp_ip_key *ke
 		s->ent[s->slots[i] - 1].located = true;
 }
 
-int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src)
+int cp_insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src)
 {
 	int ret = 0;
 
@@ -211,7 +211,7 @@ int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src
 		const struct cp_insn *from = &src->ent[i];
 		struct cp_insn *in;
 
-		if (insn_store__add(dst, &from->key, &from->counts)) {
+		if (cp_insn_store__add(dst, &from->key, &from->counts)) {
 			ret = -ENOSPC;
 			continue;
 		}
@@ -227,25 +227,25 @@ int insn_store__merge(struct cp_insn_store *dst, const struct cp_insn_store *src
 	return ret;
 }
 
-int insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_store *src,
-			     const struct cp_ip_key *key)
+int cp_insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_store *src,
+				const struct cp_ip_key *key)
 {
-	const struct cp_insn *from = insn_store__find(src, key);
-	const struct cp_insn_history *h = from ? insn_store__history(src, from) : NULL;
-	const struct cp_insn *to = insn_store__find(dst, key);
+	const struct cp_insn *from = cp_insn_store__find(src, key);
+	const struct cp_insn_history *h = from ? cp_insn_store__history(src, from) : NULL;
+	const struct cp_insn *to = cp_insn_store__find(dst, key);
 	int ret = 0;
 
 	if (!h || (to && to->history))
 		return 0;
 	/* oldest first: once full, the oldest sits at next */
 	for (__u32 k = 0; k < h->len && !ret; k++)
-		ret = insn_store__add_history(dst, key,
-					      h->addrs[h->len < CP_INSN_HISTORY ? k :
+		ret = cp_insn_store__add_history(dst, key,
+						 h->addrs[h->len < CP_INSN_HISTORY ? k :
 						       (h->next + k) % CP_INSN_HISTORY]);
 	return ret;
 }
 
-void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
+void cp_insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < s->count; i++) {
@@ -263,7 +263,7 @@ void insn_store__totals(const struct cp_insn_store *s, struct cp_ip_counts *out)
 	}
 }
 
-void insn_store__clear(struct cp_insn_store *s)
+void cp_insn_store__clear(struct cp_insn_store *s)
 {
 	memset(s->slots, 0, s->nr_slots * sizeof(*s->slots));
 	memset(s->ent_used, 0, s->count * sizeof(*s->ent_used));
@@ -271,7 +271,7 @@ void insn_store__clear(struct cp_insn_store *s)
 	s->nr_histories = 0;
 }
 
-int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr)
+int cp_insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key, __u64 addr)
 {
 	struct cp_insn *in = find_or_add(s, key);
 	struct cp_insn_history *h;
@@ -298,30 +298,31 @@ int insn_store__add_history(struct cp_insn_store *s, const struct cp_ip_key *key
 	return 0;
 }
 
-const struct cp_insn_history *insn_store__history(const struct cp_insn_store *s,
-						  const struct cp_insn *in)
+const struct cp_insn_history *cp_insn_store__history(const struct cp_insn_store *s,
+						     const struct cp_insn *in)
 {
 	return in->history && s->histories ? &s->histories[in->history - 1] : NULL;
 }
 
-__u64 insn_store__history_dropped(const struct cp_insn_store *s)
+__u64 cp_insn_store__history_dropped(const struct cp_insn_store *s)
 {
 	return s->history_dropped;
 }
 
-const struct cp_insn *insn_store__find(const struct cp_insn_store *s, const struct cp_ip_key *key)
+const struct cp_insn *cp_insn_store__find(const struct cp_insn_store *s,
+					  const struct cp_ip_key *key)
 {
 	size_t i = probe(s, key);
 
 	return s->slots[i] ? &s->ent[s->slots[i] - 1] : NULL;
 }
 
-size_t insn_store__count(const struct cp_insn_store *s)
+size_t cp_insn_store__count(const struct cp_insn_store *s)
 {
 	return s->count;
 }
 
-__u64 insn_store__dropped(const struct cp_insn_store *s)
+__u64 cp_insn_store__dropped(const struct cp_insn_store *s)
 {
 	return s->dropped;
 }
@@ -349,7 +350,7 @@ static int by_impact(const void *a, const void *b)
 	return x->key.tgid < y->key.tgid ? -1 : x->key.tgid > y->key.tgid;
 }
 
-size_t insn_store__top(const struct cp_insn_store *s, const struct cp_insn **out, size_t max)
+size_t cp_insn_store__top(const struct cp_insn_store *s, const struct cp_insn **out, size_t max)
 {
 	return cp_top_n(s->ent, s->ent_used, s->count, sizeof(*s->ent), s->count, by_impact,
 			(const void **)out, max);

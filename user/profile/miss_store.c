@@ -32,7 +32,7 @@ static __u64 hash_key(__u32 tgid, __u64 line)
 	return cp_hash_fold(cp_hash64(line) ^ ((__u64)tgid * 0xff51afd7ed558ccdull), 29);
 }
 
-struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t max_lines)
+struct cp_miss_store *cp_miss_store__new(const struct cp_cache_level *l1, size_t max_lines)
 {
 	struct cp_miss_store *s;
 	size_t slots = 16;
@@ -54,13 +54,13 @@ struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t ma
 	s->slots = calloc(slots, sizeof(*s->slots));
 	s->used = calloc(slots, sizeof(*s->used));
 	if (!s->set_misses || !s->slots || !s->used) {
-		miss_store__free(s);
+		cp_miss_store__free(s);
 		return NULL;
 	}
 	return s;
 }
 
-void miss_store__free(struct cp_miss_store *s)
+void cp_miss_store__free(struct cp_miss_store *s)
 {
 	if (!s)
 		return;
@@ -216,7 +216,7 @@ static void note_epoch(struct cp_line *l, struct cp_line_thread *t,
 		l->concurrent_false++;
 }
 
-void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
+void cp_miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
 {
 	size_t i = cp_hash_slot(hash_key(tgid, addr >> s->line_shift), 0, s->nr_slots - 1);
 
@@ -224,7 +224,7 @@ void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
 	cp_prefetch_range(&s->slots[i], sizeof(s->slots[i]));
 }
 
-int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
+int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
 	struct cp_line *l = find_or_add(s, a->tgid, line);
@@ -260,22 +260,22 @@ int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 	return 0;
 }
 
-__u64 miss_store__set_misses(const struct cp_miss_store *s, __u32 set)
+__u64 cp_miss_store__set_misses(const struct cp_miss_store *s, __u32 set)
 {
 	return set < s->nr_sets ? s->set_misses[set] : 0;
 }
 
-__u32 miss_store__nr_sets(const struct cp_miss_store *s)
+__u32 cp_miss_store__nr_sets(const struct cp_miss_store *s)
 {
 	return s->nr_sets;
 }
 
-__u64 miss_store__total(const struct cp_miss_store *s)
+__u64 cp_miss_store__total(const struct cp_miss_store *s)
 {
 	return s->total;
 }
 
-const struct cp_line *miss_store__find(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
+const struct cp_line *cp_miss_store__find(const struct cp_miss_store *s, __u32 tgid, __u64 addr)
 {
 	__u64 line = addr >> s->line_shift;
 	size_t mask = s->nr_slots - 1;
@@ -299,18 +299,18 @@ static int by_misses(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-size_t miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max)
+size_t cp_miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max)
 {
 	return cp_top_n(s->slots, s->used, s->nr_slots, sizeof(*s->slots), s->st.lines, by_misses,
 			(const void **)out, max);
 }
 
-void miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out)
+void cp_miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out)
 {
 	*out = s->st;
 }
 
-void miss_store__clear(struct cp_miss_store *s)
+void cp_miss_store__clear(struct cp_miss_store *s)
 {
 	memset(s->used, 0, s->nr_slots * sizeof(*s->used));
 	memset(s->set_misses, 0, s->nr_sets * sizeof(*s->set_misses));
@@ -362,7 +362,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 	}
 }
 
-int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src)
+int cp_miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src)
 {
 	if (dst->line_bytes != src->line_bytes || dst->nr_sets != src->nr_sets)
 		return -EINVAL;

@@ -103,41 +103,41 @@ struct cp_miss_store;
  * CP_LINE_MAX_BYTES, and its sets) holding at most @max_lines lines
  * (0: CP_MAX_LINES). NULL on allocation failure or an unusable geometry.
  */
-struct cp_miss_store *miss_store__new(const struct cp_cache_level *l1, size_t max_lines);
-void miss_store__free(struct cp_miss_store *s);
+struct cp_miss_store *cp_miss_store__new(const struct cp_cache_level *l1, size_t max_lines);
+void cp_miss_store__free(struct cp_miss_store *s);
 
 /*
  * Hints that @tgid's line of @addr comes next: its home slot is fetched
  * into the cache meanwhile (a replay looks a few samples ahead). No effect
  * on the content.
  */
-void miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
+void cp_miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
 
 /* Records one forwarded miss. Returns 0, or -ENOMEM (the line is not kept). */
-int miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a);
+int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a);
 
 /* Misses that landed on L1 set @set (0 for a set out of range). */
-__u64 miss_store__set_misses(const struct cp_miss_store *s, __u32 set);
-__u32 miss_store__nr_sets(const struct cp_miss_store *s);
-__u64 miss_store__total(const struct cp_miss_store *s);
+__u64 cp_miss_store__set_misses(const struct cp_miss_store *s, __u32 set);
+__u32 cp_miss_store__nr_sets(const struct cp_miss_store *s);
+__u64 cp_miss_store__total(const struct cp_miss_store *s);
 
 /* The line of (@tgid, @addr), or NULL. */
-const struct cp_line *miss_store__find(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
+const struct cp_line *cp_miss_store__find(const struct cp_miss_store *s, __u32 tgid, __u64 addr);
 
 /* Up to @max lines, most misses first (then lowest line). Returns how many. */
-size_t miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max);
+size_t cp_miss_store__top(const struct cp_miss_store *s, const struct cp_line **out, size_t max);
 
-void miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out);
+void cp_miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_stats *out);
 
 /*
  * Adds everything @src holds to @dst (same line size and sets, else
  * -EINVAL): set and line misses, threads' bytes, instructions. Past @dst's
- * cap its coldest lines are evicted as by miss_store__add(). Returns 0.
+ * cap its coldest lines are evicted as by cp_miss_store__add(). Returns 0.
  */
-int miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src);
+int cp_miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src);
 
 /* Empties the store (counters other than lines are kept). */
-void miss_store__clear(struct cp_miss_store *s);
+void cp_miss_store__clear(struct cp_miss_store *s);
 
 /*
  * Pure: the sharing on @line. Several threads and at least one write:

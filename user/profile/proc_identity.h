@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "machine/proc_cgroup.h"
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 
 /* /proc/PID/comm into @buf without its newline; "" when the process is gone. */
 void cp_proc_read_comm(pid_t pid, char *buf, size_t sz);

@@ -4,19 +4,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "objects/alloc_events.h"
 #include "profile/profile.h"
-
-/* Monotonic ns, as BPF's ktime. */
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
+#include "util/clock.h"
 
 /* Remembers the tracked heap object or mapping @addr fell in, for the classifier. */
 static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct cp_resolved *r)
@@ -33,7 +24,7 @@ static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct
 void cp_profile__limits_tick(struct cp_profile *p, bool now)
 {
 	cp_limits_tick(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
-		       now_ns(), now);
+		       cp_now_ns(), now);
 }
 
 /* Every record once handled, to the hooks (--record): what the handling read comes first. */
@@ -65,7 +56,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	/* a drain takes thousands of samples at once: memory is watched between them too */
 	if (!(p->received++ & 255))
 		cp_profile__limits_tick(p, false);
-	proc_summaries__sample(p->procs, (pid_t)s->tgid, s->flags & CP_SAMPLE_MISS);
+	cp_proc_summaries__sample(p->procs, (pid_t)s->tgid, s->flags & CP_SAMPLE_MISS);
 	cp_data_src_decode(s->data_src, &d);
 	a.hitm = d.snoop == CP_SNOOP_HITM;
 	if (!s->addr)
@@ -73,11 +64,11 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	if (miss) {
 		__u32 set = cp_cache_set_of(&p->l1, s->addr);
 
-		miss_store__add(p->misses, &a);
-		first = insn_store__note_miss(p->insns, &key, s->addr, set);
+		cp_miss_store__add(p->misses, &a);
+		first = cp_insn_store__note_miss(p->insns, &key, s->addr, set);
 		if (p->roll) {
-			miss_store__add(cp_rolling__misses(p->roll), &a);
-			insn_store__note_miss(cp_rolling__insns(p->roll), &key, s->addr, set);
+			cp_miss_store__add(cp_rolling__misses(p->roll), &a);
+			cp_insn_store__note_miss(cp_rolling__insns(p->roll), &key, s->addr, set);
 		}
 	}
 	if (p->hooks.sample)
@@ -90,7 +81,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 */
 	if (first) {
 		if (!cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info) && miss)
-			insn_store__set_located(p->insns, &key);
+			cp_insn_store__set_located(p->insns, &key);
 		/* a lookup may have taken a snapshot (megabytes): check the memory now */
 		cp_symbolizer__stats(p->sym, &ss);
 		if (ss.snapshots != p->snapshots_seen) {
@@ -98,13 +89,13 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 			cp_profile__limits_tick(p, true);
 		}
 	}
-	if (cp_objects_resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
+	if (cp_objects__resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;
 	if (miss)
 		note_seen(p, s->tgid, s->addr, &r);
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
-	object_stats__add(p->ostats, s->tgid, &r, cs ? cs->caller : 0,
-			  s->flags & CP_SAMPLE_MISS);
+	cp_object_stats__add(p->ostats, s->tgid, &r, cs ? cs->caller : 0,
+			     s->flags & CP_SAMPLE_MISS);
 }
 
 static int on_sample(const struct cp_sample *s, void *ctx)
@@ -122,12 +113,12 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
-		proc_summaries__exec(p->procs, pid);
+		cp_proc_summaries__exec(p->procs, pid);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__refresh(p->sym, pid);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
-		proc_summaries__exit(p->procs, pid);
+		cp_proc_summaries__exit(p->procs, pid);
 		cp_objects__on_exit(p->objects, pid);
 	}
 	if (p->hooks.proc)
@@ -161,9 +152,9 @@ static void on_history_record(struct cp_profile *p, const void *data)
 	for (__u32 i = 0; i < h.nr && i < CP_HISTORY_MAX; i++) {
 		struct cp_resolved r;
 
-		insn_store__add_history(p->insns, &key, h.addrs[i]);
+		cp_insn_store__add_history(p->insns, &key, h.addrs[i]);
 		/* the objects a conflict's lines lie in, while they live */
-		if (!cp_objects_resolve(p->objects, (pid_t)h.tgid, h.addrs[i], &r))
+		if (!cp_objects__resolve(p->objects, (pid_t)h.tgid, h.addrs[i], &r))
 			note_seen(p, h.tgid, h.addrs[i], &r);
 	}
 }
@@ -202,14 +193,14 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	if (hooks)
 		p->hooks = *hooks;
 	p->ops = (struct cp_record_ops){ .sample = on_sample, .record = on_record, .ctx = p };
-	p->insns = insn_store__new(CP_MAX_INSNS);
+	p->insns = cp_insn_store__new(CP_MAX_INSNS);
 	p->objects = cp_objects__new(&cfg->objects);
-	p->ostats = object_stats__new(0);
+	p->ostats = cp_object_stats__new(0);
 	p->l1 = cfg->l1d;
-	p->misses = miss_store__new(&p->l1, 0);
+	p->misses = cp_miss_store__new(&p->l1, 0);
 	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
-	p->procs = proc_summaries__new(0, cfg->describe, NULL);
+	p->procs = cp_proc_summaries__new(0, cfg->describe, NULL);
 	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->seen || !p->sym ||
 	    !p->procs) {
 		cp_profile__free(p);
@@ -227,14 +218,14 @@ void cp_profile__free(struct cp_profile *p)
 {
 	if (!p)
 		return;
-	insn_store__free(p->insns);
+	cp_insn_store__free(p->insns);
 	cp_objects__free(p->objects);
-	object_stats__free(p->ostats);
-	miss_store__free(p->misses);
+	cp_object_stats__free(p->ostats);
+	cp_miss_store__free(p->misses);
 	cp_seen_objects__free(p->seen);
 	cp_rolling__free(p->roll);
 	cp_symbolizer__free(p->sym);
-	proc_summaries__free(p->procs);
+	cp_proc_summaries__free(p->procs);
 	free(p);
 }
 
@@ -272,13 +263,13 @@ void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int s
 		return;
 	key = (struct cp_ip_key){ .tgid = s->tgid, .ip = s->ip };
 	if (stage == 0) {
-		miss_store__prefetch(p->misses, s->tgid, s->addr);
-		insn_store__prefetch(p->insns, &key);
+		cp_miss_store__prefetch(p->misses, s->tgid, s->addr);
+		cp_insn_store__prefetch(p->insns, &key);
 		cp_seen_objects__prefetch(p->seen, s->tgid, s->addr, p->l1.line_bytes);
 	} else if (stage == 1) {
-		insn_store__prefetch_entry(p->insns, &key);
+		cp_insn_store__prefetch_entry(p->insns, &key);
 	}
-	cp_objects_hint(p->objects, (pid_t)s->tgid, s->addr, stage);
+	cp_objects__hint(p->objects, (pid_t)s->tgid, s->addr, stage);
 }
 
 int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)
@@ -289,9 +280,9 @@ int cp_profile__feed(struct cp_profile *p, const void *data, size_t size)
 void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		insn_store__add(p->insns, &v[i].key, &v[i].counts);
+		cp_insn_store__add(p->insns, &v[i].key, &v[i].counts);
 		if (p->roll)
-			insn_store__add(cp_rolling__insns(p->roll), &v[i].key, &v[i].counts);
+			cp_insn_store__add(cp_rolling__insns(p->roll), &v[i].key, &v[i].counts);
 	}
 	if (p->hooks.counters)
 		p->hooks.counters(p->hooks.ctx, v, n);

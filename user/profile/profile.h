@@ -24,7 +24,7 @@
 #include "objects/object_stats.h"
 #include "profile/insn_store.h"
 #include "profile/miss_store.h"
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 #include "profile/records.h"
 #include "profile/rolling.h"
 #include "profile/run_facts.h"

@@ -44,8 +44,8 @@ struct cp_rolling *cp_rolling__new(const struct cp_cache_level *l1, unsigned int
 	if (lines < CP_ROLL_MIN_PER_EPOCH)
 		lines = CP_ROLL_MIN_PER_EPOCH;
 	for (unsigned int i = 0; i < r->nr; i++) {
-		r->ep[i].insns = insn_store__new(insns);
-		r->ep[i].misses = miss_store__new(l1, lines);
+		r->ep[i].insns = cp_insn_store__new(insns);
+		r->ep[i].misses = cp_miss_store__new(l1, lines);
 		if (!r->ep[i].insns || !r->ep[i].misses) {
 			cp_rolling__free(r);
 			return NULL;
@@ -62,8 +62,8 @@ void cp_rolling__free(struct cp_rolling *r)
 	if (!r)
 		return;
 	for (unsigned int i = 0; i < r->nr; i++) {
-		insn_store__free(r->ep[i].insns);
-		miss_store__free(r->ep[i].misses);
+		cp_insn_store__free(r->ep[i].insns);
+		cp_miss_store__free(r->ep[i].misses);
 	}
 	free(r);
 }
@@ -86,8 +86,8 @@ void cp_rolling__rotate(struct cp_rolling *r, __u64 now_ns, const struct cp_stat
 	if (r->used < r->nr)
 		r->used++;
 	e = &r->ep[r->cur];
-	insn_store__clear(e->insns);
-	miss_store__clear(e->misses);
+	cp_insn_store__clear(e->insns);
+	cp_miss_store__clear(e->misses);
 	e->start_ns = now_ns;
 	e->start = *bpf;
 }
@@ -106,7 +106,7 @@ static void window_totals(const struct cp_insn_store *insns, const struct cp_sta
 	bool no_levels = cp_stats_levels_unknown(run);
 	struct cp_ip_counts t;
 
-	insn_store__totals(insns, &t);
+	cp_insn_store__totals(insns, &t);
 	w->samples[CP_ACCESS_LOAD] = t.loads;
 	w->samples[CP_ACCESS_STORE] = t.stores;
 	w->misses[CP_ACCESS_LOAD] = t.load_misses;
@@ -126,27 +126,27 @@ int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *w
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	out->insns = insn_store__new(CP_ROLL_INSNS);
-	out->misses = miss_store__new(&r->l1, CP_ROLL_LINES);
+	out->insns = cp_insn_store__new(CP_ROLL_INSNS);
+	out->misses = cp_miss_store__new(&r->l1, CP_ROLL_LINES);
 	if (!out->insns || !out->misses)
 		goto nomem;
 	for (unsigned int i = 0; i < r->used; i++) {
-		insn_store__merge(out->insns, r->ep[i].insns);
-		miss_store__merge(out->misses, r->ep[i].misses);
+		cp_insn_store__merge(out->insns, r->ep[i].insns);
+		cp_miss_store__merge(out->misses, r->ep[i].misses);
 	}
-	out->insns_dropped = insn_store__dropped(out->insns);
+	out->insns_dropped = cp_insn_store__dropped(out->insns);
 	out->start_ns = oldest->start_ns;
 	cp_stats_delta(bpf, &oldest->start, &out->bpf);
 	window_totals(out->insns, bpf, &out->bpf);
 	if (!whole)
 		return 0;
-	n = insn_store__count(out->insns);
+	n = cp_insn_store__count(out->insns);
 	list = calloc(n ? n : 1, sizeof(*list));
 	if (!list)
 		goto nomem;
-	n = insn_store__top(out->insns, list, n);
+	n = cp_insn_store__top(out->insns, list, n);
 	for (size_t i = 0; i < n; i++)
-		insn_store__copy_history(out->insns, whole, &list[i]->key);
+		cp_insn_store__copy_history(out->insns, whole, &list[i]->key);
 	free(list);
 	return 0;
 nomem:
@@ -156,8 +156,8 @@ nomem:
 
 void cp_window_free(struct cp_window *w)
 {
-	insn_store__free(w->insns);
-	miss_store__free(w->misses);
+	cp_insn_store__free(w->insns);
+	cp_miss_store__free(w->misses);
 	w->insns = NULL;
 	w->misses = NULL;
 }

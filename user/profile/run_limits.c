@@ -39,7 +39,7 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	struct cp_objects_stats os;
 
 	cp_symbolizer__stats(s->sym, &ss);
-	miss_store__stats(misses, &ms);
+	cp_miss_store__stats(misses, &ms);
 	cp_objects__stats(s->objects, &os);
 	*out = (struct cp_limits){
 		.live = st->guard.limit_bytes != 0,
@@ -53,9 +53,9 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 		.exited_dropped = os.exited_dropped,
 		.objects_evicted = os.store.evicted,
 		.lines_evicted = ms.evicted,
-		.insns_dropped = insn_store__dropped(insns),
+		.insns_dropped = cp_insn_store__dropped(insns),
 		.dwfls_evicted = ss.evictions,
 		.string_flushes = ss.string_flushes,
-		.summaries_evicted = proc_summaries__evicted(s->procs),
+		.summaries_evicted = cp_proc_summaries__evicted(s->procs),
 	};
 }

@@ -11,7 +11,7 @@
 #include "profile/mem_guard.h"
 #include "profile/miss_store.h"
 #include "objects/objects.h"
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 #include "symbols/symbolizer.h"
 
 /* The stores a shrink reaches. */

@@ -4,19 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "report/profile_report.h"
 #include "report/report_emit.h"
-
-/* Monotonic ns, as BPF's ktime. */
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
+#include "util/clock.h"
+#include "util/path.h"
 
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
@@ -27,7 +19,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	if (p->hooks.end_facts)
 		p->hooks.end_facts(p->hooks.ctx, &e);
 	if (!e.end_ns)
-		e.end_ns = now_ns();
+		e.end_ns = cp_now_ns();
 	r->source = cp_source_name(p->info.source);
 	r->source_reason = p->info.source_reason[0] ? p->info.source_reason : NULL;
 	r->targets = p->info.targets;
@@ -54,7 +46,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->alloc = e.alloc;
 	r->exits = p->exits;
 	r->objects_live = os.store.live;
-	r->insns_dropped = insn_store__dropped(p->insns);
+	r->insns_dropped = cp_insn_store__dropped(p->insns);
 	r->duration_s = e.end_ns > p->info.start_ns ?
 		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
 	/* offline: the histories were recorded, the manager's figures are not */
@@ -90,8 +82,7 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
 		snprintf(out->function, sizeof(out->function), "%s", info.function);
 	else if (info.module)
 		snprintf(out->function, sizeof(out->function), "%s+0x%llx",
-			 strrchr(info.module, '/') ? strrchr(info.module, '/') + 1 : info.module,
-			 (unsigned long long)info.module_offset);
+			 cp_base_name(info.module), (unsigned long long)info.module_offset);
 	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
 		len = strlen(out->function);
 		snprintf(out->function + len, sizeof(out->function) - len, " inlined into %s",
@@ -164,7 +155,7 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 		r.flags = so.flags;
 		/* as the object store names a tracked object */
 		snprintf(r.name, sizeof(r.name), "%s", cp_object_kind_name(r.kind));
-	} else if (cp_objects_resolve(p->objects, (pid_t)tgid, addr, &r)) {
+	} else if (cp_objects__resolve(p->objects, (pid_t)tgid, addr, &r)) {
 		return -1;
 	}
 	out->kind = r.kind;
@@ -238,7 +229,7 @@ int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
 		ret = cp_rolling__window(p->roll, p->insns, &out->report.bpf, &out->win);
 		if (ret)
 			return ret;
-		end_ns = now_ns();
+		end_ns = cp_now_ns();
 		insns = out->win.insns;
 		misses = out->win.misses;
 		out->report.bpf = out->win.bpf;

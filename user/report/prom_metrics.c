@@ -225,7 +225,7 @@ static int by_samples(const void *a, const void *b)
 /* Per-process sums of the window's instructions, most samples first; how many. */
 static size_t proc_totals(const struct cp_insn_store *s, struct proc_total **out)
 {
-	size_t n = s ? insn_store__count(s) : 0, nr = 0;
+	size_t n = s ? cp_insn_store__count(s) : 0, nr = 0;
 	const struct cp_insn **list = calloc(n ? n : 1, sizeof(*list));
 	struct proc_total *t = calloc(n ? n : 1, sizeof(*t));
 
@@ -235,7 +235,7 @@ static size_t proc_totals(const struct cp_insn_store *s, struct proc_total **out
 		free(t);
 		return 0;
 	}
-	n = n ? insn_store__top(s, list, n) : 0;
+	n = n ? cp_insn_store__top(s, list, n) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_ip_counts *c = &list[i]->counts;
 		size_t k;
@@ -358,7 +358,7 @@ static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
 		{ "instruction_store", r->insns_dropped },
 		{ "target_filter", b->drop_targets },
 		{ "proc_records", b->drop_proc },
-		{ "object_groups", r->objects ? object_stats__dropped(r->objects) : 0 },
+		{ "object_groups", r->objects ? cp_object_stats__dropped(r->objects) : 0 },
 		{ "malformed", r->malformed },
 		{ "unknown", r->unknown },
 		{ "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf },
@@ -413,7 +413,7 @@ static void write_samples(struct ctx *x)
 		  (double)r->period_changes);
 }
 
-/* Label values of enum cp_bpm_reason (the report's wording has spaces). */
+/* Label values of enum cp_bp_manager_reason (the report's wording has spaces). */
 static const char *const release_names[CP_BPM_REASON_NR] = {
 	[CP_BPM_KEEP] = "kept", [CP_BPM_FULL] = "full", [CP_BPM_SETTLED] = "settled",
 	[CP_BPM_IDLE] = "idle", [CP_BPM_LIFETIME] = "lifetime", [CP_BPM_BUDGET] = "budget",

@@ -120,11 +120,11 @@ static void print_insns(const struct cp_report *r, FILE *f)
 	list = calloc(top, sizeof(*list));
 	if (!list)
 		return;
-	n = insn_store__top(r->insns, list, top);
+	n = cp_insn_store__top(r->insns, list, top);
 	fprintf(f, "\n%s (%zu of %zu)\n",
 		no_levels ? "Instructions with the most samples" :
 			    "Instructions with the most sampled misses",
-		n, insn_store__count(r->insns));
+		n, cp_insn_store__count(r->insns));
 	if (!n)
 		fprintf(f, "  none: no sample of a target arrived\n");
 	else if (no_levels && r->bpf.ticks)
@@ -203,9 +203,9 @@ static void print_objects(const struct cp_report *r, FILE *f)
 	list = calloc(top, sizeof(*list));
 	if (!list)
 		return;
-	n = object_stats__top(r->objects, list, top);
+	n = cp_object_stats__top(r->objects, list, top);
 	fprintf(f, "\nObjects with the most %s (%zu of %zu)\n",
-		no_levels ? "samples" : "sampled misses", n, object_stats__count(r->objects));
+		no_levels ? "samples" : "sampled misses", n, cp_object_stats__count(r->objects));
 	if (!n)
 		fprintf(f, "  none: no sample carried a data address\n");
 	for (size_t i = 0; i < n; i++) {
@@ -226,10 +226,10 @@ static void print_drops(const struct cp_report *r, FILE *f)
 	fprintf(f, "  ring buffer full: %llu, counter map full: %llu, no window for the CPU: %llu\n",
 		(ull)b->drop_ringbuf, (ull)b->drop_ipmap, (ull)b->drop_window);
 	fprintf(f, "  instruction store full: %llu, target filter full: %llu, exec/exit records: %llu\n",
-		(ull)(r->insns ? insn_store__dropped(r->insns) : 0), (ull)b->drop_targets,
+		(ull)(r->insns ? cp_insn_store__dropped(r->insns) : 0), (ull)b->drop_targets,
 		(ull)b->drop_proc);
 	fprintf(f, "  object table full: %llu, malformed records: %llu, unknown records: %llu\n",
-		(ull)(r->objects ? object_stats__dropped(r->objects) : 0), (ull)r->malformed,
+		(ull)(r->objects ? cp_object_stats__dropped(r->objects) : 0), (ull)r->malformed,
 		(ull)r->unknown);
 	fprintf(f, "  records received: %llu of %llu forwarded\n", (ull)r->received,
 		(ull)b->forwarded);

@@ -27,7 +27,7 @@ static void put_geometry(struct cp_json *j, const struct cp_geometry *geo)
 static __u64 dropped_samples(const struct cp_report *r)
 {
 	return r->bpf.drop_ringbuf + r->bpf.drop_ipmap + r->bpf.drop_window +
-	       (r->insns ? insn_store__dropped(r->insns) : 0);
+	       (r->insns ? cp_insn_store__dropped(r->insns) : 0);
 }
 
 static void put_totals(struct cp_json *j, const struct cp_report *r)
@@ -57,10 +57,10 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "ring_buffer", b->drop_ringbuf);
 	cp_json_u64(j, "counter_map", b->drop_ipmap);
 	cp_json_u64(j, "window", b->drop_window);
-	cp_json_u64(j, "instruction_store", r->insns ? insn_store__dropped(r->insns) : 0);
+	cp_json_u64(j, "instruction_store", r->insns ? cp_insn_store__dropped(r->insns) : 0);
 	cp_json_u64(j, "target_filter", b->drop_targets);
 	cp_json_u64(j, "proc_records", b->drop_proc);
-	cp_json_u64(j, "object_table", r->objects ? object_stats__dropped(r->objects) : 0);
+	cp_json_u64(j, "object_table", r->objects ? cp_object_stats__dropped(r->objects) : 0);
 	cp_json_u64(j, "malformed_records", r->malformed);
 	cp_json_u64(j, "unknown_records", r->unknown);
 	cp_json_u64(j, "records_received", r->received);

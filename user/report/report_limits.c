@@ -40,12 +40,12 @@ void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, 
 
 	if (!t || !top || !(list = calloc(top, sizeof(*list))))
 		return;
-	n = proc_summaries__top(t, list, top);
+	n = cp_proc_summaries__top(t, list, top);
 	while (n && !list[n - 1]->samples)	/* exec'd, never sampled */
 		n--;
 	fprintf(f, "\nProcesses with the most samples (%zu of %zu; %llu seen, %llu evicted)\n", n,
-		proc_summaries__count(t), (ull)proc_summaries__seen(t),
-		(ull)proc_summaries__evicted(t));
+		cp_proc_summaries__count(t), (ull)cp_proc_summaries__seen(t),
+		(ull)cp_proc_summaries__evicted(t));
 	if (!n)
 		fprintf(f, "  none: no sample of a process arrived\n");
 	else
@@ -68,12 +68,12 @@ void cp_report_procs_json(struct cp_json *j, const struct cp_proc_summaries *t, 
 	size_t n = 0;
 
 	cp_json_object(j, "processes");
-	cp_json_u64(j, "seen", t ? proc_summaries__seen(t) : 0);
-	cp_json_u64(j, "held", t ? proc_summaries__count(t) : 0);
-	cp_json_u64(j, "evicted", t ? proc_summaries__evicted(t) : 0);
+	cp_json_u64(j, "seen", t ? cp_proc_summaries__seen(t) : 0);
+	cp_json_u64(j, "held", t ? cp_proc_summaries__count(t) : 0);
+	cp_json_u64(j, "evicted", t ? cp_proc_summaries__evicted(t) : 0);
 	cp_json_array(j, "top");
 	if (t && top && (list = calloc(top, sizeof(*list))))
-		n = proc_summaries__top(t, list, top);
+		n = cp_proc_summaries__top(t, list, top);
 	while (n && !list[n - 1]->samples)
 		n--;
 	for (size_t i = 0; i < n; i++) {

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 
 #include "util/json_writer.h"
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 #include "profile/run_limits.h"
 
 /* "Processes with the most samples": @top of them, from @t. */

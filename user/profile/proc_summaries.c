@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 #include "util/hash.h"
 #include "util/top_n.h"
 
@@ -62,7 +62,8 @@ static void index_del(struct cp_proc_summaries *t, pid_t pid)
 	}
 }
 
-struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn describe, void *ctx)
+struct cp_proc_summaries *cp_proc_summaries__new(size_t max, cp_proc_describe_fn describe,
+						 void *ctx)
 {
 	struct cp_proc_summaries *t = calloc(1, sizeof(*t));
 
@@ -75,7 +76,7 @@ struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn de
 	t->used = calloc(t->max, sizeof(*t->used));
 	t->index = malloc(t->index_cap * sizeof(*t->index));
 	if (!t->v || !t->used || !t->index) {
-		proc_summaries__free(t);
+		cp_proc_summaries__free(t);
 		return NULL;
 	}
 	for (size_t i = 0; i < t->index_cap; i++)
@@ -85,7 +86,7 @@ struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn de
 	return t;
 }
 
-void proc_summaries__free(struct cp_proc_summaries *t)
+void cp_proc_summaries__free(struct cp_proc_summaries *t)
 {
 	if (!t)
 		return;
@@ -154,7 +155,7 @@ static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
 	return s;
 }
 
-int proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
+int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 {
 	struct cp_proc_summary *s;
 
@@ -167,7 +168,7 @@ int proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 	return 0;
 }
 
-void proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid)
+void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid)
 {
 	struct cp_proc_summary *s = pid > 0 ? find_live(t, pid) : NULL;
 
@@ -182,7 +183,7 @@ void proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid)
 		t->describe(t->ctx, s);
 }
 
-void proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)
+void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)
 {
 	struct cp_proc_summary *s = find_live(t, pid);
 
@@ -205,24 +206,24 @@ static int by_samples(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-size_t proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
-			   size_t n)
+size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
+			      size_t n)
 {
 	return cp_top_n(t->v, t->used, t->max, sizeof(*t->v), t->nr, by_samples,
 			(const void **)out, n);
 }
 
-size_t proc_summaries__count(const struct cp_proc_summaries *t)
+size_t cp_proc_summaries__count(const struct cp_proc_summaries *t)
 {
 	return t->nr;
 }
 
-__u64 proc_summaries__seen(const struct cp_proc_summaries *t)
+__u64 cp_proc_summaries__seen(const struct cp_proc_summaries *t)
 {
 	return t->seen;
 }
 
-__u64 proc_summaries__evicted(const struct cp_proc_summaries *t)
+__u64 cp_proc_summaries__evicted(const struct cp_proc_summaries *t)
 {
 	return t->evicted;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "profile/proc_summary.h"
+#include "profile/proc_summaries.h"
 
 /* The fake system: comm "p<pid>", or "x<pid>" once a process exec'd. */
 static int describes;
@@ -24,53 +24,53 @@ static void describe(void *ctx, struct cp_proc_summary *s)
 
 static void test_counts_and_top(void **state)
 {
-	struct cp_proc_summaries *t = proc_summaries__new(16, describe, NULL);
+	struct cp_proc_summaries *t = cp_proc_summaries__new(16, describe, NULL);
 	const struct cp_proc_summary *top[4];
 
 	(void)state;
 	describes = exec_gen = 0;
 	assert_non_null(t);
 	for (int i = 0; i < 5; i++)
-		proc_summaries__sample(t, 100, i < 2);
+		cp_proc_summaries__sample(t, 100, i < 2);
 	for (int i = 0; i < 9; i++)
-		proc_summaries__sample(t, 200, false);
-	proc_summaries__sample(t, 300, true);
+		cp_proc_summaries__sample(t, 200, false);
+	cp_proc_summaries__sample(t, 300, true);
 	/* described once each, at first sight */
 	assert_int_equal(describes, 3);
-	assert_int_equal(proc_summaries__top(t, top, 4), 3);
+	assert_int_equal(cp_proc_summaries__top(t, top, 4), 3);
 	assert_int_equal(top[0]->pid, 200);
 	assert_int_equal(top[0]->samples, 9);
 	assert_string_equal(top[0]->comm, "p200");
 	assert_int_equal(top[1]->pid, 100);
 	assert_int_equal(top[1]->misses, 2);
 	assert_string_equal(top[1]->cg.path, "/slice/100");
-	assert_int_equal(proc_summaries__top(t, top, 1), 1);
+	assert_int_equal(cp_proc_summaries__top(t, top, 1), 1);
 	assert_int_equal(top[0]->pid, 200);
-	assert_int_equal(proc_summaries__sample(t, 0, false), -EINVAL);
-	proc_summaries__free(t);
+	assert_int_equal(cp_proc_summaries__sample(t, 0, false), -EINVAL);
+	cp_proc_summaries__free(t);
 }
 
 /* exec renames in place; exit keeps the summary; the reused pid is a new one. */
 static void test_exec_exit_reuse(void **state)
 {
-	struct cp_proc_summaries *t = proc_summaries__new(16, describe, NULL);
+	struct cp_proc_summaries *t = cp_proc_summaries__new(16, describe, NULL);
 	const struct cp_proc_summary *top[4];
 
 	(void)state;
 	describes = exec_gen = 0;
-	proc_summaries__sample(t, 42, false);
-	proc_summaries__sample(t, 42, false);
+	cp_proc_summaries__sample(t, 42, false);
+	cp_proc_summaries__sample(t, 42, false);
 	exec_gen = 1;
-	proc_summaries__exec(t, 42);
-	proc_summaries__sample(t, 42, false);
-	proc_summaries__exit(t, 42);
-	proc_summaries__exit(t, 42);		/* twice: harmless */
-	proc_summaries__exec(t, 4242);		/* never sampled: described now */
+	cp_proc_summaries__exec(t, 42);
+	cp_proc_summaries__sample(t, 42, false);
+	cp_proc_summaries__exit(t, 42);
+	cp_proc_summaries__exit(t, 42);		/* twice: harmless */
+	cp_proc_summaries__exec(t, 4242);		/* never sampled: described now */
 	exec_gen = 0;
-	proc_summaries__sample(t, 42, true);	/* the pid reused */
-	assert_int_equal(proc_summaries__count(t), 3);
-	assert_int_equal(proc_summaries__seen(t), 3);
-	assert_int_equal(proc_summaries__top(t, top, 4), 3);
+	cp_proc_summaries__sample(t, 42, true);	/* the pid reused */
+	assert_int_equal(cp_proc_summaries__count(t), 3);
+	assert_int_equal(cp_proc_summaries__seen(t), 3);
+	assert_int_equal(cp_proc_summaries__top(t, top, 4), 3);
 	assert_int_equal(top[2]->pid, 4242);
 	assert_int_equal(top[2]->samples, 0);
 	assert_string_equal(top[2]->comm, "x4242");
@@ -82,11 +82,11 @@ static void test_exec_exit_reuse(void **state)
 	assert_false(top[1]->exited);
 	assert_string_equal(top[1]->comm, "p42");
 	/* the live one is found by its pid, the exited one is not touched */
-	proc_summaries__sample(t, 42, false);
-	assert_int_equal(proc_summaries__top(t, top, 4), 3);
+	cp_proc_summaries__sample(t, 42, false);
+	assert_int_equal(cp_proc_summaries__top(t, top, 4), 3);
 	assert_int_equal(top[0]->samples, 3);
 	assert_int_equal(top[1]->samples, 2);
-	proc_summaries__free(t);
+	cp_proc_summaries__free(t);
 }
 
 /*
@@ -96,50 +96,50 @@ static void test_exec_exit_reuse(void **state)
  */
 static void test_churn_at_cap(void **state)
 {
-	struct cp_proc_summaries *t = proc_summaries__new(8, NULL, NULL);
+	struct cp_proc_summaries *t = cp_proc_summaries__new(8, NULL, NULL);
 	const struct cp_proc_summary *top[8];
 	size_t n;
 
 	(void)state;
 	for (int pid = 1000; pid < 11000; pid++) {
-		proc_summaries__sample(t, 7, false);	/* the long-lived one */
-		proc_summaries__sample(t, pid, false);
+		cp_proc_summaries__sample(t, 7, false);	/* the long-lived one */
+		cp_proc_summaries__sample(t, pid, false);
 		if (pid % 2)
-			proc_summaries__exit(t, pid);
-		assert_true(proc_summaries__count(t) <= 8);
+			cp_proc_summaries__exit(t, pid);
+		assert_true(cp_proc_summaries__count(t) <= 8);
 	}
-	assert_int_equal(proc_summaries__seen(t), 10001);
-	assert_int_equal(proc_summaries__evicted(t), 10001 - 8);
-	n = proc_summaries__top(t, top, 8);
+	assert_int_equal(cp_proc_summaries__seen(t), 10001);
+	assert_int_equal(cp_proc_summaries__evicted(t), 10001 - 8);
+	n = cp_proc_summaries__top(t, top, 8);
 	assert_int_equal(n, 8);
 	assert_int_equal(top[0]->pid, 7);
 	assert_int_equal(top[0]->samples, 10000);
 	/* the live ones that remain are the latest even pids */
 	for (size_t i = 1; i < n; i++)
 		assert_true(top[i]->pid >= 10980);
-	proc_summaries__free(t);
+	cp_proc_summaries__free(t);
 }
 
 /* Pids colliding in the index: deletions keep the others reachable. */
 static void test_index_collisions(void **state)
 {
-	struct cp_proc_summaries *t = proc_summaries__new(64, NULL, NULL);
+	struct cp_proc_summaries *t = cp_proc_summaries__new(64, NULL, NULL);
 	const struct cp_proc_summary *top[64];
 
 	(void)state;
 	for (int pid = 1; pid <= 64; pid++)
-		proc_summaries__sample(t, pid * 128, false);
+		cp_proc_summaries__sample(t, pid * 128, false);
 	for (int pid = 1; pid <= 64; pid += 3)
-		proc_summaries__exit(t, pid * 128);
+		cp_proc_summaries__exit(t, pid * 128);
 	for (int pid = 1; pid <= 64; pid++)
-		proc_summaries__sample(t, pid * 128, false);
+		cp_proc_summaries__sample(t, pid * 128, false);
 	/* 22 exited: their pids start new summaries, the 42 others count twice */
-	assert_int_equal(proc_summaries__seen(t), 64 + 22);
-	assert_int_equal(proc_summaries__count(t), 64);
-	assert_int_equal(proc_summaries__top(t, top, 64), 64);
+	assert_int_equal(cp_proc_summaries__seen(t), 64 + 22);
+	assert_int_equal(cp_proc_summaries__count(t), 64);
+	assert_int_equal(cp_proc_summaries__top(t, top, 64), 64);
 	assert_int_equal(top[41]->samples, 2);
 	assert_int_equal(top[42]->samples, 1);
-	proc_summaries__free(t);
+	cp_proc_summaries__free(t);
 }
 
 int main(void)

@@ -31,7 +31,7 @@ static __u32 tid_at(struct cp_objects *o, pid_t pid, __u64 addr)
 {
 	struct cp_resolved r;
 
-	if (cp_objects_resolve(o, pid, addr, &r) || r.kind != CP_OBJ_HEAP)
+	if (cp_objects__resolve(o, pid, addr, &r) || r.kind != CP_OBJ_HEAP)
 		return 0;
 	return r.tid;
 }
@@ -206,11 +206,11 @@ static void test_missing_process(void **state)
 	struct cp_resolved r;
 
 	(void)state;
-	assert_int_equal(cp_objects_resolve(o, GHOST(7), ADDR, &r), -ENOENT);
+	assert_int_equal(cp_objects__resolve(o, GHOST(7), ADDR, &r), -ENOENT);
 	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	assert_string_equal(r.name, "[unmapped]");
 	assert_int_equal(cp_objects__on_alloc(o, GHOST(7), &a), 0);
-	assert_int_equal(cp_objects_resolve(o, GHOST(7), ADDR + 63, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, GHOST(7), ADDR + 63, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_HEAP);
 	assert_string_equal(r.name, "heap");
 	cp_objects__stats(o, &st);
@@ -231,13 +231,13 @@ static void test_refresh_on_unmapped_address(void **state)
 	char *late;
 
 	(void)state;
-	assert_int_equal(cp_objects_resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_GLOBAL);
 	assert_string_equal(r.name, "late_global");
 	late = malloc(32 << 20);	/* a fresh mmap, after the snapshot */
 	assert_non_null(late);
 	late[0] = 1;
-	assert_int_equal(cp_objects_resolve(o, getpid(), (__u64)(uintptr_t)late + (16 << 20), &r),
+	assert_int_equal(cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late + (16 << 20), &r),
 			 0);
 	assert_true(r.before_attach);
 	cp_objects__stats(o, &st);
@@ -258,17 +258,17 @@ static void test_caller_thread_stacks(void **state)
 	(void)state;
 	assert_non_null(stack);
 	stack[0] = 1;
-	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 100, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	assert_int_equal(cp_objects__add_thread_stack(o, getpid(), lo, hi), 0);
-	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 100, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_STACK);
 	assert_string_equal(r.name, "thread stack");
 	assert_int_equal(cp_objects__refresh(o, getpid()), 0);
-	assert_int_equal(cp_objects_resolve(o, getpid(), hi - 1, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), hi - 1, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_STACK);
 	assert_int_equal(cp_objects__on_exec(o, getpid()), 0);
-	assert_int_equal(cp_objects_resolve(o, getpid(), lo + 100, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 100, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	free(stack);
 	cp_objects__free(o);
@@ -278,7 +278,7 @@ static bool doubtful(struct cp_objects *o, pid_t pid, __u64 addr)
 {
 	struct cp_resolved r;
 
-	assert_int_equal(cp_objects_resolve(o, pid, addr, &r), 0);
+	assert_int_equal(cp_objects__resolve(o, pid, addr, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_HEAP);
 	return r.flags & CP_OBJ_F_GUARD_BACKOFF;
 }
@@ -309,7 +309,7 @@ static void test_guard_backoff(void **state)
 	assert_int_equal(cp_objects__on_alloc(o, me, &old), 0);
 	assert_int_equal(cp_objects__on_alloc(o, GHOST(1), &other), 0);
 	assert_false(doubtful(o, me, base + 8));
-	assert_int_equal(cp_objects_resolve(o, me, base + (16 << 20), &r), 0);
+	assert_int_equal(cp_objects__resolve(o, me, base + (16 << 20), &r), 0);
 	assert_true(r.before_attach);
 	assert_false(r.backoff);
 
@@ -320,7 +320,7 @@ static void test_guard_backoff(void **state)
 	assert_true(doubtful(o, me, base + 63));
 	assert_false(doubtful(o, me, base + 4096));
 	/* memory no allocation was seen for: before attach, or during the back-off */
-	assert_int_equal(cp_objects_resolve(o, me, base + (16 << 20), &r), 0);
+	assert_int_equal(cp_objects__resolve(o, me, base + (16 << 20), &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	assert_true(r.before_attach);
 	assert_true(r.backoff);

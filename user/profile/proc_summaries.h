@@ -6,8 +6,8 @@
  * pid starts a new summary. Pure and bounded: at the cap the least recently
  * sampled summary is evicted (exited ones first), counted.
  */
-#ifndef CP_PROC_SUMMARY_H
-#define CP_PROC_SUMMARY_H
+#ifndef CP_PROC_SUMMARIES_H
+#define CP_PROC_SUMMARIES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,34 +36,35 @@ typedef void (*cp_proc_describe_fn)(void *ctx, struct cp_proc_summary *s);
 struct cp_proc_summaries;
 
 /* At most @max summaries (0: CP_MAX_PROC_SUMMARIES); @describe may be NULL (offline). */
-struct cp_proc_summaries *proc_summaries__new(size_t max, cp_proc_describe_fn describe, void *ctx);
-void proc_summaries__free(struct cp_proc_summaries *t);
+struct cp_proc_summaries *cp_proc_summaries__new(size_t max, cp_proc_describe_fn describe,
+						 void *ctx);
+void cp_proc_summaries__free(struct cp_proc_summaries *t);
 
 /*
  * One sample of process @pid (@miss: a miss). The first sample of a pid
  * not summarized (or exited since) describes it. Returns 0, or -ENOMEM
  * never: at the cap an old summary makes room.
  */
-int proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss);
+int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss);
 
 /*
  * @pid exec'd: a new comm (and maybe cgroup), the counts go on; a pid not
  * summarized yet gets its summary now (no sample), described while it lives.
  */
-void proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid);
+void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid);
 
 /* @pid exited: its summary stays for the report, the pid may be reused. */
-void proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);
+void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);
 
 /*
  * The @n summaries with the most samples into @out, most first; returns how
  * many. Summaries without a sample (exec'd, not sampled) come last.
  */
-size_t proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
-			   size_t n);
+size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
+			      size_t n);
 
-size_t proc_summaries__count(const struct cp_proc_summaries *t);	/* held now */
-__u64 proc_summaries__seen(const struct cp_proc_summaries *t);	/* ever created */
-__u64 proc_summaries__evicted(const struct cp_proc_summaries *t);
+size_t cp_proc_summaries__count(const struct cp_proc_summaries *t);	/* held now */
+__u64 cp_proc_summaries__seen(const struct cp_proc_summaries *t);	/* ever created */
+__u64 cp_proc_summaries__evicted(const struct cp_proc_summaries *t);
 
-#endif /* CP_PROC_SUMMARY_H */
+#endif /* CP_PROC_SUMMARIES_H */

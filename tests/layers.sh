@@ -6,6 +6,7 @@
 #
 #   util      helpers with no knowledge of profiling (parsing, hashing, clocks, files)
 #   machine   what this machine is: sysfs, cache geometry, PMUs, event attributes, cgroups
+#   budget    the overhead budget: what each probe may cost the targets (pure)
 #   objects   what an address belongs to: maps, heap objects, call sites, globals
 #   symbols   addresses to functions, files and lines (libdw)
 #   decode    machine code: operands, effects, skid, what a tick's instruction means
@@ -22,7 +23,7 @@
 # this check both see which way it points. Exit status 1 on any violation.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-order=(util machine objects symbols decode profile classify breakpoints report record live cli)
+order=(util machine budget objects symbols decode profile classify breakpoints report record live cli)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
 

@@ -44,6 +44,11 @@ expect() {
 done_testing() { echo "1..$tap_n"; }
 
 # A report without what only a live run knows: the "Breakpoints" paragraph
-# (the breakpoint manager's own figures are not recorded) and the Limits'
-# "memory:" line (the profiler's RSS). What a replay must reproduce exactly.
-replayable() { awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/' "$1" | grep -v '^  memory: RSS '; }
+# (the breakpoint manager's own figures are not recorded), the "Overhead
+# budget" paragraph (unit costs measured on the machine at start) and the
+# Limits' "memory:" line (the profiler's RSS). What a replay must reproduce
+# exactly.
+replayable() {
+	awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/ && !/^Overhead budget\n/' "$1" |
+		grep -v '^  memory: RSS '
+}

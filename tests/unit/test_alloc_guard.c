@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "live/alloc_guard.h"
+#include "budget/alloc_guard.h"
 
 #define MS	1000000ull
 
@@ -67,7 +67,7 @@ static void test_ticks(void **state)
 		cfg.max_backoff_ns = 4000 * MS;
 		cp_alloc_guard_init(&g, &cfg, 0);
 		for (int t = 0; t < c->nr; t++) {
-			enum cp_guard_action got = cp_alloc_guard_tick(&g, &cfg, c->ticks[t].calls,
+			enum cp_guard_action got = cp_alloc_guard_tick(&g, &cfg, c->ticks[t].calls, 0,
 								       c->ticks[t].at_ms * MS);
 
 			if (got != c->ticks[t].want)
@@ -90,7 +90,7 @@ static void test_rate_does_not_overflow(void **state)
 	cp_alloc_guard_cfg_init(&cfg, 200000);
 	cp_alloc_guard_init(&g, &cfg, 0);
 	/* 10^11 calls in 100 s: 10^9/s, and calls * 10^9 passes 2^64 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100000000000ull, 100000 * MS), D);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100000000000ull, 0, 100000 * MS), D);
 	assert_int_equal(g.last_rate, 1000000000ull);
 }
 

@@ -15,6 +15,8 @@
 #include "machine/geometry.h"
 #include "cli/options.h"
 #include "cli/run_cfg.h"
+#include "live/calibrate.h"
+#include "machine/cpu_time.h"
 #include "machine/pmu.h"
 #include "cli/probe.h"
 #include "profile/proc_identity.h"
@@ -196,6 +198,53 @@ static int check_machine(struct cp_main *m)
 	return -1;
 }
 
+/*
+ * The overhead budget: the probes' unit costs measured here, then the soft
+ * frequency, breakpoint rate and allocation probes' share that fit in it.
+ */
+static void plan_budget(struct cp_main *m)
+{
+	bool soft = m->cfg.source.kind == CP_SOURCE_SOFT;
+	struct cp_budget_plan *plan = &m->info.budget;
+	struct cp_unit_costs *u = &m->info.unit;
+	char why[256];
+
+	if (m->opts.overhead_ppm &&
+	    cp_calibrate(soft, !m->opts.no_objects, m->opts.max_bp_rate > 0, u, why, sizeof(why)))
+		fprintf(stderr, "cacheperf-bpf: warning: %s; that source is not held to the budget\n",
+			why);
+	cp_budget_plan(m->opts.overhead_ppm, u, soft, m->opts.soft_freq_hz, m->opts.max_bp_rate,
+		       plan);
+	m->cfg.soft_freq_hz = soft ? plan->soft_freq_hz : m->cfg.soft_freq_hz;
+	m->cfg.max_bp_rate = plan->bp_rate;
+	m->cfg.alloc_budget_ppm = plan->alloc_ppm;
+	m->cfg.alloc_call_ns = cp_unit_call_ns(u);
+	if (!plan->budget_ppm)
+		return;
+	fprintf(stderr,
+		"cacheperf-bpf: overhead budget %.2f %%: tick %.1f us, uprobe %.2f + return %.2f us, breakpoint hit %.1f us",
+		plan->budget_ppm / 1e4, u->tick_ns / 1e3, u->uprobe_ns / 1e3, u->uretprobe_ns / 1e3,
+		u->bp_hit_ns / 1e3);
+	if (soft)
+		fprintf(stderr, "; %u ticks/s (asked %u)", plan->soft_freq_hz,
+			plan->soft_freq_asked_hz);
+	fprintf(stderr, "; breakpoints %u hits/s; allocation probes %.2f %%\n", plan->bp_rate,
+		plan->alloc_ppm / 1e4);
+}
+
+/* cp_live_cfg.targets_cpu_ns: the targets' CPU time, or the machine's with -a. */
+static __u64 targets_cpu_ns(void *ctx)
+{
+	struct cp_main *m = ctx;
+	__u64 ns = 0;
+
+	if (m->opts.target == CP_TARGET_ALL)
+		return cp_machine_busy_ns(NULL);
+	for (int i = 0; i < m->nr_pids; i++)
+		ns += cp_proc_cpu_ns(NULL, m->pids[i]);
+	return ns;
+}
+
 /* Checks -p PIDs or launches `-- CMD` held before exec; returns -1 to go on. */
 static int prepare_targets(struct cp_main *m)
 {
@@ -259,6 +308,7 @@ static int run(struct cp_main *m)
 		.bp_expiry_ms = m->opts.bp_expiry_ms,
 		.max_bp_rate = m->opts.max_bp_rate,
 		.targets_gone = m->opts.target == CP_TARGET_ALL ? NULL : targets_gone,
+		.targets_cpu_ns = targets_cpu_ns,
 		.on_report = print_summary,
 		.on_interval = on_interval,
 		.on_reopen = on_reopen,
@@ -341,6 +391,8 @@ int main(int argc, char **argv)
 	ret = prepare_targets(m);
 	if (ret >= 0)
 		goto cleanup;
+	/* Measure the probes' costs, fit the sources in the overhead budget */
+	plan_budget(m);
 	/* Load, attach, loop, report */
 	ret = run(m);
 

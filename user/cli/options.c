@@ -40,6 +40,7 @@ enum {
 	OPT_MAX_BP_RATE,
 	OPT_NO_THROWING_NEW,
 	OPT_SOFT_FREQ,
+	OPT_OVERHEAD,
 	OPT_WINDOW_SECONDS,
 	OPT_QUIET,
 	OPT_PROM_FILE,
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
 	{ "no-throwing-new", no_argument, NULL, OPT_NO_THROWING_NEW },
 	{ "soft-freq", required_argument, NULL, OPT_SOFT_FREQ },
+	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "window-seconds", required_argument, NULL, OPT_WINDOW_SECONDS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
@@ -141,6 +143,12 @@ static const char usage_text[] =
 "      --bp-expiry MS         let a breakpoint go after MS ms without a hit\n"
 "                             (default 100)\n""      --soft-freq HZ         --source soft: timer ticks per second on each\n"
 "                             CPU (default 4999, 1..100000)\n"
+"      --overhead P           the CPU time the probes may take from the\n"
+"                             targets, in percent of theirs (default 1 with\n"
+"                             -p and -a, 5 with -- CMD; 0: no budget): each\n"
+"                             probe's cost is measured at start, the soft\n"
+"                             frequency, breakpoint rate and allocation probe\n"
+"                             windows are held inside it\n"
 "\n"
 "Report (filters of the paper, section 3.5; P is a percentage):\n"
 "      --top N                issues, instructions and objects listed\n"
@@ -234,6 +242,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
 	opts->window = CP_WINDOW_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
+	opts->overhead_ppm = CP_OVERHEAD_UNSET;
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
@@ -338,6 +347,7 @@ static const struct pct_opt pct_opts[] = {
 	  offsetof(struct cp_options, classify.app_load_miss_ppm) },
 	{ OPT_APP_STORE_MISS, "--app-store-miss",
 	  offsetof(struct cp_options, classify.app_store_miss_ppm) },
+	{ OPT_OVERHEAD, "--overhead", offsetof(struct cp_options, overhead_ppm) },
 };
 
 /* Returns 1 when @id is not a percentage option, else 0 or -EINVAL. */
@@ -554,5 +564,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		return fail(err, err_sz, "no target: give -p PID, -a or -- CMD");
 	if (opts->cgroup && opts->target != CP_TARGET_ALL)
 		return fail(err, err_sz, "--cgroup limits -a to one cgroup: use it with -a");
+	/* a launched command is a developer's run: detection first; a live service pays less */
+	if (opts->overhead_ppm == CP_OVERHEAD_UNSET)
+		opts->overhead_ppm =
+			opts->target == CP_TARGET_CMD ? CP_BUDGET_PPM_CMD : CP_BUDGET_PPM_LIVE;
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
+#include "budget/budget.h"
 #include "classify/classify.h"
 #include "util/exit_code.h"
 #include "machine/source.h"
@@ -22,6 +23,7 @@
 
 #define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
 #define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
+#define CP_OVERHEAD_UNSET	0xffffffffu	/* --overhead not given: by target kind */
 
 enum cp_mode {
 	CP_MODE_PROFILE = 0,
@@ -68,6 +70,7 @@ struct cp_options {
 	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
 	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
 	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
+	__u32 overhead_ppm;		/* --overhead: of the targets' CPU time; 0: no budget */
 	__u32 window_s;			/* --window-seconds: span of a rolling summary */
 	bool quiet;			/* --quiet: no status line */
 	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */

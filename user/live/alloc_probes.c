@@ -14,6 +14,8 @@
 #include "live/alloc_probes.h"
 #include "live/link_reaper.h"
 #include "live/probe_place.h"
+#include "machine/cpu_time.h"
+#include "util/clock.h"
 
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
 #define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
@@ -37,6 +39,9 @@ struct target {
 	int nr_links;
 	struct cp_alloc_guard guard;
 	__u64 calls;		/* taken from alloc_calls so far */
+	__u64 cpu_ns;		/* its CPU time at the last tick (-a: the machine's busy time) */
+	__u64 cpu_total_ns;	/* CPU time it used while probed */
+	__u64 since_ns;		/* first tick */
 };
 
 struct cp_alloc_probes {
@@ -52,7 +57,24 @@ struct cp_alloc_probes {
 	__u64 placed, entry_emulated, single_step;
 	__u64 throwing_new;	/* targets whose throwing operator new is probed */
 	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
+	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
 };
+
+/* A target's CPU time now: the process's, or with -a the machine's busy time. */
+static __u64 target_cpu_ns(const struct target *t)
+{
+	return t->pid > 0 ? cp_proc_cpu_ns(NULL, t->pid) : cp_machine_busy_ns(NULL);
+}
+
+/* Time @t's probes were attached up to @now_ns: completed windows and the current one. */
+static __u64 attached_ns(const struct target *t, __u64 now_ns)
+{
+	__u64 ns = t->guard.attached_ns;
+
+	if (!t->guard.backed_off && t->guard.window_start_ns && now_ns > t->guard.window_start_ns)
+		ns += now_ns - t->guard.window_start_ns;
+	return ns;
+}
 
 /* The entry program of @func and the argument registers it reads. */
 static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func,
@@ -194,6 +216,8 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	if (opts)
 		ap->opts = *opts;
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
+	ap->guard_cfg.budget_ppm = ap->opts.budget_ppm;
+	ap->guard_cfg.call_ns = ap->opts.call_ns;
 	ap->reaper = cp_link_reaper__new();
 	err = ap->reaper ? attach_syscalls(ap) : -errno;
 	if (err) {
@@ -388,8 +412,10 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	err = attach_links(ap, t);
 	if (err)
 		goto fail;
-	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, 0);
-	t->guard.window_start_ns = 0;	/* set by the first tick */
+	/* measured from the attach: a hot allocator's first calls count against the budget */
+	t->since_ns = cp_now_ns();
+	t->cpu_ns = target_cpu_ns(t);
+	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, t->since_ns);
 	ap->targets[ap->nr_targets++] = t;
 	return 0;
 fail:
@@ -479,8 +505,13 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	t = find_target(ap, pid, &i);
 	if (!t)
 		return -ENOENT;
+	ap->calls_gone += t->calls;
 	ap->backoffs_gone += t->guard.backoffs;
 	ap->backoff_ns_gone += t->guard.backoff_total_ns;
+	ap->budget_offs_gone += t->guard.budget_offs;
+	ap->cpu_ns_gone += t->cpu_total_ns;
+	ap->attached_ns_gone += attached_ns(t, cp_now_ns());
+	ap->run_ns_gone += t->since_ns ? cp_now_ns() - t->since_ns : 0;
 	ap->targets[i] = ap->targets[--ap->nr_targets];
 	free_target(ap, t);
 	if (pid > 0) {
@@ -526,12 +557,12 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 		__u64 calls = take_calls(ap, t);
 		enum cp_guard_action act;
 
+		__u64 cpu = target_cpu_ns(t), cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0;
+
 		t->calls += calls;
-		if (!t->guard.window_start_ns) {
-			t->guard.window_start_ns = now_ns;	/* first tick: start measuring */
-			continue;
-		}
-		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, now_ns);
+		t->cpu_ns = cpu;
+		t->cpu_total_ns += cpu_delta;
+		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, cpu_delta, now_ns);
 		if (act == CP_GUARD_DETACH) {
 			detach_links(ap, t);
 		} else if (act == CP_GUARD_ATTACH) {
@@ -568,6 +599,8 @@ bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
 {
+	__u64 now = cp_now_ns();
+
 	memset(out, 0, sizeof(*out));
 	_Static_assert(sizeof(ap->skel->bss->alloc_stats) == sizeof(out->bpf),
 		       "alloc_stats[] is struct cp_alloc_stats");
@@ -578,6 +611,11 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->single_step = ap->single_step;
 	out->backoffs = ap->backoffs_gone;
 	out->backoff_ns = ap->backoff_ns_gone;
+	out->budget_offs = ap->budget_offs_gone;
+	out->calls = ap->calls_gone;
+	out->cpu_ns = ap->cpu_ns_gone;
+	out->attached_ns = ap->attached_ns_gone;
+	out->run_ns = ap->run_ns_gone;
 	out->raw_syscalls = ap->raw_syscalls;
 	out->throwing_new = ap->throwing_new;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
@@ -595,5 +633,9 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 		out->backoffs += t->guard.backoffs;
 		out->backoff_ns += t->guard.backoff_total_ns;
 		out->backed_off += t->guard.backed_off;
+		out->budget_offs += t->guard.budget_offs;
+		out->cpu_ns += t->cpu_total_ns;
+		out->attached_ns += attached_ns(t, now);
+		out->run_ns += t->since_ns && now > t->since_ns ? now - t->since_ns : 0;
 	}
 }

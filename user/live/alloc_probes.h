@@ -29,7 +29,7 @@
 
 #include "cacheperf/alloc.h"
 #include "profile/run_facts.h"
-#include "live/alloc_guard.h"
+#include "budget/alloc_guard.h"
 
 struct cacheperf;
 struct cp_alloc_probes;
@@ -52,6 +52,8 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 
 struct cp_alloc_probes_opts {
 	__u64 max_alloc_rate;	/* --max-alloc-rate, calls/s per process; 0: no guard */
+	__u32 budget_ppm;	/* the overhead budget's share for the probes; 0: none */
+	__u64 call_ns;		/* what a probed call costs the target (calibrated) */
 	FILE *log;		/* -v: where probes went and why; NULL: quiet */
 	/*
 	 * --no-throwing-new: leave the operator new variants that throw

@@ -36,6 +36,7 @@ struct cp_live {
 	struct cp_rate_cap_cfg rate;
 	struct cp_insn *batch;
 	bool ended;				/* end facts final: the run is over */
+	__u64 cpu_first_ns, cpu_last_ns;	/* the targets' CPU time: first and last reading */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
 };
@@ -106,6 +107,22 @@ static void on_counters_hook(void *ctx, const struct cp_insn *v, size_t n)
 		cp_recorder__counters(l->rec, v, n);
 }
 
+/* What the probes cost the targets so far, from the counts and the unit costs. */
+static void budget_spent(const struct cp_live *l, struct cp_run_end *e)
+{
+	struct cp_budget_spent *s = &e->spent;
+
+	memset(s, 0, sizeof(*s));
+	s->target_cpu_ns = l->cpu_last_ns - l->cpu_first_ns;
+	s->ticks = e->bpf.ticks + e->bpf.ticks_kernel;
+	if (l->bps)
+		s->bp_hits = cp_bp_sampler__summary(l->bps)->stats.hits;
+	s->alloc_calls = e->alloc.calls;
+	s->alloc_attached_ns = e->alloc.attached_ns;
+	s->alloc_run_ns = e->alloc.run_ns;
+	cp_budget_estimate(&l->prof->info.unit, s);
+}
+
 /* The live end facts: the BPF counters and drops as they are now. */
 static void live_end(const struct cp_live *l, struct cp_run_end *e)
 {
@@ -118,6 +135,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 		cp_alloc_probes__stats(l->sess->alloc, &e->alloc);
 	if (l->soft)
 		cp_soft_source__stats(l->soft, &e->soft);
+	budget_spent(l, e);
 }
 
 static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
@@ -411,10 +429,19 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	/* the rate cap's first call takes its baseline */
 	cp_perf_events__rate_cap(l->sess->events, &l->rate, p->info.start_ns, NULL);
 
+	if (cfg->targets_cpu_ns)
+		l->cpu_first_ns = l->cpu_last_ns = cfg->targets_cpu_ns(cfg->ctx);
 	for (;;) {
 		int timeout_ms = CP_TICK_MS;
 
 		now = cp_now_ns();
+		/* the last reading stays when the targets are gone: they used it all */
+		if (cfg->targets_cpu_ns) {
+			__u64 cpu = cfg->targets_cpu_ns(cfg->ctx);
+
+			if (cpu > l->cpu_last_ns)
+				l->cpu_last_ns = cpu;
+		}
 		if (run_over(l, cfg, now, deadline))
 			break;
 		if (now >= next_interval) {

@@ -42,6 +42,8 @@ struct cp_live_cfg {
 	 * NULL: they never end (-a).
 	 */
 	bool (*targets_gone)(void *ctx, char *reason, size_t sz);
+	/* the targets' CPU time so far (-a: the machine's busy time); NULL: not known */
+	__u64 (*targets_cpu_ns)(void *ctx);
 	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
 	cp_report_fn on_interval;	/* each interval, after the stores took it all */
 	cp_report_fn on_reopen;		/* SIGHUP: output files reopened */

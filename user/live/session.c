@@ -131,6 +131,9 @@ static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 		s->guard_backoffs++;
 	if (s->on_guard)
 		s->on_guard(pid, backed_off, s->on_guard_ctx);
+	/* the budget's windows come and go every few seconds: the report sums them up */
+	if (s->alloc_windows)
+		return;
 	if (pid < 0)
 		fprintf(stderr, "cacheperf-bpf: allocation probes %s for every process\n",
 			backed_off ? "backed off (over --max-alloc-rate)" : "resumed");
@@ -234,12 +237,15 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (!cfg->no_objects) {
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = cfg->max_alloc_rate,
+			.budget_ppm = cfg->alloc_budget_ppm,
+			.call_ns = cfg->alloc_call_ns,
 			.no_throwing_new = cfg->no_throwing_new,
 			.log = cfg->verbose ? stderr : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,
 		};
 
+		s->alloc_windows = cfg->alloc_budget_ppm && cfg->alloc_call_ns;
 		s->alloc = cp_alloc_probes__new(s->skel, &ao);
 		if (!s->alloc) {
 			ret = fail(err, err_sz, -errno, "cannot attach the mapping tracepoints: %s",

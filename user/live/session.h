@@ -38,6 +38,8 @@ struct cp_session_cfg {
 	__u32 max_bp_rate;		/* 0: on_breakpoint is not loaded */
 	bool no_objects;		/* --no-objects: no allocation probes */
 	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
+	__u32 alloc_budget_ppm;		/* the overhead budget's share for allocation probes */
+	__u64 alloc_call_ns;		/* what a probed allocator call costs (calibrated) */
 	bool no_throwing_new;		/* leave throwing operator new unprobed */
 	bool verbose;			/* warnings of the allocation probes */
 	const struct cp_pmus *pmus;
@@ -61,6 +63,7 @@ struct cp_session {
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *on_guard_ctx;
 	bool bp_on;			/* on_breakpoint loaded (--max-bp-rate > 0) */
+	bool alloc_windows;		/* allocation probes attached in budget windows */
 	bool soft_on;			/* on_tick loaded (--source soft) */
 };
 

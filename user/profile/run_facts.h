@@ -15,6 +15,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
+#include "budget/budget.h"
 #include "machine/geometry.h"
 #include "machine/source.h"
 #include "decode/soft_decide.h"
@@ -42,6 +43,10 @@ struct cp_alloc_probes_stats {
 	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
 	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
 	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+	__u64 budget_offs;	/* back-offs the overhead budget asked for (of backoffs) */
+	__u64 cpu_ns;		/* the probed targets' CPU time while probed (-a: the machine's) */
+	__u64 attached_ns;	/* time the probes were attached, summed over targets */
+	__u64 run_ns;		/* time they were probed or backed off, summed over targets */
 };
 
 /* Known when sampling starts. */
@@ -58,6 +63,8 @@ struct cp_run_info {
 	__u32 window;
 	__u32 window_ratio_ppm;
 	struct cp_cache_level cache[CP_CACHE_NR_SLOTS];	/* problem[] is not kept */
+	struct cp_budget_plan budget;	/* --overhead and the rates it chose (live only) */
+	struct cp_unit_costs unit;	/* the probes' costs measured at start (live only) */
 };
 
 /* Known when sampling ends. */
@@ -72,6 +79,7 @@ struct cp_run_end {
 	bool have_alloc;		/* allocation probes ran */
 	struct cp_alloc_probes_stats alloc;
 	struct cp_soft_stats soft;	/* --source soft: what user space decoded */
+	struct cp_budget_spent spent;	/* the overhead budget's estimate (live only) */
 };
 
 #endif /* CP_RUN_FACTS_H */

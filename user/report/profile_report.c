@@ -53,6 +53,9 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->bp = p->hooks.bp_summary ? p->hooks.bp_summary(p->hooks.ctx) : NULL;
 	r->end_reason = p->end.end_reason;
 	r->procs = p->procs;
+	r->budget.plan = p->info.budget;
+	r->budget.unit = p->info.unit;
+	r->budget.spent = e.spent;
 	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
 		       p->misses, p->insns, &r->limits);
 }

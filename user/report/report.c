@@ -268,6 +268,7 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 	if (r->bp)
 		cp_bp_report_print(r->bp, r->locate, r->locate_ctx, f);
 	print_drops(r, f);
+	cp_report_budget_print(&r->budget, f);
 	cp_report_limits_print(&r->limits, f);
 	fflush(f);
 }

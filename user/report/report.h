@@ -22,6 +22,7 @@
 #include "profile/bpf_stats.h"
 #include "profile/run_facts.h"
 #include "profile/run_limits.h"
+#include "report/report_budget.h"
 #include "report/report_limits.h"
 
 #define CP_REPORT_TOP_DEFAULT	10
@@ -60,6 +61,7 @@ struct cp_report {
 	void *locate_ctx;
 	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
 	struct cp_limits limits;	/* evictions and memory */
+	struct cp_report_budget budget;	/* --overhead; plan.budget_ppm 0: none */
 };
 
 /* Writes the report to @f. */

@@ -285,6 +285,7 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 	cp_report_procs_json(&j, r->nr_targets ? NULL : r->procs,
 			     r->top ? r->top : CP_REPORT_TOP_DEFAULT);
 	cp_report_limits_json(&j, &r->limits);
+	cp_report_budget_json(&j, &r->budget);
 	cp_json_end(&j);
 	if (cp_json_finish(&j))
 		return -1;

@@ -9,8 +9,18 @@
  * double (up to max_backoff_ns); intervals under half the budget shrink the
  * next one back toward backoff_ns.
  *
+ * With an overhead budget (budget/budget.h) the probes are attached in
+ * windows instead: after each window of at least interval_ns, the calls it
+ * saw times the unit cost of a call are what the window spent, and the
+ * probes stay detached until the window plus the time off spans enough of
+ * the target's CPU time for that spending to be budget_ppm of it. So the
+ * duty cycle follows the measured rate and cost: a service making millions
+ * of calls a second gets short windows far apart, a quiet one stays attached.
+ * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
+ *
  * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
- * here once per tick and detaches or re-attaches as told.
+ * and the target's CPU time here once per tick and detaches or re-attaches as
+ * told.
  */
 #ifndef CP_ALLOC_GUARD_H
 #define CP_ALLOC_GUARD_H
@@ -22,8 +32,12 @@
 #define CP_GUARD_BACKOFF_NS	1000000000ull	/* first back-off: 1 s */
 #define CP_GUARD_MAX_BACKOFF_NS	60000000000ull	/* at most 60 s */
 
+#define CP_GUARD_MIN_OFF_NS	  10000000ull	/* time off shorter than this: stay attached */
+
 struct cp_alloc_guard_cfg {
-	__u64 max_rate;		/* allocator calls per second; 0: no guard */
+	__u64 max_rate;		/* allocator calls per second; 0: no cap */
+	__u32 budget_ppm;	/* share of the target's CPU time the calls may cost; 0: none */
+	__u64 call_ns;		/* what a probed call costs the target (budget/budget.h) */
 	__u64 interval_ns;	/* shortest measuring interval */
 	__u64 backoff_ns;	/* first back-off */
 	__u64 max_backoff_ns;
@@ -48,6 +62,9 @@ struct cp_alloc_guard {
 	__u64 last_rate;	/* calls/s of the last complete interval */
 	__u64 backoffs;		/* back-offs so far */
 	__u64 backoff_total_ns;	/* time spent backed off (completed back-offs) */
+	__u64 window_cpu_ns;	/* the target's CPU time in the window so far */
+	__u64 attached_ns;	/* time attached (completed windows) */
+	__u64 budget_offs;	/* back-offs the budget asked for (of backoffs) */
 };
 
 /* A guard starting to measure at @now_ns. */
@@ -55,13 +72,14 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 			 __u64 now_ns);
 
 /*
- * One tick at @now_ns with @calls counted since the previous tick. Returns
- * what to do with the probes; when it returns CP_GUARD_DETACH the caller must
- * detach them (calls counted while backed off are ignored) and attach them
- * again on CP_GUARD_ATTACH.
+ * One tick at @now_ns with @calls counted and @cpu_ns of the target's CPU
+ * time since the previous tick (0: unknown, taken as one CPU's worth).
+ * Returns what to do with the probes; when it returns CP_GUARD_DETACH the
+ * caller must detach them (calls counted while backed off are ignored) and
+ * attach them again on CP_GUARD_ATTACH.
  */
 enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 const struct cp_alloc_guard_cfg *cfg, __u64 calls,
-					 __u64 now_ns);
+					 __u64 cpu_ns, __u64 now_ns);
 
 #endif /* CP_ALLOC_GUARD_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Unit costs of the probes, measured at start on the machine the profiler
+ * runs on (a VM's timer tick costs several times bare metal's), so that one
+ * --overhead default is right everywhere. Each cost is the extra CPU time of
+ * a thread of the profiler itself running the same work with and without the
+ * probe, the median of alternating rounds:
+ *
+ *   tick         a spin loop, with and without a per-thread cpu-clock
+ *                sampling event at 10 kHz: extra time per tick;
+ *   uprobe       a function whose first instruction the kernel emulates (as
+ *                probe placement arranges for the allocator's), called with
+ *                and without an entry uprobe (a counting perf event of the
+ *                uprobe PMU): extra time per call;
+ *   uretprobe    the same with a return probe, less the entry trap;
+ *   breakpoint   the same function with an HW_BREAKPOINT_X event on it.
+ *
+ * The BPF programs' own run time (a few hundred ns at most) is not included.
+ */
+#ifndef CP_CALIBRATE_H
+#define CP_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "budget/budget.h"
+
+/*
+ * Measures into @out the costs asked for: the tick with @tick, the uprobe
+ * pair with @uprobes, the breakpoint hit with @bp. A cost that cannot be
+ * measured here stays 0 and its reason goes to @why (the first one). Takes
+ * about 0.1 s per cost (0.3 s for the tick). Returns 0, or -1 when any
+ * asked cost could not be measured.
+ */
+int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
+		 size_t why_sz);
+
+#endif /* CP_CALIBRATE_H */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Process and machine CPU time from /proc. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine/cpu_time.h"
+#include "util/sysfs.h"
+
+/* utime is field 14 of /proc/PID/stat; comm (field 2) ends at the last ')' */
+#define STAT_FIELDS_AFTER_COMM 11
+
+__u64 cp_stat_cpu_ticks(const char *text, int *ok)
+{
+	const char *p = strrchr(text, ')');
+	unsigned long long utime, stime;
+	char *end;
+
+	*ok = 0;
+	if (!p)
+		return 0;
+	p++;
+	/* state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt, cminflt, majflt, cmajflt */
+	for (int i = 0; i < STAT_FIELDS_AFTER_COMM; i++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return 0;
+	}
+	utime = strtoull(p + 1, &end, 10);
+	if (end == p + 1 || *end != ' ')
+		return 0;
+	p = end;
+	stime = strtoull(p + 1, &end, 10);
+	if (end == p + 1)
+		return 0;
+	*ok = 1;
+	return utime + stime;
+}
+
+__u64 cp_proc_stat_busy_ticks(const char *text, int *ok)
+{
+	unsigned long long v[8] = {0};
+	int n;
+
+	*ok = 0;
+	if (strncmp(text, "cpu ", 4))
+		return 0;
+	/* user nice system idle iowait irq softirq steal */
+	n = sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	if (n < 4)
+		return 0;
+	*ok = 1;
+	return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+}
+
+static __u64 ticks_to_ns(__u64 ticks)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return ticks * (1000000000ull / (__u64)(hz > 0 ? hz : 100));
+}
+
+__u64 cp_proc_cpu_ns(const char *proc_root, pid_t pid)
+{
+	char rel[32], buf[1024];
+	__u64 ticks;
+	int ok;
+
+	snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
+	if (cp_sysfs_read_head(proc_root ? proc_root : "/proc", rel, buf, sizeof(buf)) <= 0)
+		return 0;
+	ticks = cp_stat_cpu_ticks(buf, &ok);
+	return ok ? ticks_to_ns(ticks) : 0;
+}
+
+__u64 cp_machine_busy_ns(const char *proc_root)
+{
+	char buf[512];
+	__u64 ticks;
+	int ok;
+
+	if (cp_sysfs_read_head(proc_root ? proc_root : "/proc", "stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	ticks = cp_proc_stat_busy_ticks(buf, &ok);
+	return ok ? ticks_to_ns(ticks) : 0;
+}

@@ -240,6 +240,6 @@ int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, ch
 	if (tick)
 		tick_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
 	return (uprobes && !out->uprobe_ns) || (bp && !out->bp_hit_ns) || (tick && !out->tick_ns)
-		   ? -1
-		   : 0;
+		       ? -1
+		       : 0;
 }

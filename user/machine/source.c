@@ -6,8 +6,8 @@
 #include "machine/source.h"
 
 static const char *const source_names[] = {
-    [CP_SOURCE_AUTO] = "auto", [CP_SOURCE_PEBS] = "pebs",     [CP_SOURCE_IBS] = "ibs",
-    [CP_SOURCE_SOFT] = "soft", [CP_SOURCE_FAULTS] = "faults",
+	[CP_SOURCE_AUTO] = "auto", [CP_SOURCE_PEBS] = "pebs",	  [CP_SOURCE_IBS] = "ibs",
+	[CP_SOURCE_SOFT] = "soft", [CP_SOURCE_FAULTS] = "faults",
 };
 
 const char *cp_source_name(enum cp_source_kind kind)

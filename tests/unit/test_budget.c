@@ -76,6 +76,7 @@ static void budget_cfg(struct cp_alloc_guard_cfg *cfg)
 	cp_alloc_guard_cfg_init(cfg, 0);
 	cfg->budget_ppm = 10000;
 	cfg->call_ns = 1000;
+	cfg->window_ns = 100 * MS;
 }
 
 static void test_windows(void **state)
@@ -97,21 +98,25 @@ static void test_windows(void **state)
 	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS);
 	assert_int_equal(g.attached_ns, 100 * MS);
 	assert_int_equal(g.budget_offs, 1);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5 * S, 5 * S), CP_GUARD_NONE);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5 * S, 10 * S), CP_GUARD_ATTACH);
-	assert_int_equal(g.backoff_total_ns, 10 * S - 100 * MS);
+	/* 1000 calls while detaching cost 1 ms: 100 ms more off (1 % of one CPU) */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5 * S), CP_GUARD_NONE);
+	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS + 100 * MS);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5 * S, 10 * S), CP_GUARD_NONE);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, 10 * S + 100 * MS),
+			 CP_GUARD_ATTACH);
+	assert_int_equal(g.backoff_total_ns, 10 * S);
 	/*
 	 * A quiet window: 100 calls in 100 ms are 100 us, 1 % of 10 ms of CPU
 	 * time; the window itself spans 100 ms: stay attached
 	 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100, 100 * MS, 10 * S + 100 * MS),
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100, 100 * MS, 10 * S + 200 * MS),
 			 CP_GUARD_NONE);
 	assert_int_equal(g.attached_ns, 200 * MS);
 	/*
 	 * Two busy CPUs: 200000 calls are 200 ms spent, 1 % of 20 s of CPU time,
 	 * which two CPUs run in 10 s: off for 10 s - 100 ms
 	 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 200000, 200 * MS, 10 * S + 200 * MS),
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 200000, 200 * MS, 10 * S + 300 * MS),
 			 CP_GUARD_DETACH);
 	assert_int_equal(g.until_ns - g.since_ns, 9900 * MS);
 }
@@ -124,14 +129,15 @@ static void test_window_caps(void **state)
 	(void)state;
 	budget_cfg(&cfg);
 	cp_alloc_guard_init(&g, &cfg, 0);
-	/* an idle target is charged as one CPU: 10^6 calls in 100 ms are 1 s,
-	 * 1 % of 100 s: off for 100 s - 100 ms, capped at 60 s */
+	/* a target that barely ran is taken at 1 % of a CPU: 10^6 calls in 100 ms
+	 * are 1 s, 1 % of 100 s of CPU time, 10000 s at 1 %: capped at 60 s */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000000, 0, 100 * MS), CP_GUARD_DETACH);
 	assert_int_equal(g.until_ns - g.since_ns, CP_GUARD_MAX_BACKOFF_NS);
 	/* --max-alloc-rate beside the budget: the longer time off wins */
 	cp_alloc_guard_cfg_init(&cfg, 1000);
 	cfg.budget_ppm = 10000;
 	cfg.call_ns = 1000;
+	cfg.window_ns = 100 * MS;
 	cp_alloc_guard_init(&g, &cfg, 0);
 	/* 200 calls in 100 ms: 2000/s over the cap (1 s off); the budget wants
 	 * 200 us / 1 % / 1 CPU = 20 ms, less 100 ms: nothing */

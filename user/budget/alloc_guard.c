@@ -5,10 +5,12 @@
 
 void cp_alloc_guard_cfg_init(struct cp_alloc_guard_cfg *cfg, __u64 max_rate)
 {
+	memset(cfg, 0, sizeof(*cfg));
 	cfg->max_rate = max_rate;
 	cfg->interval_ns = CP_GUARD_INTERVAL_NS;
 	cfg->backoff_ns = CP_GUARD_BACKOFF_NS;
 	cfg->max_backoff_ns = CP_GUARD_MAX_BACKOFF_NS;
+	cfg->window_ns = CP_GUARD_BUDGET_WINDOW_NS;
 }
 
 void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg,
@@ -16,28 +18,46 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 {
 	memset(g, 0, sizeof(*g));
 	g->window_start_ns = now_ns;
+	g->cpu_ppm = 1000000u; /* one CPU until a window says */
 	g->next_backoff_ns = cfg->backoff_ns;
 }
 
 /*
- * The time off after a window of @elapsed ns that spent @spent_ns of the
- * target's time while it used @cpu_ns: long enough that the window and the
- * time off together hold CPU time of which @spent_ns is budget_ppm.
+ * The CPUs' worth of time the target ran in a window of @elapsed ns in which
+ * it used @cpu_ns, in ppm of one CPU; at least CP_GUARD_MIN_CPU_PPM, so that
+ * a target that barely ran (or whose time could not be read) still gets
+ * windows, short ones.
  */
-static __u64 budget_off_ns(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u64 cpu_ns,
+static __u64 cpu_ppm_of(__u64 cpu_ns, __u64 elapsed)
+{
+	__u64 ppm = (__u64)((unsigned __int128)cpu_ns * 1000000u / elapsed);
+
+	return ppm < CP_GUARD_MIN_CPU_PPM ? CP_GUARD_MIN_CPU_PPM : ppm;
+}
+
+/* Wall time in which a target running @cpu_ppm of a CPU gives @spent_ns its budget share. */
+static __u64 span_for(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u64 cpu_ppm)
+{
+	unsigned __int128 span =
+		(unsigned __int128)spent_ns * 1000000u * 1000000u / cfg->budget_ppm / cpu_ppm;
+
+	return span > ~0ull ? ~0ull : (__u64)span;
+}
+
+/*
+ * The time off after a window of @elapsed ns that spent @spent_ns of the
+ * target's time: long enough that the window and the time off together
+ * hold CPU time of which @spent_ns is budget_ppm, at the window's CPU rate.
+ */
+static __u64 budget_off_ns(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u64 cpu_ppm,
 			   __u64 elapsed)
 {
-	unsigned __int128 span;
+	__u64 span = span_for(cfg, spent_ns, cpu_ppm);
 
-	/* an idle target is charged as one CPU: its calls still cost that */
-	if (cpu_ns < elapsed)
-		cpu_ns = elapsed;
-	/* span = spent / budget / (cpu / elapsed): wall time the spending must spread over */
-	span = (unsigned __int128)spent_ns * 1000000u * elapsed / cfg->budget_ppm / cpu_ns;
 	if (span <= elapsed)
 		return 0;
 	span -= elapsed;
-	return span > cfg->max_backoff_ns ? cfg->max_backoff_ns : (__u64)span;
+	return span > cfg->max_backoff_ns ? cfg->max_backoff_ns : span;
 }
 
 /* Detaches for @off_ns from @now_ns. */
@@ -57,6 +77,13 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 	__u64 elapsed, rate_off = 0, budget_off = 0;
 
 	if (g->backed_off) {
+		/*
+		 * Detached probes go one by one (~60 ms each, live/link_reaper.h)
+		 * and fire until then: what they cost meanwhile lengthens the time
+		 * off, as if it had been spent in the window (on one CPU's time).
+		 */
+		if (cfg->budget_ppm && cfg->call_ns && calls)
+			g->until_ns += span_for(cfg, calls * cfg->call_ns, g->cpu_ppm);
 		if (now_ns < g->until_ns)
 			return CP_GUARD_NONE;
 		g->backed_off = false;
@@ -73,13 +100,14 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 	if (now_ns <= g->window_start_ns)
 		return CP_GUARD_NONE;
 	elapsed = now_ns - g->window_start_ns;
-	if (elapsed < cfg->interval_ns)
+	if (elapsed < (cfg->budget_ppm ? cfg->window_ns : cfg->interval_ns))
 		return CP_GUARD_NONE;
 	/* 128 bits: a million calls times 1e9 already passes 2^64 / 1e4 */
 	g->last_rate = (__u64)((unsigned __int128)g->window_calls * 1000000000u / elapsed);
+	g->cpu_ppm = cpu_ppm_of(g->window_cpu_ns, elapsed);
 	if (cfg->budget_ppm && cfg->call_ns)
-		budget_off = budget_off_ns(cfg, g->window_calls * cfg->call_ns, g->window_cpu_ns,
-					   elapsed);
+		budget_off =
+			budget_off_ns(cfg, g->window_calls * cfg->call_ns, g->cpu_ppm, elapsed);
 	g->attached_ns += elapsed;
 	g->window_start_ns = now_ns;
 	g->window_calls = 0;

@@ -16,7 +16,9 @@
  * the target's CPU time for that spending to be budget_ppm of it. So the
  * duty cycle follows the measured rate and cost: a service making millions
  * of calls a second gets short windows far apart, a quiet one stays attached.
- * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
+ * Calls that still come while detaching (the probes go one by one) lengthen
+ * the time off by what they cost. --max-alloc-rate stays a hard cap beside
+ * it; the longer time off wins.
  *
  * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
  * and the target's CPU time here once per tick and detaches or re-attaches as
@@ -33,17 +35,21 @@
 #define CP_GUARD_MAX_BACKOFF_NS	60000000000ull	/* at most 60 s */
 
 #define CP_GUARD_MIN_OFF_NS	  10000000ull	/* time off shorter than this: stay attached */
+#define CP_GUARD_MIN_CPU_PPM	  10000u	/* a target is taken to run at least 1 % of a CPU */
+/* a budget window: short, since a hot allocator spends a window's worth at once */
+#define CP_GUARD_BUDGET_WINDOW_NS 20000000ull
 
 struct cp_alloc_guard_cfg {
 	__u64 max_rate;		/* allocator calls per second; 0: no cap */
 	__u32 budget_ppm;	/* share of the target's CPU time the calls may cost; 0: none */
 	__u64 call_ns;		/* what a probed call costs the target (budget/budget.h) */
+	__u64 window_ns;	/* shortest budget window */
 	__u64 interval_ns;	/* shortest measuring interval */
 	__u64 backoff_ns;	/* first back-off */
 	__u64 max_backoff_ns;
 };
 
-/* --max-alloc-rate @max_rate with the default intervals. */
+/* --max-alloc-rate @max_rate with the default intervals, no budget. */
 void cp_alloc_guard_cfg_init(struct cp_alloc_guard_cfg *cfg, __u64 max_rate);
 
 enum cp_guard_action {
@@ -63,6 +69,7 @@ struct cp_alloc_guard {
 	__u64 backoffs;		/* back-offs so far */
 	__u64 backoff_total_ns;	/* time spent backed off (completed back-offs) */
 	__u64 window_cpu_ns;	/* the target's CPU time in the window so far */
+	__u64 cpu_ppm;		/* of one CPU, the target's rate in the last window */
 	__u64 attached_ns;	/* time attached (completed windows) */
 	__u64 budget_offs;	/* back-offs the budget asked for (of backoffs) */
 };

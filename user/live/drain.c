@@ -25,6 +25,8 @@ struct cp_drain {
 	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
 	__u64 deadline_ns;		/* this poll stops handling records here */
 	int handled;			/* records of this poll */
+	void (*tick)(void *ctx, __u64 now_ns);	/* between records; NULL: none */
+	void *tick_ctx;
 };
 
 static int cp_drain_record(void *ctx, void *data, size_t size)
@@ -35,8 +37,14 @@ static int cp_drain_record(void *ctx, void *data, size_t size)
 	if (ret)
 		return ret;
 	/* the record is consumed either way: a negative return only ends this poll */
-	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0 && cp_now_ns() >= d->deadline_ns)
-		return -EAGAIN;
+	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0) {
+		__u64 now = cp_now_ns();
+
+		if (d->tick)
+			d->tick(d->tick_ctx, now);
+		if (now >= d->deadline_ns)
+			return -EAGAIN;
+	}
 	return 0;
 }
 
@@ -58,6 +66,12 @@ struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_op
 		return NULL;
 	}
 	return d;
+}
+
+void cp_drain__set_tick(struct cp_drain *d, void (*tick)(void *ctx, __u64 now_ns), void *ctx)
+{
+	d->tick = tick;
+	d->tick_ctx = ctx;
 }
 
 void cp_drain__free(struct cp_drain *d)

@@ -32,6 +32,13 @@ void cp_drain__free(struct cp_drain *d);
 #define CP_DRAIN_CHECK_EVERY	256	/* records between looks at the clock */
 
 /*
+ * Calls @tick every CP_DRAIN_CHECK_EVERY records handled, with the time:
+ * what must not wait for the end of a long poll (the allocation probes'
+ * budget windows, whose records are what makes the poll long).
+ */
+void cp_drain__set_tick(struct cp_drain *d, void (*tick)(void *ctx, __u64 now_ns), void *ctx);
+
+/*
  * Waits up to @timeout_ms (-1: forever, 0: not at all) for records and hands
  * every available one to the callbacks, for at most CP_DRAIN_BUDGET_NS after
  * the wait (the rest waits for the next poll). Samples wake the wait only

@@ -8,14 +8,24 @@
 
 #include "live/link_reaper.h"
 
+/*
+ * Workers: each unregistration waits for the kernel's synchronisation on its
+ * own, so several at once overlap their waits: a target's links go in about
+ * the time of one instead of one after the other (the budget's windows need
+ * probes that stop firing soon after they are detached).
+ */
+#define CP_REAPER_THREADS	32
+
 struct cp_link_reaper {
-	pthread_t thread;
+	pthread_t threads[CP_REAPER_THREADS];
+	int nr_threads;
 	pthread_mutex_t lock;
 	pthread_cond_t work;		/* links queued, or stop */
 	pthread_cond_t idle;		/* the queue ran empty */
 	struct bpf_link **queue;
 	size_t n, cap;
-	size_t busy;			/* links taken by the worker, not yet destroyed */
+	size_t head;			/* the next link to take */
+	size_t busy;			/* links taken by workers, not yet destroyed */
 	bool stop;
 };
 
@@ -25,25 +35,21 @@ static void *reap(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		struct bpf_link **batch;
-		size_t n;
+		struct bpf_link *link;
 
-		while (!r->n && !r->stop)
+		while (r->head == r->n && !r->stop)
 			pthread_cond_wait(&r->work, &r->lock);
-		if (!r->n)
+		if (r->head == r->n)
 			break;
-		batch = r->queue;
-		n = r->n;
-		r->queue = NULL;
-		r->n = r->cap = 0;
-		r->busy = n;
+		link = r->queue[r->head++];
+		if (r->head == r->n)
+			r->head = r->n = 0;	/* the queue is empty: start over at its front */
+		r->busy++;
 		pthread_mutex_unlock(&r->lock);
-		for (size_t i = 0; i < n; i++)
-			bpf_link__destroy(batch[i]);
-		free(batch);
+		bpf_link__destroy(link);
 		pthread_mutex_lock(&r->lock);
-		r->busy = 0;
-		if (!r->n)
+		r->busy--;
+		if (r->head == r->n && !r->busy)
 			pthread_cond_broadcast(&r->idle);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -70,8 +76,13 @@ struct cp_link_reaper *cp_link_reaper__new(void)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->idle, NULL);
-	err = pthread_create(&r->thread, NULL, reap, r);
-	if (!err)
+	for (int i = 0; i < CP_REAPER_THREADS; i++) {
+		err = pthread_create(&r->threads[i], NULL, reap, r);
+		if (err)
+			break;
+		r->nr_threads++;
+	}
+	if (r->nr_threads)
 		return r;
 	release(r);
 	errno = err;
@@ -84,10 +95,11 @@ void cp_link_reaper__free(struct cp_link_reaper *r)
 		return;
 	pthread_mutex_lock(&r->lock);
 	r->stop = true;
-	pthread_cond_signal(&r->work);
+	pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->lock);
-	/* the worker drains the queue before it stops */
-	pthread_join(r->thread, NULL);
+	/* the workers drain the queue before they stop */
+	for (int i = 0; i < r->nr_threads; i++)
+		pthread_join(r->threads[i], NULL);
 	release(r);
 }
 
@@ -111,7 +123,7 @@ void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size
 	for (; i < n && r->n < r->cap; i++)
 		r->queue[r->n++] = links[i];
 	if (i)
-		pthread_cond_signal(&r->work);
+		pthread_cond_broadcast(&r->work);
 	pthread_mutex_unlock(&r->lock);
 	/* no memory for the queue: the slow way, here */
 	for (; i < n; i++)
@@ -121,7 +133,7 @@ void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size
 void cp_link_reaper__flush(struct cp_link_reaper *r)
 {
 	pthread_mutex_lock(&r->lock);
-	while (r->n || r->busy)
+	while (r->head < r->n || r->busy)
 		pthread_cond_wait(&r->idle, &r->lock);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -131,7 +143,7 @@ size_t cp_link_reaper__pending(struct cp_link_reaper *r)
 	size_t n;
 
 	pthread_mutex_lock(&r->lock);
-	n = r->n + r->busy;
+	n = r->n - r->head + r->busy;
 	pthread_mutex_unlock(&r->lock);
 	return n;
 }

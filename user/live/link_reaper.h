@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Destroys bpf links on a worker thread. Unregistering a uprobe waits for
+ * Destroys bpf links on worker threads. Unregistering a uprobe waits for
  * the kernel's uprobe synchronisation, ~60 ms per link here, so a target's
- * ~20 allocation probes take about a second to go: done on the profiling
- * loop's thread, every exiting target (or guard back-off) would stall the
- * ring buffer drain that long. Links handed over keep firing until the
- * worker reaches them; destruction is in hand-over order.
+ * ~20 allocation probes took about a second to go one after the other: done
+ * on the profiling loop's thread, every exiting target (or guard back-off)
+ * would stall the ring buffer drain that long. Several workers overlap those
+ * waits. Links handed over keep firing until a worker reaches them; they are
+ * taken in hand-over order.
  *
  * The queue grows as needed; when it cannot, the link is destroyed at once
  * on the caller's thread (slow, never leaked). cp_link_reaper__free() waits
@@ -25,7 +26,7 @@ struct cp_link_reaper *cp_link_reaper__new(void);
 /* Destroys every link handed over, stops the worker. */
 void cp_link_reaper__free(struct cp_link_reaper *r);
 
-/* Hands @n links over, destroyed in this order; the caller forgets them. */
+/* Hands @n links over, taken in this order; the caller forgets them. */
 void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size_t n);
 
 /* Waits until every link handed over so far is destroyed. */

@@ -187,6 +187,15 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 	cp_objects__on_guard(l->prof->objects, pid, backed_off, cp_now_ns());
 }
 
+/* The allocation probes' windows, between the records of a long drain. */
+static void drain_tick(void *ctx, __u64 now_ns)
+{
+	struct cp_live *l = ctx;
+
+	if (l->sess->alloc)
+		cp_alloc_probes__tick(l->sess->alloc, now_ns);
+}
+
 /* --- setup ----------------------------------------------------------------- */
 
 int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_recorder *rec,
@@ -242,6 +251,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		cp_live__free(l);
 		return ret;
 	}
+	if (s->alloc_windows)
+		cp_drain__set_tick(l->drain, drain_tick, l);
 	if (s->soft_on && !(l->soft = cp_soft_source__new(s->skel, l->prof->sym))) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot set up the soft source: %s", strerror(-ret));

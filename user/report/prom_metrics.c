@@ -443,6 +443,47 @@ static void write_breakpoints(struct ctx *x)
 		  "Instructions armed now.", (double)bp->stats.watching);
 }
 
+/* A family of gauges with one label, @n values. */
+static void write_gauges(struct ctx *x, const char *name, const char *help, const char *label,
+			 const char *const *values, const double *v, size_t n)
+{
+	cp_prom_family(&x->w, name, CP_PROM_GAUGE, help);
+	for (size_t i = 0; i < n; i++) {
+		struct cp_prom_label l = { label, values[i] };
+
+		cp_prom_sample(&x->w, &l, 1, v[i]);
+	}
+}
+
+/* --overhead: the budget, the unit costs and the estimate (live runs only). */
+static void write_budget(struct ctx *x)
+{
+	const struct cp_report_budget *b = &x->in->r->budget;
+	const struct cp_budget_spent *s = &b->spent;
+	static const char *const probes[] = { "ticks", "breakpoints", "allocation_probes" };
+	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit" };
+	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
+			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
+			   cp_budget_ppm_of(s, s->alloc_ns) / 1e6 };
+	double cost[] = { b->unit.tick_ns / 1e9, b->unit.uprobe_ns / 1e9,
+			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9 };
+
+	if (!b->plan.budget_ppm)
+		return;
+	write_one(x, "cacheperf_overhead_budget_ratio", CP_PROM_GAUGE,
+		  "The share of the targets' CPU time the probes may take (--overhead).",
+		  b->plan.budget_ppm / 1e6);
+	write_gauges(x, "cacheperf_overhead_estimated_ratio",
+		     "The probes' estimated cost over the run, as a share of the targets' CPU time.",
+		     "probe", probes, spent, 3);
+	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
+		     "What one probe costs a target on this machine, measured at start.", "probe",
+		     units, cost, 4);
+	write_one(x, "cacheperf_allocation_probes_attached_ratio", CP_PROM_GAUGE,
+		  "The share of the run the allocation probes were attached (budget windows).",
+		  s->alloc_run_ns ? (double)s->alloc_attached_ns / (double)s->alloc_run_ns : 0);
+}
+
 static void write_self(struct ctx *x)
 {
 	const struct cp_prom_input *in = x->in;
@@ -483,6 +524,7 @@ int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f)
 		return ret;
 	write_samples(&x);
 	write_breakpoints(&x);
+	write_budget(&x);
 	write_self(&x);
 	return cp_prom_writer_finish(&x.w);
 }

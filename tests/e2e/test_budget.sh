@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The overhead budget (root): an allocation storm of `-- CMD` under
+# --source soft at the default budget of a launched command (5 %). The unit
+# costs are measured at start, the soft frequency is lowered to fit half the
+# budget, the allocation probes come in windows, and the estimate the report
+# gives stays inside the budget, in the text, JSON and Prometheus outputs.
+# --overhead 0 turns it all off.
+. "$(dirname "$0")/tap.sh"
+
+need_root "runs need root"
+command -v python3 >/dev/null || skip_all "no python3 to read the JSON report"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir" "$tap_out"' EXIT
+
+# storm: "ready PID", waits for a line, then malloc+free as fast as it can
+run_storm() {
+	(sleep 1; echo go) | "$BIN" --source soft -d 14 -o "$dir/report" --json "$dir/json" \
+		--prom-file "$dir/prom" "$@" -- "$WL/alloc_sites" storm 10 >"$tap_out" 2>&1
+	rc=$?
+}
+
+run_storm
+if [ "$rc" -eq 0 ] && grep -q '^Overhead budget$' "$dir/report"; then
+	_ok "a run with the default budget exits 0 with an Overhead budget section"
+else
+	_not_ok "a run with the default budget exits 0 with an Overhead budget section" \
+		"status $rc" "$(cat "$tap_out")"
+fi
+
+# the JSON's figures, checked against each other (not against this machine's costs)
+verdict=$(python3 - "$dir/json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))["overhead"]
+u, bad = o["unit_costs_ns"], []
+if o["budget_pct"] != 5.0: bad.append("budget %s, want 5 (-- CMD)" % o["budget_pct"])
+if not all(u[k] > 0 for k in ("tick", "uprobe", "uretprobe", "breakpoint_hit")):
+    bad.append("a unit cost not measured: %s" % u)
+# ticks get at most half the budget: freq x tick cost <= 2.5 % (the floor aside)
+if o["soft_freq_hz"] * u["tick"] > 25000 * 1000 or o["soft_freq_hz"] > o["soft_freq_asked_hz"]:
+    bad.append("soft frequency %s Hz at %s ns a tick" % (o["soft_freq_hz"], u["tick"]))
+if o["spent_pct"]["total"] > o["budget_pct"]:
+    bad.append("estimated %s %% over the budget" % o["spent_pct"])
+if o["alloc_calls"] == 0 or not 0 < o["alloc_attached_pct"] < 100:
+    bad.append("allocation probes: %s calls, attached %s %%" % (o["alloc_calls"], o["alloc_attached_pct"]))
+print("; ".join(bad) or "ok")
+PY
+)
+if [ "$verdict" = ok ]; then
+	_ok "the estimate stays inside the budget; ticks lowered, probes in windows (JSON)"
+else
+	_not_ok "the estimate stays inside the budget; ticks lowered, probes in windows (JSON)" \
+		"$verdict" "$(sed -n '/^Overhead budget/,/^$/p' "$dir/report")"
+fi
+
+if grep -q '^  estimated spent: [0-9.]* % (ticks' "$dir/report" &&
+   ! grep -q 'over the budget' "$dir/report"; then
+	_ok "the text report gives the estimate, not over the budget"
+else
+	_not_ok "the text report gives the estimate, not over the budget" \
+		"$(sed -n '/^Overhead budget/,/^$/p' "$dir/report")"
+fi
+
+if grep -q '^cacheperf_overhead_budget_ratio 0.05$' "$dir/prom" &&
+   grep -q '^cacheperf_overhead_estimated_ratio{probe="allocation_probes"} ' "$dir/prom" &&
+   grep -q '^cacheperf_probe_unit_cost_seconds{probe="tick"} ' "$dir/prom"; then
+	_ok "the Prometheus file has the budget, the estimate and the unit costs"
+else
+	_not_ok "the Prometheus file has the budget, the estimate and the unit costs" \
+		"$(grep -E 'overhead|unit_cost' "$dir/prom")"
+fi
+
+# no budget: as asked, no section, no calibration
+run_storm --overhead 0
+if [ "$rc" -eq 0 ] && ! grep -q '^Overhead budget' "$dir/report" &&
+   ! grep -q 'overhead budget' "$tap_out" &&
+   python3 -c 'import json,sys; sys.exit("overhead" in json.load(open(sys.argv[1])))' "$dir/json"; then
+	_ok "--overhead 0: no budget section, no calibration"
+else
+	_not_ok "--overhead 0: no budget section, no calibration" "status $rc"
+fi
+done_testing

@@ -26,6 +26,21 @@ need_root() { [ "$(id -u)" -eq 0 ] || skip_all "$1"; }
 # run_cmd CMD...: runs with stdout+stderr in $tap_out, status in $rc.
 run_cmd() { "$@" >"$tap_out" 2>&1 </dev/null; rc=$?; }
 
+# wait_for PATTERN FILE [SECONDS]: until FILE has a line matching the extended
+# regex PATTERN (default 60 s): a profiler started with -v says "N sampling
+# events" once everything is attached, which on a busy machine takes seconds
+# (the probes' costs are measured at start too). Status 1 on time-out.
+wait_for() {
+	local tenths=$((${3:-60} * 10))
+
+	while [ "$tenths" -gt 0 ]; do
+		grep -Eq -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+		tenths=$((tenths - 1))
+	done
+	return 1
+}
+
 # expect DESC STATUS PATTERN CMD...: exit status STATUS and output matching
 # the extended regex PATTERN (empty: any output).
 expect() {

@@ -56,13 +56,17 @@ cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 cg=cp-bp-test-$$
 trap 'rm -f "$tap_out"; [ -n "$cg2" ] && rmdir "$cg2/$cg" 2>/dev/null' EXIT
 if [ -n "$cg2" ] && mkdir "$cg2/$cg"; then
-	(sleep 1; sh -c "echo \$\$ > '$cg2/$cg/cgroup.procs' && exec '$WL/bp_hot'" >/dev/null) &
-	run_cmd "$BIN" --source faults -a --cgroup "/$cg" -d 6 --max-alloc-rate 0
+	"$BIN" -v --source faults -a --cgroup "/$cg" -d 8 --max-alloc-rate 0 >"$tap_out" 2>&1 &
+	ppid=$!
+	wait_for "sampling events" "$tap_out"
+	sh -c "echo \$\$ > '$cg2/$cg/cgroup.procs' && exec '$WL/bp_hot'" >/dev/null
 else
-	(sleep 1; "$WL/bp_hot" >/dev/null) &
-	run_cmd "$BIN" --source faults -a -d 6 --max-alloc-rate 0
+	"$BIN" -v --source faults -a -d 8 --max-alloc-rate 0 >"$tap_out" 2>&1 &
+	ppid=$!
+	wait_for "sampling events" "$tap_out"
+	"$WL/bp_hot" >/dev/null
 fi
-wait
+wait $ppid
 settled=$(grep -c "settled as conflict .*conflict_pass (bp_hot.c:$col_line)\$" "$tap_out")
 if [ "$settled" -eq 8 ]; then _ok "-a: per-CPU breakpoints settle the 8 column walks"; else
 	_not_ok "-a: per-CPU breakpoints settle the 8 column walks" "$settled lines"; fi

@@ -151,7 +151,7 @@ ma_line=$(grep -n 'cp:malloc-site' "$CP_ROOT/tests/workloads/touch_pages.c" | cu
 "$BIN" -v --source faults -a -d 4 --max-alloc-rate 0 >"$tap_out" 2>&1 &
 ppid=$!
 # -v says how many sampling events it opened once everything is attached
-for _ in $(seq 100); do grep -q "sampling events" "$tap_out" && break; sleep 0.1; done
+wait_for "sampling events" "$tap_out"
 # (ASLR off: the call site's line comes from addr2line on the binary, not from us)
 wl_out=$(echo go | setarch "$(uname -m)" -R "$tp" 2048 malloc)
 wait $ppid
@@ -184,11 +184,11 @@ if kill -0 $spid 2>/dev/null; then _ok "the -p target survives the profiler"; el
 	_not_ok "the -p target survives the profiler"; fi
 
 # SIGUSR1 prints the report so far; SIGINT stops with a final report
-"$BIN" --source faults -p $spid >"$tap_out" 2>&1 &
+"$BIN" -v --source faults -p $spid >"$tap_out" 2>&1 &
 ppid=$!
-sleep 1
+wait_for "sampling events" "$tap_out"
 kill -USR1 $ppid
-sleep 0.5
+wait_for "^cacheperf-bpf report" "$tap_out" 10
 kill -INT $ppid
 wait $ppid
 rc=$?

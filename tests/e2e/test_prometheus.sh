@@ -153,12 +153,12 @@ else
 fi
 
 # --- SIGHUP writes the file at once; SIGUSR1 prints the summary -----------------------
-"$BIN" --source faults -i 60 --prom-file "$work/h.prom" -- "$WL/fault_loop" 8 >"$work/h.out" 2>&1 &
+"$BIN" -v --source faults -i 60 --prom-file "$work/h.prom" -- "$WL/fault_loop" 8 >"$work/h.out" 2>&1 &
 ppid=$!
-sleep 1.5
+wait_for "sampling events" "$work/h.out"
 rm -f "$work/h.prom"
 kill -HUP $ppid
-sleep 1
+for _ in $(seq 50); do [ -s "$work/h.prom" ] && break; sleep 0.1; done
 if kill -0 $ppid 2>/dev/null && [ -s "$work/h.prom" ]; then _ok "SIGHUP rewrites a removed file now"; else
 	_not_ok "SIGHUP rewrites a removed file now"; fi
 kill -USR1 $ppid

@@ -46,6 +46,7 @@ struct cp_main {
 	struct cp_pmus *pmus;
 	struct cp_session_cfg cfg;
 	struct cp_session *sess;
+	struct cp_calibration *cal;	/* measuring the probes' costs; NULL: done or none */
 	struct cp_live *live;
 	struct cp_recorder *rec;	/* --record; the live run owns it once made */
 	struct cp_child child;
@@ -199,26 +200,41 @@ static int check_machine(struct cp_main *m)
 }
 
 /*
- * The overhead budget: the probes' unit costs measured here, then the soft
- * frequency, breakpoint rate and allocation probes' share that fit in it.
+ * The overhead budget, first half: the probes' unit costs are measured on a
+ * thread of their own while the BPF programs load.
  */
-static void plan_budget(struct cp_main *m)
+static void start_calibration(struct cp_main *m)
+{
+	if (!m->opts.overhead_ppm)
+		return;
+	m->cal = cp_calibrate__start(m->cfg.source.kind == CP_SOURCE_SOFT, !m->opts.no_objects,
+				     m->opts.max_bp_rate > 0);
+	if (!m->cal)
+		fprintf(stderr, "cacheperf-bpf: warning: cannot measure the probes' costs: %s\n",
+			strerror(errno));
+}
+
+/*
+ * Second half, before the events are opened: the soft frequency, breakpoint
+ * rate and allocation probes' share that fit in the budget.
+ */
+static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 {
 	bool soft = m->cfg.source.kind == CP_SOURCE_SOFT;
 	struct cp_budget_plan *plan = &m->info.budget;
 	struct cp_unit_costs *u = &m->info.unit;
 	char why[256];
 
-	if (m->opts.overhead_ppm &&
-	    cp_calibrate(soft, !m->opts.no_objects, m->opts.max_bp_rate > 0, u, why, sizeof(why)))
+	if (m->cal && cp_calibrate__join(m->cal, u, why, sizeof(why)))
 		fprintf(stderr, "cacheperf-bpf: warning: %s; that source is not held to the budget\n",
 			why);
+	m->cal = NULL;
 	cp_budget_plan(m->opts.overhead_ppm, u, soft, m->opts.soft_freq_hz, m->opts.max_bp_rate,
 		       plan);
-	m->cfg.soft_freq_hz = soft ? plan->soft_freq_hz : m->cfg.soft_freq_hz;
-	m->cfg.max_bp_rate = plan->bp_rate;
-	m->cfg.alloc_budget_ppm = plan->alloc_ppm;
-	m->cfg.alloc_call_ns = cp_unit_call_ns(u);
+	if (soft)
+		m->cfg.soft_freq_hz = plan->soft_freq_hz;
+	lcfg->max_bp_rate = plan->bp_rate;
+	cp_session__set_alloc_budget(m->sess, plan->alloc_ppm, cp_unit_call_ns(u));
 	if (!plan->budget_ppm)
 		return;
 	fprintf(stderr,
@@ -320,6 +336,8 @@ static int run(struct cp_main *m)
 	/* Open, set knobs, load & verify BPF programs */
 	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
+	/* Fit the sources in the overhead budget */
+	plan_budget(m, &lcfg);
 	/* Attach to the sampling events */
 	if (cp_session__attach(m->sess, &m->cfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
@@ -391,8 +409,8 @@ int main(int argc, char **argv)
 	ret = prepare_targets(m);
 	if (ret >= 0)
 		goto cleanup;
-	/* Measure the probes' costs, fit the sources in the overhead budget */
-	plan_budget(m);
+	/* Measure the probes' costs meanwhile */
+	start_calibration(m);
 	/* Load, attach, loop, report */
 	ret = run(m);
 
@@ -400,6 +418,12 @@ cleanup:
 	/* a command we launched does not outlive the profile it was launched for */
 	if (m->have_child && !m->child.exited)
 		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);
+	if (m->cal) {
+		struct cp_unit_costs u;
+		char why[8];
+
+		cp_calibrate__join(m->cal, &u, why, sizeof(why));
+	}
 	cp_live__free(m->live);
 	cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);

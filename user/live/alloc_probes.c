@@ -597,6 +597,14 @@ bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 	return t && t->guard.backed_off;
 }
 
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns)
+{
+	ap->opts.budget_ppm = budget_ppm;
+	ap->opts.call_ns = call_ns;
+	ap->guard_cfg.budget_ppm = budget_ppm;
+	ap->guard_cfg.call_ns = call_ns;
+}
+
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
 {
 	__u64 now = cp_now_ns();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit costs of the probes, measured on this machine. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +17,28 @@
 #include "util/sysfs.h"
 
 #define CAL_ROUNDS	   3	       /* alternating rounds; the median is kept */
-#define CAL_CALLS	   20000       /* calls of the probed function per round */
-#define CAL_BP_CALLS	   2000	       /* ... with a breakpoint: each hit is ~10 us in a VM */
+#define CAL_CALLS	   5000	       /* calls of the probed function per round */
+#define CAL_BP_CALLS	   500	       /* ... with a breakpoint: each hit is ~10 us in a VM */
 #define CAL_TICK_PERIOD_NS 100000      /* 10 kHz */
-#define CAL_SPIN_NS	   50000000ull /* spin per tick round: 500 ticks */
+#define CAL_SPIN_NS	   30000000ull /* spin per tick round: 300 ticks */
 
 /*
- * The probed function: two nops and a return. The kernel emulates a nop
- * under a uprobe instead of single-stepping it, as it does the instruction
- * probe placement puts the allocator's entry probes on.
+ * The probed functions: two nops and a return, four times the same code at
+ * four addresses. The kernel emulates a nop under a uprobe instead of
+ * single-stepping it, as it does the instruction probe placement puts the
+ * allocator's entry probes on. cp_cal_plain is never probed: its calls are
+ * the baseline, taken in the same rounds as the probed ones, so no probe is
+ * registered twice (unregistering one waits ~60 ms for the kernel).
  */
-__asm__(".pushsection .text\n"
-	".type cp_calibrate_target, @function\n"
-	"cp_calibrate_target:\n"
-	"\tnop\n"
-	"\tnop\n"
-	"\tret\n"
-	".size cp_calibrate_target, .-cp_calibrate_target\n"
-	".popsection\n");
-void cp_calibrate_target(void);
+#define CAL_FN(name)                                                                               \
+	".type " #name ", @function\n" #name ":\n\tnop\n\tnop\n\tret\n.size " #name ", .-" #name   \
+	"\n"
+__asm__(".pushsection .text\n" CAL_FN(cp_cal_plain) CAL_FN(cp_cal_entry) CAL_FN(cp_cal_return)
+		CAL_FN(cp_cal_bp) ".popsection\n");
+void cp_cal_plain(void);
+void cp_cal_entry(void);
+void cp_cal_return(void);
+void cp_cal_bp(void);
 
 /* The calling thread's CPU time, interrupts it took included. */
 static __u64 thread_ns(void)
@@ -57,10 +61,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* CPU time of @n calls of the probed function through a volatile pointer. */
-static __u64 time_calls(int n)
+/* CPU time of @n calls of @f through a volatile pointer. */
+static __u64 time_calls(void (*f)(void), int n)
 {
-	void (*volatile fn)(void) = cp_calibrate_target;
+	void (*volatile fn)(void) = f;
 	__u64 t0 = thread_ns();
 
 	for (int i = 0; i < n; i++)
@@ -69,29 +73,43 @@ static __u64 time_calls(int n)
 }
 
 /*
- * Extra ns per call with the event @attr open, the median of CAL_ROUNDS
- * alternating rounds of @n calls; 0 with errno set when it cannot be opened.
- * The plain rounds run with no event at all: a disabled uprobe event still
- * leaves its breakpoint in the text, and every call traps.
+ * Extra ns per call of @probed, whose event is open, over the unprobed twin:
+ * the median of CAL_ROUNDS alternating rounds of @n calls each.
  */
-static __u64 per_call_ns(struct perf_event_attr *attr, int n)
+static __u64 per_call_ns(void (*probed)(void), int n)
 {
 	__u64 extra[CAL_ROUNDS];
 
-	time_calls(n / 10); /* warm: page in, caches */
+	time_calls(cp_cal_plain, n / 10); /* warm: page in, caches */
+	time_calls(probed, n / 10);
 	for (int r = 0; r < CAL_ROUNDS; r++) {
-		__u64 plain = time_calls(n), probed;
-		int fd = perf_open(attr);
+		__u64 plain = time_calls(cp_cal_plain, n), with = time_calls(probed, n);
 
-		if (fd < 0)
-			return 0;
-		probed = time_calls(n);
-		close(fd);
-		extra[r] = probed > plain ? (probed - plain) / (__u64)n : 0;
+		extra[r] = with > plain ? (with - plain) / (__u64)n : 0;
 	}
 	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
 	/* a probe that costs nothing measurable still costs something */
 	return extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+}
+
+/* Closes @fd off this thread: a uprobe's unregistration waits for the kernel. */
+static void *close_fd(void *arg)
+{
+	close((int)(long)arg);
+	return NULL;
+}
+
+static void close_later(int fd)
+{
+	pthread_t t;
+
+	if (fd < 0)
+		return;
+	if (pthread_create(&t, NULL, close_fd, (void *)(long)fd)) {
+		close(fd);
+		return;
+	}
+	pthread_detach(t);
 }
 
 /* The config bit of the uprobe PMU's return probes (its format says; "config:0" so far). */
@@ -107,10 +125,10 @@ static __u64 retprobe_bit(void)
 	return 1;
 }
 
-/* The file and offset the probed function is mapped from. */
-static int target_file(char *path, size_t sz, __u64 *offset)
+/* The file and offset @f is mapped from. */
+static int target_file(void (*f)(void), char *path, size_t sz, __u64 *offset)
 {
-	__u64 addr = (__u64)(unsigned long)cp_calibrate_target;
+	__u64 addr = (__u64)(unsigned long)f;
 	struct cp_maps *maps;
 	const struct cp_map *m;
 	int ret = cp_maps__read(NULL, getpid(), &maps);
@@ -128,55 +146,74 @@ static int target_file(char *path, size_t sz, __u64 *offset)
 	return 0;
 }
 
-static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
+/* A counting uprobe (@ret: a return probe) on @f; -1 with errno set. */
+static int open_uprobe(void (*f)(void), __u32 type, bool ret, char *path, size_t sz)
 {
 	struct perf_event_attr attr;
-	char path[4096], type[64];
-	__u64 offset, with_ret;
-	int err;
+	__u64 offset;
+	int err = target_file(f, path, sz, &offset);
 
-	err = target_file(path, sizeof(path), &offset);
 	if (err) {
-		snprintf(why, why_sz, "uprobe cost: cannot find the profiler's own text: %s",
-			 strerror(-err));
-		return;
+		errno = -err;
+		return -1;
 	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = ret ? retprobe_bit() : 0;
+	attr.uprobe_path = (__u64)(unsigned long)path;
+	attr.probe_offset = offset;
+	attr.exclude_kernel = 1;
+	return perf_open(&attr);
+}
+
+static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
+{
+	char path[2][4096], type[64];
+	__u64 with_ret;
+	int fd[2];
+
 	if (cp_sysfs_read_value("/", "sys/bus/event_source/devices/uprobe/type", type,
 				sizeof(type))) {
 		snprintf(why, why_sz, "uprobe cost: no uprobe PMU in sysfs");
 		return;
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = (__u32)atoi(type);
-	attr.uprobe_path = (__u64)(unsigned long)path;
-	attr.probe_offset = offset;
-	attr.exclude_kernel = 1;
-	out->uprobe_ns = per_call_ns(&attr, CAL_CALLS);
-	if (!out->uprobe_ns) {
+	fd[0] = open_uprobe(cp_cal_entry, (__u32)atoi(type), false, path[0], sizeof(path[0]));
+	fd[1] = fd[0] < 0 ? -1
+			  : open_uprobe(cp_cal_return, (__u32)atoi(type), true, path[1],
+					sizeof(path[1]));
+	if (fd[0] < 0 || fd[1] < 0) {
 		snprintf(why, why_sz, "uprobe cost: cannot open a uprobe: %s", strerror(errno));
-		return;
+	} else {
+		out->uprobe_ns = per_call_ns(cp_cal_entry, CAL_CALLS);
+		/* a return probe traps at the entry too, to hook the return */
+		with_ret = per_call_ns(cp_cal_return, CAL_CALLS);
+		out->uretprobe_ns = with_ret > out->uprobe_ns ? with_ret - out->uprobe_ns : 1;
 	}
-	attr.config |= retprobe_bit();
-	with_ret = per_call_ns(&attr, CAL_CALLS);
-	out->uretprobe_ns = with_ret > out->uprobe_ns ? with_ret - out->uprobe_ns : 1;
+	close_later(fd[0]);
+	close_later(fd[1]);
 }
 
 static void bp_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 {
 	struct perf_event_attr attr;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_BREAKPOINT;
 	attr.bp_type = HW_BREAKPOINT_X;
-	attr.bp_addr = (__u64)(unsigned long)cp_calibrate_target;
+	attr.bp_addr = (__u64)(unsigned long)cp_cal_bp;
 	attr.bp_len = sizeof(long);
 	attr.exclude_kernel = 1;
-	out->bp_hit_ns = per_call_ns(&attr, CAL_BP_CALLS);
-	if (!out->bp_hit_ns)
+	fd = perf_open(&attr);
+	if (fd < 0) {
 		snprintf(why, why_sz, "breakpoint cost: cannot open a breakpoint: %s",
 			 strerror(errno));
+		return;
+	}
+	out->bp_hit_ns = per_call_ns(cp_cal_bp, CAL_BP_CALLS);
+	close(fd);
 }
 
 /* Spins @n times; returns the CPU time taken. */
@@ -242,4 +279,52 @@ int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, ch
 	return (uprobes && !out->uprobe_ns) || (bp && !out->bp_hit_ns) || (tick && !out->tick_ns)
 		       ? -1
 		       : 0;
+}
+
+struct cp_calibration {
+	pthread_t thread;
+	bool tick, uprobes, bp;
+	int ret;
+	struct cp_unit_costs costs;
+	char why[256];
+};
+
+static void *calibrate_thread(void *arg)
+{
+	struct cp_calibration *c = arg;
+
+	c->ret = cp_calibrate(c->tick, c->uprobes, c->bp, &c->costs, c->why, sizeof(c->why));
+	return NULL;
+}
+
+struct cp_calibration *cp_calibrate__start(bool tick, bool uprobes, bool bp)
+{
+	struct cp_calibration *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return NULL;
+	c->tick = tick;
+	c->uprobes = uprobes;
+	c->bp = bp;
+	err = pthread_create(&c->thread, NULL, calibrate_thread, c);
+	if (err) {
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	return c;
+}
+
+int cp_calibrate__join(struct cp_calibration *c, struct cp_unit_costs *out, char *why,
+		       size_t why_sz)
+{
+	int ret;
+
+	pthread_join(c->thread, NULL);
+	*out = c->costs;
+	snprintf(why, why_sz, "%s", c->why);
+	ret = c->ret;
+	free(c);
+	return ret;
 }

@@ -35,4 +35,18 @@
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
 		 size_t why_sz);
 
+struct cp_calibration;
+
+/*
+ * cp_calibrate() on a thread of its own, started now, so that it overlaps
+ * the loading of the BPF programs (registering its uprobes waits on the
+ * kernel, longer on a busy machine). NULL with errno set when no thread
+ * could be started.
+ */
+struct cp_calibration *cp_calibrate__start(bool tick, bool uprobes, bool bp);
+
+/* Waits for @c, then as cp_calibrate(); frees @c. */
+int cp_calibrate__join(struct cp_calibration *c, struct cp_unit_costs *out, char *why,
+		       size_t why_sz);
+
 #endif /* CP_CALIBRATE_H */

@@ -156,6 +156,14 @@ int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
 	return ret;
 }
 
+void cp_session__set_alloc_budget(struct cp_session *s, __u32 budget_ppm, __u64 call_ns)
+{
+	if (!s->alloc)
+		return;
+	cp_alloc_probes__set_budget(s->alloc, budget_ppm, call_ns);
+	s->alloc_windows = budget_ppm && call_ns;
+}
+
 int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,
 		     size_t err_sz)
 {
@@ -237,15 +245,12 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (!cfg->no_objects) {
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = cfg->max_alloc_rate,
-			.budget_ppm = cfg->alloc_budget_ppm,
-			.call_ns = cfg->alloc_call_ns,
 			.no_throwing_new = cfg->no_throwing_new,
 			.log = cfg->verbose ? stderr : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,
 		};
 
-		s->alloc_windows = cfg->alloc_budget_ppm && cfg->alloc_call_ns;
 		s->alloc = cp_alloc_probes__new(s->skel, &ao);
 		if (!s->alloc) {
 			ret = fail(err, err_sz, -errno, "cannot attach the mapping tracepoints: %s",

@@ -38,8 +38,6 @@ struct cp_session_cfg {
 	__u32 max_bp_rate;		/* 0: on_breakpoint is not loaded */
 	bool no_objects;		/* --no-objects: no allocation probes */
 	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
-	__u32 alloc_budget_ppm;		/* the overhead budget's share for allocation probes */
-	__u64 alloc_call_ns;		/* what a probed allocator call costs (calibrated) */
 	bool no_throwing_new;		/* leave throwing operator new unprobed */
 	bool verbose;			/* warnings of the allocation probes */
 	const struct cp_pmus *pmus;
@@ -66,6 +64,13 @@ struct cp_session {
 	bool alloc_windows;		/* allocation probes attached in budget windows */
 	bool soft_on;			/* on_tick loaded (--source soft) */
 };
+
+/*
+ * The overhead budget's share for the allocation probes, known once the unit
+ * costs are measured (after cp_session__open(), before the run): they are
+ * attached in windows from then on (budget/alloc_guard.h).
+ */
+void cp_session__set_alloc_budget(struct cp_session *s, __u32 budget_ppm, __u64 call_ns);
 
 /*
  * Opens, configures and loads the BPF programs for @cfg: decides the event

@@ -28,14 +28,13 @@
  * it re-attaches, because a detach loses the returns of calls in flight.
  */
 #include "cacheperf.bpf.h"
+#include "wakeup.bpf.h"
 #include "cacheperf/alloc.h"
 
 #define CP_MAP_ANONYMOUS	0x20
 #define CP_MAP_STACK		0x20000
 #define CP_MAX_ERRNO		4095
-#define CP_ALLOC_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
-#define CP_ALLOC_WAKEUP_NS	50000000ull	/* 50 ms */
-#define CP_ALLOC_WAKEUP_MIN_NS	1000000ull	/* 1 ms */
+#define CP_ALLOC_WAKEUP_NS	50000000ull	/* 50 ms: an event wakes the consumer after this quiet */
 
 /* A thread inside mmap, mremap or brk. */
 struct cp_map_entry {
@@ -133,8 +132,6 @@ struct {
  * make every user of the skeleton include cacheperf/alloc.h first.
  */
 __u64 alloc_stats[CP_ALLOC_STATS_NR];
-/* bpf_ktime_get_ns() of the last forced wakeup of the consumer (cp_wakeup_flag). */
-__u64 alloc_last_wakeup_ns;
 /* Bumped by user space before every (re-)attach: older entries lost their returns. */
 __u32 alloc_gen;
 /* Capture the deeper user stack of each allocation (frame-pointer chains, best effort). */
@@ -209,30 +206,17 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
 }
 
 /*
- * Whether this record wakes the consumer. The ring buffer wakes it whenever
- * it had caught up, i.e. on nearly every record of a fast allocator, and a
- * wakeup is an irq_work self-IPI: an APIC MSR write, which costs ~4 µs in a
- * VM (measured with perf here). So wake only when CP_ALLOC_WAKEUP_BYTES wait
- * or CP_ALLOC_WAKEUP_NS passed since the last wakeup; user space consumes
- * the rest on its own tick (cp_drain__poll(d, 0)). And never twice within
- * CP_ALLOC_WAKEUP_MIN_NS: a consumer that does not drain (busy, or not
- * polling) would otherwise be woken by every record while the data stays
- * above CP_ALLOC_WAKEUP_BYTES: ~6 µs more per record, a target 3-4 times
- * slower than with the probes alone.
+ * Writes one object event. It wakes the consumer only as wakeup.bpf.h allows:
+ * the ring buffer would wake it whenever it had caught up, i.e. on nearly
+ * every record of a fast allocator, and a wakeup is an irq_work self-IPI: an
+ * APIC MSR write, which costs ~4 µs in a VM (measured with perf here). So
+ * wake only when CP_RINGBUF_WAKEUP_BYTES wait or CP_ALLOC_WAKEUP_NS passed
+ * since the CPU's last wakeup; user space consumes the rest on its own tick
+ * (cp_drain__poll(d, 0)). And never twice within CP_WAKEUP_MIN_NS on a CPU:
+ * a consumer that does not drain (busy, or not polling) would otherwise be
+ * woken by every record while the data stays above the threshold: ~6 µs
+ * more per record, a target 3-4 times slower than with the probes alone.
  */
-static __always_inline __u64 cp_wakeup_flag(__u64 now)
-{
-	__u64 last = alloc_last_wakeup_ns;
-
-	if (now - last < CP_ALLOC_WAKEUP_MIN_NS)
-		return BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < CP_ALLOC_WAKEUP_BYTES &&
-	    now - last < CP_ALLOC_WAKEUP_NS)
-		return BPF_RB_NO_WAKEUP;
-	alloc_last_wakeup_ns = now;
-	return BPF_RB_FORCE_WAKEUP;
-}
-
 static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid_tgid,
 				    __u64 addr, __u64 size, __u64 old_addr, __u64 caller,
 				    __s64 stack_id, __u64 now)
@@ -256,7 +240,7 @@ static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid
 	ev->caller = caller;
 	ev->stack_id = stack_id;
 	ev->time_ns = now;
-	bpf_ringbuf_submit(ev, cp_wakeup_flag(now));
+	bpf_ringbuf_submit(ev, cp_wakeup_flag(now, CP_ALLOC_WAKEUP_NS));
 	CP_INC(events);
 }
 

@@ -52,9 +52,10 @@ static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 s
 	e->ip = ip;
 	e->time_ns = now;
 	/*
-	 * Wake the reader now: samples before it wake it only per batch
-	 * (mem_sample.bpf.h), and until user space disarms the breakpoint every
-	 * further hit costs a trap (~10 us) for nothing. Once per history.
+	 * Wake the reader now, past wakeup.bpf.h's limits: samples before it
+	 * wake it only per batch and at most once a millisecond, and until user
+	 * space disarms the breakpoint every further hit costs a trap (~10 us)
+	 * for nothing. Once per history.
 	 */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 }

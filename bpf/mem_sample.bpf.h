@@ -10,6 +10,7 @@
 #define CACHEPERF_MEM_SAMPLE_BPF_H
 
 #include "cacheperf.bpf.h"
+#include "wakeup.bpf.h"
 #include "cacheperf/data_src.h"
 #include "cacheperf/window.h"
 
@@ -53,14 +54,17 @@ static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 i
 	r->size = size;
 	r->__pad = 0;
 	/*
-	 * Wake the reader per batch, not per sample: a wakeup is an irq_work
-	 * and an IPI (a VM exit in a guest) charged to the interrupted target;
-	 * once the soft source charges most ticks to an access (skid) that is
-	 * thousands a second. cp_drain__poll() reads what waits when its timeout
-	 * ends, and the loop polls every CP_TICK_MS.
+	 * Wake the reader per batch, not per sample, and at most once a
+	 * millisecond per CPU (wakeup.bpf.h): a wakeup is an irq_work and an
+	 * IPI (a VM exit in a guest) charged to the interrupted target; once
+	 * the soft source charges most ticks to an access (skid) that is
+	 * thousands a second, and a reader that lags would be woken by every
+	 * one. cp_drain__poll() reads what waits when its timeout ends, and
+	 * the loop polls every CP_TICK_MS. The limit reads the clock itself,
+	 * only once the threshold is passed: @time_ns may be a window entry's
+	 * older time, or synthetic in tests.
 	 */
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
-			      CP_RINGBUF_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(r, cp_wakeup_flag(0, 0));
 	cp_add(&stats.forwarded, 1);
 	return 1;
 }

@@ -18,7 +18,7 @@
 #define CP_TARG_HELD		2	/* `-- CMD` before its exec: the launcher's own code, not profiled */
 #define CP_MAX_IPS		16384	/* per-(tgid, ip) counter map entries */
 #define CP_RINGBUF_BYTES	(4u << 20)
-/* Samples wake the reader once this much waits (bpf/mem_sample.bpf.h): 1/16 of the buffer */
+/* Records wake the reader once this much waits, at most once per ms per CPU (bpf/wakeup.bpf.h) */
 #define CP_RINGBUF_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
 #define CP_WINDOW_MAX		512	/* largest --window, a power of two */
 #define CP_WINDOW_DEFAULT	512

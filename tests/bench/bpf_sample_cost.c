@@ -5,9 +5,19 @@
  * the mean ns per run. Syscall programs refuse `repeat`, so this drives the
  * sched_cls twin bench_mem_sample (same cp_mem_sample(), sample as packet).
  * An empty sched_cls program gives the test-run loop's own cost; "net" is
- * the difference. Records are drained between chunks of 50000 runs (a chunk
- * fits the 4 MiB ring buffer), so forwarding never hits a full buffer; drops
- * are printed anyway.
+ * the difference. Records are drained between chunks of runs, so forwarding
+ * never hits a full buffer; drops are printed anyway.
+ *
+ * Forwarded records meet the reader in one of two states, and the bench
+ * times both:
+ *   - it keeps up: chunks of KEEPUP_CHUNK records, drained in between, never
+ *     leave CP_RINGBUF_WAKEUP_BYTES waiting, so no record forces a wakeup;
+ *   - it lags (production when the reader is busy or behind): before every
+ *     chunk, LAG_FILL untimed runs leave CP_RINGBUF_WAKEUP_BYTES unconsumed,
+ *     so every timed record finds the data over the wakeup threshold and
+ *     only bpf/wakeup.bpf.h's once-per-millisecond limit keeps it from
+ *     forcing a wakeup (an irq_work self-IPI, ~5 us in a VM, which the
+ *     test-run's duration includes).
  *
  * usage: bpf_sample_cost [ROUNDS]   (default 7; prints medians)
  */
@@ -27,7 +37,13 @@
 #include "live/mem_prog.h"
 
 #define RUNS_PER_ROUND	1000000
+/* a record in the ring buffer: struct cp_sample and its 8-byte header */
+#define REC_BYTES	(sizeof(struct cp_sample) + BPF_RINGBUF_HDR_SZ)
 #define CHUNK		50000	/* 50000 * 72-byte records < 4 MiB */
+/* records that stay below the wakeup threshold: 2500 * 72 < 256 KiB */
+#define KEEPUP_CHUNK	2500
+/* untimed records that put the data waiting past the wakeup threshold */
+#define LAG_FILL	((int)(CP_RINGBUF_WAKEUP_BYTES / REC_BYTES) + 1)
 #define MAX_ROUNDS	31
 #define TGID		4242
 
@@ -43,6 +59,8 @@ struct scenario {
 	__u32 ratio_ppm;
 	bool forward_all;
 	bool filter_tgid;
+	bool lag;		/* the reader lags: LAG_FILL records wait before each chunk */
+	int chunk;		/* runs between drains; 0: CHUNK */
 	double goal_ns;		/* 0: none */
 	double ns[MAX_ROUNDS];
 	__u64 records, drops, filtered;
@@ -80,21 +98,56 @@ static double minimum(const double *v, int n)
 	return m;
 }
 
-/* Mean ns per run of @fd over RUNS_PER_ROUND runs on @data, draining @d between chunks. */
-static int time_round(int fd, const void *data, __u32 size, struct cp_drain *d, double *ns)
+/* Runs @fd @repeat times on @data; the mean ns per run in @ns (may be NULL). */
+static int test_run(int fd, const void *data, __u32 size, int repeat, double *ns)
 {
-	double total = 0;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
+		    .repeat = repeat);
+	int err = bpf_prog_test_run_opts(fd, &opts);
 
-	for (int done = 0; done < RUNS_PER_ROUND; done += CHUNK) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data, .data_size_in = size,
-			    .repeat = CHUNK);
-		int err = bpf_prog_test_run_opts(fd, &opts);
+	if (!err && ns)
+		*ns = opts.duration;
+	return err;
+}
 
+/* Consumes every record waiting in @d (NULL: none); how many, or a negative errno. */
+static int drain_all(struct cp_drain *d)
+{
+	int total = 0, got = 0;
+
+	/* one poll stops after CP_DRAIN_BUDGET_NS: poll until nothing is left */
+	while (d && (got = cp_drain__poll(d, 0)) > 0)
+		total += got;
+	return d && got < 0 ? -EIO : total;
+}
+
+/*
+ * Mean ns per run of @fd over RUNS_PER_ROUND runs on @data, in chunks of
+ * @chunk runs, draining @d (NULL: no records) after each. If @fill, @fill
+ * untimed runs before each chunk leave their records unconsumed during it:
+ * a reader that lags.
+ */
+static int time_round(int fd, const void *data, __u32 size, struct cp_drain *d, int chunk,
+		      int fill, double *ns)
+{
+	double total = 0, chunk_ns;
+	int err, got;
+
+	for (int done = 0; done < RUNS_PER_ROUND; done += chunk) {
+		err = fill ? test_run(fd, data, size, fill, NULL) : 0;
+		err = err ? err : test_run(fd, data, size, chunk, &chunk_ns);
 		if (err)
 			return err;
-		total += (double)opts.duration * CHUNK;
-		if (d && cp_drain__poll(d, 0) < 0)
-			return -EIO;
+		total += chunk_ns * chunk;
+		got = drain_all(d);
+		if (got < 0)
+			return got;
+		/* the lag is real only if the fill runs each wrote a record */
+		if (fill && got < fill + chunk) {
+			fprintf(stderr, "%d records for %d runs: the reader did not lag\n", got,
+				fill + chunk);
+			return -EPROTO;
+		}
 	}
 	*ns = total / RUNS_PER_ROUND;
 	return 0;
@@ -123,7 +176,7 @@ static int run_scenario(struct scenario *sc, int rounds)
 	struct cp_stats st;
 	__u32 tgid = TGID;
 	__u8 one = 1;
-	int err = -ENOMEM, fd;
+	int err = -ENOMEM, fd, chunk, fill;
 
 	if (!skel)
 		return -errno;
@@ -146,10 +199,12 @@ static int run_scenario(struct scenario *sc, int rounds)
 		goto cleanup;
 	}
 	fd = bpf_program__fd(skel->progs.bench_mem_sample);
+	chunk = sc->chunk ? sc->chunk : CHUNK;
+	fill = sc->lag ? LAG_FILL : 0;
 	/* warm up: counter entry created, window filled, caches hot */
-	err = time_round(fd, &s, sizeof(s), d, &sc->ns[0]);
+	err = time_round(fd, &s, sizeof(s), d, chunk, fill, &sc->ns[0]);
 	for (int r = 0; !err && r < rounds; r++)
-		err = time_round(fd, &s, sizeof(s), d, &sc->ns[r]);
+		err = time_round(fd, &s, sizeof(s), d, chunk, fill, &sc->ns[r]);
 	if (err)
 		goto cleanup;
 	cp_drain__stats(d, &st);
@@ -170,10 +225,12 @@ int main(int argc, char **argv)
 		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .goal_ns = 100 },
 		{ .name = "miss, below ratio (filtered)", .data_src = DS_L3, .tgid = TGID,
 		  .ratio_ppm = 1000000 },
-		{ .name = "miss, forwarded", .data_src = DS_L3, .tgid = TGID,
-		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .goal_ns = 250 },
-		{ .name = "forward-all (any sample)", .data_src = DS_L1, .tgid = TGID,
-		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .forward_all = true },
+		{ .name = "miss, forwarded, reader keeps up", .data_src = DS_L3, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .chunk = KEEPUP_CHUNK, .goal_ns = 250 },
+		{ .name = "miss, forwarded, reader lags", .data_src = DS_L3, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .lag = true, .goal_ns = 250 },
+		{ .name = "forward-all (any sample), lags", .data_src = DS_L1, .tgid = TGID,
+		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .forward_all = true, .lag = true },
 	};
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	double empty[MAX_ROUNDS], base;
@@ -201,7 +258,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int r = 0; r < rounds; r++) {
-		err = time_round(fd, pad, sizeof(pad), NULL, &empty[r]);
+		err = time_round(fd, pad, sizeof(pad), NULL, CHUNK, 0, &empty[r]);
 		if (err) {
 			fprintf(stderr, "BPF_PROG_TEST_RUN failed: %s\n", strerror(-err));
 			return 1;
@@ -234,6 +291,9 @@ int main(int argc, char **argv)
 		       minimum(sc[i].ns, rounds), m - base, goal,
 		       (unsigned long long)sc[i].records, (unsigned long long)sc[i].drops);
 	}
-	printf("net = median - empty median; goal applies to net. records include warm-up.\n");
+	printf("net = median - empty median; goal applies to net. records include warm-up;\n"
+	       "a lagging reader leaves %d untimed records (%u bytes, the wakeup threshold)\n"
+	       "waiting before each chunk of %d: every timed record finds the reader behind.\n",
+	       LAG_FILL, CP_RINGBUF_WAKEUP_BYTES, CHUNK);
 	return 0;
 }

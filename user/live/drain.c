@@ -93,7 +93,7 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 		ret = ring_buffer__consume(d->rb);
 	} else {
 		ret = ring_buffer__poll(d->rb, timeout_ms);
-		/* samples wake the reader per batch (bpf/mem_sample.bpf.h): read the rest */
+		/* records wake the reader per batch (bpf/wakeup.bpf.h): read the rest */
 		if (ret == 0)
 			ret = ring_buffer__consume(d->rb);
 	}

@@ -41,11 +41,11 @@ void cp_drain__set_tick(struct cp_drain *d, void (*tick)(void *ctx, __u64 now_ns
 /*
  * Waits up to @timeout_ms (-1: forever, 0: not at all) for records and hands
  * every available one to the callbacks, for at most CP_DRAIN_BUDGET_NS after
- * the wait (the rest waits for the next poll). Samples wake the wait only
- * per batch (CP_RINGBUF_WAKEUP_BYTES): those that came since are read when
- * the timeout ends, so a reader of samples passes a finite timeout. Returns
- * the records consumed, or a negative errno (a callback's, or -EINTR from a
- * signal).
+ * the wait (the rest waits for the next poll). Records wake the wait only
+ * per batch (CP_RINGBUF_WAKEUP_BYTES, at most once per ms per CPU,
+ * bpf/wakeup.bpf.h): those that came since are read when the timeout ends,
+ * so a reader of samples passes a finite timeout. Returns the records
+ * consumed, or a negative errno (a callback's, or -EINTR from a signal).
  */
 int cp_drain__poll(struct cp_drain *d, int timeout_ms);
 

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * When a record of the `events` ring buffer wakes the reader. One policy for
+ * the memory samples (mem_sample.bpf.h, so the soft ticks too) and the
+ * allocation events (alloc.bpf.c); breakpoint records are not rate-limited:
+ * they force their wakeup themselves (breakpoint.bpf.c), as the breakpoint
+ * keeps trapping until user space reads them.
+ *
+ * A forced wakeup is an irq_work self-IPI: an APIC write, a VM exit in a guest,
+ * ~5 us here, charged to the interrupted target. The ring buffer's default
+ * wakes the reader on every record that finds it caught up, so records wake
+ * it only when CP_RINGBUF_WAKEUP_BYTES wait (or, if the caller asks, when
+ * its quiet time passed), and never twice within CP_WAKEUP_MIN_NS on one CPU:
+ * a reader that lags (busy, or not polling) leaves the data above the
+ * threshold, and every record would otherwise force a wakeup. The reader
+ * polls with a timeout (CP_TICK_MS, user/live/run.c), so records that woke
+ * nobody are read within a tick.
+ */
+#ifndef CACHEPERF_WAKEUP_BPF_H
+#define CACHEPERF_WAKEUP_BPF_H
+
+#include "cacheperf.bpf.h"
+
+/* At most one forced wakeup per CPU per this many ns: 5 us per ms, 0.5 % of a CPU. */
+#define CP_WAKEUP_MIN_NS 1000000ull
+
+/* bpf_ktime_get_ns() of this CPU's last forced wakeup (cp_wakeup_flag()). */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wakeups SEC(".maps");
+
+/*
+ * The flags for bpf_ringbuf_submit() of a record: BPF_RB_FORCE_WAKEUP when
+ * CP_RINGBUF_WAKEUP_BYTES wait or, if @quiet_ns is not 0, @quiet_ns passed
+ * since this CPU's last forced wakeup; never within CP_WAKEUP_MIN_NS of it.
+ * @now is bpf_ktime_get_ns(), or 0 to read the clock only when the data
+ * waiting is over the threshold (what a sample's emit does: the common case
+ * then costs one ring-buffer query).
+ */
+static __always_inline __u64 cp_wakeup_flag(__u64 now, __u64 quiet_ns)
+{
+	bool over = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= CP_RINGBUF_WAKEUP_BYTES;
+	__u32 zero = 0;
+	__u64 *last;
+
+	if (!over && !quiet_ns)
+		return BPF_RB_NO_WAKEUP;
+	last = bpf_map_lookup_elem(&wakeups, &zero);
+	if (!last)
+		return BPF_RB_NO_WAKEUP;
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (now - *last < CP_WAKEUP_MIN_NS || (!over && now - *last < quiet_ns))
+		return BPF_RB_NO_WAKEUP;
+	*last = now;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+#endif /* CACHEPERF_WAKEUP_BPF_H */

@@ -21,9 +21,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run_in_cgroup DIR: touch_pages in cgroup DIR, exec'd 1.5 s from now, touching at 3 s
+# run_in_cgroup DIR: once the profiler (-v) says it is attached, touch_pages in
+# cgroup DIR, exec'd 0.5 s later, touching 1.5 s later
 run_in_cgroup() {
-	(sleep 3; echo go) | sh -c "echo \$\$ > '$1/cgroup.procs' && sleep 1.5 && exec '$WL/touch_pages' 256" \
+	wait_for "sampling events" "$tap_out"
+	(sleep 1.5; echo go) | sh -c "echo \$\$ > '$1/cgroup.procs' && sleep 0.5 && exec '$WL/touch_pages' 256" \
 		>"$out/wl.out" 2>&1
 }
 
@@ -46,9 +48,10 @@ for p in r["processes"]["top"]:
 [ -n "$cg2" ] && mkdir -p "$cg2/$name/inner" || skip_all "no cgroup2 file system to make a cgroup in"
 
 # 1. -a: the workload is listed with its comm and cgroup path
+>"$tap_out"
 run_in_cgroup "$cg2/$name/inner" &
 wl=$!
-profile -a --source faults -d 5 --max-bp-rate 0 --top 1000 --json "$out/all.json"
+profile -v -a --source faults -d 5 --max-bp-rate 0 --top 1000 --json "$out/all.json"
 wait "$wl"
 if [ "$rc" -eq 0 ] && grep -q '^Processes with the most samples' "$tap_out"; then
 	_ok "-a reports the processes with the most samples"
@@ -84,9 +87,10 @@ if [ -z "$kernel" ]; then _ok "no kernel thread is listed"; else
 # 2. --cgroup: only the cgroup's processes (and its descendants'), named the
 # two ways the man page allows
 for path in "/$name" "$cg2/$name"; do
+	>"$tap_out"
 	run_in_cgroup "$cg2/$name/inner" &
 	wl=$!
-	profile -a --cgroup "$path" --source faults -d 5 --max-bp-rate 0 --top 1000 \
+	profile -v -a --cgroup "$path" --source faults -d 5 --max-bp-rate 0 --top 1000 \
 		--json "$out/cg.json"
 	wait "$wl"
 	procs=$(procs_of "$out/cg.json")

@@ -3,7 +3,8 @@
  * Rolling summaries: what an interval added leaves the window once the
  * window has moved past it, the window of the epochs in the ring is their
  * sum (counts, sets, threads' bytes: sharing split over two intervals is
- * still sharing), access histories come from the whole run, the BPF
+ * still sharing; soft sources' concurrent samples: the window judges
+ * sharing as the run does), access histories come from the whole run, the BPF
  * counters are the window's growth, and memory stays within the fixed caps
  * however many intervals go by.
  */
@@ -136,6 +137,76 @@ static void test_window_merges_lines_and_sets(void **state)
 	cp_rolling__free(r);
 }
 
+/* A soft sample (a tick: every access, its time the sharing epoch) into the window and the run. */
+static void tick(struct cp_rolling *r, struct cp_miss_store *whole, __u32 tid, __u64 addr,
+		 bool store, __u64 time_ns)
+{
+	struct cp_mem_access a = { .tgid = 7, .tid = tid, .ip = 0x40, .addr = addr, .size = 8,
+				   .store = store, .time_ns = time_ns };
+
+	assert_int_equal(cp_miss_store__add(cp_rolling__misses(r), &a), 0);
+	assert_int_equal(cp_miss_store__add(whole, &a), 0);
+}
+
+/* The window's line and the run's line of @addr judge sharing alike (soft: within epochs). */
+static void expect_soft_sharing(const struct cp_window *w, const struct cp_miss_store *whole,
+				__u64 addr, enum cp_sharing want)
+{
+	const struct cp_line *wl = cp_miss_store__find(w->misses, 7, addr);
+	const struct cp_line *rl = cp_miss_store__find(whole, 7, addr);
+
+	assert_non_null(wl);
+	assert_non_null(rl);
+	assert_int_equal(wl->concurrent_true, rl->concurrent_true);
+	assert_int_equal(wl->concurrent_false, rl->concurrent_false);
+	assert_int_equal(cp_line_sharing_concurrent(rl), want);
+	assert_int_equal(cp_line_sharing_concurrent(wl), want);
+}
+
+/*
+ * Soft sources judge sharing by the samples that met another thread's
+ * bytes within one epoch of 100 ms (miss_store.h): a window of several
+ * intervals judges as the whole run does, with the concurrent samples
+ * each interval counted, and a hand-over across intervals stays none.
+ */
+static void test_soft_sharing_through_the_window(void **state)
+{
+	const __u64 ms = 1000000, fs = LINE, ts = LINE + 64, handover = LINE + 128;
+	struct cp_miss_store *whole = cp_miss_store__new(&l1, 0);
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 3, 0, &s);
+	struct cp_window w;
+
+	(void)state;
+	assert_non_null(whole);
+	assert_non_null(r);
+	tick(r, whole, 1, handover, true, 50 * ms);	/* written at start-up ... */
+	for (__u64 i = 0; i < 2; i++) {
+		for (__u64 e = 0; e < 3; e++) {
+			__u64 t = i * SEC + e * CP_SHARE_EPOCH_NS;
+
+			/* false: thread 1 writes bytes 0-7, thread 2 reads 8-15, same epoch */
+			tick(r, whole, 1, fs, true, t);
+			tick(r, whole, 2, fs + 8, false, t + ms);
+			tick(r, whole, 2, fs + 8, false, t + 2 * ms);
+			/* true: both write bytes 0-7 */
+			tick(r, whole, 1, ts, true, t);
+			tick(r, whole, 2, ts, true, t + ms);
+			tick(r, whole, 2, ts, true, t + 2 * ms);
+		}
+		if (!i)
+			cp_rolling__rotate(r, SEC, &s);
+	}
+	tick(r, whole, 2, handover, false, SEC + 500 * ms);	/* ... read a second later */
+	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
+	expect_soft_sharing(&w, whole, fs, CP_SHARING_FALSE);
+	expect_soft_sharing(&w, whole, ts, CP_SHARING_TRUE);
+	expect_soft_sharing(&w, whole, handover, CP_SHARING_NONE);
+	cp_window_free(&w);
+	cp_rolling__free(r);
+	cp_miss_store__free(whole);
+}
+
 static void test_histories_from_the_whole_run(void **state)
 {
 	struct cp_stats s = { 0 };
@@ -216,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_intervals_age_out),
 		cmocka_unit_test(test_window_merges_lines_and_sets),
+		cmocka_unit_test(test_soft_sharing_through_the_window),
 		cmocka_unit_test(test_histories_from_the_whole_run),
 		cmocka_unit_test(test_bounded_however_long),
 		cmocka_unit_test(test_stats_delta),

@@ -4,7 +4,9 @@
  * (cp_replay_report): the run facts name the soft source, so the profile
  * classifies in soft mode with the recorded caches, the miss store takes
  * the samples' times as sharing epochs, and both outputs say what soft
- * means. One process, 1000 ticks on accesses:
+ * means; the Prometheus file (a summary of the whole recording) names the
+ * same issues, judged against the same caches. One process, 1000 ticks on
+ * accesses:
  *
  *   400  two threads write adjacent words of a 128-byte heap struct, in
  *        each of 10 epochs: false sharing, 40 % of the time
@@ -160,15 +162,17 @@ static void expect(const char *text, const char *want)
 static void test_soft_recording_report(void **state)
 {
 	char rec[] = "/tmp/cp-soft-rec-XXXXXX", txt[] = "/tmp/cp-soft-txt-XXXXXX";
-	char json[] = "/tmp/cp-soft-json-XXXXXX", err[512];
+	char json[] = "/tmp/cp-soft-json-XXXXXX", prom[] = "/tmp/cp-soft-prom-XXXXXX", err[512];
 	struct cp_classify_cfg cfg;
-	struct cp_report_opts o = { .classify = &cfg, .output = txt, .json = json };
+	struct cp_report_opts o = { .classify = &cfg, .output = txt, .json = json, .prom = prom,
+				    .prom_top = 20 };
 	char *text;
 
 	(void)state;
 	close(mkstemp(rec));
 	close(mkstemp(txt));
 	close(mkstemp(json));
+	close(mkstemp(prom));
 	cp_classify_cfg_defaults(&cfg);
 	write_recording(rec);
 	if (cp_replay_report(rec, &o, NULL, err, sizeof(err)))
@@ -190,6 +194,13 @@ static void test_soft_recording_report(void **state)
 	expect(text, "\"type\": \"false_sharing\"");
 	expect(text, "\"level\": \"L2\"");
 	free(text);
+	text = slurp(prom);
+	expect(text, "cacheperf_source_info{source=\"soft\",pmu=\"unknown\"} 1\n");
+	expect(text, "cacheperf_issues 2\n");
+	expect(text, "cacheperf_issue_miss_share_ratio{type=\"false_sharing\",origin=\"application\",");
+	expect(text, "cacheperf_issue_miss_share_ratio{type=\"capacity\",origin=\"application\",");
+	free(text);
+	unlink(prom);
 	unlink(rec);
 	unlink(txt);
 	unlink(json);

@@ -318,15 +318,32 @@ void cp_miss_store__clear(struct cp_miss_store *s)
 	s->st.lines = 0;
 }
 
-/* Folds the threads and instructions of @src into @dst (same tgid and line). */
+/*
+ * Folds the threads and instructions of @src into @dst (same tgid and
+ * line), with the concurrent samples that soft sources judge sharing by:
+ * each store counted them within its own epochs, so they add up. The
+ * epoch masks follow the later epoch of the two. A sharing epoch that two
+ * stores split (an interval ended within it) is not joined: a sample met
+ * only the threads of its own store's part.
+ */
 static void merge_line(struct cp_line *dst, const struct cp_line *src)
 {
+	bool same_epoch;
+
 	dst->misses += src->misses;
 	dst->stores += src->stores;
 	dst->hitm += src->hitm;
 	dst->weight_sum += src->weight_sum;
 	dst->more_threads += src->more_threads;
 	dst->more_ips += src->more_ips;
+	dst->concurrent_true += src->concurrent_true;
+	dst->concurrent_false += src->concurrent_false;
+	if (src->epoch > dst->epoch) {
+		dst->epoch = src->epoch;
+		for (__u32 j = 0; j < dst->nr_threads; j++)
+			dst->thr[j].epoch_read = dst->thr[j].epoch_write = 0;
+	}
+	same_epoch = src->epoch == dst->epoch;
 	for (__u32 i = 0; i < src->nr_threads; i++) {
 		const struct cp_line_thread *st = &src->thr[i];
 		struct cp_line_thread *t = NULL;
@@ -346,6 +363,10 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 		t->hitm_reads += st->hitm_reads;
 		t->read_mask |= st->read_mask;
 		t->write_mask |= st->write_mask;
+		if (same_epoch) {
+			t->epoch_read |= st->epoch_read;
+			t->epoch_write |= st->epoch_write;
+		}
 	}
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && src->ips[i].misses; i++) {
 		__u32 k;

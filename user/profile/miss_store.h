@@ -131,7 +131,9 @@ void cp_miss_store__stats(const struct cp_miss_store *s, struct cp_miss_store_st
 
 /*
  * Adds everything @src holds to @dst (same line size and sets, else
- * -EINVAL): set and line misses, threads' bytes, instructions. Past @dst's
+ * -EINVAL): set and line misses, threads' bytes, instructions, and the
+ * concurrent samples each store counted within its epochs (a window of
+ * rolling epochs judges soft sharing as the whole run does). Past @dst's
  * cap its coldest lines are evicted as by cp_miss_store__add(). Returns 0.
  */
 int cp_miss_store__merge(struct cp_miss_store *dst, const struct cp_miss_store *src);

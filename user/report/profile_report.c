@@ -176,6 +176,23 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 	return 0;
 }
 
+/*
+ * The caches a report assumes: @geo, or when it is NULL (offline) the
+ * ones the run assumed, as its recording says, filled into @recorded.
+ */
+static const struct cp_geometry *report_geometry(const struct cp_profile *p,
+						 const struct cp_geometry *geo,
+						 struct cp_geometry *recorded)
+{
+	if (geo)
+		return geo;
+	memset(recorded, 0, sizeof(*recorded));
+	memcpy(recorded->slot, p->info.cache, sizeof(recorded->slot));
+	for (int s = 0; s < CP_CACHE_NR_SLOTS; s++)
+		recorded->source[s] = CP_GEO_RECORDED;
+	return recorded;
+}
+
 /* Classifies @insns and @misses (the run's or a window's) with @r's totals. */
 static int classify_stores(struct cp_profile *p, const struct cp_insn_store *insns,
 			   const struct cp_miss_store *misses, const struct cp_report *r,
@@ -214,8 +231,8 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 	return classify_stores(p, p->insns, p->misses, r, cfg, out);
 }
 
-int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
-			struct cp_summary *out)
+int cp_profile__summary(struct cp_profile *p, const struct cp_geometry *geo,
+			const struct cp_classify_cfg *cfg, struct cp_summary *out)
 {
 	const struct cp_insn_store *insns = p->insns;
 	const struct cp_miss_store *misses = p->misses;
@@ -224,6 +241,8 @@ int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
 
 	memset(out, 0, sizeof(*out));
 	cp_profile__fill_report(p, &out->report);
+	/* soft sources judge capacity by the cache a stream exceeds: the window as the run */
+	out->report.geo = report_geometry(p, geo, &out->geo);
 	out->run_s = out->report.duration_s;
 	out->run_bpf = out->report.bpf;
 	out->window_s = out->report.duration_s;
@@ -271,15 +290,7 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 
 	memset(&issues, 0, sizeof(issues));
 	cp_profile__fill_report(p, &r);
-	if (!geo) {
-		/* offline: the caches the run assumed, as its recording says */
-		memset(&recorded, 0, sizeof(recorded));
-		memcpy(recorded.slot, p->info.cache, sizeof(recorded.slot));
-		for (int s = 0; s < CP_CACHE_NR_SLOTS; s++)
-			recorded.source[s] = CP_GEO_RECORDED;
-		geo = &recorded;
-	}
-	r.geo = geo;
+	r.geo = report_geometry(p, geo, &recorded);
 	r.top = o->classify->top;
 	r.classify_cfg = o->classify;
 	ret = cp_profile__classify(p, &r, o->classify, &issues);

@@ -56,6 +56,7 @@ struct cp_summary {
 	struct cp_report report;	/* end_reason says which window */
 	struct cp_classification issues;
 	struct cp_window win;		/* owns the window's stores */
+	struct cp_geometry geo;		/* the recording's caches, when none were given */
 	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
 	double window_s;		/* span of the summary */
 	double run_s;			/* span of the run so far */
@@ -64,10 +65,12 @@ struct cp_summary {
 
 /*
  * Fills @out (cp_summary_free() it) with the summary now, its issues judged
- * under @cfg. 0, or a negative errno (out of memory) with @out freed.
+ * under @cfg with the caches @geo (NULL: the recording's, as for
+ * cp_profile__report()). 0, or a negative errno (out of memory) with @out
+ * freed.
  */
-int cp_profile__summary(struct cp_profile *p, const struct cp_classify_cfg *cfg,
-			struct cp_summary *out);
+int cp_profile__summary(struct cp_profile *p, const struct cp_geometry *geo,
+			const struct cp_classify_cfg *cfg, struct cp_summary *out);
 void cp_summary_free(struct cp_summary *s);
 
 #endif /* CP_PROFILE_REPORT_H */

@@ -38,7 +38,7 @@ static int summarize(struct cp_summary_out *o, struct cp_profile *p, struct cp_c
 {
 	*cfg = *o->ro->classify;
 	cfg->top = CP_SUMMARY_ALL_ISSUES;
-	return cp_profile__summary(p, cfg, s);
+	return cp_profile__summary(p, o->geo, cfg, s);
 }
 
 /*
@@ -188,7 +188,6 @@ int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *e
 		s.issues.beyond_top += s.issues.nr_issues - top;
 		s.issues.nr_issues = top;
 	}
-	s.report.geo = o->geo;
 	s.report.top = o->ro->classify->top;
 	s.report.classify_cfg = o->ro->classify;
 	ret = cp_report_emit(&s.report, o->ro->output, o->ro->json, err, err_sz);

@@ -144,11 +144,12 @@ if grep -q "ring buffer full: 0, counter map full: 0, no window for the CPU: 0" 
 # call site. 2 threads x 2048 pages of one malloc'd region; glibc maps it and
 # writes its chunk header into the first page (that fault is inside malloc,
 # before the object exists), so the object takes 2 x 2048 - 1 faults. The
-# guard is off: another process allocating fast must not back it off. (The
+# guard and the budget's windows are off (--max-alloc-rate 0, --overhead 0):
+# another process allocating fast must not back the probes off. (The
 # location text is optional: the symbolizer sometimes misses a short-lived
 # process, a known problem of its own.)
 ma_line=$(grep -n 'cp:malloc-site' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
-"$BIN" -v --source faults -a -d 4 --max-alloc-rate 0 >"$tap_out" 2>&1 &
+"$BIN" -v --source faults -a -d 4 --overhead 0 --max-alloc-rate 0 >"$tap_out" 2>&1 &
 ppid=$!
 # -v says how many sampling events it opened once everything is attached
 wait_for "sampling events" "$tap_out"

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -84,6 +85,38 @@ static void test_replace_and_keep(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A FIFO (like a character device: -o /dev/null) is written in place: a
+ * file renamed over it would replace the node itself, and /dev/null was
+ * replaced so for every program on the machine.
+ */
+static void test_fifo_in_place(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256], buf[32] = "";
+	struct stat st;
+	int rd;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/pipe", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	/* a reader first, so that opening the FIFO for writing does not wait */
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	assert_int_equal(cp_out_file_try(path, err, sizeof(err)), 0);
+	assert_int_equal(cp_out_file_write(path, write_text, "through\n", err, sizeof(err)), 0);
+	n = read(rd, buf, sizeof(buf) - 1);
+	assert_int_equal(n, 8);
+	assert_string_equal(buf, "through\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(entries(dir), 1);	/* no temporary file made next to it */
+	close(rd);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_unwritable_place(void **state)
 {
 	char err[256];
@@ -99,6 +132,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_and_keep),
+		cmocka_unit_test(test_fifo_in_place),
 		cmocka_unit_test(test_unwritable_place),
 	};
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Whole-file output through a temporary file and rename (see out_file.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,53 @@ static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
 	return fd;
 }
 
+/*
+ * True when @path names a character device or a FIFO (-o /dev/null, a
+ * terminal, a named pipe): written in place. Renaming a file over it would
+ * replace the device node itself with a regular file (/dev/null for every
+ * other program on the machine). A symbolic link is not followed.
+ */
+static bool in_place(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+/* Writes @fn's text into the device or FIFO @path as it is. */
+static int write_in_place(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz)
+{
+	FILE *f = fopen(path, "we");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = fn(ctx, f);
+	if (!ret && fflush(f))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(ret < 0 ? -ret : EIO));
+	return ret < 0 ? ret : ret ? -EIO : 0;
+}
+
 int cp_out_file_try(const char *path, char *err, size_t err_sz)
 {
 	char *tmp;
-	int fd = open_tmp(path, &tmp, err, err_sz);
+	int fd;
+
+	if (in_place(path)) {
+		int ret = access(path, W_OK) ? -errno : 0;
+
+		if (ret)
+			snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	fd = open_tmp(path, &tmp, err, err_sz);
 
 	if (fd < 0)
 		return fd;
@@ -60,6 +104,8 @@ int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size
 			snprintf(err, err_sz, "cannot write to stdout: %s", strerror(-ret));
 		return ret;
 	}
+	if (in_place(path))
+		return write_in_place(path, fn, ctx, err, err_sz);
 	fd = open_tmp(path, &tmp, err, err_sz);
 	if (fd < 0)
 		return fd;

@@ -2,7 +2,8 @@
 /*
  * Writing a whole output file (report, JSON, Prometheus text) so a reader
  * never sees half of it: the text goes to a temporary file next to the
- * target, which is then renamed over it. "-" is stdout.
+ * target, which is then renamed over it. "-" is stdout; a character device
+ * or a FIFO (/dev/null, a terminal, a named pipe) is written in place.
  */
 #ifndef CP_OUT_FILE_H
 #define CP_OUT_FILE_H

@@ -12,6 +12,7 @@ pkgs=(
 	libcmocka-dev
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux
+	redis-server redis-tools
 	prometheus prometheus-node-exporter curl
 	debhelper dpkg-dev lintian fakeroot groff-base
 )

@@ -3,6 +3,7 @@
 #ifndef CP_TESTS_BENCH_H
 #define CP_TESTS_BENCH_H
 
+#include <stdio.h>
 #include <time.h>
 #include <linux/types.h>
 
@@ -32,6 +33,20 @@ static inline double now_s(void)
 static inline double cpu_s(void)
 {
 	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* The 1-minute load average (0 if unknown): benches on a shared machine print it with figures. */
+static inline double cp_bench_loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double load = 0;
+
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = 0;
+		fclose(f);
+	}
+	return load;
 }
 
 #endif /* CP_TESTS_BENCH_H */

@@ -36,16 +36,20 @@ static inline double cp_bench_loop_ns(const char *cmd, const char *key)
 	return ns;
 }
 
-/*
- * Runs @cmds[0..@nr) @rounds times, interleaved, and prints the table
- * (mode @names, median of @key in ms, ratio to @cmds[0]). Returns 0, or 1
- * after naming the command that failed (@tool: the bench's name).
- */
-static inline int cp_bench_loop_rounds(const char *tool, const char *key, const char *const *names,
-				       char cmds[][CP_BENCH_CMD_LEN], int nr, int rounds)
-{
-	double ns[CP_BENCH_MAX_MODES][CP_BENCH_MAX_ROUNDS], med[CP_BENCH_MAX_MODES];
+/* Called after each run with its round, mode and value (@ns[@m][@r]), e.g. to print a row. */
+typedef void (*cp_bench_run_fn)(int r, int m, double ns[][CP_BENCH_MAX_ROUNDS], void *ctx);
 
+/*
+ * Runs @cmds[0..@nr) @rounds times, interleaved (round 0: every command in
+ * order, then round 1...), and keeps the value of @key each printed in
+ * @ns[mode][round]; @each (may be NULL) is called after each run. Returns
+ * 0, or 1 after naming the command that failed (@tool: the bench's name).
+ */
+static inline int cp_bench_loop_collect(const char *tool, const char *key, const char *const *names,
+					char cmds[][CP_BENCH_CMD_LEN], int nr, int rounds,
+					double ns[][CP_BENCH_MAX_ROUNDS], cp_bench_run_fn each,
+					void *ctx)
+{
 	for (int r = 0; r < rounds; r++) {
 		for (int m = 0; m < nr; m++) {
 			ns[m][r] = cp_bench_loop_ns(cmds[m], key);
@@ -57,8 +61,25 @@ static inline int cp_bench_loop_rounds(const char *tool, const char *key, const 
 					cmds[m]);
 				return 1;
 			}
+			if (each)
+				each(r, m, ns, ctx);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Runs @cmds[0..@nr) @rounds times, interleaved, and prints the table
+ * (mode @names, median of @key in ms, ratio to @cmds[0]). Returns 0, or 1
+ * after naming the command that failed (@tool: the bench's name).
+ */
+static inline int cp_bench_loop_rounds(const char *tool, const char *key, const char *const *names,
+				       char cmds[][CP_BENCH_CMD_LEN], int nr, int rounds)
+{
+	double ns[CP_BENCH_MAX_MODES][CP_BENCH_MAX_ROUNDS], med[CP_BENCH_MAX_MODES];
+
+	if (cp_bench_loop_collect(tool, key, names, cmds, nr, rounds, ns, NULL, NULL))
+		return 1;
 	printf("%-34s %12s %8s\n", "mode", key, "ratio");
 	for (int m = 0; m < nr; m++) {
 		med[m] = cp_bench_median(ns[m], rounds);

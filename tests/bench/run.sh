@@ -7,7 +7,9 @@
 # Each benchmark prints medians of several runs and, where the issue names a
 # goal, the ratio or cost to compare with it. Benchmarks that attach BPF
 # programs need root. A benchmark that is not built (or not listed in the
-# table below) is reported, not silently skipped.
+# table below) is reported, not silently skipped. A name with a script
+# tests/bench/NAME.sh and no binary runs the script (live_service: Debian's
+# redis-server under redis-benchmark; packaging/deps.sh installs both).
 set -u
 build=${1:?usage: tests/bench/run.sh BUILD [NAME...]}
 shift
@@ -23,6 +25,8 @@ table=(
 	"object_store_bench 1048576"
 	"symbolizer_bench 20000"
 	"replay_throughput 10000000"
+	"malloc_overhead 5 50000000"
+	"live_service 5 200000"
 )
 
 names=("$@")
@@ -38,8 +42,11 @@ for row in "${table[@]}"; do
 	name=$1; shift
 	want "$name" || continue
 	bin=$build/tests/bench/$name
+	script=$(dirname "$0")/$name.sh
 	echo "== $name $*"
-	if [ ! -x "$bin" ]; then
+	if [ ! -x "$bin" ] && [ -f "$script" ]; then
+		bin=$script
+	elif [ ! -x "$bin" ]; then
 		echo "$name: not built ($bin): run 'make BUILD=$build tests' first" >&2
 		failed=1
 		continue

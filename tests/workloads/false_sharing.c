@@ -15,6 +15,8 @@
  *   --alloc --aligned  the fix: each counter aligned_alloc'ed on its own line
  *
  * usage: false_sharing [--padded] [--alloc [--aligned]] [SECONDS]   (default 3 s)
+ *   SECONDS of CPU time per thread, at most ten times as long by the clock
+ *   (cpu_wait.h)
  *
  * Lines the tests look for carry MARK comments.
  */
@@ -23,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cpu_wait.h"
 
 #define NR_THREADS	2
 #define NR_OBJS		8	/* counters per thread in --alloc: the first may reuse free chunks */
@@ -100,8 +104,7 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&turn, NULL, NR_THREADS);
 	for (long t = 0; t < NR_THREADS; t++)
 		pthread_create(&th[t], NULL, alloc ? alloc_worker : worker, (void *)t);
-	struct timespec ts = { seconds, 0 };
-	nanosleep(&ts, NULL);
+	cp_wl_wait_cpu((double)seconds * NR_THREADS, 10.0 * seconds);
 	stop = 1;
 	for (int t = 0; t < NR_THREADS; t++)
 		pthread_join(th[t], NULL);

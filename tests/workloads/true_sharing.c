@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cpu_wait.h"
+
 #define MAX_THREADS 16
 
 volatile long cp_hits;	/* MARK: ts-global */
@@ -36,8 +38,8 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < threads; t++)
 		pthread_create(&th[t], NULL, worker, NULL);
-	struct timespec ts = { seconds, 0 };
-	nanosleep(&ts, NULL);
+	/* SECONDS of CPU time per thread, at most ten times as long by the clock */
+	cp_wl_wait_cpu((double)seconds * threads, 10.0 * seconds);
 	stop = 1;
 	for (int t = 0; t < threads; t++)
 		pthread_join(th[t], NULL);

@@ -22,10 +22,12 @@ cleanup() {
 trap cleanup EXIT
 
 # run_in_cgroup DIR: once the profiler (-v) says it is attached, touch_pages in
-# cgroup DIR, exec'd 0.5 s later, touching 1.5 s later
+# cgroup DIR, exec'd 0.5 s later, touching 1.5 s later, then alive 2.5 s more:
+# on a busy machine its records are handled late, and a process gone by then
+# has no comm or cgroup to read
 run_in_cgroup() {
 	wait_for "sampling events" "$tap_out"
-	(sleep 1.5; echo go) | sh -c "echo \$\$ > '$1/cgroup.procs' && sleep 0.5 && exec '$WL/touch_pages' 256" \
+	(sleep 1.5; echo go; sleep 2.5) | sh -c "echo \$\$ > '$1/cgroup.procs' && sleep 0.5 && TOUCH_PAGES_LINGER=1 exec '$WL/touch_pages' 256" \
 		>"$out/wl.out" 2>&1
 }
 

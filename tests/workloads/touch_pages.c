@@ -11,7 +11,8 @@
  *
  * Protocol: prints "ready PID", waits for a line on stdin, then each thread
  * prints "thread TID FIRST_PAGE_ADDR NR_PAGES" after touching, and the
- * process exits 0.
+ * process exits 0 (with TOUCH_PAGES_LINGER in the environment, once stdin
+ * ends).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -70,5 +71,8 @@ int main(int argc, char **argv)
 		pthread_create(&th[t], NULL, worker, mem + (size_t)t * nr_pages * PAGE);
 	for (int t = 0; t < NR_THREADS; t++)
 		pthread_join(th[t], NULL);
+	/* TOUCH_PAGES_LINGER: stays until stdin ends, its comm and cgroup readable */
+	while (getenv("TOUCH_PAGES_LINGER") && fgets(line, sizeof(line), stdin))
+		;
 	return 0;
 }

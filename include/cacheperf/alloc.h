@@ -86,6 +86,13 @@ enum cp_alloc_func {
 
 /* cp_object_event.flags */
 #define CP_OBJ_EV_F_UNTRACKED	(1u << 0)	/* the live-object map was full: no free will follow */
+/*
+ * User space only (a live run's CP_OBJ_EV_ALLOC, written to recordings): an
+ * object no probe saw, found in glibc's chunk headers when a sample fell in
+ * it (user/objects/glibc_chunks.h). addr and size are the chunk's user
+ * pointer and malloc_usable_size(); no caller, stack or thread.
+ */
+#define CP_OBJ_EV_F_CHUNK	(1u << 1)
 
 /* One object event (record type CP_REC_OBJECT). */
 struct cp_object_event {

@@ -88,6 +88,39 @@ static void test_sequence(void **state)
 	cp_objects__free(o);
 }
 
+/* An object from glibc's chunk headers: a heap object with no call site and no thread. */
+static void test_chunk_object(void **state)
+{
+	struct cp_object_event e = ev(CP_OBJ_EV_ALLOC, 0x10010, 104, 0, 0, 0);
+	struct cp_objects *o = cp_objects__new(NULL);
+	struct cp_objects_stats st;
+	struct cp_resolved r;
+
+	(void)state;
+	e.flags = CP_OBJ_EV_F_CHUNK;
+	e.stack_id = -1;
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), 0x10010 + 103, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_HEAP);
+	assert_int_equal(r.start, 0x10010);
+	assert_int_equal(r.size, 104);
+	assert_int_equal(r.callsite, 0);
+	assert_int_equal(r.tid, 0);
+	assert_int_equal(r.flags, CP_OBJ_F_CHUNK);
+	assert_false(r.before_attach);
+	/* no call site was interned for it */
+	assert_null(cp_objects__callsite_get(o, getpid(), 1));
+	/* a probed allocation over it replaces it, as any stale object */
+	e = ev(CP_OBJ_EV_ALLOC, 0x10010, 64, 0, 0x401000, 11);
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), 0x10020, &r), 0);
+	assert_int_equal(r.flags, 0);
+	assert_int_equal(r.tid, 11);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.store.replaced, 1);
+	cp_objects__free(o);
+}
+
 static void test_malformed(void **state)
 {
 	struct cp_objects *o = cp_objects__new(NULL);
@@ -112,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_chunk_object),
 		cmocka_unit_test(test_malformed),
 	};
 

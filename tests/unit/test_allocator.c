@@ -150,6 +150,52 @@ static void test_find_self(void **state)
 	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, &a) < 0, 1);
 }
 
+/* Which allocator a process's maps show, without opening a file. */
+static void test_of_maps(void **state)
+{
+	static const struct {
+		const char *maps;
+		enum cp_allocator_kind kind;
+		bool glibc;
+	} cases[] = {
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/redis-server\n"
+		  "7f0000000000-7f0000100000 r-xp 00026000 fe:00 2 /usr/lib/x86_64-linux-gnu/libc.so.6\n",
+		  CP_ALLOCATOR_LIBC, true },
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/redis-server\n"
+		  "7f0000000000-7f0000100000 r-xp 00026000 fe:00 2 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+		  "7f1000000000-7f1000100000 r-xp 00010000 fe:00 3 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n",
+		  CP_ALLOCATOR_JEMALLOC, false },
+		{ "7f0000000000-7f0000100000 r-xp 00026000 fe:00 2 /usr/lib/libtcmalloc_minimal.so.4\n"
+		  "7f1000000000-7f1000100000 r-xp 00010000 fe:00 3 /lib/libc.so.6\n",
+		  CP_ALLOCATOR_TCMALLOC, false },
+		{ "7f0000000000-7f0000100000 r-xp 00026000 fe:00 2 /usr/lib/libmimalloc.so.2.0\n",
+		  CP_ALLOCATOR_MIMALLOC, false },
+		/* musl: a libc, not glibc's chunks */
+		{ "7f0000000000-7f0000100000 r-xp 00026000 fe:00 2 /lib/ld-musl-x86_64.so.1\n"
+		  "7f1000000000-7f1000100000 r-xp 00010000 fe:00 3 /lib/libc.so\n",
+		  CP_ALLOCATOR_LIBC, false },
+		/* a static executable: its allocator is not known from the maps */
+		{ "400000-500000 r-xp 00001000 fe:00 1 /usr/local/bin/static-server\n",
+		  CP_ALLOCATOR_EXEC, false },
+		/* only read-only or data mappings of jemalloc: not its code, not counted */
+		{ "7f0000000000-7f0000100000 r--p 00000000 fe:00 3 /usr/lib/libjemalloc.so.2\n"
+		  "7f1000000000-7f1000100000 r-xp 00026000 fe:00 2 /usr/lib/x86_64-linux-gnu/libc.so.6\n",
+		  CP_ALLOCATOR_LIBC, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_maps *m;
+		bool glibc = !cases[i].glibc;
+
+		assert_int_equal(cp_maps__parse(cases[i].maps, strlen(cases[i].maps), &m), 0);
+		if (cp_allocator_of_maps(m, &glibc) != cases[i].kind || glibc != cases[i].glibc)
+			fail_msg("case %zu: %s, glibc %d", i,
+				 cp_allocator_kind_name(cp_allocator_of_maps(m, &glibc)), glibc);
+		cp_maps__free(m);
+	}
+}
+
 static void test_not_elf(void **state)
 {
 	struct cp_allocator a;
@@ -173,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_frees),
 		cmocka_unit_test(test_cxx_only_in_replacements),
 		cmocka_unit_test(test_find_self),
+		cmocka_unit_test(test_of_maps),
 		cmocka_unit_test(test_not_elf),
 	};
 

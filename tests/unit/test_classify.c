@@ -60,6 +60,33 @@ static void test_false_sharing_application(void **state)
 }
 
 /*
+ * The same sharing in memory no allocation was seen for (an object
+ * allocated before attach, no chunk header read): the caller names the
+ * [heap] mapping, whose size is no object's. The hint pads "the fields",
+ * with bytes of the line, never "the object (135168 bytes)".
+ */
+static void test_false_sharing_unknown_memory(void **state)
+{
+	struct fixture *f = *state;
+	const struct cp_issue *is;
+
+	object(f, (struct test_obj){ CP_OBJ_UNKNOWN, 0x10000, 135168, 0, 0, 0, "[heap]" });
+	counts(f, IP(94), 0, 0, 400, 200);
+	misses(f, 101, IP(94), 0x10040, 8, true, 100);
+	misses(f, 102, IP(94), 0x10048, 8, true, 100);
+	counts(f, IP(50), 100000, 0, 0, 0);
+	is = classify_one(f);
+	assert_int_equal(is->type, CP_ISSUE_FALSE_SHARING);
+	assert_int_equal(is->nr_objects, 1);
+	assert_int_equal(is->objects[0].kind, CP_OBJ_UNKNOWN);
+	assert_int_equal(is->sharing.object_size, 0);
+	assert_int_equal(is->sharing.object_start, 0);
+	assert_null(strstr(is->hint, "135168"));
+	assert_non_null(strstr(is->hint, "pad or align the data each thread writes"));
+	assert_non_null(strstr(is->hint, "Bytes of the line: thread 101 wrote 0-7"));
+}
+
+/*
  * cache-scratch (paper Fig. 9): two 8-byte objects on one line. Allocated by
  * the two threads that write them: the allocator's; by one thread: the
  * application's (the paper requires different allocating threads).
@@ -486,6 +513,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_false_sharing_application, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_false_sharing_unknown_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_true_sharing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_minor_sharing_suppressed, setup, teardown),
 		cmocka_unit_test(test_false_sharing_allocator),

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "objects/allocator.h"
 #include "objects/objects.h"
 
 /* Above any pid_max (2^22): /proc has no such directory. */
@@ -341,6 +343,49 @@ static void test_guard_backoff(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * An object this process allocated before anything watched it: resolved as
+ * memory with no allocation seen (and glibc as its allocator), then found in
+ * glibc's chunk headers through opts.read_mem, as an allocation event.
+ * Without read_mem (offline) nothing is read.
+ */
+static void test_chunk_event(void **state)
+{
+	struct cp_objects_opts opts = { .read_mem = cp_proc_read_mem };
+	struct cp_objects *o = cp_objects__new(&opts), *offline = cp_objects__new(NULL);
+	char *obj = malloc(100);
+	__u64 addr = (__u64)(uintptr_t)obj;
+	struct cp_object_event ev;
+	struct cp_objects_stats st;
+	struct cp_resolved r;
+
+	(void)state;
+	assert_non_null(obj);
+	assert_int_equal(cp_objects__resolve(o, getpid(), addr + 50, &r), 0);
+	assert_true(r.before_attach);
+	assert_int_equal(r.allocator, CP_ALLOCATOR_LIBC);
+	assert_int_equal(cp_objects__chunk_event(o, getpid(), addr + 50, 77, &ev), 0);
+	assert_int_equal(ev.type, CP_REC_OBJECT);
+	assert_int_equal(ev.kind, CP_OBJ_EV_ALLOC);
+	assert_int_equal(ev.flags, CP_OBJ_EV_F_CHUNK);
+	assert_int_equal(ev.tgid, getpid());
+	assert_int_equal(ev.addr, addr);
+	assert_int_equal(ev.size, malloc_usable_size(obj));
+	assert_int_equal(ev.caller, 0);
+	assert_true(ev.stack_id < 0);
+	assert_int_equal(ev.time_ns, 77);
+	/* a global is no heap memory; a process that does not exist has none */
+	assert_int_equal(cp_objects__chunk_event(o, getpid(), (__u64)(uintptr_t)late_global, 1,
+						 &ev), -ENOENT);
+	assert_int_equal(cp_objects__chunk_event(o, GHOST(1), addr, 1, &ev), -ENOENT);
+	assert_int_equal(cp_objects__chunk_event(offline, getpid(), addr + 50, 1, &ev), -EOPNOTSUPP);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.chunks.found, 1);
+	free(obj);
+	cp_objects__free(offline);
+	cp_objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_caller_thread_stacks),
 		cmocka_unit_test(test_guard_backoff),
+		cmocka_unit_test(test_chunk_event),
 	};
 
 	return cmocka_run_group_tests_name("process_objects", tests, NULL, NULL);

@@ -189,10 +189,44 @@ static void test_object_kinds(void **state)
 	free(text);
 }
 
+/*
+ * Objects no probe saw: one read from glibc's chunk headers (its address,
+ * usable size, no call site; before attach or in a launched command), and
+ * memory of an allocator whose metadata is not read.
+ */
+static void test_objects_without_probe(void **state)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_issue is = { .type = CP_ISSUE_FALSE_SHARING, .nr_insns = 1, .nr_objects = 3 };
+	struct cp_classification c = { .issues = &is, .nr_issues = 1 };
+	char *text;
+
+	(void)state;
+	cp_classify_cfg_defaults(&cfg);
+	is.insns[0].ip = 0x10;
+	is.objects[0] = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .start = 0x5555555592a0,
+						  .size = 104, .nr_objects = 1,
+						  .flags = CP_OBJ_F_CHUNK, .before_attach = true };
+	is.objects[1] = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .start = 0x555555559400,
+						  .size = 40, .nr_objects = 1,
+						  .flags = CP_OBJ_F_CHUNK };
+	is.objects[2] = (struct cp_issue_object){ .kind = CP_OBJ_UNKNOWN, .name = "[anon]",
+						  .allocator = "jemalloc" };
+	text = render(&c, &cfg);
+	expect(text, "# 0 the heap object at 0x5555555592a0 (104 bytes, glibc chunk) allocated "
+		     "before profiling began, call site unknown\n");
+	expect(text, "# 1 the heap object at 0x555555559400 (40 bytes, glibc chunk) allocated "
+		     "where no probe saw it, call site unknown\n");
+	expect(text, "# 2 memory [anon] with no allocation seen (jemalloc: its metadata is not "
+		     "read, so no object is named)\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_false_sharing_like_fig8),
+		cmocka_unit_test(test_objects_without_probe),
 		cmocka_unit_test(test_allocator_issues),
 		cmocka_unit_test(test_alloc_stack_chain),
 		cmocka_unit_test(test_app_filter_and_top),

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The JSON report's soft-mode keys: what the score measures, the note, stream evidence. */
+/*
+ * The JSON report's soft-mode keys (what the score measures, the note,
+ * stream evidence) and the keys of objects no probe saw.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -70,10 +73,37 @@ static void test_soft_keys(void **state)
 	free(text);
 }
 
+/* found_by, before_attach and allocator appear on the objects they describe only. */
+static void test_objects_without_probe(void **state)
+{
+	struct cp_issue is = { .type = CP_ISSUE_FALSE_SHARING, .tgid = 7, .nr_objects = 3 };
+	struct cp_classification c = { .issues = &is, .nr_issues = 1 };
+	struct cp_report r = { .source = "soft" };
+	char *text;
+
+	(void)state;
+	is.objects[0] = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .start = 0x5555555592a0,
+						  .size = 104, .nr_objects = 1,
+						  .flags = CP_OBJ_F_CHUNK, .before_attach = true };
+	is.objects[1] = (struct cp_issue_object){ .kind = CP_OBJ_UNKNOWN, .name = "[anon]",
+						  .allocator = "tcmalloc" };
+	is.objects[2] = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .size = 64, .callsite = 3,
+						  .nr_objects = 1 };
+	text = render(&r, &c);
+	expect(text, "\"size\": 104,\n          \"name\": null,\n          \"start\": \"0x5555555592a0\"", true);
+	expect(text, "\"found_by\": \"glibc_chunk\",\n          \"before_attach\": true", true);
+	expect(text, "\"allocator\": \"tcmalloc\"", true);
+	/* once each: the probed heap object has neither */
+	expect(strstr(text, "\"found_by\"") + 1, "\"found_by\"", false);
+	expect(strstr(text, "\"allocator\"") + 1, "\"allocator\"", false);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_keys),
+		cmocka_unit_test(test_objects_without_probe),
 	};
 
 	return cmocka_run_group_tests_name("report_json", tests, NULL, NULL);

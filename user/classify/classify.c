@@ -161,6 +161,25 @@ static __u64 find_object(struct classify_ctx *c, __u32 tgid, __u64 addr)
 	return o.start + (o.size ? o.size : 1);
 }
 
+/*
+ * An object the hints may name with its size: a heap object, a variable, a
+ * region the program mapped itself. Not memory no allocation was seen for
+ * (its size would be its mapping's), a stack, or a mapped file.
+ */
+static bool names_object(const struct cp_issue_object *o)
+{
+	switch (o->kind) {
+	case CP_OBJ_HEAP:
+	case CP_OBJ_GLOBAL:
+	case CP_OBJ_TLS:
+		return o->size;
+	case CP_OBJ_MAPPING:
+		return o->callsite && o->size;
+	default:
+		return false;
+	}
+}
+
 /* Several distinct heap objects among those found, by @min_tids allocating threads. */
 static bool several_heap_objects(const struct classify_ctx *c, __u32 min_tids)
 {
@@ -287,9 +306,13 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 		b = end > line_addr + b ? (end - line_addr > line_bytes ? line_bytes :
 					   (__u32)(end - line_addr)) : b + 1;
 	}
-	if (c->nr_found) {
-		is->sharing.object_start = c->found[0].obj.start;
-		is->sharing.object_size = c->found[0].obj.size;
+	/* the hint pads "the object": one that is one, never the mapping around it */
+	for (size_t i = 0; i < c->nr_found; i++) {
+		if (!names_object(&c->found[i].obj))
+			continue;
+		is->sharing.object_start = c->found[i].obj.start;
+		is->sharing.object_size = c->found[i].obj.size;
+		break;
 	}
 	/* the paper: several objects on the line, allocated by different threads */
 	if (sh == CP_SHARING_FALSE && several_heap_objects(c, 2))

@@ -123,6 +123,11 @@ struct cp_issue_object {
 	__u32 nr_objects;		/* distinct objects in the group (>= 1) */
 	__u32 refs;			/* sampled addresses of the issue that fell in it */
 	char name[CP_OBJ_NAME_LEN];	/* variable, mapping or file name; "" for heap */
+	__u16 flags;			/* CP_OBJ_F_*; CP_OBJ_F_CHUNK: from glibc's chunk headers */
+	bool before_attach;		/* CP_OBJ_F_CHUNK: allocated before profiling began */
+	/* unknown memory: the allocator ("jemalloc") whose metadata cannot be read,
+	 * so no object is named; "" otherwise */
+	char allocator[16];
 	__u32 nr_frames;
 	bool more_frames;		/* the stack had more than CP_ISSUE_MAX_FRAMES */
 	struct cp_src_loc alloc_stack[CP_ISSUE_MAX_FRAMES];	/* innermost first */

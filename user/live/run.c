@@ -210,6 +210,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 			.src = rec ? cp_recorder__proc_source(rec) : NULL,
 			.read_stack = read_stack,
 			.read_stack_ctx = l,
+			/* glibc's chunk headers: objects allocated before attach */
+			.read_mem = cp_proc_read_mem,
 		},
 		.describe = cp_proc_describe,
 		.maps_text = rec ? cp_recorder__maps_text : NULL,

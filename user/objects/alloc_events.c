@@ -28,16 +28,19 @@ static void to_object(struct cp_objects *o, const struct cp_object_event *ev,
 		      struct cp_object *obj)
 {
 	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
+	bool chunk = heap && (ev->flags & CP_OBJ_EV_F_CHUNK);
 
 	memset(obj, 0, sizeof(*obj));
 	obj->start = ev->addr;
 	obj->size = ev->size;
-	obj->callsite = cp_objects__callsite(o, ev->tgid, ev->caller,
-					     ev->stack_id >= 0 ? ev->stack_id : CP_NO_STACK);
+	/* an object from the chunk headers has no call site: none is interned */
+	obj->callsite = chunk ? 0 :
+		cp_objects__callsite(o, ev->tgid, ev->caller,
+				     ev->stack_id >= 0 ? ev->stack_id : CP_NO_STACK);
 	obj->alloc_ns = ev->time_ns;
-	obj->tid = ev->tid;
+	obj->tid = chunk ? 0 : ev->tid;
 	obj->kind = heap ? CP_OBJ_HEAP : CP_OBJ_MAPPING;
-	obj->flags = ev->kind == CP_OBJ_EV_REALLOC ? CP_OBJ_F_REALLOC : 0;
+	obj->flags = ev->kind == CP_OBJ_EV_REALLOC ? CP_OBJ_F_REALLOC : chunk ? CP_OBJ_F_CHUNK : 0;
 }
 
 int cp_alloc_event_apply(struct cp_objects *o, const void *data, size_t size)

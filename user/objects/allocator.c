@@ -129,6 +129,34 @@ static bool is_libc(const char *path)
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
 }
 
+enum cp_allocator_kind cp_allocator_of_maps(const struct cp_maps *m, bool *glibc)
+{
+	bool libc = false;
+
+	*glibc = false;
+	for (size_t i = 0; m && i < m->nr; i++) {
+		const struct cp_map *mp = &m->maps[i];
+		const char *base;
+		enum cp_allocator_kind k;
+
+		if (mp->kind != CP_MAP_FILE || !(mp->prot & CP_MAP_EXEC))
+			continue;
+		k = cp_allocator_kind_of(mp->path);
+		if (k != CP_ALLOCATOR_LIBC) {
+			*glibc = false;
+			return k;
+		}
+		base = cp_base_name(mp->path);
+		if (!strncmp(base, "libc.so.6", 9) || !strncmp(base, "libc-2.", 7)) {
+			libc = true;
+			*glibc = true;
+		} else if (is_libc(mp->path)) {
+			libc = true;
+		}
+	}
+	return libc ? CP_ALLOCATOR_LIBC : CP_ALLOCATOR_EXEC;
+}
+
 int cp_allocator_pick(const struct cp_alloc_candidate *c, size_t n)
 {
 	/* lookup order: the executable, then a replacement allocator, then libc */

@@ -78,6 +78,17 @@ bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank);
 /* The allocator kind a mapped file's path suggests (libc for anything unknown). */
 enum cp_allocator_kind cp_allocator_kind_of(const char *path);
 
+/*
+ * The allocator @m's file mappings suggest, reading no file, so a replay
+ * (which has only the recorded maps) answers alike: a mapped jemalloc,
+ * tcmalloc or mimalloc; else libc, with *@glibc set when it is glibc's
+ * (libc.so.6); else CP_ALLOCATOR_EXEC (a static executable: not known). A
+ * replacement allocator that is mapped but does not interpose malloc is
+ * taken for the allocator: cp_allocator__find() reads the symbols to tell.
+ * Pure.
+ */
+enum cp_allocator_kind cp_allocator_of_maps(const struct cp_maps *m, bool *glibc);
+
 /* A mapped ELF file, as cp_allocator_pick() sees it. */
 struct cp_alloc_candidate {
 	const char *path;

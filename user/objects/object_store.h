@@ -47,6 +47,9 @@ enum cp_obj_kind {
  * when resolving): it may have been freed unseen and its memory reused */
 #define CP_OBJ_F_GUARD_BACKOFF	(1u << 0)
 #define CP_OBJ_F_REALLOC	(1u << 1)	/* the result of a realloc */
+/* no allocation probe saw it: found in the allocator's chunk headers
+ * (objects/glibc_chunks.h); no call site, no thread, size malloc_usable_size() */
+#define CP_OBJ_F_CHUNK		(1u << 2)
 
 /* One live object. Plain C: filled by whoever decodes the allocation events. */
 struct cp_object {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objects/allocator.h"
 #include "objects/backoff_marks.h"
 #include "objects/globals.h"
 #include "objects/proc_maps.h"
@@ -30,6 +31,9 @@ struct proc {
 	struct thread_ptr *tps;
 	size_t nr_tps, tps_cap;
 	struct cp_backoff_marks backoff;	/* the guard's back-offs of this process */
+	/* the allocator its maps show (cp_allocator_of_maps()), per snapshot; -1: not asked */
+	__s8 allocator;
+	bool glibc;
 	/* gone, kept so its samples can still be classified at the report;
 	 * evicted first, replaced when its pid comes back */
 	bool exited;
@@ -44,6 +48,7 @@ struct cp_objects {
 	size_t nr_exited;		/* of nr: kept only for the report */
 	__u64 tick;
 	struct cp_elf_cache *elf;
+	struct cp_glibc_chunks *chunks;		/* heaps walked (live runs only); NULL until then */
 	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
 	struct cp_objects_stats st;	/* store part: objects of processes already gone */
 };
@@ -130,6 +135,8 @@ static void proc_free(struct cp_objects *o, struct proc *p)
 		o->st.stacks_dropped += cp_callsites__frames_dropped(p->callsites);
 	}
 	drop_view(p);
+	if (o->chunks)
+		cp_glibc_chunks__forget(o->chunks, p->pid);
 	cp_object_store__free(p->store);
 	cp_callsites__free(p->callsites);
 	free(p->stacks);
@@ -146,6 +153,7 @@ void cp_objects__free(struct cp_objects *o)
 			proc_free(o, o->slots[i]);
 	free(o->slots);
 	cp_elf_cache__free(o->elf);
+	cp_glibc_chunks__free(o->chunks);
 	free(o);
 }
 
@@ -177,6 +185,7 @@ static int take_snapshot(struct cp_objects *o, struct proc *p)
 	int err, n;
 
 	drop_view(p);
+	p->allocator = -1;
 	p->nr_stacks = p->nr_user_stacks;
 	p->maps_read_ns = cp_now_ns();
 	o->st.maps_reads++;
@@ -303,6 +312,7 @@ static struct proc *new_proc(struct cp_objects *o, pid_t pid)
 		return NULL;
 	p->pid = pid;
 	p->last_use = ++o->tick;
+	p->allocator = -1;
 	p->store = cp_object_store__new(o->opts.max_objects);
 	p->callsites = cp_callsites__new(o->opts.max_callsites);
 	if (!p->store || !p->callsites) {
@@ -355,6 +365,8 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
 	cp_callsites__free(p->callsites);
 	p->callsites = cs;
 	cp_object_store__clear(p->store);
+	if (o->chunks)
+		cp_glibc_chunks__forget(o->chunks, pid);
 	cp_backoff_marks_on_exec(&p->backoff);
 	p->nr_tps = 0;
 	p->nr_user_stacks = 0;
@@ -385,6 +397,8 @@ void cp_objects__on_exit(struct cp_objects *o, pid_t pid)
 	o->st.exits++;
 	p->exited = true;
 	o->nr_exited++;
+	if (o->chunks)
+		cp_glibc_chunks__forget(o->chunks, pid);
 	trim_exited(o);
 }
 
@@ -542,8 +556,17 @@ static void fill_from_global(struct cp_resolved *out, const struct cp_global_hit
 	copy_str(out->path, sizeof(out->path), h->mod->path);
 }
 
+/* The allocator @p's maps show, asked once per snapshot (cp_allocator_of_maps()). */
+static enum cp_allocator_kind proc_allocator(struct proc *p, bool *glibc)
+{
+	if (p->allocator < 0)
+		p->allocator = (__s8)cp_allocator_of_maps(p->maps, &p->glibc);
+	*glibc = p->glibc;
+	return (enum cp_allocator_kind)p->allocator;
+}
+
 /* Globals, thread-locals, then the mapping. -ENOENT: unmapped. */
-static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *out)
+static int resolve_view(struct proc *p, __u64 addr, struct cp_resolved *out)
 {
 	struct cp_global_hit h;
 	struct cp_map_class c;
@@ -562,6 +585,11 @@ static int resolve_view(const struct proc *p, __u64 addr, struct cp_resolved *ou
 	err = cp_maps_classify(p->maps, addr, p->stacks, p->nr_stacks, &c);
 	out->kind = c.kind;
 	out->before_attach = c.before_attach;
+	if (c.before_attach) {
+		bool glibc;
+
+		out->allocator = (__u8)proc_allocator(p, &glibc);
+	}
 	if (c.map) {
 		out->start = c.map->start;
 		out->size = c.map->end - c.map->start;
@@ -639,9 +667,62 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	return err;
 }
 
+/* glibc_chunks' read callback: the target's memory through opts.read_mem. */
+struct mem_ctx {
+	const struct cp_objects *o;
+	pid_t pid;
+};
+
+static ssize_t read_target(void *ctx, __u64 addr, void *buf, size_t len)
+{
+	const struct mem_ctx *m = ctx;
+
+	return m->o->opts.read_mem(m->o->opts.read_mem_ctx, m->pid, addr, buf, len);
+}
+
+int cp_objects__chunk_event(struct cp_objects *o, pid_t pid, __u64 addr, __u64 time_ns,
+			    struct cp_object_event *ev)
+{
+	const __u8 rw = CP_MAP_READ | CP_MAP_WRITE;
+	struct proc *p = find_proc(o, pid);
+	struct mem_ctx mc = { o, pid };
+	const struct cp_map *m;
+	struct cp_chunk ch;
+	bool glibc;
+
+	if (!o->opts.read_mem)
+		return -EOPNOTSUPP;
+	if (!p || p->exited)
+		return -ENOENT;
+	m = cp_maps__find(p->maps, addr);
+	if (!m || (m->kind != CP_MAP_HEAP && m->kind != CP_MAP_ANON) || (m->prot & rw) != rw)
+		return -ENOENT;
+	if (proc_allocator(p, &glibc) != CP_ALLOCATOR_LIBC || !glibc)
+		return -EOPNOTSUPP;
+	if (!o->chunks && !(o->chunks = cp_glibc_chunks__new(NULL)))
+		return -ENOMEM;
+	if (cp_glibc_chunks__find(o->chunks, pid, m->start, m->end,
+				  m->kind == CP_MAP_HEAP ? CP_CHUNK_MAP_BRK : CP_CHUNK_MAP_ANON, addr,
+				  cp_now_ns(), read_target, &mc, &ch) != CP_CHUNK_IN_USE)
+		return -ENOENT;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = CP_REC_OBJECT;
+	ev->kind = CP_OBJ_EV_ALLOC;
+	ev->func = CP_FN_MALLOC;
+	ev->flags = CP_OBJ_EV_F_CHUNK;
+	ev->tgid = (__u32)pid;
+	ev->addr = ch.user;
+	ev->size = ch.usable;
+	ev->stack_id = -1;
+	ev->time_ns = time_ns;
+	return 0;
+}
+
 void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out)
 {
 	*out = o->st;
+	if (o->chunks)
+		cp_glibc_chunks__stats(o->chunks, &out->chunks);
 	out->processes = 0;
 	for (size_t i = 0; i < o->nr_slots; i++) {
 		struct cp_object_store_stats s;

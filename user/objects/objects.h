@@ -17,8 +17,10 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "cacheperf/alloc.h"
 #include "objects/callsites.h"
 #include "objects/elf_syms.h"
+#include "objects/glibc_chunks.h"
 #include "objects/object_store.h"
 #include "util/path_map.h"
 #include "objects/proc_maps.h"
@@ -48,6 +50,15 @@ struct cp_objects_opts {
 	size_t (*read_stack)(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
 			     size_t max);
 	void *read_stack_ctx;
+	/*
+	 * Reads @len bytes of @pid's memory at @addr (a live run:
+	 * cp_proc_read_mem()); returns the bytes read or a negative errno.
+	 * cp_objects__chunk_event() reads glibc's chunk headers with it. NULL:
+	 * never read (offline: what the run found comes back as recorded
+	 * object events).
+	 */
+	ssize_t (*read_mem)(void *ctx, pid_t pid, __u64 addr, void *buf, size_t len);
+	void *read_mem_ctx;
 };
 
 /* What an address belongs to. Strings are copies, truncated to fit. */
@@ -63,6 +74,9 @@ struct cp_resolved {
 	__u64 start;		/* first byte of the object, variable or mapping */
 	__u64 size;
 	__u64 offset;		/* address - start; file mapping: offset in the file */
+	/* before_attach: the process's allocator as its maps show it (enum
+	 * cp_allocator_kind, objects/allocator.h): whose metadata could name the object */
+	__u8 allocator;
 	/* variable name, or a label: "heap", "[heap]", "[stack]", "thread stack",
 	 * "[anon]", a file name */
 	char name[CP_RESOLVED_NAME_LEN];
@@ -87,6 +101,7 @@ struct cp_objects_stats {
 	__u64 backoff_unseen;		/* memory with no allocation seen, after a back-off */
 	struct cp_object_store_stats store;	/* over all processes, past and present */
 	struct cp_elf_cache_stats elf;
+	struct cp_glibc_chunks_stats chunks;	/* cp_objects__chunk_event()'s walks */
 };
 
 struct cp_objects;
@@ -178,6 +193,23 @@ bool cp_objects__tracked(const struct cp_objects *o, pid_t pid);
  * @addr (@out is then kind unknown named "[unmapped]"), -ENOMEM.
  */
 int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out);
+
+/*
+ * An object no allocation probe saw, from the allocator's own metadata:
+ * for @addr of the live process @pid in its [heap] or an anonymous
+ * mapping, when its allocator is glibc's (as its maps show), the chunk in
+ * use that holds @addr, read from its chunk headers with opts.read_mem
+ * (objects/glibc_chunks.h: bounded, cached per mapping). Fills @ev with an
+ * allocation event (kind CP_OBJ_EV_ALLOC, flag CP_OBJ_EV_F_CHUNK, the user
+ * pointer and malloc_usable_size(), no caller, stack or thread, time
+ * @time_ns) for the caller to apply (cp_alloc_event_apply()) and to record,
+ * so that a replay, which reads no memory, finds the same object. Returns 0,
+ * -ENOENT when no chunk in use holds @addr (free memory, allocator metadata,
+ * a heap the walk does not understand, the process gone), -EOPNOTSUPP
+ * without opts.read_mem or for another allocator, -ENOMEM.
+ */
+int cp_objects__chunk_event(struct cp_objects *o, pid_t pid, __u64 addr, __u64 time_ns,
+			    struct cp_object_event *ev);
 
 void cp_objects__stats(const struct cp_objects *o, struct cp_objects_stats *out);
 

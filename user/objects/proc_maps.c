@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* /proc/PID/maps: pure parser and classifier first, then the two /proc readers. */
+/* /proc/PID/maps: pure parser and classifier first, then the /proc readers. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "objects/proc_maps.h"
 
@@ -320,6 +321,16 @@ const struct cp_proc_source cp_proc_live = {
 	.maps = live_maps,
 	.thread_stacks = live_thread_stacks,
 };
+
+ssize_t cp_proc_read_mem(void *ctx, pid_t pid, __u64 addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	(void)ctx;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	return n < 0 ? -errno : n;
+}
 
 const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr)
 {

@@ -2,8 +2,8 @@
 /*
  * /proc/PID/maps: a parsed snapshot of a process's mappings, and the
  * classification of an address that no tracked object holds. The parser is
- * pure (text in, snapshot out); only cp_maps__read() and
- * cp_maps_thread_stacks() touch /proc. Snapshot early: a short-lived target
+ * pure (text in, snapshot out); only cp_maps__read(),
+ * cp_maps_thread_stacks() and cp_proc_read_mem() touch the process. Snapshot early: a short-lived target
  * may be gone by the time its samples are classified.
  */
 #ifndef CP_PROC_MAPS_H
@@ -148,5 +148,14 @@ int cp_parse_syscall_sp(const char *text, __u64 *sp);
  */
 int cp_maps_thread_stacks(const char *proc_root, pid_t pid, const struct cp_maps *m,
 			  struct cp_range *out, size_t max);
+
+/*
+ * Reads @len bytes of process @pid's memory at @addr into @buf with
+ * process_vm_readv (ptrace access to @pid, as root has; the target is not
+ * stopped). Returns the bytes read, fewer where the range stops being
+ * mapped, or a negative errno. @ctx is unused: cp_objects_opts.read_mem of a
+ * live run.
+ */
+ssize_t cp_proc_read_mem(void *ctx, pid_t pid, __u64 addr, void *buf, size_t len);
 
 #endif /* CP_PROC_MAPS_H */

@@ -35,6 +35,27 @@ static void recorded(struct cp_profile *p, const void *data, size_t size)
 }
 
 /*
+ * @addr (of a sample or a breakpoint history) lies in heap memory no
+ * allocation was seen for: in a live run, the object glibc's chunk headers
+ * give (cp_objects__chunk_event()) is applied as an allocation event would
+ * be and recorded before the record that found it, so that a replay, which
+ * reads no memory, resolves the same. @r is resolved again.
+ */
+static void find_chunk(struct cp_profile *p, __u32 tgid, __u64 addr, __u64 time_ns,
+		       struct cp_resolved *r)
+{
+	struct cp_object_event ev;
+
+	if (!r->before_attach ||
+	    cp_objects__chunk_event(p->objects, (pid_t)tgid, addr, time_ns, &ev) ||
+	    cp_alloc_event_apply(p->objects, &ev, sizeof(ev)))
+		return;
+	p->chunk_objects++;
+	recorded(p, &ev, sizeof(ev));
+	cp_objects__resolve(p->objects, (pid_t)tgid, addr, r);
+}
+
+/*
  * A forwarded sample: a miss (PMU sources) or any access (sources without
  * hit/miss information). Resolved now, while its process and objects exist.
  */
@@ -91,6 +112,7 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	}
 	if (cp_objects__resolve(p->objects, (pid_t)s->tgid, s->addr, &r) == -ENOMEM)
 		return;
+	find_chunk(p, s->tgid, s->addr, s->time_ns, &r);
 	if (miss)
 		note_seen(p, s->tgid, s->addr, &r);
 	cs = r.callsite ? cp_objects__callsite_get(p->objects, (pid_t)s->tgid, r.callsite) : NULL;
@@ -154,8 +176,10 @@ static void on_history_record(struct cp_profile *p, const void *data)
 
 		cp_insn_store__add_history(p->insns, &key, h.addrs[i]);
 		/* the objects a conflict's lines lie in, while they live */
-		if (!cp_objects__resolve(p->objects, (pid_t)h.tgid, h.addrs[i], &r))
-			note_seen(p, h.tgid, h.addrs[i], &r);
+		if (cp_objects__resolve(p->objects, (pid_t)h.tgid, h.addrs[i], &r))
+			continue;
+		find_chunk(p, h.tgid, h.addrs[i], 0, &r);
+		note_seen(p, h.tgid, h.addrs[i], &r);
 	}
 }
 
@@ -164,8 +188,17 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	struct cp_profile *p = ctx;
 
 	if (type == CP_REC_OBJECT) {
+		__u8 flags = 0;
+
 		cp_alloc_event_apply(p->objects, data, size);
-		p->object_events++;
+		/* a recorded object from the chunk headers is no event of the probes */
+		if (size >= sizeof(struct cp_object_event))
+			memcpy(&flags, (const char *)data + offsetof(struct cp_object_event, flags),
+			       sizeof(flags));
+		if (flags & CP_OBJ_EV_F_CHUNK)
+			p->chunk_objects++;
+		else
+			p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
 		struct cp_proc_event pe;
 

@@ -95,6 +95,7 @@ struct cp_profile {
 	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
 	__u64 received;
 	__u64 object_events;
+	__u64 chunk_objects;			/* objects found in glibc's chunk headers */
 	__u64 execs;
 	__u64 exits;
 	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objects/allocator.h"
 #include "report/profile_report.h"
 #include "report/report_emit.h"
 #include "util/clock.h"
@@ -37,6 +38,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->period_changes = e.period_changes;
 	r->execs = p->execs;
 	r->object_events = p->object_events;
+	r->chunk_objects = p->chunk_objects;
 	r->guard_backoffs = e.guard_backoffs;
 	cp_objects__stats(p->objects, &os);
 	r->backoff_doubtful = os.backoff_doubtful;
@@ -163,10 +165,19 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 	}
 	out->kind = r.kind;
 	out->start = r.start;
-	out->size = r.size;
+	/* memory no allocation was seen for: its mapping's size is no object's */
+	out->size = r.kind == CP_OBJ_UNKNOWN ? 0 : r.size;
 	out->callsite = r.callsite;
 	out->nr_objects = 1;
+	out->flags = r.flags;
 	snprintf(out->name, sizeof(out->name), "%s", r.name);
+	if (r.flags & CP_OBJ_F_CHUNK)
+		out->before_attach = !p->info.launched;
+	/* an allocator whose metadata we do not read: say so, name no object */
+	if (r.kind == CP_OBJ_UNKNOWN && r.before_attach && r.allocator != CP_ALLOCATOR_LIBC &&
+	    r.allocator != CP_ALLOCATOR_EXEC)
+		snprintf(out->allocator, sizeof(out->allocator), "%s",
+			 cp_allocator_kind_name((enum cp_allocator_kind)r.allocator));
 	if (r.tid) {
 		out->nr_tids = 1;
 		out->alloc_tids[0] = r.tid;

@@ -155,7 +155,14 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		snprintf(at, sizeof(at), " allocated at 0x%llx", (unsigned long long)g->caller);
 	switch (g->kind) {
 	case CP_OBJ_HEAP:
-		n = snprintf(buf, sz, "heap object (%llu bytes)%s", (unsigned long long)g->size, at);
+		/* read from glibc's chunk headers: no call site, one object per group */
+		if (g->flags & CP_OBJ_F_CHUNK)
+			n = snprintf(buf, sz, "heap object at 0x%llx (%llu bytes, glibc chunk), %s",
+				     (unsigned long long)g->start, (unsigned long long)g->size,
+				     r->launched ? "no allocation seen" : "allocated before attach");
+		else
+			n = snprintf(buf, sz, "heap object (%llu bytes)%s", (unsigned long long)g->size,
+				     at);
 		break;
 	case CP_OBJ_MAPPING:
 		if (g->callsite)
@@ -214,6 +221,10 @@ static void print_objects(const struct cp_report *r, FILE *f)
 			(unsigned long long)(no_levels ? list[i]->samples : list[i]->misses),
 			list[i]->tgid, what);
 	}
+	if (r->chunk_objects)
+		fprintf(f, "  objects no allocation probe saw, read from glibc's chunk headers: %llu "
+			"(size: malloc_usable_size(), call site unknown)\n",
+			(unsigned long long)r->chunk_objects);
 	free(list);
 }
 

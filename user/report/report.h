@@ -43,6 +43,7 @@ struct cp_report {
 	__u64 unknown;			/* ... of a type nothing consumes */
 	__u64 period_changes;		/* sample periods raised or lowered by the rate cap */
 	__u64 object_events;		/* allocation and mapping records applied */
+	__u64 chunk_objects;		/* objects no probe saw, read from glibc's chunk headers */
 	bool have_alloc;		/* allocation probes ran (not --no-objects) */
 	struct cp_alloc_probes_stats alloc;
 	__u64 guard_backoffs;

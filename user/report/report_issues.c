@@ -60,7 +60,11 @@ static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
 		fprintf(f, "    ... and %u more source lines\n", is->more_insns);
 }
 
-/* "the heap object (1056 bytes)", "multiple heap objects (8 bytes)", "the global hits (8 bytes)". */
+/*
+ * "the heap object (1056 bytes)", "3 heap objects (8 bytes)", "the global
+ * variable hits (8 bytes)", "the heap object at 0x5555555592a0 (104 bytes,
+ * glibc chunk)".
+ */
 static void object_head(const struct cp_issue_object *o, FILE *f)
 {
 	const char *kind = cp_object_kind_name(o->kind);
@@ -68,7 +72,11 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 
 	switch (o->kind) {
 	case CP_OBJ_HEAP:
-		if (o->nr_objects > 1)
+		/* from glibc's chunk headers: where it is, its usable size; no call site */
+		if (o->flags & CP_OBJ_F_CHUNK)
+			fprintf(f, "the heap object at 0x%llx (%llu bytes, glibc chunk)",
+				(unsigned long long)o->start, size);
+		else if (o->nr_objects > 1)
 			fprintf(f, "%u heap objects (%llu bytes)", o->nr_objects, size);
 		else
 			fprintf(f, "the heap object (%llu bytes)", size);
@@ -80,6 +88,9 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 		break;
 	case CP_OBJ_UNKNOWN:
 		fprintf(f, "memory %s with no allocation seen", o->name[0] ? o->name : "?");
+		if (o->allocator[0])
+			fprintf(f, " (%s: its metadata is not read, so no object is named)",
+				o->allocator);
 		break;
 	default:
 		/* an anonymous mapping's name is its kind: say it once */
@@ -111,6 +122,9 @@ static void print_object(const struct cp_issue_object *o, FILE *f)
 	}
 	if (o->nr_frames && o->more_frames)
 		fprintf(f, " \u2190 \u2026");
+	if (o->flags & CP_OBJ_F_CHUNK)
+		fprintf(f, o->before_attach ? " allocated before profiling began, call site unknown" :
+					      " allocated where no probe saw it, call site unknown");
 	fprintf(f, "\n");
 }
 

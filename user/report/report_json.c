@@ -114,6 +114,13 @@ static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 	cp_json_hex(j, "start", o->start);
 	cp_json_u64(j, "count", o->nr_objects);
 	cp_json_u64(j, "refs", o->refs);
+	/* only where they apply: reports without them keep their keys */
+	if (o->flags & CP_OBJ_F_CHUNK) {
+		cp_json_str(j, "found_by", "glibc_chunk");
+		cp_json_bool(j, "before_attach", o->before_attach);
+	}
+	if (o->allocator[0])
+		cp_json_str(j, "allocator", o->allocator);
 	cp_json_array(j, "alloc_stack");
 	for (__u32 i = 0; i < o->nr_frames && i < CP_ISSUE_MAX_FRAMES; i++) {
 		cp_json_object(j, NULL);

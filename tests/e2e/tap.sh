@@ -67,3 +67,15 @@ replayable() {
 	awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/ && !/^Overhead budget\n/' "$1" |
 		grep -v '^  memory: RSS '
 }
+
+# The hostile-tenant tests: a tenant is an unprivileged user (nobody) acting
+# against the root profiler. tenant_dir makes a directory it owns and prints
+# its path; as_tenant CMD... runs CMD as that user, with no capabilities.
+tenant_dir() {
+	local d
+
+	d=$(mktemp -d) && chmod 0755 "$d" && chown nobody:nogroup "$d" && echo "$d"
+}
+as_tenant() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all -- "$@"
+}

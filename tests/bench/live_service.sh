@@ -22,6 +22,7 @@
 #     RUNS      runs each way (default 5, 1..31)
 #     REQUESTS  requests per redis-benchmark test (default 200000, 1000..10000000)
 #   $CP_BUILD   where the profiler is (default build)
+#   $CP_BENCH_ARGS  more profiler options, to compare (default: none)
 #   $CP_BENCH_KEEP  a directory to copy the reports and logs to (default: none)
 #
 # Bounded: each benchmark runs under `timeout 300`, the profiler with -d 900,
@@ -120,7 +121,8 @@ has_perf_event() { # PID
 # Starts the profiler on the server and waits until its probes are attached:
 # the budget line is printed after calibration, then the sampling events open.
 start_profiler() { # RUN
-	"$bin" -p "$srv" -d 900 -o "$work/report-$1.txt" 2>"$work/profiler-$1.err" &
+	# shellcheck disable=SC2086 # $CP_BENCH_ARGS: extra options, word-split
+	"$bin" -p "$srv" ${CP_BENCH_ARGS:-} -d 900 -o "$work/report-$1.txt" 2>"$work/profiler-$1.err" &
 	prof=$!
 	for _ in $(seq 300); do
 		kill -0 "$prof" 2>/dev/null || { cat "$work/profiler-$1.err" >&2; die "the profiler exited at start"; }

@@ -92,6 +92,12 @@ static void test_btf_and_kfunc(void **state)
 	/* a struct is in BTF but is not a function */
 	assert_int_equal(cp_sysinfo_btf_has_func("/", "task_struct"), 0);
 	assert_int_equal(cp_sysinfo_btf_has_func("/nonexistent", "bpf_cast_to_kern_ctx"), -ENOENT);
+	/* uprobe multi links (live/uprobe_multi.h) appeared in 6.6 */
+	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "bpf_attach_type",
+						       "BPF_TRACE_UPROBE_MULTI"),
+			 cp_kernel_version_cmp(&v, 6, 6, 0) >= 0);
+	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "bpf_attach_type", "CP_NO_SUCH"), 0);
+	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "cp_no_such_enum", "X"), 0);
 }
 
 static void test_uprobes(void **state)

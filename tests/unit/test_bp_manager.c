@@ -346,6 +346,39 @@ static void test_hit_budget(void **state)
 	cp_bp_manager__free(m);
 }
 
+/*
+ * Hits past the budget are owed: an instruction in a hot loop took 1000 hits
+ * against 200/s before it was let go, so nothing is armed again until the
+ * seconds after have paid for them (5 s), and the report counts each second
+ * spent at the budget.
+ */
+static void test_hit_budget_debt(void **state)
+{
+	struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 200 };
+	struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
+	struct cp_bp_manager_view v = { .state = CP_BP_ARMED, .last_ns = T0 };
+	struct cp_bp_manager_pick p;
+	struct cp_bp_manager_stats st;
+
+	(void)state;
+	cp_bp_manager__hits(m, 0, T0);
+	candidates(m, 10, 2);
+	assert_int_not_equal(arm_next(m, T0), 0);
+	cp_bp_manager__hits(m, 1000, T0 + 50 * MS);
+	assert_int_equal(cp_bp_manager__check(m, 10, 0x1000, &v, T0 + 50 * MS), CP_BPM_BUDGET);
+	cp_bp_manager__released(m, 10, 0x1000, CP_BPM_BUDGET, 64, T0 + 50 * MS);
+	/* 200 hits paid per second: 800 owed after the first, 0 after the fifth */
+	for (int s = 1; s < 5; s++) {
+		cp_bp_manager__hits(m, 1000, T0 + (__u64)s * 1000 * MS);
+		assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + (__u64)s * 1000 * MS, &p));
+	}
+	cp_bp_manager__hits(m, 1000, T0 + 5000 * MS);
+	assert_int_not_equal(arm_next(m, T0 + 5000 * MS), 0);
+	cp_bp_manager__stats(m, &st);
+	assert_int_equal(st.over_budget, 5);	/* the first second, and four that owed all theirs */
+	cp_bp_manager__free(m);
+}
+
 /* Bounded: candidates beyond the cap are counted; exit and staleness free room. */
 static void test_bounded_forget_prune(void **state)
 {
@@ -385,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_check_reasons),
 		cmocka_unit_test(test_released_instructions),
 		cmocka_unit_test(test_hit_budget),
+		cmocka_unit_test(test_hit_budget_debt),
 		cmocka_unit_test(test_bounded_forget_prune),
 	};
 

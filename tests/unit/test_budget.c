@@ -89,6 +89,8 @@ static void test_windows(void **state)
 	cp_alloc_guard_init(&g, &cfg, 0);
 	/* 50 ms: the window is not over yet */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 50 * MS), CP_GUARD_NONE);
+	/* the loop is to wake when the shortest window ends */
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), cfg.window_ns);
 	/*
 	 * 100 ms, 100000 calls on one busy CPU: 100 ms spent, which is 1 % of
 	 * 10 s of CPU time: off for 10 s - 100 ms = 9.9 s
@@ -98,6 +100,7 @@ static void test_windows(void **state)
 	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS);
 	assert_int_equal(g.attached_ns, 100 * MS);
 	assert_int_equal(g.budget_offs, 1);
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), g.until_ns);	/* then when it ends */
 	/* 1000 calls while detaching cost 1 ms: 100 ms more off (1 % of one CPU) */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5 * S), CP_GUARD_NONE);
 	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS + 100 * MS);

@@ -58,7 +58,7 @@ struct cp_bp_manager {
 	struct last_miss last[CP_BPM_MAX_CPUS];
 	struct domain_limit limits[CP_BPM_MAX_DOMAINS];
 	__u64 window_start_ns;		/* the budget's current second */
-	__u64 window_base;		/* hits before it */
+	__u64 window_base;		/* hits before it, less the hits owed from before */
 	__u64 hits;			/* running total */
 	__u64 noted;			/* forwarded samples noted: by_time's whole */
 	bool window_over;		/* this second's budget reached */
@@ -228,9 +228,20 @@ void cp_bp_manager__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns
 {
 	m->stats.hits = hits_total;
 	m->hits = hits_total;
-	if (!m->window_start_ns || now_ns - m->window_start_ns >= CP_BPM_SECOND_NS) {
+	if (!m->window_start_ns) {
 		m->window_start_ns = now_ns;
 		m->window_base = hits_total;
+	} else if (now_ns - m->window_start_ns >= CP_BPM_SECOND_NS) {
+		/*
+		 * Hits past the budget are owed: one armed instruction in a hot
+		 * loop takes thousands of hits before its events are closed, many
+		 * seconds' worth, and the next seconds start with that debt.
+		 */
+		__u64 secs = (now_ns - m->window_start_ns) / CP_BPM_SECOND_NS;
+		__u64 used = hits_total - m->window_base, allowed = secs * m->cfg.max_rate;
+
+		m->window_start_ns = now_ns;
+		m->window_base = hits_total - (used > allowed ? used - allowed : 0);
 		m->window_over = false;
 	}
 	if (!m->window_over && hits_total - m->window_base >= m->cfg.max_rate) {

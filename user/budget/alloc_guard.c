@@ -130,3 +130,12 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 		return back_off(g, rate_off, now_ns);
 	return CP_GUARD_NONE;
 }
+
+__u64 cp_alloc_guard_next_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	if (g->backed_off)
+		return g->until_ns;
+	if (!cfg->max_rate && !cfg->budget_ppm)
+		return 0;
+	return g->window_start_ns + (cfg->budget_ppm ? cfg->window_ns : cfg->interval_ns);
+}

@@ -89,4 +89,11 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 const struct cp_alloc_guard_cfg *cfg, __u64 calls,
 					 __u64 cpu_ns, __u64 now_ns);
 
+/*
+ * The time of the guard's next decision: the end of the back-off, or the end
+ * of the shortest window; ticking before it changes nothing. 0: none (no
+ * guard).
+ */
+__u64 cp_alloc_guard_next_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg);
+
 #endif /* CP_ALLOC_GUARD_H */

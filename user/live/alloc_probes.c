@@ -13,6 +13,7 @@
 #include "objects/allocator.h"
 #include "live/alloc_probes.h"
 #include "live/link_reaper.h"
+#include "live/uprobe_multi.h"
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
 #include "util/clock.h"
@@ -35,7 +36,7 @@ struct target {
 	struct cp_allocator *alloc;
 	struct site sites[CP_FN_NR_PROBED];
 	int nr_sites;
-	struct bpf_link *links[2 * CP_FN_NR_PROBED];
+	struct cp_probe_link links[2 * CP_FN_NR_PROBED];
 	int nr_links;
 	struct cp_alloc_guard guard;
 	__u64 calls;		/* taken from alloc_calls so far */
@@ -51,6 +52,7 @@ struct cp_alloc_probes {
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
 	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
+	bool multi;			/* uprobe multi links (live/uprobe_multi.h) */
 	bool raw_syscalls;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
@@ -163,9 +165,16 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
-		if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe") ||
-		    !strncmp(sec, "tracepoint/syscalls/", 20) || !strncmp(sec, "raw_tp/sys_", 11))
+		bool uprobe = !strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe");
+
+		if (uprobe || !strncmp(sec, "tracepoint/syscalls/", 20) ||
+		    !strncmp(sec, "raw_tp/sys_", 11))
 			bpf_program__set_autoattach(prog, false);
+		if (uprobe && cp_uprobe_multi_supported()) {
+			err = cp_uprobe_multi_prepare(prog);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -218,6 +227,8 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
 	ap->guard_cfg.budget_ppm = ap->opts.budget_ppm;
 	ap->guard_cfg.call_ns = ap->opts.call_ns;
+	ap->multi = bpf_program__expected_attach_type(skel->progs.on_alloc) ==
+		    (enum bpf_attach_type)CP_BPF_TRACE_UPROBE_MULTI;
 	ap->reaper = cp_link_reaper__new();
 	err = ap->reaper ? attach_syscalls(ap) : -errno;
 	if (err) {
@@ -231,7 +242,7 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 /* Hands @t's links to the reaper: the loop does not wait for the kernel. */
 static void detach_links(struct cp_alloc_probes *ap, struct target *t)
 {
-	struct bpf_link *order[2 * CP_FN_NR_PROBED];
+	struct cp_probe_link order[2 * CP_FN_NR_PROBED];
 
 	/* entries first: a return probe without its entry is harmless, the reverse is not */
 	for (int i = 0; i < t->nr_links; i++)
@@ -324,45 +335,91 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 	}
 }
 
-static int attach_one(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
-		      const struct site *s, bool ret)
+static int attach_one(struct target *t, struct bpf_program *prog, const struct site *s, bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret,
 		    .bpf_cookie = CP_ALLOC_COOKIE(s->func, s->sp_adjust));
 	struct bpf_link *l;
 
-	(void)ap;
 	l = bpf_program__attach_uprobe_opts(prog, t->pid, t->alloc->open_path, s->off, &uo);
 	if (!l)
 		return -errno;
-	t->links[t->nr_links++] = l;
+	t->links[t->nr_links++] = (struct cp_probe_link){ .link = l, .fd = -1 };
 	return 0;
+}
+
+/*
+ * One multi link for @prog: the return probes of every site that needs one
+ * (@ret), or the entry probes of the sites whose entry program @prog is.
+ */
+static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
+			bool ret)
+{
+	__u64 offs[CP_FN_NR_PROBED], cookies[CP_FN_NR_PROBED];
+	__u32 n = 0, args;
+	int fd;
+
+	for (int i = 0; i < t->nr_sites; i++) {
+		const struct site *s = &t->sites[i];
+
+		if (ret ? !s->need_ret : entry_prog(ap->skel, s->func, &args) != prog)
+			continue;
+		offs[n] = s->off;
+		cookies[n++] = CP_ALLOC_COOKIE(s->func, s->sp_adjust);
+	}
+	if (!n)
+		return 0;
+	fd = cp_uprobe_multi_attach(prog, t->pid, t->alloc->open_path, offs, cookies, n, ret);
+	if (fd < 0)
+		return fd;
+	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
+	return 0;
+}
+
+/* The entry programs of @t's sites, each once. */
+static int entry_progs(struct cp_alloc_probes *ap, const struct target *t,
+		       struct bpf_program **progs)
+{
+	int n = 0;
+	__u32 args;
+
+	for (int i = 0; i < t->nr_sites; i++) {
+		struct bpf_program *p = entry_prog(ap->skel, t->sites[i].func, &args);
+		int j = 0;
+
+		while (j < n && progs[j] != p)
+			j++;
+		if (j == n)
+			progs[n++] = p;
+	}
+	return n;
 }
 
 static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 {
+	struct bpf_program *progs[CP_FN_NR_PROBED];
+	int err = 0, n;
 	__u32 args;
-	int err;
 
 	/* entries of calls in flight before this point have lost their returns */
 	ap->skel->bss->alloc_gen++;
 	/* returns first, so every entry seen has its return probe */
-	for (int i = 0; i < t->nr_sites; i++) {
-		if (!t->sites[i].need_ret)
-			continue;
-		err = attach_one(ap, t, ap->skel->progs.on_alloc_ret, &t->sites[i], true);
-		if (err)
-			goto fail;
+	if (ap->multi) {
+		err = attach_multi(ap, t, ap->skel->progs.on_alloc_ret, true);
+		n = entry_progs(ap, t, progs);
+		for (int i = 0; i < n && !err; i++)
+			err = attach_multi(ap, t, progs[i], false);
+	} else {
+		for (int i = 0; i < t->nr_sites && !err; i++)
+			if (t->sites[i].need_ret)
+				err = attach_one(t, ap->skel->progs.on_alloc_ret, &t->sites[i],
+						 true);
+		for (int i = 0; i < t->nr_sites && !err; i++)
+			err = attach_one(t, entry_prog(ap->skel, t->sites[i].func, &args),
+					 &t->sites[i], false);
 	}
-	for (int i = 0; i < t->nr_sites; i++) {
-		err = attach_one(ap, t, entry_prog(ap->skel, t->sites[i].func, &args),
-				 &t->sites[i], false);
-		if (err)
-			goto fail;
-	}
-	return 0;
-fail:
-	detach_links(ap, t);
+	if (err)
+		detach_links(ap, t);
 	return err;
 }
 
@@ -588,6 +645,19 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 void cp_alloc_probes__flush(struct cp_alloc_probes *ap)
 {
 	cp_link_reaper__flush(ap->reaper);
+}
+
+__u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap)
+{
+	__u64 next = 0;
+
+	for (int i = 0; i < ap->nr_targets; i++) {
+		__u64 t = cp_alloc_guard_next_ns(&ap->targets[i]->guard, &ap->guard_cfg);
+
+		if (t && (!next || t < next))
+			next = t;
+	}
+	return next;
 }
 
 bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)

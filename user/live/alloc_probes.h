@@ -116,6 +116,9 @@ void cp_alloc_probes__flush(struct cp_alloc_probes *ap);
  */
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns);
 
+/* When a tick next changes anything (cp_alloc_guard_next_ns()), 0: never. */
+__u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap);
+
 /* True while @pid's probes are backed off by the guard. */
 bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid);
 

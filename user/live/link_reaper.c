@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "live/link_reaper.h"
@@ -22,7 +23,7 @@ struct cp_link_reaper {
 	pthread_mutex_t lock;
 	pthread_cond_t work;		/* links queued, or stop */
 	pthread_cond_t idle;		/* the queue ran empty */
-	struct bpf_link **queue;
+	struct cp_probe_link *queue;
 	size_t n, cap;
 	size_t head;			/* the next link to take */
 	size_t busy;			/* links taken by workers, not yet destroyed */
@@ -35,7 +36,7 @@ static void *reap(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		struct bpf_link *link;
+		struct cp_probe_link link;
 
 		while (r->head == r->n && !r->stop)
 			pthread_cond_wait(&r->work, &r->lock);
@@ -46,7 +47,7 @@ static void *reap(void *arg)
 			r->head = r->n = 0;	/* the queue is empty: start over at its front */
 		r->busy++;
 		pthread_mutex_unlock(&r->lock);
-		bpf_link__destroy(link);
+		cp_probe_link_destroy(&link);
 		pthread_mutex_lock(&r->lock);
 		r->busy--;
 		if (r->head == r->n && !r->busy)
@@ -57,6 +58,14 @@ static void *reap(void *arg)
 }
 
 /* Frees @r once no thread uses it. */
+void cp_probe_link_destroy(const struct cp_probe_link *l)
+{
+	if (l->link)
+		bpf_link__destroy(l->link);
+	else if (l->fd >= 0)
+		close(l->fd);
+}
+
 static void release(struct cp_link_reaper *r)
 {
 	free(r->queue);
@@ -103,14 +112,14 @@ void cp_link_reaper__free(struct cp_link_reaper *r)
 	release(r);
 }
 
-void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size_t n)
+void cp_link_reaper__add(struct cp_link_reaper *r, const struct cp_probe_link *links, size_t n)
 {
 	size_t i = 0;
 
 	pthread_mutex_lock(&r->lock);
 	if (r->n + n > r->cap) {
 		size_t cap = r->cap ? r->cap : 64;
-		struct bpf_link **q;
+		struct cp_probe_link *q;
 
 		while (cap < r->n + n)
 			cap *= 2;
@@ -127,7 +136,7 @@ void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size
 	pthread_mutex_unlock(&r->lock);
 	/* no memory for the queue: the slow way, here */
 	for (; i < n; i++)
-		bpf_link__destroy(links[i]);
+		cp_probe_link_destroy(&links[i]);
 }
 
 void cp_link_reaper__flush(struct cp_link_reaper *r)

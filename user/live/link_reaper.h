@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Destroys bpf links on worker threads. Unregistering a uprobe waits for
+ * Destroys probe links on worker threads. Unregistering a uprobe waits for
  * the kernel's uprobe synchronisation, ~60 ms per link here, so a target's
  * ~20 allocation probes took about a second to go one after the other: done
  * on the profiling loop's thread, every exiting target (or guard back-off)
@@ -20,6 +20,15 @@
 struct bpf_link;
 struct cp_link_reaper;
 
+/* A probe's link: libbpf's (@link), or the fd of a link made by bpf() itself (@link NULL). */
+struct cp_probe_link {
+	struct bpf_link *link;
+	int fd;
+};
+
+/* Detaches @l now, on the caller's thread. */
+void cp_probe_link_destroy(const struct cp_probe_link *l);
+
 /* Starts the worker. NULL with errno set on failure. */
 struct cp_link_reaper *cp_link_reaper__new(void);
 
@@ -27,7 +36,7 @@ struct cp_link_reaper *cp_link_reaper__new(void);
 void cp_link_reaper__free(struct cp_link_reaper *r);
 
 /* Hands @n links over, taken in this order; the caller forgets them. */
-void cp_link_reaper__add(struct cp_link_reaper *r, struct bpf_link **links, size_t n);
+void cp_link_reaper__add(struct cp_link_reaper *r, const struct cp_probe_link *links, size_t n);
 
 /* Waits until every link handed over so far is destroyed. */
 void cp_link_reaper__flush(struct cp_link_reaper *r);

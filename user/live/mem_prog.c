@@ -2,28 +2,12 @@
 /* Program variant choice and window sizing for the memory-sample programs. */
 #include <errno.h>
 #include <stdbool.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "live/mem_prog.h"
-
-/*
- * The kfunc is the deciding fact, not the kernel version: distribution
- * kernels backport, and BTF is what the verifier will check the call against.
- */
-static bool cp_vmlinux_has_func(const char *name)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
-
-	if (!btf)
-		return false;
-	found = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return found;
-}
+#include "machine/sysinfo.h"
 
 struct bpf_program *cp_mem_prog(struct cacheperf *skel, enum cp_mem_prog variant)
 {
@@ -65,7 +49,8 @@ int cp_mem_prog_select(struct cacheperf *skel)
 	enum cp_mem_prog variant = CP_MEM_PROG_COMPAT;
 	int err;
 
-	if (cp_vmlinux_has_func("bpf_cast_to_kern_ctx"))
+	/* the kfunc decides, not the kernel version: distribution kernels backport */
+	if (cp_sysinfo_btf_has_func("/", "bpf_cast_to_kern_ctx") == 1)
 		variant = CP_MEM_PROG_KFUNC;
 	err = cp_mem_prog_force(skel, variant);
 	return err ? err : (int)variant;

@@ -408,6 +408,17 @@ static void start_rolling(struct cp_live *l, const struct cp_live_cfg *cfg)
 		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
 }
 
+/* @timeout_ms, or less to wake at @when_ns (0: no such time) after @now_ns. */
+static int wake_by(__u64 when_ns, __u64 now_ns, int timeout_ms)
+{
+	__u64 ms;
+
+	if (!when_ns)
+		return timeout_ms;
+	ms = when_ns > now_ns ? (when_ns - now_ns + 999999) / 1000000ull : 0;
+	return ms < (__u64)timeout_ms ? (int)ms : timeout_ms;
+}
+
 /* True when the run is over for a reason other than an error; sets the end reason. */
 static bool run_over(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now, __u64 deadline)
 {
@@ -470,6 +481,10 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		}
 		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
 			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
+		/* an allocation window ends on time, not at the next record batch */
+		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
+						    : 0,
+				     now, timeout_ms);
 		ret = cp_drain__poll(l->drain, timeout_ms);
 		/* the allocation probes wake us in batches: take what waits anyway */
 		if (ret >= 0 || ret == -EINTR)

@@ -205,28 +205,64 @@ int cp_sysinfo_btf_vmlinux(const char *root)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-int cp_sysinfo_btf_has_func(const char *root, const char *name)
+/* The kernel's BTF: libbpf's search with @root "/", else @root/sys/kernel/btf/vmlinux. */
+static struct btf *load_vmlinux_btf(const char *root, int *err)
 {
 	char path[4096];
 	struct btf *btf;
-	int id, err;
 
 	if (!strcmp(root, "/")) {
 		/* also finds vmlinux images in /boot on kernels without sysfs BTF */
 		btf = btf__load_vmlinux_btf();
 	} else {
-		err = cp_sysfs_path(path, sizeof(path), root, "sys/kernel/btf/vmlinux");
-		if (err)
-			return err;
+		*err = cp_sysfs_path(path, sizeof(path), root, "sys/kernel/btf/vmlinux");
+		if (*err)
+			return NULL;
 		btf = btf__parse(path, NULL);
 	}
 	if (!btf)
-		return errno ? -errno : -ENOENT;
+		*err = errno ? -errno : -ENOENT;
+	return btf;
+}
+
+int cp_sysinfo_btf_has_func(const char *root, const char *name)
+{
+	struct btf *btf;
+	int id, err;
+
+	btf = load_vmlinux_btf(root, &err);
+	if (!btf)
+		return err;
 	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
 	btf__free(btf);
 	if (id == -ENOENT)
 		return 0;
 	return id > 0 ? 1 : id;
+}
+
+/* Whether @t, a BTF enum, has an enumerator @name. */
+static bool enum_has(const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const struct btf_enum *e = btf_enum(t);
+
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+int cp_sysinfo_btf_has_enumerator(const char *root, const char *type, const char *name)
+{
+	struct btf *btf;
+	int id, err, found;
+
+	btf = load_vmlinux_btf(root, &err);
+	if (!btf)
+		return err;
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	found = id > 0 && enum_has(btf, btf__type_by_id(btf, id), name);
+	btf__free(btf);
+	return id > 0 || id == -ENOENT ? found : id;
 }
 
 int cp_sysinfo_uprobe_type(const char *root)

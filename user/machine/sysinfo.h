@@ -71,6 +71,13 @@ int cp_sysinfo_btf_vmlinux(const char *root);
 int cp_sysinfo_btf_has_func(const char *root, const char *name);
 
 /*
+ * Whether the kernel's BTF has an enumerator @name in the enum @type (a
+ * kernel's attach types are the values of enum bpf_attach_type), looked up
+ * like cp_sysinfo_btf_has_func(). 1, 0 or a negative errno.
+ */
+int cp_sysinfo_btf_has_enumerator(const char *root, const char *type, const char *name);
+
+/*
  * The uprobe PMU's dynamic perf type from
  * @root/sys/bus/event_source/devices/uprobe/type (> 0), or a negative errno
  * (-ENOENT: kernel built without CONFIG_UPROBE_EVENTS).

@@ -168,7 +168,9 @@ if [ "$rc" -eq 0 ] && [ -n "$tpid" ] && [ "$site_line" = "$ma_line" ] &&
 	_ok "-a: a process started after the attach has its malloc'd object (touch_pages.c:$ma_line)"
 else
 	_not_ok "-a: a process started after the attach has its malloc'd object (touch_pages.c:$ma_line)" \
-		"rc $rc, workload $tpid, call site line '$site_line', its top object: '$obj'"
+		"rc $rc, workload $tpid, call site line '$site_line', its top object: '$obj'" \
+		"$(grep -E 'allocation (events|guard)|dropped|lost' "$tap_out" | head -5)" \
+		"$(sed -n '/^Objects with/,/^Drops/p' "$tap_out" | head -12)"
 fi
 
 # -p: the run ends when the target exits

@@ -20,7 +20,7 @@ static const struct cp_cache_level l1 = {
 struct test_obj {
 	enum cp_obj_kind kind;
 	__u64 start, size, callsite;
-	__u32 tid;		/* allocating thread */
+	__u32 tid;		/* allocating thread, 0: unknown */
 	__u32 site_line;	/* work.c line of the allocation */
 	const char *name;
 };
@@ -66,7 +66,8 @@ static inline int object_at(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_o
 		out->callsite = o->callsite;
 		out->nr_objects = 1;
 		snprintf(out->name, sizeof(out->name), "%s", o->name ? o->name : "");
-		out->nr_tids = 1;
+		/* tid 0: no allocation seen (before attach, or while backed off) */
+		out->nr_tids = o->tid ? 1 : 0;
 		out->alloc_tids[0] = o->tid;
 		if (o->site_line) {
 			out->nr_frames = 1;

@@ -130,6 +130,67 @@ static void test_false_sharing_allocator(void **state)
 	}
 }
 
+/*
+ * Objects whose allocation no probe saw (allocated before attach, found from
+ * glibc's chunk headers; or while the probes were backed off): no allocating
+ * thread. Two objects on the line, each written by a thread of its own: the
+ * allocator placed them. When one thread writes both, or only one object is
+ * on the line, nothing says it was not the application's own layout.
+ */
+static void test_false_sharing_allocator_unseen(void **state)
+{
+	struct {
+		__u64 b_start;	/* the second object (0: none) */
+		__u32 a_writer_2;	/* another thread writing the first object (0: none) */
+		enum cp_issue_origin origin;
+	} cases[] = {
+		{ 0x20010, 0, CP_ORIGIN_ALLOCATOR },
+		{ 0x20010, 103, CP_ORIGIN_ALLOCATOR },	/* two threads of the first's own */
+		{ 0, 0, CP_ORIGIN_APPLICATION },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct fixture *f = fixture_new();
+		const struct cp_issue *is;
+
+		object(f, (struct test_obj){ CP_OBJ_HEAP, 0x20000, cases[c].b_start ? 16 : 64, 0,
+					     0, 0, NULL });
+		if (cases[c].b_start)
+			object(f, (struct test_obj){ CP_OBJ_HEAP, cases[c].b_start, 16, 0, 0, 0,
+						     NULL });
+		counts(f, IP(84), 0, 0, 1000, 200);
+		misses(f, 101, IP(84), 0x20000, 1, true, 100);
+		misses(f, 102, IP(84), 0x20010, 1, true, 100);
+		if (cases[c].a_writer_2)
+			misses(f, cases[c].a_writer_2, IP(84), 0x20008, 1, true, 100);
+		is = classify_one(f);
+		assert_int_equal(is->type, CP_ISSUE_FALSE_SHARING);
+		assert_int_equal(is->origin, cases[c].origin);
+		/* who allocated them is unknown: the hint does not say */
+		if (cases[c].origin == CP_ORIGIN_ALLOCATOR)
+			assert_non_null(strstr(is->hint, "Objects each used by different threads "
+							 "share a 64-byte line"));
+		fixture_free(f);
+	}
+	/* one thread writing into both objects, the other into one: neither is its own */
+	{
+		struct fixture *f = fixture_new();
+		const struct cp_issue *is;
+
+		object(f, (struct test_obj){ CP_OBJ_HEAP, 0x20000, 16, 0, 0, 0, NULL });
+		object(f, (struct test_obj){ CP_OBJ_HEAP, 0x20010, 16, 0, 0, 0, NULL });
+		counts(f, IP(84), 0, 0, 1000, 200);
+		misses(f, 101, IP(84), 0x20000, 1, true, 100);
+		misses(f, 101, IP(84), 0x20018, 1, true, 100);
+		misses(f, 102, IP(84), 0x20010, 1, true, 100);
+		is = classify_one(f);
+		assert_int_equal(is->type, CP_ISSUE_FALSE_SHARING);
+		assert_int_equal(is->origin, CP_ORIGIN_APPLICATION);
+		fixture_free(f);
+	}
+}
+
 /* A global counter both threads increment: true sharing of the application. */
 static void test_true_sharing(void **state)
 {
@@ -517,6 +578,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_true_sharing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_minor_sharing_suppressed, setup, teardown),
 		cmocka_unit_test(test_false_sharing_allocator),
+		cmocka_unit_test(test_false_sharing_allocator_unseen),
 		cmocka_unit_test_setup_teardown(test_sharing_explains_only_majority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_application, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_allocator, setup, teardown),

@@ -11,6 +11,10 @@
  *                    chunk mmapped on its own
  *   arena            malloc(LATE_SMALL_BYTES) from another thread: a chunk
  *                    in a non-main arena's heap
+ *   pair             two malloc(LATE_PAIR_BYTES) from the main thread, next
+ *                    to each other on one line, one per writer: false
+ *                    sharing the allocator's placement made ("object2 ADDR"
+ *                    names the second)
  *
  * Two writer threads are started first and wait, so no mapping is made
  * after the object. Then the object is allocated and the program prints
@@ -18,7 +22,7 @@
  * the threads increment two adjacent longs at the object's start (offsets 0
  * and 8: one cache line) for SECONDS, and it exits 0.
  *
- * usage: late_attach [small|big|arena] [SECONDS]   (default small, 3 s)
+ * usage: late_attach [small|big|arena|pair] [SECONDS]   (default small, 3 s)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,8 +33,10 @@
 
 #define LATE_SMALL_BYTES 100	/* a 112-byte chunk: malloc_usable_size() 104 */
 #define LATE_BIG_BYTES	 200000 /* above the 128 KiB mmap threshold */
+#define LATE_PAIR_BYTES	 8	/* a 32-byte chunk: malloc_usable_size() 24 */
 
 static volatile long *object;
+static volatile long *counter[2];	/* what each writer increments */
 static volatile int stop;
 static pthread_barrier_t go;
 
@@ -39,7 +45,7 @@ static void *writer(void *arg)
 	volatile long *mine;
 
 	pthread_barrier_wait(&go);
-	mine = object + (long)arg;
+	mine = counter[(long)arg];
 	/*
 	 * One read-modify-write instruction, followed by no other access: every
 	 * tick is charged to it, and is a write (the soft source calls a line
@@ -58,11 +64,37 @@ static void *allocate(void *arg)
 	return NULL;
 }
 
+/* Two adjacent chunks whose first longs share a line: 0 or -1. */
+static int allocate_pair(void)
+{
+	for (int i = 0; i < 8; i++) {
+		long *a = malloc(LATE_PAIR_BYTES), *b = malloc(LATE_PAIR_BYTES);
+
+		if (!a || !b)
+			return -1;
+		if ((unsigned long)a / 64 == (unsigned long)b / 64) {
+			counter[0] = object = a;
+			counter[1] = b;
+			*a = *b = 0;
+			return 0;
+		}
+		/*
+		 * pairs of 32-byte chunks keep their offset in the line: one
+		 * more chunk moves the next pair by half a line. The others stay
+		 * allocated: freed, they would come back.
+		 */
+		if (!malloc(LATE_PAIR_BYTES))
+			return -1;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "small";
 	int seconds = argc > 2 ? atoi(argv[2]) : 3;
-	long bytes = strcmp(mode, "big") ? LATE_SMALL_BYTES : LATE_BIG_BYTES;
+	long bytes = !strcmp(mode, "big") ? LATE_BIG_BYTES :
+		     !strcmp(mode, "pair") ? LATE_PAIR_BYTES : LATE_SMALL_BYTES;
 	struct timespec ts = { seconds, 0 };
 	pthread_t th[2], alloc_thread;
 	char line[64];
@@ -70,7 +102,10 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&go, NULL, 3);
 	for (long t = 0; t < 2; t++)
 		pthread_create(&th[t], NULL, writer, (void *)t);
-	if (!strcmp(mode, "arena")) {
+	if (!strcmp(mode, "pair")) {
+		if (allocate_pair())
+			return 1;
+	} else if (!strcmp(mode, "arena")) {
 		/* its first malloc gives that thread an arena of its own */
 		pthread_create(&alloc_thread, NULL, allocate, (void *)bytes);
 		pthread_join(alloc_thread, NULL);
@@ -79,8 +114,14 @@ int main(int argc, char **argv)
 	}
 	if (!object)
 		return 1;
-	memset((void *)object, 0, (size_t)bytes);
+	if (!counter[0]) {
+		memset((void *)object, 0, (size_t)bytes);
+		counter[0] = object;
+		counter[1] = object + 1;
+	}
 	printf("object %p %ld\n", (void *)object, bytes);
+	if (counter[1] != object + 1)
+		printf("object2 %p %ld\n", (void *)counter[1], bytes);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
@@ -90,7 +131,7 @@ int main(int argc, char **argv)
 	stop = 1;
 	for (int t = 0; t < 2; t++)
 		pthread_join(th[t], NULL);
-	printf("late_attach: counts %ld %ld\n", object[0], object[1]);
+	printf("late_attach: counts %ld %ld\n", *counter[0], *counter[1]);
 	free((void *)object);
 	return 0;
 }

@@ -202,6 +202,61 @@ static bool several_heap_objects(const struct classify_ctx *c, __u32 min_tids)
 	return heaps >= 2 && nr_tids >= min_tids;
 }
 
+/* Whether every heap object found has its allocating thread (seen allocated). */
+static bool allocating_threads_known(const struct classify_ctx *c)
+{
+	for (size_t i = 0; i < c->nr_found; i++)
+		if (c->found[i].obj.kind == CP_OBJ_HEAP && !c->found[i].obj.nr_tids)
+			return false;
+	return true;
+}
+
+/* The bytes of @o in the line @sh, as a mask of the line's bytes. */
+static __u64 line_mask_of(const struct cp_issue_object *o, const struct cp_issue_sharing *sh)
+{
+	__u64 end = o->start + (o->size ? o->size : 1);
+	__u64 lo = o->start > sh->line_addr ? o->start - sh->line_addr : 0;
+	__u64 hi = end > sh->line_addr ? end - sh->line_addr : 0;
+
+	if (hi > sh->line_bytes)
+		hi = sh->line_bytes;
+	if (lo >= hi)
+		return 0;
+	return (hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1) << lo;
+}
+
+/*
+ * Allocator origin without the allocating threads (objects allocated before
+ * attach, or while the probes were backed off): two or more heap objects on
+ * the line, each accessed by a thread that accesses no other of them. Those
+ * threads are different, and the allocator placed their objects together.
+ */
+static bool objects_of_separate_threads(const struct classify_ctx *c,
+					const struct cp_issue_sharing *sh)
+{
+	__u64 owned = 0;	/* found[] indexes with a thread of their own */
+	__u32 heaps = 0;
+
+	for (__u32 t = 0; t < sh->nr_threads; t++) {
+		__u64 touched = sh->thr[t].read_mask | sh->thr[t].write_mask;
+		int only = -1, n = 0;
+
+		for (size_t i = 0; i < c->nr_found && i < 64; i++) {
+			const struct cp_issue_object *o = &c->found[i].obj;
+
+			if (o->kind == CP_OBJ_HEAP && (touched & line_mask_of(o, sh))) {
+				only = (int)i;
+				n++;
+			}
+		}
+		if (n == 1)
+			owned |= 1ull << only;
+	}
+	for (; owned; owned &= owned - 1)
+		heaps++;
+	return heaps >= 2;
+}
+
 static void take_found(struct classify_ctx *c, struct cp_issue *is)
 {
 	for (size_t i = 0; i < c->nr_found; i++)
@@ -314,8 +369,13 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 		is->sharing.object_size = c->found[i].obj.size;
 		break;
 	}
-	/* the paper: several objects on the line, allocated by different threads */
-	if (sh == CP_SHARING_FALSE && several_heap_objects(c, 2))
+	/*
+	 * the paper: several objects on the line, allocated by different
+	 * threads; without those threads, each accessed by a different thread
+	 */
+	if (sh == CP_SHARING_FALSE &&
+	    (several_heap_objects(c, 2) ||
+	     (!allocating_threads_known(c) && objects_of_separate_threads(c, &is->sharing))))
 		is->origin = CP_ORIGIN_ALLOCATOR;
 	take_found(c, is);
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Fix hints per issue class (the issue's "Fix hints per class"). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +88,15 @@ static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t 
 	append(buf, sz, len, ".");
 }
 
+/* Whether the heap objects of @is were seen allocated (their threads are known). */
+static bool alloc_threads_seen(const struct cp_issue *is)
+{
+	for (__u32 i = 0; i < is->nr_objects; i++)
+		if (is->objects[i].kind == CP_OBJ_HEAP && !is->objects[i].nr_tids)
+			return false;
+	return true;
+}
+
 void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 {
 	char *h = is->hint;
@@ -98,10 +108,11 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
 		if (is->origin == CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "Objects allocated by different threads share a %u-byte "
+			append(h, sz, &len, "Objects %s by different threads share a %u-byte "
 			       "line: align these allocations to %u bytes (posix_memalign, or round "
 			       "the size up to a multiple of %u) or give each thread its own arena "
-			       "or allocator.", line, line, line);
+			       "or allocator.", alloc_threads_seen(is) ? "allocated" : "each used",
+			       line, line, line);
 		else if (is->sharing.object_size)
 			append(h, sz, &len, "Threads write different bytes of one %u-byte line: "
 			       "pad or align the object (%llu bytes) or the fields each thread "

@@ -15,7 +15,7 @@
 #include "median.h"
 
 #define CP_BENCH_MAX_ROUNDS	31
-#define CP_BENCH_MAX_MODES	4
+#define CP_BENCH_MAX_MODES	5
 #define CP_BENCH_CMD_LEN	1024
 
 /* The value of "@key N" shell command @cmd printed; -1 when it failed or printed none. */

@@ -28,6 +28,8 @@
 
 enum mode { PLAIN, PROFILED, BUDGET_1, NR_MODES };
 
+_Static_assert(NR_MODES <= CP_BENCH_MAX_MODES, "loop_rounds.h holds every mode");
+
 static const char *const mode_name[NR_MODES] = {
 	"plain (unprofiled)", "profiled (-- CMD, defaults)", "profiled, --overhead 1",
 };

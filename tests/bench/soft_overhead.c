@@ -31,6 +31,8 @@
 
 enum mode { PLAIN, SOFT, SOFT_NO_BP, SOFT_1, PERF, NR_MODES };
 
+_Static_assert(NR_MODES <= CP_BENCH_MAX_MODES, "loop_rounds.h holds every mode");
+
 static const char *const mode_name[NR_MODES] = {
 	"plain (unprofiled)",
 	"--source soft",

@@ -379,6 +379,29 @@ static void test_hit_budget_debt(void **state)
 	cp_bp_manager__free(m);
 }
 
+/*
+ * Soft source: a history let go with 8-15 accesses has settled no conflict
+ * and is too short to show a stream (CP_STREAM_MIN_HISTORY): watched again,
+ * not marked done. With the PMU, 8 accesses are enough to judge.
+ */
+static void test_released_short_soft_history(void **state)
+{
+	for (int by_time = 0; by_time <= 1; by_time++) {
+		struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 2000,
+						  .by_time = by_time };
+		struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
+
+		(void)state;
+		cp_bp_manager__hits(m, 0, T0);
+		run_of(m, 10, 0x1000, 0, 4);
+		assert_int_equal(arm_next(m, T0), 0x1000);
+		cp_bp_manager__released(m, 10, 0x1000, CP_BPM_LIFETIME, 12, T0 + MS);
+		run_of(m, 10, 0x1000, 0, 4);
+		assert_int_equal(arm_next(m, T0 + 2 * MS), by_time ? 0x1000 : 0);
+		cp_bp_manager__free(m);
+	}
+}
+
 /* Bounded: candidates beyond the cap are counted; exit and staleness free room. */
 static void test_bounded_forget_prune(void **state)
 {
@@ -419,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_released_instructions),
 		cmocka_unit_test(test_hit_budget),
 		cmocka_unit_test(test_hit_budget_debt),
+		cmocka_unit_test(test_released_short_soft_history),
 		cmocka_unit_test(test_bounded_forget_prune),
 	};
 

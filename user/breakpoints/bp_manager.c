@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "breakpoints/bp_manager.h"
+#include "classify/stream_evidence.h"
 #include "util/hash.h"
 
 #define CP_BPM_INDEX		(2 * CP_BPM_MAX_CANDIDATES)	/* hash slots, a power of two */
@@ -417,6 +418,16 @@ enum cp_bp_manager_reason cp_bp_manager__check(const struct cp_bp_manager *m, __
 	return CP_BPM_KEEP;
 }
 
+/*
+ * Accesses a history needs to be judged: a conflict settles after
+ * CP_BP_SETTLE_RUN on one set; a soft source's capacity needs a stream,
+ * CP_STREAM_MIN_HISTORY addresses (classify/stream_evidence.h).
+ */
+static __u32 enough_history(const struct cp_bp_manager *m)
+{
+	return m->cfg.by_time ? CP_STREAM_MIN_HISTORY : CP_BP_SETTLE_RUN;
+}
+
 void cp_bp_manager__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip,
 			     enum cp_bp_manager_reason reason, __u32 recorded, __u64 now_ns)
 {
@@ -430,7 +441,7 @@ void cp_bp_manager__released(struct cp_bp_manager *m, __u32 tgid, __u64 ip,
 	c->last_ns = now_ns;
 	c->state = CAND_DONE;
 	if (reason == CP_BPM_SETTLED || reason == CP_BPM_FULL || reason == CP_BPM_GONE ||
-	    recorded >= CP_BP_SETTLE_RUN || c->tries >= CP_BPM_MAX_TRIES)
+	    recorded >= enough_history(m) || c->tries >= CP_BPM_MAX_TRIES)
 		return;
 	/* too few accesses to judge: watch it again */
 	c->state = CAND_WATCH;

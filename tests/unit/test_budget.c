@@ -14,6 +14,7 @@
 
 #include "budget/alloc_guard.h"
 #include "budget/budget.h"
+#include "budget/prog_cost.h"
 #include "machine/cpu_time.h"
 #include "report/report_budget.h"
 
@@ -32,23 +33,23 @@ struct plan_case {
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
 	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
-	{ "1 % in a VM", 10000, { 10000, 800, 600, 10000 }, true, 4999, 2000,
+	{ "1 % in a VM", 10000, { 10000, 800, 600, 10000, 0 }, true, 4999, 2000,
 	  500, 250, 5000, 2500, 2500 },
 	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500 hits */
-	{ "1 % on bare metal", 10000, { 2000, 300, 200, 1000 }, true, 4999, 2000,
+	{ "1 % on bare metal", 10000, { 2000, 300, 200, 1000, 0 }, true, 4999, 2000,
 	  2500, 2000, 5000, 2000, 3000 },
 	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
-	{ "asked less than allowed", 50000, { 2000, 300, 200, 1000 }, true, 997, 100,
+	{ "asked less than allowed", 50000, { 2000, 300, 200, 1000, 0 }, true, 997, 100,
 	  997, 100, 1994, 100, 47906 },
 	/* no budget: everything as asked, nothing for the probes' windows */
-	{ "no budget", 0, { 10000, 800, 600, 10000 }, true, 4999, 2000, 4999, 2000, 0, 0, 0 },
+	{ "no budget", 0, { 10000, 800, 600, 10000, 0 }, true, 4999, 2000, 4999, 2000, 0, 0, 0 },
 	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
-	{ "the soft floor", 100, { 20000, 800, 600, 10000 }, true, 4999, 0, 10, 0, 200, 0, 0 },
+	{ "the soft floor", 100, { 20000, 800, 600, 10000, 0 }, true, 4999, 0, 10, 0, 200, 0, 0 },
 	/* not a soft run: no ticks; breakpoints off stay off */
-	{ "PEBS, no breakpoints", 10000, { 0, 800, 600, 10000 }, false, 4999, 0,
+	{ "PEBS, no breakpoints", 10000, { 0, 800, 600, 10000, 0 }, false, 4999, 0,
 	  0, 0, 0, 0, 10000 },
 	/* a cost not measured (0) is not throttled */
-	{ "tick not measured", 10000, { 0, 800, 600, 0 }, true, 4999, 2000,
+	{ "tick not measured", 10000, { 0, 800, 600, 0, 0 }, true, 4999, 2000,
 	  4999, 2000, 0, 0, 10000 },
 };
 
@@ -171,6 +172,29 @@ static void test_estimate(void **state)
 	assert_int_equal(cp_budget_ppm_of(s, s->ticks_ns), 0);
 }
 
+/*
+ * The programs' cost per call: only once enough calls were made since the
+ * stats went on (the first few include the cold paths: a new call site's
+ * stack), and the return program's time counts toward the call.
+ */
+static void test_prog_cost(void **state)
+{
+	struct cp_prog_cost then = { .run_ns = 1000, .calls = 10 };
+	struct cp_prog_cost now = { .run_ns = 1000 + 4096 * 950ull, .calls = 10 + 4096 };
+	__u64 ns = 7;
+
+	(void)state;
+	assert_false(cp_prog_cost_per_call(&then, &then, 1, &ns));
+	assert_int_equal(ns, 7);
+	assert_false(cp_prog_cost_per_call(&now, &then, 4097, &ns));
+	assert_true(cp_prog_cost_per_call(&now, &then, CP_PROG_COST_CALLS, &ns));
+	assert_int_equal(ns, 950);
+	/* runs that took no measurable time still cost 1 ns */
+	now.run_ns = then.run_ns;
+	assert_true(cp_prog_cost_per_call(&now, &then, 1, &ns));
+	assert_int_equal(ns, 1);
+}
+
 static void test_proc_stat(void **state)
 {
 	int ok;
@@ -199,7 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
-		cmocka_unit_test(test_proc_stat),
+		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

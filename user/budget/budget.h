@@ -37,12 +37,18 @@ struct cp_unit_costs {
 	__u64 uprobe_ns;    /* an entry uprobe trap */
 	__u64 uretprobe_ns; /* a return-probe trap (its entry trap not included) */
 	__u64 bp_hit_ns;    /* a hardware breakpoint hit */
+	/*
+	 * the allocation probes' BPF programs per call, entry and return:
+	 * measured on the targets' own first calls (the kernel's run-time
+	 * stats), 0 until then
+	 */
+	__u64 alloc_prog_ns;
 };
 
-/* An allocator call probed: its entry trap and its return trap. */
+/* An allocator call probed: its entry trap, its return trap and their programs. */
 static inline __u64 cp_unit_call_ns(const struct cp_unit_costs *u)
 {
-	return u->uprobe_ns + u->uretprobe_ns;
+	return u->uprobe_ns + u->uretprobe_ns + u->alloc_prog_ns;
 }
 
 /* The sources' shares of a budget of @budget_ppm, chosen at start. */

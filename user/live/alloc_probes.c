@@ -14,6 +14,7 @@
 #include "live/alloc_probes.h"
 #include "live/link_reaper.h"
 #include "live/uprobe_multi.h"
+#include "live/prog_stats.h"
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
 #include "util/clock.h"
@@ -53,6 +54,10 @@ struct cp_alloc_probes {
 	int nr_sys_links;
 	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
 	bool multi;			/* uprobe multi links (live/uprobe_multi.h) */
+	__u64 trap_ns;			/* a probed call's traps (calibrated) */
+	int stats_fd;			/* BPF run-time stats on while >= 0 */
+	struct cp_prog_cost prog_base;	/* the programs' counters when they went on */
+	__u64 prog_ns;			/* their run time per call, once measured */
 	bool raw_syscalls;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
@@ -222,6 +227,7 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	if (!ap)
 		return NULL;
 	ap->skel = skel;
+	ap->stats_fd = -1;
 	if (opts)
 		ap->opts = *opts;
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
@@ -267,6 +273,8 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
 	cp_link_reaper__free(ap->reaper);	/* waits for every link */
+	if (ap->stats_fd >= 0)
+		close(ap->stats_fd);
 	for (int i = 0; i < ap->nr_sys_links; i++)
 		bpf_link__destroy(ap->sys_links[i]);
 	free(ap);
@@ -376,6 +384,17 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 	return 0;
 }
 
+/* Adds @p to the @n programs of @progs unless it is there; the new count. */
+static int add_prog(struct bpf_program **progs, int n, struct bpf_program *p)
+{
+	for (int i = 0; i < n; i++)
+		if (progs[i] == p)
+			return n;
+	if (p)
+		progs[n++] = p;
+	return n;
+}
+
 /* The entry programs of @t's sites, each once. */
 static int entry_progs(struct cp_alloc_probes *ap, const struct target *t,
 		       struct bpf_program **progs)
@@ -383,15 +402,8 @@ static int entry_progs(struct cp_alloc_probes *ap, const struct target *t,
 	int n = 0;
 	__u32 args;
 
-	for (int i = 0; i < t->nr_sites; i++) {
-		struct bpf_program *p = entry_prog(ap->skel, t->sites[i].func, &args);
-		int j = 0;
-
-		while (j < n && progs[j] != p)
-			j++;
-		if (j == n)
-			progs[n++] = p;
-	}
+	for (int i = 0; i < t->nr_sites; i++)
+		n = add_prog(progs, n, entry_prog(ap->skel, t->sites[i].func, &args));
 	return n;
 }
 
@@ -605,10 +617,46 @@ static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
 	return n;
 }
 
+/* The run time and runs of the allocation probes' programs so far. */
+static void prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out)
+{
+	struct bpf_program *progs[CP_FN_NR_PROBED + 1];
+	int n = 0;
+	__u32 args;
+
+	memset(out, 0, sizeof(*out));
+	for (int f = 0; f < CP_FN_NR_PROBED; f++)
+		n = add_prog(progs, n, entry_prog(ap->skel, f, &args));
+	for (int i = 0; i < n; i++)
+		cp_prog_cost_add(out, bpf_program__fd(progs[i]), true);
+	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_ret), false);
+}
+
+/*
+ * The programs' own cost per call, once the targets made
+ * CP_PROG_COST_CALLS of them: the stats go off again (they cost every BPF
+ * program on the machine a clock read per run), and windows from then on
+ * count it.
+ */
+static void measure_prog_cost(struct cp_alloc_probes *ap)
+{
+	struct cp_prog_cost now;
+
+	if (ap->stats_fd < 0)
+		return;
+	prog_cost(ap, &now);
+	if (!cp_prog_cost_per_call(&now, &ap->prog_base, CP_PROG_COST_CALLS, &ap->prog_ns))
+		return;
+	close(ap->stats_fd);
+	ap->stats_fd = -1;
+	ap->guard_cfg.call_ns = ap->trap_ns + ap->prog_ns;
+}
+
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
 
+	measure_prog_cost(ap);
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
 		__u64 calls = take_calls(ap, t);
@@ -671,8 +719,14 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 {
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
+	ap->trap_ns = call_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
-	ap->guard_cfg.call_ns = call_ns;
+	ap->guard_cfg.call_ns = call_ns + ap->prog_ns;
+	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns) {
+		ap->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (ap->stats_fd >= 0)
+			prog_cost(ap, &ap->prog_base);
+	}
 }
 
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
@@ -697,6 +751,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->raw_syscalls = ap->raw_syscalls;
 	out->throwing_new = ap->throwing_new;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
+	out->prog_ns = ap->prog_ns;
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 

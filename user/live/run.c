@@ -120,6 +120,8 @@ static void budget_spent(const struct cp_live *l, struct cp_run_end *e)
 	s->alloc_calls = e->alloc.calls;
 	s->alloc_attached_ns = e->alloc.attached_ns;
 	s->alloc_run_ns = e->alloc.run_ns;
+	/* measured on the targets' first calls; every call cost it */
+	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
 	cp_budget_estimate(&l->prof->info.unit, s);
 }
 

@@ -461,12 +461,14 @@ static void write_budget(struct ctx *x)
 	const struct cp_report_budget *b = &x->in->r->budget;
 	const struct cp_budget_spent *s = &b->spent;
 	static const char *const probes[] = { "ticks", "breakpoints", "allocation_probes" };
-	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit" };
+	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit",
+					     "allocation_programs" };
 	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->alloc_ns) / 1e6 };
 	double cost[] = { b->unit.tick_ns / 1e9, b->unit.uprobe_ns / 1e9,
-			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9 };
+			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9,
+			  b->unit.alloc_prog_ns / 1e9 };
 
 	if (!b->plan.budget_ppm)
 		return;
@@ -477,8 +479,9 @@ static void write_budget(struct ctx *x)
 		     "The probes' estimated cost over the run, as a share of the targets' CPU time.",
 		     "probe", probes, spent, 3);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
-		     "What one probe costs a target on this machine, measured at start.", "probe",
-		     units, cost, 4);
+		     "What one probe costs a target on this machine, measured at start "
+		     "(allocation_programs: on the targets' first allocator calls, per call).",
+		     "probe", units, cost, 5);
 	write_one(x, "cacheperf_allocation_probes_attached_ratio", CP_PROM_GAUGE,
 		  "The share of the run the allocation probes were attached (budget windows).",
 		  s->alloc_run_ns ? (double)s->alloc_attached_ns / (double)s->alloc_run_ns : 0);

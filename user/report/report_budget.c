@@ -38,6 +38,11 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		"  unit costs measured at start: timer tick %.2f us, uprobe %.2f us + return %.2f "
 		"us, breakpoint hit %.2f us\n",
 		u->tick_ns / 1e3, u->uprobe_ns / 1e3, u->uretprobe_ns / 1e3, u->bp_hit_ns / 1e3);
+	if (u->alloc_prog_ns)
+		fprintf(f,
+			"  measured on the targets' first allocator calls: the probes' programs "
+			"%.2f us per call\n",
+			u->alloc_prog_ns / 1e3);
 	fprintf(f, "  chosen:");
 	if (p->soft_freq_asked_hz)
 		fprintf(f, " %u ticks/s per CPU (asked %u),", p->soft_freq_hz,
@@ -69,6 +74,7 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	cp_json_u64(j, "uprobe", b->unit.uprobe_ns);
 	cp_json_u64(j, "uretprobe", b->unit.uretprobe_ns);
 	cp_json_u64(j, "breakpoint_hit", b->unit.bp_hit_ns);
+	cp_json_u64(j, "allocation_programs", b->unit.alloc_prog_ns);
 	cp_json_end(j);
 	cp_json_u64(j, "soft_freq_hz", p->soft_freq_hz);
 	cp_json_u64(j, "soft_freq_asked_hz", p->soft_freq_asked_hz);

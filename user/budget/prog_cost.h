@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#define CP_PROG_COST_CALLS 4096 /* calls measured before the figure is taken */
+#define CP_PROG_COST_CALLS 512 /* calls measured before the figure is taken */
 
 /* Counters summed over the programs, at one moment. */
 struct cp_prog_cost {

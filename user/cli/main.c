@@ -351,12 +351,17 @@ static int run(struct cp_main *m)
 		return fail(m, CP_EXIT_RUNTIME);
 	prof = cp_live__profile(m->live);
 	/* Let a held command run: probes see it from its first instruction */
+	if (m->have_child)
+		cp_session__attach_allocs(m->sess, &m->cfg);
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
 	fill_info(m);
 	cp_live__set_info(m->live, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)
 		cp_profile__snapshot(prof, m->pids[i]);
+	/* running targets' allocation probes last: the loop times their first window */
+	if (!m->have_child)
+		cp_session__attach_allocs(m->sess, &m->cfg);
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,

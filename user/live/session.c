@@ -381,7 +381,14 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 	if (ret < 0)
 		return ret;
 	s->nr_events = ret;
-	/* allocation probes: a failure loses heap objects, not the profile */
+	return 0;
+}
+
+void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg *cfg)
+{
+	int ret;
+
+	/* a failure loses heap objects, not the profile */
 	if (s->alloc && cfg->system_wide) {
 		ret = cp_alloc_probes__attach_all(s->alloc);
 		if (ret)
@@ -390,7 +397,6 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 	}
 	for (int i = 0; s->alloc && i < cfg->nr_pids; i++)
 		cp_session__probe_allocs(s, cfg->pids[i]);
-	return 0;
 }
 
 void cp_session__free(struct cp_session *s)

@@ -96,6 +96,14 @@ int cp_session__attach(struct cp_session *s, const struct cp_session_cfg *cfg, c
 		       size_t err_sz);
 
 /*
+ * Attaches the allocation probes to the targets (-a: the system libc), last
+ * before the loop: their first budget window ends at the loop's first tick,
+ * and a held `-- CMD` must have them before it runs. Failures are said on
+ * stderr and lose heap objects only.
+ */
+void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg *cfg);
+
+/*
  * Attaches the allocation probes to process @pid (a target that exec'd).
  * Returns 0, or a negative errno after saying why on stderr (-EEXIST: it
  * has them already). A no-op returning 0 with --no-objects.

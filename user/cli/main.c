@@ -136,6 +136,34 @@ static int fail(struct cp_main *m, int ret)
 	return ret;
 }
 
+/*
+ * -o, --json and --record: a file we could not write, or a symbolic link we
+ * will not write through, is said before anything runs. 0 or < 0 with m->err.
+ */
+static int check_outputs(struct cp_main *m)
+{
+	const struct {
+		const char *opt, *path;
+	} outs[] = {
+		{ "-o", m->opts.output },
+		{ "--json", m->opts.json },
+		{ "--record", m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path },
+	};
+	char why[512];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		if (!outs[i].path || strcmp(outs[i].path, "-") == 0)
+			continue;
+		ret = cp_out_file_try(outs[i].path, why, sizeof(why));
+		if (ret) {
+			snprintf(m->err, sizeof(m->err), "%s: %s", outs[i].opt, why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Parses argv; returns -1 to go on, else the exit code. */
 static int parse_options(struct cp_main *m, int argc, char **argv)
 {
@@ -156,7 +184,8 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_REPORT: {
 		struct cp_report_opts o = report_opts(m);
 
-		if (o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err)))
+		if ((o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err))) ||
+		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
 		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
@@ -165,8 +194,9 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_PROFILE:
 	default:
 		/* a file we could not write is said before anything runs */
-		if (m->opts.prom_file &&
-		    cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err)))
+		if ((m->opts.prom_file &&
+		     cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err))) ||
+		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
 		return -1;
 	}

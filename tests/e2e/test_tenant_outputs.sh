@@ -14,6 +14,9 @@
 #    escapes them.
 #  - Container ids: a tenant in a delegated cgroup it names
 #    system.slice/docker-<64 hex>.scope is not reported as a container.
+#  - Privileges: after setup the profiler's threads keep only the loop's
+#    capabilities (effective, permitted, bounding) with no_new_privs, and
+#    the loop still attaches probes to a tenant process started later.
 . "$(dirname "$0")/tap.sh"
 
 need_root "needs root: the profiler is root, the tenant is nobody"
@@ -174,6 +177,45 @@ elif [ -z "$fake" ] && [ "${drops:-0}" -gt 0 ]; then
 	skip "the posing tenant: $drops records lost to a full ring buffer"
 else
 	_not_ok "a delegated cgroup named docker-<64 hex>.scope is no container" "${fake:-not listed}"
+fi
+
+# 5. Privileges: once set up, every thread keeps only CP_LIVE_CAPS (bounding
+# set too) with no_new_privs, and the loop still attaches the allocation
+# probes to a process started later (statically linked: probes of its own)
+# and writes the report. CAP_DAC_READ_SEARCH 2, CAP_SYS_PTRACE 19,
+# CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39.
+keep=000000c000280004
+>"$tap_out"
+"$BIN" -v -a --source faults -d 8 --max-bp-rate 0 -o "$out/p.txt" >"$tap_out" 2>&1 </dev/null &
+prof=$!
+if wait_for "sampling events" "$tap_out"; then
+	sets=$(for t in /proc/$prof/task/*; do
+		awk '/^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):/ { printf "%s%s ", $1, $2 }' \
+			"$t/status"
+		echo
+	done | sort | uniq -c)
+	want="CapInh:0000000000000000 CapPrm:$keep CapEff:$keep CapBnd:$keep CapAmb:0000000000000000 NoNewPrivs:1 "
+	if [ "$(wc -l <<<"$sets")" -eq 1 ] && [ "$(sed 's/^ *[0-9]* //' <<<"$sets")" = "$want" ]; then
+		_ok "after setup every thread keeps only the loop's capabilities, no_new_privs"
+	else
+		_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \
+			"$sets"
+	fi
+	(echo go; sleep 1; echo end) | as_tenant "$WL/alloc_sites_static" >"$out/late.out" 2>&1
+	late=$(awk '/^ready/ { print $2 }' "$out/late.out")
+else
+	_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \
+		"the profiler did not start"
+fi
+wait "$prof"
+rc=$?
+if [ "$rc" -eq 0 ] && [ -n "$late" ] && grep -q "(.*alloc_sites_static) at +" "$tap_out" &&
+   ! grep -q "no allocation probes for process $late" "$tap_out" &&
+   grep -q "^Processes with the most samples" "$out/p.txt"; then
+	_ok "a process started after the drop gets its allocation probes; the report is written"
+else
+	_not_ok "a process started after the drop gets its allocation probes; the report is written" \
+		"status $rc, late pid ${late:-none}" "$(grep -a "alloc_sites\|allocation probes for" "$tap_out" | head -5)"
 fi
 
 done_testing

@@ -31,6 +31,7 @@
 #include "report/summary_out.h"
 #include "machine/sysinfo.h"
 #include "cli/target.h"
+#include "util/privs.h"
 
 #ifndef CP_VERSION
 #define CP_VERSION "0.1.0"
@@ -323,6 +324,27 @@ static int prepare_targets(struct cp_main *m)
 	return -1;
 }
 
+/*
+ * Set up: keep only what the loop needs (CP_LIVE_CAPS), on every thread,
+ * and no_new_privs. A failure is said and the run goes on: it only loses a
+ * defence.
+ */
+static void drop_privileges(const struct cp_main *m)
+{
+	struct cp_privs_result res;
+	char err[256], names[160];
+
+	if (cp_privs_drop(CP_LIVE_CAPS, &res, err, sizeof(err))) {
+		fprintf(stderr, "cacheperf-bpf: warning: %s; the run keeps them\n", err);
+		return;
+	}
+	if (m->opts.verbose)
+		fprintf(stderr, "cacheperf-bpf: capabilities kept: %s; bounding set %s; no_new_privs (%u threads)\n",
+			res.now.permitted ? cp_caps_names(res.now.permitted, names, sizeof(names)) :
+					    "none",
+			res.bounding ? "cut to them" : "left (no CAP_SETPCAP)", res.threads + 1);
+}
+
 /* cp_live_cfg.targets_gone: the command exited, or every -p process. */
 static bool targets_gone(void *ctx, char *reason, size_t sz)
 {
@@ -387,6 +409,8 @@ static int run(struct cp_main *m)
 	cp_live__set_info(m->live, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)
 		cp_profile__snapshot(prof, m->pids[i]);
+	/* Keep only the capabilities the loop needs */
+	drop_privileges(m);
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,

@@ -149,6 +149,15 @@ int cp_rec_writer__close(struct cp_rec_writer *w)
 	return err;
 }
 
+int cp_rec_writer__discard(struct cp_rec_writer *w)
+{
+	if (!w)
+		return 0;
+	if (!w->err)
+		w->err = -ECANCELED;
+	return cp_rec_writer__close(w);
+}
+
 /* ---- reader ---- */
 
 /* Reads @len bytes at the current offset; the count actually read. */

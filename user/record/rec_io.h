@@ -43,6 +43,9 @@ __u64 cp_rec_writer__bytes(const struct cp_rec_writer *w);
  */
 int cp_rec_writer__close(struct cp_rec_writer *w);
 
+/* Closes and removes what cp_rec_writer__open() made, leaving its path as it was; -ECANCELED. */
+int cp_rec_writer__discard(struct cp_rec_writer *w);
+
 struct cp_rec_section {
 	__u32 type;			/* enum cp_rec_section_type */
 	__u64 offset;			/* file offset of its section header */

@@ -186,7 +186,7 @@ fi
 # CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39.
 keep=000000c000280004
 >"$tap_out"
-"$BIN" -v -a --source faults -d 8 --max-bp-rate 0 -o "$out/p.txt" >"$tap_out" 2>&1 </dev/null &
+"$BIN" -v -a --source faults -d 10 --max-bp-rate 0 -o "$out/p.txt" >"$tap_out" 2>&1 </dev/null &
 prof=$!
 if wait_for "sampling events" "$tap_out"; then
 	sets=$(for t in /proc/$prof/task/*; do
@@ -201,7 +201,9 @@ if wait_for "sampling events" "$tap_out"; then
 		_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \
 			"$sets"
 	fi
-	(echo go; sleep 1; echo end) | as_tenant "$WL/alloc_sites_static" >"$out/late.out" 2>&1
+	# alive 5 s: on a busy machine its exec record is handled late
+	(sleep 2; echo go; sleep 3; echo end) | as_tenant "$WL/alloc_sites_static" \
+		>"$out/late.out" 2>&1
 	late=$(awk '/^ready/ { print $2 }' "$out/late.out")
 else
 	_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \

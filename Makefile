@@ -114,6 +114,13 @@ $(WL_LIB)-nodebug.so: $(WL_LIB).so
 $(WL_LIB)-stripped.so: $(WL_LIB).so
 	$(Q)strip --strip-all -o $@ $<
 
+# The hostile-tenant tests' library: a symbol name with terminal escapes in it.
+WL_EVIL		:= $(BUILD)/tests/workloads/libcp_evil.so
+WL_BINS		+= $(WL_EVIL)
+$(WL_EVIL): tests/workloads/lib/cp_evil.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -g0 -fPIC -shared -MMD -MP $< -o $@
+
 # alloc_sites again, statically linked: the allocator is then in the executable.
 WL_BINS		+= $(BUILD)/tests/workloads/alloc_sites_static
 $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(BUILD)/tests/workloads

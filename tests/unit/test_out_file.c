@@ -2,7 +2,8 @@
 /*
  * Whole-file output: the new content replaces the old in one rename, a
  * failing writer leaves the old file as it was and no temporary file, and
- * an unwritable place gives a message naming the file.
+ * an unwritable place gives a message naming the file. A symbolic link at
+ * the path is refused: never followed, never replaced.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -66,16 +67,16 @@ static void test_replace_and_keep(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/report.txt", dir);
 
-	assert_int_equal(cp_out_file_write(path, write_text, "first\n", err, sizeof(err)), 0);
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "first\n", err, sizeof(err)), 0);
 	assert_string_equal(slurp(path), "first\n");
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_mode & 0777, 0600);
 
-	assert_int_equal(cp_out_file_write(path, write_text, "second\n", err, sizeof(err)), 0);
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "second\n", err, sizeof(err)), 0);
 	assert_string_equal(slurp(path), "second\n");
 
 	/* a writer that fails: the old content stays, the temporary file goes */
-	assert_int_equal(cp_out_file_write(path, write_then_fail, "partial", err, sizeof(err)),
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_then_fail, "partial", err, sizeof(err)),
 			 -ENOSPC);
 	assert_non_null(strstr(err, path));
 	assert_string_equal(slurp(path), "second\n");
@@ -105,7 +106,7 @@ static void test_fifo_in_place(void **state)
 	rd = open(path, O_RDONLY | O_NONBLOCK);
 	assert_true(rd >= 0);
 	assert_int_equal(cp_out_file_try(path, err, sizeof(err)), 0);
-	assert_int_equal(cp_out_file_write(path, write_text, "through\n", err, sizeof(err)), 0);
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "through\n", err, sizeof(err)), 0);
 	n = read(rd, buf, sizeof(buf) - 1);
 	assert_int_equal(n, 8);
 	assert_string_equal(buf, "through\n");
@@ -122,10 +123,105 @@ static void test_unwritable_place(void **state)
 	char err[256];
 
 	(void)state;
-	assert_true(cp_out_file_write("/nonexistent-dir/r.json", write_text, "x", err,
-				      sizeof(err)) < 0);
+	assert_true(cp_out_file_write("/nonexistent-dir/r.json", CP_OUT_PRIVATE, write_text, "x",
+				      err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "/nonexistent-dir/r.json"));
 	assert_non_null(strstr(err, "No such file or directory"));
+}
+
+/* The Prometheus file's mode is asked for; the others are private whatever the umask. */
+static void test_modes(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256];
+	mode_t old = umask(0);
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	assert_int_equal(cp_out_file_write(path, CP_OUT_SHARED, write_text, "x\n", err,
+					   sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	/* an existing world-readable file becomes private when replaced */
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "y\n", err,
+					   sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	umask(old);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * A link planted at the path (a tenant's, in a directory it can write) is
+ * refused by every entry point; what it points to and the link stay as
+ * they were, and no temporary file is left.
+ */
+static void test_symlink_refused(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], victim[64], err[256];
+	struct cp_out o;
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("secret\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, path), 0);
+
+	assert_int_equal(cp_out_file_try(path, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "x", err,
+					   sizeof(err)), -ELOOP);
+	assert_int_equal(cp_out_open(&o, path, CP_OUT_PRIVATE, err, sizeof(err)), -ELOOP);
+	assert_null(o.f);
+	assert_non_null(strstr(err, path));
+	assert_string_equal(slurp(victim), "secret\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(entries(dir), 2);
+
+	/* a directory is refused too, with its own sentence */
+	assert_int_equal(cp_out_file_try(dir, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "is a directory"));
+	unlink(path);
+	unlink(victim);
+	rmdir(dir);
+}
+
+/*
+ * A streamed output (a recording): nothing at the path until it is closed,
+ * then all of it; closed with an error, the old file stays.
+ */
+static void test_stream(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256];
+	struct cp_out o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.cprec", dir);
+	assert_int_equal(cp_out_open(&o, path, CP_OUT_PRIVATE, err, sizeof(err)), 0);
+	fputs("one\n", o.f);
+	fflush(o.f);
+	assert_null(slurp(path));
+	assert_int_equal(cp_out_close(&o, 0, err, sizeof(err)), 0);
+	assert_null(o.f);
+	assert_string_equal(slurp(path), "one\n");
+
+	assert_int_equal(cp_out_open(&o, path, CP_OUT_PRIVATE, err, sizeof(err)), 0);
+	fputs("two\n", o.f);
+	assert_int_equal(cp_out_close(&o, -ENOSPC, err, sizeof(err)), -ENOSPC);
+	assert_string_equal(slurp(path), "one\n");
+	assert_int_equal(entries(dir), 1);
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -134,6 +230,9 @@ int main(void)
 		cmocka_unit_test(test_replace_and_keep),
 		cmocka_unit_test(test_fifo_in_place),
 		cmocka_unit_test(test_unwritable_place),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_symlink_refused),
+		cmocka_unit_test(test_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,54 @@ static const struct cg_case cases[] = {
 	  "/docker-0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF.scope", true, "",
 	  "" },
 	{ "0::/docker-.scope", "/docker-.scope", true, "", "" },
+	/* a container's own cgroups below its scope are still its */
+	{ "0::/system.slice/docker-" HEX64 ".scope/init.scope\n",
+	  "/system.slice/docker-" HEX64 ".scope/init.scope", true, HEX64, "docker" },
+	{ "12:pids:/docker/" HEX64 "/sub\n", "/docker/" HEX64 "/sub", false, HEX64, "" },
+	/* kubernetes, systemd driver: a guaranteed pod (no QoS slice); dockershim */
+	{ "0::/kubepods.slice/kubepods-pod1234_5678.slice/cri-containerd-" HEX64 ".scope\n",
+	  "/kubepods.slice/kubepods-pod1234_5678.slice/cri-containerd-" HEX64 ".scope", true, HEX64,
+	  "containerd" },
+	{ "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/docker-" HEX64
+	  ".scope\n",
+	  "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/docker-" HEX64
+	  ".scope", true, HEX64, "docker" },
+	/* kubernetes, cgroupfs driver (v1): QoS and pod levels, then the bare id */
+	{ "11:memory:/kubepods/burstable/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789/" HEX64 "\n",
+	  "/kubepods/burstable/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789/" HEX64, false, HEX64, "" },
+	{ "11:memory:/kubepods/pod0a1b2c3d/" HEX64 "\n", "/kubepods/pod0a1b2c3d/" HEX64, false, HEX64,
+	  "" },
+	/* podman, cgroupfs driver */
+	{ "0::/libpod_parent/libpod-" HEX64 "\n", "/libpod_parent/libpod-" HEX64, true, HEX64,
+	  "podman" },
+	/*
+	 * Look-alikes a user makes in a delegated subtree (systemd's user@.service
+	 * delegates; so does a test's chown'd cgroup): no container. Rootless
+	 * podman lives there too, and is no more trustworthy.
+	 */
+	{ "0::/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" HEX64 ".scope\n",
+	  "/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" HEX64 ".scope", true, "",
+	  "" },
+	{ "0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" HEX64 ".scope\n",
+	  "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" HEX64 ".scope", true, "",
+	  "" },
+	{ "0::/user.slice/docker-" HEX64 ".scope\n", "/user.slice/docker-" HEX64 ".scope", true, "",
+	  "" },
+	{ "0::/cp-tenant/system.slice/docker-" HEX64 ".scope\n",
+	  "/cp-tenant/system.slice/docker-" HEX64 ".scope", true, "", "" },
+	{ "0::/docker-" HEX64 ".scope\n", "/docker-" HEX64 ".scope", true, "", "" },
+	{ "0::/tenant/" HEX64 "\n", "/tenant/" HEX64, true, "", "" },
+	/* the right name under the wrong runtime's parent, or too deep for a pod */
+	{ "0::/system.slice/crio-" HEX64 ".scope\n", "/system.slice/crio-" HEX64 ".scope", true, "",
+	  "" },
+	{ "0::/machine.slice/docker-" HEX64 ".scope\n", "/machine.slice/docker-" HEX64 ".scope", true,
+	  "", "" },
+	{ "0::/kubepods.slice/a.slice/cri-containerd-" HEX64 ".scope\n",
+	  "/kubepods.slice/a.slice/cri-containerd-" HEX64 ".scope", true, "", "" },
+	{ "0::/kubepods/burstable/pod1/pod2/" HEX64 "\n", "/kubepods/burstable/pod1/pod2/" HEX64, true,
+	  "", "" },
+	{ "0::/system.slice/user.slice/docker-" HEX64 ".scope\n",
+	  "/system.slice/user.slice/docker-" HEX64 ".scope", true, "", "" },
 };
 
 static void test_cgroup_cases(void **state)
@@ -85,20 +133,33 @@ static void test_cgroup_bad_text(void **state)
 	assert_int_equal(cp_cgroup_parse("0::relative\n", &ci), -EINVAL);
 }
 
-/* A path longer than the buffer keeps its leaf, and so its container id. */
+/*
+ * A path longer than the buffer keeps its leaf; the container id comes
+ * from the whole path, whose start (the runtime's parent) was cut. A
+ * look-alike deep in someone's subtree stays no container.
+ */
 static void test_cgroup_long_path(void **state)
 {
-	char text[1024] = "0::";
+	char text[1024] = "0::/system.slice/docker-" HEX64 ".scope";
 	struct cp_cgroup_info ci;
 
 	(void)state;
 	for (int i = 0; i < 30; i++)
 		strcat(text, "/deeper.slice");
-	strcat(text, "/docker-" HEX64 ".scope\n");
+	strcat(text, "\n");
 	assert_int_equal(cp_cgroup_parse(text, &ci), 0);
 	assert_int_equal(strlen(ci.path), CP_CGROUP_PATH_LEN - 1);
+	assert_null(strstr(ci.path, "docker-"));
 	assert_string_equal(ci.container_id, HEX64);
+	assert_string_equal(ci.runtime, "docker");
+
+	strcpy(text, "0::/user.slice");
+	for (int i = 0; i < 30; i++)
+		strcat(text, "/deeper.slice");
+	strcat(text, "/docker-" HEX64 ".scope\n");
+	assert_int_equal(cp_cgroup_parse(text, &ci), 0);
 	assert_non_null(strstr(ci.path, ".scope"));
+	assert_string_equal(ci.container_id, "");
 }
 
 static void test_cgroup2_mount(void **state)

@@ -23,6 +23,7 @@
 
 #include "symbols/build_id.h"
 #include "lib/rec_build.h"
+#include "record/rec_io.h"
 #include "record/replay.h"
 #include "report/profile_report.h"
 
@@ -478,6 +479,39 @@ static void test_offline_symbols_checked(void **state)
 	free(rec.p);
 }
 
+/*
+ * A recording appears at its path only when closed whole, mode 0600 (it
+ * holds the targets' address maps); a discarded one (a run that failed)
+ * leaves the path as it was and no temporary file.
+ */
+static void test_written_then_renamed(void **state)
+{
+	char dir[] = "/tmp/cp-rec-XXXXXX", path[64], err[256];
+	struct cp_rec_writer *w;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.cprec", dir);
+	w = cp_rec_writer__open(path, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cp_rec_writer__section(w, CP_SEC_END, "", 0), 0);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(cp_rec_writer__close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, CP_REC_FILE_HDR_LEN + CP_REC_SEC_HDR_LEN);
+
+	w = cp_rec_writer__open(path, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(cp_rec_writer__event(w, "abcdefgh", 8), 0);
+	assert_int_equal(cp_rec_writer__discard(w), -ECANCELED);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, CP_REC_FILE_HDR_LEN + CP_REC_SEC_HDR_LEN);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);	/* nothing else was left */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_version_mismatch),
 		cmocka_unit_test(test_bad_lengths_and_order),
 		cmocka_unit_test(test_offline_symbols_checked),
+		cmocka_unit_test(test_written_then_renamed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 /* Findings of breakpoint sampling, and their report section. */
 #include <string.h>
 
+#include "util/printable.h"
 #include "breakpoints/bp_report.h"
 
 void cp_bp_finding_of(const struct cp_bp_insn *v, __u32 tgid, __u64 ip,
@@ -66,7 +67,7 @@ static void print_finding(const struct cp_bp_finding *x,
 			  int (*locate)(void *, __u32, __u64, char *, size_t), void *ctx, FILE *f)
 {
 	double share = x->simulated ? cp_lru_reuse_conflict_share(&x->sim) : -1;
-	char where[256] = "", sim[48] = "-";
+	char where[256] = "", shown[256], sim[48] = "-";
 
 	if (!locate || locate(ctx, x->tgid, x->ip, where, sizeof(where)))
 		where[0] = '\0';
@@ -77,7 +78,7 @@ static void print_finding(const struct cp_bp_finding *x,
 			 x->sim.sa_misses - x->sim.compulsory);
 	fprintf(f, "  %8u  %5u %5u %5u  %-14s  %-20s %7u  0x%-14llx %s\n", x->accesses, x->top_set,
 		x->top_set_accesses, x->top_set_lines, sim, cp_bp_manager_reason_name(x->reason),
-		x->tgid, (unsigned long long)x->ip, where);
+		x->tgid, (unsigned long long)x->ip, cp_printable(where, shown, sizeof(shown)));
 }
 
 void cp_bp_report_print(const struct cp_bp_summary *s,

@@ -31,6 +31,7 @@
 #include "report/summary_out.h"
 #include "machine/sysinfo.h"
 #include "cli/target.h"
+#include "util/privs.h"
 
 #ifndef CP_VERSION
 #define CP_VERSION "0.1.0"
@@ -136,6 +137,34 @@ static int fail(struct cp_main *m, int ret)
 	return ret;
 }
 
+/*
+ * -o, --json and --record: a file we could not write, or a symbolic link we
+ * will not write through, is said before anything runs. 0 or < 0 with m->err.
+ */
+static int check_outputs(struct cp_main *m)
+{
+	const struct {
+		const char *opt, *path;
+	} outs[] = {
+		{ "-o", m->opts.output },
+		{ "--json", m->opts.json },
+		{ "--record", m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path },
+	};
+	char why[512];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		if (!outs[i].path || strcmp(outs[i].path, "-") == 0)
+			continue;
+		ret = cp_out_file_try(outs[i].path, why, sizeof(why));
+		if (ret) {
+			snprintf(m->err, sizeof(m->err), "%s: %s", outs[i].opt, why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Parses argv; returns -1 to go on, else the exit code. */
 static int parse_options(struct cp_main *m, int argc, char **argv)
 {
@@ -156,7 +185,8 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_REPORT: {
 		struct cp_report_opts o = report_opts(m);
 
-		if (o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err)))
+		if ((o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err))) ||
+		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
 		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
@@ -165,8 +195,9 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_PROFILE:
 	default:
 		/* a file we could not write is said before anything runs */
-		if (m->opts.prom_file &&
-		    cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err)))
+		if ((m->opts.prom_file &&
+		     cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err))) ||
+		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
 		return -1;
 	}
@@ -293,6 +324,27 @@ static int prepare_targets(struct cp_main *m)
 	return -1;
 }
 
+/*
+ * Set up: keep only what the loop needs (CP_LIVE_CAPS), on every thread,
+ * and no_new_privs. A failure is said and the run goes on: it only loses a
+ * defence.
+ */
+static void drop_privileges(const struct cp_main *m)
+{
+	struct cp_privs_result res;
+	char err[256], names[160];
+
+	if (cp_privs_drop(CP_LIVE_CAPS, &res, err, sizeof(err))) {
+		fprintf(stderr, "cacheperf-bpf: warning: %s; the run keeps them\n", err);
+		return;
+	}
+	if (m->opts.verbose)
+		fprintf(stderr, "cacheperf-bpf: capabilities kept: %s; bounding set %s; no_new_privs (%u threads)\n",
+			res.now.permitted ? cp_caps_names(res.now.permitted, names, sizeof(names)) :
+					    "none",
+			res.bounding ? "cut to them" : "left (no CAP_SETPCAP)", res.threads + 1);
+}
+
 /* cp_live_cfg.targets_gone: the command exited, or every -p process. */
 static bool targets_gone(void *ctx, char *reason, size_t sz)
 {
@@ -362,6 +414,8 @@ static int run(struct cp_main *m)
 	/* running targets' allocation probes last: the loop times their first window */
 	if (!m->have_child)
 		cp_session__attach_allocs(m->sess, &m->cfg);
+	/* Keep only the capabilities the loop needs */
+	drop_privileges(m);
 	if (m->opts.verbose)
 		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
 			m->sess->nr_events, m->sess->scope.reason,

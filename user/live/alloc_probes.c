@@ -18,6 +18,7 @@
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
 #include "util/clock.h"
+#include "util/printable.h"
 
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
 #define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
@@ -323,10 +324,15 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 			ap->entry_emulated++;
 		else
 			ap->single_step++;
-		if (ap->opts.log)
+		if (ap->opts.log) {
+			char name[256], path[PATH_MAX];
+
 			fprintf(ap->opts.log, "alloc probes: %s %s (%s) at +%u%s: %s\n",
-				cp_allocator_kind_name(t->alloc->kind), fn->name, t->alloc->path,
-				pl.offset, pl.emulated ? "" : " (single-stepped)", pl.why);
+				cp_allocator_kind_name(t->alloc->kind),
+				cp_printable(fn->name, name, sizeof(name)),
+				cp_printable(t->alloc->path, path, sizeof(path)), pl.offset,
+				pl.emulated ? "" : " (single-stepped)", pl.why);
+		}
 		t->sites[t->nr_sites++] = (struct site){
 			.func = f, .off = fn->file_off + pl.offset,
 			.sp_adjust = pl.sp_adjust, .need_ret = !cp_alloc_func_frees(f),

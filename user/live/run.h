@@ -19,6 +19,27 @@
 #include "profile/run_facts.h"
 #include "record/recorder.h"
 #include "live/session.h"
+#include "util/caps.h"
+
+/*
+ * The capabilities the run loop keeps once it is set up; the rest are
+ * dropped (cli/main.c, util/privs.h; docs/security.md, "Privileges"). The
+ * loop follows processes that start later and reads what they map:
+ *   CAP_BPF, CAP_PERFMON	per-process breakpoint events with their BPF
+ *				program, and the allocation probes' links
+ *   CAP_SYS_ADMIN		perf_event_open of a uprobe (required since the
+ *				2025 fix "perf: Require CAP_SYS_ADMIN for
+ *				uprobes"), /proc/PID/map_files
+ *   CAP_SYS_PTRACE		other users' /proc/PID/maps, mem, root and
+ *				process_vm_readv (glibc's chunk headers)
+ *   CAP_DAC_READ_SEARCH	their binaries and debug info that are not
+ *				world-readable
+ * CAP_SYS_RESOURCE (RLIMIT_MEMLOCK, RLIMIT_NOFILE) is only needed while
+ * loading; CAP_DAC_OVERRIDE, CAP_KILL, CAP_SETUID and the rest never.
+ */
+#define CP_LIVE_CAPS                                                                 \
+	(CP_CAP(CAP_BPF) | CP_CAP(CAP_PERFMON) | CP_CAP(CAP_SYS_ADMIN) |             \
+	 CP_CAP(CAP_SYS_PTRACE) | CP_CAP(CAP_DAC_READ_SEARCH))
 
 #define CP_TICK_MS		100	/* target liveness and signal checks */
 

@@ -8,15 +8,36 @@
 
 #define CP_CONTAINER_HEX	64
 
-/* Systemd scope names of container runtimes: "<prefix><64 hex>.scope". */
-static const struct {
-	const char *prefix;
-	const char *runtime;
-} scopes[] = {
-	{ "docker-", "docker" },
-	{ "cri-containerd-", "containerd" },
-	{ "crio-", "cri-o" },
-	{ "libpod-", "podman" },
+/*
+ * Where each runtime puts its containers: the first path component (a
+ * parent only root can create under), then up to CP_POD_LEVELS Kubernetes
+ * QoS and pod levels, then "<prefix><64 hex><suffix>". Anchoring at the
+ * root is what keeps a user's delegated subtree out: under
+ * /user.slice/user-1000.slice/... the user names cgroups as it likes
+ * (docker-<64 hex>.scope included), so rootless containers get no id.
+ */
+#define CP_POD_LEVELS	2
+
+static const struct container_rule {
+	const char *parent;
+	bool pod_levels;
+	const char *prefix, *suffix, *runtime;
+} rules[] = {
+	/* systemd cgroup driver: docker, podman, kubelet with its CRIs */
+	{ "system.slice", false, "docker-", ".scope", "docker" },
+	{ "machine.slice", false, "libpod-", ".scope", "podman" },
+	{ "kubepods.slice", true, "cri-containerd-", ".scope", "containerd" },
+	{ "kubepods.slice", true, "crio-", ".scope", "cri-o" },
+	{ "kubepods.slice", true, "docker-", ".scope", "docker" },
+	/* cgroupfs driver: /docker/<id>, /kubepods/<qos>/pod<uid>/<id>, podman's parent */
+	{ "docker", false, "", "", "" },
+	{ "kubepods", true, "", "", "" },
+	{ "libpod_parent", false, "libpod-", "", "podman" },
+};
+
+struct comp {
+	const char *p;
+	size_t n;
 };
 
 static bool all_hex(const char *s, size_t n)
@@ -27,48 +48,92 @@ static bool all_hex(const char *s, size_t n)
 	return true;
 }
 
-/* The id of one path component [c, c + n), or NULL. */
-static const char *component_id(const char *c, size_t n, const char **runtime)
+static bool comp_is(const struct comp *c, const char *s)
 {
-	static const char suffix[] = ".scope";
-	size_t sl = sizeof(suffix) - 1;
+	return c->n == strlen(s) && !memcmp(c->p, s, c->n);
+}
 
-	if (n == CP_CONTAINER_HEX && all_hex(c, n)) {
-		*runtime = "";
-		return c;
-	}
-	if (n <= sl || memcmp(c + n - sl, suffix, sl) != 0)
+static bool comp_affix(const struct comp *c, const char *prefix, const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix);
+
+	return c->n >= pl + sl && !memcmp(c->p, prefix, pl) &&
+	       !memcmp(c->p + c->n - sl, suffix, sl);
+}
+
+/* A Kubernetes level between the root and a container: QoS class or pod. */
+static bool pod_level(const struct comp *c)
+{
+	return comp_affix(c, "kubepods-", ".slice") || comp_affix(c, "pod", "") ||
+	       comp_is(c, "besteffort") || comp_is(c, "burstable");
+}
+
+/* The id in @c when it is "<prefix><64 hex><suffix>", else NULL. */
+static const char *comp_id(const struct comp *c, const struct container_rule *r)
+{
+	size_t pl = strlen(r->prefix);
+
+	if (c->n != pl + CP_CONTAINER_HEX + strlen(r->suffix) ||
+	    !comp_affix(c, r->prefix, r->suffix) || !all_hex(c->p + pl, CP_CONTAINER_HEX))
 		return NULL;
-	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
-		size_t pl = strlen(scopes[i].prefix);
+	return c->p + pl;
+}
 
-		if (n == pl + CP_CONTAINER_HEX + sl && !memcmp(c, scopes[i].prefix, pl) &&
-		    all_hex(c + pl, CP_CONTAINER_HEX)) {
-			*runtime = scopes[i].runtime;
-			return c + pl;
-		}
+/* Splits @path (@len bytes) into at most @max components; their count. */
+static size_t split(const char *path, size_t len, struct comp *c, size_t max)
+{
+	const char *p = path, *end = path + len;
+	size_t n = 0;
+
+	while (p < end && n < max) {
+		const char *slash;
+
+		while (p < end && *p == '/')
+			p++;
+		if (p == end)
+			break;
+		slash = memchr(p, '/', (size_t)(end - p));
+		c[n].p = p;
+		c[n].n = (size_t)((slash ? slash : end) - p);
+		n++;
+		p += c[n - 1].n;
+	}
+	return n;
+}
+
+/* The id by rule @r in components @c, or NULL. */
+static const char *rule_id(const struct container_rule *r, const struct comp *c, size_t n)
+{
+	const char *id;
+
+	if (!n || !comp_is(&c[0], r->parent))
+		return NULL;
+	for (size_t i = 1; i < n && i <= 1 + (r->pod_levels ? CP_POD_LEVELS : 0); i++) {
+		id = comp_id(&c[i], r);
+		if (id)
+			return id;
+		if (!r->pod_levels || !pod_level(&c[i]))
+			return NULL;
 	}
 	return NULL;
 }
 
-bool cp_container_id(const char *path, char *id, const char **runtime)
+bool cp_container_id(const char *path, size_t len, char *id, const char **runtime)
 {
-	const char *end = path + strlen(path), *c, *found;
+	struct comp c[2 + CP_POD_LEVELS];
+	size_t n = split(path, len, c, sizeof(c) / sizeof(c[0]));
 
-	id[0] = '\0';
-	*runtime = "";
-	/* from the leaf up: a pod's cgroup holds its containers' */
-	while (end > path) {
-		for (c = end; c > path && c[-1] != '/'; c--)
-			;
-		found = component_id(c, (size_t)(end - c), runtime);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const char *found = rule_id(&rules[i], c, n);
+
 		if (found) {
 			memcpy(id, found, CP_CONTAINER_HEX);
 			id[CP_CONTAINER_HEX] = '\0';
+			*runtime = rules[i].runtime;
 			return true;
 		}
-		end = c > path ? c - 1 : path;
 	}
+	id[0] = '\0';
 	*runtime = "";
 	return false;
 }
@@ -124,12 +189,13 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 	if (!any)
 		return -EINVAL;
 	if (v2 && (v2_len > 1 || !v1)) {
-		copy_path(out->path, v2, v2_len);
+		v1 = v2;
+		v1_len = v2_len;
 		out->v2 = true;
-	} else {
-		copy_path(out->path, v1, v1_len);
 	}
-	cp_container_id(out->path, out->container_id, &out->runtime);
+	copy_path(out->path, v1, v1_len);
+	/* from the whole path: the parent that makes it a container may be cut from out->path */
+	cp_container_id(v1, v1_len, out->container_id, &out->runtime);
 	return 0;
 }
 

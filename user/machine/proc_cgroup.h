@@ -24,21 +24,27 @@ struct cp_cgroup_info {
  * Fills @out from the text of /proc/PID/cgroup. The unified hierarchy's
  * path ("0::/a/b") wins; on a hybrid host whose process sits at the v2 root,
  * the first v1 hierarchy with a deeper path is taken (name=systemd first).
- * A path longer than the buffer is cut at its start (the leaf is kept), so
- * the container id is still found. Returns 0, or -EINVAL when the text has
+ * A path longer than the buffer is cut at its start (the leaf is kept); the
+ * container id is found in the whole path. Returns 0, or -EINVAL when the text has
  * no hierarchy line at all.
  */
 int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out);
 
 /*
- * The container id in cgroup @path: the deepest component that is 64 hex
- * digits, bare (cgroupfs drivers: "/docker/<id>", "/kubepods/.../<id>") or
- * as a systemd scope ("docker-<id>.scope", "cri-containerd-<id>.scope",
- * "crio-<id>.scope", "libpod-<id>.scope"). Conmon scopes are not
- * containers. Returns true and fills @id (CP_CONTAINER_ID_LEN bytes) and
- * @runtime, else false with @id "" and @runtime "".
+ * The container id in cgroup @path (@len bytes, as /proc/PID/cgroup writes
+ * it): only where a runtime puts its containers, under a parent at the
+ * root that only root can create: "/system.slice/docker-<id>.scope",
+ * "/machine.slice/libpod-<id>.scope", "/kubepods.slice/[kubepods-*.slice/
+ * [...pod*.slice/]]{cri-containerd,crio,docker}-<id>.scope" (systemd
+ * driver); "/docker/<id>", "/kubepods/[QoS/][pod<uid>/]<id>",
+ * "/libpod_parent/libpod-<id>" (cgroupfs driver); cgroups below the
+ * container's are its own. <id> is 64 lowercase hex digits. A look-alike
+ * anywhere else (a user's delegated subtree under /user.slice, a conmon
+ * scope, a rootless container) is no container. Returns true and fills @id
+ * (CP_CONTAINER_ID_LEN bytes) and @runtime, else false with @id "" and
+ * @runtime "".
  */
-bool cp_container_id(const char *path, char *id, const char **runtime);
+bool cp_container_id(const char *path, size_t len, char *id, const char **runtime);
 
 /*
  * The mount point of the cgroup2 file system in /proc/self/mountinfo @text

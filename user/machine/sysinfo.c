@@ -9,22 +9,14 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <linux/bpf.h>
-#include <linux/capability.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <bpf/btf.h>
 
 #include "util/parse.h"
+#include "util/privs.h"
 #include "util/sysfs.h"
 #include "machine/sysinfo.h"
-
-/* Older uapi headers predate the split of CAP_SYS_ADMIN (Linux 5.8). */
-#ifndef CAP_PERFMON
-#define CAP_PERFMON	38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF		39
-#endif
 
 #define VERSION_PART_MAX	65535	/* what KERNEL_VERSION-style codes can hold */
 #define CPULIST_MAX_CPU		(1 << 20)	/* far above any CONFIG_NR_CPUS */
@@ -321,13 +313,12 @@ int cp_sysinfo_hw_breakpoint_slots(void)
 
 int cp_sysinfo_privileges(struct cp_privileges *p)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	struct cp_caps c;
+	int ret = cp_caps_get(&c);
 
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	cp_privileges_eval(geteuid(), data[0].effective | (__u64)data[1].effective << 32, p);
+	if (ret)
+		return ret;
+	cp_privileges_eval(geteuid(), c.effective, p);
 	return 0;
 }
 

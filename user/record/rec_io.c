@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/out_file.h"
 #include "record/rec_crc.h"
 #include "record/rec_io.h"
 
 struct cp_rec_writer {
+	struct cp_out out;		/* renamed over the path when closed */
 	FILE *f;
 	struct cp_rec_buf events;	/* records not yet written */
 	__u64 bytes;
@@ -60,18 +62,24 @@ struct cp_rec_writer *cp_rec_writer__new(FILE *f)
 
 struct cp_rec_writer *cp_rec_writer__open(const char *path, char *err, size_t err_sz)
 {
-	FILE *f = fopen(path, "we");
 	struct cp_rec_writer *w;
+	struct cp_out out;
+	char why[512];
+	int ret;
 
-	if (!f) {
-		snprintf(err, err_sz, "cannot create the recording %s: %s", path, strerror(errno));
+	/* every target's address map is in it: private, and never through a link */
+	ret = cp_out_open(&out, path, CP_OUT_PRIVATE, why, sizeof(why));
+	if (ret) {
+		snprintf(err, err_sz, "cannot create the recording: %s", why);
 		return NULL;
 	}
-	w = cp_rec_writer__new(f);
+	w = cp_rec_writer__new(out.f);
 	if (!w) {
-		fclose(f);
+		cp_out_close(&out, -ENOMEM, NULL, 0);
 		snprintf(err, err_sz, "out of memory");
+		return NULL;
 	}
+	w->out = out;
 	return w;
 }
 
@@ -130,12 +138,24 @@ int cp_rec_writer__close(struct cp_rec_writer *w)
 	if (!w)
 		return 0;
 	flush_events(w);
-	if (fclose(w->f) && !w->err)
+	if (w->out.f) {
+		w->err = cp_out_close(&w->out, w->err, NULL, 0);
+	} else if (fclose(w->f) && !w->err) {
 		w->err = errno ? -errno : -EIO;
+	}
 	err = w->err;
 	cp_rec_buf_free(&w->events);
 	free(w);
 	return err;
+}
+
+int cp_rec_writer__discard(struct cp_rec_writer *w)
+{
+	if (!w)
+		return 0;
+	if (!w->err)
+		w->err = -ECANCELED;
+	return cp_rec_writer__close(w);
 }
 
 /* ---- reader ---- */

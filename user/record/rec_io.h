@@ -16,7 +16,12 @@
 
 struct cp_rec_writer;
 
-/* Creates @path (truncating) and writes the file header. NULL with @err set. */
+/*
+ * Creates @path and writes the file header: a temporary file next to it
+ * (mode 0600) that cp_rec_writer__close() renames over @path once every
+ * section is written; a symbolic link at @path is refused (util/out_file.h).
+ * NULL with @err set.
+ */
 struct cp_rec_writer *cp_rec_writer__open(const char *path, char *err, size_t err_sz);
 /* The same over an open stream, which the writer then owns. */
 struct cp_rec_writer *cp_rec_writer__new(FILE *f);
@@ -31,10 +36,15 @@ int cp_rec_writer__section(struct cp_rec_writer *w, __u32 type, const void *payl
 __u64 cp_rec_writer__bytes(const struct cp_rec_writer *w);
 
 /*
- * Writes pending events and closes the stream. Returns 0, or the first
- * error of the writer's life (-ENOSPC, -EIO, -ENOMEM...). NULL is a no-op.
+ * Writes pending events and closes the stream; a file made by
+ * cp_rec_writer__open() then replaces its path, or is removed after an
+ * error. Returns 0, or the first error of the writer's life (-ENOSPC, -EIO,
+ * -ENOMEM...). NULL is a no-op.
  */
 int cp_rec_writer__close(struct cp_rec_writer *w);
+
+/* Closes and removes what cp_rec_writer__open() made, leaving its path as it was; -ECANCELED. */
+int cp_rec_writer__discard(struct cp_rec_writer *w);
 
 struct cp_rec_section {
 	__u32 type;			/* enum cp_rec_section_type */

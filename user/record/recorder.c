@@ -255,7 +255,7 @@ int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char
 		cp_rec_encode_end(&r->buf, end);
 		section(r, CP_SEC_END);
 	}
-	ret = cp_rec_writer__close(r->w);
+	ret = end ? cp_rec_writer__close(r->w) : cp_rec_writer__discard(r->w);
 	if (!ret && r->lost)
 		ret = -ENOMEM;
 	if (ret)

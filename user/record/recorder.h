@@ -33,8 +33,10 @@ void cp_recorder__event(struct cp_recorder *r, const void *data, size_t size);
 void cp_recorder__counters(struct cp_recorder *r, const struct cp_insn *v, size_t n);
 
 /*
- * Writes @end and closes. Returns 0, or a negative errno with @err naming
- * the file and the first failure (a full disk...). NULL is a no-op.
+ * Writes @end and closes: the recording then replaces its path. Without
+ * @end (a run that failed) the recording is discarded: a reader refuses one
+ * with no end section anyway. Returns 0, or a negative errno with @err
+ * naming the file and the first failure (a full disk...). NULL is a no-op.
  */
 int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char *err,
 		       size_t err_sz);

@@ -10,6 +10,7 @@
 #include "record/rec_io.h"
 #include "record/replay.h"
 #include "util/path.h"
+#include "util/printable.h"
 
 /* What the run read from /proc for one process, last as of the replay's position. */
 struct replay_proc {
@@ -280,7 +281,7 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 	struct cp_rec_build_id id;
 	__u8 now[CP_REC_MAX_BUILD_ID];
 	char was_hex[2 * CP_REC_MAX_BUILD_ID + 1], now_hex[2 * CP_REC_MAX_BUILD_ID + 1];
-	char why[160 + PATH_MAX] = "", at_buf[PATH_MAX];
+	char why[160 + PATH_MAX] = "", at_buf[PATH_MAX], shown[PATH_MAX], shown_why[sizeof(why)];
 	const char *at;
 	struct stat st;
 	int n;
@@ -308,7 +309,8 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 	r->st.bad_files++;
 	if (r->warn)
 		fprintf(r->warn, "cacheperf-bpf: warning: %s: %s; its instructions are shown as offsets\n",
-			id.path, why);
+			cp_printable(id.path, shown, sizeof(shown)),
+			cp_printable(why, shown_why, sizeof(shown_why)));
 	if (r->nr_bad == CP_REPLAY_MAX_BAD_FILES)
 		return 0;
 	if (!r->bad && !(r->bad = calloc(CP_REPLAY_MAX_BAD_FILES, sizeof(*r->bad))))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/printable.h"
 #include "report/data_src_text.h"
 #include "report/report.h"
 #include "report/report_issues.h"
@@ -20,6 +21,8 @@ static const char *cp_report_pct(__u64 part, __u64 whole, char *buf, size_t sz)
 
 static void print_header(const struct cp_report *r, FILE *f)
 {
+	char comm[sizeof(r->targets[0].comm)];
+
 	fprintf(f, "cacheperf-bpf report\n");
 	fprintf(f, "  source:   %s\n", r->source_reason ? r->source_reason : r->source);
 	if (r->source && strcmp(r->source, "soft") == 0)
@@ -30,7 +33,8 @@ static void print_header(const struct cp_report *r, FILE *f)
 		fprintf(f, "every process (-a)");
 	for (int i = 0; i < r->nr_targets; i++)
 		fprintf(f, "%s%d (%s)", i ? ", " : "", (int)r->targets[i].pid,
-			r->targets[i].comm[0] ? r->targets[i].comm : "?");
+			r->targets[i].comm[0] ?
+				cp_printable(r->targets[i].comm, comm, sizeof(comm)) : "?");
 	fprintf(f, "\n");
 	if (r->bpf.followed)
 		fprintf(f, "            and %llu processes they started\n",
@@ -85,10 +89,13 @@ static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool
 {
 	const struct cp_ip_counts *c = &in->counts;
 	__u64 samples = c->loads + c->stores, misses = c->load_misses + c->store_misses;
-	char loc[256] = "", pct[16], lat[16] = "-";
+	char where[256] = "", loc[256], pct[16], lat[16] = "-";
 
-	if (!r->locate || r->locate(r->locate_ctx, in->key.tgid, in->key.ip, loc, sizeof(loc)) < 0)
-		loc[0] = '\0';
+	/* module, file and function names are the target's: no control bytes */
+	if (!r->locate ||
+	    r->locate(r->locate_ctx, in->key.tgid, in->key.ip, where, sizeof(where)) < 0)
+		where[0] = '\0';
+	cp_printable(where, loc, sizeof(loc));
 	if (no_levels && r->bpf.ticks) {
 		fprintf(f, "  %8llu  %8llu  %7u  0x%-14llx %s\n", (unsigned long long)c->ticks,
 			samples, in->key.tgid, (unsigned long long)in->key.ip, loc);
@@ -202,7 +209,7 @@ static void print_objects(const struct cp_report *r, FILE *f)
 	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
 	bool no_levels = cp_stats_levels_unknown(&r->bpf);
 	const struct cp_object_group **list;
-	char what[512];
+	char what[512], shown[512];
 	size_t n;
 
 	if (!r->objects)
@@ -219,7 +226,7 @@ static void print_objects(const struct cp_report *r, FILE *f)
 		describe_object(r, list[i], what, sizeof(what));
 		fprintf(f, "  %8llu  %7u  %s\n",
 			(unsigned long long)(no_levels ? list[i]->samples : list[i]->misses),
-			list[i]->tgid, what);
+			list[i]->tgid, cp_printable(what, shown, sizeof(shown)));
 	}
 	if (r->chunk_objects)
 		fprintf(f, "  objects no allocation probe saw, read from glibc's chunk headers: %llu "

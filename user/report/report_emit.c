@@ -28,10 +28,10 @@ int cp_report_emit(const struct cp_report *r, const char *output, const char *js
 	int ret = 0, ret2;
 
 	if (output || !json_on_stdout)
-		ret = cp_out_file_write(output ? output : "-", write_text, (void *)r, err, err_sz);
+		ret = cp_out_file_write(output ? output : "-", CP_OUT_PRIVATE, write_text, (void *)r, err, err_sz);
 	if (!json)
 		return ret;
-	ret2 = cp_out_file_write(json, write_json, (void *)r, ret ? later : err,
+	ret2 = cp_out_file_write(json, CP_OUT_PRIVATE, write_json, (void *)r, ret ? later : err,
 				 ret ? sizeof(later) : err_sz);
 	return ret ? ret : ret2;
 }

@@ -5,20 +5,38 @@
 #include "classify/issue.h"
 #include "report/report_issues.h"
 #include "util/path.h"
+#include "util/printable.h"
+
+/* The names in @loc as they may be printed: the target chose them (printable.h). */
+struct shown_loc {
+	char file[CP_LOC_FILE_LEN];
+	char function[CP_LOC_FUNCTION_LEN];
+	char module[CP_LOC_MODULE_LEN];
+};
+
+static void show_loc(const struct cp_src_loc *loc, struct shown_loc *s)
+{
+	cp_printable(cp_base_name(loc->file), s->file, sizeof(s->file));
+	cp_printable(loc->function, s->function, sizeof(s->function));
+	cp_printable(cp_base_name(loc->module), s->module, sizeof(s->module));
+}
 
 /* "work.c: 94 (worker)", "worker (work)", or "0x401234" for what is known. */
 static void print_loc(const struct cp_src_loc *loc, bool have, __u64 ip, FILE *f)
 {
+	struct shown_loc s;
+
+	show_loc(loc, &s);
 	if (have && loc->file[0] && loc->line)
-		fprintf(f, "%s: %u", cp_base_name(loc->file), loc->line);
+		fprintf(f, "%s: %u", s.file, loc->line);
 	else if (have && loc->function[0])
-		fprintf(f, "%s", loc->function);
+		fprintf(f, "%s", s.function);
 	else
 		fprintf(f, "0x%llx", (unsigned long long)ip);
 	if (have && loc->function[0] && loc->file[0] && loc->line)
-		fprintf(f, " (%s)", loc->function);
+		fprintf(f, " (%s)", s.function);
 	if (have && !(loc->file[0] && loc->line) && loc->module[0])
-		fprintf(f, " in %s", cp_base_name(loc->module));
+		fprintf(f, " in %s", s.module);
 }
 
 /* What the counts of @soft issues are: ticks on accesses, not misses. */
@@ -30,11 +48,14 @@ static const char *unit(bool soft)
 /* An allocation frame: "f (file.c:12)", "f in lib.so", "f" or "0x7f...". */
 static void print_frame(const struct cp_src_loc *loc, FILE *f)
 {
-	fprintf(f, "%s", loc->function[0] ? loc->function : "??");
+	struct shown_loc s;
+
+	show_loc(loc, &s);
+	fprintf(f, "%s", loc->function[0] ? s.function : "??");
 	if (loc->file[0] && loc->line)
-		fprintf(f, " (%s:%u)", cp_base_name(loc->file), loc->line);
+		fprintf(f, " (%s:%u)", s.file, loc->line);
 	else if (loc->module[0])
-		fprintf(f, " in %s", cp_base_name(loc->module));
+		fprintf(f, " in %s", s.module);
 }
 
 static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
@@ -69,6 +90,10 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 {
 	const char *kind = cp_object_kind_name(o->kind);
 	unsigned long long size = (unsigned long long)o->size;
+	char name[sizeof(o->name)], allocator[sizeof(o->allocator)];
+
+	cp_printable(o->name, name, sizeof(name));
+	cp_printable(o->allocator, allocator, sizeof(allocator));
 
 	switch (o->kind) {
 	case CP_OBJ_HEAP:
@@ -84,20 +109,20 @@ static void object_head(const struct cp_issue_object *o, FILE *f)
 	case CP_OBJ_GLOBAL:
 	case CP_OBJ_TLS:
 		fprintf(f, "the %s variable %s (%llu bytes)",
-			o->kind == CP_OBJ_TLS ? "thread-local" : "global", o->name, size);
+			o->kind == CP_OBJ_TLS ? "thread-local" : "global", name, size);
 		break;
 	case CP_OBJ_UNKNOWN:
-		fprintf(f, "memory %s with no allocation seen", o->name[0] ? o->name : "?");
+		fprintf(f, "memory %s with no allocation seen", o->name[0] ? name : "?");
 		if (o->allocator[0])
 			fprintf(f, " (%s: its metadata is not read, so no object is named)",
-				o->allocator);
+				allocator);
 		break;
 	default:
 		/* an anonymous mapping's name is its kind: say it once */
 		if (!o->name[0] || strcmp(o->name, kind) == 0)
 			fprintf(f, "the %s (%llu bytes)", kind, size);
 		else
-			fprintf(f, "the %s %s (%llu bytes)", kind, o->name, size);
+			fprintf(f, "the %s %s (%llu bytes)", kind, name, size);
 		break;
 	}
 }
@@ -183,6 +208,8 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 
 static void print_issue(size_t n, const struct cp_issue *is, bool soft, FILE *f)
 {
+	char hint[sizeof(is->hint)];
+
 	fprintf(f, "\n#%zu %s %s", n, is->origin == CP_ORIGIN_ALLOCATOR ? "Allocator's" :
 				       "Application's", cp_issue_type_text(is->type));
 	print_insns(is, soft, f);
@@ -195,7 +222,8 @@ static void print_issue(size_t n, const struct cp_issue *is, bool soft, FILE *f)
 		fprintf(f, ", ~%.3g cycles/s of load latency", is->cost_cycles_per_s);
 	fprintf(f, " (process %u)\n", is->tgid);
 	print_evidence(is, soft, f);
-	fprintf(f, "  Hint: %s\n", is->hint);
+	/* a hint may name the object or the function */
+	fprintf(f, "  Hint: %s\n", cp_printable(is->hint, hint, sizeof(hint)));
 }
 
 void cp_report_issues_print(const struct cp_classification *c, const struct cp_classify_cfg *cfg,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/printable.h"
 #include "report/report_limits.h"
 
 typedef unsigned long long ull;
@@ -21,21 +22,11 @@ static void container_text(const struct cp_proc_summary *s, char *buf, size_t sz
 		 s->cg.container_id);
 }
 
-/* A comm is the process's to choose: control bytes would forge report lines. */
-static const char *printable(const char *in, char *buf, size_t sz)
-{
-	size_t i;
-
-	for (i = 0; in[i] && i + 1 < sz; i++)
-		buf[i] = (unsigned char)in[i] < 0x20 || in[i] == 0x7f ? '?' : in[i];
-	buf[i] = '\0';
-	return buf[0] ? buf : "?";
-}
 
 void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, FILE *f)
 {
 	const struct cp_proc_summary **list;
-	char ctr[48], comm[CP_PROC_COMM_LEN];
+	char ctr[48], comm[CP_PROC_COMM_LEN], cg[CP_CGROUP_PATH_LEN];
 	size_t n;
 
 	if (!t || !top || !(list = calloc(top, sizeof(*list))))
@@ -55,8 +46,8 @@ void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, 
 
 		container_text(s, ctr, sizeof(ctr));
 		fprintf(f, "  %8llu  %8llu  %7d  %-16s %s%s%s\n", (ull)s->samples, (ull)s->misses,
-			(int)s->pid, printable(s->comm, comm, sizeof(comm)),
-			s->cg.path[0] ? s->cg.path : "?",
+			(int)s->pid, s->comm[0] ? cp_printable(s->comm, comm, sizeof(comm)) : "?",
+			s->cg.path[0] ? cp_printable(s->cg.path, cg, sizeof(cg)) : "?",
 			ctr, s->exited ? " (exited)" : "");
 	}
 	free(list);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Whole-file output through a temporary file and rename (see out_file.h). */
+/* Output files through a temporary file and rename (see out_file.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,36 @@
 #include <unistd.h>
 
 #include "util/out_file.h"
+
+enum target_kind {
+	TARGET_FILE,   /* absent or a regular file: replaced by a rename */
+	TARGET_DEVICE, /* a character device or a FIFO: written in place */
+};
+
+/* What is at @path now; < 0 with @err for what may not be written. */
+static int target_kind(const char *path, char *err, size_t err_sz)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return TARGET_FILE;
+		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, err_sz,
+			 "%s is a symbolic link: refusing to follow or replace it; remove it or "
+			 "name the file itself",
+			 path);
+		return -ELOOP;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, err_sz, "%s is a directory: name a file in it", path);
+		return -EISDIR;
+	}
+	return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ? TARGET_DEVICE : TARGET_FILE;
+}
 
 /* Creates the temporary file next to @path (*@tmp: its name, to free); fd or < 0 with @err. */
 static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
@@ -23,7 +54,8 @@ static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
 	}
 	memcpy(*tmp, path, len);
 	memcpy(*tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
-	fd = mkstemp(*tmp);
+	/* O_CREAT | O_EXCL, 0600: a name planted there is not followed */
+	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot create a file next to %s: %s", path, strerror(-ret));
@@ -35,53 +67,96 @@ static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
 }
 
 /*
- * True when @path names a character device or a FIFO (-o /dev/null, a
- * terminal, a named pipe): written in place. Renaming a file over it would
- * replace the device node itself with a regular file (/dev/null for every
- * other program on the machine). A symbolic link is not followed.
+ * Opens the device or FIFO @path as it is. O_NOFOLLOW and the fstat: what
+ * lstat saw may have been swapped for a link or a file since.
  */
-static bool in_place(const char *path)
+static int open_device(const char *path, char *err, size_t err_sz)
 {
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), ret;
 	struct stat st;
 
-	return !lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
-}
-
-/* Writes @fn's text into the device or FIFO @path as it is. */
-static int write_in_place(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz)
-{
-	FILE *f = fopen(path, "we");
-	int ret;
-
-	if (!f) {
+	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = fn(ctx, f);
-	if (!ret && fflush(f))
+	if (fstat(fd, &st) || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		close(fd);
+		snprintf(err, err_sz, "cannot write %s: it changed while it was opened", path);
+		return -EAGAIN;
+	}
+	return fd;
+}
+
+int cp_out_open(struct cp_out *o, const char *path, mode_t mode, char *err, size_t err_sz)
+{
+	int kind = target_kind(path, err, err_sz), fd;
+
+	memset(o, 0, sizeof(*o));
+	if (kind < 0)
+		return kind;
+	o->mode = mode;
+	o->path = strdup(path);
+	if (!o->path) {
+		snprintf(err, err_sz, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	fd = kind == TARGET_DEVICE ? open_device(path, err, err_sz)
+				   : open_tmp(path, &o->tmp, err, err_sz);
+	if (fd >= 0 && !(o->f = fdopen(fd, "w"))) {
+		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		fd = -ENOMEM;
+	}
+	if (fd < 0) {
+		if (o->tmp)
+			unlink(o->tmp);
+		free(o->tmp);
+		free(o->path);
+		memset(o, 0, sizeof(*o));
+		return fd;
+	}
+	return 0;
+}
+
+int cp_out_close(struct cp_out *o, int ret, char *err, size_t err_sz)
+{
+	if (!o->f)
+		return ret;
+	if (!ret && fflush(o->f))
 		ret = -errno;
-	if (fclose(f) && !ret)
+	if (!ret && o->tmp && fchmod(fileno(o->f), o->mode))
 		ret = -errno;
-	if (ret)
-		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(ret < 0 ? -ret : EIO));
+	if (fclose(o->f) && !ret)
+		ret = -errno;
+	/* rename() replaces whatever name is there, a link planted since included */
+	if (!ret && o->tmp && rename(o->tmp, o->path))
+		ret = -errno;
+	if (ret && o->tmp)
+		unlink(o->tmp);
+	if (ret && err)
+		snprintf(err, err_sz, "cannot write %s: %s", o->path ? o->path : "the output",
+			 strerror(ret < 0 ? -ret : EIO));
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
 	return ret < 0 ? ret : ret ? -EIO : 0;
 }
 
 int cp_out_file_try(const char *path, char *err, size_t err_sz)
 {
+	int kind = target_kind(path, err, err_sz), fd, ret;
 	char *tmp;
-	int fd;
 
-	if (in_place(path)) {
-		int ret = access(path, W_OK) ? -errno : 0;
-
+	if (kind < 0)
+		return kind;
+	if (kind == TARGET_DEVICE) {
+		ret = access(path, W_OK) ? -errno : 0;
 		if (ret)
 			snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	fd = open_tmp(path, &tmp, err, err_sz);
-
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -90,11 +165,11 @@ int cp_out_file_try(const char *path, char *err, size_t err_sz)
 	return 0;
 }
 
-int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size_t err_sz)
+int cp_out_file_write(const char *path, mode_t mode, cp_out_fn fn, void *ctx, char *err,
+		      size_t err_sz)
 {
-	char *tmp;
-	FILE *f;
-	int fd, ret;
+	struct cp_out o;
+	int ret;
 
 	if (strcmp(path, "-") == 0) {
 		ret = fn(ctx, stdout);
@@ -104,31 +179,8 @@ int cp_out_file_write(const char *path, cp_out_fn fn, void *ctx, char *err, size
 			snprintf(err, err_sz, "cannot write to stdout: %s", strerror(-ret));
 		return ret;
 	}
-	if (in_place(path))
-		return write_in_place(path, fn, ctx, err, err_sz);
-	fd = open_tmp(path, &tmp, err, err_sz);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto fail;
-	}
-	ret = fn(ctx, f);
-	if (!ret && (fflush(f) || fchmod(fd, 0644)))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (!ret) {
-		free(tmp);
-		return 0;
-	}
-fail:
-	snprintf(err, err_sz, "cannot write %s: %s", path, strerror(ret < 0 ? -ret : EIO));
-	unlink(tmp);
-	free(tmp);
-	return ret < 0 ? ret : -EIO;
+	ret = cp_out_open(&o, path, mode, err, err_sz);
+	if (ret)
+		return ret;
+	return cp_out_close(&o, fn(ctx, o.f), err, err_sz);
 }

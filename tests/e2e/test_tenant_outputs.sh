@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Hostile tenants against the root profiler (issue 22, items 6 to 8 and the
+# privileges; docs/security.md). The tenant is nobody, with no capabilities
+# (tap.sh: tenant_dir, as_tenant).
+#  - Outputs: a symbolic link the tenant plants where root writes -o,
+#    --json or --record (a directory the tenant can write) is refused with a
+#    clear error, and the root-only file it points to stays as it was, also
+#    when planted while the run goes on; reports, JSON and recordings are
+#    created 0600 whatever the umask, the Prometheus file 0644.
+#  - Strings: a tenant process whose binary, library, symbol and cgroup names
+#    hold terminal escapes: no ESC byte (0x1b) reaches the text report or the
+#    profiler's messages, the names still show, cleaned, and the JSON report
+#    escapes them.
+#  - Container ids: a tenant in a delegated cgroup it names
+#    system.slice/docker-<64 hex>.scope is not reported as a container.
+#  - Privileges: after setup the profiler's threads keep only the loop's
+#    capabilities (effective, permitted, bounding) with no_new_privs, and
+#    the loop still attaches probes to a tenant process started later.
+. "$(dirname "$0")/tap.sh"
+
+need_root "needs root: the profiler is root, the tenant is nobody"
+command -v python3 >/dev/null || skip_all "no python3 to read the JSON reports"
+id nobody >/dev/null 2>&1 || skip_all "no user nobody to be the tenant"
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+HEX64=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+ESC=$'\033'
+BEL=$'\007'
+td=$(tenant_dir)
+out=$(mktemp -d)
+victim=$(mktemp)
+name=cp-tenant-$$
+cleanup() {
+	[ -n "$cg2" ] && [ -d "$cg2/$name" ] &&
+		find "$cg2/$name" -depth -type d -exec rmdir {} + 2>/dev/null
+	rm -rf "$td" "$out" "$victim" "$tap_out"
+}
+trap cleanup EXIT
+echo "root only" >"$victim"
+chmod 0600 "$victim"
+victim_sum=$(sha256sum <"$victim")
+
+# victim_kept DESC: the root-only file has its content, and LINK is still the tenant's link
+victim_kept() {
+	if [ "$(sha256sum <"$victim")" = "$victim_sum" ] && [ -L "$2" ]; then
+		_ok "$1: the root-only file and the link are untouched"
+	else
+		_not_ok "$1: the root-only file and the link are untouched" \
+			"victim: $(head -c 80 "$victim" | od -c | head -2)" "$(ls -l "$2")"
+	fi
+}
+
+# 1. A planted link at each output path is refused before anything runs
+for opt in -o --json --record; do
+	link=$td/out${opt//-/_}
+	as_tenant ln -s "$victim" "$link"
+	expect "$opt through a planted link is refused" 1 \
+		"^cacheperf-bpf: $opt: $link is a symbolic link: refusing to follow or replace it" \
+		"$BIN" --source faults -d 1 --max-bp-rate 0 "$opt" "$link" -- sleep 0.3
+	victim_kept "$opt" "$link"
+done
+
+# 2. ... and so is one planted while the run goes on (the check at start passed)
+rm -f "$td"/out*
+for opt in -o --json; do
+	link=$td/late${opt//-/_}
+	(sleep 1; as_tenant ln -s "$victim" "$link") &
+	run_cmd "$BIN" --source faults -d 3 --max-bp-rate 0 "$opt" "$link" -- sleep 4
+	wait
+	if grep -q "$link is a symbolic link" "$tap_out"; then
+		_ok "$opt: a link planted during the run is refused at the end"
+	else
+		_not_ok "$opt: a link planted during the run is refused at the end" "status $rc"
+	fi
+	victim_kept "$opt planted late" "$link"
+done
+
+# 3. Modes: private outputs 0600 whatever the umask, the Prometheus file 0644
+run_cmd sh -c "umask 022; exec '$BIN' --source faults -d 1 --max-bp-rate 0 -o '$out/r.txt' \
+	--json '$out/r.json' --record '$out/r.cprec' --prom-file '$out/r.prom' -- sleep 0.3"
+modes=$(cd "$out" && stat -c '%n %a' r.txt r.json r.cprec r.prom 2>&1 | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$modes" = "r.txt 600 r.json 600 r.cprec 600 r.prom 644 " ]; then
+	_ok "report, JSON and recording are 0600, the Prometheus file 0644"
+else
+	_not_ok "report, JSON and recording are 0600, the Prometheus file 0644" \
+		"status $rc, modes: $modes"
+fi
+if ls "$out" | grep -q 'cprec\.'; then
+	_not_ok "no temporary file is left next to the recording" "$(ls "$out")"
+else
+	_ok "no temporary file is left next to the recording"
+fi
+expect "the recording is whole (renamed once complete)" 0 "^cacheperf-bpf report" \
+	"$BIN" report "$out/r.cprec"
+
+# 4. Names with terminal escapes, and a cgroup posing as a docker container
+[ -n "$cg2" ] && mkdir "$cg2/$name" && chown nobody:nogroup "$cg2/$name" ||
+	skip_all "no cgroup2 file system to delegate a cgroup in"
+# the tenant names its cgroups itself (delegation); root moves it in, as
+# systemd's user@.service would let it do
+esc_cg="$cg2/$name/esc${ESC}]0;x${BEL}${ESC}[2J"
+fake_cg=$cg2/$name/system.slice/docker-$HEX64.scope
+as_tenant mkdir -p "$esc_cg" "$fake_cg"
+evil_bin="$td/wl${ESC}[2J"
+evil_lib="$td/lib${ESC}]0;x${BEL}${ESC}[2J.so"
+cp "$WL/tenant_names" "$evil_bin"
+cp "$WL/libcp_evil.so" "$evil_lib"
+chown nobody:nogroup "$evil_bin" "$evil_lib"
+
+# in_cgroup DIR CMD...: CMD as the tenant, in cgroup DIR
+in_cgroup() {
+	local dir=$1
+
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all -- "$@"' \
+		sh "$dir" "$@"
+}
+
+# once the profiler (-v) is attached: both tenants exec'd, fault 1.5 s later,
+# then live 2.5 s more so that their records are handled while they live
+tenants() {
+	wait_for "sampling events" "$tap_out"
+	(sleep 1.5; echo go; sleep 2.5) | in_cgroup "$esc_cg" "$evil_bin" "$evil_lib" 256 \
+		>"$out/evil.out" 2>&1 &
+	(sleep 1.5; echo go; sleep 2.5) |
+		TOUCH_PAGES_LINGER=1 in_cgroup "$fake_cg" "$WL/touch_pages" 256 >"$out/fake.out" 2>&1
+	wait
+}
+>"$tap_out"
+tenants &
+"$BIN" -v -a --source faults -d 6 --max-bp-rate 0 --top 1000 -o "$out/a.txt" \
+	--json "$out/a.json" >"$tap_out" 2>&1 </dev/null
+rc=$?
+wait
+drops=$(sed -n 's/.*ring buffer full: \([0-9]*\),.*/\1/p' "$out/a.txt" | head -1)
+if [ "$rc" -ne 0 ] || ! grep -q "^done" "$out/evil.out" || ! grep -q "^thread" "$out/fake.out"; then
+	_not_ok "the -a run with the tenants" "status $rc" "$(cat "$out/evil.out" "$out/fake.out")"
+else
+	_ok "the -a run with the tenants"
+fi
+if grep -q "$ESC" "$out/a.txt" "$tap_out"; then
+	_not_ok "no ESC byte from the tenant's names in the report or the messages" \
+		"$(grep -a "$ESC" "$out/a.txt" "$tap_out" | cat -v | head -5)"
+else
+	_ok "no ESC byte from the tenant's names in the report or the messages"
+fi
+if grep -qF 'cp_evil?]0;x??[2J' "$out/a.txt"; then
+	_ok "the symbol name shows, cleaned"
+elif [ "${drops:-0}" -gt 0 ]; then
+	skip "the tenant's names: $drops records lost to a full ring buffer"
+else
+	_not_ok "the symbol name shows, cleaned" "$(grep -a evil "$out/a.txt" | head)"
+fi
+# JSON keeps the names as they are, escaped (\u001b): valid, no raw ESC byte
+if ! grep -q "$ESC" "$out/a.json" &&
+   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/a.json" 2>/dev/null; then
+	_ok "the JSON report is valid and escapes the names"
+else
+	_not_ok "the JSON report is valid and escapes the names" \
+		"$(grep -a "$ESC" "$out/a.json" | cat -v | head -3)"
+fi
+if grep -qF "/$name/esc?]0;x??[2J" "$out/a.txt"; then
+	_ok "the cgroup name shows, cleaned"
+elif [ "${drops:-0}" -gt 0 ]; then
+	skip "the tenant's cgroup: $drops records lost to a full ring buffer"
+else
+	_not_ok "the cgroup name shows, cleaned" "$(grep -a "$name" "$out/a.txt" | head)"
+fi
+fake=$(python3 -c 'import json, sys
+for p in json.load(open(sys.argv[1]))["processes"]["top"]:
+    if p["cgroup"] and p["cgroup"].endswith(sys.argv[2]):
+        print(p["pid"], p["container_id"], p["container_runtime"])' "$out/a.json" \
+	"/$name/system.slice/docker-$HEX64.scope")
+if [ -n "$fake" ] && [ "${fake#* }" = "None None" ] && ! grep -q "\[docker " "$out/a.txt"; then
+	_ok "a delegated cgroup named docker-<64 hex>.scope is no container"
+elif [ -z "$fake" ] && [ "${drops:-0}" -gt 0 ]; then
+	skip "the posing tenant: $drops records lost to a full ring buffer"
+else
+	_not_ok "a delegated cgroup named docker-<64 hex>.scope is no container" "${fake:-not listed}"
+fi
+
+# 5. Privileges: once set up, every thread keeps only CP_LIVE_CAPS (bounding
+# set too) with no_new_privs, and the loop still attaches the allocation
+# probes to a process started later (statically linked: probes of its own)
+# and writes the report. CAP_DAC_READ_SEARCH 2, CAP_SYS_PTRACE 19,
+# CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39.
+keep=000000c000280004
+>"$tap_out"
+"$BIN" -v -a --source faults -d 10 --max-bp-rate 0 -o "$out/p.txt" >"$tap_out" 2>&1 </dev/null &
+prof=$!
+if wait_for "sampling events" "$tap_out"; then
+	sets=$(for t in /proc/$prof/task/*; do
+		awk '/^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):/ { printf "%s%s ", $1, $2 }' \
+			"$t/status"
+		echo
+	done | sort | uniq -c)
+	want="CapInh:0000000000000000 CapPrm:$keep CapEff:$keep CapBnd:$keep CapAmb:0000000000000000 NoNewPrivs:1 "
+	if [ "$(wc -l <<<"$sets")" -eq 1 ] && [ "$(sed 's/^ *[0-9]* //' <<<"$sets")" = "$want" ]; then
+		_ok "after setup every thread keeps only the loop's capabilities, no_new_privs"
+	else
+		_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \
+			"$sets"
+	fi
+	# alive 5 s: on a busy machine its exec record is handled late
+	(sleep 2; echo go; sleep 3; echo end) | as_tenant "$WL/alloc_sites_static" \
+		>"$out/late.out" 2>&1
+	late=$(awk '/^ready/ { print $2 }' "$out/late.out")
+else
+	_not_ok "after setup every thread keeps only the loop's capabilities, no_new_privs" \
+		"the profiler did not start"
+fi
+wait "$prof"
+rc=$?
+if [ "$rc" -eq 0 ] && [ -n "$late" ] && grep -q "(.*alloc_sites_static) at +" "$tap_out" &&
+   ! grep -q "no allocation probes for process $late" "$tap_out" &&
+   grep -q "^Processes with the most samples" "$out/p.txt"; then
+	_ok "a process started after the drop gets its allocation probes; the report is written"
+else
+	_not_ok "a process started after the drop gets its allocation probes; the report is written" \
+		"status $rc, late pid ${late:-none}" "$(grep -a "alloc_sites\|allocation probes for" "$tap_out" | head -5)"
+fi
+
+done_testing

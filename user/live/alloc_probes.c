@@ -277,6 +277,8 @@ static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, i
 static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 {
 	__u8 *code = malloc(CP_PLACE_CODE_MAX);
+	/* read with pread from the checked file: a short read if the target shrinks it */
+	int fd = cp_allocator_open(t->alloc);
 
 	t->nr_sites = 0;
 	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
@@ -296,7 +298,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		if (dup)
 			continue;
 		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
-		got = code ? cp_allocator_read_code(t->alloc->open_path, fn->file_off, code, want) : 0;
+		got = code && fd >= 0 ? pread(fd, code, want, (off_t)fn->file_off) : 0;
 		cp_probe_place(code, got > 0 ? (size_t)got : 0, args, !cp_alloc_func_frees(f), &pl);
 		if (pl.offset)
 			ap->placed++;
@@ -314,6 +316,8 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		};
 	}
 	free(code);
+	if (fd >= 0)
+		close(fd);
 	for (int i = 0; i < t->nr_sites; i++) {
 		if (!cp_alloc_func_throws(t->sites[i].func))
 			continue;
@@ -325,21 +329,21 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 }
 
 static int attach_one(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
-		      const struct site *s, bool ret)
+		      const struct site *s, bool ret, const char *path)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret,
 		    .bpf_cookie = CP_ALLOC_COOKIE(s->func, s->sp_adjust));
 	struct bpf_link *l;
 
 	(void)ap;
-	l = bpf_program__attach_uprobe_opts(prog, t->pid, t->alloc->open_path, s->off, &uo);
+	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, s->off, &uo);
 	if (!l)
 		return -errno;
 	t->links[t->nr_links++] = l;
 	return 0;
 }
 
-static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *path)
 {
 	__u32 args;
 	int err;
@@ -350,19 +354,37 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 	for (int i = 0; i < t->nr_sites; i++) {
 		if (!t->sites[i].need_ret)
 			continue;
-		err = attach_one(ap, t, ap->skel->progs.on_alloc_ret, &t->sites[i], true);
+		err = attach_one(ap, t, ap->skel->progs.on_alloc_ret, &t->sites[i], true, path);
 		if (err)
 			goto fail;
 	}
 	for (int i = 0; i < t->nr_sites; i++) {
 		err = attach_one(ap, t, entry_prog(ap->skel, t->sites[i].func, &args),
-				 &t->sites[i], false);
+				 &t->sites[i], false, path);
 		if (err)
 			goto fail;
 	}
 	return 0;
 fail:
 	detach_links(ap, t);
+	return err;
+}
+
+/*
+ * Attaches @t's probes to the file cp_allocator_open() checked, named by its
+ * descriptor: the kernel resolves /proc/self/fd/N to that very inode, so a
+ * path the target swaps meanwhile (a symlink out of its root) is never walked.
+ */
+static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+{
+	int fd = cp_allocator_open(t->alloc), err;
+	char path[32];
+
+	if (fd < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = attach_fd(ap, t, path);
+	close(fd);
 	return err;
 }
 
@@ -374,10 +396,16 @@ fail:
 static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
 {
 	const struct target *all = find_target(ap, -1, NULL);
+	int fa = all ? cp_allocator_open(all->alloc) : -1, fb = all ? cp_allocator_open(alloc) : -1;
 	struct stat a, b;
+	bool same = fa >= 0 && fb >= 0 && !fstat(fa, &a) && !fstat(fb, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 
-	return all && !stat(all->alloc->open_path, &a) && !stat(alloc->open_path, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
 }
 
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)

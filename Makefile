@@ -114,6 +114,12 @@ $(WL_LIB)-nodebug.so: $(WL_LIB).so
 $(WL_LIB)-stripped.so: $(WL_LIB).so
 	$(Q)strip --strip-all -o $@ $<
 
+# The library a hostile tenant names (tests/e2e/test_tenant_files.sh).
+WL_BINS		+= $(BUILD)/tests/workloads/libcp_tenant.so
+$(BUILD)/tests/workloads/libcp_tenant.so: tests/workloads/lib/cp_tenantlib.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -shared -MMD -MP $< -o $@
+
 # alloc_sites again, statically linked: the allocator is then in the executable.
 WL_BINS		+= $(BUILD)/tests/workloads/alloc_sites_static
 $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(BUILD)/tests/workloads

@@ -220,6 +220,13 @@ static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 
 	*why = CP_TF_GONE;
 	for (int how = 0; how <= last; how++) {
+		/*
+		 * map_files is the mapping's file by construction: only its kind
+		 * and size are judged (an overlayfs file's maps line names the
+		 * inode below the overlay on kernels before 6.10, fstat the
+		 * overlay's)
+		 */
+		struct cp_tf_want mapped = {.max_bytes = want->max_bytes};
 		enum cp_tf_refusal r;
 		int fd = open_path_fd(w, want, how), e;
 
@@ -228,7 +235,7 @@ static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 			e = fd;
 		} else {
 			e = fstat_fd(fd, st);
-			r = e ? CP_TF_DENIED : cp_tf_judge(st, want);
+			r = e ? CP_TF_DENIED : cp_tf_judge(st, how == 0 ? &mapped : want);
 			if (r == CP_TF_OK) {
 				*why = CP_TF_OK;
 				return fd;
@@ -255,7 +262,6 @@ enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_w
 
 	if (fd >= 0)
 		close(fd);
-	cp_tf_count(why);
 	return why;
 }
 

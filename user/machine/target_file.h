@@ -7,7 +7,8 @@
  * control those names; the profiler runs as root.
  *
  * How: /proc/PID/map_files/START-END when the mapping is known (exactly the
- * mapped file, no path resolved), else openat2(O_PATH | O_NOFOLLOW,
+ * mapped file by construction, no path resolved: its device and inode are
+ * not compared), else openat2(O_PATH | O_NOFOLLOW,
  * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) below a dirfd on /proc/PID/root.
  * The O_PATH descriptor is fstat()ed and judged before the file is opened
  * for reading (through /proc/self/fd/N), so a device is never opened and a
@@ -99,7 +100,11 @@ __u64 cp_tf_refusals(__u64 out[CP_TF_NR]);
 int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
 	       enum cp_tf_refusal *why);
 
-/* Whether cp_tf_open() would accept @w's file now, without reading it. */
+/*
+ * Whether cp_tf_open() would accept @w's file now, opening nothing for
+ * reading. Not counted: the open that follows (or the caller's fallback)
+ * counts a refusal once.
+ */
 enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_want *want);
 
 /*

@@ -121,6 +121,12 @@ $(WL_EVIL): tests/workloads/lib/cp_evil.c | $(BUILD)/tests/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -g0 -fPIC -shared -MMD -MP $< -o $@
 
+# The library a hostile tenant names (tests/e2e/test_tenant_files.sh).
+WL_BINS		+= $(BUILD)/tests/workloads/libcp_tenant.so
+$(BUILD)/tests/workloads/libcp_tenant.so: tests/workloads/lib/cp_tenantlib.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -shared -MMD -MP $< -o $@
+
 # alloc_sites again, statically linked: the allocator is then in the executable.
 WL_BINS		+= $(BUILD)/tests/workloads/alloc_sites_static
 $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(BUILD)/tests/workloads

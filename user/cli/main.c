@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine/target_file.h"
 #include "machine/geometry.h"
 #include "cli/options.h"
 #include "cli/run_cfg.h"
@@ -454,6 +455,8 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto cleanup;
 	cp_session_set_verbosity(m->opts.verbose);
+	/* Room for every target's files: a process may map thousands (docs/security.md) */
+	cp_tf_raise_nofile();
 	if (cp_signals_install()) {
 		snprintf(m->err, sizeof(m->err), "cannot install signal handlers: %s",
 			 strerror(errno));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "objects/allocator.h"
 #include "decode/decode.h"
@@ -119,6 +120,30 @@ static int read_at(const char *path, __u64 off, __u8 *buf, size_t len)
 	return n == 0 ? -EIO : (int)n;
 }
 
+/*
+ * Reads from the file @map holds, opened as target_file.h opens what a
+ * target names: a device mapped executable is never opened, and pread
+ * gives a short read, not SIGBUS, when the target truncates the file.
+ */
+static int read_mapped(pid_t pid, const struct cp_map *map, __u64 off, __u8 *buf, size_t len)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+	ssize_t n;
+	int fd;
+
+	cp_map_target_file(map, NULL, pid, &w, &want);
+	fd = cp_tf_open(&w, &want, &st, &why);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, buf, len, (off_t)off);
+	n = n < 0 ? -errno : n == 0 ? -EIO : n;
+	close(fd);
+	return (int)n;
+}
+
 int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_t cap)
 {
 	char path[96];
@@ -129,10 +154,7 @@ int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_
 		return -EINVAL;
 	len = map->end - ip < cap ? (size_t)(map->end - ip) : cap;
 	if (map->kind == CP_MAP_FILE) {
-		/* "%lx-%lx" exactly as /proc/PID/maps writes the range */
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-			 (unsigned long long)map->start, (unsigned long long)map->end);
-		n = read_at(path, map->offset + (ip - map->start), buf, len);
+		n = read_mapped(pid, map, map->offset + (ip - map->start), buf, len);
 		if (n > 0)
 			return n;
 	}

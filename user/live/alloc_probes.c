@@ -297,6 +297,8 @@ static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, i
 static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 {
 	__u8 *code = malloc(CP_PLACE_CODE_MAX);
+	/* read with pread from the checked file: a short read if the target shrinks it */
+	int fd = cp_allocator_open(t->alloc);
 
 	t->nr_sites = 0;
 	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
@@ -316,7 +318,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		if (dup)
 			continue;
 		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
-		got = code ? cp_allocator_read_code(t->alloc->open_path, fn->file_off, code, want) : 0;
+		got = code && fd >= 0 ? pread(fd, code, want, (off_t)fn->file_off) : 0;
 		cp_probe_place(code, got > 0 ? (size_t)got : 0, args, !cp_alloc_func_frees(f), &pl);
 		if (pl.offset)
 			ap->placed++;
@@ -339,6 +341,8 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		};
 	}
 	free(code);
+	if (fd >= 0)
+		close(fd);
 	for (int i = 0; i < t->nr_sites; i++) {
 		if (!cp_alloc_func_throws(t->sites[i].func))
 			continue;
@@ -349,13 +353,14 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 	}
 }
 
-static int attach_one(struct target *t, struct bpf_program *prog, const struct site *s, bool ret)
+static int attach_one(struct target *t, struct bpf_program *prog, const struct site *s, bool ret,
+		      const char *path)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret,
 		    .bpf_cookie = CP_ALLOC_COOKIE(s->func, s->sp_adjust));
 	struct bpf_link *l;
 
-	l = bpf_program__attach_uprobe_opts(prog, t->pid, t->alloc->open_path, s->off, &uo);
+	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, s->off, &uo);
 	if (!l)
 		return -errno;
 	t->links[t->nr_links++] = (struct cp_probe_link){ .link = l, .fd = -1 };
@@ -363,11 +368,12 @@ static int attach_one(struct target *t, struct bpf_program *prog, const struct s
 }
 
 /*
- * One multi link for @prog: the return probes of every site that needs one
- * (@ret), or the entry probes of the sites whose entry program @prog is.
+ * One multi link for @prog on @path: the return probes of every site that
+ * needs one (@ret), or the entry probes of the sites whose entry program
+ * @prog is.
  */
 static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf_program *prog,
-			bool ret)
+			bool ret, const char *path)
 {
 	__u64 offs[CP_FN_NR_PROBED], cookies[CP_FN_NR_PROBED];
 	__u32 n = 0, args;
@@ -383,7 +389,7 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 	}
 	if (!n)
 		return 0;
-	fd = cp_uprobe_multi_attach(prog, t->pid, t->alloc->open_path, offs, cookies, n, ret);
+	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, n, ret);
 	if (fd < 0)
 		return fd;
 	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
@@ -413,7 +419,7 @@ static int entry_progs(struct cp_alloc_probes *ap, const struct target *t,
 	return n;
 }
 
-static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *path)
 {
 	struct bpf_program *progs[CP_FN_NR_PROBED];
 	int err = 0, n;
@@ -423,21 +429,39 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 	ap->skel->bss->alloc_gen++;
 	/* returns first, so every entry seen has its return probe */
 	if (ap->multi) {
-		err = attach_multi(ap, t, ap->skel->progs.on_alloc_ret, true);
+		err = attach_multi(ap, t, ap->skel->progs.on_alloc_ret, true, path);
 		n = entry_progs(ap, t, progs);
 		for (int i = 0; i < n && !err; i++)
-			err = attach_multi(ap, t, progs[i], false);
+			err = attach_multi(ap, t, progs[i], false, path);
 	} else {
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			if (t->sites[i].need_ret)
 				err = attach_one(t, ap->skel->progs.on_alloc_ret, &t->sites[i],
-						 true);
+						 true, path);
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			err = attach_one(t, entry_prog(ap->skel, t->sites[i].func, &args),
-					 &t->sites[i], false);
+					 &t->sites[i], false, path);
 	}
 	if (err)
 		detach_links(ap, t);
+	return err;
+}
+
+/*
+ * Attaches @t's probes to the file cp_allocator_open() checked, named by its
+ * descriptor: the kernel resolves /proc/self/fd/N to that very inode, so a
+ * path the target swaps meanwhile (a symlink out of its root) is never walked.
+ */
+static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+{
+	int fd = cp_allocator_open(t->alloc), err;
+	char path[32];
+
+	if (fd < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = attach_fd(ap, t, path);
+	close(fd);
 	return err;
 }
 
@@ -449,10 +473,16 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
 {
 	const struct target *all = find_target(ap, -1, NULL);
+	int fa = all ? cp_allocator_open(all->alloc) : -1, fb = all ? cp_allocator_open(alloc) : -1;
 	struct stat a, b;
+	bool same = fa >= 0 && fb >= 0 && !fstat(fa, &a) && !fstat(fb, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 
-	return all && !stat(all->alloc->open_path, &a) && !stat(alloc->open_path, &b) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
 }
 
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)

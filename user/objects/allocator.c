@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine/target_file.h"
 #include "objects/allocator.h"
 #include "util/path.h"
 
@@ -268,27 +269,58 @@ static void keep_own_cxx(struct cp_allocator *out)
 		memset(&out->fns[f], 0, sizeof(out->fns[f]));
 }
 
-static int read_fns_path(const char *path, struct cp_allocator *out)
+/* Reads the functions from a sealed copy of @w's file (target_file.h): never mmapped itself. */
+static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		       struct cp_allocator *out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+	int fd = cp_tf_open_copy(w, want, &st, &why);
 	int err;
 
 	if (fd < 0)
-		return -errno;
+		return why == CP_TF_GONE ? -ENOENT : fd;
 	err = read_fns(fd, out);
 	close(fd);
 	return err;
 }
 
+/* Where @a's file is and what it must be, for cp_tf_open(). */
+static void alloc_where(const struct cp_allocator *a, struct cp_tf_where *w,
+			struct cp_tf_want *want)
+{
+	*w = (struct cp_tf_where){
+		.proc_root = a->proc_root[0] ? a->proc_root : NULL, .pid = a->pid,
+		.path = a->path, .start = a->map_start, .end = a->map_end,
+	};
+	*want = (struct cp_tf_want){
+		.ino = a->inode, .dev_major = a->dev_major, .dev_minor = a->dev_minor,
+		.follow = !a->pid,	/* a path the profiler itself named */
+	};
+}
+
+int cp_allocator_open(const struct cp_allocator *a)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+
+	alloc_where(a, &w, &want);
+	return cp_tf_open(&w, &want, &st, &why);
+}
+
 int cp_allocator__from_file(const char *path, struct cp_allocator *out)
 {
+	struct cp_tf_where w;
+	struct cp_tf_want want;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->path, sizeof(out->path), "%s", path);
-	snprintf(out->open_path, sizeof(out->open_path), "%s", path);
 	out->kind = cp_allocator_kind_of(path);
-	err = read_fns_path(path, out);
+	alloc_where(out, &w, &want);
+	err = read_fns_at(&w, &want, out);
 	keep_own_cxx(out);
 	return err;
 }
@@ -320,6 +352,20 @@ static size_t collect_files(const struct cp_maps *m, const char *exe, const stru
 
 #define CP_MAX_ALLOC_FILES	512
 
+/* @a's file: mapping @mp of @pid, found through @proc_root. */
+static void set_file(struct cp_allocator *a, const char *proc_root, pid_t pid,
+		     const struct cp_map *mp)
+{
+	snprintf(a->path, sizeof(a->path), "%s", mp->path);
+	snprintf(a->proc_root, sizeof(a->proc_root), "%s", proc_root);
+	a->pid = pid;
+	a->map_start = mp->start;
+	a->map_end = mp->end;
+	a->inode = mp->inode;
+	a->dev_major = mp->dev_major;
+	a->dev_minor = mp->dev_minor;
+}
+
 int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *out)
 {
 	const struct cp_map *files[CP_MAX_ALLOC_FILES];
@@ -327,6 +373,8 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	char link[PATH_MAX], exe[PATH_MAX];
 	struct cp_maps *m = NULL;
 	struct cp_allocator *tmp = NULL;
+	struct cp_tf_where w;
+	struct cp_tf_want want;
 	size_t n;
 	ssize_t len;
 	int err, pick;
@@ -351,9 +399,9 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 		if (!c[i].is_exec && !is_libc(c[i].path) &&
 		    cp_allocator_kind_of(c[i].path) == CP_ALLOCATOR_LIBC)
 			continue;
-		snprintf(tmp->open_path, sizeof(tmp->open_path), "%s/%d/root%s", proc_root,
-			 (int)pid, c[i].path);
-		c[i].defines_malloc = read_fns_path(tmp->open_path, tmp) == 0;
+		set_file(tmp, proc_root, pid, files[i]);
+		alloc_where(tmp, &w, &want);
+		c[i].defines_malloc = read_fns_at(&w, &want, tmp) == 0;
 	}
 	pick = cp_allocator_pick(c, n);
 	if (pick < 0) {
@@ -361,12 +409,10 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 		goto cleanup;
 	}
 	memset(out, 0, sizeof(*out));
-	snprintf(out->path, sizeof(out->path), "%s", c[pick].path);
-	snprintf(out->open_path, sizeof(out->open_path), "%s/%d/root%s", proc_root, (int)pid,
-		 c[pick].path);
-	out->inode = files[pick]->inode;
+	set_file(out, proc_root, pid, files[pick]);
 	out->kind = c[pick].is_exec ? CP_ALLOCATOR_EXEC : cp_allocator_kind_of(c[pick].path);
-	err = read_fns_path(out->open_path, out);
+	alloc_where(out, &w, &want);
+	err = read_fns_at(&w, &want, out);
 	keep_own_cxx(out);
 cleanup:
 	free(tmp);

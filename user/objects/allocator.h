@@ -48,8 +48,14 @@ struct cp_alloc_fn {
 struct cp_allocator {
 	enum cp_allocator_kind kind;
 	char path[PATH_MAX];	/* as /proc/PID/maps names it */
-	char open_path[PATH_MAX];	/* the file through the target's root, to attach to */
-	__u64 inode;
+	/* where the file is found again (cp_allocator_open()): target_file.h */
+	char proc_root[64];	/* "": /proc */
+	pid_t pid;		/* 0: in the profiler's root (cp_allocator__from_file()) */
+	__u64 map_start;	/* one of its mappings, for map_files; 0: none */
+	__u64 map_end;
+	__u64 inode;		/* 0: any regular file at path */
+	__u32 dev_major;
+	__u32 dev_minor;
 	struct cp_alloc_fn fns[CP_FN_NR_PROBED];
 };
 
@@ -109,7 +115,7 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 /*
  * Reads the probed functions of the ELF file at @path (no process needed:
  * -a mode probes the system libc). Fills out->fns and out->kind from @path;
- * out->path and out->open_path become @path. Returns 0, -ENOENT when the file
+ * out->path becomes @path. Returns 0, -ENOENT when the file
  * defines no malloc, or a negative errno.
  */
 int cp_allocator__from_file(const char *path, struct cp_allocator *out);
@@ -120,5 +126,12 @@ int cp_allocator__from_file(const char *path, struct cp_allocator *out);
  * negative errno.
  */
 ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t len);
+
+/*
+ * Opens @a's file for reading, checked as target_file.h checks (the very
+ * file the process maps): what probes are attached to (/proc/self/fd/N)
+ * and code is read from. Returns the descriptor or a negative errno.
+ */
+int cp_allocator_open(const struct cp_allocator *a);
 
 #endif /* CP_ALLOCATOR_H */

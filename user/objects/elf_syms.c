@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 
+#include "machine/target_file.h"
 #include "objects/elf_syms.h"
 
 /* A symbol while reading: binding decides which alias names the address. */
@@ -226,16 +228,24 @@ cleanup:
 int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out)
 {
 	struct cp_elf_syms *e = calloc(1, sizeof(*e));
+	enum cp_tf_refusal why;
 	Elf *elf = NULL;
-	int err = -ENOMEM;
+	int err = -ENOMEM, mfd = -1;
+	struct stat st;
 
 	*out = NULL;
 	if (!e)
 		return -ENOMEM;
 	err = -EIO;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE || fstat(fd, &st))
 		goto cleanup;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* a sealed copy: the target may truncate its file, which would SIGBUS a mapping of it */
+	mfd = cp_tf_copy(fd, (__u64)st.st_size, &why);
+	if (mfd < 0) {
+		err = mfd;
+		goto cleanup;
+	}
+	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		/* not ELF: remember that, so the file is not tried again */
 		err = 0;
@@ -250,11 +260,14 @@ int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out)
 done:
 	if (elf)
 		elf_end(elf);
+	close(mfd);
 	*out = e;
 	return 0;
 cleanup:
 	if (elf)
 		elf_end(elf);
+	if (mfd >= 0)
+		close(mfd);
 	cp_elf_syms__free(e);
 	return err;
 }

@@ -59,8 +59,11 @@ struct cp_elf_syms {
 };
 
 /*
- * Reads the ELF file open at @fd. A file that is not ELF gives 0 and
- * is_elf == false. Returns 0 or a negative errno (-ENOMEM, -EIO).
+ * Reads the ELF file open at @fd (as cp_tf_open() gave it: checked, under
+ * its size cap) from a sealed copy (cp_tf_copy()), never a mapping of the
+ * file itself, which its owner could truncate under us (SIGBUS). A file
+ * that is not ELF gives 0 and is_elf == false. Returns 0 or a negative
+ * errno (-ENOMEM, -EIO, or the copy's).
  */
 int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out);
 void cp_elf_syms__free(struct cp_elf_syms *e);

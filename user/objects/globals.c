@@ -68,43 +68,29 @@ __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr)
 }
 
 /*
- * Opens the file behind mapping @m: map_files works for deleted files and
- * across mount namespaces but needs CAP_SYS_ADMIN; /proc/PID/root reaches
- * into a container's mount namespace; the bare path is the last resort.
- * The inode check rejects a file replaced since it was mapped.
+ * Opens the file behind mapping @m as target_file.h opens what a target
+ * names (map_files, else its root; the very file mapped, never a FIFO or a
+ * symlink out of its root), or where --path-map moved it: a copy has an
+ * inode of its own, and the replay checks its build-id instead.
  */
 static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
 		       const struct cp_path_map *map)
 {
 	char path[PATH_MAX];
-	const char *at = NULL;
+	const char *at = cp_path_map_apply(map, m->path, path, sizeof(path));
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
 
-	for (int how = 0; how < 3; how++) {
-		struct stat st;
-		int n, fd;
-
-		if (how == 0)
-			n = snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc_root,
-				     (int)pid, (unsigned long long)m->start,
-				     (unsigned long long)m->end);
-		else if (how == 1)
-			n = snprintf(path, sizeof(path), "%s/%d/root%s", proc_root, (int)pid,
-				     m->path);
-		else if ((at = cp_path_map_apply(map, m->path, path, sizeof(path))) != m->path)
-			n = at ? 0 : -1;
-		else
-			n = snprintf(path, sizeof(path), "%s", m->path);
-		if (n < 0 || n >= (int)sizeof(path))
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* a copy (--path-map) has an inode of its own: the replay checks its build-id */
-		if (!fstat(fd, &st) && (st.st_ino == m->inode || (how == 2 && at != m->path)))
-			return fd;
-		close(fd);
+	if (!at)
+		return -ENOENT;
+	cp_map_target_file(m, proc_root, pid, &w, &want);
+	if (at != m->path) {
+		w = (struct cp_tf_where){ .path = at };
+		want = (struct cp_tf_want){ .follow = true };
 	}
-	return -ENOENT;
+	return cp_tf_open(&w, &want, &st, &why);
 }
 
 static int by_start(const void *a, const void *b)

@@ -217,13 +217,17 @@ cleanup:
 	return err;
 }
 
-/* The whole of a /proc file (its size is unknown until read). */
-static int read_whole(const char *path, char **buf, size_t *len)
+/*
+ * A /proc file (its size is unknown until read), up to @max bytes: *@cut
+ * says there was more.
+ */
+static int read_capped(const char *path, size_t max, char **buf, size_t *len, bool *cut)
 {
 	size_t cap = READ_CHUNK, n = 0;
 	char *b = malloc(cap);
 	int fd, err = 0;
 
+	*cut = false;
 	if (!b)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -235,17 +239,27 @@ static int read_whole(const char *path, char **buf, size_t *len)
 	for (;;) {
 		ssize_t r;
 
+		if (n == max) {
+			/* one byte more says whether the file goes on */
+			char c;
+
+			while ((r = read(fd, &c, 1)) < 0 && errno == EINTR)
+				;
+			*cut = r > 0;
+			break;
+		}
 		if (n + 1 >= cap) {
-			char *nb = realloc(b, cap * 2);
+			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = realloc(b, ncap);
 
 			if (!nb) {
 				err = -ENOMEM;
 				break;
 			}
 			b = nb;
-			cap *= 2;
+			cap = ncap;
 		}
-		r = read(fd, b + n, cap - n - 1);
+		r = read(fd, b + n, cap - n - 1 < max - n ? cap - n - 1 : max - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -270,6 +284,7 @@ static int read_whole(const char *path, char **buf, size_t *len)
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
 {
 	char path[PATH_MAX];
+	bool cut;
 	int err;
 
 	*text = NULL;
@@ -277,9 +292,17 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
 	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc",
 		     (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	err = read_whole(path, text, len);
+	err = read_capped(path, CP_MAX_MAPS_BYTES, text, len, &cut);
 	if (err)
 		return err;
+	if (cut) {
+		/* the mappings that fit, whole lines only; the rest unknown, and said */
+		char *nl = memrchr(*text, '\n', *len);
+
+		*len = nl ? (size_t)(nl - *text) + 1 : 0;
+		(*text)[*len] = '\0';
+		cp_tf_count(CP_TF_MAPS_CAP);
+	}
 	/* a process that exited between open and read leaves an empty file */
 	if (!*len) {
 		free(*text);
@@ -330,6 +353,18 @@ ssize_t cp_proc_read_mem(void *ctx, pid_t pid, __u64 addr, void *buf, size_t len
 	(void)ctx;
 	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	return n < 0 ? -errno : n;
+}
+
+void cp_map_target_file(const struct cp_map *m, const char *proc_root, pid_t pid,
+			struct cp_tf_where *w, struct cp_tf_want *want)
+{
+	*w = (struct cp_tf_where){
+		.proc_root = proc_root, .pid = pid, .path = m->path, .start = m->start,
+		.end = m->end,
+	};
+	*want = (struct cp_tf_want){
+		.ino = m->inode, .dev_major = m->dev_major, .dev_minor = m->dev_minor,
+	};
 }
 
 const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr)

@@ -14,11 +14,19 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "machine/target_file.h"
 #include "objects/object_store.h"
 
 /* Far above vm.max_map_count (65530 by default): a bound on hostile input. */
 #define CP_MAX_MAPS		(1u << 20)
 #define CP_MAX_THREAD_STACKS	4096
+/*
+ * Bytes of /proc/PID/maps read: 65,530 mappings of 256 bytes each. A
+ * target can name every mapping with a 4 KiB path (65,000 of them were
+ * 322 MB and 5 s of CPU to read whole); the lines past the cap are dropped
+ * and counted (CP_TF_MAPS_CAP, machine/target_file.h).
+ */
+#define CP_MAX_MAPS_BYTES	(16u << 20)
 
 enum cp_map_kind {
 	CP_MAP_ANON = 0,	/* no path, or a named anonymous region "[anon:NAME]" */
@@ -94,7 +102,8 @@ int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
 
 /*
  * Reads @proc_root/@pid/maps as text into *@text (NUL-terminated, @len bytes
- * without the NUL; free() it). -ESRCH for an empty file (the process exited).
+ * without the NUL; free() it), whole lines up to CP_MAX_MAPS_BYTES. -ESRCH
+ * for an empty file (the process exited).
  */
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
 
@@ -114,6 +123,14 @@ struct cp_proc_source {
 };
 
 extern const struct cp_proc_source cp_proc_live;
+
+/*
+ * How target_file.h finds the file of mapping @m of process @pid (through
+ * @proc_root, NULL: "/proc"), and what it must be: the mapping's device and
+ * inode. @w points into @m. Pure.
+ */
+void cp_map_target_file(const struct cp_map *m, const char *proc_root, pid_t pid,
+			struct cp_tf_where *w, struct cp_tf_want *want);
 
 /* The mapping holding @addr, or NULL. O(log n). */
 const struct cp_map *cp_maps__find(const struct cp_maps *m, __u64 addr);

@@ -58,4 +58,5 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 		.string_flushes = ss.string_flushes,
 		.summaries_evicted = cp_proc_summaries__evicted(s->procs),
 	};
+	out->files_refused = cp_tf_refusals(out->files_refused_by);
 }

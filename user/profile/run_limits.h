@@ -7,6 +7,7 @@
 #ifndef CP_RUN_LIMITS_H
 #define CP_RUN_LIMITS_H
 
+#include "machine/target_file.h"
 #include "profile/insn_store.h"
 #include "profile/mem_guard.h"
 #include "profile/miss_store.h"
@@ -32,6 +33,8 @@ struct cp_limits {
 	__u64 dwfls_evicted;		/* symbolizer snapshots dropped at the cap (LRU) */
 	__u64 string_flushes;		/* symbolizer strings and results dropped */
 	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
+	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
+	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
 };
 
 struct cp_limits_stores {

@@ -84,7 +84,8 @@ static void section(struct cp_recorder *r, __u32 type)
 	r->buf.oom = false;
 }
 
-static void write_build_ids(struct cp_recorder *r, const struct cp_maps *m)
+static void write_build_ids(struct cp_recorder *r, const char *proc_root, pid_t pid,
+			    const struct cp_maps *m)
 {
 	struct cp_rec_build_id id;
 
@@ -98,7 +99,7 @@ static void write_build_ids(struct cp_recorder *r, const struct cp_maps *m)
 		memset(&id, 0, sizeof(id));
 		id.inode = map->inode;
 		strcpy(id.path, map->path);
-		n = cp_build_id_read(map->path, id.id, sizeof(id.id));
+		n = cp_build_id_read_mapped(proc_root, pid, map, id.id, sizeof(id.id));
 		id.id_len = n > 0 ? (__u32)n : 0;
 		cp_rec_encode_build_id(&r->buf, &id);
 		section(r, CP_SEC_BUILD_ID);
@@ -131,7 +132,7 @@ static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __
 	if (!*changed)
 		return err;
 	if (!err && !cp_maps__parse(*text, *len, &parsed)) {
-		write_build_ids(r, parsed);
+		write_build_ids(r, proc_root, pid, parsed);
 		cp_maps__free(parsed);
 	}
 	cp_rec_encode_maps(&r->buf, &m);

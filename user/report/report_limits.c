@@ -87,6 +87,33 @@ void cp_report_procs_json(struct cp_json *j, const struct cp_proc_summaries *t, 
 	cp_json_end(j);
 }
 
+/* Files targets named that were not read, by reason (docs/security.md); nothing when none. */
+static void print_refusals(const struct cp_limits *l, FILE *f)
+{
+	const char *sep = "";
+
+	if (!l->files_refused)
+		return;
+	fprintf(f, "  files refused: %llu (", (ull)l->files_refused);
+	for (int i = 0; i < CP_TF_NR; i++) {
+		if (!l->files_refused_by[i])
+			continue;
+		fprintf(f, "%s%s %llu", sep, cp_tf_refusal_name(i), (ull)l->files_refused_by[i]);
+		sep = ", ";
+	}
+	fprintf(f, ")\n");
+}
+
+static void json_refusals(struct cp_json *j, const struct cp_limits *l)
+{
+	cp_json_u64(j, "files_refused", l->files_refused);
+	cp_json_object(j, "files_refused_by");
+	for (int i = 0; i < CP_TF_NR; i++)
+		if (l->files_refused_by[i])
+			cp_json_u64(j, cp_tf_refusal_key(i), l->files_refused_by[i]);
+	cp_json_end(j);
+}
+
 void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 {
 	fprintf(f, "\nLimits (every store is capped; what made room is counted)\n");
@@ -97,6 +124,7 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		(ull)l->summaries_evicted, (ull)l->insns_dropped);
 	fprintf(f, "  symbolizer: snapshots evicted %llu, strings flushed %llu\n",
 		(ull)l->dwfls_evicted, (ull)l->string_flushes);
+	print_refusals(l, f);
 	if (!l->live)
 		return;
 	fprintf(f, "  memory: RSS %.1f MiB, peak %.1f MiB, limit %.0f MiB (--max-memory); "
@@ -148,5 +176,8 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 		else
 			cp_json_null(j, memory_keys[i].key);
 	}
+	/* a live run's own (a replay's golden output stays as it was) */
+	if (l->live)
+		json_refusals(j, l);
 	cp_json_end(j);
 }

@@ -7,20 +7,20 @@
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
 
+#include "machine/target_file.h"
 #include "symbols/build_id.h"
 
-int cp_build_id_read(const char *path, __u8 *id, size_t cap)
+/* The build-id of the sealed copy at @mfd (closed). */
+static int read_copy(int mfd, __u8 *id, size_t cap)
 {
 	const void *bits;
 	ssize_t len = 0;
 	Elf *elf;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (mfd < 0)
+		return mfd;
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
 		len = dwelf_elf_gnu_build_id(elf, &bits);
 		if (len > 0) {
@@ -30,8 +30,30 @@ int cp_build_id_read(const char *path, __u8 *id, size_t cap)
 		}
 		elf_end(elf);
 	}
-	close(fd);
+	close(mfd);
 	return len > 0 ? (int)len : 0;
+}
+
+int cp_build_id_read(const char *path, __u8 *id, size_t cap)
+{
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {.follow = true};
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+
+	return read_copy(cp_tf_open_copy(&w, &want, &st, &why), id, cap);
+}
+
+int cp_build_id_read_mapped(const char *proc_root, pid_t pid, const struct cp_map *m, __u8 *id,
+			    size_t cap)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+
+	cp_map_target_file(m, proc_root, pid, &w, &want);
+	return read_copy(cp_tf_open_copy(&w, &want, &st, &why), id, cap);
 }
 
 const char *cp_build_id_hex(const __u8 *id, size_t len, char *buf, size_t sz)

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <gelf.h>
 
+#include "machine/target_file.h"
+#include "symbols/elf_guard.h"
 #include "symbols/own_vdso.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
@@ -48,10 +50,19 @@ struct cp_sym_space {
 	__u64 text_gen;		/* the maps text's generation (cp_symbolizer__set_maps_text) */
 };
 
+/* How a shared file is opened. */
+enum cp_sym_open {
+	CP_SYM_OPEN_TARGET = 0,	/* in the process's root, the mapping's very file (target_file.h) */
+	CP_SYM_OPEN_NAMED,	/* a path a recording names, in ours */
+	CP_SYM_OPEN_MOVED,	/* where --path-map says: the user's word, symlinks followed */
+	CP_SYM_OPEN_VDSO,	/* our own [vdso] copy */
+};
+
 /* Where a mapping's file is opened to be shared. */
 struct cp_sym_share {
 	const char *open_path;	/* the mapped path, or a copy; NULL: not shared (the fallback) */
 	struct cp_sym_file_key key;
+	enum cp_sym_open how;
 };
 
 /* A process's light snapshot: its maps, and per mapping how its file is shared. */
@@ -277,83 +288,116 @@ static void flush_strings(struct cp_symbolizer *s)
  * Set while a process's modules are opened, for find_elf below. Thread-local
  * because libdwfl gives find_elf no argument of ours that would carry it.
  */
-static __thread pid_t opening_pid;
+static __thread pid_t opening_pid;		/* 0: files named by a recording */
 static __thread const struct cp_path_map *opening_map;
+static __thread const struct cp_maps *opening_maps;	/* the mappings, for their files' keys */
+static __thread size_t opening_modules;		/* modules opened in this Dwfl */
 
-/* A file --path-map moves: opened there, or not at all (the user said where it is). */
-static int find_mapped_elf(const char *name, char **file_name)
+/*
+ * Where libdwfl's module @name (reported at @low) is and what it must be:
+ * moved by --path-map (the user's word), named by a recording, or the file
+ * the process maps there (device and inode from its maps line).
+ */
+static const char *module_where(const char *name, __u64 low, char *buf, size_t sz,
+				struct cp_tf_where *w, struct cp_tf_want *want)
 {
-	char buf[PATH_MAX];
-	const char *path = cp_path_map_apply(opening_map, name, buf, sizeof(buf));
-	int fd;
+	const char *path = cp_path_map_apply(opening_map, name, buf, sz);
+	const struct cp_map *m;
 
-	if (path == name)
-		return -2;
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0)
-		return -1;
-	*file_name = strdup(path);
-	if (!*file_name) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	*w = (struct cp_tf_where){ .path = path };
+	*want = (struct cp_tf_want){ .follow = path != name };
+	if (!path || path != name || !opening_pid)
+		return path;
+	m = cp_maps__find(opening_maps, low);
+	w->pid = opening_pid;
+	if (m && m->kind == CP_MAP_FILE && m->inode)
+		cp_map_target_file(m, NULL, opening_pid, w, want);	/* without " (deleted)" */
+	else if (strstr(name, " (deleted)"))
+		return NULL;	/* only map_files reaches it: a mapping we do not know */
+	return w->path;
 }
 
 /*
- * A process in another mount namespace (a container) maps files by paths
- * that mean something else, or nothing, in ours: open them through
- * /proc/PID/root. When that is the file the plain path names, use the plain
- * path, so separate debug info next to it (.gnu_debuglink) is still found.
+ * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
+ * never a path to open and no descriptor to keep: a FIFO, a symlink out of
+ * the process's root, a file swapped or truncated since it was mapped, or
+ * a decompression bomb is refused and counted. [vdso] is read from memory.
  */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
-	char path[PATH_MAX + 32];
-	struct stat in_root, plain;
-	size_t len = strlen(name);
-	int fd;
+	char buf[PATH_MAX];
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	Dwarf_Addr low;
+	int mfd;
 
-	if (opening_map && (fd = find_mapped_elf(name, file_name)) != -2)
-		return fd;
-	if (opening_pid <= 0 || name[0] != '/' ||
-	    (len > 10 && !strcmp(name + len - 10, " (deleted)")))
-		goto fallback;
-	if (snprintf(path, sizeof(path), "/proc/%d/root%s", opening_pid, name) >=
-	    (int)sizeof(path))
-		goto fallback;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto fallback;
-	if (fstat(fd, &in_root) || !S_ISREG(in_root.st_mode) ||
-	    (!stat(name, &plain) && plain.st_dev == in_root.st_dev &&
-	     plain.st_ino == in_root.st_ino)) {
-		close(fd);
-		goto fallback;
-	}
-	*file_name = strdup(path);
-	if (!*file_name) {
-		close(fd);
+	if (name[0] == '[')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	if (++opening_modules > CP_SYM_MAX_MODULES) {
+		cp_tf_count(CP_TF_MODULE_CAP);
 		return -1;
 	}
-	return fd;
-fallback:
-	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
+		return -1;
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd < 0)
+		return -1;
+	*elfp = cp_elf_guard_elf(mfd);
+	close(mfd);
+	if (*elfp)
+		*file_name = strdup(name);
+	return -1;
 }
 
-static char *debuginfo_path;
+/*
+ * Separate debug info only from the build-id directory, through the same
+ * checks: .gnu_debuglink names a file next to the binary, which is the
+ * target's to make a FIFO or a link to anything.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
+	const unsigned char *bits;
+	struct cp_tf_where w = { .path = path };
+	struct cp_tf_want want = { .follow = true };
+	enum cp_tf_refusal why;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	if (len < 2 || len > 64)
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/%02x/", CP_SYM_BUILD_ID_DIR, bits[0]);
+	for (int i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return mfd;
+}
 
 static const Dwfl_Callbacks proc_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_debuginfo = find_debuginfo,
 };
 
+/* Shared and offline files are reported with a descriptor: find_elf is never asked. */
 static const Dwfl_Callbacks file_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
 };
 
 static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
@@ -370,21 +414,35 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	return DWARF_CB_OK;
 }
 
-/* Reports the maps text the caller gave for @pid (a recording): as dwfl_linux_proc_report. */
+/*
+ * Reports @pid's maps into @dwfl: the text the caller gave (a recording), or
+ * /proc's, read under its byte cap (libdwfl's own reader has none).
+ */
 static int report_maps_text(struct cp_symbolizer *s, Dwfl *dwfl, pid_t pid, __u64 *gen)
 {
 	const char *text;
+	char *own = NULL;
 	size_t len;
 	FILE *f;
 	int r;
 
-	if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
-		return ESRCH;
+	if (s->maps_text) {
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+			return ESRCH;
+	} else {
+		r = cp_maps_read_text(NULL, pid, &own, &len);
+		if (r)
+			return -r;
+		text = own;
+	}
 	f = fmemopen((void *)text, len, "r");
-	if (!f)
+	if (!f) {
+		free(own);
 		return errno;
+	}
 	r = dwfl_linux_proc_maps_report(dwfl, f);
 	fclose(f);
+	free(own);
 	return r;
 }
 
@@ -394,7 +452,8 @@ static int report_maps_text(struct cp_symbolizer *s, Dwfl *dwfl, pid_t pid, __u6
  * read from its memory, and a file replaced on disk (an upgrade) would give
  * another binary's symbols.
  */
-static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
+static int snapshot(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps, Dwfl **out,
+		    __u64 *gen)
 {
 	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
 	int r;
@@ -402,7 +461,7 @@ static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
 	if (!dwfl)
 		return -ENOMEM;
 	dwfl_report_begin(dwfl);
-	r = s->maps_text ? report_maps_text(s, dwfl, pid, gen) : dwfl_linux_proc_report(dwfl, pid);
+	r = report_maps_text(s, dwfl, pid, gen);
 	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
 		r = -1;
 	if (r) {
@@ -410,11 +469,14 @@ static int snapshot(struct cp_symbolizer *s, pid_t pid, Dwfl **out, __u64 *gen)
 		/* positive: errno opening /proc/PID/maps; -1: a libdwfl error */
 		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
 	}
-	opening_pid = pid;
+	opening_pid = s->maps_text ? 0 : pid;
 	opening_map = s->path_map;
+	opening_maps = maps;
+	opening_modules = 0;
 	dwfl_getmodules(dwfl, open_module, NULL, 0);
 	opening_pid = 0;
 	opening_map = NULL;
+	opening_maps = NULL;
 	*out = dwfl;
 	return 0;
 }
@@ -461,7 +523,8 @@ static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
 }
 
 /* The fallback: @pid's maps reported into a Dwfl of its own, every module opened. */
-static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space **out)
+static int space_for_pid(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps,
+			 struct cp_sym_space **out)
 {
 	struct cp_sym_space *sp = space_find(s, pid, NULL);
 	Dwfl *dwfl;
@@ -472,7 +535,7 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_space
 		*out = sp;
 		return 0;
 	}
-	err = snapshot(s, pid, &dwfl, &gen);
+	err = snapshot(s, pid, maps, &dwfl, &gen);
 	if (err)
 		return err;
 	s->stats.snapshots++;
@@ -519,20 +582,25 @@ static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
 }
 
 /*
- * @path's ELF file at link-time addresses in a new Dwfl: reported at base 0
- * (dwfl_report_offline would place an ET_DYN file at a made-up base).
+ * The ELF file open at @fd (taken over), named @path, at link-time
+ * addresses in a new Dwfl: reported at base 0 (dwfl_report_offline would
+ * place an ET_DYN file at a made-up base). libdwfl keeps @fd.
  */
-static int open_file(const char *path, Dwfl **out, Dwfl_Module **mod)
+static int open_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
 {
 	Dwfl *dwfl;
 
-	if (access(path, R_OK))
-		return -errno;
+	if (fd < 0)
+		return fd;
 	dwfl = dwfl_begin(&file_callbacks);
-	if (!dwfl)
+	if (!dwfl) {
+		close(fd);
 		return -ENOMEM;
+	}
 	dwfl_report_begin(dwfl);
-	*mod = dwfl_report_elf(dwfl, path, path, -1, 0, false);
+	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
+	if (!*mod)
+		close(fd);
 	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
 		dwfl_end(dwfl);
 		return -ENOEXEC;	/* readable but not ELF */
@@ -541,9 +609,41 @@ static int open_file(const char *path, Dwfl **out, Dwfl_Module **mod)
 	return 0;
 }
 
+/* A sealed, checked copy of a file a path names (a recording, --path-map, the user). */
+static int open_named(const char *path, bool follow)
+{
+	struct cp_tf_where w = { .path = path };
+	struct cp_tf_want want = { .follow = follow };
+	enum cp_tf_refusal why;
+
+	return cp_elf_guard_open(&w, &want, &why);
+}
+
+/* The descriptor for @sh's file, mapped by @m in @pid: a sealed, checked copy. */
+static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
+		       const struct cp_sym_share *sh)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	int fd;
+
+	cp_map_target_file(m, NULL, pid, &w, &want);
+	switch (sh->how) {
+	case CP_SYM_OPEN_VDSO:
+		fd = dup(s->vdso_fd);
+		return fd < 0 ? -errno : fd;
+	case CP_SYM_OPEN_NAMED:
+	case CP_SYM_OPEN_MOVED:
+		return open_named(sh->open_path, sh->how == CP_SYM_OPEN_MOVED);
+	default:
+		return cp_elf_guard_open(&w, &want, &why);
+	}
+}
+
 /* The shared space of @m's file: one per file, whichever process maps it. */
-static int space_for_shared(struct cp_symbolizer *s, const struct cp_sym_share *m,
-			    struct cp_sym_space **out)
+static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *map,
+			    const struct cp_sym_share *m, struct cp_sym_space **out)
 {
 	struct cp_sym_space tmp = { .shared = true, .key = m->key };
 	Dwfl_Module *mod;
@@ -558,7 +658,7 @@ static int space_for_shared(struct cp_symbolizer *s, const struct cp_sym_share *
 			return 0;
 		}
 	}
-	err = open_file(m->open_path, &tmp.dwfl, &mod);
+	err = open_file(m->open_path, open_shared(s, pid, map, m), &tmp.dwfl, &mod);
 	if (err)
 		return err;
 	tmp.path = strdup(m->open_path);
@@ -670,19 +770,22 @@ static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m
 }
 
 /*
- * Where @m's file is opened to be shared, in @buf, and its key; NULL when it
- * is not shared. A recording's files are where --path-map says, or at their
- * paths; a live process's file must be the very file it maps (device and
- * inode): at its path, or in its mount namespace (a container).
+ * Where @m's file is opened to be shared, in @buf, and its key and how in
+ * @sh; NULL when it is not shared. A recording's files are where
+ * --path-map says, or at their paths; a live process's file must be the
+ * very file it maps (device and inode), found as target_file.h finds it.
  */
 static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
-			      char *buf, size_t sz, struct cp_sym_file_key *key)
+			      char *buf, size_t sz, struct cp_sym_share *sh)
 {
-	struct cp_sym_file_key want = cp_sym_map_key(m);
+	struct cp_tf_where w;
+	struct cp_tf_want want;
 	const char *path = m->path;
 
-	if (m->kind == CP_MAP_VDSO)
-		return own_vdso_path(s, m, buf, sz, key);
+	if (m->kind == CP_MAP_VDSO) {
+		sh->how = CP_SYM_OPEN_VDSO;
+		return own_vdso_path(s, m, buf, sz, &sh->key);
+	}
 	if (!cp_sym_map_shareable(m))
 		return NULL;
 	if (s->path_map)
@@ -690,13 +793,17 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 	if (!path)
 		return NULL;
 	/* the user said where it is; a recording names another machine's inodes */
-	if (path != m->path || s->replay)
-		return file_key(path, key) ? path : NULL;
-	if (file_key(path, key) && cp_sym_key_equal(key, &want))
-		return path;
-	if (snprintf(buf, sz, "/proc/%d/root%s", pid, m->path) >= (int)sz || !file_key(buf, key))
+	if (path != m->path || s->replay) {
+		sh->how = path != m->path ? CP_SYM_OPEN_MOVED : CP_SYM_OPEN_NAMED;
+		return file_key(path, &sh->key) ? path : NULL;
+	}
+	/* a look only (nothing read): the file is opened again, and judged again, when used */
+	cp_map_target_file(m, NULL, pid, &w, &want);
+	if (cp_tf_check(&w, &want) != CP_TF_OK)
 		return NULL;
-	return cp_sym_key_equal(key, &want) ? buf : NULL;
+	sh->how = CP_SYM_OPEN_TARGET;
+	sh->key = cp_sym_map_key(m);
+	return path;
 }
 
 /*
@@ -717,7 +824,7 @@ static int snap_fill(struct cp_symbolizer *s, struct cp_sym_snap *sn, pid_t pid,
 	sn->pid = pid;
 	for (size_t i = 0; i < maps->nr; i++) {
 		const struct cp_map *m = &maps->maps[i];
-		const char *path = share_path(s, pid, m, buf, sizeof(buf), &sn->share[i].key);
+		const char *path = share_path(s, pid, m, buf, sizeof(buf), &sn->share[i]);
 
 		if (!path)
 			*unshared |= m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC);
@@ -754,7 +861,7 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
-		space_for_pid(s, pid, &sp);	/* failing: the process is gone already */
+		space_for_pid(s, pid, sn->maps, &sp);	/* failing: the process is gone already */
 	*snp = sn;
 	return 0;
 }
@@ -870,13 +977,13 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
  * module named as the maps name it, addresses back in the process.
  * Returns 0, -ENOMEM, or another error for the fallback to answer.
  */
-static int describe_shared(struct cp_symbolizer *s, const struct cp_map *m,
+static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
 			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out)
 {
 	struct cp_sym_space *fs;
 	Dwfl_Module *mod;
 	__u64 vaddr;
-	int err = space_for_shared(s, sh, &fs);
+	int err = space_for_shared(s, pid, m, sh, &fs);
 
 	if (err)
 		return err;
@@ -911,11 +1018,11 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 		return -ENOENT;
 	}
 	if (sh->open_path) {
-		err = describe_shared(s, m, sh, ip, out);
+		err = describe_shared(s, sn->pid, m, sh, ip, out);
 		if (!err || err == -ENOMEM)
 			return err;
 	}
-	err = space_for_pid(s, sn->pid, &sp);
+	err = space_for_pid(s, sn->pid, sn->maps, &sp);
 	if (err)
 		return err;
 	return describe(s, sp->dwfl, ip, out);
@@ -1014,7 +1121,7 @@ static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_s
 		*out = sp;
 		return 0;
 	}
-	err = open_file(path, &dwfl, &mod);
+	err = open_file(path, open_named(path, true), &dwfl, &mod);
 	if (err)
 		return err;
 	copy = strdup(path);

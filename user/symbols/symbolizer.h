@@ -38,6 +38,8 @@
 #include "util/path_map.h"
 
 #define CP_SYM_MAX_PROCESSES	64	/* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
+#define CP_SYM_MAX_MODULES	512	/* files opened per process (a Dwfl of its own) */
+#define CP_SYM_BUILD_ID_DIR	"/usr/lib/debug/.build-id"	/* the only separate debug info read */
 #define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
 #define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
 #define CP_MAX_INLINE_DEPTH	8	/* callers kept per inline chain */

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Files a hostile tenant names (docs/security.md, "Files a target names"): an
+# unprivileged user (nobody, no capabilities; in its own user and mount
+# namespace where it needs one) plants FIFOs, symlinks, a self-truncating
+# library, a decompression bomb, thousands of mapped files and a huge maps
+# file; the root profiler, attached with -p, must finish each run with a
+# report (under `timeout`: a hang is a failure), never read a file outside
+# the tenant's root, and name what it refused in the report's Limits.
+# tests/workloads/tenant_files.c is the tenant's program,
+# tests/workloads/lib/cp_tenantlib.c its library.
+. "$(dirname "$0")/tap.sh"
+
+need_root "the profiler runs as root against a tenant"
+command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed"
+RUN_MS=${CP_TENANT_MS:-6000}
+d=$(tenant_dir) || skip_all "cannot make a directory for the tenant"
+secret=$(mktemp -d)
+chmod 0700 "$secret"
+wl_pid=
+cleanup() {
+	[ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$d" "$secret" "$tap_out"
+}
+trap cleanup EXIT
+cp "$WL/tenant_files" "$WL/libcp_tenant.so" "$d/"
+chown nobody:nogroup "$d"/*
+
+# tenant NAME CMD...: CMD as the tenant in the background, its output in
+# $d/NAME.out; waits for "ready PID" and sets pid. Status 1 on time-out.
+tenant() {
+	local name=$1
+	shift
+	rm -f "$d/$name.out"
+	as_tenant "$@" >"$d/$name.out" 2>&1 &
+	wl_pid=$!
+	if ! wait_for "^ready " "$d/$name.out" 30; then
+		_not_ok "$name: the tenant's program starts" "$(cat "$d/$name.out")"
+		return 1
+	fi
+	pid=$(awk '$1 == "ready" { print $2; exit }' "$d/$name.out")
+}
+
+# in_ns NAME SETUP: the tenant's program run inside `unshare -Urm` from a
+# tmpfs at $d/m (invisible to the host), then SETUP (shell, in the
+# namespace) mounts another tmpfs over $d/m and plants what it wants at the
+# paths the maps name. Sets pid once SETUP ran ("ready" is shown after it).
+in_ns() {
+	local name=$1 setup=$2
+	mkdir -p "$d/m" && chown nobody:nogroup "$d/m"
+	tenant "$name" unshare -Urm sh -c '
+		d=$1 ms=$2 setup=$3 name=$4
+		mount -t tmpfs t "$d/m" && cp "$d/tenant_files" "$d/libcp_tenant.so" "$d/m/" || exit 1
+		"$d/m/tenant_files" lib "$d/m/libcp_tenant.so" "$ms" > "$d/$name.wl" 2>&1 &
+		while ! grep -q "^ready" "$d/$name.wl" 2>/dev/null; do sleep 0.05; done
+		mount -t tmpfs t "$d/m" && eval "$setup" || exit 1
+		cat "$d/$name.wl"
+		wait' sh "$d" "$RUN_MS" "$setup" "$name"
+}
+
+# profile NAME [WRAPPER...]: the root profiler on $pid for 3 s under a
+# time-out (run by WRAPPER: time, prlimit), the report in $d/NAME.txt and
+# the options in the array opts; status in rc.
+opts=()
+profile() {
+	local name=$1
+	shift
+	run_cmd timeout -k 5 60 "$@" "$BIN" --source soft -d 3 --quiet -p "$pid" \
+		-o "$d/$name.txt" "${opts[@]}"
+	opts=()
+	kill "$wl_pid" 2>/dev/null
+	wait "$wl_pid" 2>/dev/null
+	wl_pid=
+}
+
+# finished NAME DESC: the run ended by itself (not killed: 124 is the
+# time-out, 128+N a signal) and wrote its report.
+finished() {
+	if [ "$rc" -ne 0 ]; then
+		_not_ok "$2" "exit status $rc (124: hung until the time-out; 135: SIGBUS)"
+	elif ! grep -q "^Limits" "$d/$1.txt" 2>/dev/null; then
+		_not_ok "$2" "no report in $d/$1.txt"
+	else
+		_ok "$2"
+	fi
+}
+
+# refused NAME REASON: the Limits section counts a refusal for REASON.
+refused() {
+	grep -Eq "^  files refused: [0-9]+ \(.*$2 [1-9]" "$d/$1.txt"
+}
+
+# 1. A stripped binary whose .gnu_debuglink names a FIFO next to it.
+objcopy --only-keep-debug "$d/tenant_files" "$d/dl.debug" &&
+	objcopy --strip-debug --add-gnu-debuglink="$d/dl.debug" "$d/tenant_files" "$d/dl" &&
+	rm "$d/dl.debug" && mkfifo "$d/dl.debug" && chown nobody:nogroup "$d/dl" "$d/dl.debug"
+if tenant debuglink "$d/dl" spin "$RUN_MS"; then
+	profile debuglink
+	finished debuglink "a .gnu_debuglink naming a FIFO: no hang, a report"
+fi
+
+# 2. FIFOs at the binary's and the library's paths in the tenant's mount
+# namespace, planted after they were mapped (and after maps were read).
+if in_ns fifo 'mkfifo "$d/m/tenant_files" "$d/m/libcp_tenant.so"'; then
+	profile fifo
+	finished fifo "FIFOs at the mapped paths in the tenant's namespace: no hang, a report"
+	if grep -q "cp_tenant_stream" "$d/fifo.txt"; then
+		_ok "the library is still named (read through map_files, not its path)"
+	else
+		_not_ok "the library is still named (read through map_files, not its path)"
+	fi
+fi
+
+# 3. An absolute symlink at the library's path, to a root-only host file
+# with symbols of its own: resolved in the profiler's root, it would name
+# them. The profiler must read the mapped file, never the link's target.
+objcopy --strip-debug --prefix-symbols=tfsecret_ "$WL/libcp_tenant.so" "$secret/libsecret.so"
+if in_ns symlink "ln -s '$secret/libsecret.so' \"\$d/m/libcp_tenant.so\""; then
+	profile symlink
+	finished symlink "an absolute symlink out of the tenant's root: a report"
+	if grep -q "tfsecret_" "$d/symlink.txt"; then
+		_not_ok "the root-only file's symbols are not in the report" \
+			"$(grep tfsecret_ "$d/symlink.txt" | head -3)"
+	elif ! grep -q "cp_tenant_stream" "$d/symlink.txt"; then
+		_not_ok "the mapped library is named instead" "$(sed -n '/^Issues/,/^Limits/p' "$d/symlink.txt" | head -20)"
+	else
+		_ok "the root-only file's symbols are not in the report, the mapped library's are"
+	fi
+fi
+
+# 4. A library its processes truncate and write back over and over, while
+# new processes run in it: a profiler that has it mmapped (libdw) dies of
+# SIGBUS looking their samples up.
+mkdir -p "$d/flip" && cp "$WL/libcp_tenant.so" "$d/flip/" && chown -R nobody:nogroup "$d/flip"
+if tenant flip "$d/tenant_files" flip "$d/flip/libcp_tenant.so" "$RUN_MS"; then
+	profile flip
+	finished flip "a library truncated while profiled: no SIGBUS, a report"
+fi
+
+# 5. A 441 KB library with two 200 MiB zlib sections: refused before libdw
+# inflates them, RSS under --max-memory, the refusal counted.
+head -c $((200 << 20)) /dev/zero >"$secret/zeros"
+# (objcopy compresses only sections that were in its input: two steps)
+strip --strip-debug -o "$secret/bomb.so" "$WL/libcp_tenant.so" &&
+	objcopy --add-section .debug_info="$secret/zeros" --add-section .debug_str="$secret/zeros" \
+		"$secret/bomb.so" "$secret/big.so" &&
+	objcopy --compress-debug-sections=zlib "$secret/big.so" "$d/bomb.so" &&
+	chown nobody:nogroup "$d/bomb.so"
+rm -f "$secret/zeros" "$secret/big.so"
+if tenant bomb "$d/tenant_files" lib "$d/bomb.so" "$RUN_MS"; then
+	opts=(--max-memory 256M)
+	profile bomb
+	finished bomb "a compressed-section bomb: a report"
+	peak=$(sed -n 's/^  memory: RSS .* peak \([0-9.]*\) MiB.*/\1/p' "$d/bomb.txt")
+	if [ -n "$peak" ] && awk -v p="$peak" 'BEGIN { exit !(p < 256) }' &&
+		refused bomb "compressed sections too big"; then
+		_ok "the bomb is refused and counted; peak RSS $peak MiB < 256"
+	else
+		_not_ok "the bomb is refused and counted; peak RSS under --max-memory" \
+			"peak ${peak:-?} MiB" "$(grep -A4 '^Limits' "$d/bomb.txt")"
+	fi
+fi
+
+# 6. 1,150 mapped ELF files and a deleted one (the deleted file makes the
+# profiler open the process's every file), against a soft fd limit of 1,024.
+mkdir -p "$d/many" && chown nobody:nogroup "$d/many"
+if tenant many "$d/tenant_files" maps "$d/libcp_tenant.so" "$d/many" 1150 "$RUN_MS"; then
+	profile many prlimit --nofile=1024:4096
+	finished many "1,150 mapped files with 1,024 descriptors: the report is written"
+	if grep -q "Too many open files" "$tap_out"; then
+		_not_ok "no \"Too many open files\"" "$(grep -m3 'Too many open files' "$tap_out")"
+	else
+		_ok "no \"Too many open files\""
+	fi
+fi
+
+# 7. 30,000 mappings under 4,000-byte paths (120 MB of maps): read up to the
+# cap only, the cut counted, the profiler's RSS bounded (GNU time's maximum
+# resident set: the report's own figure is sampled, and misses short peaks).
+mkdir -p "$d/long" && chown nobody:nogroup "$d/long"
+if tenant long "$d/tenant_files" longmaps "$d/long" 30000 "$RUN_MS"; then
+	timer=()
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "maxrss_kb %M" -o "$d/long.time")
+	profile long "${timer[@]}"
+	finished long "a huge /proc/PID/maps: a report"
+	if refused long "maps cut at their byte cap"; then
+		_ok "maps read up to the cap, the cut counted"
+	else
+		_not_ok "maps read up to the cap, the cut counted" "$(grep -A4 '^Limits' "$d/long.txt")"
+	fi
+	if [ ${#timer[@]} -eq 0 ]; then
+		skip "the profiler's RSS (no /usr/bin/time)"
+	elif maxrss=$(awk '$1 == "maxrss_kb" { print int($2 / 1024) }' "$d/long.time") &&
+		[ -n "$maxrss" ] && [ "$maxrss" -lt 150 ]; then
+		_ok "the profiler's RSS stays bounded: $maxrss MiB"
+	else
+		_not_ok "the profiler's RSS stays bounded (< 150 MiB)" "$(cat "$d/long.time")"
+	fi
+fi
+done_testing

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Files a target names (machine/target_file.h): which files are accepted
+ * (cp_tf_judge(), a table), what an open error means, and that the opener
+ * turns a FIFO, a symlink and a replaced file away without blocking, and
+ * hands out sealed copies. Then the compressed-section sum of
+ * symbols/elf_guard.h over ELF files libelf writes here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <gelf.h>
+#include <cmocka.h>
+
+#include "machine/target_file.h"
+#include "symbols/elf_guard.h"
+
+#define REG (S_IFREG | 0644)
+
+static const struct judge_case {
+	const char *what;
+	struct cp_tf_stat st;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+} judge_cases[] = {
+	{"the mapped file",
+	 {REG, 8, 1, 42, 4096},
+	 {.ino = 42, .dev_major = 8, .dev_minor = 1},
+	 CP_TF_OK},
+	{"any regular file", {REG, 8, 1, 42, 4096}, {0}, CP_TF_OK},
+	{"a FIFO", {S_IFIFO | 0644, 8, 1, 42, 0}, {0}, CP_TF_NOT_REGULAR},
+	{"a character device", {S_IFCHR | 0666, 0, 5, 7, 0}, {0}, CP_TF_NOT_REGULAR},
+	{"a directory", {S_IFDIR | 0755, 8, 1, 42, 0}, {0}, CP_TF_NOT_REGULAR},
+	{"a symlink (O_PATH | O_NOFOLLOW)", {S_IFLNK | 0777, 8, 1, 42, 9}, {0}, CP_TF_SYMLINK},
+	{"another inode",
+	 {REG, 8, 1, 43, 4096},
+	 {.ino = 42, .dev_major = 8, .dev_minor = 1},
+	 CP_TF_REPLACED},
+	{"another device",
+	 {REG, 8, 2, 42, 4096},
+	 {.ino = 42, .dev_major = 8, .dev_minor = 1},
+	 CP_TF_REPLACED},
+	{"at the default cap", {REG, 8, 1, 42, CP_TF_MAX_BYTES}, {0}, CP_TF_OK},
+	{"over the default cap", {REG, 8, 1, 42, CP_TF_MAX_BYTES + 1}, {0}, CP_TF_TOO_BIG},
+	{"over a cap given", {REG, 8, 1, 42, 4097}, {.max_bytes = 4096}, CP_TF_TOO_BIG},
+};
+
+static void test_judge(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(judge_cases) / sizeof(judge_cases[0]); i++) {
+		const struct judge_case *c = &judge_cases[i];
+		enum cp_tf_refusal got = cp_tf_judge(&c->st, &c->want);
+
+		if (got != c->why)
+			fail_msg("%s: %s, want %s", c->what, cp_tf_refusal_name(got),
+				 cp_tf_refusal_name(c->why));
+	}
+}
+
+static void test_errno_refusals(void **state)
+{
+	(void)state;
+	assert_int_equal(cp_tf_errno_refusal(ENOENT), CP_TF_GONE);
+	assert_int_equal(cp_tf_errno_refusal(ESRCH), CP_TF_GONE);
+	assert_int_equal(cp_tf_errno_refusal(ELOOP), CP_TF_SYMLINK);
+	assert_int_equal(cp_tf_errno_refusal(EXDEV), CP_TF_ESCAPE);
+	assert_int_equal(cp_tf_errno_refusal(EMFILE), CP_TF_NO_FDS);
+	assert_int_equal(cp_tf_errno_refusal(ENFILE), CP_TF_NO_FDS);
+	assert_int_equal(cp_tf_errno_refusal(EACCES), CP_TF_DENIED);
+	/* every reason has a name and a JSON key */
+	for (int i = 0; i < CP_TF_NR; i++) {
+		assert_non_null(cp_tf_refusal_name(i));
+		assert_null(strchr(cp_tf_refusal_key(i), ' '));
+	}
+}
+
+static char dir[] = "/tmp/cp_target_fileXXXXXX";
+
+static void put_file(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* @name in dir as cp_tf_open() finds a path the profiler's root holds. */
+static int open_named(const char *name, const struct cp_tf_want *want, enum cp_tf_refusal *why)
+{
+	char path[256];
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return cp_tf_open(&w, want, &st, why);
+}
+
+static void test_open_refuses(void **state)
+{
+	struct cp_tf_want any = {0}, follow = {.follow = true}, other = {.ino = 1};
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	char path[256];
+	enum cp_tf_refusal why;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put_file("lib.so", "not really ELF");
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("lib.so", path), 0);
+	cp_tf_refusals(before);
+
+	fd = open_named("lib.so", &any, &why);
+	assert_true(fd >= 0);
+	assert_int_equal(why, CP_TF_OK);
+	close(fd);
+	/* no writer: a blocking open would never return */
+	assert_true(open_named("fifo", &any, &why) < 0);
+	assert_int_equal(why, CP_TF_NOT_REGULAR);
+	assert_true(open_named("link", &any, &why) < 0);
+	assert_int_equal(why, CP_TF_SYMLINK);
+	fd = open_named("link", &follow, &why); /* a path the user named */
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(open_named("lib.so", &other, &why) < 0);
+	assert_int_equal(why, CP_TF_REPLACED);
+	assert_true(open_named("gone", &any, &why) < 0);
+	assert_int_equal(why, CP_TF_GONE);
+
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_NOT_REGULAR] - before[CP_TF_NOT_REGULAR], 1);
+	assert_int_equal(after[CP_TF_SYMLINK] - before[CP_TF_SYMLINK], 1);
+	assert_int_equal(after[CP_TF_REPLACED] - before[CP_TF_REPLACED], 1);
+	assert_int_equal(after[CP_TF_GONE], 0); /* not hostile, not counted */
+}
+
+static void test_copy_is_sealed(void **state)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want = {0};
+	struct cp_tf_stat st;
+	enum cp_tf_refusal why;
+	char path[256], buf[32];
+	int mfd, seals;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	w = (struct cp_tf_where){.path = path};
+	mfd = cp_tf_open_copy(&w, &want, &st, &why);
+	assert_true(mfd >= 0);
+	assert_int_equal(st.size, 14);
+	assert_int_equal(pread(mfd, buf, sizeof(buf), 0), 14);
+	assert_memory_equal(buf, "not really ELF", 14);
+	seals = fcntl(mfd, F_GET_SEALS);
+	assert_true(seals & F_SEAL_SHRINK);
+	assert_true(seals & F_SEAL_WRITE);
+	assert_true(seals & F_SEAL_GROW);
+	assert_true(ftruncate(mfd, 0) < 0); /* what a tenant cannot do to the copy */
+	close(mfd);
+	/* fewer bytes than judged: the file shrank between fstat and the copy */
+	mfd = open(path, O_RDONLY);
+	assert_true(cp_tf_copy(mfd, 4096, &why) < 0);
+	assert_int_equal(why, CP_TF_SHRUNK);
+	close(mfd);
+}
+
+/* An ELF file with two compressed sections declaring @a and @b bytes, one .zdebug of @z. */
+static int make_elf(__u64 a, __u64 b, __u64 z)
+{
+	static char names[] = "\0.shstrtab\0.debug_info\0.debug_str\0.zdebug_line";
+	unsigned char zhdr[12] = {'Z', 'L', 'I', 'B'};
+	Elf64_Chdr chdr[2] = {{.ch_type = ELFCOMPRESS_ZLIB, .ch_size = a, .ch_addralign = 1},
+			      {.ch_type = ELFCOMPRESS_ZLIB, .ch_size = b, .ch_addralign = 1}};
+	const int name_off[] = {11, 23, 34};
+	int fd = memfd_create("elf", 0);
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	for (int i = 0; i < 8; i++)
+		zhdr[4 + i] = (unsigned char)(z >> (56 - 8 * i));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	assert_non_null(gelf_newehdr(elf, ELFCLASS64));
+	for (int i = 0; i < 4; i++) {
+		scn = elf_newscn(elf);
+		data = elf_newdata(scn);
+		gelf_getshdr(scn, &sh);
+		sh.sh_type = SHT_PROGBITS;
+		if (i == 3) {
+			sh.sh_type = SHT_STRTAB;
+			sh.sh_name = 1;
+			data->d_buf = names;
+			data->d_size = sizeof(names);
+		} else if (i == 2) {
+			sh.sh_name = (Elf64_Word)name_off[i];
+			data->d_buf = zhdr;
+			data->d_size = sizeof(zhdr);
+		} else {
+			sh.sh_name = (Elf64_Word)name_off[i];
+			sh.sh_flags = SHF_COMPRESSED;
+			data->d_buf = &chdr[i];
+			data->d_size = sizeof(chdr[i]);
+		}
+		gelf_update_shdr(scn, &sh);
+	}
+	gelf_getehdr(elf, &eh);
+	eh.e_shstrndx = 4;
+	gelf_update_ehdr(elf, &eh);
+	assert_true(elf_update(elf, ELF_C_WRITE) > 0);
+	elf_end(elf);
+	return fd;
+}
+
+static __u64 inflated(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	__u64 bytes = 0;
+
+	assert_non_null(elf);
+	assert_int_equal(cp_elf_inflated_bytes(elf, &bytes), 0);
+	elf_end(elf);
+	close(fd);
+	return bytes;
+}
+
+static void test_inflated_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(inflated(make_elf(100, 200, 300)), 600);
+	/* the bomb: 2 x 200 MiB declared, above the cap */
+	assert_true(inflated(make_elf(200ull << 20, 200ull << 20, 0)) > CP_MAX_INFLATED_BYTES);
+	/* sizes that wrap a 64-bit sum saturate */
+	assert_int_equal(inflated(make_elf(UINT64_MAX, 2, 0)), UINT64_MAX);
+}
+
+static int cleanup(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_judge),	       cmocka_unit_test(test_errno_refusals),
+		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_copy_is_sealed),
+		cmocka_unit_test(test_inflated_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, cleanup);
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tenant_files: what a hostile tenant runs against the root profiler
+ * (tests/e2e/test_tenant_files.sh). Each mode prints "ready PID" once its
+ * files are mapped, then walks a 64 MiB buffer for MS milliseconds (in the
+ * library when one is named, else in its own code) and exits 0.
+ * flip forks: one child that flips the library, and children that walk in
+ * it, a new one every 100 ms (each new to the profiler).
+ *
+ *   tenant_files spin MS              walk in the executable
+ *   tenant_files lib PATH MS          dlopen(PATH) (lib/cp_tenantlib.c), walk in it
+ *   tenant_files flip PATH MS         dlopen(PATH); meanwhile truncate PATH and
+ *                                     write it back, over and over (a profiler
+ *                                     with it mmapped dies of SIGBUS)
+ *   tenant_files maps ELF DIR N MS    map N copies of the ELF file ELF made in
+ *                                     DIR, and one more executable, then
+ *                                     deleted (what makes a profiler open a
+ *                                     process's every file)
+ *   tenant_files longmaps DIR N MS    map one file N times under a path of
+ *                                     ~4000 bytes (a long /proc/PID/maps)
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define BUF_BYTES (64u << 20)
+
+typedef long (*stream_fn)(const volatile long *buf, size_t longs);
+
+static __attribute__((noinline)) long own_stream(const volatile long *buf, size_t longs)
+{
+	long sum = 0;
+
+	for (size_t i = 0; i < longs; i += 8)
+		sum += buf[i];
+	return sum;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The whole of @path, to write back after each truncation. */
+static char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *b;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	b = malloc((size_t)st.st_size);
+	if (b && read(fd, b, (size_t)st.st_size) != st.st_size) {
+		free(b);
+		b = NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+/* Truncates @path and writes @img back: the library shrinks under whoever maps it. */
+static void flip(const char *path, const char *img, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return;
+	usleep(3000);
+	if (write(fd, img, len) != (ssize_t)len)
+		perror("write");
+	close(fd);
+}
+
+/*
+ * Until @end: one child flips @path, and short-lived children walk @buf in
+ * the library (@fn), a few at a time, each new to the profiler, which
+ * looks their samples up in its copy of the library. @cut, shared, holds
+ * the walks off while the file is cut short: its pages are then gone from
+ * every mapping, and a walk would die of SIGBUS itself.
+ */
+static void flip_and_fork(const char *path, const char *img, size_t len, stream_fn fn, long *buf,
+			  double end)
+{
+	volatile int *cut = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				 -1, 0);
+	if (cut == MAP_FAILED)
+		exit(1);
+	if (fork() == 0) {
+		while (now_ms() < end) {
+			*cut = 1;
+			usleep(3000); /* walks in flight end (one takes about 1 ms) */
+			flip(path, img, len);
+			*cut = 0;
+			usleep(6000);
+		}
+		_exit(0);
+	}
+	/* a new walker every 100 ms, each for 400 ms: long enough to be looked up alive */
+	while (now_ms() < end) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			double stop = now_ms() + 400;
+
+			while (now_ms() < stop) {
+				if (*cut)
+					usleep(500);
+				else
+					fn(buf, (1u << 20) / sizeof(long));
+			}
+			_exit(0);
+		}
+		usleep(100000);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (wait(NULL) > 0)
+		;
+}
+
+static stream_fn load(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW);
+	stream_fn fn = h ? (stream_fn)dlsym(h, "cp_tenant_stream") : NULL;
+
+	if (!fn) {
+		fprintf(stderr, "tenant_files: %s\n", dlerror());
+		exit(1);
+	}
+	return fn;
+}
+
+/* Copies @img to @path; returns its descriptor. */
+static int make_copy(const char *path, const char *img, size_t len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0755);
+
+	if (fd < 0 || write(fd, img, len) != (ssize_t)len) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+/* @n copies of @src in @dir, each mapped; one more mapped executable and deleted. */
+static void map_copies(const char *src, const char *dir, long n)
+{
+	char path[256];
+	size_t len;
+	char *img = slurp(src, &len);
+
+	if (!img)
+		exit(1);
+	for (long i = 0; i <= n; i++) {
+		int fd, prot = i == n ? PROT_READ | PROT_EXEC : PROT_READ;
+
+		snprintf(path, sizeof(path), "%s/f%ld.so", dir, i);
+		fd = make_copy(path, img, len);
+		if (mmap(NULL, len, prot, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+			perror(path);
+			exit(1);
+		}
+		close(fd);
+	}
+	unlink(path);
+	free(img);
+}
+
+/* One file under a ~4000-byte path in @dir, mapped @n times (separate mappings). */
+static void map_long(const char *dir, long n)
+{
+	char path[4096];
+	size_t len = (size_t)snprintf(path, sizeof(path), "%s/", dir);
+	int fd;
+
+	/* nested directories: a component may not exceed 255 bytes */
+	while (len + 250 < 4000) {
+		memset(path + len, 'd', 200);
+		path[len + 200] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			perror("mkdir");
+			exit(1);
+		}
+		path[len + 200] = '/';
+		len += 201;
+	}
+	snprintf(path + len, sizeof(path) - len, "f");
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || ftruncate(fd, 4096)) {
+		perror("open");
+		exit(1);
+	}
+	for (long i = 0; i < n; i++) {
+		/* a guard page between keeps the kernel from merging them */
+		char *p = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED ||
+		    mmap(p, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			perror("mmap");
+			exit(1);
+		}
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	stream_fn fn = own_stream;
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *path = NULL;
+	char *img = NULL;
+	size_t len = 0;
+	long *buf;
+	double end;
+	int ms_arg = 2;
+
+	if (!strcmp(mode, "lib") || !strcmp(mode, "flip")) {
+		path = argv[2];
+		fn = load(path);
+		ms_arg = 3;
+		if (!strcmp(mode, "flip") && !(img = slurp(path, &len)))
+			return 1;
+	} else if (!strcmp(mode, "maps")) {
+		if (argc < 6)
+			return 2;
+		map_copies(argv[2], argv[3], atol(argv[4]));
+		ms_arg = 5;
+	} else if (!strcmp(mode, "longmaps")) {
+		if (argc < 5)
+			return 2;
+		map_long(argv[2], atol(argv[3]));
+		ms_arg = 4;
+	} else if (strcmp(mode, "spin")) {
+		fprintf(stderr, "usage: tenant_files spin|lib|flip|maps|longmaps ...\n");
+		return 2;
+	}
+	if (argc <= ms_arg)
+		return 2;
+	buf = malloc(BUF_BYTES);
+	if (!buf)
+		return 1;
+	memset(buf, 1, BUF_BYTES);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	end = now_ms() + atoi(argv[ms_arg]);
+	if (img) {
+		flip_and_fork(path, img, len, fn, buf, end);
+		return 0;
+	}
+	while (now_ms() < end)
+		if (fn(buf, BUF_BYTES / sizeof(long)) == 42)
+			putchar('.');
+	return 0;
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Files a target names: pure judgement first, then the opening and copying (target_file.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <linux/openat2.h>
+
+#include "machine/target_file.h"
+
+#define COPY_CHUNK (256u << 10)
+
+static const char *const refusal_names[CP_TF_NR] = {
+	[CP_TF_OK] = "ok",
+	[CP_TF_GONE] = "gone",
+	[CP_TF_NOT_REGULAR] = "not a regular file",
+	[CP_TF_SYMLINK] = "a symlink",
+	[CP_TF_ESCAPE] = "outside the target's root",
+	[CP_TF_REPLACED] = "not the mapped file",
+	[CP_TF_TOO_BIG] = "too big",
+	[CP_TF_SHRUNK] = "shrunk while read",
+	[CP_TF_INFLATES] = "compressed sections too big",
+	[CP_TF_NO_FDS] = "out of file descriptors",
+	[CP_TF_MODULE_CAP] = "modules per process capped",
+	[CP_TF_MAPS_CAP] = "maps cut at their byte cap",
+	[CP_TF_DENIED] = "cannot be opened",
+};
+
+/* The same as JSON keys. */
+static const char *const refusal_keys[CP_TF_NR] = {
+	[CP_TF_OK] = "ok",
+	[CP_TF_GONE] = "gone",
+	[CP_TF_NOT_REGULAR] = "not_regular",
+	[CP_TF_SYMLINK] = "symlink",
+	[CP_TF_ESCAPE] = "escape",
+	[CP_TF_REPLACED] = "replaced",
+	[CP_TF_TOO_BIG] = "too_big",
+	[CP_TF_SHRUNK] = "shrunk",
+	[CP_TF_INFLATES] = "inflates",
+	[CP_TF_NO_FDS] = "no_fds",
+	[CP_TF_MODULE_CAP] = "module_cap",
+	[CP_TF_MAPS_CAP] = "maps_cap",
+	[CP_TF_DENIED] = "denied",
+};
+
+static __u64 refusals[CP_TF_NR];
+
+enum cp_tf_refusal cp_tf_judge(const struct cp_tf_stat *st, const struct cp_tf_want *want)
+{
+	__u64 max = want->max_bytes ? want->max_bytes : CP_TF_MAX_BYTES;
+
+	if (S_ISLNK(st->mode))
+		return CP_TF_SYMLINK;
+	if (!S_ISREG(st->mode))
+		return CP_TF_NOT_REGULAR;
+	if (want->ino && (st->ino != want->ino || st->dev_major != want->dev_major ||
+			  st->dev_minor != want->dev_minor))
+		return CP_TF_REPLACED;
+	if (st->size > max)
+		return CP_TF_TOO_BIG;
+	return CP_TF_OK;
+}
+
+enum cp_tf_refusal cp_tf_errno_refusal(int err)
+{
+	switch (err) {
+	case 0:
+		return CP_TF_OK;
+	case ENOENT:
+	case ESRCH:
+	case ENOTDIR:
+		return CP_TF_GONE;
+	case ELOOP:
+		return CP_TF_SYMLINK;
+	case EXDEV:
+		return CP_TF_ESCAPE;
+	case EMFILE:
+	case ENFILE:
+		return CP_TF_NO_FDS;
+	case ENXIO:
+	case ENODEV:
+		return CP_TF_NOT_REGULAR;
+	case EFBIG:
+		return CP_TF_TOO_BIG;
+	default:
+		return CP_TF_DENIED;
+	}
+}
+
+const char *cp_tf_refusal_name(enum cp_tf_refusal why)
+{
+	return (unsigned int)why < CP_TF_NR ? refusal_names[why] : "?";
+}
+
+const char *cp_tf_refusal_key(enum cp_tf_refusal why)
+{
+	return (unsigned int)why < CP_TF_NR ? refusal_keys[why] : "unknown";
+}
+
+void cp_tf_count(enum cp_tf_refusal why)
+{
+	if ((unsigned int)why < CP_TF_NR && why != CP_TF_OK && why != CP_TF_GONE)
+		__atomic_add_fetch(&refusals[why], 1, __ATOMIC_RELAXED);
+}
+
+__u64 cp_tf_refusals(__u64 out[CP_TF_NR])
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < CP_TF_NR; i++) {
+		out[i] = __atomic_load_n(&refusals[i], __ATOMIC_RELAXED);
+		sum += out[i];
+	}
+	return sum;
+}
+
+/* ---- system calls ---- */
+
+static int fstat_fd(int fd, struct cp_tf_stat *st)
+{
+	struct stat s;
+
+	if (fstat(fd, &s))
+		return -errno;
+	*st = (struct cp_tf_stat){
+		.mode = s.st_mode,
+		.dev_major = major(s.st_dev),
+		.dev_minor = minor(s.st_dev),
+		.ino = s.st_ino,
+		.size = (__u64)s.st_size,
+	};
+	return 0;
+}
+
+/* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */
+static int open_below(int dirfd, const char *path, __u64 flags, __u64 resolve)
+{
+	struct open_how how = {.flags = flags, .resolve = resolve};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/*
+ * An O_PATH descriptor on @w's file, the @how'th way: 0 map_files, 1 the
+ * target's root, 2 the profiler's root. Opens nothing for reading.
+ */
+static int open_path_fd(const struct cp_tf_where *w, const struct cp_tf_want *want, int how)
+{
+	const char *proc = w->proc_root ? w->proc_root : "/proc";
+	char buf[PATH_MAX];
+	int dirfd, fd;
+
+	switch (how) {
+	case 0:
+		if (!w->pid || !w->end)
+			return -ENOENT;
+		snprintf(buf, sizeof(buf), "%s/%d/map_files/%llx-%llx", proc, (int)w->pid,
+			 (unsigned long long)w->start, (unsigned long long)w->end);
+		/* the magic link is the mapped file itself: followed, and nothing else is */
+		fd = open(buf, O_PATH | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	case 1:
+		if (!w->pid || w->path[0] != '/')
+			return -ENOENT;
+		snprintf(buf, sizeof(buf), "%s/%d/root", proc, (int)w->pid);
+		dirfd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			return -errno;
+		fd = open_below(dirfd, w->path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		close(dirfd);
+		return fd;
+	default:
+		if (want->follow) {
+			fd = open(w->path, O_PATH | O_CLOEXEC);
+			return fd < 0 ? -errno : fd;
+		}
+		return open_below(AT_FDCWD, w->path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				  RESOLVE_NO_MAGICLINKS);
+	}
+}
+
+/* Reopens the judged O_PATH descriptor @pfd for reading: the same file, no path walked. */
+static int reopen(int pfd, const struct cp_tf_stat *want)
+{
+	struct cp_tf_stat st;
+	char buf[64];
+	int fd, err;
+
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", pfd);
+	fd = open(buf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fstat_fd(fd, &st);
+	if (!err && (st.ino != want->ino || st.dev_major != want->dev_major ||
+		     st.dev_minor != want->dev_minor || !S_ISREG(st.mode)))
+		err = -ESTALE;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The first way that finds a file @want accepts; its O_PATH descriptor, or -errno and @why. */
+static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		     struct cp_tf_stat *st, enum cp_tf_refusal *why)
+{
+	/* the profiler's root only for a file known by inode: the same inode is the same file */
+	int last = !w->pid || want->ino ? 2 : 1, err = -ENOENT;
+
+	*why = CP_TF_GONE;
+	for (int how = 0; how <= last; how++) {
+		/*
+		 * map_files is the mapping's file by construction: only its kind
+		 * and size are judged (an overlayfs file's maps line names the
+		 * inode below the overlay on kernels before 6.10, fstat the
+		 * overlay's)
+		 */
+		struct cp_tf_want mapped = {.max_bytes = want->max_bytes};
+		enum cp_tf_refusal r;
+		int fd = open_path_fd(w, want, how), e;
+
+		if (fd < 0) {
+			r = cp_tf_errno_refusal(-fd);
+			e = fd;
+		} else {
+			e = fstat_fd(fd, st);
+			r = e ? CP_TF_DENIED : cp_tf_judge(st, how == 0 ? &mapped : want);
+			if (r == CP_TF_OK) {
+				*why = CP_TF_OK;
+				return fd;
+			}
+			close(fd);
+			e = -EPERM;
+		}
+		/* the first telling reason is the one said */
+		if (*why == CP_TF_GONE && r != CP_TF_GONE) {
+			*why = r;
+			err = e;
+		}
+		if (r == CP_TF_NO_FDS)
+			break;
+	}
+	return err;
+}
+
+enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_want *want)
+{
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+	int fd = find_file(w, want, &st, &why);
+
+	if (fd >= 0)
+		close(fd);
+	return why;
+}
+
+int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
+	       enum cp_tf_refusal *why)
+{
+	int pfd = find_file(w, want, st, why), fd;
+
+	if (pfd < 0) {
+		cp_tf_count(*why);
+		return pfd;
+	}
+	fd = reopen(pfd, st);
+	close(pfd);
+	if (fd < 0) {
+		*why = fd == -ESTALE ? CP_TF_REPLACED : cp_tf_errno_refusal(-fd);
+		cp_tf_count(*why);
+	}
+	return fd;
+}
+
+int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
+{
+	int mfd = memfd_create("cacheperf-target", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
+	char *buf = malloc(COPY_CHUNK);
+	__u64 done = 0;
+
+	*why = CP_TF_OK;
+	if (!buf) {
+		err = -ENOMEM;
+		*why = CP_TF_DENIED;
+		goto out;
+	}
+	if (mfd < 0) {
+		err = -errno;
+		*why = cp_tf_errno_refusal(-err);
+		goto out;
+	}
+	if (size && ftruncate(mfd, (off_t)size)) {
+		err = -errno;
+		*why = CP_TF_TOO_BIG;
+		goto out;
+	}
+	/* pread, never mmap: a file shrinking under us is a short read, not SIGBUS */
+	while (done < size) {
+		size_t want = size - done < COPY_CHUNK ? (size_t)(size - done) : COPY_CHUNK;
+		ssize_t n = pread(fd, buf, want, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			*why = CP_TF_SHRUNK;
+			goto out;
+		}
+		if (pwrite(mfd, buf, (size_t)n, (off_t)done) != n) {
+			err = -EIO;
+			*why = CP_TF_DENIED;
+			goto out;
+		}
+		done += (__u64)n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
+		err = -errno;
+		*why = CP_TF_DENIED;
+	}
+out:
+	free(buf);
+	if (err) {
+		if (mfd >= 0)
+			close(mfd);
+		cp_tf_count(*why);
+		return err;
+	}
+	return mfd;
+}
+
+int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		    struct cp_tf_stat *st, enum cp_tf_refusal *why)
+{
+	int fd = cp_tf_open(w, want, st, why), mfd;
+
+	if (fd < 0)
+		return fd;
+	mfd = cp_tf_copy(fd, st->size, why);
+	close(fd);
+	return mfd;
+}
+
+__u64 cp_tf_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return (__u64)rl.rlim_cur;
+}

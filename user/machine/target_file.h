@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one way to open a file a target names (a path in /proc/PID/maps, a
+ * binary, a library): in the target's own root, never through a symlink
+ * that leaves it, never a FIFO or a device, only the very file the mapping
+ * holds (device and inode), under a size cap. Tenants on a shared host
+ * control those names; the profiler runs as root.
+ *
+ * How: /proc/PID/map_files/START-END when the mapping is known (exactly the
+ * mapped file by construction, no path resolved: its device and inode are
+ * not compared), else openat2(O_PATH | O_NOFOLLOW,
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) below a dirfd on /proc/PID/root.
+ * The O_PATH descriptor is fstat()ed and judged before the file is opened
+ * for reading (through /proc/self/fd/N), so a device is never opened and a
+ * FIFO never blocks. What is read is copied, capped, into a sealed memfd:
+ * the target can no longer shrink (SIGBUS in a reader's mmap) or swap it.
+ *
+ * cp_tf_judge() and cp_tf_errno_refusal() are pure; every refusal is
+ * counted here by reason (cp_tf_refusals()), for the report's Limits.
+ */
+#ifndef CP_TARGET_FILE_H
+#define CP_TARGET_FILE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+/* Above this a file is not read: a copy of it is held in memory. */
+#define CP_TF_MAX_BYTES (512ull << 20)
+
+/* Why a file a target named was not opened (or not used). */
+enum cp_tf_refusal {
+	CP_TF_OK = 0,
+	CP_TF_GONE,	   /* not there (exited, unlinked): not counted, not hostile */
+	CP_TF_NOT_REGULAR, /* a FIFO, device, socket or directory */
+	CP_TF_SYMLINK,	   /* the name ends in a symlink */
+	CP_TF_ESCAPE,	   /* the path leads out of the target's root */
+	CP_TF_REPLACED,	   /* another file than the mapping holds (device, inode) */
+	CP_TF_TOO_BIG,	   /* above the size cap */
+	CP_TF_SHRUNK,	   /* shorter while copied than when judged */
+	CP_TF_INFLATES,	   /* compressed sections decompress beyond the cap */
+	CP_TF_NO_FDS,	   /* out of file descriptors */
+	CP_TF_MODULE_CAP,  /* beyond the modules kept per process */
+	CP_TF_MAPS_CAP,	   /* /proc/PID/maps longer than its byte cap: cut */
+	CP_TF_DENIED,	   /* permission denied, or any other open error */
+	CP_TF_NR,
+};
+
+/* Where a file is named: a target's path, or a path the host or user gave. */
+struct cp_tf_where {
+	const char *proc_root; /* NULL: "/proc" */
+	pid_t pid;	       /* 0: the profiler's own root */
+	const char *path;      /* absolute, as the maps name it */
+	__u64 start, end;      /* the mapping, for map_files; 0: unknown */
+};
+
+/* What the file must be. */
+struct cp_tf_want {
+	__u64 ino;	 /* 0: any regular file */
+	__u32 dev_major; /* with ino: the maps line's device */
+	__u32 dev_minor;
+	__u64 max_bytes; /* 0: CP_TF_MAX_BYTES */
+	bool follow;	 /* a path the user or the host named: its last symlink is followed */
+};
+
+/* What fstat() said of an opened file. */
+struct cp_tf_stat {
+	__u32 mode; /* st_mode */
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u64 ino;
+	__u64 size;
+};
+
+/* Whether @st is a file @want accepts: CP_TF_OK or the reason it is not. Pure. */
+enum cp_tf_refusal cp_tf_judge(const struct cp_tf_stat *st, const struct cp_tf_want *want);
+
+/* The refusal an open() errno (positive) stands for. Pure. */
+enum cp_tf_refusal cp_tf_errno_refusal(int err);
+
+/* "not a regular file", ...: what the report says. */
+const char *cp_tf_refusal_name(enum cp_tf_refusal why);
+
+/* "not_regular", ...: the same as a JSON key. */
+const char *cp_tf_refusal_key(enum cp_tf_refusal why);
+
+/* Counts one refusal (CP_TF_OK and CP_TF_GONE are not counted). Thread-safe. */
+void cp_tf_count(enum cp_tf_refusal why);
+
+/* The refusals counted so far, by reason; returns their sum. */
+__u64 cp_tf_refusals(__u64 out[CP_TF_NR]);
+
+/*
+ * Opens @w's file for reading when it is what @want says; fills @st. Returns
+ * the descriptor (O_RDONLY | O_CLOEXEC), or a negative errno with the reason
+ * in @why (counted). Tries map_files, then the target's root, then, only for
+ * a file whose inode is known, the same path in the profiler's root (a
+ * process that exited: the same inode is the same file).
+ */
+int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
+	       enum cp_tf_refusal *why);
+
+/*
+ * Whether cp_tf_open() would accept @w's file now, opening nothing for
+ * reading. Not counted: the open that follows (or the caller's fallback)
+ * counts a refusal once.
+ */
+enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_want *want);
+
+/*
+ * A sealed memfd (no write, shrink or grow) with the first @size bytes of
+ * @fd: what libelf and libdw may mmap. Returns it, or a negative errno with
+ * the reason in @why (counted): CP_TF_SHRUNK when @fd has fewer bytes.
+ */
+int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why);
+
+/* cp_tf_open() then cp_tf_copy(): the sealed copy of @w's file, @st its original's. */
+int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		    struct cp_tf_stat *st, enum cp_tf_refusal *why);
+
+/* Raises the soft RLIMIT_NOFILE to the hard limit. Returns the new soft limit. */
+__u64 cp_tf_raise_nofile(void);
+
+#endif /* CP_TARGET_FILE_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What libdw may be given: a sealed copy of a file a target named
+ * (machine/target_file.h) whose compressed sections do not decompress past
+ * a cap. libdw inflates every compressed debug section when it opens a
+ * file (dwarf_begin_elf), so a small library with a few "200 MiB" zlib
+ * sections would take the profiler past --max-memory before any guard saw
+ * it: the sizes the headers declare (Elf64_Chdr.ch_size, the .zdebug
+ * header) are summed first, and the file is refused above the cap.
+ *
+ * cp_elf_inflated_bytes() reads only the Elf it is given (no system call).
+ */
+#ifndef CP_ELF_GUARD_H
+#define CP_ELF_GUARD_H
+
+#include <libelf.h>
+#include <linux/types.h>
+
+#include "machine/target_file.h"
+
+/* Decompressed debug sections above this refuse a file (sum of them all). */
+#define CP_MAX_INFLATED_BYTES (256ull << 20)
+
+/*
+ * The bytes @elf's compressed sections (SHF_COMPRESSED and GNU .zdebug)
+ * declare they decompress to, summed (saturating). Returns 0, or -EINVAL
+ * when a header cannot be read (a file to refuse too).
+ */
+int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
+
+/*
+ * The sealed copy of @w's file (cp_tf_open_copy()), refused (counted,
+ * CP_TF_INFLATES) when it is ELF whose compressed sections inflate past
+ * CP_MAX_INFLATED_BYTES. Returns the memfd or a negative errno, @why said.
+ */
+int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		      enum cp_tf_refusal *why);
+
+/*
+ * An Elf over sealed @mfd that needs no descriptor: mapped privately, the
+ * descriptor released from libelf (the caller closes @mfd); elf_end()
+ * unmaps it. What libdwfl takes from a find_elf callback with fd -1.
+ */
+Elf *cp_elf_guard_elf(int mfd);
+
+#endif /* CP_ELF_GUARD_H */

@@ -37,7 +37,7 @@
 #define CP_GUARD_MIN_OFF_NS	  10000000ull	/* time off shorter than this: stay attached */
 #define CP_GUARD_MIN_CPU_PPM	  10000u	/* a target is taken to run at least 1 % of a CPU */
 /* a budget window: short, since a hot allocator spends a window's worth at once */
-#define CP_GUARD_BUDGET_WINDOW_NS 20000000ull
+#define CP_GUARD_BUDGET_WINDOW_NS 5000000ull
 
 struct cp_alloc_guard_cfg {
 	__u64 max_rate;		/* allocator calls per second; 0: no cap */

@@ -118,6 +118,26 @@ static void test_fifo_in_place(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A FIFO nobody reads, one a tenant planted where an output goes: refused
+ * at once with a reason, never waited on (the open used to block for good).
+ */
+static void test_fifo_unread(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256] = "";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/pipe", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(cp_out_file_write(path, CP_OUT_PRIVATE, write_text, "lost\n", err,
+					   sizeof(err)),
+			 -ENXIO);
+	assert_non_null(strstr(err, "a FIFO no process reads"));
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_unwritable_place(void **state)
 {
 	char err[256];
@@ -229,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_and_keep),
 		cmocka_unit_test(test_fifo_in_place),
+		cmocka_unit_test(test_fifo_unread),
 		cmocka_unit_test(test_unwritable_place),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_symlink_refused),

@@ -68,15 +68,26 @@ static int open_tmp(const char *path, char **tmp, char *err, size_t err_sz)
 
 /*
  * Opens the device or FIFO @path as it is. O_NOFOLLOW and the fstat: what
- * lstat saw may have been swapped for a link or a file since.
+ * lstat saw may have been swapped for a link or a file since. O_NONBLOCK:
+ * a FIFO nobody reads (one a tenant planted) is refused, not waited on;
+ * the writes then block as usual.
  */
 static int open_device(const char *path, char *err, size_t err_sz)
 {
-	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), ret;
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), ret;
 	struct stat st;
 
 	if (fd < 0) {
 		ret = -errno;
+		if (ret == -ENXIO)
+			snprintf(err, err_sz, "cannot write %s: a FIFO no process reads", path);
+		else
+			snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		ret = -errno;
+		close(fd);
 		snprintf(err, err_sz, "cannot write %s: %s", path, strerror(-ret));
 		return ret;
 	}

@@ -204,4 +204,22 @@ fi
 kill $spid 2>/dev/null
 wait $spid 2>/dev/null
 
+# The report is what a run is for: a final -o that cannot be written (its
+# directory made read-only during the run; the loop runs without
+# CAP_DAC_OVERRIDE) fails the run, with the reason.
+ro=$(mktemp -d)
+"$BIN" -d 3 --no-objects -o "$ro/report.txt" -- sleep 2 >/dev/null 2>"$tap_out" &
+ppid=$!
+sleep 1
+chmod 0555 "$ro"
+wait $ppid
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "cannot create a file next to $ro/report.txt: Permission denied" "$tap_out" &&
+	[ ! -e "$ro/report.txt" ]; then
+	_ok "a final report that cannot be written fails the run (exit 1), saying why"
+else
+	_not_ok "a final report that cannot be written fails the run (exit 1), saying why" "rc $rc"
+fi
+rm -rf "$ro"
+
 done_testing

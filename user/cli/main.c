@@ -123,14 +123,17 @@ static const char *pmu_name(const struct cp_pmus *pmus)
 }
 
 /* The report of the profile so far: text to -o or stdout, JSON to --json. */
-static void print_report(struct cp_profile *p, void *ctx)
+/* Writes the report (-o, --json); says why not and returns < 0 when it could not. */
+static int write_report(struct cp_profile *p, struct cp_main *m)
 {
-	struct cp_main *m = ctx;
 	struct cp_report_opts o = report_opts(m);
+	int ret = cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err));
 
-	if (cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err)))
+	if (ret)
 		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+	return ret;
 }
+
 
 static int fail(struct cp_main *m, int ret)
 {
@@ -384,7 +387,7 @@ static int run(struct cp_main *m)
 		.ctx = m,
 	};
 	struct cp_profile *prof;
-	int ret;
+	int ret, lost;
 
 	/* Open, set knobs, load & verify BPF programs */
 	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
@@ -432,10 +435,13 @@ static int run(struct cp_main *m)
 	cp_summary_out_prom(&m->sum, prof, m->err, sizeof(m->err));
 
 	/* Final report, then the recording's end: it has what the report read */
-	print_report(prof, m);
+	lost = write_report(prof, m);
 	ret = cp_live__finish(m->live, m->err, sizeof(m->err));
 	if (ret)
 		return fail(m, CP_EXIT_RUNTIME);
+	/* the report is what the run was for: not written, the run failed */
+	if (lost)
+		return CP_EXIT_RUNTIME;
 	if (m->have_child && m->child.exited)
 		return cp_exit_code(m->child.status);
 	return CP_EXIT_OK;

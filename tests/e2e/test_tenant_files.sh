@@ -16,11 +16,14 @@ RUN_MS=${CP_TENANT_MS:-6000}
 d=$(tenant_dir) || skip_all "cannot make a directory for the tenant"
 secret=$(mktemp -d)
 chmod 0700 "$secret"
+# the reports: the profiler's own directory (it drops CAP_DAC_OVERRIDE after
+# setup, so it could not write into the tenant's)
+out=$(mktemp -d)
 wl_pid=
 cleanup() {
 	[ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$d" "$secret" "$tap_out"
+	rm -rf "$d" "$secret" "$out" "$tap_out"
 }
 trap cleanup EXIT
 cp "$WL/tenant_files" "$WL/libcp_tenant.so" "$d/"
@@ -59,14 +62,14 @@ in_ns() {
 }
 
 # profile NAME [WRAPPER...]: the root profiler on $pid for 3 s under a
-# time-out (run by WRAPPER: time, prlimit), the report in $d/NAME.txt and
+# time-out (run by WRAPPER: time, prlimit), the report in $out/NAME.txt and
 # the options in the array opts; status in rc.
 opts=()
 profile() {
 	local name=$1
 	shift
 	run_cmd timeout -k 5 60 "$@" "$BIN" --source soft -d 3 --quiet -p "$pid" \
-		-o "$d/$name.txt" "${opts[@]}"
+		-o "$out/$name.txt" "${opts[@]}"
 	opts=()
 	kill "$wl_pid" 2>/dev/null
 	wait "$wl_pid" 2>/dev/null
@@ -78,8 +81,8 @@ profile() {
 finished() {
 	if [ "$rc" -ne 0 ]; then
 		_not_ok "$2" "exit status $rc (124: hung until the time-out; 135: SIGBUS)"
-	elif ! grep -q "^Limits" "$d/$1.txt" 2>/dev/null; then
-		_not_ok "$2" "no report in $d/$1.txt"
+	elif ! grep -q "^Limits" "$out/$1.txt" 2>/dev/null; then
+		_not_ok "$2" "no report in $out/$1.txt"
 	else
 		_ok "$2"
 	fi
@@ -87,7 +90,7 @@ finished() {
 
 # refused NAME REASON: the Limits section counts a refusal for REASON.
 refused() {
-	grep -Eq "^  files refused: [0-9]+ \(.*$2 [1-9]" "$d/$1.txt"
+	grep -Eq "^  files refused: [0-9]+ \(.*$2 [1-9]" "$out/$1.txt"
 }
 
 # 1. A stripped binary whose .gnu_debuglink names a FIFO next to it.
@@ -104,7 +107,7 @@ fi
 if in_ns fifo 'mkfifo "$d/m/tenant_files" "$d/m/libcp_tenant.so"'; then
 	profile fifo
 	finished fifo "FIFOs at the mapped paths in the tenant's namespace: no hang, a report"
-	if grep -q "cp_tenant_stream" "$d/fifo.txt"; then
+	if grep -q "cp_tenant_stream" "$out/fifo.txt"; then
 		_ok "the library is still named (read through map_files, not its path)"
 	else
 		_not_ok "the library is still named (read through map_files, not its path)"
@@ -118,11 +121,11 @@ objcopy --strip-debug --prefix-symbols=tfsecret_ "$WL/libcp_tenant.so" "$secret/
 if in_ns symlink "ln -s '$secret/libsecret.so' \"\$d/m/libcp_tenant.so\""; then
 	profile symlink
 	finished symlink "an absolute symlink out of the tenant's root: a report"
-	if grep -q "tfsecret_" "$d/symlink.txt"; then
+	if grep -q "tfsecret_" "$out/symlink.txt"; then
 		_not_ok "the root-only file's symbols are not in the report" \
-			"$(grep tfsecret_ "$d/symlink.txt" | head -3)"
-	elif ! grep -q "cp_tenant_stream" "$d/symlink.txt"; then
-		_not_ok "the mapped library is named instead" "$(sed -n '/^Issues/,/^Limits/p' "$d/symlink.txt" | head -20)"
+			"$(grep tfsecret_ "$out/symlink.txt" | head -3)"
+	elif ! grep -q "cp_tenant_stream" "$out/symlink.txt"; then
+		_not_ok "the mapped library is named instead" "$(sed -n '/^Issues/,/^Limits/p' "$out/symlink.txt" | head -20)"
 	else
 		_ok "the root-only file's symbols are not in the report, the mapped library's are"
 	fi
@@ -151,13 +154,13 @@ if tenant bomb "$d/tenant_files" lib "$d/bomb.so" "$RUN_MS"; then
 	opts=(--max-memory 256M)
 	profile bomb
 	finished bomb "a compressed-section bomb: a report"
-	peak=$(sed -n 's/^  memory: RSS .* peak \([0-9.]*\) MiB.*/\1/p' "$d/bomb.txt")
+	peak=$(sed -n 's/^  memory: RSS .* peak \([0-9.]*\) MiB.*/\1/p' "$out/bomb.txt")
 	if [ -n "$peak" ] && awk -v p="$peak" 'BEGIN { exit !(p < 256) }' &&
 		refused bomb "compressed sections too big"; then
 		_ok "the bomb is refused and counted; peak RSS $peak MiB < 256"
 	else
 		_not_ok "the bomb is refused and counted; peak RSS under --max-memory" \
-			"peak ${peak:-?} MiB" "$(grep -A4 '^Limits' "$d/bomb.txt")"
+			"peak ${peak:-?} MiB" "$(grep -A4 '^Limits' "$out/bomb.txt")"
 	fi
 fi
 
@@ -186,7 +189,7 @@ if tenant long "$d/tenant_files" longmaps "$d/long" 30000 "$RUN_MS"; then
 	if refused long "maps cut at their byte cap"; then
 		_ok "maps read up to the cap, the cut counted"
 	else
-		_not_ok "maps read up to the cap, the cut counted" "$(grep -A4 '^Limits' "$d/long.txt")"
+		_not_ok "maps read up to the cap, the cut counted" "$(grep -A4 '^Limits' "$out/long.txt")"
 	fi
 	if [ ${#timer[@]} -eq 0 ]; then
 		skip "the profiler's RSS (no /usr/bin/time)"

@@ -640,6 +640,8 @@ static void test_guard_backs_off(void **state)
 	cp_alloc_probes__stats(r.ap, &st);
 	assert_int_equal(st.links, 0);
 	assert_int_equal(st.backed_off, 1);
+	/* the system-call programs go with the probes: no syscall pays meanwhile */
+	assert_int_equal(st.syscall_links, 0);
 	/* the probes go on the reaper's thread: once gone, no call reaches BPF */
 	cp_alloc_probes__flush(r.ap);
 	cp_alloc_probes__stats(r.ap, &st);
@@ -651,6 +653,7 @@ static void test_guard_backs_off(void **state)
 	assert_true(tick_until(&r, c.pid, false));
 	cp_alloc_probes__stats(r.ap, &st);
 	assert_int_equal(st.links, links);	/* every probe back */
+	assert_true(st.syscall_links > 0);
 	assert_true(tick_until(&r, c.pid, true));
 	assert_int_equal(r.guard_backoffs, 2);
 	assert_int_equal(r.guard_resumes, 1);

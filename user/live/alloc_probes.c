@@ -282,14 +282,16 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	ap->multi = bpf_program__expected_attach_type(skel->progs.on_alloc) ==
 		    (enum bpf_attach_type)CP_BPF_TRACE_UPROBE_MULTI;
 	ap->reaper = cp_link_reaper__new();
-	/* attached once to know they can be; from then on with the windows */
+	/* attached once to know they can be, here and now; from then on with the windows */
 	err = ap->reaper ? attach_syscalls(ap) : -errno;
 	if (err) {
 		cp_alloc_probes__free(ap);
 		errno = -err;
 		return NULL;
 	}
-	sync_syscalls(ap);
+	for (int i = 0; i < ap->nr_sys_links; i++)
+		bpf_link__destroy(ap->sys_links[i]);
+	ap->nr_sys_links = 0;
 	return ap;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/byte_mask.h"
 #include "util/grow.h"
 #include "classify/issue.h"
 #include "classify/stream_evidence.h"
@@ -216,13 +217,12 @@ static __u64 line_mask_of(const struct cp_issue_object *o, const struct cp_issue
 {
 	__u64 end = o->start + (o->size ? o->size : 1);
 	__u64 lo = o->start > sh->line_addr ? o->start - sh->line_addr : 0;
-	__u64 hi = end > sh->line_addr ? end - sh->line_addr : 0;
 
-	if (hi > sh->line_bytes)
-		hi = sh->line_bytes;
-	if (lo >= hi)
+	if (lo >= sh->line_bytes || end <= sh->line_addr + lo)
 		return 0;
-	return (hi - lo >= 64 ? ~0ull : (1ull << (hi - lo)) - 1) << lo;
+	end -= sh->line_addr + lo;
+	return cp_byte_mask((__u32)lo, end < sh->line_bytes ? (__u32)end : sh->line_bytes,
+			    sh->line_bytes);
 }
 
 /*

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/byte_mask.h"
 #include "util/hash.h"
 #include "util/prefetch.h"
 #include "util/top_n.h"
@@ -151,18 +152,6 @@ static struct cp_line *find_or_add(struct cp_miss_store *s, __u32 tgid, __u64 li
 	return &s->slots[i];
 }
 
-/* Bits of the bytes [off, off + size) within a line, clipped to the line. */
-static __u64 byte_mask(__u32 off, __u32 size, __u32 line_bytes)
-{
-	__u32 end = off + (size ? size : 1);
-
-	if (end > line_bytes)
-		end = line_bytes;
-	if (end - off >= 64)
-		return ~0ull;
-	return ((1ull << (end - off)) - 1) << off;
-}
-
 static void note_ip(struct cp_line *l, __u64 ip)
 {
 	__u32 i;
@@ -228,7 +217,7 @@ int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
 	struct cp_line *l = find_or_add(s, a->tgid, line);
-	__u64 mask = byte_mask((__u32)(a->addr & (s->line_bytes - 1)), a->size, s->line_bytes);
+	__u64 mask = cp_byte_mask((__u32)(a->addr & (s->line_bytes - 1)), a->size, s->line_bytes);
 	struct cp_line_thread *t = NULL;
 
 	s->set_misses[line % s->nr_sets]++;

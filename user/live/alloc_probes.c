@@ -56,7 +56,6 @@ struct cp_alloc_probes {
 	bool sys_warned;		/* said once that they failed to attach again */
 	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
 	bool multi;			/* uprobe multi links (live/uprobe_multi.h) */
-	__u64 trap_ns;			/* a probed call's traps (calibrated) */
 	int stats_fd;			/* BPF run-time stats on while >= 0 */
 	struct cp_prog_cost prog_base;	/* the programs' counters when they went on */
 	__u64 prog_ns;			/* their run time per call, once measured */
@@ -220,14 +219,18 @@ static int attach_syscalls(struct cp_alloc_probes *ap)
 	return 0;
 }
 
-/* Hands the system-call programs' links to the reaper. */
-static void detach_syscalls(struct cp_alloc_probes *ap)
+/* Takes the system-call programs' links down: on the reaper's threads, or at once with !@later. */
+static void detach_syscalls(struct cp_alloc_probes *ap, bool later)
 {
-	for (int i = 0; i < ap->nr_sys_links; i++) {
-		struct cp_probe_link l = { .link = ap->sys_links[i], .fd = -1 };
+	struct cp_probe_link links[sizeof(ap->sys_links) / sizeof(ap->sys_links[0])];
 
-		cp_link_reaper__add(ap->reaper, &l, 1);
+	for (int i = 0; i < ap->nr_sys_links; i++) {
+		links[i] = (struct cp_probe_link){ .link = ap->sys_links[i], .fd = -1 };
+		if (!later)
+			cp_probe_link_destroy(&links[i]);
 	}
+	if (later)
+		cp_link_reaper__add(ap->reaper, links, (size_t)ap->nr_sys_links);
 	ap->nr_sys_links = 0;
 }
 
@@ -249,14 +252,14 @@ static void sync_syscalls(struct cp_alloc_probes *ap)
 	for (int i = 0; i < ap->nr_targets && !want; i++)
 		want = ap->targets[i]->nr_links > 0;
 	if (!want) {
-		detach_syscalls(ap);
+		detach_syscalls(ap, true);
 		return;
 	}
 	if (ap->nr_sys_links)
 		return;
 	err = attach_syscalls(ap);
 	if (err) {
-		detach_syscalls(ap);
+		detach_syscalls(ap, true);
 		if (!ap->sys_warned)
 			fprintf(stderr, "cacheperf-bpf: warning: the mmap, munmap, mremap and brk programs did not attach again: %s; mappings made meanwhile stay unknown\n",
 				strerror(-err));
@@ -289,9 +292,7 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 		errno = -err;
 		return NULL;
 	}
-	for (int i = 0; i < ap->nr_sys_links; i++)
-		bpf_link__destroy(ap->sys_links[i]);
-	ap->nr_sys_links = 0;
+	detach_syscalls(ap, false);
 	return ap;
 }
 
@@ -325,8 +326,7 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	cp_link_reaper__free(ap->reaper);	/* waits for every link */
 	if (ap->stats_fd >= 0)
 		close(ap->stats_fd);
-	for (int i = 0; i < ap->nr_sys_links; i++)
-		bpf_link__destroy(ap->sys_links[i]);
+	detach_syscalls(ap, false);
 	free(ap);
 }
 
@@ -736,7 +736,7 @@ static void measure_prog_cost(struct cp_alloc_probes *ap)
 		return;
 	close(ap->stats_fd);
 	ap->stats_fd = -1;
-	ap->guard_cfg.call_ns = ap->trap_ns + ap->prog_ns;
+	ap->guard_cfg.call_ns = ap->opts.call_ns + ap->prog_ns;
 }
 
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
@@ -808,7 +808,6 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 {
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
-	ap->trap_ns = call_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
 	ap->guard_cfg.call_ns = call_ns + ap->prog_ns;
 	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns) {

@@ -410,14 +410,14 @@ static void start_rolling(struct cp_live *l, const struct cp_live_cfg *cfg)
 		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
 }
 
-/* @timeout_ms, or less to wake at @when_ns (0: no such time) after @now_ns. */
+/* @timeout_ms, or less to wake just after @when_ns (0: no such time), from @now_ns. */
 static int wake_by(__u64 when_ns, __u64 now_ns, int timeout_ms)
 {
 	__u64 ms;
 
 	if (!when_ns)
 		return timeout_ms;
-	ms = when_ns > now_ns ? (when_ns - now_ns + 999999) / 1000000ull : 0;
+	ms = when_ns > now_ns ? (when_ns - now_ns) / 1000000ull + 1 : 0;
 	return ms < (__u64)timeout_ms ? (int)ms : timeout_ms;
 }
 
@@ -481,8 +481,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			p->end.end_ns = cp_now_ns();
 			cfg->on_report(p, cfg->ctx);
 		}
-		if (deadline && deadline - now < (__u64)timeout_ms * 1000000ull)
-			timeout_ms = (int)((deadline - now) / 1000000ull) + 1;
+		timeout_ms = wake_by(deadline, now, timeout_ms);
 		/* an allocation window ends on time, not at the next record batch */
 		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
 						    : 0,

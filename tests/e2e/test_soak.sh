@@ -4,12 +4,15 @@
 # threads and processes are created, allocate and exit all the time (pids
 # come back), through the page-fault source with allocation probes and
 # breakpoints on. Its RSS is sampled every 5 s and its open fds counted:
-#  - the highest RSS up to the end of the warm-up (1/3 of the run: the
+#  - the highest RSS up to the end of the warm-up (half the run: the
 #    stores fill their caps) and the highest after it differ by at most
-#    15 % + 16 MiB (flat: every store is capped, exited processes' state is
+#    20 % + 16 MiB (flat: every store is capped, exited processes' state is
 #    bounded). The highest, not the last: at --max-memory the guard makes
 #    RSS swing between the limit and well below it, and a low warm-up sample
-#    would make the next high one look like growth;
+#    would make the next high one look like growth. Half, not a third: here
+#    the stores are full after ~65 s of the 120 (RSS climbs 3 MiB at a time
+#    until then), later on a slower or busier machine; a leak still shows
+#    as growth all through the second half;
 #  - RSS never exceeds --max-memory by more than 10 % (the guard reads RSS
 #    every 100 ms and shrinks above it);
 #  - the fd count at the end is at most the warm-up's + 8 (probe links and
@@ -27,7 +30,7 @@ trap 'rm -rf "$out" "$tap_out"' EXIT
 "$BIN" --source faults --max-memory "${limit_mib}M" -o "$out/report.txt" \
 	-- "$WL/churn" "$secs" >"$out/stdout" 2>"$out/stderr" &
 prof=$!
-warm=$((secs / 3)) t=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
+warm=$((secs / 2)) t=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
 samples=()
 while kill -0 "$prof" 2>/dev/null && [ "$t" -le $((secs - 5)) ]; do
 	sleep 5
@@ -59,11 +62,11 @@ else
 	_not_ok "the churning command finishes with status 0 and its output" "status $rc" \
 		"$(tail -3 "$out/stderr")"
 fi
-if [ "$rss_warm" -gt 0 ] && [ "$rss_max_late" -le $((rss_warm * 115 / 100 + 16)) ]; then
+if [ "$rss_warm" -gt 0 ] && [ "$rss_max_late" -le $((rss_warm * 120 / 100 + 16)) ]; then
 	_ok "RSS is flat after the warm-up (at most ${rss_warm} MiB up to ${warm} s, ${rss_max_late} MiB later)"
 else
 	_not_ok "RSS is flat after the warm-up" \
-		"at most ${rss_warm} MiB up to ${warm} s, up to ${rss_max_late} MiB later (allowed 15 % + 16 MiB)"
+		"at most ${rss_warm} MiB up to ${warm} s, up to ${rss_max_late} MiB later (allowed 20 % + 16 MiB)"
 fi
 if [ "$rss_max" -le $((limit_mib * 110 / 100)) ]; then
 	_ok "RSS stays under --max-memory ${limit_mib} MiB (peak sampled ${rss_max} MiB)"

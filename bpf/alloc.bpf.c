@@ -158,6 +158,7 @@ static __always_inline struct cp_alloc_entry *cp_entry_of_current(__u64 flags)
  */
 static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 {
+	struct cp_cpu_cost *cost;
 	__u64 add = 1, *n;
 
 	if (!targ_alloc_count)
@@ -168,6 +169,9 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 		add = e->calls;
 		e->calls = 0;
 	}
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->alloc_calls += add;
 	n = bpf_map_lookup_elem(&alloc_calls, &tgid);
 	if (n) {
 		__sync_fetch_and_add(n, add);
@@ -212,7 +216,7 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
  * APIC MSR write, which costs ~4 µs in a VM (measured with perf here). So
  * wake only when CP_RINGBUF_WAKEUP_BYTES wait or CP_ALLOC_WAKEUP_NS passed
  * since the CPU's last wakeup; user space consumes the rest on its own tick
- * (cp_drain__poll(d, 0)). And never twice within CP_WAKEUP_MIN_NS on a CPU:
+ * (cp_drain__poll(d, 0)). And never twice within wakeup_min_ns on a CPU:
  * a consumer that does not drain (busy, or not polling) would otherwise be
  * woken by every record while the data stays above the threshold: ~6 µs
  * more per record, a target 3-4 times slower than with the probes alone.

@@ -12,7 +12,7 @@
  * and compare-and-swap that claim slots and change state, which need 5.12;
  * only this program uses them.
  */
-#include "cacheperf.bpf.h"
+#include "cpu_cost.bpf.h"
 #include "cacheperf/breakpoint.h"
 
 _Static_assert(sizeof(struct cp_regs) == sizeof(struct pt_regs), "cp_regs is pt_regs");
@@ -38,6 +38,7 @@ const volatile __u32 targ_l1_ways = 8;
 
 static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 set, __u64 now)
 {
+	struct cp_cpu_cost *cost;
 	struct cp_bp_event *e;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -58,6 +59,9 @@ static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 s
 	 * for nothing. Once per history.
 	 */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->wakeups++;
 }
 
 SEC("?perf_event")
@@ -65,12 +69,16 @@ int on_breakpoint(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now, ea, seg_base = 0;
 	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 };
+	struct cp_cpu_cost *cost;
 	struct cp_bp_access *a;
 	struct cp_bp_insn *v;
 	struct cp_regs regs;
 	__u32 idx, set;
 
 	__sync_fetch_and_add(&bp_stats.hits, 1);
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->bp_hits++;
 	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
 	key.ip = regs.ip;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Definitions of the maps and knobs declared in cacheperf.bpf.h and wakeup.bpf.h. */
+/* The maps and knobs declared in cacheperf.bpf.h, cpu_cost.bpf.h and wakeup.bpf.h. */
 #define CP_DEFINE_SHARED
 #include "cacheperf.bpf.h"
 #include "wakeup.bpf.h"

@@ -68,8 +68,13 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	struct cp_ip_counts *c;
 	struct cp_regs regs;
 
+	struct cp_cpu_cost *cost;
+
 	if (!cp_mem_wanted(key.tgid))
 		return 0;
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->ticks++;
 	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
 	/* a tick in a system call or an interrupt: kernel time, no user instruction */

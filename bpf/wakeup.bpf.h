@@ -10,7 +10,7 @@
  * ~5 us here, charged to the interrupted target. The ring buffer's default
  * wakes the reader on every record that finds it caught up, so records wake
  * it only when CP_RINGBUF_WAKEUP_BYTES wait (or, if the caller asks, when
- * its quiet time passed), and never twice within CP_WAKEUP_MIN_NS on one CPU:
+ * its quiet time passed), and never twice within wakeup_min_ns on one CPU:
  * a reader that lags (busy, or not polling) leaves the data above the
  * threshold, and every record would otherwise force a wakeup. The reader
  * polls with a timeout (CP_TICK_MS, user/live/run.c), so records that woke
@@ -19,23 +19,24 @@
 #ifndef CACHEPERF_WAKEUP_BPF_H
 #define CACHEPERF_WAKEUP_BPF_H
 
-#include "cacheperf.bpf.h"
+#include "cpu_cost.bpf.h"
 
-/* At most one forced wakeup per CPU per this many ns: 5 us per ms, 0.5 % of a CPU. */
+/*
+ * At most one forced wakeup per CPU per wakeup_min_ns: 1 ms (5 us per ms,
+ * 0.5 % of a CPU) unless the overhead budget sets more after load
+ * (budget/budget.h: a sixteenth of the budget).
+ */
 #define CP_WAKEUP_MIN_NS 1000000ull
-
-/* bpf_ktime_get_ns() of this CPU's last forced wakeup (cp_wakeup_flag()). */
-CP_SHARED struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} wakeups SEC(".maps");
+#ifdef CP_DEFINE_SHARED
+__u64 wakeup_min_ns = CP_WAKEUP_MIN_NS;
+#else
+extern __u64 wakeup_min_ns;
+#endif
 
 /*
  * The flags for bpf_ringbuf_submit() of a record: BPF_RB_FORCE_WAKEUP when
  * CP_RINGBUF_WAKEUP_BYTES wait or, if @quiet_ns is not 0, @quiet_ns passed
- * since this CPU's last forced wakeup; never within CP_WAKEUP_MIN_NS of it.
+ * since this CPU's last forced wakeup; never within wakeup_min_ns of it.
  * @now is bpf_ktime_get_ns(), or 0 to read the clock only when the data
  * waiting is over the threshold (what a sample's emit does: the common case
  * then costs one ring-buffer query).
@@ -43,19 +44,20 @@ CP_SHARED struct {
 static __always_inline __u64 cp_wakeup_flag(__u64 now, __u64 quiet_ns)
 {
 	bool over = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= CP_RINGBUF_WAKEUP_BYTES;
-	__u32 zero = 0;
-	__u64 *last;
+	struct cp_cpu_cost *c;
 
 	if (!over && !quiet_ns)
 		return BPF_RB_NO_WAKEUP;
-	last = bpf_map_lookup_elem(&wakeups, &zero);
-	if (!last)
+	c = cp_cpu_cost();
+	if (!c)
 		return BPF_RB_NO_WAKEUP;
 	if (!now)
 		now = bpf_ktime_get_ns();
-	if (now - *last < CP_WAKEUP_MIN_NS || (!over && now - *last < quiet_ns))
+	if (now - c->last_wakeup_ns < wakeup_min_ns ||
+	    (!over && now - c->last_wakeup_ns < quiet_ns))
 		return BPF_RB_NO_WAKEUP;
-	*last = now;
+	c->last_wakeup_ns = now;
+	c->wakeups++;
 	return BPF_RB_FORCE_WAKEUP;
 }
 

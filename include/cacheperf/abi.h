@@ -151,6 +151,19 @@ struct cp_stats {
 };
 
 /*
+ * What the probes did on one CPU (the per-CPU array cpu_costs, bpf/cpu_cost.bpf.h):
+ * the counts user space multiplies by the unit costs measured at start to
+ * estimate each CPU's share (budget/budget.h).
+ */
+struct cp_cpu_cost {
+	__u64 ticks;		/* cpu-clock ticks that landed on a target */
+	__u64 alloc_calls;	/* allocator calls probed, added per thread batch */
+	__u64 bp_hits;		/* breakpoint hits (any process) */
+	__u64 wakeups;		/* forced ring-buffer wakeups (irq_work self-IPIs) */
+	__u64 last_wakeup_ns;	/* bpf_ktime_get_ns() of the last one (wakeup.bpf.h) */
+};
+
+/*
  * Global counters of on_breakpoint (bpf/breakpoint.bpf.c), in .bss as
  * bp_stats: here, not in cacheperf/breakpoint.h, as the skeleton names the type.
  */

@@ -3,7 +3,8 @@
 # --source soft at the default budget of a launched command (5 %). The unit
 # costs are measured at start, the soft frequency is lowered to fit half the
 # budget, the allocation probes come in windows, and the estimate the report
-# gives stays inside the budget, in the text, JSON and Prometheus outputs.
+# gives stays inside the budget, in the text, JSON and Prometheus outputs,
+# for the run, for each CPU (against its time) and for the storm's process.
 # --overhead 0 turns it all off.
 . "$(dirname "$0")/tap.sh"
 
@@ -34,7 +35,8 @@ o = json.load(open(sys.argv[1]))["overhead"]
 u, bad = o["unit_costs_ns"], []
 if o["budget_pct"] != 5.0: bad.append("budget %s, want 5 (-- CMD)" % o["budget_pct"])
 # allocation_programs: measured on the storm's first calls
-if not all(u[k] > 0 for k in ("tick", "uprobe", "uretprobe", "breakpoint_hit", "allocation_programs")):
+if not all(u[k] > 0 for k in ("tick", "uprobe", "uretprobe", "breakpoint_hit", "wakeup",
+                               "allocation_programs")):
     bad.append("a unit cost not measured: %s" % u)
 # ticks get at most half the budget: freq x tick cost <= 2.5 % (the floor aside)
 if o["soft_freq_hz"] * u["tick"] > 25000 * 1000 or o["soft_freq_hz"] > o["soft_freq_asked_hz"]:
@@ -43,6 +45,16 @@ if o["spent_pct"]["total"] > o["budget_pct"]:
     bad.append("estimated %s %% over the budget" % o["spent_pct"])
 if o["alloc_calls"] == 0 or not 0 < o["alloc_attached_pct"] < 100:
     bad.append("allocation probes: %s calls, attached %s %%" % (o["alloc_calls"], o["alloc_attached_pct"]))
+# each CPU against its time (one entry per possible CPU), the storm against its
+# CPU time: inside too
+cpus = sum(int(r.split("-")[-1]) - int(r.split("-")[0]) + 1
+           for r in open("/sys/devices/system/cpu/possible").read().strip().split(","))
+if len(o["per_cpu_pct"]) != min(cpus, 256) or max(o["per_cpu_pct"]) > o["budget_pct"]:
+    bad.append("per CPU %s on %s CPUs" % (o["per_cpu_pct"], cpus))
+procs = o["per_process"]
+if len(procs) != 1 or procs[0]["pid"] <= 0 or procs[0]["alloc_calls"] != o["alloc_calls"] \
+   or procs[0]["pct"] > o["budget_pct"]:
+    bad.append("per process %s" % procs)
 print("; ".join(bad) or "ok")
 PY
 )
@@ -54,15 +66,20 @@ else
 fi
 
 if grep -q '^  estimated spent: [0-9.]* % (ticks' "$dir/report" &&
+   grep -q '^  per CPU, of its time: highest [0-9.]* % (CPU [0-9]*);' "$dir/report" &&
+   grep -q '^  per process, the costliest: process [0-9]*: [0-9.]* % of its' "$dir/report" &&
    ! grep -q 'over the budget' "$dir/report"; then
-	_ok "the text report gives the estimate, not over the budget"
+	_ok "the text report gives the estimate, per CPU and per process, not over the budget"
 else
-	_not_ok "the text report gives the estimate, not over the budget" \
+	_not_ok "the text report gives the estimate, per CPU and per process, not over the budget" \
 		"$(sed -n '/^Overhead budget/,/^$/p' "$dir/report")"
 fi
 
 if grep -q '^cacheperf_overhead_budget_ratio 0.05$' "$dir/prom" &&
    grep -q '^cacheperf_overhead_estimated_ratio{probe="allocation_probes"} ' "$dir/prom" &&
+   grep -q '^cacheperf_probe_unit_cost_seconds{probe="wakeup"} ' "$dir/prom" &&
+   grep -q '^cacheperf_overhead_cpu_max_estimated_ratio 0\.0' "$dir/prom" &&
+   grep -q '^cacheperf_overhead_process_max_estimated_ratio 0\.0' "$dir/prom" &&
    grep -q '^cacheperf_probe_unit_cost_seconds{probe="tick"} ' "$dir/prom"; then
 	_ok "the Prometheus file has the budget, the estimate and the unit costs"
 else

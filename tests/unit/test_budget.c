@@ -16,7 +16,6 @@
 #include "budget/budget.h"
 #include "budget/prog_cost.h"
 #include "machine/cpu_time.h"
-#include "report/report_budget.h"
 
 #define MS 1000000ull
 #define S  1000000000ull
@@ -24,33 +23,45 @@
 struct plan_case {
 	const char *what;
 	__u32 budget_ppm;
-	struct cp_unit_costs unit;
+	struct cp_unit_costs unit; /* tick, uprobe, uretprobe, hit, wakeup, programs */
 	bool soft;
 	__u32 freq, bp_rate;
 	__u32 want_freq, want_bp, want_tick_ppm, want_bp_ppm, want_alloc_ppm;
+	__u64 want_wakeup_min_ns;
+	__u32 want_wakeup_ppm;
 };
 
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
 	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
-	{ "1 % in a VM", 10000, { 10000, 800, 600, 10000, 0 }, true, 4999, 2000,
-	  500, 250, 5000, 2500, 2500 },
-	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500 hits */
-	{ "1 % on bare metal", 10000, { 2000, 300, 200, 1000, 0 }, true, 4999, 2000,
-	  2500, 2000, 5000, 2000, 3000 },
+	{ "1 % in a VM", 10000, { 10000, 800, 600, 10000, 0, 0 }, true, 4999, 2000,
+	  500, 250, 5000, 2500, 2500, 1 * MS, 0 },
+	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
+	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 */
+	{ "1 % in a VM, wakeups", 10000, { 10000, 800, 600, 10000, 5000, 0 }, true, 4999, 2000,
+	  500, 250, 5000, 2500, 1875, 8 * MS, 625 },
+	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
+	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
+	{ "1 % on bare metal", 10000, { 2000, 300, 200, 1000, 1000, 0 }, true, 4999, 2000,
+	  2500, 2000, 5000, 2000, 2375, 1600000, 625 },
+	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
+	{ "wakeups at the floor", 50000, { 2000, 300, 200, 1000, 300, 0 }, true, 997, 100,
+	  997, 100, 1994, 100, 47606, 1 * MS, 300 },
 	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
-	{ "asked less than allowed", 50000, { 2000, 300, 200, 1000, 0 }, true, 997, 100,
-	  997, 100, 1994, 100, 47906 },
+	{ "asked less than allowed", 50000, { 2000, 300, 200, 1000, 0, 0 }, true, 997, 100,
+	  997, 100, 1994, 100, 47906, 1 * MS, 0 },
 	/* no budget: everything as asked, nothing for the probes' windows */
-	{ "no budget", 0, { 10000, 800, 600, 10000, 0 }, true, 4999, 2000, 4999, 2000, 0, 0, 0 },
+	{ "no budget", 0, { 10000, 800, 600, 10000, 5000, 0 }, true, 4999, 2000, 4999, 2000, 0, 0, 0,
+	  0, 0 },
 	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
-	{ "the soft floor", 100, { 20000, 800, 600, 10000, 0 }, true, 4999, 0, 10, 0, 200, 0, 0 },
+	{ "the soft floor", 100, { 20000, 800, 600, 10000, 0, 0 }, true, 4999, 0, 10, 0, 200, 0, 0,
+	  1 * MS, 0 },
 	/* not a soft run: no ticks; breakpoints off stay off */
-	{ "PEBS, no breakpoints", 10000, { 0, 800, 600, 10000, 0 }, false, 4999, 0,
-	  0, 0, 0, 0, 10000 },
+	{ "PEBS, no breakpoints", 10000, { 0, 800, 600, 10000, 0, 0 }, false, 4999, 0,
+	  0, 0, 0, 0, 10000, 1 * MS, 0 },
 	/* a cost not measured (0) is not throttled */
-	{ "tick not measured", 10000, { 0, 800, 600, 0, 0 }, true, 4999, 2000,
-	  4999, 2000, 0, 0, 10000 },
+	{ "tick not measured", 10000, { 0, 800, 600, 0, 0, 0 }, true, 4999, 2000,
+	  4999, 2000, 0, 0, 10000, 1 * MS, 0 },
 };
 
 static void test_plans(void **state)
@@ -63,9 +74,12 @@ static void test_plans(void **state)
 		cp_budget_plan(c->budget_ppm, &c->unit, c->soft, c->freq, c->bp_rate, &p);
 		if (p.soft_freq_hz != c->want_freq || p.bp_rate != c->want_bp ||
 		    p.tick_ppm != c->want_tick_ppm || p.bp_ppm != c->want_bp_ppm ||
-		    p.alloc_ppm != c->want_alloc_ppm)
-			fail_msg("%s: freq %u bp %u tick %u bp %u alloc %u ppm", c->what,
-				 p.soft_freq_hz, p.bp_rate, p.tick_ppm, p.bp_ppm, p.alloc_ppm);
+		    p.alloc_ppm != c->want_alloc_ppm || p.wakeup_min_ns != c->want_wakeup_min_ns ||
+		    p.wakeup_ppm != c->want_wakeup_ppm)
+			fail_msg("%s: freq %u bp %u tick %u bp %u alloc %u ppm, wakeups every %llu ns "
+				 "(%u ppm)",
+				 c->what, p.soft_freq_hz, p.bp_rate, p.tick_ppm, p.bp_ppm, p.alloc_ppm,
+				 (unsigned long long)p.wakeup_min_ns, p.wakeup_ppm);
 		assert_int_equal(p.soft_freq_asked_hz, c->soft ? c->freq : 0);
 		assert_int_equal(p.bp_rate_asked, c->bp_rate);
 	}
@@ -153,23 +167,93 @@ static void test_window_caps(void **state)
 static void test_estimate(void **state)
 {
 	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
-				   .bp_hit_ns = 9000 };
-	struct cp_report_budget b = { .unit = u };
-	struct cp_budget_spent *s = &b.spent;
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000 };
+	struct cp_budget_spent s = { 0 };
 
 	(void)state;
-	s->target_cpu_ns = 10 * S;
-	s->ticks = 5000;	/* 50 ms */
-	s->bp_hits = 1000;	/* 9 ms */
-	s->alloc_calls = 25000;	/* 25000 * 1.4 us = 35 ms */
-	cp_budget_estimate(&u, s);
-	assert_int_equal(s->ticks_ns, 50 * MS);
-	assert_int_equal(s->bp_ns, 9 * MS);
-	assert_int_equal(s->alloc_ns, 35 * MS);
-	assert_int_equal(cp_budget_ppm_of(s, s->ticks_ns), 5000);	/* 50 ms of 10 s */
-	assert_int_equal(cp_report_budget_total_ppm(&b), 9400);	/* 94 ms of 10 s */
-	s->target_cpu_ns = 0;
-	assert_int_equal(cp_budget_ppm_of(s, s->ticks_ns), 0);
+	s.target_cpu_ns = 10 * S;
+	s.ticks = 5000;		/* 50 ms */
+	s.bp_hits = 1000;	/* 9 ms */
+	s.wakeups = 400;	/* 2 ms */
+	s.alloc_calls = 25000;	/* 25000 * 1.4 us = 35 ms */
+	cp_budget_estimate(&u, &s);
+	assert_int_equal(s.ticks_ns, 50 * MS);
+	assert_int_equal(s.bp_ns, 9 * MS);
+	assert_int_equal(s.wakeups_ns, 2 * MS);
+	assert_int_equal(s.alloc_ns, 35 * MS);
+	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 5000);	/* 50 ms of 10 s */
+	assert_int_equal(cp_budget_total_ppm(&s), 9600);		/* 96 ms of 10 s */
+	s.target_cpu_ns = 0;
+	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
+}
+
+/*
+ * Each CPU against its own time: a CPU that ran the allocating thread pays
+ * more than the run's average, and the highest is the one shown first.
+ */
+static void test_per_cpu(void **state)
+{
+	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000 };
+	struct cp_budget_spent s = { .wall_ns = 10 * S };
+
+	(void)state;
+	/* 1000 ticks (10 ms) + 100 wakeups (0.5 ms) of 10 s: 1050 ppm */
+	assert_int_equal(cp_budget_cpu_ppm(&u, 1000, 0, 0, 100, s.wall_ns), 1050);
+	/* 50000 calls * 1.4 us = 70 ms + 100 hits * 9 us = 0.9 ms: 7090 ppm */
+	assert_int_equal(cp_budget_cpu_ppm(&u, 0, 50000, 100, 0, s.wall_ns), 7090);
+	assert_int_equal(cp_budget_cpu_ppm(&u, 1, 1, 1, 1, 0), 0);
+	cp_budget_add_cpu(&s, 0, 1050);
+	cp_budget_add_cpu(&s, 1, 7090);
+	cp_budget_add_cpu(&s, 2, 30);
+	assert_int_equal(s.nr_cpus, 3);
+	assert_int_equal(s.cpu_max, 1);
+	assert_int_equal(s.cpu_ppm[2], 30);
+	/* a CPU past the cap folds into the last slot, which keeps the highest */
+	cp_budget_add_cpu(&s, CP_BUDGET_MAX_CPUS + 5, 20000);
+	assert_int_equal(s.nr_cpus, CP_BUDGET_MAX_CPUS);
+	assert_int_equal(s.cpu_ppm[CP_BUDGET_MAX_CPUS - 1], 20000);
+	assert_int_equal(s.cpu_max, CP_BUDGET_MAX_CPUS - 1);
+}
+
+/*
+ * Each probed process against its own CPU time: its calls, plus the run's
+ * tick, hit and wakeup shares; the costliest (by time spent) kept first,
+ * at most CP_BUDGET_TOP_PROCS.
+ */
+static void test_per_process(void **state)
+{
+	struct cp_unit_costs u = { .uprobe_ns = 800, .uretprobe_ns = 600 };
+	struct cp_budget_spent s = { .target_cpu_ns = 10 * S, .ticks_ns = 10 * MS };
+
+	(void)state;
+	/* the run's ticks: 10 ms of 10 s = 1000 ppm for everyone */
+	/* 10000 calls * 1.4 us = 14 ms of 2 s = 7000 ppm, + 1000 */
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 10, .cpu_ns = 2 * S,
+							    .alloc_calls = 10000 });
+	/* no calls: the shared 1000 ppm of 8 s, 8 ms spent: under the first's 16 ms */
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 11, .cpu_ns = 8 * S });
+	assert_int_equal(s.nr_procs, 2);
+	assert_int_equal(s.procs[0].pid, 10);
+	assert_int_equal(s.procs[0].ppm, 8000);
+	assert_int_equal(s.procs[0].alloc_ns, 14 * MS);
+	assert_int_equal(s.procs[1].pid, 11);
+	assert_int_equal(s.procs[1].ppm, 1000);
+	/* a short-lived process: 100 calls in 1 ms of CPU time is 14 %, but 0.14 ms spent */
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 12, .cpu_ns = 1 * MS,
+							    .alloc_calls = 100 });
+	assert_int_equal(s.procs[2].pid, 12);
+	assert_int_equal(s.procs[2].ppm, 141000);
+	/* more than the cap: the cheapest go */
+	for (int i = 0; i < CP_BUDGET_TOP_PROCS; i++)
+		cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 100 + i,
+								    .cpu_ns = 4 * S,
+								    .alloc_calls = 1000 });
+	assert_int_equal(s.nr_procs, CP_BUDGET_TOP_PROCS);
+	assert_int_equal(s.procs[0].pid, 10);
+	assert_int_equal(s.procs[1].pid, 11);	/* 8 ms beats 4 ms + 1.4 ms */
+	for (int i = 2; i < CP_BUDGET_TOP_PROCS; i++)
+		assert_true(s.procs[i].pid >= 100);
 }
 
 /*
@@ -224,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
+		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,16 @@ void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, 
 			out->bp_rate = (__u32)max;
 		out->bp_ppm = ppm_for(out->bp_rate, u->bp_hit_ns);
 	}
-	spent = out->tick_ppm + out->bp_ppm;
+	out->wakeup_min_ns = CP_BUDGET_MIN_WAKEUP_NS;
+	if (u->wakeup_ns) {
+		__u64 max = rate_for(budget_ppm / CP_BUDGET_WAKEUP_SHARE, u->wakeup_ns);
+		__u64 min_ns = max ? 1000000000ull / max : 1000000000ull;
+
+		if (out->wakeup_min_ns < min_ns)
+			out->wakeup_min_ns = min_ns;
+		out->wakeup_ppm = ppm_for(1000000000ull / out->wakeup_min_ns, u->wakeup_ns);
+	}
+	spent = out->tick_ppm + out->bp_ppm + out->wakeup_ppm;
 	out->alloc_ppm = spent < budget_ppm ? budget_ppm - spent : 0;
 }
 
@@ -55,15 +64,75 @@ void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s
 {
 	s->ticks_ns = s->ticks * u->tick_ns;
 	s->bp_ns = s->bp_hits * u->bp_hit_ns;
+	s->wakeups_ns = s->wakeups * u->wakeup_ns;
 	s->alloc_ns = s->alloc_calls * cp_unit_call_ns(u);
+}
+
+/* @ns against @of_ns, in ppm, at most all of it (0 without @of_ns). */
+static __u32 ppm_of(__u64 ns, __u64 of_ns)
+{
+	unsigned __int128 ppm;
+
+	if (!of_ns)
+		return 0;
+	ppm = (unsigned __int128)ns * CP_PPM / of_ns;
+	return ppm > CP_PPM ? CP_PPM : (__u32)ppm;
 }
 
 __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns)
 {
-	unsigned __int128 ppm;
+	return ppm_of(ns, s->target_cpu_ns);
+}
 
-	if (!s->target_cpu_ns)
-		return 0;
-	ppm = (unsigned __int128)ns * CP_PPM / s->target_cpu_ns;
-	return ppm > CP_PPM ? CP_PPM : (__u32)ppm;
+__u32 cp_budget_total_ppm(const struct cp_budget_spent *s)
+{
+	return cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->alloc_ns);
+}
+
+__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, __u64 ticks, __u64 alloc_calls,
+			__u64 bp_hits, __u64 wakeups, __u64 wall_ns)
+{
+	return ppm_of(ticks * u->tick_ns + alloc_calls * cp_unit_call_ns(u) +
+			      bp_hits * u->bp_hit_ns + wakeups * u->wakeup_ns,
+		      wall_ns);
+}
+
+void cp_budget_add_cpu(struct cp_budget_spent *s, __u32 cpu, __u32 ppm)
+{
+	__u32 idx = cpu < CP_BUDGET_MAX_CPUS ? cpu : CP_BUDGET_MAX_CPUS - 1;
+
+	if (idx >= s->nr_cpus)
+		s->nr_cpus = idx + 1;
+	if (ppm > s->cpu_ppm[idx])
+		s->cpu_ppm[idx] = ppm;
+	if (ppm > s->cpu_ppm[s->cpu_max])
+		s->cpu_max = idx;
+}
+
+/* What @p's time spent on the probes is estimated at, in ns. */
+static __u64 proc_spent_ns(const struct cp_budget_proc *p)
+{
+	return (__u64)((unsigned __int128)p->cpu_ns * p->ppm / CP_PPM);
+}
+
+void cp_budget_add_proc(const struct cp_unit_costs *u, struct cp_budget_spent *s,
+			struct cp_budget_proc p)
+{
+	__u32 shared = cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns);
+	__u32 i, at;
+
+	p.alloc_ns = p.alloc_calls * cp_unit_call_ns(u);
+	p.ppm = ppm_of(p.alloc_ns, p.cpu_ns);
+	p.ppm = p.ppm + shared > CP_PPM ? CP_PPM : p.ppm + shared;
+	/* the costliest first: find @p's place, drop the last if full */
+	for (at = 0; at < s->nr_procs; at++)
+		if (proc_spent_ns(&p) > proc_spent_ns(&s->procs[at]))
+			break;
+	if (at >= CP_BUDGET_TOP_PROCS)
+		return;
+	if (s->nr_procs < CP_BUDGET_TOP_PROCS)
+		s->nr_procs++;
+	for (i = s->nr_procs - 1; i > at; i--)
+		s->procs[i] = s->procs[i - 1];
+	s->procs[at] = p;
 }

@@ -9,6 +9,8 @@
  *   timer ticks (--source soft)  at most half: the frequency is chosen so
  *                                that freq x tick cost stays inside it;
  *   breakpoint hits              at most a quarter: the hit rate cap;
+ *   forced ring-buffer wakeups   at most a sixteenth: the shortest time
+ *                                between two on one CPU;
  *   allocation probes            the rest: attached in windows whose duty
  *                                cycle keeps calls x call cost inside it
  *                                (budget/alloc_guard.h).
@@ -16,7 +18,9 @@
  * A tick costs the CPU it lands on whatever it interrupts, so its share is
  * against each CPU's time; hits and allocator calls happen only in the
  * targets, so theirs are against the targets' CPU time, taken as at least
- * one CPU's worth when the hit rate is set at start. Pure.
+ * one CPU's worth when the hit rate is set at start. The estimate is kept
+ * for the whole run, for each CPU (against its time) and for each probed
+ * process (against its CPU time). Pure.
  */
 #ifndef CP_BUDGET_H
 #define CP_BUDGET_H
@@ -24,12 +28,16 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#define CP_PPM		      1000000u
-#define CP_BUDGET_PPM_CMD     50000u /* `-- CMD`: 5 % (a developer's run: detection first) */
-#define CP_BUDGET_PPM_LIVE    10000u /* -p and -a: 1 % (a live service) */
-#define CP_BUDGET_TICK_SHARE  2	     /* ticks: at most 1/2 of the budget */
-#define CP_BUDGET_BP_SHARE    4	     /* breakpoint hits: at most 1/4 */
-#define CP_BUDGET_MIN_SOFT_HZ 10     /* below this a soft run learns nothing */
+#define CP_PPM			1000000u
+#define CP_BUDGET_PPM_CMD	50000u	   /* `-- CMD`: 5 % (a developer's run: detection first) */
+#define CP_BUDGET_PPM_LIVE	10000u	   /* -p and -a: 1 % (a live service) */
+#define CP_BUDGET_TICK_SHARE	2	   /* ticks: at most 1/2 of the budget */
+#define CP_BUDGET_BP_SHARE	4	   /* breakpoint hits: at most 1/4 */
+#define CP_BUDGET_WAKEUP_SHARE	16	   /* forced wakeups: at most 1/16 */
+#define CP_BUDGET_MIN_WAKEUP_NS 1000000ull /* never two forced wakeups within 1 ms */
+#define CP_BUDGET_MAX_CPUS	256	   /* CPUs estimated one by one (the rest in the highest) */
+#define CP_BUDGET_TOP_PROCS	8	   /* processes shown, the costliest */
+#define CP_BUDGET_MIN_SOFT_HZ	10	   /* below this a soft run learns nothing */
 
 /* What one probe costs a target on this machine, in ns; 0: not measured. */
 struct cp_unit_costs {
@@ -37,6 +45,7 @@ struct cp_unit_costs {
 	__u64 uprobe_ns;    /* an entry uprobe trap */
 	__u64 uretprobe_ns; /* a return-probe trap (its entry trap not included) */
 	__u64 bp_hit_ns;    /* a hardware breakpoint hit */
+	__u64 wakeup_ns;    /* a forced ring-buffer wakeup (irq_work self-IPI, waking the reader) */
 	/*
 	 * the allocation probes' BPF programs per call, entry and return:
 	 * measured on the targets' own first calls (the kernel's run-time
@@ -60,36 +69,80 @@ struct cp_budget_plan {
 	__u32 bp_rate_asked;	  /* --max-bp-rate */
 	__u32 tick_ppm;		  /* what the chosen frequency costs */
 	__u32 bp_ppm;		  /* what the hit rate costs, on one CPU of target time */
+	__u64 wakeup_min_ns;	  /* shortest time between two forced wakeups on a CPU */
+	__u32 wakeup_ppm;	  /* what that costs a CPU at most */
 	__u32 alloc_ppm;	  /* what is left for the allocation probes */
 };
 
 /*
  * Plans a budget of @budget_ppm (0: none, every asked rate as asked) with the
  * unit costs @u: the soft frequency (@soft: a --source soft run, asking
- * @freq_hz), the breakpoint hit rate (asking @bp_rate; 0 stays 0) and the
+ * @freq_hz), the breakpoint hit rate (asking @bp_rate; 0 stays 0), the
+ * forced wakeups' spacing (at least CP_BUDGET_MIN_WAKEUP_NS) and the
  * allocation probes' share. A frequency the budget would put under
  * CP_BUDGET_MIN_SOFT_HZ stays at that floor, and the plan says what it costs.
  */
 void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, __u32 freq_hz,
 		    __u32 bp_rate, struct cp_budget_plan *out);
 
+/* What one probed process spent: its allocator calls against its CPU time. */
+struct cp_budget_proc {
+	__s32 pid;
+	__u64 cpu_ns;	   /* its CPU time while probed */
+	__u64 alloc_calls; /* its allocator calls while the probes were attached */
+	__u64 alloc_ns;	   /* the estimate: calls x call cost */
+	__u32 ppm;	   /* everything: its calls, and the run's tick, hit and wakeup shares */
+};
+
 /* What a run spent, estimated from its counts and the unit costs. */
 struct cp_budget_spent {
 	__u64 target_cpu_ns; /* the targets' CPU time (-a: every CPU's busy time) */
+	__u64 wall_ns;	     /* how long the probes ran: each CPU's time */
 	__u64 ticks;	     /* ticks that landed on the targets */
 	__u64 bp_hits;
+	__u64 wakeups;		 /* forced ring-buffer wakeups */
 	__u64 alloc_calls;	 /* allocator calls while the probes were attached */
 	__u64 alloc_attached_ns; /* time the allocation probes were attached */
 	__u64 alloc_run_ns;	 /* time they could have been (the run, per target) */
 	__u64 ticks_ns;		 /* the estimates: counts x unit costs */
 	__u64 bp_ns;
+	__u64 wakeups_ns;
 	__u64 alloc_ns;
+	/* per CPU, against its time (wall_ns) */
+	__u32 nr_cpus;			   /* in cpu_ppm[] */
+	__u32 cpu_max;			   /* the CPU with the highest estimate */
+	__u32 cpu_ppm[CP_BUDGET_MAX_CPUS]; /* each CPU's estimate */
+	/* per probed process, against its CPU time: the costliest first */
+	__u32 nr_procs;
+	struct cp_budget_proc procs[CP_BUDGET_TOP_PROCS];
 };
 
-/* Fills the estimates of @s from its counts and @u. */
+/* Fills the run-wide estimates of @s from its counts and @u. */
 void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s);
 
 /* The estimate of @ns spent against @s's target CPU time, in ppm (0 without CPU time). */
 __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns);
+
+/* Everything @s is estimated to have spent, in ppm of the targets' CPU time. */
+__u32 cp_budget_total_ppm(const struct cp_budget_spent *s);
+
+/*
+ * What the counts @ticks, @alloc_calls, @bp_hits and @wakeups of one CPU
+ * cost it over @wall_ns of its time, in ppm (0 without time).
+ */
+__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, __u64 ticks, __u64 alloc_calls,
+			__u64 bp_hits, __u64 wakeups, __u64 wall_ns);
+
+/* Adds CPU @cpu's estimate @ppm to @s (a CPU past CP_BUDGET_MAX_CPUS counts for the highest). */
+void cp_budget_add_cpu(struct cp_budget_spent *s, __u32 cpu, __u32 ppm);
+
+/*
+ * Estimates process @p (pid, cpu_ns, alloc_calls set) with @u and the
+ * run-wide shares of @s (cp_budget_estimate() first) and keeps it in
+ * @s->procs if it is among the CP_BUDGET_TOP_PROCS costliest (by time
+ * spent on it).
+ */
+void cp_budget_add_proc(const struct cp_unit_costs *u, struct cp_budget_spent *s,
+			struct cp_budget_proc p);
 
 #endif /* CP_BUDGET_H */

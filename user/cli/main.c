@@ -269,7 +269,7 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	if (soft)
 		m->cfg.soft_freq_hz = plan->soft_freq_hz;
 	lcfg->max_bp_rate = plan->bp_rate;
-	cp_session__set_alloc_budget(m->sess, plan->alloc_ppm, cp_unit_call_ns(u));
+	cp_session__set_budget(m->sess, plan, u);
 	if (!plan->budget_ppm)
 		return;
 	fprintf(stderr,
@@ -279,8 +279,8 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	if (soft)
 		fprintf(stderr, "; %u ticks/s (asked %u)", plan->soft_freq_hz,
 			plan->soft_freq_asked_hz);
-	fprintf(stderr, "; breakpoints %u hits/s; allocation probes %.2f %%\n", plan->bp_rate,
-		plan->alloc_ppm / 1e4);
+	fprintf(stderr, "; breakpoints %u hits/s; wakeup %.1f us, at most one per %.1f ms; allocation probes %.2f %%\n",
+		plan->bp_rate, u->wakeup_ns / 1e3, plan->wakeup_min_ns / 1e6, plan->alloc_ppm / 1e4);
 }
 
 /* cp_live_cfg.targets_cpu_ns: the targets' CPU time, or the machine's with -a. */

@@ -66,6 +66,9 @@ struct cp_alloc_probes {
 	__u64 throwing_new;	/* targets whose throwing operator new is probed */
 	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
 	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
+	/* the targets already detached with the most calls, most first */
+	struct cp_budget_proc gone[CP_BUDGET_TOP_PROCS];
+	__u32 nr_gone;
 };
 
 /* A target's CPU time now: the process's, or with -a the machine's busy time. */
@@ -651,6 +654,22 @@ size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, s
 	return n;
 }
 
+/* Keeps @t's counts if it is among the detached targets with the most calls. */
+static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
+{
+	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls };
+	__u32 at = 0;
+
+	while (at < ap->nr_gone && ap->gone[at].alloc_calls >= p.alloc_calls)
+		at++;
+	if (at >= CP_BUDGET_TOP_PROCS)
+		return;
+	if (ap->nr_gone < CP_BUDGET_TOP_PROCS)
+		ap->nr_gone++;
+	memmove(&ap->gone[at + 1], &ap->gone[at], (ap->nr_gone - 1 - at) * sizeof(p));
+	ap->gone[at] = p;
+}
+
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
 	struct target *t;
@@ -667,6 +686,8 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	ap->cpu_ns_gone += t->cpu_total_ns;
 	ap->attached_ns_gone += attached_ns(t, cp_now_ns());
 	ap->run_ns_gone += t->since_ns ? cp_now_ns() - t->since_ns : 0;
+	if (t->pid > 0)
+		keep_gone(ap, t);
 	ap->targets[i] = ap->targets[--ap->nr_targets];
 	free_target(ap, t);
 	sync_syscalls(ap);
@@ -817,6 +838,35 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 	}
 }
 
+/* @t's calls counted in BPF and not taken yet (the guard takes them each tick). */
+static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target *t)
+{
+	__u32 key = t->pid;
+	__u64 pending = 0;
+
+	if (t->pid > 0)
+		bpf_map__lookup_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &pending,
+				     sizeof(pending), 0);
+	return pending;
+}
+
+void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
+				void (*fn)(void *ctx, const struct cp_budget_proc *p), void *ctx)
+{
+	for (int i = 0; i < ap->nr_targets; i++) {
+		const struct target *t = ap->targets[i];
+		struct cp_budget_proc p = {
+			.pid = t->pid, .cpu_ns = t->cpu_total_ns,
+			.alloc_calls = t->calls + pending_calls(ap, t),
+		};
+
+		if (t->pid > 0)
+			fn(ctx, &p);
+	}
+	for (__u32 i = 0; i < ap->nr_gone; i++)
+		fn(ctx, &ap->gone[i]);
+}
+
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
 {
 	__u64 now = cp_now_ns();
@@ -844,13 +894,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 
-		__u32 key = t->pid;
-		__u64 pending = 0;
-
-		if (t->pid > 0)
-			bpf_map__lookup_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &pending,
-					     sizeof(pending), 0);
-		out->calls += t->calls + pending;
+		out->calls += t->calls + pending_calls(ap, t);
 		out->links += t->nr_links;
 		out->backoffs += t->guard.backoffs;
 		out->backoff_ns += t->guard.backoff_total_ns;

@@ -30,6 +30,7 @@
 #include "cacheperf/alloc.h"
 #include "profile/run_facts.h"
 #include "budget/alloc_guard.h"
+#include "budget/budget.h"
 
 struct cacheperf;
 struct cp_alloc_probes;
@@ -123,5 +124,14 @@ __u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap);
 bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid);
 
 void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out);
+
+/*
+ * Calls @fn with each probed process's pid, CPU time while probed and
+ * allocator calls counted (cp_budget_proc's first three fields): the
+ * targets probed now, then the CP_BUDGET_TOP_PROCS detached ones with the
+ * most calls. Not the -a probes (every process: no one CPU time).
+ */
+void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
+				void (*fn)(void *ctx, const struct cp_budget_proc *p), void *ctx);
 
 #endif /* CP_ALLOC_PROBES_H */

@@ -9,7 +9,9 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "live/calibrate.h"
@@ -21,6 +23,7 @@
 #define CAL_BP_CALLS	   500	       /* ... with a breakpoint: each hit is ~10 us in a VM */
 #define CAL_TICK_PERIOD_NS 100000      /* 10 kHz */
 #define CAL_SPIN_NS	   30000000ull /* spin per tick round: 300 ticks */
+#define CAL_WAKE_PAGES	   8	       /* data pages of the wakeup rounds' buffers */
 
 /*
  * The probed functions: two nops and a return, four times the same code at
@@ -227,41 +230,158 @@ static __u64 spin_n(__u64 n)
 	return thread_ns() - t0;
 }
 
+/* Spins that take about CAL_SPIN_NS / 2 of CPU time: the same work in every round. */
+static __u64 spin_count(void)
+{
+	__u64 n;
+
+	for (n = 1 << 16; spin_n(n) < CAL_SPIN_NS / 2; n *= 2)
+		;
+	return n;
+}
+
+/* A per-thread cpu-clock sampling event at CAL_TICK_PERIOD_NS, user mode, disabled. */
+static void tick_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	attr->sample_period = CAL_TICK_PERIOD_NS;
+	attr->exclude_kernel = 1;
+	attr->disabled = 1;
+}
+
 static void tick_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 {
 	struct perf_event_attr attr;
 	__u64 extra[CAL_ROUNDS], n;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = CAL_TICK_PERIOD_NS;
-	attr.exclude_kernel = 1;
+	tick_attr(&attr);
 	fd = perf_open(&attr);
 	if (fd < 0) {
 		snprintf(why, why_sz, "tick cost: cannot open a cpu-clock event: %s",
 			 strerror(errno));
 		return;
 	}
-	/* the same work each round: the spins a round takes without ticks */
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	for (n = 1 << 16; spin_n(n) < CAL_SPIN_NS / 2; n *= 2)
-		;
+	n = spin_count();
 	for (int r = 0; r < CAL_ROUNDS; r++) {
 		__u64 plain, ticked;
 
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		plain = spin_n(n);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		ticked = spin_n(n);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		/* ticks taken: one per period of the ticked round's CPU time */
 		extra[r] = ticked > plain ? (ticked - plain) * CAL_TICK_PERIOD_NS / ticked : 0;
 	}
 	close(fd);
 	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
 	out->tick_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+}
+
+/*
+ * The wakeup rounds: two sampling ticks writing to mapped buffers, one
+ * waking its reader on every sample (what BPF_RB_FORCE_WAKEUP does: an
+ * irq_work self-IPI that wakes the waiters), the other only when half full.
+ * A thread of the profiler polls both and empties them, as the drain does.
+ */
+struct wake_bench {
+	int fd[2]; /* [0]: no wakeups, [1]: one per sample */
+	void *ring[2];
+	pthread_t reader;
+	volatile bool stop;
+};
+
+static size_t wake_map_bytes(void)
+{
+	return (size_t)(1 + CAL_WAKE_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void *wake_reader(void *arg)
+{
+	struct wake_bench *b = arg;
+
+	while (!b->stop) {
+		struct pollfd pfd[2] = {{.fd = b->fd[0], .events = POLLIN},
+					{.fd = b->fd[1], .events = POLLIN}};
+
+		poll(pfd, 2, 10);
+		for (int i = 0; i < 2; i++) {
+			struct perf_event_mmap_page *pg = b->ring[i];
+			__u64 head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+
+			__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		}
+	}
+	return NULL;
+}
+
+static void wake_bench_close(struct wake_bench *b)
+{
+	for (int i = 0; i < 2; i++) {
+		if (b->ring[i] && b->ring[i] != MAP_FAILED)
+			munmap(b->ring[i], wake_map_bytes());
+		if (b->fd[i] >= 0)
+			close(b->fd[i]);
+	}
+}
+
+static int wake_bench_open(struct wake_bench *b)
+{
+	struct perf_event_attr attr;
+
+	b->fd[0] = b->fd[1] = -1;
+	for (int i = 0; i < 2; i++) {
+		tick_attr(&attr);
+		attr.sample_type = PERF_SAMPLE_IP;
+		if (i) {
+			attr.wakeup_events = 1;
+		} else {
+			attr.watermark = 1;
+			attr.wakeup_watermark = CAL_WAKE_PAGES * (__u32)sysconf(_SC_PAGESIZE) / 2;
+		}
+		b->fd[i] = perf_open(&attr);
+		if (b->fd[i] < 0)
+			return -errno;
+		b->ring[i] = mmap(NULL, wake_map_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED,
+				  b->fd[i], 0);
+		if (b->ring[i] == MAP_FAILED)
+			return -errno;
+	}
+	return -pthread_create(&b->reader, NULL, wake_reader, b);
+}
+
+static void wakeup_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
+{
+	struct wake_bench b = {.stop = false};
+	__u64 extra[CAL_ROUNDS], n;
+	int err = wake_bench_open(&b);
+
+	if (err) {
+		snprintf(why, why_sz, "wakeup cost: cannot open a mapped cpu-clock event: %s",
+			 strerror(-err));
+		wake_bench_close(&b);
+		return;
+	}
+	n = spin_count();
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		__u64 t[2];
+
+		for (int i = 0; i < 2; i++) {
+			ioctl(b.fd[i], PERF_EVENT_IOC_ENABLE, 0);
+			t[i] = spin_n(n);
+			ioctl(b.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		}
+		/* one wakeup per tick of the waking round's CPU time */
+		extra[r] = t[1] > t[0] ? (t[1] - t[0]) * CAL_TICK_PERIOD_NS / t[1] : 0;
+	}
+	b.stop = true;
+	pthread_join(b.reader, NULL);
+	wake_bench_close(&b);
+	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
+	out->wakeup_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
 }
 
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
@@ -276,7 +396,9 @@ int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, ch
 		bp_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
 	if (tick)
 		tick_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
-	return (uprobes && !out->uprobe_ns) || (bp && !out->bp_hit_ns) || (tick && !out->tick_ns)
+	wakeup_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
+	return (uprobes && !out->uprobe_ns) || (bp && !out->bp_hit_ns) || (tick && !out->tick_ns) ||
+			       !out->wakeup_ns
 		       ? -1
 		       : 0;
 }

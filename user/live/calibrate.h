@@ -13,7 +13,12 @@
  *                and without an entry uprobe (a counting perf event of the
  *                uprobe PMU): extra time per call;
  *   uretprobe    the same with a return probe, less the entry trap;
- *   breakpoint   the same function with an HW_BREAKPOINT_X event on it.
+ *   breakpoint   the same function with an HW_BREAKPOINT_X event on it;
+ *   wakeup       the spin loop with a cpu-clock event writing to a mapped
+ *                buffer, waking a polling reader on every sample or (the
+ *                baseline) only when half full: extra time per wakeup, the
+ *                irq_work self-IPI and wake-up a forced ring-buffer wakeup
+ *                costs the interrupted target.
  *
  * The BPF programs' own run time (a few hundred ns at most) is not included.
  */
@@ -27,9 +32,9 @@
 
 /*
  * Measures into @out the costs asked for: the tick with @tick, the uprobe
- * pair with @uprobes, the breakpoint hit with @bp. A cost that cannot be
+ * pair with @uprobes, the breakpoint hit with @bp; the wakeup always. A cost that cannot be
  * measured here stays 0 and its reason goes to @why (the first one). Takes
- * about 0.1 s per cost (0.3 s for the tick). Returns 0, or -1 when any
+ * about 0.1 s per cost (0.3 s for the tick and for the wakeup). Returns 0, or -1 when any
  * asked cost could not be measured.
  */
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,

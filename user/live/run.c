@@ -11,6 +11,7 @@
 #include "cacheperf.skel.h"
 #include "breakpoints/bp_report.h"
 #include "live/alloc_probes.h"
+#include "live/cpu_costs.h"
 #include "live/bp_sampler.h"
 #include "live/drain.h"
 #include "live/rate_cap.h"
@@ -107,22 +108,41 @@ static void on_counters_hook(void *ctx, const struct cp_insn *v, size_t n)
 		cp_recorder__counters(l->rec, v, n);
 }
 
-/* What the probes cost the targets so far, from the counts and the unit costs. */
-static void budget_spent(const struct cp_live *l, struct cp_run_end *e)
+struct proc_spent {
+	const struct cp_unit_costs *u;
+	struct cp_budget_spent *s;
+};
+
+static void add_proc(void *ctx, const struct cp_budget_proc *p)
+{
+	struct proc_spent *ps = ctx;
+
+	cp_budget_add_proc(ps->u, ps->s, *p);
+}
+
+/*
+ * What the probes cost the targets so far, from the counts and @u: the
+ * run's, each CPU's, each probed process's.
+ */
+static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
+			 struct cp_run_end *e)
 {
 	struct cp_budget_spent *s = &e->spent;
+	struct proc_spent ps = { u, s };
 
 	memset(s, 0, sizeof(*s));
 	s->target_cpu_ns = l->cpu_last_ns - l->cpu_first_ns;
+	s->wall_ns = cp_now_ns() - l->prof->info.start_ns;
 	s->ticks = e->bpf.ticks + e->bpf.ticks_kernel;
 	if (l->bps)
 		s->bp_hits = cp_bp_sampler__summary(l->bps)->stats.hits;
 	s->alloc_calls = e->alloc.calls;
 	s->alloc_attached_ns = e->alloc.attached_ns;
 	s->alloc_run_ns = e->alloc.run_ns;
-	/* measured on the targets' first calls; every call cost it */
-	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
-	cp_budget_estimate(&l->prof->info.unit, s);
+	cp_cpu_costs__estimate(l->sess->skel, u, s);
+	cp_budget_estimate(u, s);
+	if (l->sess->alloc)
+		cp_alloc_probes__each_proc(l->sess->alloc, add_proc, &ps);
 }
 
 /* The live end facts: the BPF counters and drops as they are now. */
@@ -137,7 +157,9 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 		cp_alloc_probes__stats(l->sess->alloc, &e->alloc);
 	if (l->soft)
 		cp_soft_source__stats(l->soft, &e->soft);
-	budget_spent(l, e);
+	/* measured on the targets' first calls; every call cost it */
+	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
+	budget_spent(l, &l->prof->info.unit, e);
 }
 
 static void on_end_facts_hook(void *ctx, struct cp_run_end *e)

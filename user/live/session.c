@@ -156,12 +156,15 @@ int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
 	return ret;
 }
 
-void cp_session__set_alloc_budget(struct cp_session *s, __u32 budget_ppm, __u64 call_ns)
+void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *plan,
+			    const struct cp_unit_costs *u)
 {
+	if (plan->wakeup_min_ns)
+		s->skel->data->wakeup_min_ns = plan->wakeup_min_ns;
 	if (!s->alloc)
 		return;
-	cp_alloc_probes__set_budget(s->alloc, budget_ppm, call_ns);
-	s->alloc_windows = budget_ppm && call_ns;
+	cp_alloc_probes__set_budget(s->alloc, plan->alloc_ppm, cp_unit_call_ns(u));
+	s->alloc_windows = plan->alloc_ppm && cp_unit_call_ns(u);
 }
 
 int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, char *err,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "budget/budget.h"
 #include "machine/geometry.h"
 #include "live/mem_prog.h"
 #include "live/perf_events.h"
@@ -66,11 +67,13 @@ struct cp_session {
 };
 
 /*
- * The overhead budget's share for the allocation probes, known once the unit
- * costs are measured (after cp_session__open(), before the run): they are
- * attached in windows from then on (budget/alloc_guard.h).
+ * The overhead budget's plan @plan, known once the unit costs @u are
+ * measured (after cp_session__open(), before the run): the allocation
+ * probes are attached in windows of its share from then on
+ * (budget/alloc_guard.h), and forced wakeups keep its spacing.
  */
-void cp_session__set_alloc_budget(struct cp_session *s, __u32 budget_ppm, __u64 call_ns);
+void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *plan,
+			    const struct cp_unit_costs *u);
 
 /*
  * Opens, configures and loads the BPF programs for @cfg: decides the event

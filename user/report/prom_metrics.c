@@ -455,20 +455,33 @@ static void write_gauges(struct ctx *x, const char *name, const char *help, cons
 	}
 }
 
+/* The highest estimate of the processes kept (the costliest by time spent). */
+static __u32 proc_max_ppm(const struct cp_budget_spent *s)
+{
+	__u32 max = 0;
+
+	for (__u32 i = 0; i < s->nr_procs; i++)
+		if (s->procs[i].ppm > max)
+			max = s->procs[i].ppm;
+	return max;
+}
+
 /* --overhead: the budget, the unit costs and the estimate (live runs only). */
 static void write_budget(struct ctx *x)
 {
 	const struct cp_report_budget *b = &x->in->r->budget;
 	const struct cp_budget_spent *s = &b->spent;
-	static const char *const probes[] = { "ticks", "breakpoints", "allocation_probes" };
+	static const char *const probes[] = { "ticks", "breakpoints", "wakeups",
+					      "allocation_probes" };
 	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit",
-					     "allocation_programs" };
+					     "wakeup", "allocation_programs" };
 	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
+			   cp_budget_ppm_of(s, s->wakeups_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->alloc_ns) / 1e6 };
-	double cost[] = { b->unit.tick_ns / 1e9, b->unit.uprobe_ns / 1e9,
+	double cost[] = { b->unit.tick_ns / 1e9,   b->unit.uprobe_ns / 1e9,
 			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9,
-			  b->unit.alloc_prog_ns / 1e9 };
+			  b->unit.wakeup_ns / 1e9, b->unit.alloc_prog_ns / 1e9 };
 
 	if (!b->plan.budget_ppm)
 		return;
@@ -477,11 +490,18 @@ static void write_budget(struct ctx *x)
 		  b->plan.budget_ppm / 1e6);
 	write_gauges(x, "cacheperf_overhead_estimated_ratio",
 		     "The probes' estimated cost over the run, as a share of the targets' CPU time.",
-		     "probe", probes, spent, 3);
+		     "probe", probes, spent, 4);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
 		     "What one probe costs a target on this machine, measured at start "
 		     "(allocation_programs: on the targets' first allocator calls, per call).",
-		     "probe", units, cost, 5);
+		     "probe", units, cost, 6);
+	write_one(x, "cacheperf_overhead_cpu_max_estimated_ratio", CP_PROM_GAUGE,
+		  "The probes' estimated cost on the CPU they cost most, as a share of its time.",
+		  s->nr_cpus ? s->cpu_ppm[s->cpu_max] / 1e6 : 0);
+	write_one(x, "cacheperf_overhead_process_max_estimated_ratio", CP_PROM_GAUGE,
+		  "The probes' estimated cost in the probed process they cost most, as a share of "
+		  "its CPU time (0: no process probed on its own, as with -a).",
+		  proc_max_ppm(s) / 1e6);
 	write_one(x, "cacheperf_allocation_probes_attached_ratio", CP_PROM_GAUGE,
 		  "The share of the run the allocation probes were attached (budget windows).",
 		  s->alloc_run_ns ? (double)s->alloc_attached_ns / (double)s->alloc_run_ns : 0);

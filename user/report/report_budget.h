@@ -20,9 +20,6 @@ struct cp_report_budget {
 	struct cp_budget_spent spent;
 };
 
-/* Pure: the estimate of everything spent, in ppm of the targets' CPU time. */
-__u32 cp_report_budget_total_ppm(const struct cp_report_budget *b);
-
 /* "Overhead budget": nothing without a budget. */
 void cp_report_budget_print(const struct cp_report_budget *b, FILE *f);
 

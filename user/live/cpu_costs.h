@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The probes' per-CPU counts (struct cp_cpu_cost, the per-CPU array
+ * cpu_costs of bpf/cpu_cost.bpf.h) read from the skeleton into the overhead
+ * budget's estimate: each CPU's share of its time, and the forced wakeups.
+ */
+#ifndef CP_CPU_COSTS_H
+#define CP_CPU_COSTS_H
+
+#include "budget/budget.h"
+
+struct cacheperf;
+
+/*
+ * Adds every CPU's estimate over @s->wall_ns (cp_budget_cpu_ppm() with @u)
+ * and the forced wakeups of all CPUs to @s. Returns 0 or a negative errno
+ * (the map could not be read: @s is left as it was).
+ */
+int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,
+			   struct cp_budget_spent *s);
+
+#endif /* CP_CPU_COSTS_H */

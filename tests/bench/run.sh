@@ -25,7 +25,7 @@ table=(
 	"object_store_bench 1048576"
 	"symbolizer_bench 20000"
 	"replay_throughput 10000000"
-	"malloc_overhead 5 50000000"
+	"malloc_overhead 5 400000000"
 	"live_service 5 200000"
 )
 

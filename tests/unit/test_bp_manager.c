@@ -380,6 +380,35 @@ static void test_hit_budget_debt(void **state)
 }
 
 /*
+ * The overhead budget lowers the rate for a target that uses a fifth of a
+ * CPU: 200/s becomes 40/s, under a history's 64, so only one arm fits a
+ * second (a tiny budget still allows one); back at 200, three fit again.
+ */
+static void test_hit_budget_lowered(void **state)
+{
+	struct cp_bp_manager_cfg cfg = { .expiry_ns = 100 * MS, .max_rate = 200 };
+	struct cp_bp_manager *m = cp_bp_manager__new(&cfg);
+	struct cp_bp_manager_pick p;
+
+	(void)state;
+	cp_bp_manager__hits(m, 0, T0);
+	candidates(m, 10, 4);
+	cp_bp_manager__set_rate(m, 40);
+	assert_int_not_equal(arm_next(m, T0), 0);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0, &p));
+	cp_bp_manager__released(m, 10, 0x1000, CP_BPM_IDLE, 0, T0 + 200 * MS);
+	cp_bp_manager__set_rate(m, 0);	/* ignored: the rate stays 40 */
+	cp_bp_manager__hits(m, 30, T0 + 200 * MS);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + 200 * MS, &p));
+	cp_bp_manager__set_rate(m, 200);
+	cp_bp_manager__hits(m, 30, T0 + 1200 * MS);
+	for (int i = 0; i < 3; i++)
+		assert_int_not_equal(arm_next(m, T0 + 1200 * MS), 0);
+	assert_false(cp_bp_manager__next(m, NULL, NULL, T0 + 1200 * MS, &p));
+	cp_bp_manager__free(m);
+}
+
+/*
  * Soft source: a history let go with 8-15 accesses has settled no conflict
  * and is too short to show a stream (CP_STREAM_MIN_HISTORY): watched again,
  * not marked done. With the PMU, 8 accesses are enough to judge.
@@ -442,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_released_instructions),
 		cmocka_unit_test(test_hit_budget),
 		cmocka_unit_test(test_hit_budget_debt),
+		cmocka_unit_test(test_hit_budget_lowered),
 		cmocka_unit_test(test_released_short_soft_history),
 		cmocka_unit_test(test_bounded_forget_prune),
 	};

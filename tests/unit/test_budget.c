@@ -187,6 +187,17 @@ static void test_estimate(void **state)
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
 }
 
+/* The hit rate follows the targets' CPU use, up to the planned rate, at least 1/s. */
+static void test_bp_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(cp_budget_bp_rate(296, 100 * MS, 1 * S), 29);	/* a tenth of a CPU */
+	assert_int_equal(cp_budget_bp_rate(296, 2 * S, 1 * S), 296);	/* two CPUs: as planned */
+	assert_int_equal(cp_budget_bp_rate(296, 0, 1 * S), 1);		/* idle: the floor */
+	assert_int_equal(cp_budget_bp_rate(0, 1 * S, 1 * S), 0);	/* breakpoints off */
+	assert_int_equal(cp_budget_bp_rate(296, 1 * S, 0), 296);	/* no time: as planned */
+}
+
 /*
  * Each CPU against its own time: a CPU that ran the allocating thread pays
  * more than the run's average, and the highest is the one shown first.
@@ -309,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),
+		cmocka_unit_test(test_bp_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

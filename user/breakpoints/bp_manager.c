@@ -251,6 +251,12 @@ void cp_bp_manager__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns
 	}
 }
 
+void cp_bp_manager__set_rate(struct cp_bp_manager *m, __u32 max_rate)
+{
+	if (max_rate)
+		m->cfg.max_rate = max_rate;
+}
+
 static __u32 domain_of(const struct cp_bp_manager *m, __u32 tgid)
 {
 	return m->cfg.per_cpu ? 0 : tgid;

@@ -117,6 +117,9 @@ void cp_bp_manager__note_miss(struct cp_bp_manager *m, __u32 tgid, __u32 cpu, __
 /* The running total of breakpoint hits (bp_stats.hits) at @now_ns: the budget's input. */
 void cp_bp_manager__hits(struct cp_bp_manager *m, __u64 hits_total, __u64 now_ns);
 
+/* The budget from now on: @max_rate hits per second (> 0; the overhead budget lowers it). */
+void cp_bp_manager__set_rate(struct cp_bp_manager *m, __u32 max_rate);
+
 /*
  * The best qualified instruction that may be armed at @now_ns, given the
  * free slots of its domain, the budget and the retry times; @insns and

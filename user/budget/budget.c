@@ -60,6 +60,16 @@ void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, 
 	out->alloc_ppm = spent < budget_ppm ? budget_ppm - spent : 0;
 }
 
+__u32 cp_budget_bp_rate(__u32 planned, __u64 cpu_ns, __u64 wall_ns)
+{
+	__u64 rate;
+
+	if (!planned || !wall_ns || cpu_ns >= wall_ns)
+		return planned;
+	rate = (__u64)((unsigned __int128)planned * cpu_ns / wall_ns);
+	return rate ? (__u32)rate : 1;
+}
+
 void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s)
 {
 	s->ticks_ns = s->ticks * u->tick_ns;

@@ -17,8 +17,9 @@
  *
  * A tick costs the CPU it lands on whatever it interrupts, so its share is
  * against each CPU's time; hits and allocator calls happen only in the
- * targets, so theirs are against the targets' CPU time, taken as at least
- * one CPU's worth when the hit rate is set at start. The estimate is kept
+ * targets, so theirs are against the targets' CPU time: the hit rate is
+ * planned for one CPU's worth and follows the targets' use below that
+ * (cp_budget_bp_rate()), the windows follow each target's. The estimate is kept
  * for the whole run, for each CPU (against its time) and for each probed
  * process (against its CPU time). Pure.
  */
@@ -93,6 +94,16 @@ struct cp_budget_proc {
 	__u64 alloc_ns;	   /* the estimate: calls x call cost */
 	__u32 ppm;	   /* everything: its calls, and the run's tick, hit and wakeup shares */
 };
+
+/*
+ * The breakpoint hit rate for the next second: the planned rate @planned
+ * (against one CPU's worth of target time) scaled by the CPUs the targets
+ * used lately, @cpu_ns over @wall_ns, when that is less than one; at
+ * least 1 hit/s while @planned is not 0. A target that runs a tenth of a
+ * CPU gets a tenth of the hits, so the hits stay inside their share of its
+ * CPU time. @wall_ns 0: @planned.
+ */
+__u32 cp_budget_bp_rate(__u32 planned, __u64 cpu_ns, __u64 wall_ns);
 
 /* What a run spent, estimated from its counts and the unit costs. */
 struct cp_budget_spent {

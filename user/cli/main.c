@@ -269,6 +269,7 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	if (soft)
 		m->cfg.soft_freq_hz = plan->soft_freq_hz;
 	lcfg->max_bp_rate = plan->bp_rate;
+	lcfg->bp_rate_follows_cpu = plan->budget_ppm != 0;
 	cp_session__set_budget(m->sess, plan, u);
 	if (!plan->budget_ppm)
 		return;

@@ -273,3 +273,8 @@ void cp_bp_sampler__free(struct cp_bp_sampler *s)
 	cp_decode_cache__free(s->decoded);
 	free(s);
 }
+
+void cp_bp_sampler__set_rate(struct cp_bp_sampler *s, __u32 max_rate)
+{
+	cp_bp_manager__set_rate(s->m, max_rate);
+}

@@ -72,6 +72,9 @@ void cp_bp_sampler__on_event(struct cp_bp_sampler *s, const struct cp_bp_event *
 void cp_bp_sampler__tick(struct cp_bp_sampler *s, const struct cp_insn_store *insns,
 			 const struct cp_miss_store *misses, __u64 now_ns);
 
+/* The hit budget from now on, hits per second (> 0): the overhead budget lowers it. */
+void cp_bp_sampler__set_rate(struct cp_bp_sampler *s, __u32 max_rate);
+
 /* Process @tgid exited or exec'd: its instructions are let go and forgotten. */
 void cp_bp_sampler__forget(struct cp_bp_sampler *s, __u32 tgid, __u64 now_ns);
 

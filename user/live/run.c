@@ -38,6 +38,7 @@ struct cp_live {
 	struct cp_insn *batch;
 	bool ended;				/* end facts final: the run is over */
 	__u64 cpu_first_ns, cpu_last_ns;	/* the targets' CPU time: first and last reading */
+	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
 };
@@ -209,6 +210,28 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 
 	/* the resume is a little later than the re-attach: a few objects more in doubt */
 	cp_objects__on_guard(l->prof->objects, pid, backed_off, cp_now_ns());
+}
+
+/*
+ * Once a second under a budget: the breakpoint hit rate follows the CPUs
+ * the targets used in that second (cp_budget_bp_rate()).
+ */
+static void follow_cpu(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now)
+{
+	if (!l->bps || !cfg->bp_rate_follows_cpu || !cfg->targets_cpu_ns)
+		return;
+	if (!l->bp_rate_ns) {
+		l->bp_rate_ns = now;
+		l->bp_rate_cpu_ns = l->cpu_last_ns;
+		return;
+	}
+	if (now - l->bp_rate_ns < 1000000000ull)
+		return;
+	cp_bp_sampler__set_rate(l->bps, cp_budget_bp_rate(cfg->max_bp_rate,
+							  l->cpu_last_ns - l->bp_rate_cpu_ns,
+							  now - l->bp_rate_ns));
+	l->bp_rate_ns = now;
+	l->bp_rate_cpu_ns = l->cpu_last_ns;
 }
 
 /* The allocation probes' windows, between the records of a long drain. */
@@ -492,6 +515,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		}
 		if (run_over(l, cfg, now, deadline))
 			break;
+		follow_cpu(l, cfg, now);
 		if (now >= next_interval) {
 			interval_tick(l, cfg, now);
 			next_interval += interval_ns;

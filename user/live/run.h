@@ -59,6 +59,11 @@ struct cp_live_cfg {
 	__u32 bp_expiry_ms;		/* breakpoint sampling */
 	__u32 max_bp_rate;
 	/*
+	 * the overhead budget's: the hit rate follows the targets' CPU use
+	 * (cp_budget_bp_rate(), each second), max_bp_rate at most
+	 */
+	bool bp_rate_follows_cpu;
+	/*
 	 * True once the targets are gone, with the end reason in @reason;
 	 * NULL: they never end (-a).
 	 */

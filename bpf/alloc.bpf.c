@@ -719,8 +719,12 @@ SEC("raw_tp/sys_enter")
 int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	struct cp_cpu_cost *cost = cp_cpu_cost();
 	long id = ctx->args[1];
 
+	/* every system call of the machine pays for this while it is attached */
+	if (cost)
+		cost->syscalls++;
 	switch (id) {
 	case CP_NR_MMAP:
 		cp_mmap_enter(BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, r10));

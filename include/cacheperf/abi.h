@@ -160,6 +160,7 @@ struct cp_cpu_cost {
 	__u64 alloc_calls;	/* allocator calls probed, added per thread batch */
 	__u64 bp_hits;		/* breakpoint hits (any process) */
 	__u64 wakeups;		/* forced ring-buffer wakeups (irq_work self-IPIs) */
+	__u64 syscalls;		/* system calls while the raw sys_enter program is attached */
 	__u64 last_wakeup_ns;	/* bpf_ktime_get_ns() of the last one (wakeup.bpf.h) */
 };
 

@@ -36,7 +36,7 @@ u, bad = o["unit_costs_ns"], []
 if o["budget_pct"] != 5.0: bad.append("budget %s, want 5 (-- CMD)" % o["budget_pct"])
 # allocation_programs: measured on the storm's first calls
 if not all(u[k] > 0 for k in ("tick", "uprobe", "uretprobe", "breakpoint_hit", "wakeup",
-                               "allocation_programs")):
+                               "syscall", "allocation_programs")):
     bad.append("a unit cost not measured: %s" % u)
 # ticks get at most half the budget: freq x tick cost <= 2.5 % (the floor aside)
 if o["soft_freq_hz"] * u["tick"] > 25000 * 1000 or o["soft_freq_hz"] > o["soft_freq_asked_hz"]:

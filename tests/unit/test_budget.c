@@ -20,10 +20,15 @@
 #define MS 1000000ull
 #define S  1000000000ull
 
+/* Unit costs in ns: a tick, a uprobe, a return probe, a breakpoint hit, a wakeup. */
+#define UNIT(tick, up, ret, hit, wake)                                                         \
+	{ .tick_ns = (tick), .uprobe_ns = (up), .uretprobe_ns = (ret), .bp_hit_ns = (hit),   \
+	  .wakeup_ns = (wake) }
+
 struct plan_case {
 	const char *what;
 	__u32 budget_ppm;
-	struct cp_unit_costs unit; /* tick, uprobe, uretprobe, hit, wakeup, programs */
+	struct cp_unit_costs unit; /* UNIT() */
 	bool soft;
 	__u32 freq, bp_rate;
 	__u32 want_freq, want_bp, want_tick_ppm, want_bp_ppm, want_alloc_ppm;
@@ -34,33 +39,33 @@ struct plan_case {
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
 	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
-	{ "1 % in a VM", 10000, { 10000, 800, 600, 10000, 0, 0 }, true, 4999, 2000,
+	{ "1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000,
 	  500, 250, 5000, 2500, 2500, 1 * MS, 0 },
 	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
 	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 */
-	{ "1 % in a VM, wakeups", 10000, { 10000, 800, 600, 10000, 5000, 0 }, true, 4999, 2000,
+	{ "1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000,
 	  500, 250, 5000, 2500, 1875, 8 * MS, 625 },
 	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
 	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
-	{ "1 % on bare metal", 10000, { 2000, 300, 200, 1000, 1000, 0 }, true, 4999, 2000,
+	{ "1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000,
 	  2500, 2000, 5000, 2000, 2375, 1600000, 625 },
 	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
-	{ "wakeups at the floor", 50000, { 2000, 300, 200, 1000, 300, 0 }, true, 997, 100,
+	{ "wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100,
 	  997, 100, 1994, 100, 47606, 1 * MS, 300 },
 	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
-	{ "asked less than allowed", 50000, { 2000, 300, 200, 1000, 0, 0 }, true, 997, 100,
+	{ "asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100,
 	  997, 100, 1994, 100, 47906, 1 * MS, 0 },
 	/* no budget: everything as asked, nothing for the probes' windows */
-	{ "no budget", 0, { 10000, 800, 600, 10000, 5000, 0 }, true, 4999, 2000, 4999, 2000, 0, 0, 0,
+	{ "no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
 	  0, 0 },
 	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
-	{ "the soft floor", 100, { 20000, 800, 600, 10000, 0, 0 }, true, 4999, 0, 10, 0, 200, 0, 0,
+	{ "the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 200, 0, 0,
 	  1 * MS, 0 },
 	/* not a soft run: no ticks; breakpoints off stay off */
-	{ "PEBS, no breakpoints", 10000, { 0, 800, 600, 10000, 0, 0 }, false, 4999, 0,
+	{ "PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0,
 	  0, 0, 0, 0, 10000, 1 * MS, 0 },
 	/* a cost not measured (0) is not throttled */
-	{ "tick not measured", 10000, { 0, 800, 600, 0, 0, 0 }, true, 4999, 2000,
+	{ "tick not measured", 10000, UNIT(0, 800, 600, 0, 0), true, 4999, 2000,
 	  4999, 2000, 0, 0, 10000, 1 * MS, 0 },
 };
 
@@ -167,7 +172,7 @@ static void test_window_caps(void **state)
 static void test_estimate(void **state)
 {
 	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
-				   .bp_hit_ns = 9000, .wakeup_ns = 5000 };
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000, .syscall_ns = 500 };
 	struct cp_budget_spent s = { 0 };
 
 	(void)state;
@@ -175,14 +180,16 @@ static void test_estimate(void **state)
 	s.ticks = 5000;		/* 50 ms */
 	s.bp_hits = 1000;	/* 9 ms */
 	s.wakeups = 400;	/* 2 ms */
+	s.syscalls = 6000;	/* 3 ms */
 	s.alloc_calls = 25000;	/* 25000 * 1.4 us = 35 ms */
 	cp_budget_estimate(&u, &s);
 	assert_int_equal(s.ticks_ns, 50 * MS);
 	assert_int_equal(s.bp_ns, 9 * MS);
 	assert_int_equal(s.wakeups_ns, 2 * MS);
+	assert_int_equal(s.syscalls_ns, 3 * MS);
 	assert_int_equal(s.alloc_ns, 35 * MS);
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 5000);	/* 50 ms of 10 s */
-	assert_int_equal(cp_budget_total_ppm(&s), 9600);		/* 96 ms of 10 s */
+	assert_int_equal(cp_budget_total_ppm(&s), 9900);		/* 99 ms of 10 s */
 	s.target_cpu_ns = 0;
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
 }
@@ -205,17 +212,21 @@ static void test_bp_rate(void **state)
 static void test_per_cpu(void **state)
 {
 	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
-				   .bp_hit_ns = 9000, .wakeup_ns = 5000 };
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000, .syscall_ns = 500 };
 	struct cp_budget_spent s = { .wall_ns = 10 * S };
+	struct cp_budget_cpu_counts ticked = { .ticks = 1000, .wakeups = 100 };
+	struct cp_budget_cpu_counts allocating = { .alloc_calls = 50000, .bp_hits = 100,
+						   .syscalls = 20000 };
 
 	(void)state;
 	/* 1000 ticks (10 ms) + 100 wakeups (0.5 ms) of 10 s: 1050 ppm */
-	assert_int_equal(cp_budget_cpu_ppm(&u, 1000, 0, 0, 100, s.wall_ns), 1050);
-	/* 50000 calls * 1.4 us = 70 ms + 100 hits * 9 us = 0.9 ms: 7090 ppm */
-	assert_int_equal(cp_budget_cpu_ppm(&u, 0, 50000, 100, 0, s.wall_ns), 7090);
-	assert_int_equal(cp_budget_cpu_ppm(&u, 1, 1, 1, 1, 0), 0);
+	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, s.wall_ns), 1050);
+	/* 50000 calls * 1.4 us = 70 ms + 100 hits * 9 us = 0.9 ms + 20000 system calls
+	 * * 0.5 us = 10 ms: 8090 ppm */
+	assert_int_equal(cp_budget_cpu_ppm(&u, &allocating, s.wall_ns), 8090);
+	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, 0), 0);
 	cp_budget_add_cpu(&s, 0, 1050);
-	cp_budget_add_cpu(&s, 1, 7090);
+	cp_budget_add_cpu(&s, 1, 8090);
 	cp_budget_add_cpu(&s, 2, 30);
 	assert_int_equal(s.nr_cpus, 3);
 	assert_int_equal(s.cpu_max, 1);

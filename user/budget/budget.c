@@ -75,6 +75,7 @@ void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s
 	s->ticks_ns = s->ticks * u->tick_ns;
 	s->bp_ns = s->bp_hits * u->bp_hit_ns;
 	s->wakeups_ns = s->wakeups * u->wakeup_ns;
+	s->syscalls_ns = s->syscalls * cp_unit_syscall_ns(u);
 	s->alloc_ns = s->alloc_calls * cp_unit_call_ns(u);
 }
 
@@ -96,14 +97,16 @@ __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns)
 
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s)
 {
-	return cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->alloc_ns);
+	return cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns +
+					   s->alloc_ns);
 }
 
-__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, __u64 ticks, __u64 alloc_calls,
-			__u64 bp_hits, __u64 wakeups, __u64 wall_ns)
+__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c,
+			__u64 wall_ns)
 {
-	return ppm_of(ticks * u->tick_ns + alloc_calls * cp_unit_call_ns(u) +
-			      bp_hits * u->bp_hit_ns + wakeups * u->wakeup_ns,
+	return ppm_of(c->ticks * u->tick_ns + c->alloc_calls * cp_unit_call_ns(u) +
+			      c->bp_hits * u->bp_hit_ns + c->wakeups * u->wakeup_ns +
+			      c->syscalls * cp_unit_syscall_ns(u),
 		      wall_ns);
 }
 
@@ -128,7 +131,7 @@ static __u64 proc_spent_ns(const struct cp_budget_proc *p)
 void cp_budget_add_proc(const struct cp_unit_costs *u, struct cp_budget_spent *s,
 			struct cp_budget_proc p)
 {
-	__u32 shared = cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns);
+	__u32 shared = cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns);
 	__u32 i, at;
 
 	p.alloc_ns = p.alloc_calls * cp_unit_call_ns(u);

@@ -47,18 +47,28 @@ struct cp_unit_costs {
 	__u64 uretprobe_ns; /* a return-probe trap (its entry trap not included) */
 	__u64 bp_hit_ns;    /* a hardware breakpoint hit */
 	__u64 wakeup_ns;    /* a forced ring-buffer wakeup (irq_work self-IPI, waking the reader) */
+	/* a system call's slow path while the raw sys_enter/sys_exit programs are attached */
+	__u64 syscall_ns;
 	/*
 	 * the allocation probes' BPF programs per call, entry and return:
 	 * measured on the targets' own first calls (the kernel's run-time
 	 * stats), 0 until then
 	 */
 	__u64 alloc_prog_ns;
+	/* the raw sys_enter and sys_exit programs' own run time per system call, measured so */
+	__u64 syscall_prog_ns;
 };
 
 /* An allocator call probed: its entry trap, its return trap and their programs. */
 static inline __u64 cp_unit_call_ns(const struct cp_unit_costs *u)
 {
 	return u->uprobe_ns + u->uretprobe_ns + u->alloc_prog_ns;
+}
+
+/* A system call while the system-call programs are attached: the slow path and the programs. */
+static inline __u64 cp_unit_syscall_ns(const struct cp_unit_costs *u)
+{
+	return u->syscall_ns + u->syscall_prog_ns;
 }
 
 /* The sources' shares of a budget of @budget_ppm, chosen at start. */
@@ -111,13 +121,15 @@ struct cp_budget_spent {
 	__u64 wall_ns;	     /* how long the probes ran: each CPU's time */
 	__u64 ticks;	     /* ticks that landed on the targets */
 	__u64 bp_hits;
-	__u64 wakeups;		 /* forced ring-buffer wakeups */
-	__u64 alloc_calls;	 /* allocator calls while the probes were attached */
+	__u64 wakeups;	   /* forced ring-buffer wakeups */
+	__u64 syscalls;	   /* system calls of any process while the syscall programs were on */
+	__u64 alloc_calls; /* allocator calls while the probes were attached */
 	__u64 alloc_attached_ns; /* time the allocation probes were attached */
 	__u64 alloc_run_ns;	 /* time they could have been (the run, per target) */
 	__u64 ticks_ns;		 /* the estimates: counts x unit costs */
 	__u64 bp_ns;
 	__u64 wakeups_ns;
+	__u64 syscalls_ns;
 	__u64 alloc_ns;
 	/* per CPU, against its time (wall_ns) */
 	__u32 nr_cpus;			   /* in cpu_ppm[] */
@@ -137,12 +149,14 @@ __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns);
 /* Everything @s is estimated to have spent, in ppm of the targets' CPU time. */
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s);
 
-/*
- * What the counts @ticks, @alloc_calls, @bp_hits and @wakeups of one CPU
- * cost it over @wall_ns of its time, in ppm (0 without time).
- */
-__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, __u64 ticks, __u64 alloc_calls,
-			__u64 bp_hits, __u64 wakeups, __u64 wall_ns);
+/* What the probes did on one CPU (struct cp_cpu_cost's counts). */
+struct cp_budget_cpu_counts {
+	__u64 ticks, alloc_calls, bp_hits, wakeups, syscalls;
+};
+
+/* What the counts @c of one CPU cost it over @wall_ns of its time, in ppm (0 without time). */
+__u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c,
+			__u64 wall_ns);
 
 /* Adds CPU @cpu's estimate @ppm to @s (a CPU past CP_BUDGET_MAX_CPUS counts for the highest). */
 void cp_budget_add_cpu(struct cp_budget_spent *s, __u32 cpu, __u32 ppm);

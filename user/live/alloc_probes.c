@@ -59,6 +59,8 @@ struct cp_alloc_probes {
 	int stats_fd;			/* BPF run-time stats on while >= 0 */
 	struct cp_prog_cost prog_base;	/* the programs' counters when they went on */
 	__u64 prog_ns;			/* their run time per call, once measured */
+	struct cp_prog_cost sys_base;	/* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;		/* their run time per system call, once measured */
 	bool raw_syscalls;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
@@ -740,6 +742,16 @@ static void prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out
 	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_ret), false);
 }
 
+/* The run time of the raw sys_enter and sys_exit programs so far, per system call. */
+static void sys_prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!ap->raw_syscalls)
+		return;
+	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_sys_enter), true);
+	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_sys_exit), false);
+}
+
 /*
  * What the windows take a call to cost: the traps (calibrated) and the
  * programs. Until the programs' cost is measured on the targets' first
@@ -767,6 +779,9 @@ static void measure_prog_cost(struct cp_alloc_probes *ap)
 	prog_cost(ap, &now);
 	if (!cp_prog_cost_per_call(&now, &ap->prog_base, CP_PROG_COST_CALLS, &ap->prog_ns))
 		return;
+	/* the system-call programs ran in the same windows, on every system call */
+	sys_prog_cost(ap, &now);
+	cp_prog_cost_per_call(&now, &ap->sys_base, 1, &ap->sys_prog_ns);
 	close(ap->stats_fd);
 	ap->stats_fd = -1;
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
@@ -845,8 +860,10 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns) {
 		ap->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (ap->stats_fd >= 0)
+		if (ap->stats_fd >= 0) {
 			prog_cost(ap, &ap->prog_base);
+			sys_prog_cost(ap, &ap->sys_base);
+		}
 	}
 }
 
@@ -903,6 +920,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->throwing_new = ap->throwing_new;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
 	out->prog_ns = ap->prog_ns;
+	out->sys_prog_ns = ap->sys_prog_ns;
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 

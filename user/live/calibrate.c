@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 
 #include "live/calibrate.h"
 #include "objects/proc_maps.h"
@@ -24,6 +25,7 @@
 #define CAL_TICK_PERIOD_NS 100000      /* 10 kHz */
 #define CAL_SPIN_NS	   30000000ull /* spin per tick round: 300 ticks */
 #define CAL_WAKE_PAGES	   8	       /* data pages of the wakeup rounds' buffers */
+#define CAL_SYSCALLS	   20000       /* system calls per round */
 
 /*
  * The probed functions: two nops and a return, four times the same code at
@@ -384,21 +386,86 @@ static void wakeup_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 	out->wakeup_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
 }
 
+/* CPU time of @n getppid() calls, a system call that does next to nothing. */
+static __u64 time_syscalls(int n)
+{
+	__u64 t0 = thread_ns();
+
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return thread_ns() - t0;
+}
+
+/* A raw tracepoint program that returns at once: "r0 = 0; exit". -1 with errno set. */
+static int empty_raw_tp(void)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+
+	return bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "cp_cal_sys", "GPL", insns, 2, NULL);
+}
+
+/*
+ * A system call with programs on the raw sys_enter and sys_exit
+ * tracepoints, as the allocation windows attach them: attaching any puts
+ * every task on the system-call slow path. Empty programs: the real ones'
+ * run time (~0.15 us each here) is measured on the run's own system calls
+ * (user/live/alloc_probes.c), as the allocation programs' is.
+ */
+static void syscall_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
+{
+	__u64 extra[CAL_ROUNDS];
+	int prog = empty_raw_tp();
+
+	if (prog < 0) {
+		snprintf(why, why_sz, "system-call cost: cannot load a raw tracepoint program: %s",
+			 strerror(errno));
+		return;
+	}
+	time_syscalls(CAL_SYSCALLS / 10);
+	for (int r = 0; r < CAL_ROUNDS; r++) {
+		__u64 plain = time_syscalls(CAL_SYSCALLS), with;
+		int enter = bpf_raw_tracepoint_open("sys_enter", prog);
+		int exit_fd = enter < 0 ? -1 : bpf_raw_tracepoint_open("sys_exit", prog);
+
+		if (enter < 0 || exit_fd < 0) {
+			snprintf(why, why_sz,
+				 "system-call cost: cannot attach to sys_enter/sys_exit: %s",
+				 strerror(errno));
+			if (enter >= 0)
+				close(enter);
+			close(prog);
+			return;
+		}
+		with = time_syscalls(CAL_SYSCALLS);
+		close(exit_fd);
+		close(enter);
+		extra[r] = with > plain ? (with - plain) / CAL_SYSCALLS : 0;
+	}
+	close(prog);
+	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
+	out->syscall_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+}
+
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
 		 size_t why_sz)
 {
 	memset(out, 0, sizeof(*out));
 	if (why_sz)
 		why[0] = '\0';
-	if (uprobes)
+	if (uprobes) {
 		uprobe_costs(out, why, why_sz);
+		syscall_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
+	}
 	if (bp)
 		bp_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
 	if (tick)
 		tick_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
 	wakeup_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
-	return (uprobes && !out->uprobe_ns) || (bp && !out->bp_hit_ns) || (tick && !out->tick_ns) ||
-			       !out->wakeup_ns
+	return (uprobes && (!out->uprobe_ns || !out->syscall_ns)) || (bp && !out->bp_hit_ns) ||
+			       (tick && !out->tick_ns) || !out->wakeup_ns
 		       ? -1
 		       : 0;
 }

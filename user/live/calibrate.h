@@ -14,6 +14,9 @@
  *                uprobe PMU): extra time per call;
  *   uretprobe    the same with a return probe, less the entry trap;
  *   breakpoint   the same function with an HW_BREAKPOINT_X event on it;
+ *   syscall      getppid() with and without empty programs on the raw
+ *                sys_enter and sys_exit tracepoints (what every system call
+ *                pays while the allocation windows have them attached);
  *   wakeup       the spin loop with a cpu-clock event writing to a mapped
  *                buffer, waking a polling reader on every sample or (the
  *                baseline) only when half full: extra time per wakeup, the
@@ -32,7 +35,8 @@
 
 /*
  * Measures into @out the costs asked for: the tick with @tick, the uprobe
- * pair with @uprobes, the breakpoint hit with @bp; the wakeup always. A cost that cannot be
+ * pair and the system call with @uprobes, the breakpoint hit with @bp; the
+ * wakeup always. A cost that cannot be
  * measured here stays 0 and its reason goes to @why (the first one). Takes
  * about 0.1 s per cost (0.3 s for the tick and for the wakeup). Returns 0, or -1 when any
  * asked cost could not be measured.

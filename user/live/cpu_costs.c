@@ -28,10 +28,17 @@ int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u
 		goto out;
 	}
 	for (int cpu = 0; cpu < nr; cpu++) {
-		s->wakeups += c[cpu].wakeups;
-		cp_budget_add_cpu(s, (__u32)cpu,
-				  cp_budget_cpu_ppm(u, c[cpu].ticks, c[cpu].alloc_calls,
-						    c[cpu].bp_hits, c[cpu].wakeups, s->wall_ns));
+		struct cp_budget_cpu_counts n = {
+			.ticks = c[cpu].ticks,
+			.alloc_calls = c[cpu].alloc_calls,
+			.bp_hits = c[cpu].bp_hits,
+			.wakeups = c[cpu].wakeups,
+			.syscalls = c[cpu].syscalls,
+		};
+
+		s->wakeups += n.wakeups;
+		s->syscalls += n.syscalls;
+		cp_budget_add_cpu(s, (__u32)cpu, cp_budget_cpu_ppm(u, &n, s->wall_ns));
 	}
 out:
 	free(c);

@@ -13,7 +13,7 @@ struct cacheperf;
 
 /*
  * Adds every CPU's estimate over @s->wall_ns (cp_budget_cpu_ppm() with @u)
- * and the forced wakeups of all CPUs to @s. Returns 0 or a negative errno
+ * and the forced wakeups and system calls of all CPUs to @s. Returns 0 or a negative errno
  * (the map could not be read: @s is left as it was).
  */
 int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,

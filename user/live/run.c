@@ -160,6 +160,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 		cp_soft_source__stats(l->soft, &e->soft);
 	/* measured on the targets' first calls; every call cost it */
 	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
+	l->prof->info.unit.syscall_prog_ns = e->alloc.sys_prog_ns;
 	budget_spent(l, &l->prof->info.unit, e);
 }
 

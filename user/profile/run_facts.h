@@ -49,6 +49,7 @@ struct cp_alloc_probes_stats {
 	__u64 attached_ns;	/* time the probes were attached, summed over targets */
 	__u64 run_ns;		/* time they were probed or backed off, summed over targets */
 	__u64 prog_ns;		/* their BPF programs' run time per call, 0: not measured */
+	__u64 sys_prog_ns;	/* the raw syscall programs' run time per system call, 0: not measured */
 };
 
 /* Known when sampling starts. */

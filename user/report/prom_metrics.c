@@ -471,17 +471,20 @@ static void write_budget(struct ctx *x)
 {
 	const struct cp_report_budget *b = &x->in->r->budget;
 	const struct cp_budget_spent *s = &b->spent;
-	static const char *const probes[] = { "ticks", "breakpoints", "wakeups",
+	static const char *const probes[] = { "ticks", "breakpoints", "wakeups", "syscalls",
 					      "allocation_probes" };
 	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit",
-					     "wakeup", "allocation_programs" };
+					     "wakeup", "syscall", "syscall_programs",
+					     "allocation_programs" };
 	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->wakeups_ns) / 1e6,
+			   cp_budget_ppm_of(s, s->syscalls_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->alloc_ns) / 1e6 };
 	double cost[] = { b->unit.tick_ns / 1e9,   b->unit.uprobe_ns / 1e9,
 			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9,
-			  b->unit.wakeup_ns / 1e9, b->unit.alloc_prog_ns / 1e9 };
+			  b->unit.wakeup_ns / 1e9, b->unit.syscall_ns / 1e9,
+			  b->unit.syscall_prog_ns / 1e9, b->unit.alloc_prog_ns / 1e9 };
 
 	if (!b->plan.budget_ppm)
 		return;
@@ -490,11 +493,11 @@ static void write_budget(struct ctx *x)
 		  b->plan.budget_ppm / 1e6);
 	write_gauges(x, "cacheperf_overhead_estimated_ratio",
 		     "The probes' estimated cost over the run, as a share of the targets' CPU time.",
-		     "probe", probes, spent, 4);
+		     "probe", probes, spent, 5);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
 		     "What one probe costs a target on this machine, measured at start "
 		     "(allocation_programs: on the targets' first allocator calls, per call).",
-		     "probe", units, cost, 6);
+		     "probe", units, cost, 8);
 	write_one(x, "cacheperf_overhead_cpu_max_estimated_ratio", CP_PROM_GAUGE,
 		  "The probes' estimated cost on the CPU they cost most, as a share of its time.",
 		  s->nr_cpus ? s->cpu_ppm[s->cpu_max] / 1e6 : 0);

@@ -62,14 +62,15 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		pct(p->budget_ppm), s->target_cpu_ns / 1e9);
 	fprintf(f,
 		"  unit costs measured at start: timer tick %.2f us, uprobe %.2f us + return %.2f "
-		"us, breakpoint hit %.2f us, forced wakeup %.2f us\n",
+		"us, breakpoint hit %.2f us, forced wakeup %.2f us, system call %.2f us more under "
+		"the syscall programs\n",
 		u->tick_ns / 1e3, u->uprobe_ns / 1e3, u->uretprobe_ns / 1e3, u->bp_hit_ns / 1e3,
-		u->wakeup_ns / 1e3);
+		u->wakeup_ns / 1e3, u->syscall_ns / 1e3);
 	if (u->alloc_prog_ns)
 		fprintf(f,
 			"  measured on the targets' first allocator calls: the probes' programs "
-			"%.2f us per call\n",
-			u->alloc_prog_ns / 1e3);
+			"%.2f us per call, the system-call programs %.2f us per system call\n",
+			u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3);
 	fprintf(f, "  chosen:");
 	if (p->soft_freq_asked_hz)
 		fprintf(f, " %u ticks/s per CPU (asked %u),", p->soft_freq_hz,
@@ -79,15 +80,15 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		"per CPU, allocation probes %.2f %%\n",
 		p->bp_rate, p->bp_rate_asked, p->wakeup_min_ns / 1e6, pct(p->alloc_ppm));
 	fprintf(f,
-		"  estimated spent: %.2f %%%s (ticks %.2f %%, breakpoints %.2f %%, wakeups %.2f "
-		"%%: "
-		"%llu forced, allocation probes %.2f %%: %llu calls, attached %.1f %% of the "
-		"time)\n",
+		"  estimated spent: %.2f %%%s (ticks %.2f %%, breakpoints %.2f %%, allocation "
+		"probes %.2f %%: %llu calls, attached %.1f %% of the time, wakeups %.2f %%: %llu "
+		"forced, system calls %.2f %%: %llu under the syscall programs)\n",
 		pct(total), total > p->budget_ppm ? ", over the budget" : "",
 		pct(cp_budget_ppm_of(s, s->ticks_ns)), pct(cp_budget_ppm_of(s, s->bp_ns)),
-		pct(cp_budget_ppm_of(s, s->wakeups_ns)), (unsigned long long)s->wakeups,
 		pct(cp_budget_ppm_of(s, s->alloc_ns)), (unsigned long long)s->alloc_calls,
-		attached_pct(s));
+		attached_pct(s), pct(cp_budget_ppm_of(s, s->wakeups_ns)),
+		(unsigned long long)s->wakeups, pct(cp_budget_ppm_of(s, s->syscalls_ns)),
+		(unsigned long long)s->syscalls);
 	print_cpus(s, p->budget_ppm, f);
 	print_procs(s, p->budget_ppm, f);
 }
@@ -109,6 +110,8 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	cp_json_u64(j, "uretprobe", b->unit.uretprobe_ns);
 	cp_json_u64(j, "breakpoint_hit", b->unit.bp_hit_ns);
 	cp_json_u64(j, "wakeup", b->unit.wakeup_ns);
+	cp_json_u64(j, "syscall", b->unit.syscall_ns);
+	cp_json_u64(j, "syscall_programs", b->unit.syscall_prog_ns);
 	cp_json_u64(j, "allocation_programs", b->unit.alloc_prog_ns);
 	cp_json_end(j);
 	cp_json_u64(j, "soft_freq_hz", p->soft_freq_hz);
@@ -122,11 +125,13 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	cp_json_double(j, "ticks", pct(cp_budget_ppm_of(s, s->ticks_ns)), 2);
 	cp_json_double(j, "breakpoints", pct(cp_budget_ppm_of(s, s->bp_ns)), 2);
 	cp_json_double(j, "wakeups", pct(cp_budget_ppm_of(s, s->wakeups_ns)), 2);
+	cp_json_double(j, "syscalls", pct(cp_budget_ppm_of(s, s->syscalls_ns)), 2);
 	cp_json_double(j, "allocation_probes", pct(cp_budget_ppm_of(s, s->alloc_ns)), 2);
 	cp_json_end(j);
 	cp_json_u64(j, "ticks", s->ticks);
 	cp_json_u64(j, "bp_hits", s->bp_hits);
 	cp_json_u64(j, "wakeups", s->wakeups);
+	cp_json_u64(j, "syscalls", s->syscalls);
 	cp_json_u64(j, "alloc_calls", s->alloc_calls);
 	cp_json_double(j, "alloc_attached_pct", attached_pct(s), 1);
 	cp_json_array(j, "per_cpu_pct");

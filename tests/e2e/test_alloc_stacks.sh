@@ -5,6 +5,7 @@
 # report's issue is related to that object. The expected frames are the
 # lines of the cp:chain-* markers in alloc_chain.h and .c, innermost first;
 # the live report, its JSON and the report of its recording must all show them.
+# Then the same object allocated through a wrapper inlined into main.
 . "$(dirname "$0")/tap.sh"
 
 need_root "allocation probes need root"
@@ -12,16 +13,33 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir" "$tap_out"' EXIT
 src=$CP_ROOT/tests/workloads/alloc_chain.h
 mark() { grep -n "cp:chain-$1\b" "$src" | cut -d: -f1; }
-main_line=$(grep -n "cp:chain-main" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1)
+main_line=$(grep -n "cp:chain-main \*/" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1)
 want="chain_inner (alloc_chain.h:$(mark inner)) ← chain_middle (alloc_chain.h:$(mark middle))"
 want="$want ← chain_outer (alloc_chain.h:$(mark outer)) ← main (alloc_chain.c:$main_line)"
 
-# launched directly (a shell between would exec it before its allocation probes
-# are attached); "go" after 0.5 s: its maps are read while it lives. Its own
-# lines ("ready", "touched") go to the same stdout as the report.
-(sleep 0.5; echo go) | "$BIN" --source faults --json "$dir/live.json" --record "$dir/run.cprec" \
-	-- "$WL/alloc_chain" 512 >"$dir/live.all" 2>"$dir/live.err"
-rc=$?
+# run_chain NAME PROFILER-OPTIONS... -- ARGS: the workload launched directly (a
+# shell between would exec it before its allocation probes are attached); "go"
+# half a second after it said "ready", so its maps are read while it lives: the
+# profiler measures its probes' costs first, which takes a second or more on a
+# busy machine, so a timer started with the pipeline can fire before the
+# workload has even started. Its own lines ("ready", "touched") go to the same
+# stdout as the report, NAME.all; status in rc.
+run_chain() {
+	local name=$1 opts=()
+
+	shift
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	rm -f "$dir/$name.in"
+	mkfifo "$dir/$name.in"
+	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; sleep 0.5; echo go >&3) &
+	"$BIN" --source faults "${opts[@]}" -- "$WL/alloc_chain" "$@" <"$dir/$name.in" \
+		>"$dir/$name.all" 2>"$dir/$name.err"
+	rc=$?
+	wait
+}
+
+run_chain live --json "$dir/live.json" --record "$dir/run.cprec" -- 512
 grep -Ev "^(ready|touched) " "$dir/live.all" >"$dir/live"
 related=$(grep "Related to the heap object" "$dir/live")
 if [ "$rc" -eq 0 ] && grep -qF "allocated by thread" <<<"$related" &&
@@ -55,5 +73,31 @@ if [ "$(replayable "$dir/live")" = "$(replayable "$tap_out")" ]; then
 	_ok "the replayed report equals the live one, but for breakpoint figures"; else
 	_not_ok "the replayed report equals the live one, but for breakpoint figures" \
 		"$(diff <(replayable "$dir/live") <(replayable "$tap_out") | head -10)"; fi
+
+# an allocation through a header wrapper inlined into main: the wrapper's line,
+# then main's line where it is called (the inline call site), not main's caller
+inl_want="chain_inline (alloc_chain.h:$(mark inline)) ← main (alloc_chain.c:$(grep -n \
+	"cp:chain-main-inline" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1))"
+run_chain inline --json "$dir/inline.json" -- 512 inline
+related=$(grep "Related to the heap object" "$dir/inline.all")
+if [ "$rc" -eq 0 ] && grep -qF "at $inl_want ← " <<<"$related"; then
+	_ok "an inlined wrapper's frame is followed by its caller's line"
+else
+	_not_ok "an inlined wrapper's frame is followed by its caller's line" "status $rc" \
+		"want: $inl_want ← ..." "got:  $related"
+fi
+got=$(python3 - "$dir/inline.json" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for o in d["issues"][0]["objects"]:
+    if o["kind"] == "heap":
+        print(" ".join("%s:%s:%d:%s" % (f["function"], os.path.basename(f["file"] or ""), f["line"],
+                                        f["inlined"]) for f in o["alloc_stack"][:2]))
+PY
+)
+jwant="chain_inline:alloc_chain.h:$(mark inline):True main:alloc_chain.c:$(grep -n \
+	"cp:chain-main-inline" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1):False"
+if [ "$got" = "$jwant" ]; then _ok "JSON marks the inlined frame and gives main's call line"; else
+	_not_ok "JSON marks the inlined frame and gives main's call line" "want: $jwant" "got:  $got"; fi
 
 done_testing

@@ -125,13 +125,17 @@ static void test_alloc_stack_chain(void **state)
 	is.insns[0] = (struct cp_issue_insn){ .ip = 0x1, .misses = 30, .nr_ips = 1 };
 	*o = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .size = 4096, .nr_objects = 1,
 				       .nr_frames = 3 };
-	loc(&o->alloc_stack[0], "a.c", 3, "inner inlined into middle");
-	loc(&o->alloc_stack[1], "a.c", 9, "outer");
-	snprintf(o->alloc_stack[2].function, sizeof(o->alloc_stack[2].function), "start");
-	snprintf(o->alloc_stack[2].module, sizeof(o->alloc_stack[2].module), "/lib/libc.so.6");
+	/* inner inlined into middle: its own frame, then middle's at the call's line */
+	o->nr_frames = 4;
+	loc(&o->alloc_stack[0], "a.h", 3, "inner");
+	o->alloc_stack[0].inlined = true;
+	loc(&o->alloc_stack[1], "a.c", 7, "middle");
+	loc(&o->alloc_stack[2], "a.c", 9, "outer");
+	snprintf(o->alloc_stack[3].function, sizeof(o->alloc_stack[3].function), "start");
+	snprintf(o->alloc_stack[3].module, sizeof(o->alloc_stack[3].module), "/lib/libc.so.6");
 	text = render(&c, &cfg);
-	expect(text, "Related to the heap object (4096 bytes) allocated at inner inlined into "
-		     "middle (a.c:3) \u2190 outer (a.c:9) \u2190 start in libc.so.6\n");
+	expect(text, "Related to the heap object (4096 bytes) allocated at inner (a.h:3) \u2190 "
+		     "middle (a.c:7) \u2190 outer (a.c:9) \u2190 start in libc.so.6\n");
 	free(text);
 	o->more_frames = true;
 	text = render(&c, &cfg);

@@ -6,11 +6,15 @@
  * find the expected allocation stack from the cp:chain-* markers on the
  * call lines.
  *
- * usage: alloc_chain [PAGES]   (default 1024); waits for a line on stdin
+ * With "inline" after PAGES it allocates through chain_inline() instead,
+ * a header wrapper inlined into main.
+ *
+ * usage: alloc_chain [PAGES [inline]]   (default 1024); waits for a line on stdin
  * after printing "ready PID", so the profiler sees the allocation first.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "alloc_chain.h"
@@ -22,7 +26,10 @@ int main(int argc, char **argv)
 	size_t pages = argc > 1 ? (size_t)atol(argv[1]) : 1024;
 	char line[16], *mem;
 
-	mem = chain_outer(pages * PAGE);	/* cp:chain-main */
+	if (argc > 2 && strcmp(argv[2], "inline") == 0)
+		mem = chain_inline(pages * PAGE);	/* cp:chain-main-inline */
+	else
+		mem = chain_outer(pages * PAGE);	/* cp:chain-main */
 	if (!mem)
 		return 1;
 	printf("ready %d\n", getpid());

@@ -63,7 +63,7 @@
 
 #define CP_ISSUE_MAX_INSNS	8	/* source lines listed per issue */
 #define CP_ISSUE_MAX_OBJECTS	4	/* object groups listed per issue */
-#define CP_ISSUE_MAX_FRAMES	6	/* allocation stack frames per object */
+#define CP_ISSUE_MAX_FRAMES	8	/* allocation stack frames per object, inline levels included */
 #define CP_ISSUE_MAX_TIDS	4	/* allocating threads per object group */
 #define CP_ISSUE_HINT_LEN	512
 #define CP_LOC_MODULE_LEN	128
@@ -92,6 +92,12 @@ struct cp_src_loc {
 	char function[CP_LOC_FUNCTION_LEN];
 	char file[CP_LOC_FILE_LEN];
 	__u32 line;
+	/*
+	 * an allocation frame only: @function was inlined into the next
+	 * frame's, whose file and line are where that call is written (each
+	 * level of an inline chain is a frame of its own)
+	 */
+	bool inlined;
 };
 
 /*

@@ -98,19 +98,57 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
 	return info.function || info.file || info.module ? 0 : -1;
 }
 
-static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_issue_object *out)
+/* The next frame of @out, or NULL (and more_frames) when it is full. */
+static struct cp_src_loc *next_frame(struct cp_issue_object *out)
 {
-	struct cp_src_loc *l;
-
 	if (out->nr_frames >= CP_ISSUE_MAX_FRAMES) {
 		out->more_frames = true;
-		return;
+		return NULL;
 	}
-	l = &out->alloc_stack[out->nr_frames++];
+	return &out->alloc_stack[out->nr_frames++];
+}
+
+/*
+ * The frames of return address @ip: one per inline level, innermost
+ * first, each but the last marked inlined, each outer one at the line
+ * where the inner one is called (DW_AT_call_file/line): "CALLOC
+ * (stddefines.h:58) <- main (lr.c:155)", not main's line lost behind the
+ * inlined wrapper's.
+ */
+static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_issue_object *out)
+{
+	struct cp_symbol_info info;
+	struct cp_src_loc *l = next_frame(out);
+
+	if (!l)
+		return;
 	/* a return address: the call is the instruction before it. An unknown
 	 * frame stays, by address, so the frames around it keep their places. */
-	if (class_locate(p, tgid, ip - 1, l))
+	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip - 1, &info) ||
+	    !(info.function || info.file || info.module)) {
 		snprintf(l->function, sizeof(l->function), "0x%llx", (unsigned long long)ip);
+		return;
+	}
+	snprintf(l->module, sizeof(l->module), "%s", info.module ? info.module : "");
+	if (info.function)
+		snprintf(l->function, sizeof(l->function), "%s", info.function);
+	else if (info.module)
+		snprintf(l->function, sizeof(l->function), "%s+0x%llx", cp_base_name(info.module),
+			 (unsigned long long)info.module_offset);
+	snprintf(l->file, sizeof(l->file), "%s", info.file ? info.file : "");
+	l->line = info.line;
+	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
+		const struct cp_inline_caller *c = &info.inlined[i];
+
+		l->inlined = true;
+		l = next_frame(out);
+		if (!l)
+			return;
+		snprintf(l->module, sizeof(l->module), "%s", info.module ? info.module : "");
+		snprintf(l->function, sizeof(l->function), "%s", c->function ? c->function : "??");
+		snprintf(l->file, sizeof(l->file), "%s", c->file ? c->file : "");
+		l->line = c->line;
+	}
 }
 
 /*

@@ -125,6 +125,7 @@ static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 	for (__u32 i = 0; i < o->nr_frames && i < CP_ISSUE_MAX_FRAMES; i++) {
 		cp_json_object(j, NULL);
 		put_loc(j, &o->alloc_stack[i], true, false);
+		cp_json_bool(j, "inlined", o->alloc_stack[i].inlined);
 		cp_json_end(j);
 	}
 	cp_json_end(j);

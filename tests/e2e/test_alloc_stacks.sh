@@ -39,6 +39,20 @@ run_chain() {
 	wait
 }
 
+# heap_frames JSON N [inlined]: the first N frames of the issue's heap object,
+# "function:file:line" (":inlined" appended with a third argument), space-separated
+heap_frames() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for o in d["issues"][0]["objects"]:
+    if o["kind"] == "heap":
+        print(" ".join("%s:%s:%d" % (f["function"], os.path.basename(f["file"] or ""), f["line"])
+                       + (":%s" % f["inlined"] if len(sys.argv) > 3 else "")
+                       for f in o["alloc_stack"][:int(sys.argv[2])]))
+PY
+}
+
 run_chain live --json "$dir/live.json" --record "$dir/run.cprec" -- 512
 grep -Ev "^(ready|touched) " "$dir/live.all" >"$dir/live"
 related=$(grep "Related to the heap object" "$dir/live")
@@ -51,15 +65,7 @@ else
 fi
 
 # JSON: objects[].alloc_stack[], innermost first, one entry per frame
-got=$(python3 - "$dir/live.json" <<'PY'
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-for o in d["issues"][0]["objects"]:
-    if o["kind"] == "heap":
-        print(" ".join("%s:%s:%d" % (f["function"], os.path.basename(f["file"] or ""), f["line"])
-                       for f in o["alloc_stack"][:4]))
-PY
-)
+got=$(heap_frames "$dir/live.json" 4)
 jwant="chain_inner:alloc_chain.h:$(mark inner) chain_middle:alloc_chain.h:$(mark middle)"
 jwant="$jwant chain_outer:alloc_chain.h:$(mark outer) main:alloc_chain.c:$main_line"
 if [ "$got" = "$jwant" ]; then _ok "JSON objects[].alloc_stack[] has the 4 frames"; else
@@ -86,15 +92,7 @@ else
 	_not_ok "an inlined wrapper's frame is followed by its caller's line" "status $rc" \
 		"want: $inl_want ← ..." "got:  $related"
 fi
-got=$(python3 - "$dir/inline.json" <<'PY'
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-for o in d["issues"][0]["objects"]:
-    if o["kind"] == "heap":
-        print(" ".join("%s:%s:%d:%s" % (f["function"], os.path.basename(f["file"] or ""), f["line"],
-                                        f["inlined"]) for f in o["alloc_stack"][:2]))
-PY
-)
+got=$(heap_frames "$dir/inline.json" 2 inlined)
 jwant="chain_inline:alloc_chain.h:$(mark inline):True main:alloc_chain.c:$(grep -n \
 	"cp:chain-main-inline" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1):False"
 if [ "$got" = "$jwant" ]; then _ok "JSON marks the inlined frame and gives main's call line"; else

@@ -80,6 +80,18 @@ if [ "$(replayable "$dir/live")" = "$(replayable "$tap_out")" ]; then
 	_not_ok "the replayed report equals the live one, but for breakpoint figures" \
 		"$(diff <(replayable "$dir/live") <(replayable "$tap_out") | head -10)"; fi
 
+# --alloc-wrapper on the replay: the program's own wrappers go from the top of
+# the stack, the first frame shown is their caller's
+wrapped="at chain_outer (alloc_chain.h:$(mark outer)) ← main (alloc_chain.c:$main_line)"
+expect "report FILE --alloc-wrapper chain_inner --alloc-wrapper chain_middle" 0 "" \
+	"$BIN" report "$dir/run.cprec" --alloc-wrapper chain_inner --alloc-wrapper chain_middle
+if grep "Related to the heap object" "$tap_out" | grep -qF "$wrapped"; then
+	_ok "--alloc-wrapper: the stack starts at the wrappers' caller"
+else
+	_not_ok "--alloc-wrapper: the stack starts at the wrappers' caller" "want: $wrapped" \
+		"got:  $(grep "Related to the heap object" "$tap_out")"
+fi
+
 # an allocation through a header wrapper inlined into main: the wrapper's line,
 # then main's line where it is called (the inline call site), not main's caller
 inl_want="chain_inline (alloc_chain.h:$(mark inline)) ← main (alloc_chain.c:$(grep -n \

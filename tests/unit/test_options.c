@@ -101,6 +101,8 @@ static const struct error_case error_cases[] = {
 	{ "-a -i 1 --window-seconds 61", "at most 60 intervals of 1 s in a window" },
 	{ "-a --prom-top 0", "--prom-top: '0' is not a whole number from 1 to 1000" },
 	{ "-a --prom-file -", "--prom-file: give a file name" },
+	{ "-a --alloc-wrapper", "needs a value" },
+	{ "-a --alloc-wrapper=", "--alloc-wrapper: '' is not a function name of 1 to 63" },
 };
 
 static void test_usage_errors(void **state)
@@ -184,6 +186,22 @@ static void test_outputs(void **state)
 	assert_int_equal(parse("--output=r.txt --json=r.json -a", &o, err, sizeof(err)), 0);
 	assert_string_equal(o.output, "r.txt");
 	assert_string_equal(o.json, "r.json");
+}
+
+/* --alloc-wrapper: repeatable, for a run and for report FILE alike */
+static void test_alloc_wrappers(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a --alloc-wrapper zmalloc --alloc-wrapper=g_malloc", &o, err,
+			       sizeof(err)), 0);
+	assert_int_equal(o.alloc_wrappers.nr, 2);
+	assert_string_equal(o.alloc_wrappers.names[1], "g_malloc");
+	assert_int_equal(parse("report f.cprec --alloc-wrapper xmalloc", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_wrappers.nr, 1);
+	assert_string_equal(o.report_path, "f.cprec");
 }
 
 static void test_pid_list(void **state)
@@ -428,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_report_filters),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_pid_list),
+		cmocka_unit_test(test_alloc_wrappers),
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_sampling_knobs),

@@ -88,7 +88,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 	return (struct cp_report_opts){
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
-		.path_map = &m->opts.path_map,
+		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
 	};
 }
 
@@ -407,6 +407,7 @@ static int run(struct cp_main *m)
 	if (ret)
 		return fail(m, CP_EXIT_RUNTIME);
 	prof = cp_live__profile(m->live);
+	prof->alloc_wrappers = &m->opts.alloc_wrappers;
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child)
 		cp_session__attach_allocs(m->sess, &m->cfg);

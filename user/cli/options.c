@@ -48,6 +48,7 @@ enum {
 	OPT_CGROUP,
 	OPT_MAX_MEMORY,
 	OPT_PATH_MAP,
+	OPT_ALLOC_WRAPPER,
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
+	{ "alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -169,6 +171,10 @@ static const char usage_text[] =
 "                             (both are rewritten whole at each report)\n"
 "\n"
 "Objects:\n"
+"      --alloc-wrapper NAME   a function of the program's own that wraps the\n"
+"                             allocator (xmalloc, zmalloc, g_malloc): its\n"
+"                             frames are skipped in allocation stacks, as\n"
+"                             operator new's are (repeatable; also for report)\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
 "                             allocation probes back off for a while\n"
 "                             (default 200000; 0: never)\n"
@@ -514,6 +520,13 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_PATH_MAP:
 			ret = cp_path_map_add(&opts->path_map, optarg, err, err_sz);
+			break;
+		case OPT_ALLOC_WRAPPER:
+			if (cp_alloc_wrappers_add(&opts->alloc_wrappers, optarg))
+				ret = fail(err, err_sz,
+					   "--alloc-wrapper: '%s' is not a function name of 1 to %d "
+					   "characters, or more than %d were given",
+					   optarg, CP_ALLOC_WRAPPER_NAME_LEN - 1, CP_MAX_ALLOC_WRAPPERS);
 			break;
 		case ':':
 			return fail(err, err_sz, "option '%s' needs a value", argv[optind - 1]);

@@ -18,6 +18,7 @@
 #include "classify/classify.h"
 #include "util/exit_code.h"
 #include "machine/source.h"
+#include "objects/alloc_wrappers.h"
 #include "util/path_map.h"
 
 
@@ -78,6 +79,7 @@ struct cp_options {
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
+	struct cp_alloc_wrappers alloc_wrappers;	/* --alloc-wrapper, run and report */
 };
 
 /* Fills @opts with the defaults documented in --help. */

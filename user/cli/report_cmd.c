@@ -25,6 +25,7 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 	if (ret)
 		return ret;
 	p = cp_replay__profile(r);
+	p->alloc_wrappers = o->alloc_wrappers;
 	ret = cp_profile__report(p, NULL, o, err, err_sz);
 	if (!ret && o->prom) {
 		struct cp_summary_out so;

@@ -20,6 +20,7 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
 #include "machine/geometry.h"
+#include "objects/alloc_wrappers.h"
 #include "objects/objects.h"
 #include "objects/object_stats.h"
 #include "profile/insn_store.h"
@@ -89,6 +90,8 @@ struct cp_profile {
 	struct cp_miss_store *misses;		/* misses per line and set */
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
+	/* --alloc-wrapper: frames an allocation site skips beside the built-in ones; NULL: none */
+	const struct cp_alloc_wrappers *alloc_wrappers;
 	struct cp_cache_level l1;		/* the L1D misses map onto */
 	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
 	struct cp_proc_summaries *procs;	/* per process (-a's report) */

@@ -160,6 +160,25 @@ static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_is
  * hides its caller from the frame-pointer walk, so the frame after the
  * wrapper's is the caller's caller.
  */
+/*
+ * The frames at the top of @out's stack that are the allocator's or its
+ * wrappers' (objects/alloc_wrappers.h) go: the first frame shown is the
+ * user's. A stack of nothing else stays whole.
+ */
+static void skip_wrappers(const struct cp_profile *p, struct cp_issue_object *out)
+{
+	__u32 k = 0;
+
+	while (k < out->nr_frames &&
+	       cp_alloc_wrapper_frame(p->alloc_wrappers, out->alloc_stack[k].function))
+		k++;
+	if (!k || k == out->nr_frames)
+		return;
+	memmove(out->alloc_stack, out->alloc_stack + k,
+		(out->nr_frames - k) * sizeof(out->alloc_stack[0]));
+	out->nr_frames -= k;
+}
+
 static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
 {
 	const struct cp_callsite *cs = cp_objects__callsite_get(p->objects, (pid_t)tgid, id);
@@ -173,6 +192,7 @@ static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_is
 	alloc_frame(p, tgid, cs->caller, out);
 	for (i = i < n ? i + 1 : 1; i < n; i++)
 		alloc_frame(p, tgid, ips[i], out);
+	skip_wrappers(p, out);
 }
 
 /*

@@ -39,9 +39,11 @@ struct fixture {
 /* Source line of an ip: (ip - 0x400000) / 16 in work.c, so ips 16 bytes apart differ. */
 #define IP(line)	(0x400000ull + (line) * 16ull)
 
-static inline int locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
+static inline int locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
+			 struct cp_src_callers *callers)
 {
 	(void)ctx;
+	(void)callers;
 	if (tgid != TGID || ip < 0x400000)
 		return -1;
 	snprintf(out->module, sizeof(out->module), "/usr/bin/work");

@@ -77,8 +77,11 @@ static void test_allocator_issues(void **state)
 
 	(void)state;
 	cp_classify_cfg_defaults(&cfg);
+	/* insert() inlined into fill(), itself inlined into main(): each at its call's line */
 	is[0].insns[0] = (struct cp_issue_insn){ .ip = 0x1, .misses = 30, .nr_ips = 1,
-						 .have_loc = true };
+						 .have_loc = true,
+						 .callers = { .nr = 2, .c = { { "fill", "tree.cc", 12 },
+									     { "main", "tree.cc", 40 } } } };
 	loc(&is[0].insns[0].loc, "stl_tree.h", 1875, "insert");
 	/* no location: listed by address */
 	is[0].insns[1] = (struct cp_issue_insn){ .ip = 0x401234, .misses = 20, .nr_ips = 2 };
@@ -93,7 +96,8 @@ static void test_allocator_issues(void **state)
 	loc(&is[1].objects[0].alloc_stack[0], "cache-scratch.cpp", 81, "worker");
 	text = render(&c, &cfg);
 	expect(text, "#1 Allocator's conflict misses, accessed by:\n"
-		     "    #0 instruction at: stl_tree.h: 1875 (insert)  (30 misses)\n"
+		     "    #0 instruction at: stl_tree.h: 1875 (insert) \u2190 tree.cc: 12 (fill) "
+		     "\u2190 tree.cc: 40 (main)  (30 misses)\n"
 		     "    #1 instruction at: 0x401234  (20 misses, 2 instructions)\n");
 	expect(text, "Related to 16 heap objects (48 bytes) allocated by thread 7\n");
 	expect(text, "Access history: 16 of 64 accesses on L1 set 3, 16 distinct lines for 8 ways");

@@ -326,9 +326,12 @@ static void test_inline_chain(void **state)
 	assert_int_equal(info.function_offset,
 			 elf_symbol(wl_path("symbols"), "cp_sym_inlined") -
 			 elf_symbol(wl_path("symbols"), "sym_outer"));
+	/* each level at its line: the leaf's, then where each was called from */
 	snprintf(want, sizeof(want),
-		 "sym_leaf inlined into sym_middle inlined into sym_outer (symbols.c:%u)",
-		 marker_line("symbols.c", "leaf"));
+		 "sym_leaf (symbols.c:%u) \u2190 sym_middle (symbols.c:%u) \u2190 sym_outer "
+		 "(symbols.c:%u)",
+		 marker_line("symbols.c", "leaf"), marker_line("symbols.c", "call_leaf"),
+		 marker_line("symbols.c", "call_middle"));
 	assert_format(&info, want);
 	cp_symbolizer__free(s);
 }
@@ -700,7 +703,7 @@ static void test_format_table(void **state)
 		    .file = "/src/app/hot.c", .line = 42 }, "hot (hot.c:42)" },
 		{ { .ip = 0x7f00, .module = "/usr/bin/app", .function = "f", .file = "a.c",
 		    .line = 7, .nr_inlined = 1, .inlined = { { "g", "a.c", 9, 0 } } },
-		  "f inlined into g (a.c:7)" },
+		  "f (a.c:7) \u2190 g (a.c:9)" },
 		{ { .module = "/lib/libfoo.so", .function = "foo_get" }, "foo_get" },
 		{ { .module = "/lib/libfoo.so", .module_offset = 0x1234, .nearest = "foo_init",
 		    .nearest_offset = 0x34 }, "libfoo.so+0x1234 (nearest: foo_init)" },

@@ -137,7 +137,7 @@ static void add_insn(struct classify_ctx *c, struct cp_issue *is, __u32 tgid, __
 	};
 
 	if (c->in->locate)
-		e.have_loc = c->in->locate(c->in->locate_ctx, tgid, ip, &e.loc) == 0;
+		e.have_loc = c->in->locate(c->in->locate_ctx, tgid, ip, &e.loc, &e.callers) == 0;
 	cp_issue_add_insn(is, &e);
 }
 

@@ -100,11 +100,31 @@ struct cp_src_loc {
 	bool inlined;
 };
 
+#define CP_LOC_MAX_CALLERS 3	/* inline callers an instruction's location lists */
+#define CP_LOC_CALLER_LEN  64
+
+/* A function the one before it was inlined into, and the line of that call in it. */
+struct cp_src_caller {
+	char function[CP_LOC_CALLER_LEN];
+	char file[CP_LOC_CALLER_LEN];	/* base name */
+	__u32 line;
+};
+
+/* The inline chain around an instruction, innermost caller first. */
+struct cp_src_callers {
+	__u32 nr;
+	bool more;			/* deeper than CP_LOC_MAX_CALLERS */
+	struct cp_src_caller c[CP_LOC_MAX_CALLERS];
+};
+
 /*
- * Fills @out with the location of (@tgid, @ip). Returns 0, or < 0 when
- * nothing is known (the instruction is then listed by address).
+ * Fills @out with the location of (@tgid, @ip), the innermost function
+ * (an inlined one if inlined), and @callers with the functions it was
+ * inlined into. Returns 0, or < 0 when nothing is known (the instruction is
+ * then listed by address).
  */
-typedef int (*cp_class_locate_fn)(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out);
+typedef int (*cp_class_locate_fn)(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
+				  struct cp_src_callers *callers);
 
 /* One source line of an issue: its instructions' sampled counts summed. */
 struct cp_issue_insn {
@@ -115,6 +135,7 @@ struct cp_issue_insn {
 	__u64 misses;			/* sampled misses */
 	bool have_loc;			/* loc is filled */
 	struct cp_src_loc loc;
+	struct cp_src_callers callers;	/* loc's function inlined into these */
 };
 
 /*

@@ -73,28 +73,43 @@ int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
 	return 0;
 }
 
-/* cp_class_locate_fn over the symbolizer: "f inlined into g" as the function. */
-static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out)
+/* @info's innermost function, file and line into @out ("lib.so+0x1234" without a name). */
+static void fill_loc(const struct cp_symbol_info *info, struct cp_src_loc *out)
+{
+	snprintf(out->module, sizeof(out->module), "%s", info->module ? info->module : "");
+	if (info->function)
+		snprintf(out->function, sizeof(out->function), "%s", info->function);
+	else if (info->module)
+		snprintf(out->function, sizeof(out->function), "%s+0x%llx",
+			 cp_base_name(info->module), (unsigned long long)info->module_offset);
+	snprintf(out->file, sizeof(out->file), "%s", info->file ? info->file : "");
+	out->line = info->line;
+}
+
+/* cp_class_locate_fn over the symbolizer: the innermost function and its inline callers. */
+static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
+			struct cp_src_callers *callers)
 {
 	struct cp_profile *p = ctx;
 	struct cp_symbol_info info;
-	size_t len;
 
 	if (cp_symbolizer__resolve(p->sym, (pid_t)tgid, ip, &info))
 		return -1;
-	snprintf(out->module, sizeof(out->module), "%s", info.module ? info.module : "");
-	if (info.function)
-		snprintf(out->function, sizeof(out->function), "%s", info.function);
-	else if (info.module)
-		snprintf(out->function, sizeof(out->function), "%s+0x%llx",
-			 cp_base_name(info.module), (unsigned long long)info.module_offset);
+	fill_loc(&info, out);
 	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
-		len = strlen(out->function);
-		snprintf(out->function + len, sizeof(out->function) - len, " inlined into %s",
-			 info.inlined[i].function ? info.inlined[i].function : "??");
+		const struct cp_inline_caller *ic = &info.inlined[i];
+		struct cp_src_caller *c;
+
+		if (callers->nr == CP_LOC_MAX_CALLERS) {
+			callers->more = true;
+			break;
+		}
+		c = &callers->c[callers->nr++];
+		snprintf(c->function, sizeof(c->function), "%s", ic->function ? ic->function : "??");
+		snprintf(c->file, sizeof(c->file), "%s", ic->file ? cp_base_name(ic->file) : "");
+		c->line = ic->line;
 	}
-	snprintf(out->file, sizeof(out->file), "%s", info.file ? info.file : "");
-	out->line = info.line;
+	callers->more |= (info.flags & CP_SYM_INLINE_TRUNCATED) != 0;
 	return info.function || info.file || info.module ? 0 : -1;
 }
 
@@ -129,14 +144,7 @@ static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_is
 		snprintf(l->function, sizeof(l->function), "0x%llx", (unsigned long long)ip);
 		return;
 	}
-	snprintf(l->module, sizeof(l->module), "%s", info.module ? info.module : "");
-	if (info.function)
-		snprintf(l->function, sizeof(l->function), "%s", info.function);
-	else if (info.module)
-		snprintf(l->function, sizeof(l->function), "%s+0x%llx", cp_base_name(info.module),
-			 (unsigned long long)info.module_offset);
-	snprintf(l->file, sizeof(l->file), "%s", info.file ? info.file : "");
-	l->line = info.line;
+	fill_loc(&info, l);
 	for (__u32 i = 0; i < info.nr_inlined && info.function; i++) {
 		const struct cp_inline_caller *c = &info.inlined[i];
 

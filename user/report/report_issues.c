@@ -21,6 +21,23 @@ static void show_loc(const struct cp_src_loc *loc, struct shown_loc *s)
 	cp_printable(cp_base_name(loc->module), s->module, sizeof(s->module));
 }
 
+/* " <- lr.c: 155 (main)" for each function the instruction's was inlined into. */
+static void print_callers(const struct cp_src_callers *cs, FILE *f)
+{
+	for (__u32 i = 0; i < cs->nr && i < CP_LOC_MAX_CALLERS; i++) {
+		char fn[CP_LOC_CALLER_LEN], file[CP_LOC_CALLER_LEN];
+
+		cp_printable(cs->c[i].function, fn, sizeof(fn));
+		cp_printable(cs->c[i].file, file, sizeof(file));
+		if (file[0] && cs->c[i].line)
+			fprintf(f, " \u2190 %s: %u (%s)", file, cs->c[i].line, fn);
+		else
+			fprintf(f, " \u2190 %s", fn);
+	}
+	if (cs->more)
+		fprintf(f, " \u2190 \u2026");
+}
+
 /* "work.c: 94 (worker)", "worker (work)", or "0x401234" for what is known. */
 static void print_loc(const struct cp_src_loc *loc, bool have, __u64 ip, FILE *f)
 {
@@ -37,6 +54,17 @@ static void print_loc(const struct cp_src_loc *loc, bool have, __u64 ip, FILE *f
 		fprintf(f, " (%s)", s.function);
 	if (have && !(loc->file[0] && loc->line) && loc->module[0])
 		fprintf(f, " in %s", s.module);
+}
+
+/*
+ * "work.c: 94 (worker)", "worker (work)", or "0x401234" for what is known;
+ * code inlined: "stddefines.h: 58 (CALLOC) <- lr.c: 155 (main)".
+ */
+static void print_insn_loc(const struct cp_issue_insn *in, FILE *f)
+{
+	print_loc(&in->loc, in->have_loc, in->ip, f);
+	if (in->have_loc)
+		print_callers(&in->callers, f);
 }
 
 /* What the counts of @soft issues are: ticks on accesses, not misses. */
@@ -62,7 +90,7 @@ static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
 {
 	if (is->nr_insns == 1 && !is->more_insns) {
 		fprintf(f, ", accessed by the instruction at:\n    - ");
-		print_loc(&is->insns[0].loc, is->insns[0].have_loc, is->insns[0].ip, f);
+		print_insn_loc(&is->insns[0], f);
 		fprintf(f, "\n");
 		return;
 	}
@@ -71,7 +99,7 @@ static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
 		const struct cp_issue_insn *in = &is->insns[i];
 
 		fprintf(f, "    #%u instruction at: ", i);
-		print_loc(&in->loc, in->have_loc, in->ip, f);
+		print_insn_loc(in, f);
 		fprintf(f, "  (%llu %s", (unsigned long long)in->misses, unit(soft));
 		if (in->nr_ips > 1)
 			fprintf(f, ", %u instructions", in->nr_ips);

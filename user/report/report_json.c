@@ -90,6 +90,23 @@ static void put_loc(struct cp_json *j, const struct cp_src_loc *l, bool known, b
 		cp_json_null(j, "line");
 }
 
+/* "inlined_from": the functions an instruction's was inlined into, innermost first. */
+static void put_callers(struct cp_json *j, const struct cp_src_callers *cs, bool known)
+{
+	cp_json_array(j, "inlined_from");
+	for (__u32 i = 0; known && i < cs->nr && i < CP_LOC_MAX_CALLERS; i++) {
+		cp_json_object(j, NULL);
+		cp_json_str(j, "function", cs->c[i].function);
+		cp_json_str(j, "file", cs->c[i].file[0] ? cs->c[i].file : NULL);
+		if (cs->c[i].line)
+			cp_json_u64(j, "line", cs->c[i].line);
+		else
+			cp_json_null(j, "line");
+		cp_json_end(j);
+	}
+	cp_json_end(j);
+}
+
 /* [[first, last], ...]: the runs of set bits of @mask, as byte offsets. */
 static void put_byte_runs(struct cp_json *j, const char *key, __u64 mask)
 {
@@ -218,6 +235,7 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is)
 		cp_json_object(j, NULL);
 		cp_json_hex(j, "ip", in->ip);
 		put_loc(j, &in->loc, in->have_loc, true);
+		put_callers(j, &in->callers, in->have_loc);
 		cp_json_u64(j, "samples", in->samples);
 		cp_json_u64(j, "misses", in->misses);
 		cp_json_u64(j, "ips", in->nr_ips);

@@ -1234,9 +1234,6 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
 		buf[0] = '\0';
 	if (info->function) {
 		put(buf, size, &len, "%s", info->function);
-		for (__u32 i = 0; i < info->nr_inlined; i++)
-			put(buf, size, &len, " inlined into %s",
-			    info->inlined[i].function ? info->inlined[i].function : "??");
 	} else if (info->module) {
 		put(buf, size, &len, "%s+0x%llx", cp_base_name(info->module),
 		    (unsigned long long)info->module_offset);
@@ -1247,5 +1244,13 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
 	}
 	if (info->file && info->line)
 		put(buf, size, &len, " (%s:%u)", cp_base_name(info->file), info->line);
+	/* each function it was inlined into, at the line of that call */
+	for (__u32 i = 0; info->function && i < info->nr_inlined; i++) {
+		const struct cp_inline_caller *c = &info->inlined[i];
+
+		put(buf, size, &len, " \u2190 %s", c->function ? c->function : "??");
+		if (c->file && c->line)
+			put(buf, size, &len, " (%s:%u)", cp_base_name(c->file), c->line);
+	}
 	return len > INT_MAX ? INT_MAX : (int)len;
 }

@@ -197,8 +197,9 @@ void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_m
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out);
 
 /*
- * One-line text for a report: "func (file.c:42)", "f inlined into g
- * (file.c:42)", "func" (symbols but no debug info), "libfoo.so+0x1234
+ * One-line text for a report: "func (file.c:42)", "f (file.h:7) <- g
+ * (file.c:42)" (f inlined into g, each at its line: f's, then the call's),
+ * "func" (symbols but no debug info), "libfoo.so+0x1234
  * (nearest: sym)" (stripped), "libfoo.so+0x1234" or "0x7f..." (nothing
  * known). File and module are shown by basename. Pure; snprintf semantics:
  * returns the length the full text needs, writes at most @size bytes.

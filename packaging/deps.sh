@@ -7,11 +7,11 @@ set -eu
 
 pkgs=(
 	make gcc clang clang-format llvm pkg-config libclang-rt-14-dev
-	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev
 	libzydis-dev
 	libcmocka-dev
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
-	procps util-linux
+	procps util-linux iproute2 debuginfod
 	redis-server redis-tools
 	prometheus prometheus-node-exporter curl
 	debhelper dpkg-dev lintian fakeroot groff-base

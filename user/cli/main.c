@@ -31,6 +31,7 @@
 #include "live/signals.h"
 #include "report/summary_out.h"
 #include "machine/sysinfo.h"
+#include "symbols/debuginfod.h"
 #include "cli/target.h"
 #include "util/privs.h"
 
@@ -176,6 +177,7 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 		fprintf(stderr, "cacheperf-bpf: %s\nTry 'cacheperf-bpf --help'.\n", m->err);
 		return CP_EXIT_USAGE;
 	}
+	cp_debuginfod_enable(!m->opts.no_debuginfod);
 	switch (m->opts.mode) {
 	case CP_MODE_HELP:
 		cp_options_usage(stdout);

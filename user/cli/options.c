@@ -49,6 +49,7 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_PATH_MAP,
 	OPT_ALLOC_WRAPPER,
+	OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
 	{ "alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -210,6 +212,11 @@ static const char usage_text[] =
 "      --max-memory SIZE      the profiler's own RSS limit: above it, caches\n"
 "                             are shrunk and stores evicted, counted in the\n"
 "                             report (default 256M; K, M, G suffixes)\n"
+"\n"
+"Symbols:\n"
+"      --no-debuginfod        never ask the debuginfod servers DEBUGINFOD_URLS\n"
+"                             names for missing debug info (each fetch is\n"
+"                             bounded to 5 s; without the variable none is)\n"
 "\n"
 "Report FILE:\n"
 "      --path-map OLD=NEW     read the files the recording names below OLD\n"
@@ -475,6 +482,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_NO_THROWING_NEW:
 			opts->no_throwing_new = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			opts->no_debuginfod = true;
 			break;
 		case OPT_NO_OBJECTS:
 			opts->no_objects = true;

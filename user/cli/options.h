@@ -59,6 +59,7 @@ struct cp_options {
 	__u32 max_sample_rate;		/* samples per second per CPU */
 	__u64 max_alloc_rate;		/* allocator calls/s per process before backing off; 0: off */
 	bool no_objects;		/* --no-objects: no allocation probes */
+	bool no_debuginfod;		/* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
 	bool no_throwing_new;		/* --no-throwing-new: see user/live/alloc_probes.h */
 	__u32 window;			/* accesses in a miss window */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */

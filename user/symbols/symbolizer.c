@@ -19,6 +19,7 @@
 #include <gelf.h>
 
 #include "machine/target_file.h"
+#include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
 #include "symbols/own_vdso.h"
 #include "objects/proc_maps.h"
@@ -353,9 +354,10 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 }
 
 /*
- * Separate debug info only from the build-id directory, through the same
- * checks: .gnu_debuglink names a file next to the binary, which is the
- * target's to make a FIFO or a link to anything.
+ * Separate debug info only from the build-id directory, then from a
+ * debuginfod server (debuginfod.h), through the same checks:
+ * .gnu_debuglink names a file next to the binary, which is the target's to
+ * make a FIFO or a link to anything.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -368,6 +370,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	enum cp_tf_refusal why;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
+	char *fetched;
 
 	(void)userdata;
 	(void)modname;
@@ -382,9 +385,20 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd < 0)
+	if (mfd >= 0) {
+		*debuginfo_file_name = strdup(path);
+		return mfd;
+	}
+	fetched = cp_debuginfod_fetch(bits, len);
+	if (!fetched)
 		return -1;
-	*debuginfo_file_name = strdup(path);
+	w.path = fetched;
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd < 0) {
+		free(fetched);
+		return -1;
+	}
+	*debuginfo_file_name = fetched;
 	return mfd;
 }
 

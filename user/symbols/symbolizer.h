@@ -19,9 +19,10 @@
  * ABI's [vdso], [vdso] in a recording run or replay) comes from a Dwfl of the process's
  * own, reported from its maps as a whole: taken with the snapshot when a
  * mapped file is not found again, else at first need. Debug
- * info is found the usual ways (in the file, .gnu_debuglink,
- * /usr/lib/debug/.build-id; DEBUGINFOD_URLS if set in the environment,
- * which may then reach the network).
+ * info is read from the file itself, else from /usr/lib/debug/.build-id,
+ * else from a debuginfod server when DEBUGINFOD_URLS is set
+ * (symbols/debuginfod.h: bounded in time); never through .gnu_debuglink,
+ * which names a file the target controls (docs/security.md).
  *
  * Bounded caches: snapshots and Dwfls (files and processes' own), least
  * recently used first evicted (counted), and results per (pid, ip),

@@ -144,6 +144,13 @@ $(BUILD)/tests/workloads/cxx_sites_%: tests/workloads/cxx_sites.cpp tests/worklo
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CXX) $(WL_CFLAGS) $< -o $@ -l$(CXX_ALLOC_LIB)
 
+# A std::vector with the system's libstdc++ and glibc, built as distributions build
+# (no frame pointers): only CFI unwinding reaches its frames from malloc.
+WL_BINS		+= $(BUILD)/tests/workloads/cxx_vector
+$(BUILD)/tests/workloads/cxx_vector: tests/workloads/cxx_vector.cpp | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CXX) $(WL_CFLAGS) -O2 -fomit-frame-pointer $< -o $@
+
 $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@

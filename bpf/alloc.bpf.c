@@ -138,6 +138,11 @@ __u32 alloc_gen;
 const volatile bool targ_alloc_stacks = true;
 /* Count calls per process for the allocation-rate guard. */
 const volatile bool targ_alloc_count = true;
+/*
+ * Bytes of stack copied at a call site's first allocation (CP_REC_USTACK),
+ * for unwinding by CFI; 0: none (--alloc-stack-bytes).
+ */
+const volatile __u32 targ_ustack_bytes = CP_USTACK_BYTES;
 /* Bench only: the uprobe programs return at once, to measure the probes' own floor. */
 const volatile bool targ_alloc_empty = false;
 
@@ -408,6 +413,47 @@ static __always_inline __s64 cp_user_stack(void *ctx)
  * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
  * allocations before at the same two frames.
  */
+/*
+ * The caller's registers and stack top at a call site's first allocation,
+ * for user space to unwind with CFI where the frame-pointer walk stops
+ * (cacheperf/alloc.h). Stacks shallower than CP_USTACK_BYTES are read
+ * again for a quarter of it. A full ring buffer loses only the snapshot.
+ */
+static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u64 caller)
+{
+	__u32 want = targ_ustack_bytes & (2 * CP_USTACK_BYTES - 1);
+	struct cp_ustack_record *r;
+	__u64 sp = PT_REGS_SP(ctx);
+
+	if (!want || want > CP_USTACK_BYTES)
+		return;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		CP_INC(drop_ringbuf);
+		return;
+	}
+	r->type = CP_REC_USTACK;
+	r->tgid = tgid;
+	r->caller = caller;
+	r->sp = sp;
+	r->bp = ctx->bp;
+	r->bx = ctx->bx;
+	r->r12 = ctx->r12;
+	r->r13 = ctx->r13;
+	r->r14 = ctx->r14;
+	r->r15 = ctx->r15;
+	r->__pad = 0;
+	r->len = want;
+	if (bpf_probe_read_user(r->stack, want, (void *)sp)) {
+		/* the stack ends closer above: a quarter, which a thread's top has */
+		r->len = want / 4;
+		if (!r->len || bpf_probe_read_user(r->stack, r->len & (CP_USTACK_BYTES - 1),
+						   (void *)sp))
+			r->len = 0;
+	}
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller)
 {
 	struct cp_site_key key = { .tgid = tgid, .caller = caller };
@@ -422,10 +468,12 @@ static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u
 	if (site && site->uses++ % CP_ALLOC_STACK_REFRESH)
 		return site->stack_id;
 	fresh.stack_id = cp_user_stack(ctx);
-	if (site)
+	if (site) {
 		site->stack_id = fresh.stack_id;
-	else
+	} else {
 		bpf_map_update_elem(&alloc_site_stacks, &key, &fresh, BPF_ANY);
+		cp_ustack_emit(ctx, tgid, caller);
+	}
 	return fresh.stack_id;
 }
 

@@ -38,6 +38,8 @@ enum cp_record_type {
 	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
 	CP_REC_PROC = 3,	/* struct cp_proc_event: a target exec'd or exited */
 	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it */
+	/* a call site's registers and stack top, live only (never recorded) */
+	CP_REC_USTACK = 5,	/* struct cp_ustack_record (cacheperf/alloc.h) */
 	/* made by user space from a finished breakpoint history, so that the
 	 * live run and a recording's replay feed the classifier alike */
 	CP_REC_HISTORY = 64,	/* struct cp_history_record */

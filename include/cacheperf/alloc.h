@@ -128,6 +128,28 @@ struct cp_alloc_stack_record {
 _Static_assert(sizeof(struct cp_alloc_stack_record) == 32 + 8 * CP_ALLOC_STACK_DEPTH,
 	       "struct cp_alloc_stack_record is ABI");
 
+#define CP_USTACK_BYTES 4096	/* user stack copied at a call site's first allocation */
+
+/*
+ * Record CP_REC_USTACK (bpf/alloc.bpf.c, live only): at the first
+ * allocation of a call site, at the allocator's return, the registers the
+ * caller's frame is unwound from and the top @len bytes of its stack, so
+ * that user space can unwind with CFI (.eh_frame) through code without
+ * frame pointers, as libstdc++'s operator new is (symbols/unwind.h). The
+ * frames found go into the call site's stack; the snapshot is dropped.
+ */
+struct cp_ustack_record {
+	__u32 type;		/* CP_REC_USTACK */
+	__u32 tgid;
+	__u64 caller;		/* the call site: ip, the allocator's return address */
+	__u64 sp, bp, bx, r12, r13, r14, r15;
+	__u32 len;		/* bytes of stack[] read from sp, 0: none could be */
+	__u32 __pad;
+	__u8 stack[CP_USTACK_BYTES];
+};
+_Static_assert(sizeof(struct cp_ustack_record) == 80 + CP_USTACK_BYTES,
+	       "struct cp_ustack_record is ABI");
+
 /* Key of the live-object map: one process's object start. */
 struct cp_live_key {
 	__u32 tgid;

@@ -5,7 +5,8 @@
 # report's issue is related to that object. The expected frames are the
 # lines of the cp:chain-* markers in alloc_chain.h and .c, innermost first;
 # the live report, its JSON and the report of its recording must all show them.
-# Then the same object allocated through a wrapper inlined into main.
+# Then the same object allocated through a wrapper inlined into main, and a
+# C++ std::vector whose operator new has no frame pointer (CFI unwinding).
 . "$(dirname "$0")/tap.sh"
 
 need_root "allocation probes need root"
@@ -17,7 +18,7 @@ main_line=$(grep -n "cp:chain-main \*/" "$CP_ROOT/tests/workloads/alloc_chain.c"
 want="chain_inner (alloc_chain.h:$(mark inner)) ← chain_middle (alloc_chain.h:$(mark middle))"
 want="$want ← chain_outer (alloc_chain.h:$(mark outer)) ← main (alloc_chain.c:$main_line)"
 
-# run_chain NAME PROFILER-OPTIONS... -- ARGS: the workload launched directly (a
+# run_chain NAME PROFILER-OPTIONS... -- WORKLOAD ARGS: the workload launched directly (a
 # shell between would exec it before its allocation probes are attached); "go"
 # half a second after it said "ready", so its maps are read while it lives: the
 # profiler measures its probes' costs first, which takes a second or more on a
@@ -33,7 +34,7 @@ run_chain() {
 	rm -f "$dir/$name.in"
 	mkfifo "$dir/$name.in"
 	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; sleep 0.5; echo go >&3) &
-	"$BIN" --source faults "${opts[@]}" -- "$WL/alloc_chain" "$@" <"$dir/$name.in" \
+	"$BIN" --source faults "${opts[@]}" -- "$WL/$1" "${@:2}" <"$dir/$name.in" \
 		>"$dir/$name.all" 2>"$dir/$name.err"
 	rc=$?
 	wait
@@ -53,7 +54,7 @@ for o in d["issues"][0]["objects"]:
 PY
 }
 
-run_chain live --json "$dir/live.json" --record "$dir/run.cprec" -- 512
+run_chain live --json "$dir/live.json" --record "$dir/run.cprec" -- alloc_chain 512
 grep -Ev "^(ready|touched) " "$dir/live.all" >"$dir/live"
 related=$(grep "Related to the heap object" "$dir/live")
 if [ "$rc" -eq 0 ] && grep -qF "allocated by thread" <<<"$related" &&
@@ -96,7 +97,7 @@ fi
 # then main's line where it is called (the inline call site), not main's caller
 inl_want="chain_inline (alloc_chain.h:$(mark inline)) ← main (alloc_chain.c:$(grep -n \
 	"cp:chain-main-inline" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1))"
-run_chain inline --json "$dir/inline.json" -- 512 inline
+run_chain inline --json "$dir/inline.json" -- alloc_chain 512 inline
 related=$(grep "Related to the heap object" "$dir/inline.all")
 if [ "$rc" -eq 0 ] && grep -qF "at $inl_want ← " <<<"$related"; then
 	_ok "an inlined wrapper's frame is followed by its caller's line"
@@ -109,5 +110,43 @@ jwant="chain_inline:alloc_chain.h:$(mark inline):True main:alloc_chain.c:$(grep 
 	"cp:chain-main-inline" "$CP_ROOT/tests/workloads/alloc_chain.c" | cut -d: -f1):False"
 if [ "$got" = "$jwant" ]; then _ok "JSON marks the inlined frame and gives main's call line"; else
 	_not_ok "JSON marks the inlined frame and gives main's call line" "want: $jwant" "got:  $got"; fi
+
+# C++: a std::vector sized in make_counts(), libstdc++'s operator new and the
+# vector's internals in between, none with a frame pointer. CFI unwinding of
+# the stack copy reaches the user's frames; the allocator's and the standard
+# library's go from the top, so the first frame is the user's line.
+vsrc=$CP_ROOT/tests/workloads/cxx_vector.cpp
+vmark() { grep -n "cp:vector-$1\b" "$vsrc" | cut -d: -f1; }
+vwant="at make_counts (cxx_vector.cpp:$(vmark resize)) ← main (cxx_vector.cpp:$(vmark main))"
+run_chain vector --json "$dir/vector.json" --record "$dir/vector.cprec" -- cxx_vector 512
+related=$(grep "Related to the heap object" "$dir/vector.all")
+if [ "$rc" -eq 0 ] && grep -qF "$vwant ← " <<<"$related"; then
+	_ok "C++: operator new's and the vector's frames unwound through, the user's first"
+else
+	_not_ok "C++: operator new's and the vector's frames unwound through, the user's first" \
+		"status $rc" "want: $vwant ← ..." "got:  $related"
+fi
+got=$(heap_frames "$dir/vector.json" 2)
+jwant="make_counts:cxx_vector.cpp:$(vmark resize) main:cxx_vector.cpp:$(vmark main)"
+if [ "$got" = "$jwant" ]; then _ok "C++: JSON alloc_stack[] starts at make_counts"; else
+	_not_ok "C++: JSON alloc_stack[] starts at make_counts" "want: $jwant" "got:  $got"; fi
+# the same with frame pointers only: the walk stops in operator new, whose
+# frame is all that is left (what made the stack copies necessary)
+run_chain fponly --alloc-stack-bytes 0 -- cxx_vector 512
+related=$(grep "Related to the heap object" "$dir/fponly.all")
+if [ "$rc" -eq 0 ] && grep -qF "at _Znwm in libstdc++" <<<"$related" &&
+   ! grep -qF "make_counts" <<<"$related"; then
+	_ok "C++, --alloc-stack-bytes 0: frame pointers alone stop in operator new"
+else
+	_not_ok "C++, --alloc-stack-bytes 0: frame pointers alone stop in operator new" \
+		"status $rc" "got:  $related"
+fi
+expect "report FILE of the C++ recording" 0 "" "$BIN" report "$dir/vector.cprec"
+if grep "Related to the heap object" "$tap_out" | grep -qF "$vwant ← "; then
+	_ok "C++: the replay has the unwound frames (recorded as the site's stack)"
+else
+	_not_ok "C++: the replay has the unwound frames (recorded as the site's stack)" \
+		"$(grep "Related to the heap object" "$tap_out")"
+fi
 
 done_testing

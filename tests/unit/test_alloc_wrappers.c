@@ -54,9 +54,27 @@ static void test_built_in(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++)
-		if (cp_alloc_wrapper_frame(NULL, cases[i].function) != cases[i].wrapper)
+		if (cp_alloc_wrapper_frame(NULL, cases[i].function, NULL) != cases[i].wrapper)
 			fail_msg("%s: want %s", cases[i].function ? cases[i].function : "NULL",
 				 cases[i].wrapper ? "a wrapper" : "the user's");
+}
+
+/*
+ * The standard library's headers: DWARF names an inlined std::allocator
+ * member "allocate", so its file tells; the user's own "allocate" does not.
+ */
+static void test_std_headers(void **state)
+{
+	(void)state;
+	assert_true(cp_alloc_wrapper_frame(NULL, "allocate",
+					   "/usr/include/c++/12/bits/new_allocator.h"));
+	assert_true(cp_alloc_wrapper_frame(NULL, "_M_allocate",
+					   "/usr/include/c++/12/bits/stl_vector.h"));
+	assert_true(cp_alloc_wrapper_frame(NULL, "allocate",
+					   "/usr/lib/llvm-14/include/c++/v1/__memory/allocator.h"));
+	assert_false(cp_alloc_wrapper_frame(NULL, "allocate", "/src/app/pool.cc"));
+	assert_false(cp_alloc_wrapper_frame(NULL, "make_counts", "tests/workloads/cxx_vector.cpp"));
+	assert_false(cp_alloc_wrapper_frame(NULL, "", "/usr/include/c++/12/bits/stl_vector.h"));
 }
 
 static void test_user_wrappers(void **state)
@@ -65,16 +83,16 @@ static void test_user_wrappers(void **state)
 	char long_name[CP_ALLOC_WRAPPER_NAME_LEN + 1];
 
 	(void)state;
-	assert_false(cp_alloc_wrapper_frame(&w, "zmalloc"));
+	assert_false(cp_alloc_wrapper_frame(&w, "zmalloc", NULL));
 	assert_int_equal(cp_alloc_wrappers_add(&w, "zmalloc"), 0);
 	assert_int_equal(cp_alloc_wrappers_add(&w, "g_malloc"), 0);
-	assert_true(cp_alloc_wrapper_frame(&w, "zmalloc"));
-	assert_true(cp_alloc_wrapper_frame(&w, "g_malloc"));
+	assert_true(cp_alloc_wrapper_frame(&w, "zmalloc", NULL));
+	assert_true(cp_alloc_wrapper_frame(&w, "g_malloc", NULL));
 	/* whole names only: a prefix or a longer name is another function */
-	assert_false(cp_alloc_wrapper_frame(&w, "zmalloc_usable"));
-	assert_false(cp_alloc_wrapper_frame(&w, "zmallo"));
+	assert_false(cp_alloc_wrapper_frame(&w, "zmalloc_usable", NULL));
+	assert_false(cp_alloc_wrapper_frame(&w, "zmallo", NULL));
 	/* the built-in ones still hold */
-	assert_true(cp_alloc_wrapper_frame(&w, "_Znwm"));
+	assert_true(cp_alloc_wrapper_frame(&w, "_Znwm", NULL));
 
 	assert_int_equal(cp_alloc_wrappers_add(&w, ""), -EINVAL);
 	assert_int_equal(cp_alloc_wrappers_add(&w, NULL), -EINVAL);
@@ -90,6 +108,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_built_in),
+		cmocka_unit_test(test_std_headers),
 		cmocka_unit_test(test_user_wrappers),
 	};
 

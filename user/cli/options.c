@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "breakpoints/bp_manager.h"
+#include "cacheperf/alloc.h"
 #include "cacheperf/soft_tick.h"
 #include "machine/geometry.h"
 #include "cli/options.h"
@@ -49,6 +50,7 @@ enum {
 	OPT_MAX_MEMORY,
 	OPT_PATH_MAP,
 	OPT_ALLOC_WRAPPER,
+	OPT_ALLOC_STACK_BYTES,
 	OPT_NO_DEBUGINFOD,
 };
 
@@ -93,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
 	{ "alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER },
+	{ "alloc-stack-bytes", required_argument, NULL, OPT_ALLOC_STACK_BYTES },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ NULL, 0, NULL, 0 },
 };
@@ -177,6 +180,10 @@ static const char usage_text[] =
 "                             allocator (xmalloc, zmalloc, g_malloc): its\n"
 "                             frames are skipped in allocation stacks, as\n"
 "                             operator new's are (repeatable; also for report)\n"
+"      --alloc-stack-bytes N  stack bytes copied at a call site's first\n"
+"                             allocation, unwound by CFI where frame pointers\n"
+"                             are missing (libstdc++'s operator new; default\n"
+"                             4096, at most 4096; 0: frame pointers only)\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
 "                             allocation probes back off for a while\n"
 "                             (default 200000; 0: never)\n"
@@ -259,6 +266,7 @@ void cp_options_defaults(struct cp_options *opts)
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
+	opts->alloc_stack_bytes = CP_USTACK_BYTES;
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 	opts->window_s = 60;
 	opts->prom_top = 20;
@@ -342,6 +350,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
 	{ OPT_WINDOW_SECONDS, "--window-seconds", 1, 30 * 24 * 3600 },
 	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
+	{ OPT_ALLOC_STACK_BYTES, "--alloc-stack-bytes", 0, CP_USTACK_BYTES },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -403,6 +412,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
+	case OPT_ALLOC_STACK_BYTES: opts->alloc_stack_bytes = (__u32)v; break;
 	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
 	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
 	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;

@@ -81,6 +81,7 @@ struct cp_options {
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
 	struct cp_alloc_wrappers alloc_wrappers;	/* --alloc-wrapper, run and report */
+	__u32 alloc_stack_bytes;	/* --alloc-stack-bytes: 0..4096, 0: frame pointers only */
 };
 
 /* Fills @opts with the defaults documented in --help. */

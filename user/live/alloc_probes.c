@@ -160,6 +160,10 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 	if (!p)
 		p = &def;
 	skel->rodata->targ_alloc_stacks = !p->no_stacks;
+	skel->rodata->targ_ustack_bytes =
+		p->no_stack_copy ? 0
+		: p->stack_copy_bytes && p->stack_copy_bytes < CP_USTACK_BYTES ? p->stack_copy_bytes
+									: CP_USTACK_BYTES;
 	skel->rodata->targ_alloc_count = !p->no_count;
 	skel->rodata->targ_alloc_empty = p->empty;
 	if (p->max_live) {

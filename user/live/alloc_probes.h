@@ -37,6 +37,8 @@ struct cp_alloc_probes;
 
 struct cp_alloc_prepare {
 	bool no_stacks;		/* do not capture deeper allocation stacks */
+	bool no_stack_copy;	/* no stack copies for CFI unwinding (CP_REC_USTACK) */
+	__u32 stack_copy_bytes;	/* their size, at most CP_USTACK_BYTES; 0: that */
 	bool no_count;		/* do not count calls (no guard) */
 	bool empty;		/* bench: the uprobe programs do nothing (the floor) */
 	__u32 max_live;		/* live-object map entries, 0: CP_MAX_LIVE_OBJECTS */

@@ -12,6 +12,8 @@
 #include "breakpoints/bp_report.h"
 #include "live/alloc_probes.h"
 #include "live/cpu_costs.h"
+#include "symbols/unwind.h"
+#include "symbols/stack_copies.h"
 #include "live/bp_sampler.h"
 #include "live/drain.h"
 #include "live/rate_cap.h"
@@ -41,6 +43,7 @@ struct cp_live {
 	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
+	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -180,6 +183,45 @@ static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
 	return l->bps ? cp_bp_sampler__summary(l->bps) : &bp_off;
 }
 
+/* A call site's stack copy: kept for read_stack(), which follows at once. */
+static void on_ustack_hook(void *ctx, const struct cp_ustack_record *r)
+{
+	struct cp_live *l = ctx;
+
+	cp_stack_copies_put(&l->copies, r);
+}
+
+/* The frame-pointer walk of @ips (@n) reached where the thread started. */
+static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
+{
+	struct cp_symbol_info info;
+
+	return n && !cp_symbolizer__resolve(l->prof->sym, pid, ips[n - 1] - 1, &info) &&
+	       cp_unwind_reached_start(info.function);
+}
+
+/*
+ * CFI unwinding of @caller's stack copy into @ips when the frame-pointer
+ * walk (@n frames there) stopped short: code without frame pointers on
+ * the way, as libstdc++'s operator new. Returns the frames now in @ips.
+ * Opening a process's modules for it takes ~17 ms, once per process.
+ */
+static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ips, size_t n,
+			   size_t max)
+{
+	const struct cp_ustack_record *r = cp_stack_copies_take(&l->copies, (__u32)pid, caller);
+	__u64 cfi[CP_ALLOC_STACK_DEPTH];
+	size_t k;
+
+	if (!r || walk_whole(l, pid, ips, n))
+		return n;
+	k = cp_unwind(l->prof->sym, r, cfi, max < CP_ALLOC_STACK_DEPTH ? max : CP_ALLOC_STACK_DEPTH);
+	if (k <= n)
+		return n;
+	memcpy(ips, cfi, k * sizeof(*ips));
+	return k;
+}
+
 /*
  * cp_objects_opts.read_stack of a live run: a new call site's frames from
  * the BPF stack map, written down for a replay before the object event that
@@ -193,7 +235,8 @@ static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u
 		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
 		.stack_id = stack_id,
 	};
-	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+	size_t n = unwind_short(l, pid, caller, ips,
+				cp_alloc_stack_read(l->sess->skel, stack_id, ips, max), max);
 
 	if (l->rec && n) {
 		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
@@ -269,6 +312,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		.sample = on_sample_hook,
 		.proc = on_proc_hook,
 		.bp_event = on_bp_event_hook,
+		.ustack = on_ustack_hook,
 		.record = on_record_hook,
 		.counters = on_counters_hook,
 		.end_facts = on_end_facts_hook,

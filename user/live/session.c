@@ -209,7 +209,10 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 	s->variant = (enum cp_mem_prog)ret;
-	ret = cp_alloc_probes_prepare(s->skel, NULL);
+	ret = cp_alloc_probes_prepare(s->skel, &(struct cp_alloc_prepare){
+						       .stack_copy_bytes = cfg->alloc_stack_bytes,
+						       .no_stack_copy = !cfg->alloc_stack_bytes,
+					       });
 	if (ret) {
 		fail(err, err_sz, ret, "cannot set up the allocation probes: %s", strerror(-ret));
 		goto fail;

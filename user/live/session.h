@@ -38,6 +38,8 @@ struct cp_session_cfg {
 	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
 	__u32 max_bp_rate;		/* 0: on_breakpoint is not loaded */
 	bool no_objects;		/* --no-objects: no allocation probes */
+	/* --alloc-stack-bytes: stack copied at a call site's first allocation, for CFI */
+	__u32 alloc_stack_bytes;
 	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
 	bool no_throwing_new;		/* leave throwing operator new unprobed */
 	bool verbose;			/* warnings of the allocation probes */

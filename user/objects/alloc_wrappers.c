@@ -33,6 +33,20 @@ static const char *const prefixes[] = {
 	"std::allocator_traits<",
 };
 
+/* Where the C++ standard library's headers are: GCC's libstdc++ and LLVM's libc++. */
+static const char *const std_header_dirs[] = {
+	"/include/c++/",
+	"/c++/v1/",
+};
+
+static bool std_header(const char *file)
+{
+	for (size_t i = 0; file && i < sizeof(std_header_dirs) / sizeof(std_header_dirs[0]); i++)
+		if (strstr(file, std_header_dirs[i]))
+			return true;
+	return false;
+}
+
 int cp_alloc_wrappers_add(struct cp_alloc_wrappers *w, const char *name)
 {
 	size_t len = name ? strlen(name) : 0;
@@ -53,10 +67,13 @@ static bool in_list(const char *const *list, size_t n, const char *s, bool prefi
 	return false;
 }
 
-bool cp_alloc_wrapper_frame(const struct cp_alloc_wrappers *w, const char *function)
+bool cp_alloc_wrapper_frame(const struct cp_alloc_wrappers *w, const char *function,
+			    const char *file)
 {
 	if (!function || !function[0])
 		return false;
+	if (std_header(file))
+		return true;
 	if (in_list(entry_points, sizeof(entry_points) / sizeof(entry_points[0]), function,
 		    false) ||
 	    in_list(prefixes, sizeof(prefixes) / sizeof(prefixes[0]), function, true))

@@ -5,10 +5,12 @@
  * C++'s operator new and new[] in all their variants (aligned, nothrow),
  * std::allocator and its kin (__gnu_cxx::new_allocator,
  * std::__new_allocator, std::allocator_traits), by their mangled ELF names
- * (a library without debug info) or as DWARF and demangling name them, and
- * the project's own wrappers given with --alloc-wrapper (xmalloc, zmalloc,
- * g_malloc). The report skips such frames at the top of a stack, so that
- * the first frame shown is the user's. Pure.
+ * (a library without debug info) or as DWARF and demangling name them,
+ * code of the C++ standard library's headers (a container's _M_allocate
+ * inlined or not: DWARF names such members unqualified, "allocate", so
+ * their file tells), and the project's own wrappers given with
+ * --alloc-wrapper (xmalloc, zmalloc, g_malloc). The report skips such frames at the top of a stack,
+ * so that the first frame shown is the user's. Pure.
  */
 #ifndef CP_ALLOC_WRAPPERS_H
 #define CP_ALLOC_WRAPPERS_H
@@ -33,11 +35,13 @@ struct cp_alloc_wrappers {
 int cp_alloc_wrappers_add(struct cp_alloc_wrappers *w, const char *name);
 
 /*
- * True when a frame in @function belongs to the allocator or a wrapper of
- * it: a built-in one, or one of @w's (NULL: the built-in ones only).
- * @function as symbolized: "_Znwm", "operator new", "std::vector<...>",
+ * True when a frame in @function, at source file @file (NULL or "":
+ * unknown), belongs to the allocator or a wrapper of it: a built-in one,
+ * code in the C++ standard library's headers, or one of @w's (NULL: the
+ * built-in ones only). @function as symbolized: "_Znwm", "operator new",
  * "zmalloc"; NULL or "" is never one.
  */
-bool cp_alloc_wrapper_frame(const struct cp_alloc_wrappers *w, const char *function);
+bool cp_alloc_wrapper_frame(const struct cp_alloc_wrappers *w, const char *function,
+			    const char *file);
 
 #endif /* CP_ALLOC_WRAPPERS_H */

@@ -49,6 +49,8 @@ struct cp_profile_hooks {
 	void (*proc)(void *ctx, const struct cp_proc_event *pe);
 	/* a breakpoint record (CP_REC_BP), at least sizeof(struct cp_bp_event) bytes */
 	void (*bp_event)(void *ctx, const void *data, size_t size);
+	/* a call site's stack copy (CP_REC_USTACK): live only, never recorded */
+	void (*ustack)(void *ctx, const struct cp_ustack_record *r);
 	/* every record and counter batch once handled (--record) */
 	void (*record)(void *ctx, const void *data, size_t size);
 	void (*counters)(void *ctx, const struct cp_insn *v, size_t n);

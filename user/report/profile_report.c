@@ -113,14 +113,26 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
 	return info.function || info.file || info.module ? 0 : -1;
 }
 
-/* The next frame of @out, or NULL (and more_frames) when it is full. */
-static struct cp_src_loc *next_frame(struct cp_issue_object *out)
+/*
+ * A call site's frames as symbolized, before the allocator's and its
+ * wrappers' go from the top: room for all that are shown and as many again.
+ */
+#define CP_FRAMES_MAX (2 * CP_ISSUE_MAX_FRAMES + 8)
+
+struct frames {
+	__u32 nr;
+	bool more;		/* there were more than CP_FRAMES_MAX */
+	struct cp_src_loc v[CP_FRAMES_MAX];
+};
+
+/* The next frame of @f, or NULL (and more) when it is full. */
+static struct cp_src_loc *next_frame(struct frames *f)
 {
-	if (out->nr_frames >= CP_ISSUE_MAX_FRAMES) {
-		out->more_frames = true;
+	if (f->nr >= CP_FRAMES_MAX) {
+		f->more = true;
 		return NULL;
 	}
-	return &out->alloc_stack[out->nr_frames++];
+	return &f->v[f->nr++];
 }
 
 /*
@@ -130,10 +142,10 @@ static struct cp_src_loc *next_frame(struct cp_issue_object *out)
  * (stddefines.h:58) <- main (lr.c:155)", not main's line lost behind the
  * inlined wrapper's.
  */
-static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_issue_object *out)
+static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct frames *f)
 {
 	struct cp_symbol_info info;
-	struct cp_src_loc *l = next_frame(out);
+	struct cp_src_loc *l = next_frame(f);
 
 	if (!l)
 		return;
@@ -149,7 +161,7 @@ static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_is
 		const struct cp_inline_caller *c = &info.inlined[i];
 
 		l->inlined = true;
-		l = next_frame(out);
+		l = next_frame(f);
 		if (!l)
 			return;
 		snprintf(l->module, sizeof(l->module), "%s", info.module ? info.module : "");
@@ -160,47 +172,53 @@ static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_is
 }
 
 /*
+ * How many frames at the top of @f are the allocator's or its wrappers'
+ * (objects/alloc_wrappers.h), to go: the first frame shown is the user's.
+ * A stack of nothing else stays whole (0).
+ */
+static __u32 wrapper_frames(const struct cp_profile *p, const struct frames *f)
+{
+	__u32 k = 0;
+
+	while (k < f->nr &&
+	       cp_alloc_wrapper_frame(p->alloc_wrappers, f->v[k].function, f->v[k].file))
+		k++;
+	return k < f->nr ? k : 0;
+}
+
+/*
  * The allocation stack of call site @id: its caller (read apart, exact),
  * then the frames of its stack id above the caller. An allocator's stack,
  * taken at its return, begins at the caller. A system call's (mmap) begins
  * inside the wrapper that made it: the frames up to the caller are skipped;
  * a wrapper that sets up no frame of its own (a leaf, like glibc's mmap)
  * hides its caller from the frame-pointer walk, so the frame after the
- * wrapper's is the caller's caller.
+ * wrapper's is the caller's caller. The allocator's frames at the top go,
+ * then at most CP_ISSUE_MAX_FRAMES are shown.
  */
-/*
- * The frames at the top of @out's stack that are the allocator's or its
- * wrappers' (objects/alloc_wrappers.h) go: the first frame shown is the
- * user's. A stack of nothing else stays whole.
- */
-static void skip_wrappers(const struct cp_profile *p, struct cp_issue_object *out)
-{
-	__u32 k = 0;
-
-	while (k < out->nr_frames &&
-	       cp_alloc_wrapper_frame(p->alloc_wrappers, out->alloc_stack[k].function))
-		k++;
-	if (!k || k == out->nr_frames)
-		return;
-	memmove(out->alloc_stack, out->alloc_stack + k,
-		(out->nr_frames - k) * sizeof(out->alloc_stack[0]));
-	out->nr_frames -= k;
-}
-
 static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
 {
 	const struct cp_callsite *cs = cp_objects__callsite_get(p->objects, (pid_t)tgid, id);
 	size_t n = 0, i = 0;
 	const __u64 *ips = cp_objects__callsite_stack(p->objects, (pid_t)tgid, id, &n);
+	struct frames *f;
+	__u32 k;
 
 	if (!cs || !cs->caller)
 		return;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return;
 	while (i < n && ips[i] != cs->caller)
 		i++;
-	alloc_frame(p, tgid, cs->caller, out);
+	alloc_frame(p, tgid, cs->caller, f);
 	for (i = i < n ? i + 1 : 1; i < n; i++)
-		alloc_frame(p, tgid, ips[i], out);
-	skip_wrappers(p, out);
+		alloc_frame(p, tgid, ips[i], f);
+	k = wrapper_frames(p, f);
+	out->nr_frames = f->nr - k < CP_ISSUE_MAX_FRAMES ? f->nr - k : CP_ISSUE_MAX_FRAMES;
+	memcpy(out->alloc_stack, f->v + k, out->nr_frames * sizeof(out->alloc_stack[0]));
+	out->more_frames = f->more || f->nr - k > CP_ISSUE_MAX_FRAMES;
+	free(f);
 }
 
 /*

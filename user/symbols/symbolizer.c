@@ -1168,6 +1168,16 @@ void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_m
 	s->path_map = m && m->nr ? m : NULL;
 }
 
+Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_space *sp;
+	struct cp_sym_snap *sn;
+
+	if (snap_for_pid(s, pid, &sn) || space_for_pid(s, pid, sn->maps, &sp))
+		return NULL;
+	return sp->dwfl;
+}
+
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
 				  bool replay)
 {

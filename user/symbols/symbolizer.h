@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include <elfutils/libdwfl.h>
 #include "util/path_map.h"
 
 #define CP_SYM_MAX_PROCESSES	64	/* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
@@ -206,5 +207,13 @@ void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_st
  * returns the length the full text needs, writes at most @size bytes.
  */
 int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t size);
+
+/*
+ * A Dwfl of live process @pid's own: its maps reported, every module
+ * opened through the same checks as for symbols (symbols/unwind.h unwinds
+ * in it). Owned by the symbolizer's cache: valid until the next call into
+ * @s. NULL when the process is gone.
+ */
+Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid);
 
 #endif /* CP_SYMBOLIZER_H */

@@ -204,6 +204,26 @@ static void test_alloc_wrappers(void **state)
 	assert_string_equal(o.report_path, "f.cprec");
 }
 
+/* --alloc-stack-bytes: by target kind when not given (-a sees every process start) */
+static void test_alloc_stack_bytes(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-p 1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_stack_bytes, CP_USTACK_BYTES);
+	assert_int_equal(parse("-- ./app", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_stack_bytes, CP_USTACK_BYTES);
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_stack_bytes, 0);
+	assert_int_equal(parse("-a --alloc-stack-bytes 1024", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_stack_bytes, 1024);
+	assert_int_equal(parse("-p 1 --alloc-stack-bytes 0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.alloc_stack_bytes, 0);
+	assert_int_equal(parse("-p 1 --alloc-stack-bytes 4097", &o, err, sizeof(err)), -EINVAL);
+}
+
 static void test_pid_list(void **state)
 {
 	struct cp_options o;
@@ -447,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_alloc_wrappers),
+		cmocka_unit_test(test_alloc_stack_bytes),
 		cmocka_unit_test(test_too_many_pids),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_sampling_knobs),

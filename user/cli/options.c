@@ -183,7 +183,8 @@ static const char usage_text[] =
 "      --alloc-stack-bytes N  stack bytes copied at a call site's first\n"
 "                             allocation, unwound by CFI where frame pointers\n"
 "                             are missing (libstdc++'s operator new; default\n"
-"                             4096, at most 4096; 0: frame pointers only)\n"
+"                             4096 with -p and -- CMD, 0 with -a; at most\n"
+"                             4096; 0: frame pointers only)\n"
 "      --max-alloc-rate N     allocator calls/s per process above which the\n"
 "                             allocation probes back off for a while\n"
 "                             (default 200000; 0: never)\n"
@@ -266,7 +267,7 @@ void cp_options_defaults(struct cp_options *opts)
 	cp_classify_cfg_defaults(&opts->classify);
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
-	opts->alloc_stack_bytes = CP_USTACK_BYTES;
+	opts->alloc_stack_bytes = CP_STACK_BYTES_UNSET;
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 	opts->window_s = 60;
 	opts->prom_top = 20;
@@ -601,5 +602,11 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 	if (opts->overhead_ppm == CP_OVERHEAD_UNSET)
 		opts->overhead_ppm =
 			opts->target == CP_TARGET_CMD ? CP_BUDGET_PPM_CMD : CP_BUDGET_PPM_LIVE;
+	/*
+	 * -a sees every process start: opening each one's modules to unwind its
+	 * call sites (~17 ms, more on a busy host) would hold the drain up
+	 */
+	if (opts->alloc_stack_bytes == CP_STACK_BYTES_UNSET)
+		opts->alloc_stack_bytes = opts->target == CP_TARGET_ALL ? 0 : CP_USTACK_BYTES;
 	return 0;
 }

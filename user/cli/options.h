@@ -25,6 +25,7 @@
 #define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
 #define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
 #define CP_OVERHEAD_UNSET	0xffffffffu	/* --overhead not given: by target kind */
+#define CP_STACK_BYTES_UNSET	0xffffffffu	/* --alloc-stack-bytes not given: by target kind */
 
 enum cp_mode {
 	CP_MODE_PROFILE = 0,
@@ -81,7 +82,8 @@ struct cp_options {
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */
 	struct cp_alloc_wrappers alloc_wrappers;	/* --alloc-wrapper, run and report */
-	__u32 alloc_stack_bytes;	/* --alloc-stack-bytes: 0..4096, 0: frame pointers only */
+	/* --alloc-stack-bytes: 0..4096, 0: frame pointers only; 4096 for -p and -- CMD, 0 for -a */
+	__u32 alloc_stack_bytes;
 };
 
 /* Fills @opts with the defaults documented in --help. */

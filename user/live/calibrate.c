@@ -77,6 +77,31 @@ static __u64 time_calls(void (*f)(void), int n)
 	return thread_ns() - t0;
 }
 
+/* Extra ns per call of @n calls that took @with ns of CPU time against @plain. */
+static __u64 extra_per_call(__u64 with, __u64 plain, __u64 n)
+{
+	return with > plain ? (with - plain) / n : 0;
+}
+
+/*
+ * Extra ns per tick of a round that took @with ns of CPU time against
+ * @plain: one tick per CAL_TICK_PERIOD_NS of the round's CPU time.
+ */
+static __u64 extra_per_tick(__u64 with, __u64 plain)
+{
+	return with > plain ? (with - plain) * CAL_TICK_PERIOD_NS / with : 0;
+}
+
+/*
+ * The median of the CAL_ROUNDS rounds' @extra (sorted in place), at least
+ * 1: a probe that costs nothing measurable still costs something.
+ */
+static __u64 median_ns(__u64 *extra)
+{
+	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
+	return extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+}
+
 /*
  * Extra ns per call of @probed, whose event is open, over the unprobed twin:
  * the median of CAL_ROUNDS alternating rounds of @n calls each.
@@ -90,11 +115,9 @@ static __u64 per_call_ns(void (*probed)(void), int n)
 	for (int r = 0; r < CAL_ROUNDS; r++) {
 		__u64 plain = time_calls(cp_cal_plain, n), with = time_calls(probed, n);
 
-		extra[r] = with > plain ? (with - plain) / (__u64)n : 0;
+		extra[r] = extra_per_call(with, plain, (__u64)n);
 	}
-	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
-	/* a probe that costs nothing measurable still costs something */
-	return extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+	return median_ns(extra);
 }
 
 /* Closes @fd off this thread: a uprobe's unregistration waits for the kernel. */
@@ -275,12 +298,10 @@ static void tick_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		ticked = spin_n(n);
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		/* ticks taken: one per period of the ticked round's CPU time */
-		extra[r] = ticked > plain ? (ticked - plain) * CAL_TICK_PERIOD_NS / ticked : 0;
+		extra[r] = extra_per_tick(ticked, plain);
 	}
 	close(fd);
-	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
-	out->tick_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+	out->tick_ns = median_ns(extra);
 }
 
 /*
@@ -376,14 +397,13 @@ static void wakeup_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 			t[i] = spin_n(n);
 			ioctl(b.fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		}
-		/* one wakeup per tick of the waking round's CPU time */
-		extra[r] = t[1] > t[0] ? (t[1] - t[0]) * CAL_TICK_PERIOD_NS / t[1] : 0;
+		/* one wakeup per tick of the waking round */
+		extra[r] = extra_per_tick(t[1], t[0]);
 	}
 	b.stop = true;
 	pthread_join(b.reader, NULL);
 	wake_bench_close(&b);
-	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
-	out->wakeup_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+	out->wakeup_ns = median_ns(extra);
 }
 
 /* CPU time of @n getppid() calls, a system call that does next to nothing. */
@@ -442,11 +462,16 @@ static void syscall_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 		with = time_syscalls(CAL_SYSCALLS);
 		close(exit_fd);
 		close(enter);
-		extra[r] = with > plain ? (with - plain) / CAL_SYSCALLS : 0;
+		extra[r] = extra_per_call(with, plain, CAL_SYSCALLS);
 	}
 	close(prog);
-	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
-	out->syscall_ns = extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+	out->syscall_ns = median_ns(extra);
+}
+
+/* Room for a reason in @why: none once one is there. */
+static size_t room(const char *why, size_t why_sz)
+{
+	return why_sz && why[0] ? 0 : why_sz;
 }
 
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
@@ -455,15 +480,16 @@ int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, ch
 	memset(out, 0, sizeof(*out));
 	if (why_sz)
 		why[0] = '\0';
+	/* the first reason only: once one is written, the room left is 0 */
 	if (uprobes) {
 		uprobe_costs(out, why, why_sz);
-		syscall_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
+		syscall_cost(out, why, room(why, why_sz));
 	}
 	if (bp)
-		bp_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
+		bp_cost(out, why, room(why, why_sz));
 	if (tick)
-		tick_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
-	wakeup_cost(out, why[0] ? NULL : why, why[0] ? 0 : why_sz);
+		tick_cost(out, why, room(why, why_sz));
+	wakeup_cost(out, why, room(why, why_sz));
 	return (uprobes && (!out->uprobe_ns || !out->syscall_ns)) || (bp && !out->bp_hit_ns) ||
 			       (tick && !out->tick_ns) || !out->wakeup_ns
 		       ? -1

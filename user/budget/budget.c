@@ -128,24 +128,29 @@ static __u64 proc_spent_ns(const struct cp_budget_proc *p)
 	return (__u64)((unsigned __int128)p->cpu_ns * p->ppm / CP_PPM);
 }
 
+void cp_budget_keep_proc(struct cp_budget_proc *top, __u32 *nr, const struct cp_budget_proc *p,
+			 __u64 (*key)(const struct cp_budget_proc *))
+{
+	__u32 at = 0;
+
+	while (at < *nr && key(&top[at]) >= key(p))
+		at++;
+	if (at >= CP_BUDGET_TOP_PROCS)
+		return;
+	if (*nr < CP_BUDGET_TOP_PROCS)
+		(*nr)++;
+	memmove(&top[at + 1], &top[at], (*nr - 1 - at) * sizeof(*top));
+	top[at] = *p;
+}
+
 void cp_budget_add_proc(const struct cp_unit_costs *u, struct cp_budget_spent *s,
 			struct cp_budget_proc p)
 {
 	__u32 shared = cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns);
-	__u32 i, at;
 
 	p.alloc_ns = p.alloc_calls * cp_unit_call_ns(u);
 	p.ppm = ppm_of(p.alloc_ns, p.cpu_ns);
 	p.ppm = p.ppm + shared > CP_PPM ? CP_PPM : p.ppm + shared;
-	/* the costliest first: find @p's place, drop the last if full */
-	for (at = 0; at < s->nr_procs; at++)
-		if (proc_spent_ns(&p) > proc_spent_ns(&s->procs[at]))
-			break;
-	if (at >= CP_BUDGET_TOP_PROCS)
-		return;
-	if (s->nr_procs < CP_BUDGET_TOP_PROCS)
-		s->nr_procs++;
-	for (i = s->nr_procs - 1; i > at; i--)
-		s->procs[i] = s->procs[i - 1];
-	s->procs[at] = p;
+	/* the costliest first */
+	cp_budget_keep_proc(s->procs, &s->nr_procs, &p, proc_spent_ns);
 }

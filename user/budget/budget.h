@@ -162,6 +162,13 @@ __u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cp
 void cp_budget_add_cpu(struct cp_budget_spent *s, __u32 cpu, __u32 ppm);
 
 /*
+ * Keeps @p in @top (@nr of CP_BUDGET_TOP_PROCS used), the largest @key
+ * first, after those of an equal key; when full, the smallest goes.
+ */
+void cp_budget_keep_proc(struct cp_budget_proc *top, __u32 *nr, const struct cp_budget_proc *p,
+			 __u64 (*key)(const struct cp_budget_proc *));
+
+/*
  * Estimates process @p (pid, cpu_ns, alloc_calls set) with @u and the
  * run-wide shares of @s (cp_budget_estimate() first) and keeps it in
  * @s->procs if it is among the CP_BUDGET_TOP_PROCS costliest (by time

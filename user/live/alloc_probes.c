@@ -660,20 +660,17 @@ size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, s
 	return n;
 }
 
+static __u64 calls_of(const struct cp_budget_proc *p)
+{
+	return p->alloc_calls;
+}
+
 /* Keeps @t's counts if it is among the detached targets with the most calls. */
 static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
 {
 	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls };
-	__u32 at = 0;
 
-	while (at < ap->nr_gone && ap->gone[at].alloc_calls >= p.alloc_calls)
-		at++;
-	if (at >= CP_BUDGET_TOP_PROCS)
-		return;
-	if (ap->nr_gone < CP_BUDGET_TOP_PROCS)
-		ap->nr_gone++;
-	memmove(&ap->gone[at + 1], &ap->gone[at], (ap->nr_gone - 1 - at) * sizeof(p));
-	ap->gone[at] = p;
+	cp_budget_keep_proc(ap->gone, &ap->nr_gone, &p, calls_of);
 }
 
 int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)

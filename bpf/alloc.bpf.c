@@ -402,18 +402,6 @@ static __always_inline __s64 cp_user_stack(void *ctx)
 }
 
 /*
- * The deeper user stack of an allocation returning to @caller, at an
- * allocator's return. A stack walk costs ~0.7 µs here, as much as the probe
- * itself, and the stack above a call site rarely changes, so it is taken at
- * the first allocation of a call site and again every CP_ALLOC_STACK_REFRESH
- * allocations there; the ones between get the last one taken. The call site
- * is the caller and the return address in its frame record (what the stack
- * walk finds as the second frame), so a wrapper like xmalloc() still tells
- * its callers apart: the first two frames of a stack are always exact, and
- * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
- * allocations before at the same two frames.
- */
-/*
  * The caller's registers and stack top at a call site's first allocation,
  * for user space to unwind with CFI where the frame-pointer walk stops
  * (cacheperf/alloc.h). Stacks shallower than CP_USTACK_BYTES are read
@@ -454,6 +442,18 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * The deeper user stack of an allocation returning to @caller, at an
+ * allocator's return. A stack walk costs ~0.7 µs here, as much as the probe
+ * itself, and the stack above a call site rarely changes, so it is taken at
+ * the first allocation of a call site and again every CP_ALLOC_STACK_REFRESH
+ * allocations there; the ones between get the last one taken. The call site
+ * is the caller and the return address in its frame record (what the stack
+ * walk finds as the second frame), so a wrapper like xmalloc() still tells
+ * its callers apart: the first two frames of a stack are always exact, and
+ * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
+ * allocations before at the same two frames.
+ */
 static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller)
 {
 	struct cp_site_key key = { .tgid = tgid, .caller = caller };

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Per-CPU counts of what the probes cost (struct cp_cpu_cost): ticks,
- * allocator calls, breakpoint hits and forced wakeups of the CPU a program
- * runs on. A per-CPU array: plain adds, no atomics, one lookup. User space
- * sums or reads them per CPU (user/live/cpu_costs.c) for the overhead
- * budget's per-CPU estimate.
+ * allocator calls, breakpoint hits, forced wakeups and system calls under
+ * the syscall programs, of the CPU a program runs on. A per-CPU array:
+ * plain adds, no atomics, one lookup. User space sums or reads them per
+ * CPU (user/live/cpu_costs.c) for the overhead budget's per-CPU estimate.
  */
 #ifndef CACHEPERF_CPU_COST_BPF_H
 #define CACHEPERF_CPU_COST_BPF_H

@@ -66,9 +66,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	struct cp_test_sample s;
 	struct cp_soft_insn *v;
 	struct cp_ip_counts *c;
-	struct cp_regs regs;
-
 	struct cp_cpu_cost *cost;
+	struct cp_regs regs;
 
 	if (!cp_mem_wanted(key.tgid))
 		return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include <elfutils/debuginfod.h>
 
 #include "symbols/debuginfod.h"
@@ -20,7 +21,6 @@ static debuginfod_client *client; /* made at the first fetch */
 static __u64 fetch_start_ns;
 static struct failed_id failed[CP_DEBUGINFOD_FAILED];
 static unsigned int next_failed;
-static __u64 nr_found, nr_failed;
 
 void cp_debuginfod_enable(bool on)
 {
@@ -57,7 +57,6 @@ static void note_failed(const unsigned char *id, int len)
 
 	f->len = len;
 	memcpy(f->id, id, (size_t)len);
-	nr_failed++;
 }
 
 char *cp_debuginfod_fetch(const unsigned char *id, int len)
@@ -83,12 +82,5 @@ char *cp_debuginfod_fetch(const unsigned char *id, int len)
 		return NULL;
 	}
 	close(fd);
-	nr_found++;
 	return path;
-}
-
-void cp_debuginfod_stats(__u64 *found, __u64 *failed_out)
-{
-	*found = nr_found;
-	*failed_out = nr_failed;
 }

@@ -16,7 +16,6 @@
 #define CP_DEBUGINFOD_H
 
 #include <stdbool.h>
-#include <linux/types.h>
 
 #define CP_DEBUGINFOD_TIMEOUT_MS 5000 /* a whole fetch, connection included */
 #define CP_DEBUGINFOD_FAILED	 64   /* build-ids that failed, not asked again */
@@ -33,8 +32,5 @@ bool cp_debuginfod_enabled(void);
  * found, timed out, failed before).
  */
 char *cp_debuginfod_fetch(const unsigned char *id, int len);
-
-/* Fetches so far: found, and failed (not found, timed out, refused by the server). */
-void cp_debuginfod_stats(__u64 *found, __u64 *failed);
 
 #endif /* CP_DEBUGINFOD_H */

@@ -8,9 +8,16 @@
  * and the difference. Goal: <= 1500 ns per pair profiled.
  *
  * usage: alloc_probe_cost [ROUNDS [PAIRS [--no-stacks | --empty]]]
+ *        alloc_probe_cost --sites | --sites-no-copy [ROUNDS]
  *   (default 5 rounds, 1000000 pairs, deeper stacks captured)
  *   --empty: the probes' programs return at once: what the uprobes and
  *   uretprobe cost by themselves in this kernel, the floor of the design.
+ *   --sites: the cost of a call site's first allocation instead (the
+ *   workload's `newsites`: one pair at each of 1024 new call sites, a new
+ *   process each run), where the deeper stack is walked and the stack copy
+ *   for CFI unwinding taken (--alloc-stack-bytes' default); --sites-no-copy:
+ *   the same without the copy (--alloc-stack-bytes 0). The difference of
+ *   the two is the copy's cost, per call site.
  * Then one more profiled run with BPF_ENABLE_STATS, which costs ~50 ns per
  * program run, prints the time spent inside each program: the rest of the
  * profiled cost is the probes' own (see --empty), and other processes on the
@@ -18,6 +25,7 @@
  * The workload is looked up in $CP_BUILD/tests/workloads (default: build).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,13 +99,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * One run of the workload; with @b, profiled. Returns elapsed ns per pair,
- * < 0 on error, and the workload's CPU ns per pair in @cpu.
+ * One run of the workload with @args (its mode and argument); with @b,
+ * profiled. Returns elapsed ns per pair (or per site), < 0 on error, and
+ * the workload's CPU ns per pair in @cpu.
  */
-static double run_once(const char *path, long pairs, struct bench *b, double *cpu)
+static double run_once(const char *path, char *const args[2], struct bench *b, double *cpu)
 {
 	int in[2], out[2], status;
-	char arg[32], line[128] = "";
+	char line[128] = "";
 	double ns = -1;
 	FILE *fin, *fout;
 	size_t len = 0;
@@ -107,7 +116,6 @@ static double run_once(const char *path, long pairs, struct bench *b, double *cp
 
 	if (pipe(in) || pipe(out))
 		return -1;
-	snprintf(arg, sizeof(arg), "%ld", pairs);
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -116,7 +124,7 @@ static double run_once(const char *path, long pairs, struct bench *b, double *cp
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(path, path, "pairs", arg, (char *)NULL);
+		execl(path, path, args[0], args[1], (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -173,18 +181,50 @@ cleanup:
 	return ns;
 }
 
+static void print_pairs(const double *plain, const double *prof, const double *plain_cpu,
+			const double *prof_cpu, int rounds, long pairs,
+			const struct cp_alloc_prepare *prep)
+{
+	printf("%s", prep->no_stacks ? "without stacks: " :
+		     prep->empty ? "empty programs (the floor): " : "");
+	printf("malloc+free pair: unprofiled %.1f ns, profiled %.1f ns, probes add %.1f ns "
+	       "(median of %d runs x %ld pairs; goal <= %.0f ns profiled: %s)\n",
+	       plain[rounds / 2], prof[rounds / 2], prof[rounds / 2] - plain[rounds / 2], rounds,
+	       pairs, GOAL_NS, prof[rounds / 2] <= GOAL_NS ? "met" : "MISSED");
+	printf("CPU time of the workload per pair: unprofiled %.1f ns, profiled %.1f ns "
+	       "(medians; what a busy machine's other processes do not inflate)\n",
+	       plain_cpu[rounds / 2], prof_cpu[rounds / 2]);
+}
+
+/* --sites: per first allocation at a call site; compare with the pairs' figure. */
+static void print_sites(const double *plain, const double *prof, const double *plain_cpu,
+			const double *prof_cpu, int rounds, bool no_copy)
+{
+	printf("first malloc+free at a call site, %s: unprofiled %.1f ns, profiled %.1f ns, "
+	       "probes add %.1f ns (median of %d runs x 1024 new call sites)\n",
+	       no_copy ? "frame pointers only (--alloc-stack-bytes 0)"
+		       : "with the stack copy (--alloc-stack-bytes 4096)",
+	       plain[rounds / 2], prof[rounds / 2], prof[rounds / 2] - plain[rounds / 2], rounds);
+	printf("CPU time of the workload per call site: unprofiled %.1f ns, profiled %.1f ns "
+	       "(medians)\n", plain_cpu[rounds / 2], prof_cpu[rounds / 2]);
+}
+
 int main(int argc, char **argv)
 {
 	struct cp_alloc_probes_opts opts = { .max_alloc_rate = 0 };
 	struct cp_record_ops ops = { .record = count_record };
 	double plain[MAX_ROUNDS], prof[MAX_ROUNDS], plain_cpu[MAX_ROUNDS], prof_cpu[MAX_ROUNDS];
 	double cpu;
-	int rounds = argc > 1 ? atoi(argv[1]) : 5;
-	long pairs = argc > 2 ? atol(argv[2]) : 1000000;
-	const char *mode = argc > 3 ? argv[3] : "";
+	bool sites = argc > 1 && !strncmp(argv[1], "--sites", 7);
+	bool no_copy = sites && !strcmp(argv[1], "--sites-no-copy");
+	int rounds = argc > 1 + sites ? atoi(argv[1 + sites]) : sites ? 11 : 5;
+	long pairs = !sites && argc > 2 ? atol(argv[2]) : 1000000;
+	const char *mode = !sites && argc > 3 ? argv[3] : "";
 	struct cp_alloc_prepare prep = {
 		.no_stacks = !strcmp(mode, "--no-stacks"), .empty = !strcmp(mode, "--empty"),
+		.no_stack_copy = no_copy,
 	};
+	char count[32], *args[2] = { sites ? "newsites" : "pairs", sites ? NULL : count };
 	struct cp_alloc_probes_stats st;
 	const char *build = getenv("CP_BUILD");
 	struct bench b = { 0 };
@@ -192,11 +232,13 @@ int main(int argc, char **argv)
 	int err = 1, stats_fd = -1;
 
 	if (rounds < 1 || rounds > MAX_ROUNDS || pairs < 1024 ||
-	    (*mode && !prep.no_stacks && !prep.empty)) {
-		fprintf(stderr, "usage: %s [ROUNDS (1-%d) [PAIRS (>= 1024) "
-			"[--no-stacks | --empty]]]\n", argv[0], MAX_ROUNDS);
+	    (*mode && !prep.no_stacks && !prep.empty) || (sites && !no_copy && strcmp(argv[1], "--sites")) ||
+	    argc > (sites ? 3 : 4)) {
+		fprintf(stderr, "usage: %s [ROUNDS (1-%d) [PAIRS (>= 1024) [--no-stacks | --empty]]]\n"
+			"       %s --sites | --sites-no-copy [ROUNDS]\n", argv[0], MAX_ROUNDS, argv[0]);
 		return 2;
 	}
+	snprintf(count, sizeof(count), "%ld", pairs);
 	snprintf(path, sizeof(path), "%s/tests/workloads/alloc_sites", build ? build : "build");
 	if (geteuid() != 0) {
 		fprintf(stderr, "alloc_probe_cost: needs root (bpf, uprobes)\n");
@@ -219,8 +261,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	for (int r = 0; r < rounds; r++) {
-		plain[r] = run_once(path, pairs, NULL, &plain_cpu[r]);
-		prof[r] = run_once(path, pairs, &b, &prof_cpu[r]);
+		plain[r] = run_once(path, args, NULL, &plain_cpu[r]);
+		prof[r] = run_once(path, args, &b, &prof_cpu[r]);
 		if (plain[r] < 0 || prof[r] < 0) {
 			fprintf(stderr, "run %d failed (workload %s)\n", r, path);
 			goto cleanup;
@@ -228,22 +270,17 @@ int main(int argc, char **argv)
 	}
 	/* run time per program, while this fd is open */
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (stats_fd >= 0 && run_once(path, pairs, &b, &cpu) < 0)
+	if (stats_fd >= 0 && run_once(path, args, &b, &cpu) < 0)
 		fprintf(stderr, "the run with program statistics failed\n");
 	qsort(plain, rounds, sizeof(double), cmp_double);
 	qsort(prof, rounds, sizeof(double), cmp_double);
 	qsort(plain_cpu, rounds, sizeof(double), cmp_double);
 	qsort(prof_cpu, rounds, sizeof(double), cmp_double);
 	cp_alloc_probes__stats(b.ap, &st);
-	printf("%s", prep.no_stacks ? "without stacks: " :
-		     prep.empty ? "empty programs (the floor): " : "");
-	printf("malloc+free pair: unprofiled %.1f ns, profiled %.1f ns, probes add %.1f ns "
-	       "(median of %d runs x %ld pairs; goal <= %.0f ns profiled: %s)\n",
-	       plain[rounds / 2], prof[rounds / 2], prof[rounds / 2] - plain[rounds / 2], rounds,
-	       pairs, GOAL_NS, prof[rounds / 2] <= GOAL_NS ? "met" : "MISSED");
-	printf("CPU time of the workload per pair: unprofiled %.1f ns, profiled %.1f ns "
-	       "(medians; what a busy machine's other processes do not inflate)\n",
-	       plain_cpu[rounds / 2], prof_cpu[rounds / 2]);
+	if (sites)
+		print_sites(plain, prof, plain_cpu, prof_cpu, rounds, no_copy);
+	else
+		print_pairs(plain, prof, plain_cpu, prof_cpu, rounds, pairs, &prep);
 	printf("records %llu, ring-buffer drops %llu, stack errors %llu, entry probes: %llu moved, "
 	       "%llu at an emulated entry, %llu single-stepped\n",
 	       (unsigned long long)b.records, (unsigned long long)st.bpf.drop_ringbuf,

@@ -19,6 +19,8 @@ export CP_BUILD=$build	# where the overhead benches find the profiler and worklo
 table=(
 	"bpf_sample_cost 7"
 	"alloc_probe_cost 5 1000000"
+	"alloc_probe_cost --sites 11"
+	"alloc_probe_cost --sites-no-copy 11"
 	"bp_hit_cost 7 20000"
 	"bp_overhead 9 600000"
 	"soft_overhead 7"

@@ -7,7 +7,7 @@
  * Built twice: dynamically and statically linked (alloc_sites_static), the
  * allocator then being in the executable.
  *
- * usage: alloc_sites [sites|storm SECONDS|pairs N]
+ * usage: alloc_sites [sites|storm SECONDS|pairs N|newsites]
  *   sites (default): prints "ready PID", waits for a line; then NR_THREADS
  *     threads each allocate through every function with sizes
  *     SIZE_BASE * (thread + 1) + function, grow one object through a chain of
@@ -23,6 +23,10 @@
  *     prints "ns NS_PER_PAIR cpu CPU_NS_PER_PAIR", exits: elapsed time and
  *     the process's CPU time (user + kernel, so probe traps count, and time
  *     other processes take on a busy machine does not).
+ *   newsites: "ready PID", waits for a line, then one malloc+free at each
+ *     of NEW_SITES call sites never used before, timed; prints "ns
+ *     NS_PER_SITE cpu CPU_NS_PER_SITE" and exits: what the probes' work at a
+ *     call site's first allocation costs (deeper stack, stack copy).
  */
 #define _GNU_SOURCE	/* mremap */
 #include <pthread.h>
@@ -145,6 +149,25 @@ __attribute__((noinline)) static void *s_mmap(size_t len)
 	return r;
 }
 
+/*
+ * NEW_SITES distinct call sites, straight-line: one malloc+free each, the
+ * size varied so that no two blocks are alike (and none is merged), the
+ * pointer published so that the pair is not elided.
+ */
+#define NEW_SITES	1024
+static void *volatile site_sink;
+#define SITE_1		do { site_sink = malloc(64 + (__COUNTER__ & 63)); free(site_sink); } while (0);
+#define SITE_4		SITE_1 SITE_1 SITE_1 SITE_1
+#define SITE_16		SITE_4 SITE_4 SITE_4 SITE_4
+#define SITE_64		SITE_16 SITE_16 SITE_16 SITE_16
+#define SITE_256	SITE_64 SITE_64 SITE_64 SITE_64
+#define SITE_1024	SITE_256 SITE_256 SITE_256 SITE_256
+
+__attribute__((noinline)) static void new_sites(void)
+{
+	SITE_1024
+}
+
 /* The function names the test expects, in the order below. */
 static const char *const funcs[] = {
 	"malloc", "calloc", "reallocarray", "posix_memalign", "aligned_alloc",
@@ -255,6 +278,15 @@ int main(int argc, char **argv)
 			printf("ns %.1f cpu %.1f\n", (double)(clock_ns(CLOCK_MONOTONIC) - start) / (double)pairs,
 			       (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) /
 			       (double)pairs);
+		return 0;
+	}
+	if (!strcmp(mode, "newsites")) {
+		unsigned long long start = clock_ns(CLOCK_MONOTONIC);
+		unsigned long long cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+		new_sites();
+		printf("ns %.1f cpu %.1f\n", (double)(clock_ns(CLOCK_MONOTONIC) - start) / NEW_SITES,
+		       (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / NEW_SITES);
 		return 0;
 	}
 	map = s_mmap(MAP_LEN);

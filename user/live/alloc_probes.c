@@ -589,9 +589,18 @@ fail:
 
 int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
+	int err;
+
 	if (pid <= 0)
 		return -EINVAL;
-	return add_target(ap, pid, NULL);
+	err = add_target(ap, pid, NULL);
+	/* -v: why a process got no probes of its own (errors are the caller's to say) */
+	if (ap->opts.log && (err == -EEXIST || err == -ESRCH))
+		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,
+			err == -ESRCH ? "gone before its probes were placed" :
+			find_target(ap, pid, NULL) ? "has its probes already" :
+						     "its allocator is the system-wide one, probed already");
+	return err;
 }
 
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)

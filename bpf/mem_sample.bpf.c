@@ -6,23 +6,31 @@
  * one the kernel supports (user/live/mem_prog.c) and leaves the other unloaded.
  */
 #include "mem_sample.bpf.h"
+#include "sample_read.bpf.h"
 
 /* Kernel >= 6.2. Weak, so the object still loads where only the compat variant runs. */
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
-#define CP_SAMPLE_WEIGHT_ANY (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)
-
-/* Fills what every variant knows from the context and the current task. */
+/*
+ * Fills what every variant knows from the context, the link and the current
+ * task. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
+ * older kernels leave it unknown and data_src alone decides).
+ */
 static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
 					       struct bpf_perf_event_data *ctx, __u64 pid_tgid)
 {
+	struct cp_regs regs;
+
 	s->tgid = pid_tgid >> 32;
 	s->tid = (__u32)pid_tgid;
 	s->cpu = bpf_get_smp_processor_id();
 	s->size = 0;
-	s->__pad = 0;
-	/* PEBS puts the sampled instruction's user registers here */
-	s->ip = PT_REGS_IP(&ctx->regs);
+	s->event = CP_SEV_UNKNOWN;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_attach_cookie))
+		s->event = (__u8)bpf_get_attach_cookie(ctx);
+	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
+	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
+	cp_sample_read_regs(s, &regs);
 	s->time_ns = bpf_ktime_get_ns();
 }
 
@@ -40,15 +48,10 @@ int on_mem_sample(struct bpf_perf_event_data *ctx)
 	cp_mem_sample_init(&s, ctx, pid_tgid);
 	kctx = bpf_cast_to_kern_ctx(ctx);
 	data = kctx->data;
-	/*
-	 * Since 6.1 perf_sample_data_init() leaves data_src, weight and addr
-	 * unset; sample_flags says which ones the PMU driver (or, from 6.3,
-	 * perf_prepare_sample() before the program runs) filled in.
-	 */
+	/* the same rule as cp_sample_read_data(), with direct loads (6.2+ has sample_flags) */
 	have = data->sample_flags;
 	s.addr = have & PERF_SAMPLE_ADDR ? data->addr : 0;
 	s.data_src = have & PERF_SAMPLE_DATA_SRC ? data->data_src.val : CP_MEM_NA_KERNEL;
-	/* the load latency is in the low 32 bits with WEIGHT and WEIGHT_STRUCT alike */
 	s.weight = have & CP_SAMPLE_WEIGHT_ANY ? data->weight.var1_dw : 0;
 	cp_mem_sample(&s);
 	return 0;
@@ -60,27 +63,14 @@ int on_mem_sample_compat(struct bpf_perf_event_data *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct perf_sample_data *data = NULL;
 	struct cp_test_sample s;
-	__u64 weight = 0;
 
 	if (!cp_mem_wanted(pid_tgid >> 32))
 		return 0;
 	cp_mem_sample_init(&s, ctx, pid_tgid);
-	s.addr = ctx->addr;
 	/* the program context really is struct bpf_perf_event_data_kern */
 	bpf_probe_read_kernel(&data, sizeof(data),
 			      &((struct bpf_perf_event_data_kern *)ctx)->data);
-	s.data_src = CP_MEM_NA_KERNEL;
-	if (data) {
-		/* before 6.1 perf_sample_data_init() set data_src to NA and weight to 0 */
-		if (!bpf_core_field_exists(data->sample_flags) ||
-		    (BPF_CORE_READ(data, sample_flags) & PERF_SAMPLE_DATA_SRC))
-			s.data_src = BPF_CORE_READ(data, data_src.val);
-		/* a __u64 before 5.12, then union perf_sample_weight: read 8 bytes */
-		if (!bpf_core_field_exists(data->sample_flags) ||
-		    (BPF_CORE_READ(data, sample_flags) & CP_SAMPLE_WEIGHT_ANY))
-			bpf_core_read(&weight, sizeof(weight), &data->weight);
-	}
-	s.weight = (__u32)weight;
+	cp_sample_read_data(&s, data);
 	cp_mem_sample(&s);
 	return 0;
 }

@@ -154,8 +154,15 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	struct cp_data_src d;
 	struct cp_window *w;
 	__u32 kind, flags, idx;
+	__u64 src;
 
-	cp_data_src_decode(s->data_src, &d);
+	/* IBS before swfilt (6.14) samples the kernel too: its system calls are not the target's code */
+	if (s->kernel) {
+		cp_add(&stats.kernel_ip, 1);
+		return 0;
+	}
+	src = cp_data_src_for_event(s->event, s->data_src);
+	cp_data_src_decode(src, &d);
 	/* IBS samples every op: only loads and stores are memory accesses */
 	if (d.op != CP_OP_LOAD && d.op != CP_OP_STORE && !targ_forward_all) {
 		cp_add(&stats.not_mem, 1);
@@ -176,7 +183,7 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	cp_mem_count_ip(s, &d, kind);
 
 	if (targ_forward_all)
-		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
 				   s->weight, s->time_ns, flags | CP_SAMPLE_ALL, s->size);
 
 	idx = s->cpu * CP_ACCESS_NR + kind;
@@ -194,7 +201,7 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	e = &w->e[v.slot & (CP_WINDOW_MAX - 1)];
 	e->ip = s->ip;
 	e->addr = s->addr;
-	e->data_src = s->data_src;
+	e->data_src = src;
 	e->time_ns = s->time_ns;
 	e->tgid = s->tgid;
 	e->tid = s->tid;
@@ -203,7 +210,7 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 		return 0;
 	/* the common case above the ratio: only the new miss is pending */
 	if (v.fwd_cnt == 1 && v.fwd_from == v.slot)
-		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, s->data_src,
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
 				   s->weight, s->time_ns, flags, 0);
 	return cp_mem_flush(w, &v, cp_window_size(targ_window_size), s->cpu);
 }

@@ -12,6 +12,27 @@
  */
 #define CP_SYNTHETIC_SAMPLES
 #include "mem_sample.bpf.h"
+#include "sample_read.bpf.h"
+
+/* A struct perf_sample_data as the kernel would fill it, written by the test. */
+char cp_fake_sample_data[CP_FAKE_SAMPLE_DATA] SEC(".bss") __attribute__((aligned(64)));
+
+/*
+ * The perf_event programs' reading of a sample (sample_read.bpf.h) on fake
+ * registers and sample data: what cannot be test-run in them directly.
+ */
+SEC("?syscall")
+int test_sample_read(struct cp_sample_read_ctx *ctx)
+{
+	struct cp_test_sample s = {0};
+	struct cp_regs regs;
+
+	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
+	cp_sample_read_regs(&s, &regs);
+	cp_sample_read_data(&s, (const struct perf_sample_data *)cp_fake_sample_data);
+	ctx->out = s;
+	return 0;
+}
 
 /* The sample is the context; returns the number of records written. */
 SEC("?syscall")

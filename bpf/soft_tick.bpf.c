@@ -111,7 +111,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	s.tid = (__u32)pid_tgid;
 	s.cpu = bpf_get_smp_processor_id();
 	s.size = v->op.size;
-	s.__pad = 0;
+	s.event = CP_SEV_UNKNOWN;
+	s.kernel = 0;
 	s.ip = at.ip;
 	s.addr = ea;
 	s.data_src = cp_soft_data_src(v->op.access);

@@ -10,6 +10,7 @@
 
 #include "cacheperf/types.h"
 #include "cacheperf/data_src.h"
+#include "cacheperf/operand.h"
 
 #define CP_MAX_TGIDS		64	/* target filter entries (-p PID,...) */
 
@@ -97,7 +98,8 @@ struct cp_test_sample {
 	__u32 tid;
 	__u32 cpu;		/* selects the window: must be below the possible CPUs */
 	__u16 size;		/* access size in bytes, 0 if unknown (forward-all samples carry it) */
-	__u16 __pad;
+	__u8 event;		/* enum cp_sample_event (cacheperf/data_src.h) */
+	__u8 kernel;		/* the sampled instruction ran in kernel mode */
 	__u64 ip;
 	__u64 addr;
 	__u64 data_src;		/* raw perf_mem_data_src */
@@ -105,6 +107,17 @@ struct cp_test_sample {
 	__u64 time_ns;
 };
 _Static_assert(sizeof(struct cp_test_sample) == 56, "struct cp_test_sample is ABI");
+
+/*
+ * Context of the test program test_sample_read: interrupted registers in,
+ * the sample read from them and from the fake struct perf_sample_data in
+ * cp_fake_sample_data (.bss, laid out by the test from vmlinux BTF) out.
+ */
+#define CP_FAKE_SAMPLE_DATA	2048	/* bytes: more than perf_sample_data has */
+struct cp_sample_read_ctx {
+	struct cp_regs regs;
+	struct cp_test_sample out;
+};
 
 /* Key of the per-instruction counter map. */
 struct cp_ip_key {
@@ -150,6 +163,8 @@ struct cp_stats {
 	__u64 soft_queued;		/* instructions queued for user space to decode */
 	__u64 drop_pending;		/* ... not queued: the pending table is full */
 	__u64 ticks_skid;		/* user-mode ticks charged to the access before (skid) */
+	/* samples of kernel-mode instructions (IBS before swfilt, 6.14): dropped */
+	__u64 kernel_ip;
 };
 
 /*

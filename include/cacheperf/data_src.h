@@ -64,6 +64,19 @@ enum cp_tlb {
 };
 
 /*
+ * Which event took a sample: the bpf_cookie of the program's perf_event link
+ * (kernel 5.15+; user/live/perf_events.c sets it from the event's role).
+ * The event decides over data_src.mem_op where the kernel's decoding gets
+ * the operation wrong (cp_data_src_for_event() below).
+ */
+enum cp_sample_event {
+	CP_SEV_UNKNOWN = 0,	/* no cookie (before 5.15), software events, soft ticks */
+	CP_SEV_LOAD,		/* PEBS mem-loads */
+	CP_SEV_STORE,		/* PEBS mem-stores */
+	CP_SEV_IBS,		/* AMD IBS op: any op, data_src.mem_op tells */
+};
+
+/*
  * Bit positions and values of union perf_mem_data_src, as in the uapi header
  * (v6.18). L2_MHB, MSC, L0 and UNC level numbers are newer than some distro
  * headers; the unit test checks those only where the header has them.
@@ -320,10 +333,20 @@ CP_INLINE void cp_data_src_decode(__u64 v, struct cp_data_src *d)
 	if (d->fwd && d->remote && lvl != CP_LVL_NA)
 		lvl = CP_LVL_REMOTE_CACHE;
 
-	if (lvl == CP_LVL_REMOTE_RAM || lvl == CP_LVL_REMOTE_CACHE)
+	/*
+	 * HOPS_0 is "remote core, same node": AMD Zen 4's near-CCX cache (IBS
+	 * g_zen4_data_src[EXT_NEAR_CCX_CACHE] = REM_CCE1 | ANY_CACHE | REM |
+	 * HOPS(0)) sets the remote bit for another CCX's cache of this socket.
+	 * Another core's cache, not another node's: never remote.
+	 */
+	if (d->hops == CP_MEM_HOPS_0 && lvl != CP_LVL_REMOTE_RAM)
+		d->remote = false;
+	else if (lvl == CP_LVL_REMOTE_RAM || lvl == CP_LVL_REMOTE_CACHE)
 		d->remote = true;
 	d->lvl_hops = 0;
-	if (lvl == CP_LVL_REMOTE_RAM)
+	if (!d->remote)
+		d->lvl_hops = 0;
+	else if (lvl == CP_LVL_REMOTE_RAM)
 		d->lvl_hops = (old & CP_MEM_LVL_REM_RAM2) ? 2 : (old & CP_MEM_LVL_REM_RAM1) ? 1 : 0;
 	else if (lvl == CP_LVL_REMOTE_CACHE)
 		d->lvl_hops = (old & CP_MEM_LVL_REM_CCE2) ? 2 : (old & CP_MEM_LVL_REM_CCE1) ? 1 : 0;
@@ -336,6 +359,61 @@ CP_INLINE void cp_data_src_decode(__u64 v, struct cp_data_src *d)
 	}
 	d->lvl = lvl;
 	d->miss = lvl != CP_LVL_NA && lvl != CP_LVL_L1;
+}
+
+/*
+ * What the event that took a sample knows better than its data_src
+ * (@event: enum cp_sample_event): returns the raw value @v corrected, which
+ * BPF counts and forwards, so every later reader decodes the same thing.
+ *
+ *  - PEBS mem-stores on E-cores (cpu_atom, cpu_lowpower): the kernel decodes
+ *    their records with the load tables (adl_latency_data_small(),
+ *    grt_latency_data(), cmt_latency_data() in arch/x86/events/intel/ds.c
+ *    never set PERF_MEM_OP_STORE), so a store reads as a load. The event is
+ *    the truth: a mem-stores sample is a store, a mem-loads one a load.
+ *  - AMD IBS stores past L2: perf_ibs_get_mem_lvl() (arch/x86/events/amd/
+ *    ibs.c) returns L1 for a store that hit the data cache, L2 for one that
+ *    hit L2, LFB for a miss-address-buffer hit, and otherwise LVL_NA |
+ *    LN(NA): it reads IbsOpData2's data source for loads only. Such a store
+ *    missed L1 and L2, so it is rewritten "L2 miss" (LVL L2|MISS, lvl_num L2),
+ *    which decodes as CP_LVL_BEYOND with miss_lvl L2: false-sharing RFOs
+ *    on AMD are exactly these. An IBS store with no
+ *    data-cache information at all does not reach the level code: it is
+ *    mem_op NA, not a store.
+ *  - IBS read-modify-write ops set both ld_op and st_op in IbsOpData3;
+ *    perf_ibs_get_mem_op() tests ld_op first and reports them as loads,
+ *    with the load's data source. For sharing they are stores (they take
+ *    the line in Modified state), but data_src cannot tell them from loads:
+ *    only IbsOpData3 itself (PERF_SAMPLE_RAW) can, see bpf/sample_read.bpf.h.
+ *  - Zen 4 "near CCX" data sources (another CCX of the same socket):
+ *    REM_CCE1 with HOPS_0 and no remote bit. Not remote-node: the decoder
+ *    above only calls an access remote with the remote bit or REM_RAM/
+ *    REM_CCE bits, and those old bits name a remote cache, not another node.
+ *  - IBS on Zen 3 and earlier sets no snoop bits: no HITM. Sharing there is
+ *    judged from stores (--probe says so).
+ */
+CP_INLINE __u64 cp_data_src_for_event(__u8 event, __u64 v)
+{
+	const __u64 op_mask = 0x1fULL << CP_MEM_OP_SHIFT;
+	const __u64 lvl_mask = (0x3fffULL << CP_MEM_LVL_SHIFT) | (0xfULL << CP_MEM_LVLNUM_SHIFT);
+	__u64 num = (v >> CP_MEM_LVLNUM_SHIFT) & 0xf, old = (v >> CP_MEM_LVL_SHIFT) & 0x3fff;
+
+	switch (event) {
+	case CP_SEV_LOAD:
+		return (v & ~op_mask) | CP_MEM_S(OP, LOAD);
+	case CP_SEV_STORE:
+		return (v & ~op_mask) | CP_MEM_S(OP, STORE);
+	case CP_SEV_IBS:
+		if (!((v >> CP_MEM_OP_SHIFT) & CP_MEM_OP_STORE) ||
+		    cp_data_src_lvlnum(num, old, false) != CP_LVL_NA ||
+		    cp_data_src_lvlbits(old) != CP_LVL_NA)
+			return v;
+		/* "missed L2": decodes as CP_LVL_BEYOND with miss_lvl L2 */
+		return (v & ~lvl_mask) | CP_MEM_S(LVL, L2) | CP_MEM_S(LVL, MISS) |
+		       CP_MEM_S(LVLNUM, L2);
+	default:
+		return v;
+	}
 }
 
 #endif /* CACHEPERF_DATA_SRC_H */

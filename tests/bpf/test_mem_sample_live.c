@@ -91,8 +91,9 @@ static int open_page_faults(__u64 sample_type)
  * in PAGES fresh pages with the event enabled, and collects what came out.
  */
 static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample_type,
-			struct seen *seen, struct cp_stats *st)
+			__u64 cookie, struct seen *seen, struct cp_stats *st)
 {
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
 	struct cp_record_ops ops = { .sample = on_sample, .ctx = seen };
 	struct bpf_link *link;
 	struct cacheperf *skel;
@@ -122,7 +123,7 @@ static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample
 	seen->base = (__u64)(uintptr_t)mem;
 	pfd = open_page_faults(sample_type);
 	assert_true(pfd >= 0);
-	link = bpf_program__attach_perf_event(cp_mem_prog(skel, variant), pfd);
+	link = bpf_program__attach_perf_event_opts(cp_mem_prog(skel, variant), pfd, &opts);
 	assert_non_null(link);
 	assert_int_equal(ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0), 0);
 	for (int i = 0; i < PAGES; i++)
@@ -163,7 +164,7 @@ static void check_variant(enum cp_mem_prog variant)
 	struct seen seen;
 
 	/* data_src requested: the kernel fills its "not available" value */
-	run_variant(variant, true, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT,
+	run_variant(variant, true, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT, 0,
 		    &seen, &st);
 	expect_faults(&seen, CP_MEM_NA_KERNEL);
 	assert_int_equal(st.forwarded, PAGES + seen.others);
@@ -171,13 +172,23 @@ static void check_variant(enum cp_mem_prog variant)
 	assert_int_equal(st.na[CP_ACCESS_LOAD], PAGES + seen.others);
 	assert_int_equal(st.drop_ringbuf, 0);
 	/* not requested: the program must not read stale data_src, it says NA itself */
-	run_variant(variant, true, PERF_SAMPLE_ADDR, &seen, &st);
+	run_variant(variant, true, PERF_SAMPLE_ADDR, 0, &seen, &st);
 	expect_faults(&seen, CP_MEM_NA_KERNEL);
 	/* without forward-all, samples without a load/store op are not memory accesses */
-	run_variant(variant, false, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, &seen, &st);
+	run_variant(variant, false, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, 0, &seen, &st);
 	assert_int_equal(seen.n, 0);
 	assert_int_equal(st.forwarded, 0);
 	assert_true(st.not_mem >= PAGES);
+	/*
+	 * The link's bpf_cookie names the event (what perf_events.c attaches
+	 * mem-stores with): the same faults are stores now, of unknown level
+	 */
+	run_variant(variant, false, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, CP_SEV_STORE, &seen,
+		    &st);
+	assert_int_equal(st.not_mem, 0);
+	assert_true(st.samples[CP_ACCESS_STORE] >= PAGES);
+	assert_int_equal(st.samples[CP_ACCESS_LOAD], 0);
+	assert_int_equal(st.na[CP_ACCESS_STORE], st.samples[CP_ACCESS_STORE]);
 }
 
 static void test_kfunc_variant_on_page_faults(void **state)

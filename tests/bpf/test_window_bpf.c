@@ -26,6 +26,7 @@
 #include "cacheperf.skel.h"
 #include "live/drain.h"
 #include "live/mem_prog.h"
+#include "lib/mem_pipeline.h"
 
 
 /* data_src values as PEBS encodes them (arch/x86/events/intel/ds.c) */
@@ -78,7 +79,6 @@ static struct env *env_new(const struct knobs *k)
 {
 	struct cp_record_ops ops = { .sample = collect };
 	struct env *e = calloc(1, sizeof(*e));
-	int variant;
 
 	assert_non_null(e);
 	e->skel = cacheperf__open();
@@ -93,11 +93,7 @@ static struct env *env_new(const struct knobs *k)
 							  k->ringbuf_bytes), 0);
 	if (k->max_ips)
 		assert_int_equal(bpf_map__set_max_entries(e->skel->maps.ip_counts, k->max_ips), 0);
-	variant = cp_mem_prog_select(e->skel);
-	assert_true(variant == CP_MEM_PROG_KFUNC || variant == CP_MEM_PROG_COMPAT);
-	assert_int_equal(cp_mem_prog_size_windows(e->skel), 0);
-	assert_int_equal(bpf_program__set_autoload(e->skel->progs.test_mem_sample, true), 0);
-	assert_int_equal(cacheperf__load(e->skel), 0);
+	cp_test_pipeline_load(e->skel, NULL);
 	ops.ctx = e;
 	e->drain = cp_drain__new(e->skel, &ops);
 	assert_non_null(e->drain);

@@ -60,6 +60,34 @@ else
 	skip "this machine has IBS"
 fi
 
+# --probe on the fake PMU trees (tests/data/pmu): what each PMU can and cannot
+# do, as the kernel's drivers make it (issue "The PMU path on real hardware").
+# tree|line expected (grep -F)
+pmu_says=(
+	"arrowlake-h|  pebs: cpu_lowpower PMU (arrowlake_h_hybrid), type 11, max precise 3, precise_ip from 2"
+	"arrowlake-h|  pebs: cpu_core PMU (arrowlake_h_hybrid), type 4, max precise 3, precise_ip from 3"
+	"arrowlake-h|        store levels: decoded with the load table by the kernel; the event tells stores from loads (Linux 5.15+)"
+	"alderlake-hybrid|  pebs: cpu_atom PMU (alderlake_hybrid), type 10, max precise 3, precise_ip from 2"
+	"sapphire-rapids|        store levels: yes (store latency facility)"
+	"skylake-sp|        store levels: L1 hit or miss only"
+	"skylake-old-kernel|this kernel does not know CPU family 6 model 0x55, so it has no PEBS data-source decoding for it"
+	"zen3|        kernel samples: sampled too (no swfilt before Linux 6.14): dropped and counted"
+	"zen3|        HITM: never on this CPU (Zen 3): sharing is judged from stores"
+	"zen4|        kernel samples: excluded (swfilt)"
+	"zen4|        HITM: loads served modified by another core's cache"
+	"zen4|        read-modify-write ops: reported as loads"
+)
+for row in "${pmu_says[@]}"; do
+	t=${row%%|*}
+	want=${row#*|}
+	got=$("$BIN" --probe --sysfs-root "$CP_ROOT/tests/data/pmu/$t" 2>&1)
+	if grep -qxF -- "$want" <<<"$got" || { [ "${want# }" = "$want" ] && grep -qF -- "$want" <<<"$got"; }; then
+		_ok "--probe on $t says: ${want#"${want%%[! ]*}"}"
+	else
+		_not_ok "--probe on $t says: ${want#"${want%%[! ]*}"}" "$(sed -n '/^sampling PMUs/,/^--source auto/p' <<<"$got")"
+	fi
+done
+
 # --- whole runs ----------------------------------------------------------------
 # touch_pages faults once per page through one store, `cp_touch_insn`; with
 # ASLR off a PIE loads at 0x555555554000, so the instruction's address comes

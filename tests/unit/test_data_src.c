@@ -205,8 +205,9 @@ static const struct dcase cases[] = {
 	{ "IBS local cache (pre-Zen 4)", P(OP, LOAD) | L(L3) | L(REM_CCE1) | LN(ANY_CACHE) |
 	  HOPS(0),
 	  CP_OP_LOAD, CP_LVL_L3, CP_SNOOP_NA, CP_TLB_NA, true, false, "L3 hit" },
+	/* another CCX of this socket: the remote bit, but HOPS_0 (same node): not remote */
 	{ "IBS near CCX cache", P(OP, LOAD) | L(REM_CCE1) | LN(ANY_CACHE) | REM | HOPS(0),
-	  CP_OP_LOAD, CP_LVL_REMOTE_CACHE, CP_SNOOP_NA, CP_TLB_NA, true, true,
+	  CP_OP_LOAD, CP_LVL_REMOTE_CACHE, CP_SNOOP_NA, CP_TLB_NA, true, false,
 	  "Remote Cache (other core)" },
 	{ "IBS far CCX cache HITM", P(OP, LOAD) | L(REM_CCE2) | LN(ANY_CACHE) | REM | HOPS(1) |
 	  P(SNOOP, HITM),
@@ -271,6 +272,71 @@ static void test_decode_table(void **state)
 		assert_int_equal(cp_data_src_text(&d, text, sizeof(text)), strlen(c->text));
 		assert_string_equal(text, c->text);
 	}
+}
+
+/*
+ * What the event knows better (cp_data_src_for_event()), on the values the
+ * kernel emits. The numbers are computed by hand from the encoders and
+ * written out, so that the macros above cannot cancel a mistake:
+ *  - cpu_atom mem-stores (event 0xd0 umask 0x6): __grt_latency_data() in
+ *    arch/x86/events/intel/ds.c indexes the load table pebs_data_source[]
+ *    (OP_LH = OP LOAD | LVL HIT), e.g. dse 0x01 "L1 hit", TLB HIT|L1|L2,
+ *    LOCK 0, BLK NA: 0x10268100142; dse 0x00 (miss, LEVEL(L3), SNOOP NA):
+ *    0x10668080082. mem_op says load; the event is mem-stores.
+ *  - IBS store that missed L1 and L2 (IbsOpData3 st_op, dc_miss, l2_miss;
+ *    no MAB hit): perf_ibs_get_mem_lvl() in arch/x86/events/amd/ibs.c skips
+ *    the data source (loads only) and returns LVL NA | LN(NA); with dTLB
+ *    L1 hit: 0x1e29080024. A store L1 hit is 0x229080144.
+ *  - IBS read-modify-write: perf_ibs_get_mem_op() tests ld_op first, so it
+ *    is a load (0x1a29081042: local DRAM): nothing in data_src tells it from
+ *    a load, and it stays one.
+ */
+struct ecase {
+	const char *what;
+	__u8 event;
+	__u64 val;
+	__u8 op, lvl, miss_lvl;
+	bool miss;
+};
+
+static const struct ecase ecases[] = {
+	{ "atom store L1 hit", CP_SEV_STORE, 0x10268100142ULL, CP_OP_STORE, CP_LVL_L1, CP_LVL_NA, false },
+	{ "atom store L1 hit, no cookie", CP_SEV_UNKNOWN, 0x10268100142ULL, CP_OP_LOAD, CP_LVL_L1,
+	  CP_LVL_NA, false },
+	{ "atom store miss", CP_SEV_STORE, 0x10668080082ULL, CP_OP_STORE, CP_LVL_BEYOND, CP_LVL_L3,
+	  true },
+	{ "atom load L1 hit", CP_SEV_LOAD, 0x10268100142ULL, CP_OP_LOAD, CP_LVL_L1, CP_LVL_NA, false },
+	{ "IBS store past L2", CP_SEV_IBS, 0x1e29080024ULL, CP_OP_STORE, CP_LVL_BEYOND, CP_LVL_L2,
+	  true },
+	{ "IBS store past L2, no cookie", CP_SEV_UNKNOWN, 0x1e29080024ULL, CP_OP_STORE, CP_LVL_NA,
+	  CP_LVL_NA, false },
+	{ "IBS store L1 hit", CP_SEV_IBS, 0x229080144ULL, CP_OP_STORE, CP_LVL_L1, CP_LVL_NA, false },
+	{ "IBS RMW (a load) from DRAM", CP_SEV_IBS, 0x1a29081042ULL, CP_OP_LOAD, CP_LVL_LOCAL_RAM,
+	  CP_LVL_NA, true },
+	/* a load of unknown level stays unknown: only stores are known to have missed */
+	{ "IBS load, level unknown", CP_SEV_IBS, 0x1e29080022ULL, CP_OP_LOAD, CP_LVL_NA, CP_LVL_NA,
+	  false },
+};
+
+static void test_for_event(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ecases) / sizeof(ecases[0]); i++) {
+		const struct ecase *c = &ecases[i];
+		struct cp_data_src d;
+
+		print_message("# %s\n", c->what);
+		cp_data_src_decode(cp_data_src_for_event(c->event, c->val), &d);
+		assert_int_equal(d.op, c->op);
+		assert_int_equal(d.lvl, c->lvl);
+		assert_int_equal(d.miss_lvl, c->miss_lvl);
+		assert_int_equal(d.miss, c->miss);
+	}
+	/* only the op changes for PEBS events; everything else stays */
+	assert_int_equal(cp_data_src_for_event(CP_SEV_STORE, 0x10268100142ULL), 0x10268100144ULL);
+	assert_int_equal(cp_data_src_for_event(CP_SEV_UNKNOWN, 0x1e29080024ULL), 0x1e29080024ULL);
+	/* the IBS store past L2 becomes "L2 miss", the TLB and the rest kept */
+	assert_int_equal(cp_data_src_for_event(CP_SEV_IBS, 0x1e29080024ULL), 0x429080484ULL);
 }
 
 /* The fields the table does not cover one by one. */
@@ -343,7 +409,9 @@ static void test_decode_total(void **state)
 		assert_true(d.hops <= 7);
 		assert_int_equal(d.miss, d.lvl != CP_LVL_NA && d.lvl != CP_LVL_L1);
 		assert_int_equal(d.lvl == CP_LVL_BEYOND, d.miss_lvl != CP_LVL_NA);
-		if (d.lvl == CP_LVL_REMOTE_RAM || d.lvl == CP_LVL_REMOTE_CACHE)
+		/* another core's cache of this node (HOPS_0) is the one not remote */
+		if (d.lvl == CP_LVL_REMOTE_RAM ||
+		    (d.lvl == CP_LVL_REMOTE_CACHE && d.hops != CP_MEM_HOPS_0))
 			assert_true(d.remote);
 		n = cp_data_src_text(&d, text, sizeof(text));
 		assert_true(n > 0 && (size_t)n < sizeof(text));
@@ -373,6 +441,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_table),
 		cmocka_unit_test(test_decode_details),
+		cmocka_unit_test(test_for_event),
 		cmocka_unit_test(test_decode_total),
 		cmocka_unit_test(test_text_truncates_like_snprintf),
 	};

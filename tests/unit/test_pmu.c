@@ -92,11 +92,29 @@ static const struct tree_case tree_cases[] = {
 	{ .tree = "alderlake-hybrid", .vendor = CP_VENDOR_INTEL, .family = 6, .model = 151,
 	  .nr_core = 2,
 	  .core = { { "cpu_core", 4, 0x1cd, 3, true, 0x8203, true, 0x2cd, 3, "alderlake_hybrid", 16 },
-		    { "cpu_atom", 10, 0x5d0, 3, false, 0, true, 0x6d0, 3, "alderlake_hybrid", 8 } } },
-	/* no caps/max_precise: the probe starts at 3 */
-	{ .tree = "skylake-old-kernel", .vendor = CP_VENDOR_INTEL, .family = 6, .model = 85,
-	  .nr_core = 1,
-	  .core = { { "cpu", 4, 0x1cd, 3, false, 0, true, 0x82d0, 3, "", 0 } } },
+		    /*
+		     * E-cores start at precise_ip 2: tnt_get_event_constraints()
+		     * (arch/x86/events/intel/core.c) puts every :ppp event on
+		     * counter 0, so loads and stores at 3 would multiplex
+		     */
+		    { "cpu_atom", 10, 0x5d0, 3, false, 0, true, 0x6d0, 2, "alderlake_hybrid", 8 } } },
+	/*
+	 * Arrow Lake-H: the SoC tile's low-power E-cores have a PMU of their own,
+	 * cpu_lowpower (intel_hybrid_pmu_type_map: hybrid_tiny), with the atom
+	 * strings (mem_ld_arl_h, mem_st_arl_h) and the atom's precise rule
+	 */
+	{ .tree = "arrowlake-h", .vendor = CP_VENDOR_INTEL, .family = 6, .model = 197,
+	  .nr_core = 3,
+	  .core = { { "cpu_core", 4, 0x1cd, 3, true, 0x8203, true, 0x2cd, 3, "arrowlake_h_hybrid", 6 },
+		    { "cpu_atom", 10, 0x5d0, 3, false, 0, true, 0x6d0, 2, "arrowlake_h_hybrid", 8 },
+		    { "cpu_lowpower", 11, 0x5d0, 3, false, 0, true, 0x6d0, 2, "arrowlake_h_hybrid",
+		      2 } } },
+	/*
+	 * A kernel older than the CPU: a cpu PMU without events/mem-loads. No
+	 * PEBS (it has no data-source decoding for the model: every sample's
+	 * source would be NA)
+	 */
+	{ .tree = "skylake-old-kernel", .vendor = CP_VENDOR_INTEL, .family = 6, .model = 85 },
 	{ .tree = "kvm-vpmu-no-pebs", .vendor = CP_VENDOR_INTEL, .family = 6, .model = 85,
 	  .hypervisor = true },
 	{ .tree = "zen3", .vendor = CP_VENDOR_AMD, .family = 25, .model = 1,
@@ -252,28 +270,26 @@ static void test_missing_root(void **state)
 	cp_pmus__free(p);
 }
 
-static void test_fallback_table(void **state)
+/*
+ * A kernel older than the CPU exports a cpu PMU without events/mem-loads. It
+ * has no PEBS constraints or data-source table for the model
+ * (intel_pmu_init()'s default case), so raw codes would give data_src NA on
+ * every sample: an empty profile without an error. No PEBS, and the reason.
+ */
+static void test_kernel_older_than_cpu(void **state)
 {
 	struct cp_pmus *p = detect("skylake-old-kernel");
 	struct cp_source_choice ch;
 	struct cp_kernel_version kv = { 4, 19, 0 };
 
 	(void)state;
-	assert_int_equal(p->nr_core, 1);
-	assert_true(p->core[0].from_table);
-	assert_int_equal(p->core[0].max_precise, -1);
-	assert_string_equal(p->core[0].mem_loads, "event=0xcd,umask=0x1,ldlat=3");
-	assert_string_equal(p->core[0].mem_stores, "event=0xd0,umask=0x82");
-	assert_string_equal(p->core[0].mem_loads_aux, "");
+	assert_int_equal(p->nr_core, 0);
+	assert_string_equal(p->pebs_why,
+			    "no PEBS-capable PMU: the cpu PMU exports no mem-loads event: this kernel does not know CPU family 6 model 0x55, so it has no PEBS data-source decoding for it (a newer kernel would)");
 	assert_int_equal(cp_source_decide(CP_SOURCE_AUTO, p, &kv, &ch), 0);
-	assert_int_equal(ch.kind, CP_SOURCE_PEBS);
-	assert_string_equal(ch.reason,
-			    "pebs: the cpu PMU exports no mem-loads event; using the built-in codes for family 6 model 0x55");
-	cp_pmus__free(p);
-
-	/* the table is for sysfs without events; sysfs events win */
-	p = detect("skylake-sp");
-	assert_false(p->core[0].from_table);
+	assert_int_equal(ch.kind, CP_SOURCE_SOFT);
+	assert_int_equal(cp_source_decide(CP_SOURCE_PEBS, p, &kv, &ch), -ENODEV);
+	assert_non_null(strstr(ch.reason, "a newer kernel would); use --source soft"));
 	cp_pmus__free(p);
 }
 
@@ -297,6 +313,14 @@ static void test_hybrid_cpu_mapping(void **state)
 	assert_int_equal(cp_pmus_core_for_cpu(s, 63), 0);
 	cp_pmus__free(p);
 	cp_pmus__free(s);
+	/* Arrow Lake-H: CPUs 14-15 are the low-power E-cores, sampled through cpu_lowpower */
+	p = detect("arrowlake-h");
+	assert_int_equal(cp_pmus_core_for_cpu(p, 5), 0);
+	assert_int_equal(cp_pmus_core_for_cpu(p, 6), 1);
+	assert_int_equal(cp_pmus_core_for_cpu(p, 14), 2);
+	assert_string_equal(p->core[cp_pmus_core_for_cpu(p, 15)].name, "cpu_lowpower");
+	assert_int_equal(cp_pmus_core_for_cpu(p, 16), -ENODEV);
+	cp_pmus__free(p);
 }
 
 static void test_ldlat_replaced(void **state)
@@ -360,8 +384,6 @@ static const struct probe_case probe_cases[] = {
 	{ "skylake-sp", { -ENOENT }, 1, -ENOENT, 3 },
 	{ "skylake-sp", { -EACCES }, 1, -EACCES, 3 },
 	{ "sapphire-rapids", { -ENODATA }, 1, -ENODATA, 3 },
-	/* without caps/max_precise the probe starts at 3 */
-	{ "skylake-old-kernel", { -EOPNOTSUPP, 0 }, 2, 0, 2 },
 };
 
 static void test_precise_probe(void **state)
@@ -521,6 +543,8 @@ static const struct source_case source_cases[] = {
 	  "no IBS PMU: /sys/bus/event_source/devices has no ibs_op directory (IBS is AMD-only, and VMs rarely pass it through); use --source soft" },
 	{ "alderlake-hybrid", CP_SOURCE_AUTO, { 6, 18, 0 }, 0, CP_SOURCE_PEBS, true,
 	  "pebs: cpu_core and cpu_atom PMUs (alderlake_hybrid) export mem-loads and mem-stores" },
+	{ "arrowlake-h", CP_SOURCE_AUTO, { 6, 18, 0 }, 0, CP_SOURCE_PEBS, true,
+	  "pebs: cpu_core, cpu_atom and cpu_lowpower PMUs (arrowlake_h_hybrid) export mem-loads and mem-stores" },
 	{ "zen4", CP_SOURCE_AUTO, { 6, 18, 44 }, 0, CP_SOURCE_IBS, true,
 	  "ibs: the ibs_op PMU (type 12) samples every op; kernel 6.18 has per-thread IBS" },
 	{ "zen3", CP_SOURCE_AUTO, { 6, 1, 0 }, 0, CP_SOURCE_IBS, false,
@@ -624,7 +648,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trees),
 		cmocka_unit_test(test_missing_root),
-		cmocka_unit_test(test_fallback_table),
+		cmocka_unit_test(test_kernel_older_than_cpu),
 		cmocka_unit_test(test_hybrid_cpu_mapping),
 		cmocka_unit_test(test_ldlat_replaced),
 		cmocka_unit_test(test_precise_probe),

@@ -137,12 +137,29 @@ static void test_samples_from_counts(void **state)
 	assert_int_equal(cp_rate_samples(0, 100, 0), 0);	/* counting event */
 }
 
+/*
+ * The kernel's perf_event_max_sample_rate (100000 by default, lowered by the
+ * kernel itself when interrupts take long): half of it is the cap when lower
+ * than --max-sample-rate, and stays one when the option asks for none.
+ */
+static void test_kernel_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(cp_rate_cap_limit(20000, 100000), 20000);
+	assert_int_equal(cp_rate_cap_limit(20000, 25000), 12500);	/* lowered: throttling ahead */
+	assert_int_equal(cp_rate_cap_limit(0, 100000), 50000);
+	assert_int_equal(cp_rate_cap_limit(20000, 0), 20000);		/* unreadable */
+	assert_int_equal(cp_rate_cap_limit(0, 0), 0);
+	assert_int_equal(cp_rate_cap_limit(20000, 1), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide_table),
 		cmocka_unit_test(test_converges),
 		cmocka_unit_test(test_samples_from_counts),
+		cmocka_unit_test(test_kernel_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -282,6 +282,34 @@ static void test_stats_delta(void **state)
 	assert_int_equal(d.drop_window, 0);
 }
 
+/*
+ * A PMU whose samples carry no data source (a kernel older than the CPU:
+ * PERF_MEM_NA on every PEBS sample) is said, once there are enough samples.
+ */
+static void test_pmu_blind(void **state)
+{
+	struct cp_stats b = { 0 };
+
+	(void)state;
+	/* PEBS: 990 of 1000 without a source (NA loads, or no op at all) */
+	b.samples[CP_ACCESS_LOAD] = 600;
+	b.na[CP_ACCESS_LOAD] = 590;
+	b.not_mem = 400;
+	assert_true(cp_stats_pmu_blind(&b, false));
+	/* one more with a level: below 99 % */
+	b.na[CP_ACCESS_LOAD] = 589;
+	assert_false(cp_stats_pmu_blind(&b, false));
+	/* too few samples to judge */
+	b = (struct cp_stats){ .samples = { 500, 0 }, .na = { 500, 0 }, .not_mem = 499 };
+	assert_false(cp_stats_pmu_blind(&b, false));
+	/* IBS: other ops are normal; its loads and stores are judged */
+	b = (struct cp_stats){ .samples = { 900, 100 }, .na = { 10, 0 }, .not_mem = 50000 };
+	assert_false(cp_stats_pmu_blind(&b, true));
+	b.na[CP_ACCESS_LOAD] = 900;
+	b.na[CP_ACCESS_STORE] = 90;
+	assert_true(cp_stats_pmu_blind(&b, true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_histories_from_the_whole_run),
 		cmocka_unit_test(test_bounded_however_long),
 		cmocka_unit_test(test_stats_delta),
+		cmocka_unit_test(test_pmu_blind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

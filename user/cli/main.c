@@ -69,6 +69,11 @@ static void fill_info(struct cp_main *m)
 
 	in->source = m->cfg.source.kind;
 	snprintf(in->source_reason, sizeof(in->source_reason), "%s", m->cfg.source.reason);
+	/* the precise_ip the PMUs took: skid differs between levels */
+	if (m->sess && *cp_perf_events__precise(m->sess->events))
+		snprintf(in->source_reason + strlen(in->source_reason),
+			 sizeof(in->source_reason) - strlen(in->source_reason), "; precise_ip: %s",
+			 cp_perf_events__precise(m->sess->events));
 	in->nr_targets = m->opts.target == CP_TARGET_ALL ? 0 : (__u32)m->nr_pids;
 	for (int i = 0; i < m->nr_pids; i++) {
 		in->targets[i].pid = m->pids[i];

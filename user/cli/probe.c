@@ -32,20 +32,43 @@ int cp_preflight(const struct cp_sysinfo *si, char *err, size_t err_sz)
 	return 0;
 }
 
-static void print_pmu(const struct cp_pmu *p, FILE *f)
+static void print_pmu(const struct cp_pmus *pmus, const struct cp_pmu *p, FILE *f)
 {
 	if (p->kind == CP_PMU_IBS) {
+		bool swfilt = cp_pmu_formats_find(&p->formats, "swfilt") != NULL;
+
 		fprintf(f, "  ibs: %s PMU, type %u%s\n", p->name, p->type,
 			p->zen4_ext ? ", Zen 4 extensions" : "");
+		fprintf(f, "        kernel samples: %s\n",
+			swfilt ? "excluded (swfilt)" :
+				 "sampled too (no swfilt before Linux 6.14): dropped and counted");
+		fprintf(f, "        HITM: %s\n",
+			cp_ibs_has_hitm(&pmus->cpu) ?
+				"loads served modified by another core's cache" :
+				"never on this CPU (Zen 3): sharing is judged from stores");
+		fprintf(f, "        store levels: L1 or L2 hit; past L2 a miss of unknown level (IBS has no data source for stores)\n");
+		fprintf(f, "        read-modify-write ops: reported as loads\n");
 		return;
 	}
-	fprintf(f, "  pebs: %s PMU (%s), type %u, max precise %d\n", p->name,
-		p->caps_name[0] ? p->caps_name : "unnamed", p->type, p->max_precise);
-	fprintf(f, "        mem-loads %s%s\n", p->mem_loads, p->from_table ? " (built-in table)" : "");
+	fprintf(f, "  pebs: %s PMU (%s), type %u, max precise %d, precise_ip from %d\n", p->name,
+		p->caps_name[0] ? p->caps_name : "unnamed", p->type, p->max_precise,
+		cp_pmu_precise_first(p));
+	if (p->has_cpus)
+		fprintf(f, "        CPUs: %d of them\n", cp_cpuset_count(&p->cpus));
+	fprintf(f, "        mem-loads %s\n", p->mem_loads);
 	if (p->mem_stores[0])
 		fprintf(f, "        mem-stores %s\n", p->mem_stores);
 	if (p->mem_loads_aux[0])
 		fprintf(f, "        mem-loads-aux %s (group leader)\n", p->mem_loads_aux);
+	fprintf(f, "        HITM: loads (snoop bits)\n");
+	if (!p->mem_stores[0])
+		fprintf(f, "        stores: not sampled (no mem-stores event)\n");
+	else if (cp_pmu_is_atom(p))
+		fprintf(f, "        store levels: decoded with the load table by the kernel; the event tells stores from loads (Linux 5.15+)\n");
+	else if (cp_pmu_store_levels(p))
+		fprintf(f, "        store levels: yes (store latency facility)\n");
+	else
+		fprintf(f, "        store levels: L1 hit or miss only\n");
 }
 
 void cp_pmus_print(const struct cp_pmus *pmus, FILE *f)
@@ -59,11 +82,11 @@ void cp_pmus_print(const struct cp_pmus *pmus, FILE *f)
 			pmus->cpu.hypervisor ? " (virtual machine)" : "");
 	fprintf(f, "sampling PMUs:\n");
 	for (int i = 0; i < pmus->nr_core; i++)
-		print_pmu(&pmus->core[i], f);
+		print_pmu(pmus, &pmus->core[i], f);
 	if (!pmus->nr_core)
 		fprintf(f, "  pebs: none: %s\n", pmus->pebs_why);
 	if (pmus->has_ibs)
-		print_pmu(&pmus->ibs, f);
+		print_pmu(pmus, &pmus->ibs, f);
 	else
 		fprintf(f, "  ibs: none: %s\n", pmus->ibs_why);
 }

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "live/perf_events.h"
+#include "util/parse.h"
 #include "util/sysfs.h"
 
 struct cp_perf_events {
@@ -19,6 +20,7 @@ struct cp_perf_events {
 	int cap;
 	bool rate_baseline;		/* the rate cap has read every counter once */
 	__u64 rate_last_ns;
+	char precise[CP_PRECISE_TEXT_LEN];	/* the precise_ip levels the PMUs took */
 };
 
 struct cp_perf_events *cp_perf_events__new(void)
@@ -163,6 +165,22 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Attaches @prog to event @fd with the event's role as bpf_cookie (a perf
+ * link, 5.15+); before that, without it: the samples' data_src alone tells
+ * loads from stores.
+ */
+static struct bpf_link *attach_with_role(struct bpf_program *prog, int fd,
+					 enum cp_event_role role)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cp_event_role_cookie(role));
+	struct bpf_link *link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
+
+	if (libbpf_get_error(link) == -EOPNOTSUPP && opts.bpf_cookie)
+		link = bpf_program__attach_perf_event(prog, fd);
+	return link;
+}
+
 int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *spec, pid_t pid,
 			     int cpu, struct bpf_program *prog, char *err, size_t err_sz)
 {
@@ -234,7 +252,7 @@ int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *s
 		}
 		return 0;
 	}
-	e->link = bpf_program__attach_perf_event(prog, fd);
+	e->link = attach_with_role(prog, fd, spec->role);
 	ret = (int)libbpf_get_error(e->link);
 	if (ret) {
 		e->link = NULL;
@@ -376,6 +394,18 @@ out:
 	return ret ? ret : opened;
 }
 
+__u64 cp_perf_max_sample_rate(const char *root)
+{
+	char text[32];
+	__u64 v;
+
+	if (cp_sysfs_read_value(root, "proc/sys/kernel/perf_event_max_sample_rate", text,
+				sizeof(text)) ||
+	    cp_parse_u64(text, 0, ~0ull, &v))
+		return 0;
+	return v;
+}
+
 int cp_perf_online_cpus(const char *root, struct cp_cpuset *cpus)
 {
 	char text[4096];
@@ -388,6 +418,38 @@ int cp_perf_online_cpus(const char *root, struct cp_cpuset *cpus)
 }
 
 /* Every spec of one PMU on its CPUs (per-CPU) or on every target's threads. */
+/* Appends "PMU event level, event level" for @pmu's specs that probed precise_ip. */
+static void note_precise(struct cp_perf_events *set, const struct cp_pmu *pmu,
+			 const struct cp_mem_specs *specs)
+{
+	size_t len = strlen(set->precise);
+	bool first = true;
+
+	for (int s = 0; s < specs->nr; s++) {
+		const struct cp_event_spec *sp = &specs->spec[s];
+		int n;
+
+		if (!sp->probe_precise)
+			continue;
+		if (first)
+			n = snprintf(set->precise + len, sizeof(set->precise) - len, "%s%s %s %u",
+				     len ? "; " : "", pmu->name, sp->name,
+				     (unsigned int)sp->attr.precise_ip);
+		else
+			n = snprintf(set->precise + len, sizeof(set->precise) - len, ", %s %u",
+				     sp->name, (unsigned int)sp->attr.precise_ip);
+		first = false;
+		if (n < 0 || (size_t)n >= sizeof(set->precise) - len)
+			return;	/* cut: the text is already terminated */
+		len += n;
+	}
+}
+
+const char *cp_perf_events__precise(const struct cp_perf_events *set)
+{
+	return set ? set->precise : "";
+}
+
 static int open_pmu(struct cp_perf_events *set, const struct cp_pmu *pmu,
 		    const struct cp_sampling_cfg *cfg, const struct cp_perf_scope *scope,
 		    const struct cp_cpuset *cpus, const pid_t *pids, int nr_pids,
@@ -404,6 +466,7 @@ static int open_pmu(struct cp_perf_events *set, const struct cp_pmu *pmu,
 	if (pmu->has_cpus)
 		cp_cpuset_and(&mine, cpus, &pmu->cpus);
 	for (int s = 0; s < specs.nr; s++) {
+		/* the level the probe settles on is kept in the spec: noted after the loop */
 		if (scope->per_cpu) {
 			ret = cp_perf_events__open_cpus(set, &specs.spec[s], &mine, prog, err,
 							err_sz);
@@ -420,6 +483,7 @@ static int open_pmu(struct cp_perf_events *set, const struct cp_pmu *pmu,
 			total += ret;
 		}
 	}
+	note_precise(set, pmu, &specs);
 	return total;
 }
 

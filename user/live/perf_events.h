@@ -65,6 +65,8 @@ struct cp_perf_event {
 	__u64 last_count;		/* rate cap: the counter at the previous interval */
 };
 
+#define CP_PRECISE_TEXT_LEN	160	/* cp_perf_events__precise() */
+
 struct cp_perf_events;
 
 /* An empty set; NULL when out of memory. */
@@ -159,10 +161,20 @@ int cp_perf_events__open_mem(struct cp_perf_events *set, const struct cp_pmus *p
  * Inherited child events keep the period they were created with: the
  * ioctl reaches only the event we opened.
  */
+/*
+ * The precise_ip each PMU's memory events were opened with, after the probe
+ * lowered it where the PMU refused ("cpu_core mem-loads 3, mem-stores 3;
+ * cpu_atom mem-loads 2, mem-stores 2"); "" without PEBS.
+ */
+const char *cp_perf_events__precise(const struct cp_perf_events *set);
+
 int cp_perf_events__rate_cap(struct cp_perf_events *set, const struct cp_rate_cap_cfg *cfg,
 			     __u64 now_ns, FILE *log);
 
 /* The online CPUs from @root/sys/devices/system/cpu/online. Count or -errno. */
 int cp_perf_online_cpus(const char *root, struct cp_cpuset *cpus);
+
+/* /proc/sys/kernel/perf_event_max_sample_rate below @root; 0 when unreadable. */
+__u64 cp_perf_max_sample_rate(const char *root);
 
 #endif /* CP_PERF_EVENTS_H */

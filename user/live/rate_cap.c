@@ -15,6 +15,17 @@ void cp_rate_cap_cfg_init(struct cp_rate_cap_cfg *cfg, __u64 max_rate)
 	cfg->lower_below_pct = CP_RATE_LOWER_BELOW_PCT;
 }
 
+__u64 cp_rate_cap_limit(__u64 user_max, __u64 kernel_max)
+{
+	__u64 k = kernel_max * CP_RATE_KERNEL_SHARE_PCT / 100;
+
+	if (!kernel_max)
+		return user_max;
+	if (!k)
+		k = 1;
+	return user_max && user_max < k ? user_max : k;
+}
+
 __u64 cp_rate_samples(__u64 prev_count, __u64 count, __u64 period)
 {
 	if (!period || count < prev_count)

@@ -33,6 +33,22 @@ struct cp_rate_cap_cfg {
 	__u32 lower_below_pct;	/* periods come down only while the rate is below this % */
 };
 
+#define CP_RATE_CAP_NS			1000000000ull	/* how often the cap is decided */
+#define CP_RATE_KERNEL_SHARE_PCT	50	/* of perf_event_max_sample_rate */
+
+/*
+ * The cap in effect: --max-sample-rate @user_max (0: none asked), or
+ * CP_RATE_KERNEL_SHARE_PCT of the kernel's perf_event_max_sample_rate
+ * @kernel_max (0: unknown) when lower. The kernel throttles an event whose
+ * interrupts in one tick reach max_sample_rate / HZ
+ * (__perf_event_account_interrupt(), kernel/events/core.c): it stops until
+ * the next tick, the samples of that tick are lost, and only a ring buffer
+ * would hear of it (PERF_RECORD_THROTTLE). It also lowers the limit itself
+ * when interrupts take long (perf_sample_event_took()). A CPU's two events
+ * and uneven ticks need the headroom.
+ */
+__u64 cp_rate_cap_limit(__u64 user_max, __u64 kernel_max);
+
 /* --max-sample-rate @max_rate with the default headroom and hysteresis. */
 void cp_rate_cap_cfg_init(struct cp_rate_cap_cfg *cfg, __u64 max_rate);
 

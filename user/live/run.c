@@ -20,6 +20,7 @@
 #include "live/run.h"
 #include "live/signals.h"
 #include "live/soft_source.h"
+#include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
 
@@ -39,6 +40,7 @@ struct cp_live {
 	struct cp_rate_cap_cfg rate;
 	struct cp_insn *batch;
 	bool ended;				/* end facts final: the run is over */
+	bool blind_warned;			/* the PMU's samples carry no data source: said */
 	__u64 cpu_first_ns, cpu_last_ns;	/* the targets' CPU time: first and last reading */
 	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
@@ -469,19 +471,44 @@ static void attach_pending(struct cp_live *l)
 	l->nr_pending = 0;
 }
 
+/*
+ * The sample-rate cap, every CP_RATE_CAP_NS from the start: under the
+ * kernel's throttling limit, which it may lower while we run, as well as
+ * --max-sample-rate.
+ */
+static void rate_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now)
+{
+	int ret;
+
+	l->rate.max_rate = cp_rate_cap_limit(cfg->max_sample_rate, cp_perf_max_sample_rate("/"));
+	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, stderr);
+	if (ret > 0)
+		l->prof->end.period_changes += (__u64)ret;
+}
+
+/* Says once, while it runs, that the PMU's samples carry no data source. */
+static void warn_blind(struct cp_live *l, const struct cp_stats *bpf)
+{
+	enum cp_source_kind kind = l->prof->info.source;
+
+	if (l->blind_warned || (kind != CP_SOURCE_PEBS && kind != CP_SOURCE_IBS) ||
+	    !cp_stats_pmu_blind(bpf, kind == CP_SOURCE_IBS))
+		return;
+	l->blind_warned = true;
+	fprintf(stderr, "cacheperf-bpf: warning: %d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?); no miss can be found, try a newer kernel or --source soft\n",
+		CP_BLIND_PCT);
+}
+
 static void interval_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now)
 {
 	struct cp_profile *p = l->prof;
 	struct cp_stats bpf;
-	int ret;
 
 	cp_live__collect(l);
-	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, stderr);
-	if (ret > 0)
-		p->end.period_changes += (__u64)ret;
+	cp_drain__stats(l->drain, &bpf);
+	warn_blind(l, &bpf);
 	if (!p->roll)
 		return;
-	cp_drain__stats(l->drain, &bpf);
 	cp_rolling__rotate(p->roll, now, &bpf);
 	if (cfg->on_interval)
 		cfg->on_interval(p, cfg->ctx);
@@ -532,10 +559,11 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 {
 	struct cp_profile *p = l->prof;
 	__u64 interval_ns = (__u64)cfg->interval_s * 1000000000ull;
-	__u64 deadline = 0, next_interval, now;
+	__u64 deadline = 0, next_interval, next_cap, now;
 	int ret;
 
-	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
+	cp_rate_cap_cfg_init(&l->rate, cp_rate_cap_limit(cfg->max_sample_rate,
+							 cp_perf_max_sample_rate("/")));
 	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
@@ -544,6 +572,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		deadline = p->info.start_ns + (__u64)cfg->duration_s * 1000000000ull;
 	/* the rate cap's first call takes its baseline */
 	cp_perf_events__rate_cap(l->sess->events, &l->rate, p->info.start_ns, NULL);
+	next_cap = p->info.start_ns + CP_RATE_CAP_NS;
 
 	if (cfg->targets_cpu_ns)
 		l->cpu_first_ns = l->cpu_last_ns = cfg->targets_cpu_ns(cfg->ctx);
@@ -561,6 +590,10 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		if (run_over(l, cfg, now, deadline))
 			break;
 		follow_cpu(l, cfg, now);
+		if (now >= next_cap) {
+			rate_tick(l, cfg, now);
+			next_cap = now + CP_RATE_CAP_NS;
+		}
 		if (now >= next_interval) {
 			interval_tick(l, cfg, now);
 			next_interval += interval_ns;

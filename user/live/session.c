@@ -59,7 +59,7 @@ static bool cp_source_forwards_all(enum cp_source_kind kind)
 static int cp_events_per_thread(const struct cp_session_cfg *cfg)
 {
 	if (cfg->source.kind == CP_SOURCE_PEBS) {
-		/* loads, stores, and the aux leader; twice on hybrid parts */
+		/* loads, stores, and the aux leader; once per PMU on hybrid parts */
 		int per_pmu = 2 + (cfg->pmus->core[0].mem_loads_aux[0] != '\0');
 
 		return per_pmu * (cfg->pmus->nr_core ? cfg->pmus->nr_core : 1);

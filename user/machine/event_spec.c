@@ -2,6 +2,7 @@
 /* Per-instance attributes of an event spec: period jitter and the precise_ip probe. */
 #include <errno.h>
 
+#include "cacheperf/data_src.h"
 #include "machine/event_spec.h"
 #include "machine/pmu.h"
 #include "util/hash.h"
@@ -27,6 +28,20 @@ void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key, struct 
 	if (!attr->freq && attr->sample_period)
 		attr->sample_period = cp_period_jitter(spec->attr.sample_period, spec->jitter_pct,
 						       spec->jitter_seed, key, spec->period_align);
+}
+
+__u64 cp_event_role_cookie(enum cp_event_role role)
+{
+	switch (role) {
+	case CP_EVENT_LOAD:
+		return CP_SEV_LOAD;
+	case CP_EVENT_STORE:
+		return CP_SEV_STORE;
+	case CP_EVENT_MEM:
+		return CP_SEV_IBS;
+	default:
+		return CP_SEV_UNKNOWN;
+	}
 }
 
 int cp_event_spec_lower_precise(struct cp_event_spec *spec, int err)

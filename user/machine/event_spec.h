@@ -51,6 +51,13 @@ __u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align
 void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key, struct perf_event_attr *attr);
 
 /*
+ * The bpf_cookie of an event of @role, which on_mem_sample reads as the
+ * sample's enum cp_sample_event (cacheperf/data_src.h): mem-loads, mem-stores
+ * or an IBS op; 0 (unknown) for the others.
+ */
+__u64 cp_event_role_cookie(enum cp_event_role role);
+
+/*
  * The precise_ip probe: after perf_event_open of @spec failed with @err
  * (negative errno), lowers spec->attr.precise_ip by one and returns 0 when
  * another attempt makes sense (cp_pmu_precise_next()), else returns @err

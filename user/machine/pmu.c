@@ -153,84 +153,6 @@ static int read_pmu_common(const char *root, const char *name, struct cp_pmu *pm
 	return 0;
 }
 
-/* --- the fallback table ------------------------------------------------- */
-
-/*
- * Raw PEBS memory events by Intel family 6 model, for kernels that predate
- * the CPU and so export a "cpu" PMU without events/mem-loads. The strings
- * are the kernel's own (intel/core.c): mem_ld_hsw, mem_st_hsw, and for
- * Golden Cove servers mem_st_spr plus the mem_ld_aux group leader. Hybrid
- * parts are left out on purpose (see cp_pmus__new()).
- */
-#define LD_HSW	"event=0xcd,umask=0x1,ldlat=3"
-#define ST_HSW	"event=0xd0,umask=0x82"
-#define ST_SPR	"event=0xcd,umask=0x2"
-#define LD_AUX	"event=0x03,umask=0x82"
-
-static const struct pebs_model {
-	unsigned int model;
-	const char *loads, *stores, *loads_aux;
-} pebs_models[] = {
-	{ 0x3c, LD_HSW, ST_HSW, NULL },	/* Haswell */
-	{ 0x3f, LD_HSW, ST_HSW, NULL },	/* Haswell-X */
-	{ 0x45, LD_HSW, ST_HSW, NULL },
-	{ 0x46, LD_HSW, ST_HSW, NULL },
-	{ 0x3d, LD_HSW, ST_HSW, NULL },	/* Broadwell */
-	{ 0x47, LD_HSW, ST_HSW, NULL },
-	{ 0x4f, LD_HSW, ST_HSW, NULL },	/* Broadwell-X */
-	{ 0x56, LD_HSW, ST_HSW, NULL },
-	{ 0x4e, LD_HSW, ST_HSW, NULL },	/* Skylake */
-	{ 0x5e, LD_HSW, ST_HSW, NULL },
-	{ 0x55, LD_HSW, ST_HSW, NULL },	/* Skylake-X, Cascade Lake, Cooper Lake */
-	{ 0x8e, LD_HSW, ST_HSW, NULL },	/* Kaby/Coffee/Whiskey Lake */
-	{ 0x9e, LD_HSW, ST_HSW, NULL },
-	{ 0xa5, LD_HSW, ST_HSW, NULL },	/* Comet Lake */
-	{ 0xa6, LD_HSW, ST_HSW, NULL },
-	{ 0x66, LD_HSW, ST_HSW, NULL },	/* Cannon Lake */
-	{ 0x7d, LD_HSW, ST_HSW, NULL },	/* Ice Lake */
-	{ 0x7e, LD_HSW, ST_HSW, NULL },
-	{ 0x6a, LD_HSW, ST_HSW, NULL },	/* Ice Lake-X */
-	{ 0x6c, LD_HSW, ST_HSW, NULL },	/* Ice Lake-D */
-	{ 0x8c, LD_HSW, ST_HSW, NULL },	/* Tiger Lake */
-	{ 0x8d, LD_HSW, ST_HSW, NULL },
-	{ 0xa7, LD_HSW, ST_HSW, NULL },	/* Rocket Lake */
-	{ 0x8f, LD_HSW, ST_SPR, LD_AUX },	/* Sapphire Rapids */
-	{ 0xcf, LD_HSW, ST_SPR, LD_AUX },	/* Emerald Rapids */
-	{ 0xad, LD_HSW, ST_SPR, LD_AUX },	/* Granite Rapids */
-	{ 0xae, LD_HSW, ST_SPR, LD_AUX },	/* Granite Rapids-D */
-};
-
-/* The architectural layout of IA32_PERFEVTSELx and MSR_PEBS_LD_LAT_THRESHOLD. */
-static void add_default_intel_formats(struct cp_pmu_formats *fs)
-{
-	if (!cp_pmu_formats_find(fs, "event"))
-		cp_pmu_formats_add(fs, "event", "config:0-7");
-	if (!cp_pmu_formats_find(fs, "umask"))
-		cp_pmu_formats_add(fs, "umask", "config:8-15");
-	if (!cp_pmu_formats_find(fs, "ldlat"))
-		cp_pmu_formats_add(fs, "ldlat", "config1:0-15");
-}
-
-static bool table_lookup(const struct cp_cpu_id *id, struct cp_pmu *pmu)
-{
-	if (id->vendor != CP_VENDOR_INTEL || id->family != 6)
-		return false;
-	for (size_t i = 0; i < sizeof(pebs_models) / sizeof(pebs_models[0]); i++) {
-		const struct pebs_model *m = &pebs_models[i];
-
-		if (m->model != id->model)
-			continue;
-		snprintf(pmu->mem_loads, sizeof(pmu->mem_loads), "%s", m->loads);
-		snprintf(pmu->mem_stores, sizeof(pmu->mem_stores), "%s", m->stores);
-		snprintf(pmu->mem_loads_aux, sizeof(pmu->mem_loads_aux), "%s",
-			 m->loads_aux ? m->loads_aux : "");
-		add_default_intel_formats(&pmu->formats);
-		pmu->from_table = true;
-		return true;
-	}
-	return false;
-}
-
 /* --- detection ---------------------------------------------------------- */
 
 static void no_pmu_reasons(struct cp_pmus *p, bool have_core_dir)
@@ -258,7 +180,7 @@ static void no_pmu_reasons(struct cp_pmus *p, bool have_core_dir)
 }
 
 /* Reads core PMU @name; adds it to p->core when PEBS memory events work there. */
-static void detect_core(const char *root, const char *name, bool hybrid, struct cp_pmus *p)
+static void detect_core(const char *root, const char *name, struct cp_pmus *p)
 {
 	struct cp_pmu *pmu = &p->core[p->nr_core];
 	char rel[256];
@@ -279,14 +201,21 @@ static void detect_core(const char *root, const char *name, bool hybrid, struct 
 	snprintf(rel, sizeof(rel), "%s/%s/events/mem-loads-aux", DEVICES_REL, name);
 	cp_sysfs_read_value(root, rel, pmu->mem_loads_aux, sizeof(pmu->mem_loads_aux));
 
-	if (!pmu->mem_loads[0] && (hybrid || !table_lookup(&p->cpu, pmu))) {
+	/*
+	 * No mem-loads: an AMD core PMU, or a kernel older than the CPU. Such a
+	 * kernel has no PEBS constraints or data-source table for the model
+	 * (intel_pmu_init()'s switch falls to the default case), so raw event
+	 * codes would sample with data_src NA: every sample dropped as not a
+	 * memory access, a silent empty profile. Refused instead.
+	 */
+	if (!pmu->mem_loads[0]) {
 		if (p->cpu.vendor == CP_VENDOR_AMD)
 			snprintf(p->pebs_why, sizeof(p->pebs_why),
 				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event (PEBS is Intel-only; AMD samples with IBS)",
 				 name);
 		else
 			snprintf(p->pebs_why, sizeof(p->pebs_why),
-				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event and CPU family %u model 0x%x is not in the built-in table",
+				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event: this kernel does not know CPU family %u model 0x%x, so it has no PEBS data-source decoding for it (a newer kernel would)",
 				 name, p->cpu.family, p->cpu.model);
 		return;
 	}
@@ -343,11 +272,23 @@ struct cp_pmus *cp_pmus__new(const char *root)
 	hybrid = cp_sysfs_dir_exists(root, DEVICES_REL "/cpu_core");
 	core_dir = hybrid || cp_sysfs_dir_exists(root, DEVICES_REL "/cpu");
 	if (hybrid) {
-		detect_core(root, "cpu_core", true, p);
-		if (cp_sysfs_dir_exists(root, DEVICES_REL "/cpu_atom"))
-			detect_core(root, "cpu_atom", true, p);
+		/*
+		 * intel_hybrid_pmu_type_map (arch/x86/events/intel/core.c): P-cores
+		 * cpu_core, E-cores cpu_atom, and on Arrow Lake-H the low-power
+		 * E-cores of the SoC tile cpu_lowpower. Each PMU counts only on its
+		 * own CPUs: one left out leaves the threads there unsampled.
+		 */
+		static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
+
+		for (size_t i = 0; i < sizeof(hybrid_pmus) / sizeof(hybrid_pmus[0]); i++) {
+			char rel[128];
+
+			snprintf(rel, sizeof(rel), "%s/%s", DEVICES_REL, hybrid_pmus[i]);
+			if (cp_sysfs_dir_exists(root, rel) && p->nr_core < CP_PMU_MAX_CORE)
+				detect_core(root, hybrid_pmus[i], p);
+		}
 	} else if (core_dir) {
-		detect_core(root, "cpu", false, p);
+		detect_core(root, "cpu", p);
 	}
 	no_pmu_reasons(p, core_dir);
 	if (p->nr_core > 0)
@@ -387,13 +328,13 @@ static void describe_pebs(const struct cp_pmus *p, char *buf, size_t sz)
 {
 	const struct cp_pmu *c = &p->core[0];
 
-	if (p->nr_core > 1)
+	if (p->nr_core > 2)
+		snprintf(buf, sz, "pebs: %s, %s and %s PMUs (%s) export mem-loads and mem-stores",
+			 c->name, p->core[1].name, p->core[2].name,
+			 c->caps_name[0] ? c->caps_name : "hybrid");
+	else if (p->nr_core > 1)
 		snprintf(buf, sz, "pebs: %s and %s PMUs (%s) export mem-loads and mem-stores",
 			 c->name, p->core[1].name, c->caps_name[0] ? c->caps_name : "hybrid");
-	else if (c->from_table)
-		snprintf(buf, sz,
-			 "pebs: the %s PMU exports no mem-loads event; using the built-in codes for family %u model 0x%x",
-			 c->name, p->cpu.family, p->cpu.model);
 	else
 		snprintf(buf, sz, "pebs: the %s PMU (%s) exports mem-loads and mem-stores", c->name,
 			 c->caps_name[0] ? c->caps_name : "unnamed");
@@ -475,12 +416,32 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 	return 0;
 }
 
+bool cp_ibs_has_hitm(const struct cp_cpu_id *cpu)
+{
+	return !(cpu->family == 0x19 && (cpu->model <= 0x0f || (cpu->model >= 0x20 &&
+								 cpu->model <= 0x5f)));
+}
+
+bool cp_pmu_store_levels(const struct cp_pmu *pmu)
+{
+	return pmu->kind == CP_PMU_PEBS && !cp_pmu_is_atom(pmu) &&
+	       strstr(pmu->mem_stores, "event=0xcd") != NULL;
+}
+
+bool cp_pmu_is_atom(const struct cp_pmu *pmu)
+{
+	return pmu->kind == CP_PMU_PEBS &&
+	       (!strcmp(pmu->name, "cpu_atom") || !strcmp(pmu->name, "cpu_lowpower"));
+}
+
 int cp_pmu_precise_first(const struct cp_pmu *pmu)
 {
+	int max = cp_pmu_is_atom(pmu) ? 2 : 3;
+
 	if (pmu->kind == CP_PMU_IBS)
 		return 0;
-	if (pmu->max_precise < 0 || pmu->max_precise > 3)
-		return 3;
+	if (pmu->max_precise < 0 || pmu->max_precise > max)
+		return max;
 	return pmu->max_precise;
 }
 

@@ -5,7 +5,7 @@
  * tests/data/pmu in unit tests, --sysfs-root on the command line):
  *
  *  - Intel PEBS: bus/event_source/devices/cpu (or cpu_core + cpu_atom on
- *    hybrid parts) with events/mem-loads, events/mem-stores and, where the
+ *    hybrid parts, and cpu_lowpower on Arrow Lake-H) with events/mem-loads, events/mem-stores and, where the
  *    load-latency facility needs it, events/mem-loads-aux; the format files say how
  *    the terms of those strings map to config bits; caps/max_precise says
  *    whether PEBS is there at all (0 in VMs whose virtual PMU lacks it).
@@ -28,7 +28,7 @@
 #include "machine/source.h"
 #include "machine/sysinfo.h"
 
-#define CP_PMU_MAX_CORE		2	/* "cpu", or hybrid "cpu_core" + "cpu_atom" */
+#define CP_PMU_MAX_CORE		3	/* "cpu", or hybrid cpu_core, cpu_atom, cpu_lowpower */
 #define CP_PMU_NAME_LEN		32
 #define CP_PMU_EVENT_LEN	128
 #define CP_PMU_WHY_LEN		256
@@ -76,7 +76,6 @@ struct cp_pmu {
 	char mem_loads[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-loads */
 	char mem_stores[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-stores ("" if none) */
 	char mem_loads_aux[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-loads-aux ("" if none) */
-	bool from_table;			/* PEBS: events from the built-in model table */
 	bool zen4_ext;				/* IBS: caps/zen4_ibs_extensions */
 };
 
@@ -96,10 +95,9 @@ struct cp_pmus {
  * Reads @root/sys/bus/event_source/devices and @root/proc/cpuinfo. A missing
  * PMU is not an error: it is recorded (nr_core == 0 with pebs_why, has_ibs
  * false with ibs_why). Returns NULL only when out of memory (errno set).
- * A CPU whose kernel exports a core PMU but no mem-loads event (kernels
- * older than the CPU) gets its event strings from a small family/model
- * table; hybrid parts are not in it, as a kernel that does not know them
- * does not expose cpu_core/cpu_atom either.
+ * A core PMU without events/mem-loads (AMD, or an Intel CPU newer than the
+ * kernel) is not PEBS-capable: without the kernel's model support data_src
+ * would be NA on every sample.
  */
 struct cp_pmus *cp_pmus__new(const char *root);
 void cp_pmus__free(struct cp_pmus *pmus);
@@ -134,9 +132,31 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 		     const struct cp_kernel_version *kv, struct cp_source_choice *out);
 
 /*
+ * Whether IBS on @cpu reports HITM: perf_ibs_cache_hit_st_valid()
+ * (arch/x86/events/amd/ibs.c) is false on family 0x19 models 0x00-0x0f
+ * and 0x20-0x5f (Zen 3), where IbsOpData2's cache_hit_st cannot be trusted;
+ * elsewhere a load served by another cache with cache_hit_st 0 is HITM.
+ */
+bool cp_ibs_has_hitm(const struct cp_cpu_id *cpu);
+
+/*
+ * Whether @pmu's mem-stores event reports where a store was served: the
+ * store-latency event (event=0xcd,umask=0x2: Sapphire Rapids, hybrid
+ * P-cores) goes through store_latency_data() with levels; the older precise
+ * store event (event=0xd0,umask=0x82) says only L1 hit or miss.
+ */
+bool cp_pmu_store_levels(const struct cp_pmu *pmu);
+
+/* The E-core PMUs of hybrid parts: cpu_atom, and cpu_lowpower (Arrow Lake-H). */
+bool cp_pmu_is_atom(const struct cp_pmu *pmu);
+
+/*
  * First precise_ip to try on @pmu: caps/max_precise capped at 3, or 3 when
  * the file is missing (the probe finds the level). IBS: 0, its IP has no
- * skid anyway and ibs_op itself takes no precise modifier.
+ * skid anyway and ibs_op itself takes no precise modifier. E-cores start at
+ * 2: their constraint functions put every precise_ip 3 event on the same
+ * counter(s) (tnt_get_event_constraints(): counter 0), so loads and stores
+ * at 3 would multiplex, each sampled half the time.
  */
 int cp_pmu_precise_first(const struct cp_pmu *pmu);
 

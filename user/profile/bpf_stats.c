@@ -20,3 +20,15 @@ bool cp_stats_levels_unknown(const struct cp_stats *b)
 
 	return samples && na == samples;
 }
+
+bool cp_stats_pmu_blind(const struct cp_stats *b, bool ibs)
+{
+	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
+	__u64 blind = b->na[CP_ACCESS_LOAD] + b->na[CP_ACCESS_STORE];
+
+	if (!ibs) {
+		samples += b->not_mem;
+		blind += b->not_mem;
+	}
+	return samples >= CP_BLIND_MIN_SAMPLES && blind * 100 >= samples * CP_BLIND_PCT;
+}

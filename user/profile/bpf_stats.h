@@ -17,4 +17,16 @@ void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, str
 /* True when the source said nothing about levels: every sample is "not available". */
 bool cp_stats_levels_unknown(const struct cp_stats *b);
 
+#define CP_BLIND_MIN_SAMPLES 1000 /* before a PMU is judged blind */
+#define CP_BLIND_PCT	     99
+
+/*
+ * True when a PMU source (@ibs: IBS, else PEBS) gave at least
+ * CP_BLIND_MIN_SAMPLES samples and CP_BLIND_PCT % of them carry no data
+ * source: a kernel without data-source decoding for this CPU (one older than
+ * the CPU) makes every PEBS sample NA, a silent empty profile. IBS samples
+ * other ops too (not_mem), so only its loads and stores are judged.
+ */
+bool cp_stats_pmu_blind(const struct cp_stats *b, bool ibs);
+
 #endif /* CP_BPF_STATS_H */

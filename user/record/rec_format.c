@@ -9,7 +9,8 @@
 #include "record/rec_format.h"
 
 #define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
-_Static_assert(sizeof(struct cp_stats) == 21 * sizeof(__u64),
+#define CP_REC_NR_BPF_STATS_V4	21	/* before kernel_ip */
+_Static_assert(sizeof(struct cp_stats) == 22 * sizeof(__u64),
 	       "struct cp_stats changed: bump CP_REC_VERSION and docs/recording.md");
 /* a counter entry on file: struct cp_ip_key, then struct cp_ip_counts */
 #define CP_REC_COUNTER_BYTES	(sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
@@ -265,6 +266,7 @@ void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err, size_t sz)
 {
 	struct cp_alloc_probes_stats *a = &out->alloc;
+	size_t nr_bpf = c->version == 4 ? CP_REC_NR_BPF_STATS_V4 : CP_REC_NR_BPF_STATS;
 	__u64 more[9];
 	__u32 flag;
 
@@ -272,7 +274,7 @@ int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err
 	if (cp_rec_get_u64(c, &out->end_ns))
 		return short_read(c, err, sz, "the end time");
 	if (get_string(c, out->end_reason, sizeof(out->end_reason), "the end reason", err, sz) ||
-	    get_u64s(c, (__u64 *)&out->bpf, CP_REC_NR_BPF_STATS, "BPF counters", err, sz))
+	    get_u64s(c, (__u64 *)&out->bpf, nr_bpf, "BPF counters", err, sz))
 		return -EINVAL;
 	if (cp_rec_get_u64(c, &out->malformed) || cp_rec_get_u64(c, &out->unknown) ||
 	    cp_rec_get_u64(c, &out->period_changes) || cp_rec_get_u64(c, &out->guard_backoffs) ||

@@ -26,10 +26,11 @@
 #define CP_REC_MAGIC_LEN	8
 /*
  * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
- * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source.
- * Older files are refused: their counter entries and stats are shorter.
+ * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source;
+ * 5: the BPF counter kernel_ip (version 4 files read with it 0). Older
+ * files are refused: their counter entries and stats are shorter.
  */
-#define CP_REC_VERSION		4
+#define CP_REC_VERSION		5
 #define CP_REC_VERSION_MIN	4
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
@@ -75,6 +76,7 @@ struct cp_rec_cursor {
 	size_t len;
 	size_t pos;
 	__u64 file_off;		/* file offset of p[0] */
+	__u32 version;		/* of the file; 0: CP_REC_VERSION */
 };
 
 int cp_rec_get(struct cp_rec_cursor *c, void *out, size_t len);

@@ -22,6 +22,7 @@ struct cp_rec_reader {
 	__u8 *buf;
 	size_t cap;
 	__u32 last;			/* type of the previous section, 0 before the first */
+	__u32 version;			/* the file's format version */
 };
 
 /* ---- writer ---- */
@@ -209,6 +210,7 @@ struct cp_rec_reader *cp_rec_reader__new(FILE *f, char *err, size_t err_sz)
 				 version, CP_REC_VERSION_MIN, CP_REC_VERSION);
 		goto fail;
 	}
+	r->version = version;
 	return r;
 fail:
 	free(r);
@@ -307,6 +309,7 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 	out->offset = at;
 	out->payload = (struct cp_rec_cursor){
 		.p = r->buf, .len = hdr[1], .file_off = at + CP_REC_SEC_HDR_LEN,
+		.version = r->version,
 	};
 	return 1;
 }

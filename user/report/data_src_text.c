@@ -65,7 +65,8 @@ static int cp_lvl_text(const struct cp_data_src *d, char *buf, size_t size)
 		break;
 	}
 	len = cp_append(buf, size, len, "%s", name);
-	if (!d->remote)
+	/* another core of this node (HOPS_0) is named, though not remote */
+	if (!d->remote && d->hops != CP_MEM_HOPS_0)
 		return len;
 	if (d->hops > 0 && d->hops < sizeof(cp_hops_names) / sizeof(cp_hops_names[0]))
 		return cp_append(buf, size, len, " (%s)", cp_hops_names[d->hops]);

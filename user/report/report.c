@@ -50,6 +50,10 @@ static void print_totals(const struct cp_report *r, FILE *f)
 	char p1[16], p2[16];
 
 	fprintf(f, "\nTotals\n");
+	if (r->source && (!strcmp(r->source, "pebs") || !strcmp(r->source, "ibs")) &&
+	    cp_stats_pmu_blind(b, !strcmp(r->source, "ibs")))
+		fprintf(f, "  warning: %d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?), so no miss can be found; try a newer kernel or --source soft\n",
+			CP_BLIND_PCT);
 	if (b->ticks || b->ticks_kernel)
 		fprintf(f, "  time samples: %llu ticks in user mode (%llu of them on a decoded memory access, %llu charged to the access before them (skid)), %llu in the kernel (not counted)\n",
 			(unsigned long long)b->ticks,
@@ -69,6 +73,9 @@ static void print_totals(const struct cp_report *r, FILE *f)
 		cp_report_pct(b->misses[CP_ACCESS_STORE], b->samples[CP_ACCESS_STORE], p2,
 			      sizeof(p2)),
 		(unsigned long long)b->na[CP_ACCESS_STORE]);
+	if (b->kernel_ip)
+		fprintf(f, "  kernel-mode samples: %llu (the source cannot exclude the kernel: not counted)\n",
+			(unsigned long long)b->kernel_ip);
 	fprintf(f, "  misses forwarded: %llu; filtered (window below %s): %llu\n",
 		(unsigned long long)b->forwarded, "the miss-ratio threshold", (unsigned long long)b->filtered);
 }

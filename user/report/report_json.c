@@ -46,6 +46,7 @@ static void put_totals(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "ticks", b->ticks);
 	cp_json_u64(j, "ticks_kernel", b->ticks_kernel);
 	cp_json_u64(j, "ticks_skid", b->ticks_skid);
+	cp_json_u64(j, "kernel_samples", b->kernel_ip);
 	cp_json_end(j);
 }
 

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a perf_event memory sample carries, read into a struct cp_test_sample:
+ * the interrupted registers and the kernel's struct perf_sample_data. The
+ * perf_event programs (mem_sample.bpf.c) and the test program that feeds them
+ * fake registers and sample data (mem_sample_test.bpf.c) share these, so the
+ * test runs the reading itself.
+ */
+#ifndef CACHEPERF_SAMPLE_READ_BPF_H
+#define CACHEPERF_SAMPLE_READ_BPF_H
+
+#include "cacheperf.bpf.h"
+#include "cacheperf/data_src.h"
+#include "cacheperf/operand.h"
+#include "cacheperf/soft_tick.h"
+
+#define CP_SAMPLE_WEIGHT_ANY (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)
+
+/*
+ * The sampled instruction: PEBS and IBS put its address in regs->ip and set
+ * regs->cs from it (set_linear_ip() in arch/x86/events/intel/ds.c and
+ * perf_ibs_handle_irq() in arch/x86/events/amd/ibs.c: __KERNEL_CS for a
+ * kernel address). IBS before 6.14 cannot exclude the kernel (no swfilt),
+ * so its samples of the target's system calls arrive here; they are
+ * dropped in cp_mem_sample() (stats.kernel_ip).
+ */
+static __always_inline void cp_sample_read_regs(struct cp_test_sample *s, const struct cp_regs *r)
+{
+	s->ip = r->ip;
+	s->kernel = !cp_soft_user_mode(r->cs);
+}
+
+/*
+ * addr, data_src and weight from @data through CO-RE reads, each only when
+ * the kernel says it is filled: since 6.1 perf_sample_data_init() leaves
+ * them unwritten and data->sample_flags names the ones the PMU driver (or,
+ * from 6.3, perf_prepare_sample() before the program runs) filled. IBS sets
+ * PERF_SAMPLE_ADDR only with a valid linear address (dc_lin_addr_valid).
+ * Before 6.1 (no sample_flags) perf_sample_data_init() set addr to 0,
+ * data_src to NA and weight to 0, so all three are safe to read.
+ */
+static __always_inline void cp_sample_read_data(struct cp_test_sample *s,
+						const struct perf_sample_data *data)
+{
+	__u64 have = ~0ULL, weight = 0;
+
+	s->addr = 0;
+	s->data_src = CP_MEM_NA_KERNEL;
+	s->weight = 0;
+	if (!data)
+		return;
+	if (bpf_core_field_exists(data->sample_flags))
+		have = BPF_CORE_READ(data, sample_flags);
+	if (have & PERF_SAMPLE_ADDR)
+		s->addr = BPF_CORE_READ(data, addr);
+	if (have & PERF_SAMPLE_DATA_SRC)
+		s->data_src = BPF_CORE_READ(data, data_src.val);
+	/* a __u64 before 5.12, then union perf_sample_weight: the latency is the low 32 bits */
+	if (have & CP_SAMPLE_WEIGHT_ANY)
+		bpf_core_read(&weight, sizeof(weight), &data->weight);
+	s->weight = (__u32)weight;
+}
+
+#endif /* CACHEPERF_SAMPLE_READ_BPF_H */

@@ -126,6 +126,13 @@ else
 	_not_ok "C++: operator new's and the vector's frames unwound through, the user's first" \
 		"status $rc" "want: $vwant ← ..." "got:  $related"
 fi
+# the objects table names the same first frame, not operator new (its direct caller)
+objline=$(grep -E "^ +[0-9]+ +[0-9]+  heap object \(" "$dir/vector.all" | head -1)
+if grep -qF "allocated at make_counts (cxx_vector.cpp:$(vmark resize))" <<<"$objline"; then
+	_ok "C++: the objects table says where the user's code allocated"
+else
+	_not_ok "C++: the objects table says where the user's code allocated" "got:  $objline"
+fi
 got=$(heap_frames "$dir/vector.json" 2)
 jwant="make_counts:cxx_vector.cpp:$(vmark resize) main:cxx_vector.cpp:$(vmark main)"
 if [ "$got" = "$jwant" ]; then _ok "C++: JSON alloc_stack[] starts at make_counts"; else

@@ -11,6 +11,8 @@
 #include "util/clock.h"
 #include "util/path.h"
 
+static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz);
+
 void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 {
 	struct cp_run_end e = p->end;
@@ -31,6 +33,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->objects = p->ostats;
 	r->locate = cp_profile_locate;
 	r->locate_ctx = (void *)p;
+	r->alloc_site = report_alloc_site;
 	r->received = p->received;
 	/* offline: the run's drops, plus what the replayed checks dropped (a bad file) */
 	r->malformed = e.malformed + p->counts.malformed;
@@ -194,9 +197,9 @@ static __u32 wrapper_frames(const struct cp_profile *p, const struct frames *f)
  * a wrapper that sets up no frame of its own (a leaf, like glibc's mmap)
  * hides its caller from the frame-pointer walk, so the frame after the
  * wrapper's is the caller's caller. The allocator's frames at the top go,
- * then at most CP_ISSUE_MAX_FRAMES are shown.
+ * then at most CP_ISSUE_MAX_FRAMES are shown. Returns how many went.
  */
-static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
+static __u32 alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_issue_object *out)
 {
 	const struct cp_callsite *cs = cp_objects__callsite_get(p->objects, (pid_t)tgid, id);
 	size_t n = 0, i = 0;
@@ -205,10 +208,10 @@ static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_is
 	__u32 k;
 
 	if (!cs || !cs->caller)
-		return;
+		return 0;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return;
+		return 0;
 	while (i < n && ips[i] != cs->caller)
 		i++;
 	alloc_frame(p, tgid, cs->caller, f);
@@ -219,6 +222,28 @@ static void alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_is
 	memcpy(out->alloc_stack, f->v + k, out->nr_frames * sizeof(out->alloc_stack[0]));
 	out->more_frames = f->more || f->nr - k > CP_ISSUE_MAX_FRAMES;
 	free(f);
+	return k;
+}
+
+/* cp_report.alloc_site: the first frame alloc_stack() shows, when frames went before it. */
+static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz)
+{
+	struct cp_issue_object *o = calloc(1, sizeof(*o));
+	const struct cp_src_loc *l;
+	int ret = -1;
+
+	if (!o)
+		return -1;
+	if (alloc_stack(ctx, tgid, callsite, o) && o->nr_frames) {
+		l = &o->alloc_stack[0];
+		if (l->file[0] && l->line)
+			snprintf(buf, sz, "%s (%s:%u)", l->function, cp_base_name(l->file), l->line);
+		else
+			snprintf(buf, sz, "%s", l->function);
+		ret = 0;
+	}
+	free(o);
+	return ret;
 }
 
 /*

@@ -160,8 +160,12 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 	char at[256] = "", loc[192];
 	int n = 0;
 
+	/* the user's frame where the allocator's or a wrapper's came first */
+	if (g->callsite && r->alloc_site &&
+	    r->alloc_site(r->locate_ctx, g->tgid, g->callsite, loc, sizeof(loc)) == 0)
+		snprintf(at, sizeof(at), " allocated at %s", loc);
 	/* a return address: the call is the instruction before it */
-	if (g->caller && r->locate &&
+	else if (g->caller && r->locate &&
 	    r->locate(r->locate_ctx, g->tgid, g->caller - 1, loc, sizeof(loc)) == 0)
 		snprintf(at, sizeof(at), " allocated at 0x%llx (%s)",
 			 (unsigned long long)g->caller, loc);

@@ -60,6 +60,13 @@ struct cp_report {
 	const struct cp_classify_cfg *classify_cfg;	/* the filters issues were judged by */
 	cp_locate_fn locate;		/* NULL: instruction addresses only */
 	void *locate_ctx;
+	/*
+	 * The first frame of call site @callsite (of process @tgid) that is the
+	 * user's, "f (file:line)", when the allocator's or its wrappers' frames
+	 * came first (operator new, xmalloc); -1 when the caller is that frame
+	 * already, or unknown. Called with locate_ctx; NULL: callers only.
+	 */
+	int (*alloc_site)(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz);
 	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
 	struct cp_limits limits;	/* evictions and memory */
 	struct cp_report_budget budget;	/* --overhead; plan.budget_ppm 0: none */

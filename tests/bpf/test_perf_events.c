@@ -366,6 +366,96 @@ static void test_rate_cap_live(void **state)
 	sched_setaffinity(0, sizeof(old), &old);
 }
 
+/* Threads that fault pages for @arg seconds of the clock. */
+static void *faulting_worker(void *arg)
+{
+	__u64 end = now_ns() + (__u64)(long)arg * 1000000000ull;
+
+	while (now_ns() < end)
+		touch_pages(64);
+	return NULL;
+}
+
+/*
+ * The rate cap on threads that inherited their events (-- CMD's workers,
+ * or threads a -p target starts later): PERF_EVENT_IOC_PERIOD reaches only
+ * the event we opened, read() of it sums its children. Events opened on a
+ * process of one thread, which then starts two faulting threads: once the
+ * cap raises the period, every thread has an event of its own at the raised
+ * period, and counts its own faults only.
+ */
+static void test_rate_cap_inherited(void **state)
+{
+	struct cp_perf_events *set = cp_perf_events__new();
+	char err[256] = "", *log = NULL, path[64];
+	struct cp_rate_cap_cfg cfg;
+	struct cp_event_spec spec;
+	size_t log_len = 0;
+	int go[2], status, own = 0, changed;
+	pid_t pid;
+	FILE *logf;
+	char c;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t t[2];
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(20);
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&t[i], NULL, faulting_worker, (void *)3L))
+				_exit(21);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	close(go[0]);
+	/* one thread now: one event, inherited by the two to come */
+	cp_page_fault_spec(&spec, 1000);
+	spec.jitter_pct = 0;
+	assert_int_equal(cp_perf_events__open_threads(set, &spec, pid, NULL, err, sizeof(err)), 1);
+	cp_rate_cap_cfg_init(&cfg, 100);
+	assert_int_equal(cp_perf_events__rate_cap(set, &cfg, now_ns(), NULL), 0);	/* baseline */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	usleep(700000);
+	logf = open_memstream(&log, &log_len);
+	changed = cp_perf_events__rate_cap(set, &cfg, now_ns(), logf);
+	fclose(logf);
+	print_message("# %s", log ? log : "(no log)\n");
+	assert_true(changed >= 1);
+	snprintf(path, sizeof(path), "process %d: 2 threads had inherited their events", (int)pid);
+	assert_non_null(strstr(log, path));
+	free(log);
+	/* each of the three threads has its own event, at the raised period */
+	for (int i = 0; i < cp_perf_events__nr(set); i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		assert_int_equal(e->tgid, pid);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)e->tid);
+		assert_int_equal(access(path, F_OK), 0);
+		assert_true(e->period > 1000);
+		own++;
+	}
+	assert_int_equal(own, 3);
+	/* a worker's own event counts its faults: it was not counting before */
+	usleep(200000);
+	for (int i = 0; i < cp_perf_events__nr(set); i++) {
+		const struct cp_perf_event *e = cp_perf_events__get(set, i);
+
+		if (e->tid != pid)
+			assert_true(read_count(e->fd) > 0);
+	}
+	cp_perf_events__free(set);
+	close(go[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* The program to attach: the other engineer's on_mem_sample, once it exists. */
 static struct bpf_program *pick_program(struct cacheperf *skel)
 {
@@ -530,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_page_faults_per_cpu),
 		cmocka_unit_test(test_exited_process),
 		cmocka_unit_test(test_rate_cap_live),
+		cmocka_unit_test(test_rate_cap_inherited),
 		cmocka_unit_test(test_attach_program),
 		cmocka_unit_test(test_mem_loads_no_pmu),
 	};

@@ -21,6 +21,10 @@ struct cp_perf_events {
 	bool rate_baseline;		/* the rate cap has read every counter once */
 	__u64 rate_last_ns;
 	char precise[CP_PRECISE_TEXT_LEN];	/* the precise_ip levels the PMUs took */
+	/* the per-thread events' specs and programs, to reopen a process's events */
+	struct cp_event_spec specs[CP_PERF_MAX_SPECS];
+	struct bpf_program *spec_prog[CP_PERF_MAX_SPECS];
+	int nr_specs;
 };
 
 struct cp_perf_events *cp_perf_events__new(void)
@@ -72,7 +76,24 @@ static struct cp_perf_event *add_event(struct cp_perf_events *set)
 	memset(e, 0, sizeof(*e));
 	e->fd = -1;
 	e->leader = -1;
+	e->spec = -1;
 	return e;
+}
+
+/* The index of @spec among the kept per-thread specs, kept now if new; -1 when full. */
+static int keep_spec(struct cp_perf_events *set, const struct cp_event_spec *spec,
+		     struct bpf_program *prog)
+{
+	for (int s = 0; s < set->nr_specs; s++)
+		if (set->spec_prog[s] == prog && !strcmp(set->specs[s].name, spec->name) &&
+		    set->specs[s].attr.type == spec->attr.type &&
+		    set->specs[s].attr.config == spec->attr.config)
+			return s;
+	if (set->nr_specs == CP_PERF_MAX_SPECS)
+		return -1;
+	set->specs[set->nr_specs] = *spec;
+	set->spec_prog[set->nr_specs] = prog;
+	return set->nr_specs++;
 }
 
 /* --- messages and decisions (pure) -------------------------------------- */
@@ -360,6 +381,7 @@ static int cmp_tid(const void *a, const void *b)
 int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec,
 				 pid_t pid, struct bpf_program *prog, char *err, size_t err_sz)
 {
+	int s = keep_spec(set, spec, prog);
 	pid_t *tids = NULL;
 	int nr = 0, cap = 0, opened = 0, ret;
 
@@ -376,13 +398,22 @@ int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spe
 	/* lowest TID first: the main thread, which usually creates the others */
 	qsort(tids, nr, sizeof(*tids), cmp_tid);
 	for (int i = 0; i < nr; i++) {
+		int from = set->nr;
+
 		ret = cp_perf_events__open_one(set, spec, tids[i], -1, prog, err, err_sz);
 		if (ret == -ESRCH)
 			continue;	/* exited since the listing */
 		if (ret)
 			goto out;
+		for (int k = from; k < set->nr; k++) {
+			set->ev[k].tgid = pid;
+			set->ev[k].spec = s;
+		}
 		opened++;
 	}
+	/* the precise_ip the probe settled on */
+	if (s >= 0)
+		set->specs[s].attr.precise_ip = spec->attr.precise_ip;
 	ret = 0;
 	if (!opened) {
 		ret = -ESRCH;
@@ -594,6 +625,145 @@ static int cap_unit(struct cp_perf_events *set, const int *idx, int n, const __u
 	return applied;
 }
 
+/* Closes the events of process @tgid below index @below, and closes the gaps. */
+static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
+{
+	int *to = calloc(set->nr, sizeof(*to)), n = 0;
+
+	if (!to)
+		return;	/* they stay: sampled twice until the end, never lost */
+	/* members were added after their leaders: close in reverse */
+	for (int i = below - 1; i >= 0; i--) {
+		struct cp_perf_event *e = &set->ev[i];
+
+		if (e->tgid != tgid)
+			continue;
+		if (e->link)
+			bpf_link__destroy(e->link);	/* closes e->fd too */
+		else if (e->fd >= 0)
+			close(e->fd);
+		e->fd = -1;
+		e->link = NULL;
+		e->tgid = -1;	/* gone */
+	}
+	for (int i = 0; i < set->nr; i++) {
+		to[i] = set->ev[i].tgid == -1 ? -1 : n;
+		if (to[i] >= 0)
+			set->ev[n++] = set->ev[i];
+	}
+	for (int i = 0; i < n; i++)
+		if (set->ev[i].leader >= 0)
+			set->ev[i].leader = to[set->ev[i].leader];
+	set->nr = n;
+	free(to);
+}
+
+/* True when process @tgid's thread @tid has an event of its own below index @below. */
+static bool has_own_event(const struct cp_perf_events *set, pid_t tgid, pid_t tid, int below)
+{
+	for (int i = 0; i < below; i++)
+		if (set->ev[i].tgid == tgid && set->ev[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Closes the events from index @from on: a reopening that failed half-way. */
+static void drop_new_events(struct cp_perf_events *set, int from)
+{
+	for (int i = set->nr - 1; i >= from; i--) {
+		if (set->ev[i].link)
+			bpf_link__destroy(set->ev[i].link);
+		else if (set->ev[i].fd >= 0)
+			close(set->ev[i].fd);
+	}
+	set->nr = from;
+}
+
+/*
+ * When threads of process @tgid inherited their events (created after the
+ * open), opens explicit events for every thread it has now, at the
+ * process's highest period of each kind, and closes the old ones with
+ * their inherited children. Returns the number of threads that had
+ * inherited, 0 when none (or the process is gone), or a negative errno
+ * (the old events are then kept).
+ */
+static int reopen_process(struct cp_perf_events *set, pid_t tgid, FILE *log)
+{
+	__u64 period[CP_PERF_MAX_SPECS] = { 0 };
+	bool used[CP_PERF_MAX_SPECS] = { false };
+	int nr = 0, cap = 0, inherited = 0, old_nr = set->nr, ret = 0;
+	pid_t *tids = NULL;
+	char err[256];
+
+	if (list_threads(tgid, &tids, &nr, &cap)) {
+		free(tids);
+		return 0;
+	}
+	for (int i = 0; i < nr; i++)
+		inherited += !has_own_event(set, tgid, tids[i], old_nr);
+	free(tids);
+	if (!inherited)
+		return 0;
+	for (int i = 0; i < old_nr; i++) {
+		const struct cp_perf_event *e = &set->ev[i];
+
+		if (e->tgid != tgid || e->spec < 0 || e->role == CP_EVENT_AUX)
+			continue;
+		used[e->spec] = true;
+		if (e->period > period[e->spec])
+			period[e->spec] = e->period;
+	}
+	for (int s = 0; s < set->nr_specs && ret >= 0; s++)
+		if (used[s])
+			ret = cp_perf_events__open_threads(set, &set->specs[s], tgid,
+							   set->spec_prog[s], err, sizeof(err));
+	if (ret < 0) {
+		drop_new_events(set, old_nr);	/* the old ones stay */
+		if (log)
+			fprintf(log, "process %d: cannot reopen its events per thread: %s\n",
+				(int)tgid, err);
+		return ret;
+	}
+	/* the period the cap chose for the process, or the new event's own when higher */
+	for (int i = old_nr; i < set->nr; i++) {
+		struct cp_perf_event *e = &set->ev[i];
+		__u64 p = e->spec >= 0 ? period[e->spec] : 0;
+
+		if (!capped(e) || p <= e->period)
+			continue;
+		if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
+			e->period = p;
+	}
+	drop_old_events(set, tgid, old_nr);
+	if (log)
+		fprintf(log, "process %d: %d thread%s had inherited %s events: events of their own now, the cap reaches each\n",
+			(int)tgid, inherited, inherited == 1 ? "" : "s", inherited == 1 ? "its" : "their");
+	return inherited;
+}
+
+/* After a change: the processes with a raised period whose threads inherited events. */
+static void reopen_inherited(struct cp_perf_events *set, FILE *log)
+{
+	pid_t done[CP_PERF_MAX_REOPEN];
+	int nr_done = 0;
+
+	for (int i = 0; i < set->nr && nr_done < CP_PERF_MAX_REOPEN; i++) {
+		const struct cp_perf_event *e = &set->ev[i];
+		pid_t tgid = e->tgid;
+		bool seen = false;
+
+		if (tgid <= 0 || !capped(e) || e->period <= e->base_period)
+			continue;
+		for (int k = 0; k < nr_done; k++)
+			seen |= done[k] == tgid;
+		if (seen)
+			continue;
+		done[nr_done++] = tgid;
+		reopen_process(set, tgid, log);
+		i = -1;	/* the array changed: look again, skipping what is done */
+	}
+}
+
 int cp_perf_events__rate_cap(struct cp_perf_events *set, const struct cp_rate_cap_cfg *cfg,
 			     __u64 now_ns, FILE *log)
 {
@@ -638,6 +808,8 @@ int cp_perf_events__rate_cap(struct cp_perf_events *set, const struct cp_rate_ca
 		set->ev[idx[i]].last_count = counts[idx[i]];
 	set->rate_baseline = true;
 	set->rate_last_ns = now_ns;
+	if (changed)
+		reopen_inherited(set, log);
 out:
 	free(counts);
 	free(idx);

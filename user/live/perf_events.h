@@ -48,12 +48,16 @@ struct bpf_link;
  * samples BPF drops after paying their interrupts.
  */
 #define CP_PERF_MAX_THREADS	64
+#define CP_PERF_MAX_SPECS	(2 * CP_PMU_MAX_CORE + 2)	/* per-thread specs kept */
+#define CP_PERF_MAX_REOPEN	64	/* processes reopened per rate-cap decision */
 
 /* One opened event. */
 struct cp_perf_event {
 	int fd;
 	int cpu;			/* -1: follows its thread on any CPU */
 	pid_t tid;			/* -1: every task on @cpu */
+	pid_t tgid;			/* per-thread events: the thread's process; else 0 */
+	int spec;			/* per-thread events: the spec kept to reopen; -1 */
 	enum cp_event_role role;
 	char name[CP_EVENT_NAME_LEN];
 	int leader;			/* index of this event's group leader, -1 if none */
@@ -158,8 +162,15 @@ int cp_perf_events__open_mem(struct cp_perf_events *set, const struct cp_pmus *p
  * PERF_EVENT_IOC_PERIOD, writing one line per change to @log (if
  * non-NULL). The first call only takes the baseline. Returns the number of
  * periods changed, or a negative errno (a failed read or ioctl).
- * Inherited child events keep the period they were created with: the
- * ioctl reaches only the event we opened.
+ *
+ * Per-thread events are inherited by the threads a thread creates, and the
+ * ioctl reaches only the event we opened (_perf_ioctl() returns before
+ * perf_event_for_each_child()), while read() sums its children: the
+ * creator's period would climb for all of them and theirs never change.
+ * So once a change is made, a process with threads that inherited their
+ * events gets explicit events for each of its threads (jittered, at the
+ * process's highest period of the kind), and the old ones, children and
+ * all, are closed; from the next decision on every thread is its own unit.
  */
 /*
  * The precise_ip each PMU's memory events were opened with, after the probe

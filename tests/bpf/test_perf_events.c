@@ -475,6 +475,88 @@ static struct bpf_program *pick_program(struct cacheperf *skel)
 	return want;
 }
 
+/* Writes @v to /proc/sys/kernel/perf_event_max_sample_rate; returns the old value. */
+static long set_max_sample_rate(long v)
+{
+	const char *path = "/proc/sys/kernel/perf_event_max_sample_rate";
+	long old = 0;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &old), 1);
+	fclose(f);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%ld\n", v);
+	assert_int_equal(fclose(f), 0);
+	return old;
+}
+
+/*
+ * Kernel throttling is counted: a per-CPU cpu-clock event every 10 us (the
+ * hrtimer's floor) on a CPU this thread keeps busy in user mode, with the
+ * program attached, while perf_event_max_sample_rate is 1000: past the
+ * limit in one tick the kernel stops it and writes PERF_RECORD_THROTTLE to
+ * its one-page buffer (__perf_event_account_interrupt(); the hrtimer events
+ * pass throttle = 1, unlike page faults). A per-thread event has no buffer
+ * (perf_mmap() refuses inherited per-task events) and says so.
+ */
+static void test_throttles_counted(void **state)
+{
+	struct cp_perf_events *set;
+	struct cp_event_spec spec;
+	struct bpf_program *prog;
+	struct cacheperf *skel;
+	cpu_set_t old, one;
+	char err[256] = "";
+	int cpu, without;
+	__u64 throttles;
+	long old_rate;
+
+	(void)state;
+	REQUIRE_ROOT();
+	skel = cacheperf__open();
+	assert_non_null(skel);
+	prog = pick_program(skel);
+	assert_non_null(prog);
+	assert_int_equal(cacheperf__load(skel), 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+
+	set = cp_perf_events__new();
+	cp_cpu_clock_spec(&spec, 1);
+	spec.attr.freq = 0;
+	spec.attr.sample_period = 10000;	/* ns */
+	spec.attr.exclude_kernel = 1;
+	assert_int_equal(cp_perf_events__open_one(set, &spec, -1, cpu, prog, err, sizeof(err)), 0);
+	assert_non_null(cp_perf_events__get(set, 0)->rb);
+	assert_int_equal(cp_perf_events__throttles(set, &without), 0);
+	old_rate = set_max_sample_rate(1000);
+	for (__u64 end = now_ns() + 200000000ull; now_ns() < end;)
+		;
+	set_max_sample_rate(old_rate);
+	throttles = cp_perf_events__throttles(set, &without);
+	print_message("# %llu throttles in 200 ms at 100000 samples/s\n",
+		      (unsigned long long)throttles);
+	assert_true(throttles >= 1);
+	assert_int_equal(without, 0);
+	/* read once: the count stays, the buffer's room is freed */
+	assert_int_equal(cp_perf_events__throttles(set, &without), throttles);
+	cp_perf_events__free(set);
+
+	set = cp_perf_events__new();
+	assert_int_equal(cp_perf_events__open_one(set, &spec, getpid(), -1, prog, err, sizeof(err)), 0);
+	assert_null(cp_perf_events__get(set, 0)->rb);
+	assert_int_equal(cp_perf_events__throttles(set, &without), 0);
+	assert_int_equal(without, 1);
+	cp_perf_events__free(set);
+	sched_setaffinity(0, sizeof(old), &old);
+	cacheperf__destroy(skel);
+}
+
 static void test_attach_program(void **state)
 {
 	struct bpf_prog_info info;
@@ -621,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_exited_process),
 		cmocka_unit_test(test_rate_cap_live),
 		cmocka_unit_test(test_rate_cap_inherited),
+		cmocka_unit_test(test_throttles_counted),
 		cmocka_unit_test(test_attach_program),
 		cmocka_unit_test(test_mem_loads_no_pmu),
 	};

@@ -216,7 +216,8 @@ static void check_ibs(const struct cp_pmus *p, const struct tree_case *c,
 	assert_int_equal(a->config, c->ibs_config);	/* cnt_ctl: count ops */
 	assert_int_equal(a->config1, 0);
 	assert_int_equal(a->config2, c->ibs_config2);	/* swfilt where the kernel has it */
-	assert_int_equal(a->sample_period, 20000);
+	/* one op in 80000: about one load in 20000, like PEBS' --load-period */
+	assert_int_equal(a->sample_period, 80000);
 	assert_int_equal(a->sample_type, EXPECTED_SAMPLE_TYPE);
 	assert_int_equal(a->precise_ip, 0);
 	assert_int_equal(a->wakeup_events, 1);
@@ -472,13 +473,16 @@ static void test_period_jitter(void **state)
 	}
 	assert_true(distinct >= 14);
 
-	/* IBS periods stay multiples of 16 */
+	/* IBS periods stay multiples of 16, around 4 ops per load of the load period */
 	assert_int_equal(cp_mem_specs_build(&z->ibs, &cfg, &ibs, err, sizeof(err)), 0);
 	for (int cpu = 0; cpu < 64; cpu++) {
 		cp_event_spec_instance(&ibs.spec[0], cpu, &a);
 		assert_int_equal(a.sample_period % 16, 0);
-		assert_in_range(a.sample_period, 18000 - 15, 22000);
+		assert_in_range(a.sample_period, 72000 - 15, 88000);
 	}
+	/* capped at IbsOpMaxCnt's reach, still a multiple of 16 */
+	assert_int_equal(cp_ibs_op_period(1000000), CP_IBS_MAX_PERIOD);
+	assert_int_equal(cp_ibs_op_period(5), 16);	/* 20 ops, rounded down to 16 */
 
 	/* bounds of the helper itself */
 	assert_int_equal(cp_period_jitter(20000, 0, 1, 2, 1), 20000);

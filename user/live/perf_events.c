@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 
@@ -32,6 +33,14 @@ struct cp_perf_events *cp_perf_events__new(void)
 	return calloc(1, sizeof(struct cp_perf_events));
 }
 
+/* One header page and one data page: room for ~150 throttle records between readings. */
+#define CP_RB_PAGES	2
+
+static size_t rb_bytes(void)
+{
+	return CP_RB_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+}
+
 void cp_perf_events__free(struct cp_perf_events *set)
 {
 	if (!set)
@@ -40,6 +49,8 @@ void cp_perf_events__free(struct cp_perf_events *set)
 	for (int i = set->nr - 1; i >= 0; i--) {
 		struct cp_perf_event *e = &set->ev[i];
 
+		if (e->rb)
+			munmap(e->rb, rb_bytes());
 		if (e->link)
 			bpf_link__destroy(e->link);	/* closes e->fd too */
 		else if (e->fd >= 0)
@@ -280,6 +291,17 @@ int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *s
 		snprintf(err, err_sz, "cannot attach BPF program %s to %s: %s",
 			 bpf_program__name(prog), spec->name, strerror(-ret));
 		return ret;
+	}
+	/*
+	 * The program takes every sample (it returns 0: nothing is written to
+	 * a perf buffer), so a small one hears of throttling only. Per-CPU
+	 * events only: perf_mmap() refuses inherited per-task ones. Without it
+	 * (locked-memory limit), the event samples all the same.
+	 */
+	if (cpu >= 0 && e->base_period) {
+		e->rb = mmap(NULL, rb_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (e->rb == MAP_FAILED)
+			e->rb = NULL;
 	}
 	return 0;
 
@@ -625,6 +647,49 @@ static int cap_unit(struct cp_perf_events *set, const int *idx, int n, const __u
 	return applied;
 }
 
+/* Counts the throttle records in @e's buffer and frees their room. */
+static void read_throttles(struct cp_perf_event *e)
+{
+	struct perf_event_mmap_page *mp = e->rb;
+	const __u8 *data = (const __u8 *)e->rb + mp->data_offset;
+	__u64 head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE), tail = mp->data_tail;
+	__u64 size = mp->data_size;
+
+	while (size && tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		__u64 off = tail % size;
+
+		/* a header never wraps: records are 8-byte aligned, the size a power of two */
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h))
+			break;	/* cannot happen; do not loop on it */
+		if (h.type == PERF_RECORD_THROTTLE)
+			e->throttles++;
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+}
+
+__u64 cp_perf_events__throttles(struct cp_perf_events *set, int *without)
+{
+	__u64 sum = 0;
+
+	*without = 0;
+	for (int i = 0; set && i < set->nr; i++) {
+		struct cp_perf_event *e = &set->ev[i];
+
+		if (!capped(e))
+			continue;
+		if (!e->rb) {
+			(*without)++;
+			continue;
+		}
+		read_throttles(e);
+		sum += e->throttles;
+	}
+	return sum;
+}
+
 /* Closes the events of process @tgid below index @below, and closes the gaps. */
 static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
 {
@@ -638,6 +703,8 @@ static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
 
 		if (e->tgid != tgid)
 			continue;
+		if (e->rb)
+			munmap(e->rb, rb_bytes());
 		if (e->link)
 			bpf_link__destroy(e->link);	/* closes e->fd too */
 		else if (e->fd >= 0)
@@ -671,6 +738,8 @@ static bool has_own_event(const struct cp_perf_events *set, pid_t tgid, pid_t ti
 static void drop_new_events(struct cp_perf_events *set, int from)
 {
 	for (int i = set->nr - 1; i >= from; i--) {
+		if (set->ev[i].rb)
+			munmap(set->ev[i].rb, rb_bytes());
 		if (set->ev[i].link)
 			bpf_link__destroy(set->ev[i].link);
 		else if (set->ev[i].fd >= 0)

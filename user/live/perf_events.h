@@ -67,6 +67,9 @@ struct cp_perf_event {
 	__u64 max_period;		/* 0: none */
 	__u32 period_align;
 	__u64 last_count;		/* rate cap: the counter at the previous interval */
+	void *rb;			/* per-CPU sampling events: a one-page buffer, where
+					 * the kernel writes PERF_RECORD_THROTTLE; NULL: none */
+	__u64 throttles;		/* of them, read so far */
 };
 
 #define CP_PRECISE_TEXT_LEN	160	/* cp_perf_events__precise() */
@@ -178,6 +181,16 @@ int cp_perf_events__open_mem(struct cp_perf_events *set, const struct cp_pmus *p
  * cpu_atom mem-loads 2, mem-stores 2"); "" without PEBS.
  */
 const char *cp_perf_events__precise(const struct cp_perf_events *set);
+
+/*
+ * The times the kernel throttled one of the per-CPU sampling events
+ * (PERF_RECORD_THROTTLE in their one-page buffers, read now). The kernel
+ * stops an event whose interrupts in a tick reach perf_event_max_sample_rate
+ * / HZ until the next tick, and says so only in its ring buffer; it refuses
+ * a buffer on inherited per-task events (perf_mmap()), so per-thread events
+ * cannot tell. @without: sampling events with no buffer to tell.
+ */
+__u64 cp_perf_events__throttles(struct cp_perf_events *set, int *without);
 
 int cp_perf_events__rate_cap(struct cp_perf_events *set, const struct cp_rate_cap_cfg *cfg,
 			     __u64 now_ns, FILE *log);

@@ -480,10 +480,18 @@ static void rate_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 no
 {
 	int ret;
 
+	struct cp_run_end *end = &l->prof->end;
+	int without;
+	__u64 throttles;
+
 	l->rate.max_rate = cp_rate_cap_limit(cfg->max_sample_rate, cp_perf_max_sample_rate("/"));
 	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, stderr);
 	if (ret > 0)
-		l->prof->end.period_changes += (__u64)ret;
+		end->period_changes += (__u64)ret;
+	throttles = cp_perf_events__throttles(l->sess->events, &without);
+	if (throttles > end->throttles && !end->throttles)
+		fprintf(stderr, "cacheperf-bpf: warning: the kernel throttled sampling (perf_event_max_sample_rate): samples are lost until the next tick; a lower --max-sample-rate avoids it\n");
+	end->throttles = throttles;
 }
 
 /* Says once, while it runs, that the PMU's samples carry no data source. */

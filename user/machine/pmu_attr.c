@@ -127,6 +127,15 @@ static int build_pebs(const struct cp_pmu *pmu, const struct cp_sampling_cfg *cf
 	return 0;
 }
 
+__u64 cp_ibs_op_period(__u64 load_period)
+{
+	unsigned __int128 p = (unsigned __int128)load_period * CP_IBS_OPS_PER_LOAD;
+
+	if (p > CP_IBS_MAX_PERIOD)
+		p = CP_IBS_MAX_PERIOD;
+	return cp_period_jitter((__u64)p, 0, 0, 0, CP_IBS_PERIOD_ALIGN);
+}
+
 static int build_ibs(const struct cp_pmu *pmu, const struct cp_sampling_cfg *cfg,
 		     struct cp_mem_specs *out, char *err, size_t err_sz)
 {
@@ -150,7 +159,7 @@ static int build_ibs(const struct cp_pmu *pmu, const struct cp_sampling_cfg *cfg
 		return ret;
 	snprintf(s->name, sizeof(s->name), "ibs_op");
 	s->role = CP_EVENT_MEM;
-	s->attr.sample_period = cp_period_jitter(cfg->load_period, 0, 0, 0, CP_IBS_PERIOD_ALIGN);
+	s->attr.sample_period = cp_ibs_op_period(cfg->load_period);
 	s->pmu_event = true;
 	s->jitter_pct = cfg->jitter_pct;
 	s->jitter_seed = cfg->jitter_seed;

@@ -22,9 +22,9 @@
  *    where ibs_op/format/swfilt exists we set it and exclude_kernel, else
  *    kernel samples arrive and BPF must drop kernel IPs.
  *  - IBS counts dispatched ops (format cnt_ctl = 1) rather than cycles, so
- *    the period is "one op in N" like the PEBS periods; it uses the load
- *    period, rounded to a multiple of 16 (the low 4 bits of IbsOpMaxCnt
- *    do not exist).
+ *    the period is "one op in N"; N is the load period times
+ *    CP_IBS_OPS_PER_LOAD, rounded to a multiple of 16 (the low 4 bits of
+ *    IbsOpMaxCnt do not exist).
  *  - Intel parts with events/mem-loads-aux (Sapphire Rapids, Alder Lake
  *    P-cores) refuse a DATA_SRC mem-loads event that is not in a group led
  *    by that event (-ENODATA, intel_pmu_hw_config). The leader here only
@@ -50,6 +50,13 @@
 #define CP_IBS_PERIOD_ALIGN	16	/* IbsOpMaxCnt counts in units of 16 ops */
 /* ibs_op max_period without the OPCNTEXT extension: IBS_OP_MAX_CNT << 4 */
 #define CP_IBS_MAX_PERIOD	0xffff0ull
+/*
+ * Dispatched ops per load: IBS samples one op in N of every kind, PEBS one
+ * load in N. Loads are about a quarter of the ops of ordinary code (integer
+ * SPEC CPU: ~25 % loads, ~10 % stores), so --load-period N becomes one op in
+ * 4 N: the same density of load samples, not four times it.
+ */
+#define CP_IBS_OPS_PER_LOAD	4
 /* x86 counters take 31-bit periods unless full-width writes are supported */
 #define CP_PEBS_MAX_PERIOD	((1ull << 31) - 1)
 
@@ -60,6 +67,9 @@ struct cp_sampling_cfg {
 	__u32 jitter_pct;	/* per-CPU/per-thread period spread */
 	__u64 jitter_seed;	/* fixed in tests; random in production */
 };
+
+/* The IBS op period for --load-period @load_period (CP_IBS_OPS_PER_LOAD), aligned, capped. */
+__u64 cp_ibs_op_period(__u64 load_period);
 
 /* The sampling settings asked for (--ldlat and the periods), the default jitter, @seed. */
 void cp_sampling_cfg_init(struct cp_sampling_cfg *cfg, __u32 ldlat_cycles, __u64 load_period,

@@ -78,6 +78,7 @@ struct cp_run_end {
 	__u64 malformed;		/* records dropped by the drain's checks */
 	__u64 unknown;
 	__u64 period_changes;		/* by the rate cap */
+	__u64 throttles;		/* PERF_RECORD_THROTTLE seen: the kernel stopped an event */
 	__u64 guard_backoffs;
 	bool have_alloc;		/* allocation probes ran */
 	struct cp_alloc_probes_stats alloc;

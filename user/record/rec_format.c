@@ -255,6 +255,7 @@ void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 	cp_rec_put_u64(b, e->malformed);
 	cp_rec_put_u64(b, e->unknown);
 	cp_rec_put_u64(b, e->period_changes);
+	cp_rec_put_u64(b, e->throttles);
 	cp_rec_put_u64(b, e->guard_backoffs);
 	cp_rec_put_u32(b, e->have_alloc);
 	put_u64s(b, &a->bpf, CP_ALLOC_STATS_NR);
@@ -277,7 +278,9 @@ int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err
 	    get_u64s(c, (__u64 *)&out->bpf, nr_bpf, "BPF counters", err, sz))
 		return -EINVAL;
 	if (cp_rec_get_u64(c, &out->malformed) || cp_rec_get_u64(c, &out->unknown) ||
-	    cp_rec_get_u64(c, &out->period_changes) || cp_rec_get_u64(c, &out->guard_backoffs) ||
+	    cp_rec_get_u64(c, &out->period_changes) ||
+	    (c->version != 4 && cp_rec_get_u64(c, &out->throttles)) ||
+	    cp_rec_get_u64(c, &out->guard_backoffs) ||
 	    cp_rec_get_u32(c, &flag))
 		return short_read(c, err, sz, "the drop counters");
 	out->have_alloc = flag != 0;

@@ -27,7 +27,8 @@
 /*
  * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
  * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source;
- * 5: the BPF counter kernel_ip (version 4 files read with it 0). Older
+ * 5: the BPF counter kernel_ip and the end's kernel throttles (version 4
+ * files read with them 0). Older
  * files are refused: their counter entries and stats are shorter.
  */
 #define CP_REC_VERSION		5

@@ -39,6 +39,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->malformed = e.malformed + p->counts.malformed;
 	r->unknown = e.unknown + p->counts.unknown;
 	r->period_changes = e.period_changes;
+	r->throttles = e.throttles;
 	r->execs = p->execs;
 	r->object_events = p->object_events;
 	r->chunk_objects = p->chunk_objects;

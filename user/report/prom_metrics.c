@@ -345,7 +345,7 @@ static void write_one(struct ctx *x, const char *name, enum cp_prom_type type, c
 	cp_prom_sample(&x->w, NULL, 0, v);
 }
 
-#define CP_PROM_NR_DROPS	12
+#define CP_PROM_NR_DROPS	13
 
 /* The drops of the report's "Drops" section, by the same names; how many. */
 static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
@@ -364,6 +364,7 @@ static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
 		{ "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf },
 		{ "alloc_live_map", r->alloc.bpf.drop_live_full },
 		{ "alloc_entry_map", r->alloc.bpf.drop_entry_full },
+		{ "kernel_throttle", r->throttles },
 	};
 
 	memcpy(out, drops, sizeof(drops));

@@ -264,6 +264,9 @@ static void print_drops(const struct cp_report *r, FILE *f)
 		(ull)b->forwarded);
 	if (r->period_changes)
 		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
+	if (r->throttles)
+		fprintf(f, "  sampling throttled by the kernel: %llu times (that event's samples lost until the next tick)\n",
+			(ull)r->throttles);
 	if (b->ticks || b->ticks_kernel || r->soft.taken)
 		fprintf(f, "  soft source: %llu instructions decoded (%llu with a memory operand, %llu of them the access before (skid), %llu without, %llu of exited processes); lost: pending table full %llu, descriptor table full %llu\n",
 			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.skid,

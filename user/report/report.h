@@ -42,6 +42,7 @@ struct cp_report {
 	__u64 malformed;		/* ... of the wrong size (ABI mismatch) */
 	__u64 unknown;			/* ... of a type nothing consumes */
 	__u64 period_changes;		/* sample periods raised or lowered by the rate cap */
+	__u64 throttles;		/* times the kernel throttled a sampling event */
 	__u64 object_events;		/* allocation and mapping records applied */
 	__u64 chunk_objects;		/* objects no probe saw, read from glibc's chunk headers */
 	bool have_alloc;		/* allocation probes ran (not --no-objects) */

@@ -66,6 +66,7 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "unknown_records", r->unknown);
 	cp_json_u64(j, "records_received", r->received);
 	cp_json_u64(j, "period_changes", r->period_changes);
+	cp_json_u64(j, "kernel_throttles", r->throttles);
 	cp_json_u64(j, "soft_pending_full", b->drop_pending);
 	cp_json_u64(j, "soft_descriptors_full", r->soft.drop_insns);
 	if (r->have_alloc) {

@@ -53,6 +53,7 @@ int on_mem_sample(struct bpf_perf_event_data *ctx)
 	s.addr = have & PERF_SAMPLE_ADDR ? data->addr : 0;
 	s.data_src = have & PERF_SAMPLE_DATA_SRC ? data->data_src.val : CP_MEM_NA_KERNEL;
 	s.weight = have & CP_SAMPLE_WEIGHT_ANY ? data->weight.var1_dw : 0;
+	cp_sample_read_ibs_rmw(&s, data, have);
 	cp_mem_sample(&s);
 	return 0;
 }

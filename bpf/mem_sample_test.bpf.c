@@ -16,6 +16,9 @@
 
 /* A struct perf_sample_data as the kernel would fill it, written by the test. */
 char cp_fake_sample_data[CP_FAKE_SAMPLE_DATA] SEC(".bss") __attribute__((aligned(64)));
+/* Its raw record, pointed to by the program; the bytes are the test's (IBS's layout). */
+char cp_fake_raw_record[64] SEC(".bss") __attribute__((aligned(8)));
+__u8 cp_fake_ibs_raw[CP_FAKE_IBS_RAW] SEC(".bss") __attribute__((aligned(8)));
 
 /*
  * The perf_event programs' reading of a sample (sample_read.bpf.h) on fake
@@ -28,6 +31,18 @@ int test_sample_read(struct cp_sample_read_ctx *ctx)
 	struct cp_regs regs;
 
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
+	if (ctx->with_raw) {
+		struct perf_sample_data *d = (void *)cp_fake_sample_data;
+		struct perf_raw_record *r = (void *)cp_fake_raw_record;
+		/* perf_raw_frag is packed: plain stores would be split in halves */
+		__u32 data_off = bpf_core_field_offset(r->frag.data);
+		__u32 size_off = bpf_core_field_offset(r->frag.size);
+
+		*(void **)(cp_fake_raw_record + (data_off & 31)) = cp_fake_ibs_raw;
+		*(__u32 *)(cp_fake_raw_record + (size_off & 31)) = sizeof(cp_fake_ibs_raw);
+		d->raw = r;
+	}
+	s.event = (__u8)ctx->event;
 	cp_sample_read_regs(&s, &regs);
 	cp_sample_read_data(&s, (const struct perf_sample_data *)cp_fake_sample_data);
 	ctx->out = s;

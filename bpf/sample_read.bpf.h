@@ -17,6 +17,44 @@
 #define CP_SAMPLE_WEIGHT_ANY (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)
 
 /*
+ * IBS's raw record (perf_ibs_handle_irq(), arch/x86/events/amd/ibs.c): the
+ * u32 caps, then the op registers from IbsOpCtl on: IbsOpCtl, IbsOpRip,
+ * IbsOpData, IbsOpData2, IbsOpData3. In IbsOpData3, bit 0 is ld_op, bit 1
+ * st_op.
+ */
+#define CP_IBS_RAW_OPDATA3 (4 + 4 * 8)
+#define CP_IBS_LD_OP	   (1ULL << 0)
+#define CP_IBS_ST_OP	   (1ULL << 1)
+
+/*
+ * An IBS read-modify-write op (ld_op and st_op both set) is reported as a
+ * load, with the load's data source (perf_ibs_get_mem_op() tests ld_op
+ * first). For sharing it is a store: it takes the line Modified. IbsOpData3
+ * in the raw record tells; the op becomes a store, its level kept.
+ */
+static __always_inline void cp_sample_read_ibs_rmw(struct cp_test_sample *s,
+						   const struct perf_sample_data *data, __u64 have)
+{
+	const struct perf_raw_record *raw;
+	const __u8 *bytes;
+	__u32 size;
+	__u64 d3;
+
+	if (s->event != CP_SEV_IBS || !(have & PERF_SAMPLE_RAW))
+		return;
+	raw = BPF_CORE_READ(data, raw);
+	if (!raw)
+		return;
+	bytes = BPF_CORE_READ(raw, frag.data);
+	size = BPF_CORE_READ(raw, frag.size);
+	if (!bytes || size < CP_IBS_RAW_OPDATA3 + sizeof(d3) ||
+	    bpf_probe_read_kernel(&d3, sizeof(d3), bytes + CP_IBS_RAW_OPDATA3))
+		return;
+	if ((d3 & CP_IBS_LD_OP) && (d3 & CP_IBS_ST_OP))
+		s->data_src = (s->data_src & ~(0x1fULL << CP_MEM_OP_SHIFT)) | CP_MEM_S(OP, STORE);
+}
+
+/*
  * The sampled instruction: PEBS and IBS put its address in regs->ip and set
  * regs->cs from it (set_linear_ip() in arch/x86/events/intel/ds.c and
  * perf_ibs_handle_irq() in arch/x86/events/amd/ibs.c: __KERNEL_CS for a
@@ -37,7 +75,8 @@ static __always_inline void cp_sample_read_regs(struct cp_test_sample *s, const 
  * from 6.3, perf_prepare_sample() before the program runs) filled. IBS sets
  * PERF_SAMPLE_ADDR only with a valid linear address (dc_lin_addr_valid).
  * Before 6.1 (no sample_flags) perf_sample_data_init() set addr to 0,
- * data_src to NA and weight to 0, so all three are safe to read.
+ * data_src to NA and weight to 0, so all three are safe to read. s->event
+ * must be set: an IBS op's raw record is read for read-modify-writes.
  */
 static __always_inline void cp_sample_read_data(struct cp_test_sample *s,
 						const struct perf_sample_data *data)
@@ -59,6 +98,7 @@ static __always_inline void cp_sample_read_data(struct cp_test_sample *s,
 	if (have & CP_SAMPLE_WEIGHT_ANY)
 		bpf_core_read(&weight, sizeof(weight), &data->weight);
 	s->weight = (__u32)weight;
+	cp_sample_read_ibs_rmw(s, data, have);
 }
 
 #endif /* CACHEPERF_SAMPLE_READ_BPF_H */

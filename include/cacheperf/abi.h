@@ -114,8 +114,11 @@ _Static_assert(sizeof(struct cp_test_sample) == 56, "struct cp_test_sample is AB
  * cp_fake_sample_data (.bss, laid out by the test from vmlinux BTF) out.
  */
 #define CP_FAKE_SAMPLE_DATA	2048	/* bytes: more than perf_sample_data has */
+#define CP_FAKE_IBS_RAW		128	/* bytes of the fake IBS raw record (cp_fake_ibs_raw) */
 struct cp_sample_read_ctx {
 	struct cp_regs regs;
+	__u32 event;		/* enum cp_sample_event of the sample (its link's cookie) */
+	__u32 with_raw;		/* point the sample data's raw at cp_fake_ibs_raw */
 	struct cp_test_sample out;
 };
 

@@ -384,7 +384,9 @@ CP_INLINE void cp_data_src_decode(__u64 v, struct cp_data_src *d)
  *    perf_ibs_get_mem_op() tests ld_op first and reports them as loads,
  *    with the load's data source. For sharing they are stores (they take
  *    the line in Modified state), but data_src cannot tell them from loads:
- *    only IbsOpData3 itself (PERF_SAMPLE_RAW) can, see bpf/sample_read.bpf.h.
+ *    IbsOpData3 in the raw record (PERF_SAMPLE_RAW) does, and
+ *    cp_sample_read_ibs_rmw() (bpf/sample_read.bpf.h) makes them stores
+ *    before this function sees them.
  *  - Zen 4 "near CCX" data sources (another CCX of the same socket):
  *    REM_CCE1 with HOPS_0 and no remote bit. Not remote-node: the decoder
  *    above only calls an access remote with the remote bit or REM_RAM/

@@ -103,12 +103,17 @@ static size_t member_off(const struct btf *btf, const char *name)
 struct fake {
 	__u64 flags, addr, data_src, weight;
 	__u64 cs, ip;
+	__u8 event;
+	bool raw;		/* an IBS raw record with IbsOpData3 = @opdata3 */
+	__u64 opdata3;
 };
 
 /* Runs test_sample_read on @f laid out as the kernel would; returns what it read. */
 static struct cp_test_sample read_sample(struct env *e, const struct btf *btf, const struct fake *f)
 {
-	struct cp_sample_read_ctx ctx = { .regs = { .ip = f->ip, .cs = f->cs } };
+	struct cp_sample_read_ctx ctx = {
+		.regs = { .ip = f->ip, .cs = f->cs }, .event = f->event, .with_raw = f->raw,
+	};
 	/* a syscall program's context is copied back to ctx_in */
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
 	char *data = e->skel->bss->cp_fake_sample_data;
@@ -118,6 +123,9 @@ static struct cp_test_sample read_sample(struct env *e, const struct btf *btf, c
 	memcpy(data + member_off(btf, "addr"), &f->addr, 8);
 	memcpy(data + member_off(btf, "data_src"), &f->data_src, 8);
 	memcpy(data + member_off(btf, "weight"), &f->weight, 8);
+	/* perf_ibs_handle_irq()'s raw record: u32 caps, then IbsOpCtl, IbsOpRip, IbsOpData, IbsOpData2, IbsOpData3 */
+	memset(e->skel->bss->cp_fake_ibs_raw, 0, CP_FAKE_IBS_RAW);
+	memcpy(e->skel->bss->cp_fake_ibs_raw + 4 + 4 * 8, &f->opdata3, 8);
 	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(e->skel->progs.test_sample_read),
 						&opts), 0);
 	return ctx.out;
@@ -157,6 +165,42 @@ static void test_read_flags_and_mode(void **state)
 		.flags = PERF_SAMPLE_DATA_SRC, .data_src = IBS_LOAD_DRAM, .cs = KERNEL_CS,
 		.ip = 0xffffffff81000000ULL });
 	assert_int_equal(s.kernel, 1);
+	env_free(e);
+	btf__free(btf);
+}
+
+/*
+ * IBS read-modify-write ops: perf_ibs_get_mem_op() tests ld_op first and
+ * says load; IbsOpData3 (bit 0 ld_op, bit 1 st_op) in the raw record says
+ * both, and the sample becomes a store with the load's level.
+ */
+static void test_ibs_rmw_is_a_store(void **state)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const __u64 flags = PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_RAW;
+	const __u64 as_store = (IBS_LOAD_DRAM & ~0x1fULL) | PERF_MEM_OP_STORE;
+	struct cp_test_sample s;
+	struct env *e;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_non_null(btf);
+	e = env_new();
+	s = read_sample(e, btf, &(struct fake){ .flags = flags, .data_src = IBS_LOAD_DRAM,
+		.cs = USER_CS, .event = CP_SEV_IBS, .raw = true, .opdata3 = 0x3 | 0x80 });
+	assert_int_equal(s.data_src, as_store);
+	/* a plain load (ld_op only) stays one */
+	s = read_sample(e, btf, &(struct fake){ .flags = flags, .data_src = IBS_LOAD_DRAM,
+		.cs = USER_CS, .event = CP_SEV_IBS, .raw = true, .opdata3 = 0x1 | 0x80 });
+	assert_int_equal(s.data_src, IBS_LOAD_DRAM);
+	/* no raw record flagged, or not IBS: data_src as the kernel gave it */
+	s = read_sample(e, btf, &(struct fake){ .flags = PERF_SAMPLE_DATA_SRC,
+		.data_src = IBS_LOAD_DRAM, .cs = USER_CS, .event = CP_SEV_IBS, .raw = true,
+		.opdata3 = 0x3 });
+	assert_int_equal(s.data_src, IBS_LOAD_DRAM);
+	s = read_sample(e, btf, &(struct fake){ .flags = flags, .data_src = IBS_LOAD_DRAM,
+		.cs = USER_CS, .event = CP_SEV_LOAD, .raw = true, .opdata3 = 0x3 });
+	assert_int_equal(s.data_src, IBS_LOAD_DRAM);
 	env_free(e);
 	btf__free(btf);
 }
@@ -240,6 +284,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_flags_and_mode),
+		cmocka_unit_test(test_ibs_rmw_is_a_store),
 		cmocka_unit_test(test_kernel_samples_dropped),
 		cmocka_unit_test(test_event_decides),
 		cmocka_unit_test(test_role_cookies),

@@ -75,7 +75,7 @@ pmu_says=(
 	"zen3|        HITM: never on this CPU (Zen 3): sharing is judged from stores"
 	"zen4|        kernel samples: excluded (swfilt)"
 	"zen4|        HITM: loads served modified by another core's cache"
-	"zen4|        read-modify-write ops: reported as loads"
+	"zen4|        read-modify-write ops: loads to the kernel, stores here (IbsOpData3 in the raw record)"
 )
 for row in "${pmu_says[@]}"; do
 	t=${row%%|*}

@@ -218,7 +218,8 @@ static void check_ibs(const struct cp_pmus *p, const struct tree_case *c,
 	assert_int_equal(a->config2, c->ibs_config2);	/* swfilt where the kernel has it */
 	/* one op in 80000: about one load in 20000, like PEBS' --load-period */
 	assert_int_equal(a->sample_period, 80000);
-	assert_int_equal(a->sample_type, EXPECTED_SAMPLE_TYPE);
+	/* and the raw record, whose IbsOpData3 tells read-modify-writes from loads */
+	assert_int_equal(a->sample_type, EXPECTED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	assert_int_equal(a->precise_ip, 0);
 	assert_int_equal(a->wakeup_events, 1);
 	/* without swfilt any exclude_* is EINVAL (PERF_PMU_CAP_NO_EXCLUDE) */

@@ -47,7 +47,7 @@ static void print_pmu(const struct cp_pmus *pmus, const struct cp_pmu *p, FILE *
 				"loads served modified by another core's cache" :
 				"never on this CPU (Zen 3): sharing is judged from stores");
 		fprintf(f, "        store levels: L1 or L2 hit; past L2 a miss of unknown level (IBS has no data source for stores)\n");
-		fprintf(f, "        read-modify-write ops: reported as loads\n");
+		fprintf(f, "        read-modify-write ops: loads to the kernel, stores here (IbsOpData3 in the raw record)\n");
 		return;
 	}
 	fprintf(f, "  pebs: %s PMU (%s), type %u, max precise %d, precise_ip from %d\n", p->name,

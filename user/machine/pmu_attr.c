@@ -159,6 +159,8 @@ static int build_ibs(const struct cp_pmu *pmu, const struct cp_sampling_cfg *cfg
 		return ret;
 	snprintf(s->name, sizeof(s->name), "ibs_op");
 	s->role = CP_EVENT_MEM;
+	/* IbsOpData3 tells read-modify-writes from loads (bpf/sample_read.bpf.h) */
+	s->attr.sample_type |= PERF_SAMPLE_RAW;
 	s->attr.sample_period = cp_ibs_op_period(cfg->load_period);
 	s->pmu_event = true;
 	s->jitter_pct = cfg->jitter_pct;

@@ -21,6 +21,10 @@
  *    exclusion at all (PERF_PMU_CAP_NO_EXCLUDE: any exclude_* is EINVAL);
  *    where ibs_op/format/swfilt exists we set it and exclude_kernel, else
  *    kernel samples arrive and BPF must drop kernel IPs.
+ *  - IBS adds PERF_SAMPLE_RAW: IbsOpData3 in the raw record is the only
+ *    way to tell a read-modify-write op, which the kernel reports as a load,
+ *    from a load (bpf/sample_read.bpf.h). The program returns 0, so the
+ *    record is never copied to a buffer.
  *  - IBS counts dispatched ops (format cnt_ctl = 1) rather than cycles, so
  *    the period is "one op in N"; N is the load period times
  *    CP_IBS_OPS_PER_LOAD, rounded to a multiple of 16 (the low 4 bits of

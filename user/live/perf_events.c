@@ -41,21 +41,27 @@ static size_t rb_bytes(void)
 	return CP_RB_PAGES * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Unmaps @e's buffer, destroys its link and closes it; it stays in the array. */
+static void close_event(struct cp_perf_event *e)
+{
+	if (e->rb)
+		munmap(e->rb, rb_bytes());
+	if (e->link)
+		bpf_link__destroy(e->link);	/* closes e->fd too */
+	else if (e->fd >= 0)
+		close(e->fd);
+	e->rb = NULL;
+	e->link = NULL;
+	e->fd = -1;
+}
+
 void cp_perf_events__free(struct cp_perf_events *set)
 {
 	if (!set)
 		return;
 	/* members were added after their leaders: close in reverse */
-	for (int i = set->nr - 1; i >= 0; i--) {
-		struct cp_perf_event *e = &set->ev[i];
-
-		if (e->rb)
-			munmap(e->rb, rb_bytes());
-		if (e->link)
-			bpf_link__destroy(e->link);	/* closes e->fd too */
-		else if (e->fd >= 0)
-			close(e->fd);
-	}
+	for (int i = set->nr - 1; i >= 0; i--)
+		close_event(&set->ev[i]);
 	free(set->ev);
 	free(set);
 }
@@ -703,14 +709,7 @@ static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
 
 		if (e->tgid != tgid)
 			continue;
-		if (e->rb)
-			munmap(e->rb, rb_bytes());
-		if (e->link)
-			bpf_link__destroy(e->link);	/* closes e->fd too */
-		else if (e->fd >= 0)
-			close(e->fd);
-		e->fd = -1;
-		e->link = NULL;
+		close_event(e);
 		e->tgid = -1;	/* gone */
 	}
 	for (int i = 0; i < set->nr; i++) {
@@ -737,14 +736,8 @@ static bool has_own_event(const struct cp_perf_events *set, pid_t tgid, pid_t ti
 /* Closes the events from index @from on: a reopening that failed half-way. */
 static void drop_new_events(struct cp_perf_events *set, int from)
 {
-	for (int i = set->nr - 1; i >= from; i--) {
-		if (set->ev[i].rb)
-			munmap(set->ev[i].rb, rb_bytes());
-		if (set->ev[i].link)
-			bpf_link__destroy(set->ev[i].link);
-		else if (set->ev[i].fd >= 0)
-			close(set->ev[i].fd);
-	}
+	for (int i = set->nr - 1; i >= from; i--)
+		close_event(&set->ev[i]);
 	set->nr = from;
 }
 

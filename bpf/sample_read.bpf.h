@@ -50,8 +50,9 @@ static __always_inline void cp_sample_read_ibs_rmw(struct cp_test_sample *s,
 	if (!bytes || size < CP_IBS_RAW_OPDATA3 + sizeof(d3) ||
 	    bpf_probe_read_kernel(&d3, sizeof(d3), bytes + CP_IBS_RAW_OPDATA3))
 		return;
+	/* the op a store, as a mem-stores event's samples are: the level kept */
 	if ((d3 & CP_IBS_LD_OP) && (d3 & CP_IBS_ST_OP))
-		s->data_src = (s->data_src & ~(0x1fULL << CP_MEM_OP_SHIFT)) | CP_MEM_S(OP, STORE);
+		s->data_src = cp_data_src_for_event(CP_SEV_STORE, s->data_src);
 }
 
 /*

@@ -570,8 +570,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	__u64 deadline = 0, next_interval, next_cap, now;
 	int ret;
 
-	cp_rate_cap_cfg_init(&l->rate, cp_rate_cap_limit(cfg->max_sample_rate,
-							 cp_perf_max_sample_rate("/")));
+	/* rate_tick() sets the limit in effect before each decision */
+	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
 	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);

@@ -327,15 +327,18 @@ int cp_ibs_kernel_check(const struct cp_kernel_version *kv, bool *per_task)
 static void describe_pebs(const struct cp_pmus *p, char *buf, size_t sz)
 {
 	const struct cp_pmu *c = &p->core[0];
+	char names[CP_PMU_MAX_CORE * (CP_PMU_NAME_LEN + 5)] = "";
+	size_t len = 0;
 
-	if (p->nr_core > 2)
-		snprintf(buf, sz, "pebs: %s, %s and %s PMUs (%s) export mem-loads and mem-stores",
-			 c->name, p->core[1].name, p->core[2].name,
+	if (p->nr_core > 1) {
+		/* "cpu_core and cpu_atom", "cpu_core, cpu_atom and cpu_lowpower" */
+		for (int i = 0; i < p->nr_core; i++)
+			len += snprintf(names + len, sizeof(names) - len, "%s%s",
+					!i ? "" : i == p->nr_core - 1 ? " and " : ", ",
+					p->core[i].name);
+		snprintf(buf, sz, "pebs: %s PMUs (%s) export mem-loads and mem-stores", names,
 			 c->caps_name[0] ? c->caps_name : "hybrid");
-	else if (p->nr_core > 1)
-		snprintf(buf, sz, "pebs: %s and %s PMUs (%s) export mem-loads and mem-stores",
-			 c->name, p->core[1].name, c->caps_name[0] ? c->caps_name : "hybrid");
-	else
+	} else
 		snprintf(buf, sz, "pebs: the %s PMU (%s) exports mem-loads and mem-stores", c->name,
 			 c->caps_name[0] ? c->caps_name : "unnamed");
 }

@@ -191,6 +191,31 @@ static void test_exact_first(void **state)
 	check(&fs, 1, a, N(a), (const struct cp_issue_pair[]){ SAME(0, 1), NEW(0) }, 2);
 }
 
+/*
+ * Two hot lines of one function on one object; the fix removed the first
+ * and shifted the second from 20 to 23: the one left is the second, moved,
+ * not the first (which comes first in rank), and the first is gone.
+ */
+static void test_moved_nearest(void **state)
+{
+	struct spec b[] = { cap, cap }, a[] = { cap };
+
+	(void)state;
+	b[0].line = 10;
+	b[1].line = 20;
+	a[0].line = 23;
+	check(b, N(b), a, N(a), (const struct cp_issue_pair[]){ GONE(0), MOVED(1, 0) }, 2);
+	/* both moved by 3, AFTER ranking them the other way: each to its own, not crossed */
+	{
+		struct spec a2[] = { cap, cap };
+
+		a2[0].line = 23;
+		a2[1].line = 13;
+		check(b, N(b), a2, N(a2),
+		      (const struct cp_issue_pair[]){ MOVED(0, 1), MOVED(1, 0) }, 2);
+	}
+}
+
 /* Two processes with the same issue: paired in rank order, one each. */
 static void test_same_key_twice(void **state)
 {
@@ -251,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_type_changed),
 		cmocka_unit_test(test_no_loose_pair),
 		cmocka_unit_test(test_exact_first),
+		cmocka_unit_test(test_moved_nearest),
 		cmocka_unit_test(test_same_key_twice),
 		cmocka_unit_test(test_key_text),
 	};

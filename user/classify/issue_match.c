@@ -16,10 +16,11 @@ static void key_where(const struct cp_issue *is, struct cp_issue_key *k)
 
 	if (!is->nr_insns)
 		return;
-	if (in->have_loc && in->loc.file[0] && in->loc.line)
+	if (in->have_loc && in->loc.file[0] && in->loc.line) {
 		snprintf(k->where, sizeof(k->where), "%s:%u", cp_base_name(in->loc.file),
 			 in->loc.line);
-	else if (in->have_loc && in->loc.function[0])
+		k->line = in->loc.line;
+	} else if (in->have_loc && in->loc.function[0])
 		snprintf(k->where, sizeof(k->where), "%s", in->loc.function);
 	else
 		snprintf(k->where, sizeof(k->where), "0x%llx", (unsigned long long)in->ip);
@@ -47,9 +48,11 @@ static void key_object(const struct cp_issue *is, struct cp_issue_key *k)
 		}
 		snprintf(k->object_site, sizeof(k->object_site), "heap object from %s",
 			 site->function[0] ? site->function : "??");
-		if (site->file[0] && site->line)
+		if (site->file[0] && site->line) {
 			snprintf(k->object, sizeof(k->object), "%s (%s:%u)", k->object_site,
 				 cp_base_name(site->file), site->line);
+			k->site_line = site->line;
+		}
 		return;
 	case CP_OBJ_GLOBAL:
 	case CP_OBJ_TLS:
@@ -104,12 +107,81 @@ static bool fits(enum cp_issue_match_kind kind, const struct cp_issue_key *b,
 	}
 }
 
+static __u32 distance(__u32 x, __u32 y)
+{
+	return x > y ? x - y : y - x;
+}
+
+/* A pair a pass may make, and how far apart its lines are. */
+struct candidate {
+	__u32 lines;
+	int b, a;
+};
+
+/* Nearest lines first, then BEFORE's rank, then AFTER's. */
+static int by_distance(const void *x, const void *y)
+{
+	const struct candidate *p = x, *q = y;
+
+	if (p->lines != q->lines)
+		return p->lines < q->lines ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+/*
+ * One pass: the pairs it may make among the unpaired, nearest lines first
+ * (a moved issue takes the access that moved least, not the first one of
+ * its function), then in rank order. 0 or -ENOMEM.
+ */
+static int match_pass(enum cp_issue_match_kind kind, const struct cp_issue_key *kb, size_t nb,
+		      const struct cp_issue_key *ka, size_t na, bool *taken,
+		      struct cp_issue_pair *out)
+{
+	struct candidate *c = NULL, *grown;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		for (size_t j = 0; out[i].after < 0 && j < na; j++) {
+			if (taken[j] || !fits(kind, &kb[i], &ka[j]))
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(c, cap * sizeof(*c));
+				if (!grown) {
+					free(c);
+					return -ENOMEM;
+				}
+				c = grown;
+			}
+			c[n++] = (struct candidate){
+				.lines = distance(kb[i].line, ka[j].line) +
+					 distance(kb[i].site_line, ka[j].site_line),
+				.b = (int)i,
+				.a = (int)j,
+			};
+		}
+	}
+	if (n)
+		qsort(c, n, sizeof(*c), by_distance);
+	for (size_t k = 0; k < n; k++) {
+		if (out[c[k].b].after >= 0 || taken[c[k].a])
+			continue;
+		taken[c[k].a] = true;
+		out[c[k].b].kind = kind;
+		out[c[k].b].after = c[k].a;
+	}
+	free(c);
+	return 0;
+}
+
 int cp_issue_match(const struct cp_issue *before, size_t nb, const struct cp_issue *after,
 		   size_t na, struct cp_issue_pair *out, size_t *nr_out)
 {
 	struct cp_issue_key *kb = calloc(nb + 1, sizeof(*kb)), *ka = calloc(na + 1, sizeof(*ka));
 	bool *taken = calloc(na + 1, sizeof(*taken));
-	size_t n = 0;
+	size_t n = nb;
 	int ret = -ENOMEM;
 
 	*nr_out = 0;
@@ -123,27 +195,15 @@ int cp_issue_match(const struct cp_issue *before, size_t nb, const struct cp_iss
 	for (size_t j = 0; j < na; j++)
 		cp_issue_key_of(&after[j], &ka[j]);
 	for (int pass = CP_MATCH_SAME; pass <= CP_MATCH_TYPE_CHANGED; pass++) {
-		for (size_t i = 0; i < nb; i++) {
-			if (out[i].after >= 0)
-				continue;
-			for (size_t j = 0; j < na; j++) {
-				if (taken[j] ||
-				    !fits((enum cp_issue_match_kind)pass, &kb[i], &ka[j]))
-					continue;
-				taken[j] = true;
-				out[i].kind = (enum cp_issue_match_kind)pass;
-				out[i].after = (int)j;
-				break;
-			}
-		}
+		ret = match_pass((enum cp_issue_match_kind)pass, kb, nb, ka, na, taken, out);
+		if (ret)
+			goto out;
 	}
-	n = nb;
 	for (size_t j = 0; j < na; j++)
 		if (!taken[j])
 			out[n++] = (struct cp_issue_pair){
 				.kind = CP_MATCH_NEW, .before = -1, .after = (int)j};
 	*nr_out = n;
-	ret = 0;
 out:
 	free(kb);
 	free(ka);

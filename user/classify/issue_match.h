@@ -10,7 +10,8 @@
  * the first user frame of its allocation stack, a variable or mapping by its
  * name). Process ids and addresses differ between runs and are no part of
  * it. Three passes, each over the issues the passes before left unpaired,
- * BEFORE's in rank order, each taking AFTER's first unpaired issue that fits:
+ * each pairing what fits, the nearest lines first (a moved access takes the
+ * one that moved least, not the first of its function), then in rank order:
  *
  *   1. same: type, origin, location and object (with its site's line);
  *   2. moved: type, origin, function and object site's function: a fix that
@@ -53,6 +54,8 @@ struct cp_issue_key {
 	char object[CP_ISSUE_OBJECT_LEN];
 	/* the same without the site's file and line: "heap object from main" */
 	char object_site[CP_ISSUE_SITE_LEN];
+	__u32 line;	 /* of where, 0 when it is no line */
+	__u32 site_line; /* of the heap object's site, 0 when unknown */
 };
 
 /* One row of a diff: an index into BEFORE and one into AFTER; -1 where there is none. */

@@ -97,6 +97,14 @@ static const struct error_case error_cases[] = {
 	{ "report a b", "usage: cacheperf-bpf report FILE" },
 	{ "report -a f", "report reads a recording: it takes no target" },
 	{ "report --record x f", "no --record" },
+	{ "diff", "usage: cacheperf-bpf diff BEFORE AFTER" },
+	{ "diff a", "usage: cacheperf-bpf diff BEFORE AFTER" },
+	{ "diff a b c", "usage: cacheperf-bpf diff BEFORE AFTER" },
+	{ "diff -p 1 a b", "diff reads two recordings: it takes no target" },
+	{ "diff --record x a b", "no --record" },
+	{ "diff --prom-file p a b", "--prom-file is for a run or report FILE, not for diff" },
+	{ "--fail-on-new -a", "--fail-on-new is for `cacheperf-bpf diff BEFORE AFTER`" },
+	{ "report --fail-on-new f", "--fail-on-new is for" },
 	{ "-a --window-seconds 0", "--window-seconds: '0' is not a whole number" },
 	{ "-a -i 1 --window-seconds 61", "at most 60 intervals of 1 s in a window" },
 	{ "-a --prom-top 0", "--prom-top: '0' is not a whole number from 1 to 1000" },
@@ -411,6 +419,36 @@ static void test_recordings(void **state)
 	assert_string_equal(o.report_path, "-odd");
 }
 
+/* diff BEFORE AFTER: the report's options before, between or after the two files. */
+static void test_diff(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("diff a.cprec b.cprec", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_DIFF);
+	assert_string_equal(o.diff_paths[0], "a.cprec");
+	assert_string_equal(o.diff_paths[1], "b.cprec");
+	assert_false(o.fail_on_new);
+	assert_null(o.report_path);
+	assert_int_equal(parse("diff --path-map /a=/b a.cprec --min-miss-share 2 b.cprec "
+			       "--fail-on-new --json - -o d.txt --alloc-wrapper xmalloc",
+			       &o, err, sizeof(err)), 0);
+	assert_string_equal(o.diff_paths[0], "a.cprec");
+	assert_string_equal(o.diff_paths[1], "b.cprec");
+	assert_true(o.fail_on_new);
+	assert_int_equal(o.path_map.nr, 1);
+	assert_int_equal(o.classify.min_miss_ppm, 20000);
+	assert_string_equal(o.json, "-");
+	assert_string_equal(o.output, "d.txt");
+	assert_int_equal(o.alloc_wrappers.nr, 1);
+	/* a file named "diff" is a recording of report, not the command */
+	assert_int_equal(parse("report diff", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.mode, CP_MODE_REPORT);
+	assert_string_equal(o.report_path, "diff");
+}
+
 static void test_continuous(void **state)
 {
 	struct cp_options o;
@@ -464,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_report_filters),
+		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_alloc_wrappers),

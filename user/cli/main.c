@@ -22,6 +22,7 @@
 #include "cli/probe.h"
 #include "profile/proc_identity.h"
 #include "live/run.h"
+#include "cli/diff_cmd.h"
 #include "cli/report_cmd.h"
 #include "report/prom_file.h"
 #include "record/recorder.h"
@@ -202,6 +203,15 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return CP_EXIT_OK;
+	}
+	case CP_MODE_DIFF: {
+		struct cp_report_opts o = report_opts(m);
+		struct cp_diff_counts c;
+
+		if (check_outputs(m) || cp_diff_cmd(m->opts.diff_paths[0], m->opts.diff_paths[1],
+						    &o, stderr, &c, m->err, sizeof(m->err)))
+			return fail(m, CP_EXIT_RUNTIME);
+		return m->opts.fail_on_new && c.added ? CP_EXIT_NEW_ISSUES : CP_EXIT_OK;
 	}
 	case CP_MODE_PROFILE:
 	default:

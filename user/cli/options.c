@@ -52,6 +52,7 @@ enum {
 	OPT_ALLOC_WRAPPER,
 	OPT_ALLOC_STACK_BYTES,
 	OPT_NO_DEBUGINFOD,
+	OPT_FAIL_ON_NEW,
 };
 
 static const struct option long_opts[] = {
@@ -97,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER },
 	{ "alloc-stack-bytes", required_argument, NULL, OPT_ALLOC_STACK_BYTES },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,6 +108,9 @@ static const char usage_text[] =
 "       cacheperf-bpf [OPTIONS] -- CMD [ARGS...]\n"
 "       cacheperf-bpf --probe\n"
 "       cacheperf-bpf report FILE    the report of a recording (--record), offline\n"
+"       cacheperf-bpf diff BEFORE AFTER\n"
+"                                    two recordings' issues compared: impact before\n"
+"                                    and after, the issues gone and new (docs/diff.md)\n"
 "\n"
 "Finds the serious cache misses of a program and says what kind they are\n"
 "(capacity, conflict, true or false sharing), who caused them (the application\n"
@@ -227,13 +232,16 @@ static const char usage_text[] =
 "                             names for missing debug info (each fetch is\n"
 "                             bounded to 5 s; without the variable none is)\n"
 "\n"
-"Report FILE:\n"
+"Report FILE and diff BEFORE AFTER (also -o, --json, --alloc-wrapper and\n"
+"the report filters; a diff applies them to both recordings):\n"
 "      --path-map OLD=NEW     read the files the recording names below OLD\n"
 "                             from NEW (repeatable, first match; build-ids\n"
 "                             are still checked), e.g. /=/srv/sysroot\n"
+"      --fail-on-new          diff: exit 3 when AFTER has an issue BEFORE\n"
+"                             did not (for CI)\n"
 "\n"
 "Exit status: 0 success (with -- CMD: the command's status), 1 runtime error,\n"
-"2 usage error.\n"
+"2 usage error, 3 diff --fail-on-new found a new issue.\n"
 "\n"
 "Examples:\n"
 "  cacheperf-bpf --probe                  what can this machine sample?\n"
@@ -440,6 +448,21 @@ static int parse_path(const char *arg, const char *opt, const char **out, char *
 	return 0;
 }
 
+/* `diff [OPTIONS] BEFORE AFTER`: two recordings and nothing else. */
+static int check_diff(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
+{
+	if (optind != argc - 2)
+		return fail(err, err_sz,
+			    "usage: cacheperf-bpf diff BEFORE AFTER (two recordings made with --record)");
+	if (opts->target != CP_TARGET_NONE || opts->record_path)
+		return fail(err, err_sz, "diff reads two recordings: it takes no target and no --record");
+	if (opts->prom_file)
+		return fail(err, err_sz, "--prom-file is for a run or report FILE, not for diff");
+	opts->diff_paths[0] = argv[optind];
+	opts->diff_paths[1] = argv[optind + 1];
+	return 0;
+}
+
 /* `report [OPTIONS] FILE`: after the options, one recording and nothing else. */
 static int check_report(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
 {
@@ -453,22 +476,24 @@ static int check_report(int argc, char **argv, struct cp_options *opts, char *er
 
 int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, size_t err_sz)
 {
+	bool offline;
 	int c, ret;
 
 	cp_options_defaults(opts);
 	err[0] = '\0';
-	if (argc > 1 && !strcmp(argv[1], "report")) {
-		opts->mode = CP_MODE_REPORT;
+	if (argc > 1 && (!strcmp(argv[1], "report") || !strcmp(argv[1], "diff"))) {
+		opts->mode = !strcmp(argv[1], "report") ? CP_MODE_REPORT : CP_MODE_DIFF;
 		argc--;
 		argv++;
 	}
+	offline = opts->mode == CP_MODE_REPORT || opts->mode == CP_MODE_DIFF;
 	optind = 0;	/* GNU: full reinitialisation, so tests can parse repeatedly */
 	opterr = 0;
 	/*
 	 * '+': stop at the first non-option, so CMD's own flags are left alone;
 	 * `report FILE --prom-file OUT` has no CMD: options may follow FILE
 	 */
-	while ((c = getopt_long(argc, argv, opts->mode == CP_MODE_REPORT ? ":p:ad:i:vho:" :
+	while ((c = getopt_long(argc, argv, offline ? ":p:ad:i:vho:" :
 				"+:p:ad:i:vho:", long_opts, NULL)) != -1) {
 		ret = 0;
 		switch (c) {
@@ -497,6 +522,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_NO_DEBUGINFOD:
 			opts->no_debuginfod = true;
+			break;
+		case OPT_FAIL_ON_NEW:
+			opts->fail_on_new = true;
 			break;
 		case OPT_NO_OBJECTS:
 			opts->no_objects = true;
@@ -568,10 +596,14 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->prom_file && !strcmp(opts->prom_file, "-"))
 		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
+	if (opts->fail_on_new && opts->mode != CP_MODE_DIFF)
+		return fail(err, err_sz, "--fail-on-new is for `cacheperf-bpf diff BEFORE AFTER`");
+	if (opts->mode == CP_MODE_DIFF)
+		return check_diff(argc, argv, opts, err, err_sz);
 	if (opts->mode == CP_MODE_REPORT)
 		return check_report(argc, argv, opts, err, err_sz);
 	if (opts->path_map.nr)
-		return fail(err, err_sz, "--path-map is for `cacheperf-bpf report FILE`");
+		return fail(err, err_sz, "--path-map is for `cacheperf-bpf report FILE` and diff");
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return fail(err, err_sz, "unexpected argument '%s' (put a command after --)",

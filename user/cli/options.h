@@ -33,6 +33,7 @@ enum cp_mode {
 	CP_MODE_HELP,
 	CP_MODE_VERSION,
 	CP_MODE_REPORT,		/* report FILE: a recording's report, offline */
+	CP_MODE_DIFF,		/* diff BEFORE AFTER: two recordings' issues compared */
 };
 
 enum cp_target_kind {
@@ -70,6 +71,8 @@ struct cp_options {
 	const char *json;		/* --json: the JSON report's file, "-": stdout */
 	const char *record_path;	/* --record FILE; NULL: none */
 	const char *report_path;	/* report FILE */
+	const char *diff_paths[2];	/* diff BEFORE AFTER */
+	bool fail_on_new;		/* diff --fail-on-new: exit CP_EXIT_NEW_ISSUES on a new issue */
 	__u32 bp_expiry_ms;		/* a breakpoint without hits for this long is let go */
 	__u32 max_bp_rate;		/* breakpoint hits per second; 0: no breakpoints */
 	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */

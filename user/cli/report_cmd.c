@@ -4,14 +4,11 @@
 #include <string.h>
 
 #include "cli/report_cmd.h"
-#include "record/replay.h"
 #include "report/summary_out.h"
 
-int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
-		     size_t err_sz)
+int cp_replay_open(const char *path, const struct cp_report_opts *o, FILE *warn,
+		   struct cp_replay **out, char *err, size_t err_sz)
 {
-	struct cp_replay *r;
-	struct cp_profile *p;
 	FILE *f = fopen(path, "re");
 	int ret;
 
@@ -20,12 +17,24 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 		snprintf(err, err_sz, "cannot open the recording %s: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = cp_replay__run(f, path, warn, o->path_map, &r, err, err_sz);
+	ret = cp_replay__run(f, path, warn, o->path_map, out, err, err_sz);
 	fclose(f);
+	if (!ret)
+		cp_replay__profile(*out)->alloc_wrappers = o->alloc_wrappers;
+	return ret;
+}
+
+int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
+		     size_t err_sz)
+{
+	struct cp_replay *r;
+	struct cp_profile *p;
+	int ret;
+
+	ret = cp_replay_open(path, o, warn, &r, err, err_sz);
 	if (ret)
 		return ret;
 	p = cp_replay__profile(r);
-	p->alloc_wrappers = o->alloc_wrappers;
 	ret = cp_profile__report(p, NULL, o, err, err_sz);
 	if (!ret && o->prom) {
 		struct cp_summary_out so;

@@ -9,7 +9,16 @@
 
 #include <stdio.h>
 
+#include "record/replay.h"
 #include "report/profile_report.h"
+
+/*
+ * Opens @path and replays it into *@out (cp_replay__free() it), its
+ * profile set up as @o says (--path-map, --alloc-wrapper); warnings about
+ * mapped files go to @warn. 0, or a negative errno with @err naming @path.
+ */
+int cp_replay_open(const char *path, const struct cp_report_opts *o, FILE *warn,
+		   struct cp_replay **out, char *err, size_t err_sz);
 
 /*
  * Opens @path, replays it and writes its report as @o says (the text to

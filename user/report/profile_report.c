@@ -401,24 +401,35 @@ void cp_summary_free(struct cp_summary *s)
 	cp_window_free(&s->win);
 }
 
+int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
+		      const struct cp_classify_cfg *cfg, struct cp_report *r,
+		      struct cp_geometry *recorded, struct cp_classification *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(r, 0, sizeof(*r));
+	cp_profile__fill_report(p, r);
+	r->geo = report_geometry(p, geo, recorded);
+	r->top = cfg->top;
+	r->classify_cfg = cfg;
+	ret = cp_profile__classify(p, r, cfg, out);
+	if (!ret)
+		r->issues = out;
+	return ret;
+}
+
 int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 		       const struct cp_report_opts *o, char *err, size_t err_sz)
 {
 	struct cp_classification issues;
 	struct cp_geometry recorded;
-	struct cp_report r = { 0 };
+	struct cp_report r;
 	int ret;
 
-	memset(&issues, 0, sizeof(issues));
-	cp_profile__fill_report(p, &r);
-	r.geo = report_geometry(p, geo, &recorded);
-	r.top = o->classify->top;
-	r.classify_cfg = o->classify;
-	ret = cp_profile__classify(p, &r, o->classify, &issues);
+	ret = cp_profile__judge(p, geo, o->classify, &r, &recorded, &issues);
 	if (ret)
 		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
-	else
-		r.issues = &issues;
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
 	cp_classification_free(&issues);
 	return ret;

@@ -41,6 +41,16 @@ struct cp_report_opts {
 };
 
 /*
+ * What cp_profile__report() writes, not written: fills @r, with the caches
+ * @geo (NULL: the recording's, copied into @recorded, which @r then points
+ * to), and classifies into @out (cp_classification_free() it) under @cfg;
+ * @r->issues points to @out on success. 0, or a negative errno.
+ */
+int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
+		      const struct cp_classify_cfg *cfg, struct cp_report *r,
+		      struct cp_geometry *recorded, struct cp_classification *out);
+
+/*
  * Fills, classifies and writes the report of the profile so far. @geo:
  * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
  * @err set (an output file could not be written).

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util/out_file.h"
 #include "report/report_emit.h"
 #include "report/report_json.h"
 
@@ -20,18 +19,24 @@ static int write_json(void *ctx, FILE *f)
 	return cp_report_json(r, r->issues, f) ? -EIO : 0;
 }
 
-int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
-		   size_t err_sz)
+int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out_fn json_fn,
+		    void *ctx, char *err, size_t err_sz)
 {
 	bool json_on_stdout = json && strcmp(json, "-") == 0;
 	char later[256];	/* a second error's message: the first one is kept */
 	int ret = 0, ret2;
 
 	if (output || !json_on_stdout)
-		ret = cp_out_file_write(output ? output : "-", CP_OUT_PRIVATE, write_text, (void *)r, err, err_sz);
+		ret = cp_out_file_write(output ? output : "-", CP_OUT_PRIVATE, text, ctx, err, err_sz);
 	if (!json)
 		return ret;
-	ret2 = cp_out_file_write(json, CP_OUT_PRIVATE, write_json, (void *)r, ret ? later : err,
+	ret2 = cp_out_file_write(json, CP_OUT_PRIVATE, json_fn, ctx, ret ? later : err,
 				 ret ? sizeof(later) : err_sz);
 	return ret ? ret : ret2;
+}
+
+int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
+		   size_t err_sz)
+{
+	return cp_emit_outputs(output, json, write_text, write_json, (void *)r, err, err_sz);
 }

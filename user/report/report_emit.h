@@ -10,6 +10,15 @@
 #include <stddef.h>
 
 #include "report/report.h"
+#include "util/out_file.h"
+
+/*
+ * The text by @text to @output (NULL: stdout) and, with @json, the JSON by
+ * @json_fn there, both on @ctx, as the rule above says; 0 or < 0 with @err
+ * (the first error's message).
+ */
+int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out_fn json_fn,
+		    void *ctx, char *err, size_t err_sz);
 
 /* Writes @r (its classification in r->issues, may be NULL); 0 or < 0 with @err. */
 int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,

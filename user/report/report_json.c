@@ -4,7 +4,7 @@
 #include "util/json_writer.h"
 #include "report/report_json.h"
 
-static void put_geometry(struct cp_json *j, const struct cp_geometry *geo)
+void cp_report_geometry_json(struct cp_json *j, const struct cp_geometry *geo)
 {
 	static const char *const keys[CP_CACHE_NR_SLOTS] = { "l1d", "l2", "llc" };
 
@@ -290,7 +290,7 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 	cp_json_double(&j, "duration_s", r->duration_s, 3);
 	cp_json_str(&j, "end_reason", r->end_reason);
 	put_targets(&j, r);
-	put_geometry(&j, r->geo);
+	cp_report_geometry_json(&j, r->geo);
 	put_totals(&j, r);
 	cp_json_object(&j, "filter");
 	cp_json_bool(&j, "applies", c && c->app_filter_applies);

@@ -3,7 +3,8 @@
 # Remakes the golden files (tests/golden/README.md says when, and what to
 # review before checking them in): builds chain from chain.c once, runs it
 # from $REC_DIR under `cacheperf-bpf -p PID --record` (root), and replays the
-# recording into chain.txt and chain.json. Usage: tests/golden/make.sh BUILD_DIR
+# recording into chain.txt, chain.json, chain.pb.gz (pprof) and chain.folded.
+# Usage: tests/golden/make.sh BUILD_DIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-build}" && pwd)/cacheperf-bpf
@@ -34,5 +35,6 @@ echo go >&7
 exec 7>&-
 wait "$prof"
 "$bin" report --path-map "$REC_DIR=$here" --json "$here/chain.json" "$here/chain.cprec" \
-	>"$here/chain.txt"
-echo "wrote $here/chain.{cprec,txt,json}: review them (README.md) before checking them in"
+	--pprof "$here/chain.pb.gz" --folded "$here/chain.folded" >"$here/chain.txt"
+chmod 0644 "$here/chain.pb.gz" "$here/chain.folded"
+echo "wrote $here/chain.{cprec,txt,json,pb.gz,folded}: review them (README.md) before checking them in"

@@ -18,9 +18,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <zlib.h>
+
+#include "export/export.h"
 #include "export/export_stack.h"
 #include "export/folded.h"
 #include "export/pprof_dir.h"
+#include "proto/profile.pb-c.h"
 #include "record/replay.h"
 
 #define PID 4678
@@ -158,6 +162,73 @@ static void test_call_stack(void **state)
 	cp_folded__free(seen.folded);
 }
 
+/* @gz inflated into a new buffer (free() it), @*len bytes. */
+static __u8 *gunzip(const __u8 *gz, size_t gz_len, size_t *len)
+{
+	size_t cap = 1 << 20;
+	__u8 *out = malloc(cap);
+	z_stream z = { 0 };
+
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*len = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+/* The same call stack through the whole pprof path: gzip, one sample, six locations. */
+static void test_call_stack_pprof(void **state)
+{
+	struct one o = { stack, 6 };
+	Perftools__Profiles__Profile *pr;
+	const Perftools__Profiles__Sample *smp;
+	__u8 *gz, *raw;
+	size_t gz_len, len;
+
+	(void)state;
+	assert_int_equal(cp_export_pprof(cp_replay__profile(replay), NULL,
+					 (struct cp_stack_walk){ one_stack, &o }, 0, 1000, &gz,
+					 &gz_len),
+			 0);
+	raw = gunzip(gz, gz_len, &len);
+	pr = perftools__profiles__profile__unpack(NULL, len, raw);
+	assert_non_null(pr);
+	/* the recording's source is page faults: samples only */
+	assert_int_equal(pr->n_sample_type, 1);
+	assert_string_equal(pr->string_table[pr->sample_type[0]->type], "samples");
+	assert_int_equal(pr->n_sample, 1);
+	smp = pr->sample[0];
+	assert_int_equal(smp->value[0], 3);
+	assert_int_equal(smp->n_location_id, 6);
+	/* one mapping (chain's text), six locations, five functions (_start has none) */
+	assert_int_equal(pr->n_mapping, 1);
+	assert_int_equal(pr->n_location, 6);
+	assert_int_equal(pr->n_function, 5);
+	for (size_t i = 0; i < 6; i++) {
+		const Perftools__Profiles__Location *l = pr->location[smp->location_id[i] - 1];
+
+		assert_int_equal(l->id, smp->location_id[i]);
+		assert_int_equal(l->address, stack[i]);
+		assert_int_equal(l->mapping_id, 1);
+		assert_int_equal(l->n_line, i < 5 ? 1 : 0);
+		if (i < 5) {
+			const Perftools__Profiles__Function *f =
+				pr->function[l->line[0]->function_id - 1];
+
+			assert_string_equal(pr->string_table[f->name], want[i].function);
+			assert_int_equal(l->line[0]->line, want[i].line);
+		}
+	}
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(raw);
+	free(gz);
+}
+
 static int note_issue(void *ctx, const struct cp_export_stack *s)
 {
 	struct seen *seen = ctx;
@@ -268,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_call_stack),
+		cmocka_unit_test(test_call_stack_pprof),
 		cmocka_unit_test(test_issue_by_line),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_dir_names),

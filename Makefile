@@ -13,7 +13,7 @@ BPFTOOL		?= bpftool
 PKG_CONFIG	?= pkg-config
 ARCH		:= x86
 
-PKGS		:= libbpf libelf libdw zlib
+PKGS		:= libbpf libelf libdw zlib libprotobuf-c
 CFLAGS		?= -g -O2
 # The project's own code builds without a warning; WERROR= for a newer compiler's new ones.
 WERROR		?= -Werror
@@ -42,6 +42,12 @@ BPF_LINKED	:= $(BUILD)/cacheperf.bpf.o
 SKEL		:= $(BUILD)/cacheperf.skel.h
 USER_SRCS	:= $(sort $(wildcard user/*/*.c))
 USER_OBJS	:= $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+# pprof's profile.proto (proto/), compiled by protoc-c into build/proto/:
+# user/export/ includes "proto/profile.pb-c.h" (docs/pprof.md)
+PROTOS		:= $(sort $(wildcard proto/*.proto))
+PROTO_HDRS	:= $(patsubst %.proto,$(BUILD)/%.pb-c.h,$(PROTOS))
+PROTO_OBJS	:= $(patsubst %.proto,$(BUILD)/%.pb-c.o,$(PROTOS))
+PROTOC_C	?= protoc-c
 LIB		:= $(BUILD)/libcacheperf.a
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 BPFT_SRCS	:= $(sort $(wildcard tests/bpf/test_*.c))
@@ -76,12 +82,22 @@ $(SKEL): $(BPF_LINKED)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name cacheperf > $@
 
-$(BUILD)/user/%.o: user/%.c | $(SKEL)
+$(BUILD)/user/%.o: user/%.c | $(SKEL) $(PROTO_HDRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CP_CFLAGS) -c $< -o $@
 
-$(LIB): $(filter-out $(BUILD)/user/cli/main.o,$(USER_OBJS))
+# Both files come from one run of protoc-c (a pattern rule's targets are one group).
+$(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
+	$(call msg,PROTOC-C,$@)
+	$(Q)mkdir -p $(BUILD)/proto
+	$(Q)$(PROTOC_C) --c_out=$(BUILD) $<
+
+$(BUILD)/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CP_CFLAGS) -c $< -o $@
+
+$(LIB): $(filter-out $(BUILD)/user/cli/main.o,$(USER_OBJS)) $(PROTO_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -162,12 +178,17 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 FUZZ_BIN	:= $(BUILD)/tests/fuzz/fuzz_recording
 # The replay links without the live run: no skeleton, session, drain or perf
 # events (user/live/) and no command line (user/cli/) in the fuzzer.
-FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/live/% user/cli/%,$(USER_SRCS)))
+FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/live/% user/cli/%,$(USER_SRCS))) \
+		   $(patsubst %.proto,$(BUILD)/fuzz/%.pb-c.o,$(PROTOS))
 FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address
 FUZZ_SECONDS	?= 300
 HAVE_LIBFUZZER	:= $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
 		   $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo y)
-$(BUILD)/fuzz/%.o: user/%.c | $(SKEL)
+$(BUILD)/fuzz/%.o: user/%.c | $(SKEL) $(PROTO_HDRS)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(BUILD)/fuzz/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@

@@ -15,7 +15,7 @@ stage=$out/cacheperf-bpf-$version
 rm -rf "$stage"
 mkdir -p "$stage"
 # the files the build reads, not the build directories or other worktrees' output
-(cd "$root" && cp -r Makefile bpf include user vmlinux packaging "$stage"/)
+(cd "$root" && cp -r Makefile bpf include proto user vmlinux packaging "$stage"/)
 cp -r "$root/packaging/debian" "$stage/debian"
 (cd "$stage" && dpkg-buildpackage -b -us -uc -j2 >"$out/build.log" 2>&1) || {
 	tail -30 "$out/build.log" >&2

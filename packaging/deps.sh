@@ -9,6 +9,7 @@ pkgs=(
 	make gcc clang clang-format llvm pkg-config libclang-rt-14-dev
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev
 	libzydis-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-go
 	libcmocka-dev
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux iproute2 debuginfod

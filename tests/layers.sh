@@ -14,16 +14,19 @@
 #   classify  Algorithm 1: stores to issues, hints
 #   breakpoints which instructions to watch, and their findings (pure)
 #   report    text, JSON, Prometheus: rendering what profile and classify hold
+#   export    pprof and folded stacks: the profile for other tools (docs/pprof.md)
 #   record    recordings: format, I/O, the recorder, the replay
 #   live      the BPF skeleton, perf events, probes, signals, the live run loop
 #   cli       main, options, targets, the report command
 #
-# Only live/ may include the BPF skeleton (cacheperf.skel.h). Every include of
+# Only live/ may include the BPF skeleton (cacheperf.skel.h), and only
+# export/ the code protoc-c generates from proto/ ("proto/profile.pb-c.h",
+# in the build directory). Every include of
 # a project header names its folder ("profile/insn_store.h"), so a reader and
 # this check both see which way it points. Exit status 1 on any violation.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-order=(util machine budget objects symbols decode profile classify breakpoints report record live cli)
+order=(util machine budget objects symbols decode profile classify breakpoints report export record live cli)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$i; done
 
@@ -44,6 +47,10 @@ while IFS= read -r f; do
 		cacheperf.skel.h)
 			[ "$dir" = live ] ||
 				complain "user/$f:$line includes the BPF skeleton; only live/ may"
+			continue ;;
+		proto/*.pb-c.h)	# generated from proto/*.proto
+			[ "$dir" = export ] ||
+				complain "user/$f:$line includes \"$inc\"; only export/ may"
 			continue ;;
 		*/*) ;;
 		*) complain "user/$f:$line includes \"$inc\" without its folder"; continue ;;

@@ -109,6 +109,13 @@ static const struct error_case error_cases[] = {
 	{ "-a -i 1 --window-seconds 61", "at most 60 intervals of 1 s in a window" },
 	{ "-a --prom-top 0", "--prom-top: '0' is not a whole number from 1 to 1000" },
 	{ "-a --prom-file -", "--prom-file: give a file name" },
+	{ "-a --pprof -", "--pprof: give a file name" },
+	{ "-a --folded -", "--folded: give a file name" },
+	{ "-a --pprof p --folded p", "--pprof and --folded name the same file 'p'" },
+	{ "-a --pprof", "needs a value" },
+	{ "-a --pprof-dir=", "--pprof-dir: empty file name" },
+	{ "-a --pprof-keep 0", "--pprof-keep: '0' is not a whole number from 1 to 100000" },
+	{ "report --pprof-dir d run.cprec", "--pprof-dir writes a profile per interval of a run" },
 	{ "-a --alloc-wrapper", "needs a value" },
 	{ "-a --alloc-wrapper=", "--alloc-wrapper: '' is not a function name of 1 to 63" },
 };
@@ -475,10 +482,35 @@ static void test_continuous(void **state)
 	assert_string_equal(o.report_path, "run.cprec");
 }
 
+static void test_export(void **state)
+{
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-a", &o, err, sizeof(err)), 0);
+	assert_null(o.pprof);
+	assert_null(o.folded);
+	assert_null(o.pprof_dir);
+	assert_int_equal(o.pprof_keep, 20);
+	assert_int_equal(parse("-a -i 5 --pprof a.pb.gz --folded a.folded --pprof-dir /d "
+			       "--pprof-keep 3", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.pprof, "a.pb.gz");
+	assert_string_equal(o.folded, "a.folded");
+	assert_string_equal(o.pprof_dir, "/d");
+	assert_int_equal(o.pprof_keep, 3);
+	/* a recording's profile: options after FILE too */
+	assert_int_equal(parse("report run.cprec --pprof r.pb.gz --folded r.folded", &o, err,
+			       sizeof(err)), 0);
+	assert_string_equal(o.pprof, "r.pb.gz");
+	assert_string_equal(o.folded, "r.folded");
+	assert_string_equal(o.report_path, "run.cprec");
+}
+
 /* Every long option the parser knows is documented in --help. */
 static void test_help_documents_every_flag(void **state)
 {
-	char text[8192] = "";
+	char text[16384] = "";
 	FILE *f = fmemopen(text, sizeof(text) - 1, "w");
 
 	(void)state;
@@ -517,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_recordings),
 		cmocka_unit_test(test_help_documents_every_flag),
 		cmocka_unit_test(test_continuous),
+		cmocka_unit_test(test_export),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

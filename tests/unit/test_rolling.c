@@ -103,6 +103,38 @@ static void add_miss(struct cp_rolling *r, __u32 tid, __u64 addr, bool store)
 					     (__u32)(addr / 64 % 64)) >= 0);
 }
 
+/* --pprof-dir's interval: the epoch that closed last, alone, and its span. */
+static void test_last_epoch(void **state)
+{
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 2, 100 * SEC, &s);
+	const struct cp_insn_store *last;
+	struct cp_ip_key ka = { .tgid = 7, .ip = 0xa }, kb = { .tgid = 7, .ip = 0xb };
+	__u64 start = 0, end = 0;
+
+	(void)state;
+	add_insn(r, 0xa, 5);
+	/* nothing closed yet */
+	assert_null(cp_rolling__last(r, &start, &end));
+	cp_rolling__rotate(r, 101 * SEC, &s);
+	add_insn(r, 0xb, 3);
+	last = cp_rolling__last(r, &start, &end);
+	assert_non_null(last);
+	assert_int_equal(start, 100 * SEC);
+	assert_int_equal(end, 101 * SEC);
+	assert_int_equal(cp_insn_store__count(last), 1);
+	assert_int_equal(cp_insn_store__find(last, &ka)->counts.loads, 5);
+	/* the ring goes round: the last epoch is always the one before the filling one */
+	for (int i = 2; i <= 4; i++)
+		cp_rolling__rotate(r, (100 + (__u64)i) * SEC, &s);
+	last = cp_rolling__last(r, &start, &end);
+	assert_int_equal(start, 103 * SEC);
+	assert_int_equal(end, 104 * SEC);
+	assert_int_equal(cp_insn_store__count(last), 0);
+	assert_null(cp_insn_store__find(last, &kb));
+	cp_rolling__free(r);
+}
+
 static void test_window_merges_lines_and_sets(void **state)
 {
 	struct cp_stats s = { 0 };
@@ -314,6 +346,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_intervals_age_out),
+		cmocka_unit_test(test_last_epoch),
 		cmocka_unit_test(test_window_merges_lines_and_sets),
 		cmocka_unit_test(test_soft_sharing_through_the_window),
 		cmocka_unit_test(test_histories_from_the_whole_run),

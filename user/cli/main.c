@@ -24,6 +24,8 @@
 #include "live/run.h"
 #include "cli/diff_cmd.h"
 #include "cli/report_cmd.h"
+#include "export/export.h"
+#include "export/pprof_dir.h"
 #include "report/prom_file.h"
 #include "record/recorder.h"
 #include "report/report.h"
@@ -60,6 +62,7 @@ struct cp_main {
 	struct cp_run_info info;
 	struct cp_report_opts ro;	/* where reports go, for the summaries */
 	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
+	struct cp_pprof_dir pdir;	/* --pprof-dir */
 	char err[768];
 };
 
@@ -89,6 +92,19 @@ static void fill_info(struct cp_main *m)
 	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
 }
 
+/* cp_report_opts.after: --pprof and --folded, of the report's profile and issues. */
+static int export_after(void *ctx, struct cp_profile *p, const struct cp_classification *issues,
+			char *err, size_t err_sz)
+{
+	const struct cp_main *m = ctx;
+	struct cp_export_opts o = {
+		.pprof = m->opts.pprof, .folded = m->opts.folded,
+		.live = m->opts.mode != CP_MODE_REPORT,
+	};
+
+	return cp_export_write(p, issues, &o, err, err_sz);
+}
+
 /* Where reports go and how issues are judged: -o, --json and the filters. */
 static struct cp_report_opts report_opts(const struct cp_main *m)
 {
@@ -96,6 +112,8 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
+		.after = m->opts.pprof || m->opts.folded ? export_after : NULL,
+		.after_ctx = (void *)m,
 	};
 }
 
@@ -108,11 +126,26 @@ static void print_summary(struct cp_profile *p, void *ctx)
 		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
 }
 
+/* --pprof-dir: the interval's profile; a failure said once until it works again. */
+static void pprof_interval(struct cp_main *m, struct cp_profile *p)
+{
+	if (!cp_pprof_dir_interval(&m->pdir, p, &m->geo, &m->opts.classify, m->err,
+				   sizeof(m->err))) {
+		m->pdir.failing = false;
+		return;
+	}
+	if (!m->pdir.failing)
+		fprintf(stderr, "cacheperf-bpf: warning: %s\n", m->err);
+	m->pdir.failing = true;
+}
+
 static void on_interval(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
 
 	cp_summary_out_interval(&m->sum, p);
+	if (m->opts.pprof_dir)
+		pprof_interval(m, p);
 }
 
 /* SIGHUP: the Prometheus file now (its failure was said by the writer). */
@@ -160,6 +193,8 @@ static int check_outputs(struct cp_main *m)
 		{ "-o", m->opts.output },
 		{ "--json", m->opts.json },
 		{ "--record", m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path },
+		{ "--pprof", m->opts.pprof },
+		{ "--folded", m->opts.folded },
 	};
 	char why[512];
 	int ret;
@@ -173,6 +208,8 @@ static int check_outputs(struct cp_main *m)
 			return ret;
 		}
 	}
+	if (m->opts.pprof_dir && m->opts.mode == CP_MODE_PROFILE)
+		return cp_pprof_dir_check(m->opts.pprof_dir, m->err, sizeof(m->err));
 	return 0;
 }
 
@@ -446,6 +483,7 @@ static int run(struct cp_main *m)
 
 	/* Loop until the duration, a signal or the targets' exit */
 	m->ro = report_opts(m);
+	m->pdir = (struct cp_pprof_dir){ .dir = m->opts.pprof_dir, .keep = m->opts.pprof_keep };
 	cp_summary_out_init(&m->sum, &m->ro, &m->geo, pmu_name(m->pmus), true,
 			    !m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
 	if (cp_live__run(m->live, &lcfg, m->err, sizeof(m->err)))

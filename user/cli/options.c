@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "util/parse.h"
 #include "profile/rolling.h"
+#include "export/pprof_dir.h"
 
 enum {
 	OPT_PROBE = 256,
@@ -53,6 +54,10 @@ enum {
 	OPT_ALLOC_STACK_BYTES,
 	OPT_NO_DEBUGINFOD,
 	OPT_FAIL_ON_NEW,
+	OPT_PPROF,
+	OPT_FOLDED,
+	OPT_PPROF_DIR,
+	OPT_PPROF_KEEP,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +104,10 @@ static const struct option long_opts[] = {
 	{ "alloc-stack-bytes", required_argument, NULL, OPT_ALLOC_STACK_BYTES },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "pprof-dir", required_argument, NULL, OPT_PPROF_DIR },
+	{ "pprof-keep", required_argument, NULL, OPT_PPROF_KEEP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -180,6 +189,12 @@ static const char usage_text[] =
 "                             '-': JSON on stdout, and the text report only\n"
 "                             with -o\n"
 "                             (both are rewritten whole at each report)\n"
+"      --pprof FILE           also write the profile as gzipped pprof (go tool\n"
+"                             pprof, Pyroscope, Parca; docs/pprof.md): samples\n"
+"                             per instruction, labelled with their issue\n"
+"      --folded FILE          also write collapsed stacks (\"a;b;c count\") for\n"
+"                             flamegraph.pl and speedscope\n"
+"                             (with report FILE: the recording's)\n"
 "\n"
 "Objects:\n"
 "      --alloc-wrapper NAME   a function of the program's own that wraps the\n"
@@ -218,6 +233,11 @@ static const char usage_text[] =
 "                             with report FILE: the recording's metrics\n"
 "      --prom-top N           issues written to it, the rest summed as\n"
 "                             \"other\" (default 20, 1..1000)\n"
+"      --pprof-dir DIR        each interval, that interval's pprof profile as\n"
+"                             DIR/cacheperf-TIME-SEQ.pb.gz, renamed into place,\n"
+"                             for an agent to push (docs/pprof.md)\n"
+"      --pprof-keep N         profiles kept in --pprof-dir, the oldest removed\n"
+"                             (default 20, 1..100000)\n"
 "\n"
 "System-wide and long runs:\n"
 "      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
@@ -280,6 +300,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 	opts->window_s = 60;
 	opts->prom_top = 20;
+	opts->pprof_keep = CP_PPROF_KEEP_DEFAULT;
 	opts->max_memory_bytes = CP_MAX_MEMORY_DEFAULT;
 }
 
@@ -360,6 +381,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
 	{ OPT_WINDOW_SECONDS, "--window-seconds", 1, 30 * 24 * 3600 },
 	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
+	{ OPT_PPROF_KEEP, "--pprof-keep", 1, CP_PPROF_KEEP_MAX },
 	{ OPT_ALLOC_STACK_BYTES, "--alloc-stack-bytes", 0, CP_USTACK_BYTES },
 };
 
@@ -426,6 +448,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
 	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
 	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;
+	case OPT_PPROF_KEEP: opts->pprof_keep = (__u32)v; break;
 	case OPT_WINDOW:
 		/* the BPF window indexes with a mask */
 		if (v & (v - 1))
@@ -460,6 +483,25 @@ static int check_diff(int argc, char **argv, struct cp_options *opts, char *err,
 		return fail(err, err_sz, "--prom-file is for a run or report FILE, not for diff");
 	opts->diff_paths[0] = argv[optind];
 	opts->diff_paths[1] = argv[optind + 1];
+	if (opts->pprof || opts->folded || opts->pprof_dir)
+		return fail(err, err_sz, "--pprof, --folded and --pprof-dir are for a run or report FILE, not for diff");
+	return 0;
+}
+
+/* --pprof, --folded and --pprof-dir: files, not stdout, and one per option. */
+static int check_export(const struct cp_options *opts, char *err, size_t err_sz)
+{
+	const char *const named[] = { opts->pprof, opts->folded };
+
+	for (size_t i = 0; i < 2; i++)
+		if (named[i] && !strcmp(named[i], "-"))
+			return fail(err, err_sz, "--%s: give a file name (it is replaced atomically)",
+				    i ? "folded" : "pprof");
+	if (opts->pprof && opts->folded && !strcmp(opts->pprof, opts->folded))
+		return fail(err, err_sz, "--pprof and --folded name the same file '%s'", opts->pprof);
+	if (opts->pprof_dir && opts->mode == CP_MODE_REPORT)
+		return fail(err, err_sz,
+			    "--pprof-dir writes a profile per interval of a run; for a recording use --pprof FILE");
 	return 0;
 }
 
@@ -556,6 +598,15 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_PROM_FILE:
 			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
 			break;
+		case OPT_PPROF:
+			ret = parse_path(optarg, "--pprof", &opts->pprof, err, err_sz);
+			break;
+		case OPT_FOLDED:
+			ret = parse_path(optarg, "--folded", &opts->folded, err, err_sz);
+			break;
+		case OPT_PPROF_DIR:
+			ret = parse_path(optarg, "--pprof-dir", &opts->pprof_dir, err, err_sz);
+			break;
 		case OPT_CGROUP:
 			if (!optarg[0])
 				ret = fail(err, err_sz, "--cgroup: empty cgroup path");
@@ -598,6 +649,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		return fail(err, err_sz, "--prom-file: give a file name (it is replaced atomically)");
 	if (opts->fail_on_new && opts->mode != CP_MODE_DIFF)
 		return fail(err, err_sz, "--fail-on-new is for `cacheperf-bpf diff BEFORE AFTER`");
+	ret = check_export(opts, err, err_sz);
+	if (ret)
+		return ret;
 	if (opts->mode == CP_MODE_DIFF)
 		return check_diff(argc, argv, opts, err, err_sz);
 	if (opts->mode == CP_MODE_REPORT)

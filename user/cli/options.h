@@ -81,6 +81,10 @@ struct cp_options {
 	bool quiet;			/* --quiet: no status line */
 	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */
 	__u32 prom_top;			/* --prom-top: issues written before "other" */
+	const char *pprof;		/* --pprof FILE: gzipped pprof profile; NULL: none */
+	const char *folded;		/* --folded FILE: collapsed stacks; NULL: none */
+	const char *pprof_dir;		/* --pprof-dir DIR: a profile per interval; NULL: none */
+	__u32 pprof_keep;		/* --pprof-keep: files kept in pprof_dir */
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */

@@ -92,6 +92,18 @@ void cp_rolling__rotate(struct cp_rolling *r, __u64 now_ns, const struct cp_stat
 	e->start = *bpf;
 }
 
+const struct cp_insn_store *cp_rolling__last(const struct cp_rolling *r, __u64 *start_ns,
+					     __u64 *end_ns)
+{
+	const struct cp_epoch *last = &r->ep[(r->cur + r->nr - 1) % r->nr];
+
+	if (r->used < 2)
+		return NULL;
+	*start_ns = last->start_ns;
+	*end_ns = r->ep[r->cur].start_ns;
+	return last->insns;
+}
+
 /*
  * The sampled totals of a window are its instructions' sums: the BPF
  * counters move on between the moment a record is counted and the moment

@@ -62,6 +62,15 @@ struct cp_miss_store *cp_rolling__misses(struct cp_rolling *r);
 void cp_rolling__rotate(struct cp_rolling *r, __u64 now_ns, const struct cp_stats *bpf);
 
 /*
+ * The epoch that closed at the last cp_rolling__rotate(): its instructions
+ * (valid until the next rotation) and its span in @start_ns and @end_ns.
+ * NULL before the first rotation. One interval's data, as --pprof-dir
+ * writes it (docs/pprof.md).
+ */
+const struct cp_insn_store *cp_rolling__last(const struct cp_rolling *r, __u64 *start_ns,
+					     __u64 *end_ns);
+
+/*
  * Merges the epochs of the window into @out, which ends now with the BPF
  * counters at @bpf; instructions get the access histories @whole (the run's
  * store) has for them, as an access pattern does not age. 0 or -ENOMEM.

@@ -431,6 +431,8 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 	if (ret)
 		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
+	if (!ret && o->after)
+		ret = o->after(o->after_ctx, p, r.issues, err, err_sz);
 	cp_classification_free(&issues);
 	return ret;
 }

@@ -38,6 +38,14 @@ struct cp_report_opts {
 	unsigned int prom_top;		/* --prom-top */
 	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
 	const struct cp_alloc_wrappers *alloc_wrappers;	/* --alloc-wrapper; NULL: none */
+	/*
+	 * Once the report is written: outputs made from the same profile and
+	 * issues (NULL: the classification failed) by layers above this one
+	 * (--pprof, --folded). 0 or < 0 with @err. NULL: none.
+	 */
+	int (*after)(void *ctx, struct cp_profile *p, const struct cp_classification *issues,
+		     char *err, size_t err_sz);
+	void *after_ctx;
 };
 
 /*

@@ -1108,6 +1108,65 @@ int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
 	return err;
 }
 
+static int first_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	(void)userdata;
+	(void)name;
+	(void)start;
+	*(Dwfl_Module **)arg = mod;
+	return DWARF_CB_ABORT;
+}
+
+/* The module that symbolizes @ip of @m: its file's shared one, else the process's own. */
+static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *sn,
+				   const struct cp_map *m, __u64 ip)
+{
+	const struct cp_sym_share *sh = &sn->share[m - sn->maps->maps];
+	struct cp_sym_space *sp;
+	Dwfl_Module *mod = NULL;
+
+	if (sh->open_path && !space_for_shared(s, sn->pid, m, sh, &sp)) {
+		dwfl_getmodules(sp->dwfl, first_module, &mod, 0);
+		if (mod)
+			return mod;
+	}
+	if (space_for_pid(s, sn->pid, sn->maps, &sp))
+		return NULL;
+	return dwfl_addrmodule(sp->dwfl, ip);
+}
+
+int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_sym_mapping *out)
+{
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid) : NULL;
+	const unsigned char *bits;
+	const struct cp_map *m;
+	Dwfl_Module *mod;
+	GElf_Addr vaddr;
+	int len, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!sn)
+		return -ESRCH;
+	m = cp_maps__find(sn->maps, ip);
+	if (!m || (m->kind != CP_MAP_FILE && m->kind != CP_MAP_VDSO))
+		return -ENOENT;
+	out->start = m->start;
+	out->end = m->end;
+	out->offset = m->offset;
+	out->path = intern(&s->strings, m->path, &err);
+	if (err)
+		return err;
+	mod = mapping_module(s, sn, m, ip);
+	len = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+	if (len > 0 && len <= CP_SYM_BUILD_ID_MAX) {
+		memcpy(out->build_id, bits, (size_t)len);
+		out->build_id_len = (__u32)len;
+	}
+	return 0;
+}
+
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)
 {
 	struct cp_sym_snap *sn;

@@ -153,6 +153,28 @@ void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
 int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
 				struct cp_symbol_info *out);
 
+#define CP_SYM_BUILD_ID_MAX	64	/* bytes of a build-id kept (SHA-1's 20 in practice) */
+
+/* A file mapping of a process and the build-id of the file symbolized for it. */
+struct cp_sym_mapping {
+	__u64 start;		/* first byte */
+	__u64 end;		/* one past the last */
+	__u64 offset;		/* file offset mapped at start */
+	const char *path;	/* as the maps name it; a string like cp_symbol_info's */
+	__u32 build_id_len;	/* 0: none known (no ELF file opened, or none in it) */
+	__u8 build_id[CP_SYM_BUILD_ID_MAX];
+};
+
+/*
+ * The mapping of process @pid that holds @ip in its maps snapshot (the one
+ * cp_symbolizer__resolve() uses; call that first), with the build-id of
+ * the file read for it: the file a recording's path names (or --path-map's),
+ * whose build-id the replay compared with the recorded one. 0; -ENOENT
+ * when no file or [vdso] mapping holds @ip; -ESRCH without a snapshot.
+ */
+int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_sym_mapping *out);
+
 /* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
 typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 

@@ -12,3 +12,13 @@ __u64 cp_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
+
+__u64 cp_wall_ns_of(__u64 mono_ns)
+{
+	struct timespec ts;
+	__u64 now = cp_now_ns(), wall;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	wall = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	return now >= mono_ns ? wall - (now - mono_ns) : wall + (mono_ns - now);
+}

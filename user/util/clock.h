@@ -15,4 +15,11 @@
  */
 __u64 cp_now_ns(void);
 
+/*
+ * Returns the wall-clock time (CLOCK_REALTIME, ns since the epoch, UTC) at
+ * which CLOCK_MONOTONIC read @mono_ns, as the two clocks stand now: for
+ * outputs that name a time of day (pprof's time_nanos), not for durations.
+ */
+__u64 cp_wall_ns_of(__u64 mono_ns);
+
 #endif /* CP_CLOCK_H */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --pprof-dir DIR: each interval, the pprof profile of that interval (the
+ * rolling window's epoch that just closed, profile/rolling.h) as
+ * DIR/cacheperf-<unix seconds>-<sequence>.pb.gz, for an agent that pushes
+ * new files to Pyroscope or Parca (docs/pprof.md). A file is written under
+ * a temporary name that does not end in .pb.gz and renamed into place
+ * (util/out_file.h), so the agent never reads half of one. At most
+ * --pprof-keep files stay: past that the oldest of ours (by the time and
+ * sequence in their names) are removed; no other file is touched. Issue
+ * labels are those of the rolling window's classification at that interval.
+ */
+#ifndef CP_PPROF_DIR_H
+#define CP_PPROF_DIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "classify/classify.h"
+#include "machine/geometry.h"
+#include "profile/profile.h"
+
+#define CP_PPROF_KEEP_DEFAULT 20 /* --pprof-keep */
+#define CP_PPROF_KEEP_MAX     100000
+#define CP_PPROF_NAME_LEN     64
+
+struct cp_pprof_dir {
+	const char *dir;
+	unsigned int keep;
+	__u64 seq;    /* of the next file */
+	bool failing; /* the last write failed (said once) */
+};
+
+/*
+ * Whether profiles can be written in @dir: a directory (not a symbolic
+ * link) where a file can be created. 0, or < 0 with @err saying why.
+ */
+int cp_pprof_dir_check(const char *dir, char *err, size_t err_sz);
+
+/* Pure: "cacheperf-<unix_s>-<seq>.pb.gz" into @buf. */
+void cp_pprof_dir_name(__u64 unix_s, __u64 seq, char *buf, size_t sz);
+
+/* Pure: whether @name is one of ours (as cp_pprof_dir_name() writes them), its time and sequence.
+ */
+bool cp_pprof_dir_parse(const char *name, __u64 *unix_s, __u64 *seq);
+
+/*
+ * Pure: which of @n names (ours, parsed into @unix_s and @seq) go so that
+ * @keep stay: the oldest, by time then sequence. Sets @drop[i]; returns
+ * how many.
+ */
+size_t cp_pprof_dir_prune_plan(const __u64 *unix_s, const __u64 *seq, size_t n, unsigned int keep,
+			       bool *drop);
+
+/*
+ * The profile of the interval that just closed into @d, then the oldest
+ * files removed. Its issue labels come from classifying the window under
+ * @cfg with the caches @geo. 0, or < 0 with @err (nothing to write, before
+ * the first rotation, is 0).
+ */
+int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
+			  const struct cp_geometry *geo, const struct cp_classify_cfg *cfg,
+			  char *err, size_t err_sz);
+
+#endif /* CP_PPROF_DIR_H */

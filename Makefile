@@ -87,7 +87,9 @@ $(BUILD)/user/%.o: user/%.c | $(SKEL) $(PROTO_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CP_CFLAGS) -c $< -o $@
 
-# Both files come from one run of protoc-c (a pattern rule's targets are one group).
+# Both files come from one run of protoc-c (a pattern rule's targets are one group);
+# kept after the build, so that the next make does not generate and compile them again.
+.SECONDARY: $(PROTO_HDRS) $(PROTO_HDRS:.h=.c)
 $(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
 	$(call msg,PROTOC-C,$@)
 	$(Q)mkdir -p $(BUILD)/proto

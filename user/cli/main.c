@@ -94,6 +94,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 	return (struct cp_report_opts){
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
+		.prom_pid_label = m->opts.prom_pid_label,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
 	};
 }

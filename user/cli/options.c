@@ -46,6 +46,7 @@ enum {
 	OPT_QUIET,
 	OPT_PROM_FILE,
 	OPT_PROM_TOP,
+	OPT_PROM_PID_LABEL,
 	OPT_CGROUP,
 	OPT_MAX_MEMORY,
 	OPT_PATH_MAP,
@@ -91,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
 	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
+	{ "prom-pid-label", no_argument, NULL, OPT_PROM_PID_LABEL },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
@@ -213,6 +215,9 @@ static const char usage_text[] =
 "                             with report FILE: the recording's metrics\n"
 "      --prom-top N           issues written to it, the rest summed as\n"
 "                             \"other\" (default 20, 1..1000)\n"
+"      --prom-pid-label       a pid label on its issue and process series\n"
+"                             (off: series by comm, container and cgroup\n"
+"                             outlive restarts; a new series per process)\n"
 "\n"
 "System-wide and long runs:\n"
 "      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
@@ -527,6 +532,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_PROM_FILE:
 			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);
+			break;
+		case OPT_PROM_PID_LABEL:
+			opts->prom_pid_label = true;
 			break;
 		case OPT_CGROUP:
 			if (!optarg[0])

@@ -78,6 +78,7 @@ struct cp_options {
 	bool quiet;			/* --quiet: no status line */
 	const char *prom_file;		/* --prom-file: Prometheus text file; NULL: none */
 	__u32 prom_top;			/* --prom-top: issues written before "other" */
+	bool prom_pid_label;		/* --prom-pid-label: series by process, not by comm */
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */

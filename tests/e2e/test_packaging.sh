@@ -25,11 +25,13 @@ if command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null &&
 	files=$(dpkg-deb -c "$deb" 2>/dev/null | awk '{ print $6 }')
 	missing=
 	for f in ./usr/sbin/cacheperf-bpf ./lib/systemd/system/cacheperf-bpf.service \
-		 ./usr/share/man/man8/cacheperf-bpf.8.gz ./etc/default/cacheperf-bpf; do
+		 ./usr/share/man/man8/cacheperf-bpf.8.gz ./etc/default/cacheperf-bpf \
+		 ./usr/share/cacheperf-bpf/cacheperf-bpf.rules.yml \
+		 ./usr/share/cacheperf-bpf/grafana-dashboard.json; do
 		grep -qx -- "$f" <<<"$files" || missing+=" $f"
 	done
-	if [ -z "$missing" ]; then _ok "the package installs binary, unit, man page, options file"; else
-		_not_ok "the package installs binary, unit, man page, options file" "missing:$missing"; fi
+	if [ -z "$missing" ]; then _ok "the package installs binary, unit, man page, options file, rules, dashboard"; else
+		_not_ok "the package installs binary, unit, man page, options file, rules, dashboard" "missing:$missing"; fi
 	dpkg-deb -e "$deb" "$out/control" 2>/dev/null
 	if grep -qx /etc/default/cacheperf-bpf "$out/control/conffiles" 2>/dev/null; then
 		_ok "the options file is a conffile (kept on upgrade)"

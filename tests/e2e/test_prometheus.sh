@@ -34,6 +34,8 @@ promtool_ok() {
 # --- the golden files (tests/data/prom/README.md) pass promtool ----------------
 promtool_ok "promtool accepts golden.prom" "$golden/golden.prom"
 promtool_ok "promtool accepts golden-top1.prom" "$golden/golden-top1.prom"
+promtool_ok "promtool accepts golden-pid.prom" "$golden/golden-pid.prom"
+promtool_ok "promtool accepts golden-live.prom" "$golden/golden-live.prom"
 
 # --- refused at startup, with a sentence, before anything runs ------------------
 ln -s /etc/passwd "$work/link.prom"

@@ -389,6 +389,86 @@ static void test_processes_bounded_and_self(void **state)
 	cp_insn_store__free(s);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *p = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&p, &n);
+	int c;
+
+	if (!f)
+		fail_msg("cannot read %s", path);
+	assert_non_null(m);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(f);
+	fclose(m);
+	return p;
+}
+
+/*
+ * A live run's file, byte for byte: tests/data/prom/golden-live.prom, the
+ * families a recording leaves out (latency, misses, breakpoints, budget, the
+ * profiler's figures) with values derived in tests/data/prom/README.md.
+ */
+static void test_live_golden(void **state)
+{
+	struct cp_proc_summaries *procs = cp_proc_summaries__new(16, describe, NULL);
+	struct cp_insn_store *s = cp_insn_store__new(64);
+	struct cp_issue list[1] = { issue(CP_ISSUE_FALSE_SHARING, 10, "bump", "bump.c", 3, 0.5) };
+	struct cp_classification c = { .issues = list, .nr_issues = 1 };
+	struct cp_bp_summary bp = { .stats = { .hits = 100, .armed = 3, .dropped = 1, .watching = 1,
+					       .released = { [CP_BPM_SETTLED] = 2 } } };
+	struct cp_report r = { .source = "pebs", .insns = s, .procs = procs, .bp = &bp };
+	struct cp_prom_self self = { .cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9 };
+	struct cp_prom_input in = { .r = &r, .issues = &c, .window_s = 60, .top = 20, .pmu = "pebs",
+				    .self = &self };
+	struct cp_ip_key k = { .tgid = 10, .ip = 0x401003 };
+	struct cp_ip_counts n = { .loads = 10, .load_misses = 2, .stores = 5, .store_misses = 1,
+				  .lvl = { [CP_LVL_L1] = 12, [CP_LVL_L2] = 3 } };
+	const char *root = getenv("CP_ROOT");
+	char path[512];
+	char *text, *want;
+
+	(void)state;
+	list[0].have_cost = true;
+	list[0].cost_cycles_per_s = 25000;
+	assert_int_equal(cp_proc_summaries__sample(procs, 10, true), 0);
+	assert_int_equal(cp_insn_store__add(s, &k, &n), 0);
+	r.bpf.samples[CP_ACCESS_LOAD] = 10;
+	r.bpf.samples[CP_ACCESS_STORE] = 5;
+	r.bpf.misses[CP_ACCESS_LOAD] = 2;
+	r.bpf.misses[CP_ACCESS_STORE] = 1;
+	r.received = 3;
+	r.budget.plan.budget_ppm = 10000;
+	r.budget.unit = (struct cp_unit_costs){ .tick_ns = 2000, .uprobe_ns = 1000,
+						.uretprobe_ns = 1500, .bp_hit_ns = 4000,
+						.wakeup_ns = 3000, .syscall_ns = 100 };
+	r.budget.spent.target_cpu_ns = 1000000000;
+	r.budget.spent.ticks_ns = 2000000;
+	r.budget.spent.bp_ns = 1000000;
+	text = render(&in);
+	snprintf(path, sizeof(path), "%s/tests/data/prom/golden-live.prom", root ? root : ".");
+	if (getenv("CP_PROM_GOT")) {
+		char got[512];
+		FILE *g;
+
+		snprintf(got, sizeof(got), "%s/golden-live.prom", getenv("CP_PROM_GOT"));
+		g = fopen(got, "w");
+		assert_non_null(g);
+		fputs(text, g);
+		fclose(g);
+	}
+	want = slurp(path);
+	if (strcmp(text, want))
+		fail_msg("golden-live.prom differs; got:\n%s", text);
+	free(want);
+	free(text);
+	cp_insn_store__free(s);
+	cp_proc_summaries__free(procs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_series_by_identity),
 		cmocka_unit_test(test_long_labels),
 		cmocka_unit_test(test_cut_names_one_series),
+		cmocka_unit_test(test_live_golden),
 		cmocka_unit_test(test_processes_bounded_and_self),
 	};
 

@@ -14,7 +14,7 @@ pkgs=(
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux iproute2 debuginfod
 	redis-server redis-tools
-	prometheus prometheus-node-exporter curl
+	prometheus prometheus-node-exporter curl python3-yaml
 	debhelper dpkg-dev lintian fakeroot groff-base
 )
 

@@ -25,11 +25,14 @@ if command -v dpkg-buildpackage >/dev/null && command -v lintian >/dev/null &&
 	files=$(dpkg-deb -c "$deb" 2>/dev/null | awk '{ print $6 }')
 	missing=
 	for f in ./usr/sbin/cacheperf-bpf ./lib/systemd/system/cacheperf-bpf.service \
-		 ./usr/share/man/man8/cacheperf-bpf.8.gz ./etc/default/cacheperf-bpf; do
+		 ./usr/share/man/man8/cacheperf-bpf.8.gz ./etc/default/cacheperf-bpf \
+		 ./usr/share/cacheperf-bpf/cacheperf-bpf.rules.yml \
+		 ./usr/share/cacheperf-bpf/grafana-dashboard.json \
+		 ./usr/share/cacheperf-bpf/debuginfod.conf; do
 		grep -qx -- "$f" <<<"$files" || missing+=" $f"
 	done
-	if [ -z "$missing" ]; then _ok "the package installs binary, unit, man page, options file"; else
-		_not_ok "the package installs binary, unit, man page, options file" "missing:$missing"; fi
+	if [ -z "$missing" ]; then _ok "the package installs binary, unit, man page, options file, rules, dashboard"; else
+		_not_ok "the package installs binary, unit, man page, options file, rules, dashboard" "missing:$missing"; fi
 	dpkg-deb -e "$deb" "$out/control" 2>/dev/null
 	if grep -qx /etc/default/cacheperf-bpf "$out/control/conffiles" 2>/dev/null; then
 		_ok "the options file is a conffile (kept on upgrade)"
@@ -51,6 +54,77 @@ if command -v systemd-analyze >/dev/null; then
 		_not_ok "systemd-analyze verify accepts the unit" "$bad"; fi
 else
 	skip "no systemd-analyze"
+fi
+
+# debuginfod from the service: the unit keeps PrivateNetwork=yes; the drop-in
+# (installed by hand, as the options file and the man page say) opens the
+# network and gives the client a writable cache. systemd-analyze reads the
+# drop-in next to the unit: verify parses it (a broken one is reported: it
+# is read), and the offline security analysis shows the merged settings.
+DROPIN=$CP_ROOT/packaging/systemd/debuginfod.conf
+sd=$out/sd
+mkdir -p "$sd/cacheperf-bpf.service.d"
+cp "$UNIT" "$sd/"
+if command -v systemd-analyze >/dev/null; then
+	cp "$DROPIN" "$sd/cacheperf-bpf.service.d/debuginfod.conf"
+	bad=$(systemd-analyze verify --man=no "$sd/cacheperf-bpf.service" 2>&1 | grep -v 'is not executable')
+	echo 'PrivateNetwork=maybe' >"$sd/cacheperf-bpf.service.d/zz-broken.conf"
+	broken=$(systemd-analyze verify --man=no "$sd/cacheperf-bpf.service" 2>&1 | grep -c 'zz-broken.conf')
+	rm "$sd/cacheperf-bpf.service.d/zz-broken.conf"
+	if [ -z "$bad" ] && [ "$broken" -ge 1 ]; then
+		_ok "systemd-analyze verify accepts the unit with the debuginfod drop-in"
+	else
+		_not_ok "systemd-analyze verify accepts the unit with the debuginfod drop-in" \
+			"${bad:-a broken drop-in was not reported}"
+	fi
+	with=$(systemd-analyze security --offline=true --no-pager "$sd/cacheperf-bpf.service" 2>&1)
+	rm -r "$sd/cacheperf-bpf.service.d"
+	without=$(systemd-analyze security --offline=true --no-pager "$sd/cacheperf-bpf.service" 2>&1)
+	if ! grep -q 'PrivateNetwork=' <<<"$without"; then
+		skip "systemd-analyze security --offline: not in this systemd"
+	elif grep -q '✓ PrivateNetwork=' <<<"$without" && grep -q '✗ PrivateNetwork=' <<<"$with" &&
+	     grep -q '✓ RestrictAddressFamilies=~AF_(INET|INET6)' <<<"$without" &&
+	     grep -q '✗ RestrictAddressFamilies=~AF_(INET|INET6)' <<<"$with"; then
+		_ok "no network without the drop-in; with it, the host's network and inet sockets"
+	else
+		_not_ok "no network without the drop-in; with it, the host's network and inet sockets" \
+			"$(grep -E 'PrivateNetwork|AF_\(INET' <<<"$with")"
+	fi
+else
+	skip "no systemd-analyze"
+fi
+# the cache: CacheDirectory=cacheperf-bpf is /var/cache/cacheperf-bpf, writable under ProtectSystem=strict
+if grep -qx 'CacheDirectory=cacheperf-bpf' "$DROPIN" &&
+   grep -qx 'Environment=DEBUGINFOD_CACHE_PATH=/var/cache/cacheperf-bpf/debuginfod' "$DROPIN" &&
+   grep -q '^#DEBUGINFOD_URLS=' "$CP_ROOT/packaging/cacheperf-bpf.default" &&
+   grep -q 'cp /usr/share/cacheperf-bpf/debuginfod.conf /etc/systemd/system/cacheperf-bpf.service.d/' \
+	"$CP_ROOT/packaging/cacheperf-bpf.default" "$DROPIN" &&
+   grep -q 'debuginfod.conf' "$UNIT"; then
+	_ok "the drop-in's cache is the service's; the options file and the unit say how to enable it"
+else
+	_not_ok "the drop-in's cache is the service's; the options file and the unit say how to enable it"
+fi
+
+# The profiler says at start when DEBUGINFOD_URLS cannot be reached: in a
+# network namespace of its own (as PrivateNetwork=yes makes) a remote server
+# is warned about; a loopback one, no variable or --no-debuginfod are not.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+	warn='DEBUGINFOD_URLS is set, but this process has no network route'
+	dbg() { env "$@" unshare -n "$BIN" --source faults -o /dev/null -- true 2>&1; }
+	remote=$(dbg DEBUGINFOD_URLS=http://debuginfod.example.org:8002)
+	loop=$(dbg DEBUGINFOD_URLS="http://127.0.0.1:8002 http://localhost:8003")
+	none=$(dbg DEBUGINFOD_URLS=)
+	refused=$(env DEBUGINFOD_URLS=http://debuginfod.example.org:8002 unshare -n "$BIN" --no-debuginfod \
+		--source faults -o /dev/null -- true 2>&1)
+	if grep -qF "$warn" <<<"$remote" && grep -q 'debuginfod.conf' <<<"$remote" &&
+	   ! grep -qF "$warn" <<<"$loop$none$refused"; then
+		_ok "no network route to DEBUGINFOD_URLS: said at start, with the drop-in to enable"
+	else
+		_not_ok "no network route to DEBUGINFOD_URLS: said at start, with the drop-in to enable" \
+			"remote: $remote; loop/none/refused: $loop $none $refused"
+	fi
+else
+	skip "the debuginfod warning needs root for a network namespace"
 fi
 
 # The unit's capabilities are enough: another user's process, symbols and heap objects

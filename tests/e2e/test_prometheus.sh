@@ -34,6 +34,8 @@ promtool_ok() {
 # --- the golden files (tests/data/prom/README.md) pass promtool ----------------
 promtool_ok "promtool accepts golden.prom" "$golden/golden.prom"
 promtool_ok "promtool accepts golden-top1.prom" "$golden/golden-top1.prom"
+promtool_ok "promtool accepts golden-pid.prom" "$golden/golden-pid.prom"
+promtool_ok "promtool accepts golden-live.prom" "$golden/golden-live.prom"
 
 # --- refused at startup, with a sentence, before anything runs ------------------
 ln -s /etc/passwd "$work/link.prom"
@@ -96,12 +98,41 @@ else
 	cp "$prom" "$tap_out"
 	_not_ok "the churn() store is an issue series with its escaped comm" "want $want, comm=\"$hostile_label\""
 fi
-for s in 'cacheperf_source_info{source="faults",pmu="none"} 1' 'cacheperf_drops_total{reason="ring_buffer"}' \
+for s in 'cacheperf_source_info{source="faults",pmu="none"} 1' 'cacheperf_samples_lost_total{reason="ring_buffer"}' \
 	 'cacheperf_profiler_resident_memory_bytes ' 'cacheperf_issue_miss_share_ratio{type="other"'; do
 	if ! grep -qF "$s" "$prom"; then missing_series+=" [$s]"; fi
 done
 if [ -z "${missing_series:-}" ]; then _ok "self metrics, source info and other are there"; else
 	cp "$prom" "$tap_out"; _not_ok "self metrics, source info and other are there" "missing$missing_series"; fi
+
+# --- two workers of one name and cgroup are one series; --prom-pid-label splits them ---
+# Both processes fault through churn() for 2 s, each about half the misses:
+# each is an issue of its own in the profile. Without pid labels they have the
+# same comm, container (none) and cgroup (this test's), so the file must hold
+# one series for them, never the same series twice (promtool would refuse it).
+twins="$WL/fault_loop 2 twin & $WL/fault_loop 2 twin; wait"
+churn_series() { grep -c "^cacheperf_issue_miss_share_ratio{.*comm=\"twin\".*$want" "$1"; }
+run_cmd "$BIN" --source faults -i 1 --prom-file "$work/twins.prom" -o /dev/null -- sh -c "$twins"
+n=$(churn_series "$work/twins.prom") p=$(grep -c '^cacheperf_process_samples{comm="twin",' "$work/twins.prom")
+if [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] && [ "$p" -eq 1 ] && ! grep -q 'pid="' "$work/twins.prom"; then
+	_ok "two processes of one comm and cgroup: one issue and one process series, no pid"
+else
+	cp "$work/twins.prom" "$tap_out" 2>/dev/null
+	_not_ok "two processes of one comm and cgroup: one issue and one process series, no pid" \
+		"rc $rc, $n churn series, $p process series"
+fi
+promtool_ok "promtool accepts the twins' file" "$work/twins.prom"
+run_cmd "$BIN" --source faults -i 1 --prom-pid-label --prom-file "$work/twins-pid.prom" -o /dev/null \
+	-- sh -c "$twins"
+n=$(churn_series "$work/twins-pid.prom")
+pids=$(grep "^cacheperf_issue_miss_share_ratio{.*comm=\"twin\".*$want" "$work/twins-pid.prom" |
+	grep -o 'pid="[0-9]*"' | sort -u | wc -l)
+if [ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && [ "$pids" -eq 2 ]; then
+	_ok "--prom-pid-label: one churn() series per process"
+else
+	cp "$work/twins-pid.prom" "$tap_out" 2>/dev/null
+	_not_ok "--prom-pid-label: one churn() series per process" "rc $rc, $n series, $pids pids"
+fi
 
 # --- the same metrics from the recording (whose comm is the one at start) ---------------
 run_cmd "$BIN" report "$work/run.cprec" -o /dev/null --prom-file "$work/rec.prom"

@@ -142,6 +142,33 @@ static void test_index_collisions(void **state)
 	cp_proc_summaries__free(t);
 }
 
+/* find: the live process of a pid, else the exited one sampled last */
+static void test_find(void **state)
+{
+	struct cp_proc_summaries *t = cp_proc_summaries__new(16, describe, NULL);
+	const struct cp_proc_summary *s;
+
+	(void)state;
+	describes = exec_gen = 0;
+	assert_null(cp_proc_summaries__find(t, 7));
+	cp_proc_summaries__sample(t, 7, false);
+	cp_proc_summaries__exit(t, 7);
+	exec_gen = 1;
+	cp_proc_summaries__sample(t, 7, false);		/* reused: "x7" */
+	cp_proc_summaries__exit(t, 7);
+	s = cp_proc_summaries__find(t, 7);
+	assert_non_null(s);
+	assert_true(s->exited);
+	assert_string_equal(s->comm, "x7");		/* the later of the two */
+	exec_gen = 0;
+	cp_proc_summaries__sample(t, 7, false);		/* reused again, alive: "p7" */
+	s = cp_proc_summaries__find(t, 7);
+	assert_false(s->exited);
+	assert_string_equal(s->comm, "p7");
+	assert_null(cp_proc_summaries__find(NULL, 7));
+	cp_proc_summaries__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_exec_exit_reuse),
 		cmocka_unit_test(test_churn_at_cap),
 		cmocka_unit_test(test_index_collisions),
+		cmocka_unit_test(test_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

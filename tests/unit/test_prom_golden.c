@@ -117,13 +117,16 @@ static char *slurp(const char *path)
 	return p;
 }
 
-/* Replays the recording into a Prometheus file with --prom-top @top; compares it with @golden. */
-static void check_golden(unsigned int top, const char *golden)
+/*
+ * Replays the recording into a Prometheus file with --prom-top @top (and
+ * --prom-pid-label when @pid); compares it with @golden.
+ */
+static void check_golden(unsigned int top, bool pid, const char *golden)
 {
 	char dir[] = "/tmp/cp-prom-golden.XXXXXX", rec[96], out[96], text[96], want_path[512];
 	const char *root = getenv("CP_ROOT");
 	struct cp_classify_cfg cfg;
-	struct cp_report_opts o = { .classify = &cfg, .prom_top = top };
+	struct cp_report_opts o = { .classify = &cfg, .prom_top = top, .prom_pid_label = pid };
 	char err[512];
 	char *got, *want;
 
@@ -164,14 +167,21 @@ static void check_golden(unsigned int top, const char *golden)
 static void test_golden_top20(void **state)
 {
 	(void)state;
-	check_golden(20, "golden.prom");
+	check_golden(20, false, "golden.prom");
 }
 
 /* --prom-top 1: the false sharing is summed into "other" */
 static void test_golden_top1(void **state)
 {
 	(void)state;
-	check_golden(1, "golden-top1.prom");
+	check_golden(1, false, "golden-top1.prom");
+}
+
+/* --prom-pid-label: the same series, each with its pid */
+static void test_golden_pid(void **state)
+{
+	(void)state;
+	check_golden(20, true, "golden-pid.prom");
 }
 
 int main(void)
@@ -179,6 +189,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_top20),
 		cmocka_unit_test(test_golden_top1),
+		cmocka_unit_test(test_golden_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

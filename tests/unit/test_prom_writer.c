@@ -75,6 +75,42 @@ static void test_escape_truncates_whole_characters(void **state)
 	assert_int_equal(cp_prom_escape_label("\xff", NULL, 0), 3);
 }
 
+#define CUT "\xe2\x80\xa6"
+
+struct bound_case {
+	const char *in;
+	size_t max;
+	const char *out;
+	bool cut;
+};
+
+/* Bounded label texts: valid UTF-8, at most max bytes with the marker, whole characters. */
+static const struct bound_case bound_cases[] = {
+	{ "abc", 8, "abc", false },
+	{ "abcdefgh", 8, "abcdefgh", false },		/* exactly max: not cut */
+	{ "abcdefghi", 8, "abcde" CUT, true },		/* 5 bytes and the 3-byte marker */
+	{ "a\xff", 8, "a" FFFD, false },			/* U+FFFD counts its 3 bytes */
+	{ "abc\xff\xff", 8, "abc" CUT, true },	/* 9 bytes made; abc, U+FFFD and the marker would be 9 */
+	{ "ab\xc3\xa9\xc3\xa9xyz", 8, "ab\xc3\xa9" CUT, true },	/* 9 bytes; the second é would pass 5 */
+	{ "abcd\xe2\x82\xacxy", 8, "abcd" CUT, true },	/* € fits in 8, not with the marker */
+	{ "", 8, "", false },
+	{ "abcd", 3, CUT, true },
+};
+
+static void test_label_bound(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bound_cases) / sizeof(bound_cases[0]); i++) {
+		const struct bound_case *c = &bound_cases[i];
+		char out[32];
+		bool cut = cp_prom_label_bound(c->in, out, c->max);
+
+		if (strcmp(out, c->out) || cut != c->cut || strlen(out) > c->max)
+			fail_msg("case %zu: got '%s' (cut %d), want '%s' (cut %d)", i, out, cut,
+				 c->out, c->cut);
+	}
+}
+
 static char *write_file(void (*fn)(struct cp_prom_writer *w), int *ret)
 {
 	char *p = NULL;
@@ -205,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_families_once_and_names_checked),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_utf8_lengths),
+		cmocka_unit_test(test_label_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,7 @@
 #include "live/signals.h"
 #include "report/summary_out.h"
 #include "machine/sysinfo.h"
+#include "machine/net_reach.h"
 #include "symbols/debuginfod.h"
 #include "cli/target.h"
 #include "util/privs.h"
@@ -111,6 +112,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 	return (struct cp_report_opts){
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
+		.prom_pid_label = m->opts.prom_pid_label,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
 		.after = m->opts.pprof || m->opts.folded ? export_after : NULL,
 		.after_ctx = (void *)m,
@@ -213,6 +215,38 @@ static int check_outputs(struct cp_main *m)
 	return 0;
 }
 
+/*
+ * DEBUGINFOD_URLS set where no server can be reached (the systemd unit's
+ * private network): said once at start, and no fetch is tried, rather than
+ * each module's fetch failing in silence.
+ */
+static void debuginfod_check(void)
+{
+	const char *why = NULL;
+
+	if (!cp_debuginfod_enabled())
+		return;
+	switch (cp_net_reach_check(getenv("DEBUGINFOD_URLS"))) {
+	case CP_NET_REACH_NO_INET:
+		why = "this process may not open network sockets (the systemd unit's "
+		      "RestrictAddressFamilies=AF_UNIX)";
+		break;
+	case CP_NET_REACH_NO_ROUTE:
+		why = "this process has no network route to its servers (a private network "
+		      "namespace: the systemd unit's PrivateNetwork=yes)";
+		break;
+	case CP_NET_REACH_OK:
+		return;
+	}
+	fprintf(stderr,
+		"cacheperf-bpf: warning: DEBUGINFOD_URLS is set, but %s: no debug info will be "
+		"downloaded; for the service, enable the drop-in "
+		"/usr/share/cacheperf-bpf/debuginfod.conf (cacheperf-bpf(8), DEBUGINFOD), "
+		"else unset DEBUGINFOD_URLS or pass --no-debuginfod\n",
+		why);
+	cp_debuginfod_enable(false);
+}
+
 /* Parses argv; returns -1 to go on, else the exit code. */
 static int parse_options(struct cp_main *m, int argc, char **argv)
 {
@@ -234,6 +268,7 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	case CP_MODE_REPORT: {
 		struct cp_report_opts o = report_opts(m);
 
+		debuginfod_check();
 		if ((o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err))) ||
 		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
@@ -252,6 +287,7 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	}
 	case CP_MODE_PROFILE:
 	default:
+		debuginfod_check();
 		/* a file we could not write is said before anything runs */
 		if ((m->opts.prom_file &&
 		     cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err))) ||

@@ -47,6 +47,7 @@ enum {
 	OPT_QUIET,
 	OPT_PROM_FILE,
 	OPT_PROM_TOP,
+	OPT_PROM_PID_LABEL,
 	OPT_CGROUP,
 	OPT_MAX_MEMORY,
 	OPT_PATH_MAP,
@@ -97,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
 	{ "prom-top", required_argument, NULL, OPT_PROM_TOP },
+	{ "prom-pid-label", no_argument, NULL, OPT_PROM_PID_LABEL },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
@@ -238,6 +240,9 @@ static const char usage_text[] =
 "                             for an agent to push (docs/pprof.md)\n"
 "      --pprof-keep N         profiles kept in --pprof-dir, the oldest removed\n"
 "                             (default 20, 1..100000)\n"
+"      --prom-pid-label       a pid label on its issue and process series\n"
+"                             (off: series by comm, container and cgroup\n"
+"                             outlive restarts; a new series per process)\n"
 "\n"
 "System-wide and long runs:\n"
 "      --cgroup PATH          with -a: only processes in the cgroup (v2) PATH\n"
@@ -606,6 +611,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_PPROF_DIR:
 			ret = parse_path(optarg, "--pprof-dir", &opts->pprof_dir, err, err_sz);
+			break;
+		case OPT_PROM_PID_LABEL:
+			opts->prom_pid_label = true;
 			break;
 		case OPT_CGROUP:
 			if (!optarg[0])

@@ -85,6 +85,7 @@ struct cp_options {
 	const char *folded;		/* --folded FILE: collapsed stacks; NULL: none */
 	const char *pprof_dir;		/* --pprof-dir DIR: a profile per interval; NULL: none */
 	__u32 pprof_keep;		/* --pprof-keep: files kept in pprof_dir */
+	bool prom_pid_label;		/* --prom-pid-label: series by process, not by comm */
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u64 max_memory_bytes;		/* --max-memory: the profiler's RSS limit */
 	struct cp_path_map path_map;	/* report --path-map: where recorded files are now */

@@ -213,6 +213,27 @@ size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp
 			(const void **)out, n);
 }
 
+const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t,
+						      pid_t pid)
+{
+	const struct cp_proc_summary *found;
+
+	if (!t)
+		return NULL;
+	found = find_live(t, pid);
+	if (found)
+		return found;
+	/* exited ones left the index: a linear look, bounded by the cap */
+	for (size_t i = 0; i < t->max; i++) {
+		const struct cp_proc_summary *s = &t->v[i];
+
+		if (t->used[i] && s->exited && s->pid == pid &&
+		    (!found || s->last_use > found->last_use))
+			found = s;
+	}
+	return found;
+}
+
 size_t cp_proc_summaries__count(const struct cp_proc_summaries *t)
 {
 	return t->nr;

@@ -63,6 +63,13 @@ void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);
 size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
 			      size_t n);
 
+/*
+ * The summary of @pid: the live process's, else the one of an exited process
+ * with that pid that was sampled last; NULL when none is held.
+ */
+const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t,
+						      pid_t pid);
+
 size_t cp_proc_summaries__count(const struct cp_proc_summaries *t);	/* held now */
 __u64 cp_proc_summaries__seen(const struct cp_proc_summaries *t);	/* ever created */
 __u64 cp_proc_summaries__evicted(const struct cp_proc_summaries *t);

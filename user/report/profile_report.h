@@ -36,6 +36,7 @@ struct cp_report_opts {
 	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
 	const char *prom;		/* --prom-file, NULL: none */
 	unsigned int prom_top;		/* --prom-top */
+	bool prom_pid_label;		/* --prom-pid-label */
 	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
 	const struct cp_alloc_wrappers *alloc_wrappers;	/* --alloc-wrapper; NULL: none */
 	/*

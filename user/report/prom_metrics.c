@@ -6,174 +6,177 @@
 
 #include "breakpoints/bp_manager.h"
 #include "profile/insn_store.h"
+#include "profile/proc_summaries.h"
 #include "objects/object_stats.h"
 #include "report/prom_metrics.h"
 #include "report/prom_writer.h"
-#include "util/path.h"
 
-#define CP_PID_LEN	16
-
-typedef unsigned long long ull;
-
-/* "function file.c:12", "function", "file.c:12"; 1 when something was known. */
-static int format_loc(const struct cp_src_loc *loc, char *buf, size_t sz)
-{
-	bool fl = loc->file[0] && loc->line;
-
-	if (loc->function[0] && fl)
-		snprintf(buf, sz, "%s %s:%u", loc->function, cp_base_name(loc->file), loc->line);
-	else if (loc->function[0])
-		snprintf(buf, sz, "%s", loc->function);
-	else if (fl)
-		snprintf(buf, sz, "%s:%u", cp_base_name(loc->file), loc->line);
-	else
-		return 0;
-	return 1;
-}
-
-void cp_prom_location(const struct cp_issue *is, char *buf, size_t sz)
-{
-	const struct cp_issue_insn *in = is->nr_insns ? &is->insns[0] : NULL;
-
-	if (!in) {
-		snprintf(buf, sz, "%s", "");
-		return;
-	}
-	if (!in->have_loc || !format_loc(&in->loc, buf, sz))
-		snprintf(buf, sz, "0x%llx", (ull)in->ip);
-}
-
-void cp_prom_object(const struct cp_issue *is, char *buf, size_t sz)
-{
-	const struct cp_issue_object *o = is->nr_objects ? &is->objects[0] : NULL;
-
-	if (!o) {
-		snprintf(buf, sz, "%s", "");
-		return;
-	}
-	switch (o->kind) {
-	case CP_OBJ_GLOBAL:
-	case CP_OBJ_TLS:
-		snprintf(buf, sz, "%s", o->name);
-		return;
-	case CP_OBJ_HEAP:
-	case CP_OBJ_MAPPING:
-		if (o->nr_frames && format_loc(&o->alloc_stack[0], buf, sz))
-			return;
-		break;
-	default:
-		break;
-	}
-	snprintf(buf, sz, "%s", o->name[0] ? o->name : cp_object_kind_name(o->kind));
-}
-
-/* One issue series (or several issues with the same labels, summed). */
-struct series {
-	const char *type, *origin;
-	__u32 pid;			/* 0: "other" */
-	char location[CP_PROM_LABEL_LEN];
-	char object[CP_PROM_LABEL_LEN];
-	double share, rate, cost;
-	bool have_cost;
+/* The identities of the processes this write names, each looked up once. */
+struct idents {
+	struct ident_of {
+		__u32 pid;
+		struct cp_prom_ident id;
+	} *v;
+	size_t nr, cap;
 };
 
 struct ctx {
 	const struct cp_prom_input *in;
 	struct cp_prom_writer w;
+	struct idents ids;
 };
 
-/* @pid's comm now (it may have exec'd or renamed itself), else a target's, else "". */
-static void comm_of(const struct cp_prom_input *in, __u32 pid, char *buf, size_t sz)
+/*
+ * @pid's comm now (it may have exec'd or renamed itself), else the one its
+ * summary read, else a target's at start; its container and cgroup from its
+ * summary (none in a recording).
+ */
+static void make_ident(const struct cp_prom_input *in, __u32 pid, struct cp_prom_ident *out)
 {
-	buf[0] = '\0';
-	if (in->comm && !in->comm(in->comm_ctx, pid, buf, sz))
-		return;
-	buf[0] = '\0';
-	for (int i = 0; i < in->r->nr_targets; i++)
-		if ((__u32)in->r->targets[i].pid == pid)
-			snprintf(buf, sz, "%s", in->r->targets[i].comm);
+	const struct cp_proc_summary *ps = cp_proc_summaries__find(in->r->procs, (pid_t)pid);
+	char comm[CP_COMM_LEN * 4] = "";
+
+	if (!in->comm || in->comm(in->comm_ctx, pid, comm, sizeof(comm))) {
+		comm[0] = '\0';
+		if (ps && ps->comm[0])
+			snprintf(comm, sizeof(comm), "%s", ps->comm);
+		for (int i = 0; !comm[0] && i < in->r->nr_targets; i++)
+			if ((__u32)in->r->targets[i].pid == pid)
+				snprintf(comm, sizeof(comm), "%s", in->r->targets[i].comm);
+	}
+	cp_prom_ident_make(out, pid, in->pid_label, comm, ps ? &ps->cg : NULL);
 }
+
+/* @pid's identity (NULL: out of memory); processes are few next to series: a linear look. */
+static const struct cp_prom_ident *ident(struct ctx *x, __u32 pid)
+{
+	struct idents *t = &x->ids;
+
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->v[i].pid == pid)
+			return &t->v[i].id;
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct ident_of *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->nr].pid = pid;
+	make_ident(x->in, pid, &t->v[t->nr].id);
+	return &t->v[t->nr++].id;
+}
+
+/* One issue series: the issues with the same labels, summed. */
+struct series {
+	const char *type, *origin;
+	struct cp_prom_ident id;
+	char location[CP_PROM_TEXT_MAX + 1];
+	char object[CP_PROM_TEXT_MAX + 1];
+	double share, rate, cost;
+	bool have_cost;
+};
 
 static bool same_series(const struct series *a, const struct series *b)
 {
-	return a->pid == b->pid && !strcmp(a->type, b->type) && !strcmp(a->origin, b->origin) &&
-	       !strcmp(a->location, b->location) && !strcmp(a->object, b->object);
+	return !strcmp(a->type, b->type) && !strcmp(a->origin, b->origin) &&
+	       cp_prom_ident_equal(&a->id, &b->id) && !strcmp(a->location, b->location) &&
+	       !strcmp(a->object, b->object);
 }
 
-/* The top issues as series (same labels merged), then "other": how many. */
-static size_t issue_series(const struct cp_prom_input *in, struct series *out)
+static void add_series(struct series *into, const struct series *s)
 {
-	const struct cp_classification *c = in->issues;
-	size_t n = 0, top = in->top ? in->top : 1;
+	into->share += s->share;
+	into->rate += s->rate;
+	into->cost += s->cost;
+	into->have_cost |= s->have_cost;
+}
+
+/*
+ * The issues as series, in rank order: an issue whose labels a series has
+ * already is summed into it, wherever it ranks (two workers of one service
+ * make one series); at most @top series, what does not fit goes to "other",
+ * written last. Returns how many, or 0 when out of memory.
+ */
+static size_t issue_series(struct ctx *x, struct series *out)
+{
+	const struct cp_classification *c = x->in->issues;
+	size_t n = 0, top = x->in->top ? x->in->top : 1;
 	struct series other = { .type = "other", .origin = "" };
 
 	for (size_t i = 0; c && i < c->nr_issues; i++) {
 		const struct cp_issue *is = &c->issues[i];
+		const struct cp_prom_ident *id = ident(x, is->tgid);
 		struct series s = {
 			.type = cp_issue_type_name(is->type), .origin = cp_issue_origin_name(is->origin),
-			.pid = is->tgid, .share = is->score, .rate = is->misses_per_s,
+			.share = is->score, .rate = is->misses_per_s,
 			.cost = is->cost_cycles_per_s, .have_cost = is->have_cost,
 		};
-		struct series *into = &other;
+		size_t k;
 
+		if (!id)
+			return 0;
+		s.id = *id;
 		cp_prom_location(is, s.location, sizeof(s.location));
 		cp_prom_object(is, s.object, sizeof(s.object));
-		if (i < top) {
-			size_t k;
-
-			for (k = 0; k < n && !same_series(&out[k], &s); k++)
-				;
-			if (k == n) {
-				out[n++] = s;
-				continue;
-			}
-			into = &out[k];
-		}
-		into->share += s.share;
-		into->rate += s.rate;
-		into->cost += s.cost;
-		into->have_cost |= s.have_cost;
+		for (k = 0; k < n && !same_series(&out[k], &s); k++)
+			;
+		if (k < n)
+			add_series(&out[k], &s);
+		else if (n < top)
+			out[n++] = s;
+		else
+			add_series(&other, &s);
 	}
 	out[n++] = other;
 	return n;
 }
 
-static void issue_labels(const struct cp_prom_input *in, const struct series *s,
-			 char pid[CP_PID_LEN], char comm[CP_COMM_LEN * 4],
-			 struct cp_prom_label l[6])
+#define CP_ISSUE_LABELS	8
+
+/* The labels of @s into @l: how many (the pid only with --prom-pid-label). */
+static size_t issue_labels(const struct ctx *x, const struct series *s,
+			   struct cp_prom_label l[CP_ISSUE_LABELS])
 {
-	pid[0] = '\0';
-	comm[0] = '\0';
-	if (s->pid) {
-		snprintf(pid, CP_PID_LEN, "%u", s->pid);
-		comm_of(in, s->pid, comm, CP_COMM_LEN * 4);
-	}
-	l[0] = (struct cp_prom_label){ "type", s->type };
-	l[1] = (struct cp_prom_label){ "origin", s->origin };
-	l[2] = (struct cp_prom_label){ "pid", pid };
-	l[3] = (struct cp_prom_label){ "comm", comm };
-	l[4] = (struct cp_prom_label){ "location", s->location };
-	l[5] = (struct cp_prom_label){ "object", s->object };
+	size_t n = 0;
+
+	l[n++] = (struct cp_prom_label){ "type", s->type };
+	l[n++] = (struct cp_prom_label){ "origin", s->origin };
+	if (x->in->pid_label)
+		l[n++] = (struct cp_prom_label){ "pid", s->id.pid };
+	l[n++] = (struct cp_prom_label){ "comm", s->id.comm };
+	l[n++] = (struct cp_prom_label){ "container", s->id.container };
+	l[n++] = (struct cp_prom_label){ "cgroup", s->id.cgroup };
+	l[n++] = (struct cp_prom_label){ "location", s->location };
+	l[n++] = (struct cp_prom_label){ "object", s->object };
+	return n;
 }
 
 enum issue_value { ISSUE_SHARE, ISSUE_RATE, ISSUE_COST };
 
+/* @last: "other", always written (0 when nothing is past the top). */
 static void write_issue_family(struct ctx *x, const struct series *s, size_t n,
 			       enum issue_value what, const char *name, const char *help)
 {
-	struct cp_prom_label l[6];
-	char pid[CP_PID_LEN], comm[CP_COMM_LEN * 4];
+	struct cp_prom_label l[CP_ISSUE_LABELS];
 
 	cp_prom_family(&x->w, name, CP_PROM_GAUGE, help);
 	for (size_t i = 0; i < n; i++) {
 		double v = what == ISSUE_SHARE ? s[i].share : what == ISSUE_RATE ? s[i].rate :
 			   s[i].cost;
 
-		if (what == ISSUE_COST && !s[i].have_cost && s[i].pid)
+		if (what == ISSUE_COST && !s[i].have_cost && i + 1 < n)
 			continue;
-		issue_labels(x->in, &s[i], pid, comm, l);
-		cp_prom_sample(&x->w, l, 6, v);
+		cp_prom_sample(&x->w, l, issue_labels(x, &s[i], l), v);
 	}
+}
+
+/* PMU samples carry a latency (PEBS load latency, IBS); ticks and page faults do not. */
+static bool source_has_latency(const char *source)
+{
+	return source && (!strcmp(source, "pebs") || !strcmp(source, "ibs"));
 }
 
 static int write_issues(struct ctx *x)
@@ -182,19 +185,20 @@ static int write_issues(struct ctx *x)
 	size_t top = x->in->top ? x->in->top : 1;
 	size_t max = (c && c->nr_issues < top ? c->nr_issues : top) + 1;
 	struct series *s = calloc(max, sizeof(*s));
-	bool cost = false;
 	size_t n;
 
 	if (!s)
 		return -ENOMEM;
-	n = issue_series(x->in, s);
-	for (size_t i = 0; i < n; i++)
-		cost |= s[i].have_cost;
+	n = issue_series(x, s);
+	if (!n) {
+		free(s);
+		return -ENOMEM;
+	}
 	write_issue_family(x, s, n, ISSUE_SHARE, "cacheperf_issue_miss_share_ratio",
 			   "Share of the window's sampled misses that the issue explains (0..1).");
 	write_issue_family(x, s, n, ISSUE_RATE, "cacheperf_issue_misses_per_second",
 			   "Estimated misses per second of the issue in the window (samples x period / seconds).");
-	if (cost)
+	if (source_has_latency(x->in->r->source))
 		write_issue_family(x, s, n, ISSUE_COST, "cacheperf_issue_latency_cycles_per_second",
 				   "Estimated load latency of the issue's misses, cycles per second of the window.");
 	free(s);
@@ -207,48 +211,64 @@ static int write_issues(struct ctx *x)
 	return 0;
 }
 
+/* The window's samples of the processes with one identity (or of "other"). */
 struct proc_total {
-	__u32 pid;
+	const struct cp_prom_ident *id;	/* NULL: "other" */
 	__u64 loads, stores, load_misses, store_misses;
 };
+
+static void add_total(struct proc_total *into, const struct cp_ip_counts *c)
+{
+	into->loads += c->loads;
+	into->stores += c->stores;
+	into->load_misses += c->load_misses;
+	into->store_misses += c->store_misses;
+}
 
 static int by_samples(const void *a, const void *b)
 {
 	const struct proc_total *x = a, *y = b;
 	__u64 sx = x->loads + x->stores, sy = y->loads + y->stores;
+	int d;
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	/* equal: by labels, so the file does not depend on the store's order */
+	d = strcmp(x->id->comm, y->id->comm);
+	if (!d)
+		d = strcmp(x->id->cgroup, y->id->cgroup);
+	if (!d)
+		d = strcmp(x->id->container, y->id->container);
+	return d ? d : strcmp(x->id->pid, y->id->pid);
 }
 
-/* Per-process sums of the window's instructions, most samples first; how many. */
-static size_t proc_totals(const struct cp_insn_store *s, struct proc_total **out)
+/*
+ * The window's samples summed by process identity (with --prom-pid-label:
+ * by process), most samples first, at most CP_PROM_MAX_PROCS and one
+ * "other" for the rest: how many; -ENOMEM.
+ */
+static ssize_t proc_totals(struct ctx *x, const struct cp_insn_store *s, struct proc_total **out)
 {
 	size_t n = s ? cp_insn_store__count(s) : 0, nr = 0;
 	const struct cp_insn **list = calloc(n ? n : 1, sizeof(*list));
 	struct proc_total *t = calloc(n ? n : 1, sizeof(*t));
 
 	*out = NULL;
-	if (!list || !t) {
-		free(list);
-		free(t);
-		return 0;
-	}
+	if (!list || !t)
+		goto nomem;
 	n = n ? cp_insn_store__top(s, list, n) : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct cp_ip_counts *c = &list[i]->counts;
+		const struct cp_prom_ident *id = ident(x, list[i]->key.tgid);
 		size_t k;
 
-		/* processes are few next to instructions: a linear look is enough */
-		for (k = 0; k < nr && t[k].pid != list[i]->key.tgid; k++)
+		if (!id)
+			goto nomem;
+		/* identities are few next to instructions: a linear look is enough */
+		for (k = 0; k < nr && !cp_prom_ident_equal(t[k].id, id); k++)
 			;
 		if (k == nr)
-			t[nr++].pid = list[i]->key.tgid;
-		t[k].loads += c->loads;
-		t[k].stores += c->stores;
-		t[k].load_misses += c->load_misses;
-		t[k].store_misses += c->store_misses;
+			t[nr++].id = id;
+		add_total(&t[k], &list[i]->counts);
 	}
 	free(list);
 	qsort(t, nr, sizeof(*t), by_samples);
@@ -256,28 +276,41 @@ static size_t proc_totals(const struct cp_insn_store *s, struct proc_total **out
 		struct proc_total *o = &t[CP_PROM_MAX_PROCS];
 
 		for (size_t i = CP_PROM_MAX_PROCS + 1; i < nr; i++) {
-			o->loads += t[i].loads;
-			o->stores += t[i].stores;
-			o->load_misses += t[i].load_misses;
-			o->store_misses += t[i].store_misses;
+			struct cp_ip_counts c = { .loads = t[i].loads, .stores = t[i].stores,
+						  .load_misses = t[i].load_misses,
+						  .store_misses = t[i].store_misses };
+
+			add_total(o, &c);
 		}
-		o->pid = 0;
+		o->id = NULL;
 		nr = CP_PROM_MAX_PROCS + 1;
 	}
 	*out = t;
-	return nr;
+	return (ssize_t)nr;
+nomem:
+	free(list);
+	free(t);
+	return -ENOMEM;
 }
 
 enum proc_value { PROC_SAMPLES, PROC_MISSES, PROC_LOAD_RATIO, PROC_STORE_RATIO };
 
+/*
+ * "other" is named in every label: container and cgroup can never be
+ * "other" (64 hex digits; a path from "/"), so it is no process's series.
+ */
+static const struct cp_prom_ident other_ident = {
+	.pid = "other", .comm = "other", .container = "other", .cgroup = "other",
+};
+
 static void write_proc_family(struct ctx *x, const struct proc_total *t, size_t n,
 			      enum proc_value what, const char *name, const char *help)
 {
-	char pid[CP_PID_LEN], comm[CP_COMM_LEN * 4];
-	struct cp_prom_label l[2] = { { "pid", pid }, { "comm", comm } };
-
 	cp_prom_family(&x->w, name, CP_PROM_GAUGE, help);
 	for (size_t i = 0; i < n; i++) {
+		const struct cp_prom_ident *id = t[i].id ? t[i].id : &other_ident;
+		struct cp_prom_label l[4];
+		size_t nl = 0;
 		double v;
 
 		if (what == PROC_LOAD_RATIO && !t[i].loads)
@@ -288,33 +321,35 @@ static void write_proc_family(struct ctx *x, const struct proc_total *t, size_t 
 		    what == PROC_MISSES ? (double)(t[i].load_misses + t[i].store_misses) :
 		    what == PROC_LOAD_RATIO ? (double)t[i].load_misses / (double)t[i].loads :
 					       (double)t[i].store_misses / (double)t[i].stores;
-		comm[0] = '\0';
-		if (t[i].pid) {
-			snprintf(pid, sizeof(pid), "%u", t[i].pid);
-			comm_of(x->in, t[i].pid, comm, sizeof(comm));
-		} else {
-			snprintf(pid, sizeof(pid), "other");
-		}
-		cp_prom_sample(&x->w, l, 2, v);
+		if (x->in->pid_label)
+			l[nl++] = (struct cp_prom_label){ "pid", id->pid };
+		l[nl++] = (struct cp_prom_label){ "comm", id->comm };
+		l[nl++] = (struct cp_prom_label){ "container", id->container };
+		l[nl++] = (struct cp_prom_label){ "cgroup", id->cgroup };
+		cp_prom_sample(&x->w, l, nl, v);
 	}
 }
 
 static int write_processes(struct ctx *x)
 {
+	const struct cp_stats *run = x->in->run ? x->in->run : &x->in->r->bpf;
 	struct proc_total *t;
-	size_t n = proc_totals(x->in->r->insns, &t);
+	ssize_t n = proc_totals(x, x->in->r->insns, &t);
 
-	if (!t)
-		return -ENOMEM;
-	write_proc_family(x, t, n, PROC_SAMPLES, "cacheperf_process_samples",
+	if (n < 0)
+		return (int)n;
+	write_proc_family(x, t, (size_t)n, PROC_SAMPLES, "cacheperf_process_samples",
 			  "Sampled loads and stores of the process in the window.");
-	/* without cache levels every sample counts as a miss: nothing more to say */
-	if (!cp_stats_levels_unknown(&x->in->r->bpf)) {
-		write_proc_family(x, t, n, PROC_MISSES, "cacheperf_process_misses",
+	/*
+	 * Without cache levels every sample counts as a miss: nothing to say.
+	 * Judged over the run, not the window, so the families do not come and go.
+	 */
+	if (!cp_stats_levels_unknown(run)) {
+		write_proc_family(x, t, (size_t)n, PROC_MISSES, "cacheperf_process_misses",
 				  "Sampled L1 misses of the process in the window.");
-		write_proc_family(x, t, n, PROC_LOAD_RATIO, "cacheperf_process_load_miss_ratio",
+		write_proc_family(x, t, (size_t)n, PROC_LOAD_RATIO, "cacheperf_process_load_miss_ratio",
 				  "Sampled load misses over sampled loads of the process in the window.");
-		write_proc_family(x, t, n, PROC_STORE_RATIO, "cacheperf_process_store_miss_ratio",
+		write_proc_family(x, t, (size_t)n, PROC_STORE_RATIO, "cacheperf_process_store_miss_ratio",
 				  "Sampled store misses over sampled stores of the process in the window.");
 	}
 	free(t);
@@ -345,36 +380,89 @@ static void write_one(struct ctx *x, const char *name, enum cp_prom_type type, c
 	cp_prom_sample(&x->w, NULL, 0, v);
 }
 
-#define CP_PROM_NR_DROPS	13
+/*
+ * What the run lost, each counter of the report's Drops section (and of
+ * its JSON "drops") in the family of its unit, so that sum() of a family
+ * adds like things: samples, process events, allocation events, records.
+ * A family without a reason has one counter.
+ */
+struct loss {
+	const char *family;
+	const char *reason;	/* NULL: the family's only sample */
+	__u64 n;
+};
 
-/* The drops of the report's "Drops" section, by the same names; how many. */
-static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
-			struct labelled out[CP_PROM_NR_DROPS])
+struct loss_family {
+	const char *name, *help;
+};
+
+static const struct loss_family loss_families[] = {
+	{ "cacheperf_samples_lost_total",
+	  "Samples lost over the run (a soft tick is a sample), by where: ring_buffer (record not "
+	  "delivered), counter_map (not counted per instruction), no_window (no miss window for "
+	  "the CPU), soft_pending (its instruction could not be queued for decoding)." },
+	{ "cacheperf_instruction_store_full_total",
+	  "Updates of instructions the instruction store had no room for over the run (an "
+	  "interval's counts or a forwarded miss)." },
+	{ "cacheperf_object_samples_lost_total",
+	  "Samples not counted per object over the run: the samples-per-object table was full." },
+	{ "cacheperf_soft_instructions_lost_total",
+	  "Instructions the soft source decoded but had no room to install over the run: their "
+	  "ticks are not counted." },
+	{ "cacheperf_process_events_lost_total",
+	  "Process events lost over the run: ring_buffer (exec and exit records), target_filter "
+	  "(forks of a target not followed: the filter map was full)." },
+	{ "cacheperf_records_rejected_total",
+	  "Ring-buffer records received but rejected over the run: malformed (wrong size), "
+	  "unknown (wrong type)." },
+	{ "cacheperf_allocation_events_lost_total",
+	  "Allocation events lost over the run: ring_buffer (records), live_map (objects not "
+	  "kept, so their free is not seen), entry_map (allocator calls not followed)." },
+	{ "cacheperf_allocation_stack_errors_total",
+	  "Allocations kept without their call stack over the run (the stack could not be read)." },
+	{ "cacheperf_kernel_throttles_total",
+	  "Times the kernel throttled a per-CPU sampling event over the run (its samples are lost "
+	  "until the next tick)." },
+};
+#define CP_PROM_NR_LOSSES	16
+
+static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
+			struct loss out[CP_PROM_NR_LOSSES])
 {
-	struct labelled drops[CP_PROM_NR_DROPS] = {
-		{ "ring_buffer", b->drop_ringbuf },
-		{ "counter_map", b->drop_ipmap },
-		{ "no_window", b->drop_window },
-		{ "instruction_store", r->insns_dropped },
-		{ "target_filter", b->drop_targets },
-		{ "proc_records", b->drop_proc },
-		{ "object_groups", r->objects ? cp_object_stats__dropped(r->objects) : 0 },
-		{ "malformed", r->malformed },
-		{ "unknown", r->unknown },
-		{ "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf },
-		{ "alloc_live_map", r->alloc.bpf.drop_live_full },
-		{ "alloc_entry_map", r->alloc.bpf.drop_entry_full },
-		{ "kernel_throttle", r->throttles },
+	const struct cp_alloc_stats *a = &r->alloc.bpf;
+	const char *samples = loss_families[0].name, *procs = loss_families[4].name;
+	const char *records = loss_families[5].name, *alloc = loss_families[6].name;
+	struct loss v[CP_PROM_NR_LOSSES] = {
+		{ samples, "ring_buffer", b->drop_ringbuf },
+		{ samples, "counter_map", b->drop_ipmap },
+		{ samples, "no_window", b->drop_window },
+		{ samples, "soft_pending", b->drop_pending },
+		{ loss_families[1].name, NULL, r->insns_dropped },
+		{ loss_families[2].name, NULL,
+		  r->objects ? cp_object_stats__dropped(r->objects) : 0 },
+		{ loss_families[3].name, NULL, r->soft.drop_insns },
+		{ procs, "ring_buffer", b->drop_proc },
+		{ procs, "target_filter", b->drop_targets },
+		{ records, "malformed", r->malformed },
+		{ records, "unknown", r->unknown },
+		{ alloc, "ring_buffer", a->drop_ringbuf },
+		{ alloc, "live_map", a->drop_live_full },
+		{ alloc, "entry_map", a->drop_entry_full },
+		{ loss_families[7].name, NULL, a->stack_errors },
+		{ loss_families[8].name, NULL, r->throttles },
 	};
+	size_t n = 0;
 
-	memcpy(out, drops, sizeof(drops));
-	return CP_PROM_NR_DROPS;
+	while (n < CP_PROM_NR_LOSSES && v[n].family)
+		n++;
+	memcpy(out, v, sizeof(v));
+	return n;
 }
 
 __u64 cp_prom_drops_sum(const struct cp_report *r, const struct cp_stats *run)
 {
-	struct labelled d[CP_PROM_NR_DROPS];
-	size_t n = drop_list(r, run ? run : &r->bpf, d);
+	struct loss d[CP_PROM_NR_LOSSES];
+	size_t n = loss_list(r, run ? run : &r->bpf, d);
 	__u64 sum = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -382,12 +470,26 @@ __u64 cp_prom_drops_sum(const struct cp_report *r, const struct cp_stats *run)
 	return sum;
 }
 
+static void write_losses(struct ctx *x, const struct cp_stats *b)
+{
+	struct loss d[CP_PROM_NR_LOSSES];
+	size_t n = loss_list(x->in->r, b, d);
+
+	for (size_t f = 0; f < sizeof(loss_families) / sizeof(loss_families[0]); f++) {
+		cp_prom_family(&x->w, loss_families[f].name, CP_PROM_COUNTER, loss_families[f].help);
+		for (size_t i = 0; i < n; i++) {
+			struct cp_prom_label l = { "reason", d[i].reason };
+
+			if (d[i].family == loss_families[f].name)
+				cp_prom_sample(&x->w, &l, d[i].reason ? 1 : 0, (double)d[i].n);
+		}
+	}
+}
+
 static void write_samples(struct ctx *x)
 {
 	const struct cp_report *r = x->in->r;
 	const struct cp_stats *b = x->in->run ? x->in->run : &r->bpf;
-	struct labelled drops[CP_PROM_NR_DROPS];
-	size_t nr_drops = drop_list(r, b, drops);
 	struct labelled samples[] = {
 		{ "load", b->samples[CP_ACCESS_LOAD] }, { "store", b->samples[CP_ACCESS_STORE] },
 	};
@@ -403,9 +505,7 @@ static void write_samples(struct ctx *x)
 		       misses, 2);
 	write_one(x, "cacheperf_received_total", CP_PROM_COUNTER,
 		  "Ring-buffer records the profiler received over the run.", (double)r->received);
-	write_labelled(x, "cacheperf_drops_total", CP_PROM_COUNTER,
-		       "Events lost over the run, by reason (0 everywhere: nothing lost).", "reason",
-		       drops, nr_drops);
+	write_losses(x, b);
 	write_one(x, "cacheperf_samples_filtered_total", CP_PROM_COUNTER,
 		  "Misses not forwarded over the run: their miss-ratio window was below the threshold.",
 		  (double)b->filtered);
@@ -442,6 +542,9 @@ static void write_breakpoints(struct ctx *x)
 		       "reason", released, n);
 	write_one(x, "cacheperf_breakpoints_watching", CP_PROM_GAUGE,
 		  "Instructions armed now.", (double)bp->stats.watching);
+	write_one(x, "cacheperf_breakpoint_candidates_dropped_total", CP_PROM_COUNTER,
+		  "Instructions that qualified for a breakpoint but were not tracked over the run "
+		  "(the candidate table was full).", (double)bp->stats.dropped);
 }
 
 /* A family of gauges with one label, @n values. */
@@ -547,6 +650,7 @@ int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f)
 	ret = write_issues(&x);
 	if (!ret)
 		ret = write_processes(&x);
+	free(x.ids.v);
 	if (ret)
 		return ret;
 	write_samples(&x);

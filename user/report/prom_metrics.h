@@ -3,8 +3,13 @@
  * What the Prometheus text file says (docs/prometheus.md lists every
  * metric): the issues of the last window, at most @top of them and an
  * "other" series for the rest; per-process totals of the window; and the
- * profiler's own counters over the run (samples, drops by reason,
- * breakpoints, objects, allocation guard, source). Pure: a summary in,
+ * profiler's own counters over the run (samples, losses by unit and
+ * reason, breakpoints, objects, allocation guard, source). Series are
+ * labelled by what outlives a restart (comm, container, cgroup;
+ * prom_labels.h), the pid only when asked; what gets the same labels is
+ * summed into one series, so the file never repeats a series. Every family
+ * is written whenever its value is known, 0 when what it counts is off
+ * (docs/prometheus.md, "Which families a file has"). Pure: a summary in,
  * text out through prom_writer.h; the profiler's CPU, memory and the clock
  * come in struct cp_prom_self, so a recording's file is the same anywhere.
  */
@@ -14,10 +19,10 @@
 #include <stdio.h>
 
 #include "classify/classify.h"
+#include "report/prom_labels.h"
 #include "report/report.h"
 
-#define CP_PROM_MAX_PROCS	64	/* processes with their own series; the rest: pid "other" */
-#define CP_PROM_LABEL_LEN	256	/* location and object labels are cut here */
+#define CP_PROM_MAX_PROCS	64	/* process series; the rest: one "other" series */
 
 /* Facts of the profiler process itself; not written for a recording. */
 struct cp_prom_self {
@@ -30,34 +35,22 @@ struct cp_prom_self {
 typedef int (*cp_comm_fn)(void *ctx, __u32 pid, char *buf, size_t sz);
 
 struct cp_prom_input {
-	const struct cp_report *r;		/* window counters, insns; run drops */
+	const struct cp_report *r;		/* window counters, insns; run losses; procs */
 	const struct cp_stats *run;		/* the BPF counters of the run; NULL: r's */
 	const struct cp_classification *issues;	/* of the window, all of them (ranked) */
 	double window_s;			/* span of the summary */
 	unsigned int top;			/* issues with their own series */
 	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */
 	const struct cp_prom_self *self;	/* NULL: not written */
-	cp_comm_fn comm;			/* NULL: only r->targets' comms */
+	bool pid_label;				/* --prom-pid-label: a pid label on each series */
+	cp_comm_fn comm;			/* NULL: r->procs' comms, else r->targets' */
 	void *comm_ctx;
 };
 
-/* Pure: the sum of every drop counter (cacheperf_drops_total) of @r and @run. */
+/* Pure: the sum of every loss counter of @r and @run, all units together (the status line). */
 __u64 cp_prom_drops_sum(const struct cp_report *r, const struct cp_stats *run);
 
 /* Writes the whole file to @f. 0, or < 0 (-EIO, -ENOMEM, a writer error). */
 int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f);
-
-/*
- * Pure: the label of an issue's location, "function file.c:12" (the
- * instruction with the most misses), or its address when nothing is known.
- */
-void cp_prom_location(const struct cp_issue *is, char *buf, size_t sz);
-
-/*
- * Pure: the label of an issue's object: a global's name, a heap or mapped
- * object's allocation call site "function file.c:40", else the kind of
- * memory; "" when the issue names no object.
- */
-void cp_prom_object(const struct cp_issue *is, char *buf, size_t sz);
 
 #endif /* CP_PROM_METRICS_H */

@@ -97,6 +97,32 @@ size_t cp_prom_escape_label(const char *in, char *out, size_t sz)
 	return len;
 }
 
+bool cp_prom_label_bound(const char *in, char *out, size_t max)
+{
+	const size_t cut_len = sizeof(CP_PROM_CUT) - 1;
+	const unsigned char *s = (const unsigned char *)in;
+	size_t len = 0, keep = 0;	/* keep: what fits before the marker */
+
+	while (*s) {
+		size_t n = cp_utf8_seq_len(s), piece = n ? n : sizeof(replacement) - 1;
+
+		if (len + piece > max)
+			break;
+		memcpy(out + len, n ? (const char *)s : replacement, piece);
+		len += piece;
+		if (len + cut_len <= max)
+			keep = len;
+		s += n ? n : 1;
+	}
+	if (!*s) {
+		out[len] = '\0';
+		return false;
+	}
+	memcpy(out + keep, CP_PROM_CUT, cut_len);
+	out[keep + cut_len] = '\0';
+	return true;
+}
+
 void cp_prom_format_value(double v, char *buf, size_t sz)
 {
 	if (isnan(v))

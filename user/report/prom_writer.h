@@ -62,6 +62,18 @@ int cp_prom_writer_finish(struct cp_prom_writer *w);
  */
 size_t cp_prom_escape_label(const char *in, char *out, size_t sz);
 
+/*
+ * Pure: @in made a bounded label text into @out (@max + 1 bytes): each byte
+ * that is not part of valid UTF-8 replaced by U+FFFD; when that is longer
+ * than @max bytes (@max >= 3), cut at a character boundary and ended with
+ * CP_PROM_CUT ("\u2026", 3 bytes) so that the whole is at most @max bytes.
+ * Two texts that differ give two different results unless one was cut or
+ * held invalid bytes: callers that must not repeat a series compare results.
+ * Returns true when @in was cut.
+ */
+#define CP_PROM_CUT	"\xe2\x80\xa6"	/* U+2026 HORIZONTAL ELLIPSIS */
+bool cp_prom_label_bound(const char *in, char *out, size_t max);
+
 /* Pure: @v as the format writes it: "NaN", "+Inf", integers without exponent, else %.15g. */
 void cp_prom_format_value(double v, char *buf, size_t sz);
 

@@ -22,6 +22,7 @@
 #include "cli/report_cmd.h"
 #include "record/replay.h"
 #include "report/profile_report.h"
+#include "lib/golden_text.h"
 
 #define PID		4242
 #define TID2		4243
@@ -93,30 +94,6 @@ static void write_recording(const char *path)
 	assert_int_equal(cp_rec_writer__close(w), 0);	/* closes @f */
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *p = NULL;
-	size_t n = 0, cap = 0;
-	int c;
-
-	if (!f)
-		fail_msg("cannot read %s", path);
-	while ((c = fgetc(f)) != EOF) {
-		if (n + 2 > cap) {
-			cap = cap ? cap * 2 : 4096;
-			p = realloc(p, cap);
-			assert_non_null(p);
-		}
-		p[n++] = (char)c;
-	}
-	fclose(f);
-	if (!p)
-		p = calloc(1, 1);
-	p[n] = '\0';
-	return p;
-}
-
 /*
  * Replays the recording into a Prometheus file with --prom-top @top (and
  * --prom-pid-label when @pid); compares it with @golden.
@@ -128,7 +105,7 @@ static void check_golden(unsigned int top, bool pid, const char *golden)
 	struct cp_classify_cfg cfg;
 	struct cp_report_opts o = { .classify = &cfg, .prom_top = top, .prom_pid_label = pid };
 	char err[512];
-	char *got, *want;
+	char *got;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(rec, sizeof(rec), "%s/run.cprec", dir);
@@ -141,23 +118,9 @@ static void check_golden(unsigned int top, bool pid, const char *golden)
 	write_recording(rec);
 	if (cp_replay_report(rec, &o, NULL, err, sizeof(err)))
 		fail_msg("replay: %s", err);
-	got = slurp(out);
-	/* CP_PROM_GOT=DIR: what was written, to compare by hand when it differs */
-	if (getenv("CP_PROM_GOT")) {
-		char path[512];
-		FILE *g;
-
-		snprintf(path, sizeof(path), "%s/%s", getenv("CP_PROM_GOT"), golden);
-		g = fopen(path, "w");
-		assert_non_null(g);
-		fputs(got, g);
-		fclose(g);
-	}
-	want = slurp(want_path);
-	if (strcmp(got, want))
-		fail_msg("%s differs; got:\n%s", golden, got);
+	got = cp_test_slurp(out);
+	cp_test_golden(golden, want_path, got);
 	free(got);
-	free(want);
 	unlink(rec);
 	unlink(out);
 	unlink(text);

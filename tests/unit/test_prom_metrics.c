@@ -21,6 +21,7 @@
 
 #include "profile/proc_summaries.h"
 #include "report/prom_metrics.h"
+#include "lib/golden_text.h"
 
 static struct cp_issue issue(enum cp_issue_type t, __u32 pid, const char *fn, const char *file,
 			     __u32 line, double score)
@@ -389,24 +390,6 @@ static void test_processes_bounded_and_self(void **state)
 	cp_insn_store__free(s);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *p = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&p, &n);
-	int c;
-
-	if (!f)
-		fail_msg("cannot read %s", path);
-	assert_non_null(m);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(f);
-	fclose(m);
-	return p;
-}
-
 /*
  * A live run's file, byte for byte: tests/data/prom/golden-live.prom, the
  * families a recording leaves out (latency, misses, breakpoints, budget, the
@@ -429,7 +412,7 @@ static void test_live_golden(void **state)
 				  .lvl = { [CP_LVL_L1] = 12, [CP_LVL_L2] = 3 } };
 	const char *root = getenv("CP_ROOT");
 	char path[512];
-	char *text, *want;
+	char *text;
 
 	(void)state;
 	list[0].have_cost = true;
@@ -450,20 +433,7 @@ static void test_live_golden(void **state)
 	r.budget.spent.bp_ns = 1000000;
 	text = render(&in);
 	snprintf(path, sizeof(path), "%s/tests/data/prom/golden-live.prom", root ? root : ".");
-	if (getenv("CP_PROM_GOT")) {
-		char got[512];
-		FILE *g;
-
-		snprintf(got, sizeof(got), "%s/golden-live.prom", getenv("CP_PROM_GOT"));
-		g = fopen(got, "w");
-		assert_non_null(g);
-		fputs(text, g);
-		fclose(g);
-	}
-	want = slurp(path);
-	if (strcmp(text, want))
-		fail_msg("golden-live.prom differs; got:\n%s", text);
-	free(want);
+	cp_test_golden("golden-live.prom", path, text);
 	free(text);
 	cp_insn_store__free(s);
 	cp_proc_summaries__free(procs);

@@ -52,6 +52,7 @@ enum {
 	OPT_ALLOC_WRAPPER,
 	OPT_ALLOC_STACK_BYTES,
 	OPT_NO_DEBUGINFOD,
+	OPT_HTML,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
@@ -175,6 +177,10 @@ static const char usage_text[] =
 "                             '-': JSON on stdout, and the text report only\n"
 "                             with -o\n"
 "                             (both are rewritten whole at each report)\n"
+"      --html FILE            also write the report as one self-contained\n"
+"                             HTML page with figures of each issue\n"
+"                             (docs/html.md); rewritten each -i interval\n"
+"                             with the summary, at the end with the run\n"
 "\n"
 "Objects:\n"
 "      --alloc-wrapper NAME   a function of the program's own that wraps the\n"
@@ -516,6 +522,11 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_JSON:
 			ret = parse_path(optarg, "--json", &opts->json, err, err_sz);
 			break;
+		case OPT_HTML:
+			ret = strcmp(optarg, "-") == 0 ?
+				      fail(err, err_sz, "--html: give a file, not stdout") :
+				      parse_path(optarg, "--html", &opts->html, err, err_sz);
+			break;
 		case OPT_RECORD:
 			opts->record_path = optarg;
 			break;
@@ -586,6 +597,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
 		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
+	if (opts->html && ((opts->output && !strcmp(opts->output, opts->html)) ||
+			   (opts->json && !strcmp(opts->json, opts->html))))
+		return fail(err, err_sz, "--html names the file of -o or --json '%s'", opts->html);
 	if ((opts->window_s + opts->interval_s - 1) / opts->interval_s > CP_ROLL_MAX_INTERVALS)
 		return fail(err, err_sz,
 			    "--window-seconds %u: at most %d intervals of %u s in a window; raise -i",

@@ -10,6 +10,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev
 	libzydis-dev
 	libcmocka-dev
+	chromium
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux iproute2 debuginfod
 	redis-server redis-tools

@@ -288,11 +288,14 @@ void cp_svg_set_heatmap(FILE *f, const char *id, const char *level, const __u64 
 		fprintf(f, "<line class=\"callout\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%d\"/>\n",
 			4 + s % cols * cell + cell / 2, top + (s / cols + 1) * cell,
 			4 + s % cols * cell + cell / 2, y - 9);
+		/* right of the middle: the label ends at its set, so it stays in the figure */
+		bool right = s % cols >= cols / 2;
+
 		fprintf(f,
-			"<text class=\"hotlbl\" data-set=\"%u\" x=\"%u\" y=\"%d\">set %u: %.1f "
+			"<text class=\"hotlbl%s\" data-set=\"%u\" x=\"%u\" y=\"%d\">set %u: %.1f "
 			"%%%s</text>\n",
-			s, 4 + s % cols * cell, y, s,
-			total ? 100.0 * (double)counts[s] / (double)total : 0.0,
+			right ? " end" : "", s, 4 + s % cols * cell + (right ? (__u32)cell : 0), y,
+			s, total ? 100.0 * (double)counts[s] / (double)total : 0.0,
 			mark >= 0 && s == (__u32)mark ? " (this issue)" : "");
 	}
 	fprintf(f, "</svg>\n");

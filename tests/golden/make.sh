@@ -3,7 +3,7 @@
 # Remakes the golden files (tests/golden/README.md says when, and what to
 # review before checking them in): builds chain from chain.c once, runs it
 # from $REC_DIR under `cacheperf-bpf -p PID --record` (root), and replays the
-# recording into chain.txt and chain.json. Usage: tests/golden/make.sh BUILD_DIR
+# recording into chain.txt, chain.json and chain.html. Usage: tests/golden/make.sh BUILD_DIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${1:-build}" && pwd)/cacheperf-bpf
@@ -33,6 +33,7 @@ for _ in $(seq 100); do grep -q "sampling events" "$REC_DIR/err" && break; sleep
 echo go >&7
 exec 7>&-
 wait "$prof"
-"$bin" report --path-map "$REC_DIR=$here" --json "$here/chain.json" "$here/chain.cprec" \
+"$bin" report --path-map "$REC_DIR=$here" --json "$here/chain.json" --html "$here/chain.html" \
+	"$here/chain.cprec" \
 	>"$here/chain.txt"
-echo "wrote $here/chain.{cprec,txt,json}: review them (README.md) before checking them in"
+echo "wrote $here/chain.{cprec,txt,json,html}: review them (README.md) before checking them in"

@@ -11,6 +11,7 @@ pkgs=(
 	libzydis-dev
 	protobuf-c-compiler libprotobuf-c-dev golang-go
 	libcmocka-dev
+	chromium
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
 	procps util-linux iproute2 debuginfod
 	redis-server redis-tools

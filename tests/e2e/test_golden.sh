@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Golden outputs: the checked-in recording tests/golden/chain.cprec, replayed
-# through `cacheperf-bpf report`, gives the checked-in text and JSON byte for
+# through `cacheperf-bpf report`, gives the checked-in text, JSON and HTML byte for
 # byte (tests/golden/README.md says why each line is right). The recording
 # names its program at /tmp/cacheperf-golden/chain; --path-map points there
 # to the copy checked in beside it, so this passes from any clone, anywhere,
@@ -13,7 +13,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir" "$tap_out"' EXIT
 map="--path-map=/tmp/cacheperf-golden=$golden"
 
-"$BIN" report "$map" --json "$dir/json" "$golden/chain.cprec" >"$dir/txt" 2>"$dir/err"
+"$BIN" report "$map" --json "$dir/json" --html "$dir/html" "$golden/chain.cprec" >"$dir/txt" 2>"$dir/err"
 rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$dir/err" ]; then _ok "report of the golden recording, no warning"
 else _not_ok "report of the golden recording, no warning" "status $rc" "$(cat "$dir/err")"; fi
@@ -22,6 +22,10 @@ if cmp -s "$dir/txt" "$golden/chain.txt"; then _ok "the text report is the golde
 fi
 if cmp -s "$dir/json" "$golden/chain.json"; then _ok "the JSON report is the golden one"; else
 	_not_ok "the JSON report is the golden one" "$(diff "$golden/chain.json" "$dir/json" | head -20)"
+fi
+
+if cmp -s "$dir/html" "$golden/chain.html"; then _ok "the HTML report is the golden one"; else
+	_not_ok "the HTML report is the golden one" "$(diff "$golden/chain.html" "$dir/html" | head -20)"
 fi
 
 # the program elsewhere under another name is still found through the map

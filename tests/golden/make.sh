@@ -3,8 +3,8 @@
 # Remakes the golden files (tests/golden/README.md says when, and what to
 # review before checking them in): builds chain from chain.c once, runs it
 # from $REC_DIR under `cacheperf-bpf -p PID --record` (root), and replays the
-# recording into chain.txt, chain.json, chain.pb.gz (pprof) and chain.folded,
-# and its diff with itself into chain-diff.txt and chain-diff.json.
+# recording into chain.txt, chain.json, chain.html, chain.pb.gz (pprof) and
+# chain.folded, and its diff with itself into chain-diff.txt and chain-diff.json.
 # Usage: tests/golden/make.sh BUILD_DIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,11 +35,11 @@ for _ in $(seq 100); do grep -q "sampling events" "$REC_DIR/err" && break; sleep
 echo go >&7
 exec 7>&-
 wait "$prof"
-"$bin" report --path-map "$REC_DIR=$here" --json "$here/chain.json" "$here/chain.cprec" \
-	--pprof "$here/chain.pb.gz" --folded "$here/chain.folded" >"$here/chain.txt"
+"$bin" report --path-map "$REC_DIR=$here" --json "$here/chain.json" --html "$here/chain.html" \
+	--pprof "$here/chain.pb.gz" --folded "$here/chain.folded" "$here/chain.cprec" >"$here/chain.txt"
 chmod 0644 "$here/chain.pb.gz" "$here/chain.folded"
 # the recording against itself, named as test_diff.sh names it (from this directory)
 (cd "$here" && "$bin" diff --path-map="$REC_DIR=$here" --json chain-diff.json chain.cprec \
 	chain.cprec >chain-diff.txt)
-echo "wrote $here/chain.{cprec,txt,json,pb.gz,folded} and chain-diff.{txt,json}: review them" \
-	"(README.md) before checking them in"
+echo "wrote $here/chain.{cprec,txt,json,html,pb.gz,folded} and chain-diff.{txt,json}: review" \
+	"them (README.md) before checking them in"

@@ -111,6 +111,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 {
 	return (struct cp_report_opts){
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+		.html = m->opts.html,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
 		.prom_pid_label = m->opts.prom_pid_label,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
@@ -194,6 +195,7 @@ static int check_outputs(struct cp_main *m)
 	} outs[] = {
 		{ "-o", m->opts.output },
 		{ "--json", m->opts.json },
+		{ "--html", m->opts.html },
 		{ "--record", m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path },
 		{ "--pprof", m->opts.pprof },
 		{ "--folded", m->opts.folded },

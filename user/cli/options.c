@@ -59,6 +59,7 @@ enum {
 	OPT_FOLDED,
 	OPT_PPROF_DIR,
 	OPT_PPROF_KEEP,
+	OPT_HTML,
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "app-store-miss", required_argument, NULL, OPT_APP_STORE_MISS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
@@ -197,6 +199,10 @@ static const char usage_text[] =
 "      --folded FILE          also write collapsed stacks (\"a;b;c count\") for\n"
 "                             flamegraph.pl and speedscope\n"
 "                             (with report FILE: the recording's)\n"
+"      --html FILE            also write the report as one self-contained\n"
+"                             HTML page with figures of each issue\n"
+"                             (docs/html.md); rewritten each -i interval\n"
+"                             with the summary, at the end with the run\n"
 "\n"
 "Objects:\n"
 "      --alloc-wrapper NAME   a function of the program's own that wraps the\n"
@@ -488,8 +494,9 @@ static int check_diff(int argc, char **argv, struct cp_options *opts, char *err,
 		return fail(err, err_sz, "--prom-file is for a run or report FILE, not for diff");
 	opts->diff_paths[0] = argv[optind];
 	opts->diff_paths[1] = argv[optind + 1];
-	if (opts->pprof || opts->folded || opts->pprof_dir)
-		return fail(err, err_sz, "--pprof, --folded and --pprof-dir are for a run or report FILE, not for diff");
+	if (opts->pprof || opts->folded || opts->pprof_dir || opts->html)
+		return fail(err, err_sz,
+			    "--pprof, --folded, --pprof-dir and --html describe one run: use them with a run or report FILE, not diff");
 	return 0;
 }
 
@@ -591,6 +598,11 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 		case OPT_JSON:
 			ret = parse_path(optarg, "--json", &opts->json, err, err_sz);
 			break;
+		case OPT_HTML:
+			ret = strcmp(optarg, "-") == 0 ?
+				      fail(err, err_sz, "--html: give a file, not stdout") :
+				      parse_path(optarg, "--html", &opts->html, err, err_sz);
+			break;
 		case OPT_RECORD:
 			opts->record_path = optarg;
 			break;
@@ -680,6 +692,9 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 	if (opts->output && opts->json && strcmp(opts->output, opts->json) == 0)
 		return fail(err, err_sz, "-o and --json name the same file '%s'", opts->output);
+	if (opts->html && ((opts->output && !strcmp(opts->output, opts->html)) ||
+			   (opts->json && !strcmp(opts->json, opts->html))))
+		return fail(err, err_sz, "--html names the file of -o or --json '%s'", opts->html);
 	if ((opts->window_s + opts->interval_s - 1) / opts->interval_s > CP_ROLL_MAX_INTERVALS)
 		return fail(err, err_sz,
 			    "--window-seconds %u: at most %d intervals of %u s in a window; raise -i",

@@ -69,6 +69,7 @@ struct cp_options {
 	struct cp_classify_cfg classify;
 	const char *output;		/* -o: the text report's file; NULL: stdout */
 	const char *json;		/* --json: the JSON report's file, "-": stdout */
+	const char *html;		/* --html: the HTML report's file; NULL: none */
 	const char *record_path;	/* --record FILE; NULL: none */
 	const char *report_path;	/* report FILE */
 	const char *diff_paths[2];	/* diff BEFORE AFTER */

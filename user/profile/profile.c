@@ -77,6 +77,8 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	/* a drain takes thousands of samples at once: memory is watched between them too */
 	if (!(p->received++ & 255))
 		cp_profile__limits_tick(p, false);
+	if (s->time_ns > p->last_sample_ns)
+		p->last_sample_ns = s->time_ns;
 	cp_proc_summaries__sample(p->procs, (pid_t)s->tgid, s->flags & CP_SAMPLE_MISS);
 	cp_data_src_decode(s->data_src, &d);
 	a.hitm = d.snoop == CP_SNOOP_HITM;
@@ -262,6 +264,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_miss_store__free(p->misses);
 	cp_seen_objects__free(p->seen);
 	cp_rolling__free(p->roll);
+	cp_timeline__free(p->timeline);
 	cp_symbolizer__free(p->sym);
 	cp_proc_summaries__free(p->procs);
 	free(p);
@@ -322,6 +325,11 @@ void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_
 		if (p->roll)
 			cp_insn_store__add(cp_rolling__insns(p->roll), &v[i].key, &v[i].counts);
 	}
+	/* the run's facts came first (live: before the loop; a recording: its header) */
+	if (!p->timeline)
+		p->timeline = cp_timeline__new(p->info.source == CP_SOURCE_SOFT);
+	if (p->timeline)
+		cp_timeline__add(p->timeline, v, n, p->received, p->last_sample_ns);
 	if (p->hooks.counters)
 		p->hooks.counters(p->hooks.ctx, v, n);
 }

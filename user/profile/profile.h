@@ -30,6 +30,7 @@
 #include "profile/rolling.h"
 #include "profile/run_facts.h"
 #include "profile/run_limits.h"
+#include "profile/timeline.h"
 #include "profile/seen_objects.h"
 #include "symbols/symbolizer.h"
 #include "util/path_map.h"
@@ -92,6 +93,7 @@ struct cp_profile {
 	struct cp_miss_store *misses;		/* misses per line and set */
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
+	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */
 	/* --alloc-wrapper: frames an allocation site skips beside the built-in ones; NULL: none */
 	const struct cp_alloc_wrappers *alloc_wrappers;
 	struct cp_cache_level l1;		/* the L1D misses map onto */
@@ -99,6 +101,7 @@ struct cp_profile {
 	struct cp_proc_summaries *procs;	/* per process (-a's report) */
 	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
 	__u64 received;
+	__u64 last_sample_ns;			/* the latest sample's time (the timeline's) */
 	__u64 object_events;
 	__u64 chunk_objects;			/* objects found in glibc's chunk headers */
 	__u64 execs;

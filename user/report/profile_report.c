@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "objects/allocator.h"
+#include "report/profile_html.h"
 #include "report/profile_report.h"
 #include "report/report_emit.h"
 #include "util/clock.h"
@@ -431,6 +432,8 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 	if (ret)
 		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
+	if (!ret && o->html)
+		ret = cp_profile__html(p, &r, p->insns, p->misses, o->html, err, err_sz);
 	if (!ret && o->after)
 		ret = o->after(o->after_ctx, p, r.issues, err, err_sz);
 	cp_classification_free(&issues);

@@ -34,6 +34,7 @@ struct cp_report_opts {
 	const struct cp_classify_cfg *classify;
 	const char *output;		/* text: a file, NULL: stdout */
 	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
+	const char *html;		/* --html: a file, NULL: none */
 	const char *prom;		/* --prom-file, NULL: none */
 	unsigned int prom_top;		/* --prom-top */
 	bool prom_pid_label;		/* --prom-pid-label */

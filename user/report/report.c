@@ -246,7 +246,7 @@ static void print_objects(const struct cp_report *r, FILE *f)
 	free(list);
 }
 
-static void print_drops(const struct cp_report *r, FILE *f)
+void cp_report_drops_print(const struct cp_report *r, FILE *f)
 {
 	typedef unsigned long long ull;
 	const struct cp_stats *b = &r->bpf;
@@ -299,7 +299,7 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 	print_objects(r, f);
 	if (r->bp)
 		cp_bp_report_print(r->bp, r->locate, r->locate_ctx, f);
-	print_drops(r, f);
+	cp_report_drops_print(r, f);
 	cp_report_budget_print(&r->budget, f);
 	cp_report_limits_print(&r->limits, f);
 	fflush(f);

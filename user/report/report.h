@@ -76,5 +76,8 @@ struct cp_report {
 /* Writes the report to @f. */
 void cp_report_print(const struct cp_report *r, FILE *f);
 
+/* Its "Drops" section alone (the HTML report's header says the same). */
+void cp_report_drops_print(const struct cp_report *r, FILE *f);
+
 
 #endif /* CP_REPORT_H */

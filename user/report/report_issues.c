@@ -234,7 +234,7 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 	}
 }
 
-static void print_issue(size_t n, const struct cp_issue *is, bool soft, FILE *f)
+void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft, FILE *f)
 {
 	char hint[sizeof(is->hint)];
 
@@ -272,7 +272,7 @@ void cp_report_issues_print(const struct cp_classification *c, const struct cp_c
 		fprintf(f, "  none: no instruction or line has %.2f %% of the misses\n",
 			cfg->min_miss_ppm / 1e4);
 	for (size_t i = 0; i < c->nr_issues; i++)
-		print_issue(i + 1, &c->issues[i], c->soft, f);
+		cp_report_issue_print(i + 1, &c->issues[i], c->soft, f);
 	if (c->beyond_top)
 		fprintf(f, "\n%zu more serious issues beyond --top %u\n", c->beyond_top,
 			cfg->top ? cfg->top : CP_ISSUES_TOP_DEFAULT);

@@ -9,6 +9,8 @@
 #ifndef CP_REPORT_ISSUES_H
 #define CP_REPORT_ISSUES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "classify/classify.h"
@@ -16,5 +18,8 @@
 /* Writes the issues of @c, judged under @cfg (for the thresholds it names), to @f. */
 void cp_report_issues_print(const struct cp_classification *c, const struct cp_classify_cfg *cfg,
 			    FILE *f);
+
+/* Issue number @n of those (@soft: time shares), as that section writes it. */
+void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft, FILE *f);
 
 #endif /* CP_REPORT_ISSUES_H */

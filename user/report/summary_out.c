@@ -6,6 +6,7 @@
 
 #include "report/prom_file.h"
 #include "report/prom_metrics.h"
+#include "report/profile_html.h"
 #include "report/report_emit.h"
 #include "profile/mem_guard.h"
 #include "util/clock.h"
@@ -154,13 +155,35 @@ static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
 	fflush(o->status);
 }
 
+/*
+ * --html: the summary's page, its issues cut to --top as the report's are
+ * (the Prometheus file sums all of them, so @s keeps them).
+ */
+static int html_of(struct cp_summary_out *o, struct cp_profile *p, struct cp_summary *s,
+		   char *err, size_t err_sz)
+{
+	unsigned int top = o->ro->classify->top ? o->ro->classify->top : CP_ISSUES_TOP_DEFAULT;
+	struct cp_classification shown = s->issues;
+	struct cp_report r = s->report;
+
+	if (shown.nr_issues > top) {
+		shown.beyond_top += shown.nr_issues - top;
+		shown.nr_issues = top;
+	}
+	r.issues = &shown;
+	r.top = o->ro->classify->top;
+	r.classify_cfg = o->ro->classify;
+	return cp_profile__html(p, &r, r.insns, s->win.misses ? s->win.misses : p->misses,
+				o->ro->html, err, err_sz);
+}
+
 void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p)
 {
 	struct cp_classify_cfg cfg;
 	struct cp_summary s;
 	char err[512];
 
-	if (!o->status && !o->ro->prom)
+	if (!o->status && !o->ro->prom && !o->ro->html)
 		return;
 	if (summarize(o, p, &cfg, &s)) {
 		fprintf(stderr, "cacheperf-bpf: warning: no summary this interval: out of memory\n");
@@ -170,6 +193,8 @@ void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p)
 		status_line(o, &s);
 	if (o->ro->prom)
 		prom_of(o, &s, err, sizeof(err));
+	if (o->ro->html && html_of(o, p, &s, err, sizeof(err)))
+		fprintf(stderr, "cacheperf-bpf: warning: %s\n", err);
 	cp_summary_free(&s);
 }
 
@@ -192,6 +217,8 @@ int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *e
 	s.report.top = o->ro->classify->top;
 	s.report.classify_cfg = o->ro->classify;
 	ret = cp_report_emit(&s.report, o->ro->output, o->ro->json, err, err_sz);
+	if (!ret && o->ro->html)
+		ret = html_of(o, p, &s, err, err_sz);
 	cp_summary_free(&s);
 	return ret;
 }

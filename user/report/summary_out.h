@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Where rolling summaries go: each interval a status line on stderr (only
- * when it is a terminal, and not with --quiet) and the Prometheus text
- * file (--prom-file); on SIGUSR1 the summary as a report (-o, --json); on
+ * when it is a terminal, and not with --quiet), the Prometheus text file
+ * (--prom-file) and the HTML page (--html); on SIGUSR1 the summary as a
+ * report (-o, --json, --html); on
  * SIGHUP the Prometheus file at once (after log rotation or a cleanup of
  * the textfile directory, it is back without waiting for the interval; -o
  * and --json are opened anew at every write anyway). A recording's

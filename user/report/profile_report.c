@@ -10,6 +10,7 @@
 #include "report/report_emit.h"
 #include "util/clock.h"
 #include "util/path.h"
+#include "util/log.h"
 
 static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz);
 
@@ -416,7 +417,7 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 	r.classify_cfg = o->classify;
 	ret = cp_profile__classify(p, &r, o->classify, &issues);
 	if (ret)
-		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
+		cp_err("cannot classify the misses: %s", strerror(-ret));
 	else
 		r.issues = &issues;
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);

@@ -205,7 +205,8 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 	/* a probe refused because the process exited meanwhile: the same race */
 	if (ret != -ENOENT && kill(pid, 0) && errno == ESRCH)
 		ret = -ESRCH;
-	if (target || (ret != -ENOENT && ret != -ESRCH)) {
+	/* a target that exited: the run ends for it, nothing to warn about */
+	if ((target && ret == -ENOENT) || (ret != -ENOENT && ret != -ESRCH)) {
 		say_probe_failure(pid, ret, target);
 		return ret;
 	}

@@ -145,6 +145,12 @@ $(BUILD)/tests/workloads/libcp_tenant.so: tests/workloads/lib/cp_tenantlib.c | $
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -fPIC -shared -MMD -MP $< -o $@
 
+# A process with no libc, hence no malloc to probe (tests/e2e/test_logs.sh).
+WL_BINS		+= $(BUILD)/tests/workloads/no_malloc
+$(BUILD)/tests/workloads/no_malloc: tests/workloads/nolibc/no_malloc.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) -O1 -static -nostdlib -fno-stack-protector -Wall -Wextra $< -o $@
+
 # alloc_sites again, statically linked: the allocator is then in the executable.
 WL_BINS		+= $(BUILD)/tests/workloads/alloc_sites_static
 $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(BUILD)/tests/workloads

@@ -119,10 +119,11 @@ has_perf_event() { # PID
 }
 
 # Starts the profiler on the server and waits until its probes are attached:
-# the budget line is printed after calibration, then the sampling events open.
+# the budget line (a notice) is printed after calibration, then the sampling
+# events open.
 start_profiler() { # RUN
 	# shellcheck disable=SC2086 # $CP_BENCH_ARGS: extra options, word-split
-	"$bin" -p "$srv" ${CP_BENCH_ARGS:-} -d 900 -o "$work/report-$1.txt" 2>"$work/profiler-$1.err" &
+	"$bin" -p "$srv" --log-level notice ${CP_BENCH_ARGS:-} -d 900 -o "$work/report-$1.txt" 2>"$work/profiler-$1.err" &
 	prof=$!
 	for _ in $(seq 300); do
 		kill -0 "$prof" 2>/dev/null || { cat "$work/profiler-$1.err" >&2; die "the profiler exited at start"; }

@@ -15,8 +15,9 @@ trap 'rm -rf "$dir" "$tap_out"' EXIT
 
 # storm: "ready PID", waits for a line, then malloc+free as fast as it can
 run_storm() {
+	# notice: the budget line (or, --overhead 0, none) is said
 	(sleep 1; echo go) | "$BIN" --source soft -d 14 -o "$dir/report" --json "$dir/json" \
-		--prom-file "$dir/prom" "$@" -- "$WL/alloc_sites" storm 10 >"$tap_out" 2>&1
+		--prom-file "$dir/prom" --log-level notice "$@" -- "$WL/alloc_sites" storm 10 >"$tap_out" 2>&1
 	rc=$?
 }
 

@@ -37,7 +37,8 @@ check_report() {
 }
 
 # --- forced: --source soft -- CMD ----------------------------------------------
-"$BIN" --source soft -- "$WL/soft_loop" mem 2000 >"$dir/soft" 2>"$dir/soft.err"
+# the source is a notice: said at the service's level, not at a terminal's default
+"$BIN" --log-level notice --source soft -- "$WL/soft_loop" mem 2000 >"$dir/soft" 2>"$dir/soft.err"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q "^cacheperf-bpf: source soft: requested with --source soft" "$dir/soft.err"; then
 	_ok "--source soft runs and says so"
@@ -46,7 +47,7 @@ check_report "$dir/soft" "--source soft -- CMD"
 
 # --- auto: soft where the machine has no PMU --------------------------------------
 if "$BIN" --probe 2>/dev/null | grep -q "^--source auto: soft: "; then
-	"$BIN" -- "$WL/soft_loop" mem 1500 >"$dir/auto" 2>"$dir/auto.err"
+	"$BIN" --log-level notice -- "$WL/soft_loop" mem 1500 >"$dir/auto" 2>"$dir/auto.err"
 	rc=$?
 	if [ "$rc" -eq 0 ] && grep -Eq "^cacheperf-bpf: source soft: .*PMU" "$dir/auto.err"; then
 		_ok "--source auto falls back to soft and says why"

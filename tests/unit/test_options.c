@@ -259,6 +259,35 @@ static void test_pid_list(void **state)
 	assert_int_equal(o.nr_pids, 2);
 }
 
+/* --log-level and -v: whichever says more; a bad level is a usage error naming it. */
+static void test_log_level(void **state)
+{
+	static const struct {
+		const char *args;
+		enum cp_log_level level;
+	} cases[] = {
+		{ "-a", CP_LOG_WARNING },
+		{ "-a --log-level notice", CP_LOG_NOTICE },
+		{ "-a --log-level err", CP_LOG_ERR },
+		{ "-a --log-level 7", CP_LOG_DEBUG },
+		{ "-a -v", CP_LOG_INFO },
+		{ "-a -vv", CP_LOG_DEBUG },
+		{ "-a --log-level notice -v", CP_LOG_INFO },
+		{ "-a -v --log-level debug", CP_LOG_DEBUG },
+		{ "-a -vv --log-level err", CP_LOG_DEBUG },
+	};
+	struct cp_options o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(cases[i].args, &o, err, sizeof(err)), 0);
+		assert_int_equal(cp_options_log_level(&o), cases[i].level);
+	}
+	assert_int_equal(parse("-a --log-level loud", &o, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--log-level: 'loud'"));
+}
+
 static void test_too_many_pids(void **state)
 {
 	char list[1024] = "-p 1", args[1100];
@@ -537,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_pid_list),
+		cmocka_unit_test(test_log_level),
 		cmocka_unit_test(test_alloc_wrappers),
 		cmocka_unit_test(test_alloc_stack_bytes),
 		cmocka_unit_test(test_too_many_pids),

@@ -37,6 +37,7 @@
 #include "machine/net_reach.h"
 #include "symbols/debuginfod.h"
 #include "cli/target.h"
+#include "util/log.h"
 #include "util/privs.h"
 
 #ifndef CP_VERSION
@@ -126,7 +127,7 @@ static void print_summary(struct cp_profile *p, void *ctx)
 	struct cp_main *m = ctx;
 
 	if (cp_summary_out_print(&m->sum, p, m->err, sizeof(m->err)))
-		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+		cp_err("%s", m->err);
 }
 
 /* --pprof-dir: the interval's profile; a failure said once until it works again. */
@@ -138,7 +139,7 @@ static void pprof_interval(struct cp_main *m, struct cp_profile *p)
 		return;
 	}
 	if (!m->pdir.failing)
-		fprintf(stderr, "cacheperf-bpf: warning: %s\n", m->err);
+		cp_warn("%s", m->err);
 	m->pdir.failing = true;
 }
 
@@ -173,14 +174,14 @@ static int write_report(struct cp_profile *p, struct cp_main *m)
 	int ret = cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err));
 
 	if (ret)
-		fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+		cp_err("%s", m->err);
 	return ret;
 }
 
 
 static int fail(struct cp_main *m, int ret)
 {
-	fprintf(stderr, "cacheperf-bpf: %s\n", m->err);
+	cp_err("%s", m->err);
 	return ret;
 }
 
@@ -240,11 +241,9 @@ static void debuginfod_check(void)
 	case CP_NET_REACH_OK:
 		return;
 	}
-	fprintf(stderr,
-		"cacheperf-bpf: warning: DEBUGINFOD_URLS is set, but %s: no debug info will be "
-		"downloaded; for the service, enable the drop-in "
-		"/usr/share/cacheperf-bpf/debuginfod.conf (cacheperf-bpf(8), DEBUGINFOD), "
-		"else unset DEBUGINFOD_URLS or pass --no-debuginfod\n",
+	cp_warn("DEBUGINFOD_URLS is set, but %s: no debug info will be downloaded; for the service, "
+		"enable the drop-in /usr/share/cacheperf-bpf/debuginfod.conf (cacheperf-bpf(8), "
+		"DEBUGINFOD), else unset DEBUGINFOD_URLS or pass --no-debuginfod",
 		why);
 	cp_debuginfod_enable(false);
 }
@@ -253,9 +252,11 @@ static void debuginfod_check(void)
 static int parse_options(struct cp_main *m, int argc, char **argv)
 {
 	if (cp_options_parse(argc, argv, &m->opts, m->err, sizeof(m->err))) {
-		fprintf(stderr, "cacheperf-bpf: %s\nTry 'cacheperf-bpf --help'.\n", m->err);
+		cp_err("%s", m->err);
+		fprintf(stderr, "Try 'cacheperf-bpf --help'.\n");
 		return CP_EXIT_USAGE;
 	}
+	cp_log_init(cp_options_log_level(&m->opts));
 	cp_debuginfod_enable(!m->opts.no_debuginfod);
 	switch (m->opts.mode) {
 	case CP_MODE_HELP:
@@ -274,7 +275,8 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 		if ((o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err))) ||
 		    check_outputs(m))
 			return fail(m, CP_EXIT_RUNTIME);
-		if (cp_replay_report(m->opts.report_path, &o, stderr, m->err, sizeof(m->err)))
+		if (cp_replay_report(m->opts.report_path, &o, cp_log_file(CP_LOG_WARNING), m->err,
+				     sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return CP_EXIT_OK;
 	}
@@ -311,7 +313,7 @@ static int check_machine(struct cp_main *m)
 	    cp_geometry_apply_override(&m->geo, m->opts.cache_spec, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_USAGE);
 	for (unsigned int w = 0; w < m->geo.nr_warnings; w++)
-		fprintf(stderr, "cacheperf-bpf: warning: %s\n", m->geo.warnings[w]);
+		cp_warn("%s", m->geo.warnings[w]);
 
 	m->pmus = cp_pmus__new(m->opts.sysfs_root);
 	if (!m->pmus) {
@@ -322,7 +324,7 @@ static int check_machine(struct cp_main *m)
 		snprintf(m->err, sizeof(m->err), "%s", m->cfg.source.reason);
 		return fail(m, CP_EXIT_RUNTIME);
 	}
-	fprintf(stderr, "cacheperf-bpf: source %s\n", m->cfg.source.reason);
+	cp_notice("source %s", m->cfg.source.reason);
 	return -1;
 }
 
@@ -337,8 +339,7 @@ static void start_calibration(struct cp_main *m)
 	m->cal = cp_calibrate__start(m->cfg.source.kind == CP_SOURCE_SOFT, !m->opts.no_objects,
 				     m->opts.max_bp_rate > 0);
 	if (!m->cal)
-		fprintf(stderr, "cacheperf-bpf: warning: cannot measure the probes' costs: %s\n",
-			strerror(errno));
+		cp_warn("cannot measure the probes' costs: %s", strerror(errno));
 }
 
 /*
@@ -350,11 +351,10 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	bool soft = m->cfg.source.kind == CP_SOURCE_SOFT;
 	struct cp_budget_plan *plan = &m->info.budget;
 	struct cp_unit_costs *u = &m->info.unit;
-	char why[256];
+	char why[256], ticks[64] = "";
 
 	if (m->cal && cp_calibrate__join(m->cal, u, why, sizeof(why)))
-		fprintf(stderr, "cacheperf-bpf: warning: %s; that source is not held to the budget\n",
-			why);
+		cp_warn("%s; that source is not held to the budget", why);
 	m->cal = NULL;
 	cp_budget_plan(m->opts.overhead_ppm, u, soft, m->opts.soft_freq_hz, m->opts.max_bp_rate,
 		       plan);
@@ -365,15 +365,13 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	cp_session__set_budget(m->sess, plan, u);
 	if (!plan->budget_ppm)
 		return;
-	fprintf(stderr,
-		"cacheperf-bpf: overhead budget %.2f %%: tick %.1f us, uprobe %.2f + return %.2f us, breakpoint hit %.1f us",
-		plan->budget_ppm / 1e4, u->tick_ns / 1e3, u->uprobe_ns / 1e3, u->uretprobe_ns / 1e3,
-		u->bp_hit_ns / 1e3);
 	if (soft)
-		fprintf(stderr, "; %u ticks/s (asked %u)", plan->soft_freq_hz,
-			plan->soft_freq_asked_hz);
-	fprintf(stderr, "; breakpoints %u hits/s; wakeup %.1f us, at most one per %.1f ms; allocation probes %.2f %%\n",
-		plan->bp_rate, u->wakeup_ns / 1e3, plan->wakeup_min_ns / 1e6, plan->alloc_ppm / 1e4);
+		snprintf(ticks, sizeof(ticks), "; %u ticks/s (asked %u)", plan->soft_freq_hz,
+			 plan->soft_freq_asked_hz);
+	cp_notice("overhead budget %.2f %%: tick %.1f us, uprobe %.2f + return %.2f us, breakpoint hit %.1f us%s; breakpoints %u hits/s; wakeup %.1f us, at most one per %.1f ms; allocation probes %.2f %%",
+		  plan->budget_ppm / 1e4, u->tick_ns / 1e3, u->uprobe_ns / 1e3,
+		  u->uretprobe_ns / 1e3, u->bp_hit_ns / 1e3, ticks, plan->bp_rate,
+		  u->wakeup_ns / 1e3, plan->wakeup_min_ns / 1e6, plan->alloc_ppm / 1e4);
 }
 
 /* cp_live_cfg.targets_cpu_ns: the targets' CPU time, or the machine's with -a. */
@@ -426,20 +424,18 @@ static int prepare_targets(struct cp_main *m)
  * and no_new_privs. A failure is said and the run goes on: it only loses a
  * defence.
  */
-static void drop_privileges(const struct cp_main *m)
+static void drop_privileges(void)
 {
 	struct cp_privs_result res;
 	char err[256], names[160];
 
 	if (cp_privs_drop(CP_LIVE_CAPS, &res, err, sizeof(err))) {
-		fprintf(stderr, "cacheperf-bpf: warning: %s; the run keeps them\n", err);
+		cp_warn("%s; the run keeps them", err);
 		return;
 	}
-	if (m->opts.verbose)
-		fprintf(stderr, "cacheperf-bpf: capabilities kept: %s; bounding set %s; no_new_privs (%u threads)\n",
-			res.now.permitted ? cp_caps_names(res.now.permitted, names, sizeof(names)) :
-					    "none",
-			res.bounding ? "cut to them" : "left (no CAP_SETPCAP)", res.threads + 1);
+	cp_info("capabilities kept: %s; bounding set %s; no_new_privs (%u threads)",
+		res.now.permitted ? cp_caps_names(res.now.permitted, names, sizeof(names)) : "none",
+		res.bounding ? "cut to them" : "left (no CAP_SETPCAP)", res.threads + 1);
 }
 
 /* cp_live_cfg.targets_gone: the command exited, or every -p process. */
@@ -513,11 +509,9 @@ static int run(struct cp_main *m)
 	if (!m->have_child)
 		cp_session__attach_allocs(m->sess, &m->cfg);
 	/* Keep only the capabilities the loop needs */
-	drop_privileges(m);
-	if (m->opts.verbose)
-		fprintf(stderr, "cacheperf-bpf: %d sampling events, %s, program %s\n",
-			m->sess->nr_events, m->sess->scope.reason,
-			m->sess->soft_on ? "on_tick" : cp_mem_prog_name(m->sess->variant));
+	drop_privileges();
+	cp_info("%d sampling events, %s, program %s", m->sess->nr_events, m->sess->scope.reason,
+		m->sess->soft_on ? "on_tick" : cp_mem_prog_name(m->sess->variant));
 
 	/* Loop until the duration, a signal or the targets' exit */
 	m->ro = report_opts(m);
@@ -547,15 +541,17 @@ int main(int argc, char **argv)
 	struct cp_main *m = calloc(1, sizeof(*m));
 	int ret;
 
+	/* stderr may be the journal from the first message on */
+	cp_log_init(CP_LOG_WARNING);
 	if (!m) {
-		fprintf(stderr, "cacheperf-bpf: out of memory\n");
+		cp_err("out of memory");
 		return CP_EXIT_RUNTIME;
 	}
 	/* Parse options */
 	ret = parse_options(m, argc, argv);
 	if (ret >= 0)
 		goto cleanup;
-	cp_session_set_verbosity(m->opts.verbose);
+	cp_session_route_libbpf();
 	/* Room for every target's files: a process may map thousands (docs/security.md) */
 	cp_tf_raise_nofile();
 	if (cp_signals_install()) {
@@ -578,6 +574,8 @@ int main(int argc, char **argv)
 	ret = run(m);
 
 cleanup:
+	/* the counts of what repeated since the last summary, whatever ended the run */
+	cp_log_flush();
 	/* a command we launched does not outlive the profile it was launched for */
 	if (m->have_child && !m->child.exited)
 		cp_child_stop(&m->child, CP_CHILD_GRACE_MS);

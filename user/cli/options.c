@@ -60,6 +60,7 @@ enum {
 	OPT_PPROF_DIR,
 	OPT_PPROF_KEEP,
 	OPT_HTML,
+	OPT_LOG_LEVEL,
 };
 
 static const struct option long_opts[] = {
@@ -112,6 +113,7 @@ static const struct option long_opts[] = {
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "pprof-dir", required_argument, NULL, OPT_PPROF_DIR },
 	{ "pprof-keep", required_argument, NULL, OPT_PPROF_KEEP },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -138,7 +140,11 @@ static const char usage_text[] =
 "  -d, --duration SEC         stop after SEC seconds (default: until the target\n"
 "                             exits, or SIGINT/SIGTERM)\n"
 "  -i, --interval SEC         summary interval (default 10)\n"
-"  -v, --verbose              more detail; -vv adds libbpf debug output\n"
+"  -v, --verbose              more detail (--log-level info); -vv adds\n"
+"                             libbpf debug output (--log-level debug)\n"
+"      --log-level LEVEL      err, warning, notice, info or debug: the\n"
+"                             messages on stderr (default warning; the\n"
+"                             service: notice; docs/logs.md)\n"
 "      --record FILE          also write what the report is made of to FILE,\n"
 "                             for `cacheperf-bpf report FILE` (docs/recording.md)\n"
 "      --probe                print what this machine supports and exit\n"
@@ -288,6 +294,14 @@ const struct option *cp_options_table(void)
 void cp_options_usage(FILE *f)
 {
 	fputs(usage_text, f);
+}
+
+enum cp_log_level cp_options_log_level(const struct cp_options *opts)
+{
+	enum cp_log_level level = opts->log_level ? opts->log_level : CP_LOG_WARNING;
+	enum cp_log_level v = opts->verbose >= 2 ? CP_LOG_DEBUG : opts->verbose ? CP_LOG_INFO : 0;
+
+	return v > level ? v : level;
 }
 
 void cp_options_defaults(struct cp_options *opts)
@@ -611,6 +625,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			break;
 		case OPT_QUIET:
 			opts->quiet = true;
+			break;
+		case OPT_LOG_LEVEL:
+			if (cp_log_level_parse(optarg, &opts->log_level))
+				ret = fail(err, err_sz,
+					   "--log-level: '%s' is not err, warning, notice, info or debug",
+					   optarg);
 			break;
 		case OPT_PROM_FILE:
 			ret = parse_path(optarg, "--prom-file", &opts->prom_file, err, err_sz);

@@ -19,6 +19,7 @@
 #include "util/exit_code.h"
 #include "machine/source.h"
 #include "objects/alloc_wrappers.h"
+#include "util/log.h"
 #include "util/path_map.h"
 
 
@@ -52,6 +53,7 @@ struct cp_options {
 	__u32 duration_s;		/* 0: until the target exits or a signal */
 	__u32 interval_s;
 	int verbose;			/* -v: 1, -vv: 2 (libbpf debug output) */
+	enum cp_log_level log_level;	/* --log-level; 0: not given */
 	enum cp_source_kind source;
 	const char *cache_spec;		/* --cache, NULL: sysfs */
 	const char *sysfs_root;		/* --sysfs-root, default "/" */
@@ -107,6 +109,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 
 /* The long options the parser accepts, ending with a zeroed entry (for doc checks). */
 const struct option *cp_options_table(void);
+
+/*
+ * The messages said on stderr: --log-level (default warning), or more with
+ * -v (info) and -vv (debug), whichever says more.
+ */
+enum cp_log_level cp_options_log_level(const struct cp_options *opts);
 
 /* Writes the --help text to @f. */
 void cp_options_usage(FILE *f);

@@ -19,5 +19,4 @@ void cp_session_cfg_of(const struct cp_options *opts, struct cp_session_cfg *out
 	out->alloc_stack_bytes = opts->alloc_stack_bytes;
 	out->max_alloc_rate = opts->max_alloc_rate;
 	out->no_throwing_new = opts->no_throwing_new;
-	out->verbose = opts->verbose > 0;
 }

@@ -18,6 +18,7 @@
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/printable.h"
 
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
@@ -270,7 +271,7 @@ static void sync_syscalls(struct cp_alloc_probes *ap)
 	if (err) {
 		detach_syscalls(ap, true);
 		if (!ap->sys_warned)
-			fprintf(stderr, "cacheperf-bpf: warning: the mmap, munmap, mremap and brk programs did not attach again: %s; mappings made meanwhile stay unknown\n",
+			cp_warn("the mmap, munmap, mremap and brk programs did not attach again: %s; mappings made meanwhile stay unknown",
 				strerror(-err));
 		ap->sys_warned = true;
 	}
@@ -351,6 +352,9 @@ static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, i
 	return NULL;
 }
 
+/* every C++ program exec'd with tcmalloc would say it: a few a period */
+static struct cp_log_limit throwing_new_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+
 /* Decides the probe offsets of every function found, one site per address. */
 static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 {
@@ -405,8 +409,9 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		if (!cp_alloc_func_throws(t->sites[i].func))
 			continue;
 		ap->throwing_new++;
-		fprintf(stderr, "cacheperf-bpf: warning: process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed\n",
-			(int)t->pid, cp_allocator_kind_name(t->alloc->kind));
+		cp_log_limited(&throwing_new_said,
+			       "process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed",
+			       (int)t->pid, cp_allocator_kind_name(t->alloc->kind));
 		break;
 	}
 }
@@ -594,10 +599,9 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	if (pid <= 0)
 		return -EINVAL;
 	err = add_target(ap, pid, NULL);
-	/* -v: why a process got no probes of its own (errors are the caller's to say) */
-	if (ap->opts.log && (err == -EEXIST || err == -ESRCH))
+	/* -v: why a process got no probes of its own (failures are the caller's to say) */
+	if (ap->opts.log && err == -EEXIST)
 		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,
-			err == -ESRCH ? "gone before its probes were placed" :
 			find_target(ap, pid, NULL) ? "has its probes already" :
 						     "its allocator is the system-wide one, probed already");
 	return err;

@@ -23,6 +23,7 @@
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
 /* re-read maps for an unmapped sample address at most this often */
@@ -451,15 +452,14 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 		.l1 = { l1->line_bytes, l1->sets, l1->ways },
 		.on_history = on_bp_history,
 		.ctx = l,
-		.log = stderr,
+		.log = cp_log_file(CP_LOG_NOTICE),
 	};
 
 	if (!l->sess->bp_on)
 		return;
 	l->bps = cp_bp_sampler__new(&cfg);
 	if (!l->bps)
-		fprintf(stderr, "cacheperf-bpf: warning: no breakpoint sampling: %s\n",
-			strerror(errno));
+		cp_warn("no breakpoint sampling: %s", strerror(errno));
 }
 
 /* The allocation probes of the processes exec'd in the last batch. */
@@ -485,12 +485,13 @@ static void rate_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 no
 	__u64 throttles;
 
 	l->rate.max_rate = cp_rate_cap_limit(cfg->max_sample_rate, cp_perf_max_sample_rate("/"));
-	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, stderr);
+	/* each CPU's period as it follows the cap: -v */
+	ret = cp_perf_events__rate_cap(l->sess->events, &l->rate, now, cp_log_file(CP_LOG_INFO));
 	if (ret > 0)
 		end->period_changes += (__u64)ret;
 	throttles = cp_perf_events__throttles(l->sess->events, &without);
 	if (throttles > end->throttles && !end->throttles)
-		fprintf(stderr, "cacheperf-bpf: warning: the kernel throttled sampling (perf_event_max_sample_rate): samples are lost until the next tick; a lower --max-sample-rate avoids it\n");
+		cp_warn("the kernel throttled sampling (perf_event_max_sample_rate): samples are lost until the next tick; a lower --max-sample-rate avoids it");
 	end->throttles = throttles;
 }
 
@@ -503,7 +504,7 @@ static void warn_blind(struct cp_live *l, const struct cp_stats *bpf)
 	    !cp_stats_pmu_blind(bpf, kind == CP_SOURCE_IBS))
 		return;
 	l->blind_warned = true;
-	fprintf(stderr, "cacheperf-bpf: warning: %d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?); no miss can be found, try a newer kernel or --source soft\n",
+	cp_warn("%d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?); no miss can be found, try a newer kernel or --source soft",
 		CP_BLIND_PCT);
 }
 
@@ -532,7 +533,7 @@ static void start_rolling(struct cp_live *l, const struct cp_live_cfg *cfg)
 	cp_drain__stats(l->drain, &bpf);
 	p->roll = cp_rolling__new(&p->l1, n ? n : 1, p->info.start_ns, &bpf);
 	if (!p->roll)
-		fprintf(stderr, "cacheperf-bpf: warning: no rolling summaries: out of memory\n");
+		cp_warn("no rolling summaries: out of memory");
 }
 
 /* @timeout_ms, or less to wake just after @when_ns (0: no such time), from @now_ns. */
@@ -576,6 +577,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
 	next_interval = p->info.start_ns + interval_ns;
+	/* what repeats is said once an interval (util/log.h) */
+	cp_log_set_period(cfg->interval_s, p->info.start_ns);
 	if (cfg->duration_s)
 		deadline = p->info.start_ns + (__u64)cfg->duration_s * 1000000000ull;
 	/* the rate cap's first call takes its baseline */
@@ -606,6 +609,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			interval_tick(l, cfg, now);
 			next_interval += interval_ns;
 		}
+		cp_log_tick(now);
 		if (cp_signals_take_reopen_request() && cfg->on_reopen)
 			cfg->on_reopen(p, cfg->ctx);
 		if (cp_signals_take_report_request() && cfg->on_report) {
@@ -639,6 +643,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	if (l->bps)
 		cp_bp_sampler__stop(l->bps, cp_now_ns());
 	cp_live__collect(l);
+	cp_log_flush();
 	p->end.end_ns = cp_now_ns();
 	/* the report and the recording show the counters as the run ended */
 	live_end(l, &p->end);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,25 +19,16 @@
 #include "machine/pmu_attr.h"
 #include "profile/proc_identity.h"
 #include "live/session.h"
+#include "live/libbpf_log.h"
 #include "live/soft_source.h"
+#include "util/log.h"
 
 /* Page faults are rare next to memory accesses: sample every one of them. */
 #define CP_FAULTS_PERIOD	1
 
-static int libbpf_verbosity;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+void cp_session_route_libbpf(void)
 {
-	if ((level == LIBBPF_DEBUG && libbpf_verbosity < 2) ||
-	    (level == LIBBPF_INFO && libbpf_verbosity < 1))
-		return 0;
-	return vfprintf(stderr, fmt, args);
-}
-
-void cp_session_set_verbosity(int verbose)
-{
-	libbpf_verbosity = verbose;
-	libbpf_set_print(libbpf_print);
+	cp_libbpf_log_route();
 }
 
 static int fail(char *err, size_t err_sz, int ret, const char *fmt, ...)
@@ -123,9 +115,30 @@ static int cp_fill_cgroup(struct cp_session *s, const char *path, char *err, siz
 	return ret;
 }
 
+/* "PID (COMM)", or "PID" once it is gone, into @buf. */
+static const char *proc_name(pid_t pid, char *buf, size_t sz)
+{
+	char comm[32];
+
+	cp_proc_read_comm(pid, comm, sizeof(comm));
+	if (comm[0])
+		snprintf(buf, sz, "%d (%s)", (int)pid, comm);
+	else
+		snprintf(buf, sz, "%d", (int)pid);
+	return buf;
+}
+
+/* --max-alloc-rate per process, without budget windows */
+static struct cp_log_tally guard_tally = {
+	.level = CP_LOG_NOTICE,
+	.subject = "allocation probes over --max-alloc-rate",
+	.why = { "backed off", "resumed" },
+};
+
 static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 {
 	struct cp_session *s = ctx;
+	char name[64];
 
 	if (backed_off)
 		s->guard_backoffs++;
@@ -134,26 +147,84 @@ static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 	/* the budget's windows come and go every few seconds: the report sums them up */
 	if (s->alloc_windows)
 		return;
-	if (pid < 0)
-		fprintf(stderr, "cacheperf-bpf: allocation probes %s for every process\n",
-			backed_off ? "backed off (over --max-alloc-rate)" : "resumed");
-	else
-		fprintf(stderr, "cacheperf-bpf: allocation probes %s for process %d\n",
-			backed_off ? "backed off (over --max-alloc-rate)" : "resumed", (int)pid);
+	if (pid < 0) {
+		cp_notice("allocation probes %s for every process",
+			  backed_off ? "backed off (over --max-alloc-rate)" : "resumed");
+		return;
+	}
+	/* a busy machine has many processes over the rate: counted, named with -v */
+	cp_log_tally(&guard_tally, !backed_off);
+	if (cp_log_enabled(CP_LOG_INFO))
+		cp_info("allocation probes %s for process %s",
+			backed_off ? "backed off (over --max-alloc-rate)" : "resumed",
+			proc_name(pid, name, sizeof(name)));
 }
 
-int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
+/*
+ * Allocation probes of an exec'd process: most processes of a busy machine
+ * live for milliseconds, and get none because they exited or had mapped no
+ * malloc yet when their exec was handled. Counted, said once a period.
+ */
+static struct cp_log_tally skipped_tally = {
+	.level = CP_LOG_NOTICE,
+	.subject = "allocation probes skipped",
+	.why = { "had mapped no malloc yet", "exited before attach" },
+};
+/* a failure that is no race: one line each, a few a period */
+static struct cp_log_limit probe_fails = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+
+/* A target's explicit failure: said whatever it is (-p PID, -- CMD). */
+static void say_probe_failure(pid_t pid, int ret, bool target)
+{
+	const char *held = cp_libbpf_log_held();
+	char name[64], why[320];
+
+	snprintf(why, sizeof(why), "%s%s%s%s",
+		 ret == -ENOENT ? "nothing it maps defines malloc" : strerror(-ret),
+		 held[0] ? " (" : "", held, held[0] ? ")" : "");
+	if (target)
+		cp_warn("no allocation probes for process %s: %s; its heap objects stay unknown",
+			proc_name(pid, name, sizeof(name)), why);
+	else
+		cp_log_limited(&probe_fails,
+			       "no allocation probes for process %s: %s; its heap objects stay unknown",
+			       proc_name(pid, name, sizeof(name)), why);
+}
+
+static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 {
 	int ret;
 
 	if (!s->alloc)
 		return 0;
+	cp_libbpf_log_hold(true);
 	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
-	/* -ESRCH: gone already (a short-lived process exec'd), nothing to probe */
-	if (ret && ret != -EEXIST && ret != -ESRCH)
-		fprintf(stderr, "cacheperf-bpf: warning: no allocation probes for process %d: %s; its heap objects stay unknown\n",
-			(int)pid, ret == -ENOENT ? "nothing it maps defines malloc" : strerror(-ret));
+	cp_libbpf_log_hold(false);
+	if (!ret || ret == -EEXIST)
+		return ret;
+	/* a probe refused because the process exited meanwhile: the same race */
+	if (ret != -ENOENT && kill(pid, 0) && errno == ESRCH)
+		ret = -ESRCH;
+	/* a target that exited: the run ends for it, nothing to warn about */
+	if ((target && ret == -ENOENT) || (ret != -ENOENT && ret != -ESRCH)) {
+		say_probe_failure(pid, ret, target);
+		return ret;
+	}
+	cp_log_tally(&skipped_tally, ret == -ESRCH);
+	if (cp_log_enabled(CP_LOG_INFO)) {
+		char name[64];
+
+		cp_info("allocation probes skipped for process %s: %s",
+			proc_name(pid, name, sizeof(name)),
+			ret == -ESRCH ? "it exited before they were attached" :
+					"nothing it maps defines malloc yet");
+	}
 	return ret;
+}
+
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
+{
+	return probe_allocs(s, pid, false);
 }
 
 void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *plan,
@@ -252,7 +323,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = cfg->max_alloc_rate,
 			.no_throwing_new = cfg->no_throwing_new,
-			.log = cfg->verbose ? stderr : NULL,
+			.log = cp_log_enabled(CP_LOG_INFO) ? cp_log_file(CP_LOG_INFO) : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,
 		};
@@ -398,11 +469,10 @@ void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg
 	if (s->alloc && cfg->system_wide) {
 		ret = cp_alloc_probes__attach_all(s->alloc);
 		if (ret)
-			fprintf(stderr, "cacheperf-bpf: warning: no allocation probes on the system libc: %s\n",
-				strerror(-ret));
+			cp_warn("no allocation probes on the system libc: %s", strerror(-ret));
 	}
 	for (int i = 0; s->alloc && i < cfg->nr_pids; i++)
-		cp_session__probe_allocs(s, cfg->pids[i]);
+		probe_allocs(s, cfg->pids[i], true);
 }
 
 void cp_session__free(struct cp_session *s)

@@ -42,7 +42,6 @@ struct cp_session_cfg {
 	__u32 alloc_stack_bytes;
 	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
 	bool no_throwing_new;		/* leave throwing operator new unprobed */
-	bool verbose;			/* warnings of the allocation probes */
 	const struct cp_pmus *pmus;
 	struct cp_source_choice source;	/* from cp_source_decide() */
 	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */
@@ -110,15 +109,21 @@ void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg
 
 /*
  * Attaches the allocation probes to process @pid (a target that exec'd).
- * Returns 0, or a negative errno after saying why on stderr (-EEXIST: it
- * has them already). A no-op returning 0 with --no-objects.
+ * Returns 0 or a negative errno (-EEXIST: it has them already). A process
+ * that exited or has mapped no malloc yet is counted in a summary said
+ * once a period (named with -v); another failure is a warning, a few a
+ * period. A no-op returning 0 with --no-objects.
  */
 int cp_session__probe_allocs(struct cp_session *s, pid_t pid);
 
 /* Detaches and closes everything. NULL is a no-op. */
 void cp_session__free(struct cp_session *s);
 
-/* Routes libbpf's messages: warnings always, info with -v, debug with -vv. */
-void cp_session_set_verbosity(int verbose);
+/*
+ * Routes libbpf's messages through the log (util/log.h): warnings at
+ * warning level, except while a process's allocation probes attach (debug
+ * then: said with the failure they explain), info and debug as such.
+ */
+void cp_session_route_libbpf(void);
 
 #endif /* CP_SESSION_H */

@@ -4,8 +4,12 @@
 #include <stdio.h>
 
 #include "profile/run_limits.h"
+#include "util/log.h"
 
 #define MiB(b)	((double)(b) / 1048576.0)
+
+/* a long run over its limit sheds every few seconds: said once a period */
+static struct cp_log_limit shrink_said = CP_LOG_LIMIT_INIT(CP_LOG_NOTICE, 1);
 
 void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s, __u64 now_ns,
 		    bool now)
@@ -25,9 +29,9 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 	st->shrunk_processes += procs;
 	if (!cp_self_rss_bytes(&rss))
 		st->guard.rss_bytes = rss;
-	fprintf(stderr,
-		"cacheperf-bpf: RSS %.1f MiB over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; RSS now %.1f MiB\n",
-		MiB(before), MiB(st->guard.limit_bytes), dwfls, procs, MiB(rss));
+	cp_log_limited(&shrink_said,
+		       "RSS %.1f MiB over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; RSS now %.1f MiB",
+		       MiB(before), MiB(st->guard.limit_bytes), dwfls, procs, MiB(rss));
 }
 
 void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_stores *s,

@@ -11,6 +11,7 @@
 #include "report/report_emit.h"
 #include "util/clock.h"
 #include "util/path.h"
+#include "util/log.h"
 
 static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz);
 
@@ -430,7 +431,7 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 
 	ret = cp_profile__judge(p, geo, o->classify, &r, &recorded, &issues);
 	if (ret)
-		fprintf(stderr, "cacheperf-bpf: cannot classify the misses: %s\n", strerror(-ret));
+		cp_err("cannot classify the misses: %s", strerror(-ret));
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
 	if (!ret && o->html)
 		ret = cp_profile__html(p, &r, p->insns, p->misses, o->html, err, err_sz);

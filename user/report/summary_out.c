@@ -12,6 +12,7 @@
 #include "util/clock.h"
 #include "util/self_usage.h"
 #include "report/summary_out.h"
+#include "util/log.h"
 
 void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
 			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f)
@@ -107,9 +108,9 @@ static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *e
 	ret = cp_prom_file_write(o->ro->prom, write_prom, &in, err, err_sz);
 	/* a live run keeps going: said when it starts failing and when it recovers */
 	if (o->live && ret && !o->prom_failing)
-		fprintf(stderr, "cacheperf-bpf: warning: %s\n", err);
+		cp_warn("%s", err);
 	else if (o->live && !ret && o->prom_failing)
-		fprintf(stderr, "cacheperf-bpf: %s written again\n", o->ro->prom);
+		cp_notice("%s written again", o->ro->prom);
 	o->prom_failing = ret != 0;
 	return ret;
 }
@@ -186,15 +187,18 @@ void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p)
 	if (!o->status && !o->ro->prom && !o->ro->html)
 		return;
 	if (summarize(o, p, &cfg, &s)) {
-		fprintf(stderr, "cacheperf-bpf: warning: no summary this interval: out of memory\n");
+		cp_warn("no summary this interval: out of memory");
 		return;
 	}
 	if (o->status)
 		status_line(o, &s);
 	if (o->ro->prom)
 		prom_of(o, &s, err, sizeof(err));
-	if (o->ro->html && html_of(o, p, &s, err, sizeof(err)))
-		fprintf(stderr, "cacheperf-bpf: warning: %s\n", err);
+	if (o->ro->html && html_of(o, p, &s, err, sizeof(err))) {
+		static struct cp_log_limit html_failed = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 1);
+
+		cp_log_limited(&html_failed, "%s", err);
+	}
 	cp_summary_free(&s);
 }
 

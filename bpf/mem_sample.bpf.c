@@ -13,7 +13,7 @@ extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
 /*
  * Fills what every variant knows from the context, the link and the current
- * task. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
+ * task, and reads the user stack. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
  * older kernels leave it unknown and data_src alone decides).
  */
 static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
@@ -32,6 +32,9 @@ static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
 	cp_sample_read_regs(s, &regs);
 	s->time_ns = bpf_ktime_get_ns();
+	s->ticks = 0;
+	/* the interrupted (PEBS: the sampled) registers; a kernel-mode sample is dropped */
+	s->stack_id = s->kernel ? -1 : cp_stack_id(ctx);
 }
 
 SEC("perf_event")

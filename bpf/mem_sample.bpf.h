@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The memory-sample pipeline, kernel side: decode, count per instruction,
+ * count per (instruction, user stack) when the entry point read the stack,
  * judge in the per-CPU miss-ratio window, forward to the ring buffer.
  * Every entry point (the perf_event programs, the test and bench programs,
  * the soft-tick source) builds a struct cp_test_sample and calls
@@ -11,6 +12,7 @@
 
 #include "cacheperf.bpf.h"
 #include "wakeup.bpf.h"
+#include "stacks.bpf.h"
 #include "cacheperf/data_src.h"
 #include "cacheperf/window.h"
 
@@ -181,6 +183,11 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	else if (d.lvl == CP_LVL_NA)
 		cp_add(&stats.na[kind], 1);
 	cp_mem_count_ip(s, &d, kind);
+	/* every sample, forwarded or not: the callers' shares are of all of them */
+	cp_stack_count(s->tgid, s->stack_id, s->ip,
+		       CP_STACK_SAMPLE | (d.miss ? CP_STACK_MISS : 0) |
+			       (s->ticks ? CP_STACK_TICK : 0),
+		       s->weight);
 
 	if (targ_forward_all)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,

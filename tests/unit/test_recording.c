@@ -306,13 +306,13 @@ static void test_version_mismatch(void **state)
 		put_file_header(rec.p, v);
 		assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
 		snprintf(want, sizeof(want),
-			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 5", v);
+			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 6", v);
 		assert_string_equal(msg, want);
 		free(msg);
 	}
-	put_file_header(rec.p, 6);
+	put_file_header(rec.p, 7);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 6 at byte 8; this cacheperf-bpf reads versions 4 to 5");
+	assert_string_equal(msg, "rec: recording format version 7 at byte 8; this cacheperf-bpf reads versions 4 to 6");
 	free(msg);
 	put_file_header(rec.p, 0);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);

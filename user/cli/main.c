@@ -95,6 +95,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
+		.callers = m->opts.callers,
 	};
 }
 

@@ -345,7 +345,7 @@ static void write_one(struct ctx *x, const char *name, enum cp_prom_type type, c
 	cp_prom_sample(&x->w, NULL, 0, v);
 }
 
-#define CP_PROM_NR_DROPS	13
+#define CP_PROM_NR_DROPS	16
 
 /* The drops of the report's "Drops" section, by the same names; how many. */
 static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
@@ -365,6 +365,9 @@ static size_t drop_list(const struct cp_report *r, const struct cp_stats *b,
 		{ "alloc_live_map", r->alloc.bpf.drop_live_full },
 		{ "alloc_entry_map", r->alloc.bpf.drop_entry_full },
 		{ "kernel_throttle", r->throttles },
+		{ "stack_map", b->drop_stack_map },
+		{ "stack_counter_map", b->drop_stack_counts },
+		{ "no_user_stack", b->no_ustack },
 	};
 
 	memcpy(out, drops, sizeof(drops));

@@ -13,7 +13,7 @@ extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
 /*
  * Fills what every variant knows from the context, the link and the current
- * task, and reads the user stack. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
+ * task. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
  * older kernels leave it unknown and data_src alone decides).
  */
 static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
@@ -33,8 +33,7 @@ static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
 	cp_sample_read_regs(s, &regs);
 	s->time_ns = bpf_ktime_get_ns();
 	s->ticks = 0;
-	/* the interrupted (PEBS: the sampled) registers; a kernel-mode sample is dropped */
-	s->stack_id = s->kernel ? -1 : cp_stack_id(ctx);
+	s->stack_id = -1;	/* read after the pipeline (cp_mem_sample_ctx()) */
 }
 
 SEC("perf_event")
@@ -57,7 +56,7 @@ int on_mem_sample(struct bpf_perf_event_data *ctx)
 	s.data_src = have & PERF_SAMPLE_DATA_SRC ? data->data_src.val : CP_MEM_NA_KERNEL;
 	s.weight = have & CP_SAMPLE_WEIGHT_ANY ? data->weight.var1_dw : 0;
 	cp_sample_read_ibs_rmw(&s, data, have);
-	cp_mem_sample(&s);
+	cp_mem_sample_ctx(&s, ctx);
 	return 0;
 }
 
@@ -75,6 +74,6 @@ int on_mem_sample_compat(struct bpf_perf_event_data *ctx)
 	bpf_probe_read_kernel(&data, sizeof(data),
 			      &((struct bpf_perf_event_data_kern *)ctx)->data);
 	cp_sample_read_data(&s, data);
-	cp_mem_sample(&s);
+	cp_mem_sample_ctx(&s, ctx);
 	return 0;
 }

@@ -87,7 +87,6 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.ip = regs.ip;
 	at = key;
 	cp_add(&stats.ticks, 1);
-	s.stack_id = cp_stack_id(ctx);
 	mm = (__u64)bpf_get_current_task_btf()->mm;
 	v = bpf_map_lookup_elem(&soft_insns, &key);
 	if (v && v->mm != mm)
@@ -123,10 +122,10 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	s.weight = 0;
 	s.time_ns = bpf_ktime_get_ns();
 	s.ticks = 1;	/* the pipeline counts the tick with the sample on the stack */
-	cp_mem_sample(&s);
+	cp_mem_sample_ctx(&s, ctx);
 	return 0;
 tick_only:
 	/* no memory sample: the time alone, on the stack that spent it */
-	cp_stack_count(at.tgid, s.stack_id, at.ip, CP_STACK_TICK, 0);
+	cp_stack_counted(cp_stack_id(ctx), CP_STACK_ARG(at.tgid, CP_STACK_TICK), at.ip, 0);
 	return 0;
 }

@@ -11,9 +11,9 @@
  * BPF_F_REUSE_STACKID, and reusing one would give old counters another
  * stack's frames).
  *
- * Every failure is counted in stats: drop_stack_map (the map, or the hash
- * bucket of this stack, is taken: -ENOMEM / -EEXIST), drop_stack_counts
- * (the counter map is full), no_ustack (no user stack could be read).
+ * cp_stack_counted() counts, and counts every failure in stats: drop_stack_map (the map, or the
+ * hash bucket of this stack, is taken: -ENOMEM / -EEXIST), drop_stack_counts (the counter map is
+ * full), no_ustack (no user stack could be read).
  */
 #ifndef CACHEPERF_STACKS_BPF_H
 #define CACHEPERF_STACKS_BPF_H
@@ -35,49 +35,47 @@ CP_SHARED struct {
 } stack_counts SEC(".maps");
 
 /* What one event adds to its (tgid, stack, ip) counters. */
-#define CP_STACK_SAMPLE	(1u << 0)
+#define CP_STACK_SAMPLE (1u << 0)
 #define CP_STACK_MISS	(1u << 1)
 #define CP_STACK_TICK	(1u << 2)
-#define CP_STACK_BP_HIT	(1u << 3)
+#define CP_STACK_BP_HIT (1u << 3)
 
-/* Initial value of a new counter entry; read-only data. */
-static const struct cp_stack_counts cp_zero_stack_counts;
+/* What @what (CP_STACK_*) packs with @tgid into cp_stack_counted()'s second argument. */
+#define CP_STACK_ARG(tgid, what) (((__u64)(what) << 32) | (__u32)(tgid))
 
 /*
- * The user stack of the current task at @ctx's registers (a perf_event
- * program's context: the interrupted ones) in sample_stacks; its id, or
- * -1 when there is none (counted).
+ * Counts one event on its stack: @id is what bpf_get_stackid() returned
+ * (a negative errno is counted as a drop), @tgid_what is CP_STACK_ARG(),
+ * @weight a load latency or 0. A global function, defined once in
+ * maps.bpf.c: the verifier checks it apart, once, and its callers see one
+ * return value instead of its branches. Called inline, those branches
+ * multiplied the states on_mem_sample's window loop is walked with past
+ * the verifier's million instructions.
  */
-static __always_inline __s32 cp_stack_id(void *ctx)
+#ifdef CP_DEFINE_SHARED
+__noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight)
 {
-	long id = bpf_get_stackid(ctx, &sample_stacks, BPF_F_USER_STACK);
-
-	if (id >= 0)
-		return (__s32)id;
-	if (id == -17 /* EEXIST */ || id == -12 /* ENOMEM */)
-		__sync_fetch_and_add(&stats.drop_stack_map, 1);
-	else
-		__sync_fetch_and_add(&stats.no_ustack, 1);
-	return -1;
-}
-
-/* Adds @what (CP_STACK_*) and @weight to the counters of @ip reached by @stack_id. */
-static __always_inline void cp_stack_count(__u32 tgid, __s32 stack_id, __u64 ip, __u32 what,
-					   __u64 weight)
-{
-	struct cp_stack_key key = { .tgid = tgid, .stack_id = stack_id, .ip = ip };
+	struct cp_stack_key key = {.tgid = (__u32)tgid_what, .ip = ip};
+	static const struct cp_stack_counts zero;
+	__u32 what = tgid_what >> 32;
 	struct cp_stack_counts *c;
 
-	if (stack_id < 0)
-		return;
+	if (id < 0) {
+		if (id == -17 /* EEXIST */ || id == -12 /* ENOMEM */)
+			__sync_fetch_and_add(&stats.drop_stack_map, 1);
+		else
+			__sync_fetch_and_add(&stats.no_ustack, 1);
+		return 0;
+	}
+	key.stack_id = (__s32)id;
 	c = bpf_map_lookup_elem(&stack_counts, &key);
 	if (!c) {
 		/* NOEXIST: another CPU may have created it meanwhile; keep theirs */
-		bpf_map_update_elem(&stack_counts, &key, &cp_zero_stack_counts, BPF_NOEXIST);
+		bpf_map_update_elem(&stack_counts, &key, &zero, BPF_NOEXIST);
 		c = bpf_map_lookup_elem(&stack_counts, &key);
 		if (!c) {
 			__sync_fetch_and_add(&stats.drop_stack_counts, 1);
-			return;
+			return 0;
 		}
 	}
 	if (what & CP_STACK_SAMPLE)
@@ -90,6 +88,14 @@ static __always_inline void cp_stack_count(__u32 tgid, __s32 stack_id, __u64 ip,
 		__sync_fetch_and_add(&c->ticks, 1);
 	if (what & CP_STACK_BP_HIT)
 		__sync_fetch_and_add(&c->bp_hits, 1);
+	return 1;
 }
+#else
+extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
+#endif
+
+/* The current task's user stack at @ctx's (the interrupted) registers, as bpf_get_stackid() says.
+ */
+#define cp_stack_id(ctx) bpf_get_stackid((ctx), &sample_stacks, BPF_F_USER_STACK)
 
 #endif /* CACHEPERF_STACKS_BPF_H */

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "lib/page_faults.h"
 #include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
@@ -32,10 +33,10 @@
 #include "live/stack_drain.h"
 
 #define PAGES	48
-#define FN_BYTES 128	/* each chain function is shorter: a return address lies within */
-#define RUN_BYTES 1024	/* fault_through(), with its calls and checks, is shorter */
 
 static volatile int depth;	/* work after each call: no tail calls, frames kept */
+/* the return address each chain function was last called with: the frames to expect */
+static void *volatile ret_touch, *volatile ret_c, *volatile ret_b, *volatile ret_a, *volatile ret_other;
 
 /*
  * The tests build with -O2, which omits frame pointers, turns a last call
@@ -53,6 +54,7 @@ static CHAIN void note(void)
 
 static CHAIN void touch(char *mem, long page, int pages)
 {
+	ret_touch = __builtin_return_address(0);
 	for (int i = 0; i < pages; i++)
 		((volatile char *)mem)[i * page] = 1;
 	note();
@@ -60,18 +62,21 @@ static CHAIN void touch(char *mem, long page, int pages)
 
 static CHAIN void chain_c(char *mem, long page, int pages)
 {
+	ret_c = __builtin_return_address(0);
 	touch(mem, page, pages);
 	depth++;
 }
 
 static CHAIN void chain_b(char *mem, long page, int pages)
 {
+	ret_b = __builtin_return_address(0);
 	chain_c(mem, page, pages);
 	depth++;
 }
 
 static CHAIN void chain_a(char *mem, long page, int pages)
 {
+	ret_a = __builtin_return_address(0);
 	chain_b(mem, page, pages);
 	depth++;
 }
@@ -79,6 +84,7 @@ static CHAIN void chain_a(char *mem, long page, int pages)
 /* A second way in: other_path -> chain_c -> touch. */
 static CHAIN void other_path(char *mem, long page, int pages)
 {
+	ret_other = __builtin_return_address(0);
 	chain_c(mem, page, pages);
 	depth++;
 }
@@ -90,21 +96,6 @@ struct env {
 	int pfd;
 	long page;
 };
-
-static int open_page_faults(void)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_ADDR;
-	attr.exclude_kernel = 1;
-	attr.disabled = 1;
-	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
 
 static void env_open(struct env *e)
 {
@@ -126,7 +117,7 @@ static void env_open(struct env *e)
 					      sizeof(one), BPF_ANY), 0);
 	e->sd = cp_stack_drain__new(e->skel);
 	assert_non_null(e->sd);
-	e->pfd = open_page_faults();
+	e->pfd = cp_test_open_page_faults(PERF_SAMPLE_ADDR);
 	assert_true(e->pfd >= 0);
 	e->link = bpf_program__attach_perf_event(cp_mem_prog(e->skel, variant), e->pfd);
 	assert_non_null(e->link);
@@ -153,14 +144,17 @@ static void fault_through(struct env *e, void (*fn)(char *, long, int), int page
 	munmap(mem, pages * e->page);
 }
 
-static bool in_fn(__u64 pc, void (*fn)(void), __u64 bytes)
+/* The return address @p as a frame. */
+static __u64 pc(void *p)
 {
-	__u64 start = (__u64)(uintptr_t)fn;
-
-	return pc > start && pc < start + bytes;
+	return (__u64)(uintptr_t)p;
 }
 
-#define IN(pc, fn) in_fn((pc), (void (*)(void))(fn), FN_BYTES)
+/* True when @ip is one of touch()'s instructions: its code lies before chain_c()'s. */
+static bool in_touch(__u64 ip)
+{
+	return ip > pc((void *)touch) && ip < pc((void *)chain_c);
+}
 
 /* The entries taken whose first frame is in touch(): the store's stacks. */
 static size_t take_touch(struct env *e, struct cp_stack_sample *out, size_t cap)
@@ -170,7 +164,7 @@ static size_t take_touch(struct env *e, struct cp_stack_sample *out, size_t cap)
 
 	assert_true(cp_stack_drain__take(e->sd, all, 256, &moved) >= 0);
 	for (size_t i = 0; i < moved; i++)
-		if (IN(all[i].pcs[0], touch) && n < cap)
+		if (in_touch(all[i].pcs[0]) && n < cap)
 			out[n++] = all[i];
 	return n;
 }
@@ -195,10 +189,10 @@ static void test_chain_of_a_fault(void **state)
 	assert_int_equal(got[0].c.bp_hits, 0);
 	/* the return addresses, innermost first: touch's caller, then up the chain */
 	assert_true(got[0].nr >= 5);
-	assert_true(IN(got[0].pcs[1], chain_c));
-	assert_true(IN(got[0].pcs[2], chain_b));
-	assert_true(IN(got[0].pcs[3], chain_a));
-	assert_true(in_fn(got[0].pcs[4], (void (*)(void))fault_through, RUN_BYTES));
+	assert_int_equal(got[0].pcs[1], pc(ret_touch));
+	assert_int_equal(got[0].pcs[2], pc(ret_c));
+	assert_int_equal(got[0].pcs[3], pc(ret_b));
+	assert_int_equal(got[0].pcs[4], pc(ret_a));
 	memcpy(&st, &e.skel->bss->stats, sizeof(st));
 	assert_int_equal(st.drop_stack_map, 0);
 	assert_int_equal(st.drop_stack_counts, 0);
@@ -214,16 +208,23 @@ static void test_two_paths_two_stacks(void **state)
 	(void)state;
 	REQUIRE_ROOT();
 	env_open(&e);
+	__u64 via_b, via_other;
+
 	fault_through(&e, chain_a, PAGES);
+	via_b = pc(ret_c);	/* chain_c's return into chain_b */
 	fault_through(&e, other_path, PAGES / 2);
+	via_other = pc(ret_c);	/* ... and into other_path */
+	assert_int_not_equal(via_b, via_other);
 	n = take_touch(&e, got, 4);
 	assert_int_equal(n, 2);
-	a = IN(got[0].pcs[2], chain_b) ? 0 : 1;
+	a = got[0].pcs[2] == via_b ? 0 : 1;
 	b = 1 - a;
-	assert_true(IN(got[a].pcs[2], chain_b));
+	assert_int_equal(got[a].pcs[2], via_b);
+	assert_int_equal(got[a].pcs[3], pc(ret_b));
 	assert_int_equal(got[a].c.samples, PAGES);
-	assert_true(IN(got[b].pcs[1], chain_c));
-	assert_true(IN(got[b].pcs[2], other_path));
+	assert_int_equal(got[b].pcs[1], pc(ret_touch));
+	assert_int_equal(got[b].pcs[2], via_other);
+	assert_int_equal(got[b].pcs[3], pc(ret_other));
 	assert_int_equal(got[b].c.samples, PAGES / 2);
 	env_close(&e);
 }
@@ -260,7 +261,7 @@ static void test_sweep_empties_the_stack_map(void **state)
 	fault_through(&e, chain_a, PAGES);
 	assert_int_equal(take_touch(&e, got, 4), 1);
 	assert_int_equal(got[0].c.samples, PAGES);
-	assert_true(IN(got[0].pcs[3], chain_a));
+	assert_int_equal(got[0].pcs[3], pc(ret_b));
 	cp_stack_drain__sweep(e.sd);
 	/* an interval with no sample: every stack leaves the map */
 	assert_true(cp_stack_drain__sweep(e.sd) >= 1);

@@ -14,7 +14,7 @@
 
 /* The frames of one stack id, read once, kept while the id is in use. */
 struct known {
-	__u32 used;			/* the interval that last used it; 0: not read */
+	__u32 used; /* the interval that last used it; 0: not read */
 	__u32 nr;
 	__u64 pcs[CP_STACK_DEPTH];
 };
@@ -25,7 +25,7 @@ struct cp_stack_drain {
 	 * Calloc'd, so the pages of ids never used are never touched. */
 	struct known *ids;
 	__u32 nr_ids;
-	__u32 interval;			/* 1, 2, ...: the one filling */
+	__u32 interval; /* 1, 2, ...: the one filling */
 	bool no_lookup_and_delete;
 	__u64 lost;
 	/* of the take in progress */
@@ -72,7 +72,7 @@ void cp_stack_drain__free(struct cp_stack_drain *sd)
 /* Reads the frames of @id from the map into @k; false when it is gone. */
 static bool read_stack(struct cp_stack_drain *sd, __u32 id, struct known *k)
 {
-	__u64 v[CP_STACK_DEPTH] = { 0 };
+	__u64 v[CP_STACK_DEPTH] = {0};
 	__u32 nr = 0;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(sd->skel->maps.sample_stacks), &id, v))

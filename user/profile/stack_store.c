@@ -12,17 +12,17 @@ struct entry {
 	__u64 hash;
 	__u32 tgid;
 	__u32 nr;
-	size_t off;			/* of its frames in pcs[] */
+	size_t off; /* of its frames in pcs[] */
 	struct cp_stack_counts c;
 };
 
 struct cp_stack_store {
 	size_t cap;
-	struct entry *e;		/* first added first; cap of them */
+	struct entry *e; /* first added first; cap of them */
 	size_t n;
-	__u64 *pcs;			/* every entry's frames, back to back */
+	__u64 *pcs; /* every entry's frames, back to back */
 	size_t pcs_len, pcs_cap;
-	__u32 *slots;			/* 1 + index into e[]; 0: empty. Twice cap, a power of two */
+	__u32 *slots; /* 1 + index into e[]; 0: empty. Twice cap, a power of two */
 	size_t mask;
 	__u64 evicted;
 };
@@ -128,7 +128,7 @@ static int evict(struct cp_stack_store *s)
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < s->n; k++)
-		v[k] = (struct victim){ weight(&s->e[k]), k };
+		v[k] = (struct victim){weight(&s->e[k]), k};
 	qsort(v, s->n, sizeof(*v), cmp_victims);
 	for (size_t i = 0; i < drop; i++)
 		gone[v[i].k] = true;
@@ -202,8 +202,8 @@ int cp_stack_store__add(struct cp_stack_store *s, __u32 tgid, const __u64 *pcs, 
 	if (err)
 		return err;
 	memcpy(s->pcs + s->pcs_len, pcs, nr * sizeof(*pcs));
-	s->e[s->n] = (struct entry){ .hash = hash, .tgid = tgid, .nr = nr, .off = s->pcs_len,
-				     .c = *c };
+	s->e[s->n] =
+		(struct entry){.hash = hash, .tgid = tgid, .nr = nr, .off = s->pcs_len, .c = *c};
 	s->pcs_len += nr;
 	s->slots[i] = (__u32)++s->n;
 	return 0;

@@ -17,18 +17,19 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
-#define CP_MAX_STACKS	32768	/* (process, stack) entries of a run's store */
+#define CP_MAX_STACKS 32768 /* (process, stack) entries of a run's store */
 
 /* One (process, stack)'s counts, as the drain and a recording hand them over. */
 struct cp_stack_sample {
 	__u32 tgid;
-	__u32 nr;			/* pcs[] used, 1..CP_STACK_DEPTH */
+	__u32 nr; /* pcs[] used, 1..CP_STACK_DEPTH */
 	/* pcs[0]: the sampled instruction; then its callers' return addresses */
 	__u64 pcs[CP_STACK_DEPTH];
 	struct cp_stack_counts c;
 };
 
-/* pcs[0]: the sampled instruction; pcs[1..nr-1]: return addresses of its callers, innermost first */
+/* pcs[0]: the sampled instruction; pcs[1..nr-1]: return addresses of its callers, innermost first
+ */
 typedef int (*cp_stack_fn)(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr,
 			   const struct cp_stack_counts *c);
 

@@ -16,24 +16,24 @@
 
 #include "classify/classify.h"
 
-#define CP_CALLER_MAX_FRAMES	8	/* frames shown per path, inline levels included */
-#define CP_CALLERS_JSON_MIN	5	/* JSON lists max(this, --callers) paths */
-#define CP_CALLERS_MAX		64	/* largest --callers */
+#define CP_CALLER_MAX_FRAMES 8	/* frames shown per path, inline levels included */
+#define CP_CALLERS_JSON_MIN  5	/* JSON lists max(this, --callers) paths */
+#define CP_CALLERS_MAX	     64 /* largest --callers */
 
 /* One call path into the line: its callers, innermost first. */
 struct cp_caller_path {
-	__u64 count;			/* of the line's unit reached through this path */
+	__u64 count; /* of the line's unit reached through this path */
 	__u32 nr_frames;
-	bool more;			/* frames beyond frames[] */
+	bool more; /* frames beyond frames[] */
 	struct cp_src_loc frames[CP_CALLER_MAX_FRAMES];
 };
 
 struct cp_insn_callers {
-	const char *unit;		/* "misses", "ticks", "samples" or "breakpoint hits" */
-	__u64 total;			/* the line's count with a stack: the shares' whole */
-	__u32 nr_paths;			/* distinct paths */
-	__u32 nr;			/* paths[] filled, most counted first */
-	struct cp_caller_path *paths;	/* the caller's room for @max */
+	const char *unit;	      /* "misses", "ticks", "samples" or "breakpoint hits" */
+	__u64 total;		      /* the line's count with a stack: the shares' whole */
+	__u32 nr_paths;		      /* distinct paths */
+	__u32 nr;		      /* paths[] filled, most counted first */
+	struct cp_caller_path *paths; /* the caller's room for @max */
 };
 
 /*
@@ -45,8 +45,8 @@ typedef int (*cp_insn_callers_fn)(void *ctx, const struct cp_issue_insn *in, uns
 
 /* How a report reaches the callers of its instructions. */
 struct cp_callers_view {
-	unsigned int top;		/* --callers: paths per instruction in the text; 0: none */
-	cp_insn_callers_fn fn;		/* NULL: no callers known */
+	unsigned int top;      /* --callers: paths per instruction in the text; 0: none */
+	cp_insn_callers_fn fn; /* NULL: no callers known */
 	void *ctx;
 };
 

@@ -15,7 +15,7 @@ struct hit {
 
 struct gather {
 	__u32 tgid;
-	__u64 lo, hi;			/* first frames in [lo, hi] */
+	__u64 lo, hi; /* first frames in [lo, hi] */
 	struct hit *v;
 	size_t n, cap;
 	bool oom;
@@ -40,7 +40,7 @@ static int gather_one(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr,
 		g->v = v;
 		g->cap = cap;
 	}
-	g->v[g->n++] = (struct hit){ .pcs = pcs, .nr = nr, .c = *c };
+	g->v[g->n++] = (struct hit){.pcs = pcs, .nr = nr, .c = *c};
 	return 0;
 }
 
@@ -102,13 +102,15 @@ enum unit { U_TICKS, U_MISSES, U_SAMPLES, U_BP_HITS };
 
 static __u64 weigh(const struct cp_stack_counts *c, enum unit u)
 {
-	return u == U_TICKS ? c->ticks : u == U_MISSES ? c->misses :
-	       u == U_SAMPLES ? c->samples : c->bp_hits;
+	return u == U_TICKS	? c->ticks
+	       : u == U_MISSES	? c->misses
+	       : u == U_SAMPLES ? c->samples
+				: c->bp_hits;
 }
 
 static enum unit unit_of(const struct cp_profile *p, const struct hit *v, size_t n)
 {
-	struct cp_stack_counts sum = { 0 };
+	struct cp_stack_counts sum = {0};
 
 	for (size_t i = 0; i < n; i++) {
 		sum.ticks += v[i].c.ticks;
@@ -120,7 +122,7 @@ static enum unit unit_of(const struct cp_profile *p, const struct hit *v, size_t
 	return sum.misses ? U_MISSES : sum.samples ? U_SAMPLES : U_BP_HITS;
 }
 
-static const char *const unit_names[] = { "ticks", "misses", "samples", "breakpoint hits" };
+static const char *const unit_names[] = {"ticks", "misses", "samples", "breakpoint hits"};
 
 /* A merged path: the first of its hits (its frames) and what it weighs. */
 struct path {
@@ -151,7 +153,7 @@ static size_t merge_paths(const struct hit *v, size_t n, enum unit u, struct pat
 		if (np && !cmp_callers(paths[np - 1].h, &v[i]))
 			paths[np - 1].count += w;
 		else
-			paths[np++] = (struct path){ .h = &v[i], .count = w };
+			paths[np++] = (struct path){.h = &v[i], .count = w};
 	}
 	for (size_t i = 0; i < np;) {
 		if (!paths[i].count)

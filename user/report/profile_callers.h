@@ -17,7 +17,7 @@
 #include "profile/profile.h"
 #include "report/insn_callers.h"
 
-#define CP_CALLERS_NEAR_BYTES	(64u << 10)
+#define CP_CALLERS_NEAR_BYTES (64u << 10)
 
 /* cp_insn_callers_fn on @ctx, a struct cp_profile. */
 int cp_profile_insn_callers(void *ctx, const struct cp_issue_insn *in, unsigned int max,

@@ -13,6 +13,7 @@
  * only this program uses them.
  */
 #include "cpu_cost.bpf.h"
+#include "stacks.bpf.h"
 #include "cacheperf/breakpoint.h"
 
 _Static_assert(sizeof(struct cp_regs) == sizeof(struct pt_regs), "cp_regs is pt_regs");
@@ -87,6 +88,8 @@ int on_breakpoint(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(&bp_stats.not_armed, 1);
 		return 0;
 	}
+	/* every hit of an armed instruction, settled or not: its callers (stacks.bpf.h) */
+	cp_stack_counted(cp_stack_id(ctx), CP_STACK_ARG(key.tgid, CP_STACK_BP_HIT), key.ip, 0);
 	if (v->state != CP_BP_ARMED) {
 		__sync_fetch_and_add(&v->late, 1);
 		__sync_fetch_and_add(&bp_stats.late, 1);

@@ -32,6 +32,8 @@ static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
 	cp_sample_read_regs(s, &regs);
 	s->time_ns = bpf_ktime_get_ns();
+	s->ticks = 0;
+	s->stack_id = -1;	/* read after the pipeline (cp_mem_sample_ctx()) */
 }
 
 SEC("perf_event")
@@ -54,7 +56,7 @@ int on_mem_sample(struct bpf_perf_event_data *ctx)
 	s.data_src = have & PERF_SAMPLE_DATA_SRC ? data->data_src.val : CP_MEM_NA_KERNEL;
 	s.weight = have & CP_SAMPLE_WEIGHT_ANY ? data->weight.var1_dw : 0;
 	cp_sample_read_ibs_rmw(&s, data, have);
-	cp_mem_sample(&s);
+	cp_mem_sample_ctx(&s, ctx);
 	return 0;
 }
 
@@ -72,6 +74,6 @@ int on_mem_sample_compat(struct bpf_perf_event_data *ctx)
 	bpf_probe_read_kernel(&data, sizeof(data),
 			      &((struct bpf_perf_event_data_kern *)ctx)->data);
 	cp_sample_read_data(&s, data);
-	cp_mem_sample(&s);
+	cp_mem_sample_ctx(&s, ctx);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The memory-sample pipeline, kernel side: decode, count per instruction,
+ * count per (instruction, user stack) when the entry point read the stack,
  * judge in the per-CPU miss-ratio window, forward to the ring buffer.
  * Every entry point (the perf_event programs, the test and bench programs,
  * the soft-tick source) builds a struct cp_test_sample and calls
@@ -11,8 +12,12 @@
 
 #include "cacheperf.bpf.h"
 #include "wakeup.bpf.h"
+#include "stacks.bpf.h"
 #include "cacheperf/data_src.h"
 #include "cacheperf/window.h"
+
+_Static_assert(CP_STACK_MISS == 1u << 1 && CP_STACK_TICK == 1u << 2,
+	       "cp_mem_pipeline() shifts a miss and a tick into these bits");
 
 /* Counters are shared by all CPUs: atomic adds (BPF_XADD, the value is unused). */
 #define cp_add(ptr, val) __sync_fetch_and_add((ptr), (val))
@@ -145,9 +150,14 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
 /*
  * The pipeline for one sample of a target process. Returns the number of
  * records it wrote to the ring buffer (this sample and earlier misses of its
- * window), so tests can check each step.
+ * window), so tests can check each step. Every sample, forwarded or not, is
+ * counted on its user call stack (the callers' shares are of all of them):
+ * the stack at @ctx's registers (a perf_event program's), or s->stack_id
+ * when @ctx is NULL (test programs). Read where it is counted, so that
+ * nothing of it is live at the window's loop: a stack id that was would
+ * double the states the verifier walks through the loop, past 1M.
  */
-static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
+static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void *ctx)
 {
 	struct cp_window_verdict v;
 	struct cp_window_entry *e;
@@ -181,6 +191,11 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 	else if (d.lvl == CP_LVL_NA)
 		cp_add(&stats.na[kind], 1);
 	cp_mem_count_ip(s, &d, kind);
+	/* shifts, not branches: one state on the way to the window's loop */
+	cp_stack_counted(ctx ? cp_stack_id(ctx) : s->stack_id,
+			 CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) |
+						       ((s->ticks & 1) << 2)),
+			 s->ip, s->weight);
 
 	if (targ_forward_all)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
@@ -213,6 +228,18 @@ static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
 				   s->weight, s->time_ns, flags, 0);
 	return cp_mem_flush(w, &v, cp_window_size(targ_window_size), s->cpu);
+}
+
+/* The pipeline for a test program's sample: s->stack_id is its stack. */
+static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
+{
+	return cp_mem_pipeline(s, NULL);
+}
+
+/* The pipeline for a perf_event program's sample: its user stack read at @ctx. */
+static __always_inline int cp_mem_sample_ctx(const struct cp_test_sample *s, void *ctx)
+{
+	return cp_mem_pipeline(s, ctx);
 }
 
 #endif /* CACHEPERF_MEM_SAMPLE_BPF_H */

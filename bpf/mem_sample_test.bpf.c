@@ -79,3 +79,19 @@ int bench_mem_sample(struct __sk_buff *skb)
 		return 0;
 	return cp_mem_sample(&s);
 }
+
+/*
+ * The user stack walk and its counting as the perf_event programs do them,
+ * for the benchmark (tests/bench/bpf_sample_cost.c): raw tracepoint programs
+ * can be test-run, and their bpf_get_stackid() walks the caller's user stack
+ * from its system call, as deep as the caller made it. Timed by the kernel's
+ * run-time stats (test runs of raw tracepoints take no `repeat`).
+ */
+SEC("?raw_tp")
+int bench_stack_walk(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return cp_stack_counted(cp_stack_id(ctx),
+				CP_STACK_ARG(tgid, CP_STACK_SAMPLE | CP_STACK_MISS), 0x401000, 30);
+}

@@ -24,6 +24,9 @@
  * and a full table must be counted (stats.drop_pending); the ip is queued
  * again at its next tick anyway.
  *
+ * Each tick reads the user stack once (stacks.bpf.h): a memory sample
+ * counts the tick with the sample, another tick the time alone.
+ *
  * Not loaded unless --source soft ("?perf_event").
  */
 #include "mem_sample.bpf.h"
@@ -99,14 +102,14 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		cp_add(&c->ticks, 1);
 	if (!v) {
 		cp_soft_queue(&key, mm, bpf_ktime_get_ns());
-		return 0;
+		goto tick_only;
 	}
 	if (v->op.status != CP_OPND_OK)
-		return 0;
+		goto tick_only;
 	if (v->op.seg != CP_SEG_NONE)
 		seg_base = cp_seg_base(v->op.seg);
 	if (cp_operand_ea(&v->op, &regs, seg_base, &ea))
-		return 0;
+		goto tick_only;
 	s.tgid = at.tgid;
 	s.tid = (__u32)pid_tgid;
 	s.cpu = bpf_get_smp_processor_id();
@@ -118,6 +121,11 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	s.data_src = cp_soft_data_src(v->op.access);
 	s.weight = 0;
 	s.time_ns = bpf_ktime_get_ns();
-	cp_mem_sample(&s);
+	s.ticks = 1;	/* the pipeline counts the tick with the sample on the stack */
+	cp_mem_sample_ctx(&s, ctx);
+	return 0;
+tick_only:
+	/* no memory sample: the time alone, on the stack that spent it */
+	cp_stack_counted(cp_stack_id(ctx), CP_STACK_ARG(at.tgid, CP_STACK_TICK), at.ip, 0);
 	return 0;
 }

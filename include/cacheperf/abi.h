@@ -18,6 +18,14 @@
 #define CP_TARG_PROFILE		1	/* a target: profiled */
 #define CP_TARG_HELD		2	/* `-- CMD` before its exec: the launcher's own code, not profiled */
 #define CP_MAX_IPS		16384	/* per-(tgid, ip) counter map entries */
+/*
+ * Samples' user stacks (bpf/stacks.bpf.h): frames kept per stack, stacks in
+ * the stack map (user space deletes those no counter uses any more, each
+ * interval) and (tgid, stack, ip) counter entries (drained each interval).
+ */
+#define CP_STACK_DEPTH		32
+#define CP_MAX_SAMPLE_STACKS	16384
+#define CP_MAX_STACK_COUNTS	16384
 #define CP_RINGBUF_BYTES	(4u << 20)
 /* Records wake the reader once this much waits, at most once per ms per CPU (bpf/wakeup.bpf.h) */
 #define CP_RINGBUF_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
@@ -105,8 +113,11 @@ struct cp_test_sample {
 	__u64 data_src;		/* raw perf_mem_data_src */
 	__u64 weight;		/* load latency in cycles, 0 if unknown */
 	__u64 time_ns;
+	/* the user stack's id in sample_stacks (bpf/stacks.bpf.h); < 0: none, not counted */
+	__s32 stack_id;
+	__u32 ticks;		/* 1: a timer tick (soft source), counted with the sample */
 };
-_Static_assert(sizeof(struct cp_test_sample) == 56, "struct cp_test_sample is ABI");
+_Static_assert(sizeof(struct cp_test_sample) == 64, "struct cp_test_sample is ABI");
 
 /*
  * Context of the test program test_sample_read: interrupted registers in,
@@ -144,6 +155,24 @@ struct cp_ip_counts {
 	__u64 ticks;
 };
 
+/* Key of the per-(instruction, user stack) counter map stack_counts. */
+struct cp_stack_key {
+	__u32 tgid;
+	__s32 stack_id;		/* in sample_stacks: frames innermost first, [0] the ip ticked */
+	__u64 ip;		/* the instruction charged (a skid tick's: the access before) */
+};
+_Static_assert(sizeof(struct cp_stack_key) == 16, "struct cp_stack_key is ABI");
+
+/* What was counted on one instruction reached by one call stack. */
+struct cp_stack_counts {
+	__u64 samples;		/* memory samples (PMU, faults, decoded ticks) */
+	__u64 misses;		/* ... of them not served by L1 */
+	__u64 lat_sum;		/* sum of their weights (load latency, cycles) */
+	__u64 ticks;		/* --source soft: user-mode timer ticks */
+	__u64 bp_hits;		/* hits of the breakpoint armed on it */
+};
+_Static_assert(sizeof(struct cp_stack_counts) == 40, "struct cp_stack_counts is ABI");
+
 /* Global counters in .bss; user space reads them through the skeleton. */
 struct cp_stats {
 	/* loads / stores after the target filter; forward-all: every sample */
@@ -168,6 +197,10 @@ struct cp_stats {
 	__u64 ticks_skid;		/* user-mode ticks charged to the access before (skid) */
 	/* samples of kernel-mode instructions (IBS before swfilt, 6.14): dropped */
 	__u64 kernel_ip;
+	/* user call stacks of samples, ticks and breakpoint hits (bpf/stacks.bpf.h): */
+	__u64 drop_stack_map;		/* not kept: the stack map (or its bucket) was taken */
+	__u64 drop_stack_counts;	/* not counted: the (tgid, stack, ip) map is full */
+	__u64 no_ustack;		/* no user stack could be read */
 };
 
 /*

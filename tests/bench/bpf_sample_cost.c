@@ -19,6 +19,14 @@
  *     forcing a wakeup (an irq_work self-IPI, ~5 us in a VM, which the
  *     test-run's duration includes).
  *
+ * The pipeline here counts each sample on a stack id given with it; the
+ * perf_event programs first walk the user stack (bpf_get_stackid()), which
+ * a sched_cls program may not call. A second table times that walk and the
+ * counting together in the raw tracepoint twin bench_stack_walk, test-run
+ * from the bottom of a chain of DEPTH frame-pointer frames made here (the
+ * kernel walks the caller's stack from its system call), by the kernel's
+ * run-time stats (BPF_ENABLE_STATS), per run.
+ *
  * usage: bpf_sample_cost [ROUNDS]   (default 7; prints medians)
  */
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -164,6 +173,115 @@ static int load_empty(void)
 	return bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "cp_empty", "GPL", insns, 2, NULL);
 }
 
+/* The stack-walk table: runs per round, and the chains' depths. */
+#define WALK_RUNS	20000
+#define WALK_DEPTHS	4
+static const int walk_depths[WALK_DEPTHS] = { 1, 8, 16, 30 };
+
+/* Functions that keep their frame and their calls (no tail calls), as -fno-omit-frame-pointer builds. */
+#define FRAMED __attribute__((noinline, optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")))
+
+/* @n test runs of @fd by the system call itself: the walk starts in this frame. */
+static FRAMED int test_runs_here(int fd, int n)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = fd;
+	for (int i = 0; i < n; i++)
+		if (syscall(__NR_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr)))
+			return -errno;
+	return 0;
+}
+
+static FRAMED int test_runs_at_depth(int fd, int n, int depth)
+{
+	int ret = depth > 1 ? test_runs_at_depth(fd, n, depth - 1) : test_runs_here(fd, n);
+
+	asm volatile("" ::: "memory");
+	return ret;
+}
+
+/* Run time and runs of @fd so far (stats on). */
+static int prog_runs(int fd, __u64 *ns, __u64 *cnt)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*ns = info.run_time_ns;
+	*cnt = info.run_cnt;
+	return 0;
+}
+
+/* The frames the walk kept for this process's stack: the deepest in stack_counts. */
+static int walked_frames(struct cacheperf *skel)
+{
+	struct cp_stack_key key, next;
+	__u64 pcs[CP_STACK_DEPTH];
+	int best = 0, fd = bpf_map__fd(skel->maps.stack_counts);
+	bool more = !bpf_map_get_next_key(fd, NULL, &next);
+
+	while (more) {
+		key = next;
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		memset(pcs, 0, sizeof(pcs));
+		if (key.tgid != (__u32)getpid() || key.stack_id < 0 ||
+		    bpf_map_lookup_elem(bpf_map__fd(skel->maps.sample_stacks), &key.stack_id, pcs))
+			continue;
+		for (int n = 0; n < CP_STACK_DEPTH && pcs[n]; n++)
+			best = n + 1 > best ? n + 1 : best;
+	}
+	return best;
+}
+
+/* Median ns per run of the walk and its counting at each depth into @ns, frames into @frames. */
+static int time_walks(int rounds, double ns[WALK_DEPTHS], int frames[WALK_DEPTHS])
+{
+	struct cacheperf *skel = cacheperf__open();
+	double per[MAX_ROUNDS];
+	int err, fd, stats_fd = -1;
+
+	if (!skel)
+		return -errno;
+	err = cp_mem_prog_select(skel);
+	err = err < 0 ? err : cp_mem_prog_size_windows(skel);
+	err = err ? err : bpf_program__set_autoload(skel->progs.bench_stack_walk, true);
+	err = err ? err : cacheperf__load(skel);
+	if (err)
+		goto cleanup;
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	fd = bpf_program__fd(skel->progs.bench_stack_walk);
+	for (int d = 0; d < WALK_DEPTHS; d++) {
+		/* warm up: the stack in the map, its counter entry made */
+		err = test_runs_at_depth(fd, 100, walk_depths[d]);
+		for (int r = 0; !err && r < rounds; r++) {
+			__u64 ns0 = 0, c0 = 0, ns1 = 0, c1 = 0;
+
+			err = prog_runs(fd, &ns0, &c0);
+			err = err ? err : test_runs_at_depth(fd, WALK_RUNS, walk_depths[d]);
+			err = err ? err : prog_runs(fd, &ns1, &c1);
+			if (!err && c1 > c0)
+				per[r] = (double)(ns1 - ns0) / (double)(c1 - c0);
+		}
+		if (err)
+			goto cleanup;
+		ns[d] = median(per, rounds);
+		frames[d] = walked_frames(skel);
+	}
+cleanup:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	cacheperf__destroy(skel);
+	return err;
+}
+
 static int run_scenario(struct scenario *sc, int rounds)
 {
 	struct cp_record_ops ops = { .sample = count_record, .ctx = &sc->records };
@@ -233,7 +351,8 @@ int main(int argc, char **argv)
 		  .ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM, .forward_all = true, .lag = true },
 	};
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
-	double empty[MAX_ROUNDS], base;
+	double empty[MAX_ROUNDS], base, walk_ns[WALK_DEPTHS];
+	int walk_frames[WALK_DEPTHS];
 	cpu_set_t cpus;
 	int fd, err;
 	char pad[64] = { 0 };
@@ -295,5 +414,19 @@ int main(int argc, char **argv)
 	       "a lagging reader leaves %d untimed records (%u bytes, the wakeup threshold)\n"
 	       "waiting before each chunk of %d: every timed record finds the reader behind.\n",
 	       LAG_FILL, CP_RINGBUF_WAKEUP_BYTES, CHUNK);
+
+	err = time_walks(rounds, walk_ns, walk_frames);
+	if (err) {
+		fprintf(stderr, "stack walk: %s\n", strerror(-err));
+		return 1;
+	}
+	printf("\nUser stack walk and its counting (bench_stack_walk), ns per run, median of %d x %d\n",
+	       rounds, WALK_RUNS);
+	printf("%-34s %9s %9s\n", "chain of frame-pointer frames", "frames", "ns");
+	for (int d = 0; d < WALK_DEPTHS; d++)
+		printf("%-34d %9d %9.1f\n", walk_depths[d], walk_frames[d], walk_ns[d]);
+	printf("frames: what the walk kept (the chain, the frames above it that it could follow).\n"
+	       "A perf_event sample pays the pipeline above plus this walk and count, less the\n"
+	       "count the pipeline above already includes.\n");
 	return 0;
 }

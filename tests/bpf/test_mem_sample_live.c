@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "lib/page_faults.h"
 #include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
@@ -71,21 +72,6 @@ static __attribute__((noinline)) void touch(volatile char *p)
 }
 
 
-static int open_page_faults(__u64 sample_type)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.size = sizeof(attr);
-	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	attr.sample_period = 1;
-	attr.sample_type = sample_type;
-	attr.exclude_kernel = 1;
-	attr.disabled = 1;
-	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /*
  * Loads @variant in forward-all (or window) mode for this process only, faults
  * in PAGES fresh pages with the event enabled, and collects what came out.
@@ -121,7 +107,7 @@ static void run_variant(enum cp_mem_prog variant, bool forward_all, __u64 sample
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(mem != MAP_FAILED);
 	seen->base = (__u64)(uintptr_t)mem;
-	pfd = open_page_faults(sample_type);
+	pfd = cp_test_open_page_faults(sample_type);
 	assert_true(pfd >= 0);
 	link = bpf_program__attach_perf_event_opts(cp_mem_prog(skel, variant), pfd, &opts);
 	assert_non_null(link);

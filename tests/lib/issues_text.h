@@ -16,7 +16,7 @@ static inline char *render(const struct cp_classification *c, const struct cp_cl
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	cp_report_issues_print(c, cfg, f);
+	cp_report_issues_print(c, cfg, NULL, f);
 	fclose(f);
 	return buf;
 }

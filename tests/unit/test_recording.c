@@ -56,6 +56,12 @@ static struct file small_recording(void)
 		.tid = PID, .addr = ANON_START, .size = ANON_LEN, .stack_id = -1,
 	};
 	struct cp_insn c = { .key = { .tgid = PID, .ip = IP }, .counts = { .loads = 3 } };
+	/* IP reached from two callers: 3 samples (1 a miss) through one, 2 ticks through the other */
+	struct cp_stack_sample stacks[2] = {
+		{ .tgid = PID, .nr = 3, .pcs = { IP, 0x401234, 0x401300 },
+		  .c = { .samples = 3, .misses = 1, .lat_sum = 90 } },
+		{ .tgid = PID, .nr = 2, .pcs = { IP, 0x401400 }, .c = { .ticks = 2 } },
+	};
 	struct cp_rec_maps m = {
 		.pid = PID, .who = CP_REC_MAPS_OBJECTS, .text = anon_maps, .len = strlen(anon_maps),
 	};
@@ -76,6 +82,8 @@ static struct file small_recording(void)
 	}
 	cp_rec_encode_counters(&b, &c, 1);
 	rec_test_section(w, &b, CP_SEC_COUNTERS);
+	cp_rec_encode_sample_stacks(&b, stacks, 2);
+	rec_test_section(w, &b, CP_SEC_SAMPLE_STACKS);
 	end.end_ns = in.start_ns + 2500000000ull;
 	strcpy(end.end_reason, "the command exited with status 0");
 	end.bpf.samples[CP_ACCESS_LOAD] = 3;
@@ -146,7 +154,8 @@ static void test_round_trip(void **state)
 	const void *data;
 	size_t n, size;
 	pid_t pid;
-	__u32 types[8], nr = 0;
+	struct cp_stack_sample st;
+	__u32 types[8], nr = 0, count;
 
 	(void)state;
 	assert_non_null(rd);
@@ -200,6 +209,19 @@ static void test_round_trip(void **state)
 			assert_int_equal(ins.key.ip, IP);
 			assert_int_equal(ins.counts.loads, 3);
 			break;
+		case CP_SEC_SAMPLE_STACKS:
+			assert_int_equal(cp_rec_decode_sample_stacks(&sec.payload, &count, err,
+								     sizeof(err)), 0);
+			assert_int_equal(count, 2);
+			assert_int_equal(cp_rec_next_sample_stack(&sec.payload, &st, err, sizeof(err)), 0);
+			assert_int_equal(st.nr, 3);
+			assert_int_equal(st.pcs[2], 0x401300);
+			assert_int_equal(st.c.lat_sum, 90);
+			assert_int_equal(cp_rec_next_sample_stack(&sec.payload, &st, err, sizeof(err)), 0);
+			assert_int_equal(st.nr, 2);
+			assert_int_equal(st.c.ticks, 2);
+			assert_int_equal(cp_rec_sample_stacks_end(&sec.payload, err, sizeof(err)), 0);
+			break;
 		case CP_SEC_END:
 			assert_int_equal(cp_rec_decode_end(&sec.payload, &end, err, sizeof(err)), 0);
 			assert_string_equal(end.end_reason, "the command exited with status 0");
@@ -210,10 +232,59 @@ static void test_round_trip(void **state)
 		}
 	}
 	/* events were batched, and written out before the counters section that followed */
-	assert_int_equal(nr, 6);
+	assert_int_equal(nr, 7);
 	assert_int_equal(types[3], CP_SEC_EVENTS);
-	assert_int_equal(types[5], CP_SEC_END);
+	assert_int_equal(types[5], CP_SEC_SAMPLE_STACKS);
+	assert_int_equal(types[6], CP_SEC_END);
 	cp_rec_reader__free(rd);
+	fclose(f);
+	free(rec.p);
+}
+
+struct stacks_seen {
+	int n;
+	__u32 nr[4];
+	__u64 caller[4];
+	struct cp_stack_counts c[4];
+};
+
+static int note_stack(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr,
+		      const struct cp_stack_counts *c)
+{
+	struct stacks_seen *s = ctx;
+
+	assert_int_equal(tgid, PID);
+	assert_int_equal(pcs[0], IP);
+	if (s->n < 4) {
+		s->nr[s->n] = nr;
+		s->caller[s->n] = pcs[1];
+		s->c[s->n] = *c;
+	}
+	s->n++;
+	return 0;
+}
+
+/* The recorded stacks reach the replayed profile's store, and the iterator, whole. */
+static void test_sample_stacks_replayed(void **state)
+{
+	struct file rec = small_recording();
+	FILE *f = fmemopen(rec.p, rec.len, "r");
+	struct stacks_seen seen = { 0 };
+	struct cp_replay *r;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(cp_replay__run(f, "rec", NULL, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(cp_profile__for_each_stack(cp_replay__profile(r), note_stack, &seen), 0);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.nr[0], 3);
+	assert_int_equal(seen.caller[0], 0x401234);
+	assert_int_equal(seen.c[0].samples, 3);
+	assert_int_equal(seen.c[0].misses, 1);
+	assert_int_equal(seen.nr[1], 2);
+	assert_int_equal(seen.caller[1], 0x401400);
+	assert_int_equal(seen.c[1].ticks, 2);
+	cp_replay__free(r);
 	fclose(f);
 	free(rec.p);
 }
@@ -306,13 +377,19 @@ static void test_version_mismatch(void **state)
 		put_file_header(rec.p, v);
 		assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
 		snprintf(want, sizeof(want),
-			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 5", v);
+			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 6", v);
 		assert_string_equal(msg, want);
 		free(msg);
 	}
-	put_file_header(rec.p, 6);
+	/* a version 5 file has no sample-stacks section: this one is refused at it */
+	put_file_header(rec.p, 5);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 6 at byte 8; this cacheperf-bpf reads versions 4 to 5");
+	if (!strstr(msg, "a sample-stacks section in a version 5 recording"))
+		fail_msg("got: %s", msg);
+	free(msg);
+	put_file_header(rec.p, 7);
+	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
+	assert_string_equal(msg, "rec: recording format version 7 at byte 8; this cacheperf-bpf reads versions 4 to 6");
 	free(msg);
 	put_file_header(rec.p, 0);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
@@ -517,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replayed_report),
+		cmocka_unit_test(test_sample_stacks_replayed),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_flipped_bytes),
 		cmocka_unit_test(test_version_mismatch),

@@ -147,6 +147,74 @@ static void test_alloc_stack_chain(void **state)
 	free(text);
 }
 
+/*
+ * A callers source: 3 paths into the line, 60 + 30 + 10 misses, of which
+ * the report asks for @max; the first has more frames than fit.
+ */
+static int three_paths(void *ctx, const struct cp_issue_insn *in, unsigned int max,
+		       struct cp_insn_callers *out)
+{
+	static const __u64 counts[3] = { 60, 30, 10 };
+
+	(*(int *)ctx)++;
+	assert_int_equal(in->ip, 0x1);
+	out->unit = "misses";
+	out->total = 100;
+	out->nr_paths = 3;
+	out->nr = max < 3 ? max : 3;
+	for (__u32 i = 0; i < out->nr; i++) {
+		struct cp_caller_path *p = &out->paths[i];
+
+		memset(p, 0, sizeof(*p));
+		p->count = counts[i];
+		p->nr_frames = 2;
+		loc(&p->frames[0], "a.c", 10 + i, i ? "other" : "inner");
+		loc(&p->frames[1], "a.c", 50, "main");
+		p->more = i == 0;
+	}
+	return 0;
+}
+
+/* --callers N: the N paths most counted under the instruction, with their shares. */
+static void test_callers_under_instructions(void **state)
+{
+	struct cp_classify_cfg cfg;
+	struct cp_issue is = { .type = CP_ISSUE_CAPACITY, .origin = CP_ORIGIN_APPLICATION,
+			       .tgid = 5, .score = 0.9, .nr_insns = 1 };
+	struct cp_classification c = { .issues = &is, .nr_issues = 1 };
+	int calls = 0;
+	struct cp_callers_view v = { .top = 2, .fn = three_paths, .ctx = &calls };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	cp_classify_cfg_defaults(&cfg);
+	is.insns[0] = (struct cp_issue_insn){ .ip = 0x1, .misses = 30, .nr_ips = 1,
+					       .have_loc = true };
+	loc(&is.insns[0].loc, "a.c", 5, "touch");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	cp_report_issues_print(&c, &cfg, &v, f);
+	fclose(f);
+	expect(buf, "    - a.c: 5 (touch)\n"
+		    "      called from (2 of 3 paths; 100 misses with a stack):\n"
+		    "         60.0 %  inner (a.c:10) \u2190 main (a.c:50) \u2190 \u2026\n"
+		    "         30.0 %  other (a.c:11) \u2190 main (a.c:50)\n"
+		    "  Impact");
+	assert_int_equal(calls, 1);
+	free(buf);
+	/* --callers 0 (and no source): not asked */
+	v.top = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	cp_report_issues_print(&c, &cfg, &v, f);
+	fclose(f);
+	assert_null(strstr(buf, "called from"));
+	assert_int_equal(calls, 1);
+	free(buf);
+}
+
 /* Below the application thresholds: say why nothing is reported, and what was suppressed. */
 static void test_app_filter_and_top(void **state)
 {
@@ -239,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_stack_chain),
 		cmocka_unit_test(test_app_filter_and_top),
 		cmocka_unit_test(test_object_kinds),
+		cmocka_unit_test(test_callers_under_instructions),
 	};
 
 	return cmocka_run_group_tests_name("report_issues", tests, NULL, NULL);

@@ -118,6 +118,7 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
 		.after = m->opts.pprof || m->opts.folded ? export_after : NULL,
 		.after_ctx = (void *)m,
+		.callers = m->opts.callers,
 	};
 }
 

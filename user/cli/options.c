@@ -16,6 +16,7 @@
 #include "util/parse.h"
 #include "profile/rolling.h"
 #include "export/pprof_dir.h"
+#include "report/insn_callers.h"
 
 enum {
 	OPT_PROBE = 256,
@@ -61,6 +62,7 @@ enum {
 	OPT_PPROF_KEEP,
 	OPT_HTML,
 	OPT_LOG_LEVEL,
+	OPT_CALLERS,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "callers", required_argument, NULL, OPT_CALLERS },
 	{ "min-access-share", required_argument, NULL, OPT_MIN_ACCESS_SHARE },
 	{ "min-miss-share", required_argument, NULL, OPT_MIN_MISS_SHARE },
 	{ "app-load-miss", required_argument, NULL, OPT_APP_LOAD_MISS },
@@ -185,6 +188,10 @@ static const char usage_text[] =
 "Report (filters of the paper, section 3.5; P is a percentage):\n"
 "      --top N                issues, instructions and objects listed\n"
 "                             (default 10, 1..1000)\n"
+"      --callers N            under each issue's instructions, the N call\n"
+"                             paths that reached them most, with their share\n"
+"                             (default 0: none; at most 64; JSON always lists\n"
+"                             at least 5)\n"
 "      --app-load-miss P      report nothing unless load misses reach P percent\n"
 "                             of sampled loads (default 3) ...\n"
 "      --app-store-miss P     ... or store misses P percent of sampled stores\n"
@@ -401,6 +408,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_MAX_ALLOC_RATE, "--max-alloc-rate", 0, 1000000000 },
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
 	{ OPT_TOP, "--top", 1, 1000 },
+	{ OPT_CALLERS, "--callers", 0, CP_CALLERS_MAX },
 	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
 	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
 	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
@@ -467,6 +475,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_MAX_SAMPLE_RATE: opts->max_sample_rate = (__u32)v; break;
 	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
+	case OPT_CALLERS: opts->callers = (unsigned int)v; break;
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_ALLOC_STACK_BYTES: opts->alloc_stack_bytes = (__u32)v; break;

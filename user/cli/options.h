@@ -69,6 +69,7 @@ struct cp_options {
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
 	struct cp_classify_cfg classify;
+	unsigned int callers;		/* --callers: call paths per issue instruction in the text */
 	const char *output;		/* -o: the text report's file; NULL: stdout */
 	const char *json;		/* --json: the JSON report's file, "-": stdout */
 	const char *html;		/* --html: the HTML report's file; NULL: none */

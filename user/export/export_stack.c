@@ -40,13 +40,12 @@ static int profile_stacks(const void *src, cp_stack_fn fn, void *ctx)
 {
 	const struct cp_profile *p = src;
 
-	/* call stacks (issue #19): return cp_profile__for_each_stack(p, fn, ctx); */
-	return cp_insn_stacks(p->insns, fn, ctx);
+	return cp_profile__for_each_sample_stack(p, fn, ctx);
 }
 
 static int insn_stacks(const void *src, cp_stack_fn fn, void *ctx)
 {
-	return cp_insn_stacks(src, fn, ctx);
+	return cp_insn_leaf_stacks(src, NULL, 0, fn, ctx);
 }
 
 struct cp_stack_walk cp_stack_walk_of_profile(const struct cp_profile *p)

@@ -16,7 +16,7 @@
 
 #include "classify/classify.h"
 #include "export/pprof_build.h"
-#include "export/stack_source.h"
+#include "profile/sample_stacks.h"
 #include "profile/profile.h"
 #include "symbols/symbolizer.h"
 
@@ -39,7 +39,7 @@ struct cp_export_stack {
 
 typedef int (*cp_export_fn)(void *ctx, const struct cp_export_stack *s);
 
-/* A source of stacks: cp_insn_stacks() over a store, or the profile's own. */
+/* A source of stacks: cp_insn_leaf_stacks() over a store, or the profile's own. */
 struct cp_stack_walk {
 	int (*each)(const void *src, cp_stack_fn fn, void *ctx);
 	const void *src;

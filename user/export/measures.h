@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 #include "export/pprof_build.h"
-#include "export/stack_source.h"
+#include "profile/sample_stacks.h"
 #include "machine/source.h"
 
 enum cp_measure {

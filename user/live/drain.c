@@ -116,15 +116,14 @@ __u64 cp_drain__unknown(const struct cp_drain *d)
 }
 
 /* Reads and deletes one entry; -ENOENT if it vanished meanwhile. */
-static int cp_take(struct cp_drain *d, int fd, const struct cp_ip_key *key,
-		   struct cp_ip_counts *val)
+static int cp_take(int fd, const void *key, void *val, bool *no_lookup_and_delete)
 {
-	if (!d->no_lookup_and_delete) {
+	if (!*no_lookup_and_delete) {
 		if (!bpf_map_lookup_and_delete_elem(fd, key, val))
 			return 0;
 		if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
 			return -errno;
-		d->no_lookup_and_delete = true;
+		*no_lookup_and_delete = true;
 	}
 	/* increments between the two calls are lost: acceptable on old kernels */
 	if (bpf_map_lookup_elem(fd, key, val))
@@ -134,37 +133,64 @@ static int cp_take(struct cp_drain *d, int fd, const struct cp_ip_key *key,
 	return 0;
 }
 
-int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
+int cp_map_drain(int fd, size_t key_size, size_t val_size, size_t cap, bool *no_lookup_and_delete,
+		 cp_map_entry_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(d->skel->maps.ip_counts);
-	struct cp_ip_key key, next;
+	__u8 key[CP_MAP_DRAIN_MAX_KEY], next[CP_MAP_DRAIN_MAX_KEY], val[CP_MAP_DRAIN_MAX_VALUE];
 	size_t n = 0;
 	bool more;
 	int err;
 
 	if (fd < 0)
 		return fd;
+	if (key_size > sizeof(key) || val_size > sizeof(val))
+		return -EINVAL;
 	if (cap == 0)
 		return 0;
-	if (bpf_map_get_next_key(fd, NULL, &key))
+	if (bpf_map_get_next_key(fd, NULL, key))
 		return errno == ENOENT ? 0 : -errno;
 	do {
 		/* the successor first: a deleted key has none */
-		more = !bpf_map_get_next_key(fd, &key, &next);
+		more = !bpf_map_get_next_key(fd, key, next);
 		err = more || errno == ENOENT ? 0 : -errno;
 		if (!err) {
-			err = cp_take(d, fd, &key, &out[n].counts);
-			if (!err)
-				out[n++].key = key;
-			else if (err == -ENOENT)
+			err = cp_take(fd, key, val, no_lookup_and_delete);
+			if (!err) {
+				fn(ctx, key, val);
+				n++;
+			} else if (err == -ENOENT) {
 				err = 0;
+			}
 		}
 		/* what was taken is gone from the map: return it, not the error */
 		if (err)
 			return n ? (int)n : err;
-		key = next;
+		memcpy(key, next, key_size);
 	} while (more && n < cap);
 	return (int)n;
+}
+
+struct insn_out {
+	struct cp_insn *out;
+	size_t n;
+};
+
+static void take_insn(void *ctx, const void *key, const void *val)
+{
+	struct insn_out *o = ctx;
+
+	memcpy(&o->out[o->n].key, key, sizeof(o->out[o->n].key));
+	memcpy(&o->out[o->n].counts, val, sizeof(o->out[o->n].counts));
+	o->n++;
+}
+
+int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
+{
+	struct insn_out o = { .out = out };
+
+	return cp_map_drain(bpf_map__fd(d->skel->maps.ip_counts), sizeof(struct cp_ip_key),
+			    sizeof(struct cp_ip_counts), cap, &d->no_lookup_and_delete, take_insn,
+			    &o);
 }
 
 void cp_drain__stats(const struct cp_drain *d, struct cp_stats *out)

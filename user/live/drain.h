@@ -8,6 +8,7 @@
 #ifndef CP_DRAIN_H
 #define CP_DRAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "cacheperf/abi.h"
 #include "profile/insn_store.h"
@@ -64,6 +65,22 @@ __u64 cp_drain__unknown(const struct cp_drain *d);
  * number moved, or a negative errno.
  */
 int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap);
+
+/* One entry a map drain took: @key and @val as the map holds them. */
+typedef void (*cp_map_entry_fn)(void *ctx, const void *key, const void *val);
+
+#define CP_MAP_DRAIN_MAX_KEY	64	/* bytes */
+#define CP_MAP_DRAIN_MAX_VALUE	256
+
+/*
+ * Reads and deletes up to @cap entries of hash map @fd (keys of @key_size,
+ * values of @val_size bytes, at most CP_MAP_DRAIN_MAX_*), handing each to
+ * @fn; entries beyond @cap stay. *@no_lookup_and_delete is set, and used,
+ * when the kernel lacks the combined call (< 5.14). Returns the number
+ * taken, or a negative errno when none was.
+ */
+int cp_map_drain(int fd, size_t key_size, size_t val_size, size_t cap, bool *no_lookup_and_delete,
+		 cp_map_entry_fn fn, void *ctx);
 
 /* Copies the BPF global counters (running totals since load). */
 void cp_drain__stats(const struct cp_drain *d, struct cp_stats *out);

@@ -20,12 +20,14 @@
 #include "live/run.h"
 #include "live/signals.h"
 #include "live/soft_source.h"
+#include "live/stack_drain.h"
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 #define CP_IP_BATCH	4096	/* counter entries moved per map walk */
+#define CP_STACK_BATCH	1024	/* stack counter entries moved per map walk */
 /* re-read maps for an unmapped sample address at most this often */
 #define CP_MAPS_REFRESH_FAST_NS	20000000ull
 /* exec'd processes whose allocation probes wait for the end of the batch */
@@ -40,6 +42,8 @@ struct cp_live {
 	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
 	struct cp_rate_cap_cfg rate;
 	struct cp_insn *batch;
+	struct cp_stack_drain *stacks;		/* the samples' call stacks */
+	struct cp_stack_sample *stack_batch;
 	bool ended;				/* end facts final: the run is over */
 	bool blind_warned;			/* the PMU's samples carry no data source: said */
 	__u64 cpu_first_ns, cpu_last_ns;	/* the targets' CPU time: first and last reading */
@@ -113,6 +117,14 @@ static void on_counters_hook(void *ctx, const struct cp_insn *v, size_t n)
 
 	if (l->rec)
 		cp_recorder__counters(l->rec, v, n);
+}
+
+static void on_stacks_hook(void *ctx, const struct cp_stack_sample *v, size_t n)
+{
+	struct cp_live *l = ctx;
+
+	if (l->rec)
+		cp_recorder__stacks(l->rec, v, n);
 }
 
 struct proc_spent {
@@ -318,6 +330,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		.ustack = on_ustack_hook,
 		.record = on_record_hook,
 		.counters = on_counters_hook,
+		.stacks = on_stacks_hook,
 		.end_facts = on_end_facts_hook,
 		.bp_summary = on_bp_summary_hook,
 		.ctx = l,
@@ -334,7 +347,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	l->rec = rec;	/* owned from here on */
 	l->prof = cp_profile__new(&cfg, &hooks);
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
-	if (!l->prof || !l->batch) {
+	l->stack_batch = calloc(CP_STACK_BATCH, sizeof(*l->stack_batch));
+	if (!l->prof || !l->batch || !l->stack_batch) {
 		cp_live__free(l);
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -345,6 +359,13 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	if (!l->drain) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(-ret));
+		cp_live__free(l);
+		return ret;
+	}
+	l->stacks = cp_stack_drain__new(s->skel);
+	if (!l->stacks) {
+		ret = -errno;
+		snprintf(err, err_sz, "cannot read the BPF stack maps: %s", strerror(-ret));
 		cp_live__free(l);
 		return ret;
 	}
@@ -370,9 +391,11 @@ void cp_live__free(struct cp_live *l)
 	cp_bp_sampler__free(l->bps);
 	cp_soft_source__free(l->soft);
 	cp_drain__free(l->drain);
+	cp_stack_drain__free(l->stacks);
 	cp_recorder__close(l->rec, NULL, NULL, 0);
 	cp_profile__free(l->prof);
 	free(l->batch);
+	free(l->stack_batch);
 	free(l);
 }
 
@@ -415,6 +438,7 @@ void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info)
 
 void cp_live__collect(struct cp_live *l)
 {
+	size_t moved;
 	int n;
 
 	cp_drain__poll(l->drain, 0);
@@ -423,6 +447,13 @@ void cp_live__collect(struct cp_live *l)
 		if (n > 0)
 			cp_profile__add_counts(l->prof, l->batch, (size_t)n);
 	} while (n == CP_IP_BATCH);
+	do {
+		n = cp_stack_drain__take(l->stacks, l->stack_batch, CP_STACK_BATCH, &moved);
+		if (n > 0 && moved)
+			cp_profile__add_stacks(l->prof, l->stack_batch, moved);
+	} while (n == CP_STACK_BATCH);
+	/* the stacks no counter used since the last collect leave the stack map */
+	cp_stack_drain__sweep(l->stacks);
 }
 
 /* The sampler's finished history, fed as a record: handled and recorded like a BPF one. */

@@ -241,8 +241,9 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
 	p->procs = cp_proc_summaries__new(0, cfg->describe, NULL);
+	p->stacks = cp_stack_store__new(0);
 	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->seen || !p->sym ||
-	    !p->procs) {
+	    !p->procs || !p->stacks) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -267,6 +268,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_timeline__free(p->timeline);
 	cp_symbolizer__free(p->sym);
 	cp_proc_summaries__free(p->procs);
+	cp_stack_store__free(p->stacks);
 	free(p);
 }
 
@@ -332,6 +334,19 @@ void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_
 		cp_timeline__add(p->timeline, v, n, p->received, p->last_sample_ns);
 	if (p->hooks.counters)
 		p->hooks.counters(p->hooks.ctx, v, n);
+}
+
+void cp_profile__add_stacks(struct cp_profile *p, const struct cp_stack_sample *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cp_stack_store__add(p->stacks, v[i].tgid, v[i].pcs, v[i].nr, &v[i].c);
+	if (p->hooks.stacks)
+		p->hooks.stacks(p->hooks.ctx, v, n);
+}
+
+int cp_profile__for_each_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx)
+{
+	return cp_stack_store__for_each(p->stacks, fn, ctx);
 }
 
 void cp_profile__snapshot(struct cp_profile *p, pid_t pid)

@@ -32,6 +32,7 @@
 #include "profile/run_limits.h"
 #include "profile/timeline.h"
 #include "profile/seen_objects.h"
+#include "profile/stack_store.h"
 #include "symbols/symbolizer.h"
 #include "util/path_map.h"
 
@@ -55,6 +56,7 @@ struct cp_profile_hooks {
 	/* every record and counter batch once handled (--record) */
 	void (*record)(void *ctx, const void *data, size_t size);
 	void (*counters)(void *ctx, const struct cp_insn *v, size_t n);
+	void (*stacks)(void *ctx, const struct cp_stack_sample *v, size_t n);
 	/* the end facts as they are now, for a report while the run goes on */
 	void (*end_facts)(void *ctx, struct cp_run_end *e);
 	/* breakpoint sampling's figures for the report; NULL: no such section */
@@ -94,6 +96,7 @@ struct cp_profile {
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
 	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */
+	struct cp_stack_store *stacks;		/* counts per (process, user call stack) */
 	/* --alloc-wrapper: frames an allocation site skips beside the built-in ones; NULL: none */
 	const struct cp_alloc_wrappers *alloc_wrappers;
 	struct cp_cache_level l1;		/* the L1D misses map onto */
@@ -149,6 +152,28 @@ void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols);
 
 /* One interval's counter entries into the instruction store (and the hooks'). */
 void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_t n);
+
+/* One interval's (instruction, user stack) counts into the stack store (and the hooks'). */
+void cp_profile__add_stacks(struct cp_profile *p, const struct cp_stack_sample *v, size_t n);
+
+/*
+ * Calls @fn for every (process, instruction, call stack) counted over the
+ * whole run (live, or the recording replayed), each once with its totals;
+ * stops at, and returns, @fn's first nonzero return. For the writers of
+ * call-graph profiles (pprof, folded stacks); pcs[0] is the instruction the
+ * counts are charged to (a skid tick's: the access before the ticked one).
+ */
+int cp_profile__for_each_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx);
+
+/*
+ * What the exports draw (pprof, folded stacks, the HTML flame graphs): every
+ * stack of cp_profile__for_each_stack(), then each instruction of the run
+ * that no stack was counted for (a recording made before stacks; stacks the
+ * maps had no room for) as the stack of itself alone, with its totals:
+ * samples = loads + stores, misses, lat_sum, ticks = cp_insn_time_samples().
+ * Stops at, and returns, @fn's first nonzero return; -ENOMEM.
+ */
+int cp_profile__for_each_sample_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx);
 
 /* --max-memory: RSS checked when due, or at once with @now (profile/run_limits.h). */
 void cp_profile__limits_tick(struct cp_profile *p, bool now);

@@ -33,6 +33,8 @@ struct cp_limits {
 	__u64 dwfls_evicted;		/* symbolizer snapshots dropped at the cap (LRU) */
 	__u64 string_flushes;		/* symbolizer strings and results dropped */
 	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
+	__u64 stacks_held;		/* (process, call stack) entries in the stack store */
+	__u64 stacks_evicted;		/* ... dropped at its cap (the least counted) */
 	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
 	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
 };

@@ -10,7 +10,8 @@
 
 #define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
 #define CP_REC_NR_BPF_STATS_V4	21	/* before kernel_ip */
-_Static_assert(sizeof(struct cp_stats) == 22 * sizeof(__u64),
+#define CP_REC_NR_BPF_STATS_V5	22	/* before the stack drops */
+_Static_assert(sizeof(struct cp_stats) == 25 * sizeof(__u64),
 	       "struct cp_stats changed: bump CP_REC_VERSION and docs/recording.md");
 /* a counter entry on file: struct cp_ip_key, then struct cp_ip_counts */
 #define CP_REC_COUNTER_BYTES	(sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
@@ -22,8 +23,12 @@ _Static_assert(CP_SOFT_STATS_NR == 7,
 static const char *const section_names[CP_SEC_NR] = {
 	[CP_SEC_HEADER] = "header", [CP_SEC_EVENTS] = "events", [CP_SEC_COUNTERS] = "counters",
 	[CP_SEC_MAPS] = "maps", [CP_SEC_BUILD_ID] = "build-id", [CP_SEC_STACKS] = "stacks",
-	[CP_SEC_END] = "end",
+	[CP_SEC_END] = "end", [CP_SEC_SAMPLE_STACKS] = "sample-stacks",
 };
+/* a sample-stacks entry on file: u32 tgid, u32 nr, the counts, nr frames */
+#define CP_REC_STACK_HEAD_BYTES	(8 + sizeof(struct cp_stack_counts))
+_Static_assert(sizeof(struct cp_stack_counts) == 5 * sizeof(__u64),
+	       "struct cp_stack_counts changed: bump CP_REC_VERSION and docs/recording.md");
 
 const char *cp_rec_section_name(__u32 type)
 {
@@ -267,7 +272,8 @@ void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err, size_t sz)
 {
 	struct cp_alloc_probes_stats *a = &out->alloc;
-	size_t nr_bpf = c->version == 4 ? CP_REC_NR_BPF_STATS_V4 : CP_REC_NR_BPF_STATS;
+	size_t nr_bpf = c->version == 4 ? CP_REC_NR_BPF_STATS_V4 :
+			c->version == 5 ? CP_REC_NR_BPF_STATS_V5 : CP_REC_NR_BPF_STATS;
 	__u64 more[9];
 	__u32 flag;
 
@@ -342,6 +348,47 @@ int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n,
 	*n = count;
 	c->pos = c->len;
 	return 0;
+}
+
+void cp_rec_encode_sample_stacks(struct cp_rec_buf *b, const struct cp_stack_sample *v, size_t n)
+{
+	cp_rec_put_u32(b, (__u32)n);
+	for (size_t i = 0; i < n; i++) {
+		cp_rec_put_u32(b, v[i].tgid);
+		cp_rec_put_u32(b, v[i].nr);
+		cp_rec_put(b, &v[i].c, sizeof(v[i].c));
+		cp_rec_put(b, v[i].pcs, (size_t)v[i].nr * sizeof(v[i].pcs[0]));
+	}
+}
+
+int cp_rec_decode_sample_stacks(struct cp_rec_cursor *c, __u32 *count, char *err, size_t sz)
+{
+	if (cp_rec_get_u32(c, count))
+		return short_read(c, err, sz, "the stack count");
+	/* each entry has a head and at least one frame */
+	if ((__u64)*count * (CP_REC_STACK_HEAD_BYTES + 8) > c->len - c->pos)
+		return bad(c, err, sz, "%u stack entries cannot fit the %zu bytes left", *count,
+			   c->len - c->pos);
+	return 0;
+}
+
+int cp_rec_next_sample_stack(struct cp_rec_cursor *c, struct cp_stack_sample *out, char *err,
+			     size_t sz)
+{
+	memset(out, 0, sizeof(*out));
+	if (cp_rec_get_u32(c, &out->tgid) || cp_rec_get_u32(c, &out->nr) ||
+	    cp_rec_get(c, &out->c, sizeof(out->c)))
+		return short_read(c, err, sz, "a stack entry");
+	if (out->nr < 1 || out->nr > CP_STACK_DEPTH)
+		return bad(c, err, sz, "a stack of %u frames (1 to %d)", out->nr, CP_STACK_DEPTH);
+	if (cp_rec_get(c, out->pcs, (size_t)out->nr * sizeof(out->pcs[0])))
+		return short_read(c, err, sz, "a stack's frames");
+	return 0;
+}
+
+int cp_rec_sample_stacks_end(const struct cp_rec_cursor *c, char *err, size_t sz)
+{
+	return at_end(c, err, sz, "sample-stacks section");
 }
 
 void cp_rec_encode_maps(struct cp_rec_buf *b, const struct cp_rec_maps *m)

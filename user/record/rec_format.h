@@ -19,6 +19,7 @@
 #include <linux/types.h>
 
 #include "profile/insn_store.h"
+#include "profile/stack_store.h"
 #include "objects/proc_maps.h"
 #include "profile/run_facts.h"
 
@@ -28,10 +29,12 @@
  * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
  * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source;
  * 5: the BPF counter kernel_ip and the end's kernel throttles (version 4
- * files read with them 0). Older
- * files are refused: their counter entries and stats are shorter.
+ * files read with them 0); 6: the samples' call stacks (sample-stacks
+ * sections, and three BPF counters of their drops; older files have
+ * neither). Older files are refused: their counter entries and stats are
+ * shorter.
  */
-#define CP_REC_VERSION		5
+#define CP_REC_VERSION		6
 #define CP_REC_VERSION_MIN	4
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16
@@ -49,6 +52,7 @@ enum cp_rec_section_type {
 	CP_SEC_BUILD_ID = 5,	/* a mapped file's build-id, at its first appearance */
 	CP_SEC_STACKS = 6,	/* a process's thread stacks as found */
 	CP_SEC_END = 7,		/* struct cp_run_end; last, once */
+	CP_SEC_SAMPLE_STACKS = 8,	/* one interval's counts per (instruction, call stack) */
 	CP_SEC_NR,
 };
 
@@ -101,6 +105,15 @@ int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n,
 			   char *err, size_t sz);
 /* Entry @i of decoded counters: key and counts, the rest of @out zero. */
 void cp_rec_counter_get(const void *raw, size_t i, struct cp_insn *out);
+
+void cp_rec_encode_sample_stacks(struct cp_rec_buf *b, const struct cp_stack_sample *v, size_t n);
+/* The entry count of a sample-stacks payload; then each entry with cp_rec_next_sample_stack(). */
+int cp_rec_decode_sample_stacks(struct cp_rec_cursor *c, __u32 *count, char *err, size_t sz);
+/* The next entry into @out (its frames checked: 1..CP_STACK_DEPTH); 0 or -EINVAL. */
+int cp_rec_next_sample_stack(struct cp_rec_cursor *c, struct cp_stack_sample *out, char *err,
+			     size_t sz);
+/* After the last entry: 0 when nothing is left over, else -EINVAL. */
+int cp_rec_sample_stacks_end(const struct cp_rec_cursor *c, char *err, size_t sz);
 
 /* Who read a maps text: the object table and the symbolizer read at their own times. */
 enum cp_rec_maps_reader {

@@ -245,6 +245,14 @@ void cp_recorder__counters(struct cp_recorder *r, const struct cp_insn *v, size_
 	section(r, CP_SEC_COUNTERS);
 }
 
+void cp_recorder__stacks(struct cp_recorder *r, const struct cp_stack_sample *v, size_t n)
+{
+	if (!n)
+		return;
+	cp_rec_encode_sample_stacks(&r->buf, v, n);
+	section(r, CP_SEC_SAMPLE_STACKS);
+}
+
 int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char *err,
 		       size_t err_sz)
 {

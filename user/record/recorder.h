@@ -31,6 +31,8 @@ int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len,
 void cp_recorder__info(struct cp_recorder *r, const struct cp_run_info *in);
 void cp_recorder__event(struct cp_recorder *r, const void *data, size_t size);
 void cp_recorder__counters(struct cp_recorder *r, const struct cp_insn *v, size_t n);
+/* One interval's counts per (instruction, call stack), as a sample-stacks section. */
+void cp_recorder__stacks(struct cp_recorder *r, const struct cp_stack_sample *v, size_t n);
 
 /*
  * Writes @end and closes: the recording then replaces its path. Without

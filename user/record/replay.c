@@ -399,6 +399,28 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 	return 0;
 }
 
+/* One interval's counts per (instruction, call stack): format 6 on. */
+static int on_sample_stacks(struct cp_replay *r, struct cp_rec_cursor *c, char *err,
+			    size_t err_sz)
+{
+	struct cp_stack_sample s;
+	__u32 n;
+
+	if (c->version && c->version < 6) {
+		snprintf(err, err_sz, "corrupt at byte %llu: a sample-stacks section in a version %u recording",
+			 (unsigned long long)cp_rec_where(c), c->version);
+		return -EINVAL;
+	}
+	if (cp_rec_decode_sample_stacks(c, &n, err, err_sz))
+		return -EINVAL;
+	for (__u32 i = 0; i < n; i++) {
+		if (cp_rec_next_sample_stack(c, &s, err, err_sz))
+			return -EINVAL;
+		cp_profile__add_stacks(r->p, &s, 1);
+	}
+	return cp_rec_sample_stacks_end(c, err, err_sz);
+}
+
 static int on_section(struct cp_replay *r, struct cp_rec_section *sec, char *err, size_t err_sz)
 {
 	struct cp_rec_cursor *c = &sec->payload;
@@ -430,6 +452,8 @@ static int on_section(struct cp_replay *r, struct cp_rec_section *sec, char *err
 		return on_build_id(r, c, err, err_sz);
 	case CP_SEC_STACKS:
 		return on_stacks(r, c, err, err_sz);
+	case CP_SEC_SAMPLE_STACKS:
+		return on_sample_stacks(r, c, err, err_sz);
 	case CP_SEC_END:
 		if (cp_rec_decode_end(c, &end, err, err_sz))
 			return -EINVAL;

@@ -254,7 +254,7 @@ static void issue_section(const struct cp_html_input *in, size_t i, FILE *f)
 		cp_issue_type_text(is->type));
 	m = open_memstream(&buf, &len);
 	if (m) {
-		cp_report_issue_print(n, is, soft, m);
+		cp_report_issue_print(n, is, soft, NULL, m);
 		fclose(m);
 		fputs("<pre class=\"issue-text\">", f);
 		cp_html_esc_lines(f, len && buf[0] == '\n' ? buf + 1 : buf);
@@ -292,7 +292,8 @@ static void issue_section(const struct cp_html_input *in, size_t i, FILE *f)
 			f, cap,
 			in->leaf_only
 				? "Flame graph of its samples: each instruction's function and "
-				  "line (call stacks of samples are not collected yet)."
+				  "line (no call stacks were counted: a recording made before "
+				  "them)."
 				: "Flame graph of its samples with their callers.");
 	}
 	fputs("</section>\n", f);

@@ -9,56 +9,6 @@
 #include "util/out_file.h"
 #include "util/path.h"
 
-/*
- * The stack iterator of profile/ (the call-stacks issue) will have these
- * types; delete them here when it lands (a redefinition says so).
- */
-struct cp_stack_counts {
-	__u64 samples, misses, lat_sum, ticks, bp_hits;
-};
-/* pcs[0]: the sampled instruction; pcs[1..nr-1]: its callers' return addresses, innermost first */
-typedef int (*cp_stack_fn)(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr,
-			   const struct cp_stack_counts *c);
-
-/*
- * Stand-in for cp_profile__for_each_stack(): one leaf-only stack per
- * instruction of the run's store, its counts as the stack's. Stops at the
- * first non-zero return of @fn and returns it.
- */
-static int leaf_stacks(const struct cp_profile *p, cp_stack_fn fn, void *ctx)
-{
-	size_t n = cp_insn_store__count(p->insns);
-	const struct cp_insn **list = calloc(n ? n : 1, sizeof(*list));
-	int ret = 0;
-
-	if (!list)
-		return -ENOMEM;
-	n = cp_insn_store__top(p->insns, list, n);
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct cp_ip_counts *c = &list[i]->counts;
-		struct cp_stack_counts sc = {
-			.samples = c->loads + c->stores,
-			.misses = c->load_misses + c->store_misses,
-			.lat_sum = c->lat_sum,
-			.ticks = c->ticks,
-		};
-
-		ret = fn(ctx, list[i]->key.tgid, &list[i]->key.ip, 1, &sc);
-	}
-	free(list);
-	return ret;
-}
-
-/*
- * THE plug: with profile/'s iterator merged this becomes
- * cp_profile__for_each_stack(p, fn, ctx), and cp_html_input.leaf_only false.
- */
-static int for_each_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx)
-{
-	return leaf_stacks(p, fn, ctx);
-}
-#define CP_HTML_LEAF_ONLY true
-
 struct html_ctx {
 	struct cp_profile *p;
 	const struct cp_report *r;
@@ -154,7 +104,7 @@ static void flames(struct html_ctx *x)
 		x->flames[i] = cp_flame__new();
 		x->issue[i].flame = x->flames[i];
 	}
-	for_each_stack(x->p, on_stack, x);
+	cp_profile__for_each_sample_stack(x->p, on_stack, x);
 }
 
 /* Each issue's share of each interval, by the weight the timeline ranked with. */
@@ -305,7 +255,7 @@ int cp_profile__html(struct cp_profile *p, const struct cp_report *r,
 		.nr_intervals = x.nr_intervals,
 		.end_s = x.end_s,
 		.issue = x.issue,
-		.leaf_only = CP_HTML_LEAF_ONLY,
+		.leaf_only = !p->stacks || !cp_stack_store__held(p->stacks),
 	};
 	ret = cp_out_file_write(path, CP_OUT_PRIVATE, write_page, &in, err, err_sz);
 out:

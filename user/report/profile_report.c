@@ -7,6 +7,7 @@
 
 #include "objects/allocator.h"
 #include "report/profile_html.h"
+#include "report/profile_callers.h"
 #include "report/profile_report.h"
 #include "report/report_emit.h"
 #include "util/clock.h"
@@ -61,11 +62,15 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->bp = p->hooks.bp_summary ? p->hooks.bp_summary(p->hooks.ctx) : NULL;
 	r->end_reason = p->end.end_reason;
 	r->procs = p->procs;
+	r->callers.fn = cp_profile_insn_callers;
+	r->callers.ctx = (void *)p;
 	r->budget.plan = p->info.budget;
 	r->budget.unit = p->info.unit;
 	r->budget.spent = e.spent;
 	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
 		       p->misses, p->insns, &r->limits);
+	r->limits.stacks_held = cp_stack_store__held(p->stacks);
+	r->limits.stacks_evicted = cp_stack_store__evicted(p->stacks);
 }
 
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
@@ -131,27 +136,21 @@ struct frames {
 	struct cp_src_loc v[CP_FRAMES_MAX];
 };
 
-/* The next frame of @f, or NULL (and more) when it is full. */
-static struct cp_src_loc *next_frame(struct frames *f)
+/* The next of @max frames at @v (*@nr used), or NULL (and *@more) when they are full. */
+static struct cp_src_loc *next_frame(struct cp_src_loc *v, __u32 max, __u32 *nr, bool *more)
 {
-	if (f->nr >= CP_FRAMES_MAX) {
-		f->more = true;
+	if (*nr >= max) {
+		*more = true;
 		return NULL;
 	}
-	return &f->v[f->nr++];
+	return &v[(*nr)++];
 }
 
-/*
- * The frames of return address @ip: one per inline level, innermost
- * first, each but the last marked inlined, each outer one at the line
- * where the inner one is called (DW_AT_call_file/line): "CALLOC
- * (stddefines.h:58) <- main (lr.c:155)", not main's line lost behind the
- * inlined wrapper's.
- */
-static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct frames *f)
+void cp_profile_return_frames(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_src_loc *v,
+			      __u32 max, __u32 *nr, bool *more)
 {
 	struct cp_symbol_info info;
-	struct cp_src_loc *l = next_frame(f);
+	struct cp_src_loc *l = next_frame(v, max, nr, more);
 
 	if (!l)
 		return;
@@ -167,7 +166,7 @@ static void alloc_frame(struct cp_profile *p, __u32 tgid, __u64 ip, struct frame
 		const struct cp_inline_caller *c = &info.inlined[i];
 
 		l->inlined = true;
-		l = next_frame(f);
+		l = next_frame(v, max, nr, more);
 		if (!l)
 			return;
 		snprintf(l->module, sizeof(l->module), "%s", info.module ? info.module : "");
@@ -217,9 +216,9 @@ static __u32 alloc_stack(struct cp_profile *p, __u32 tgid, __u64 id, struct cp_i
 		return 0;
 	while (i < n && ips[i] != cs->caller)
 		i++;
-	alloc_frame(p, tgid, cs->caller, f);
+	cp_profile_return_frames(p, tgid, cs->caller, f->v, CP_FRAMES_MAX, &f->nr, &f->more);
 	for (i = i < n ? i + 1 : 1; i < n; i++)
-		alloc_frame(p, tgid, ips[i], f);
+		cp_profile_return_frames(p, tgid, ips[i], f->v, CP_FRAMES_MAX, &f->nr, &f->more);
 	k = wrapper_frames(p, f);
 	out->nr_frames = f->nr - k < CP_ISSUE_MAX_FRAMES ? f->nr - k : CP_ISSUE_MAX_FRAMES;
 	memcpy(out->alloc_stack, f->v + k, out->nr_frames * sizeof(out->alloc_stack[0]));
@@ -430,6 +429,7 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 	int ret;
 
 	ret = cp_profile__judge(p, geo, o->classify, &r, &recorded, &issues);
+	r.callers.top = o->callers;
 	if (ret)
 		cp_err("cannot classify the misses: %s", strerror(-ret));
 	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);

@@ -23,6 +23,18 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r);
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 
 /*
+ * Appends the frames of return address @ip of process @tgid to @v (@max
+ * frames, *@nr used; *@more set when they do not fit): one per inline
+ * level, innermost first, each but the last marked inlined, each outer one
+ * at the line where the inner one is called (DW_AT_call_file/line):
+ * "CALLOC (stddefines.h:58) <- main (lr.c:155)", not main's line lost
+ * behind the inlined wrapper's. The call is the instruction before @ip; a
+ * frame nothing is known of is "0x..." by its address.
+ */
+void cp_profile_return_frames(struct cp_profile *p, __u32 tgid, __u64 ip, struct cp_src_loc *v,
+			      __u32 max, __u32 *nr, bool *more);
+
+/*
  * Classifies what @p holds into @out (cp_classification_free() it), with
  * @r's totals and duration (filled by cp_profile__fill_report()).
  */
@@ -48,6 +60,7 @@ struct cp_report_opts {
 	int (*after)(void *ctx, struct cp_profile *p, const struct cp_classification *issues,
 		     char *err, size_t err_sz);
 	void *after_ctx;
+	unsigned int callers;		/* --callers: paths per issue instruction in the text */
 };
 
 /*

@@ -423,8 +423,12 @@ static const struct loss_family loss_families[] = {
 	{ "cacheperf_kernel_throttles_total",
 	  "Times the kernel throttled a per-CPU sampling event over the run (its samples are lost "
 	  "until the next tick)." },
+	{ "cacheperf_sample_stacks_lost_total",
+	  "Samples counted without their call stack over the run: stack_map (the stack map had "
+	  "no room), counter_map (the per-stack counter map was full), no_user_stack (no user "
+	  "stack could be read)." },
 };
-#define CP_PROM_NR_LOSSES	16
+#define CP_PROM_NR_LOSSES	20
 
 static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 			struct loss out[CP_PROM_NR_LOSSES])
@@ -432,6 +436,7 @@ static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 	const struct cp_alloc_stats *a = &r->alloc.bpf;
 	const char *samples = loss_families[0].name, *procs = loss_families[4].name;
 	const char *records = loss_families[5].name, *alloc = loss_families[6].name;
+	const char *stacks = loss_families[9].name;
 	struct loss v[CP_PROM_NR_LOSSES] = {
 		{ samples, "ring_buffer", b->drop_ringbuf },
 		{ samples, "counter_map", b->drop_ipmap },
@@ -450,6 +455,9 @@ static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 		{ alloc, "entry_map", a->drop_entry_full },
 		{ loss_families[7].name, NULL, a->stack_errors },
 		{ loss_families[8].name, NULL, r->throttles },
+		{ stacks, "stack_map", b->drop_stack_map },
+		{ stacks, "counter_map", b->drop_stack_counts },
+		{ stacks, "no_user_stack", b->no_ustack },
 	};
 	size_t n = 0;
 

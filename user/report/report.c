@@ -272,6 +272,9 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.skid,
 			(ull)r->soft.markers,
 			(ull)r->soft.gone, (ull)b->drop_pending, (ull)r->soft.drop_insns);
+	if (b->drop_stack_map || b->drop_stack_counts || b->no_ustack)
+		fprintf(f, "  call stacks not counted: stack map full %llu, stack counter map full %llu, no user stack %llu\n",
+			(ull)b->drop_stack_map, (ull)b->drop_stack_counts, (ull)b->no_ustack);
 	if (!r->have_alloc) {
 		fprintf(f, "  allocation probes: off (--no-objects)\n");
 		return;
@@ -292,7 +295,7 @@ void cp_report_print(const struct cp_report *r, FILE *f)
 	print_header(r, f);
 	print_totals(r, f);
 	if (r->issues && r->classify_cfg)
-		cp_report_issues_print(r->issues, r->classify_cfg, f);
+		cp_report_issues_print(r->issues, r->classify_cfg, &r->callers, f);
 	if (!r->nr_targets)
 		cp_report_procs_print(r->procs, r->top ? r->top : CP_REPORT_TOP_DEFAULT, f);
 	print_insns(r, f);

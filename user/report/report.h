@@ -22,6 +22,7 @@
 #include "profile/bpf_stats.h"
 #include "profile/run_facts.h"
 #include "profile/run_limits.h"
+#include "report/insn_callers.h"
 #include "report/report_budget.h"
 #include "report/report_limits.h"
 
@@ -68,6 +69,7 @@ struct cp_report {
 	 * already, or unknown. Called with locate_ctx; NULL: callers only.
 	 */
 	int (*alloc_site)(void *ctx, __u32 tgid, __u64 callsite, char *buf, size_t sz);
+	struct cp_callers_view callers;	/* the issues' instructions' call paths */
 	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
 	struct cp_limits limits;	/* evictions and memory */
 	struct cp_report_budget budget;	/* --overhead; plan.budget_ppm 0: none */

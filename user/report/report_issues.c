@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The issues section of the text report (pure: classification in, text out). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify/issue.h"
@@ -86,12 +87,53 @@ static void print_frame(const struct cp_src_loc *loc, FILE *f)
 		fprintf(f, " in %s", s.module);
 }
 
-static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
+/* "f (a.c:3) ← g (a.c:9) ← …": a call path's frames, innermost first. */
+static void print_path(const struct cp_caller_path *cp, FILE *f)
+{
+	if (!cp->nr_frames)
+		fprintf(f, "(no caller frames)");
+	for (__u32 k = 0; k < cp->nr_frames && k < CP_CALLER_MAX_FRAMES; k++) {
+		fprintf(f, "%s", k ? " \u2190 " : "");
+		print_frame(&cp->frames[k], f);
+	}
+	if (cp->more)
+		fprintf(f, " \u2190 \u2026");
+}
+
+/*
+ *       called from (2 of 3 paths; 96 samples with a stack):
+ *         66.7 %  b (w.c:30) ← main (w.c:50)
+ */
+static void print_insn_callers(const struct cp_issue_insn *in, const struct cp_callers_view *v,
+			       FILE *f)
+{
+	struct cp_insn_callers c = { 0 };
+
+	if (!v || !v->top || !v->fn)
+		return;
+	c.paths = calloc(v->top, sizeof(*c.paths));
+	if (!c.paths || v->fn(v->ctx, in, v->top, &c) || !c.total) {
+		free(c.paths);
+		return;
+	}
+	fprintf(f, "      called from (%u of %u paths; %llu %s with a stack):\n", c.nr, c.nr_paths,
+		(unsigned long long)c.total, c.unit);
+	for (__u32 i = 0; i < c.nr; i++) {
+		fprintf(f, "        %5.1f %%  ", 100.0 * (double)c.paths[i].count / (double)c.total);
+		print_path(&c.paths[i], f);
+		fprintf(f, "\n");
+	}
+	free(c.paths);
+}
+
+static void print_insns(const struct cp_issue *is, bool soft, const struct cp_callers_view *v,
+			FILE *f)
 {
 	if (is->nr_insns == 1 && !is->more_insns) {
 		fprintf(f, ", accessed by the instruction at:\n    - ");
 		print_insn_loc(&is->insns[0], f);
 		fprintf(f, "\n");
+		print_insn_callers(&is->insns[0], v, f);
 		return;
 	}
 	fprintf(f, ", accessed by:\n");
@@ -104,6 +146,7 @@ static void print_insns(const struct cp_issue *is, bool soft, FILE *f)
 		if (in->nr_ips > 1)
 			fprintf(f, ", %u instructions", in->nr_ips);
 		fprintf(f, ")\n");
+		print_insn_callers(in, v, f);
 	}
 	if (is->more_insns)
 		fprintf(f, "    ... and %u more source lines\n", is->more_insns);
@@ -234,13 +277,14 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 	}
 }
 
-void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft, FILE *f)
+void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft,
+			   const struct cp_callers_view *v, FILE *f)
 {
 	char hint[sizeof(is->hint)];
 
 	fprintf(f, "\n#%zu %s %s", n, is->origin == CP_ORIGIN_ALLOCATOR ? "Allocator's" :
 				       "Application's", cp_issue_type_text(is->type));
-	print_insns(is, soft, f);
+	print_insns(is, soft, v, f);
 	print_objects(is, f);
 	fprintf(f, "  Impact: %.1f %% of %s", 100.0 * is->score,
 		soft ? "time samples" : "sampled misses");
@@ -255,7 +299,7 @@ void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft, FILE 
 }
 
 void cp_report_issues_print(const struct cp_classification *c, const struct cp_classify_cfg *cfg,
-			    FILE *f)
+			    const struct cp_callers_view *callers, FILE *f)
 {
 	fprintf(f, "\nIssues (%zu)\n", c->nr_issues);
 	if (c->soft)
@@ -272,7 +316,7 @@ void cp_report_issues_print(const struct cp_classification *c, const struct cp_c
 		fprintf(f, "  none: no instruction or line has %.2f %% of the misses\n",
 			cfg->min_miss_ppm / 1e4);
 	for (size_t i = 0; i < c->nr_issues; i++)
-		cp_report_issue_print(i + 1, &c->issues[i], c->soft, f);
+		cp_report_issue_print(i + 1, &c->issues[i], c->soft, callers, f);
 	if (c->beyond_top)
 		fprintf(f, "\n%zu more serious issues beyond --top %u\n", c->beyond_top,
 			cfg->top ? cfg->top : CP_ISSUES_TOP_DEFAULT);

@@ -14,12 +14,18 @@
 #include <stdio.h>
 
 #include "classify/classify.h"
+#include "report/insn_callers.h"
 
-/* Writes the issues of @c, judged under @cfg (for the thresholds it names), to @f. */
+/*
+ * Writes the issues of @c, judged under @cfg (for the thresholds it names),
+ * to @f; under each instruction the top @callers->top caller paths (none
+ * when 0 or @callers is NULL).
+ */
 void cp_report_issues_print(const struct cp_classification *c, const struct cp_classify_cfg *cfg,
-			    FILE *f);
+			    const struct cp_callers_view *callers, FILE *f);
 
 /* Issue number @n of those (@soft: time shares), as that section writes it. */
-void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft, FILE *f);
+void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft,
+			   const struct cp_callers_view *v, FILE *f);
 
 #endif /* CP_REPORT_ISSUES_H */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The JSON report (see report_json.h and docs/json.md). */
+#include <stdlib.h>
+
 #include "classify/issue.h"
 #include "util/json_writer.h"
 #include "report/report_json.h"
@@ -69,6 +71,9 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "kernel_throttles", r->throttles);
 	cp_json_u64(j, "soft_pending_full", b->drop_pending);
 	cp_json_u64(j, "soft_descriptors_full", r->soft.drop_insns);
+	cp_json_u64(j, "stack_map", b->drop_stack_map);
+	cp_json_u64(j, "stack_counter_map", b->drop_stack_counts);
+	cp_json_u64(j, "no_user_stack", b->no_ustack);
 	if (r->have_alloc) {
 		cp_json_u64(j, "alloc_events_applied", r->object_events);
 		cp_json_u64(j, "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf);
@@ -124,6 +129,45 @@ static void put_byte_runs(struct cp_json *j, const char *key, __u64 mask)
 	cp_json_end(j);
 }
 
+/* {function, file, line, inlined} of each frame, innermost first. */
+static void put_frames(struct cp_json *j, const char *key, const struct cp_src_loc *v, __u32 n)
+{
+	cp_json_array(j, key);
+	for (__u32 i = 0; i < n; i++) {
+		cp_json_object(j, NULL);
+		put_loc(j, &v[i], true, false);
+		cp_json_bool(j, "inlined", v[i].inlined);
+		cp_json_end(j);
+	}
+	cp_json_end(j);
+}
+
+/* "callers": the paths into @in's line, most first: {share, count, unit, frames, more_frames}. */
+static void put_insn_callers(struct cp_json *j, const struct cp_issue_insn *in,
+			     const struct cp_callers_view *v)
+{
+	unsigned int max = v && v->top > CP_CALLERS_JSON_MIN ? v->top : CP_CALLERS_JSON_MIN;
+	struct cp_insn_callers c = { 0 };
+
+	cp_json_array(j, "callers");
+	c.paths = v && v->fn ? calloc(max, sizeof(*c.paths)) : NULL;
+	if (c.paths && !v->fn(v->ctx, in, max, &c) && c.total) {
+		for (__u32 i = 0; i < c.nr; i++) {
+			const struct cp_caller_path *cp = &c.paths[i];
+
+			cp_json_object(j, NULL);
+			cp_json_double(j, "share", (double)cp->count / (double)c.total, 4);
+			cp_json_u64(j, "count", cp->count);
+			cp_json_str(j, "unit", c.unit);
+			put_frames(j, "frames", cp->frames, cp->nr_frames);
+			cp_json_bool(j, "more_frames", cp->more);
+			cp_json_end(j);
+		}
+	}
+	free(c.paths);
+	cp_json_end(j);
+}
+
 static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 {
 	cp_json_object(j, NULL);
@@ -140,14 +184,8 @@ static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 	}
 	if (o->allocator[0])
 		cp_json_str(j, "allocator", o->allocator);
-	cp_json_array(j, "alloc_stack");
-	for (__u32 i = 0; i < o->nr_frames && i < CP_ISSUE_MAX_FRAMES; i++) {
-		cp_json_object(j, NULL);
-		put_loc(j, &o->alloc_stack[i], true, false);
-		cp_json_bool(j, "inlined", o->alloc_stack[i].inlined);
-		cp_json_end(j);
-	}
-	cp_json_end(j);
+	put_frames(j, "alloc_stack", o->alloc_stack,
+		   o->nr_frames < CP_ISSUE_MAX_FRAMES ? o->nr_frames : CP_ISSUE_MAX_FRAMES);
 	cp_json_array(j, "alloc_tids");
 	for (__u32 i = 0; i < o->nr_tids && i < CP_ISSUE_MAX_TIDS; i++)
 		cp_json_u64(j, NULL, o->alloc_tids[i]);
@@ -216,7 +254,8 @@ static void put_stream(struct cp_json *j, const struct cp_issue_capacity *c)
 	cp_json_end(j);
 }
 
-static void put_issue(struct cp_json *j, const struct cp_issue *is)
+static void put_issue(struct cp_json *j, const struct cp_issue *is,
+		      const struct cp_callers_view *callers)
 {
 	cp_json_object(j, NULL);
 	cp_json_str(j, "type", cp_issue_type_name(is->type));
@@ -241,6 +280,7 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is)
 		cp_json_u64(j, "samples", in->samples);
 		cp_json_u64(j, "misses", in->misses);
 		cp_json_u64(j, "ips", in->nr_ips);
+		put_insn_callers(j, in, callers);
 		cp_json_end(j);
 	}
 	cp_json_end(j);
@@ -300,7 +340,7 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 	cp_json_end(&j);
 	cp_json_array(&j, "issues");
 	for (size_t i = 0; c && i < c->nr_issues; i++)
-		put_issue(&j, &c->issues[i]);
+		put_issue(&j, &c->issues[i], &r->callers);
 	cp_json_end(&j);
 	cp_json_u64(&j, "suppressed", c ? c->suppressed : 0);
 	cp_json_u64(&j, "beyond_top", c ? c->beyond_top : 0);

@@ -124,6 +124,9 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		(ull)l->summaries_evicted, (ull)l->insns_dropped);
 	fprintf(f, "  symbolizer: snapshots evicted %llu, strings flushed %llu\n",
 		(ull)l->dwfls_evicted, (ull)l->string_flushes);
+	if (l->stacks_held || l->stacks_evicted)
+		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
+			(ull)l->stacks_held, (ull)l->stacks_evicted);
 	print_refusals(l, f);
 	if (!l->live)
 		return;
@@ -149,6 +152,7 @@ static const struct limit_key {
 	{ "instructions_dropped", offsetof(struct cp_limits, insns_dropped) },
 	{ "symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted) },
 	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
+	{ "stacks_evicted", offsetof(struct cp_limits, stacks_evicted) },
 }, memory_keys[] = {
 	{ "rss_bytes", offsetof(struct cp_limits, rss_bytes) },
 	{ "peak_rss_bytes", offsetof(struct cp_limits, peak_rss_bytes) },

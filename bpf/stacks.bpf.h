@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The user call stacks of samples, ticks and breakpoint hits. The kernel's
+ * frame-pointer walk (bpf_get_stackid with BPF_F_USER_STACK) puts each
+ * distinct stack once in sample_stacks; stack_counts counts per (tgid,
+ * stack id, instruction) what landed there. Nothing per sample goes to the
+ * ring buffer: cp_sample's 64 bytes stay as they are, and user space drains
+ * the counters each interval (user/live/stack_drain.h), reads each stack id
+ * once and deletes the ids no counter used, so the stack map does not fill
+ * up on a long run (bpf_get_stackid never replaces a taken bucket without
+ * BPF_F_REUSE_STACKID, and reusing one would give old counters another
+ * stack's frames).
+ *
+ * cp_stack_counted() counts, and counts every failure in stats: drop_stack_map (the map, or the
+ * hash bucket of this stack, is taken: -ENOMEM / -EEXIST), drop_stack_counts (the counter map is
+ * full), no_ustack (no user stack could be read).
+ */
+#ifndef CACHEPERF_STACKS_BPF_H
+#define CACHEPERF_STACKS_BPF_H
+
+#include "cacheperf.bpf.h"
+
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, CP_MAX_SAMPLE_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, CP_STACK_DEPTH * sizeof(__u64));
+} sample_stacks SEC(".maps");
+
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_STACK_COUNTS);
+	__type(key, struct cp_stack_key);
+	__type(value, struct cp_stack_counts);
+} stack_counts SEC(".maps");
+
+/* What one event adds to its (tgid, stack, ip) counters. */
+#define CP_STACK_SAMPLE (1u << 0)
+#define CP_STACK_MISS	(1u << 1)
+#define CP_STACK_TICK	(1u << 2)
+#define CP_STACK_BP_HIT (1u << 3)
+
+/* What @what (CP_STACK_*) packs with @tgid into cp_stack_counted()'s second argument. */
+#define CP_STACK_ARG(tgid, what) (((__u64)(what) << 32) | (__u32)(tgid))
+
+/*
+ * Counts one event on its stack: @id is what bpf_get_stackid() returned
+ * (a negative errno is counted as a drop), @tgid_what is CP_STACK_ARG(),
+ * @weight a load latency or 0. A global function, defined once in
+ * maps.bpf.c: the verifier checks it apart, once, and its callers see one
+ * return value instead of its branches. Called inline, those branches
+ * multiplied the states on_mem_sample's window loop is walked with past
+ * the verifier's million instructions.
+ */
+#ifdef CP_DEFINE_SHARED
+__noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight)
+{
+	struct cp_stack_key key = {.tgid = (__u32)tgid_what, .ip = ip};
+	static const struct cp_stack_counts zero;
+	__u32 what = tgid_what >> 32;
+	struct cp_stack_counts *c;
+
+	if (id < 0) {
+		if (id == -17 /* EEXIST */ || id == -12 /* ENOMEM */)
+			__sync_fetch_and_add(&stats.drop_stack_map, 1);
+		else
+			__sync_fetch_and_add(&stats.no_ustack, 1);
+		return 0;
+	}
+	key.stack_id = (__s32)id;
+	c = bpf_map_lookup_elem(&stack_counts, &key);
+	if (!c) {
+		/* NOEXIST: another CPU may have created it meanwhile; keep theirs */
+		bpf_map_update_elem(&stack_counts, &key, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&stack_counts, &key);
+		if (!c) {
+			__sync_fetch_and_add(&stats.drop_stack_counts, 1);
+			return 0;
+		}
+	}
+	if (what & CP_STACK_SAMPLE)
+		__sync_fetch_and_add(&c->samples, 1);
+	if (what & CP_STACK_MISS)
+		__sync_fetch_and_add(&c->misses, 1);
+	if (weight)
+		__sync_fetch_and_add(&c->lat_sum, weight);
+	if (what & CP_STACK_TICK)
+		__sync_fetch_and_add(&c->ticks, 1);
+	if (what & CP_STACK_BP_HIT)
+		__sync_fetch_and_add(&c->bp_hits, 1);
+	return 1;
+}
+#else
+extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
+#endif
+
+/* The current task's user stack at @ctx's (the interrupted) registers, as bpf_get_stackid() says.
+ */
+#define cp_stack_id(ctx) bpf_get_stackid((ctx), &sample_stacks, BPF_F_USER_STACK)
+
+#endif /* CACHEPERF_STACKS_BPF_H */

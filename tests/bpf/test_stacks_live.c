@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The samples' call stacks on real events (root): on_mem_sample on a
+ * page-fault software event (sample_period 1) of this process, whose one
+ * faulting store sits at the end of a known chain. Each fault must be
+ * counted once on the stack that made it, with the chain's return
+ * addresses in order; two paths into the store must give two stacks with
+ * the faults each made; and the sweep must empty the stack map once no
+ * counter uses its stacks, so it never fills on a long run.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+
+#include "lib/page_faults.h"
+#include "lib/require_root.h"
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "live/drain.h"
+#include "live/mem_prog.h"
+#include "live/stack_drain.h"
+
+#define PAGES	48
+
+static volatile int depth;	/* work after each call: no tail calls, frames kept */
+/* the return address each chain function was last called with: the frames to expect */
+static void *volatile ret_touch, *volatile ret_c, *volatile ret_b, *volatile ret_a, *volatile ret_other;
+
+/*
+ * The tests build with -O2, which omits frame pointers, turns a last call
+ * into a jump and sets a frame up only on the path that needs one: the
+ * chain keeps its frames, as the workloads' -O1 -fno-omit-frame-pointer do.
+ */
+#define CHAIN __attribute__((noinline, optimize("no-omit-frame-pointer", \
+						"no-optimize-sibling-calls", "no-shrink-wrap")))
+
+/* Not a leaf, so it sets up its frame: the walk then finds its caller. */
+static CHAIN void note(void)
+{
+	depth++;
+}
+
+static CHAIN void touch(char *mem, long page, int pages)
+{
+	ret_touch = __builtin_return_address(0);
+	for (int i = 0; i < pages; i++)
+		((volatile char *)mem)[i * page] = 1;
+	note();
+}
+
+static CHAIN void chain_c(char *mem, long page, int pages)
+{
+	ret_c = __builtin_return_address(0);
+	touch(mem, page, pages);
+	depth++;
+}
+
+static CHAIN void chain_b(char *mem, long page, int pages)
+{
+	ret_b = __builtin_return_address(0);
+	chain_c(mem, page, pages);
+	depth++;
+}
+
+static CHAIN void chain_a(char *mem, long page, int pages)
+{
+	ret_a = __builtin_return_address(0);
+	chain_b(mem, page, pages);
+	depth++;
+}
+
+/* A second way in: other_path -> chain_c -> touch. */
+static CHAIN void other_path(char *mem, long page, int pages)
+{
+	ret_other = __builtin_return_address(0);
+	chain_c(mem, page, pages);
+	depth++;
+}
+
+struct env {
+	struct cacheperf *skel;
+	struct bpf_link *link;
+	struct cp_stack_drain *sd;
+	int pfd;
+	long page;
+};
+
+static void env_open(struct env *e)
+{
+	__u32 self = getpid();
+	__u8 one = 1;
+	int variant;
+
+	memset(e, 0, sizeof(*e));
+	e->page = sysconf(_SC_PAGESIZE);
+	e->skel = cacheperf__open();
+	assert_non_null(e->skel);
+	e->skel->rodata->targ_forward_all = true;
+	e->skel->rodata->targ_filter_tgid = true;
+	variant = cp_mem_prog_select(e->skel);
+	assert_true(variant == CP_MEM_PROG_KFUNC || variant == CP_MEM_PROG_COMPAT);
+	assert_int_equal(cp_mem_prog_size_windows(e->skel), 0);
+	assert_int_equal(cacheperf__load(e->skel), 0);
+	assert_int_equal(bpf_map__update_elem(e->skel->maps.targ_tgids, &self, sizeof(self), &one,
+					      sizeof(one), BPF_ANY), 0);
+	e->sd = cp_stack_drain__new(e->skel);
+	assert_non_null(e->sd);
+	e->pfd = cp_test_open_page_faults(PERF_SAMPLE_ADDR);
+	assert_true(e->pfd >= 0);
+	e->link = bpf_program__attach_perf_event(cp_mem_prog(e->skel, variant), e->pfd);
+	assert_non_null(e->link);
+}
+
+static void env_close(struct env *e)
+{
+	bpf_link__destroy(e->link);
+	close(e->pfd);
+	cp_stack_drain__free(e->sd);
+	cacheperf__destroy(e->skel);
+}
+
+/* Runs @fn over @pages fresh pages with the event on. */
+static void fault_through(struct env *e, void (*fn)(char *, long, int), int pages)
+{
+	char *mem = mmap(NULL, pages * e->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(mem != MAP_FAILED);
+	assert_int_equal(ioctl(e->pfd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	fn(mem, e->page, pages);
+	assert_int_equal(ioctl(e->pfd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	munmap(mem, pages * e->page);
+}
+
+/* The return address @p as a frame. */
+static __u64 pc(void *p)
+{
+	return (__u64)(uintptr_t)p;
+}
+
+/* True when @ip is one of touch()'s instructions: its code lies before chain_c()'s. */
+static bool in_touch(__u64 ip)
+{
+	return ip > pc((void *)touch) && ip < pc((void *)chain_c);
+}
+
+/* The entries taken whose first frame is in touch(): the store's stacks. */
+static size_t take_touch(struct env *e, struct cp_stack_sample *out, size_t cap)
+{
+	static struct cp_stack_sample all[256];
+	size_t moved, n = 0;
+
+	assert_true(cp_stack_drain__take(e->sd, all, 256, &moved) >= 0);
+	for (size_t i = 0; i < moved; i++)
+		if (in_touch(all[i].pcs[0]) && n < cap)
+			out[n++] = all[i];
+	return n;
+}
+
+static void test_chain_of_a_fault(void **state)
+{
+	struct cp_stack_sample got[4];
+	struct cp_stats st;
+	struct env e;
+	size_t n;
+
+	(void)state;
+	REQUIRE_ROOT();
+	env_open(&e);
+	fault_through(&e, chain_a, PAGES);
+	n = take_touch(&e, got, 4);
+	/* one store, one stack: every fault counted on it once */
+	assert_int_equal(n, 1);
+	assert_int_equal(got[0].tgid, getpid());
+	assert_int_equal(got[0].c.samples, PAGES);
+	assert_int_equal(got[0].c.ticks, 0);
+	assert_int_equal(got[0].c.bp_hits, 0);
+	/* the return addresses, innermost first: touch's caller, then up the chain */
+	assert_true(got[0].nr >= 5);
+	assert_int_equal(got[0].pcs[1], pc(ret_touch));
+	assert_int_equal(got[0].pcs[2], pc(ret_c));
+	assert_int_equal(got[0].pcs[3], pc(ret_b));
+	assert_int_equal(got[0].pcs[4], pc(ret_a));
+	memcpy(&st, &e.skel->bss->stats, sizeof(st));
+	assert_int_equal(st.drop_stack_map, 0);
+	assert_int_equal(st.drop_stack_counts, 0);
+	env_close(&e);
+}
+
+static void test_two_paths_two_stacks(void **state)
+{
+	struct cp_stack_sample got[4];
+	struct env e;
+	size_t n, a, b;
+
+	(void)state;
+	REQUIRE_ROOT();
+	env_open(&e);
+	__u64 via_b, via_other;
+
+	fault_through(&e, chain_a, PAGES);
+	via_b = pc(ret_c);	/* chain_c's return into chain_b */
+	fault_through(&e, other_path, PAGES / 2);
+	via_other = pc(ret_c);	/* ... and into other_path */
+	assert_int_not_equal(via_b, via_other);
+	n = take_touch(&e, got, 4);
+	assert_int_equal(n, 2);
+	a = got[0].pcs[2] == via_b ? 0 : 1;
+	b = 1 - a;
+	assert_int_equal(got[a].pcs[2], via_b);
+	assert_int_equal(got[a].pcs[3], pc(ret_b));
+	assert_int_equal(got[a].c.samples, PAGES);
+	assert_int_equal(got[b].pcs[1], pc(ret_touch));
+	assert_int_equal(got[b].pcs[2], via_other);
+	assert_int_equal(got[b].pcs[3], pc(ret_other));
+	assert_int_equal(got[b].c.samples, PAGES / 2);
+	env_close(&e);
+}
+
+static unsigned int stack_map_entries(struct env *e)
+{
+	int fd = bpf_map__fd(e->skel->maps.sample_stacks);
+	unsigned int n = 0;
+	__u32 id, next;
+	bool more = !bpf_map_get_next_key(fd, NULL, &next);
+
+	while (more) {
+		id = next;
+		n++;
+		more = !bpf_map_get_next_key(fd, &id, &next) && next > id;
+	}
+	return n;
+}
+
+static void test_sweep_empties_the_stack_map(void **state)
+{
+	struct cp_stack_sample got[4];
+	struct env e;
+
+	(void)state;
+	REQUIRE_ROOT();
+	env_open(&e);
+	fault_through(&e, chain_a, PAGES);
+	assert_int_equal(take_touch(&e, got, 4), 1);
+	/* the interval used the stack: it stays, its frames known */
+	cp_stack_drain__sweep(e.sd);
+	assert_true(stack_map_entries(&e) >= 1);
+	/* the same stack again: the same id, counted without a new read */
+	fault_through(&e, chain_a, PAGES);
+	assert_int_equal(take_touch(&e, got, 4), 1);
+	assert_int_equal(got[0].c.samples, PAGES);
+	assert_int_equal(got[0].pcs[3], pc(ret_b));
+	cp_stack_drain__sweep(e.sd);
+	/* an interval with no sample: every stack leaves the map */
+	assert_true(cp_stack_drain__sweep(e.sd) >= 1);
+	assert_int_equal(stack_map_entries(&e), 0);
+	assert_int_equal(cp_stack_drain__lost(e.sd), 0);
+	env_close(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_of_a_fault),
+		cmocka_unit_test(test_two_paths_two_stacks),
+		cmocka_unit_test(test_sweep_empties_the_stack_map),
+	};
+
+	libbpf_set_print(NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

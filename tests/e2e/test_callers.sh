@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The callers of an issue's instruction as a user meets them: the one store of
+# tests/workloads/callers (touch(), cp:callers-touch) faults 2 x 256 pages
+# through main -> path_a -> via_a -> inner and 256 through main -> path_b ->
+# inner. With --source faults each first touch of a page is one sample, so the
+# issue's line has 768 samples with a stack: 512 (66.7 %) on the first path,
+# 256 (33.3 %) on the second. `--callers 2` must name both paths with those
+# shares, innermost caller first at the lines of the cp:callers-* markers;
+# JSON lists them with their frames; the recording's replay shows the same.
+. "$(dirname "$0")/tap.sh"
+
+need_root "page-fault events and BPF need root"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir" "$tap_out"' EXIT
+src=$CP_ROOT/tests/workloads/callers.c
+mark() { grep -n "cp:callers-$1 \*/" "$src" | cut -d: -f1; }
+path_a="inner (callers.c:$(mark inner)) ← via_a (callers.c:$(mark via-a)) ← path_a (callers.c:$(mark path-a)) ← main (callers.c:$(mark main-a))"
+path_b="inner (callers.c:$(mark inner)) ← path_b (callers.c:$(mark path-b)) ← main (callers.c:$(mark main-b))"
+
+# run NAME PROFILER-OPTIONS...: the workload launched by the profiler, told "go"
+# once it said "ready" (the profiler measures its costs first); report in NAME.all
+run() {
+	local name=$1
+
+	shift
+	rm -f "$dir/$name.in"
+	mkfifo "$dir/$name.in"
+	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; echo go >&3) &
+	"$BIN" --source faults "$@" -- "$WL/callers" 256 <"$dir/$name.in" \
+		>"$dir/$name.all" 2>"$dir/$name.err"
+	rc=$?
+	wait
+}
+
+# callers_of FILE: the "called from" block under the issue's instruction
+callers_of() { grep -A2 "called from" "$1"; }
+
+run live --callers 2 --json "$dir/live.json" --record "$dir/run.cprec"
+got=$(callers_of "$dir/live.all")
+if [ "$rc" -eq 0 ] && grep -qF "(touch)" "$dir/live.all" &&
+	grep -qF "called from (2 of 2 paths; 768 samples with a stack):" <<<"$got" &&
+	grep -qF " 66.7 %  $path_a" <<<"$got" && grep -qF " 33.3 %  $path_b" <<<"$got"; then
+	_ok "--callers 2: both paths into touch()'s store, with their shares"
+else
+	_not_ok "--callers 2: both paths into touch()'s store, with their shares" "status $rc" \
+		"want: 66.7 %  $path_a" "want: 33.3 %  $path_b" "got:  $got" \
+		"$(head -5 "$dir/live.err")"
+fi
+
+# JSON: the same paths, shares and frames (the workload's; libc's start follows)
+jgot=$(python3 - "$dir/live.json" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for c in d["issues"][0]["instructions"][0]["callers"]:
+    print("%.4f %d %s %s" % (c["share"], c["count"], c["unit"],
+          " ".join("%s:%s" % (f["function"], f["line"]) for f in c["frames"]
+                   if os.path.basename(f["file"] or "") == "callers.c")))
+PY
+)
+jwant="0.6667 512 samples inner:$(mark inner) via_a:$(mark via-a) path_a:$(mark path-a) main:$(mark main-a)
+0.3333 256 samples inner:$(mark inner) path_b:$(mark path-b) main:$(mark main-b)"
+if [ "$(head -2 <<<"$jgot")" = "$jwant" ]; then _ok "JSON callers[]: the two paths, shares, frames"; else
+	_not_ok "JSON callers[]: the two paths, shares, frames" "want: $jwant" "got:  $jgot"; fi
+
+# the recording carries the stacks: the replay lists the same paths
+expect "report FILE --callers 2 of the recording" 0 "" "$BIN" report "$dir/run.cprec" --callers 2
+if [ "$(callers_of "$tap_out")" = "$got" ] && [ -n "$got" ]; then
+	_ok "the replay shows the same callers"
+else
+	_not_ok "the replay shows the same callers" "live:   $got" "replay: $(callers_of "$tap_out")"
+fi
+if [ "$(replayable "$dir/live.all" | grep -Ev '^(ready|touched) ')" = "$(replayable "$tap_out")" ]; then
+	_ok "the replayed report equals the live one, but for breakpoint figures"; else
+	_not_ok "the replayed report equals the live one, but for breakpoint figures" \
+		"$(diff <(replayable "$dir/live.all" | grep -Ev '^(ready|touched) ') \
+			<(replayable "$tap_out") | head -10)"; fi
+
+# --callers 1: the most counted path only; the default: none
+expect "report FILE --callers 1" 0 "" "$BIN" report "$dir/run.cprec" --callers 1
+if grep -qF "called from (1 of 2 paths; 768 samples with a stack):" "$tap_out" &&
+	! grep -qF "$path_b" "$tap_out"; then
+	_ok "--callers 1: the first path only"; else
+	_not_ok "--callers 1: the first path only" "$(callers_of "$tap_out")"; fi
+expect "report FILE without --callers" 0 "" "$BIN" report "$dir/run.cprec"
+if ! grep -q "called from" "$tap_out"; then _ok "no --callers: no paths in the text"; else
+	_not_ok "no --callers: no paths in the text"; fi
+expect "--callers 65 is refused" 2 "--callers: '65' is not a whole number from 0 to 64" \
+	"$BIN" report "$dir/run.cprec" --callers 65
+
+done_testing

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The stack counters' drain and the stack map's sweep (see stack_drain.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cacheperf/abi.h"
+#include "cacheperf.skel.h"
+#include "live/drain.h"
+#include "live/stack_drain.h"
+
+/* The frames of one stack id, read once, kept while the id is in use. */
+struct known {
+	__u32 used; /* the interval that last used it; 0: not read */
+	__u32 nr;
+	__u64 pcs[CP_STACK_DEPTH];
+};
+
+struct cp_stack_drain {
+	struct cacheperf *skel;
+	/* by stack id: ids are bucket numbers, below the map's power-of-two buckets.
+	 * Calloc'd, so the pages of ids never used are never touched. */
+	struct known *ids;
+	__u32 nr_ids;
+	__u32 interval; /* 1, 2, ...: the one filling */
+	bool no_lookup_and_delete;
+	__u64 lost;
+	/* of the take in progress */
+	struct cp_stack_sample *out;
+	size_t n;
+};
+
+/* The kernel's stack map: max_entries rounded up to a power of two buckets. */
+static __u32 buckets_of(__u32 max_entries)
+{
+	__u32 n = 1;
+
+	while (n < max_entries)
+		n *= 2;
+	return n;
+}
+
+struct cp_stack_drain *cp_stack_drain__new(struct cacheperf *skel)
+{
+	struct cp_stack_drain *sd = calloc(1, sizeof(*sd));
+
+	if (!sd)
+		return NULL;
+	sd->skel = skel;
+	sd->interval = 1;
+	sd->nr_ids = buckets_of(bpf_map__max_entries(skel->maps.sample_stacks));
+	sd->ids = calloc(sd->nr_ids, sizeof(*sd->ids));
+	if (!sd->ids) {
+		free(sd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sd;
+}
+
+void cp_stack_drain__free(struct cp_stack_drain *sd)
+{
+	if (!sd)
+		return;
+	free(sd->ids);
+	free(sd);
+}
+
+/* Reads the frames of @id from the map into @k; false when it is gone. */
+static bool read_stack(struct cp_stack_drain *sd, __u32 id, struct known *k)
+{
+	__u64 v[CP_STACK_DEPTH] = {0};
+	__u32 nr = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(sd->skel->maps.sample_stacks), &id, v))
+		return false;
+	/* the map's value is zero-filled past the walk's last frame */
+	while (nr < CP_STACK_DEPTH && v[nr])
+		nr++;
+	if (!nr)
+		return false;
+	memcpy(k->pcs, v, nr * sizeof(v[0]));
+	k->nr = nr;
+	return true;
+}
+
+/*
+ * True when frames whose first is @first can be those of a counter of
+ * @ip: the instruction itself, or for a skid tick (the time charged to the
+ * access before) the instruction after it, at most 15 bytes on.
+ */
+static bool first_frame_fits(__u64 first, __u64 ip)
+{
+	return first >= ip && first - ip < 16;
+}
+
+static void take_one(void *ctx, const void *key_p, const void *val)
+{
+	struct cp_stack_drain *sd = ctx;
+	struct cp_stack_sample *o = &sd->out[sd->n];
+	struct cp_stack_key key;
+	struct known *k;
+
+	memcpy(&key, key_p, sizeof(key));
+	if (key.stack_id < 0 || (__u32)key.stack_id >= sd->nr_ids) {
+		sd->lost++;
+		return;
+	}
+	k = &sd->ids[key.stack_id];
+	if (!k->used && !read_stack(sd, (__u32)key.stack_id, k)) {
+		sd->lost++;
+		return;
+	}
+	if (!first_frame_fits(k->pcs[0], key.ip)) {
+		sd->lost++;
+		return;
+	}
+	k->used = sd->interval;
+	o->tgid = key.tgid;
+	o->nr = k->nr;
+	memcpy(o->pcs, k->pcs, k->nr * sizeof(k->pcs[0]));
+	o->pcs[0] = key.ip;
+	memcpy(&o->c, val, sizeof(o->c));
+	sd->n++;
+}
+
+int cp_stack_drain__take(struct cp_stack_drain *sd, struct cp_stack_sample *out, size_t cap,
+			 size_t *moved)
+{
+	int ret;
+
+	sd->out = out;
+	sd->n = 0;
+	ret = cp_map_drain(bpf_map__fd(sd->skel->maps.stack_counts), sizeof(struct cp_stack_key),
+			   sizeof(struct cp_stack_counts), cap, &sd->no_lookup_and_delete, take_one,
+			   sd);
+	sd->out = NULL;
+	*moved = sd->n;
+	return ret;
+}
+
+int cp_stack_drain__sweep(struct cp_stack_drain *sd)
+{
+	int fd = bpf_map__fd(sd->skel->maps.sample_stacks), deleted = 0;
+	__u32 id, next;
+	bool more;
+
+	if (fd < 0)
+		return fd;
+	more = !bpf_map_get_next_key(fd, NULL, &next);
+	while (more) {
+		id = next;
+		/* the successor first: a deleted id's search starts over at 0 */
+		more = !bpf_map_get_next_key(fd, &id, &next) && next > id;
+		if (id >= sd->nr_ids || sd->ids[id].used == sd->interval)
+			continue;
+		if (!bpf_map_delete_elem(fd, &id))
+			deleted++;
+		sd->ids[id].used = 0;
+	}
+	sd->interval++;
+	return deleted;
+}
+
+__u64 cp_stack_drain__lost(const struct cp_stack_drain *sd)
+{
+	return sd->lost;
+}

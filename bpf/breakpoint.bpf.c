@@ -89,7 +89,7 @@ int on_breakpoint(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	/* every hit of an armed instruction, settled or not: its callers (stacks.bpf.h) */
-	cp_stack_counted(cp_stack_id(ctx), CP_STACK_ARG(key.tgid, CP_STACK_BP_HIT), key.ip, 0);
+	cp_stack_walked(ctx, CP_STACK_ARG(key.tgid, CP_STACK_BP_HIT), key.ip, 0);
 	if (v->state != CP_BP_ARMED) {
 		__sync_fetch_and_add(&v->late, 1);
 		__sync_fetch_and_add(&bp_stats.late, 1);

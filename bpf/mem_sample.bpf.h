@@ -153,9 +153,12 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
  * window), so tests can check each step. Every sample, forwarded or not, is
  * counted on its user call stack (the callers' shares are of all of them):
  * the stack at @ctx's registers (a perf_event program's), or s->stack_id
- * when @ctx is NULL (test programs). Read where it is counted, so that
- * nothing of it is live at the window's loop: a stack id that was would
- * double the states the verifier walks through the loop, past 1M.
+ * when @ctx is NULL (test programs: every one); for perf_event programs
+ * one in targ_stack_every. Chosen, read
+ * and counted inside global functions, so that nothing of it is live at the
+ * window's loop: a stack id or a choice that was would multiply the states
+ * the verifier walks through the loop, past 1M. The verifier knows a
+ * perf_event program's ctx is not NULL, so the test branch is dead there.
  */
 static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void *ctx)
 {
@@ -164,7 +167,7 @@ static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void 
 	struct cp_data_src d;
 	struct cp_window *w;
 	__u32 kind, flags, idx;
-	__u64 src;
+	__u64 src, what;
 
 	/* IBS before swfilt (6.14) samples the kernel too: its system calls are not the target's code */
 	if (s->kernel) {
@@ -192,10 +195,11 @@ static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void 
 		cp_add(&stats.na[kind], 1);
 	cp_mem_count_ip(s, &d, kind);
 	/* shifts, not branches: one state on the way to the window's loop */
-	cp_stack_counted(ctx ? cp_stack_id(ctx) : s->stack_id,
-			 CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) |
-						       ((s->ticks & 1) << 2)),
-			 s->ip, s->weight);
+	what = CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) | ((s->ticks & 1) << 2));
+	if (ctx)
+		cp_stack_walked(ctx, what, s->ip, s->weight);
+	else	/* test programs: every sample, on the stack they name */
+		cp_stack_counted(s->stack_id, what, s->ip, s->weight);
 
 	if (targ_forward_all)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,

@@ -126,6 +126,6 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	return 0;
 tick_only:
 	/* no memory sample: the time alone, on the stack that spent it */
-	cp_stack_counted(cp_stack_id(ctx), CP_STACK_ARG(at.tgid, CP_STACK_TICK), at.ip, 0);
+	cp_stack_walked(ctx, CP_STACK_ARG(at.tgid, CP_STACK_TICK), at.ip, 0);
 	return 0;
 }

@@ -34,6 +34,27 @@ CP_SHARED struct {
 	__type(value, struct cp_stack_counts);
 } stack_counts SEC(".maps");
 
+/*
+ * One event in targ_stack_every has its stack walked and counted, each
+ * count then worth targ_stack_every events (chosen at random, so shares stay
+ * unbiased): the walk costs 0.8-2.1 us, ten times the rest of a sample's
+ * path (docs/stacks.md). 1: every event; 0: no stacks. Set by
+ * --stack-every; 1 here, so test programs count every event.
+ */
+#ifdef CP_DEFINE_SHARED
+const volatile __u32 targ_stack_every = 1;
+#else
+extern const volatile __u32 targ_stack_every;
+#endif
+
+/* True when this event's stack is to be walked (one in targ_stack_every). */
+static __always_inline bool cp_stack_due(void)
+{
+	if (targ_stack_every <= 1)
+		return targ_stack_every == 1;
+	return bpf_get_prandom_u32() % targ_stack_every == 0;
+}
+
 /* What one event adds to its (tgid, stack, ip) counters. */
 #define CP_STACK_SAMPLE (1u << 0)
 #define CP_STACK_MISS	(1u << 1)
@@ -46,7 +67,8 @@ CP_SHARED struct {
 /*
  * Counts one event on its stack: @id is what bpf_get_stackid() returned
  * (a negative errno is counted as a drop), @tgid_what is CP_STACK_ARG(),
- * @weight a load latency or 0. A global function, defined once in
+ * @weight a load latency or 0; each count is worth targ_stack_every
+ * events (cp_stack_due() chose this one). A global function, defined once in
  * maps.bpf.c: the verifier checks it apart, once, and its callers see one
  * return value instead of its branches. Called inline, those branches
  * multiplied the states on_mem_sample's window loop is walked with past
@@ -59,6 +81,7 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 	static const struct cp_stack_counts zero;
 	__u32 what = tgid_what >> 32;
 	struct cp_stack_counts *c;
+	__u64 n;
 
 	if (id < 0) {
 		if (id == -17 /* EEXIST */ || id == -12 /* ENOMEM */)
@@ -78,16 +101,18 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 			return 0;
 		}
 	}
+	/* read here, past the map calls: nothing more to keep across them on the stack */
+	n = targ_stack_every > 1 ? targ_stack_every : 1;
 	if (what & CP_STACK_SAMPLE)
-		__sync_fetch_and_add(&c->samples, 1);
+		__sync_fetch_and_add(&c->samples, n);
 	if (what & CP_STACK_MISS)
-		__sync_fetch_and_add(&c->misses, 1);
+		__sync_fetch_and_add(&c->misses, n);
 	if (weight)
-		__sync_fetch_and_add(&c->lat_sum, weight);
+		__sync_fetch_and_add(&c->lat_sum, weight * n);
 	if (what & CP_STACK_TICK)
-		__sync_fetch_and_add(&c->ticks, 1);
+		__sync_fetch_and_add(&c->ticks, n);
 	if (what & CP_STACK_BP_HIT)
-		__sync_fetch_and_add(&c->bp_hits, 1);
+		__sync_fetch_and_add(&c->bp_hits, n);
 	return 1;
 }
 #else
@@ -97,5 +122,26 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 /* The current task's user stack at @ctx's (the interrupted) registers, as bpf_get_stackid() says.
  */
 #define cp_stack_id(ctx) bpf_get_stackid((ctx), &sample_stacks, BPF_F_USER_STACK)
+
+/*
+ * For perf_event programs: one event in targ_stack_every (cp_stack_due())
+ * has its user stack at @ctx walked and counted (cp_stack_counted()); 1
+ * when it was, else 0. Global like cp_stack_counted(), so that its caller
+ * sees one return value whichever way the choice went; @ctx must be the
+ * program's own context (the verifier checks a global function's context
+ * argument by its type).
+ */
+#ifdef CP_DEFINE_SHARED
+__noinline int cp_stack_walked(struct bpf_perf_event_data *ctx, __u64 tgid_what, __u64 ip,
+			       __u64 weight)
+{
+	if (!ctx || !cp_stack_due())
+		return 0;
+	return cp_stack_counted(cp_stack_id(ctx), tgid_what, ip, weight);
+}
+#else
+extern int cp_stack_walked(struct bpf_perf_event_data *ctx, __u64 tgid_what, __u64 ip,
+			   __u64 weight);
+#endif
 
 #endif /* CACHEPERF_STACKS_BPF_H */

@@ -24,6 +24,7 @@
  * interval) and (tgid, stack, ip) counter entries (drained each interval).
  */
 #define CP_STACK_DEPTH		32
+#define CP_STACK_EVERY_DEFAULT	32	/* --stack-every: one event in 32 has its stack walked */
 #define CP_MAX_SAMPLE_STACKS	16384
 #define CP_MAX_STACK_COUNTS	16384
 #define CP_RINGBUF_BYTES	(4u << 20)

@@ -7,6 +7,8 @@
 # 256 (33.3 %) on the second. `--callers 2` must name both paths with those
 # shares, innermost caller first at the lines of the cp:callers-* markers;
 # JSON lists them with their frames; the recording's replay shows the same.
+# Those runs walk every sample's stack (--stack-every 1); by default one in 32
+# is walked and counted as 32, so the shares are estimates (checked last).
 . "$(dirname "$0")/tap.sh"
 
 need_root "page-fault events and BPF need root"
@@ -26,7 +28,7 @@ run() {
 	rm -f "$dir/$name.in"
 	mkfifo "$dir/$name.in"
 	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; echo go >&3) &
-	"$BIN" --source faults "$@" -- "$WL/callers" 256 <"$dir/$name.in" \
+	"$BIN" --source faults "$@" -- "$WL/callers" "${PAGES:-256}" <"$dir/$name.in" \
 		>"$dir/$name.all" 2>"$dir/$name.err"
 	rc=$?
 	wait
@@ -35,7 +37,7 @@ run() {
 # callers_of FILE: the "called from" block under the issue's instruction
 callers_of() { grep -A2 "called from" "$1"; }
 
-run live --callers 2 --json "$dir/live.json" --record "$dir/run.cprec"
+run live --stack-every 1 --callers 2 --json "$dir/live.json" --record "$dir/run.cprec"
 got=$(callers_of "$dir/live.all")
 if [ "$rc" -eq 0 ] && grep -qF "(touch)" "$dir/live.all" &&
 	grep -qF "called from (2 of 2 paths; 768 samples with a stack):" <<<"$got" &&
@@ -84,6 +86,27 @@ if grep -qF "called from (1 of 2 paths; 768 samples with a stack):" "$tap_out" &
 expect "report FILE without --callers" 0 "" "$BIN" report "$dir/run.cprec"
 if ! grep -q "called from" "$tap_out"; then _ok "no --callers: no paths in the text"; else
 	_not_ok "no --callers: no paths in the text"; fi
+# the default, one stack in 32, on 4 x 1024 pages: ~96 of the 3072 samples
+# walked, each worth 32, so the counts are multiples of 32 and path A's share
+# is 2/3 give or take the binomial's spread (sd 0.048 for 96 draws: [0.40,
+# 0.90] is over 4.8 sd each side)
+PAGES=1024 run sampled --callers 2
+got=$(callers_of "$dir/sampled.all")
+total=$(sed -nE 's/.*called from \(2 of 2 paths; ([0-9]+) samples with a stack\):.*/\1/p' <<<"$got")
+share_a=$(grep -F "$path_a" <<<"$got" | awk '{ print $1 }')
+if [ "$rc" -eq 0 ] && [ -n "$total" ] && [ $((total % 32)) -eq 0 ] &&
+	grep -qF "$path_b" <<<"$got" &&
+	awk -v s="$share_a" 'BEGIN { exit !(s >= 40 && s <= 90) }'; then
+	_ok "--stack-every 32 (default): both paths, counts of 32, path A near 2/3 ($share_a %)"
+else
+	_not_ok "--stack-every 32 (default): both paths, counts of 32, path A near 2/3" \
+		"status $rc" "got: $got" "$(head -5 "$dir/sampled.err")"
+fi
+run off --stack-every 0 --callers 2
+if [ "$rc" -eq 0 ] && ! grep -q "called from" "$dir/off.all" && grep -qF "(touch)" "$dir/off.all"; then
+	_ok "--stack-every 0: the issue, no paths"; else
+	_not_ok "--stack-every 0: the issue, no paths" "status $rc" "$(head -20 "$dir/off.all")"; fi
+
 expect "--callers 65 is refused" 2 "--callers: '65' is not a whole number from 0 to 64" \
 	"$BIN" report "$dir/run.cprec" --callers 65
 

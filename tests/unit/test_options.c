@@ -154,6 +154,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.max_sample_rate, 20000);
 	assert_int_equal(o.window, 512);
 	assert_int_equal(o.window_ratio_ppm, 5000);	/* 0.5 % */
+	assert_int_equal(o.stack_every, 32);		/* docs/stacks.md: 164-224 ns a sample */
 	/* the paper's filters (§3.5): 3 %, 1 %, 0.01 %, 1 %; ten issues */
 	assert_int_equal(o.classify.app_load_miss_ppm, 30000);
 	assert_int_equal(o.classify.app_store_miss_ppm, 10000);
@@ -343,6 +344,13 @@ static void test_sampling_knobs(void **state)
 	assert_string_equal(o.cache_spec, "L1D=48K:12:64");
 	assert_int_equal(parse("-a --window-miss-ratio 0", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.window_ratio_ppm, 0);
+	/* --stack-every: 0 (no stacks) and 1 (every event) are both meaningful */
+	assert_int_equal(parse("-a --stack-every 0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.stack_every, 0);
+	assert_int_equal(parse("-a --stack-every 1", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.stack_every, 1);
+	assert_int_not_equal(parse("-a --stack-every 65537", &o, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "--stack-every"));
 }
 
 /* Breakpoint knobs: defaults from the paper's 100 ms expiry and a 2000 hits/s budget. */

@@ -63,6 +63,7 @@ enum {
 	OPT_HTML,
 	OPT_LOG_LEVEL,
 	OPT_CALLERS,
+	OPT_STACK_EVERY,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "window-miss-ratio", required_argument, NULL, OPT_WINDOW_RATIO },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "callers", required_argument, NULL, OPT_CALLERS },
+	{ "stack-every", required_argument, NULL, OPT_STACK_EVERY },
 	{ "min-access-share", required_argument, NULL, OPT_MIN_ACCESS_SHARE },
 	{ "min-miss-share", required_argument, NULL, OPT_MIN_MISS_SHARE },
 	{ "app-load-miss", required_argument, NULL, OPT_APP_LOAD_MISS },
@@ -172,6 +174,9 @@ static const char usage_text[] =
 "                             (default 512, a power of two, 2..512)\n"
 "      --window-miss-ratio P  forward misses only while a window's miss ratio\n"
 "                             exceeds P percent (default 0.5)\n"
+"      --stack-every N        walk the user call stack of one sample, tick or\n"
+"                             breakpoint hit in N, at random, each worth N\n"
+"                             (default 32; 1: every one; 0: no call stacks)\n"
 "      --max-bp-rate N        hardware-breakpoint hits/s that collect the exact\n"
 "                             addresses of the worst instructions (default\n"
 "                             2000: about 2 percent of a CPU; 0: none)\n"
@@ -323,6 +328,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->max_sample_rate = 20000;
 	opts->max_alloc_rate = CP_ALLOC_RATE_DEFAULT;
 	opts->window = CP_WINDOW_DEFAULT;
+	opts->stack_every = CP_STACK_EVERY_DEFAULT;
 	opts->window_ratio_ppm = CP_WINDOW_RATIO_DEFAULT_PPM;
 	opts->overhead_ppm = CP_OVERHEAD_UNSET;
 	cp_classify_cfg_defaults(&opts->classify);
@@ -409,6 +415,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_WINDOW, "--window", 2, CP_WINDOW_MAX },
 	{ OPT_TOP, "--top", 1, 1000 },
 	{ OPT_CALLERS, "--callers", 0, CP_CALLERS_MAX },
+	{ OPT_STACK_EVERY, "--stack-every", 0, 65536 },
 	{ OPT_BP_EXPIRY, "--bp-expiry", 1, 60000 },
 	{ OPT_MAX_BP_RATE, "--max-bp-rate", 0, 1000000 },
 	{ OPT_SOFT_FREQ, "--soft-freq", 1, 100000 },
@@ -476,6 +483,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_MAX_ALLOC_RATE: opts->max_alloc_rate = v; break;
 	case OPT_TOP: opts->classify.top = (unsigned int)v; break;
 	case OPT_CALLERS: opts->callers = (unsigned int)v; break;
+	case OPT_STACK_EVERY: opts->stack_every = (__u32)v; break;
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_ALLOC_STACK_BYTES: opts->alloc_stack_bytes = (__u32)v; break;

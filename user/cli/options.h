@@ -66,6 +66,7 @@ struct cp_options {
 	bool no_debuginfod;		/* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
 	bool no_throwing_new;		/* --no-throwing-new: see user/live/alloc_probes.h */
 	__u32 window;			/* accesses in a miss window */
+	__u32 stack_every;		/* --stack-every: one event's stack in N walked; 0: none */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
 	struct cp_classify_cfg classify;

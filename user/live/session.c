@@ -267,6 +267,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	s->skel->rodata->targ_self_tgid = (__u32)getpid();
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
 	s->skel->rodata->targ_window_size = cfg->window;
+	s->skel->rodata->targ_stack_every = cfg->stack_every;
 	s->skel->rodata->targ_window_ratio_ppm = cfg->window_ratio_ppm;
 	s->skel->rodata->targ_filter_cgroup = cfg->cgroup != NULL;
 	ret = cp_mem_prog_size_windows(s->skel);

@@ -37,7 +37,8 @@ run() {
 # callers_of FILE: the "called from" block under the issue's instruction
 callers_of() { grep -A2 "called from" "$1"; }
 
-run live --stack-every 1 --callers 2 --json "$dir/live.json" --record "$dir/run.cprec"
+run live --stack-every 1 --callers 2 --json "$dir/live.json" --record "$dir/run.cprec" \
+	--folded "$dir/live.folded" --pprof "$dir/live.pb.gz"
 got=$(callers_of "$dir/live.all")
 if [ "$rc" -eq 0 ] && grep -qF "(touch)" "$dir/live.all" &&
 	grep -qF "called from (2 of 2 paths; 768 samples with a stack):" <<<"$got" &&
@@ -63,6 +64,26 @@ jwant="0.6667 512 samples inner:$(mark inner) via_a:$(mark via-a) path_a:$(mark 
 0.3333 256 samples inner:$(mark inner) path_b:$(mark path-b) main:$(mark main-b)"
 if [ "$(head -2 <<<"$jgot")" = "$jwant" ]; then _ok "JSON callers[]: the two paths, shares, frames"; else
 	_not_ok "JSON callers[]: the two paths, shares, frames" "want: $jwant" "got:  $jgot"; fi
+
+# the exports carry the same stacks, root first: folded lines and pprof's traces
+if grep -qE ';main;path_a;via_a;inner;touch 512$' "$dir/live.folded" &&
+	grep -qE ';main;path_b;inner;touch 256$' "$dir/live.folded"; then
+	_ok "--folded: the two paths into touch(), 512 and 256 faults"; else
+	_not_ok "--folded: the two paths into touch(), 512 and 256 faults" \
+		"$(grep touch "$dir/live.folded")"; fi
+if command -v go >/dev/null; then
+	export HOME=$dir/home GOCACHE=$dir/gocache GOTOOLCHAIN=local
+	traces=$(go tool pprof -traces "$dir/live.pb.gz" 2>&1)
+	# a trace lists its frames innermost first, one per line, after its value
+	if grep -A4 -E '^ +512 ' <<<"$traces" | tr -s ' \n' ' ' |
+		grep -qE 'touch inner via_a path_a main'; then
+		_ok "--pprof: go tool pprof -traces shows touch <- inner <- via_a <- path_a <- main"
+	else
+		_not_ok "--pprof: go tool pprof -traces shows the path of 512" "$(head -40 <<<"$traces")"
+	fi
+else
+	skip "go tool pprof: go is not installed (packaging/deps.sh installs golang-go)"
+fi
 
 # the recording carries the stacks: the replay lists the same paths
 expect "report FILE --callers 2 of the recording" 0 "" "$BIN" report "$dir/run.cprec" --callers 2

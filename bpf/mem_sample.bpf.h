@@ -16,8 +16,10 @@
 #include "cacheperf/data_src.h"
 #include "cacheperf/window.h"
 
-_Static_assert(CP_STACK_MISS == 1u << 1 && CP_STACK_TICK == 1u << 2,
-	       "cp_mem_pipeline() shifts a miss and a tick into these bits");
+_Static_assert(CP_STACK_MISS == 1u << 1 && CP_STACK_TICK == 1u << 2 && CP_STACK_L1_HIT == 1u << 4,
+	       "cp_mem_pipeline() shifts a miss, a tick and an L1 hit into these bits");
+_Static_assert(CP_SAMPLE_MISS == 1u << 1 && CP_SAMPLE_NA == 1u << 2,
+	       "cp_mem_pipeline() finds an L1 hit in these bits of its flags");
 
 /* Counters are shared by all CPUs: atomic adds (BPF_XADD, the value is unused). */
 #define cp_add(ptr, val) __sync_fetch_and_add((ptr), (val))
@@ -153,8 +155,8 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
  * window), so tests can check each step. Every sample, forwarded or not, is
  * counted on its user call stack (the callers' shares are of all of them):
  * the stack at @ctx's registers (a perf_event program's), or s->stack_id
- * when @ctx is NULL (test programs: every one); for perf_event programs
- * one in targ_stack_every. Chosen, read
+ * when @ctx is NULL (test programs); one in cp_stack_every_of() (every
+ * one unless a test or the bench sets targ_stack_every). Chosen, read
  * and counted inside global functions, so that nothing of it is live at the
  * window's loop: a stack id or a choice that was would multiply the states
  * the verifier walks through the loop, past 1M. The verifier knows a
@@ -195,11 +197,14 @@ static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void 
 		cp_add(&stats.na[kind], 1);
 	cp_mem_count_ip(s, &d, kind);
 	/* shifts, not branches: one state on the way to the window's loop */
-	what = CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) | ((s->ticks & 1) << 2));
+	/* an L1 hit: neither CP_SAMPLE_MISS nor CP_SAMPLE_NA, in bits, not branches */
+	what = CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) | ((s->ticks & 1) << 2) |
+					     ((~(flags >> 1 | flags >> 2) & 1) << 4));
 	if (ctx)
 		cp_stack_walked(ctx, what, s->ip, s->weight);
-	else	/* test programs: every sample, on the stack they name */
-		cp_stack_counted(s->stack_id, what, s->ip, s->weight);
+	else	/* test programs: on the stack they name, chosen alike */
+		cp_stack_counted(s->stack_id, what | CP_STACK_ARG(0, CP_STACK_CHOOSE), s->ip,
+				 s->weight);
 
 	if (targ_forward_all)
 		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,

@@ -38,8 +38,11 @@ CP_SHARED struct {
  * One event in targ_stack_every has its stack walked and counted, each
  * count then worth targ_stack_every events (chosen at random, so shares stay
  * unbiased): the walk costs 0.8-2.1 us, ten times the rest of a sample's
- * path (docs/stacks.md). 1: every event; 0: no stacks. Set by
- * --stack-every; 1 here, so test programs count every event.
+ * path (docs/stacks.md). A sample the PMU says L1 served is walked
+ * CP_STACK_HIT_FACTOR times more rarely (and counts for as many more):
+ * most PMU samples are such hits, and their paths matter least. 1: every
+ * event; 0: no stacks. Set by --stack-every; 1 here, so test programs count
+ * every event.
  */
 #ifdef CP_DEFINE_SHARED
 const volatile __u32 targ_stack_every = 1;
@@ -47,19 +50,32 @@ const volatile __u32 targ_stack_every = 1;
 extern const volatile __u32 targ_stack_every;
 #endif
 
-/* True when this event's stack is to be walked (one in targ_stack_every). */
-static __always_inline bool cp_stack_due(void)
-{
-	if (targ_stack_every <= 1)
-		return targ_stack_every == 1;
-	return bpf_get_prandom_u32() % targ_stack_every == 0;
-}
-
 /* What one event adds to its (tgid, stack, ip) counters. */
 #define CP_STACK_SAMPLE (1u << 0)
 #define CP_STACK_MISS	(1u << 1)
 #define CP_STACK_TICK	(1u << 2)
 #define CP_STACK_BP_HIT (1u << 3)
+#define CP_STACK_L1_HIT (1u << 4) /* the sample's level is known: L1 */
+#define CP_STACK_CHOOSE (1u << 5) /* cp_stack_counted() chooses (test programs) */
+
+/* The events an event of @what stands for when chosen: 0 when none is. */
+static __always_inline __u32 cp_stack_every_of(__u32 what)
+{
+	if (targ_stack_every <= 1)
+		return targ_stack_every;
+	return what & CP_STACK_L1_HIT ? targ_stack_every * CP_STACK_HIT_FACTOR : targ_stack_every;
+}
+
+/* True when an event of @what is to have its stack walked and counted. */
+static __always_inline bool cp_stack_due(__u32 what)
+{
+	__u32 n = cp_stack_every_of(what);
+
+	if (n <= 1)
+		return n == 1;
+	/* a random 32-bit r is under 2^32 / n one time in n: r * n < 2^32, no division */
+	return ((__u64)bpf_get_prandom_u32() * n) >> 32 == 0;
+}
 
 /* What @what (CP_STACK_*) packs with @tgid into cp_stack_counted()'s second argument. */
 #define CP_STACK_ARG(tgid, what) (((__u64)(what) << 32) | (__u32)(tgid))
@@ -67,8 +83,10 @@ static __always_inline bool cp_stack_due(void)
 /*
  * Counts one event on its stack: @id is what bpf_get_stackid() returned
  * (a negative errno is counted as a drop), @tgid_what is CP_STACK_ARG(),
- * @weight a load latency or 0; each count is worth targ_stack_every
- * events (cp_stack_due() chose this one). A global function, defined once in
+ * @weight a load latency or 0; each count is worth cp_stack_every_of()
+ * events (cp_stack_due() chose this one: the caller did, or, with
+ * CP_STACK_CHOOSE, this function does, before anything is counted). A
+ * global function, defined once in
  * maps.bpf.c: the verifier checks it apart, once, and its callers see one
  * return value instead of its branches. Called inline, those branches
  * multiplied the states on_mem_sample's window loop is walked with past
@@ -83,6 +101,8 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 	struct cp_stack_counts *c;
 	__u64 n;
 
+	if ((what & CP_STACK_CHOOSE) && !cp_stack_due(what))
+		return 0;
 	if (id < 0) {
 		if (id == -17 /* EEXIST */ || id == -12 /* ENOMEM */)
 			__sync_fetch_and_add(&stats.drop_stack_map, 1);
@@ -102,7 +122,7 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 		}
 	}
 	/* read here, past the map calls: nothing more to keep across them on the stack */
-	n = targ_stack_every > 1 ? targ_stack_every : 1;
+	n = cp_stack_every_of(what) ?: 1;
 	if (what & CP_STACK_SAMPLE)
 		__sync_fetch_and_add(&c->samples, n);
 	if (what & CP_STACK_MISS)
@@ -124,7 +144,7 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 #define cp_stack_id(ctx) bpf_get_stackid((ctx), &sample_stacks, BPF_F_USER_STACK)
 
 /*
- * For perf_event programs: one event in targ_stack_every (cp_stack_due())
+ * For perf_event programs: one event in cp_stack_every_of() (cp_stack_due())
  * has its user stack at @ctx walked and counted (cp_stack_counted()); 1
  * when it was, else 0. Global like cp_stack_counted(), so that its caller
  * sees one return value whichever way the choice went; @ctx must be the
@@ -135,7 +155,7 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 __noinline int cp_stack_walked(struct bpf_perf_event_data *ctx, __u64 tgid_what, __u64 ip,
 			       __u64 weight)
 {
-	if (!ctx || !cp_stack_due())
+	if (!ctx || !cp_stack_due(tgid_what >> 32))
 		return 0;
 	return cp_stack_counted(cp_stack_id(ctx), tgid_what, ip, weight);
 }

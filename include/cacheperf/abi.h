@@ -25,6 +25,7 @@
  */
 #define CP_STACK_DEPTH		32
 #define CP_STACK_EVERY_DEFAULT	32	/* --stack-every: one event in 32 has its stack walked */
+#define CP_STACK_HIT_FACTOR	8	/* ... and one L1 hit in 8 times as many (bpf/stacks.bpf.h) */
 #define CP_MAX_SAMPLE_STACKS	16384
 #define CP_MAX_STACK_COUNTS	16384
 #define CP_RINGBUF_BYTES	(4u << 20)

@@ -557,6 +557,38 @@ static void test_bad_input(void **state)
 	assert_string_equal(cp_issue_type_name(CP_ISSUE_FALSE_SHARING), "false_sharing");
 }
 
+/* cp_src_loc_at(): a sample's file:line against an issue instruction's, a long path kept cut */
+static void test_src_loc_at(void **state)
+{
+	struct cp_src_loc loc = { .line = 42 };
+	char longer[CP_LOC_FILE_LEN + 40];
+
+	(void)state;
+	snprintf(loc.file, sizeof(loc.file), "/src/app/worker.c");
+	assert_true(cp_src_loc_at(&loc, "/src/app/worker.c", 42));
+	assert_false(cp_src_loc_at(&loc, "/src/app/worker.c", 43));
+	assert_false(cp_src_loc_at(&loc, "/src/other/worker.c", 42));	/* same base name */
+	assert_false(cp_src_loc_at(&loc, "/src/app/worker.cc", 42));
+	assert_false(cp_src_loc_at(&loc, NULL, 42));
+	/* a path longer than the location keeps: equal as far as it was kept */
+	memset(longer, 'd', sizeof(longer) - 1);
+	longer[0] = '/';
+	longer[sizeof(longer) - 1] = '\0';
+	memcpy(loc.file, longer, sizeof(loc.file) - 1);	/* kept cut, as the locator keeps it */
+	loc.file[sizeof(loc.file) - 1] = '\0';
+	assert_true(cp_src_loc_at(&loc, longer, 42));
+	longer[sizeof(longer) - 2] = 'x';	/* differs past the cut: still the same */
+	assert_true(cp_src_loc_at(&loc, longer, 42));
+	longer[10] = 'x';			/* differs before it */
+	assert_false(cp_src_loc_at(&loc, longer, 42));
+	/* no line or no file: nothing is at it */
+	loc.file[0] = '\0';
+	assert_false(cp_src_loc_at(&loc, "", 42));
+	snprintf(loc.file, sizeof(loc.file), "a.c");
+	loc.line = 0;
+	assert_false(cp_src_loc_at(&loc, "a.c", 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_low_miss_ratio_reports_nothing),
 		cmocka_unit_test_setup_teardown(test_no_levels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test(test_src_loc_at),
 	};
 
 	return cmocka_run_group_tests_name("classify", tests, NULL, NULL);

@@ -74,6 +74,12 @@ static const struct {
 					    "capacity or conflict misses (pending access pattern)" },
 };
 
+bool cp_src_loc_at(const struct cp_src_loc *loc, const char *file, __u32 line)
+{
+	return loc->line && line == loc->line && loc->file[0] && file &&
+	       strncmp(file, loc->file, sizeof(loc->file) - 1) == 0;
+}
+
 const char *cp_issue_type_name(enum cp_issue_type t)
 {
 	return (unsigned int)t < CP_ISSUE_TYPE_NR ? issue_types[t].name : "?";

@@ -316,4 +316,11 @@ const char *cp_issue_type_text(enum cp_issue_type t);
 /* "application", "allocator". */
 const char *cp_issue_origin_name(enum cp_issue_origin o);
 
+/*
+ * True when @file:@line is @loc's source line: the same line number, and
+ * @file equal to @loc->file as far as @loc could keep it (CP_LOC_FILE_LEN:
+ * a longer path is kept cut). False when @loc has no line or no file.
+ */
+bool cp_src_loc_at(const struct cp_src_loc *loc, const char *file, __u32 line);
+
 #endif /* CP_CLASSIFY_H */

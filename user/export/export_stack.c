@@ -15,9 +15,8 @@ struct issue_insn {
 	__u32 tgid;
 	__u32 line;
 	__u64 ip;
-	const char *function;
-	const char *file;
-	size_t rank; /* the issue's place: the first issue wins */
+	const struct cp_src_loc *loc; /* NULL: the instruction has no source line */
+	size_t rank;		      /* the issue's place: the first issue wins */
 	const struct cp_issue *issue;
 };
 
@@ -98,8 +97,7 @@ static int index_issues(struct walk *w, const struct cp_classification *c)
 				.tgid = in->tgid,
 				.line = in->have_loc ? in->loc.line : 0,
 				.ip = in->ip,
-				.function = in->have_loc ? in->loc.function : "",
-				.file = in->have_loc ? in->loc.file : "",
+				.loc = in->have_loc ? &in->loc : NULL,
 				.rank = i,
 				.issue = is,
 			};
@@ -146,8 +144,8 @@ static const struct cp_issue *issue_of(const struct walk *w, __u32 tgid, __u64 i
 	key.line = (__u32)l->line;
 	for (i = lower_bound(w->by_line, w->nr_insns, &key, by_line);
 	     i < w->nr_insns && w->by_line[i].tgid == tgid && w->by_line[i].line == key.line; i++)
-		if (!strcmp(w->by_line[i].function, l->function) &&
-		    !strcmp(w->by_line[i].file, l->file ?: ""))
+		if (w->by_line[i].loc && !strcmp(w->by_line[i].loc->function, l->function) &&
+		    cp_src_loc_at(w->by_line[i].loc, l->file, key.line))
 			return w->by_line[i].issue;
 	return NULL;
 }

@@ -74,10 +74,10 @@ static bool on_line(struct cp_profile *p, const struct cp_issue_insn *in, __u64 
 
 	if (ip == in->ip)
 		return true;
-	if (!in->have_loc || !in->loc.line || !in->loc.file[0] ||
+	if (!in->have_loc || !in->loc.line ||
 	    cp_symbolizer__resolve(p->sym, (pid_t)in->tgid, ip, &info))
 		return false;
-	return info.file && info.line == in->loc.line && !strcmp(info.file, in->loc.file);
+	return cp_src_loc_at(&in->loc, info.file, info.line);
 }
 
 /* Keeps the hits on @in's line (in place); how many. */

@@ -54,8 +54,7 @@ static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid,
 		if (!asked && cp_symbolizer__resolve(x->p->sym, (pid_t)tgid, ip, &info))
 			return false;
 		asked = true;
-		if (info.line == in->loc.line && info.file &&
-		    strcmp(cp_base_name(info.file), cp_base_name(in->loc.file)) == 0)
+		if (cp_src_loc_at(&in->loc, info.file, info.line))
 			return true;
 	}
 	return false;

@@ -17,7 +17,7 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 per_test_timeout=${CP_TEST_TIMEOUT:-600}
 
 pass=0 fail=0 skip=0
-failed_names=()
+failed_names=() failed_lines=()
 
 run_one() {
 	local name=$1; shift
@@ -45,6 +45,18 @@ run_one() {
 	printf '%-40s %3d passed %3d failed %3d skipped\n' "$name" "$p" "$f" "$s"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	[ "$f" -eq 0 ] || failed_names+=("$name")
+	[ "$f" -eq 0 ] || failed_lines+=("$(failed_cases "$name" <<<"$out")")
+}
+
+# The failing cases of a test's output with the diagnostics under each (not
+# its dumped output, '#   |'), for the summary: a log's tail then says what
+# failed even when the dumps above it scrolled away.
+failed_cases() {
+	awk -v name="$1" '
+		/^not ok [0-9]/ && !/# SKIP/ { keep = 4; print "  [" name "] " $0; next }
+		keep && /^# / && !/^#   \|/ { keep--; print "  [" name "]   " $0; next }
+		{ keep = 0 }
+		/exited with status|reported no test at all/ { print "  [" name "] " $0 }'
 }
 
 for dir in unit bpf; do
@@ -62,6 +74,9 @@ for t in "$root"/tests/e2e/test_*.sh; do
 	run_one "$name" bash "$t"
 done
 
-[ ${#failed_names[@]} -eq 0 ] || echo "failing: ${failed_names[*]}"
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "failing: ${failed_names[*]}"
+	printf '%s\n' "${failed_lines[@]}"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

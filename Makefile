@@ -168,6 +168,13 @@ $(BUILD)/tests/workloads/cxx_sites_%: tests/workloads/cxx_sites.cpp tests/worklo
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CXX) $(WL_CFLAGS) $< -o $@ -l$(CXX_ALLOC_LIB)
 
+# callers again with inner() keeping no frame pointer (rbp used for data):
+# only CFI unwinding of a sample's stack copy reaches past it.
+WL_BINS		+= $(BUILD)/tests/workloads/callers_nofp
+$(BUILD)/tests/workloads/callers_nofp: tests/workloads/callers.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -DCP_INNER_NO_FRAME $< -o $@
+
 # A std::vector with the system's libstdc++ and glibc, built as distributions build
 # (no frame pointers): only CFI unwinding reaches its frames from malloc.
 WL_BINS		+= $(BUILD)/tests/workloads/cxx_vector

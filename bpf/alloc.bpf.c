@@ -30,6 +30,7 @@
 #include "cacheperf.bpf.h"
 #include "wakeup.bpf.h"
 #include "cacheperf/alloc.h"
+#include "ustack.bpf.h"
 
 #define CP_MAP_ANONYMOUS	0x20
 #define CP_MAP_STACK		0x20000
@@ -411,7 +412,6 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
 {
 	__u32 want = targ_ustack_bytes & (2 * CP_USTACK_BYTES - 1);
 	struct cp_ustack_record *r;
-	__u64 sp = PT_REGS_SP(ctx);
 
 	if (!want || want > CP_USTACK_BYTES)
 		return;
@@ -420,25 +420,7 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
 		CP_INC(drop_ringbuf);
 		return;
 	}
-	r->type = CP_REC_USTACK;
-	r->tgid = tgid;
-	r->caller = caller;
-	r->sp = sp;
-	r->bp = ctx->bp;
-	r->bx = ctx->bx;
-	r->r12 = ctx->r12;
-	r->r13 = ctx->r13;
-	r->r14 = ctx->r14;
-	r->r15 = ctx->r15;
-	r->__pad = 0;
-	r->len = want;
-	if (bpf_probe_read_user(r->stack, want, (void *)sp)) {
-		/* the stack ends closer above: a quarter, which a thread's top has */
-		r->len = want / 4;
-		if (!r->len || bpf_probe_read_user(r->stack, r->len & (CP_USTACK_BYTES - 1),
-						   (void *)sp))
-			r->len = 0;
-	}
+	cp_ustack_fill(r, ctx, tgid, caller, want);
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 

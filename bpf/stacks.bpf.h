@@ -19,6 +19,9 @@
 #define CACHEPERF_STACKS_BPF_H
 
 #include "cacheperf.bpf.h"
+#include "cacheperf/stack_copy.h"
+#include "ustack.bpf.h"
+#include "wakeup.bpf.h"
 
 CP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -33,6 +36,30 @@ CP_SHARED struct {
 	__type(key, struct cp_stack_key);
 	__type(value, struct cp_stack_counts);
 } stack_counts SEC(".maps");
+
+/* What user space found each stack id's walk to be (cacheperf/stack_copy.h). */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_SAMPLE_STACKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} stack_kinds SEC(".maps");
+
+/* Stack copies of walked events whose walk is short, for CFI unwinding in user space. */
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CP_STACK_COPY_RING);
+} stack_copies SEC(".maps");
+
+/*
+ * Stack bytes copied with a walked event whose frame-pointer walk is short
+ * or not judged yet (--stack-copy-bytes; at most CP_USTACK_BYTES); 0: no
+ * copies, every walk counted as it is.
+ */
+#ifdef CP_DEFINE_SHARED
+const volatile __u32 targ_stack_copy_bytes = 0;
+struct cp_stack_copy_stats stack_copy_stats;
+#endif
 
 /*
  * One event in targ_stack_every has its stack walked and counted, each
@@ -152,12 +179,55 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
  * argument by its type).
  */
 #ifdef CP_DEFINE_SHARED
+/*
+ * Sends the walked event of stack @id as a copy (cacheperf/stack_copy.h)
+ * when user space has not found @id's walk whole: 1 when it did, 0 when the
+ * event is to be counted on its walk (whole, or the copies' ring is full).
+ */
+static __always_inline int cp_stack_copied(struct bpf_perf_event_data *ctx, long id,
+					   __u64 tgid_what, __u64 ip, __u64 weight)
+{
+	__u32 key = (__u32)id, what = tgid_what >> 32, n;
+	struct cp_sample_ustack_record *r;
+	__u32 *kind;
+
+	kind = bpf_map_lookup_elem(&stack_kinds, &key);
+	if (kind && *kind == CP_STACK_KIND_WHOLE)
+		return 0;
+	r = bpf_ringbuf_reserve(&stack_copies, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&stack_copy_stats.ring_full, 1);
+		return 0;
+	}
+	n = cp_stack_every_of(what) ?: 1;
+	r->type = CP_REC_SAMPLE_USTACK;
+	r->tgid = (__u32)tgid_what;
+	r->stack_id = (__s32)id;
+	r->__pad = 0;
+	r->ip = ip;
+	r->c.samples = what & CP_STACK_SAMPLE ? n : 0;
+	r->c.misses = what & CP_STACK_MISS ? n : 0;
+	r->c.lat_sum = weight * n;
+	r->c.ticks = what & CP_STACK_TICK ? n : 0;
+	r->c.bp_hits = what & CP_STACK_BP_HIT ? n : 0;
+	cp_ustack_fill(&r->u, (struct pt_regs *)&ctx->regs, (__u32)tgid_what,
+		       PT_REGS_IP((struct pt_regs *)&ctx->regs), targ_stack_copy_bytes);
+	bpf_ringbuf_submit(&r->type, cp_wakeup_flag_of(&stack_copies, CP_STACK_COPY_WAKEUP, 0, 0));
+	__sync_fetch_and_add(&stack_copy_stats.copied, 1);
+	return 1;
+}
+
 __noinline int cp_stack_walked(struct bpf_perf_event_data *ctx, __u64 tgid_what, __u64 ip,
 			       __u64 weight)
 {
+	long id;
+
 	if (!ctx || !cp_stack_due(tgid_what >> 32))
 		return 0;
-	return cp_stack_counted(cp_stack_id(ctx), tgid_what, ip, weight);
+	id = cp_stack_id(ctx);
+	if (id >= 0 && targ_stack_copy_bytes && cp_stack_copied(ctx, id, tgid_what, ip, weight))
+		return 1;
+	return cp_stack_counted(id, tgid_what, ip, weight);
 }
 #else
 extern int cp_stack_walked(struct bpf_perf_event_data *ctx, __u64 tgid_what, __u64 ip,

@@ -41,9 +41,14 @@ extern __u64 wakeup_min_ns;
  * waiting is over the threshold (what a sample's emit does: the common case
  * then costs one ring-buffer query).
  */
-static __always_inline __u64 cp_wakeup_flag(__u64 now, __u64 quiet_ns)
+#define cp_wakeup_flag(now, quiet_ns)                                                              \
+	cp_wakeup_flag_of(&events, CP_RINGBUF_WAKEUP_BYTES, (now), (quiet_ns))
+
+/* cp_wakeup_flag() for the ring buffer @ring, woken when @wake_bytes wait. */
+static __always_inline __u64 cp_wakeup_flag_of(void *ring, __u64 wake_bytes, __u64 now,
+					       __u64 quiet_ns)
 {
-	bool over = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= CP_RINGBUF_WAKEUP_BYTES;
+	bool over = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wake_bytes;
 	struct cp_cpu_cost *c;
 
 	if (!over && !quiet_ns)

@@ -51,6 +51,8 @@ enum cp_record_type {
 	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it */
 	/* a call site's registers and stack top, live only (never recorded) */
 	CP_REC_USTACK = 5,	/* struct cp_ustack_record (cacheperf/alloc.h) */
+	/* a sampled stack's registers and stack top, live only (never recorded) */
+	CP_REC_SAMPLE_USTACK = 6,	/* struct cp_sample_ustack_record (cacheperf/stack_copy.h) */
 	/* made by user space from a finished breakpoint history, so that the
 	 * live run and a recording's replay feed the classifier alike */
 	CP_REC_HISTORY = 64,	/* struct cp_history_record */
@@ -203,6 +205,12 @@ struct cp_stats {
 	__u64 drop_stack_map;		/* not kept: the stack map (or its bucket) was taken */
 	__u64 drop_stack_counts;	/* not counted: the (tgid, stack, ip) map is full */
 	__u64 no_ustack;		/* no user stack could be read */
+};
+
+/* Counters of the sample stack copies (cacheperf/stack_copy.h) in .bss, stack_copy_stats. */
+struct cp_stack_copy_stats {
+	__u64 copied;		/* walked events sent as copies, for CFI unwinding */
+	__u64 ring_full;	/* ... counted on their frame-pointer walk instead: ring full */
 };
 
 /*

@@ -29,6 +29,7 @@ table=(
 	"replay_throughput 10000000"
 	"malloc_overhead 5 400000000"
 	"live_service 5 200000"
+	"stack_copy_cost 5 40000"
 )
 
 names=("$@")

@@ -9,6 +9,8 @@
 # JSON lists them with their frames; the recording's replay shows the same.
 # Those runs walk every sample's stack (--stack-every 1); by default one in 32
 # is walked and counted as 32, so the shares are estimates (checked last).
+# callers_nofp has no frame pointer in inner(): only the CFI unwinding of
+# stack copies finds the two paths there.
 . "$(dirname "$0")/tap.sh"
 
 need_root "page-fault events and BPF need root"
@@ -28,7 +30,8 @@ run() {
 	rm -f "$dir/$name.in"
 	mkfifo "$dir/$name.in"
 	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; echo go >&3) &
-	"$BIN" --source faults "$@" -- "$WL/callers" "${PAGES:-256}" <"$dir/$name.in" \
+	"$BIN" --source faults "$@" -- "$WL/${PROG:-callers}" "${PAGES:-256}" ${LINGER:+"$LINGER"} \
+		<"$dir/$name.in" \
 		>"$dir/$name.all" 2>"$dir/$name.err"
 	rc=$?
 	wait
@@ -127,6 +130,45 @@ run off --stack-every 0 --callers 2
 if [ "$rc" -eq 0 ] && ! grep -q "called from" "$dir/off.all" && grep -qF "(touch)" "$dir/off.all"; then
 	_ok "--stack-every 0: the issue, no paths"; else
 	_not_ok "--stack-every 0: the issue, no paths" "status $rc" "$(head -20 "$dir/off.all")"; fi
+
+# callers_nofp: inner() keeps no frame pointer and zeroes rbp, so the
+# frame-pointer walk from touch() stops at inner() on both paths (one stack
+# id); the copies of those stacks, unwound by CFI, tell the paths apart
+# again and go on through libc's start (__libc_start_main_impl, which the
+# walk never reaches). 128 pages: ~440 walked events whose copies fit the
+# copy ring (~990) even if the profiler read nothing until the end, so the
+# shares are exact on a busy machine too; the workload stays 3 s after its
+# stores, as copies are unwound only while their process lives.
+PROG=callers_nofp PAGES=128 LINGER=3000 run nofp --stack-every 1 --callers 2 -v --record "$dir/nofp.cprec"
+got=$(callers_of "$dir/nofp.all")
+copies=$(grep -o 'call stacks: [0-9]* walked events copied, [0-9]* made deeper by CFI; [0-9]* counted' \
+	"$dir/nofp.err")
+if [ "$rc" -eq 0 ] && grep -qF "called from (2 of 2 paths; 384 samples with a stack):" <<<"$got" &&
+	grep -qF " 66.7 %  $path_a ← __libc_start_call_main" <<<"$got" &&
+	grep -qF " 33.3 %  $path_b ← __libc_start_call_main" <<<"$got" &&
+	grep -qF "← __libc_start_main_impl" <<<"$got" &&
+	awk '{ exit !($7 >= 384 && $12 == 0) }' <<<"$copies"; then
+	_ok "CFI: both paths through a frameless inner(), shares exact ($copies)"
+else
+	_not_ok "CFI: both paths through a frameless inner(), shares exact" "status $rc" \
+		"got: $got" "copies: $copies" "$(head -5 "$dir/nofp.err")"
+fi
+expect "report FILE --callers 2 of the CFI run's recording" 0 "" \
+	"$BIN" report "$dir/nofp.cprec" --callers 2
+if [ "$(callers_of "$tap_out")" = "$got" ] && [ -n "$got" ]; then
+	_ok "the replay shows the CFI run's callers"
+else
+	_not_ok "the replay shows the CFI run's callers" "live:   $got" \
+		"replay: $(callers_of "$tap_out")"
+fi
+PROG=callers_nofp PAGES=128 run nofp_fp --stack-every 1 --callers 2 --stack-copy-bytes 0
+got=$(callers_of "$dir/nofp_fp.all")
+if [ "$rc" -eq 0 ] && grep -qF "called from (1 of 1 paths; 384 samples with a stack):" <<<"$got" &&
+	grep -qE "^ +100\.0 %  inner \(callers\.c:$(mark inner)\)$" <<<"$got"; then
+	_ok "--stack-copy-bytes 0: the walk stops at inner(), one path"
+else
+	_not_ok "--stack-copy-bytes 0: the walk stops at inner(), one path" "status $rc" "got: $got"
+fi
 
 expect "--callers 65 is refused" 2 "--callers: '65' is not a whole number from 0 to 64" \
 	"$BIN" report "$dir/run.cprec" --callers 65

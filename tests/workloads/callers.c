@@ -13,9 +13,16 @@
  * function is inlined and each does work after its call, so no call is a
  * tail call and every caller keeps its frame.
  *
- * usage: callers [PAGES]   (default 256); waits for a line on stdin after
- * printing "ready PID", so a profiler that measures its costs first is
- * attached before the first touch.
+ * Built again as callers_nofp (-DCP_INNER_NO_FRAME): inner() then keeps no
+ * frame pointer and zeroes rbp before its call, as distribution libraries
+ * built without frame pointers use rbp for data. A frame-pointer walk from
+ * touch() stops at inner() (both paths give the same two frames); only the
+ * CFI unwinding of a stack copy tells path_a from path_b.
+ *
+ * usage: callers [PAGES [LINGER_MS]]   (default 256, 0); waits for a line on
+ * stdin after printing "ready PID", so a profiler that measures its costs
+ * first is attached before the first touch; stays LINGER_MS after the last
+ * (a profiler unwinds stack copies only while the process is alive).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +50,16 @@ __attribute__((noinline)) static void touch(char *mem, size_t pages)
 	count();
 }
 
+#ifdef CP_INNER_NO_FRAME
+__attribute__((noinline, optimize("omit-frame-pointer"))) static void inner(char *mem,
+									     size_t pages)
+{
+	/* rbp as data: saved by the prologue (its CFI says where), not a frame */
+	__asm__ volatile("xor %%ebp, %%ebp" ::: "rbp");
+#else
 __attribute__((noinline)) static void inner(char *mem, size_t pages)
 {
+#endif
 	touch(mem, pages);	/* cp:callers-inner */
 	depth++;
 }
@@ -85,5 +100,8 @@ int main(int argc, char **argv)
 	path_a(mem, 2 * pages);	/* cp:callers-main-a */
 	path_b(mem + 2 * pages * PAGE, pages);	/* cp:callers-main-b */
 	printf("touched %zu pages, depth %d\n", 3 * pages, depth);
+	fflush(stdout);
+	if (argc > 2)
+		usleep((useconds_t)atol(argv[2]) * 1000);
 	return 0;
 }

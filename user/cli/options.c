@@ -54,6 +54,7 @@ enum {
 	OPT_PATH_MAP,
 	OPT_ALLOC_WRAPPER,
 	OPT_ALLOC_STACK_BYTES,
+	OPT_STACK_COPY_BYTES,
 	OPT_NO_DEBUGINFOD,
 	OPT_FAIL_ON_NEW,
 	OPT_PPROF,
@@ -112,6 +113,7 @@ static const struct option long_opts[] = {
 	{ "path-map", required_argument, NULL, OPT_PATH_MAP },
 	{ "alloc-wrapper", required_argument, NULL, OPT_ALLOC_WRAPPER },
 	{ "alloc-stack-bytes", required_argument, NULL, OPT_ALLOC_STACK_BYTES },
+	{ "stack-copy-bytes", required_argument, NULL, OPT_STACK_COPY_BYTES },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -178,6 +180,11 @@ static const char usage_text[] =
 "                             breakpoint hit in N (an L1 hit: in 8N), at\n"
 "                             random, each worth as many (default 32; 1:\n"
 "                             every one; 0: no call stacks)\n"
+"      --stack-copy-bytes N   stack bytes copied with a walked event whose\n"
+"                             frame-pointer walk stops short (code without\n"
+"                             frame pointers), unwound by CFI (default 4096\n"
+"                             with -p and -- CMD, 0 with -a; at most 4096;\n"
+"                             0: frame pointers only)\n"
 "      --max-bp-rate N        hardware-breakpoint hits/s that collect the exact\n"
 "                             addresses of the worst instructions (default\n"
 "                             2000: about 2 percent of a CPU; 0: none)\n"
@@ -336,6 +343,7 @@ void cp_options_defaults(struct cp_options *opts)
 	opts->bp_expiry_ms = CP_BPM_EXPIRY_MS_DEFAULT;
 	opts->max_bp_rate = CP_BPM_RATE_DEFAULT;
 	opts->alloc_stack_bytes = CP_STACK_BYTES_UNSET;
+	opts->stack_copy_bytes = CP_STACK_BYTES_UNSET;
 	opts->soft_freq_hz = CP_SOFT_FREQ_DEFAULT;
 	opts->window_s = 60;
 	opts->prom_top = 20;
@@ -424,6 +432,7 @@ static const struct num_opt num_opts[] = {
 	{ OPT_PROM_TOP, "--prom-top", 1, 1000 },
 	{ OPT_PPROF_KEEP, "--pprof-keep", 1, CP_PPROF_KEEP_MAX },
 	{ OPT_ALLOC_STACK_BYTES, "--alloc-stack-bytes", 0, CP_USTACK_BYTES },
+	{ OPT_STACK_COPY_BYTES, "--stack-copy-bytes", 0, CP_USTACK_BYTES },
 };
 
 /* Options that take a percentage, and the parts-per-million field each sets. */
@@ -488,6 +497,7 @@ static int parse_number_opt(int id, const char *arg, struct cp_options *opts, ch
 	case OPT_BP_EXPIRY: opts->bp_expiry_ms = (__u32)v; break;
 	case OPT_MAX_BP_RATE: opts->max_bp_rate = (__u32)v; break;
 	case OPT_ALLOC_STACK_BYTES: opts->alloc_stack_bytes = (__u32)v; break;
+	case OPT_STACK_COPY_BYTES: opts->stack_copy_bytes = (__u32)v; break;
 	case OPT_SOFT_FREQ: opts->soft_freq_hz = (__u32)v; break;
 	case OPT_WINDOW_SECONDS: opts->window_s = (__u32)v; break;
 	case OPT_PROM_TOP: opts->prom_top = (__u32)v; break;
@@ -752,9 +762,12 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			opts->target == CP_TARGET_CMD ? CP_BUDGET_PPM_CMD : CP_BUDGET_PPM_LIVE;
 	/*
 	 * -a sees every process start: opening each one's modules to unwind its
-	 * call sites (~17 ms, more on a busy host) would hold the drain up
+	 * call sites or sampled stacks (~17 ms, more on a busy host) would hold
+	 * the drain up
 	 */
 	if (opts->alloc_stack_bytes == CP_STACK_BYTES_UNSET)
 		opts->alloc_stack_bytes = opts->target == CP_TARGET_ALL ? 0 : CP_USTACK_BYTES;
+	if (opts->stack_copy_bytes == CP_STACK_BYTES_UNSET)
+		opts->stack_copy_bytes = opts->target == CP_TARGET_ALL ? 0 : CP_USTACK_BYTES;
 	return 0;
 }

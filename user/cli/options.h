@@ -26,7 +26,7 @@
 #define CP_MAX_MEMORY_DEFAULT	(256ull << 20)	/* --max-memory */
 #define CP_MAX_MEMORY_MIN	(16ull << 20)	/* below this the profiler cannot start */
 #define CP_OVERHEAD_UNSET	0xffffffffu	/* --overhead not given: by target kind */
-#define CP_STACK_BYTES_UNSET	0xffffffffu	/* --alloc-stack-bytes not given: by target kind */
+#define CP_STACK_BYTES_UNSET	0xffffffffu	/* --*-stack-bytes not given: by target kind */
 
 enum cp_mode {
 	CP_MODE_PROFILE = 0,
@@ -67,6 +67,7 @@ struct cp_options {
 	bool no_throwing_new;		/* --no-throwing-new: see user/live/alloc_probes.h */
 	__u32 window;			/* accesses in a miss window */
 	__u32 stack_every;		/* --stack-every: one event's stack in N walked; 0: none */
+	__u32 stack_copy_bytes;		/* --stack-copy-bytes: copied where the walk stops short */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 	/* --top, --min-access-share, --min-miss-share, --app-load-miss, --app-store-miss */
 	struct cp_classify_cfg classify;

@@ -10,6 +10,7 @@ void cp_session_cfg_of(const struct cp_options *opts, struct cp_session_cfg *out
 	out->cgroup = opts->cgroup;
 	out->window = opts->window;
 	out->stack_every = opts->stack_every;
+	out->stack_copy_bytes = opts->stack_copy_bytes;
 	out->window_ratio_ppm = opts->window_ratio_ppm;
 	out->ldlat_cycles = opts->ldlat_cycles;
 	out->load_period = opts->load_period;

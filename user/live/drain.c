@@ -65,6 +65,14 @@ struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_op
 		errno = err;
 		return NULL;
 	}
+	/* the sample stack copies' ring (bpf/stacks.bpf.h), read by the same polls */
+	err = ring_buffer__add(d->rb, bpf_map__fd(skel->maps.stack_copies), cp_drain_record, d);
+	if (err) {
+		ring_buffer__free(d->rb);
+		free(d);
+		errno = -err;
+		return NULL;
+	}
 	return d;
 }
 

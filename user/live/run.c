@@ -51,6 +51,9 @@ struct cp_live {
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
+	/* walked events' stack copies unwound since the last collect */
+	struct cp_stack_sample *copied;
+	size_t nr_copied;
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -237,6 +240,52 @@ static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ip
 	return k;
 }
 
+/* What the sample stack copies did over the run (-v). */
+static void say_stack_copies(const struct cp_live *l)
+{
+	const struct cp_stack_copy_stats *b = &l->sess->skel->bss->stack_copy_stats;
+	struct cp_stack_copy_tally t = cp_stack_drain__copies(l->stacks);
+
+	if (b->copied || b->ring_full)
+		cp_info("call stacks: %llu walked events copied, %llu made deeper by CFI; "
+			"%llu counted on their frame-pointer walk, the copy ring full",
+			(unsigned long long)t.copies, (unsigned long long)t.deeper,
+			(unsigned long long)b->ring_full);
+}
+
+/* The copied stacks unwound so far into the profile (and a recording), one batch. */
+static void flush_copied(struct cp_live *l)
+{
+	if (l->nr_copied)
+		cp_profile__add_stacks(l->prof, l->copied, l->nr_copied);
+	l->nr_copied = 0;
+}
+
+/* A walked event's stack copy: unwound at once, kept for the next collect. */
+static void on_sample_ustack_hook(void *ctx, const struct cp_sample_ustack_record *r)
+{
+	struct cp_live *l = ctx;
+
+	if (cp_stack_drain__copy(l->stacks, r, &l->copied[l->nr_copied]))
+		return;
+	if (++l->nr_copied == CP_STACK_BATCH)
+		flush_copied(l);
+}
+
+/* cp_stack_unwinder.whole: the walk reached its thread's start. */
+static bool stack_whole(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr)
+{
+	return walk_whole(ctx, (pid_t)tgid, pcs, nr);
+}
+
+/* cp_stack_unwinder.unwind: a sampled stack copy by CFI. */
+static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *pcs, size_t max)
+{
+	struct cp_live *l = ctx;
+
+	return cp_unwind(l->prof->sym, r, pcs, max);
+}
+
 /*
  * cp_objects_opts.read_stack of a live run: a new call site's frames from
  * the BPF stack map, written down for a replay before the object event that
@@ -328,6 +377,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		.proc = on_proc_hook,
 		.bp_event = on_bp_event_hook,
 		.ustack = on_ustack_hook,
+		.sample_ustack = on_sample_ustack_hook,
 		.record = on_record_hook,
 		.counters = on_counters_hook,
 		.stacks = on_stacks_hook,
@@ -348,7 +398,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	l->prof = cp_profile__new(&cfg, &hooks);
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
 	l->stack_batch = calloc(CP_STACK_BATCH, sizeof(*l->stack_batch));
-	if (!l->prof || !l->batch || !l->stack_batch) {
+	l->copied = calloc(CP_STACK_BATCH, sizeof(*l->copied));
+	if (!l->prof || !l->batch || !l->stack_batch || !l->copied) {
 		cp_live__free(l);
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -369,6 +420,12 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		cp_live__free(l);
 		return ret;
 	}
+	if (s->skel->rodata->targ_stack_copy_bytes)
+		cp_stack_drain__set_unwinder(l->stacks, &(struct cp_stack_unwinder){
+							.whole = stack_whole,
+							.unwind = stack_unwind,
+							.ctx = l,
+						});
 	if (s->alloc_windows)
 		cp_drain__set_tick(l->drain, drain_tick, l);
 	if (s->soft_on && !(l->soft = cp_soft_source__new(s->skel, l->prof->sym))) {
@@ -396,6 +453,7 @@ void cp_live__free(struct cp_live *l)
 	cp_profile__free(l->prof);
 	free(l->batch);
 	free(l->stack_batch);
+	free(l->copied);
 	free(l);
 }
 
@@ -452,7 +510,8 @@ void cp_live__collect(struct cp_live *l)
 		if (n > 0 && moved)
 			cp_profile__add_stacks(l->prof, l->stack_batch, moved);
 	} while (n == CP_STACK_BATCH);
-	/* the stacks no counter used since the last collect leave the stack map */
+	flush_copied(l);
+	/* the stacks no counter or copy used since the last collect leave the stack map */
 	cp_stack_drain__sweep(l->stacks);
 }
 
@@ -674,6 +733,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	if (l->bps)
 		cp_bp_sampler__stop(l->bps, cp_now_ns());
 	cp_live__collect(l);
+	say_stack_copies(l);
 	cp_log_flush();
 	p->end.end_ns = cp_now_ns();
 	/* the report and the recording show the counters as the run ended */

@@ -21,6 +21,7 @@
 #include "live/session.h"
 #include "live/libbpf_log.h"
 #include "live/soft_source.h"
+#include "live/stack_drain.h"
 #include "util/log.h"
 
 /* Page faults are rare next to memory accesses: sample every one of them. */
@@ -268,6 +269,11 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
 	s->skel->rodata->targ_window_size = cfg->window;
 	s->skel->rodata->targ_stack_every = cfg->stack_every;
+	ret = cp_stack_copies_prepare(s->skel, cfg->stack_every ? cfg->stack_copy_bytes : 0);
+	if (ret) {
+		fail(err, err_sz, ret, "cannot size the stack copy maps: %s", strerror(-ret));
+		goto fail;
+	}
 	s->skel->rodata->targ_window_ratio_ppm = cfg->window_ratio_ppm;
 	s->skel->rodata->targ_filter_cgroup = cfg->cgroup != NULL;
 	ret = cp_mem_prog_size_windows(s->skel);

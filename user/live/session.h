@@ -32,6 +32,7 @@ struct cp_session_cfg {
 	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
 	__u32 window;			/* accesses in a miss window */
 	__u32 stack_every;		/* one event's stack in N walked (bpf/stacks.bpf.h); 0: none */
+	__u32 stack_copy_bytes;		/* ... copied for CFI where the walk stops short; 0: none */
 	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
 	__u32 ldlat_cycles;		/* PEBS load latency threshold */
 	__u64 load_period;		/* sample periods asked for */

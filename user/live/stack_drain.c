@@ -16,6 +16,7 @@
 struct known {
 	__u32 used; /* the interval that last used it; 0: not read */
 	__u32 nr;
+	__u32 kind; /* enum cp_stack_kind told to BPF; 0: not judged */
 	__u64 pcs[CP_STACK_DEPTH];
 };
 
@@ -28,6 +29,8 @@ struct cp_stack_drain {
 	__u32 interval; /* 1, 2, ...: the one filling */
 	bool no_lookup_and_delete;
 	__u64 lost;
+	struct cp_stack_unwinder u; /* whole == NULL: no copies */
+	struct cp_stack_copy_tally copies;
 	/* of the take in progress */
 	struct cp_stack_sample *out;
 	size_t n;
@@ -41,6 +44,19 @@ static __u32 buckets_of(__u32 max_entries)
 	while (n < max_entries)
 		n *= 2;
 	return n;
+}
+
+int cp_stack_copies_prepare(struct cacheperf *skel, __u32 copy_bytes)
+{
+	int err = 0;
+
+	skel->rodata->targ_stack_copy_bytes =
+		copy_bytes < CP_USTACK_BYTES ? copy_bytes : CP_USTACK_BYTES;
+	/* off: a page of ring (its least) and one kind, never used */
+	if (!copy_bytes)
+		err = bpf_map__set_max_entries(skel->maps.stack_copies, 4096)
+			      ?: bpf_map__set_max_entries(skel->maps.stack_kinds, 1);
+	return err;
 }
 
 struct cp_stack_drain *cp_stack_drain__new(struct cacheperf *skel)
@@ -88,6 +104,23 @@ static bool read_stack(struct cp_stack_drain *sd, __u32 id, struct known *k)
 }
 
 /*
+ * Judges the walk of @id just read into @k, with copies on, and tells BPF:
+ * whole (or cut at CP_STACK_DEPTH, which CFI would cut too) or short.
+ */
+static void judge(struct cp_stack_drain *sd, __u32 tgid, __u32 id, struct known *k)
+{
+	__u32 kind;
+
+	if (!sd->u.whole || k->kind)
+		return;
+	kind = k->nr >= CP_STACK_DEPTH || sd->u.whole(sd->u.ctx, tgid, k->pcs, k->nr)
+		       ? CP_STACK_KIND_WHOLE
+		       : CP_STACK_KIND_SHORT;
+	if (!bpf_map_update_elem(bpf_map__fd(sd->skel->maps.stack_kinds), &id, &kind, BPF_ANY))
+		k->kind = kind;
+}
+
+/*
  * True when frames whose first is @first can be those of a counter of
  * @ip: the instruction itself, or for a skid tick (the time charged to the
  * access before) the instruction after it, at most 15 bytes on.
@@ -114,6 +147,7 @@ static void take_one(void *ctx, const void *key_p, const void *val)
 		sd->lost++;
 		return;
 	}
+	judge(sd, key.tgid, (__u32)key.stack_id, k);
 	if (!first_frame_fits(k->pcs[0], key.ip)) {
 		sd->lost++;
 		return;
@@ -142,9 +176,58 @@ int cp_stack_drain__take(struct cp_stack_drain *sd, struct cp_stack_sample *out,
 	return ret;
 }
 
+int cp_stack_drain__copy(struct cp_stack_drain *sd, const struct cp_sample_ustack_record *r,
+			 struct cp_stack_sample *out)
+{
+	__u64 cfi[CP_STACK_DEPTH];
+	const __u64 *pcs = NULL;
+	struct known *k = NULL;
+	size_t nr = 0, n = 0;
+
+	sd->copies.copies++;
+	if (r->stack_id >= 0 && (__u32)r->stack_id < sd->nr_ids) {
+		k = &sd->ids[r->stack_id];
+		if (k->used || read_stack(sd, (__u32)r->stack_id, k)) {
+			judge(sd, r->tgid, (__u32)r->stack_id, k);
+			k->used = sd->interval;
+			pcs = k->pcs;
+			nr = k->nr;
+		}
+	}
+	if (!k || k->kind != CP_STACK_KIND_WHOLE) {
+		n = sd->u.unwind ? sd->u.unwind(sd->u.ctx, &r->u, cfi, CP_STACK_DEPTH) : 0;
+		if (n > nr) {
+			pcs = cfi;
+			nr = n;
+			sd->copies.deeper++;
+		}
+	}
+	if (!nr) {
+		sd->lost++;
+		return -ENOENT;
+	}
+	out->tgid = r->tgid;
+	out->nr = (__u32)nr;
+	memcpy(out->pcs, pcs, nr * sizeof(*pcs));
+	out->pcs[0] = r->ip;
+	out->c = r->c;
+	return 0;
+}
+
+void cp_stack_drain__set_unwinder(struct cp_stack_drain *sd, const struct cp_stack_unwinder *u)
+{
+	sd->u = u ? *u : (struct cp_stack_unwinder){0};
+}
+
+struct cp_stack_copy_tally cp_stack_drain__copies(const struct cp_stack_drain *sd)
+{
+	return sd->copies;
+}
+
 int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 {
 	int fd = bpf_map__fd(sd->skel->maps.sample_stacks), deleted = 0;
+	int kinds = bpf_map__fd(sd->skel->maps.stack_kinds);
 	__u32 id, next;
 	bool more;
 
@@ -159,7 +242,12 @@ int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 			continue;
 		if (!bpf_map_delete_elem(fd, &id))
 			deleted++;
+		/* after the stack: a new one in the bucket meanwhile keeps no stale kind for long
+		 */
+		if (sd->ids[id].kind)
+			bpf_map_delete_elem(kinds, &id);
 		sd->ids[id].used = 0;
+		sd->ids[id].kind = 0;
 	}
 	sd->interval++;
 	return deleted;

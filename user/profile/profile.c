@@ -212,6 +212,11 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		on_stack_record(p, data, size);
 	} else if (type == CP_REC_BP && size >= sizeof(struct cp_bp_event) && p->hooks.bp_event) {
 		p->hooks.bp_event(p->hooks.ctx, data, size);
+	} else if (type == CP_REC_SAMPLE_USTACK) {
+		/* its frames reach a recording with the interval's sample stacks */
+		if (size == sizeof(struct cp_sample_ustack_record) && p->hooks.sample_ustack)
+			p->hooks.sample_ustack(p->hooks.ctx, data);
+		return 0;
 	} else if (type == CP_REC_USTACK) {
 		/* its frames reach a recording as the call site's CP_REC_ALLOC_STACK */
 		if (size == sizeof(struct cp_ustack_record) && p->hooks.ustack)

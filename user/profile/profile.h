@@ -19,6 +19,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
+#include "cacheperf/stack_copy.h"
 #include "machine/geometry.h"
 #include "objects/alloc_wrappers.h"
 #include "objects/objects.h"
@@ -53,6 +54,8 @@ struct cp_profile_hooks {
 	void (*bp_event)(void *ctx, const void *data, size_t size);
 	/* a call site's stack copy (CP_REC_USTACK): live only, never recorded */
 	void (*ustack)(void *ctx, const struct cp_ustack_record *r);
+	/* a walked event's stack copy (CP_REC_SAMPLE_USTACK): live only, never recorded */
+	void (*sample_ustack)(void *ctx, const struct cp_sample_ustack_record *r);
 	/* every record and counter batch once handled (--record) */
 	void (*record)(void *ctx, const void *data, size_t size);
 	void (*counters)(void *ctx, const struct cp_insn *v, size_t n);

@@ -40,8 +40,8 @@ static __always_inline void cp_ustack_fill(struct cp_ustack_record *r, struct pt
 	r->len = want;
 	if (!want || bpf_probe_read_user(r->stack, want, (void *)sp)) {
 		r->len = want / 4;
-		if (!r->len || bpf_probe_read_user(r->stack, r->len & (CP_USTACK_BYTES - 1),
-						   (void *)sp))
+		if (!r->len ||
+		    bpf_probe_read_user(r->stack, r->len & (CP_USTACK_BYTES - 1), (void *)sp))
 			r->len = 0;
 	}
 }

@@ -7,8 +7,9 @@
 #   - a live soft run of a workload with known false sharing: pprof -top,
 #     -traces and -tags name the workload's function and the issue's labels,
 #     its sample types are time (ticks, cpu), never misses;
-#   - --pprof-dir writes profiles pprof reads, keeps --pprof-keep of ours and
-#     removes nothing else; a directory it cannot write is said at start.
+#   - --pprof-dir writes profiles pprof reads, each with its interval's call
+#     stacks, keeps --pprof-keep of ours and removes nothing else; a
+#     directory it cannot write is said at start.
 # The live parts need root; without go the pprof reads are skipped.
 . "$(dirname "$0")/tap.sh"
 
@@ -106,9 +107,12 @@ if [ "$rc" -eq 0 ] && grep -q "^#1 Application's false sharing" "$dir/fs.txt"; t
 	_ok "soft run of false_sharing: exit 0, false sharing reported"
 else _not_ok "soft run of false_sharing: exit 0, false sharing reported" "status $rc" \
 	"$(sed -n '/^Issues/,/^Instructions/p' "$dir/fs.txt" | head)"; fi
-# the folded stacks: the process, then worker (leaf-only stacks: the sampled function)
-if grep -Eq '^false_sharing;worker [0-9]+$' "$dir/fs.folded"; then _ok "folded: false_sharing;worker N"
-else _not_ok "folded: false_sharing;worker N" "$(head "$dir/fs.folded")"; fi
+# the folded stacks: the process, then worker's callers, root first: libc's
+# __clone3 and start_thread, which keep no frame pointer (the walk stops at
+# worker; the stack copies unwound by CFI reach them), then worker
+if grep -Eq '^false_sharing;__clone3;start_thread;worker [0-9]+$' "$dir/fs.folded"; then
+	_ok "folded: false_sharing;__clone3;start_thread;worker N"
+else _not_ok "folded: false_sharing;__clone3;start_thread;worker N" "$(head "$dir/fs.folded")"; fi
 
 ours=$(cd "$dir/d" && ls | grep -E '^cacheperf-[0-9]+-[0-9]{6}\.pb\.gz$' | sort -t- -k2,2n -k3,3n)
 new=$(grep -v -e '^cacheperf-[123]-000001' <<<"$ours" | tail -1)
@@ -140,4 +144,15 @@ if grep -Eq '(^| )misses/' "$tap_out"; then _not_ok "soft: no misses type"
 else _ok "soft: no misses type"; fi
 pprof -top "$dir/d/$new"
 has "pprof reads an interval's profile: worker" ' worker$'
+# an interval's profile has that interval's call stacks, not leaves only:
+# worker's caller is libc's start_thread (one of the kept files, the last
+# interval may be short)
+traced=
+for f in $(grep -v -e '^cacheperf-[123]-000001' <<<"$ours"); do
+	pprof -traces "$dir/d/$f"
+	grep -A1 -E ' worker$' "$tap_out" | grep -qE '^ +start_thread$' && traced=$f
+done
+if [ -n "$traced" ]; then _ok "an interval's profile has its call stacks: worker <- start_thread"
+else _not_ok "an interval's profile has its call stacks: worker <- start_thread" \
+	"$(head -30 "$tap_out")"; fi
 done_testing

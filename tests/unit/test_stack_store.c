@@ -75,6 +75,32 @@ static void test_same_stack_is_one_entry(void **state)
 	cp_stack_store__free(s);
 }
 
+/* An interval's store (--pprof-dir) starts over at each rotation: nothing of before counts. */
+static void test_clear_starts_over(void **state)
+{
+	struct cp_stack_store *s = cp_stack_store__new(16);
+	const __u64 a[] = { 0x401000, 0x402000 }, b[] = { 0x405000, 0x406000, 0x407000 };
+	struct cp_stack_counts one = samples(4), two = samples(6);
+	struct seen seen = { 0 };
+
+	(void)state;
+	assert_int_equal(cp_stack_store__add(s, 10, a, 2, &one), 0);
+	assert_int_equal(cp_stack_store__add(s, 10, b, 3, &one), 0);
+	cp_stack_store__clear(s);
+	assert_int_equal(cp_stack_store__held(s), 0);
+	assert_int_equal(cp_stack_store__for_each(s, collect, &seen), 0);
+	assert_int_equal(seen.n, 0);
+	/* the same stack again is a new entry with the new counts only */
+	assert_int_equal(cp_stack_store__add(s, 10, b, 3, &two), 0);
+	assert_int_equal(cp_stack_store__add(s, 10, b, 3, &two), 0);
+	assert_int_equal(cp_stack_store__for_each(s, collect, &seen), 0);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.first[0], 0x405000);
+	assert_int_equal(seen.last[0], 0x407000);
+	assert_int_equal(seen.c[0].samples, 12);
+	cp_stack_store__free(s);
+}
+
 static void test_bad_depths_refused(void **state)
 {
 	struct cp_stack_store *s = cp_stack_store__new(4);
@@ -153,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_stack_is_one_entry),
+		cmocka_unit_test(test_clear_starts_over),
 		cmocka_unit_test(test_bad_depths_refused),
 		cmocka_unit_test(test_full_store_evicts_the_least_counted),
 		cmocka_unit_test(test_for_each_stops_at_nonzero),

@@ -42,9 +42,11 @@ static int profile_stacks(const void *src, cp_stack_fn fn, void *ctx)
 	return cp_profile__for_each_sample_stack(p, fn, ctx);
 }
 
-static int insn_stacks(const void *src, cp_stack_fn fn, void *ctx)
+static int interval_stacks(const void *src, cp_stack_fn fn, void *ctx)
 {
-	return cp_insn_leaf_stacks(src, NULL, 0, fn, ctx);
+	const struct cp_interval_stacks *is = src;
+
+	return cp_sample_stacks(is->stacks, is->epoch, fn, ctx);
 }
 
 struct cp_stack_walk cp_stack_walk_of_profile(const struct cp_profile *p)
@@ -52,9 +54,9 @@ struct cp_stack_walk cp_stack_walk_of_profile(const struct cp_profile *p)
 	return (struct cp_stack_walk){profile_stacks, p};
 }
 
-struct cp_stack_walk cp_stack_walk_of_insns(const struct cp_insn_store *s)
+struct cp_stack_walk cp_stack_walk_of_interval(const struct cp_interval_stacks *is)
 {
-	return (struct cp_stack_walk){insn_stacks, s};
+	return (struct cp_stack_walk){interval_stacks, is};
 }
 
 static int cmp_u64(__u64 a, __u64 b)

@@ -48,8 +48,14 @@ struct cp_stack_walk {
 /* The whole run's stacks of @p (until call stacks are merged: its instruction store). */
 struct cp_stack_walk cp_stack_walk_of_profile(const struct cp_profile *p);
 
-/* The stacks of instruction store @s (an interval's epoch). */
-struct cp_stack_walk cp_stack_walk_of_insns(const struct cp_insn_store *s);
+/* An interval's: its call stacks, and its epoch's instructions that none starts with. */
+struct cp_interval_stacks {
+	const struct cp_stack_store *stacks;
+	const struct cp_insn_store *epoch;
+};
+
+/* The stacks of interval @is (held by the caller while the walk is used). */
+struct cp_stack_walk cp_stack_walk_of_interval(const struct cp_interval_stacks *is);
 
 /*
  * Calls @fn with every stack of @w, symbolized in @p's symbolizer and

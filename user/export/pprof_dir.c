@@ -167,6 +167,7 @@ int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
 			  char *err, size_t err_sz)
 {
 	const struct cp_insn_store *epoch;
+	struct cp_interval_stacks is;
 	struct cp_classify_cfg all = *cfg;
 	char name[CP_PPROF_NAME_LEN], path[PATH_MAX];
 	struct cp_summary sum;
@@ -187,7 +188,8 @@ int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
 		return ret;
 	}
 	wall_ns = cp_wall_ns_of(start_ns);
-	ret = cp_export_pprof(p, &sum.issues, cp_stack_walk_of_insns(epoch), (__s64)wall_ns,
+	is = (struct cp_interval_stacks){.stacks = p->interval_stacks, .epoch = epoch};
+	ret = cp_export_pprof(p, &sum.issues, cp_stack_walk_of_interval(&is), (__s64)wall_ns,
 			      (__s64)(end_ns - start_ns), &gz, &len);
 	cp_summary_free(&sum);
 	if (ret) {

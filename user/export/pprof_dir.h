@@ -8,7 +8,9 @@
  * (util/out_file.h), so the agent never reads half of one. At most
  * --pprof-keep files stay: past that the oldest of ours (by the time and
  * sequence in their names) are removed; no other file is touched. Issue
- * labels are those of the rolling window's classification at that interval.
+ * labels are those of the rolling window's classification at that interval;
+ * the stacks are the interval's (cp_profile.interval_stacks), and its
+ * epoch's instructions that none starts with, as stacks of one frame.
  */
 #ifndef CP_PPROF_DIR_H
 #define CP_PPROF_DIR_H

@@ -611,6 +611,7 @@ static void interval_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u6
 	cp_rolling__rotate(p->roll, now, &bpf);
 	if (cfg->on_interval)
 		cfg->on_interval(p, cfg->ctx);
+	cp_profile__interval_done(p);
 }
 
 /* The epochs of --window-seconds: whole intervals, the last one partly in the window. */

@@ -247,8 +247,9 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	p->sym = cp_symbolizer__new(0, 0);
 	p->procs = cp_proc_summaries__new(0, cfg->describe, NULL);
 	p->stacks = cp_stack_store__new(0);
+	p->interval_stacks = cp_stack_store__new(CP_MAX_INTERVAL_STACKS);
 	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->seen || !p->sym ||
-	    !p->procs || !p->stacks) {
+	    !p->procs || !p->stacks || !p->interval_stacks) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -274,6 +275,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_symbolizer__free(p->sym);
 	cp_proc_summaries__free(p->procs);
 	cp_stack_store__free(p->stacks);
+	cp_stack_store__free(p->interval_stacks);
 	free(p);
 }
 
@@ -343,10 +345,20 @@ void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_
 
 void cp_profile__add_stacks(struct cp_profile *p, const struct cp_stack_sample *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		cp_stack_store__add(p->stacks, v[i].tgid, v[i].pcs, v[i].nr, &v[i].c);
+		/* rolling epochs (-i): the interval's own, for its profile */
+		if (p->roll)
+			cp_stack_store__add(p->interval_stacks, v[i].tgid, v[i].pcs, v[i].nr,
+					    &v[i].c);
+	}
 	if (p->hooks.stacks)
 		p->hooks.stacks(p->hooks.ctx, v, n);
+}
+
+void cp_profile__interval_done(struct cp_profile *p)
+{
+	cp_stack_store__clear(p->interval_stacks);
 }
 
 int cp_profile__for_each_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx)

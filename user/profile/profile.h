@@ -100,6 +100,8 @@ struct cp_profile {
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
 	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */
 	struct cp_stack_store *stacks;		/* counts per (process, user call stack) */
+	/* ... of the interval under way only (--pprof-dir): cleared at each rotation */
+	struct cp_stack_store *interval_stacks;
 	/* --alloc-wrapper: frames an allocation site skips beside the built-in ones; NULL: none */
 	const struct cp_alloc_wrappers *alloc_wrappers;
 	struct cp_cache_level l1;		/* the L1D misses map onto */
@@ -158,6 +160,9 @@ void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_
 
 /* One interval's (instruction, user stack) counts into the stack store (and the hooks'). */
 void cp_profile__add_stacks(struct cp_profile *p, const struct cp_stack_sample *v, size_t n);
+
+/* The interval's stacks (interval_stacks) are done with: its epoch closed and was written. */
+void cp_profile__interval_done(struct cp_profile *p);
 
 /*
  * Calls @fn for every (process, instruction, call stack) counted over the

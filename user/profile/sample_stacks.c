@@ -75,15 +75,21 @@ int cp_insn_leaf_stacks(const struct cp_insn_store *s, const struct cp_ip_key *s
 	return ret;
 }
 
-int cp_profile__for_each_sample_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx)
+int cp_sample_stacks(const struct cp_stack_store *stacks, const struct cp_insn_store *insns,
+		     cp_stack_fn fn, void *ctx)
 {
 	struct leaf_keys k = {.fn = fn, .ctx = ctx};
-	int ret = cp_profile__for_each_stack(p, note_stack, &k);
+	int ret = cp_stack_store__for_each(stacks, note_stack, &k);
 
 	if (!ret) {
 		qsort(k.v, k.nr, sizeof(*k.v), cmp_key);
-		ret = cp_insn_leaf_stacks(p->insns, k.v, k.nr, fn, ctx);
+		ret = cp_insn_leaf_stacks(insns, k.v, k.nr, fn, ctx);
 	}
 	free(k.v);
 	return ret;
+}
+
+int cp_profile__for_each_sample_stack(const struct cp_profile *p, cp_stack_fn fn, void *ctx)
+{
+	return cp_sample_stacks(p->stacks, p->insns, fn, ctx);
 }

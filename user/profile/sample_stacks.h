@@ -23,4 +23,13 @@
 int cp_insn_leaf_stacks(const struct cp_insn_store *s, const struct cp_ip_key *skip, size_t nr_skip,
 			cp_stack_fn fn, void *ctx);
 
+/*
+ * Calls @fn for every entry of @stacks, then (cp_insn_leaf_stacks()) for
+ * every instruction of @insns that no entry starts with: what the exports
+ * draw of a run (the profile's stores) or of an interval (its stacks and
+ * its epoch). Stops at, and returns, @fn's first nonzero return; -ENOMEM.
+ */
+int cp_sample_stacks(const struct cp_stack_store *stacks, const struct cp_insn_store *insns,
+		     cp_stack_fn fn, void *ctx);
+
 #endif /* CP_SAMPLE_STACKS_H */

@@ -230,3 +230,10 @@ __u64 cp_stack_store__evicted(const struct cp_stack_store *s)
 {
 	return s->evicted;
 }
+
+void cp_stack_store__clear(struct cp_stack_store *s)
+{
+	s->n = 0;
+	s->pcs_len = 0;
+	memset(s->slots, 0, (s->mask + 1) * sizeof(*s->slots));
+}

@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
-#define CP_MAX_STACKS 32768 /* (process, stack) entries of a run's store */
+#define CP_MAX_STACKS	       32768 /* (process, stack) entries of a run's store */
+#define CP_MAX_INTERVAL_STACKS 4096  /* ... of an interval's (--pprof-dir) */
 
 /* One (process, stack)'s counts, as the drain and a recording hand them over. */
 struct cp_stack_sample {
@@ -52,6 +53,9 @@ int cp_stack_store__add(struct cp_stack_store *s, __u32 tgid, const __u64 *pcs, 
  * left); stops at, and returns, @fn's first nonzero return. 0 otherwise.
  */
 int cp_stack_store__for_each(const struct cp_stack_store *s, cp_stack_fn fn, void *ctx);
+
+/* Drops every entry (the eviction count stays). */
+void cp_stack_store__clear(struct cp_stack_store *s);
 
 /* Entries held, and entries evicted at the cap so far. */
 size_t cp_stack_store__held(const struct cp_stack_store *s);

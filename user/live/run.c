@@ -32,6 +32,8 @@
 #define CP_MAPS_REFRESH_FAST_NS	20000000ull
 /* exec'd processes whose allocation probes wait for the end of the batch */
 #define CP_PENDING_PROBES	64
+/* processes a second whose modules may be opened to unwind stack copies */
+#define CP_UNWIND_OPENS_PER_S	8
 
 struct cp_live {
 	struct cp_profile *prof;
@@ -54,6 +56,10 @@ struct cp_live {
 	/* walked events' stack copies unwound since the last collect */
 	struct cp_stack_sample *copied;
 	size_t nr_copied;
+	/* processes whose modules were opened for copies in second opens_s */
+	__u64 opens_s;
+	unsigned int opens;
+	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -248,9 +254,11 @@ static void say_stack_copies(const struct cp_live *l)
 
 	if (b->copied || b->ring_full)
 		cp_info("call stacks: %llu walked events copied, %llu made deeper by CFI; "
-			"%llu counted on their frame-pointer walk, the copy ring full",
+			"%llu counted on their frame-pointer walk, the copy ring full; "
+			"%llu not unwound, over %d processes a second to open",
 			(unsigned long long)t.copies, (unsigned long long)t.deeper,
-			(unsigned long long)b->ring_full);
+			(unsigned long long)b->ring_full, (unsigned long long)l->opens_refused,
+			CP_UNWIND_OPENS_PER_S);
 }
 
 /* The copied stacks unwound so far into the profile (and a recording), one batch. */
@@ -278,11 +286,30 @@ static bool stack_whole(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr)
 	return walk_whole(ctx, (pid_t)tgid, pcs, nr);
 }
 
-/* cp_stack_unwinder.unwind: a sampled stack copy by CFI. */
+/*
+ * cp_stack_unwinder.unwind: a sampled stack copy by CFI. Opening a
+ * process's modules for it takes ~17 ms: at most CP_UNWIND_OPENS_PER_S
+ * processes a second have them opened for copies (a `-- make` starts
+ * compilers without frame pointers by the hundred); the copies of the
+ * others keep their frame-pointer walks.
+ */
 static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *pcs, size_t max)
 {
 	struct cp_live *l = ctx;
+	__u64 now_s;
 
+	if (!cp_symbolizer__has_process_dwfl(l->prof->sym, (pid_t)r->tgid)) {
+		now_s = cp_now_ns() / 1000000000ull;
+		if (now_s != l->opens_s) {
+			l->opens_s = now_s;
+			l->opens = 0;
+		}
+		if (l->opens >= CP_UNWIND_OPENS_PER_S) {
+			l->opens_refused++;
+			return 0;
+		}
+		l->opens++;
+	}
 	return cp_unwind(l->prof->sym, r, pcs, max);
 }
 

@@ -1237,6 +1237,11 @@ Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid)
 	return sp->dwfl;
 }
 
+bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid)
+{
+	return space_find(s, pid, NULL) != NULL;
+}
+
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,
 				  bool replay)
 {

@@ -238,4 +238,7 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
  */
 Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid);
 
+/* Whether cp_symbolizer__process_dwfl() has @pid's open already (it costs no opening). */
+bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid);
+
 #endif /* CP_SYMBOLIZER_H */

@@ -104,6 +104,23 @@ static __always_inline bool cp_stack_due(__u32 what)
 	return ((__u64)bpf_get_prandom_u32() * n) >> 32 == 0;
 }
 
+/*
+ * What one chosen event of @what with @weight adds to its stack's counts:
+ * each count worth cp_stack_every_of() events (1 with every event walked).
+ */
+static __always_inline struct cp_stack_counts cp_stack_counts_of(__u32 what, __u64 weight)
+{
+	__u64 n = cp_stack_every_of(what) ?: 1;
+
+	return (struct cp_stack_counts){
+		.samples = what & CP_STACK_SAMPLE ? n : 0,
+		.misses = what & CP_STACK_MISS ? n : 0,
+		.lat_sum = weight * n,
+		.ticks = what & CP_STACK_TICK ? n : 0,
+		.bp_hits = what & CP_STACK_BP_HIT ? n : 0,
+	};
+}
+
 /* What @what (CP_STACK_*) packs with @tgid into cp_stack_counted()'s second argument. */
 #define CP_STACK_ARG(tgid, what) (((__u64)(what) << 32) | (__u32)(tgid))
 
@@ -125,8 +142,7 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 	struct cp_stack_key key = {.tgid = (__u32)tgid_what, .ip = ip};
 	static const struct cp_stack_counts zero;
 	__u32 what = tgid_what >> 32;
-	struct cp_stack_counts *c;
-	__u64 n;
+	struct cp_stack_counts *c, add;
 
 	if ((what & CP_STACK_CHOOSE) && !cp_stack_due(what))
 		return 0;
@@ -148,18 +164,18 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 			return 0;
 		}
 	}
-	/* read here, past the map calls: nothing more to keep across them on the stack */
-	n = cp_stack_every_of(what) ?: 1;
-	if (what & CP_STACK_SAMPLE)
-		__sync_fetch_and_add(&c->samples, n);
-	if (what & CP_STACK_MISS)
-		__sync_fetch_and_add(&c->misses, n);
-	if (weight)
-		__sync_fetch_and_add(&c->lat_sum, weight * n);
-	if (what & CP_STACK_TICK)
-		__sync_fetch_and_add(&c->ticks, n);
-	if (what & CP_STACK_BP_HIT)
-		__sync_fetch_and_add(&c->bp_hits, n);
+	/* made here, past the map calls: nothing more to keep across them on the stack */
+	add = cp_stack_counts_of(what, weight);
+	if (add.samples)
+		__sync_fetch_and_add(&c->samples, add.samples);
+	if (add.misses)
+		__sync_fetch_and_add(&c->misses, add.misses);
+	if (add.lat_sum)
+		__sync_fetch_and_add(&c->lat_sum, add.lat_sum);
+	if (add.ticks)
+		__sync_fetch_and_add(&c->ticks, add.ticks);
+	if (add.bp_hits)
+		__sync_fetch_and_add(&c->bp_hits, add.bp_hits);
 	return 1;
 }
 #else
@@ -187,7 +203,7 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 static __always_inline int cp_stack_copied(struct bpf_perf_event_data *ctx, long id,
 					   __u64 tgid_what, __u64 ip, __u64 weight)
 {
-	__u32 key = (__u32)id, what = tgid_what >> 32, n;
+	__u32 key = (__u32)id;
 	struct cp_sample_ustack_record *r;
 	__u32 *kind;
 
@@ -199,17 +215,12 @@ static __always_inline int cp_stack_copied(struct bpf_perf_event_data *ctx, long
 		__sync_fetch_and_add(&stack_copy_stats.ring_full, 1);
 		return 0;
 	}
-	n = cp_stack_every_of(what) ?: 1;
 	r->type = CP_REC_SAMPLE_USTACK;
 	r->tgid = (__u32)tgid_what;
 	r->stack_id = (__s32)id;
 	r->__pad = 0;
 	r->ip = ip;
-	r->c.samples = what & CP_STACK_SAMPLE ? n : 0;
-	r->c.misses = what & CP_STACK_MISS ? n : 0;
-	r->c.lat_sum = weight * n;
-	r->c.ticks = what & CP_STACK_TICK ? n : 0;
-	r->c.bp_hits = what & CP_STACK_BP_HIT ? n : 0;
+	r->c = cp_stack_counts_of(tgid_what >> 32, weight);
 	cp_ustack_fill(&r->u, (struct pt_regs *)&ctx->regs, (__u32)tgid_what,
 		       PT_REGS_IP((struct pt_regs *)&ctx->regs), targ_stack_copy_bytes);
 	bpf_ringbuf_submit(&r->type, cp_wakeup_flag_of(&stack_copies, CP_STACK_COPY_WAKEUP, 0, 0));

@@ -121,6 +121,23 @@ static void judge(struct cp_stack_drain *sd, __u32 tgid, __u32 id, struct known 
 }
 
 /*
+ * The frames of stack @id of process @tgid, read from the map at the id's
+ * first use since a sweep and judged; NULL when @id is out of range or gone.
+ */
+static struct known *known_stack(struct cp_stack_drain *sd, __u32 tgid, __s32 id)
+{
+	struct known *k;
+
+	if (id < 0 || (__u32)id >= sd->nr_ids)
+		return NULL;
+	k = &sd->ids[id];
+	if (!k->used && !read_stack(sd, (__u32)id, k))
+		return NULL;
+	judge(sd, tgid, (__u32)id, k);
+	return k;
+}
+
+/*
  * True when frames whose first is @first can be those of a counter of
  * @ip: the instruction itself, or for a skid tick (the time charged to the
  * access before) the instruction after it, at most 15 bytes on.
@@ -138,17 +155,8 @@ static void take_one(void *ctx, const void *key_p, const void *val)
 	struct known *k;
 
 	memcpy(&key, key_p, sizeof(key));
-	if (key.stack_id < 0 || (__u32)key.stack_id >= sd->nr_ids) {
-		sd->lost++;
-		return;
-	}
-	k = &sd->ids[key.stack_id];
-	if (!k->used && !read_stack(sd, (__u32)key.stack_id, k)) {
-		sd->lost++;
-		return;
-	}
-	judge(sd, key.tgid, (__u32)key.stack_id, k);
-	if (!first_frame_fits(k->pcs[0], key.ip)) {
+	k = known_stack(sd, key.tgid, key.stack_id);
+	if (!k || !first_frame_fits(k->pcs[0], key.ip)) {
 		sd->lost++;
 		return;
 	}
@@ -185,14 +193,11 @@ int cp_stack_drain__copy(struct cp_stack_drain *sd, const struct cp_sample_ustac
 	size_t nr = 0, n = 0;
 
 	sd->copies.copies++;
-	if (r->stack_id >= 0 && (__u32)r->stack_id < sd->nr_ids) {
-		k = &sd->ids[r->stack_id];
-		if (k->used || read_stack(sd, (__u32)r->stack_id, k)) {
-			judge(sd, r->tgid, (__u32)r->stack_id, k);
-			k->used = sd->interval;
-			pcs = k->pcs;
-			nr = k->nr;
-		}
+	k = known_stack(sd, r->tgid, r->stack_id);
+	if (k) {
+		k->used = sd->interval;
+		pcs = k->pcs;
+		nr = k->nr;
 	}
 	if (!k || k->kind != CP_STACK_KIND_WHOLE) {
 		n = sd->u.unwind ? sd->u.unwind(sd->u.ctx, &r->u, cfi, CP_STACK_DEPTH) : 0;

@@ -107,6 +107,35 @@ static void test_bounded_lru(void **state)
 	cp_decode_cache__free(c);
 }
 
+/*
+ * A process exits (or execs) and another takes its pid: the old anonymous
+ * code's operands go with it; the file's stay, other processes' too.
+ */
+static void test_forget_pid(void **state)
+{
+	struct cp_map jit = { .start = 0x10000, .end = 0x20000, .kind = CP_MAP_ANON };
+	struct cp_map lib = { .start = 0x7f0000001000, .end = 0x7f0000005000, .offset = 0x3000,
+			      .inode = 100, .dev_major = 8, .dev_minor = 1, .kind = CP_MAP_FILE };
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	struct cp_operand op = op_with_disp(7);
+	struct cp_decode_key mine, other, file;
+
+	(void)state;
+	assert_non_null(c);
+	cp_decode_key_of(100, &jit, 0x10040, &mine);
+	cp_decode_key_of(200, &jit, 0x10040, &other);
+	/* a file whose inode is the pid's number: still the file's */
+	cp_decode_key_of(100, &lib, 0x7f0000001010, &file);
+	cp_decode_cache__insert(c, &mine, &op);
+	cp_decode_cache__insert(c, &other, &op);
+	cp_decode_cache__insert(c, &file, &op);
+	cp_decode_cache__forget(c, 100);
+	assert_null(cp_decode_cache__lookup(c, &mine));
+	assert_non_null(cp_decode_cache__lookup(c, &other));
+	assert_non_null(cp_decode_cache__lookup(c, &file));
+	cp_decode_cache__free(c);
+}
+
 static void test_decodes_own_text_once(void **state)
 {
 	__u64 ip = (__u64)(uintptr_t)cp_test_decode_insn;
@@ -141,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_by_code),
 		cmocka_unit_test(test_bounded_lru),
+		cmocka_unit_test(test_forget_pid),
 		cmocka_unit_test(test_decodes_own_text_once),
 	};
 

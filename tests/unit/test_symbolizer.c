@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "lib/workload_pipe.h"
+#include "util/clock.h"
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
@@ -466,6 +467,113 @@ static void test_exited_process_resolves_from_snapshot(void **state)
 	assert_int_equal(cp_symbolizer__resolve(s, w->pid, label(w, "cp_sym_plain"), &info),
 			 -ESRCH);
 	assert_null(info.module);
+	cp_symbolizer__free(s);
+}
+
+/* Maps text of the process holding a pid, as a recording gives it. */
+struct reuse_maps {
+	char text[PATH_MAX + 128];
+	__u64 gen;
+};
+
+static int reuse_maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen)
+{
+	struct reuse_maps *m = ctx;
+
+	(void)pid;
+	*text = m->text;
+	*len = strlen(m->text);
+	*gen = m->gen;
+	return 0;
+}
+
+static void reuse_map(struct reuse_maps *m, const char *path)
+{
+	snprintf(m->text, sizeof(m->text), "7f0000000000-7f0000400000 r-xp 00000000 08:01 1 %s\n",
+		 path);
+	m->gen++;
+}
+
+/*
+ * A pid reused (issue 29): a process maps a library at 0x7f0000000000 and
+ * exits; another process with its pid maps another file there. The new
+ * process's ips are answered from its own maps only, although the old
+ * snapshot covers them; the old process's results stay for the report.
+ * Without the exit, a refresh is the same process (an exec): replaced.
+ */
+static void test_reused_pid_is_another_process(void **state)
+{
+	const char *lib = wl_path("libcp_symlib.so"), *exe = wl_path("symbols");
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	__u64 old_ip = 0x7f0000000000 + elf_symbol(lib, "cp_symlib_hidden");
+	__u64 new_ip = 0x7f0000000000 + elf_symbol(exe, "cp_sym_inlined");
+	struct reuse_maps m = { 0 };
+	struct cp_symbol_info info;
+	pid_t pid = 4242;
+
+	(void)state;
+	assert_non_null(s);
+	cp_symbolizer__set_maps_text(s, reuse_maps_text, &m, true);
+	reuse_map(&m, lib);
+	assert_int_equal(cp_symbolizer__refresh(s, pid), 0);
+	assert_int_equal(cp_symbolizer__resolve_now(s, pid, old_ip, 0, &info), 0);
+	assert_string_equal(info.function, "symlib_static");
+	/* the old process's maps hold the new ip too: a name of the old file */
+	assert_int_equal(cp_symbolizer__resolve_now(s, pid, new_ip, 0, &info) == 0 &&
+				 info.function && !strcmp(info.function, "sym_leaf"),
+			 0);
+
+	cp_symbolizer__exit(s, pid);
+	reuse_map(&m, exe);
+	assert_int_equal(cp_symbolizer__refresh(s, pid), 0);
+	assert_int_equal(cp_symbolizer__resolve_now(s, pid, new_ip, 0, &info), 0);
+	assert_string_equal(info.function, "sym_leaf");
+	/* the report: each ip named by the process that sampled it last */
+	assert_int_equal(cp_symbolizer__resolve(s, pid, old_ip, &info), 0);
+	assert_string_equal(info.function, "symlib_static");
+	assert_int_equal(cp_symbolizer__resolve(s, pid, new_ip, &info), 0);
+	assert_string_equal(info.function, "sym_leaf");
+
+	/* no exit between: one process (an exec), its results dropped */
+	reuse_map(&m, lib);
+	assert_int_equal(cp_symbolizer__refresh(s, pid), 0);
+	assert_int_equal(cp_symbolizer__resolve_now(s, pid, old_ip, 0, &info), 0);
+	assert_string_equal(info.function, "symlib_static");
+	assert_int_equal(cp_symbolizer__resolve_now(s, pid, new_ip, 0, &info) == 0 &&
+				 info.function && !strcmp(info.function, "sym_leaf"),
+			 0);
+
+	/* forget drops every incarnation */
+	cp_symbolizer__forget(s, pid);
+	cp_symbolizer__set_maps_text(s, NULL, NULL, false);
+	assert_int_equal(cp_symbolizer__resolve(s, pid, old_ip, &info), -ESRCH);
+	cp_symbolizer__free(s);
+}
+
+/*
+ * A live process that started after a record cannot answer it: the record's
+ * process exited and its pid was taken since (the drain came late).
+ */
+static void test_record_older_than_process(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbol_info info;
+
+	assert_non_null(s);
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 1,
+						    &info),
+			 -ESRCH);
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0,
+						    &info),
+			 0);
+	assert_non_null(info.function);
+	/* an exec record older than the process: not its maps */
+	assert_int_equal(cp_symbolizer__exec(s, w->pid, 1), -ESRCH);
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0,
+						    &info),
+			 0);
+	assert_int_equal(cp_symbolizer__exec(s, w->pid, cp_now_ns()), 0);
 	cp_symbolizer__free(s);
 }
 
@@ -972,6 +1080,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exited_process_resolves_from_snapshot, setup,
 						teardown),
+		cmocka_unit_test(test_reused_pid_is_another_process),
+		cmocka_unit_test_setup_teardown(test_record_older_than_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_cache_and_unmapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_string_cap_and_shrink, setup, teardown),
 		cmocka_unit_test(test_shrink_keeps_recent),

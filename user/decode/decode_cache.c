@@ -112,6 +112,13 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 	victim->used = ++c->clock;
 }
 
+void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->nr_sets * CP_DECODE_WAYS; i++)
+		if (c->e[i].used && !c->e[i].key.dev && c->e[i].key.ino == (__u64)pid)
+			c->e[i].used = 0;
+}
+
 /* Reads @len bytes of @path at @off; an empty read (past the end) is an error here. */
 static int read_at(const char *path, __u64 off, __u8 *buf, size_t len)
 {

@@ -58,6 +58,13 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 			     const struct cp_operand *op);
 
 /*
+ * Process @pid exited or exec'd: its anonymous code's entries (keyed by the
+ * pid) go, so a process that takes the pid, or the new image, never gets
+ * its operands. File-backed entries are the file's and stay.
+ */
+void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid);
+
+/*
  * Reads up to @cap bytes of the instruction at @ip of process @pid, which
  * @map holds (never past its end). Returns the number of bytes, or a
  * negative errno.

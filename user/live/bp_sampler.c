@@ -247,6 +247,7 @@ void cp_bp_sampler__forget(struct cp_bp_sampler *s, __u32 tgid, __u64 now_ns)
 		if (s->armed[i].tgid == tgid)
 			release(s, i, CP_BPM_GONE, now_ns);
 	cp_bp_manager__forget(s->m, tgid);
+	cp_decode_cache__forget(s->decoded, (pid_t)tgid);
 }
 
 void cp_bp_sampler__stop(struct cp_bp_sampler *s, __u64 now_ns)

@@ -220,7 +220,7 @@ static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
 {
 	struct cp_symbol_info info;
 
-	return n && !cp_symbolizer__resolve(l->prof->sym, pid, ips[n - 1] - 1, &info) &&
+	return n && !cp_symbolizer__resolve_now(l->prof->sym, pid, ips[n - 1] - 1, 0, &info) &&
 	       cp_unwind_reached_start(info.function);
 }
 

@@ -134,7 +134,7 @@ static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	struct cp_skid sk;
 	int n;
 
-	if (!s->sym || cp_symbolizer__resolve(s->sym, pid, ip, &info) || !info.sym_size ||
+	if (!s->sym || cp_symbolizer__resolve_now(s->sym, pid, ip, 0, &info) || !info.sym_size ||
 	    info.sym_size > CP_SKID_MAX_FUNC_BYTES || ip < info.sym_start ||
 	    ip - info.sym_start >= info.sym_size)
 		return -ENOENT;
@@ -194,6 +194,7 @@ void cp_soft_source__forget(struct cp_soft_source *s, __u32 tgid)
 	struct cp_ip_key keys[CP_SOFT_FORGET_BATCH];
 	size_t n;
 
+	cp_decode_cache__forget(s->decoded, (pid_t)tgid);
 	do {
 		n = cp_soft_registry_take_tgid(&s->installed, tgid, keys, CP_SOFT_FORGET_BATCH);
 		for (size_t i = 0; i < n; i++)

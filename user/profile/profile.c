@@ -103,7 +103,8 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 * sample of a located instruction was a tenth of a replay's time.
 	 */
 	if (first) {
-		if (!cp_symbolizer__resolve(p->sym, (pid_t)s->tgid, s->ip, &info) && miss)
+		if (!cp_symbolizer__resolve_now(p->sym, (pid_t)s->tgid, s->ip, s->time_ns, &info) &&
+		    miss)
 			cp_insn_store__set_located(p->insns, &key);
 		/* a lookup may have taken a snapshot (megabytes): check the memory now */
 		cp_symbolizer__stats(p->sym, &ss);
@@ -139,11 +140,12 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 		p->execs++;
 		cp_proc_summaries__exec(p->procs, pid);
 		cp_objects__on_exec(p->objects, pid);
-		cp_symbolizer__refresh(p->sym, pid);
+		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
 		cp_proc_summaries__exit(p->procs, pid);
 		cp_objects__on_exit(p->objects, pid);
+		cp_symbolizer__exit(p->sym, pid);
 	}
 	if (p->hooks.proc)
 		p->hooks.proc(p->hooks.ctx, pe);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <gelf.h>
 
+#include "machine/proc_start.h"
 #include "machine/target_file.h"
 #include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
@@ -40,6 +41,7 @@
 struct cp_sym_space {
 	Dwfl *dwfl;		/* NULL: slot free */
 	pid_t pid;		/* 0 for a file */
+	__u32 inc;		/* processes: the incarnation of @pid (struct cp_sym_snap) */
 	char *path;		/* files only: as opened */
 	bool shared;		/* found by @key, not by @path */
 	struct cp_sym_file_key key;
@@ -66,9 +68,19 @@ struct cp_sym_share {
 	enum cp_sym_open how;
 };
 
-/* A process's light snapshot: its maps, and per mapping how its file is shared. */
+/*
+ * A process's light snapshot: its maps, and per mapping how its file is
+ * shared. A process is its pid and its incarnation: a number of this
+ * symbolizer's, new for each process seen with that pid (after an exit
+ * record, or when /proc shows a process that started later). Its results
+ * are cached under both.
+ */
 struct cp_sym_snap {
 	pid_t pid;		/* 0: slot free */
+	__u32 inc;
+	bool exited;		/* kept for its results and late samples, never for a new process */
+	__u64 start_ticks;	/* its starttime (machine/proc_start.h): who it is; 0: unknown */
+	__u64 start_ns;		/* ... on the records' clock */
 	struct cp_maps *maps;
 	struct cp_sym_share *share;	/* one per mapping of maps */
 	__u64 last_use;
@@ -80,6 +92,7 @@ struct cp_sym_key {
 	__u64 ip;
 	__u64 stamp;		/* last use; 0: empty */
 	pid_t pid;
+	__u32 inc;		/* the incarnation of @pid that sampled @ip */
 };
 
 /* Interned strings: an open-addressing set over chunk-allocated copies. */
@@ -98,6 +111,8 @@ struct cp_symbolizer {
 	size_t max_spaces;
 	struct cp_sym_snap *snaps;
 	size_t max_snaps;
+	size_t nr_exited;		/* snapshots of exited processes held */
+	__u32 last_inc;			/* the last incarnation given */
 	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
 	struct cp_symbol_info *results;
 	size_t nr_sets;			/* power of two */
@@ -230,22 +245,33 @@ static size_t set_of(const struct cp_symbolizer *s, pid_t pid, __u64 ip)
 	return cp_hash_slot(cp_hash64(ip ^ ((__u64)(__u32)pid << 40)), 32, s->nr_sets - 1);
 }
 
-static const struct cp_symbol_info *cache_find(struct cp_symbolizer *s, pid_t pid, __u64 ip)
+/*
+ * The result cached for @ip of incarnation @inc of @pid; with @inc 0, of
+ * the latest incarnation that has one (what a report asks: the process of
+ * that pid that sampled @ip last).
+ */
+static const struct cp_symbol_info *cache_find(struct cp_symbolizer *s, pid_t pid, __u32 inc,
+					       __u64 ip)
 {
-	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS;
+	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS, found = 0;
+	struct cp_sym_key *k = NULL;
 
 	for (size_t w = base; w < base + CP_SYM_WAYS; w++) {
-		struct cp_sym_key *k = &s->keys[w];
+		struct cp_sym_key *c = &s->keys[w];
 
-		if (k->stamp && k->ip == ip && k->pid == pid) {
-			k->stamp = ++s->clock;
-			return &s->results[w];
+		if (c->stamp && c->ip == ip && c->pid == pid && (!inc || c->inc == inc) &&
+		    (!k || c->inc > k->inc)) {
+			k = c;
+			found = w;
 		}
 	}
-	return NULL;
+	if (!k)
+		return NULL;
+	k->stamp = ++s->clock;
+	return &s->results[found];
 }
 
-static void cache_put(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+static void cache_put(struct cp_symbolizer *s, pid_t pid, __u32 inc, __u64 ip,
 		      const struct cp_symbol_info *info)
 {
 	size_t base = set_of(s, pid, ip) * CP_SYM_WAYS, victim = base;
@@ -258,15 +284,15 @@ static void cache_put(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 		if (s->keys[w].stamp < s->keys[victim].stamp)
 			victim = w;
 	}
-	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .stamp = ++s->clock };
+	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .inc = inc, .stamp = ++s->clock };
 	s->results[victim] = *info;
 }
 
-/* Only the keys are scanned: cheap enough for once per exit or exec. */
-static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid)
+/* Only the keys are scanned: cheap enough for once per exec. @inc 0: every incarnation. */
+static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid, __u32 inc)
 {
 	for (size_t w = 0; w < s->nr_sets * CP_SYM_WAYS; w++)
-		if (s->keys[w].pid == pid)
+		if (s->keys[w].pid == pid && (!inc || s->keys[w].inc == inc))
 			s->keys[w].stamp = 0;
 }
 
@@ -506,12 +532,14 @@ static void space_clear(struct cp_sym_space *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
-static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, const char *path)
+static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, __u32 inc,
+				       const char *path)
 {
 	for (size_t i = 0; i < s->max_spaces; i++) {
 		struct cp_sym_space *sp = &s->spaces[i];
 
-		if (sp->dwfl && sp->pid == pid && !sp->shared && (pid || !strcmp(sp->path, path))) {
+		if (sp->dwfl && sp->pid == pid && sp->inc == inc && !sp->shared &&
+		    (pid || !strcmp(sp->path, path))) {
 			sp->last_use = ++s->clock;
 			return sp;
 		}
@@ -536,11 +564,11 @@ static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
 	return victim;
 }
 
-/* The fallback: @pid's maps reported into a Dwfl of its own, every module opened. */
-static int space_for_pid(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps,
+/* The fallback: @sn's maps reported into a Dwfl of its own, every module opened. */
+static int space_for_pid(struct cp_symbolizer *s, const struct cp_sym_snap *sn,
 			 struct cp_sym_space **out)
 {
-	struct cp_sym_space *sp = space_find(s, pid, NULL);
+	struct cp_sym_space *sp = space_find(s, sn->pid, sn->inc, NULL);
 	Dwfl *dwfl;
 	__u64 gen = 0;
 	int err;
@@ -549,23 +577,23 @@ static int space_for_pid(struct cp_symbolizer *s, pid_t pid, const struct cp_map
 		*out = sp;
 		return 0;
 	}
-	err = snapshot(s, pid, maps, &dwfl, &gen);
+	err = snapshot(s, sn->pid, sn->maps, &dwfl, &gen);
 	if (err)
 		return err;
 	s->stats.snapshots++;
 	s->stats.fallbacks++;
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){
-		.dwfl = dwfl, .pid = pid, .last_use = ++s->clock, .snapshot_ns = cp_now_ns(),
-		.text_gen = gen,
+		.dwfl = dwfl, .pid = sn->pid, .inc = sn->inc, .last_use = ++s->clock,
+		.snapshot_ns = cp_now_ns(), .text_gen = gen,
 	};
 	*out = sp;
 	return 0;
 }
 
-static void drop_fallback(struct cp_symbolizer *s, pid_t pid)
+static void drop_fallback(struct cp_symbolizer *s, pid_t pid, __u32 inc)
 {
-	struct cp_sym_space *sp = space_find(s, pid, NULL);
+	struct cp_sym_space *sp = space_find(s, pid, inc, NULL);
 
 	if (sp)
 		space_clear(sp);
@@ -700,22 +728,58 @@ static void snap_clear(struct cp_sym_snap *sn)
 	memset(sn, 0, sizeof(*sn));
 }
 
-static struct cp_sym_snap *snap_find(struct cp_symbolizer *s, pid_t pid)
+/*
+ * The snapshot of the process that holds @pid now; with @exited, of the
+ * latest exited one instead; with @any, the live one, else the latest
+ * exited one.
+ */
+enum cp_sym_which { CP_SYM_LIVE, CP_SYM_EXITED, CP_SYM_ANY };
+
+static struct cp_sym_snap *snap_find(struct cp_symbolizer *s, pid_t pid, enum cp_sym_which which)
 {
+	struct cp_sym_snap *found = NULL;
+
 	for (size_t i = 0; i < s->max_snaps; i++) {
-		if (s->snaps[i].pid == pid) {
-			s->snaps[i].last_use = ++s->clock;
-			return &s->snaps[i];
+		struct cp_sym_snap *sn = &s->snaps[i];
+
+		if (sn->pid != pid || (sn->exited ? which == CP_SYM_LIVE : which == CP_SYM_EXITED))
+			continue;
+		if (!sn->exited) {
+			found = sn;
+			break;
 		}
+		if (!found || sn->inc > found->inc)
+			found = sn;
 	}
-	return NULL;
+	if (found)
+		found->last_use = ++s->clock;
+	return found;
 }
 
-/* Drops @pid's snapshot and fallback Dwfl. */
+/* Drops @sn's snapshot and fallback Dwfl. */
 static void snap_drop(struct cp_symbolizer *s, struct cp_sym_snap *sn)
 {
-	drop_fallback(s, sn->pid);
+	drop_fallback(s, sn->pid, sn->inc);
+	s->nr_exited -= sn->exited;
 	snap_clear(sn);
+}
+
+/* @sn's process is gone: kept for its results, never found for a process that takes its pid. */
+static void snap_exited(struct cp_symbolizer *s, struct cp_sym_snap *sn)
+{
+	struct cp_sym_snap *lru;
+
+	sn->exited = true;
+	s->nr_exited++;
+	while (s->nr_exited > CP_SYM_MAX_EXITED) {
+		lru = NULL;
+		for (size_t i = 0; i < s->max_snaps; i++)
+			if (s->snaps[i].exited && (!lru || s->snaps[i].last_use < lru->last_use))
+				lru = &s->snaps[i];
+		snap_drop(s, lru);
+		s->stats.evictions++;
+		s->stats.snapshot_evictions++;
+	}
 }
 
 /* A free snapshot slot (last used at 0), else the least recently used process's. */
@@ -735,7 +799,7 @@ static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
 }
 
 /* @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. */
-static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
+static int read_maps_text(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
 {
 	const char *text;
 	size_t len;
@@ -748,6 +812,31 @@ static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, _
 	}
 	err = cp_maps__read(NULL, pid, out);
 	return err == -ENOENT ? -ESRCH : err;
+}
+
+/*
+ * As read_maps_text(), with the start of the process read (@start: its
+ * starttime; 0 in a replay, or when unknown): the same before and after, or
+ * the pid changed hands meanwhile (-ESRCH).
+ */
+static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen,
+		     __u64 *start)
+{
+	__u64 after = 0;
+	int err;
+
+	*start = 0;
+	if (!s->replay && cp_proc_starttime(pid, start))
+		*start = 0;
+	err = read_maps_text(s, pid, out, gen);
+	if (err || !*start)
+		return err;
+	if (cp_proc_starttime(pid, &after) || after != *start) {
+		cp_maps__free(*out);
+		*out = NULL;
+		return -ESRCH;
+	}
+	return 0;
 }
 
 /* Whether @path is a regular file; its key in @key then. */
@@ -854,43 +943,61 @@ static int snap_fill(struct cp_symbolizer *s, struct cp_sym_snap *sn, pid_t pid,
  * with a mapping not shared gets its fallback now, while it is there to read.
  */
 static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pid,
-		     struct cp_maps *maps, __u64 gen)
+		     struct cp_maps *maps, __u64 gen, __u64 start)
 {
 	struct cp_sym_snap *sn = *snp;
 	struct cp_sym_space *sp;
 	bool unshared;
+	__u32 inc;
 	int err;
 
-	if (sn)
+	if (sn) {
+		inc = sn->inc;
 		snap_drop(s, sn);
-	else
+	} else {
 		sn = snap_slot(s);
+		inc = ++s->last_inc;
+	}
 	err = snap_fill(s, sn, pid, maps, &unshared);
 	if (err) {
 		snap_clear(sn);
 		return err;
 	}
+	sn->inc = inc;
+	sn->start_ticks = start;
+	sn->start_ns = start ? cp_proc_ticks_mono_ns(start) : 0;
 	sn->last_use = ++s->clock;
 	sn->snapshot_ns = cp_now_ns();
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
-		space_for_pid(s, pid, sn->maps, &sp);	/* failing: the process is gone already */
+		space_for_pid(s, sn, &sp);	/* failing: the process is gone already */
 	*snp = sn;
 	return 0;
 }
 
-static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, struct cp_sym_snap **out)
+/*
+ * The snapshot of the process holding @pid now, taken if there is none.
+ * -ESRCH: none holds it. A snapshot found for a process that started
+ * after @when_ns (a record's time; 0: no check) is another's than the
+ * record's: -ESRCH too, but it is kept for that other process.
+ */
+static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, __u64 when_ns,
+			struct cp_sym_snap **out)
 {
 	struct cp_maps *maps;
-	__u64 gen = 0;
+	__u64 gen = 0, start;
 	int err;
 
-	*out = snap_find(s, pid);
-	if (*out)
-		return 0;
-	err = read_maps(s, pid, &maps, &gen);
-	return err ? err : snap_take(s, out, pid, maps, gen);
+	*out = snap_find(s, pid, CP_SYM_LIVE);
+	if (!*out) {
+		err = read_maps(s, pid, &maps, &gen, &start);
+		if (!err)
+			err = snap_take(s, out, pid, maps, gen, start);
+		if (err)
+			return err;
+	}
+	return cp_proc_started_after((*out)->start_ns, when_ns) ? -ESRCH : 0;
 }
 
 /*
@@ -904,6 +1011,7 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 {
 	const struct cp_map *m;
 	struct cp_maps *maps;
+	__u64 start;
 
 	/* a replay's clock is not the run's: it re-snapshots where the run did */
 	if (s->replay)
@@ -912,8 +1020,13 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 		return NULL;
 	sn->snapshot_ns = cp_now_ns();
 	*gen = sn->text_gen;
-	if (read_maps(s, sn->pid, &maps, gen))
+	if (read_maps(s, sn->pid, &maps, gen, &start))
 		return NULL;
+	/* another process holds the pid now: its maps are not @sn's */
+	if (start && sn->start_ticks && start != sn->start_ticks) {
+		cp_maps__free(maps);
+		return NULL;
+	}
 	m = s->maps_text && *gen == sn->text_gen ? NULL : cp_maps__find(maps, ip);
 	if (m && m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC))
 		return maps;
@@ -1036,51 +1149,44 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 		if (!err || err == -ENOMEM)
 			return err;
 	}
-	err = space_for_pid(s, sn->pid, sn->maps, &sp);
+	err = space_for_pid(s, sn, &sp);
 	if (err)
 		return err;
 	return describe(s, sp->dwfl, ip, out);
 }
 
-int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
-			   struct cp_symbol_info *out)
+/* @ip in @sn's process, cached under its incarnation; a live one re-snapshots for a dlopen. */
+static int resolve_in(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
+		      struct cp_symbol_info *out)
 {
-	const struct cp_symbol_info *hit;
-	struct cp_sym_snap *sn = NULL;
+	const struct cp_symbol_info *hit = cache_find(s, sn->pid, sn->inc, ip);
 	struct cp_maps *maps;
 	__u64 gen;
 	int err;
 
-	s->stats.lookups++;
-	if (pid <= 0) {
-		err = -ESRCH;
-		goto fail;
-	}
-	if (s->strings.bytes > s->max_string_bytes)
-		flush_strings(s);
-	hit = cache_find(s, pid, ip);
 	if (hit) {
 		s->stats.cache_hits++;
 		*out = *hit;
 		return 0;
 	}
-	err = snap_for_pid(s, pid, &sn);
-	if (err)
-		goto fail;
 	err = describe_pid(s, sn, ip, out);
-	if (err == -ENOENT && (maps = mapped_since(s, sn, ip, &gen))) {
-		err = snap_take(s, &sn, pid, maps, gen);
+	if (err == -ENOENT && !sn->exited && (maps = mapped_since(s, sn, ip, &gen))) {
+		err = snap_take(s, &sn, sn->pid, maps, gen, sn->start_ticks);
 		if (!err) {
 			s->stats.auto_refreshes++;
 			err = describe_pid(s, sn, ip, out);
 		}
 	}
-	if (err)
-		goto fail;
 	/* unmapped ips are not cached: a later dlopen may map them */
-	cache_put(s, pid, ip, out);
-	return 0;
-fail:
+	if (!err)
+		cache_put(s, sn->pid, sn->inc, ip, out);
+	return err;
+}
+
+static int resolve_end(struct cp_symbolizer *s, __u64 ip, int err, struct cp_symbol_info *out)
+{
+	if (!err)
+		return 0;
 	s->stats.failures++;
 	if (err != -ENOENT) {
 		memset(out, 0, sizeof(*out));
@@ -1089,23 +1195,103 @@ fail:
 	return err;
 }
 
-int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
+static void flush_if_due(struct cp_symbolizer *s)
+{
+	s->stats.lookups++;
+	if (s->strings.bytes > s->max_string_bytes)
+		flush_strings(s);
+}
+
+int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_symbol_info *out)
+{
+	const struct cp_symbol_info *hit;
+	struct cp_sym_snap *sn;
+	int err;
+
+	flush_if_due(s);
+	if (pid <= 0)
+		return resolve_end(s, ip, -ESRCH, out);
+	/* the latest process of @pid that sampled @ip: its result */
+	hit = cache_find(s, pid, 0, ip);
+	if (hit) {
+		s->stats.cache_hits++;
+		*out = *hit;
+		return 0;
+	}
+	sn = snap_find(s, pid, CP_SYM_ANY);
+	err = sn ? 0 : snap_for_pid(s, pid, 0, &sn);
+	return resolve_end(s, ip, err ? err : resolve_in(s, sn, ip, out), out);
+}
+
+int cp_symbolizer__resolve_now(struct cp_symbolizer *s, pid_t pid, __u64 ip, __u64 when_ns,
+			       struct cp_symbol_info *out)
+{
+	struct cp_sym_snap *sn;
+	int err;
+
+	flush_if_due(s);
+	if (pid <= 0)
+		return resolve_end(s, ip, -ESRCH, out);
+	err = snap_for_pid(s, pid, when_ns, &sn);
+	/* no process holds @pid now, or one that started since: the record's exited before */
+	if (err == -ESRCH) {
+		sn = snap_find(s, pid, CP_SYM_EXITED);
+		if (sn && !cp_proc_started_after(sn->start_ns, when_ns))
+			err = 0;
+	}
+	return resolve_end(s, ip, err ? err : resolve_in(s, sn, ip, out), out);
+}
+
+/* cp_symbolizer__refresh() for a record made at @when_ns (0: no check). */
+static int refresh_at(struct cp_symbolizer *s, pid_t pid, __u64 when_ns)
 {
 	struct cp_sym_snap *sn;
 	struct cp_maps *maps;
-	__u64 gen = 0;
+	__u64 gen = 0, start;
 	int err;
 
 	if (pid <= 0)
 		return -ESRCH;
-	sn = snap_find(s, pid);
-	err = read_maps(s, pid, &maps, &gen);
+	sn = snap_find(s, pid, CP_SYM_LIVE);
+	err = read_maps(s, pid, &maps, &gen, &start);
+	if (err)
+		return err;
+	/* the record's process is gone, the pid another's: not the maps it speaks of */
+	if (start && cp_proc_started_after(cp_proc_ticks_mono_ns(start), when_ns)) {
+		cp_maps__free(maps);
+		if (sn && sn->start_ticks != start)
+			snap_exited(s, sn);
+		return -ESRCH;
+	}
+	/* another process since (its exit record lost): the old one is moved aside */
+	if (sn && sn->start_ticks && start && sn->start_ticks != start) {
+		snap_exited(s, sn);
+		sn = NULL;
+	}
+	err = snap_take(s, &sn, pid, maps, gen, start);
+	/* results cached from before may predate an exec */
 	if (!err)
-		err = snap_take(s, &sn, pid, maps, gen);
-	/* after an eviction too: results cached from before may predate an exec */
-	if (!err)
-		cache_drop_pid(s, pid);
+		cache_drop_pid(s, pid, sn->inc);
 	return err;
+}
+
+int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid)
+{
+	return refresh_at(s, pid, 0);
+}
+
+int cp_symbolizer__exec(struct cp_symbolizer *s, pid_t pid, __u64 when_ns)
+{
+	return refresh_at(s, pid, when_ns);
+}
+
+void cp_symbolizer__exit(struct cp_symbolizer *s, pid_t pid)
+{
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_LIVE) : NULL;
+
+	if (sn)
+		snap_exited(s, sn);
 }
 
 static int first_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
@@ -1131,7 +1317,7 @@ static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *
 		if (mod)
 			return mod;
 	}
-	if (space_for_pid(s, sn->pid, sn->maps, &sp))
+	if (space_for_pid(s, sn, &sp))
 		return NULL;
 	return dwfl_addrmodule(sp->dwfl, ip);
 }
@@ -1139,7 +1325,7 @@ static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *
 int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_sym_mapping *out)
 {
-	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid) : NULL;
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
 	const unsigned char *bits;
 	const struct cp_map *m;
 	Dwfl_Module *mod;
@@ -1169,22 +1355,21 @@ int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)
 {
-	struct cp_sym_snap *sn;
-
 	if (pid <= 0)
 		return;
-	sn = snap_find(s, pid);
-	if (sn)
-		snap_drop(s, sn);
-	else
-		drop_fallback(s, pid);
-	cache_drop_pid(s, pid);
+	for (size_t i = 0; i < s->max_snaps; i++)
+		if (s->snaps[i].pid == pid)
+			snap_drop(s, &s->snaps[i]);
+	for (size_t i = 0; i < s->max_spaces; i++)
+		if (s->spaces[i].dwfl && s->spaces[i].pid == pid && !s->spaces[i].shared)
+			space_clear(&s->spaces[i]);
+	cache_drop_pid(s, pid, 0);
 }
 
 /* A file at link-time addresses, by path: Dwfl addresses are the file's own. */
 static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_sym_space **out)
 {
-	struct cp_sym_space *sp = space_find(s, 0, path);
+	struct cp_sym_space *sp = space_find(s, 0, 0, path);
 	Dwfl_Module *mod;
 	Dwfl *dwfl;
 	char *copy;
@@ -1232,14 +1417,16 @@ Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid)
 	struct cp_sym_space *sp;
 	struct cp_sym_snap *sn;
 
-	if (snap_for_pid(s, pid, &sn) || space_for_pid(s, pid, sn->maps, &sp))
+	if (snap_for_pid(s, pid, 0, &sn) || space_for_pid(s, sn, &sp))
 		return NULL;
 	return sp->dwfl;
 }
 
 bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid)
 {
-	return space_find(s, pid, NULL) != NULL;
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_LIVE) : NULL;
+
+	return sn && space_find(s, pid, sn->inc, NULL) != NULL;
 }
 
 void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, void *ctx,

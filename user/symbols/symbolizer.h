@@ -24,8 +24,18 @@
  * (symbols/debuginfod.h: bounded in time); never through .gnu_debuglink,
  * which names a file the target controls (docs/security.md).
  *
+ * A process is its pid and its start time (docs/security.md, "Process
+ * identity"). Each process seen gets an incarnation of its pid; its
+ * snapshot, its own Dwfl and its results are kept under both. An exit
+ * (cp_symbolizer__exit()) moves the snapshot aside: it still answers the
+ * report and the exited process's late samples, never a process that takes
+ * the pid later, which gets a snapshot of its own. In a live run, a
+ * snapshot also holds the process's start time from /proc/PID/stat, so
+ * that a record is never answered from a process that started after it.
+ *
  * Bounded caches: snapshots and Dwfls (files and processes' own), least
- * recently used first evicted (counted), and results per (pid, ip),
+ * recently used first evicted (counted), snapshots of exited processes at
+ * most CP_SYM_MAX_EXITED, and results per (pid, incarnation, ip),
  * set-associative. Strings handed out are interned and stay valid until
  * cp_symbolizer__free(). Not thread-safe: one symbolizer per consuming thread.
  */
@@ -44,6 +54,7 @@
 #define CP_SYM_BUILD_ID_DIR	"/usr/lib/debug/.build-id"	/* the only separate debug info read */
 #define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
 #define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
+#define CP_SYM_MAX_EXITED	32	/* snapshots of exited processes kept for the report */
 #define CP_MAX_INLINE_DEPTH	8	/* callers kept per inline chain */
 /* interned strings kept before they and the result cache are flushed */
 #define CP_SYM_MAX_STRING_BYTES	(16u << 20)
@@ -126,6 +137,11 @@ void cp_symbolizer__free(struct cp_symbolizer *s);
  * CP_SYM_REFRESH_MIN_MS. For a return address (a call stack) pass ip - 1 so
  * the call's line is found, not the next one.
  *
+ * For what a report asks of a store keyed by pid: the result cached by the
+ * latest incarnation of @pid that resolved @ip (cp_symbolizer__resolve_now()
+ * at its sample), else the live process's snapshot, else the latest exited
+ * one's.
+ *
  * Returns 0 when a module holds @ip (function, file and line filled as far as
  * the module's symbols and debug info allow); -ENOENT when none does (@out
  * has ip set, module NULL); -ESRCH when no snapshot exists and the process is
@@ -135,13 +151,42 @@ int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_symbol_info *out);
 
 /*
+ * As cp_symbolizer__resolve(), for a record just received, made at @when_ns
+ * (CLOCK_MONOTONIC; 0: unknown): answered only by the process that holds
+ * @pid, never from another incarnation's results or snapshot. That is the
+ * live process, unless it started after @when_ns (then, as when none holds
+ * @pid, the latest exited one that did not: the record came late). A
+ * process with no snapshot yet gets one.
+ */
+int cp_symbolizer__resolve_now(struct cp_symbolizer *s, pid_t pid, __u64 ip, __u64 when_ns,
+			       struct cp_symbol_info *out);
+
+/*
  * Re-snapshots @pid's maps after an exec or dlopen (its own Dwfl goes with
  * the old snapshot) and drops its cached results. On failure (-ESRCH: the
- * process is gone) the old snapshot stays.
+ * process is gone) the old snapshot stays. A live snapshot of a process
+ * that started at another time than the one /proc shows now (its exit
+ * record was lost) is moved aside as cp_symbolizer__exit() does.
  */
 int cp_symbolizer__refresh(struct cp_symbolizer *s, pid_t pid);
 
-/* Drops @pid's snapshot, its own Dwfl and cached results: call on exit, before the pid is reused. */
+/*
+ * cp_symbolizer__refresh() for an exec record made at @when_ns: when the
+ * process /proc shows started after it, the exec'd process is gone and its
+ * pid another's; nothing is read then (-ESRCH), and its snapshot is moved
+ * aside as on exit.
+ */
+int cp_symbolizer__exec(struct cp_symbolizer *s, pid_t pid, __u64 when_ns);
+
+/*
+ * Process @pid exited (its exit record): its snapshot, own Dwfl and results
+ * stay for the report, as an exited incarnation, never found for a process
+ * that takes the pid later. At most CP_SYM_MAX_EXITED are kept (the least
+ * recently used go, counted as snapshot evictions).
+ */
+void cp_symbolizer__exit(struct cp_symbolizer *s, pid_t pid);
+
+/* Drops every snapshot of @pid, live or exited, its own Dwfls and its cached results. */
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
 
 /*

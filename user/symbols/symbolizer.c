@@ -991,6 +991,9 @@ static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, __u64 when_ns,
 
 	*out = snap_find(s, pid, CP_SYM_LIVE);
 	if (!*out) {
+		/* a replay learns of a new process from its maps section, never by asking */
+		if (s->replay && snap_find(s, pid, CP_SYM_EXITED))
+			return -ESRCH;
 		err = read_maps(s, pid, &maps, &gen, &start);
 		if (!err)
 			err = snap_take(s, out, pid, maps, gen, start);

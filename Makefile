@@ -168,6 +168,17 @@ $(BUILD)/tests/workloads/cxx_sites_%: tests/workloads/cxx_sites.cpp tests/worklo
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CXX) $(WL_CFLAGS) $< -o $@ -l$(CXX_ALLOC_LIB)
 
+# cxx_bad_alloc (a caught std::bad_alloc), once per allocator that implements
+# operator new: cxx_bad_alloc_libc (libstdc++'s on glibc), cxx_bad_alloc_tcmalloc,
+# cxx_bad_alloc_jemalloc (mimalloc aborts instead of throwing).
+BAD_ALLOC_LIBS	:= libc: tcmalloc:-ltcmalloc_minimal jemalloc:-ljemalloc
+WL_BINS		+= $(foreach a,$(BAD_ALLOC_LIBS),$(BUILD)/tests/workloads/cxx_bad_alloc_$(firstword $(subst :, ,$(a))))
+$(foreach a,$(BAD_ALLOC_LIBS),$(eval $(BUILD)/tests/workloads/cxx_bad_alloc_$(firstword $(subst :, ,$(a))): \
+	BAD_ALLOC_LIB := $(word 2,$(subst :, ,$(a)))))
+$(BUILD)/tests/workloads/cxx_bad_alloc_%: tests/workloads/cxx_bad_alloc.cpp tests/workloads/sites_run.h | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CXX) $(WL_CFLAGS) $< -o $@ $(BAD_ALLOC_LIB)
+
 # callers again with inner() keeping no frame pointer (rbp used for data):
 # only CFI unwinding of a sample's stack copy reaches past it.
 WL_BINS		+= $(BUILD)/tests/workloads/callers_nofp

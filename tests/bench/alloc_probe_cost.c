@@ -22,7 +22,11 @@
  * program run, prints the time spent inside each program: the rest of the
  * profiled cost is the probes' own (see --empty), and other processes on the
  * machine barely touch this part.
- * The workload is looked up in $CP_BUILD/tests/workloads (default: build).
+ * The workload is looked up in $CP_BUILD/tests/workloads (default: build);
+ * $CP_BENCH_WORKLOAD names another one with the same `pairs N` protocol:
+ * cxx_bad_alloc_tcmalloc or cxx_bad_alloc_jemalloc time operator new(64)
+ * and delete pairs in those allocators (cxx_bad_alloc_libc: libstdc++'s,
+ * which call malloc and free).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -239,7 +243,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(count, sizeof(count), "%ld", pairs);
-	snprintf(path, sizeof(path), "%s/tests/workloads/alloc_sites", build ? build : "build");
+	snprintf(path, sizeof(path), "%s/tests/workloads/%s", build ? build : "build",
+		 getenv("CP_BENCH_WORKLOAD") && !sites ? getenv("CP_BENCH_WORKLOAD") : "alloc_sites");
 	if (geteuid() != 0) {
 		fprintf(stderr, "alloc_probe_cost: needs root (bpf, uprobes)\n");
 		return 2;

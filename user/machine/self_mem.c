@@ -270,17 +270,56 @@ static __u64 memfd_bytes(void)
 	return sum;
 }
 
-static int read_proc(struct cp_self_mem *out)
+/* Resident bytes of @pid ("self" or a number) but shared memory's: smaps_rollup. */
+static int private_rss(const char *pid, __u64 *bytes)
 {
 	static const char *const keys[] = {"Rss", "RssShmem", NULL};
 	__u64 kb[2] = {0, 0};
-	int err = read_keys("/proc/self/smaps_rollup", keys, kb);
+	char path[64];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", pid);
+	err = read_keys(path, keys, kb);
+	*bytes = err ? 0 : (kb[0] > kb[1] ? kb[0] - kb[1] : 0) * 1024;
+	return err;
+}
+
+/* The resident bytes of this process's children (a helper it started), from each thread's list. */
+static __u64 children_bytes(void)
+{
+	char path[PATH_MAX], pid[24];
+	struct dirent *de;
+	__u64 sum = 0, b;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
+		f = fopen(path, "re");
+		while (f && fscanf(f, "%23s", pid) == 1)
+			if (!private_rss(pid, &b))
+				sum += b;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+static int read_proc(struct cp_self_mem *out)
+{
+	__u64 own;
+	int err = private_rss("self", &own);
 
 	if (err)
 		return err;
 	out->memfd_bytes = memfd_bytes();
 	/* the memfds' pages, mapped or not, instead of the shared pages touched */
-	out->bytes = (kb[0] > kb[1] ? kb[0] - kb[1] : 0) * 1024 + out->memfd_bytes;
+	out->bytes = own + out->memfd_bytes + children_bytes();
 	return 0;
 }
 

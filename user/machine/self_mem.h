@@ -14,7 +14,8 @@
  *    kernel's, page cache included.
  *  - else /proc/self/smaps_rollup's Rss less RssShmem, plus every memfd the
  *    profiler holds, mapped or only open (st_blocks: the pages written,
- *    touched or not); peak the highest reading and VmHWM.
+ *    touched or not), plus its children's smaps_rollup Rss less RssShmem;
+ *    peak the highest reading and VmHWM.
  *
  * cp_self_mem_admit() is what a copy asks before it takes memory
  * (machine/target_file.c). cp_self_mem_alone() and cp_self_mem_fits() are

@@ -65,7 +65,7 @@ done_testing() { echo "1..$tap_n"; }
 # exactly.
 replayable() {
 	awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/ && !/^Overhead budget\n/' "$1" |
-		grep -v '^  memory: RSS '
+		grep -v '^  memory: '
 }
 
 # The hostile-tenant tests: a tenant is an unprivileged user (nobody) acting

@@ -29,7 +29,24 @@ static void test_shrinks_over_the_limit_with_holdoff(void **state)
 	assert_false(cp_mem_guard_over(&g, 100 * MiB, t + 60 * SEC));
 	assert_int_equal(g.shrinks, 2);
 	assert_int_equal(g.peak_bytes, 300 * MiB);
-	assert_int_equal(g.rss_bytes, 100 * MiB);
+	assert_int_equal(g.bytes, 100 * MiB);
+}
+
+/* A reading asked for at once: not more often than CP_MEM_URGENT_NS. */
+static void test_urgent_readings_spaced(void **state)
+{
+	struct cp_mem_guard g;
+
+	(void)state;
+	cp_mem_guard_init(&g, 256 * MiB);
+	assert_true(cp_mem_guard_urgent(&g, 5 * SEC)); /* never read */
+	cp_mem_guard_over(&g, 10 * MiB, 5 * SEC);
+	assert_false(cp_mem_guard_urgent(&g, 5 * SEC + CP_MEM_URGENT_NS - 1));
+	assert_true(cp_mem_guard_urgent(&g, 5 * SEC + CP_MEM_URGENT_NS));
+	/* the kernel's peak, seen between readings, is the peak */
+	cp_mem_guard_peak(&g, 40 * MiB);
+	cp_mem_guard_over(&g, 20 * MiB, 6 * SEC);
+	assert_int_equal(g.peak_bytes, 40 * MiB);
 }
 
 static void test_no_limit_never_shrinks(void **state)
@@ -74,6 +91,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shrinks_over_the_limit_with_holdoff),
+		cmocka_unit_test(test_urgent_readings_spaced),
 		cmocka_unit_test(test_no_limit_never_shrinks),
 		cmocka_unit_test(test_checks_at_its_period),
 		cmocka_unit_test(test_self_rss_grows_with_touched_memory),

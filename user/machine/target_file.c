@@ -14,6 +14,8 @@
 #include <sys/sysmacros.h>
 #include <linux/openat2.h>
 
+#include "machine/copy_cost.h"
+#include "machine/self_mem.h"
 #include "machine/target_file.h"
 
 #define COPY_CHUNK (256u << 10)
@@ -32,6 +34,7 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_MODULE_CAP] = "modules per process capped",
 	[CP_TF_MAPS_CAP] = "maps cut at their byte cap",
 	[CP_TF_DENIED] = "cannot be opened",
+	[CP_TF_MEMORY] = "copy past --max-memory",
 };
 
 /* The same as JSON keys. */
@@ -49,6 +52,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_MODULE_CAP] = "module_cap",
 	[CP_TF_MAPS_CAP] = "maps_cap",
 	[CP_TF_DENIED] = "denied",
+	[CP_TF_MEMORY] = "memory",
 };
 
 static __u64 refusals[CP_TF_NR];
@@ -283,14 +287,103 @@ int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struc
 	return fd;
 }
 
+/* @fd's data extents below @size into @ext, in order; past its cap, the rest is one. */
+static size_t data_extents(int fd, __u64 size, struct cp_copy_range *ext)
+{
+	__u64 pos = 0;
+	size_t n = 0;
+
+	while (pos < size) {
+		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
+
+		if (d < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		if (d < 0 || n == CP_MAX_COPY_EXTENTS - 1) {
+			/* no SEEK_DATA here, or too many extents: all data */
+			ext[n++] = (struct cp_copy_range){pos, size - pos};
+			break;
+		}
+		if ((__u64)d >= size)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h <= d || (__u64)h > size)
+			h = (off_t)size;
+		ext[n++] = (struct cp_copy_range){(__u64)d, (__u64)(h - d)};
+		pos = (__u64)h;
+	}
+	return n;
+}
+
+/* The pages @ext (@n of them) take in a copy. */
+static __u64 extent_bytes(const struct cp_copy_range *ext, size_t n)
+{
+	__u64 sum = 0, page = (__u64)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < n; i++)
+		sum += ((ext[i].off + ext[i].len + page - 1) & ~(page - 1)) -
+		       (ext[i].off & ~(page - 1));
+	return sum;
+}
+
+/* Copies @fd's bytes in @ext to the same offsets of @mfd with @buf; 0 or -errno, @why. */
+static int copy_extents(int fd, int mfd, const struct cp_copy_range *ext, size_t n, char *buf,
+			enum cp_tf_refusal *why)
+{
+	for (size_t i = 0; i < n; i++) {
+		__u64 done = ext[i].off, end = ext[i].off + ext[i].len;
+
+		/* pread, never mmap: a file shrinking under us is a short read, not SIGBUS */
+		while (done < end) {
+			size_t want = end - done < COPY_CHUNK ? (size_t)(end - done) : COPY_CHUNK;
+			ssize_t got = pread(fd, buf, want, (off_t)done);
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				*why = CP_TF_SHRUNK;
+				return got < 0 ? -errno : -EIO;
+			}
+			if (pwrite(mfd, buf, (size_t)got, (off_t)done) != got) {
+				*why = CP_TF_DENIED;
+				return -EIO;
+			}
+			done += (__u64)got;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What reading the copy in @mfd may fault in beyond its data @ext: the
+ * holes under the ELF's headers and contents, and libelf's heap for its
+ * sections. -EFBIG past CP_MAX_COPY_HOLE_BYTES of such holes.
+ */
+static int read_cost(int mfd, __u64 size, const struct cp_copy_range *ext, size_t n, __u64 *bytes)
+{
+	struct cp_copy_range *r;
+	__u64 heap = 0, holes;
+	size_t nr;
+	int err = cp_copy_elf_ranges(mfd, size, &r, &nr, &heap);
+
+	if (err)
+		return err;
+	holes = cp_copy_hole_bytes(r, nr, ext, n);
+	free(r);
+	*bytes = holes + heap;
+	return holes > CP_MAX_COPY_HOLE_BYTES ? -EFBIG : 0;
+}
+
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
 {
 	int mfd = memfd_create("cacheperf-target", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
+	struct cp_copy_range *ext = malloc(CP_MAX_COPY_EXTENTS * sizeof(*ext));
 	char *buf = malloc(COPY_CHUNK);
-	__u64 done = 0;
+	off_t pos = lseek(fd, 0, SEEK_CUR), end; /* the caller's, put back: the copy seeks */
+	__u64 cost = 0;
+	size_t n;
 
 	*why = CP_TF_OK;
-	if (!buf) {
+	if (!buf || !ext) {
 		err = -ENOMEM;
 		*why = CP_TF_DENIED;
 		goto out;
@@ -300,36 +393,43 @@ int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
 		*why = cp_tf_errno_refusal(-err);
 		goto out;
 	}
+	/* the whole size, all of it a hole: what is not data stays so, and costs nothing */
 	if (size && ftruncate(mfd, (off_t)size)) {
 		err = -errno;
 		*why = CP_TF_TOO_BIG;
 		goto out;
 	}
-	/* pread, never mmap: a file shrinking under us is a short read, not SIGBUS */
-	while (done < size) {
-		size_t want = size - done < COPY_CHUNK ? (size_t)(size - done) : COPY_CHUNK;
-		ssize_t n = pread(fd, buf, want, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			*why = CP_TF_SHRUNK;
-			goto out;
-		}
-		if (pwrite(mfd, buf, (size_t)n, (off_t)done) != n) {
-			err = -EIO;
-			*why = CP_TF_DENIED;
-			goto out;
-		}
-		done += (__u64)n;
+	/* holes read no bytes: a file cut short is seen by its size (where it can seek) */
+	end = lseek(fd, 0, SEEK_END);
+	if (end >= 0 && end < (off_t)size) {
+		err = -EIO;
+		*why = CP_TF_SHRUNK;
+		goto out;
+	}
+	n = data_extents(fd, size, ext);
+	if (!cp_self_mem_admit(extent_bytes(ext, n))) {
+		err = -ENOMEM;
+		*why = CP_TF_MEMORY;
+		goto out;
+	}
+	err = copy_extents(fd, mfd, ext, n, buf, why);
+	if (err)
+		goto out;
+	err = read_cost(mfd, size, ext, n, &cost);
+	if (err || !cp_self_mem_admit(cost)) {
+		err = err == -ENOMEM ? err : -EFBIG;
+		*why = err == -ENOMEM ? CP_TF_DENIED : CP_TF_MEMORY;
+		goto out;
 	}
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
 		err = -errno;
 		*why = CP_TF_DENIED;
 	}
 out:
+	if (pos >= 0)
+		lseek(fd, pos, SEEK_SET);
 	free(buf);
+	free(ext);
 	if (err) {
 		if (mfd >= 0)
 			close(mfd);

@@ -13,7 +13,9 @@
  * The O_PATH descriptor is fstat()ed and judged before the file is opened
  * for reading (through /proc/self/fd/N), so a device is never opened and a
  * FIFO never blocks. What is read is copied, capped, into a sealed memfd:
- * the target can no longer shrink (SIGBUS in a reader's mmap) or swap it.
+ * the target can no longer shrink (SIGBUS in a reader's mmap) or swap it;
+ * its holes stay holes, and what the copy may cost is admitted under
+ * --max-memory first.
  *
  * cp_tf_judge() and cp_tf_errno_refusal() are pure; every refusal is
  * counted here by reason (cp_tf_refusals()), for the report's Limits.
@@ -43,6 +45,7 @@ enum cp_tf_refusal {
 	CP_TF_MODULE_CAP,  /* beyond the modules kept per process */
 	CP_TF_MAPS_CAP,	   /* /proc/PID/maps longer than its byte cap: cut */
 	CP_TF_DENIED,	   /* permission denied, or any other open error */
+	CP_TF_MEMORY,	   /* its copy would take the profiler past --max-memory */
 	CP_TF_NR,
 };
 
@@ -109,8 +112,13 @@ enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_w
 
 /*
  * A sealed memfd (no write, shrink or grow) with the first @size bytes of
- * @fd: what libelf and libdw may mmap. Returns it, or a negative errno with
- * the reason in @why (counted): CP_TF_SHRUNK when @fd has fewer bytes.
+ * @fd: what libelf and libdw may mmap. Only @fd's data extents are copied
+ * (SEEK_DATA, SEEK_HOLE); its holes stay holes. The copy's cost
+ * (machine/copy_cost.h: its data, and the holes a reader of the ELF would
+ * touch) must be admitted under --max-memory (machine/self_mem.h) first.
+ * Returns it, or a negative errno with the reason in @why (counted):
+ * CP_TF_SHRUNK when @fd has fewer bytes, CP_TF_MEMORY when the cost is not
+ * admitted.
  */
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why);
 

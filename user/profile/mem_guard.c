@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The --max-memory decision and the RSS reader (see mem_guard.h). */
+/* The --max-memory decision, and the RSS reader (see mem_guard.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,18 +21,30 @@ bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns)
 	return true;
 }
 
-bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 rss_bytes, __u64 now_ns)
+bool cp_mem_guard_urgent(const struct cp_mem_guard *g, __u64 now_ns)
 {
-	g->rss_bytes = rss_bytes;
-	if (rss_bytes > g->peak_bytes)
-		g->peak_bytes = rss_bytes;
-	if (!g->limit_bytes || rss_bytes <= g->limit_bytes)
+	return !g->last_read_ns || now_ns - g->last_read_ns >= CP_MEM_URGENT_NS;
+}
+
+bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 bytes, __u64 now_ns)
+{
+	g->bytes = bytes;
+	g->last_read_ns = now_ns;
+	if (bytes > g->peak_bytes)
+		g->peak_bytes = bytes;
+	if (!g->limit_bytes || bytes <= g->limit_bytes)
 		return false;
 	if (g->shrinks && now_ns - g->last_shrink_ns < CP_MEM_HOLDOFF_NS)
 		return false;
 	g->shrinks++;
 	g->last_shrink_ns = now_ns;
 	return true;
+}
+
+void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes)
+{
+	if (kernel_peak_bytes > g->peak_bytes)
+		g->peak_bytes = kernel_peak_bytes;
 }
 
 int cp_self_rss_bytes(__u64 *out)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * --max-memory: the profiler watches its own RSS and, above the limit,
- * shrinks its caches rather than growing. The decision is pure (this
- * header); reading RSS is cp_self_rss_bytes(); what a shrink drops is the
- * profile's business.
+ * --max-memory: the profiler watches its own memory as the kernel counts
+ * it (machine/self_mem.h: its cgroup's, or smaps_rollup and its memfds)
+ * and, above the limit, shrinks its caches rather than growing. The
+ * decision is pure (cp_mem_guard_*); the reading is cp_self_mem_read();
+ * what a shrink drops is the profile's business. cp_self_rss_bytes() is the
+ * resident set alone (the Prometheus file's figure).
  */
 #ifndef CP_MEM_GUARD_H
 #define CP_MEM_GUARD_H
@@ -11,33 +13,46 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* RSS read 10 times a second (~10 us each): system-wide, it can grow by 100 MiB/s */
+/* memory read 10 times a second: system-wide, it can grow by 100 MiB/s */
 #define CP_MEM_CHECK_NS		100000000ull
 /*
  * Between two shrinks: each halves the symbolizer's cap, so shrinking at
- * every check of a burst ends, and RSS is re-read after the heap is trimmed.
+ * every check of a burst ends, and memory is re-read after the heap is trimmed.
  */
 #define CP_MEM_HOLDOFF_NS	100000000ull
+/*
+ * A reading asked for at once (a new symbolizer snapshot) waits this long
+ * after the last: the kernel's count costs up to a millisecond to read
+ * (smaps_rollup), and -a takes hundreds of snapshots a second.
+ */
+#define CP_MEM_URGENT_NS	10000000ull
 
 struct cp_mem_guard {
 	__u64 limit_bytes;
-	__u64 rss_bytes;		/* at the last check */
-	__u64 peak_bytes;		/* the highest seen at a check */
+	__u64 bytes;			/* at the last check */
+	__u64 peak_bytes;		/* the highest seen at a check, or the kernel's peak */
 	__u64 shrinks;			/* times over the limit, and shrunk */
 	__u64 last_shrink_ns;
 	__u64 next_check_ns;
+	__u64 last_read_ns;		/* of the last cp_mem_guard_over() */
 };
 
 void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes);
 
-/* True when it is time to read RSS again (then call cp_mem_guard_over()). */
+/* True when it is time to read memory again (then call cp_mem_guard_over()). */
 bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns);
 
+/* True when a reading asked for at once may be taken: CP_MEM_URGENT_NS after the last. */
+bool cp_mem_guard_urgent(const struct cp_mem_guard *g, __u64 now_ns);
+
 /*
- * Notes @rss_bytes at @now_ns. True when the profiler must shrink now: RSS
+ * Notes @bytes at @now_ns. True when the profiler must shrink now: memory
  * over the limit and no shrink in the last CP_MEM_HOLDOFF_NS (counted).
  */
-bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 rss_bytes, __u64 now_ns);
+bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 bytes, __u64 now_ns);
+
+/* Notes the kernel's own peak (memory.peak, VmHWM), which sees between checks. */
+void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes);
 
 /* This process's resident set size from /proc/self/statm; 0 or -errno. */
 int cp_self_rss_bytes(__u64 *out);

@@ -14,24 +14,30 @@ static struct cp_log_limit shrink_said = CP_LOG_LIMIT_INIT(CP_LOG_NOTICE, 1);
 void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s, __u64 now_ns,
 		    bool now)
 {
-	__u64 rss, before;
+	__u64 before;
 	size_t dwfls, procs;
 
-	if (!st->guard.limit_bytes || (!cp_mem_guard_due(&st->guard, now_ns) && !now) ||
-	    cp_self_rss_bytes(&rss) || !cp_mem_guard_over(&st->guard, rss, now_ns))
+	if (!st->guard.limit_bytes ||
+	    (!cp_mem_guard_due(&st->guard, now_ns) &&
+	     !(now && cp_mem_guard_urgent(&st->guard, now_ns))) ||
+	    cp_self_mem_read(&st->mem))
 		return;
-	before = rss;
+	cp_mem_guard_peak(&st->guard, st->mem.peak_bytes);
+	if (!cp_mem_guard_over(&st->guard, st->mem.bytes, now_ns))
+		return;
+	before = st->mem.bytes;
 	dwfls = cp_symbolizer__shrink(s->sym);
 	procs = cp_objects__shrink(s->objects);
 	/* glibc keeps freed memory in its arenas: RSS falls only when it is returned */
 	malloc_trim(0);
 	st->shrunk_dwfls += dwfls;
 	st->shrunk_processes += procs;
-	if (!cp_self_rss_bytes(&rss))
-		st->guard.rss_bytes = rss;
+	if (!cp_self_mem_read(&st->mem))
+		st->guard.bytes = st->mem.bytes;
 	cp_log_limited(&shrink_said,
-		       "RSS %.1f MiB over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; RSS now %.1f MiB",
-		       MiB(before), MiB(st->guard.limit_bytes), dwfls, procs, MiB(rss));
+		       "memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; now %.1f MiB",
+		       MiB(before), cp_self_mem_counter_name(st->mem.counter),
+		       MiB(st->guard.limit_bytes), dwfls, procs, MiB(st->guard.bytes));
 }
 
 void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_stores *s,
@@ -47,8 +53,11 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	cp_objects__stats(s->objects, &os);
 	*out = (struct cp_limits){
 		.live = st->guard.limit_bytes != 0,
-		.rss_bytes = st->guard.rss_bytes,
-		.peak_rss_bytes = st->guard.peak_bytes,
+		.memory_counter = cp_self_mem_counter_name(st->mem.counter),
+		.memory_bytes = st->guard.bytes,
+		.peak_memory_bytes = st->guard.peak_bytes,
+		.rss_bytes = st->mem.rss_bytes,
+		.peak_rss_bytes = st->mem.hwm_bytes,
 		.max_memory_bytes = st->guard.limit_bytes,
 		.shrinks = st->guard.shrinks,
 		.shrunk_dwfls = st->shrunk_dwfls,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The profile's side of --max-memory and of the report's Limits section:
- * reads RSS when the guard says so, shrinks the stores that can be rebuilt
+ * reads the profiler's memory when the guard says so, shrinks the stores that can be rebuilt
  * or only serve the report, and gathers every store's eviction counts.
  */
 #ifndef CP_RUN_LIMITS_H
 #define CP_RUN_LIMITS_H
 
+#include "machine/self_mem.h"
 #include "machine/target_file.h"
 #include "profile/insn_store.h"
 #include "profile/mem_guard.h"
@@ -18,9 +19,12 @@
 /* The stores a shrink reaches. */
 /* What the stores dropped to stay bounded, and the memory they stayed in. */
 struct cp_limits {
-	bool live;			/* RSS figures exist (not offline) */
-	__u64 rss_bytes;		/* at the last check */
-	__u64 peak_rss_bytes;
+	bool live;			/* memory figures exist (not offline) */
+	const char *memory_counter;	/* which the kernel's count is (machine/self_mem.h) */
+	__u64 memory_bytes;		/* the kernel's count, at the last check */
+	__u64 peak_memory_bytes;	/* ... its peak (the kernel's, or the highest seen) */
+	__u64 rss_bytes;		/* the resident set alone (VmRSS), at the last check */
+	__u64 peak_rss_bytes;		/* ... its peak (VmHWM) */
 	__u64 max_memory_bytes;		/* --max-memory */
 	__u64 shrinks;			/* times over it, and shrunk */
 	__u64 shrunk_dwfls;		/* ... symbolizer snapshots dropped by shrinks */
@@ -47,14 +51,17 @@ struct cp_limits_stores {
 
 struct cp_limits_state {
 	struct cp_mem_guard guard;	/* limit 0: not watched (offline) */
+	struct cp_self_mem mem;		/* the last reading */
 	__u64 shrunk_dwfls;		/* what the shrinks dropped */
 	__u64 shrunk_processes;
 };
 
 /*
- * Reads RSS when the guard says so, or @now (the symbolizer just took a
- * snapshot: what grows fastest, one process's debug sections); over the limit (cp_mem_guard_over()) drops the
- * symbolizer's snapshots and strings and exited processes' objects, returns freed memory to the system, and says so on stderr.
+ * Reads the profiler's memory (cp_self_mem_read()) when the guard says so,
+ * or @now (the symbolizer just took a snapshot: what grows fastest, one
+ * process's debug sections); over the limit (cp_mem_guard_over()) drops the
+ * symbolizer's snapshots and strings and exited processes' objects, returns
+ * freed memory to the system, and says so on stderr.
  */
 void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s, __u64 now_ns,
 		    bool now);

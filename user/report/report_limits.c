@@ -130,8 +130,10 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 	print_refusals(l, f);
 	if (!l->live)
 		return;
-	fprintf(f, "  memory: RSS %.1f MiB, peak %.1f MiB, limit %.0f MiB (--max-memory); "
-		"shrinks %llu", MiB(l->rss_bytes), MiB(l->peak_rss_bytes), MiB(l->max_memory_bytes),
+	fprintf(f, "  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
+		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu", MiB(l->memory_bytes),
+		MiB(l->peak_memory_bytes), l->memory_counter ? l->memory_counter : "?",
+		MiB(l->max_memory_bytes), MiB(l->rss_bytes), MiB(l->peak_rss_bytes),
 		(ull)l->shrinks);
 	if (l->shrinks)
 		fprintf(f, " (dropped %llu snapshots, %llu exited processes' objects)",
@@ -154,6 +156,8 @@ static const struct limit_key {
 	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
 	{ "stacks_evicted", offsetof(struct cp_limits, stacks_evicted) },
 }, memory_keys[] = {
+	{ "memory_bytes", offsetof(struct cp_limits, memory_bytes) },
+	{ "peak_memory_bytes", offsetof(struct cp_limits, peak_memory_bytes) },
 	{ "rss_bytes", offsetof(struct cp_limits, rss_bytes) },
 	{ "peak_rss_bytes", offsetof(struct cp_limits, peak_rss_bytes) },
 	{ "max_memory_bytes", offsetof(struct cp_limits, max_memory_bytes) },
@@ -173,7 +177,7 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 	cp_json_object(j, "limits");
 	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++)
 		cp_json_u64(j, limit_keys[i].key, limit_value(l, &limit_keys[i]));
-	/* a replay has no RSS of its own to speak of */
+	/* a replay has no memory of its own to speak of */
 	for (size_t i = 0; i < sizeof(memory_keys) / sizeof(memory_keys[0]); i++) {
 		if (l->live)
 			cp_json_u64(j, memory_keys[i].key, limit_value(l, &memory_keys[i]));
@@ -181,7 +185,9 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 			cp_json_null(j, memory_keys[i].key);
 	}
 	/* a live run's own (a replay's golden output stays as it was) */
-	if (l->live)
+	if (l->live) {
+		cp_json_str(j, "memory_counter", l->memory_counter);
 		json_refusals(j, l);
+	}
 	cp_json_end(j);
 }

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What copies of targets' files cost (machine/copy_cost.h) and the memory
+ * the profiler counts as its own (machine/self_mem.h): holes in ranges (a
+ * table), the pure judgements, then sparse files copied as sparse, an ELF
+ * section in a hole refused, a copy past the limit refused, a memfd
+ * nobody maps and a child's memory counted.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "machine/copy_cost.h"
+#include "machine/self_mem.h"
+#include "machine/target_file.h"
+
+#define KiB (1ull << 10)
+#define MiB (1ull << 20)
+
+static const struct hole_case {
+	const char *what;
+	struct cp_copy_range ranges[4];
+	size_t nr;
+	__u64 holes;
+} hole_cases[] = {
+	{"a range in data", {{0, 4096}}, 1, 0},
+	{"a range in the hole", {{40000, 1000}}, 1, 1000},
+	{"a range across data and hole", {{4000, 200}}, 1, 104},
+	{"overlapping ranges counted once",
+	 {{16384, 2 * MiB}, {16384 + KiB, MiB}},
+	 2,
+	 2 * MiB - 4096},
+	{"ranges out of order", {{30000, 10}, {10, 10}, {9000, 100}}, 3, 10 + 100},
+	{"empty ranges", {{50000, 0}}, 1, 0},
+};
+
+/* data at [0, 4096) and [16384, 20480): the rest of the file is a hole */
+static const struct cp_copy_range data[] = {{0, 4096}, {16384, 4096}};
+
+static void test_hole_bytes(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(hole_cases) / sizeof(hole_cases[0]); i++) {
+		struct cp_copy_range r[4];
+
+		memcpy(r, hole_cases[i].ranges, sizeof(r));
+		if (cp_copy_hole_bytes(r, hole_cases[i].nr, data, 2) != hole_cases[i].holes)
+			fail_msg("%s: %llu hole bytes, not %llu", hole_cases[i].what,
+				 (unsigned long long)cp_copy_hole_bytes(r, hole_cases[i].nr, data,
+									2),
+				 (unsigned long long)hole_cases[i].holes);
+	}
+}
+
+static void test_alone_and_fits(void **state)
+{
+	pid_t pids[] = {10, 11, 12}, ppids[] = {1, 10, 10}, other[] = {1, 10, 5};
+
+	(void)state;
+	assert_true(cp_self_mem_alone(10, pids, ppids, 3));  /* itself and its children */
+	assert_false(cp_self_mem_alone(10, pids, other, 3)); /* 12 is another's */
+	assert_false(cp_self_mem_alone(11, pids, ppids, 3));
+	assert_true(cp_self_mem_fits(100, 50, 0)); /* no limit */
+	assert_true(cp_self_mem_fits(100, 156, 256));
+	assert_false(cp_self_mem_fits(100, 157, 256));
+	assert_false(cp_self_mem_fits(300, 1, 256));
+	assert_false(cp_self_mem_fits(100, UINT64_MAX, 256)); /* no overflow */
+}
+
+static char dir[] = "/tmp/cp-copy-cost-XXXXXX";
+static char path[sizeof(dir) + 16];
+
+/* A file of @size bytes, all a hole but @data bytes of @c at 0 (an ELF header when @eh). */
+static int make_sparse(__u64 size, const void *eh, size_t eh_len, __u64 data)
+{
+	char *buf = malloc(data);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	assert_non_null(buf);
+	assert_true(fd >= 0);
+	memset(buf, 'x', data);
+	if (eh)
+		memcpy(buf, eh, eh_len);
+	assert_int_equal(pwrite(fd, buf, data, 0), (ssize_t)data);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	free(buf);
+	return fd;
+}
+
+static __u64 blocks_bytes(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (__u64)st.st_blocks * 512;
+}
+
+static void test_sparse_copy_stays_sparse(void **state)
+{
+	enum cp_tf_refusal why;
+	char buf[16];
+	int fd, mfd;
+
+	(void)state;
+	fd = make_sparse(200 * MiB, NULL, 0, 16 * KiB);
+	mfd = cp_tf_copy(fd, 200 * MiB, &why);
+	assert_true(mfd >= 0);
+	assert_int_equal(why, CP_TF_OK);
+	assert_true(blocks_bytes(mfd) <= 64 * KiB); /* not 200 MiB */
+	assert_int_equal(lseek(mfd, 0, SEEK_END), 200 * MiB);
+	assert_int_equal(pread(mfd, buf, sizeof(buf), 0), sizeof(buf));
+	assert_memory_equal(buf, "xxxxxxxxxxxxxxxx", sizeof(buf));
+	assert_int_equal(pread(mfd, buf, sizeof(buf), 100 * MiB), sizeof(buf));
+	assert_memory_equal(buf, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", sizeof(buf));
+	close(mfd);
+	close(fd);
+}
+
+/* An ELF header and section table at 0: section 1 at @off, @size bytes of PROGBITS. */
+static void elf_with_section(unsigned char *img, size_t len, __u64 off, __u64 size)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + sizeof(*eh));
+
+	memset(img, 0, len);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_shoff = sizeof(*eh);
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 2;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_offset = off;
+	sh[1].sh_size = size;
+}
+
+static void test_section_in_a_hole(void **state)
+{
+	unsigned char img[sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Shdr)];
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	enum cp_tf_refusal why;
+	int fd, mfd;
+
+	(void)state;
+	/* 1 MiB of section in the hole: within the bound, copied */
+	elf_with_section(img, sizeof(img), 8 * MiB, MiB);
+	fd = make_sparse(200 * MiB, img, sizeof(img), 4 * KiB);
+	mfd = cp_tf_copy(fd, 200 * MiB, &why);
+	assert_true(mfd >= 0);
+	close(mfd);
+	close(fd);
+	/* 150 MiB of it: what libelf would fault in, refused and counted */
+	elf_with_section(img, sizeof(img), 8 * MiB, 150 * MiB);
+	fd = make_sparse(200 * MiB, img, sizeof(img), 4 * KiB);
+	cp_tf_refusals(before);
+	assert_true(cp_tf_copy(fd, 200 * MiB, &why) < 0);
+	assert_int_equal(why, CP_TF_MEMORY);
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_MEMORY] - before[CP_TF_MEMORY], 1);
+	assert_string_equal(cp_tf_refusal_key(CP_TF_MEMORY), "memory");
+	close(fd);
+}
+
+static void test_copy_past_the_limit(void **state)
+{
+	struct cp_self_mem m;
+	enum cp_tf_refusal why;
+	int fd, mfd;
+
+	(void)state;
+	assert_int_equal(cp_self_mem_read(&m), 0);
+	cp_self_mem_set_limit(m.bytes + 8 * MiB);
+	fd = make_sparse(32 * MiB, NULL, 0, 16 * MiB); /* 16 MiB of data */
+	assert_true(cp_tf_copy(fd, 32 * MiB, &why) < 0);
+	assert_int_equal(why, CP_TF_MEMORY);
+	cp_self_mem_set_limit(m.bytes + 64 * MiB);
+	mfd = cp_tf_copy(fd, 32 * MiB, &why);
+	assert_true(mfd >= 0);
+	cp_self_mem_set_limit(0);
+	close(mfd);
+	close(fd);
+}
+
+/* A memfd nobody maps is memory the profiler holds: counted. */
+static void test_unmapped_memfd_counted(void **state)
+{
+	struct cp_self_mem before, after;
+	char *buf = calloc(1, MiB);
+	int mfd = memfd_create("counted", MFD_CLOEXEC);
+
+	(void)state;
+	assert_non_null(buf);
+	assert_true(mfd >= 0);
+	assert_int_equal(cp_self_mem_read(&before), 0);
+	memset(buf, 1, MiB);
+	for (int i = 0; i < 48; i++)
+		assert_int_equal(pwrite(mfd, buf, MiB, (off_t)i * MiB), (ssize_t)MiB);
+	assert_int_equal(cp_self_mem_read(&after), 0);
+	if (after.bytes < before.bytes + 40 * MiB)
+		fail_msg("%s: %llu MiB, then %llu MiB with a 48 MiB memfd",
+			 cp_self_mem_counter_name(after.counter),
+			 (unsigned long long)(before.bytes / MiB),
+			 (unsigned long long)(after.bytes / MiB));
+	assert_true(after.peak_bytes >= after.bytes);
+	close(mfd);
+	free(buf);
+}
+
+/* A child's memory (a helper the profiler started) is the profiler's too. */
+static void test_child_counted(void **state)
+{
+	struct cp_self_mem before, after;
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(cp_self_mem_read(&before), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		volatile char *p = malloc(48 * MiB); /* volatile: kept, though never read */
+
+		for (size_t off = 0; p && off < 48 * MiB; off += 4096)
+			p[off] = 1;
+		if (write(fds[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	assert_int_equal(cp_self_mem_read(&after), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fds[0]);
+	close(fds[1]);
+	if (after.bytes < before.bytes + 40 * MiB)
+		fail_msg("%s: %llu MiB, then %llu MiB with a 48 MiB child",
+			 cp_self_mem_counter_name(after.counter),
+			 (unsigned long long)(before.bytes / MiB),
+			 (unsigned long long)(after.bytes / MiB));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/f", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hole_bytes),
+		cmocka_unit_test(test_alone_and_fits),
+		cmocka_unit_test(test_sparse_copy_stays_sparse),
+		cmocka_unit_test(test_section_in_a_hole),
+		cmocka_unit_test(test_copy_past_the_limit),
+		cmocka_unit_test(test_unmapped_memfd_counted),
+		cmocka_unit_test(test_child_counted),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

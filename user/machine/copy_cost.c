@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What a sealed copy costs: holes a reader of the ELF touches (copy_cost.h). */
+#include <elf.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine/copy_cost.h"
+
+static int by_off(const void *a, const void *b)
+{
+	const struct cp_copy_range *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The bytes of [off, off + len) in no extent of @data. */
+static __u64 holes_in(__u64 off, __u64 len, const struct cp_copy_range *data, size_t nd)
+{
+	__u64 end = off + len, covered = 0;
+	size_t lo = 0, hi = nd;
+
+	/* the first extent that ends after off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (data[mid].off + data[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < nd && data[i].off < end; i++) {
+		__u64 a = data[i].off > off ? data[i].off : off;
+		__u64 b = data[i].off + data[i].len < end ? data[i].off + data[i].len : end;
+
+		covered += b - a;
+	}
+	return len - covered;
+}
+
+__u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct cp_copy_range *data,
+			 size_t nd)
+{
+	__u64 sum = 0, start = 0, end = 0;
+	bool open = false;
+
+	qsort(ranges, nr, sizeof(*ranges), by_off);
+	for (size_t i = 0; i < nr; i++) {
+		__u64 a = ranges[i].off, b = a + ranges[i].len;
+
+		if (!ranges[i].len)
+			continue;
+		if (open && a <= end) {
+			if (b > end)
+				end = b;
+			continue;
+		}
+		if (open)
+			sum += holes_in(start, end - start, data, nd);
+		start = a;
+		end = b;
+		open = true;
+	}
+	if (open)
+		sum += holes_in(start, end - start, data, nd);
+	return sum;
+}
+
+/* ---- the ELF file's ranges ---- */
+
+struct ranges {
+	struct cp_copy_range *v;
+	size_t n, cap;
+	__u64 size;
+};
+
+/* Adds [off, off + len) clipped to the file. */
+static int add(struct ranges *r, __u64 off, __u64 len)
+{
+	if (off >= r->size || !len)
+		return 0;
+	if (len > r->size - off)
+		len = r->size - off;
+	if (r->n == r->cap) {
+		size_t c = r->cap ? 2 * r->cap : 64;
+		struct cp_copy_range *nv = realloc(r->v, c * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->v = nv;
+		r->cap = c;
+	}
+	r->v[r->n++] = (struct cp_copy_range){off, len};
+	return 0;
+}
+
+static bool read_at(int fd, void *buf, size_t len, __u64 off)
+{
+	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/* Section @i's header as Elf64 (from a 32- or 64-bit table at @shoff). */
+static bool shdr_at(int fd, bool is64, __u64 shoff, __u64 i, Elf64_Shdr *sh)
+{
+	Elf32_Shdr s32;
+
+	if (is64)
+		return read_at(fd, sh, sizeof(*sh), shoff + i * sizeof(*sh));
+	if (!read_at(fd, &s32, sizeof(s32), shoff + i * sizeof(s32)))
+		return false;
+	*sh = (Elf64_Shdr){.sh_name = s32.sh_name,
+			   .sh_type = s32.sh_type,
+			   .sh_offset = s32.sh_offset,
+			   .sh_size = s32.sh_size,
+			   .sh_info = s32.sh_info};
+	return true;
+}
+
+static bool phdr_at(int fd, bool is64, __u64 phoff, __u64 i, Elf64_Phdr *ph)
+{
+	Elf32_Phdr p32;
+
+	if (is64)
+		return read_at(fd, ph, sizeof(*ph), phoff + i * sizeof(*ph));
+	if (!read_at(fd, &p32, sizeof(p32), phoff + i * sizeof(p32)))
+		return false;
+	*ph = (Elf64_Phdr){
+		.p_type = p32.p_type, .p_offset = p32.p_offset, .p_filesz = p32.p_filesz};
+	return true;
+}
+
+/* Fills @r from @fd's headers; false when the file must count as read whole. */
+static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes)
+{
+	unsigned char id[EI_NIDENT];
+	Elf64_Ehdr eh;
+	Elf32_Ehdr e32;
+	Elf64_Shdr sh0 = {0};
+	bool is64;
+	__u64 shnum, phnum;
+
+	if (!read_at(fd, id, sizeof(id), 0) ||
+	    id[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB))
+		return false;
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		if (!read_at(fd, &eh, sizeof(eh), 0))
+			return false;
+	} else {
+		if (id[EI_CLASS] != ELFCLASS32 || !read_at(fd, &e32, sizeof(e32), 0))
+			return false;
+		eh = (Elf64_Ehdr){.e_phoff = e32.e_phoff,
+				  .e_shoff = e32.e_shoff,
+				  .e_phnum = e32.e_phnum,
+				  .e_shnum = e32.e_shnum};
+	}
+	shnum = eh.e_shnum;
+	phnum = eh.e_phnum;
+	if (eh.e_shoff && shdr_at(fd, is64, eh.e_shoff, 0, &sh0)) {
+		if (!shnum)
+			shnum = sh0.sh_size; /* extended numbering */
+		if (phnum == PN_XNUM)
+			phnum = sh0.sh_info;
+	}
+	if (!eh.e_shoff)
+		shnum = 0;
+	if (shnum > CP_MAX_COPY_SECTIONS || phnum > CP_MAX_COPY_SECTIONS)
+		return false;
+	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES;
+	if (add(r, 0, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
+	    add(r, eh.e_phoff, phnum * (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) ||
+	    add(r, eh.e_shoff, shnum * (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr))))
+		return false;
+	for (__u64 i = 1; i < shnum; i++) {
+		Elf64_Shdr sh;
+
+		if (!shdr_at(fd, is64, eh.e_shoff, i, &sh))
+			break;
+		if (sh.sh_type != SHT_NOBITS && add(r, sh.sh_offset, sh.sh_size))
+			return false;
+	}
+	for (__u64 i = 0; eh.e_phoff && i < phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (!phdr_at(fd, is64, eh.e_phoff, i, &ph))
+			break;
+		if (ph.p_type != PT_LOAD && add(r, ph.p_offset, ph.p_filesz))
+			return false;
+	}
+	return true;
+}
+
+int cp_copy_elf_ranges(int fd, __u64 size, struct cp_copy_range **out, size_t *nr,
+		       __u64 *heap_bytes)
+{
+	struct ranges r = {.size = size};
+	unsigned char magic[SELFMAG];
+
+	*out = NULL;
+	*nr = 0;
+	if (!read_at(fd, magic, sizeof(magic), 0) || memcmp(magic, ELFMAG, SELFMAG))
+		return 0;
+	if (!elf_ranges(fd, &r, heap_bytes)) {
+		r.n = 0;
+		if (add(&r, 0, size)) {
+			free(r.v);
+			return -ENOMEM;
+		}
+	}
+	*out = r.v;
+	*nr = r.n;
+	return 0;
+}

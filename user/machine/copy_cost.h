@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a sealed copy of a target's file costs the profiler (target_file.c):
+ * the file's data extents are copied and its holes left holes (a shmem
+ * hole costs nothing until touched), so a 200 MiB file with 16 KiB of data
+ * costs 16 KiB. But libelf and libdw read through a mapping of the copy,
+ * and a hole they read is a page the kernel allocates then: the bytes of an
+ * ELF file's headers, section and segment contents (not PT_LOAD) that lie
+ * in holes are counted as the copy's cost too, before anything reads them.
+ *
+ * cp_copy_hole_bytes() is pure; cp_copy_elf_ranges() reads a descriptor
+ * with pread() only (a read of a shmem hole allocates nothing).
+ */
+#ifndef CP_COPY_COST_H
+#define CP_COPY_COST_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* Data extents listed per file; past them the rest of the file is taken for data. */
+#define CP_MAX_COPY_EXTENTS 4096
+/* Sections (and program headers) looked at; past them the whole file counts as read. */
+#define CP_MAX_COPY_SECTIONS 65536
+/* Holes a reader of the ELF would touch above this refuse the copy, whatever the limit. */
+#define CP_MAX_COPY_HOLE_BYTES (64ull << 20)
+/* libelf's bookkeeping per section, on the heap, whatever the file holds. */
+#define CP_COPY_SECTION_HEAP_BYTES 128
+
+/* A byte range of a file: a data extent, or what a reader of the ELF touches. */
+struct cp_copy_range {
+	__u64 off, len;
+};
+
+/*
+ * The bytes of @ranges (@nr of them, sorted and merged here, overlaps counted
+ * once) that lie outside the data extents @data (@nd, sorted, disjoint). Pure.
+ */
+__u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct cp_copy_range *data,
+			 size_t nd);
+
+/*
+ * The ranges a reader of ELF file @fd (@size bytes) touches, into *@out
+ * (malloc()ed, *@nr of them; the caller frees it): the ELF header, the
+ * program and section header tables, every section's contents but
+ * SHT_NOBITS, every segment's but PT_LOAD. A file that is not ELF (no
+ * magic) has none; an ELF file that cannot be read so (another byte order,
+ * more than CP_MAX_COPY_SECTIONS sections) is the whole file. Adds libelf's
+ * heap for its sections to *@heap_bytes. Returns 0 or -ENOMEM.
+ */
+int cp_copy_elf_ranges(int fd, __u64 size, struct cp_copy_range **out, size_t *nr,
+		       __u64 *heap_bytes);
+
+#endif /* CP_COPY_COST_H */

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The profiler's memory as the kernel counts it (self_mem.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "machine/self_mem.h"
+
+bool cp_self_mem_alone(pid_t self, const pid_t *pids, const pid_t *ppids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] != self && ppids[i] != self)
+			return false;
+	return true;
+}
+
+bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit)
+{
+	return !limit || (held <= limit && bytes <= limit - held);
+}
+
+const char *cp_self_mem_counter_name(enum cp_self_mem_counter c)
+{
+	switch (c) {
+	case CP_SELF_MEM_CGROUP_V2:
+		return "cgroup memory.current";
+	case CP_SELF_MEM_CGROUP_V1:
+		return "cgroup v1 memory.usage_in_bytes";
+	default:
+		return "smaps_rollup and memfds";
+	}
+}
+
+/* ---- reading ---- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool chosen;
+	enum cp_self_mem_counter counter;
+	char dir[PATH_MAX]; /* the cgroup's directory */
+	__u64 peak;	    /* the highest reading */
+	__u64 last;	    /* the last reading */
+	__u64 since;	    /* admitted since it */
+	bool read_once;
+	__u64 limit;
+} m;
+
+static int read_u64(const char *dir, const char *name, __u64 *out)
+{
+	char path[PATH_MAX + 64];
+	unsigned long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EIO;
+	*out = v;
+	return 0;
+}
+
+/* The values of @keys (NULL-ended) in a "key value" file (memory.stat, status, smaps_rollup). */
+static int read_keys(const char *path, const char *const *keys, __u64 *vals)
+{
+	char line[256], key[64];
+	unsigned long long v;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63[^: ]%*[: ]%llu", key, &v) != 2)
+			continue;
+		for (int i = 0; keys[i]; i++)
+			if (!strcmp(key, keys[i]))
+				vals[i] = v;
+	}
+	fclose(f);
+	return 0;
+}
+
+static pid_t parent_of(pid_t pid)
+{
+	const char *const keys[] = {"PPid", NULL};
+	__u64 ppid = 0;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	read_keys(path, keys, &ppid);
+	return (pid_t)ppid;
+}
+
+/* Whether m.dir holds only this process and its children. */
+static bool cgroup_alone(void)
+{
+	pid_t pids[CP_SELF_MEM_MAX_PROCS], ppids[CP_SELF_MEM_MAX_PROCS];
+	char path[PATH_MAX + 64];
+	size_t n = 0;
+	long pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", m.dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		if (n == CP_SELF_MEM_MAX_PROCS) {
+			fclose(f);
+			return false;
+		}
+		pids[n] = (pid_t)pid;
+		ppids[n] = parent_of((pid_t)pid);
+		n++;
+	}
+	fclose(f);
+	return n && cp_self_mem_alone(getpid(), pids, ppids, n);
+}
+
+/* Whether @dir/@file exists: the cgroup @dir has a memory controller. */
+static bool has(const char *dir, const char *file)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return !access(path, R_OK);
+}
+
+/* The memory cgroup this process is alone in, from /proc/self/cgroup; else the /proc count. */
+static void choose(void)
+{
+	static const char *const v2_roots[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+	char line[PATH_MAX], *path;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	m.chosen = true;
+	m.counter = CP_SELF_MEM_PROC;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':');
+
+		path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path || path[1] != '/')
+			continue;
+		*ctl = '\0';
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		if (!strcmp(path, "/"))
+			continue;		     /* the root: the whole host's */
+		if (!strcmp(line, "0") && !ctl[1]) { /* "0::PATH": the unified hierarchy */
+			for (int i = 0; i < 2; i++) {
+				snprintf(m.dir, sizeof(m.dir), "%s%s", v2_roots[i], path);
+				if (has(m.dir, "memory.current") && cgroup_alone()) {
+					m.counter = CP_SELF_MEM_CGROUP_V2;
+					goto out;
+				}
+			}
+		} else if (strstr(ctl + 1, "memory")) {
+			snprintf(m.dir, sizeof(m.dir), "/sys/fs/cgroup/memory%s", path);
+			if (has(m.dir, "memory.usage_in_bytes") && cgroup_alone()) {
+				m.counter = CP_SELF_MEM_CGROUP_V1;
+				goto out;
+			}
+		}
+	}
+out:
+	if (f)
+		fclose(f);
+}
+
+static int read_cgroup(struct cp_self_mem *out)
+{
+	static const char *const v2[] = {"file", "shmem", NULL};
+	static const char *const v1[] = {"total_cache", "total_shmem", NULL};
+	bool is_v2 = m.counter == CP_SELF_MEM_CGROUP_V2;
+	char path[PATH_MAX + 64];
+	__u64 cur, peak = 0, st[2] = {0, 0};
+	int err = read_u64(m.dir, is_v2 ? "memory.current" : "memory.usage_in_bytes", &cur);
+
+	if (err)
+		return err;
+	read_u64(m.dir, is_v2 ? "memory.peak" : "memory.max_usage_in_bytes", &peak);
+	snprintf(path, sizeof(path), "%s/memory.stat", m.dir);
+	read_keys(path, is_v2 ? v2 : v1, st);
+	/* page cache the kernel may reclaim is not the profiler's to shed */
+	if (st[0] > st[1] && st[0] - st[1] < cur)
+		cur -= st[0] - st[1];
+	out->bytes = cur;
+	out->peak_bytes = peak;
+	return 0;
+}
+
+struct memfd_seen {
+	__u64 ino, bytes;
+};
+
+static int by_ino(const void *a, const void *b)
+{
+	const struct memfd_seen *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void note_memfd(struct memfd_seen **v, size_t *n, size_t *cap, const struct stat *st)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		struct memfd_seen *nv = realloc(*v, c * sizeof(**v));
+
+		if (!nv)
+			return;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = (struct memfd_seen){(__u64)st->st_ino, (__u64)st->st_blocks * 512};
+}
+
+/* Bytes in every memfd this process maps or holds open, each counted once. */
+static __u64 memfd_bytes(void)
+{
+	struct memfd_seen *v = NULL;
+	size_t n = 0, cap = 0;
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	__u64 sum = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+	DIR *d;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (!strstr(line, " /memfd:") || sscanf(line, "%llx-%llx", &lo, &hi) != 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/map_files/%llx-%llx", lo, hi);
+		if (!stat(path, &st))
+			note_memfd(&v, &n, &cap, &st);
+	}
+	if (f)
+		fclose(f);
+	d = opendir("/proc/self/fd");
+	while (d && (de = readdir(d))) {
+		char target[64];
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len < 7 || strncmp(target, "/memfd:", 7))
+			continue;
+		if (!fstat(atoi(de->d_name), &st))
+			note_memfd(&v, &n, &cap, &st);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), by_ino);
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i].ino != v[i - 1].ino)
+			sum += v[i].bytes;
+	free(v);
+	return sum;
+}
+
+/* Resident bytes of @pid ("self" or a number) but shared memory's: smaps_rollup. */
+static int private_rss(const char *pid, __u64 *bytes)
+{
+	static const char *const keys[] = {"Rss", "RssShmem", NULL};
+	__u64 kb[2] = {0, 0};
+	char path[64];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", pid);
+	err = read_keys(path, keys, kb);
+	*bytes = err ? 0 : (kb[0] > kb[1] ? kb[0] - kb[1] : 0) * 1024;
+	return err;
+}
+
+/* The resident bytes of this process's children (a helper it started), from each thread's list. */
+static __u64 children_bytes(void)
+{
+	char path[PATH_MAX], pid[24];
+	struct dirent *de;
+	__u64 sum = 0, b;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d && (de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
+		f = fopen(path, "re");
+		while (f && fscanf(f, "%23s", pid) == 1)
+			if (!private_rss(pid, &b))
+				sum += b;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+static int read_proc(struct cp_self_mem *out)
+{
+	__u64 own;
+	int err = private_rss("self", &own);
+
+	if (err)
+		return err;
+	out->memfd_bytes = memfd_bytes();
+	/* the memfds' pages, mapped or not, instead of the shared pages touched */
+	out->bytes = own + out->memfd_bytes + children_bytes();
+	return 0;
+}
+
+int cp_self_mem_read(struct cp_self_mem *out)
+{
+	static const char *const keys[] = {"VmRSS", "VmHWM", NULL};
+	__u64 kb[2] = {0, 0};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&lock);
+	if (!m.chosen)
+		choose();
+	if (m.counter != CP_SELF_MEM_PROC && !cgroup_alone())
+		m.counter = CP_SELF_MEM_PROC; /* another process joined: the cgroup is not ours */
+	read_keys("/proc/self/status", keys, kb);
+	out->rss_bytes = kb[0] * 1024;
+	out->hwm_bytes = kb[1] * 1024;
+	out->counter = m.counter;
+	err = m.counter == CP_SELF_MEM_PROC ? read_proc(out) : read_cgroup(out);
+	if (!err) {
+		if (m.counter == CP_SELF_MEM_PROC && kb[1] * 1024 > out->peak_bytes)
+			out->peak_bytes = kb[1] * 1024;
+		if (out->bytes > m.peak)
+			m.peak = out->bytes;
+		if (m.peak > out->peak_bytes)
+			out->peak_bytes = m.peak;
+		m.last = out->bytes;
+		m.since = 0;
+		m.read_once = true;
+	}
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+void cp_self_mem_set_limit(__u64 limit_bytes)
+{
+	pthread_mutex_lock(&lock);
+	m.limit = limit_bytes;
+	pthread_mutex_unlock(&lock);
+}
+
+bool cp_self_mem_admit(__u64 bytes)
+{
+	struct cp_self_mem now;
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	ok = m.read_once && cp_self_mem_fits(m.last + m.since, bytes, m.limit);
+	if (ok || !m.limit)
+		m.since += bytes;
+	pthread_mutex_unlock(&lock);
+	if (ok || !m.limit)
+		return true;
+	/* near the limit, or never read: a fresh reading decides */
+	if (cp_self_mem_read(&now))
+		return true;
+	pthread_mutex_lock(&lock);
+	ok = cp_self_mem_fits(m.last + m.since, bytes, m.limit);
+	if (ok)
+		m.since += bytes;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The profiler's own memory as the kernel counts it, for --max-memory and
+ * the report: everything it owns (heap, the sealed memfd copies of the
+ * targets' files, mapped or not, mapped files, its children), not the
+ * resident pages of its heap alone.
+ *
+ * Which counter (cp_self_mem_read(), the one function that reads):
+ *  - its own memory cgroup, when only the profiler and its children are in
+ *    it (the systemd unit, a container): cgroup v2 memory.current, peak
+ *    memory.peak; cgroup v1 memory.usage_in_bytes, peak
+ *    memory.max_usage_in_bytes. The page cache it could reclaim (memory.stat
+ *    file (v1 cache) less shmem) is not counted now; the peak is the
+ *    kernel's, page cache included.
+ *  - else /proc/self/smaps_rollup's Rss less RssShmem, plus every memfd the
+ *    profiler holds, mapped or only open (st_blocks: the pages written,
+ *    touched or not), plus its children's smaps_rollup Rss less RssShmem;
+ *    peak the highest reading and VmHWM.
+ *
+ * cp_self_mem_admit() is what a copy asks before it takes memory
+ * (machine/target_file.c). cp_self_mem_alone() and cp_self_mem_fits() are
+ * pure.
+ */
+#ifndef CP_SELF_MEM_H
+#define CP_SELF_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+/* Processes read from the cgroup's cgroup.procs to judge whether it is ours alone. */
+#define CP_SELF_MEM_MAX_PROCS 64
+
+enum cp_self_mem_counter {
+	CP_SELF_MEM_PROC = 0, /* smaps_rollup and the memfds */
+	CP_SELF_MEM_CGROUP_V2,
+	CP_SELF_MEM_CGROUP_V1,
+};
+
+struct cp_self_mem {
+	enum cp_self_mem_counter counter;
+	__u64 bytes;	   /* now */
+	__u64 peak_bytes;  /* the kernel's peak: memory.peak, max_usage_in_bytes, VmHWM */
+	__u64 rss_bytes;   /* VmRSS, for comparison */
+	__u64 hwm_bytes;   /* VmHWM: the resident set's peak */
+	__u64 memfd_bytes; /* held in memfds (/proc only; 0 from a cgroup) */
+};
+
+/* Reads the counter (chosen at the first call, re-judged while it is a cgroup). 0 or -errno. */
+int cp_self_mem_read(struct cp_self_mem *out);
+
+/* "cgroup memory.current", ...: what the report says the figure is. */
+const char *cp_self_mem_counter_name(enum cp_self_mem_counter c);
+
+/* The limit copies are admitted under (--max-memory); 0: any. */
+void cp_self_mem_set_limit(__u64 limit_bytes);
+
+/*
+ * Whether @bytes more keep the profiler within the limit: the last reading
+ * plus what was admitted since, then, if that says no, a fresh reading.
+ * Counts @bytes as held until the next reading. Thread-safe.
+ */
+bool cp_self_mem_admit(__u64 bytes);
+
+/*
+ * Whether the cgroup whose processes are @pids (their parents @ppids, @n of
+ * them) holds only @self and its children. Pure.
+ */
+bool cp_self_mem_alone(pid_t self, const pid_t *pids, const pid_t *ppids, size_t n);
+
+/* Whether @held plus @bytes stays within @limit (0: no limit), without overflow. Pure. */
+bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit);
+
+#endif /* CP_SELF_MEM_H */

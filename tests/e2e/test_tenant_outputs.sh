@@ -8,12 +8,14 @@
 #    clear error, and the root-only file it points to stays as it was, also
 #    when planted while the run goes on; reports, JSON and recordings are
 #    created 0600 whatever the umask, the Prometheus file 0644.
-#  - FIFOs and files (issue 29, attack 4): the tenant's FIFO at -o,
+#  - FIFOs and files (issue 29, attacks 4 and 5): the tenant's FIFO at -o,
 #    --json, --prom-file or --record in a sticky world-writable directory is
 #    refused at start, and one planted during the run when written, while
 #    the other outputs are written; its reader gets nothing. The tenant's
 #    file at an output path is not replaced. Root's own FIFO, /dev/null and
-#    /dev/stdout take the output.
+#    /dev/stdout take the output. --pprof-dir keeps the profiler's newest
+#    --pprof-keep profiles whatever files the tenant names as its own, and
+#    removes none of the tenant's.
 #  - Strings: a tenant process whose binary, library, symbol and cgroup names
 #    hold terminal escapes: no ESC byte (0x1b) reaches the text report or the
 #    profiler's messages, the names still show, cleaned, and the JSON report
@@ -35,14 +37,14 @@ BEL=$'\007'
 td=$(tenant_dir)
 out=$(mktemp -d)
 # sticky and world-writable, as /tmp: where a tenant plants FIFOs and files
-sd=$(mktemp -d)
-chmod 1777 "$sd"
+sd=$(mktemp -d) pd=$(mktemp -d)
+chmod 1777 "$sd" "$pd"
 victim=$(mktemp)
 name=cp-tenant-$$
 cleanup() {
 	[ -n "$cg2" ] && [ -d "$cg2/$name" ] &&
 		find "$cg2/$name" -depth -type d -exec rmdir {} + 2>/dev/null
-	rm -rf "$td" "$out" "$sd" "$victim" "$tap_out"
+	rm -rf "$td" "$out" "$sd" "$pd" "$victim" "$tap_out"
 }
 trap cleanup EXIT
 echo "root only" >"$victim"
@@ -195,6 +197,40 @@ if [ "$rc" -eq 0 ] && [ -c /dev/null ] &&
 else
 	_not_ok "--json /dev/stdout writes the JSON report to stdout; /dev/null stays a device" \
 		"status $rc" "$(head -c 200 "$out/stdout.json")"
+fi
+
+# 3d. --pprof-dir in a sticky world-writable directory (issue 29, attack 5):
+# the tenant plants files named as the profiler's, with later times (which
+# made the profiler remove every profile it wrote) and with an earlier one
+# (which it removed as its oldest). After a run the profiler's latest
+# --pprof-keep profiles are there, and every file of the tenant's is as it was.
+tenant_files="cacheperf-9999999990-000000.pb.gz cacheperf-9999999991-000001.pb.gz
+cacheperf-9999999992-000002.pb.gz cacheperf-1-000000.pb.gz notes.txt"
+for f in $tenant_files; do
+	as_tenant sh -c 'echo tenant >"$1"' sh "$pd/$f"
+done
+run_cmd "$BIN" --source faults -i 1 -d 5 --max-bp-rate 0 -o /dev/null --pprof-dir "$pd" \
+	--pprof-keep 2 -- sleep 6
+mine=$(find "$pd" -maxdepth 1 -user root -name 'cacheperf-*.pb.gz' -printf '%f\n' | sort)
+kept=0
+for f in $tenant_files; do
+	[ "$(cat "$pd/$f" 2>/dev/null)" = tenant ] && kept=$((kept + 1))
+done
+# the profiler numbers its files 0, 1, 2...: the two it keeps are consecutive,
+# and at least one went before them
+seqs=$(sed 's/.*-0*\([0-9][0-9]*\)\.pb\.gz$/\1/' <<<"$mine" | sort -n | tr '\n' ' ')
+set -- $seqs
+if [ "$rc" -eq 0 ] && [ "$#" -eq 2 ] && [ "$2" -eq $(($1 + 1)) ] && [ "$1" -ge 1 ] &&
+   gzip -t $(sed "s|^|$pd/|" <<<"$mine") 2>/dev/null; then
+	_ok "--pprof-dir keeps the profiler's 2 newest profiles despite the tenant's names"
+else
+	_not_ok "--pprof-dir keeps the profiler's 2 newest profiles despite the tenant's names" \
+		"status $rc, the profiler's: $(echo $mine)" "$(ls -l "$pd")"
+fi
+if [ "$kept" -eq 5 ]; then
+	_ok "--pprof-dir removes none of the tenant's files"
+else
+	_not_ok "--pprof-dir removes none of the tenant's files" "$kept of 5 kept" "$(ls -l "$pd")"
 fi
 
 # 4. Names with terminal escapes, and a cgroup posing as a docker container

@@ -209,6 +209,8 @@ cacheperf-9999999992-000002.pb.gz cacheperf-1-000000.pb.gz notes.txt"
 for f in $tenant_files; do
 	as_tenant sh -c 'echo tenant >"$1"' sh "$pd/$f"
 done
+# and a FIFO at the name the check before the run probes: no reason to refuse the run
+as_tenant mkfifo -m 0666 "$pd/cacheperf-check.pb.gz"
 run_cmd "$BIN" --source faults -i 1 -d 5 --max-bp-rate 0 -o /dev/null --pprof-dir "$pd" \
 	--pprof-keep 2 -- sleep 6
 mine=$(find "$pd" -maxdepth 1 -user root -name 'cacheperf-*.pb.gz' -printf '%f\n' | sort)
@@ -227,10 +229,11 @@ else
 	_not_ok "--pprof-dir keeps the profiler's 2 newest profiles despite the tenant's names" \
 		"status $rc, the profiler's: $(echo $mine)" "$(ls -l "$pd")"
 fi
-if [ "$kept" -eq 5 ]; then
+[ -p "$pd/cacheperf-check.pb.gz" ] && kept=$((kept + 1))
+if [ "$kept" -eq 6 ]; then
 	_ok "--pprof-dir removes none of the tenant's files"
 else
-	_not_ok "--pprof-dir removes none of the tenant's files" "$kept of 5 kept" "$(ls -l "$pd")"
+	_not_ok "--pprof-dir removes none of the tenant's files" "$kept of 6 kept" "$(ls -l "$pd")"
 fi
 
 # 4. Names with terminal escapes, and a cgroup posing as a docker container

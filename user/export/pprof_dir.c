@@ -20,10 +20,17 @@
 #define PREFIX "cacheperf-"
 #define SUFFIX ".pb.gz"
 
+/* Whether @ret refuses what holds a name (util/out_file.h): the next name may be free. */
+static bool name_taken(int ret)
+{
+	return ret == -EPERM || ret == -ELOOP || ret == -EISDIR || ret == -EINVAL || ret == -EEXIST;
+}
+
 int cp_pprof_dir_check(const char *dir, char *err, size_t err_sz)
 {
 	char probe[PATH_MAX];
 	struct stat st;
+	int ret;
 
 	if (lstat(dir, &st)) {
 		snprintf(err, err_sz, "--pprof-dir %s: %s", dir, strerror(errno));
@@ -41,7 +48,9 @@ int cp_pprof_dir_check(const char *dir, char *err, size_t err_sz)
 		snprintf(err, err_sz, "--pprof-dir %s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	return cp_out_file_try(probe, err, err_sz);
+	ret = cp_out_file_try(probe, err, err_sz);
+	/* its name held by another's node (planted): not fatal, each profile's name is judged */
+	return name_taken(ret) ? 0 : ret;
 }
 
 void cp_pprof_dir_name(__u64 unix_s, __u64 seq, char *buf, size_t sz)
@@ -207,12 +216,6 @@ out:
 	free(seq);
 	free(drop);
 	return ret;
-}
-
-/* Whether @ret refuses what holds a name (util/out_file.h): the next name may be free. */
-static bool name_taken(int ret)
-{
-	return ret == -EPERM || ret == -ELOOP || ret == -EISDIR || ret == -EINVAL || ret == -EEXIST;
 }
 
 /*

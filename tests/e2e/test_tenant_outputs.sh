@@ -8,6 +8,14 @@
 #    clear error, and the root-only file it points to stays as it was, also
 #    when planted while the run goes on; reports, JSON and recordings are
 #    created 0600 whatever the umask, the Prometheus file 0644.
+#  - FIFOs and files (issue 29, attacks 4 and 5): the tenant's FIFO at -o,
+#    --json, --prom-file or --record in a sticky world-writable directory is
+#    refused at start, and one planted during the run when written, while
+#    the other outputs are written; its reader gets nothing. The tenant's
+#    file at an output path is not replaced. Root's own FIFO, /dev/null and
+#    /dev/stdout take the output. --pprof-dir keeps the profiler's newest
+#    --pprof-keep profiles whatever files the tenant names as its own, and
+#    removes none of the tenant's.
 #  - Strings: a tenant process whose binary, library, symbol and cgroup names
 #    hold terminal escapes: no ESC byte (0x1b) reaches the text report or the
 #    profiler's messages, the names still show, cleaned, and the JSON report
@@ -28,12 +36,15 @@ ESC=$'\033'
 BEL=$'\007'
 td=$(tenant_dir)
 out=$(mktemp -d)
+# sticky and world-writable, as /tmp: where a tenant plants FIFOs and files
+sd=$(mktemp -d) pd=$(mktemp -d)
+chmod 1777 "$sd" "$pd"
 victim=$(mktemp)
 name=cp-tenant-$$
 cleanup() {
 	[ -n "$cg2" ] && [ -d "$cg2/$name" ] &&
 		find "$cg2/$name" -depth -type d -exec rmdir {} + 2>/dev/null
-	rm -rf "$td" "$out" "$victim" "$tap_out"
+	rm -rf "$td" "$out" "$sd" "$pd" "$victim" "$tap_out"
 }
 trap cleanup EXIT
 echo "root only" >"$victim"
@@ -92,6 +103,138 @@ else
 fi
 expect "the recording is whole (renamed once complete)" 0 "^cacheperf-bpf report" \
 	"$BIN" report "$out/r.cprec"
+
+# 3b. Another user's FIFO or file at an output path (issue 29, attack 4): in a
+# sticky world-writable directory (/tmp's mode) the tenant makes a FIFO of its
+# own, mode 0666, and reads it. The profiler refuses it at start (exit 1,
+# naming the path and why) and never opens it: the tenant's reader gets
+# nothing, and nothing waits. A file of the tenant's is not replaced either.
+# tenant_fifo PATH: the tenant's FIFO (mode 0666) at PATH and its reader,
+# which copies what it gets to $out/got.PATH's name (its pid in $reader)
+tenant_fifo() {
+	as_tenant mkfifo -m 0666 "$1"
+	as_tenant timeout 120 cat "$1" >"$out/got.${1##*/}" 2>/dev/null &
+	reader=$!
+}
+# tenant_got PATH: ends the tenant's reader of PATH (an open and close for
+# writing: end of file) and prints how many bytes it got
+tenant_got() {
+	timeout 5 sh -c ': >"$1"' sh "$1" 2>/dev/null
+	wait "$reader" 2>/dev/null
+	wc -c <"$out/got.${1##*/}"
+}
+
+for opt in --json -o --prom-file --record; do
+	fifo=$sd/fifo${opt//-/_}
+	tenant_fifo "$fifo"
+	run_cmd timeout 60 "$BIN" --source faults -d 1 --max-bp-rate 0 "$opt" "$fifo" -- sleep 0.3
+	got=$(tenant_got "$fifo")
+	if [ "$rc" -eq 1 ] && [ "$got" -eq 0 ] &&
+	   grep -Eq "^cacheperf-bpf: $opt:? $fifo is a FIFO of uid 65534" "$tap_out"; then
+		_ok "$opt into the tenant's FIFO is refused at start; the tenant reads nothing"
+	else
+		_not_ok "$opt into the tenant's FIFO is refused at start; the tenant reads nothing" \
+			"status $rc, the tenant got $got bytes"
+	fi
+done
+
+# a FIFO planted once the run goes on (the check at start found nothing):
+# refused when written, said, and the other outputs are written all the same
+late_json=$sd/late.json late_prom=$sd/late.prom
+>"$tap_out"
+"$BIN" -v --source faults -i 1 -d 4 --max-bp-rate 0 -o "$out/late.txt" --json "$late_json" \
+	--prom-file "$late_prom" --html "$out/late.html" -- sleep 6 >"$tap_out" 2>&1 </dev/null &
+prof=$!
+if wait_for "sampling events" "$tap_out"; then
+	tenant_fifo "$late_json"
+	json_reader=$reader
+	tenant_fifo "$late_prom"
+fi
+wait "$prof"
+rc=$?
+got=$(tenant_got "$late_prom")
+reader=$json_reader
+got=$((got + $(tenant_got "$late_json")))
+if [ "$rc" -eq 1 ] && [ "$got" -eq 0 ] && grep -q "$late_json is a FIFO of uid 65534" "$tap_out" &&
+   grep -q "$late_prom is a FIFO of uid 65534" "$tap_out" &&
+   grep -q "^cacheperf-bpf report" "$out/late.txt" && grep -q "<html" "$out/late.html"; then
+	_ok "FIFOs planted during the run are refused; the report and the page are written"
+else
+	_not_ok "FIFOs planted during the run are refused; the report and the page are written" \
+		"status $rc, the tenant got $got bytes" "$(ls -l "$out")"
+fi
+
+# the tenant's own file at the path: neither replaced nor removed
+as_tenant sh -c 'echo tenant >"$1"' sh "$sd/t.json"
+expect "--json over the tenant's file is refused at start" 1 \
+	"^cacheperf-bpf: --json: $sd/t.json is a file of uid 65534" \
+	"$BIN" --source faults -d 1 --max-bp-rate 0 --json "$sd/t.json" -- sleep 0.3
+if [ "$(cat "$sd/t.json")" = tenant ] && [ "$(stat -c %u "$sd/t.json")" = 65534 ]; then
+	_ok "the tenant's file stays as it was"
+else
+	_not_ok "the tenant's file stays as it was" "$(ls -l "$sd/t.json")"
+fi
+
+# 3c. What the operator gives still takes the output: root's own FIFO (read
+# by root), /dev/null, and /dev/stdout
+mkfifo -m 0600 "$out/root.fifo"
+timeout 120 cat "$out/root.fifo" >"$out/root.got" &
+root_reader=$!
+expect "--json into root's FIFO" 0 "" \
+	"$BIN" --source faults -d 1 --max-bp-rate 0 -o /dev/null --json "$out/root.fifo" -- sleep 0.3
+wait "$root_reader"
+if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/root.got" 2>/dev/null; then
+	_ok "root's reader gets the JSON report"
+else
+	_not_ok "root's reader gets the JSON report" "$(head -c 200 "$out/root.got")"
+fi
+"$BIN" --source faults -d 1 --max-bp-rate 0 -o /dev/null --json /dev/stdout -- sleep 0.3 \
+	>"$out/stdout.json" 2>"$tap_out" </dev/null
+rc=$?
+if [ "$rc" -eq 0 ] && [ -c /dev/null ] &&
+   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/stdout.json" 2>/dev/null; then
+	_ok "--json /dev/stdout writes the JSON report to stdout; /dev/null stays a device"
+else
+	_not_ok "--json /dev/stdout writes the JSON report to stdout; /dev/null stays a device" \
+		"status $rc" "$(head -c 200 "$out/stdout.json")"
+fi
+
+# 3d. --pprof-dir in a sticky world-writable directory (issue 29, attack 5):
+# the tenant plants files named as the profiler's, with later times (which
+# made the profiler remove every profile it wrote) and with an earlier one
+# (which it removed as its oldest). After a run the profiler's latest
+# --pprof-keep profiles are there, and every file of the tenant's is as it was.
+tenant_files="cacheperf-9999999990-000000.pb.gz cacheperf-9999999991-000001.pb.gz
+cacheperf-9999999992-000002.pb.gz cacheperf-1-000000.pb.gz notes.txt"
+for f in $tenant_files; do
+	as_tenant sh -c 'echo tenant >"$1"' sh "$pd/$f"
+done
+# and a FIFO at the name the check before the run probes: no reason to refuse the run
+as_tenant mkfifo -m 0666 "$pd/cacheperf-check.pb.gz"
+run_cmd "$BIN" --source faults -i 1 -d 5 --max-bp-rate 0 -o /dev/null --pprof-dir "$pd" \
+	--pprof-keep 2 -- sleep 6
+mine=$(find "$pd" -maxdepth 1 -user root -name 'cacheperf-*.pb.gz' -printf '%f\n' | sort)
+kept=0
+for f in $tenant_files; do
+	[ "$(cat "$pd/$f" 2>/dev/null)" = tenant ] && kept=$((kept + 1))
+done
+# the profiler numbers its files 0, 1, 2...: the two it keeps are consecutive,
+# and at least one went before them
+seqs=$(sed 's/.*-0*\([0-9][0-9]*\)\.pb\.gz$/\1/' <<<"$mine" | sort -n | tr '\n' ' ')
+set -- $seqs
+if [ "$rc" -eq 0 ] && [ "$#" -eq 2 ] && [ "$2" -eq $(($1 + 1)) ] && [ "$1" -ge 1 ] &&
+   gzip -t $(sed "s|^|$pd/|" <<<"$mine") 2>/dev/null; then
+	_ok "--pprof-dir keeps the profiler's 2 newest profiles despite the tenant's names"
+else
+	_not_ok "--pprof-dir keeps the profiler's 2 newest profiles despite the tenant's names" \
+		"status $rc, the profiler's: $(echo $mine)" "$(ls -l "$pd")"
+fi
+[ -p "$pd/cacheperf-check.pb.gz" ] && kept=$((kept + 1))
+if [ "$kept" -eq 6 ]; then
+	_ok "--pprof-dir removes none of the tenant's files"
+else
+	_not_ok "--pprof-dir removes none of the tenant's files" "$kept of 6 kept" "$(ls -l "$pd")"
+fi
 
 # 4. Names with terminal escapes, and a cgroup posing as a docker container
 [ -n "$cg2" ] && mkdir "$cg2/$name" && chown nobody:nogroup "$cg2/$name" ||

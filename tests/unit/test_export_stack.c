@@ -335,6 +335,43 @@ static void test_dir_names(void **state)
 	assert_int_equal(cp_pprof_dir_prune_plan(t, seq, 5, 5, drop), 0);
 }
 
+/*
+ * Which files --pprof-dir counts as its own: those of earlier runs only
+ * when regular, of its user, with one link; those it recorded only while
+ * the name holds the same inode. A tenant's file, whatever its name, never.
+ */
+static void test_dir_ours(void **state)
+{
+	struct cp_pprof_file f = { .unix_s = 100, .seq = 1, .dev = 8, .ino = 42 };
+	struct stat st = { .st_mode = S_IFREG | 0600, .st_uid = 0, .st_nlink = 1, .st_dev = 8,
+			   .st_ino = 42 };
+
+	(void)state;
+	assert_true(cp_pprof_dir_adoptable(&st, 0));
+	assert_true(cp_pprof_dir_still_ours(&f, &st, 0));
+	assert_false(cp_pprof_dir_adoptable(&st, 1000));
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 1000));
+	st.st_nlink = 2; /* a hard link to a file made elsewhere */
+	assert_false(cp_pprof_dir_adoptable(&st, 0));
+	st.st_nlink = 1;
+	st.st_uid = 65534; /* the tenant's */
+	assert_false(cp_pprof_dir_adoptable(&st, 0));
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
+	st.st_uid = 0;
+	st.st_ino = 43; /* the name now holds another file */
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
+	st.st_ino = 42;
+	st.st_dev = 9;
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
+	st.st_dev = 8;
+	st.st_mode = S_IFIFO | 0600;
+	assert_false(cp_pprof_dir_adoptable(&st, 0));
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
+	st.st_mode = S_IFLNK | 0777;
+	assert_false(cp_pprof_dir_adoptable(&st, 0));
+	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_issue_by_line),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_dir_names),
+		cmocka_unit_test(test_dir_ours),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -244,6 +245,123 @@ static void test_stream(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The judge of what is at an output's path, for a profiler of uid 0 and
+ * one of uid 1000: another user's FIFO, device or file is refused (a
+ * tenant's, planted to read the report or to have its file deleted),
+ * root's and our own are used, what the operator gave as stdout too.
+ */
+static void test_judge(void **state)
+{
+	static const struct {
+		mode_t mode;
+		uid_t uid, euid;
+		bool given;
+		enum cp_out_verdict want;
+	} cases[] = {
+		{ S_IFREG | 0600, 0, 0, false, CP_OUT_REPLACE },
+		{ S_IFREG | 0644, 1000, 1000, false, CP_OUT_REPLACE },
+		{ S_IFREG | 0644, 0, 1000, false, CP_OUT_REPLACE },
+		{ S_IFREG | 0666, 65534, 0, false, CP_OUT_NO_OWNER },
+		{ S_IFREG | 0666, 65534, 0, true, CP_OUT_NO_OWNER },
+		{ S_IFIFO | 0600, 0, 0, false, CP_OUT_IN_PLACE },
+		{ S_IFIFO | 0666, 65534, 0, false, CP_OUT_NO_OWNER },
+		{ S_IFIFO | 0666, 65534, 0, true, CP_OUT_IN_PLACE },
+		{ S_IFIFO | 0666, 1000, 1000, false, CP_OUT_IN_PLACE },
+		{ S_IFCHR | 0666, 0, 0, false, CP_OUT_IN_PLACE },	/* /dev/null */
+		{ S_IFCHR | 0666, 0, 1000, false, CP_OUT_IN_PLACE },
+		{ S_IFCHR | 0620, 1000, 0, false, CP_OUT_NO_OWNER },	/* another's terminal */
+		{ S_IFCHR | 0620, 1000, 0, true, CP_OUT_IN_PLACE },	/* ours, as stdout */
+		{ S_IFSOCK | 0777, 0, 0, false, CP_OUT_NO_KIND },
+		{ S_IFSOCK | 0777, 0, 0, true, CP_OUT_NO_KIND },
+		{ S_IFBLK | 0660, 0, 0, false, CP_OUT_NO_KIND },
+		{ S_IFLNK | 0777, 0, 0, false, CP_OUT_NO_LINK },
+		{ S_IFLNK | 0777, 65534, 0, false, CP_OUT_NO_LINK },
+		{ S_IFDIR | 0755, 0, 0, false, CP_OUT_NO_DIR },
+	};
+
+	(void)state;
+	assert_int_equal(cp_out_judge(NULL, 0, false), CP_OUT_CREATE);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stat st = { .st_mode = cases[i].mode, .st_uid = cases[i].uid };
+
+		if (cp_out_judge(&st, cases[i].euid, cases[i].given) != cases[i].want)
+			fail_msg("case %zu: mode %o uid %u euid %u given %d: %d, want %d", i,
+				 (unsigned int)cases[i].mode, (unsigned int)cases[i].uid,
+				 (unsigned int)cases[i].euid, cases[i].given,
+				 cp_out_judge(&st, cases[i].euid, cases[i].given), cases[i].want);
+	}
+}
+
+/*
+ * A FIFO that appears at the path while the output is written is not
+ * replaced by the rename (it would be deleted for its owner), and the
+ * temporary file goes; the FIFO stays.
+ */
+static void test_node_planted_meanwhile(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], err[256] = "";
+	struct cp_out o;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(cp_out_open(&o, path, CP_OUT_PRIVATE, err, sizeof(err)), 0);
+	fputs("report\n", o.f);
+	assert_int_equal(mkfifo(path, 0666), 0);
+	assert_int_equal(cp_out_close(&o, 0, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, path));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(entries(dir), 1);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * The temporary file's name taken by another file meanwhile (a tenant may
+ * rename and replace names in a directory it can write, not sticky): that
+ * file is neither renamed into place nor removed.
+ */
+static void test_tmp_swapped(void **state)
+{
+	char dir[] = "/tmp/cp-out-XXXXXX", path[64], moved[64], tmp[80], err[256] = "";
+	struct cp_out o;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	assert_int_equal(cp_out_open(&o, path, CP_OUT_PRIVATE, err, sizeof(err)), 0);
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp);
+	assert_int_equal(rename(tmp, moved), 0);
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs("theirs\n", f);
+	fclose(f);
+	assert_int_equal(cp_out_close(&o, 0, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "was replaced meanwhile"));
+	assert_string_equal(slurp(tmp), "theirs\n");
+	assert_null(slurp(path));
+	unlink(tmp);
+	unlink(moved);
+	rmdir(dir);
+}
+
+/* /dev/stdout is stdout, as "-": the link in /dev is the system's, not a tenant's. */
+static void test_dev_stdout(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(cp_out_file_try("/dev/stdout", err, sizeof(err)), 0);
+	assert_int_equal(cp_out_file_write("/dev/stdout", CP_OUT_PRIVATE, write_text, "", err,
+					   sizeof(err)),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +372,10 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_symlink_refused),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_node_planted_meanwhile),
+		cmocka_unit_test(test_tmp_swapped),
+		cmocka_unit_test(test_dev_stdout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -590,6 +590,7 @@ cleanup:
 	cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
+	cp_pprof_dir_free(&m->pdir);
 	free(m);
 	return ret;
 }

@@ -135,10 +135,11 @@ static int write_bytes(void *ctx, FILE *f)
 	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
 }
 
-int cp_export_file(const char *path, const __u8 *data, size_t len, char *err, size_t err_sz)
+int cp_export_file(const char *path, const __u8 *data, size_t len, struct cp_out_id *id, char *err,
+		   size_t err_sz)
 {
-	return cp_out_file_write(path, CP_OUT_PRIVATE, write_bytes, &(struct bytes){data, len}, err,
-				 err_sz);
+	return cp_out_file_put(path, CP_OUT_PRIVATE, write_bytes, &(struct bytes){data, len}, id,
+			       err, err_sz);
 }
 
 struct folded_walk {
@@ -204,7 +205,7 @@ static int export_pprof(struct cp_profile *p, const struct cp_classification *is
 			 strerror(-ret));
 		return ret;
 	}
-	ret = cp_export_file(o->pprof, gz, len, err, err_sz);
+	ret = cp_export_file(o->pprof, gz, len, NULL, err, err_sz);
 	free(gz);
 	return ret;
 }

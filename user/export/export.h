@@ -18,6 +18,7 @@
 #include "classify/classify.h"
 #include "export/export_stack.h"
 #include "profile/profile.h"
+#include "util/out_file.h"
 
 struct cp_export_opts {
 	const char *pprof;  /* --pprof FILE; NULL: none */
@@ -35,8 +36,12 @@ int cp_export_pprof(struct cp_profile *p, const struct cp_classification *issues
 		    struct cp_stack_walk w, __s64 time_ns, __s64 duration_ns, __u8 **gz,
 		    size_t *len);
 
-/* Writes @len bytes at @data to @path (0600, atomically). 0 or < 0 with @err. */
-int cp_export_file(const char *path, const __u8 *data, size_t len, char *err, size_t err_sz);
+/*
+ * Writes @len bytes at @data to @path (0600, atomically; util/out_file.h),
+ * with what was put in place in @id (may be NULL). 0 or < 0 with @err.
+ */
+int cp_export_file(const char *path, const __u8 *data, size_t len, struct cp_out_id *id, char *err,
+		   size_t err_sz);
 
 /*
  * Writes @o's outputs of the whole run of @p, its issues @issues (NULL:

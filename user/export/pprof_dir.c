@@ -20,10 +20,17 @@
 #define PREFIX "cacheperf-"
 #define SUFFIX ".pb.gz"
 
+/* Whether @ret refuses what holds a name (util/out_file.h): the next name may be free. */
+static bool name_taken(int ret)
+{
+	return ret == -EPERM || ret == -ELOOP || ret == -EISDIR || ret == -EINVAL || ret == -EEXIST;
+}
+
 int cp_pprof_dir_check(const char *dir, char *err, size_t err_sz)
 {
 	char probe[PATH_MAX];
 	struct stat st;
+	int ret;
 
 	if (lstat(dir, &st)) {
 		snprintf(err, err_sz, "--pprof-dir %s: %s", dir, strerror(errno));
@@ -41,7 +48,9 @@ int cp_pprof_dir_check(const char *dir, char *err, size_t err_sz)
 		snprintf(err, err_sz, "--pprof-dir %s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	return cp_out_file_try(probe, err, err_sz);
+	ret = cp_out_file_try(probe, err, err_sz);
+	/* its name held by another's node (planted): not fatal, each profile's name is judged */
+	return name_taken(ret) ? 0 : ret;
 }
 
 void cp_pprof_dir_name(__u64 unix_s, __u64 seq, char *buf, size_t sz)
@@ -104,61 +113,136 @@ size_t cp_pprof_dir_prune_plan(const __u64 *unix_s, const __u64 *seq, size_t n, 
 	return dropped;
 }
 
-struct ours {
-	char (*names)[CP_PPROF_NAME_LEN];
-	__u64 *unix_s, *seq;
-	size_t nr, cap;
-};
-
-static int note_ours(struct ours *o, const char *name, __u64 t, __u64 s)
+bool cp_pprof_dir_adoptable(const struct stat *st, uid_t euid)
 {
-	size_t cap = o->cap;
+	return S_ISREG(st->st_mode) && st->st_uid == euid && st->st_nlink == 1;
+}
 
-	if (o->nr == o->cap &&
-	    (cp_grow((void **)&o->names, &cap, o->nr, sizeof(*o->names), 32) ||
-	     (cap = o->cap, cp_grow((void **)&o->unix_s, &cap, o->nr, sizeof(*o->unix_s), 32)) ||
-	     (cap = o->cap, cp_grow((void **)&o->seq, &cap, o->nr, sizeof(*o->seq), 32))))
+bool cp_pprof_dir_still_ours(const struct cp_pprof_file *f, const struct stat *st, uid_t euid)
+{
+	return S_ISREG(st->st_mode) && st->st_uid == euid && st->st_dev == f->dev &&
+	       st->st_ino == f->ino;
+}
+
+static int note_file(struct cp_pprof_dir *d, __u64 unix_s, __u64 seq, dev_t dev, ino_t ino)
+{
+	if (d->nr == d->cap && cp_grow((void **)&d->files, &d->cap, d->nr, sizeof(*d->files), 32))
 		return -ENOMEM;
-	o->cap = cap;
-	snprintf(o->names[o->nr], CP_PPROF_NAME_LEN, "%s", name);
-	o->unix_s[o->nr] = t;
-	o->seq[o->nr++] = s;
+	d->files[d->nr++] = (struct cp_pprof_file){unix_s, seq, dev, ino};
 	return 0;
 }
 
-/* Removes our oldest files in @d->dir beyond @d->keep. 0 or a negative errno. */
-static int prune(struct cp_pprof_dir *d)
+/* Whether the name of @f in @dfd still holds it (AT_SYMLINK_NOFOLLOW: the name itself). */
+static bool still_ours(int dfd, const struct cp_pprof_file *f)
 {
-	struct ours o = {0};
+	char name[CP_PPROF_NAME_LEN];
+	struct stat st;
+
+	cp_pprof_dir_name(f->unix_s, f->seq, name, sizeof(name));
+	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	       cp_pprof_dir_still_ours(f, &st, geteuid());
+}
+
+/* Records the files of earlier runs in @dfd (cp_pprof_dir_adoptable()). 0 or < 0. */
+static int adopt(struct cp_pprof_dir *d, int dfd)
+{
+	int fd = dup(dfd), ret = 0;
 	struct dirent *de;
-	DIR *dir = opendir(d->dir);
-	bool *drop = NULL;
-	int ret = 0;
+	struct stat st;
+	DIR *dir;
 	__u64 t, s;
 
-	if (!dir)
-		return -errno;
-	while (!ret && (de = readdir(dir)))
-		if (strlen(de->d_name) < CP_PPROF_NAME_LEN &&
-		    cp_pprof_dir_parse(de->d_name, &t, &s))
-			ret = note_ours(&o, de->d_name, t, s);
-	if (!ret && o.nr > d->keep) {
-		drop = calloc(o.nr, sizeof(*drop));
-		if (!drop)
-			ret = -ENOMEM;
-		else
-			cp_pprof_dir_prune_plan(o.unix_s, o.seq, o.nr, d->keep, drop);
-		for (size_t i = 0; drop && i < o.nr; i++)
-			/* by name in the directory opened: a path swapped meanwhile cannot redirect
-			 * it */
-			if (drop[i] && unlinkat(dirfd(dir), o.names[i], 0) && errno != ENOENT)
-				ret = -errno;
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
 	}
+	while (!ret && (de = readdir(dir)))
+		if (cp_pprof_dir_parse(de->d_name, &t, &s) &&
+		    !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    cp_pprof_dir_adoptable(&st, geteuid()))
+			ret = note_file(d, t, s, st.st_dev, st.st_ino);
 	closedir(dir);
+	return ret;
+}
+
+/*
+ * Forgets the files whose names no longer hold them (an agent took them),
+ * then removes our oldest beyond @d->keep, each checked again just before.
+ * 0 or a negative errno.
+ */
+static int prune(struct cp_pprof_dir *d, int dfd)
+{
+	char name[CP_PPROF_NAME_LEN];
+	__u64 *unix_s, *seq;
+	size_t n = 0, left = 0;
+	bool *drop;
+	int ret = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		if (still_ours(dfd, &d->files[i]))
+			d->files[n++] = d->files[i];
+	d->nr = n;
+	if (n <= d->keep)
+		return 0;
+	unix_s = calloc(n, sizeof(*unix_s));
+	seq = calloc(n, sizeof(*seq));
+	drop = calloc(n, sizeof(*drop));
+	if (!unix_s || !seq || !drop) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unix_s[i] = d->files[i].unix_s;
+		seq[i] = d->files[i].seq;
+	}
+	cp_pprof_dir_prune_plan(unix_s, seq, n, d->keep, drop);
+	for (size_t i = 0; i < n; i++) {
+		if (!drop[i]) {
+			d->files[left++] = d->files[i];
+			continue;
+		}
+		/* by name in the directory opened, and only while the name is still ours */
+		cp_pprof_dir_name(d->files[i].unix_s, d->files[i].seq, name, sizeof(name));
+		if (still_ours(dfd, &d->files[i]) && unlinkat(dfd, name, 0) && errno != ENOENT &&
+		    !ret)
+			ret = -errno;
+	}
+	d->nr = left;
+out:
+	free(unix_s);
+	free(seq);
 	free(drop);
-	free(o.names);
-	free(o.unix_s);
-	free(o.seq);
+	return ret;
+}
+
+/*
+ * Writes @gz as our next file in @d (the first name not held by another's
+ * node) and records it. 0 or < 0 with @err.
+ */
+static int put_profile(struct cp_pprof_dir *d, __u64 unix_s, const __u8 *gz, size_t len, char *err,
+		       size_t err_sz)
+{
+	char name[CP_PPROF_NAME_LEN], path[PATH_MAX];
+	struct cp_out_id id;
+	int ret = 0;
+
+	for (int i = 0; i < CP_PPROF_NAME_TRIES; i++) {
+		__u64 seq = d->seq++;
+
+		cp_pprof_dir_name(unix_s, seq, name, sizeof(name));
+		if (snprintf(path, sizeof(path), "%s/%s", d->dir, name) >= (int)sizeof(path)) {
+			snprintf(err, err_sz, "--pprof-dir %s: path too long", d->dir);
+			return -ENAMETOOLONG;
+		}
+		ret = cp_export_file(path, gz, len, &id, err, err_sz);
+		if (!ret)
+			return id.created ? note_file(d, unix_s, seq, id.dev, id.ino) : 0;
+		if (!name_taken(ret))
+			return ret;
+	}
 	return ret;
 }
 
@@ -169,12 +253,11 @@ int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
 	const struct cp_insn_store *epoch;
 	struct cp_interval_stacks is;
 	struct cp_classify_cfg all = *cfg;
-	char name[CP_PPROF_NAME_LEN], path[PATH_MAX];
 	struct cp_summary sum;
 	__u64 start_ns, end_ns, wall_ns;
 	__u8 *gz = NULL;
 	size_t len;
-	int ret;
+	int ret, dfd;
 
 	epoch = p->roll ? cp_rolling__last(p->roll, &start_ns, &end_ns) : NULL;
 	if (!epoch)
@@ -196,16 +279,30 @@ int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
 		snprintf(err, err_sz, "--pprof-dir: cannot make the profile: %s", strerror(-ret));
 		return ret;
 	}
-	cp_pprof_dir_name(wall_ns / 1000000000ull, d->seq++, name, sizeof(name));
-	if (snprintf(path, sizeof(path), "%s/%s", d->dir, name) >= (int)sizeof(path)) {
-		free(gz);
-		snprintf(err, err_sz, "--pprof-dir %s: path too long", d->dir);
-		return -ENAMETOOLONG;
+	dfd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : 0;
+	if (!ret && !d->scanned) {
+		ret = adopt(d, dfd);
+		d->scanned = !ret;
 	}
-	ret = cp_export_file(path, gz, len, err, err_sz);
-	free(gz);
-	if (!ret && (ret = prune(d)))
+	if (ret) {
+		snprintf(err, err_sz, "--pprof-dir %s: %s", d->dir, strerror(-ret));
+		goto out;
+	}
+	ret = put_profile(d, wall_ns / 1000000000ull, gz, len, err, err_sz);
+	if (!ret && (ret = prune(d, dfd)))
 		snprintf(err, err_sz, "--pprof-dir %s: cannot remove the oldest profiles: %s",
 			 d->dir, strerror(-ret));
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(gz);
 	return ret;
+}
+
+void cp_pprof_dir_free(struct cp_pprof_dir *d)
+{
+	free(d->files);
+	d->files = NULL;
+	d->nr = d->cap = 0;
 }

@@ -134,13 +134,21 @@ __u64 cp_rec_writer__bytes(const struct cp_rec_writer *w)
 
 int cp_rec_writer__close(struct cp_rec_writer *w)
 {
+	return cp_rec_writer__finish(w, NULL, 0);
+}
+
+int cp_rec_writer__finish(struct cp_rec_writer *w, char *why, size_t why_sz)
+{
 	int err;
 
+	if (why_sz)
+		why[0] = '\0';
 	if (!w)
 		return 0;
 	flush_events(w);
 	if (w->out.f) {
-		w->err = cp_out_close(&w->out, w->err, NULL, 0);
+		/* a refused path (a FIFO planted since the start) says why */
+		w->err = cp_out_close(&w->out, w->err, why, why_sz);
 	} else if (fclose(w->f) && !w->err) {
 		w->err = errno ? -errno : -EIO;
 	}

@@ -42,6 +42,8 @@ __u64 cp_rec_writer__bytes(const struct cp_rec_writer *w);
  * -ENOMEM...). NULL is a no-op.
  */
 int cp_rec_writer__close(struct cp_rec_writer *w);
+/* The same, with what went wrong in @why ("" when nothing did, or only @err says it). */
+int cp_rec_writer__finish(struct cp_rec_writer *w, char *why, size_t why_sz);
 
 /* Closes and removes what cp_rec_writer__open() made, leaving its path as it was; -ECANCELED. */
 int cp_rec_writer__discard(struct cp_rec_writer *w);

@@ -256,6 +256,7 @@ void cp_recorder__stacks(struct cp_recorder *r, const struct cp_stack_sample *v,
 int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char *err,
 		       size_t err_sz)
 {
+	char why[512] = "";
 	int ret;
 
 	if (!r)
@@ -264,10 +265,12 @@ int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char
 		cp_rec_encode_end(&r->buf, end);
 		section(r, CP_SEC_END);
 	}
-	ret = end ? cp_rec_writer__close(r->w) : cp_rec_writer__discard(r->w);
+	ret = end ? cp_rec_writer__finish(r->w, why, sizeof(why)) : cp_rec_writer__discard(r->w);
 	if (!ret && r->lost)
 		ret = -ENOMEM;
-	if (ret)
+	if (ret && why[0])
+		snprintf(err, err_sz, "writing the recording failed: %s", why);
+	else if (ret)
 		snprintf(err, err_sz, "writing the recording %s failed: %s", r->path,
 			 strerror(-ret));
 	cp_rec_buf_free(&r->buf);

@@ -76,7 +76,9 @@ int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
 /*
  * Fills, classifies and writes the report of the profile so far. @geo:
  * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
- * @err set (an output file could not be written).
+ * @err set (an output file could not be written). Each output is written
+ * even when another one failed (refused): @err says the first failure, a
+ * later one is logged.
  */
 int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 		       const struct cp_report_opts *o, char *err, size_t err_sz);

@@ -12,7 +12,7 @@ int cp_prom_file_check(const char *path, char *err, size_t err_sz)
 	int ret = cp_out_file_try(path, why, sizeof(why));
 
 	/* the temporary file of each write goes where this one does */
-	if (ret == -ELOOP || ret == -EISDIR)
+	if (ret == -ELOOP || ret == -EISDIR || ret == -EPERM || ret == -EINVAL)
 		snprintf(err, err_sz, "--prom-file %s", why);
 	else if (ret)
 		snprintf(err, err_sz,

@@ -5,6 +5,7 @@
 
 #include "report/report_emit.h"
 #include "report/report_json.h"
+#include "util/log.h"
 
 static int write_text(void *ctx, FILE *f)
 {
@@ -23,7 +24,7 @@ int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out
 		    void *ctx, char *err, size_t err_sz)
 {
 	bool json_on_stdout = json && strcmp(json, "-") == 0;
-	char later[256];	/* a second error's message: the first one is kept */
+	char later[512];	/* a second error's message: the first one is kept */
 	int ret = 0, ret2;
 
 	if (output || !json_on_stdout)
@@ -32,6 +33,8 @@ int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out
 		return ret;
 	ret2 = cp_out_file_write(json, CP_OUT_PRIVATE, json_fn, ctx, ret ? later : err,
 				 ret ? sizeof(later) : err_sz);
+	if (ret && ret2)
+		cp_err("%s", later);
 	return ret ? ret : ret2;
 }
 

@@ -186,6 +186,15 @@ $(BUILD)/tests/workloads/callers_nofp: tests/workloads/callers.c | $(BUILD)/test
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -DCP_INNER_NO_FRAME $< -o $@
 
+# A tenant's binary with bad CFI and 300,000 nested lexical blocks in its
+# debug info (tenant_parse.S, assembled without debug info of gas's own).
+$(BUILD)/tests/workloads/tenant_parse: tests/workloads/tenant_parse.c tests/workloads/tenant_parse.S | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -MMD -MP -c $< -o $@.o
+	$(Q)$(CC) -c tests/workloads/tenant_parse.S -o $@-asm.o
+	$(Q)$(CC) $(WL_CFLAGS) $@.o $@-asm.o -o $@
+	$(Q)rm -f $@.o $@-asm.o
+
 # A std::vector with the system's libstdc++ and glibc, built as distributions build
 # (no frame pointers): only CFI unwinding reaches its frames from malloc.
 WL_BINS		+= $(BUILD)/tests/workloads/cxx_vector

@@ -3,11 +3,13 @@
 # unprivileged user (nobody, no capabilities; in its own user and mount
 # namespace where it needs one) plants FIFOs, symlinks, a self-truncating
 # library, a decompression bomb, thousands of mapped files and a huge maps
-# file; the root profiler, attached with -p, must finish each run with a
+# file, CFI naming a huge register and debug info nested 300,000 deep;
+# the root profiler, attached with -p, must finish each run with a
 # report (under `timeout`: a hang is a failure), never read a file outside
 # the tenant's root, and name what it refused in the report's Limits.
 # tests/workloads/tenant_files.c is the tenant's program,
-# tests/workloads/lib/cp_tenantlib.c its library.
+# tests/workloads/lib/cp_tenantlib.c its library; tenant_parse.c (with
+# tenant_parse.S) carries the CFI and the nesting.
 . "$(dirname "$0")/tap.sh"
 
 need_root "the profiler runs as root against a tenant"
@@ -95,6 +97,25 @@ finished() {
 # refused NAME REASON: the Limits section counts a refusal for REASON.
 refused() {
 	grep -Eq "^  files refused: [0-9]+ \(.*$2 [1-9]" "$out/$1.txt"
+}
+
+# timer_for NAME sets the array timer; rss_under NAME MIB DESC: GNU time's maximum resident set of run NAME (the
+# kernel's count: the report's own figure is sampled, and misses short
+# peaks), written to $d/NAME.time by the timer array, is under MIB.
+timer_for() {
+	timer=()
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "maxrss_kb %M" -o "$d/$1.time")
+}
+rss_under() {
+	local maxrss
+	if [ ${#timer[@]} -eq 0 ]; then
+		skip "the profiler's RSS (no /usr/bin/time)"
+	elif maxrss=$(awk '$1 == "maxrss_kb" { print int($2 / 1024) }' "$d/$1.time") &&
+		[ -n "$maxrss" ] && [ "$maxrss" -lt "$2" ]; then
+		_ok "$3: $maxrss MiB"
+	else
+		_not_ok "$3 (< $2 MiB)" "$(cat "$d/$1.time")"
+	fi
 }
 
 # 1. A stripped binary whose .gnu_debuglink names a FIFO next to it.
@@ -186,8 +207,7 @@ fi
 # resident set: the report's own figure is sampled, and misses short peaks).
 mkdir -p "$d/long" && chown nobody:nogroup "$d/long"
 if tenant long "$d/tenant_files" longmaps "$d/long" 30000 "$RUN_MS"; then
-	timer=()
-	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "maxrss_kb %M" -o "$d/long.time")
+	timer_for long
 	profile long "${timer[@]}"
 	finished long "a huge /proc/PID/maps: a report"
 	if refused long "maps cut at their byte cap"; then
@@ -195,13 +215,44 @@ if tenant long "$d/tenant_files" longmaps "$d/long" 30000 "$RUN_MS"; then
 	else
 		_not_ok "maps read up to the cap, the cut counted" "$(grep -A4 '^Limits' "$out/long.txt")"
 	fi
-	if [ ${#timer[@]} -eq 0 ]; then
-		skip "the profiler's RSS (no /usr/bin/time)"
-	elif maxrss=$(awk '$1 == "maxrss_kb" { print int($2 / 1024) }' "$d/long.time") &&
-		[ -n "$maxrss" ] && [ "$maxrss" -lt 150 ]; then
-		_ok "the profiler's RSS stays bounded: $maxrss MiB"
+	rss_under long 150 "the profiler's RSS stays bounded"
+fi
+
+# 8. CFI naming register 50,331,648 (tests/workloads/tenant_parse.c) in a
+# function without a frame pointer, so every walked tick's stack copy is
+# unwound by CFI: libdw would size its register table for it (384 MiB per
+# unwind, ~2 s of page faults each). Refused before libdw executes it, the
+# refusal counted, RSS under --max-memory, the run as long as any other.
+cp "$WL/tenant_parse" "$d/" && chown nobody:nogroup "$d/tenant_parse"
+if tenant cfi "$d/tenant_parse" cfi "$RUN_MS"; then
+	timer_for cfi
+	opts=(--max-memory 256M --stack-every 1)
+	profile cfi "${timer[@]}"
+	finished cfi "CFI naming a huge register in unwound stacks: a report"
+	if refused cfi "CFI out of bounds" && grep -q "stream (tenant_parse.c" "$out/cfi.txt"; then
+		_ok "the module's CFI is refused and counted, its symbols kept"
 	else
-		_not_ok "the profiler's RSS stays bounded (< 150 MiB)" "$(cat "$d/long.time")"
+		_not_ok "the module's CFI is refused and counted, its symbols kept" \
+			"$(grep -A6 '^Limits' "$out/cfi.txt")"
+	fi
+	rss_under cfi 256 "the profiler's RSS stays under --max-memory"
+fi
+
+# 9. Debug info nesting 300,000 lexical blocks around one function's code
+# (tests/workloads/tenant_parse.S), in a unit with no subprogram: libdw's
+# dwarf_getscopes() recursed once per level and the profiler died of
+# SIGSEGV. The walk is the profiler's own, its depth capped and counted;
+# the function is named by its symbol, the others by their debug info.
+if tenant deep "$d/tenant_parse" deep "$RUN_MS"; then
+	profile deep
+	finished deep "debug info nesting 300,000 blocks: no SIGSEGV, a report"
+	if refused deep "DWARF nested too deep" && grep -q "cp_deep_stream" "$out/deep.txt" &&
+		grep -q "stream (tenant_parse.c:" "$out/deep.txt"; then
+		_ok "the nesting is cut and counted, the module's functions named"
+	else
+		_not_ok "the nesting is cut and counted, the module's functions named" \
+			"$(sed -n '/^Instructions/,/^Objects/p' "$out/deep.txt" | head -8)" \
+			"$(grep -A6 '^Limits' "$out/deep.txt")"
 	fi
 fi
 # 8. Sparse libraries: three copies of the tenant's library grown to 200 MiB

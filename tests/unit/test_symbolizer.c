@@ -31,6 +31,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "machine/target_file.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
 #include "symbols/symbolizer.h"
@@ -757,6 +758,26 @@ static int walk_names(Dwfl_Module *mod, __u64 ip, const char **names, __u32 *lin
 	return len;
 }
 
+/*
+ * cp_sym_scope_path()'s chain at @ip, innermost first as walk_names()
+ * gives it: the project's own bounded walk, compared with libdw's.
+ */
+static int scope_names(Dwfl_Module *mod, __u64 ip, const char **names, int max)
+{
+	Dwarf_Die path[CP_MAX_DIE_DEPTH], *cu;
+	Dwarf_Attribute a;
+	Dwarf_Addr bias;
+	bool cut = false;
+	int n, len = 0;
+
+	cu = dwfl_module_addrdie(mod, ip, &bias);
+	n = cu ? cp_sym_scope_path(cu, ip - bias, path, &cut) : 0;
+	assert_false(cut);
+	for (int i = n - 1; i >= 0 && len < max; i--)
+		names[len++] = dwarf_formstring(dwarf_attr_integrate(&path[i], DW_AT_name, &a));
+	return len;
+}
+
 static void test_indexes_agree_with_libdw_walk(void **state)
 {
 	struct cp_symbolizer *s = cp_symbolizer__new(0, 64);
@@ -776,12 +797,19 @@ static void test_indexes_agree_with_libdw_walk(void **state)
 		for (__u64 ip = map->start; ip < map->end; ip += 61) {
 			Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
 			const char *names[CP_MAX_INLINE_DEPTH + 1];
+			const char *walked_names[CP_MAX_INLINE_DEPTH + 1];
 			__u32 lines[CP_MAX_INLINE_DEPTH + 1];
+			int walked;
 			struct cp_symbol_info info;
 			int n = mod ? walk_names(mod, ip, names, lines, CP_MAX_INLINE_DEPTH + 1) : 0;
 
 			if (!n || !names[0])
 				continue;	/* no DWARF function there */
+			walked = scope_names(mod, ip, walked_names, CP_MAX_INLINE_DEPTH + 1);
+			assert_int_equal(walked, n);
+			for (int i = 0; i < n; i++)
+				if (names[i])
+					assert_string_equal(walked_names[i], names[i]);
 			info = resolve(s, getpid(), ip);
 			assert_string_equal(info.function, names[0]);
 			assert_int_equal(info.nr_inlined, n - 1);
@@ -797,6 +825,36 @@ static void test_indexes_agree_with_libdw_walk(void **state)
 	assert_true(compared > 1000);
 	cp_maps__free(maps);
 	dwfl_end(dwfl);
+	cp_symbolizer__free(s);
+}
+
+/*
+ * Debug info nesting 300,000 lexical blocks around one function's code
+ * (tests/workloads/tenant_parse.S), in a unit without a subprogram: the walk
+ * stops at its cap (libdw's recursion overflowed the stack), counts the cut
+ * once for the module, and the function is named by its ELF symbol; the
+ * file's other functions keep their lines.
+ */
+static void test_deep_nesting_cut(void **state)
+{
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	const char *exe = wl_path("tenant_parse");
+	__u64 before[CP_TF_NR], after[CP_TF_NR], deep = elf_symbol(exe, "cp_deep_stream");
+	struct cp_symbol_info info;
+
+	(void)state;
+	assert_non_null(s);
+	cp_tf_refusals(before);
+	assert_int_equal(cp_symbolizer__resolve_file(s, exe, deep + 4, &info), 0);
+	assert_string_equal(info.function, "cp_deep_stream");
+	assert_int_equal(cp_symbolizer__resolve_file(s, exe, deep + 8, &info), 0);
+	assert_string_equal(info.function, "cp_deep_stream");
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_DEEP_DWARF] - before[CP_TF_DEEP_DWARF], 1);
+	assert_int_equal(cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_deep_shallow") + 4,
+						     &info), 0);
+	assert_string_equal(info.function, "cp_deep_shallow");
+	assert_true(info.line > 0);
 	cp_symbolizer__free(s);
 }
 
@@ -1088,6 +1146,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_process_lru, setup, teardown),
 		cmocka_unit_test(test_resolve_file_offline),
 		cmocka_unit_test(test_indexes_agree_with_libdw_walk),
+		cmocka_unit_test(test_deep_nesting_cut),
 		cmocka_unit_test_setup_teardown(test_processes_share_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_agrees_with_process_dwfl, setup,
 						teardown),

@@ -35,6 +35,8 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_MAPS_CAP] = "maps cut at their byte cap",
 	[CP_TF_DENIED] = "cannot be opened",
 	[CP_TF_MEMORY] = "copy past --max-memory",
+	[CP_TF_BAD_CFI] = "CFI out of bounds",
+	[CP_TF_DEEP_DWARF] = "DWARF nested too deep",
 };
 
 /* The same as JSON keys. */
@@ -53,6 +55,8 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_MAPS_CAP] = "maps_cap",
 	[CP_TF_DENIED] = "denied",
 	[CP_TF_MEMORY] = "memory",
+	[CP_TF_BAD_CFI] = "bad_cfi",
+	[CP_TF_DEEP_DWARF] = "deep_dwarf",
 };
 
 static __u64 refusals[CP_TF_NR];

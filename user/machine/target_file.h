@@ -46,6 +46,8 @@ enum cp_tf_refusal {
 	CP_TF_MAPS_CAP,	   /* /proc/PID/maps longer than its byte cap: cut */
 	CP_TF_DENIED,	   /* permission denied, or any other open error */
 	CP_TF_MEMORY,	   /* its copy would take the profiler past --max-memory */
+	CP_TF_BAD_CFI,	   /* CFI beyond the architecture's registers or bounds: not unwound with */
+	CP_TF_DEEP_DWARF,  /* DWARF scopes nested beyond the walk's depth cap: cut there */
 	CP_TF_NR,
 };
 

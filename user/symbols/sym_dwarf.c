@@ -23,6 +23,7 @@
 #include <dwarf.h>
 #include <gelf.h>
 
+#include "machine/target_file.h"
 #include "symbols/sym_dwarf.h"
 
 /* DW_AT_name, following DW_AT_abstract_origin/specification: inlined and
@@ -104,6 +105,7 @@ struct mod_cache {
 	struct cu_funcs *cus;		/* sorted by cu_off */
 	size_t nr_cus;
 	size_t cap_cus;
+	bool deep_said;			/* DWARF nested beyond our caps: counted */
 };
 
 static struct mod_cache *mod_cache(Dwfl_Module *mod)
@@ -402,23 +404,26 @@ static bool find_subprogram(const struct cu_funcs *cf, Dwarf_Addr pc, Dwarf_Die 
 	return false;
 }
 
-#define CP_MAX_DIE_DEPTH	64
-
 /*
  * @path[0] = @sub, then the inlined subroutines holding @pc, outermost
- * first; lexical blocks are gone through, not kept. Returns the length.
+ * first; lexical blocks are gone through, not kept. Returns the length;
+ * sets @cut when the DIEs went on deeper than CP_MAX_DIE_DEPTH.
  */
-static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path)
+static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 {
 	Dwarf_Die cur = *sub, child;
 	int n = 1;
 
 	path[0] = *sub;
-	for (int depth = 0; depth < CP_MAX_DIE_DEPTH && n < CP_MAX_DIE_DEPTH; depth++) {
+	for (int depth = 0;; depth++) {
 		bool down = false;
 
 		if (dwarf_child(&cur, &child))
 			break;
+		if (depth == CP_MAX_DIE_DEPTH || n == CP_MAX_DIE_DEPTH) {
+			*cut = true;
+			break;
+		}
 		do {
 			int tag = dwarf_tag(&child);
 
@@ -437,31 +442,88 @@ static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path)
 	return n;
 }
 
-/*
- * The physical nesting at @pc by libdw's own walk, for a CU our index cannot
- * serve. dwarf_getscopes() gives the innermost scope, but above an inlined
- * subroutine continues with the abstract definition's scopes (for variable
- * lookup); dwarf_getscopes_die() on that innermost DIE gives the nesting.
- * Same layout as inline_path(); returns 0 if nothing holds @pc.
- */
-static int slow_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path)
+/* How dwarf_getscopes() treats a DIE (libdw_visit_scopes.c, classify_die()). */
+enum scope_kind { SCOPE_IGNORE, SCOPE_MATCH, SCOPE_WALK };
+
+static enum scope_kind scope_kind(Dwarf_Die *die)
 {
-	Dwarf_Die *scopes, *chain = NULL;
-	int n, len = 0;
-
-	if (dwarf_getscopes(cu, pc, &scopes) <= 0)
-		return 0;
-	n = dwarf_getscopes_die(&scopes[0], &chain);
-	free(scopes);
-	/* chain is innermost first, up to the CU; path wants outermost first */
-	for (int i = n - 1; i >= 0 && len < CP_MAX_DIE_DEPTH; i--) {
-		int tag = dwarf_tag(&chain[i]);
-
-		if ((tag == DW_TAG_subprogram && !len) || (tag == DW_TAG_inlined_subroutine && len))
-			path[len++] = chain[i];
+	switch (dwarf_tag(die)) {
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+		return SCOPE_MATCH;
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return SCOPE_WALK;
+	default: /* DW_TAG_imported_unit too: a partial unit may import itself */
+		return SCOPE_IGNORE;
 	}
-	free(chain);
-	return len;
+}
+
+/*
+ * The physical nesting at @pc, for a CU our index cannot serve (code in no
+ * subprogram it knows): what dwarf_getscopes() and dwarf_getscopes_die()
+ * find, but iterative, over an explicit stack of CP_MAX_SCOPE_DEPTH DIEs
+ * (libdw recurses once per level: a tenant's 300,000 nested lexical blocks
+ * overflowed the profiler's stack). Depth first through DIEs that may own
+ * code, a DIE with addresses entered only when it holds @pc; from the
+ * first DIE holding @pc on, only down through the child holding it. Same
+ * layout as inline_path(): the innermost subprogram, then the inlined
+ * subroutines in it; returns 0 if nothing holds @pc. Sets @cut when DIEs holding
+ * @pc went on deeper than the stack.
+ */
+int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
+{
+	Dwarf_Die stack[CP_MAX_SCOPE_DEPTH];
+	int depth = 0, len = 0;
+	bool inside = false; /* below a DIE holding @pc */
+
+	if (dwarf_child(cu, &stack[0]))
+		return 0;
+	for (;;) {
+		Dwarf_Die *d = &stack[depth];
+		enum scope_kind kind = scope_kind(d);
+		int r = kind == SCOPE_MATCH ? dwarf_haspc(d, pc) : 0;
+		bool enter = r == 1;
+
+		if (!inside && r == 0)
+			enter = kind == SCOPE_WALK || (kind == SCOPE_MATCH &&
+							 !dwarf_hasattr(d, DW_AT_low_pc) &&
+							 !dwarf_hasattr(d, DW_AT_ranges));
+		if (r == 1) {
+			int tag = dwarf_tag(d);
+
+			inside = true;
+			if (tag == DW_TAG_subprogram) /* a nested function: the innermost */
+				len = 0;
+			if (len < CP_MAX_DIE_DEPTH && (tag == DW_TAG_subprogram ||
+						       (tag == DW_TAG_inlined_subroutine && len)))
+				path[len++] = *d;
+		}
+		if (enter && dwarf_haschildren(d) > 0 && depth + 1 == CP_MAX_SCOPE_DEPTH) {
+			*cut |= r == 1;
+		} else if (enter && dwarf_haschildren(d) > 0 &&
+			   dwarf_child(d, &stack[depth + 1]) == 0) {
+			depth++;
+			continue;
+		}
+		if (r == 1)
+			return len; /* no child holds @pc */
+		/* the next sibling, up through containers without addresses */
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0) {
+			if (depth == 0)
+				return len;
+			depth--;
+			if (inside && dwarf_haspc(&stack[depth], pc) == 1)
+				return len; /* back up to a DIE holding @pc: none below did */
+		}
+	}
 }
 
 /*
@@ -474,6 +536,7 @@ static __u64 describe_scopes(Dwfl_Module *mod, struct mod_cache *mc, __u64 ip,
 	Dwarf_Die path[CP_MAX_DIE_DEPTH], sub, *cu;
 	const struct cu_funcs *cf;
 	Dwarf_Addr bias, entry = 0;
+	bool cut = false;
 	int n;
 
 	cu = dwfl_module_addrdie(mod, ip, &bias);
@@ -481,9 +544,14 @@ static __u64 describe_scopes(Dwfl_Module *mod, struct mod_cache *mc, __u64 ip,
 		return 0;
 	cf = mc ? cu_funcs(mc, cu) : NULL;
 	if (cf && find_subprogram(cf, ip - bias, &sub))
-		n = inline_path(&sub, ip - bias, path);
+		n = inline_path(&sub, ip - bias, path, &cut);
 	else
-		n = slow_path(cu, ip - bias, path);
+		n = cp_sym_scope_path(cu, ip - bias, path, &cut);
+	/* said once per module: its functions are still named, to the cap */
+	if (cut && mc && !mc->deep_said) {
+		mc->deep_said = true;
+		cp_tf_count(CP_TF_DEEP_DWARF);
+	}
 	if (!n)
 		return 0;
 	out->function = die_name(&path[n - 1]);

@@ -7,9 +7,21 @@
 #ifndef CP_SYM_DWARF_H
 #define CP_SYM_DWARF_H
 
+#include <stdbool.h>
 #include <elfutils/libdwfl.h>
 
 #include "symbols/symbolizer.h"
+
+/*
+ * DIEs a lookup walks down at most, where the project walks DWARF itself
+ * (iteratively: libdw's dwarf_getscopes() recurses once per level). Deeper
+ * nesting is cut there, counted once per module (CP_TF_DEEP_DWARF); the
+ * address is still named by the scopes above the cut, else by its ELF
+ * symbol.
+ */
+#define CP_MAX_SCOPE_DEPTH 256
+/* DIEs of one inline chain kept (the subprogram and its inlined subroutines) */
+#define CP_MAX_DIE_DEPTH 64
 
 /*
  * Fills @out for @ip in @mod: module, link-time offset, function (DWARF,
@@ -19,6 +31,16 @@
  * a module indexes its symbol table in the module's userdata slot.
  */
 void cp_sym_describe(Dwfl_Module *mod, __u64 ip, struct cp_symbol_info *out);
+
+/*
+ * The DIEs of @cu holding @pc, as dwarf_getscopes() and
+ * dwarf_getscopes_die() find them but walked iteratively, at most
+ * CP_MAX_SCOPE_DEPTH deep: into @path (CP_MAX_DIE_DEPTH) the innermost
+ * subprogram, then each inlined subroutine inside it. Returns how many (0:
+ * none holds @pc); sets @cut when the nesting went on past the cap. What
+ * cp_sym_describe() uses for a unit whose subprograms it cannot index.
+ */
+int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut);
 
 /* Frees what cp_sym_describe() attached to @dwfl's modules: call before dwfl_end(). */
 void cp_sym_release(Dwfl *dwfl);

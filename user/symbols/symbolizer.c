@@ -20,6 +20,7 @@
 
 #include "machine/proc_start.h"
 #include "machine/target_file.h"
+#include "symbols/cfi_guard.h"
 #include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
 #include "symbols/own_vdso.h"
@@ -372,8 +373,11 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	mfd = cp_elf_guard_open(&w, &want, &why);
 	if (mfd < 0)
 		return -1;
+	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
 	*elfp = cp_elf_guard_elf(mfd);
 	close(mfd);
+	if (*elfp)
+		*elfp = cp_cfi_guard_elf(*elfp);
 	if (*elfp)
 		*file_name = strdup(name);
 	return -1;
@@ -411,6 +415,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		return -1;
+	}
 	if (mfd >= 0) {
 		*debuginfo_file_name = strdup(path);
 		return mfd;
@@ -420,6 +428,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		return -1;
 	w.path = fetched;
 	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		mfd = -1;
+	}
 	if (mfd < 0) {
 		free(fetched);
 		return -1;

@@ -14,7 +14,10 @@
 
 need_root "the profiler runs as root against a tenant"
 command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed"
-RUN_MS=${CP_TENANT_MS:-6000}
+# How long a tenant's program runs at most: each run ends it (and the
+# processes it started) once the profiler is done, so this only needs to
+# outlast the profiler's start on a loaded machine.
+RUN_MS=${CP_TENANT_MS:-30000}
 d=$(tenant_dir) || skip_all "cannot make a directory for the tenant"
 secret=$(mktemp -d)
 chmod 0700 "$secret"
@@ -80,6 +83,13 @@ profile() {
 	kill "$wl_pid" 2>/dev/null
 	wait "$wl_pid" 2>/dev/null
 	wl_pid=
+	end_tenants
+}
+
+# end_tenants: every process of the tenant's programs (the children they
+# forked, those in their namespaces) ends now, not at RUN_MS.
+end_tenants() {
+	pkill -KILL -u nobody -f "$d/" 2>/dev/null
 }
 
 # finished NAME DESC: the run ended by itself (not killed: 124 is the

@@ -31,6 +31,7 @@
 
 #include "lib/bp_walks_client.h"
 #include "lib/require_root.h"
+#include "lib/require_breakpoints.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
@@ -187,7 +188,7 @@ static void drain_done(struct fixture *f)
 
 static void test_column_walk_settles_as_conflict(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	const struct history_seen *s;
 	__u64 settled = stats(f)->released[CP_BPM_SETTLED];
 	int before = f->nr_seen;
@@ -208,7 +209,7 @@ static void test_column_walk_settles_as_conflict(void **state)
 /* Padded rows (a new set each) and a sequential walk (one line 8 times) fill: no conflict. */
 static void test_padded_and_sequential_walks_fill(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	static const int idx[2] = { PAD, SEQ };
 	const struct history_seen *s;
 	struct cp_bpw_walk w;
@@ -233,7 +234,7 @@ static void test_padded_and_sequential_walks_fill(void **state)
 /* Armed but never run: let go after the expiry time, no history. */
 static void test_idle_instruction_expires(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	__u64 idle = stats(f)->released[CP_BPM_IDLE];
 	int before = f->nr_seen;
 
@@ -254,7 +255,7 @@ static void test_idle_instruction_expires(void **state)
 /* A thread created after arming carries the breakpoint (inherit); 8 accesses, then idle. */
 static void test_thread_created_after_arming(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	const struct history_seen *s;
 	int before = f->nr_seen;
 	struct cp_bpw_walk w;
@@ -279,7 +280,7 @@ static void test_thread_created_after_arming(void **state)
  */
 static void test_slots_taken_by_another_process(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	int ready[2], hold[2], status, before;
 	struct cp_bpw_walk w;
 	__u64 enospc;

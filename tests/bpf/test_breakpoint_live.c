@@ -26,6 +26,7 @@
 
 #include "lib/bp_walks_client.h"
 #include "lib/require_root.h"
+#include "lib/require_breakpoints.h"
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
@@ -163,7 +164,7 @@ static void expect_done(struct fixture *f, int from, __u32 kind, __u64 ip)
 
 static void test_column_walk_settles_as_conflict(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 	struct cp_bpw_walk w;
 	int before = f->done.n;
@@ -198,7 +199,7 @@ static void expect_fills(struct fixture *f, int idx, const char *cmd, struct cp_
 
 static void test_padded_walk_fills_without_settling(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 
 	expect_fills(f, 1, "pad", &v);
@@ -210,7 +211,7 @@ static void test_padded_walk_fills_without_settling(void **state)
 /* 8 longs per line: 8 accesses in a row on one set, but one line, not a conflict */
 static void test_sequential_walk_fills_without_settling(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 
 	expect_fills(f, 2, "seq", &v);
@@ -219,7 +220,7 @@ static void test_sequential_walk_fills_without_settling(void **state)
 /* %fs:(,%rcx,8): the fs base comes from the task, the thread's own. */
 static void test_tls_walk_uses_fs_base(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 	struct cp_bpw_walk w;
 	int before = f->done.n;
@@ -235,7 +236,7 @@ static void test_tls_walk_uses_fs_base(void **state)
 /* A thread created after arming carries the event (inherit) and its own fs base. */
 static void test_thread_created_after_arming(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 	struct cp_bpw_walk w;
 
@@ -247,7 +248,7 @@ static void test_thread_created_after_arming(void **state)
 
 static void test_rip_relative_walk(void **state)
 {
-	struct fixture *f = ROOT_FIXTURE(struct fixture, state);
+	struct fixture *f = BP_FIXTURE(struct fixture, state);
 	struct cp_bp_insn v;
 	struct cp_bpw_walk w;
 

@@ -308,6 +308,12 @@ static int check_machine(struct cp_main *m)
 	cp_sysinfo_collect(m->opts.sysfs_root, &m->si);
 	if (cp_preflight(&m->si, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
+	/* armed, they would cost a slot each and never give a history */
+	if (m->opts.max_bp_rate && m->si.hw_breakpoint_slots > 0 && !m->si.hw_breakpoint_fires) {
+		cp_warn("hardware breakpoints: %s; none are armed (as with --max-bp-rate 0)",
+			CP_HW_BREAKPOINT_SILENT);
+		m->opts.max_bp_rate = 0;
+	}
 
 	cp_geometry_read_sysfs(&m->geo, m->opts.sysfs_root);
 	if (m->opts.cache_spec &&

@@ -271,10 +271,44 @@ int cp_sysinfo_uprobe_type(const char *root)
 	return (int)type;
 }
 
-/* Never called: only its address is watched, by disabled breakpoints. */
+/*
+ * Watched by the slot count's disabled breakpoints, and called under an
+ * enabled one by cp_sysinfo_hw_breakpoint_fires().
+ */
 static __attribute__((noinline, used)) void breakpoint_probe_target(void)
 {
 	__asm__ __volatile__("");
+}
+
+static void breakpoint_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_BREAKPOINT;
+	attr->size = sizeof(*attr);
+	attr->bp_type = HW_BREAKPOINT_X;
+	attr->bp_addr = (__u64)(uintptr_t)breakpoint_probe_target;
+	attr->bp_len = sizeof(long); /* x86 accepts only this for X */
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+int cp_sysinfo_hw_breakpoint_fires(void)
+{
+	void (*volatile target)(void) = breakpoint_probe_target;
+	struct perf_event_attr attr;
+	__u64 count = 0;
+	int fd;
+
+	breakpoint_attr(&attr);
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < CP_HW_BREAKPOINT_PROBE_CALLS; i++)
+		target();
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		count = 0;
+	close(fd);
+	return count > 0;
 }
 
 int cp_sysinfo_hw_breakpoint_slots(void)
@@ -282,20 +316,13 @@ int cp_sysinfo_hw_breakpoint_slots(void)
 	struct perf_event_attr attr;
 	int fds[CP_HW_BREAKPOINT_SLOTS], n = 0, err = 0;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_BREAKPOINT;
-	attr.size = sizeof(attr);
-	attr.bp_type = HW_BREAKPOINT_X;
-	attr.bp_addr = (__u64)(uintptr_t)breakpoint_probe_target;
-	attr.bp_len = sizeof(long);	/* x86 accepts only this for X */
+	breakpoint_attr(&attr);
 	/*
 	 * A slot is reserved when the event is created, enabled or not, so a
 	 * disabled event measures the pool without ever trapping. User-only,
 	 * so perf_event_paranoid <= 2 allows it without CAP_PERFMON.
 	 */
 	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
 	while (n < CP_HW_BREAKPOINT_SLOTS) {
 		int fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -357,6 +384,8 @@ void cp_sysinfo_collect(const char *root, struct cp_sysinfo *si)
 	si->kfunc_cast_to_kern_ctx = cp_sysinfo_btf_has_func(root, "bpf_cast_to_kern_ctx");
 	si->uprobe_type = cp_sysinfo_uprobe_type(root);
 	si->hw_breakpoint_slots = cp_sysinfo_hw_breakpoint_slots();
+	si->hw_breakpoint_fires =
+		si->hw_breakpoint_slots > 0 ? cp_sysinfo_hw_breakpoint_fires() : -ENOSPC;
 	si->perf_paranoid_err = cp_sysinfo_perf_paranoid(root, &si->perf_paranoid);
 	si->priv_err = cp_sysinfo_privileges(&si->priv);
 	si->bpf_load_err = cp_sysinfo_bpf_load();
@@ -438,6 +467,8 @@ static void print_features(const struct cp_sysinfo *si, FILE *f)
 	else
 		fprintf(f, "hardware breakpoints: %d of %d free\n", si->hw_breakpoint_slots,
 			CP_HW_BREAKPOINT_SLOTS);
+	if (si->hw_breakpoint_slots > 0 && !si->hw_breakpoint_fires)
+		fprintf(f, "hardware breakpoints: %s\n", CP_HW_BREAKPOINT_SILENT);
 }
 
 void cp_sysinfo_print(const struct cp_sysinfo *si, FILE *f)

@@ -98,6 +98,23 @@ int cp_sysinfo_uprobe_type(const char *root);
  */
 int cp_sysinfo_hw_breakpoint_slots(void);
 
+#define CP_HW_BREAKPOINT_PROBE_CALLS 4	/* calls made under cp_sysinfo_hw_breakpoint_fires()'s breakpoint */
+/* What is said where breakpoints open but never fire (--probe, the run's warning). */
+#define CP_HW_BREAKPOINT_SILENT                                                                   \
+	"they open but never fire (an instruction breakpoint on this process's own code counted " \
+	"0 of 4 calls: the hypervisor does not deliver debug exceptions to this VM); no access "  \
+	"histories, so conflict and capacity misses cannot be told apart"
+
+/*
+ * Whether a hardware breakpoint fires here: an enabled instruction
+ * breakpoint on a function of this process, for this thread, counts
+ * CP_HW_BREAKPOINT_PROBE_CALLS calls. Some hypervisors (Firecracker) let
+ * the event open and take its slot, then never deliver the debug
+ * exception. 1: it fired; 0: it opened and counted nothing; -errno: it
+ * could not be opened (as cp_sysinfo_hw_breakpoint_slots()).
+ */
+int cp_sysinfo_hw_breakpoint_fires(void);
+
 /* What the kernel will let this process do with BPF and perf. */
 struct cp_privileges {
 	uid_t euid;
@@ -139,6 +156,7 @@ struct cp_sysinfo {
 	int kfunc_cast_to_kern_ctx;	/* cp_sysinfo_btf_has_func("bpf_cast_to_kern_ctx") */
 	int uprobe_type;		/* > 0, or -errno */
 	int hw_breakpoint_slots;	/* 0..4, or -errno */
+	int hw_breakpoint_fires;	/* cp_sysinfo_hw_breakpoint_fires(); -ENOSPC: no slot to try */
 	int perf_paranoid;
 	int perf_paranoid_err;
 	struct cp_privileges priv;

@@ -110,8 +110,12 @@ if run false_sharing "$WL/false_sharing" "$SECONDS_RUN"; then
 fi
 
 # Conflict (conflict.c): a column walk, rows ROW = 4096 bytes apart: one L1
-# set per column, far more lines (192 rows) than the set has ways.
-if run conflict "$WL/conflict" "$SECONDS_RUN"; then
+# set per column, far more lines (192 rows) than the set has ways. A conflict
+# is proven by an access history: where breakpoints never fire, none.
+if run conflict "$WL/conflict" "$SECONDS_RUN" &&
+	need_bp "conflict: the L1 heatmap outlines the issue's set" \
+		"conflict: the history's stride is 4096, more lines than ways" \
+		"conflict: an L2 heatmap with cells"; then
 	dom=$work/conflict.dom
 	set=$(grep -o "accesses on L1 set [0-9]*" "$work/conflict.txt" | head -1 | grep -o '[0-9]*$')
 	ways=$(grep -o "distinct lines for [0-9]* ways" "$work/conflict.txt" | head -1 |
@@ -141,8 +145,9 @@ if run conflict "$WL/conflict" "$SECONDS_RUN"; then
 fi
 
 # Capacity (stream.c): one load streaming over an array of 8 x L2 (sysfs
-# cpu0 index2, as the geometry read here): one pass touches all of it
-if run capacity "$WL/stream" "$SECONDS_RUN"; then
+# cpu0 index2, as the geometry read here): one pass touches all of it; a
+# capacity issue in soft mode needs the stream's access history
+if run capacity "$WL/stream" "$SECONDS_RUN" && need_bp "capacity: the footprint drawn against L2"; then
 	dom=$work/capacity.dom
 	fp=$(sed -n '/id="i1-fp"/,/<\/svg>/p' "$dom")
 	foot=$(grep -o 'class="foot" data-bytes="[0-9]*' <<<"$fp" | grep -o '[0-9]*$')

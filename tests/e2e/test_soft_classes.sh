@@ -118,15 +118,19 @@ profile "true sharing" "$WL/true_sharing" 2 "$SECONDS_RUN" &&
 		"Application's true sharing" true_sharing application \
 		"$ts: $(mark $ts ts-inc)" "the global variable cp_hits"
 
-# Conflict: a column walk over rows 4096 bytes apart; padded rows: none
+# Conflict: a column walk over rows 4096 bytes apart; padded rows: none. A
+# conflict or capacity issue needs the instruction's access history (need_bp).
 profile "conflict" "$WL/conflict" "$SECONDS_RUN" &&
+	need_bp "Application's conflict misses at conflict.c" &&
 	expect_marked "Application's conflict misses" conflict application conflict.c \
 		conflict-load conflict-alloc "distinct lines for"
 profile "conflict, padded" "$WL/conflict" --padded "$SECONDS_RUN" &&
 	expect_none "conflict, padded: no issue"
 
 # Capacity: a stream over 8 x L2; the friendly control sums 16 KiB: none
-if profile "capacity" "$WL/stream" "$SECONDS_RUN"; then
+if profile "capacity" "$WL/stream" "$SECONDS_RUN" &&
+	need_bp "Application's capacity misses at stream.c" \
+		"capacity: the footprint exceeds a cache past L1"; then
 	expect_marked "Application's capacity misses" capacity application stream.c \
 		stream-load stream-alloc "a stream with a stride of"
 	if issue "Application's capacity misses" | grep -Eq "footprint [0-9]+ KiB .*> (L2|LLC) "; then

@@ -97,10 +97,11 @@ off=$(nm "$tp" | awk '$3 == "cp_touch_insn" { print $1 }')
 want_ip=$(printf '0x%x' $((0x555555554000 + 0x$off)))
 # the source line of the store: the line of the asm statement holding the label
 src_line=$(grep -n 'asm volatile(".globl cp_touch_insn' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
-# "go" comes late so the workload is still alive when its maps are read
+# "go" comes late so the workload is still alive when its maps are read, and
+# it stays 3 s after its work: a loaded machine may handle its records late
 json=$(mktemp)
 run_cmd setarch "$(uname -m)" -R "$BIN" --source faults --json "$json" -- \
-	sh -c "(sleep 0.3; echo go) | $tp 64; exit 5"
+	sh -c "(sleep 0.3; echo go) | TOUCH_PAGES_HOLD=3 $tp 64; exit 5"
 out=$(cat "$tap_out")
 if [ "$rc" -eq 5 ]; then _ok "-- CMD exits with the command's status"; else
 	_not_ok "-- CMD exits with the command's status" "status $rc, want 5"; fi
@@ -202,7 +203,8 @@ else
 fi
 
 # -p: the run ends when the target exits
-sleep 1.5 &
+# long enough to outlast the profiler's start on a loaded machine
+sleep 5 &
 spid=$!
 expect "-p ends when the target exits" 0 "\(the target exited\)" "$BIN" --source faults -p $spid
 wait $spid 2>/dev/null

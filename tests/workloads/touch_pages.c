@@ -12,7 +12,8 @@
  * Protocol: prints "ready PID", waits for a line on stdin, then each thread
  * prints "thread TID FIRST_PAGE_ADDR NR_PAGES" after touching, and the
  * process exits 0 (with TOUCH_PAGES_LINGER in the environment, once stdin
- * ends).
+ * ends; with TOUCH_PAGES_HOLD=SECONDS, that many seconds after its work, so
+ * that a loaded profiler still finds it alive).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -74,5 +75,7 @@ int main(int argc, char **argv)
 	/* TOUCH_PAGES_LINGER: stays until stdin ends, its comm and cgroup readable */
 	while (getenv("TOUCH_PAGES_LINGER") && fgets(line, sizeof(line), stdin))
 		;
+	if (getenv("TOUCH_PAGES_HOLD"))
+		sleep((unsigned int)atoi(getenv("TOUCH_PAGES_HOLD")));
 	return 0;
 }

@@ -90,7 +90,9 @@ void cp_bp_report_print(const struct cp_bp_summary *s,
 
 	fprintf(f, "\nBreakpoints (exact access histories, paper section 3.3)\n");
 	if (s->disabled) {
-		fprintf(f, "  off (--max-bp-rate 0)\n");
+		fprintf(f, "  off (%s)\n",
+			s->silent ? "they open but never fire on this machine: cacheperf-bpf --probe"
+				  : "--max-bp-rate 0");
 		return;
 	}
 	st = &s->stats;

@@ -37,6 +37,7 @@ struct cp_bp_finding {
 
 struct cp_bp_summary {
 	bool disabled;		/* breakpoint sampling was off (--max-bp-rate 0) */
+	bool silent;		/* ... because breakpoints never fire on this machine */
 	struct cp_bp_manager_stats stats;
 	__u64 expiry_ms;
 	__u32 max_rate;

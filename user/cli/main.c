@@ -50,6 +50,7 @@
 struct cp_main {
 	struct cp_options opts;
 	struct cp_sysinfo si;
+	bool bp_silent;			/* breakpoints never fire here: none armed */
 	struct cp_geometry geo;
 	struct cp_pmus *pmus;
 	struct cp_session_cfg cfg;
@@ -313,6 +314,7 @@ static int check_machine(struct cp_main *m)
 		cp_warn("hardware breakpoints: %s; none are armed (as with --max-bp-rate 0)",
 			CP_HW_BREAKPOINT_SILENT);
 		m->opts.max_bp_rate = 0;
+		m->bp_silent = true;
 	}
 
 	cp_geometry_read_sysfs(&m->geo, m->opts.sysfs_root);
@@ -475,6 +477,7 @@ static int run(struct cp_main *m)
 		.sysfs_root = m->opts.sysfs_root,
 		.bp_expiry_ms = m->opts.bp_expiry_ms,
 		.max_bp_rate = m->opts.max_bp_rate,
+		.bp_silent = m->bp_silent,
 		.targets_gone = m->opts.target == CP_TARGET_ALL ? NULL : targets_gone,
 		.targets_cpu_ns = targets_cpu_ns,
 		.on_report = print_summary,

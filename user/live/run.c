@@ -41,6 +41,7 @@ struct cp_live {
 	struct cp_drain *drain;
 	struct cp_recorder *rec;		/* --record; NULL otherwise */
 	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
+	bool bp_silent;				/* off: breakpoints never fire here */
 	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
 	struct cp_rate_cap_cfg rate;
 	struct cp_insn *batch;
@@ -202,9 +203,12 @@ static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
 static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
 {
 	static const struct cp_bp_summary bp_off = { .disabled = true };
+	static const struct cp_bp_summary bp_silent = { .disabled = true, .silent = true };
 	struct cp_live *l = ctx;
 
-	return l->bps ? cp_bp_sampler__summary(l->bps) : &bp_off;
+	if (l->bps)
+		return cp_bp_sampler__summary(l->bps);
+	return l->bp_silent ? &bp_silent : &bp_off;
 }
 
 /* A call site's stack copy: kept for read_stack(), which follows at once. */
@@ -559,6 +563,8 @@ static void on_bp_history(void *ctx, const struct cp_bp_finding *f, const struct
 static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 {
 	const struct cp_cache_level *l1 = &l->prof->l1;
+
+	l->bp_silent = c->bp_silent;
 	struct cp_bp_sampler_cfg cfg = {
 		.skel = l->sess->skel,
 		.per_cpu = l->sess->scope.per_cpu,

@@ -58,6 +58,7 @@ struct cp_live_cfg {
 	const char *sysfs_root;
 	__u32 bp_expiry_ms;		/* breakpoint sampling */
 	__u32 max_bp_rate;
+	bool bp_silent; /* max_bp_rate is 0 because breakpoints never fire here */
 	/*
 	 * the overhead budget's: the hit rate follows the targets' CPU use
 	 * (cp_budget_bp_rate(), each second), max_bp_rate at most

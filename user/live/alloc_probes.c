@@ -292,6 +292,10 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
 	ap->guard_cfg.budget_ppm = ap->opts.budget_ppm;
 	ap->guard_cfg.call_ns = ap->opts.call_ns;
+	/* a storm can use every CPU: the worst rate a window is cut for */
+	ap->guard_cfg.max_cpu_ppm = 1000000ull * (__u64)(sysconf(_SC_NPROCESSORS_ONLN) > 0
+								 ? sysconf(_SC_NPROCESSORS_ONLN)
+								 : 1);
 	ap->multi = bpf_program__expected_attach_type(skel->progs.on_alloc) ==
 		    (enum bpf_attach_type)CP_BPF_TRACE_UPROBE_MULTI;
 	ap->reaper = cp_link_reaper__new();

@@ -203,6 +203,11 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 	return back_off(g, rate_off, now_ns);
 }
 
+void cp_alloc_guard_charge(struct cp_alloc_guard *g, __u64 ns)
+{
+	g->spent_ns += ns;
+}
+
 __u64 cp_alloc_guard_next_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
 	__u64 cut = 0;

@@ -103,6 +103,12 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 __u64 cpu_ns, __u64 now_ns);
 
 /*
+ * Pays @ns more from the account (budget only): what the windows cost
+ * beside the calls, the system-call programs that are on while they are.
+ */
+void cp_alloc_guard_charge(struct cp_alloc_guard *g, __u64 ns);
+
+/*
  * The time of the guard's next decision: without a budget, the end of the
  * back-off or of the measuring interval (ticking before it changes nothing);
  * with one, while attached, the time the worst spending rate would have

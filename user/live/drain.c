@@ -108,6 +108,20 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 	return ret == -EAGAIN ? d->handled : ret;
 }
 
+int cp_drain__flush(struct cp_drain *d)
+{
+	__u64 end = cp_now_ns() + CP_DRAIN_FLUSH_NS;
+	int ret, total = 0;
+
+	do {
+		d->handled = 0;
+		d->deadline_ns = cp_now_ns() + CP_DRAIN_BUDGET_NS;
+		ret = ring_buffer__consume(d->rb);
+		total += d->handled;
+	} while (ret == -EAGAIN && cp_now_ns() < end);
+	return ret < 0 && ret != -EAGAIN ? ret : total;
+}
+
 int cp_drain__epoll_fd(const struct cp_drain *d)
 {
 	return ring_buffer__epoll_fd(d->rb);

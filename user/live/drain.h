@@ -59,9 +59,9 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms);
 
 /*
  * Hands every record waiting in the rings to the callbacks: polls without
- * waiting until a poll ends within its budget (every ring read to its end;
- * a poll cut short by its budget leaves the rings added after the events
- * ring unread), for at most CP_DRAIN_FLUSH_NS. Returns the records
+ * waiting until a poll ends within its budget (every ring read to its end:
+ * a poll cut short by its budget leaves the rest of its ring, and the
+ * rings after it, unread), for at most CP_DRAIN_FLUSH_NS. Returns the records
  * consumed, or a negative errno as cp_drain__poll().
  */
 int cp_drain__flush(struct cp_drain *d);

@@ -58,15 +58,22 @@ struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_op
 	d->skel = skel;
 	if (ops)
 		d->ops = *ops;
-	d->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), cp_drain_record, d, NULL);
+	/*
+	 * The sample stack copies' ring (bpf/stacks.bpf.h) first, then the
+	 * events: ring_buffer__consume() reads the rings in this order and a
+	 * poll stops at its budget, so the ring behind would starve whenever the
+	 * one before it takes the budget. Copies are few (1 walked event in
+	 * --stack-every, until the stack is judged; the ring holds ~990) and
+	 * must be read before the interval's sweep drops their stack ids.
+	 */
+	d->rb = ring_buffer__new(bpf_map__fd(skel->maps.stack_copies), cp_drain_record, d, NULL);
 	if (!d->rb) {
 		err = errno;
 		free(d);
 		errno = err;
 		return NULL;
 	}
-	/* the sample stack copies' ring (bpf/stacks.bpf.h), read by the same polls */
-	err = ring_buffer__add(d->rb, bpf_map__fd(skel->maps.stack_copies), cp_drain_record, d);
+	err = ring_buffer__add(d->rb, bpf_map__fd(skel->maps.events), cp_drain_record, d);
 	if (err) {
 		ring_buffer__free(d->rb);
 		free(d);
@@ -106,6 +113,20 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 			ret = ring_buffer__consume(d->rb);
 	}
 	return ret == -EAGAIN ? d->handled : ret;
+}
+
+int cp_drain__flush(struct cp_drain *d)
+{
+	__u64 end = cp_now_ns() + CP_DRAIN_FLUSH_NS;
+	int ret, total = 0;
+
+	do {
+		d->handled = 0;
+		d->deadline_ns = cp_now_ns() + CP_DRAIN_BUDGET_NS;
+		ret = ring_buffer__consume(d->rb);
+		total += d->handled;
+	} while (ret == -EAGAIN && cp_now_ns() < end);
+	return ret < 0 && ret != -EAGAIN ? ret : total;
 }
 
 int cp_drain__epoll_fd(const struct cp_drain *d)

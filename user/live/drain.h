@@ -50,6 +50,22 @@ void cp_drain__set_tick(struct cp_drain *d, void (*tick)(void *ctx, __u64 now_ns
  */
 int cp_drain__poll(struct cp_drain *d, int timeout_ms);
 
+/*
+ * At most this long for cp_drain__flush(): the rings it empties hold a
+ * bounded number of records, but targets still running (-p, -a) keep
+ * adding to them.
+ */
+#define CP_DRAIN_FLUSH_NS	1000000000ull
+
+/*
+ * Hands every record waiting in the rings to the callbacks: polls without
+ * waiting until a poll ends within its budget (every ring read to its end:
+ * a poll cut short by its budget leaves the rest of its ring, and the
+ * rings after it, unread), for at most CP_DRAIN_FLUSH_NS. Returns the records
+ * consumed, or a negative errno as cp_drain__poll().
+ */
+int cp_drain__flush(struct cp_drain *d);
+
 /* A file descriptor that becomes readable when records wait, for the caller's epoll. */
 int cp_drain__epoll_fd(const struct cp_drain *d);
 

@@ -525,12 +525,20 @@ void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info)
 
 /* --- the loop ---------------------------------------------------------------- */
 
-void cp_live__collect(struct cp_live *l)
+/*
+ * The counter maps and the records waiting: all of them (@all), or what one
+ * poll's budget reads (an interval's tick: the loop keeps its pace under a
+ * flood; the next polls read the rest).
+ */
+static void collect(struct cp_live *l, bool all)
 {
 	size_t moved;
 	int n;
 
-	cp_drain__poll(l->drain, 0);
+	if (all)
+		cp_drain__flush(l->drain);
+	else
+		cp_drain__poll(l->drain, 0);
 	do {
 		n = cp_drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
 		if (n > 0)
@@ -544,6 +552,11 @@ void cp_live__collect(struct cp_live *l)
 	flush_copied(l);
 	/* the stacks no counter or copy used since the last collect leave the stack map */
 	cp_stack_drain__sweep(l->stacks);
+}
+
+void cp_live__collect(struct cp_live *l)
+{
+	collect(l, true);
 }
 
 /* The sampler's finished history, fed as a record: handled and recorded like a BPF one. */
@@ -636,7 +649,7 @@ static void interval_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u6
 	struct cp_profile *p = l->prof;
 	struct cp_stats bpf;
 
-	cp_live__collect(l);
+	collect(l, false);
 	cp_drain__stats(l->drain, &bpf);
 	warn_blind(l, &bpf);
 	if (!p->roll)

@@ -40,35 +40,38 @@ struct plan_case {
 
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
-	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
+	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the reserve 10000 / 10 = 1000; the
+	 * rest, 1500, is the probes' */
 	{"1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000, 500, 250, 5000,
-	 2500, 2500, 1 * MS, 0},
+	 2500, 1500, 1 * MS, 0},
 	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
-	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 */
+	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 - 1000 */
 	{"1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 500,
-	 250, 5000, 2500, 1875, 8 * MS, 625},
+	 250, 5000, 2500, 875, 8 * MS, 625},
 	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
-	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
+	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm); the
+	 * probes keep 10000 - 5000 - 2000 - 625 - 1000 */
 	{"1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000, 2500, 2000,
-	 5000, 2000, 2375, 1600000, 625},
-	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
+	 5000, 2000, 1375, 1600000, 625},
+	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm;
+	 * the probes keep 50000 - 1994 - 100 - 300 - 5000 */
 	{"wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100, 997, 100,
-	 1994, 100, 47606, 1 * MS, 300},
+	 1994, 100, 42606, 1 * MS, 300},
 	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
 	{"asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100, 997, 100,
-	 1994, 100, 47906, 1 * MS, 0},
+	 1994, 100, 42906, 1 * MS, 0},
 	/* no budget: everything as asked, nothing for the probes' windows */
 	{"no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
 	 0, 0},
 	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
 	{"the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 200, 0, 0,
 	 1 * MS, 0},
-	/* not a soft run: no ticks; breakpoints off stay off */
+	/* not a soft run: no ticks; breakpoints off stay off; the probes: all but the reserve */
 	{"PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0, 0, 0, 0, 0,
-	 10000, 1 * MS, 0},
+	 9000, 1 * MS, 0},
 	/* a cost not measured (0) is not throttled */
 	{"tick not measured", 10000, UNIT(0, 800, 600, 0, 0), true, 4999, 2000, 4999, 2000, 0, 0,
-	 10000, 1 * MS, 0},
+	 9000, 1 * MS, 0},
 };
 
 static void test_plans(void **state)

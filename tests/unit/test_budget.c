@@ -21,11 +21,9 @@
 #define S  1000000000ull
 
 /* Unit costs in ns: a tick, a uprobe, a return probe, a breakpoint hit, a wakeup. */
-#define UNIT(tick, up, ret, hit, wake)                                                             \
-	{                                                                                          \
-		.tick_ns = (tick), .uprobe_ns = (up), .uretprobe_ns = (ret), .bp_hit_ns = (hit),   \
-		.wakeup_ns = (wake)                                                                \
-	}
+#define UNIT(tick, up, ret, hit, wake)                                                         \
+	{ .tick_ns = (tick), .uprobe_ns = (up), .uretprobe_ns = (ret), .bp_hit_ns = (hit),   \
+	  .wakeup_ns = (wake) }
 
 struct plan_case {
 	const char *what;
@@ -40,38 +38,35 @@ struct plan_case {
 
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
-	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the reserve 10000 / 10 = 1000; the
-	 * rest, 1500, is the probes' */
-	{"1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000, 500, 250, 5000,
-	 2500, 1500, 1 * MS, 0},
+	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
+	{ "1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000,
+	  500, 250, 5000, 2500, 2500, 1 * MS, 0 },
 	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
-	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 - 1000 */
-	{"1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 500,
-	 250, 5000, 2500, 875, 8 * MS, 625},
+	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 */
+	{ "1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000,
+	  500, 250, 5000, 2500, 1875, 8 * MS, 625 },
 	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
-	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm); the
-	 * probes keep 10000 - 5000 - 2000 - 625 - 1000 */
-	{"1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000, 2500, 2000,
-	 5000, 2000, 1375, 1600000, 625},
-	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm;
-	 * the probes keep 50000 - 1994 - 100 - 300 - 5000 */
-	{"wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100, 997, 100,
-	 1994, 100, 42606, 1 * MS, 300},
+	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
+	{ "1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000,
+	  2500, 2000, 5000, 2000, 2375, 1600000, 625 },
+	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
+	{ "wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100,
+	  997, 100, 1994, 100, 47606, 1 * MS, 300 },
 	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
-	{"asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100, 997, 100,
-	 1994, 100, 42906, 1 * MS, 0},
+	{ "asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100,
+	  997, 100, 1994, 100, 47906, 1 * MS, 0 },
 	/* no budget: everything as asked, nothing for the probes' windows */
-	{"no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
-	 0, 0},
+	{ "no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
+	  0, 0 },
 	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
-	{"the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 200, 0, 0,
-	 1 * MS, 0},
-	/* not a soft run: no ticks; breakpoints off stay off; the probes: all but the reserve */
-	{"PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0, 0, 0, 0, 0,
-	 9000, 1 * MS, 0},
+	{ "the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 200, 0, 0,
+	  1 * MS, 0 },
+	/* not a soft run: no ticks; breakpoints off stay off */
+	{ "PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0,
+	  0, 0, 0, 0, 10000, 1 * MS, 0 },
 	/* a cost not measured (0) is not throttled */
-	{"tick not measured", 10000, UNIT(0, 800, 600, 0, 0), true, 4999, 2000, 4999, 2000, 0, 0,
-	 9000, 1 * MS, 0},
+	{ "tick not measured", 10000, UNIT(0, 800, 600, 0, 0), true, 4999, 2000,
+	  4999, 2000, 0, 0, 10000, 1 * MS, 0 },
 };
 
 static void test_plans(void **state)
@@ -86,22 +81,22 @@ static void test_plans(void **state)
 		    p.tick_ppm != c->want_tick_ppm || p.bp_ppm != c->want_bp_ppm ||
 		    p.alloc_ppm != c->want_alloc_ppm || p.wakeup_min_ns != c->want_wakeup_min_ns ||
 		    p.wakeup_ppm != c->want_wakeup_ppm)
-			fail_msg("%s: freq %u bp %u tick %u bp %u alloc %u ppm, wakeups every %llu "
-				 "ns "
+			fail_msg("%s: freq %u bp %u tick %u bp %u alloc %u ppm, wakeups every %llu ns "
 				 "(%u ppm)",
-				 c->what, p.soft_freq_hz, p.bp_rate, p.tick_ppm, p.bp_ppm,
-				 p.alloc_ppm, (unsigned long long)p.wakeup_min_ns, p.wakeup_ppm);
+				 c->what, p.soft_freq_hz, p.bp_rate, p.tick_ppm, p.bp_ppm, p.alloc_ppm,
+				 (unsigned long long)p.wakeup_min_ns, p.wakeup_ppm);
 		assert_int_equal(p.soft_freq_asked_hz, c->soft ? c->freq : 0);
 		assert_int_equal(p.bp_rate_asked, c->bp_rate);
 	}
 }
 
-/* 1 % for the calls, 1 us a call, the shortest window 2 ms, a target on one CPU. */
+/* 1 % for the calls, 1 us a call, windows of >= 100 ms, time off at most 60 s. */
 static void budget_cfg(struct cp_alloc_guard_cfg *cfg)
 {
 	cp_alloc_guard_cfg_init(cfg, 0);
 	cfg->budget_ppm = 10000;
 	cfg->call_ns = 1000;
+	cfg->window_ns = 100 * MS;
 }
 
 static void test_windows(void **state)
@@ -111,32 +106,42 @@ static void test_windows(void **state)
 
 	(void)state;
 	budget_cfg(&cfg);
-	assert_int_equal(cfg.window_ns, 2 * MS);
 	cp_alloc_guard_init(&g, &cfg, 0);
-	/* the initial credit: the shortest window at one CPU, spent by 2 ms at the worst */
-	assert_int_equal(g.earned_ns, 2 * MS);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 2 * MS);
-	/* a quiet millisecond: 10 calls, 10 us of the 10 us earned; the cut moves on */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 10, 1 * MS, 1 * MS), CP_GUARD_NONE);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 3 * MS);
-	/* 1990 calls in the next: 20 us left, which pays no window: cut */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1990, 1 * MS, 2 * MS), CP_GUARD_DETACH);
-	assert_int_equal(g.attached_ns, 2 * MS);
+	/* 50 ms: the window is not over yet */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 50 * MS), CP_GUARD_NONE);
+	/* the loop is to wake when the shortest window ends */
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), cfg.window_ns);
+	/*
+	 * 100 ms, 100000 calls on one busy CPU: 100 ms spent, which is 1 % of
+	 * 10 s of CPU time: off for 10 s - 100 ms = 9.9 s
+	 */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 100 * MS),
+			 CP_GUARD_DETACH);
+	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS);
+	assert_int_equal(g.attached_ns, 100 * MS);
 	assert_int_equal(g.budget_offs, 1);
-	/* 20 us left of the 2 ms a window costs: 1.98 ms to earn, 198 ms of one CPU */
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 2 * MS + 198 * MS);
-	/* 1000 calls still arrive while the probes come off: 1 ms more to earn */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 100 * MS, 102 * MS), CP_GUARD_NONE);
-	/* the target ran a tenth of a CPU meanwhile: not earned yet, checked again later */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 20 * MS, 201 * MS), CP_GUARD_NONE);
-	assert_true(cp_alloc_guard_next_ns(&g, &cfg) > 201 * MS);
-	/* 20 us + 0.2 ms + 1.79 ms: a window's worth, attached again */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 179 * MS, 400 * MS), CP_GUARD_ATTACH);
-	assert_int_equal(g.backoff_total_ns, 398 * MS);
-	assert_true(g.earned_ns - g.spent_ns >= 2 * MS);
-	/* a quiet 100 s saves at most what 1 s of a CPU earns, and a window's credit */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * S, 100 * S), CP_GUARD_NONE);
-	assert_int_equal(g.earned_ns - g.spent_ns, 10 * MS + 2 * MS);
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), g.until_ns);	/* then when it ends */
+	/* 1000 calls while detaching cost 1 ms: 100 ms more off (1 % of one CPU) */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5 * S), CP_GUARD_NONE);
+	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS + 100 * MS);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5 * S, 10 * S), CP_GUARD_NONE);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, 10 * S + 100 * MS),
+			 CP_GUARD_ATTACH);
+	assert_int_equal(g.backoff_total_ns, 10 * S);
+	/*
+	 * A quiet window: 100 calls in 100 ms are 100 us, 1 % of 10 ms of CPU
+	 * time; the window itself spans 100 ms: stay attached
+	 */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100, 100 * MS, 10 * S + 200 * MS),
+			 CP_GUARD_NONE);
+	assert_int_equal(g.attached_ns, 200 * MS);
+	/*
+	 * Two busy CPUs: 200000 calls are 200 ms spent, 1 % of 20 s of CPU time,
+	 * which two CPUs run in 10 s: off for 10 s - 100 ms
+	 */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 200000, 200 * MS, 10 * S + 300 * MS),
+			 CP_GUARD_DETACH);
+	assert_int_equal(g.until_ns - g.since_ns, 9900 * MS);
 }
 
 static void test_window_caps(void **state)
@@ -145,50 +150,46 @@ static void test_window_caps(void **state)
 	struct cp_alloc_guard g;
 
 	(void)state;
-	/* two CPUs: the worst is twice the spending, the credit too, and the cut half as far */
 	budget_cfg(&cfg);
-	cfg.max_cpu_ppm = 2000000;
 	cp_alloc_guard_init(&g, &cfg, 0);
-	assert_int_equal(g.earned_ns, 4 * MS);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 2 * MS);
+	/* a target that barely ran is taken at 1 % of a CPU: 10^6 calls in 100 ms
+	 * are 1 s, 1 % of 100 s of CPU time, 10000 s at 1 %: capped at 60 s */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000000, 0, 100 * MS), CP_GUARD_DETACH);
+	assert_int_equal(g.until_ns - g.since_ns, CP_GUARD_MAX_BACKOFF_NS);
 	/* --max-alloc-rate beside the budget: the longer time off wins */
-	budget_cfg(&cfg);
-	cfg.max_rate = 1000;
+	cp_alloc_guard_cfg_init(&cfg, 1000);
+	cfg.budget_ppm = 10000;
+	cfg.call_ns = 1000;
+	cfg.window_ns = 100 * MS;
 	cp_alloc_guard_init(&g, &cfg, 0);
-	/* 200 calls in 100 ms: 2000/s over the cap (1 s off); the account pays them */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1, 1 * MS, 1 * MS), CP_GUARD_NONE);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 199, 99 * MS, 100 * MS), CP_GUARD_DETACH);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 100 * MS + CP_GUARD_BACKOFF_NS);
+	/* 200 calls in 100 ms: 2000/s over the cap (1 s off); the budget wants
+	 * 200 us / 1 % / 1 CPU = 20 ms, less 100 ms: nothing */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 200, 100 * MS, 100 * MS), CP_GUARD_DETACH);
+	assert_int_equal(g.until_ns - g.since_ns, CP_GUARD_BACKOFF_NS);
 	assert_int_equal(g.budget_offs, 0);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 500 * MS, 600 * MS), CP_GUARD_NONE);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 500 * MS, 1100 * MS), CP_GUARD_ATTACH);
 }
 
 static void test_estimate(void **state)
 {
-	struct cp_unit_costs u = {.tick_ns = 10000,
-				  .uprobe_ns = 800,
-				  .uretprobe_ns = 600,
-				  .bp_hit_ns = 9000,
-				  .wakeup_ns = 5000,
-				  .syscall_ns = 500};
-	struct cp_budget_spent s = {0};
+	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000, .syscall_ns = 500 };
+	struct cp_budget_spent s = { 0 };
 
 	(void)state;
 	s.target_cpu_ns = 10 * S;
-	s.ticks = 5000;	       /* 50 ms */
-	s.bp_hits = 1000;      /* 9 ms */
-	s.wakeups = 400;       /* 2 ms */
-	s.syscalls = 6000;     /* 3 ms */
-	s.alloc_calls = 25000; /* 25000 * 1.4 us = 35 ms */
+	s.ticks = 5000;		/* 50 ms */
+	s.bp_hits = 1000;	/* 9 ms */
+	s.wakeups = 400;	/* 2 ms */
+	s.syscalls = 6000;	/* 3 ms */
+	s.alloc_calls = 25000;	/* 25000 * 1.4 us = 35 ms */
 	cp_budget_estimate(&u, &s);
 	assert_int_equal(s.ticks_ns, 50 * MS);
 	assert_int_equal(s.bp_ns, 9 * MS);
 	assert_int_equal(s.wakeups_ns, 2 * MS);
 	assert_int_equal(s.syscalls_ns, 3 * MS);
 	assert_int_equal(s.alloc_ns, 35 * MS);
-	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 5000); /* 50 ms of 10 s */
-	assert_int_equal(cp_budget_total_ppm(&s), 9900);	  /* 99 ms of 10 s */
+	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 5000);	/* 50 ms of 10 s */
+	assert_int_equal(cp_budget_total_ppm(&s), 9900);		/* 99 ms of 10 s */
 	s.target_cpu_ns = 0;
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
 }
@@ -197,11 +198,11 @@ static void test_estimate(void **state)
 static void test_bp_rate(void **state)
 {
 	(void)state;
-	assert_int_equal(cp_budget_bp_rate(296, 100 * MS, 1 * S), 29); /* a tenth of a CPU */
-	assert_int_equal(cp_budget_bp_rate(296, 2 * S, 1 * S), 296);   /* two CPUs: as planned */
-	assert_int_equal(cp_budget_bp_rate(296, 0, 1 * S), 1);	       /* idle: the floor */
-	assert_int_equal(cp_budget_bp_rate(0, 1 * S, 1 * S), 0);       /* breakpoints off */
-	assert_int_equal(cp_budget_bp_rate(296, 1 * S, 0), 296);       /* no time: as planned */
+	assert_int_equal(cp_budget_bp_rate(296, 100 * MS, 1 * S), 29);	/* a tenth of a CPU */
+	assert_int_equal(cp_budget_bp_rate(296, 2 * S, 1 * S), 296);	/* two CPUs: as planned */
+	assert_int_equal(cp_budget_bp_rate(296, 0, 1 * S), 1);		/* idle: the floor */
+	assert_int_equal(cp_budget_bp_rate(0, 1 * S, 1 * S), 0);	/* breakpoints off */
+	assert_int_equal(cp_budget_bp_rate(296, 1 * S, 0), 296);	/* no time: as planned */
 }
 
 /*
@@ -210,16 +211,12 @@ static void test_bp_rate(void **state)
  */
 static void test_per_cpu(void **state)
 {
-	struct cp_unit_costs u = {.tick_ns = 10000,
-				  .uprobe_ns = 800,
-				  .uretprobe_ns = 600,
-				  .bp_hit_ns = 9000,
-				  .wakeup_ns = 5000,
-				  .syscall_ns = 500};
-	struct cp_budget_spent s = {.wall_ns = 10 * S};
-	struct cp_budget_cpu_counts ticked = {.ticks = 1000, .wakeups = 100};
-	struct cp_budget_cpu_counts allocating = {
-		.alloc_calls = 50000, .bp_hits = 100, .syscalls = 20000};
+	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 800, .uretprobe_ns = 600,
+				   .bp_hit_ns = 9000, .wakeup_ns = 5000, .syscall_ns = 500 };
+	struct cp_budget_spent s = { .wall_ns = 10 * S };
+	struct cp_budget_cpu_counts ticked = { .ticks = 1000, .wakeups = 100 };
+	struct cp_budget_cpu_counts allocating = { .alloc_calls = 50000, .bp_hits = 100,
+						   .syscalls = 20000 };
 
 	(void)state;
 	/* 1000 ticks (10 ms) + 100 wakeups (0.5 ms) of 10 s: 1050 ppm */
@@ -248,16 +245,16 @@ static void test_per_cpu(void **state)
  */
 static void test_per_process(void **state)
 {
-	struct cp_unit_costs u = {.uprobe_ns = 800, .uretprobe_ns = 600};
-	struct cp_budget_spent s = {.target_cpu_ns = 10 * S, .ticks_ns = 10 * MS};
+	struct cp_unit_costs u = { .uprobe_ns = 800, .uretprobe_ns = 600 };
+	struct cp_budget_spent s = { .target_cpu_ns = 10 * S, .ticks_ns = 10 * MS };
 
 	(void)state;
 	/* the run's ticks: 10 ms of 10 s = 1000 ppm for everyone */
 	/* 10000 calls * 1.4 us = 14 ms of 2 s = 7000 ppm, + 1000 */
-	cp_budget_add_proc(
-		&u, &s, (struct cp_budget_proc){.pid = 10, .cpu_ns = 2 * S, .alloc_calls = 10000});
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 10, .cpu_ns = 2 * S,
+							    .alloc_calls = 10000 });
 	/* no calls: the shared 1000 ppm of 8 s, 8 ms spent: under the first's 16 ms */
-	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){.pid = 11, .cpu_ns = 8 * S});
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 11, .cpu_ns = 8 * S });
 	assert_int_equal(s.nr_procs, 2);
 	assert_int_equal(s.procs[0].pid, 10);
 	assert_int_equal(s.procs[0].ppm, 8000);
@@ -265,18 +262,18 @@ static void test_per_process(void **state)
 	assert_int_equal(s.procs[1].pid, 11);
 	assert_int_equal(s.procs[1].ppm, 1000);
 	/* a short-lived process: 100 calls in 1 ms of CPU time is 14 %, but 0.14 ms spent */
-	cp_budget_add_proc(
-		&u, &s, (struct cp_budget_proc){.pid = 12, .cpu_ns = 1 * MS, .alloc_calls = 100});
+	cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 12, .cpu_ns = 1 * MS,
+							    .alloc_calls = 100 });
 	assert_int_equal(s.procs[2].pid, 12);
 	assert_int_equal(s.procs[2].ppm, 141000);
 	/* more than the cap: the cheapest go */
 	for (int i = 0; i < CP_BUDGET_TOP_PROCS; i++)
-		cp_budget_add_proc(&u, &s,
-				   (struct cp_budget_proc){
-					   .pid = 100 + i, .cpu_ns = 4 * S, .alloc_calls = 1000});
+		cp_budget_add_proc(&u, &s, (struct cp_budget_proc){ .pid = 100 + i,
+								    .cpu_ns = 4 * S,
+								    .alloc_calls = 1000 });
 	assert_int_equal(s.nr_procs, CP_BUDGET_TOP_PROCS);
 	assert_int_equal(s.procs[0].pid, 10);
-	assert_int_equal(s.procs[1].pid, 11); /* 8 ms beats 4 ms + 1.4 ms */
+	assert_int_equal(s.procs[1].pid, 11);	/* 8 ms beats 4 ms + 1.4 ms */
 	for (int i = 2; i < CP_BUDGET_TOP_PROCS; i++)
 		assert_true(s.procs[i].pid >= 100);
 }
@@ -288,8 +285,8 @@ static void test_per_process(void **state)
  */
 static void test_prog_cost(void **state)
 {
-	struct cp_prog_cost then = {.run_ns = 1000, .calls = 10};
-	struct cp_prog_cost now = {.run_ns = 1000 + 4096 * 950ull, .calls = 10 + 4096};
+	struct cp_prog_cost then = { .run_ns = 1000, .calls = 10 };
+	struct cp_prog_cost now = { .run_ns = 1000 + 4096 * 950ull, .calls = 10 + 4096 };
 	__u64 ns = 7;
 
 	(void)state;
@@ -330,9 +327,9 @@ static void test_proc_stat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plans),	    cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
-		cmocka_unit_test(test_proc_stat),   cmocka_unit_test(test_prog_cost),
+		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),
 		cmocka_unit_test(test_bp_rate),
 	};

@@ -29,18 +29,12 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#define CP_PPM		       1000000u
-#define CP_BUDGET_PPM_CMD      50000u /* `-- CMD`: 5 % (a developer's run: detection first) */
-#define CP_BUDGET_PPM_LIVE     10000u /* -p and -a: 1 % (a live service) */
-#define CP_BUDGET_TICK_SHARE   2      /* ticks: at most 1/2 of the budget */
-#define CP_BUDGET_BP_SHARE     4      /* breakpoint hits: at most 1/4 */
-#define CP_BUDGET_WAKEUP_SHARE 16     /* forced wakeups: at most 1/16 */
-/*
- * 1/10 of the budget is planned for nothing: what is known only after the
- * fact (ticks 5 % above their rate, calls that land while probes detach)
- * spends it, so a run's estimate stays at or under the budget.
- */
-#define CP_BUDGET_RESERVE	10
+#define CP_PPM			1000000u
+#define CP_BUDGET_PPM_CMD	50000u	   /* `-- CMD`: 5 % (a developer's run: detection first) */
+#define CP_BUDGET_PPM_LIVE	10000u	   /* -p and -a: 1 % (a live service) */
+#define CP_BUDGET_TICK_SHARE	2	   /* ticks: at most 1/2 of the budget */
+#define CP_BUDGET_BP_SHARE	4	   /* breakpoint hits: at most 1/4 */
+#define CP_BUDGET_WAKEUP_SHARE	16	   /* forced wakeups: at most 1/16 */
 #define CP_BUDGET_MIN_WAKEUP_NS 1000000ull /* never two forced wakeups within 1 ms */
 #define CP_BUDGET_MAX_CPUS	256	   /* CPUs estimated one by one (the rest in the highest) */
 #define CP_BUDGET_TOP_PROCS	8	   /* processes shown, the costliest */

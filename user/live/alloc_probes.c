@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <pthread.h>
-#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,41 +21,31 @@
 #include "util/log.h"
 #include "util/printable.h"
 
-#define CP_MAX_ALLOC_TARGETS CP_MAX_TGIDS
-#define CP_PLACE_CODE_MAX    4096 /* function bytes decoded for placement */
-#define CP_PURGE_BATCH	     4096
-#define CP_PURGE_KEY_MAX     32 /* bytes of the largest key purge_tgid() handles */
-
-#define CP_MAX_PENDING_GUARD 64		/* watchdog decisions the loop has not heard of yet */
-#define CP_WATCH_LATE_NS     1000000ull /* the loop's own tick is this late: the watchdog's turn */
-#define CP_WATCH_IDLE_NS     100000000ull /* it looks again at least this often */
-
-/* A back-off or resume the watchdog decided, told to on_guard by the loop. */
-struct guard_event {
-	pid_t pid;
-	bool backed_off;
-};
+#define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
+#define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
+#define CP_PURGE_BATCH		4096
+#define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
 
 /* One distinct probed address of an allocator. */
 struct site {
 	enum cp_alloc_func func;
-	__u64 off; /* file offset of the probe (function + placement) */
+	__u64 off;		/* file offset of the probe (function + placement) */
 	__u32 sp_adjust;
 	bool need_ret;
 };
 
 struct target {
-	pid_t pid; /* -1: every process (-a) */
+	pid_t pid;		/* -1: every process (-a) */
 	struct cp_allocator *alloc;
 	struct site sites[CP_FN_NR_PROBED];
 	int nr_sites;
 	struct cp_probe_link links[2 * CP_FN_NR_PROBED];
 	int nr_links;
 	struct cp_alloc_guard guard;
-	__u64 calls;	    /* taken from alloc_calls so far */
-	__u64 cpu_ns;	    /* its CPU time at the last tick (-a: the machine's busy time) */
-	__u64 cpu_total_ns; /* CPU time it used while probed */
-	__u64 since_ns;	    /* first tick */
+	__u64 calls;		/* taken from alloc_calls so far */
+	__u64 cpu_ns;		/* its CPU time at the last tick (-a: the machine's busy time) */
+	__u64 cpu_total_ns;	/* CPU time it used while probed */
+	__u64 since_ns;		/* first tick */
 };
 
 struct cp_alloc_probes {
@@ -66,41 +54,25 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
-	bool sys_warned;	       /* said once that they failed to attach again */
-	struct cp_link_reaper *reaper; /* destroys detached uprobes off the loop */
-	bool multi;		       /* uprobe multi links (live/uprobe_multi.h) */
-	int stats_fd;		       /* BPF run-time stats on while >= 0 */
-	struct cp_prog_cost prog_base; /* the programs' counters when they went on */
-	__u64 prog_ns;		       /* their run time per call, once measured */
-	struct cp_prog_cost sys_base;  /* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;	       /* their run time per system call, once measured */
+	bool sys_warned;		/* said once that they failed to attach again */
+	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
+	bool multi;			/* uprobe multi links (live/uprobe_multi.h) */
+	int stats_fd;			/* BPF run-time stats on while >= 0 */
+	struct cp_prog_cost prog_base;	/* the programs' counters when they went on */
+	__u64 prog_ns;			/* their run time per call, once measured */
+	struct cp_prog_cost sys_base;	/* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;		/* their run time per system call, once measured */
 	bool raw_syscalls;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
-	__u64 throwing_new;		      /* targets whose throwing operator new is probed */
-	__u64 backoffs_gone, backoff_ns_gone; /* of targets already detached */
+	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
 	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
 	/* the targets already detached with the most calls, most first */
 	struct cp_budget_proc gone[CP_BUDGET_TOP_PROCS];
 	__u32 nr_gone;
-	/*
-	 * The watchdog: a thread that ticks the guards when the loop is late
-	 * (one record of a new process can take it 600 ms to handle), so that
-	 * a window is cut on time; everything here is under @lock.
-	 */
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	pthread_t watch;
-	bool watching, stop;
-	struct guard_event pending[CP_MAX_PENDING_GUARD]; /* for the loop's on_guard */
-	int nr_pending;
-	__u64 syscall_ns; /* a system call's slow path under the syscall programs */
-	__u64 syscalls;	  /* system calls under them counted so far (cpu_costs) */
 };
-
-static void watch_start(struct cp_alloc_probes *ap);
-static void watch_stop(struct cp_alloc_probes *ap);
 
 /* A target's CPU time now: the process's, or with -a the machine's busy time. */
 static __u64 target_cpu_ns(const struct target *t)
@@ -119,7 +91,8 @@ static __u64 attached_ns(const struct target *t, __u64 now_ns)
 }
 
 /* The entry program of @func and the argument registers it reads. */
-static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func, __u32 *args)
+static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func,
+				      __u32 *args)
 {
 	switch (func) {
 	case CP_FN_MALLOC:
@@ -179,7 +152,7 @@ static struct bpf_program **sys_tp_progs(struct cacheperf *skel, int *n)
 
 int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepare *p)
 {
-	struct cp_alloc_prepare def = {0};
+	struct cp_alloc_prepare def = { 0 };
 	bool tracefs = have_tracefs_syscalls();
 	struct bpf_program *prog;
 	struct bpf_program **tp;
@@ -189,9 +162,9 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 		p = &def;
 	skel->rodata->targ_alloc_stacks = !p->no_stacks;
 	skel->rodata->targ_ustack_bytes =
-		p->no_stack_copy					       ? 0
+		p->no_stack_copy ? 0
 		: p->stack_copy_bytes && p->stack_copy_bytes < CP_USTACK_BYTES ? p->stack_copy_bytes
-									       : CP_USTACK_BYTES;
+									: CP_USTACK_BYTES;
 	skel->rodata->targ_alloc_count = !p->no_count;
 	skel->rodata->targ_alloc_empty = p->empty;
 	if (p->max_live) {
@@ -205,8 +178,7 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 	bpf_program__set_autoload(skel->progs.on_sys_enter, !tracefs);
 	bpf_program__set_autoload(skel->progs.on_sys_exit, !tracefs);
 	/* attached here, per target: cacheperf__attach() must leave them alone */
-	bpf_object__for_each_program(prog, skel->obj)
-	{
+	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
 		bool uprobe = !strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe");
@@ -263,7 +235,7 @@ static void detach_syscalls(struct cp_alloc_probes *ap, bool later)
 	struct cp_probe_link links[sizeof(ap->sys_links) / sizeof(ap->sys_links[0])];
 
 	for (int i = 0; i < ap->nr_sys_links; i++) {
-		links[i] = (struct cp_probe_link){.link = ap->sys_links[i], .fd = -1};
+		links[i] = (struct cp_probe_link){ .link = ap->sys_links[i], .fd = -1 };
 		if (!later)
 			cp_probe_link_destroy(&links[i]);
 	}
@@ -299,8 +271,7 @@ static void sync_syscalls(struct cp_alloc_probes *ap)
 	if (err) {
 		detach_syscalls(ap, true);
 		if (!ap->sys_warned)
-			cp_warn("the mmap, munmap, mremap and brk programs did not attach again: "
-				"%s; mappings made meanwhile stay unknown",
+			cp_warn("the mmap, munmap, mremap and brk programs did not attach again: %s; mappings made meanwhile stay unknown",
 				strerror(-err));
 		ap->sys_warned = true;
 	}
@@ -321,10 +292,6 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
 	ap->guard_cfg.budget_ppm = ap->opts.budget_ppm;
 	ap->guard_cfg.call_ns = ap->opts.call_ns;
-	/* a storm can use every CPU: the worst rate a window is cut for */
-	ap->guard_cfg.max_cpu_ppm =
-		1000000ull *
-		(__u64)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1);
 	ap->multi = bpf_program__expected_attach_type(skel->progs.on_alloc) ==
 		    (enum bpf_attach_type)CP_BPF_TRACE_UPROBE_MULTI;
 	ap->reaper = cp_link_reaper__new();
@@ -336,7 +303,6 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 		return NULL;
 	}
 	detach_syscalls(ap, false);
-	watch_start(ap);
 	return ap;
 }
 
@@ -365,10 +331,9 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 {
 	if (!ap)
 		return;
-	watch_stop(ap);
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
-	cp_link_reaper__free(ap->reaper); /* waits for every link */
+	cp_link_reaper__free(ap->reaper);	/* waits for every link */
 	if (ap->stats_fd >= 0)
 		close(ap->stats_fd);
 	detach_syscalls(ap, false);
@@ -433,10 +398,8 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 				pl.emulated ? "" : " (single-stepped)", pl.why);
 		}
 		t->sites[t->nr_sites++] = (struct site){
-			.func = f,
-			.off = fn->file_off + pl.offset,
-			.sp_adjust = pl.sp_adjust,
-			.need_ret = !cp_alloc_func_frees(f),
+			.func = f, .off = fn->file_off + pl.offset,
+			.sp_adjust = pl.sp_adjust, .need_ret = !cp_alloc_func_frees(f),
 		};
 	}
 	free(code);
@@ -447,9 +410,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 			continue;
 		ap->throwing_new++;
 		cp_log_limited(&throwing_new_said,
-			       "process %d: a std::bad_alloc thrown by %s's operator new would end "
-			       "it while probed (the kernel's return probe leaves no unwind "
-			       "information); --no-throwing-new leaves it unprobed",
+			       "process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed",
 			       (int)t->pid, cp_allocator_kind_name(t->alloc->kind));
 		break;
 	}
@@ -465,7 +426,7 @@ static int attach_one(struct target *t, struct bpf_program *prog, const struct s
 	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, s->off, &uo);
 	if (!l)
 		return -errno;
-	t->links[t->nr_links++] = (struct cp_probe_link){.link = l, .fd = -1};
+	t->links[t->nr_links++] = (struct cp_probe_link){ .link = l, .fd = -1 };
 	return 0;
 }
 
@@ -494,7 +455,7 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, n, ret);
 	if (fd < 0)
 		return fd;
-	t->links[t->nr_links++] = (struct cp_probe_link){.fd = fd};
+	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
 	return 0;
 }
 
@@ -631,7 +592,7 @@ fail:
 	return err;
 }
 
-static int attach_pid_locked(struct cp_alloc_probes *ap, pid_t pid)
+int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
 	int err;
 
@@ -641,13 +602,12 @@ static int attach_pid_locked(struct cp_alloc_probes *ap, pid_t pid)
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)
 		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,
-			find_target(ap, pid, NULL)
-				? "has its probes already"
-				: "its allocator is the system-wide one, probed already");
+			find_target(ap, pid, NULL) ? "has its probes already" :
+						     "its allocator is the system-wide one, probed already");
 	return err;
 }
 
-static int attach_all_locked(struct cp_alloc_probes *ap)
+int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
 {
 	struct cp_allocator *self = calloc(1, sizeof(*self));
 	int err;
@@ -687,7 +647,7 @@ static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 			cap = cap ? 2 * cap : CP_PURGE_BATCH;
 			tmp = realloc(del, cap * ks);
 			if (!tmp)
-				break; /* what is left ages out as the map is reused */
+				break;	/* what is left ages out as the map is reused */
 			del = tmp;
 		}
 		memcpy(del + n++ * ks, next, ks);
@@ -699,7 +659,7 @@ static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 
 size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max)
 {
-	__u64 v[CP_ALLOC_STACK_DEPTH] = {0};
+	__u64 v[CP_ALLOC_STACK_DEPTH] = { 0 };
 	__u32 key = (__u32)stack_id;
 	size_t n = 0;
 
@@ -721,13 +681,12 @@ static __u64 calls_of(const struct cp_budget_proc *p)
 /* Keeps @t's counts if it is among the detached targets with the most calls. */
 static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
 {
-	struct cp_budget_proc p = {
-		.pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls};
+	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls };
 
 	cp_budget_keep_proc(ap->gone, &ap->nr_gone, &p, calls_of);
 }
 
-static int detach_pid_locked(struct cp_alloc_probes *ap, pid_t pid)
+int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
 	struct target *t;
 	__u32 key = pid;
@@ -842,35 +801,11 @@ static void measure_prog_cost(struct cp_alloc_probes *ap)
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 }
 
-/*
- * What the system calls made since the last look cost under the system-call
- * programs (on while a window is): counted per CPU in BPF (cpu_costs).
- */
-static __u64 syscalls_ns(struct cp_alloc_probes *ap)
-{
-	int nr = libbpf_num_possible_cpus();
-	struct cp_cpu_cost *c;
-	__u64 n = 0, d;
-	__u32 zero = 0;
-
-	if (nr <= 0 || !ap->syscall_ns || !(c = calloc((size_t)nr, sizeof(*c))))
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(ap->skel->maps.cpu_costs), &zero, c))
-		for (int i = 0; i < nr; i++)
-			n += c[i].syscalls;
-	free(c);
-	d = n > ap->syscalls ? n - ap->syscalls : 0;
-	ap->syscalls = n > ap->syscalls ? n : ap->syscalls;
-	return d * (ap->syscall_ns + ap->sys_prog_ns);
-}
-
-static int tick_locked(struct cp_alloc_probes *ap, __u64 now_ns, bool from_watch)
+int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
-	__u64 sys_ns;
 
 	measure_prog_cost(ap);
-	sys_ns = syscalls_ns(ap);
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
 		__u64 calls = take_calls(ap, t);
@@ -881,9 +816,6 @@ static int tick_locked(struct cp_alloc_probes *ap, __u64 now_ns, bool from_watch
 		t->calls += calls;
 		t->cpu_ns = cpu;
 		t->cpu_total_ns += cpu_delta;
-		/* every target pays them all: they are the windows' cost, not one process's */
-		if (ap->guard_cfg.budget_ppm)
-			cp_alloc_guard_charge(&t->guard, sys_ns);
 		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, cpu_delta, now_ns);
 		if (act == CP_GUARD_DETACH) {
 			detach_links(ap, t);
@@ -897,15 +829,11 @@ static int tick_locked(struct cp_alloc_probes *ap, __u64 now_ns, bool from_watch
 		}
 		changed++;
 		if (ap->opts.log)
-			fprintf(ap->opts.log,
-				"alloc probes: pid %d: %s (%llu calls/s, budget %llu)\n",
+			fprintf(ap->opts.log, "alloc probes: pid %d: %s (%llu calls/s, budget %llu)\n",
 				(int)t->pid, act == CP_GUARD_DETACH ? "backing off" : "resuming",
 				(unsigned long long)t->guard.last_rate,
 				(unsigned long long)ap->guard_cfg.max_rate);
-		if (from_watch && ap->opts.on_guard && ap->nr_pending < CP_MAX_PENDING_GUARD)
-			ap->pending[ap->nr_pending++] =
-				(struct guard_event){t->pid, act == CP_GUARD_DETACH};
-		else if (ap->opts.on_guard && !from_watch)
+		if (ap->opts.on_guard)
 			ap->opts.on_guard(t->pid, act == CP_GUARD_DETACH, ap->opts.ctx);
 	}
 	if (changed)
@@ -918,7 +846,7 @@ void cp_alloc_probes__flush(struct cp_alloc_probes *ap)
 	cp_link_reaper__flush(ap->reaper);
 }
 
-static __u64 next_tick_ns_locked(const struct cp_alloc_probes *ap)
+__u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap)
 {
 	__u64 next = 0;
 
@@ -931,17 +859,15 @@ static __u64 next_tick_ns_locked(const struct cp_alloc_probes *ap)
 	return next;
 }
 
-static bool backed_off_locked(const struct cp_alloc_probes *ap, pid_t pid)
+bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 {
 	const struct target *t = find_target(ap, pid, NULL);
 
 	return t && t->guard.backed_off;
 }
 
-static void set_budget_locked(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
-			      __u64 syscall_ns)
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns)
 {
-	ap->syscall_ns = syscall_ns;
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
@@ -967,14 +893,13 @@ static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target
 	return pending;
 }
 
-static void each_proc_locked(const struct cp_alloc_probes *ap,
-			     void (*fn)(void *ctx, const struct cp_budget_proc *p), void *ctx)
+void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
+				void (*fn)(void *ctx, const struct cp_budget_proc *p), void *ctx)
 {
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 		struct cp_budget_proc p = {
-			.pid = t->pid,
-			.cpu_ns = t->cpu_total_ns,
+			.pid = t->pid, .cpu_ns = t->cpu_total_ns,
 			.alloc_calls = t->calls + pending_calls(ap, t),
 		};
 
@@ -985,7 +910,7 @@ static void each_proc_locked(const struct cp_alloc_probes *ap,
 		fn(ctx, &ap->gone[i]);
 }
 
-static void stats_locked(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
+void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
 {
 	__u64 now = cp_now_ns();
 
@@ -1023,156 +948,4 @@ static void stats_locked(const struct cp_alloc_probes *ap, struct cp_alloc_probe
 		out->attached_ns += attached_ns(t, now);
 		out->run_ns += t->since_ns && now > t->since_ns ? now - t->since_ns : 0;
 	}
-}
-
-/* The watchdog thread: ticks when a decision is due and the loop has not made it. */
-static void *watch_main(void *arg)
-{
-	struct cp_alloc_probes *ap = arg;
-
-	pthread_mutex_lock(&ap->lock);
-	while (!ap->stop) {
-		__u64 now = cp_now_ns(), next = next_tick_ns_locked(ap), until;
-		struct timespec ts;
-
-		if (next && now >= next + CP_WATCH_LATE_NS) {
-			tick_locked(ap, now, true);
-			continue;
-		}
-		until = next ? next + CP_WATCH_LATE_NS : now + CP_WATCH_IDLE_NS;
-		if (until > now + CP_WATCH_IDLE_NS)
-			until = now + CP_WATCH_IDLE_NS;
-		ts.tv_sec = (time_t)(until / 1000000000ull);
-		ts.tv_nsec = (long)(until % 1000000000ull);
-		pthread_cond_timedwait(&ap->wake, &ap->lock, &ts);
-	}
-	pthread_mutex_unlock(&ap->lock);
-	return NULL;
-}
-
-/* Starts the watchdog; without it the loop alone ticks, as it always did. */
-static void watch_start(struct cp_alloc_probes *ap)
-{
-	pthread_condattr_t ca;
-
-	pthread_mutex_init(&ap->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ap->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	ap->watching = !pthread_create(&ap->watch, NULL, watch_main, ap);
-}
-
-static void watch_stop(struct cp_alloc_probes *ap)
-{
-	if (!ap->watching)
-		return;
-	pthread_mutex_lock(&ap->lock);
-	ap->stop = true;
-	pthread_cond_signal(&ap->wake);
-	pthread_mutex_unlock(&ap->lock);
-	pthread_join(ap->watch, NULL);
-	ap->watching = false;
-}
-
-static void lock(const struct cp_alloc_probes *ap)
-{
-	pthread_mutex_lock(&((struct cp_alloc_probes *)ap)->lock);
-}
-
-/* Unlocks, and lets the watchdog look at the deadlines again. */
-static void unlock(const struct cp_alloc_probes *ap)
-{
-	pthread_cond_signal(&((struct cp_alloc_probes *)ap)->wake);
-	pthread_mutex_unlock(&((struct cp_alloc_probes *)ap)->lock);
-}
-
-int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
-{
-	int ret;
-
-	lock(ap);
-	ret = attach_pid_locked(ap, pid);
-	unlock(ap);
-	return ret;
-}
-
-int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
-{
-	int ret;
-
-	lock(ap);
-	ret = attach_all_locked(ap);
-	unlock(ap);
-	return ret;
-}
-
-int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
-{
-	int ret;
-
-	lock(ap);
-	ret = detach_pid_locked(ap, pid);
-	unlock(ap);
-	return ret;
-}
-
-int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
-{
-	struct guard_event ev[CP_MAX_PENDING_GUARD];
-	int ret, n;
-
-	lock(ap);
-	n = ap->nr_pending;
-	memcpy(ev, ap->pending, sizeof(ev[0]) * (size_t)n);
-	ap->nr_pending = 0;
-	ret = tick_locked(ap, now_ns, false);
-	unlock(ap);
-	/* what the watchdog decided meanwhile, first (on the loop's thread) */
-	for (int i = 0; i < n && ap->opts.on_guard; i++)
-		ap->opts.on_guard(ev[i].pid, ev[i].backed_off, ap->opts.ctx);
-	return ret < 0 ? ret : ret + n;
-}
-
-__u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap)
-{
-	__u64 ret;
-
-	lock(ap);
-	ret = next_tick_ns_locked(ap);
-	unlock(ap);
-	return ret;
-}
-
-bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
-{
-	bool ret;
-
-	lock(ap);
-	ret = backed_off_locked(ap, pid);
-	unlock(ap);
-	return ret;
-}
-
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
-				 __u64 syscall_ns)
-{
-	lock(ap);
-	set_budget_locked(ap, budget_ppm, call_ns, syscall_ns);
-	unlock(ap);
-}
-
-void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
-				void (*fn)(void *ctx, const struct cp_budget_proc *p), void *ctx)
-{
-	lock(ap);
-	each_proc_locked(ap, fn, ctx);
-	unlock(ap);
-}
-
-void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_probes_stats *out)
-{
-	lock(ap);
-	stats_locked(ap, out);
-	unlock(ap);
 }

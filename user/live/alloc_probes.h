@@ -73,8 +73,7 @@ struct cp_alloc_probes_opts {
 };
 
 /* The budget's share and a call's cost (alloc_guard.h), for the windows from now on. */
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
-				 __u64 syscall_ns);
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns);
 
 /* After load: attaches the syscall tracepoints. NULL with errno set on failure. */
 struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,

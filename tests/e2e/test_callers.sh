@@ -40,7 +40,10 @@ run() {
 # callers_of FILE: the "called from" block under the instruction
 callers_of() { grep -A2 "called from" "$1"; }
 
-run live --stack-every 1 --callers 2 --json "$dir/live.json" --record "$dir/run.cprec" \
+# it lingers 1.5 s after its faults: a snapshot of its maps taken at its exec,
+# before ld.so mapped libc, is refreshed while it lives (the replay has the
+# recorded maps), so live and replay name the same libc frames
+LINGER=1500 run live --stack-every 1 --callers 2 --json "$dir/live.json" --record "$dir/run.cprec" \
 	--folded "$dir/live.folded" --pprof "$dir/live.pb.gz"
 got=$(callers_of "$dir/live.all")
 if [ "$rc" -eq 0 ] && grep -qF "(touch)" "$dir/live.all" &&

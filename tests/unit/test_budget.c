@@ -38,23 +38,25 @@ struct plan_case {
 
 static const struct plan_case plans[] = {
 	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
-	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the rest, 2500, is the probes' */
+	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the system-call programs keep
+	 * 10000 / 16 = 625; the rest, 1875, is the probes' */
 	{ "1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000,
-	  500, 250, 5000, 2500, 2500, 1 * MS, 0 },
+	  500, 250, 5000, 2500, 1875, 1 * MS, 0 },
 	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
-	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 */
+	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 - 625 */
 	{ "1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000,
-	  500, 250, 5000, 2500, 1875, 8 * MS, 625 },
+	  500, 250, 5000, 2500, 1250, 8 * MS, 625 },
 	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
 	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
 	{ "1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000,
-	  2500, 2000, 5000, 2000, 2375, 1600000, 625 },
+	  2500, 2000, 5000, 2000, 1750, 1600000, 625 },
 	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
 	{ "wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100,
-	  997, 100, 1994, 100, 47606, 1 * MS, 300 },
-	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm */
+	  997, 100, 1994, 100, 44481, 1 * MS, 300 },
+	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm; the
+	 * probes get 50000 - 1994 - 100 - 3125 (the system-call programs' 1/16) */
 	{ "asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100,
-	  997, 100, 1994, 100, 47906, 1 * MS, 0 },
+	  997, 100, 1994, 100, 44781, 1 * MS, 0 },
 	/* no budget: everything as asked, nothing for the probes' windows */
 	{ "no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
 	  0, 0 },
@@ -63,10 +65,10 @@ static const struct plan_case plans[] = {
 	  1 * MS, 0 },
 	/* not a soft run: no ticks; breakpoints off stay off */
 	{ "PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0,
-	  0, 0, 0, 0, 10000, 1 * MS, 0 },
+	  0, 0, 0, 0, 9375, 1 * MS, 0 },
 	/* a cost not measured (0) is not throttled */
 	{ "tick not measured", 10000, UNIT(0, 800, 600, 0, 0), true, 4999, 2000,
-	  4999, 2000, 0, 0, 10000, 1 * MS, 0 },
+	  4999, 2000, 0, 0, 9375, 1 * MS, 0 },
 };
 
 static void test_plans(void **state)
@@ -107,41 +109,111 @@ static void test_windows(void **state)
 	(void)state;
 	budget_cfg(&cfg);
 	cp_alloc_guard_init(&g, &cfg, 0);
-	/* 50 ms: the window is not over yet */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 50 * MS), CP_GUARD_NONE);
-	/* the loop is to wake when the shortest window ends */
+	/*
+	 * The account starts with the share of half a second of one CPU: 1 %
+	 * of 0.5 s is 5 ms, 5000 calls at 1 us. 100 calls in 50 ms leave
+	 * 4.9 ms: the window stays open for 4900 more calls, less the 128 that
+	 * may come late to the watcher, and the loop wakes when the shortest
+	 * window ends, to measure the rate
+	 */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100, 50 * MS, 50 * MS), CP_GUARD_NONE);
+	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), 4900 - CP_GUARD_LATE_CALLS);
 	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), cfg.window_ns);
 	/*
-	 * 100 ms, 100000 calls on one busy CPU: 100 ms spent, which is 1 % of
-	 * 10 s of CPU time: off for 10 s - 100 ms = 9.9 s
+	 * A storm: 50000 calls more spend 50 ms where 1 % of 100 ms of CPU
+	 * time earned 1 ms (the credit, 5 ms, is more): 45.1 ms overspent,
+	 * detached at once. The window's rate, 50100 calls in 100 ms, and the
+	 * 128 that may come late want 50.228 ms in the account to open again:
+	 * 95.328 ms to earn at 1 % of the one CPU the target ran, 9.5328 s
 	 */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 100 * MS),
 			 CP_GUARD_DETACH);
-	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS);
-	assert_int_equal(g.attached_ns, 100 * MS);
 	assert_int_equal(g.budget_offs, 1);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), g.until_ns);	/* then when it ends */
-	/* 1000 calls while detaching cost 1 ms: 100 ms more off (1 % of one CPU) */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5 * S), CP_GUARD_NONE);
-	assert_int_equal(g.until_ns, 100 * MS + 9900 * MS + 100 * MS);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5 * S, 10 * S), CP_GUARD_NONE);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, 10 * S + 100 * MS),
-			 CP_GUARD_ATTACH);
-	assert_int_equal(g.backoff_total_ns, 10 * S);
+	assert_int_equal(g.attached_ns, 100 * MS);
+	assert_int_equal(g.until_ns, 100 * MS + 9532800ull * 1000);
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), g.until_ns);
+	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), ~0ull);	/* off: no window */
+	/* 1000 calls while detaching are spent too; 5 s more of CPU earn 50 ms */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5100 * MS), CP_GUARD_NONE);
 	/*
-	 * A quiet window: 100 calls in 100 ms are 100 us, 1 % of 10 ms of CPU
-	 * time; the window itself spans 100 ms: stay attached
+	 * After the time set, 4.52 s more of CPU: 96.2 ms earned, 51.1 ms
+	 * spent: 45.1 ms is short of 50.228 ms: 5.128 ms more to earn, 0.5128 s
 	 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 100, 100 * MS, 10 * S + 200 * MS),
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 4520 * MS, 9640 * MS), CP_GUARD_NONE);
+	assert_int_equal(g.until_ns, 9640 * MS + 512800ull * 1000);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 580 * MS, 10200 * MS), CP_GUARD_ATTACH);
+	assert_int_equal(g.backoff_total_ns, 10100 * MS);
+	/* 102 ms earned, 51.1 ms spent: 50.9 ms, 50900 calls for this window, less 128 */
+	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), 50772);
+	/*
+	 * The watcher cut it at 10.25 s; its calls come with the next tick,
+	 * which measures its rate from them, over the window and the detaching
+	 * (the probes may fire until then): 50900 in 100 ms. 128 of them came
+	 * past the allowance: the next windows keep those back. So 51.028 ms
+	 * must be in the account to open again, and 0.5 ms is: 50.528 ms to
+	 * earn, 5.0528 s
+	 */
+	cp_alloc_guard_cut(&g, 50772, 10250 * MS);
+	assert_true(g.backed_off);
+	assert_int_equal(g.cuts, 1);
+	assert_int_equal(g.budget_offs, 2);
+	assert_int_equal(g.attached_ns, 150 * MS);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50900, 50 * MS, 10300 * MS),
 			 CP_GUARD_NONE);
-	assert_int_equal(g.attached_ns, 200 * MS);
-	/*
-	 * Two busy CPUs: 200000 calls are 200 ms spent, 1 % of 20 s of CPU time,
-	 * which two CPUs run in 10 s: off for 10 s - 100 ms
-	 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 200000, 200 * MS, 10 * S + 300 * MS),
-			 CP_GUARD_DETACH);
-	assert_int_equal(g.until_ns - g.since_ns, 9900 * MS);
+	assert_int_equal(g.last_rate, 509000);
+	assert_int_equal(g.late_calls, 128);
+	assert_int_equal(g.until_ns, 10300 * MS + 5052800ull * 1000);
+	assert_int_equal(g.spent_ns, 102 * MS);
+}
+
+/*
+ * A target on one CPU that would call its allocator a million times a
+ * second (1 us a call: all of its time) for 60 s, the loop ticking every
+ * 100 ms and a watcher cutting each window at its allowance: at every tick
+ * the spending is at most the earnings (or the credit, early on) plus the
+ * calls counted late, and the probes are attached about the budget's share
+ * of the time.
+ */
+static void test_storm_account(void **state)
+{
+	struct cp_alloc_guard_cfg cfg;
+	struct cp_alloc_guard g;
+	__u64 now = 0, late = 64, attached = 0, open_since = 0;
+	bool open = true;
+
+	(void)state;
+	budget_cfg(&cfg);
+	cfg.window_ns = 5 * MS;
+	cp_alloc_guard_init(&g, &cfg, 0);
+	while (now < 60 * S) {
+		__u64 allow = cp_alloc_guard_allowance(&g, &cfg), calls = 0;
+		enum cp_guard_action act;
+
+		if (open) {
+			/* the storm runs into the allowance within the tick; the watcher cuts it there */
+			calls = 100000;
+			if (allow != ~0ull && calls > allow + late) {
+				calls = allow + late;
+				cp_alloc_guard_cut(&g, allow, now + calls * 1000);
+				attached += calls * 1000;
+				open = false;
+			}
+		}
+		now += 100 * MS;
+		act = cp_alloc_guard_tick(&g, &cfg, calls, 100 * MS, now);
+		if (open && act == CP_GUARD_DETACH) {
+			attached += now - open_since;
+			open = false;
+		} else if (act == CP_GUARD_ATTACH) {
+			open = true;
+			open_since = now;
+		}
+		assert_true(g.spent_ns <= (g.earned_ns > 5 * MS ? g.earned_ns : 5 * MS) +
+						   late * cfg.call_ns);
+	}
+	/* 1 % of 60 s of CPU is 600 ms of calls: attached 0.9-1.1 % of the time */
+	assert_in_range(g.spent_ns, 540 * MS, 610 * MS);
+	assert_in_range(attached, 540 * MS, 660 * MS);
 }
 
 static void test_window_caps(void **state)
@@ -328,6 +400,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_storm_account),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdint.h>
 #include <string.h>
 
 #include "budget/alloc_guard.h"
@@ -19,6 +20,7 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 	memset(g, 0, sizeof(*g));
 	g->window_start_ns = now_ns;
 	g->cpu_ppm = 1000000u; /* one CPU until a window says */
+	g->late_calls = CP_GUARD_LATE_CALLS;
 	g->next_backoff_ns = cfg->backoff_ns;
 }
 
@@ -44,20 +46,46 @@ static __u64 span_for(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u6
 	return span > ~0ull ? ~0ull : (__u64)span;
 }
 
-/*
- * The time off after a window of @elapsed ns that spent @spent_ns of the
- * target's time: long enough that the window and the time off together
- * hold CPU time of which @spent_ns is budget_ppm, at the window's CPU rate.
- */
-static __u64 budget_off_ns(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u64 cpu_ppm,
-			   __u64 elapsed)
+static bool budget_on(const struct cp_alloc_guard_cfg *cfg)
 {
-	__u64 span = span_for(cfg, spent_ns, cpu_ppm);
+	return cfg->budget_ppm && cfg->call_ns;
+}
 
-	if (span <= elapsed)
+/* What the account holds: the earnings (or the credit while it is more), less the spending. */
+static __s64 balance_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	__u64 credit = (__u64)((unsigned __int128)CP_GUARD_CREDIT_NS * cfg->budget_ppm / 1000000u);
+	__u64 have = g->earned_ns > credit ? g->earned_ns : credit;
+
+	return have >= g->spent_ns ? (__s64)(have - g->spent_ns) : -(__s64)(g->spent_ns - have);
+}
+
+/*
+ * The balance a window is opened with: a shortest window at the last rate
+ * (CP_GUARD_MIN_CALLS at least), and the calls that may come late on top.
+ */
+static __u64 open_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	unsigned __int128 calls = (unsigned __int128)g->last_rate * cfg->window_ns / 1000000000u;
+
+	if (calls < CP_GUARD_MIN_CALLS)
+		calls = CP_GUARD_MIN_CALLS;
+	calls = (calls + g->late_calls) * cfg->call_ns;
+	return calls > (__u64)INT64_MAX ? (__u64)INT64_MAX : (__u64)calls;
+}
+
+/* How long the target, running @g->cpu_ppm of a CPU, takes to earn what a window is opened with. */
+static __u64 earn_wait_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	__s64 have = balance_ns(g, cfg);
+	__u64 want = open_ns(g, cfg), wait;
+
+	if (have >= (__s64)want)
 		return 0;
-	span -= elapsed;
-	return span > cfg->max_backoff_ns ? cfg->max_backoff_ns : span;
+	wait = span_for(cfg, (__u64)((__s64)want - have), g->cpu_ppm);
+	if (wait < CP_GUARD_MIN_OFF_NS)
+		wait = CP_GUARD_MIN_OFF_NS;
+	return wait > cfg->max_backoff_ns ? cfg->max_backoff_ns : wait;
 }
 
 /* Detaches for @off_ns from @now_ns. */
@@ -70,22 +98,60 @@ static enum cp_guard_action back_off(struct cp_alloc_guard *g, __u64 off_ns, __u
 	return CP_GUARD_DETACH;
 }
 
+/* Ends the window being measured at @now_ns: its rate, the target's CPU rate, the time attached. */
+static void end_window(struct cp_alloc_guard *g, __u64 now_ns)
+{
+	__u64 elapsed = now_ns > g->window_start_ns ? now_ns - g->window_start_ns : 0;
+
+	if (elapsed) {
+		/* 128 bits: a million calls times 1e9 already passes 2^64 / 1e4 */
+		g->last_rate = (__u64)((unsigned __int128)g->window_calls * 1000000000u / elapsed);
+		g->cpu_ppm = cpu_ppm_of(g->window_cpu_ns, elapsed);
+	}
+	g->attached_ns += elapsed;
+	g->window_start_ns = now_ns;
+	g->window_calls = 0;
+	g->window_cpu_ns = 0;
+}
+
+/* The account's side of a tick: @calls spent, @cpu_ns of the target's time earned. */
+static void account(struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg, __u64 calls,
+		    __u64 cpu_ns)
+{
+	if (!budget_on(cfg))
+		return;
+	g->earned_ns += (__u64)((unsigned __int128)cpu_ns * cfg->budget_ppm / 1000000u);
+	g->spent_ns += calls * cfg->call_ns;
+}
+
 enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 const struct cp_alloc_guard_cfg *cfg, __u64 calls,
 					 __u64 cpu_ns, __u64 now_ns)
 {
-	__u64 elapsed, rate_off = 0, budget_off = 0;
+	__u64 elapsed, rate_off = 0;
 
+	account(g, cfg, calls, cpu_ns);
 	if (g->backed_off) {
-		/*
-		 * Detached probes go one by one (~60 ms each, live/link_reaper.h)
-		 * and fire until then: what they cost meanwhile lengthens the time
-		 * off, as if it had been spent in the window (on one CPU's time).
-		 */
-		if (cfg->budget_ppm && cfg->call_ns && calls)
-			g->until_ns += span_for(cfg, calls * cfg->call_ns, g->cpu_ppm);
+		/* the calls that came while detaching were spent above */
+		if (g->cut_ns) {
+			/*
+			 * Over the window and the detaching that followed, when
+			 * the calls still came: the probes fired that long at most
+			 */
+			__u64 span = now_ns > g->cut_ns ? now_ns - g->cut_ns : 1;
+
+			g->last_rate = (__u64)((unsigned __int128)(g->window_calls + calls) *
+					       1000000000u / span);
+			g->late_calls = calls > g->cut_allow ? calls - g->cut_allow : 0;
+			g->cut_ns = 0;
+			g->window_calls = 0;
+		}
 		if (now_ns < g->until_ns)
 			return CP_GUARD_NONE;
+		if (budget_on(cfg) && balance_ns(g, cfg) < (__s64)open_ns(g, cfg)) {
+			g->until_ns = now_ns + earn_wait_ns(g, cfg);
+			return CP_GUARD_NONE;
+		}
 		g->backed_off = false;
 		g->backoff_total_ns += now_ns - g->since_ns;
 		g->window_start_ns = now_ns;
@@ -97,21 +163,17 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 		return CP_GUARD_NONE;
 	g->window_calls += calls;
 	g->window_cpu_ns += cpu_ns;
+	if (budget_on(cfg) && balance_ns(g, cfg) <= 0) {
+		end_window(g, now_ns);
+		g->budget_offs++;
+		return back_off(g, earn_wait_ns(g, cfg), now_ns);
+	}
 	if (now_ns <= g->window_start_ns)
 		return CP_GUARD_NONE;
 	elapsed = now_ns - g->window_start_ns;
 	if (elapsed < (cfg->budget_ppm ? cfg->window_ns : cfg->interval_ns))
 		return CP_GUARD_NONE;
-	/* 128 bits: a million calls times 1e9 already passes 2^64 / 1e4 */
-	g->last_rate = (__u64)((unsigned __int128)g->window_calls * 1000000000u / elapsed);
-	g->cpu_ppm = cpu_ppm_of(g->window_cpu_ns, elapsed);
-	if (cfg->budget_ppm && cfg->call_ns)
-		budget_off =
-			budget_off_ns(cfg, g->window_calls * cfg->call_ns, g->cpu_ppm, elapsed);
-	g->attached_ns += elapsed;
-	g->window_start_ns = now_ns;
-	g->window_calls = 0;
-	g->window_cpu_ns = 0;
+	end_window(g, now_ns);
 	if (cfg->max_rate && g->last_rate > cfg->max_rate) {
 		rate_off = g->next_backoff_ns;
 		g->next_backoff_ns *= 2;
@@ -122,13 +184,35 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 		if (g->next_backoff_ns < cfg->backoff_ns)
 			g->next_backoff_ns = cfg->backoff_ns;
 	}
-	if (budget_off >= CP_GUARD_MIN_OFF_NS && budget_off > rate_off) {
-		g->budget_offs++;
-		return back_off(g, budget_off, now_ns);
-	}
 	if (rate_off)
 		return back_off(g, rate_off, now_ns);
 	return CP_GUARD_NONE;
+}
+
+__u64 cp_alloc_guard_allowance(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	__s64 have;
+
+	if (!budget_on(cfg) || g->backed_off)
+		return ~0ull;
+	have = balance_ns(g, cfg);
+	if (have <= 0 || (__u64)have / cfg->call_ns <= g->late_calls)
+		return 0;
+	return (__u64)have / cfg->call_ns - g->late_calls;
+}
+
+void cp_alloc_guard_cut(struct cp_alloc_guard *g, __u64 allow, __u64 now_ns)
+{
+	if (g->backed_off)
+		return;
+	g->cut_allow = allow;
+	/* the window's calls come with the next tick: its rate is measured then */
+	g->cut_ns = g->window_start_ns ? g->window_start_ns : 1;
+	g->attached_ns += now_ns > g->window_start_ns ? now_ns - g->window_start_ns : 0;
+	g->window_start_ns = now_ns;
+	g->budget_offs++;
+	g->cuts++;
+	back_off(g, CP_GUARD_MIN_OFF_NS, now_ns);
 }
 
 __u64 cp_alloc_guard_next_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)

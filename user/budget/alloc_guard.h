@@ -9,16 +9,22 @@
  * double (up to max_backoff_ns); intervals under half the budget shrink the
  * next one back toward backoff_ns.
  *
- * With an overhead budget (budget/budget.h) the probes are attached in
- * windows instead: after each window of at least interval_ns, the calls it
- * saw times the unit cost of a call are what the window spent, and the
- * probes stay detached until the window plus the time off spans enough of
- * the target's CPU time for that spending to be budget_ppm of it. So the
- * duty cycle follows the measured rate and cost: a service making millions
- * of calls a second gets short windows far apart, a quiet one stays attached.
- * Calls that still come while detaching (the probes go one by one) lengthen
- * the time off by what they cost. --max-alloc-rate stays a hard cap beside
- * it; the longer time off wins.
+ * With an overhead budget (budget/budget.h) the calls spend from an
+ * account: it earns budget_ppm of the target's CPU time as the target runs
+ * (at the start, the share of CP_GUARD_CREDIT_NS of one CPU's time stands in
+ * until the earnings pass it) and every call counted costs call_ns, calls
+ * that arrive while the probes are being detached included (the
+ * system-call programs that go with the windows have a share of their own,
+ * budget.h). The probes are attached while the balance is positive: a tick that finds
+ * it spent detaches them, and cp_alloc_guard_allowance() tells a watcher
+ * off the profiling loop how many more calls the open window may take, so
+ * that a storm's window is cut where the balance ends even while the loop
+ * is busy (cp_alloc_guard_cut()). They are attached again once the balance
+ * holds a window of CP_GUARD_BUDGET_WINDOW_NS at the last measured rate (at
+ * least CP_GUARD_MIN_CALLS calls). So the spending never runs ahead of the
+ * earnings by more than the credit and the watcher's lag, over the run and
+ * over any stretch of it, and a quiet target stays attached.
+ * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
  *
  * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
  * and the target's CPU time here once per tick and detaches or re-attaches as
@@ -38,6 +44,15 @@
 #define CP_GUARD_MIN_CPU_PPM	  10000u	/* a target is taken to run at least 1 % of a CPU */
 /* a budget window: short, since a hot allocator spends a window's worth at once */
 #define CP_GUARD_BUDGET_WINDOW_NS 5000000ull
+/* the account's credit at the start: the share of half a second of one CPU */
+#define CP_GUARD_CREDIT_NS	500000000ull
+#define CP_GUARD_MIN_CALLS	64u	/* a window is opened for at least this many calls */
+/*
+ * Calls a cut window takes past its allowance before the watcher sees them
+ * (BPF adds each thread's calls in batches of CP_ALLOC_COUNT_BATCH) and
+ * while the probes come off, until one was measured: two threads' batches
+ */
+#define CP_GUARD_LATE_CALLS	128u
 
 struct cp_alloc_guard_cfg {
 	__u64 max_rate;		/* allocator calls per second; 0: no cap */
@@ -72,6 +87,12 @@ struct cp_alloc_guard {
 	__u64 cpu_ppm;		/* of one CPU, the target's rate in the last window */
 	__u64 attached_ns;	/* time attached (completed windows) */
 	__u64 budget_offs;	/* back-offs the budget asked for (of backoffs) */
+	__u64 earned_ns;	/* the account: budget_ppm of the target's CPU time so far */
+	__u64 spent_ns;		/* what the calls (and charges) cost so far */
+	__u64 cuts;		/* windows cut off the loop (cp_alloc_guard_cut()) */
+	__u64 cut_ns;		/* the start of a cut window whose calls are still to come */
+	__u64 cut_allow;	/* the allowance it was cut at */
+	__u64 late_calls;	/* calls the last cut window took past its allowance */
 };
 
 /* A guard starting to measure at @now_ns. */
@@ -88,6 +109,22 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 const struct cp_alloc_guard_cfg *cfg, __u64 calls,
 					 __u64 cpu_ns, __u64 now_ns);
+
+/*
+ * Budget windows: the calls the open window may still take before the
+ * account is spent, less the calls the last cut window took late (at least
+ * 0); ~0ull when there is no budget or the probes are off.
+ */
+__u64 cp_alloc_guard_allowance(const struct cp_alloc_guard *g,
+			       const struct cp_alloc_guard_cfg *cfg);
+
+/*
+ * The probes were detached at @now_ns off the loop because the allowance
+ * @allow (calls past the last tick) was reached: the window ends there, as
+ * if a tick had said CP_GUARD_DETACH. The calls it took are still to come
+ * with the next tick, which measures how many came late.
+ */
+void cp_alloc_guard_cut(struct cp_alloc_guard *g, __u64 allow, __u64 now_ns);
 
 /*
  * The time of the guard's next decision: the end of the back-off, or the end

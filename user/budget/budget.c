@@ -56,7 +56,8 @@ void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, 
 			out->wakeup_min_ns = min_ns;
 		out->wakeup_ppm = ppm_for(1000000000ull / out->wakeup_min_ns, u->wakeup_ns);
 	}
-	spent = out->tick_ppm + out->bp_ppm + out->wakeup_ppm;
+	out->syscall_ppm = budget_ppm / CP_BUDGET_SYSCALL_SHARE;
+	spent = out->tick_ppm + out->bp_ppm + out->wakeup_ppm + out->syscall_ppm;
 	out->alloc_ppm = spent < budget_ppm ? budget_ppm - spent : 0;
 }
 

@@ -29,12 +29,18 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#define CP_PPM			1000000u
-#define CP_BUDGET_PPM_CMD	50000u	   /* `-- CMD`: 5 % (a developer's run: detection first) */
-#define CP_BUDGET_PPM_LIVE	10000u	   /* -p and -a: 1 % (a live service) */
-#define CP_BUDGET_TICK_SHARE	2	   /* ticks: at most 1/2 of the budget */
-#define CP_BUDGET_BP_SHARE	4	   /* breakpoint hits: at most 1/4 */
-#define CP_BUDGET_WAKEUP_SHARE	16	   /* forced wakeups: at most 1/16 */
+#define CP_PPM		       1000000u
+#define CP_BUDGET_PPM_CMD      50000u /* `-- CMD`: 5 % (a developer's run: detection first) */
+#define CP_BUDGET_PPM_LIVE     10000u /* -p and -a: 1 % (a live service) */
+#define CP_BUDGET_TICK_SHARE   2      /* ticks: at most 1/2 of the budget */
+#define CP_BUDGET_BP_SHARE     4      /* breakpoint hits: at most 1/4 */
+#define CP_BUDGET_WAKEUP_SHARE 16     /* forced wakeups: at most 1/16 */
+/*
+ * Kept for the system-call programs, on with the allocation windows: while
+ * attached they cost every system call of the machine, the targets' own
+ * and others', which the windows' account cannot tell apart (1/16)
+ */
+#define CP_BUDGET_SYSCALL_SHARE 16
 #define CP_BUDGET_MIN_WAKEUP_NS 1000000ull /* never two forced wakeups within 1 ms */
 #define CP_BUDGET_MAX_CPUS	256	   /* CPUs estimated one by one (the rest in the highest) */
 #define CP_BUDGET_TOP_PROCS	8	   /* processes shown, the costliest */
@@ -82,6 +88,7 @@ struct cp_budget_plan {
 	__u32 bp_ppm;		  /* what the hit rate costs, on one CPU of target time */
 	__u64 wakeup_min_ns;	  /* shortest time between two forced wakeups on a CPU */
 	__u32 wakeup_ppm;	  /* what that costs a CPU at most */
+	__u32 syscall_ppm;	  /* kept for the system-call programs (CP_BUDGET_SYSCALL_SHARE) */
 	__u32 alloc_ppm;	  /* what is left for the allocation probes */
 };
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "cacheperf.skel.h"
 #include "objects/allocator.h"
 #include "live/alloc_probes.h"
+#include "live/cpu_costs.h"
 #include "live/link_reaper.h"
 #include "live/uprobe_multi.h"
 #include "live/prog_stats.h"
@@ -20,11 +23,13 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/printable.h"
+#include "util/rt_thread.h"
 
 #define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
 #define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
 #define CP_PURGE_BATCH		4096
 #define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
+#define CP_CUT_POLL_NS		1000000	/* the cutter looks at the open windows every ms */
 
 /* One distinct probed address of an allocator. */
 struct site {
@@ -46,6 +51,9 @@ struct target {
 	__u64 cpu_ns;		/* its CPU time at the last tick (-a: the machine's busy time) */
 	__u64 cpu_total_ns;	/* CPU time it used while probed */
 	__u64 since_ns;		/* first tick */
+	__u64 allow_calls;	/* budget windows: calls the open window may take past the last tick */
+	__u64 cut_base;		/* -a: all CPUs' counted calls at the last tick */
+	bool cut;		/* the cutter detached the probes; the guard is told at the next tick */
 };
 
 struct cp_alloc_probes {
@@ -63,6 +71,16 @@ struct cp_alloc_probes {
 	struct cp_prog_cost sys_base;	/* the raw syscall programs' counters then */
 	__u64 sys_prog_ns;		/* their run time per system call, once measured */
 	bool raw_syscalls;
+	/*
+	 * The cutter: a thread that ends a budget window where its allowance
+	 * ends (cp_alloc_guard_allowance()), even while the profiling loop is
+	 * busy with a slow record. @lock guards the targets and their links
+	 * between it and the loop's calls.
+	 */
+	pthread_t cutter;
+	bool cutter_on, cutter_stop;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
@@ -287,6 +305,8 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 		return NULL;
 	ap->skel = skel;
 	ap->stats_fd = -1;
+	pthread_mutex_init(&ap->lock, NULL);
+	pthread_cond_init(&ap->wake, NULL);
 	if (opts)
 		ap->opts = *opts;
 	cp_alloc_guard_cfg_init(&ap->guard_cfg, ap->opts.max_alloc_rate);
@@ -305,6 +325,10 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	detach_syscalls(ap, false);
 	return ap;
 }
+
+static void stop_cutter(struct cp_alloc_probes *ap);
+static void set_allowance(struct cp_alloc_probes *ap, struct target *t);
+static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target *t);
 
 /* Hands @t's links to the reaper: the loop does not wait for the kernel. */
 static void detach_links(struct cp_alloc_probes *ap, struct target *t)
@@ -331,12 +355,15 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 {
 	if (!ap)
 		return;
+	stop_cutter(ap);
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
 	cp_link_reaper__free(ap->reaper);	/* waits for every link */
 	if (ap->stats_fd >= 0)
 		close(ap->stats_fd);
 	detach_syscalls(ap, false);
+	pthread_cond_destroy(&ap->wake);
+	pthread_mutex_destroy(&ap->lock);
 	free(ap);
 }
 
@@ -584,8 +611,12 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	t->since_ns = cp_now_ns();
 	t->cpu_ns = target_cpu_ns(t);
 	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, t->since_ns);
+	pthread_mutex_lock(&ap->lock);
+	set_allowance(ap, t);
 	ap->targets[ap->nr_targets++] = t;
 	sync_syscalls(ap);
+	pthread_cond_signal(&ap->wake);
+	pthread_mutex_unlock(&ap->lock);
 	return 0;
 fail:
 	free_target(ap, t);
@@ -692,9 +723,12 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	__u32 key = pid;
 	int i;
 
+	pthread_mutex_lock(&ap->lock);
 	t = find_target(ap, pid, &i);
-	if (!t)
+	if (!t) {
+		pthread_mutex_unlock(&ap->lock);
 		return -ENOENT;
+	}
 	ap->calls_gone += t->calls;
 	ap->backoffs_gone += t->guard.backoffs;
 	ap->backoff_ns_gone += t->guard.backoff_total_ns;
@@ -707,6 +741,7 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	ap->targets[i] = ap->targets[--ap->nr_targets];
 	free_target(ap, t);
 	sync_syscalls(ap);
+	pthread_mutex_unlock(&ap->lock);
 	if (pid > 0) {
 		bpf_map__delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), 0);
 		purge_tgid(ap->skel->maps.live_objects, pid);
@@ -801,10 +836,134 @@ static void measure_prog_cost(struct cp_alloc_probes *ap)
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 }
 
+/* All CPUs' counted allocator calls so far (-a's windows); 0 when unread. */
+static __u64 all_calls(const struct cp_alloc_probes *ap)
+{
+	struct cp_cpu_cost sum;
+
+	return cp_cpu_costs__sum(ap->skel, &sum) ? 0 : sum.alloc_calls;
+}
+
+/* @t's calls counted since the last tick, as the cutter sees them. */
+static __u64 window_calls(const struct cp_alloc_probes *ap, const struct target *t)
+{
+	__u64 n;
+
+	if (t->pid > 0)
+		return pending_calls(ap, t);
+	n = all_calls(ap);
+	return n > t->cut_base ? n - t->cut_base : 0;
+}
+
+/* What the open window of @t may still take, from the calls counted now on; under ap->lock. */
+static void set_allowance(struct cp_alloc_probes *ap, struct target *t)
+{
+	t->allow_calls = cp_alloc_guard_allowance(&t->guard, &ap->guard_cfg);
+	if (t->pid <= 0 && t->allow_calls != ~0ull)
+		t->cut_base = all_calls(ap);
+}
+
+/*
+ * Ends each open budget window whose calls reached its allowance: its
+ * links go to the reaper, whose real-time workers take them off at once and
+ * together; under ap->lock. Returns true while a window is open.
+ */
+static bool cut_windows(struct cp_alloc_probes *ap)
+{
+	bool open = false, cut = false;
+
+	for (int i = 0; i < ap->nr_targets; i++) {
+		struct target *t = ap->targets[i];
+
+		if (!t->nr_links || t->allow_calls == ~0ull)
+			continue;
+		if (window_calls(ap, t) < t->allow_calls) {
+			open = true;
+			continue;
+		}
+		detach_links(ap, t);
+		t->cut = true;
+		cut = true;
+	}
+	if (cut)
+		sync_syscalls(ap);
+	return open;
+}
+
+/* The cutter's loop: every CP_CUT_POLL_NS while a window is open. */
+static void *cutter_main(void *arg)
+{
+	struct cp_alloc_probes *ap = arg;
+	const struct timespec poll = { .tv_nsec = CP_CUT_POLL_NS };
+
+	pthread_mutex_lock(&ap->lock);
+	while (!ap->cutter_stop) {
+		if (!cut_windows(ap)) {
+			pthread_cond_wait(&ap->wake, &ap->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&ap->lock);
+		nanosleep(&poll, NULL);
+		pthread_mutex_lock(&ap->lock);
+	}
+	pthread_mutex_unlock(&ap->lock);
+	return NULL;
+}
+
+/*
+ * Starts the cutter once budget windows are on; without it the loop's
+ * ticks cut them. Real-time where it may be (util/rt_thread.h): it sleeps
+ * between polls, a few microseconds of work each.
+ */
+static void start_cutter(struct cp_alloc_probes *ap)
+{
+	int err;
+
+	if (ap->cutter_on || !ap->guard_cfg.budget_ppm || !ap->guard_cfg.call_ns)
+		return;
+	err = cp_rt_thread_start(&ap->cutter, cutter_main, ap);
+	if (err) {
+		cp_warn("the allocation probes' windows are cut by the profiling loop only: no thread: %s",
+			strerror(err));
+		return;
+	}
+	ap->cutter_on = true;
+}
+
+static void stop_cutter(struct cp_alloc_probes *ap)
+{
+	if (!ap->cutter_on)
+		return;
+	pthread_mutex_lock(&ap->lock);
+	ap->cutter_stop = true;
+	pthread_cond_signal(&ap->wake);
+	pthread_mutex_unlock(&ap->lock);
+	pthread_join(ap->cutter, NULL);
+	ap->cutter_on = false;
+}
+
+/* Says what the guard did to @t (@act, or a cut) on -v and to the owner. */
+static void said_guard(const struct cp_alloc_probes *ap, const struct target *t,
+		       enum cp_guard_action act, bool cut)
+{
+	if (ap->opts.log)
+		fprintf(ap->opts.log, "alloc probes: pid %d: %s (%llu calls/s, budget %llu; next window %llu calls, %llu came late; spent %llu ns of %llu earned)\n",
+			(int)t->pid,
+			cut ? "window cut at its allowance" :
+			act == CP_GUARD_DETACH ? "backing off" : "resuming",
+			(unsigned long long)t->guard.last_rate,
+			(unsigned long long)ap->guard_cfg.max_rate, (unsigned long long)t->allow_calls,
+			(unsigned long long)t->guard.late_calls, (unsigned long long)t->guard.spent_ns,
+			(unsigned long long)t->guard.earned_ns);
+	if (ap->opts.on_guard)
+		ap->opts.on_guard(t->pid, cut || act == CP_GUARD_DETACH, ap->opts.ctx);
+}
+
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
 
+	pthread_mutex_lock(&ap->lock);
 	measure_prog_cost(ap);
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
@@ -816,6 +975,12 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 		t->calls += calls;
 		t->cpu_ns = cpu;
 		t->cpu_total_ns += cpu_delta;
+		if (t->cut) {
+			t->cut = false;
+			cp_alloc_guard_cut(&t->guard, t->allow_calls, now_ns);
+			said_guard(ap, t, CP_GUARD_DETACH, true);
+			changed++;
+		}
 		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, cpu_delta, now_ns);
 		if (act == CP_GUARD_DETACH) {
 			detach_links(ap, t);
@@ -824,20 +989,17 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 
 			if (e && !err)
 				err = e;
-		} else {
-			continue;
 		}
+		set_allowance(ap, t);
+		if (act == CP_GUARD_NONE)
+			continue;
 		changed++;
-		if (ap->opts.log)
-			fprintf(ap->opts.log, "alloc probes: pid %d: %s (%llu calls/s, budget %llu)\n",
-				(int)t->pid, act == CP_GUARD_DETACH ? "backing off" : "resuming",
-				(unsigned long long)t->guard.last_rate,
-				(unsigned long long)ap->guard_cfg.max_rate);
-		if (ap->opts.on_guard)
-			ap->opts.on_guard(t->pid, act == CP_GUARD_DETACH, ap->opts.ctx);
+		said_guard(ap, t, act, false);
 	}
 	if (changed)
 		sync_syscalls(ap);
+	pthread_cond_signal(&ap->wake);
+	pthread_mutex_unlock(&ap->lock);
 	return err ? err : changed;
 }
 
@@ -868,6 +1030,7 @@ bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 
 void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns)
 {
+	pthread_mutex_lock(&ap->lock);
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
@@ -879,6 +1042,8 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 			sys_prog_cost(ap, &ap->sys_base);
 		}
 	}
+	pthread_mutex_unlock(&ap->lock);
+	start_cutter(ap);
 }
 
 /* @t's calls counted in BPF and not taken yet (the guard takes them each tick). */

@@ -72,7 +72,11 @@ struct cp_alloc_probes_opts {
 	void *ctx;
 };
 
-/* The budget's share and a call's cost (alloc_guard.h), for the windows from now on. */
+/*
+ * The budget's share and a call's cost (alloc_guard.h), for the windows from
+ * now on: they spend from the account, and a thread of their own cuts an
+ * open window where its allowance ends.
+ */
 void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns);
 
 /* After load: attaches the syscall tracepoints. NULL with errno set on failure. */

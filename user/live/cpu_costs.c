@@ -2,6 +2,7 @@
 /* The probes' per-CPU counts into the budget's estimate. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -9,24 +10,36 @@
 #include "cacheperf.skel.h"
 #include "live/cpu_costs.h"
 
+/* Every CPU's counts into @c (libbpf_num_possible_cpus() of them, @nr); the caller frees. */
+static int read_all(struct cacheperf *skel, struct cp_cpu_cost **c, int *nr)
+{
+	__u32 zero = 0;
+
+	*nr = libbpf_num_possible_cpus();
+	if (*nr <= 0)
+		return *nr ? *nr : -ENOENT;
+	/* a per-CPU value is rounded up to 8 bytes: cp_cpu_cost is all __u64 */
+	*c = calloc((size_t)*nr, sizeof(**c));
+	if (!*c)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_costs), &zero, *c)) {
+		int err = -errno;
+
+		free(*c);
+		*c = NULL;
+		return err;
+	}
+	return 0;
+}
+
 int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,
 			   struct cp_budget_spent *s)
 {
-	int nr = libbpf_num_possible_cpus();
 	struct cp_cpu_cost *c;
-	__u32 zero = 0;
-	int err = 0;
+	int nr, err = read_all(skel, &c, &nr);
 
-	if (nr <= 0)
-		return nr ? nr : -ENOENT;
-	/* a per-CPU value is rounded up to 8 bytes: cp_cpu_cost is all __u64 */
-	c = calloc((size_t)nr, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.cpu_costs), &zero, c)) {
-		err = -errno;
-		goto out;
-	}
+	if (err)
+		return err;
 	for (int cpu = 0; cpu < nr; cpu++) {
 		struct cp_budget_cpu_counts n = {
 			.ticks = c[cpu].ticks,
@@ -40,7 +53,25 @@ int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u
 		s->syscalls += n.syscalls;
 		cp_budget_add_cpu(s, (__u32)cpu, cp_budget_cpu_ppm(u, &n, s->wall_ns));
 	}
-out:
 	free(c);
-	return err;
+	return 0;
+}
+
+int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out)
+{
+	struct cp_cpu_cost *c;
+	int nr, err = read_all(skel, &c, &nr);
+
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	for (int cpu = 0; cpu < nr; cpu++) {
+		out->ticks += c[cpu].ticks;
+		out->alloc_calls += c[cpu].alloc_calls;
+		out->bp_hits += c[cpu].bp_hits;
+		out->wakeups += c[cpu].wakeups;
+		out->syscalls += c[cpu].syscalls;
+	}
+	free(c);
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include "budget/budget.h"
 
 struct cacheperf;
+struct cp_cpu_cost;
 
 /*
  * Adds every CPU's estimate over @s->wall_ns (cp_budget_cpu_ppm() with @u)
@@ -18,5 +19,11 @@ struct cacheperf;
  */
 int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,
 			   struct cp_budget_spent *s);
+
+/*
+ * All CPUs' counts added up into @out (last_wakeup_ns left 0), for the
+ * allocation windows' account. Returns 0 or a negative errno.
+ */
+int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out);
 
 #endif /* CP_CPU_COSTS_H */

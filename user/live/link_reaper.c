@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "live/link_reaper.h"
+#include "util/rt_thread.h"
 
 /*
  * Workers: each unregistration waits for the kernel's synchronisation on its
@@ -86,7 +87,7 @@ struct cp_link_reaper *cp_link_reaper__new(void)
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->idle, NULL);
 	for (int i = 0; i < CP_REAPER_THREADS; i++) {
-		err = pthread_create(&r->threads[i], NULL, reap, r);
+		err = cp_rt_thread_start(&r->threads[i], reap, r);
 		if (err)
 			break;
 		r->nr_threads++;

@@ -5,7 +5,9 @@
  * ~20 allocation probes took about a second to go one after the other: done
  * on the profiling loop's thread, every exiting target (or guard back-off)
  * would stall the ring buffer drain that long. Several workers overlap those
- * waits. Links handed over keep firing until a worker reaches them; they are
+ * waits; they run at real-time priority (util/rt_thread.h), so that a loaded
+ * machine does not keep a detached probe trapping while they wait for a CPU.
+ * Links handed over keep firing until a worker reaches them; they are
  * taken in hand-over order.
  *
  * The queue grows as needed; when it cannot, the link is destroyed at once

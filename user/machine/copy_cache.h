@@ -22,8 +22,8 @@
 
 /* Copies kept at most. */
 #define CP_COPY_CACHE_ENTRIES 64
-/* Bytes kept at most with no --max-memory; with one, a quarter of it. */
-#define CP_COPY_CACHE_BYTES (64ull << 20)
+/* Bytes kept at most with no --max-memory; with one, half of it (target_file.h). */
+#define CP_COPY_CACHE_BYTES (128ull << 20)
 
 /* What identifies a file's content: fstat() of the descriptor copied. */
 struct cp_copy_key {

@@ -546,7 +546,7 @@ size_t cp_tf_kept_drop(void)
 void cp_tf_kept_limit(__u64 max_memory_bytes)
 {
 	pthread_mutex_lock(&kept_lock);
-	kept_max_bytes = max_memory_bytes ? max_memory_bytes / 4 : CP_COPY_CACHE_BYTES;
+	kept_max_bytes = max_memory_bytes ? max_memory_bytes / 2 : CP_COPY_CACHE_BYTES;
 	if (kept_ready)
 		kept.max_bytes = kept_max_bytes;
 	pthread_mutex_unlock(&kept_lock);

@@ -148,7 +148,7 @@ void cp_tf_kept_stats(struct cp_copy_stats *out);
 /* Lets every kept copy go (a --max-memory shrink); returns how many. Thread-safe. */
 size_t cp_tf_kept_drop(void);
 
-/* The kept copies' byte bound from --max-memory: a quarter of it (0: CP_COPY_CACHE_BYTES). */
+/* The kept copies' byte bound from --max-memory: half of it (0: CP_COPY_CACHE_BYTES). */
 void cp_tf_kept_limit(__u64 max_memory_bytes);
 
 /* cp_tf_open() then cp_tf_copy(): the sealed copy of @w's file, @st its original's. */

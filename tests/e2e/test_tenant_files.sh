@@ -367,4 +367,48 @@ else
 		fi
 	fi
 fi
+
+# 10. The same library (and binary, libc) mapped by two tenant processes:
+# each file copied once, not once per process (the report's "file copies",
+# JSON limits.file_copies, Prometheus cacheperf_file_copies_total), and
+# both processes still named in the library.
+copies() {
+	python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["limits"]["file_copies"]
+print(c["made"], c["reused"])' "$1" 2>/dev/null
+}
+if ! command -v python3 >/dev/null; then
+	skip "copies per file (no python3 to read the JSON report)"
+elif tenant shared1 "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
+	opts=(--json "$out/one.json")
+	profile one
+	if tenant shared1 "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
+		p1=$pid
+		more_pids+=("$wl_pid")
+		if tenant shared2 "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
+			pid="$p1,$pid"
+			opts=(--json "$out/two.json" --prom-file "$out/two.prom")
+			profile two
+		fi
+		more_pids=()
+	fi
+	finished two "two processes of the same files: a report"
+	read -r one_made _ <<<"$(copies "$out/one.json")"
+	read -r two_made two_reused <<<"$(copies "$out/two.json")"
+	if [ -n "$one_made" ] && [ "$one_made" -gt 0 ] && [ "$two_made" = "$one_made" ]; then
+		_ok "two processes, one copy of each file: $two_made made ($two_reused reused), one process $one_made"
+	else
+		_not_ok "two processes, one copy of each file" \
+			"made ${two_made:-?} for two processes, ${one_made:-?} for one" \
+			"$(grep '^  file copies' "$out/one.txt" "$out/two.txt")"
+	fi
+	named=$(grep -c "cp_tenant_stream" "$out/two.txt")
+	if grep -q '^cacheperf_file_copies_total{result="made"} [1-9]' "$out/two.prom" 2>/dev/null &&
+		grep -q "^  file copies: $two_made made" "$out/two.txt" && [ "$named" -gt 0 ]; then
+		_ok "the copies counted in the report and Prometheus; the library named"
+	else
+		_not_ok "the copies counted in the report and Prometheus; the library named" \
+			"$(grep file_copies "$out/two.prom" 2>/dev/null)" "$(grep '^  file copies' "$out/two.txt")"
+	fi
+fi
 done_testing

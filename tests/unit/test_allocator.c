@@ -42,6 +42,19 @@ static void test_names(void **state)
 		{ "malloc_usable_size", false, 0, 0 },
 		{ "xmalloc", false, 0, 0 },
 		{ "je_", false, 0, 0 },
+		/* the four-byte prefilter: names shorter than it, or differing only past it */
+		{ "", false, 0, 0 },
+		{ "m", false, 0, 0 },
+		{ "mal", false, 0, 0 },
+		{ "_Z", false, 0, 0 },
+		{ "mallocx", false, 0, 0 },
+		{ "frees", false, 0, 0 },
+		{ "_ZnwmSt11align_val_", false, 0, 0 },
+		{ "_ZN4llvm5Value4dumpEv", false, 0, 0 },
+		{ "tc_free", true, CP_FN_FREE, 2 },
+		{ "mi__ZdlPv", false, 0, 0 },
+		{ "je_je_malloc", false, 0, 0 },
+		{ "jx_malloc", false, 0, 0 },
 	};
 
 	(void)state;

@@ -350,7 +350,10 @@ static void test_processes_bounded_and_self(void **state)
 {
 	struct cp_insn_store *s = cp_insn_store__new(1024);
 	struct cp_report r = { .source = "pebs", .insns = s };
-	struct cp_prom_self self = { .cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9 };
+	struct cp_prom_self self = {
+		.cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9,
+		.copies = { .made = 3, .hits = 7, .evictions = 1, .held = 2, .held_bytes = 8192 },
+	};
 	/* pid labels: without them these nameless processes would be one series */
 	struct cp_prom_input in = { .r = &r, .window_s = 10, .top = 20, .pmu = "pebs",
 				    .self = &self, .pid_label = true };
@@ -404,7 +407,10 @@ static void test_live_golden(void **state)
 	struct cp_bp_summary bp = { .stats = { .hits = 100, .armed = 3, .dropped = 1, .watching = 1,
 					       .released = { [CP_BPM_SETTLED] = 2 } } };
 	struct cp_report r = { .source = "pebs", .insns = s, .procs = procs, .bp = &bp };
-	struct cp_prom_self self = { .cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9 };
+	struct cp_prom_self self = {
+		.cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9,
+		.copies = { .made = 3, .hits = 7, .evictions = 1, .held = 2, .held_bytes = 8192 },
+	};
 	struct cp_prom_input in = { .r = &r, .issues = &c, .window_s = 60, .top = 20, .pmu = "pebs",
 				    .self = &self };
 	struct cp_ip_key k = { .tgid = 10, .ip = 0x401003 };

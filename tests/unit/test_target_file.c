@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <gelf.h>
 #include <cmocka.h>
@@ -181,6 +183,148 @@ static void test_copy_is_sealed(void **state)
 	close(mfd);
 }
 
+/* @mfd's first @n bytes equal @text, and it is sealed. */
+static void assert_copy(int mfd, const char *text, size_t n)
+{
+	char buf[64] = {0};
+
+	assert_true(mfd >= 0);
+	assert_int_equal(pread(mfd, buf, sizeof(buf), 0), (ssize_t)n);
+	assert_memory_equal(buf, text, n);
+	assert_true(fcntl(mfd, F_GET_SEALS) & F_SEAL_WRITE);
+}
+
+/* A process that maps @path at @addr (inherited) and waits to be killed. */
+static pid_t mapper(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * Two processes mapping the same library: one copy, the second reader
+ * reuses it on a descriptor of its own (its offset not the first's).
+ */
+static void test_same_file_copied_once(void **state)
+{
+	struct cp_copy_stats a, b;
+	struct cp_tf_want want = {0};
+	struct cp_tf_stat st;
+	enum cp_tf_refusal why;
+	char path[256], c;
+	pid_t p1, p2;
+	void *map;
+	int fd, m1, m2;
+
+	(void)state;
+	put_file("shared.so", "the shared library's bytes");
+	snprintf(path, sizeof(path), "%s/shared.so", dir);
+	fd = open(path, O_RDONLY);
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	p1 = mapper();
+	p2 = mapper();
+	cp_tf_kept_stats(&a);
+	m1 = cp_tf_open_copy(&(struct cp_tf_where){.pid = p1, .path = path,
+						  .start = (__u64)(uintptr_t)map,
+						  .end = (__u64)(uintptr_t)map + 4096},
+			     &want, &st, &why);
+	m2 = cp_tf_open_copy(&(struct cp_tf_where){.pid = p2, .path = path,
+						  .start = (__u64)(uintptr_t)map,
+						  .end = (__u64)(uintptr_t)map + 4096},
+			     &want, &st, &why);
+	cp_tf_kept_stats(&b);
+	kill(p1, SIGKILL);
+	kill(p2, SIGKILL);
+	waitpid(p1, NULL, 0);
+	waitpid(p2, NULL, 0);
+	munmap(map, 4096);
+	assert_copy(m1, "the shared library's bytes", 26);
+	assert_copy(m2, "the shared library's bytes", 26);
+	assert_int_equal(b.made - a.made, 1);
+	assert_int_equal(b.hits - a.hits, 1);
+	/* the same sealed copy, not a dup(): reading one moves no other's offset */
+	assert_int_equal(read(m1, &c, 1), 1);
+	assert_int_equal(read(m2, &c, 1), 1);
+	assert_int_equal(c, 't');
+	close(m1);
+	close(m2);
+}
+
+/* @name in dir, copied: the sealed copy's descriptor. */
+static int copy_named(const char *name)
+{
+	char path[256];
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {0};
+	struct cp_tf_stat st;
+	enum cp_tf_refusal why;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return cp_tf_open_copy(&w, &want, &st, &why);
+}
+
+/*
+ * A file replaced in place (same path, same inode, same size, new content,
+ * even with its mtime set back) is copied again, and so is one renamed over
+ * it (another inode): the copy holds the new content.
+ */
+static void test_replaced_file_copied_again(void **state)
+{
+	struct cp_copy_stats a, b;
+	struct timespec times[2];
+	struct stat sb;
+	char path[256], tmp[256];
+	int fd, m;
+
+	(void)state;
+	put_file("v.so", "version one");
+	snprintf(path, sizeof(path), "%s/v.so", dir);
+	cp_tf_kept_stats(&a);
+	m = copy_named("v.so");
+	assert_copy(m, "version one", 11);
+	close(m);
+	m = copy_named("v.so");
+	assert_copy(m, "version one", 11);
+	close(m);
+	cp_tf_kept_stats(&b);
+	assert_int_equal(b.made - a.made, 1);
+	assert_int_equal(b.hits - a.hits, 1);
+
+	/* in place: the same inode and size, the mtime set back as it was */
+	assert_int_equal(stat(path, &sb), 0);
+	times[0] = sb.st_atim;
+	times[1] = sb.st_mtim;
+	fd = open(path, O_WRONLY);
+	assert_int_equal(pwrite(fd, "VERSION TWO", 11, 0), 11);
+	assert_int_equal(futimens(fd, times), 0);
+	close(fd);
+	m = copy_named("v.so");
+	assert_copy(m, "VERSION TWO", 11);
+	close(m);
+	cp_tf_kept_stats(&a);
+	assert_int_equal(a.made - b.made, 1);
+	assert_int_equal(a.hits - b.hits, 0);
+
+	/* renamed over it: another inode at the same path */
+	put_file("v.tmp", "version 333");
+	snprintf(tmp, sizeof(tmp), "%s/v.tmp", dir);
+	assert_int_equal(rename(tmp, path), 0);
+	m = copy_named("v.so");
+	assert_copy(m, "version 333", 11);
+	close(m);
+	cp_tf_kept_stats(&b);
+	assert_int_equal(b.made - a.made, 1);
+	assert_int_equal(b.hits - a.hits, 0);
+}
+
 /* An ELF file with two compressed sections declaring @a and @b bytes, one .zdebug of @z. */
 static int make_elf(__u64 a, __u64 b, __u64 z)
 {
@@ -267,7 +411,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),	       cmocka_unit_test(test_errno_refusals),
 		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_copy_is_sealed),
-		cmocka_unit_test(test_inflated_bytes),
+		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
+		cmocka_unit_test(test_replaced_file_copied_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);

@@ -11,6 +11,7 @@
 #include "cacheperf.skel.h"
 #include "breakpoints/bp_report.h"
 #include "live/alloc_probes.h"
+#include "machine/target_file.h"
 #include "live/cpu_costs.h"
 #include "symbols/unwind.h"
 #include "symbols/stack_copies.h"
@@ -712,6 +713,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
 	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
 	cp_self_mem_set_limit(cfg->max_memory_bytes); /* what copies of targets' files may take */
+	cp_tf_kept_limit(cfg->max_memory_bytes); /* and the copies kept for reuse: half */
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
 	next_interval = p->info.start_ns + interval_ns;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <linux/openat2.h>
 
+#include "machine/copy_cache.h"
 #include "machine/copy_cost.h"
 #include "machine/self_mem.h"
 #include "machine/target_file.h"
@@ -377,7 +379,8 @@ static int read_cost(int mfd, __u64 size, const struct cp_copy_range *ext, size_
 	return holes > CP_MAX_COPY_HOLE_BYTES ? -EFBIG : 0;
 }
 
-int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
+/* A new sealed copy of @fd's first @size bytes (cp_tf_copy() without the kept ones). */
+static int copy_now(int fd, __u64 size, enum cp_tf_refusal *why)
 {
 	int mfd = memfd_create("cacheperf-target", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
 	struct cp_copy_range *ext = malloc(CP_MAX_COPY_EXTENTS * sizeof(*ext));
@@ -437,10 +440,164 @@ out:
 	if (err) {
 		if (mfd >= 0)
 			close(mfd);
-		cp_tf_count(*why);
 		return err;
 	}
 	return mfd;
+}
+
+/* ---- the kept copies (copy_cache.h) ---- */
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cp_copy_cache kept;
+static bool kept_ready;
+static __u64 kept_max_bytes = CP_COPY_CACHE_BYTES;
+
+/* Under kept_lock. */
+static void kept_init(void)
+{
+	if (!kept_ready)
+		cp_copy_cache_init(&kept, CP_COPY_CACHE_ENTRIES, kept_max_bytes);
+	kept_ready = true;
+}
+
+static void close_all(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+int cp_tf_key(int fd, struct cp_copy_key *key)
+{
+	struct stat s;
+
+	if (fstat(fd, &s))
+		return -errno;
+	*key = (struct cp_copy_key){
+		.dev = s.st_dev,
+		.ino = s.st_ino,
+		.size = (__u64)s.st_size,
+		.mtime_ns = (__u64)s.st_mtim.tv_sec * 1000000000ull + (__u64)s.st_mtim.tv_nsec,
+		.ctime_ns = (__u64)s.st_ctim.tv_sec * 1000000000ull + (__u64)s.st_ctim.tv_nsec,
+	};
+	return 0;
+}
+
+/*
+ * A descriptor of its own on the kept copy @mfd (not a dup(): no file
+ * offset shared with another reader), read-only; the seals are the copy's.
+ */
+static int reopen_copy(int mfd)
+{
+	char buf[64];
+	int fd;
+
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", mfd);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A descriptor on the kept copy of @key, or -1 (a miss, counted). */
+static int kept_find(const struct cp_copy_key *key)
+{
+	int fd;
+
+	pthread_mutex_lock(&kept_lock);
+	kept_init();
+	fd = cp_copy_cache_find(&kept, key);
+	if (fd >= 0)
+		fd = reopen_copy(fd);
+	pthread_mutex_unlock(&kept_lock);
+	return fd < 0 ? -1 : fd;
+}
+
+/* Keeps a descriptor on @mfd, the copy of @key, when it fits; evicts the least recently used. */
+static void kept_put(int mfd, const struct cp_copy_key *key)
+{
+	int out[CP_COPY_CACHE_ENTRIES], slot, own;
+	struct stat s;
+	size_t n = 0;
+
+	if (fstat(mfd, &s))
+		return;
+	pthread_mutex_lock(&kept_lock);
+	kept_init();
+	/* its pages as the kernel counts them: data only, holes cost nothing */
+	slot = cp_copy_cache_make_room(&kept, (__u64)s.st_blocks * 512, out, &n);
+	own = slot >= 0 ? fcntl(mfd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (own >= 0)
+		cp_copy_cache_put(&kept, slot, key, own, (__u64)s.st_blocks * 512);
+	pthread_mutex_unlock(&kept_lock);
+	close_all(out, n);
+}
+
+size_t cp_tf_kept_drop(void)
+{
+	int out[CP_COPY_CACHE_ENTRIES];
+	size_t n;
+
+	pthread_mutex_lock(&kept_lock);
+	kept_init();
+	n = cp_copy_cache_drain(&kept, out);
+	pthread_mutex_unlock(&kept_lock);
+	close_all(out, n);
+	return n;
+}
+
+void cp_tf_kept_limit(__u64 max_memory_bytes)
+{
+	pthread_mutex_lock(&kept_lock);
+	kept_max_bytes = max_memory_bytes ? max_memory_bytes / 2 : CP_COPY_CACHE_BYTES;
+	if (kept_ready)
+		kept.max_bytes = kept_max_bytes;
+	pthread_mutex_unlock(&kept_lock);
+}
+
+void cp_tf_kept_stats(struct cp_copy_stats *out)
+{
+	pthread_mutex_lock(&kept_lock);
+	kept_init();
+	*out = kept.stats;
+	pthread_mutex_unlock(&kept_lock);
+}
+
+int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_refusal *why)
+{
+	struct cp_copy_key before = {0}, after;
+	int mfd;
+
+	*why = CP_TF_OK;
+	/* the key of the very descriptor copied: what the tenant holds now, not a name */
+	if (cp_tf_key(fd, &before) || before.size != size)
+		before.ino = 0;
+	mfd = kept_find(&before);
+	if (mfd >= 0)
+		goto out;
+	/*
+	 * past --max-memory the kept copies are not let go here: the snapshots
+	 * that map them would hold them still (a shrink lets them go)
+	 */
+	mfd = copy_now(fd, size, why);
+	if (mfd < 0) {
+		cp_tf_count(*why);
+		return mfd;
+	}
+	pthread_mutex_lock(&kept_lock);
+	kept.stats.made++;
+	pthread_mutex_unlock(&kept_lock);
+	/* kept only when the file did not change while it was copied */
+	if (before.ino && !cp_tf_key(fd, &after) && cp_copy_key_equal(&before, &after))
+		kept_put(mfd, &before);
+	else
+		before.ino = 0;
+out:
+	if (key)
+		*key = before;
+	return mfd;
+}
+
+int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
+{
+	return cp_tf_copy_keyed(fd, size, NULL, why);
 }
 
 int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,

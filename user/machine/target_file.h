@@ -15,7 +15,9 @@
  * FIFO never blocks. What is read is copied, capped, into a sealed memfd:
  * the target can no longer shrink (SIGBUS in a reader's mmap) or swap it;
  * its holes stay holes, and what the copy may cost is admitted under
- * --max-memory first.
+ * --max-memory first. Copies are kept (copy_cache.h) by what fstat() of the
+ * descriptor copied says of the file's content, so a file every process of
+ * a build maps is copied once, not once per process.
  *
  * cp_tf_judge() and cp_tf_errno_refusal() are pure; every refusal is
  * counted here by reason (cp_tf_refusals()), for the report's Limits.
@@ -26,6 +28,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+
+#include "machine/copy_cache.h"
 
 /* Above this a file is not read: a copy of it is held in memory. */
 #define CP_TF_MAX_BYTES (512ull << 20)
@@ -123,6 +127,29 @@ enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_w
  * admitted.
  */
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why);
+
+/*
+ * cp_tf_copy(), the copy kept for the next reader of the same content: a
+ * kept copy whose key (device, inode, size, mtime, ctime, cp_tf_key() of
+ * @fd) is @fd's now is reused, on a descriptor of its own (read-only,
+ * sealed), and nothing is read from @fd. A copy is kept only when @fd's key
+ * was the same before and after it was copied. @key (may be NULL): the key
+ * of the content the copy holds, its ino 0 when none is known (the file
+ * changed while copied, or its size is not @size).
+ */
+int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_refusal *why);
+
+/* What fstat() of @fd says of its content (copy_cache.h). 0 or -errno. */
+int cp_tf_key(int fd, struct cp_copy_key *key);
+
+/* The kept copies' figures: hits, misses (copies made), evictions, what is held. */
+void cp_tf_kept_stats(struct cp_copy_stats *out);
+
+/* Lets every kept copy go (a --max-memory shrink); returns how many. Thread-safe. */
+size_t cp_tf_kept_drop(void);
+
+/* The kept copies' byte bound from --max-memory: half of it (0: CP_COPY_CACHE_BYTES). */
+void cp_tf_kept_limit(__u64 max_memory_bytes);
 
 /* cp_tf_open() then cp_tf_copy(): the sealed copy of @w's file, @st its original's. */
 int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,

@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "machine/copy_cache.h"
 #include "machine/target_file.h"
 #include "objects/allocator.h"
 #include "util/path.h"
@@ -91,21 +93,35 @@ bool cp_alloc_func_frees(enum cp_alloc_func func)
 	return func == CP_FN_FREE || (func >= CP_FN_DELETE && func < CP_FN_NR_PROBED);
 }
 
+/*
+ * Whether @name (the symbol past its prefix) starts as @fn does: the first
+ * four bytes, every probed name has them. Most symbols of a big binary
+ * differ there (a C++ one's "_ZN"), so the full compare is rare.
+ */
+static bool same_head(const char *name, const char *fn)
+{
+	return name[0] == fn[0] && name[1] == fn[1] && name[2] == fn[2] && name[3] == fn[3];
+}
+
 bool cp_alloc_func_match(const char *sym, enum cp_alloc_func *func, int *rank)
 {
-	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
-		size_t plen = strlen(prefixes[p]);
+	int r = 0;
 
-		if (strncmp(sym, prefixes[p], plen))
-			continue;
-		for (int f = 0; f < CP_FN_NR_PROBED; f++) {
-			/* mangled C++ names have no prefixed variants */
-			if ((plen && cp_alloc_func_is_cxx(f)) || strcmp(sym + plen, fn_names[f]))
-				continue;
-			*func = f;
-			*rank = (int)p;
-			return true;
+	/* no probed name starts as a prefix does: the first that matches is the one */
+	for (size_t p = 1; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
+		if (sym[0] == prefixes[p][0] && sym[1] == prefixes[p][1] && sym[2] == '_') {
+			r = (int)p;
+			sym += 3;
+			break;
 		}
+	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
+		/* mangled C++ names have no prefixed variants */
+		if (!same_head(sym, fn_names[f]) || (r && cp_alloc_func_is_cxx(f)) ||
+		    strcmp(sym + 4, fn_names[f] + 4))
+			continue;
+		*func = f;
+		*rank = r;
+		return true;
 	}
 	return false;
 }
@@ -269,19 +285,88 @@ static void keep_own_cxx(struct cp_allocator *out)
 		memset(&out->fns[f], 0, sizeof(out->fns[f]));
 }
 
-/* Reads the functions from a sealed copy of @w's file (target_file.h): never mmapped itself. */
+/*
+ * The functions read from a file, by its content's key (copy_cache.h): a
+ * build starts the same compiler and libc a thousand times, each read once.
+ */
+struct read_result {
+	struct cp_alloc_fn fns[CP_FN_NR_PROBED];
+	int err;
+};
+
+static pthread_mutex_t read_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cp_copy_cache read_keys;
+static struct read_result read_results[CP_COPY_CACHE_ENTRIES];
+static bool read_ready;
+
+/* Under read_lock. */
+static void read_init(void)
+{
+	if (!read_ready)
+		cp_copy_cache_init(&read_keys, CP_COPY_CACHE_ENTRIES, CP_COPY_CACHE_ENTRIES);
+	read_ready = true;
+}
+
+/* What was read from the content of @key into @out; false when it was not. */
+static bool read_again(const struct cp_copy_key *key, struct cp_allocator *out, int *err)
+{
+	int slot;
+
+	pthread_mutex_lock(&read_lock);
+	read_init();
+	slot = cp_copy_cache_find(&read_keys, key);
+	if (slot >= 0) {
+		memcpy(out->fns, read_results[slot].fns, sizeof(out->fns));
+		*err = read_results[slot].err;
+	}
+	pthread_mutex_unlock(&read_lock);
+	return slot >= 0;
+}
+
+/* Keeps what was read from the content of @key (one "byte" each: bounded by entries). */
+static void read_keep(const struct cp_copy_key *key, const struct cp_allocator *a, int err)
+{
+	int out[CP_COPY_CACHE_ENTRIES], slot;
+	size_t n;
+
+	pthread_mutex_lock(&read_lock);
+	read_init();
+	slot = cp_copy_cache_make_room(&read_keys, 1, out, &n);
+	if (slot >= 0) {
+		memcpy(read_results[slot].fns, a->fns, sizeof(a->fns));
+		read_results[slot].err = err;
+		cp_copy_cache_put(&read_keys, slot, key, slot, 1);
+	}
+	pthread_mutex_unlock(&read_lock);
+}
+
+/*
+ * Reads the functions from a sealed copy of @w's file (target_file.h):
+ * never mmapped itself; a content read before is not read again.
+ */
 static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		       struct cp_allocator *out)
 {
 	enum cp_tf_refusal why;
+	struct cp_copy_key key;
 	struct cp_tf_stat st;
-	int fd = cp_tf_open_copy(w, want, &st, &why);
-	int err;
+	int fd = cp_tf_open(w, want, &st, &why), mfd, err;
 
 	if (fd < 0)
 		return why == CP_TF_GONE ? -ENOENT : fd;
-	err = read_fns(fd, out);
+	if (!cp_tf_key(fd, &key) && read_again(&key, out, &err)) {
+		close(fd);
+		return err;
+	}
+	mfd = cp_tf_copy_keyed(fd, st.size, &key, &why);
 	close(fd);
+	if (mfd < 0)
+		return mfd;
+	err = read_fns(mfd, out);
+	close(mfd);
+	/* the key of the content copied: a failure of this run's own (memory) is not kept */
+	if (key.ino && err != -ENOMEM)
+		read_keep(&key, out, err);
 	return err;
 }
 

@@ -15,7 +15,7 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 		    bool now)
 {
 	__u64 before;
-	size_t dwfls, procs;
+	size_t dwfls, procs, copies;
 
 	if (!st->guard.limit_bytes ||
 	    (!cp_mem_guard_due(&st->guard, now_ns) &&
@@ -28,16 +28,18 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 	before = st->mem.bytes;
 	dwfls = cp_symbolizer__shrink(s->sym);
 	procs = cp_objects__shrink(s->objects);
+	copies = cp_tf_kept_drop();
 	/* glibc keeps freed memory in its arenas: RSS falls only when it is returned */
 	malloc_trim(0);
 	st->shrunk_dwfls += dwfls;
 	st->shrunk_processes += procs;
+	st->shrunk_copies += copies;
 	if (!cp_self_mem_read(&st->mem))
 		st->guard.bytes = st->mem.bytes;
 	cp_log_limited(&shrink_said,
-		       "memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer snapshots and %zu exited processes' objects; now %.1f MiB",
+		       "memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer snapshots, %zu exited processes' objects and %zu kept file copies; now %.1f MiB",
 		       MiB(before), cp_self_mem_counter_name(st->mem.counter),
-		       MiB(st->guard.limit_bytes), dwfls, procs, MiB(st->guard.bytes));
+		       MiB(st->guard.limit_bytes), dwfls, procs, copies, MiB(st->guard.bytes));
 }
 
 void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_stores *s,
@@ -72,4 +74,5 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 		.summaries_evicted = cp_proc_summaries__evicted(s->procs),
 	};
 	out->files_refused = cp_tf_refusals(out->files_refused_by);
+	cp_tf_kept_stats(&out->copies);
 }

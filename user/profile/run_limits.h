@@ -41,6 +41,7 @@ struct cp_limits {
 	__u64 stacks_evicted;		/* ... dropped at its cap (the least counted) */
 	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
 	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
+	struct cp_copy_stats copies;	/* sealed copies of targets' files: kept, reused */
 };
 
 struct cp_limits_stores {
@@ -54,13 +55,15 @@ struct cp_limits_state {
 	struct cp_self_mem mem;		/* the last reading */
 	__u64 shrunk_dwfls;		/* what the shrinks dropped */
 	__u64 shrunk_processes;
+	__u64 shrunk_copies;		/* kept copies of targets' files let go */
 };
 
 /*
  * Reads the profiler's memory (cp_self_mem_read()) when the guard says so,
  * or @now (the symbolizer just took a snapshot: what grows fastest, one
  * process's debug sections); over the limit (cp_mem_guard_over()) drops the
- * symbolizer's snapshots and strings and exited processes' objects, returns
+ * symbolizer's snapshots and strings, exited processes' objects and the
+ * kept copies of targets' files (cp_tf_kept_drop()), returns
  * freed memory to the system, and says so on stderr.
  */
 void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s, __u64 now_ns,

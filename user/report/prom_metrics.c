@@ -622,6 +622,21 @@ static void write_budget(struct ctx *x)
 		  s->alloc_run_ns ? (double)s->alloc_attached_ns / (double)s->alloc_run_ns : 0);
 }
 
+/* The sealed copies of targets' files: made once per file content, reused by later processes. */
+static void write_copies(struct ctx *x, const struct cp_copy_stats *c)
+{
+	const struct labelled v[] = {
+		{ "made", c->made }, { "reused", c->hits }, { "evicted", c->evictions },
+	};
+
+	write_labelled(x, "cacheperf_file_copies_total", CP_PROM_COUNTER,
+		       "Sealed copies of targets' files: made, reused by a later process, evicted.",
+		       "result", v, sizeof(v) / sizeof(v[0]));
+	write_one(x, "cacheperf_file_copies_kept_bytes", CP_PROM_GAUGE,
+		  "Memory the kept sealed copies of targets' files hold (in --max-memory).",
+		  (double)c->held_bytes);
+}
+
 static void write_self(struct ctx *x)
 {
 	const struct cp_prom_input *in = x->in;
@@ -645,6 +660,7 @@ static void write_self(struct ctx *x)
 		  "User and system CPU time of the profiler.", in->self->cpu_seconds);
 	write_one(x, "cacheperf_profiler_resident_memory_bytes", CP_PROM_GAUGE,
 		  "Resident memory of the profiler.", (double)in->self->rss_bytes);
+	write_copies(x, &in->self->copies);
 	write_one(x, "cacheperf_last_write_timestamp_seconds", CP_PROM_GAUGE,
 		  "Unix time at which the profiler wrote this file.", in->self->write_time);
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "classify/classify.h"
+#include "machine/copy_cache.h"
 #include "report/prom_labels.h"
 #include "report/report.h"
 
@@ -29,6 +30,7 @@ struct cp_prom_self {
 	double cpu_seconds;		/* user + system CPU of the profiler */
 	__u64 rss_bytes;		/* its resident memory */
 	double write_time;		/* unix seconds of this write */
+	struct cp_copy_stats copies;	/* sealed copies of targets' files (copy_cache.h) */
 };
 
 /* The command name of @pid into @buf; 0, or < 0 when unknown. */

@@ -104,6 +104,19 @@ static void print_refusals(const struct cp_limits *l, FILE *f)
 	fprintf(f, ")\n");
 }
 
+/* The sealed copies of targets' files (machine/copy_cache.h). */
+static void json_copies(struct cp_json *j, const struct cp_copy_stats *c)
+{
+	cp_json_object(j, "file_copies");
+	cp_json_u64(j, "made", c->made);
+	cp_json_u64(j, "missed", c->misses);
+	cp_json_u64(j, "reused", c->hits);
+	cp_json_u64(j, "evicted", c->evictions);
+	cp_json_u64(j, "kept", c->held);
+	cp_json_u64(j, "kept_bytes", c->held_bytes);
+	cp_json_end(j);
+}
+
 static void json_refusals(struct cp_json *j, const struct cp_limits *l)
 {
 	cp_json_u64(j, "files_refused", l->files_refused);
@@ -130,6 +143,9 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 	print_refusals(l, f);
 	if (!l->live)
 		return;
+	fprintf(f, "  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB\n",
+		(ull)l->copies.made, (ull)l->copies.hits, (ull)l->copies.evictions,
+		(ull)l->copies.held, MiB(l->copies.held_bytes));
 	fprintf(f, "  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
 		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu", MiB(l->memory_bytes),
 		MiB(l->peak_memory_bytes), l->memory_counter ? l->memory_counter : "?",
@@ -188,6 +204,7 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 	if (l->live) {
 		cp_json_str(j, "memory_counter", l->memory_counter);
 		json_refusals(j, l);
+		json_copies(j, &l->copies);
 	}
 	cp_json_end(j);
 }

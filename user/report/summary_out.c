@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "machine/target_file.h"
 #include "report/prom_file.h"
 #include "report/prom_metrics.h"
 #include "report/profile_html.h"
@@ -103,6 +104,7 @@ static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *e
 		if (cp_self_rss_bytes(&self.rss_bytes))
 			self.rss_bytes = 0;
 		self.write_time = (double)time(NULL);
+		cp_tf_kept_stats(&self.copies);
 		in.self = &self;
 	}
 	ret = cp_prom_file_write(o->ro->prom, write_prom, &in, err, err_sz);

@@ -70,23 +70,6 @@ static void test_checks_at_its_period(void **state)
 	assert_true(cp_mem_guard_due(&g, 10 * SEC + CP_MEM_CHECK_NS));
 }
 
-/* Touching 64 MiB more shows in RSS: the reader measures what the guard limits. */
-static void test_self_rss_grows_with_touched_memory(void **state)
-{
-	__u64 before, after;
-	size_t sz = 64 * MiB;
-	char *p;
-
-	(void)state;
-	assert_int_equal(cp_self_rss_bytes(&before), 0);
-	p = malloc(sz);
-	assert_non_null(p);
-	memset(p, 1, sz);
-	assert_int_equal(cp_self_rss_bytes(&after), 0);
-	assert_true(after >= before + sz - 4 * MiB);
-	free(p);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,7 +77,6 @@ int main(void)
 		cmocka_unit_test(test_urgent_readings_spaced),
 		cmocka_unit_test(test_no_limit_never_shrinks),
 		cmocka_unit_test(test_checks_at_its_period),
-		cmocka_unit_test(test_self_rss_grows_with_touched_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

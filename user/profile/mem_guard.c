@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The --max-memory decision, and the RSS reader (see mem_guard.h). */
-#include <errno.h>
-#include <stdio.h>
+/* The --max-memory decision (see mem_guard.h). */
 #include <string.h>
-#include <unistd.h>
 
 #include "profile/mem_guard.h"
 
@@ -45,20 +42,4 @@ void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes)
 {
 	if (kernel_peak_bytes > g->peak_bytes)
 		g->peak_bytes = kernel_peak_bytes;
-}
-
-int cp_self_rss_bytes(__u64 *out)
-{
-	unsigned long long size, resident;
-	FILE *f = fopen("/proc/self/statm", "re");
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu %llu", &size, &resident);
-	fclose(f);
-	if (n != 2)
-		return -EIO;
-	*out = resident * (__u64)sysconf(_SC_PAGESIZE);
-	return 0;
 }

@@ -4,8 +4,7 @@
  * it (machine/self_mem.h: its cgroup's, or smaps_rollup and its memfds)
  * and, above the limit, shrinks its caches rather than growing. The
  * decision is pure (cp_mem_guard_*); the reading is cp_self_mem_read();
- * what a shrink drops is the profile's business. cp_self_rss_bytes() is the
- * resident set alone (the Prometheus file's figure).
+ * what a shrink drops is the profile's business.
  */
 #ifndef CP_MEM_GUARD_H
 #define CP_MEM_GUARD_H
@@ -53,8 +52,5 @@ bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 bytes, __u64 now_ns);
 
 /* Notes the kernel's own peak (memory.peak, VmHWM), which sees between checks. */
 void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes);
-
-/* This process's resident set size from /proc/self/statm; 0 or -errno. */
-int cp_self_rss_bytes(__u64 *out);
 
 #endif /* CP_MEM_GUARD_H */

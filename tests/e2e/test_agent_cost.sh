@@ -133,7 +133,7 @@ else
 		"JSON $j_st $j_sd $j_mem $j_peak; Prometheus $p_st $p_sd $p_mem $p_peak"
 fi
 line=$(grep -m1 '^  profiler: ' "$work/r.txt")
-re='^  profiler: ([0-9.]+) s CPU at start-up \(in [0-9.]+ s\), ([0-9.]+) s in ([0-9.]+) s steady \(([0-9.]+) % of one CPU\); memory ([0-9.]+) MiB, peak ([0-9.]+) MiB \((cgroup|smaps_rollup)'
+re='^  profiler: ([0-9.]+) s CPU at start-up \(in [0-9.]+ s\), ([0-9.]+) s in ([0-9.]+) s steady \(([0-9.]+) % of one CPU\); memory ([0-9.]+) MiB, peak ([0-9.]+) MiB \((cgroup|RssAnon)'
 if [[ $line =~ $re ]] &&
 	awk -v a="${BASH_REMATCH[1]}" -v b="$j_st" -v c="${BASH_REMATCH[2]}" -v d="$j_sd" \
 		-v m="${BASH_REMATCH[5]}" -v jm="$j_mem" -v p="${BASH_REMATCH[4]}" -v w="$j_wall" \

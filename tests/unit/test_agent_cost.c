@@ -17,16 +17,16 @@
 #include "report/report_agent.h"
 #include "util/self_usage.h"
 
-#define MS	1000000ull
-#define SEC	1000000000ull
+#define MS  1000000ull
+#define SEC 1000000000ull
 
 /* The split at the mark: what came before is start-up, what came after steady. */
 static void test_split_at_the_mark(void **state)
 {
 	/* exec at 100 s, sampling from 101.5 s with 420 ms of CPU spent */
-	struct cp_agent_since since = { .exec_ns = 100 * SEC, .mono_ns = 101 * SEC + 500 * MS,
-					.cpu_ns = 420 * MS };
-	struct cp_agent_cost c = { .memory_known = true, .memory_bytes = 7 };
+	struct cp_agent_since since = {
+		.exec_ns = 100 * SEC, .mono_ns = 101 * SEC + 500 * MS, .cpu_ns = 420 * MS};
+	struct cp_agent_cost c = {.memory_known = true, .memory_bytes = 7};
 
 	(void)state;
 	cp_agent_cost_split(&since, 730 * MS, 121 * SEC + 500 * MS, &c);
@@ -43,14 +43,14 @@ static void test_split_at_the_mark(void **state)
 /* Never negative, never made up: no mark, no exec time, a clock or counter behind. */
 static void test_split_edges(void **state)
 {
-	struct cp_agent_since since = { .exec_ns = 0, .mono_ns = 5 * SEC, .cpu_ns = 900 * MS };
+	struct cp_agent_since since = {.exec_ns = 0, .mono_ns = 5 * SEC, .cpu_ns = 900 * MS};
 	struct cp_agent_cost c;
 
 	(void)state;
 	cp_agent_cost_split(&since, 800 * MS, 4 * SEC, &c);
 	assert_true(c.known);
 	assert_int_equal(c.startup_cpu_ns, 900 * MS);
-	assert_int_equal(c.startup_wall_ns, 0);	/* the exec time not known */
+	assert_int_equal(c.startup_wall_ns, 0); /* the exec time not known */
 	assert_int_equal(c.steady_cpu_ns, 0);
 	assert_int_equal(c.steady_wall_ns, 0);
 	/* an exec time after the mark is not a duration */
@@ -59,7 +59,7 @@ static void test_split_edges(void **state)
 	assert_int_equal(c.startup_wall_ns, 0);
 	assert_int_equal(c.steady_cpu_ns, 100 * MS);
 	/* not marked yet: nothing known */
-	since = (struct cp_agent_since){ 0 };
+	since = (struct cp_agent_since){0};
 	cp_agent_cost_split(&since, 1000 * MS, 6 * SEC, &c);
 	assert_false(c.known);
 	assert_int_equal(c.startup_cpu_ns + c.steady_cpu_ns + c.steady_wall_ns, 0);
@@ -136,7 +136,7 @@ static void json_of(const struct cp_agent_cost *c, FILE *f)
 
 static void test_report_line_and_json(void **state)
 {
-	struct cp_agent_cost none = { .known = false };
+	struct cp_agent_cost none = {.known = false};
 	char *text;
 
 	(void)state;
@@ -174,11 +174,11 @@ static void test_read_counts_this_process(void **state)
 	__u64 t0 = cp_self_cpu_ns();
 
 	(void)state;
-	while (cp_self_cpu_ns() - t0 < 30 * MS)	/* start-up: 30 ms of CPU */
+	while (cp_self_cpu_ns() - t0 < 30 * MS) /* start-up: 30 ms of CPU */
 		x++;
 	cp_agent_cost_begin(&since);
 	t0 = cp_self_cpu_ns();
-	while (cp_self_cpu_ns() - t0 < 50 * MS)	/* steady: 50 ms more */
+	while (cp_self_cpu_ns() - t0 < 50 * MS) /* steady: 50 ms more */
 		x++;
 	cp_agent_cost_read(&since, &c);
 	assert_true(c.known);

@@ -13,10 +13,11 @@ void cp_agent_cost_split(const struct cp_agent_since *since, __u64 cpu_now_ns, _
 {
 	out->known = since->mono_ns != 0;
 	out->startup_cpu_ns = out->known ? since->cpu_ns : 0;
-	out->startup_wall_ns = out->known && since->exec_ns && since->exec_ns < since->mono_ns ?
-				       since->mono_ns - since->exec_ns : 0;
-	out->steady_cpu_ns = out->known && cpu_now_ns > since->cpu_ns ?
-				     cpu_now_ns - since->cpu_ns : 0;
+	out->startup_wall_ns = out->known && since->exec_ns && since->exec_ns < since->mono_ns
+				       ? since->mono_ns - since->exec_ns
+				       : 0;
+	out->steady_cpu_ns =
+		out->known && cpu_now_ns > since->cpu_ns ? cpu_now_ns - since->cpu_ns : 0;
 	out->steady_wall_ns = out->known && now_ns > since->mono_ns ? now_ns - since->mono_ns : 0;
 }
 

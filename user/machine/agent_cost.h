@@ -27,22 +27,22 @@
 
 /* Where the start-up ended: the moment sampling began. */
 struct cp_agent_since {
-	__u64 exec_ns;		/* the process's start, CLOCK_MONOTONIC; 0: not known */
-	__u64 mono_ns;		/* sampling began, CLOCK_MONOTONIC; 0: not yet (no figures) */
-	__u64 cpu_ns;		/* the profiler's CPU time then */
+	__u64 exec_ns; /* the process's start, CLOCK_MONOTONIC; 0: not known */
+	__u64 mono_ns; /* sampling began, CLOCK_MONOTONIC; 0: not yet (no figures) */
+	__u64 cpu_ns;  /* the profiler's CPU time then */
 };
 
 /* The profiler's own cost so far: a live run's (a replay has none: known false). */
 struct cp_agent_cost {
-	bool known;			/* a live run measured it */
-	__u64 startup_cpu_ns;		/* CPU time from exec until sampling began */
-	__u64 startup_wall_ns;		/* ... the time it took; 0: the exec time not known */
-	__u64 steady_cpu_ns;		/* CPU time since sampling began */
-	__u64 steady_wall_ns;		/* ... the time since */
-	bool memory_known;		/* the memory counter could be read */
-	enum cp_self_mem_counter memory_counter;	/* which count the bytes are */
-	__u64 memory_bytes;		/* the kernel's count now */
-	__u64 peak_memory_bytes;	/* ... its peak (the kernel's, or the highest read) */
+	bool known;	       /* a live run measured it */
+	__u64 startup_cpu_ns;  /* CPU time from exec until sampling began */
+	__u64 startup_wall_ns; /* ... the time it took; 0: the exec time not known */
+	__u64 steady_cpu_ns;   /* CPU time since sampling began */
+	__u64 steady_wall_ns;  /* ... the time since */
+	bool memory_known;     /* the memory counter could be read */
+	enum cp_self_mem_counter memory_counter; /* which count the bytes are */
+	__u64 memory_bytes;			 /* the kernel's count now */
+	__u64 peak_memory_bytes; /* ... its peak (the kernel's, or the highest read) */
 };
 
 /* Marks the end of the start-up: now, with the CPU time spent so far and the exec time. */

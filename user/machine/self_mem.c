@@ -12,8 +12,7 @@
 
 #include "machine/self_mem.h"
 
-bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids,
-		       size_t n)
+bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((pids[i] != self && ppids[i] != self) || (command > 0 && pids[i] == command))

@@ -78,8 +78,7 @@ bool cp_self_mem_admit(__u64 bytes);
  * them) holds only @self and its children, @command (> 0: the command of
  * `-- CMD`, a target) not among them. Pure.
  */
-bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids,
-		       size_t n);
+bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids, size_t n);
 
 /* Whether @held plus @bytes stays within @limit (0: no limit), without overflow. Pure. */
 bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit);

@@ -4,7 +4,7 @@
 
 #include "report/report_agent.h"
 
-#define MiB(b)	((double)(b) / (1024.0 * 1024.0))
+#define MiB(b) ((double)(b) / (1024.0 * 1024.0))
 
 void cp_report_agent_format(const struct cp_agent_cost *a, char *buf, size_t sz)
 {
@@ -18,7 +18,8 @@ void cp_report_agent_format(const struct cp_agent_cost *a, char *buf, size_t sz)
 		return;
 	if (a->startup_wall_ns)
 		snprintf(took, sizeof(took), " (in %.1f s)", a->startup_wall_ns / 1e9);
-	n = snprintf(buf, sz, "%.2f s CPU at start-up%s, %.2f s in %.1f s steady (%.2f %% of one CPU); ",
+	n = snprintf(buf, sz,
+		     "%.2f s CPU at start-up%s, %.2f s in %.1f s steady (%.2f %% of one CPU); ",
 		     a->startup_cpu_ns / 1e9, took, a->steady_cpu_ns / 1e9, a->steady_wall_ns / 1e9,
 		     cp_agent_cost_pct(a->steady_cpu_ns, a->steady_wall_ns));
 	if (n < 0 || (size_t)n >= sz)

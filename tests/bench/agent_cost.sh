@@ -79,7 +79,7 @@ trap 'exit 130' INT TERM
 # waits for its end: sets out_cpu, its CPU time in /proc/PID/stat at the
 # last reading before it exited (within 0.2 s of its end).
 profile() { # NAME ARGS...
-	local name=$1 pid
+	local name=$1 pid c
 	shift
 	local cmd=("$bin" "$@" -d "$secs" --log-level notice --json "$work/$name.json"
 		-o "$work/$name.txt")
@@ -101,7 +101,8 @@ profile() { # NAME ARGS...
 	out_cpu=?
 	for _ in $(seq $(((secs + 120) * 5))); do
 		kill -0 "$pid" 2>/dev/null || break
-		out_cpu=$(cpu_of "$pid")
+		c=$(cpu_of "$pid")
+		[ "$c" = "?" ] || out_cpu=$c
 		sleep 0.2
 	done
 	stop "$prof" INT 600

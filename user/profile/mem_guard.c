@@ -10,11 +10,25 @@ void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes)
 	g->limit_bytes = limit_bytes;
 }
 
+/* Until the next reading: the time CP_MEM_GROWTH_PER_S takes to fill the headroom, bounded. */
+static __u64 check_period_ns(const struct cp_mem_guard *g)
+{
+	__u64 room, ns;
+
+	if (!g->last_read_ns || !g->limit_bytes || g->bytes >= g->limit_bytes)
+		return CP_MEM_CHECK_NS;
+	room = g->limit_bytes - g->bytes;
+	if (room >= CP_MEM_GROWTH_PER_S)
+		return CP_MEM_CHECK_MAX_NS;
+	ns = room * 1000000000ull / CP_MEM_GROWTH_PER_S;
+	return ns < CP_MEM_CHECK_NS ? CP_MEM_CHECK_NS : ns;
+}
+
 bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns)
 {
 	if (now_ns < g->next_check_ns)
 		return false;
-	g->next_check_ns = now_ns + CP_MEM_CHECK_NS;
+	g->next_check_ns = now_ns + check_period_ns(g);
 	return true;
 }
 

@@ -12,8 +12,15 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* memory read 10 times a second: system-wide, it can grow by 100 MiB/s */
+/*
+ * Memory read 10 times a second near the limit: system-wide, it can grow by
+ * CP_MEM_GROWTH_PER_S. Further below, the next reading is when that growth
+ * could reach the limit, at most CP_MEM_CHECK_MAX_NS later: the reading was
+ * a third of the profiler's steady CPU time under -p at 10 a second.
+ */
 #define CP_MEM_CHECK_NS		100000000ull
+#define CP_MEM_CHECK_MAX_NS	1000000000ull
+#define CP_MEM_GROWTH_PER_S	(100ull << 20)
 /*
  * Between two shrinks: each halves the symbolizer's cap, so shrinking at
  * every check of a burst ends, and memory is re-read after the heap is trimmed.
@@ -22,7 +29,8 @@
 /*
  * A reading asked for at once (a new symbolizer snapshot) waits this long
  * after the last: the kernel's count costs up to a millisecond to read
- * (smaps_rollup), and -a takes hundreds of snapshots a second.
+ * (the memfds in /proc/self/maps and fd), and -a takes hundreds of
+ * snapshots a second.
  */
 #define CP_MEM_URGENT_NS	10000000ull
 
@@ -38,7 +46,12 @@ struct cp_mem_guard {
 
 void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes);
 
-/* True when it is time to read memory again (then call cp_mem_guard_over()). */
+/*
+ * True when it is time to read memory again (then call cp_mem_guard_over()):
+ * CP_MEM_CHECK_NS after the last time it was, or up to CP_MEM_CHECK_MAX_NS
+ * while the last reading is so far below the limit that CP_MEM_GROWTH_PER_S
+ * cannot reach it sooner.
+ */
 bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns);
 
 /* True when a reading asked for at once may be taken: CP_MEM_URGENT_NS after the last. */

@@ -14,6 +14,9 @@
 #  - at the end: the report's total is at most /usr/bin/time's + 0.02 s and
 #    at least it - 0.3 s (the report's own making and the teardown come after
 #    the run's end, when the figures are taken);
+#  - the memory at a rewrite is at least 0.8 x the private resident set
+#    smaps_rollup shows just after (the summary's classification allocates
+#    between the two readings: up to 9 MiB of 73 seen);
 #  - the startup figure does not move once sampling began; the steady one
 #    grows; the steady time is the run's;
 #  - the text line, the JSON "agent" object and the final Prometheus file
@@ -93,7 +96,7 @@ else
 	_not_ok "start-up stays fixed once sampling began, the steady state grows" \
 		"$n rewrites: start-up $moved, steady not growing at $flat"
 fi
-bad=$(awk '$4 < 0.9 * $5 || $4 <= 0 { printf " [%s < 0.9 x %s]", $4, $5 }' "$work/pairs")
+bad=$(awk '$4 < 0.8 * $5 || $4 <= 0 { printf " [%s < 0.8 x %s]", $4, $5 }' "$work/pairs")
 if [ "$n" -ge 3 ] && [ -z "$bad" ]; then
 	_ok "its memory is at least the private resident set smaps_rollup shows"
 else

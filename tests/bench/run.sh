@@ -30,6 +30,7 @@ table=(
 	"malloc_overhead 5 400000000"
 	"live_service 5 200000"
 	"stack_copy_cost 5 40000"
+	"agent_cost 3 20"
 )
 
 names=("$@")

@@ -99,7 +99,7 @@ else
 	_not_ok "the churn() store is an issue series with its escaped comm" "want $want, comm=\"$hostile_label\""
 fi
 for s in 'cacheperf_source_info{source="faults",pmu="none"} 1' 'cacheperf_samples_lost_total{reason="ring_buffer"}' \
-	 'cacheperf_profiler_resident_memory_bytes ' 'cacheperf_issue_miss_share_ratio{type="other"'; do
+	 'cacheperf_agent_memory_bytes{kind="now"} ' 'cacheperf_agent_cpu_seconds_total{phase="steady"} ' 'cacheperf_issue_miss_share_ratio{type="other"'; do
 	if ! grep -qF "$s" "$prom"; then missing_series+=" [$s]"; fi
 done
 if [ -z "${missing_series:-}" ]; then _ok "self metrics, source info and other are there"; else

@@ -70,9 +70,11 @@ static void test_alone_and_fits(void **state)
 	pid_t pids[] = {10, 11, 12}, ppids[] = {1, 10, 10}, other[] = {1, 10, 5};
 
 	(void)state;
-	assert_true(cp_self_mem_alone(10, pids, ppids, 3));  /* itself and its children */
-	assert_false(cp_self_mem_alone(10, pids, other, 3)); /* 12 is another's */
-	assert_false(cp_self_mem_alone(11, pids, ppids, 3));
+	assert_true(cp_self_mem_alone(10, 0, pids, ppids, 3));	 /* itself and its children */
+	assert_false(cp_self_mem_alone(10, 0, pids, other, 3));	 /* 12 is another's */
+	assert_false(cp_self_mem_alone(11, 0, pids, ppids, 3));
+	assert_false(cp_self_mem_alone(10, 12, pids, ppids, 3)); /* 12 is -- CMD, a target */
+	assert_true(cp_self_mem_alone(10, 13, pids, ppids, 3));
 	assert_true(cp_self_mem_fits(100, 50, 0)); /* no limit */
 	assert_true(cp_self_mem_fits(100, 156, 256));
 	assert_false(cp_self_mem_fits(100, 157, 256));
@@ -223,10 +225,10 @@ static void test_unmapped_memfd_counted(void **state)
 	free(buf);
 }
 
-/* A child's memory (a helper the profiler started) is the profiler's too. */
+/* A child's memory (a helper the profiler started) is the profiler's too; -- CMD's is not. */
 static void test_child_counted(void **state)
 {
-	struct cp_self_mem before, after;
+	struct cp_self_mem before, after, as_target;
 	int fds[2];
 	char c;
 	pid_t pid;
@@ -248,6 +250,10 @@ static void test_child_counted(void **state)
 	}
 	assert_int_equal(read(fds[0], &c, 1), 1);
 	assert_int_equal(cp_self_mem_read(&after), 0);
+	/* the same child as the command of -- CMD: a target's memory, not the profiler's */
+	cp_self_mem_set_command(pid);
+	assert_int_equal(cp_self_mem_read(&as_target), 0);
+	cp_self_mem_set_command(0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(fds[0]);
@@ -257,6 +263,11 @@ static void test_child_counted(void **state)
 			 cp_self_mem_counter_name(after.counter),
 			 (unsigned long long)(before.bytes / MiB),
 			 (unsigned long long)(after.bytes / MiB));
+	if (as_target.bytes >= before.bytes + 40 * MiB)
+		fail_msg("%s: %llu MiB, then %llu MiB with a 48 MiB child that is the command",
+			 cp_self_mem_counter_name(as_target.counter),
+			 (unsigned long long)(before.bytes / MiB),
+			 (unsigned long long)(as_target.bytes / MiB));
 }
 
 static int setup(void **state)

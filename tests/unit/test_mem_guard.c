@@ -70,21 +70,35 @@ static void test_checks_at_its_period(void **state)
 	assert_true(cp_mem_guard_due(&g, 10 * SEC + CP_MEM_CHECK_NS));
 }
 
-/* Touching 64 MiB more shows in RSS: the reader measures what the guard limits. */
-static void test_self_rss_grows_with_touched_memory(void **state)
+/* Far below the limit the next reading waits until 100 MiB/s of growth could reach it. */
+static void test_period_follows_the_headroom(void **state)
 {
-	__u64 before, after;
-	size_t sz = 64 * MiB;
-	char *p;
+	static const struct {
+		__u64 bytes, next_ns;
+	} cases[] = {
+		{ 40 * MiB, CP_MEM_CHECK_MAX_NS },	/* 216 MiB of room: 1 s at most */
+		{ 156 * MiB, CP_MEM_CHECK_MAX_NS },	/* 100 MiB: 1 s */
+		{ 206 * MiB, SEC / 2 },		/* 50 MiB: half a second */
+		{ 250 * MiB, CP_MEM_CHECK_NS },	/* 6 MiB: 60 ms, but 100 ms at least */
+		{ 300 * MiB, CP_MEM_CHECK_NS },	/* over */
+	};
+	struct cp_mem_guard g;
 
 	(void)state;
-	assert_int_equal(cp_self_rss_bytes(&before), 0);
-	p = malloc(sz);
-	assert_non_null(p);
-	memset(p, 1, sz);
-	assert_int_equal(cp_self_rss_bytes(&after), 0);
-	assert_true(after >= before + sz - 4 * MiB);
-	free(p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u64 t = 10 * SEC;
+
+		cp_mem_guard_init(&g, 256 * MiB);
+		assert_true(cp_mem_guard_due(&g, t)); /* never read: at once, then 100 ms */
+		cp_mem_guard_over(&g, cases[i].bytes, t);
+		t += CP_MEM_CHECK_NS;
+		assert_true(cp_mem_guard_due(&g, t));
+		if (cp_mem_guard_due(&g, t + cases[i].next_ns - 1))
+			fail_msg("%llu MiB: read again before %llu ns",
+				 (unsigned long long)(cases[i].bytes / MiB),
+				 (unsigned long long)cases[i].next_ns);
+		assert_true(cp_mem_guard_due(&g, t + cases[i].next_ns));
+	}
 }
 
 int main(void)
@@ -94,7 +108,7 @@ int main(void)
 		cmocka_unit_test(test_urgent_readings_spaced),
 		cmocka_unit_test(test_no_limit_never_shrinks),
 		cmocka_unit_test(test_checks_at_its_period),
-		cmocka_unit_test(test_self_rss_grows_with_touched_memory),
+		cmocka_unit_test(test_period_follows_the_headroom),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

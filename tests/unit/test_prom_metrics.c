@@ -168,7 +168,7 @@ static void test_top_other_and_merged_series(void **state)
 	/* page faults carry no latency: that family is left out, not 0 */
 	assert_null(strstr(text, "cacheperf_issue_latency_cycles_per_second"));
 	/* no profiler figures given: none written */
-	assert_null(strstr(text, "cacheperf_profiler_"));
+	assert_null(strstr(text, "cacheperf_agent_"));
 	assert_null(strstr(text, "cacheperf_last_write"));
 	assert_no_duplicate_series(text);
 	free(text);
@@ -349,9 +349,12 @@ static void test_cut_names_one_series(void **state)
 static void test_processes_bounded_and_self(void **state)
 {
 	struct cp_insn_store *s = cp_insn_store__new(1024);
-	struct cp_report r = { .source = "pebs", .insns = s };
+	struct cp_report r = { .source = "pebs", .insns = s,
+			       .agent = { .known = true, .startup_cpu_ns = 250000000,
+					  .steady_cpu_ns = 1500000000, .memory_known = true,
+					  .memory_bytes = 4096, .peak_memory_bytes = 8192 } };
 	struct cp_prom_self self = {
-		.cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9,
+		.write_time = 1e9,
 		.copies = { .made = 3, .hits = 7, .evictions = 1, .held = 2, .held_bytes = 8192 },
 	};
 	/* pid labels: without them these nameless processes would be one series */
@@ -375,8 +378,10 @@ static void test_processes_bounded_and_self(void **state)
 		"cgroup=\"other\"} 2802\n",
 		"\ncacheperf_process_load_miss_ratio{pid=\"1\",comm=\"\",container=\"\",cgroup=\"\"} "
 		"0.0990990990990991\n",
-		"\ncacheperf_profiler_cpu_seconds_total 1.5\n",
-		"\ncacheperf_profiler_resident_memory_bytes 4096\n",
+		"\ncacheperf_agent_cpu_seconds_total{phase=\"startup\"} 0.25\n",
+		"\ncacheperf_agent_cpu_seconds_total{phase=\"steady\"} 1.5\n",
+		"\ncacheperf_agent_memory_bytes{kind=\"now\"} 4096\n",
+		"\ncacheperf_agent_memory_bytes{kind=\"peak\"} 8192\n",
 		"\ncacheperf_last_write_timestamp_seconds 1000000000\n",
 		"\ncacheperf_source_info{source=\"pebs\",pmu=\"pebs\"} 1\n",
 	};
@@ -408,7 +413,7 @@ static void test_live_golden(void **state)
 					       .released = { [CP_BPM_SETTLED] = 2 } } };
 	struct cp_report r = { .source = "pebs", .insns = s, .procs = procs, .bp = &bp };
 	struct cp_prom_self self = {
-		.cpu_seconds = 1.5, .rss_bytes = 4096, .write_time = 1e9,
+		.write_time = 1e9,
 		.copies = { .made = 3, .hits = 7, .evictions = 1, .held = 2, .held_bytes = 8192 },
 	};
 	struct cp_prom_input in = { .r = &r, .issues = &c, .window_s = 60, .top = 20, .pmu = "pebs",
@@ -437,6 +442,9 @@ static void test_live_golden(void **state)
 	r.budget.spent.target_cpu_ns = 1000000000;
 	r.budget.spent.ticks_ns = 2000000;
 	r.budget.spent.bp_ns = 1000000;
+	r.agent = (struct cp_agent_cost){ .known = true, .startup_cpu_ns = 250000000,
+					  .steady_cpu_ns = 1500000000, .memory_known = true,
+					  .memory_bytes = 4096, .peak_memory_bytes = 8192 };
 	text = render(&in);
 	snprintf(path, sizeof(path), "%s/tests/data/prom/golden-live.prom", root ? root : ".");
 	cp_test_golden("golden-live.prom", path, text);

@@ -19,6 +19,7 @@
 #include "live/calibrate.h"
 #include "machine/cpu_time.h"
 #include "machine/pmu.h"
+#include "machine/self_mem.h"
 #include "cli/probe.h"
 #include "profile/proc_identity.h"
 #include "live/run.h"
@@ -413,6 +414,8 @@ static int prepare_targets(struct cp_main *m)
 		if (ret)
 			return fail(m, CP_EXIT_RUNTIME);
 		m->have_child = true;
+		/* the profiler's child, but a target: its memory is not the profiler's */
+		cp_self_mem_set_command(m->child.pid);
 		m->pids[0] = m->child.pid;
 		m->nr_pids = 1;
 		break;

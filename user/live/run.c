@@ -22,6 +22,7 @@
 #include "live/signals.h"
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
+#include "machine/agent_cost.h"
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
@@ -62,6 +63,7 @@ struct cp_live {
 	__u64 opens_s;
 	unsigned int opens;
 	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
+	struct cp_agent_since agent;	/* the profiler's start-up ended: the loop began */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -191,6 +193,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
 	l->prof->info.unit.syscall_prog_ns = e->alloc.sys_prog_ns;
 	budget_spent(l, &l->prof->info.unit, e);
+	cp_agent_cost_read(&l->agent, &e->agent);
 }
 
 static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
@@ -727,6 +730,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 
 	if (cfg->targets_cpu_ns)
 		l->cpu_first_ns = l->cpu_last_ns = cfg->targets_cpu_ns(cfg->ctx);
+	/* everything is loaded, measured and attached: the profiler's steady state begins */
+	cp_agent_cost_begin(&l->agent);
 	for (;;) {
 		int timeout_ms = CP_TICK_MS;
 

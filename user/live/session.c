@@ -17,6 +17,7 @@
 #include "cacheperf.skel.h"
 #include "live/alloc_probes.h"
 #include "machine/pmu_attr.h"
+#include "machine/sysinfo.h"
 #include "profile/proc_identity.h"
 #include "live/session.h"
 #include "live/libbpf_log.h"
@@ -314,6 +315,8 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	}
 
 	/* Load & verify BPF programs */
+	/* the questions asked of the kernel's BTF before the load are answered */
+	cp_sysinfo_btf_release();
 	ret = cacheperf__load(s->skel);
 	if (ret) {
 		fail(err, err_sz, ret,

@@ -12,10 +12,10 @@
 
 #include "machine/self_mem.h"
 
-bool cp_self_mem_alone(pid_t self, const pid_t *pids, const pid_t *ppids, size_t n)
+bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (pids[i] != self && ppids[i] != self)
+		if ((pids[i] != self && ppids[i] != self) || (command > 0 && pids[i] == command))
 			return false;
 	return true;
 }
@@ -33,7 +33,7 @@ const char *cp_self_mem_counter_name(enum cp_self_mem_counter c)
 	case CP_SELF_MEM_CGROUP_V1:
 		return "cgroup v1 memory.usage_in_bytes";
 	default:
-		return "smaps_rollup and memfds";
+		return "RssAnon+RssFile and memfds";
 	}
 }
 
@@ -49,6 +49,7 @@ static struct {
 	__u64 since;	    /* admitted since it */
 	bool read_once;
 	__u64 limit;
+	pid_t command; /* the child that is a target (-- CMD); 0: none */
 } m;
 
 static int read_u64(const char *dir, const char *name, __u64 *out)
@@ -70,7 +71,7 @@ static int read_u64(const char *dir, const char *name, __u64 *out)
 	return 0;
 }
 
-/* The values of @keys (NULL-ended) in a "key value" file (memory.stat, status, smaps_rollup). */
+/* The values of @keys (NULL-ended) in a "key value" file (memory.stat, status). */
 static int read_keys(const char *path, const char *const *keys, __u64 *vals)
 {
 	char line[256], key[64];
@@ -124,7 +125,7 @@ static bool cgroup_alone(void)
 		n++;
 	}
 	fclose(f);
-	return n && cp_self_mem_alone(getpid(), pids, ppids, n);
+	return n && cp_self_mem_alone(getpid(), m.command, pids, ppids, n);
 }
 
 /* Whether @dir/@file exists: the cgroup @dir has a memory controller. */
@@ -270,21 +271,29 @@ static __u64 memfd_bytes(void)
 	return sum;
 }
 
-/* Resident bytes of @pid ("self" or a number) but shared memory's: smaps_rollup. */
+/*
+ * Resident bytes of process @pid but shared memory's: RssAnon + RssFile of
+ * /proc/PID/status, the kernel's counters of what smaps_rollup's Rss less
+ * RssShmem counts by walking every page table (a millisecond a reading for
+ * the profiler, ten readings a second: half its steady CPU time under -p).
+ */
 static int private_rss(const char *pid, __u64 *bytes)
 {
-	static const char *const keys[] = {"Rss", "RssShmem", NULL};
+	static const char *const keys[] = {"RssAnon", "RssFile", NULL};
 	__u64 kb[2] = {0, 0};
 	char path[64];
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", pid);
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	err = read_keys(path, keys, kb);
-	*bytes = err ? 0 : (kb[0] > kb[1] ? kb[0] - kb[1] : 0) * 1024;
+	*bytes = err ? 0 : (kb[0] + kb[1]) * 1024;
 	return err;
 }
 
-/* The resident bytes of this process's children (a helper it started), from each thread's list. */
+/*
+ * The resident bytes of this process's children (a helper it started), from
+ * each thread's list; not the command of -- CMD, a target.
+ */
 static __u64 children_bytes(void)
 {
 	char path[PATH_MAX], pid[24];
@@ -300,7 +309,7 @@ static __u64 children_bytes(void)
 		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
 		f = fopen(path, "re");
 		while (f && fscanf(f, "%23s", pid) == 1)
-			if (!private_rss(pid, &b))
+			if ((m.command <= 0 || atoi(pid) != m.command) && !private_rss(pid, &b))
 				sum += b;
 		if (f)
 			fclose(f);
@@ -310,13 +319,9 @@ static __u64 children_bytes(void)
 	return sum;
 }
 
-static int read_proc(struct cp_self_mem *out)
+/* @own: this process's RssAnon + RssFile, read with the rest of its status. */
+static int read_proc(struct cp_self_mem *out, __u64 own)
 {
-	__u64 own;
-	int err = private_rss("self", &own);
-
-	if (err)
-		return err;
 	out->memfd_bytes = memfd_bytes();
 	/* the memfds' pages, mapped or not, instead of the shared pages touched */
 	out->bytes = own + out->memfd_bytes + children_bytes();
@@ -325,8 +330,8 @@ static int read_proc(struct cp_self_mem *out)
 
 int cp_self_mem_read(struct cp_self_mem *out)
 {
-	static const char *const keys[] = {"VmRSS", "VmHWM", NULL};
-	__u64 kb[2] = {0, 0};
+	static const char *const keys[] = {"VmRSS", "VmHWM", "RssAnon", "RssFile", NULL};
+	__u64 kb[4] = {0, 0, 0, 0};
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -335,11 +340,14 @@ int cp_self_mem_read(struct cp_self_mem *out)
 		choose();
 	if (m.counter != CP_SELF_MEM_PROC && !cgroup_alone())
 		m.counter = CP_SELF_MEM_PROC; /* another process joined: the cgroup is not ours */
-	read_keys("/proc/self/status", keys, kb);
+	err = read_keys("/proc/self/status", keys, kb);
 	out->rss_bytes = kb[0] * 1024;
 	out->hwm_bytes = kb[1] * 1024;
 	out->counter = m.counter;
-	err = m.counter == CP_SELF_MEM_PROC ? read_proc(out) : read_cgroup(out);
+	if (m.counter != CP_SELF_MEM_PROC)
+		err = read_cgroup(out);
+	else if (!err)
+		err = read_proc(out, (kb[2] + kb[3]) * 1024);
 	if (!err) {
 		if (m.counter == CP_SELF_MEM_PROC && kb[1] * 1024 > out->peak_bytes)
 			out->peak_bytes = kb[1] * 1024;
@@ -353,6 +361,13 @@ int cp_self_mem_read(struct cp_self_mem *out)
 	}
 	pthread_mutex_unlock(&lock);
 	return err;
+}
+
+void cp_self_mem_set_command(pid_t pid)
+{
+	pthread_mutex_lock(&lock);
+	m.command = pid;
+	pthread_mutex_unlock(&lock);
 }
 
 void cp_self_mem_set_limit(__u64 limit_bytes)

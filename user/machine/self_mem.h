@@ -12,9 +12,11 @@
  *    memory.max_usage_in_bytes. The page cache it could reclaim (memory.stat
  *    file (v1 cache) less shmem) is not counted now; the peak is the
  *    kernel's, page cache included.
- *  - else /proc/self/smaps_rollup's Rss less RssShmem, plus every memfd the
- *    profiler holds, mapped or only open (st_blocks: the pages written,
- *    touched or not), plus its children's smaps_rollup Rss less RssShmem;
+ *  - else /proc/self/status's RssAnon + RssFile (the resident set less
+ *    shared memory, from the kernel's counters: smaps_rollup would walk
+ *    every page table at each reading), plus every memfd the profiler
+ *    holds, mapped or only open (st_blocks: the pages written, touched or
+ *    not), plus its children's RssAnon + RssFile;
  *    peak the highest reading and VmHWM.
  *
  * cp_self_mem_admit() is what a copy asks before it takes memory
@@ -33,7 +35,7 @@
 #define CP_SELF_MEM_MAX_PROCS 64
 
 enum cp_self_mem_counter {
-	CP_SELF_MEM_PROC = 0, /* smaps_rollup and the memfds */
+	CP_SELF_MEM_PROC = 0, /* RssAnon + RssFile and the memfds */
 	CP_SELF_MEM_CGROUP_V2,
 	CP_SELF_MEM_CGROUP_V1,
 };
@@ -53,6 +55,14 @@ int cp_self_mem_read(struct cp_self_mem *out);
 /* "cgroup memory.current", ...: what the report says the figure is. */
 const char *cp_self_mem_counter_name(enum cp_self_mem_counter c);
 
+/*
+ * The command of `-- CMD` (@pid; 0: none): the profiler's child, but a
+ * target, whose memory is not the profiler's. Its cgroup with the command in
+ * it is not the profiler's alone, and the command is not one of the
+ * children counted.
+ */
+void cp_self_mem_set_command(pid_t pid);
+
 /* The limit copies are admitted under (--max-memory); 0: any. */
 void cp_self_mem_set_limit(__u64 limit_bytes);
 
@@ -65,9 +75,10 @@ bool cp_self_mem_admit(__u64 bytes);
 
 /*
  * Whether the cgroup whose processes are @pids (their parents @ppids, @n of
- * them) holds only @self and its children. Pure.
+ * them) holds only @self and its children, @command (> 0: the command of
+ * `-- CMD`, a target) not among them. Pure.
  */
-bool cp_self_mem_alone(pid_t self, const pid_t *pids, const pid_t *ppids, size_t n);
+bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids, size_t n);
 
 /* Whether @held plus @bytes stays within @limit (0: no limit), without overflow. Pure. */
 bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit);

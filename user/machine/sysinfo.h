@@ -78,6 +78,12 @@ int cp_sysinfo_btf_has_func(const char *root, const char *name);
 int cp_sysinfo_btf_has_enumerator(const char *root, const char *type, const char *name);
 
 /*
+ * The two above keep this machine's BTF (root "/") once parsed, for the
+ * next question; this drops it (the BPF programs are loaded: no more).
+ */
+void cp_sysinfo_btf_release(void);
+
+/*
  * The uprobe PMU's dynamic perf type from
  * @root/sys/bus/event_source/devices/uprobe/type (> 0), or a negative errno
  * (-ENOENT: kernel built without CONFIG_UPROBE_EVENTS).

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The --max-memory decision, and the RSS reader (see mem_guard.h). */
-#include <errno.h>
-#include <stdio.h>
+/* The --max-memory decision (see mem_guard.h). */
 #include <string.h>
-#include <unistd.h>
 
 #include "profile/mem_guard.h"
 
@@ -13,11 +10,25 @@ void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes)
 	g->limit_bytes = limit_bytes;
 }
 
+/* Until the next reading: the time CP_MEM_GROWTH_PER_S takes to fill the headroom, bounded. */
+static __u64 check_period_ns(const struct cp_mem_guard *g)
+{
+	__u64 room, ns;
+
+	if (!g->last_read_ns || !g->limit_bytes || g->bytes >= g->limit_bytes)
+		return CP_MEM_CHECK_NS;
+	room = g->limit_bytes - g->bytes;
+	if (room >= CP_MEM_GROWTH_PER_S)
+		return CP_MEM_CHECK_MAX_NS;
+	ns = room * 1000000000ull / CP_MEM_GROWTH_PER_S;
+	return ns < CP_MEM_CHECK_NS ? CP_MEM_CHECK_NS : ns;
+}
+
 bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns)
 {
 	if (now_ns < g->next_check_ns)
 		return false;
-	g->next_check_ns = now_ns + CP_MEM_CHECK_NS;
+	g->next_check_ns = now_ns + check_period_ns(g);
 	return true;
 }
 
@@ -45,20 +56,4 @@ void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes)
 {
 	if (kernel_peak_bytes > g->peak_bytes)
 		g->peak_bytes = kernel_peak_bytes;
-}
-
-int cp_self_rss_bytes(__u64 *out)
-{
-	unsigned long long size, resident;
-	FILE *f = fopen("/proc/self/statm", "re");
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llu %llu", &size, &resident);
-	fclose(f);
-	if (n != 2)
-		return -EIO;
-	*out = resident * (__u64)sysconf(_SC_PAGESIZE);
-	return 0;
 }

@@ -4,8 +4,7 @@
  * it (machine/self_mem.h: its cgroup's, or smaps_rollup and its memfds)
  * and, above the limit, shrinks its caches rather than growing. The
  * decision is pure (cp_mem_guard_*); the reading is cp_self_mem_read();
- * what a shrink drops is the profile's business. cp_self_rss_bytes() is the
- * resident set alone (the Prometheus file's figure).
+ * what a shrink drops is the profile's business.
  */
 #ifndef CP_MEM_GUARD_H
 #define CP_MEM_GUARD_H
@@ -13,8 +12,15 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* memory read 10 times a second: system-wide, it can grow by 100 MiB/s */
+/*
+ * Memory read 10 times a second near the limit: system-wide, it can grow by
+ * CP_MEM_GROWTH_PER_S. Further below, the next reading is when that growth
+ * could reach the limit, at most CP_MEM_CHECK_MAX_NS later: the reading was
+ * a third of the profiler's steady CPU time under -p at 10 a second.
+ */
 #define CP_MEM_CHECK_NS		100000000ull
+#define CP_MEM_CHECK_MAX_NS	1000000000ull
+#define CP_MEM_GROWTH_PER_S	(100ull << 20)
 /*
  * Between two shrinks: each halves the symbolizer's cap, so shrinking at
  * every check of a burst ends, and memory is re-read after the heap is trimmed.
@@ -23,7 +29,8 @@
 /*
  * A reading asked for at once (a new symbolizer snapshot) waits this long
  * after the last: the kernel's count costs up to a millisecond to read
- * (smaps_rollup), and -a takes hundreds of snapshots a second.
+ * (the memfds in /proc/self/maps and fd), and -a takes hundreds of
+ * snapshots a second.
  */
 #define CP_MEM_URGENT_NS	10000000ull
 
@@ -39,7 +46,12 @@ struct cp_mem_guard {
 
 void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes);
 
-/* True when it is time to read memory again (then call cp_mem_guard_over()). */
+/*
+ * True when it is time to read memory again (then call cp_mem_guard_over()):
+ * CP_MEM_CHECK_NS after the last time it was, or up to CP_MEM_CHECK_MAX_NS
+ * while the last reading is so far below the limit that CP_MEM_GROWTH_PER_S
+ * cannot reach it sooner.
+ */
 bool cp_mem_guard_due(struct cp_mem_guard *g, __u64 now_ns);
 
 /* True when a reading asked for at once may be taken: CP_MEM_URGENT_NS after the last. */
@@ -53,8 +65,5 @@ bool cp_mem_guard_over(struct cp_mem_guard *g, __u64 bytes, __u64 now_ns);
 
 /* Notes the kernel's own peak (memory.peak, VmHWM), which sees between checks. */
 void cp_mem_guard_peak(struct cp_mem_guard *g, __u64 kernel_peak_bytes);
-
-/* This process's resident set size from /proc/self/statm; 0 or -errno. */
-int cp_self_rss_bytes(__u64 *out);
 
 #endif /* CP_MEM_GUARD_H */

@@ -16,6 +16,7 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/alloc.h"
 #include "budget/budget.h"
+#include "machine/agent_cost.h"
 #include "machine/geometry.h"
 #include "machine/source.h"
 #include "decode/soft_decide.h"
@@ -84,6 +85,7 @@ struct cp_run_end {
 	struct cp_alloc_probes_stats alloc;
 	struct cp_soft_stats soft;	/* --source soft: what user space decoded */
 	struct cp_budget_spent spent;	/* the overhead budget's estimate (live only) */
+	struct cp_agent_cost agent;	/* the profiler's own cost (live only: not recorded) */
 };
 
 #endif /* CP_RUN_FACTS_H */

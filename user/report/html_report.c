@@ -6,6 +6,7 @@
 
 #include "report/html_out.h"
 #include "report/html_report.h"
+#include "report/report_agent.h"
 #include "report/report_issues.h"
 
 /*
@@ -115,6 +116,14 @@ static void header(const struct cp_report *r, FILE *f)
 		fprintf(f, "; %llu exec'd, %llu exited", (unsigned long long)r->execs,
 			(unsigned long long)r->exits);
 	fputs("</dd>\n", f);
+	if (r->agent.known) {
+		char line[320];
+
+		cp_report_agent_format(&r->agent, line, sizeof(line));
+		fputs("<dt>Profiler</dt><dd>", f);
+		cp_html_esc(f, line);
+		fputs("</dd>\n", f);
+	}
 	for (int s = 0; r->geo && s < CP_CACHE_NR_SLOTS; s++) {
 		char line[160];
 

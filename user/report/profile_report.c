@@ -67,6 +67,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->budget.plan = p->info.budget;
 	r->budget.unit = p->info.unit;
 	r->budget.spent = e.spent;
+	r->agent = e.agent;
 	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
 		       p->misses, p->insns, &r->limits);
 	r->limits.stacks_held = cp_stack_store__held(p->stacks);

@@ -359,7 +359,7 @@ static int write_processes(struct ctx *x)
 /* One family with a sample per (label value, value) pair. */
 struct labelled {
 	const char *value;
-	__u64 n;
+	double n;	/* a count (exact up to 2^53) or a measure */
 };
 
 static void write_labelled(struct ctx *x, const char *name, enum cp_prom_type type,
@@ -369,7 +369,7 @@ static void write_labelled(struct ctx *x, const char *name, enum cp_prom_type ty
 	for (size_t i = 0; i < n; i++) {
 		struct cp_prom_label l = { label, v[i].value };
 
-		cp_prom_sample(&x->w, label ? &l : NULL, label ? 1 : 0, (double)v[i].n);
+		cp_prom_sample(&x->w, label ? &l : NULL, label ? 1 : 0, v[i].n);
 	}
 }
 
@@ -637,6 +637,29 @@ static void write_copies(struct ctx *x, const struct cp_copy_stats *c)
 		  (double)c->held_bytes);
 }
 
+/* The profiler's own CPU time and memory (machine/agent_cost.h): a live run's only. */
+static void write_agent(struct ctx *x, const struct cp_agent_cost *a)
+{
+	struct labelled cpu[] = {
+		{ "startup", a->startup_cpu_ns / 1e9 }, { "steady", a->steady_cpu_ns / 1e9 },
+	};
+	struct labelled mem[] = {
+		{ "now", (double)a->memory_bytes }, { "peak", (double)a->peak_memory_bytes },
+	};
+
+	if (!a->known)
+		return;
+	write_labelled(x, "cacheperf_agent_cpu_seconds_total", CP_PROM_COUNTER,
+		       "User and system CPU time of the profiler, all its threads, by phase: "
+		       "startup (from its exec until sampling began: loading, calibration, "
+		       "attaching) and steady (since).",
+		       "phase", cpu, 2);
+	if (a->memory_known)
+		write_labelled(x, "cacheperf_agent_memory_bytes", CP_PROM_GAUGE,
+			       "The profiler's memory as the kernel counts it, now and at its peak.",
+			       "kind", mem, 2);
+}
+
 static void write_self(struct ctx *x)
 {
 	const struct cp_prom_input *in = x->in;
@@ -654,12 +677,9 @@ static void write_self(struct ctx *x)
 	write_one(x, "cacheperf_window_seconds", CP_PROM_GAUGE,
 		  "Span of the summary the per-issue and per-process series describe.",
 		  in->window_s);
+	write_agent(x, &r->agent);
 	if (!in->self)
 		return;
-	write_one(x, "cacheperf_profiler_cpu_seconds_total", CP_PROM_COUNTER,
-		  "User and system CPU time of the profiler.", in->self->cpu_seconds);
-	write_one(x, "cacheperf_profiler_resident_memory_bytes", CP_PROM_GAUGE,
-		  "Resident memory of the profiler.", (double)in->self->rss_bytes);
 	write_copies(x, &in->self->copies);
 	write_one(x, "cacheperf_last_write_timestamp_seconds", CP_PROM_GAUGE,
 		  "Unix time at which the profiler wrote this file.", in->self->write_time);

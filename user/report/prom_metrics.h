@@ -10,8 +10,9 @@
  * summed into one series, so the file never repeats a series. Every family
  * is written whenever its value is known, 0 when what it counts is off
  * (docs/prometheus.md, "Which families a file has"). Pure: a summary in,
- * text out through prom_writer.h; the profiler's CPU, memory and the clock
- * come in struct cp_prom_self, so a recording's file is the same anywhere.
+ * text out through prom_writer.h; the profiler's CPU and memory are the
+ * report's (cp_report.agent, a live run's only) and the clock comes in
+ * struct cp_prom_self, so a recording's file is the same anywhere.
  */
 #ifndef CP_PROM_METRICS_H
 #define CP_PROM_METRICS_H
@@ -25,10 +26,8 @@
 
 #define CP_PROM_MAX_PROCS	64	/* process series; the rest: one "other" series */
 
-/* Facts of the profiler process itself; not written for a recording. */
+/* The time of a live run's write; not written for a recording. */
 struct cp_prom_self {
-	double cpu_seconds;		/* user + system CPU of the profiler */
-	__u64 rss_bytes;		/* its resident memory */
 	double write_time;		/* unix seconds of this write */
 	struct cp_copy_stats copies;	/* sealed copies of targets' files (copy_cache.h) */
 };

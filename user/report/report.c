@@ -7,6 +7,7 @@
 #include "util/printable.h"
 #include "report/data_src_text.h"
 #include "report/report.h"
+#include "report/report_agent.h"
 #include "report/report_issues.h"
 
 /* "12.5 %" with one decimal, "-" when @whole is 0. Returns @buf. */
@@ -28,6 +29,7 @@ static void print_header(const struct cp_report *r, FILE *f)
 	if (r->source && strcmp(r->source, "soft") == 0)
 		fprintf(f, "  note:     %s\n", CP_SOFT_NOTE);
 	fprintf(f, "  duration: %.1f s (%s)\n", r->duration_s, r->end_reason ? r->end_reason : "");
+	cp_report_agent_print(&r->agent, f);
 	fprintf(f, "  targets:  ");
 	if (!r->nr_targets)
 		fprintf(f, "every process (-a)");

@@ -22,6 +22,7 @@
 #include "profile/bpf_stats.h"
 #include "profile/run_facts.h"
 #include "profile/run_limits.h"
+#include "machine/agent_cost.h"
 #include "report/insn_callers.h"
 #include "report/report_budget.h"
 #include "report/report_limits.h"
@@ -73,6 +74,7 @@ struct cp_report {
 	const struct cp_proc_summaries *procs;	/* per process; listed with -a */
 	struct cp_limits limits;	/* evictions and memory */
 	struct cp_report_budget budget;	/* --overhead; plan.budget_ppm 0: none */
+	struct cp_agent_cost agent;	/* the profiler's own cost; known false: a replay */
 };
 
 /* Writes the report to @f. */

@@ -4,6 +4,7 @@
 
 #include "classify/issue.h"
 #include "util/json_writer.h"
+#include "report/report_agent.h"
 #include "report/report_json.h"
 
 void cp_report_geometry_json(struct cp_json *j, const struct cp_geometry *geo)
@@ -354,6 +355,7 @@ int cp_report_json(const struct cp_report *r, const struct cp_classification *c,
 			     r->top ? r->top : CP_REPORT_TOP_DEFAULT);
 	cp_report_limits_json(&j, &r->limits);
 	cp_report_budget_json(&j, &r->budget);
+	cp_report_agent_json(&j, &r->agent);
 	cp_json_end(&j);
 	if (cp_json_finish(&j))
 		return -1;

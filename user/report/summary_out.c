@@ -9,7 +9,7 @@
 #include "report/prom_metrics.h"
 #include "report/profile_html.h"
 #include "report/report_emit.h"
-#include "profile/mem_guard.h"
+#include "machine/agent_cost.h"
 #include "util/clock.h"
 #include "util/self_usage.h"
 #include "report/summary_out.h"
@@ -25,7 +25,7 @@ void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *
 	o->live = live;
 	o->status = status_f;
 	o->last_s = (double)cp_now_ns() / 1e9;
-	o->last_cpu_s = cp_self_cpu_seconds();
+	o->last_cpu_ns = cp_self_cpu_ns();
 }
 
 void cp_status_format(const struct cp_status *s, char *buf, size_t sz)
@@ -100,9 +100,6 @@ static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *e
 	int ret;
 
 	if (o->live) {
-		self.cpu_seconds = cp_self_cpu_seconds();
-		if (cp_self_rss_bytes(&self.rss_bytes))
-			self.rss_bytes = 0;
 		self.write_time = (double)time(NULL);
 		cp_tf_kept_stats(&self.copies);
 		in.self = &self;
@@ -137,7 +134,8 @@ int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *er
 
 static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
 {
-	double now = (double)cp_now_ns() / 1e9, cpu = cp_self_cpu_seconds(), dt = now - o->last_s;
+	double now = (double)cp_now_ns() / 1e9, dt = now - o->last_s;
+	__u64 cpu = cp_self_cpu_ns();
 	const struct cp_stats *b = &s->run_bpf;
 	__u64 samples = b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE];
 	struct cp_status st = {
@@ -148,10 +146,10 @@ static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
 
 	if (dt > 0) {
 		st.samples_per_s = (double)(samples - o->last_samples) / dt;
-		st.cpu_pct = 100.0 * (cpu - o->last_cpu_s) / dt;
+		st.cpu_pct = cp_agent_cost_pct(cpu - o->last_cpu_ns, (__u64)(dt * 1e9));
 	}
 	o->last_s = now;
-	o->last_cpu_s = cpu;
+	o->last_cpu_ns = cpu;
 	o->last_samples = samples;
 	cp_status_format(&st, line, sizeof(line));
 	fprintf(o->status, "%s\n", line);

@@ -33,7 +33,7 @@ struct cp_summary_out {
 	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */
 	bool live;				/* the profiler's own figures are written */
 	FILE *status;				/* the status line's stream; NULL: none */
-	double last_cpu_s;			/* at the last status line */
+	__u64 last_cpu_ns;			/* the profiler's CPU time at the last status line */
 	double last_s;
 	__u64 last_samples;
 	bool prom_failing;			/* the last write failed (said once) */

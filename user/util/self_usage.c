@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The profiler's own CPU time and memory (see self_usage.h). */
+/* The profiler's own CPU time (see self_usage.h). */
 #include <sys/resource.h>
 
 #include "util/self_usage.h"
 
-double cp_self_cpu_seconds(void)
+static __u64 tv_ns(const struct timeval *tv)
+{
+	return (__u64)tv->tv_sec * 1000000000ull + (__u64)tv->tv_usec * 1000ull;
+}
+
+__u64 cp_self_cpu_ns(void)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	return tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
 }

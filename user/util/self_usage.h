@@ -5,9 +5,13 @@
 
 #include <linux/types.h>
 
-/* User + system CPU seconds of this process (all threads). */
-double cp_self_cpu_seconds(void);
+/*
+ * User + system CPU time of this process in ns: every thread, those that
+ * ended too (getrusage RUSAGE_SELF); not its children's. 0 when it cannot
+ * be read.
+ */
+__u64 cp_self_cpu_ns(void);
 
-/* Resident bytes: cp_self_rss_bytes() in mem_guard.h. */
+/* Its memory as the kernel counts it: cp_self_mem_read() in machine/self_mem.h. */
 
 #endif /* CP_SELF_USAGE_H */

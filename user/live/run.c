@@ -21,6 +21,7 @@
 #include "live/signals.h"
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
+#include "objects/stack_gen.h"
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
@@ -61,6 +62,8 @@ struct cp_live {
 	__u64 opens_s;
 	unsigned int opens;
 	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
+	struct cp_stack_gen stack_gen;	/* the allocation stack maps' generations */
+	__u64 drained_ns;		/* the ring buffer was last read to its end then */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -330,8 +333,10 @@ static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u
 		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
 		.stack_id = stack_id,
 	};
-	size_t n = unwind_short(l, pid, caller, ips,
-				cp_alloc_stack_read(l->sess->skel, stack_id, ips, max), max);
+	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+
+	cp_stack_gen_read(&l->stack_gen, stack_id, n > 0);
+	n = unwind_short(l, pid, caller, ips, n, max);
 
 	if (l->rec && n) {
 		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
@@ -371,6 +376,31 @@ static void follow_cpu(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 n
 							  now - l->bp_rate_ns));
 	l->bp_rate_ns = now;
 	l->bp_rate_cpu_ns = l->cpu_last_ns;
+}
+
+/*
+ * Ends the allocation stacks' generation when its map fills, and empties
+ * the map of the one before once its events were read (objects/stack_gen.h).
+ */
+static void stack_gen_tick(struct cp_live *l, __u64 now)
+{
+	struct cacheperf *skel = l->sess->skel;
+
+	switch (cp_stack_gen_step(&l->stack_gen, now, l->drained_ns)) {
+	case CP_STACK_GEN_END:
+		cp_stack_gen_ended(&l->stack_gen, now);
+		__atomic_store_n(&skel->bss->alloc_stack_spare, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&skel->bss->alloc_stack_gen, l->stack_gen.gen, __ATOMIC_RELEASE);
+		break;
+	case CP_STACK_GEN_EMPTY:
+		cp_alloc_stacks_empty(skel, !(l->stack_gen.gen & 1));
+		cp_stack_gen_emptied(&l->stack_gen);
+		__atomic_store_n(&skel->bss->alloc_stack_spare, cp_stack_gen_spare(&l->stack_gen),
+				 __ATOMIC_RELEASE);
+		break;
+	case CP_STACK_GEN_WAIT:
+		break;
+	}
 }
 
 /* The allocation probes' windows, between the records of a long drain. */
@@ -425,6 +455,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		return -ENOMEM;
 	}
 	l->sess = s;
+	cp_stack_gen_init(&l->stack_gen, bpf_map__max_entries(s->skel->maps.alloc_stacks));
+	s->skel->bss->alloc_stack_spare = cp_stack_gen_spare(&l->stack_gen);
 	l->rec = rec;	/* owned from here on */
 	l->prof = cp_profile__new(&cfg, &hooks);
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
@@ -762,11 +794,17 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 				     now, timeout_ms);
 		ret = cp_drain__poll(l->drain, timeout_ms);
 		/* the allocation probes wake us in batches: take what waits anyway */
-		if (ret >= 0 || ret == -EINTR)
+		if (ret >= 0 || ret == -EINTR) {
+			now = cp_now_ns();
 			ret = cp_drain__poll(l->drain, 0);
+			if (cp_drain__caught_up(l->drain))
+				l->drained_ns = now;
+		}
 		attach_pending(l);
-		if (l->sess->alloc)
+		if (l->sess->alloc) {
 			cp_alloc_probes__tick(l->sess->alloc, cp_now_ns());
+			stack_gen_tick(l, cp_now_ns());
+		}
 		if (l->bps)
 			cp_bp_sampler__tick(l->bps, p->insns, p->misses, cp_now_ns());
 		if (l->soft)

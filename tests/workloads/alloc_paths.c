@@ -1,66 +1,66 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * alloc_paths: allocations from more distinct call stacks than the
- * allocation stack map holds (cacheperf/alloc.h), then one heap object from
+ * allocation stack maps hold (cacheperf/alloc.h), then one heap object from
  * a call site never seen before, written one byte per page so every sample
- * of the run lands in it. Path i is PATH_DEPTH calls deep, each through
- * path_left() or path_right() as bit k of i says, so paths 0..2^PATH_DEPTH-1
- * are as many distinct stacks; each path allocates (and frees) REPEAT times,
- * so the probes' per-call-site stack cache (taken again every
- * CP_ALLOC_STACK_REFRESH allocations there) takes a stack on every path.
+ * of the run lands in it.
+ *
+ * Path i calls malloc under a frame record of its own whose return address
+ * is a made-up one, path_ret(i): the frame-pointer walk of the probes then
+ * sees PATHS distinct stacks (malloc's caller, path_ret(i), then the real
+ * frames), and as many call sites (the caller and the return address of
+ * its frame), each taking its stack at its first allocation. x86-64 only.
+ * A long run's pace: BATCH paths, then a pause of PAUSE_US, and a pause
+ * before the last call site.
  *
  * usage: alloc_paths [PATHS [PAGES]]   (default 24000 paths, 1024 pages);
  * prints "ready PID" after the paths and waits for a line on stdin.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#define PATH_DEPTH	16
-#define REPEAT		80
 #define PAGE		4096
+#define BATCH		500
+#define PAUSE_US	50000
 
-static void *path_left(unsigned int path, int depth);
-static void *path_right(unsigned int path, int depth);
+struct frame_record {
+	void *next;
+	uintptr_t ret;
+};
 
-/* Allocates and frees REPEAT times at the end of path @path; one pointer kept. */
-static __attribute__((noinline)) void *path_leaf(void)
+/* A return address no code has: distinct for each path. */
+static uintptr_t path_ret(unsigned int path)
 {
-	void *p = NULL;
-
-	for (int i = 0; i < REPEAT; i++) {
-		free(p);
-		p = malloc(32);
-	}
-	return p;
+	return 0x10000 + (uintptr_t)path * 16;
 }
 
-/* The next call of the path: not a tail call, so each level keeps its frame. */
-static __attribute__((noinline)) void *path_next(unsigned int path, int depth)
+/*
+ * malloc(32) with rbp pointing to a frame record whose return address is
+ * path_ret(@path) and whose next record is this function's own. Below the
+ * red zone, stack aligned for the call; rbp and rsp restored after.
+ */
+static __attribute__((noinline)) void *path_alloc(unsigned int path)
 {
+	struct frame_record fr = { __builtin_frame_address(0), path_ret(path) };
 	void *p;
 
-	if (depth == PATH_DEPTH)
-		return path_leaf();
-	p = (path >> depth) & 1 ? path_right(path, depth + 1) : path_left(path, depth + 1);
-	__asm__ volatile("" : : "r"(p) : "memory");
-	return p;
-}
-
-static __attribute__((noinline)) void *path_left(unsigned int path, int depth)
-{
-	void *p = path_next(path, depth);
-
-	__asm__ volatile("" : : "r"(p) : "memory");
-	return p;
-}
-
-static __attribute__((noinline)) void *path_right(unsigned int path, int depth)
-{
-	void *p = path_next(path, depth);
-
-	__asm__ volatile("" : : "r"(p) : "memory");
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "sub $128, %%rsp\n\t"
+			 "and $-16, %%rsp\n\t"
+			 "push %%rbp\n\t"
+			 "sub $8, %%rsp\n\t"
+			 "mov %[fr], %%rbp\n\t"
+			 "mov $32, %%edi\n\t"
+			 "call malloc@PLT\n\t"
+			 "add $8, %%rsp\n\t"
+			 "pop %%rbp\n\t"
+			 "mov %%rbx, %%rsp"
+			 : "=a"(p)
+			 : [fr] "r"(&fr)
+			 : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0",
+			   "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "memory", "cc");
 	return p;
 }
 
@@ -79,10 +79,12 @@ int main(int argc, char **argv)
 	size_t pages = argc > 2 ? (size_t)atol(argv[2]) : 1024;
 	char line[16], *mem;
 
-	if (paths > 1u << PATH_DEPTH)
-		paths = 1u << PATH_DEPTH;
-	for (unsigned int i = 0; i < paths; i++)
-		free(path_next(i, 0));
+	for (unsigned int i = 0; i < paths; i++) {
+		free(path_alloc(i));
+		if ((i + 1) % BATCH == 0)
+			usleep(PAUSE_US);
+	}
+	usleep(4 * PAUSE_US);
 	mem = late_site(pages * PAGE);	/* cp:late-main */
 	if (!mem)
 		return 1;

@@ -5,7 +5,7 @@
 
 void cp_stack_gen_init(struct cp_stack_gen *g, __u32 map_entries)
 {
-	*g = (struct cp_stack_gen){ .limit = map_entries / CP_STACK_GEN_FILL_DIV };
+	*g = (struct cp_stack_gen){.limit = map_entries / CP_STACK_GEN_FILL_DIV};
 	if (!g->limit)
 		g->limit = 1;
 }

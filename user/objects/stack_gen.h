@@ -27,24 +27,24 @@
 #include <linux/types.h>
 
 /* a generation ends when its stacks read reach an eighth of its map's entries */
-#define CP_STACK_GEN_FILL_DIV	8
+#define CP_STACK_GEN_FILL_DIV 8
 /* time for the probes of an ended generation to finish and their events to be read */
-#define CP_STACK_GEN_SETTLE_NS	500000000ull
+#define CP_STACK_GEN_SETTLE_NS 100000000ull
 
 struct cp_stack_gen {
-	__u32 gen;		/* the generation new stacks go to */
-	__u32 limit;		/* stacks read that end a generation */
-	__u32 reads;		/* distinct stacks read of the current generation */
-	__u32 next_reads;	/* of the next generation (the spare map) */
-	__u64 ended_ns;		/* when the previous generation ended; 0: its map is empty */
-	__u64 ends;		/* generations ended */
-	__u64 missing;		/* stacks read whose id was not in the map: lost */
+	__u32 gen;	  /* the generation new stacks go to */
+	__u32 limit;	  /* stacks read that end a generation */
+	__u32 reads;	  /* distinct stacks read of the current generation */
+	__u32 next_reads; /* of the next generation (the spare map) */
+	__u64 ended_ns;	  /* when the previous generation ended; 0: its map is empty */
+	__u64 ends;	  /* generations ended */
+	__u64 missing;	  /* stacks read whose id was not in the map: lost */
 };
 
 enum cp_stack_gen_step {
-	CP_STACK_GEN_WAIT,	/* nothing to do */
-	CP_STACK_GEN_END,	/* end the generation: cp_stack_gen_ended() */
-	CP_STACK_GEN_EMPTY,	/* empty the previous generation's map: cp_stack_gen_emptied() */
+	CP_STACK_GEN_WAIT,  /* nothing to do */
+	CP_STACK_GEN_END,   /* end the generation: cp_stack_gen_ended() */
+	CP_STACK_GEN_EMPTY, /* empty the previous generation's map: cp_stack_gen_emptied() */
 };
 
 /* Generation 0 of maps of @map_entries stacks each. */

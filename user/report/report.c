@@ -282,6 +282,10 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
 		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
 		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
+	if (r->alloc.bpf.stack_errors)
+		fprintf(f, "  allocation call stacks not taken: %llu (their bucket taken in both "
+			"stack maps: the object keeps its caller)\n",
+			(ull)r->alloc.bpf.stack_errors);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
 		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "

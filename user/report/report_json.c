@@ -79,6 +79,7 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 		cp_json_u64(j, "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf);
 		cp_json_u64(j, "alloc_live_map_full", r->alloc.bpf.drop_live_full);
 		cp_json_u64(j, "alloc_entry_map_full", r->alloc.bpf.drop_entry_full);
+		cp_json_u64(j, "alloc_stack_errors", r->alloc.bpf.stack_errors);
 		cp_json_u64(j, "alloc_guard_backoffs", r->guard_backoffs);
 	}
 	cp_json_end(j);

@@ -196,4 +196,15 @@ else
 	_not_ok "stacks refused over 24000 distinct ones: at most a fifth" "got: ${errors:-none}"
 fi
 
+# the drops a long run watches are in the JSON, with the other drops
+keys=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["drops"]
+print(" ".join(k for k in ("stack_lost_at_take", "stack_store_evicted", "bpf_recursion_misses",
+    "bpf_recursion_misses_by_program", "alloc_stack_errors", "alloc_stacks_missing") if k in d))' \
+	"$dir/paths.json" 2>/dev/null)
+want_keys="stack_lost_at_take stack_store_evicted bpf_recursion_misses"
+want_keys="$want_keys bpf_recursion_misses_by_program alloc_stack_errors alloc_stacks_missing"
+if [ "$keys" = "$want_keys" ]; then _ok "JSON drops has the stack and BPF recursion drops"; else
+	_not_ok "JSON drops has the stack and BPF recursion drops" "want: $want_keys" "got:  $keys"; fi
+
 done_testing

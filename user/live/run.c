@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
@@ -178,6 +180,25 @@ static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
 }
 
 /* The live end facts: the BPF counters and drops as they are now. */
+/* What was lost on the way that only the live run counts. */
+static void live_drops(const struct cp_live *l, struct cp_live_drops *d)
+{
+	struct bpf_program *prog;
+
+	*d = (struct cp_live_drops){
+		.stacks_lost = cp_stack_drain__lost(l->stacks),
+		.alloc_stacks_missing = l->stack_gen.missing,
+	};
+	bpf_object__for_each_program(prog, l->sess->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			cp_live_drops_add_prog(d, bpf_program__name(prog), info.recursion_misses);
+	}
+}
+
 static void live_end(const struct cp_live *l, struct cp_run_end *e)
 {
 	cp_drain__stats(l->drain, &e->bpf);
@@ -189,6 +210,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 		cp_alloc_probes__stats(l->sess->alloc, &e->alloc);
 	if (l->soft)
 		cp_soft_source__stats(l->soft, &e->soft);
+	live_drops(l, &e->live);
 	/* measured on the targets' first calls; every call cost it */
 	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
 	l->prof->info.unit.syscall_prog_ns = e->alloc.sys_prog_ns;

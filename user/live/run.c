@@ -244,6 +244,30 @@ static void on_ustack_hook(void *ctx, const struct cp_ustack_record *r)
 	cp_stack_copies_put(&l->copies, r);
 }
 
+/*
+ * Whether process @pid's modules may be opened for CFI unwinding now: at
+ * most CP_UNWIND_OPENS_PER_S processes a second, for the sample and the
+ * allocation stack copies together; refusals counted in opens_refused.
+ */
+static bool may_open_modules(struct cp_live *l, pid_t pid)
+{
+	__u64 now_s;
+
+	if (cp_symbolizer__has_process_dwfl(l->prof->sym, pid))
+		return true;
+	now_s = cp_now_ns() / 1000000000ull;
+	if (now_s != l->opens_s) {
+		l->opens_s = now_s;
+		l->opens = 0;
+	}
+	if (l->opens >= CP_UNWIND_OPENS_PER_S) {
+		l->opens_refused++;
+		return false;
+	}
+	l->opens++;
+	return true;
+}
+
 /* The frame-pointer walk of @ips (@n) reached where the thread started. */
 static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
 {
@@ -257,7 +281,8 @@ static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
  * CFI unwinding of @caller's stack copy into @ips when the frame-pointer
  * walk (@n frames there) stopped short: code without frame pointers on
  * the way, as libstdc++'s operator new. Returns the frames now in @ips.
- * Opening a process's modules for it takes ~17 ms, once per process.
+ * Opening a process's modules for it takes ~17 ms, once per process, and
+ * counts against the same cap as the samples' copies (may_open_modules()).
  */
 static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ips, size_t n,
 			   size_t max)
@@ -266,7 +291,7 @@ static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ip
 	__u64 cfi[CP_ALLOC_STACK_DEPTH];
 	size_t k;
 
-	if (!r || walk_whole(l, pid, ips, n))
+	if (!r || walk_whole(l, pid, ips, n) || !may_open_modules(l, pid))
 		return n;
 	k = cp_unwind(l->prof->sym, r, cfi, max < CP_ALLOC_STACK_DEPTH ? max : CP_ALLOC_STACK_DEPTH);
 	if (k <= n)
@@ -325,20 +350,9 @@ static bool stack_whole(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr)
 static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *pcs, size_t max)
 {
 	struct cp_live *l = ctx;
-	__u64 now_s;
 
-	if (!cp_symbolizer__has_process_dwfl(l->prof->sym, (pid_t)r->tgid)) {
-		now_s = cp_now_ns() / 1000000000ull;
-		if (now_s != l->opens_s) {
-			l->opens_s = now_s;
-			l->opens = 0;
-		}
-		if (l->opens >= CP_UNWIND_OPENS_PER_S) {
-			l->opens_refused++;
-			return 0;
-		}
-		l->opens++;
-	}
+	if (!may_open_modules(l, (pid_t)r->tgid))
+		return 0;
 	return cp_unwind(l->prof->sym, r, pcs, max);
 }
 

@@ -89,12 +89,15 @@ struct {
 	__type(value, struct cp_live_object);
 } live_objects SEC(".maps");
 
-struct {
+/* The stacks of even and odd stack generations (CP_ALLOC_STACK_ID()). */
+struct cp_alloc_stack_map {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, CP_MAX_ALLOC_STACKS);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, CP_ALLOC_STACK_DEPTH * sizeof(__u64));
-} alloc_stacks SEC(".maps");
+};
+struct cp_alloc_stack_map alloc_stacks SEC(".maps");
+struct cp_alloc_stack_map alloc_stacks_odd SEC(".maps");
 
 /* A call site of an allocator: the immediate caller and the frame above it. */
 struct cp_site_key {
@@ -107,6 +110,8 @@ struct cp_site_key {
 struct cp_site_stack {
 	__s64 stack_id;		/* the last stack taken here */
 	__u64 uses;		/* allocations that returned here since */
+	__u32 gen;		/* alloc_stack_gen when it was taken */
+	__u32 __pad;
 };
 
 /*
@@ -135,6 +140,10 @@ struct {
 __u64 alloc_stats[CP_ALLOC_STATS_NR];
 /* Bumped by user space before every (re-)attach: older entries lost their returns. */
 __u32 alloc_gen;
+/* The stack generation: which stack map takes new stacks (CP_ALLOC_STACK_ID()). */
+__u32 alloc_stack_gen;
+/* 1: the next generation's map is empty and takes the stacks the current one refuses. */
+__u32 alloc_stack_spare;
 /* Capture the deeper user stack of each allocation (frame-pointer chains, best effort). */
 const volatile bool targ_alloc_stacks = true;
 /* Count calls per process for the allocation-rate guard. */
@@ -390,16 +399,35 @@ int BPF_KPROBE(on_posix_memalign, __u64 memptr, __u64 align, __u64 size)
 	return cp_alloc_enter(ctx, size, 0, memptr);
 }
 
-static __always_inline __s64 cp_user_stack(void *ctx)
+static __always_inline long cp_stack_into(void *ctx, __u32 gen)
 {
-	__s64 id;
+	if (gen & 1)
+		return bpf_get_stackid(ctx, &alloc_stacks_odd, BPF_F_USER_STACK);
+	return bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+}
+
+/*
+ * The user stack into generation @gen's map, or when its bucket there holds
+ * another stack, into the next generation's map while that one is empty
+ * (alloc_stack_spare): that map is the next generation's, where the stack
+ * stays valid. Counted in stack_errors when both fail.
+ */
+static __always_inline __s64 cp_user_stack(void *ctx, __u32 gen)
+{
+	long id;
 
 	if (!targ_alloc_stacks)
 		return -1;
-	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
-	if (id < 0)
+	id = cp_stack_into(ctx, gen);
+	if (id < 0 && alloc_stack_spare) {
+		gen = (gen + 1) & 0x7fffffff;
+		id = cp_stack_into(ctx, gen);
+	}
+	if (id < 0) {
 		CP_INC(stack_errors);
-	return id;
+		return -1;
+	}
+	return CP_ALLOC_STACK_ID(gen, id);
 }
 
 /*
@@ -440,18 +468,25 @@ static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u
 {
 	struct cp_site_key key = { .tgid = tgid, .caller = caller };
 	struct cp_site_stack *site, fresh = { .uses = 1 };
+	__u32 gen = alloc_stack_gen;
 
 	if (!targ_alloc_stacks)
 		return -1;
 	if (bpf_probe_read_user(&key.parent, sizeof(key.parent), (void *)(PT_REGS_FP(ctx) + 8)))
 		key.parent = 0;
 	site = bpf_map_lookup_elem(&alloc_site_stacks, &key);
-	/* racy between CPUs: at worst a stack is taken once more or once less */
-	if (site && site->uses++ % CP_ALLOC_STACK_REFRESH)
+	/*
+	 * racy between CPUs: at worst a stack is taken once more or once less.
+	 * A stack of an older generation is not handed out: its map is emptied.
+	 */
+	if (site && site->gen == gen && site->uses++ % CP_ALLOC_STACK_REFRESH)
 		return site->stack_id;
-	fresh.stack_id = cp_user_stack(ctx);
+	fresh.stack_id = cp_user_stack(ctx, gen);
+	fresh.gen = gen;
 	if (site) {
 		site->stack_id = fresh.stack_id;
+		site->gen = gen;
+		site->uses = 1;
 	} else {
 		bpf_map_update_elem(&alloc_site_stacks, &key, &fresh, BPF_ANY);
 		cp_ustack_emit(ctx, tgid, caller);
@@ -679,7 +714,7 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 		m.len = addr - m.addr;
 		addr = m.addr;
 	}
-	stack_id = cp_user_stack(ctx);
+	stack_id = cp_user_stack(ctx, alloc_stack_gen);
 	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func,
 			    CP_OBJ_EV_MAP);
 	CP_INC(mappings);

@@ -14,7 +14,7 @@
 /* live-object map entries (preallocated, ~100 bytes each); may be resized before load */
 #define CP_MAX_LIVE_OBJECTS	(1u << 18)
 #define CP_MAX_ALLOC_THREADS	16384		/* threads inside mmap, mremap or brk */
-#define CP_MAX_ALLOC_STACKS	16384		/* allocation stacks (stack map entries) */
+#define CP_MAX_ALLOC_STACKS	8192		/* allocation stacks (entries of each stack map) */
 #define CP_ALLOC_STACK_DEPTH	32		/* frames kept per allocation stack */
 #define CP_MAX_ALLOC_SITES	16384		/* call sites whose last stack is kept */
 /* a call site's deeper stack is taken again after this many allocations there */
@@ -106,10 +106,23 @@ struct cp_object_event {
 	__u64 size;		/* bytes requested (mappings: length) */
 	__u64 old_addr;		/* realloc / mremap: the previous start */
 	__u64 caller;		/* return address into the allocator's caller, 0 if unknown */
-	__s64 stack_id;		/* user stack in the alloc_stacks map, < 0 if none */
+	__s64 stack_id;		/* user stack: CP_ALLOC_STACK_ID(), < 0 if none */
 	__u64 time_ns;		/* bpf_ktime_get_ns() at the allocator's return */
 };
 _Static_assert(sizeof(struct cp_object_event) == 64, "struct cp_object_event is ABI");
+
+/*
+ * Allocation stacks go to one of two stack maps, by the parity of the
+ * stack generation (alloc_stack_gen) user space sets: alloc_stacks for
+ * even ones, alloc_stacks_odd for odd ones. A stack id carries its
+ * generation in bits 32-62 and its bucket in the map below, so the same
+ * bucket of two generations (maybe another stack) is never one id. User
+ * space ends a generation when its map fills up, and empties that map once
+ * every event of the generation has been read (user/objects/stack_gen.h).
+ */
+#define CP_ALLOC_STACK_ID(gen, bucket)	((__s64)(((__u64)(gen) & 0x7fffffffull) << 32 | (__u32)(bucket)))
+#define CP_ALLOC_STACK_GEN(id)		((__u32)((__u64)(id) >> 32))
+#define CP_ALLOC_STACK_BUCKET(id)	((__u32)(__u64)(id))
 
 /*
  * Record CP_REC_ALLOC_STACK (user space, recordings only): the frames user

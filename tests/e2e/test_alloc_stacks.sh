@@ -5,8 +5,9 @@
 # report's issue is related to that object. The expected frames are the
 # lines of the cp:chain-* markers in alloc_chain.h and .c, innermost first;
 # the live report, its JSON and the report of its recording must all show them.
-# Then the same object allocated through a wrapper inlined into main, and a
-# C++ std::vector whose operator new has no frame pointer (CFI unwinding).
+# Then the same object allocated through a wrapper inlined into main, a
+# C++ std::vector whose operator new has no frame pointer (CFI unwinding),
+# and an object allocated after more distinct stacks than a stack map holds.
 . "$(dirname "$0")/tap.sh"
 
 need_root "allocation probes need root"
@@ -170,5 +171,40 @@ else
 	_not_ok "C++: the replay has the unwound frames (recorded as the site's stack)" \
 		"$(grep "Related to the heap object" "$tap_out")"
 fi
+
+# a long run's stacks: alloc_paths allocates from 24000 distinct stacks (the
+# allocation stack maps hold CP_MAX_ALLOC_STACKS = 8192 each; one map of 16384
+# used to fill for good), then its one object from late_site(): that late
+# call site still has its stack, and few stacks were refused on the way
+psrc=$CP_ROOT/tests/workloads/alloc_paths.c
+pmark() { grep -n "cp:late-$1 \*/" "$psrc" | cut -d: -f1; }
+pwant="at late_site (alloc_paths.c:$(pmark site)) ← main (alloc_paths.c:$(pmark main))"
+run_chain paths --overhead 0 --max-alloc-rate 0 --alloc-stack-bytes 0 --json "$dir/paths.json" \
+	-- alloc_paths 24000 512
+related=$(grep "Related to the heap object" "$dir/paths.all")
+if [ "$rc" -eq 0 ] && grep -qF "$pwant ← " <<<"$related"; then
+	_ok "after 24000 distinct stacks, a new call site's object has its stack"
+else
+	_not_ok "after 24000 distinct stacks, a new call site's object has its stack" \
+		"status $rc" "want: $pwant ← ..." "got:  $related"
+fi
+errors=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["drops"]["alloc_stack_errors"])' \
+	"$dir/paths.json" 2>/dev/null)
+if [ -n "$errors" ] && [ "$errors" -le 4800 ]; then
+	_ok "stacks refused over 24000 distinct ones: $errors, at most a fifth"
+else
+	_not_ok "stacks refused over 24000 distinct ones: at most a fifth" "got: ${errors:-none}"
+fi
+
+# the drops a long run watches are in the JSON, with the other drops
+keys=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["drops"]
+print(" ".join(k for k in ("stack_lost_at_take", "stack_store_evicted", "bpf_recursion_misses",
+    "bpf_recursion_misses_by_program", "alloc_stack_errors", "alloc_stacks_missing") if k in d))' \
+	"$dir/paths.json" 2>/dev/null)
+want_keys="stack_lost_at_take stack_store_evicted bpf_recursion_misses"
+want_keys="$want_keys bpf_recursion_misses_by_program alloc_stack_errors alloc_stacks_missing"
+if [ "$keys" = "$want_keys" ]; then _ok "JSON drops has the stack and BPF recursion drops"; else
+	_not_ok "JSON drops has the stack and BPF recursion drops" "want: $want_keys" "got:  $keys"; fi
 
 done_testing

@@ -15,6 +15,7 @@
 #include "objects/allocator.h"
 #include "live/alloc_probes.h"
 #include "live/cpu_costs.h"
+#include "objects/stack_gen.h"
 #include "live/link_reaper.h"
 #include "live/uprobe_multi.h"
 #include "live/prog_stats.h"
@@ -688,19 +689,48 @@ static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 	free(del);
 }
 
+static const struct bpf_map *stack_map(struct cacheperf *skel, bool odd)
+{
+	return odd ? skel->maps.alloc_stacks_odd : skel->maps.alloc_stacks;
+}
+
 size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max)
 {
 	__u64 v[CP_ALLOC_STACK_DEPTH] = { 0 };
-	__u32 key = (__u32)stack_id;
+	__u32 key = CP_ALLOC_STACK_BUCKET(stack_id);
 	size_t n = 0;
 
-	if (stack_id < 0 || bpf_map_lookup_elem(bpf_map__fd(skel->maps.alloc_stacks), &key, v))
+	if (stack_id < 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(stack_map(skel, cp_stack_gen_map(stack_id))), &key, v))
 		return 0;
 	/* the kernel zero-fills the frames past the last one */
 	while (n < CP_ALLOC_STACK_DEPTH && n < max && v[n]) {
 		ips[n] = v[n];
 		n++;
 	}
+	return n;
+}
+
+size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd)
+{
+	const struct bpf_map *map = stack_map(skel, odd);
+	__u32 n_keys = bpf_map__max_entries(map), *keys, cur, next, n = 0;
+	int fd = bpf_map__fd(map);
+	bool have = false;
+
+	/* a stack map's buckets are its keys, below the power of two of max_entries */
+	keys = calloc(2 * (size_t)n_keys, sizeof(*keys));
+	if (!keys)
+		return 0;
+	/* all keys first: get_next_key from a deleted key restarts at the first one */
+	while (n < 2 * n_keys && !bpf_map_get_next_key(fd, have ? &cur : NULL, &next)) {
+		keys[n++] = next;
+		cur = next;
+		have = true;
+	}
+	for (__u32 i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
 	return n;
 }
 

@@ -87,11 +87,17 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 void cp_alloc_probes__free(struct cp_alloc_probes *ap);
 
 /*
- * The user stack @stack_id of the alloc_stacks map into @ips (at most @max
- * return addresses, innermost first). Returns how many, 0 when the id is
- * not in the map.
+ * The user stack @stack_id (CP_ALLOC_STACK_ID(): the map of its generation)
+ * into @ips (at most @max return addresses, innermost first). Returns how
+ * many, 0 when the id is not in the map.
  */
 size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max);
+
+/*
+ * Empties the stack map of the generations of parity @odd
+ * (user/objects/stack_gen.h). Returns the stacks deleted.
+ */
+size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd);
 
 /*
  * Finds @pid's allocator and attaches its probes for @pid only. Returns 0,

@@ -25,6 +25,7 @@ struct cp_drain {
 	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
 	__u64 deadline_ns;		/* this poll stops handling records here */
 	int handled;			/* records of this poll */
+	bool caught_up;			/* the last poll read every ring to its end */
 	void (*tick)(void *ctx, __u64 now_ns);	/* between records; NULL: none */
 	void *tick_ctx;
 };
@@ -112,6 +113,7 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 		if (ret == 0)
 			ret = ring_buffer__consume(d->rb);
 	}
+	d->caught_up = ret >= 0;
 	return ret == -EAGAIN ? d->handled : ret;
 }
 
@@ -127,6 +129,11 @@ int cp_drain__flush(struct cp_drain *d)
 		total += d->handled;
 	} while (ret == -EAGAIN && cp_now_ns() < end);
 	return ret < 0 && ret != -EAGAIN ? ret : total;
+}
+
+bool cp_drain__caught_up(const struct cp_drain *d)
+{
+	return d->caught_up;
 }
 
 int cp_drain__epoll_fd(const struct cp_drain *d)

@@ -66,6 +66,9 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms);
  */
 int cp_drain__flush(struct cp_drain *d);
 
+/* True when the last cp_drain__poll() read every ring to its end (not cut by its budget). */
+bool cp_drain__caught_up(const struct cp_drain *d);
+
 /* A file descriptor that becomes readable when records wait, for the caller's epoll. */
 int cp_drain__epoll_fd(const struct cp_drain *d);
 

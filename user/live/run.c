@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "cacheperf/abi.h"
 #include "cacheperf/breakpoint.h"
@@ -23,6 +25,7 @@
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
 #include "machine/agent_cost.h"
+#include "objects/stack_gen.h"
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
 #include "util/clock.h"
@@ -64,6 +67,8 @@ struct cp_live {
 	unsigned int opens;
 	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
 	struct cp_agent_since agent;	/* the profiler's start-up ended: the loop began */
+	struct cp_stack_gen stack_gen;	/* the allocation stack maps' generations */
+	__u64 drained_ns;		/* the ring buffer was last read to its end then */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -178,6 +183,25 @@ static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
 }
 
 /* The live end facts: the BPF counters and drops as they are now. */
+/* What was lost on the way that only the live run counts. */
+static void live_drops(const struct cp_live *l, struct cp_live_drops *d)
+{
+	struct bpf_program *prog;
+
+	*d = (struct cp_live_drops){
+		.stacks_lost = cp_stack_drain__lost(l->stacks),
+		.alloc_stacks_missing = l->stack_gen.missing,
+	};
+	bpf_object__for_each_program(prog, l->sess->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			cp_live_drops_add_prog(d, bpf_program__name(prog), info.recursion_misses);
+	}
+}
+
 static void live_end(const struct cp_live *l, struct cp_run_end *e)
 {
 	cp_drain__stats(l->drain, &e->bpf);
@@ -189,6 +213,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 		cp_alloc_probes__stats(l->sess->alloc, &e->alloc);
 	if (l->soft)
 		cp_soft_source__stats(l->soft, &e->soft);
+	live_drops(l, &e->live);
 	/* measured on the targets' first calls; every call cost it */
 	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
 	l->prof->info.unit.syscall_prog_ns = e->alloc.sys_prog_ns;
@@ -223,6 +248,30 @@ static void on_ustack_hook(void *ctx, const struct cp_ustack_record *r)
 	cp_stack_copies_put(&l->copies, r);
 }
 
+/*
+ * Whether process @pid's modules may be opened for CFI unwinding now: at
+ * most CP_UNWIND_OPENS_PER_S processes a second, for the sample and the
+ * allocation stack copies together; refusals counted in opens_refused.
+ */
+static bool may_open_modules(struct cp_live *l, pid_t pid)
+{
+	__u64 now_s;
+
+	if (cp_symbolizer__has_process_dwfl(l->prof->sym, pid))
+		return true;
+	now_s = cp_now_ns() / 1000000000ull;
+	if (now_s != l->opens_s) {
+		l->opens_s = now_s;
+		l->opens = 0;
+	}
+	if (l->opens >= CP_UNWIND_OPENS_PER_S) {
+		l->opens_refused++;
+		return false;
+	}
+	l->opens++;
+	return true;
+}
+
 /* The frame-pointer walk of @ips (@n) reached where the thread started. */
 static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
 {
@@ -236,7 +285,8 @@ static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
  * CFI unwinding of @caller's stack copy into @ips when the frame-pointer
  * walk (@n frames there) stopped short: code without frame pointers on
  * the way, as libstdc++'s operator new. Returns the frames now in @ips.
- * Opening a process's modules for it takes ~17 ms, once per process.
+ * Opening a process's modules for it takes ~17 ms, once per process, and
+ * counts against the same cap as the samples' copies (may_open_modules()).
  */
 static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ips, size_t n,
 			   size_t max)
@@ -245,7 +295,7 @@ static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ip
 	__u64 cfi[CP_ALLOC_STACK_DEPTH];
 	size_t k;
 
-	if (!r || walk_whole(l, pid, ips, n))
+	if (!r || walk_whole(l, pid, ips, n) || !may_open_modules(l, pid))
 		return n;
 	k = cp_unwind(l->prof->sym, r, cfi, max < CP_ALLOC_STACK_DEPTH ? max : CP_ALLOC_STACK_DEPTH);
 	if (k <= n)
@@ -304,20 +354,9 @@ static bool stack_whole(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr)
 static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *pcs, size_t max)
 {
 	struct cp_live *l = ctx;
-	__u64 now_s;
 
-	if (!cp_symbolizer__has_process_dwfl(l->prof->sym, (pid_t)r->tgid)) {
-		now_s = cp_now_ns() / 1000000000ull;
-		if (now_s != l->opens_s) {
-			l->opens_s = now_s;
-			l->opens = 0;
-		}
-		if (l->opens >= CP_UNWIND_OPENS_PER_S) {
-			l->opens_refused++;
-			return 0;
-		}
-		l->opens++;
-	}
+	if (!may_open_modules(l, (pid_t)r->tgid))
+		return 0;
 	return cp_unwind(l->prof->sym, r, pcs, max);
 }
 
@@ -334,8 +373,10 @@ static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u
 		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
 		.stack_id = stack_id,
 	};
-	size_t n = unwind_short(l, pid, caller, ips,
-				cp_alloc_stack_read(l->sess->skel, stack_id, ips, max), max);
+	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+
+	cp_stack_gen_read(&l->stack_gen, stack_id, n > 0);
+	n = unwind_short(l, pid, caller, ips, n, max);
 
 	if (l->rec && n) {
 		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
@@ -375,6 +416,31 @@ static void follow_cpu(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 n
 							  now - l->bp_rate_ns));
 	l->bp_rate_ns = now;
 	l->bp_rate_cpu_ns = l->cpu_last_ns;
+}
+
+/*
+ * Ends the allocation stacks' generation when its map fills, and empties
+ * the map of the one before once its events were read (objects/stack_gen.h).
+ */
+static void stack_gen_tick(struct cp_live *l, __u64 now)
+{
+	struct cacheperf *skel = l->sess->skel;
+
+	switch (cp_stack_gen_step(&l->stack_gen, now, l->drained_ns)) {
+	case CP_STACK_GEN_END:
+		cp_stack_gen_ended(&l->stack_gen, now);
+		__atomic_store_n(&skel->bss->alloc_stack_spare, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&skel->bss->alloc_stack_gen, l->stack_gen.gen, __ATOMIC_RELEASE);
+		break;
+	case CP_STACK_GEN_EMPTY:
+		cp_alloc_stacks_empty(skel, !(l->stack_gen.gen & 1));
+		cp_stack_gen_emptied(&l->stack_gen);
+		__atomic_store_n(&skel->bss->alloc_stack_spare, cp_stack_gen_spare(&l->stack_gen),
+				 __ATOMIC_RELEASE);
+		break;
+	case CP_STACK_GEN_WAIT:
+		break;
+	}
 }
 
 /* The allocation probes' windows, between the records of a long drain. */
@@ -429,6 +495,8 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		return -ENOMEM;
 	}
 	l->sess = s;
+	cp_stack_gen_init(&l->stack_gen, bpf_map__max_entries(s->skel->maps.alloc_stacks));
+	s->skel->bss->alloc_stack_spare = cp_stack_gen_spare(&l->stack_gen);
 	l->rec = rec;	/* owned from here on */
 	l->prof = cp_profile__new(&cfg, &hooks);
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
@@ -769,11 +837,17 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 				     now, timeout_ms);
 		ret = cp_drain__poll(l->drain, timeout_ms);
 		/* the allocation probes wake us in batches: take what waits anyway */
-		if (ret >= 0 || ret == -EINTR)
+		if (ret >= 0 || ret == -EINTR) {
+			now = cp_now_ns();
 			ret = cp_drain__poll(l->drain, 0);
+			if (cp_drain__caught_up(l->drain))
+				l->drained_ns = now;
+		}
 		attach_pending(l);
-		if (l->sess->alloc)
+		if (l->sess->alloc) {
 			cp_alloc_probes__tick(l->sess->alloc, cp_now_ns());
+			stack_gen_tick(l, cp_now_ns());
+		}
 		if (l->bps)
 			cp_bp_sampler__tick(l->bps, p->insns, p->misses, cp_now_ns());
 		if (l->soft)

@@ -9,14 +9,17 @@
 
 /*
  * Sites live in a dense array (id = index + 1); a hash of indices finds a
- * site by value. Open addressing, linear probing, load factor <= 1/2; never
- * deletes, so no tombstones.
+ * site by value, another a site with frames by its caller and frames. Open
+ * addressing, linear probing, load factor <= 1/2; never deletes, so no
+ * tombstones.
  */
 struct cp_callsites {
 	struct cp_callsite *sites;
 	size_t nr, cap, max;
 	__u32 *slots;		/* index + 1, 0 = empty */
 	size_t nr_slots;	/* a power of two */
+	__u32 *fslots;		/* by caller and frames: index + 1 of a site with frames */
+	size_t nr_fslots, nr_fsites;	/* a power of two; sites in it */
 	__u64 dropped;
 	__u64 *frames;		/* the sites' stacks, back to back, append-only */
 	size_t nr_frames, cap_frames;
@@ -52,6 +55,7 @@ void cp_callsites__free(struct cp_callsites *cs)
 		return;
 	free(cs->sites);
 	free(cs->slots);
+	free(cs->fslots);
 	free(cs->frames);
 	free(cs);
 }
@@ -100,8 +104,11 @@ __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id
 {
 	size_t i = probe(cs, caller, stack_id);
 
-	if (cs->slots[i])
-		return cs->slots[i];
+	if (cs->slots[i]) {
+		const struct cp_callsite *c = &cs->sites[cs->slots[i] - 1];
+
+		return c->same_as ? c->same_as : cs->slots[i];
+	}
 	if (cs->nr >= cs->max || grow(cs)) {
 		cs->dropped++;
 		return 0;
@@ -172,6 +179,84 @@ int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips
 	c->nr_frames = (__u16)n;
 	cs->nr_frames += n;
 	return 0;
+}
+
+static size_t hash_frames(__u64 caller, const __u64 *ips, size_t n)
+{
+	__u64 h = cp_hash64(caller);
+
+	for (size_t i = 0; i < n; i++)
+		h = cp_hash64(h ^ ips[i]);
+	return (size_t)cp_hash_mix(h, 31, 29);
+}
+
+/* The fslots slot of (@caller, @ips, @n): the site's with them, or an empty one. */
+static size_t probe_frames(const struct cp_callsites *cs, __u64 caller, const __u64 *ips,
+			   size_t n)
+{
+	size_t mask = cs->nr_fslots - 1, i = cp_hash_slot(hash_frames(caller, ips, n), 0, mask);
+
+	while (cs->fslots[i]) {
+		const struct cp_callsite *c = &cs->sites[cs->fslots[i] - 1];
+
+		if (c->caller == caller && c->nr_frames == n &&
+		    !memcmp(cs->frames + c->frames_at, ips, n * sizeof(*ips)))
+			break;
+		i = cp_probe_next(i, mask);
+	}
+	return i;
+}
+
+/* Room in fslots for one more site; -ENOMEM if none. */
+static int grow_fslots(struct cp_callsites *cs)
+{
+	size_t n = cs->nr_fslots ? cs->nr_fslots * 2 : 64;
+	__u32 *slots, *old = cs->fslots;
+
+	if ((cs->nr_fsites + 1) * 2 <= cs->nr_fslots)
+		return 0;
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	cs->fslots = slots;
+	cs->nr_fslots = n;
+	for (size_t i = 0; i < cs->nr; i++) {
+		const struct cp_callsite *c = &cs->sites[i];
+
+		if (c->nr_frames && !c->same_as)
+			slots[probe_frames(cs, c->caller, cs->frames + c->frames_at,
+					   c->nr_frames)] = (__u32)i + 1;
+	}
+	free(old);
+	return 0;
+}
+
+__u64 cp_callsites__set_stack(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n)
+{
+	struct cp_callsite *c = id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+	size_t i;
+
+	if (!c)
+		return 0;
+	if (c->same_as)
+		return c->same_as;
+	if (n > CP_CALLSITE_MAX_FRAMES)
+		n = CP_CALLSITE_MAX_FRAMES;
+	if (c->stack_read || !n || grow_fslots(cs)) {
+		cp_callsites__set_frames(cs, id, ips, n);
+		return id;
+	}
+	i = probe_frames(cs, c->caller, ips, n);
+	if (cs->fslots[i] && cs->fslots[i] != id) {
+		c->stack_read = true;
+		c->same_as = cs->fslots[i];
+		return c->same_as;
+	}
+	if (cp_callsites__set_frames(cs, id, ips, n) == 0 && c->nr_frames) {
+		cs->fslots[i] = (__u32)id;
+		cs->nr_fsites++;
+	}
+	return id;
 }
 
 const __u64 *cp_callsites__frames(const struct cp_callsites *cs, __u64 id, size_t *n)

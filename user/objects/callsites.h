@@ -26,6 +26,7 @@ struct cp_callsite {
 	__u32 frames_at;	/* first of its frames in the table's frame pool */
 	__u16 nr_frames;	/* return addresses, innermost first; 0: none resolved */
 	bool stack_read;	/* its stack id was looked up (successfully or not) */
+	__u32 same_as;		/* 0, or the earlier site with the same caller and frames */
 };
 
 struct cp_callsites;
@@ -35,7 +36,8 @@ struct cp_callsites *cp_callsites__new(size_t max);
 void cp_callsites__free(struct cp_callsites *cs);
 
 /*
- * The id of (@caller, @stack_id), adding it if new. Returns 0 when the table
+ * The id of (@caller, @stack_id), adding it if new (for a name of another
+ * site, cp_callsites__set_stack(), that site's id). Returns 0 when the table
  * is full or out of memory (counted in cp_callsites__dropped()): objects
  * then carry an unknown call site rather than being lost.
  */
@@ -56,6 +58,16 @@ __u64 cp_callsites__dropped(const struct cp_callsites *cs);
  * (counted in cp_callsites__frames_dropped()).
  */
 int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n);
+
+/*
+ * cp_callsites__set_frames() for call site @id just interned, except that
+ * when an earlier site has the same caller and the same frames (the same
+ * stack again, under another stack id: cacheperf/alloc.h's stack
+ * generations), @id becomes another name of that site: cp_callsites__intern()
+ * returns the earlier id for it from then on. Returns the id to use, 0 for
+ * an unknown @id.
+ */
+__u64 cp_callsites__set_stack(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n);
 
 /* The frames of call site @id (*@n of them), NULL with *@n 0 when it has none. */
 const __u64 *cp_callsites__frames(const struct cp_callsites *cs, __u64 id, size_t *n);

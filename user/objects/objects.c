@@ -431,7 +431,7 @@ __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 
 	if (cs && stack_id >= 0 && !cs->stack_read && o->opts.read_stack) {
 		n = o->opts.read_stack(o->opts.read_stack_ctx, pid, caller, stack_id, ips,
 				       CP_CALLSITE_MAX_FRAMES);
-		cp_callsites__set_frames(p->callsites, id, ips, n);
+		id = cp_callsites__set_stack(p->callsites, id, ips, n);
 	}
 	return id;
 }
@@ -443,7 +443,7 @@ void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, 
 	__u64 id = p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
 
 	if (id)
-		cp_callsites__set_frames(p->callsites, id, ips, n);
+		cp_callsites__set_stack(p->callsites, id, ips, n);
 }
 
 const __u64 *cp_objects__callsite_stack(struct cp_objects *o, pid_t pid, __u64 id, size_t *n)

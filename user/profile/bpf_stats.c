@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The BPF counters: deltas and levels. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "profile/bpf_stats.h"
 
@@ -31,4 +32,23 @@ bool cp_stats_pmu_blind(const struct cp_stats *b, bool ibs)
 		blind += b->not_mem;
 	}
 	return samples >= CP_BLIND_MIN_SAMPLES && blind * 100 >= samples * CP_BLIND_PCT;
+}
+
+void cp_live_drops_add_prog(struct cp_live_drops *d, const char *name, __u64 misses)
+{
+	struct cp_prog_misses p = {.misses = misses};
+	__u32 i;
+
+	if (!misses)
+		return;
+	d->recursion_misses += misses;
+	snprintf(p.name, sizeof(p.name), "%s", name ? name : "?");
+	for (i = d->nr_progs; i > 0 && d->progs[i - 1].misses < misses; i--)
+		if (i < CP_MAX_PROG_DROPS)
+			d->progs[i] = d->progs[i - 1];
+	if (i >= CP_MAX_PROG_DROPS)
+		return;
+	d->progs[i] = p;
+	if (d->nr_progs < CP_MAX_PROG_DROPS)
+		d->nr_progs++;
 }

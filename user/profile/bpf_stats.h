@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "cacheperf/abi.h"
+#include "profile/run_facts.h"
 
 /* @out = @now - @then, field by field (counters that only grow). */
 void cp_stats_delta(const struct cp_stats *now, const struct cp_stats *then, struct cp_stats *out);
@@ -28,5 +29,12 @@ bool cp_stats_levels_unknown(const struct cp_stats *b);
  * other ops too (not_mem), so only its loads and stores are judged.
  */
 bool cp_stats_pmu_blind(const struct cp_stats *b, bool ibs);
+
+/*
+ * Adds program @name's @misses skipped runs to @d: into the total, and
+ * into d->progs, kept the CP_MAX_PROG_DROPS programs with the most, most
+ * first (a program with none is not named).
+ */
+void cp_live_drops_add_prog(struct cp_live_drops *d, const char *name, __u64 misses);
 
 #endif /* CP_BPF_STATS_H */

@@ -71,6 +71,26 @@ struct cp_run_info {
 	struct cp_unit_costs unit;	/* the probes' costs measured at start (live only) */
 };
 
+#define CP_MAX_PROG_DROPS	8	/* programs named with their skipped runs */
+#define CP_PROG_NAME_LEN	16	/* BPF_OBJ_NAME_LEN */
+
+/* A BPF program's runs the kernel skipped (bpf_prog_info.recursion_misses). */
+struct cp_prog_misses {
+	char name[CP_PROG_NAME_LEN];
+	__u64 misses;
+};
+
+/* Lost on the way, counted by a live run only (not in recordings: 0 in a replay). */
+struct cp_live_drops {
+	__u64 stacks_lost;	/* stack counter entries whose stack was gone at take time */
+	__u64 alloc_stacks_missing;	/* allocation stacks gone from their map when read */
+	/* runs of the BPF programs the kernel skipped: a BPF program was already running on
+	 * that CPU (a trace program, as a uprobe's, inside another one) */
+	__u64 recursion_misses;
+	__u32 nr_progs;
+	struct cp_prog_misses progs[CP_MAX_PROG_DROPS];	/* those with any, most first */
+};
+
 /* Known when sampling ends. */
 struct cp_run_end {
 	__u64 end_ns;
@@ -86,6 +106,7 @@ struct cp_run_end {
 	struct cp_soft_stats soft;	/* --source soft: what user space decoded */
 	struct cp_budget_spent spent;	/* the overhead budget's estimate (live only) */
 	struct cp_agent_cost agent;	/* the profiler's own cost (live only: not recorded) */
+	struct cp_live_drops live;	/* live only */
 };
 
 #endif /* CP_RUN_FACTS_H */

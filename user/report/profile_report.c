@@ -53,6 +53,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->have_alloc = e.have_alloc;
 	r->soft = e.soft;
 	r->alloc = e.alloc;
+	r->live = e.live;
 	r->exits = p->exits;
 	r->objects_live = os.store.live;
 	r->insns_dropped = cp_insn_store__dropped(p->insns);

@@ -426,9 +426,10 @@ static const struct loss_family loss_families[] = {
 	{ "cacheperf_sample_stacks_lost_total",
 	  "Samples counted without their call stack over the run: stack_map (the stack map had "
 	  "no room), counter_map (the per-stack counter map was full), no_user_stack (no user "
-	  "stack could be read)." },
+	  "stack could be read), lost_at_take (the stack was gone from the map when its counts "
+	  "were taken), store_evicted (evicted from the interval's stacks at their cap)." },
 };
-#define CP_PROM_NR_LOSSES	20
+#define CP_PROM_NR_LOSSES	24
 
 static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 			struct loss out[CP_PROM_NR_LOSSES])
@@ -458,6 +459,8 @@ static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 		{ stacks, "stack_map", b->drop_stack_map },
 		{ stacks, "counter_map", b->drop_stack_counts },
 		{ stacks, "no_user_stack", b->no_ustack },
+		{ stacks, "lost_at_take", r->live.stacks_lost },
+		{ stacks, "store_evicted", r->limits.stacks_evicted },
 	};
 	size_t n = 0;
 
@@ -494,6 +497,21 @@ static void write_losses(struct ctx *x, const struct cp_stats *b)
 	}
 }
 
+/* The runs the kernel skipped, by BPF program (those with any; none: no sample). */
+static void write_prog_misses(struct ctx *x)
+{
+	const struct cp_live_drops *d = &x->in->r->live;
+	struct labelled v[CP_MAX_PROG_DROPS];
+
+	for (__u32 i = 0; i < d->nr_progs; i++)
+		v[i] = (struct labelled){ d->progs[i].name, d->progs[i].misses };
+	write_labelled(x, "cacheperf_bpf_recursion_misses_total", CP_PROM_COUNTER,
+		       "Runs of a BPF program of the profiler the kernel skipped over the run, by "
+		       "program: a BPF program was already running on that CPU (live runs only; "
+		       "the programs with any).",
+		       "program", v, d->nr_progs);
+}
+
 static void write_samples(struct ctx *x)
 {
 	const struct cp_report *r = x->in->r;
@@ -514,6 +532,7 @@ static void write_samples(struct ctx *x)
 	write_one(x, "cacheperf_received_total", CP_PROM_COUNTER,
 		  "Ring-buffer records the profiler received over the run.", (double)r->received);
 	write_losses(x, b);
+	write_prog_misses(x);
 	write_one(x, "cacheperf_samples_filtered_total", CP_PROM_COUNTER,
 		  "Misses not forwarded over the run: their miss-ratio window was below the threshold.",
 		  (double)b->filtered);

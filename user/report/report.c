@@ -217,6 +217,18 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 			 (unsigned long long)g->doubtful);
 }
 
+/* The BPF programs' runs the kernel skipped, when any: the total, then by program. */
+static void print_prog_misses(const struct cp_live_drops *d, FILE *f)
+{
+	if (!d->recursion_misses)
+		return;
+	fprintf(f, "  BPF program runs skipped (another BPF program was running on the CPU): %llu (",
+		(unsigned long long)d->recursion_misses);
+	for (__u32 i = 0; i < d->nr_progs; i++)
+		fprintf(f, "%s%s %llu", i ? ", " : "", d->progs[i].name, (unsigned long long)d->progs[i].misses);
+	fputs(")\n", f);
+}
+
 static void print_objects(const struct cp_report *r, FILE *f)
 {
 	unsigned int top = r->top ? r->top : CP_REPORT_TOP_DEFAULT;
@@ -277,6 +289,10 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	if (b->drop_stack_map || b->drop_stack_counts || b->no_ustack)
 		fprintf(f, "  call stacks not counted: stack map full %llu, stack counter map full %llu, no user stack %llu\n",
 			(ull)b->drop_stack_map, (ull)b->drop_stack_counts, (ull)b->no_ustack);
+	if (r->live.stacks_lost || r->limits.stacks_evicted)
+		fprintf(f, "  call stacks lost: gone from the stack map when taken %llu, evicted from the interval's stacks %llu\n",
+			(ull)r->live.stacks_lost, (ull)r->limits.stacks_evicted);
+	print_prog_misses(&r->live, f);
 	if (!r->have_alloc) {
 		fprintf(f, "  allocation probes: off (--no-objects)\n");
 		return;
@@ -284,6 +300,10 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
 		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
 		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
+	if (r->alloc.bpf.stack_errors)
+		fprintf(f, "  allocation call stacks not taken: %llu (their bucket taken in both "
+			"stack maps: the object keeps its caller)\n",
+			(ull)r->alloc.bpf.stack_errors);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
 		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "

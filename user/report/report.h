@@ -49,6 +49,7 @@ struct cp_report {
 	__u64 chunk_objects;		/* objects no probe saw, read from glibc's chunk headers */
 	bool have_alloc;		/* allocation probes ran (not --no-objects) */
 	struct cp_alloc_probes_stats alloc;
+	struct cp_live_drops live;	/* lost on the way, live run only */
 	__u64 guard_backoffs;
 	__u64 backoff_doubtful;		/* samples in objects that lived through a back-off */
 	__u64 backoff_unseen;		/* samples in memory with no allocation seen, after one */

@@ -75,11 +75,20 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 	cp_json_u64(j, "stack_map", b->drop_stack_map);
 	cp_json_u64(j, "stack_counter_map", b->drop_stack_counts);
 	cp_json_u64(j, "no_user_stack", b->no_ustack);
+	cp_json_u64(j, "stack_lost_at_take", r->live.stacks_lost);
+	cp_json_u64(j, "stack_store_evicted", r->limits.stacks_evicted);
+	cp_json_u64(j, "bpf_recursion_misses", r->live.recursion_misses);
+	cp_json_object(j, "bpf_recursion_misses_by_program");
+	for (__u32 i = 0; i < r->live.nr_progs; i++)
+		cp_json_u64(j, r->live.progs[i].name, r->live.progs[i].misses);
+	cp_json_end(j);
 	if (r->have_alloc) {
 		cp_json_u64(j, "alloc_events_applied", r->object_events);
 		cp_json_u64(j, "alloc_ring_buffer", r->alloc.bpf.drop_ringbuf);
 		cp_json_u64(j, "alloc_live_map_full", r->alloc.bpf.drop_live_full);
 		cp_json_u64(j, "alloc_entry_map_full", r->alloc.bpf.drop_entry_full);
+		cp_json_u64(j, "alloc_stack_errors", r->alloc.bpf.stack_errors);
+		cp_json_u64(j, "alloc_stacks_missing", r->live.alloc_stacks_missing);
 		cp_json_u64(j, "alloc_guard_backoffs", r->guard_backoffs);
 	}
 	cp_json_end(j);

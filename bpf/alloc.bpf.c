@@ -53,11 +53,13 @@ struct cp_alloc_entry {
 	__u64 size;
 	__u64 old_addr;		/* realloc, reallocarray */
 	__u64 memptr;		/* posix_memalign's out-parameter */
+	__u64 caller;		/* exit-probed: the return address read at the entry */
 	__u32 gen;		/* alloc_gen at entry */
 	__u32 calls;		/* calls of the thread not yet added to alloc_calls */
 	__u16 nest;		/* probed calls entered inside this one, not yet returned */
 	__u8 func;		/* enum cp_alloc_func */
-	__u8 __pad[5];
+	__u8 exits;		/* exit points take the result, not a return probe */
+	__u8 __pad[4];
 	/* realloc: old_addr's live object, taken out at entry (kind 0: it was not tracked) */
 	struct cp_live_object old;
 };
@@ -133,6 +135,11 @@ struct {
  * make every user of the skeleton include cacheperf/alloc.h first.
  */
 __u64 alloc_stats[CP_ALLOC_STATS_NR];
+/*
+ * Exit-probed calls an exception (or a longjmp) ended: their entry was found
+ * open with the return address gone from its slot, and dropped.
+ */
+__u64 alloc_exit_lost;
 /* Bumped by user space before every (re-)attach: older entries lost their returns. */
 __u32 alloc_gen;
 /* Capture the deeper user stack of each allocation (frame-pointer chains, best effort). */
@@ -318,6 +325,28 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 		old->stack_id, old->time_ns);
 }
 
+/*
+ * True when open entry @e, of an exit-probed call (an operator new that may
+ * throw), is over although no exit point saw it end: a std::bad_alloc left
+ * it. A new entry at the same stack position replaces it (the call before
+ * is over, or this is a tail jump from one probed variant into another,
+ * which returns through the same exit points); at a deeper one, its return
+ * address must still be in its slot, or the call is gone.
+ */
+static __always_inline bool cp_exception_ended(const struct cp_alloc_entry *e, __u64 sp)
+{
+	__u64 ret = 0;
+
+	if (!e->exits)
+		return false;
+	if (e->sp == sp)
+		return true;
+	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)e->sp) && ret == e->caller)
+		return false;
+	__sync_fetch_and_add(&alloc_exit_lost, 1);
+	return true;
+}
+
 static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
 					  __u64 memptr)
 {
@@ -337,7 +366,7 @@ static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64
 	}
 	cookie = bpf_get_attach_cookie(ctx);
 	sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
-	if (cp_is_outer(e, sp)) {
+	if (cp_is_outer(e, sp) && !cp_exception_ended(e, sp)) {
 		e->nest++;
 		CP_INC(nested);
 		return 0;
@@ -346,7 +375,11 @@ static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64
 	*e = (struct cp_alloc_entry){
 		.sp = sp, .size = size, .old_addr = old_addr, .memptr = memptr, .gen = alloc_gen,
 		.calls = e->calls, .func = CP_ALLOC_COOKIE_FUNC(cookie),
+		.exits = !!(cookie & CP_ALLOC_COOKIE_EXITS),
 	};
+	/* the caller, as a return probe would see it; and what tells a call gone */
+	if (e->exits)
+		e->caller = cp_read_caller(sp);
 	if (old_addr)
 		cp_realloc_take_old(pid_tgid, old_addr, e->func, &e->old);
 	return 0;
@@ -459,35 +492,19 @@ static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u
 	return fresh.stack_id;
 }
 
-/* The return of every probed function but free. */
-SEC("uretprobe")
-int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
+/*
+ * The end of probed call @e returning @rc to @caller: the event, as the
+ * return probe and the exit points both complete a call.
+ */
+static __always_inline int cp_alloc_complete(struct pt_regs *ctx, struct cp_alloc_entry *e,
+					     __u64 pid_tgid, __u64 rc, __u64 caller)
 {
-	__u64 pid_tgid, ptr = rc, size, old_addr, caller, now;
+	__u64 ptr = rc, size, old_addr, now;
 	struct cp_live_object old;
-	struct cp_alloc_entry *e;
 	__u16 kind = CP_OBJ_EV_ALLOC;
 	__s64 stack_id;
 	__u8 func, flags;
 
-	if (targ_alloc_empty)
-		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
-	e = cp_entry_of_current(0);
-	if (!e || !e->sp) {
-		if (cp_is_target(pid_tgid >> 32))
-			CP_INC(no_entry);
-		return 0;
-	}
-	if (e->gen != alloc_gen) {
-		e->sp = 0;
-		CP_INC(stale_entry);
-		return 0;
-	}
-	if (e->nest) {
-		e->nest--;
-		return 0;
-	}
 	func = e->func;
 	size = e->size;
 	old_addr = e->old_addr;
@@ -499,8 +516,6 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 			CP_INC(read_errors);
 	}
 	e->sp = 0;
-	/* the uretprobe put the original return address back into ip */
-	caller = PT_REGS_IP(ctx);
 
 	if (func == CP_FN_REALLOC || func == CP_FN_REALLOCARRAY) {
 		if (!ptr && size) {
@@ -520,6 +535,72 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func, kind);
 	cp_emit(kind, func, flags, pid_tgid, ptr, size, 0, caller, stack_id, now);
 	return 0;
+}
+
+/* The return of every probed function but free and the exit-probed ones. */
+SEC("uretprobe")
+int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
+{
+	struct cp_alloc_entry *e;
+	__u64 pid_tgid;
+
+	if (targ_alloc_empty)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	e = cp_entry_of_current(0);
+	if (!e || !e->sp) {
+		if (cp_is_target(pid_tgid >> 32))
+			CP_INC(no_entry);
+		return 0;
+	}
+	if (e->gen != alloc_gen) {
+		e->sp = 0;
+		CP_INC(stale_entry);
+		return 0;
+	}
+	if (e->nest) {
+		e->nest--;
+		return 0;
+	}
+	/* the uretprobe put the original return address back into ip */
+	return cp_alloc_complete(ctx, e, pid_tgid, rc, PT_REGS_IP(ctx));
+}
+
+/*
+ * An exit point of a function that may throw (user/decode/exit_points.h):
+ * a jcc or jmp after which the function returns, its result in a register.
+ * The direction comes from the flags (the probe fires before the branch);
+ * the call is the thread's open entry whose return address is where this
+ * direction's ret will find it. Anything else (the other direction, the
+ * same code reached from malloc or from a deeper call) passes.
+ */
+SEC("uprobe")
+int BPF_KPROBE(on_alloc_exit)
+{
+	struct cp_alloc_entry *e;
+	__u64 cookie;
+	int dir;
+
+	if (targ_alloc_empty)
+		return 0;
+	e = cp_entry_of_current(0);
+	if (!e || !e->sp || !e->exits)
+		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
+	dir = (cookie & CP_EXIT_COOKIE_ALWAYS) ||
+	      cp_jcc_taken(CP_EXIT_COOKIE_COND(cookie), ctx->flags);
+	if (!(cookie & CP_EXIT_COOKIE_RET(dir)) ||
+	    PT_REGS_SP(ctx) + CP_EXIT_COOKIE_SP(cookie, dir) != e->sp)
+		return 0;
+	if (e->gen != alloc_gen) {
+		e->sp = 0;
+		CP_INC(stale_entry);
+		return 0;
+	}
+	e->nest = 0;		/* calls folded into this one that never returned */
+	return cp_alloc_complete(ctx, e, bpf_get_current_pid_tgid(),
+				 cp_reg_value((const struct cp_regs *)ctx,
+					      CP_EXIT_COOKIE_REG(cookie, dir)), e->caller);
 }
 
 SEC("uprobe")

@@ -329,7 +329,6 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (!cfg->no_objects) {
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = cfg->max_alloc_rate,
-			.no_throwing_new = cfg->no_throwing_new,
 			.log = cp_log_enabled(CP_LOG_INFO) ? cp_log_file(CP_LOG_INFO) : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,

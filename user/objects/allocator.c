@@ -270,16 +270,23 @@ static void keep_own_cxx(struct cp_allocator *out)
 }
 
 /* Reads the functions from a sealed copy of @w's file (target_file.h): never mmapped itself. */
-static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *want,
-		       struct cp_allocator *out)
+static int open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want)
 {
 	enum cp_tf_refusal why;
 	struct cp_tf_stat st;
 	int fd = cp_tf_open_copy(w, want, &st, &why);
+
+	return fd < 0 && why == CP_TF_GONE ? -ENOENT : fd;
+}
+
+static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		       struct cp_allocator *out)
+{
+	int fd = open_copy(w, want);
 	int err;
 
 	if (fd < 0)
-		return why == CP_TF_GONE ? -ENOENT : fd;
+		return fd;
 	err = read_fns(fd, out);
 	close(fd);
 	return err;
@@ -308,6 +315,15 @@ int cp_allocator_open(const struct cp_allocator *a)
 
 	alloc_where(a, &w, &want);
 	return cp_tf_open(&w, &want, &st, &why);
+}
+
+int cp_allocator_open_copy(const struct cp_allocator *a)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+
+	alloc_where(a, &w, &want);
+	return open_copy(&w, &want);
 }
 
 int cp_allocator__from_file(const char *path, struct cp_allocator *out)

@@ -282,6 +282,9 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
 		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
 		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
+	if (r->alloc.new_unprobed || r->alloc.exit_lost)
+		fprintf(f, "  operator new that may throw: %llu variants left unprobed (their objects unknown), %llu calls an exception ended\n",
+			(ull)r->alloc.new_unprobed, (ull)r->alloc.exit_lost);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
 		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "

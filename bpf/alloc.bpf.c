@@ -54,6 +54,7 @@ struct cp_alloc_entry {
 	__u64 old_addr;		/* realloc, reallocarray */
 	__u64 memptr;		/* posix_memalign's out-parameter */
 	__u64 caller;		/* exit-probed: the return address read at the entry */
+	__s64 stack_id;		/* exit-probed: the deeper stack, taken at the entry */
 	__u32 gen;		/* alloc_gen at entry */
 	__u32 calls;		/* calls of the thread not yet added to alloc_calls */
 	__u16 nest;		/* probed calls entered inside this one, not yet returned */
@@ -325,6 +326,84 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 		old->stack_id, old->time_ns);
 }
 
+static __always_inline __s64 cp_user_stack(void *ctx)
+{
+	__s64 id;
+
+	if (!targ_alloc_stacks)
+		return -1;
+	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+	if (id < 0)
+		CP_INC(stack_errors);
+	return id;
+}
+
+/*
+ * The caller's registers and stack top at a call site's first allocation,
+ * for user space to unwind with CFI where the frame-pointer walk stops
+ * (cacheperf/alloc.h). Stacks shallower than CP_USTACK_BYTES are read
+ * again for a quarter of it. A full ring buffer loses only the snapshot.
+ */
+static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u64 caller,
+					   __u64 sp)
+{
+	__u32 want = targ_ustack_bytes & (2 * CP_USTACK_BYTES - 1);
+	struct cp_ustack_record *r;
+
+	if (!want || want > CP_USTACK_BYTES)
+		return;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		CP_INC(drop_ringbuf);
+		return;
+	}
+	cp_ustack_fill(r, ctx, tgid, caller, sp, want);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * The deeper user stack of an allocation returning to @caller, at an
+ * allocator's return. A stack walk costs ~0.7 µs here, as much as the probe
+ * itself, and the stack above a call site rarely changes, so it is taken at
+ * the first allocation of a call site and again every CP_ALLOC_STACK_REFRESH
+ * allocations there; the ones between get the last one taken. The call site
+ * is the caller and the return address in its frame record (what the stack
+ * walk finds as the second frame), so a wrapper like xmalloc() still tells
+ * its callers apart: the first two frames of a stack are always exact, and
+ * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
+ * allocations before at the same two frames.
+ *
+ * A call whose result exit points take (on_alloc_exit) has it taken at its
+ * entry, where the callee-saved registers are still the caller's (deep in
+ * the allocator's slow paths, where the exit may be, they are not), with
+ * @sp the caller's stack pointer as a return probe would see it. The walk's
+ * first frame is then inside the allocator: user space puts the caller
+ * there (user/live/run.c).
+ */
+static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller,
+					    __u64 sp)
+{
+	struct cp_site_key key = { .tgid = tgid, .caller = caller };
+	struct cp_site_stack *site, fresh = { .uses = 1 };
+
+	if (!targ_alloc_stacks)
+		return -1;
+	if (bpf_probe_read_user(&key.parent, sizeof(key.parent), (void *)(PT_REGS_FP(ctx) + 8)))
+		key.parent = 0;
+	site = bpf_map_lookup_elem(&alloc_site_stacks, &key);
+	/* racy between CPUs: at worst a stack is taken once more or once less */
+	if (site && site->uses++ % CP_ALLOC_STACK_REFRESH)
+		return site->stack_id;
+	fresh.stack_id = cp_user_stack(ctx);
+	if (site) {
+		site->stack_id = fresh.stack_id;
+	} else {
+		bpf_map_update_elem(&alloc_site_stacks, &key, &fresh, BPF_ANY);
+		cp_ustack_emit(ctx, tgid, caller, sp);
+	}
+	return fresh.stack_id;
+}
+
 /*
  * True when open entry @e, of an exit-probed call (an operator new that may
  * throw), is over although no exit point saw it end: a std::bad_alloc left
@@ -378,8 +457,11 @@ static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64
 		.exits = !!(cookie & CP_ALLOC_COOKIE_EXITS),
 	};
 	/* the caller, as a return probe would see it; and what tells a call gone */
-	if (e->exits)
+	if (e->exits) {
 		e->caller = cp_read_caller(sp);
+		/* the caller's sp is just above the return address */
+		e->stack_id = cp_alloc_stack(ctx, pid_tgid >> 32, e->caller, sp + 8);
+	}
 	if (old_addr)
 		cp_realloc_take_old(pid_tgid, old_addr, e->func, &e->old);
 	return 0;
@@ -423,75 +505,6 @@ int BPF_KPROBE(on_posix_memalign, __u64 memptr, __u64 align, __u64 size)
 	return cp_alloc_enter(ctx, size, 0, memptr);
 }
 
-static __always_inline __s64 cp_user_stack(void *ctx)
-{
-	__s64 id;
-
-	if (!targ_alloc_stacks)
-		return -1;
-	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
-	if (id < 0)
-		CP_INC(stack_errors);
-	return id;
-}
-
-/*
- * The caller's registers and stack top at a call site's first allocation,
- * for user space to unwind with CFI where the frame-pointer walk stops
- * (cacheperf/alloc.h). Stacks shallower than CP_USTACK_BYTES are read
- * again for a quarter of it. A full ring buffer loses only the snapshot.
- */
-static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u64 caller)
-{
-	__u32 want = targ_ustack_bytes & (2 * CP_USTACK_BYTES - 1);
-	struct cp_ustack_record *r;
-
-	if (!want || want > CP_USTACK_BYTES)
-		return;
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r) {
-		CP_INC(drop_ringbuf);
-		return;
-	}
-	cp_ustack_fill(r, ctx, tgid, caller, want);
-	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-}
-
-/*
- * The deeper user stack of an allocation returning to @caller, at an
- * allocator's return. A stack walk costs ~0.7 µs here, as much as the probe
- * itself, and the stack above a call site rarely changes, so it is taken at
- * the first allocation of a call site and again every CP_ALLOC_STACK_REFRESH
- * allocations there; the ones between get the last one taken. The call site
- * is the caller and the return address in its frame record (what the stack
- * walk finds as the second frame), so a wrapper like xmalloc() still tells
- * its callers apart: the first two frames of a stack are always exact, and
- * the frames above them are those of one of the CP_ALLOC_STACK_REFRESH - 1
- * allocations before at the same two frames.
- */
-static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller)
-{
-	struct cp_site_key key = { .tgid = tgid, .caller = caller };
-	struct cp_site_stack *site, fresh = { .uses = 1 };
-
-	if (!targ_alloc_stacks)
-		return -1;
-	if (bpf_probe_read_user(&key.parent, sizeof(key.parent), (void *)(PT_REGS_FP(ctx) + 8)))
-		key.parent = 0;
-	site = bpf_map_lookup_elem(&alloc_site_stacks, &key);
-	/* racy between CPUs: at worst a stack is taken once more or once less */
-	if (site && site->uses++ % CP_ALLOC_STACK_REFRESH)
-		return site->stack_id;
-	fresh.stack_id = cp_user_stack(ctx);
-	if (site) {
-		site->stack_id = fresh.stack_id;
-	} else {
-		bpf_map_update_elem(&alloc_site_stacks, &key, &fresh, BPF_ANY);
-		cp_ustack_emit(ctx, tgid, caller);
-	}
-	return fresh.stack_id;
-}
-
 /*
  * The end of probed call @e returning @rc to @caller: the event, as the
  * return probe and the exit points both complete a call.
@@ -531,7 +544,8 @@ static __always_inline int cp_alloc_complete(struct pt_regs *ctx, struct cp_allo
 	if (!ptr)
 		return 0;		/* failed allocation, or realloc(p, 0) freed p */
 	now = bpf_ktime_get_ns();
-	stack_id = cp_alloc_stack(ctx, pid_tgid >> 32, caller);
+	stack_id = e->exits ? e->stack_id :
+			      cp_alloc_stack(ctx, pid_tgid >> 32, caller, PT_REGS_SP(ctx));
 	flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func, kind);
 	cp_emit(kind, func, flags, pid_tgid, ptr, size, 0, caller, stack_id, now);
 	return 0;
@@ -578,6 +592,7 @@ SEC("uprobe")
 int BPF_KPROBE(on_alloc_exit)
 {
 	struct cp_alloc_entry *e;
+	struct cp_regs regs;
 	__u64 cookie;
 	int dir;
 
@@ -598,9 +613,10 @@ int BPF_KPROBE(on_alloc_exit)
 		return 0;
 	}
 	e->nest = 0;		/* calls folded into this one that never returned */
+	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
+	__builtin_memcpy(&regs, ctx, sizeof(regs));
 	return cp_alloc_complete(ctx, e, bpf_get_current_pid_tgid(),
-				 cp_reg_value((const struct cp_regs *)ctx,
-					      CP_EXIT_COOKIE_REG(cookie, dir)), e->caller);
+				 cp_reg_value(&regs, CP_EXIT_COOKIE_REG(cookie, dir)), e->caller);
 }
 
 SEC("uprobe")

@@ -330,8 +330,18 @@ static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u
 		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
 		.stack_id = stack_id,
 	};
-	size_t n = unwind_short(l, pid, caller, ips,
-				cp_alloc_stack_read(l->sess->skel, stack_id, ips, max), max);
+	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+
+	/*
+	 * taken at the entry of an exit-probed operator new (bpf/alloc.bpf.c),
+	 * the walk began inside the allocator; at a function's first
+	 * instruction the kernel puts the return address second
+	 */
+	if (n > 1 && ips[0] != caller && ips[1] == caller)
+		memmove(ips, ips + 1, --n * sizeof(*ips));
+	else if (n && ips[0] != caller)
+		ips[0] = caller;
+	n = unwind_short(l, pid, caller, ips, n, max);
 
 	if (l->rec && n) {
 		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);

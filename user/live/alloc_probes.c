@@ -744,12 +744,44 @@ fail:
 	return err;
 }
 
+/*
+ * 1 when @pid's allocator now is another file than @t's probes are on: it
+ * exec'd (a held `-- CMD` child was probed in its pre-exec libc, and a
+ * program linked with tcmalloc or jemalloc maps that after its exec); 0
+ * when it is the same; a negative errno while it cannot be told (just
+ * exec'd: the dynamic loader has not mapped its libraries yet, or the
+ * files of the image it left are still being read).
+ */
+static int allocator_changed(const struct target *t, pid_t pid)
+{
+	struct cp_allocator *now = calloc(1, sizeof(*now));
+	int err = now ? cp_allocator__find(NULL, pid, now) : -ENOMEM;
+	int changed = err ? err :
+		      now->inode != t->alloc->inode || now->dev_major != t->alloc->dev_major ||
+			      now->dev_minor != t->alloc->dev_minor ||
+			      strcmp(now->path, t->alloc->path);
+
+	free(now);
+	return changed;
+}
+
 int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
+	struct target *t;
 	int err;
 
 	if (pid <= 0)
 		return -EINVAL;
+	t = find_target(ap, pid, NULL);
+	err = t ? allocator_changed(t, pid) : 0;
+	if (err < 0 && err != -ENOMEM)
+		return -EAGAIN;
+	if (err > 0) {
+		if (ap->opts.log)
+			fprintf(ap->opts.log, "alloc probes: pid %d: its allocator changed (exec): probed again\n",
+				(int)pid);
+		cp_alloc_probes__detach_pid(ap, pid);
+	}
 	err = add_target(ap, pid, NULL);
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)

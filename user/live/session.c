@@ -201,7 +201,8 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 	cp_libbpf_log_hold(true);
 	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
 	cp_libbpf_log_hold(false);
-	if (!ret || ret == -EEXIST)
+	/* -EAGAIN: exec'd, its libraries not mapped yet: the caller asks again */
+	if (!ret || ret == -EEXIST || ret == -EAGAIN)
 		return ret;
 	/* a probe refused because the process exited meanwhile: the same race */
 	if (ret != -ENOENT && kill(pid, 0) && errno == ESRCH)

@@ -9,49 +9,49 @@
 #include "decode/exit_points.h"
 #include "decode/insn_effects.h"
 
-#define CP_EXIT_HASH		(4 * CP_EXIT_MAX_INSNS)	/* a power of two */
-#define CP_EXIT_INSN_MAX	15
-#define CP_EXIT_SLOTS		8	/* stack slots a walk follows */
-#define CP_EXIT_SP_MAX		0xffff	/* what the cookie holds */
+#define CP_EXIT_HASH	 (4 * CP_EXIT_MAX_INSNS) /* a power of two */
+#define CP_EXIT_INSN_MAX 15
+#define CP_EXIT_SLOTS	 8	/* stack slots a walk follows */
+#define CP_EXIT_SP_MAX	 0xffff /* what the cookie holds */
 
 enum node_kind {
-	K_PLAIN = 0,	/* falls through */
-	K_JCC,		/* falls through or goes to target */
-	K_JMP,		/* goes to target */
-	K_CALL,		/* calls, then falls through */
-	K_STOP,		/* never goes on: noreturn call or jump, ud2, hlt, int3 */
+	K_PLAIN = 0, /* falls through */
+	K_JCC,	     /* falls through or goes to target */
+	K_JMP,	     /* goes to target */
+	K_CALL,	     /* calls, then falls through */
+	K_STOP,	     /* never goes on: noreturn call or jump, ud2, hlt, int3 */
 	K_RET,
 };
 
 struct node {
-	__u64 vaddr;		/* 0: free slot */
-	__u64 target;		/* K_JCC, K_JMP */
+	__u64 vaddr;  /* 0: free slot */
+	__u64 target; /* K_JCC, K_JMP */
 	__u8 bytes[CP_EXIT_INSN_MAX];
 	__u8 len;
 	__u8 kind;
-	bool seen;		/* coverage walk */
+	bool seen; /* coverage walk */
 };
 
 /* A value a walk follows: the exit point's register N (1..16), null, or unknown. */
-#define V_NULL	32
-#define V_UNK	33
+#define V_NULL 32
+#define V_UNK  33
 
 struct walk_state {
-	__u8 reg[CP_REG_NR];	/* enum cp_reg -> value */
+	__u8 reg[CP_REG_NR]; /* enum cp_reg -> value */
 	struct {
-		__s64 at;	/* sp offset from the exit point's sp */
+		__s64 at; /* sp offset from the exit point's sp */
 		__u8 v;
 	} slot[CP_EXIT_SLOTS];
 	int nr_slots;
-	__s64 delta;		/* sp now minus sp at the exit point */
+	__s64 delta; /* sp now minus sp at the exit point */
 };
 
 struct explore {
 	const struct cp_exit_code *code;
 	ZydisDecoder dec;
-	struct node *nodes;	/* CP_EXIT_HASH, open addressing */
+	struct node *nodes; /* CP_EXIT_HASH, open addressing */
 	__u32 n;
-	__u64 *stack;		/* work list */
+	__u64 *stack; /* work list */
 	__u32 sp;
 	struct cp_exit_points *out;
 };
@@ -59,16 +59,27 @@ struct explore {
 bool cp_exit_noreturn_name(const char *name)
 {
 	static const char *const names[] = {
-		"__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "abort", "__stack_chk_fail",
-		"__assert_fail", "exit", "_exit", "_Exit", "__cxa_bad_array_new_length",
-		"__cxa_call_terminate", "_ZSt9terminatev", "__fortify_fail", "__chk_fail",
+		"__cxa_throw",
+		"__cxa_rethrow",
+		"_Unwind_Resume",
+		"abort",
+		"__stack_chk_fail",
+		"__assert_fail",
+		"exit",
+		"_exit",
+		"_Exit",
+		"__cxa_bad_array_new_length",
+		"__cxa_call_terminate",
+		"_ZSt9terminatev",
+		"__fortify_fail",
+		"__chk_fail",
 		"pthread_exit",
 	};
 
 	if (!name)
 		return false;
 	if (strstr(name, "__throw_"))
-		return true;	/* libstdc++'s std::__throw_bad_alloc() and kin */
+		return true; /* libstdc++'s std::__throw_bad_alloc() and kin */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return true;
@@ -228,7 +239,7 @@ static void slot_set(struct walk_state *w, __s64 at, __u8 v)
 	if (i < 0 && w->nr_slots < CP_EXIT_SLOTS)
 		i = w->nr_slots++;
 	if (i >= 0)
-		w->slot[i] = (typeof(w->slot[0])){ .at = at, .v = v };
+		w->slot[i] = (typeof(w->slot[0])){.at = at, .v = v};
 }
 
 /* [rsp + disp] with nothing else: the disp; false for any other memory operand. */
@@ -333,7 +344,7 @@ static bool walk_plain(struct walk_state *w, const ZydisDecodedInstruction *insn
 		if (rsp_mem(&ops[i], &d))
 			slot_set(w, w->delta + d, V_UNK);
 		else
-			w->nr_slots = 0;	/* may alias the frame */
+			w->nr_slots = 0; /* may alias the frame */
 	}
 	return true;
 }
@@ -347,11 +358,11 @@ static bool walk(struct explore *x, __u64 vaddr, __u8 *reg, __u32 *sp_off)
 {
 	static const int clobbered[] = {
 		CP_REG_RAX, CP_REG_RCX, CP_REG_RDX, CP_REG_RSI, CP_REG_RDI,
-		CP_REG_R8, CP_REG_R9, CP_REG_R10, CP_REG_R11,
+		CP_REG_R8,  CP_REG_R9,	CP_REG_R10, CP_REG_R11,
 	};
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
-	struct walk_state w = { .nr_slots = 0 };
+	struct walk_state w = {.nr_slots = 0};
 	__u8 v;
 
 	for (int i = 0; i < CP_REG_NR; i++)
@@ -364,7 +375,8 @@ static bool walk(struct explore *x, __u64 vaddr, __u8 *reg, __u32 *sp_off)
 		switch (nd->kind) {
 		case K_RET:
 			v = w.reg[CP_REG_RAX];
-			if (w.delta < 0 || w.delta > CP_EXIT_SP_MAX || v == V_UNK || v == CP_REG_RSP)
+			if (w.delta < 0 || w.delta > CP_EXIT_SP_MAX || v == V_UNK ||
+			    v == CP_REG_RSP)
 				return false;
 			*reg = v == V_NULL ? CP_REG_NONE : v;
 			*sp_off = (__u32)w.delta;
@@ -384,7 +396,7 @@ static bool walk(struct explore *x, __u64 vaddr, __u8 *reg, __u32 *sp_off)
 			vaddr += nd->len;
 			continue;
 		default:
-			return false;	/* a jcc: not deterministic; a stop: no ret */
+			return false; /* a jcc: not deterministic; a stop: no ret */
 		}
 	}
 	return false;
@@ -403,15 +415,15 @@ static int find_points(struct explore *x)
 {
 	for (__u32 i = 0; i < CP_EXIT_HASH; i++) {
 		const struct node *nd = &x->nodes[i];
-		struct cp_exit_point p = { .vaddr = nd->vaddr };
+		struct cp_exit_point p = {.vaddr = nd->vaddr};
 
 		if (!nd->vaddr || (nd->kind != K_JCC && nd->kind != K_JMP) ||
 		    !cp_probe_insn_emulated(nd->bytes, nd->len, NULL))
 			continue;
 		p.always = nd->kind == K_JMP;
 		p.cond = nd->bytes[0] == 0x0f ? nd->bytes[1] & 0xf : nd->bytes[0] & 0xf;
-		p.ret[CP_EXIT_TAKEN] = walk(x, nd->target, &p.reg[CP_EXIT_TAKEN],
-					    &p.sp_off[CP_EXIT_TAKEN]);
+		p.ret[CP_EXIT_TAKEN] =
+			walk(x, nd->target, &p.reg[CP_EXIT_TAKEN], &p.sp_off[CP_EXIT_TAKEN]);
 		if (!p.always)
 			p.ret[CP_EXIT_FALL] = walk(x, nd->vaddr + nd->len, &p.reg[CP_EXIT_FALL],
 						   &p.sp_off[CP_EXIT_FALL]);
@@ -469,12 +481,12 @@ static int check_covered(struct explore *x, __u64 entry)
 
 int cp_exit_points_find(const struct cp_exit_code *code, __u64 entry, struct cp_exit_points *out)
 {
-	struct explore x = { .code = code, .out = out };
+	struct explore x = {.code = code, .out = out};
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&x.dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!ZYAN_SUCCESS(
+		    ZydisDecoderInit(&x.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	x.nodes = calloc(CP_EXIT_HASH, sizeof(*x.nodes));
 	x.stack = calloc(CP_EXIT_MAX_INSNS, sizeof(*x.stack));

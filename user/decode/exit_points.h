@@ -30,15 +30,15 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_EXIT_MAX_INSNS	4096	/* instructions explored per function */
-#define CP_EXIT_MAX_WALK	256	/* instructions from an exit point to its ret */
-#define CP_EXIT_MAX_POINTS	64	/* exit points per function */
+#define CP_EXIT_MAX_INSNS  4096 /* instructions explored per function */
+#define CP_EXIT_MAX_WALK   256	/* instructions from an exit point to its ret */
+#define CP_EXIT_MAX_POINTS 64	/* exit points per function */
 
 /* What a direct jmp or call to an address reaches (struct cp_exit_code.resolve). */
 enum cp_exit_target {
-	CP_EXIT_TGT_CODE = 0,	/* code of the same file, at *to (a PLT stub resolved) */
-	CP_EXIT_TGT_NORETURN,	/* a function that never returns (__cxa_throw, abort...) */
-	CP_EXIT_TGT_UNKNOWN,	/* another file's function, or anything not proven */
+	CP_EXIT_TGT_CODE = 0, /* code of the same file, at *to (a PLT stub resolved) */
+	CP_EXIT_TGT_NORETURN, /* a function that never returns (__cxa_throw, abort...) */
+	CP_EXIT_TGT_UNKNOWN,  /* another file's function, or anything not proven */
 };
 
 /* The code of one ELF file, by link-time address. */
@@ -54,20 +54,20 @@ struct cp_exit_code {
 enum { CP_EXIT_FALL = 0, CP_EXIT_TAKEN = 1 };
 
 struct cp_exit_point {
-	__u64 vaddr;		/* the jcc or jmp, link-time */
-	__u8 cond;		/* jcc: condition code (low nibble of its opcode) */
-	bool always;		/* a jmp: only CP_EXIT_TAKEN */
-	bool ret[2];		/* this direction reaches ret */
-	__u8 reg[2];		/* enum cp_reg holding the result there; CP_REG_NONE: null */
-	__u32 sp_off[2];	/* the return address is at sp + this */
+	__u64 vaddr;	 /* the jcc or jmp, link-time */
+	__u8 cond;	 /* jcc: condition code (low nibble of its opcode) */
+	bool always;	 /* a jmp: only CP_EXIT_TAKEN */
+	bool ret[2];	 /* this direction reaches ret */
+	__u8 reg[2];	 /* enum cp_reg holding the result there; CP_REG_NONE: null */
+	__u32 sp_off[2]; /* the return address is at sp + this */
 };
 
 struct cp_exit_points {
 	struct cp_exit_point pts[CP_EXIT_MAX_POINTS];
 	int n;
-	__u32 insns;		/* instructions explored */
-	const char *why;	/* why the analysis failed (NULL: it did not) */
-	__u64 why_at;		/* the address it failed at, if any */
+	__u32 insns;	 /* instructions explored */
+	const char *why; /* why the analysis failed (NULL: it did not) */
+	__u64 why_at;	 /* the address it failed at, if any */
 };
 
 /*

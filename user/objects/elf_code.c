@@ -8,18 +8,18 @@
 
 #include "objects/elf_code.h"
 
-#define CP_ELF_CODE_MAX_SEGS	16
-#define CP_ELF_CODE_MAX_PLTS	4	/* .plt, .plt.sec, .plt.got */
+#define CP_ELF_CODE_MAX_SEGS 16
+#define CP_ELF_CODE_MAX_PLTS 4 /* .plt, .plt.sec, .plt.got */
 
 struct reloc {
-	__u64 slot;		/* the GOT slot a stub jumps through */
-	__u64 def;		/* the symbol's definition in this file, 0: none */
+	__u64 slot; /* the GOT slot a stub jumps through */
+	__u64 def;  /* the symbol's definition in this file, 0: none */
 	char *name;
 };
 
 struct cp_elf_code {
 	int fd;
-	GElf_Phdr segs[CP_ELF_CODE_MAX_SEGS];	/* executable PT_LOADs */
+	GElf_Phdr segs[CP_ELF_CODE_MAX_SEGS]; /* executable PT_LOADs */
 	size_t nr_segs;
 	struct {
 		__u64 start, end;
@@ -71,8 +71,9 @@ static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GE
 		c->relocs = tmp;
 		r = &c->relocs[c->nr_relocs];
 		r->slot = rel.r_offset;
-		r->def = sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC ?
-				 sym.st_value : 0;
+		r->def = sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC
+				 ? sym.st_value
+				 : 0;
 		r->name = strdup(name);
 		if (r->name)
 			c->nr_relocs++;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_ELF_CODE_MAX_RELOCS	(1u << 16)	/* PLT and GOT relocations kept */
+#define CP_ELF_CODE_MAX_RELOCS (1u << 16) /* PLT and GOT relocations kept */
 
 struct cp_elf_code;
 
@@ -31,9 +31,9 @@ bool cp_elf_code_file_off(const struct cp_elf_code *c, __u64 vaddr, __u64 *off);
 
 /* Where a direct jump or call to @vaddr goes (cp_elf_code_target()). */
 enum cp_elf_target {
-	CP_ELF_TGT_CODE = 0,	/* this file's code at *to */
-	CP_ELF_TGT_EXTERN,	/* a PLT stub of a function another file defines: *name */
-	CP_ELF_TGT_UNKNOWN,	/* not code, or a stub not understood */
+	CP_ELF_TGT_CODE = 0, /* this file's code at *to */
+	CP_ELF_TGT_EXTERN,   /* a PLT stub of a function another file defines: *name */
+	CP_ELF_TGT_UNKNOWN,  /* not code, or a stub not understood */
 };
 
 /*

@@ -12,7 +12,9 @@
  * below the return address sp then is. Return probes, attached at the same
  * offset, take the result, the immediate caller (the address returned to,
  * exact without frame pointers: Debian's glibc has none) and the deeper user
- * stack, cached per call site (cp_alloc_stack()).
+ * stack, cached per call site (cp_alloc_stack()). A function that may throw
+ * (operator new) has no return probe, whose trampoline an exception cannot
+ * unwind through: exit points take its result (on_alloc_exit).
  *
  * Cost: each probe hit is a trap into the kernel (~0.7 µs in this VM even
  * for an empty program, `alloc_probe_cost --empty`), so the programs avoid

@@ -222,7 +222,8 @@ static __always_inline int cp_stack_copied(struct bpf_perf_event_data *ctx, long
 	r->ip = ip;
 	r->c = cp_stack_counts_of(tgid_what >> 32, weight);
 	cp_ustack_fill(&r->u, (struct pt_regs *)&ctx->regs, (__u32)tgid_what,
-		       PT_REGS_IP((struct pt_regs *)&ctx->regs), targ_stack_copy_bytes);
+		       PT_REGS_IP((struct pt_regs *)&ctx->regs),
+		       PT_REGS_SP((struct pt_regs *)&ctx->regs), targ_stack_copy_bytes);
 	bpf_ringbuf_submit(&r->type, cp_wakeup_flag_of(&stack_copies, CP_STACK_COPY_WAKEUP, 0, 0));
 	__sync_fetch_and_add(&stack_copy_stats.copied, 1);
 	return 1;

@@ -14,15 +14,13 @@
 
 /*
  * Fills @r from @regs (user-mode registers) with @pc as where the walk
- * starts. A stack shallower than @want bytes (at most CP_USTACK_BYTES) is
- * read again for a quarter of it, which a thread's top has; len 0 when
- * nothing could be read.
+ * starts and @sp as the stack pointer there. A stack shallower than @want bytes (at most
+ * CP_USTACK_BYTES) is read again for a quarter of it, which a thread's top has; len 0 when nothing
+ * could be read.
  */
 static __always_inline void cp_ustack_fill(struct cp_ustack_record *r, struct pt_regs *regs,
-					   __u32 tgid, __u64 pc, __u32 want)
+					   __u32 tgid, __u64 pc, __u64 sp, __u32 want)
 {
-	__u64 sp = PT_REGS_SP(regs);
-
 	r->type = CP_REC_USTACK;
 	r->tgid = tgid;
 	r->caller = pc;

@@ -192,6 +192,50 @@ _Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is AB
 #define CP_ALLOC_COOKIE(func, sp_adjust)	((__u64)(func) | ((__u64)(sp_adjust) << 8))
 #define CP_ALLOC_COOKIE_FUNC(c)			((__u8)((c) & 0xff))
 #define CP_ALLOC_COOKIE_SP(c)			((__u32)(((c) >> 8) & 0xffff))
+/* The entry of a function whose result exit-point probes take, not a return probe. */
+#define CP_ALLOC_COOKIE_EXITS			(1ull << 24)
+
+/*
+ * The bpf_cookie of an exit-point probe (on_alloc_exit, user/decode/exit_points.h):
+ * a jcc's condition code (or "always": a jmp) and, per direction (0: falls
+ * through, 1: taken), whether it reaches the function's ret, the register
+ * holding the result there (enum cp_reg; CP_REG_NONE: null) and how far
+ * above sp the return address is.
+ */
+#define CP_EXIT_COOKIE_COND(c)		((unsigned)((c) & 0xf))
+#define CP_EXIT_COOKIE_ALWAYS		(1ull << 4)
+#define CP_EXIT_COOKIE_RET(dir)		(1ull << (5 + (dir)))
+#define CP_EXIT_COOKIE_REG(c, dir)	((unsigned)(((c) >> (8 + 5 * (dir))) & 0x1f))
+#define CP_EXIT_COOKIE_SP(c, dir)	((__u32)(((c) >> (24 + 16 * (dir))) & 0xffff))
+#define CP_EXIT_COOKIE_DIR(dir, reg, sp)                                                         \
+	(CP_EXIT_COOKIE_RET(dir) | ((__u64)((reg) & 0x1f) << (8 + 5 * (dir))) |                  \
+	 ((__u64)((sp) & 0xffff) << (24 + 16 * (dir))))
+
+/* x86 eflags bits a condition code reads. */
+#define CP_FLAG_CF	0x1
+#define CP_FLAG_PF	0x4
+#define CP_FLAG_ZF	0x40
+#define CP_FLAG_SF	0x80
+#define CP_FLAG_OF	0x800
+
+/* Whether a jcc with condition code @cc (its opcode's low nibble) is taken under @flags. */
+static inline bool cp_jcc_taken(unsigned cc, __u64 flags)
+{
+	bool cf = flags & CP_FLAG_CF, zf = flags & CP_FLAG_ZF, sf = flags & CP_FLAG_SF;
+	bool of = flags & CP_FLAG_OF, pf = flags & CP_FLAG_PF, t;
+
+	switch ((cc >> 1) & 7) {
+	case 0: t = of; break;
+	case 1: t = cf; break;
+	case 2: t = zf; break;
+	case 3: t = cf || zf; break;
+	case 4: t = sf; break;
+	case 5: t = pf; break;
+	case 6: t = sf != of; break;
+	default: t = zf || sf != of; break;
+	}
+	return cc & 1 ? !t : t;
+}
 
 /*
  * Counters in .bss; user space reads them through the skeleton, where they

@@ -79,9 +79,11 @@ static double prog_ns(const struct bpf_program *prog, __u64 *runs)
 static void print_prog_ns(const struct cacheperf *skel)
 {
 	const struct bpf_program *progs[] = {
-		skel->progs.on_alloc, skel->progs.on_alloc_ret, skel->progs.on_free,
+		skel->progs.on_alloc, skel->progs.on_alloc_ret, skel->progs.on_alloc_exit,
+		skel->progs.on_free,
 	};
-	const char *names[] = { "malloc entry", "malloc return", "free entry" };
+	/* a throwing operator new has exit points (bpf/alloc.bpf.c), no return probe */
+	const char *names[] = { "malloc entry", "malloc return", "exit point", "free entry" };
 	double sum = 0;
 
 	printf("inside the programs, ns per run:");

@@ -9,12 +9,13 @@
 # tcmalloc is preloaded into the profiler too with -- CMD: the held child's
 # maps are what its allocator is found in.
 #
-# The tcmalloc and jemalloc cases fail on this tree (issue 29, attack 7): a
-# uretprobe sits on their throwing operator new, and a std::bad_alloc thrown
-# through the kernel's return trampoline ends the program in std::terminate()
-# (with -p); with -- CMD their operator new is not probed at all (the probes
-# were attached to the child's libc before its exec), so the table is never
-# named. They run with CP_TEST_THROWING_NEW=1 and are skipped otherwise, said.
+# With tcmalloc and jemalloc their throwing operator new is probed at exit
+# points (user/decode/exit_points.h), never with a return probe, whose
+# trampoline a std::bad_alloc cannot unwind through (issue 29, attack 7).
+# With -- CMD a linked allocator (tcmalloc, jemalloc) is probed again after
+# the child's exec, but only once the run loop reads the exec record, about
+# a second after it: the table, made half a second after "ready", is made
+# unseen. That check is skipped for those two cases, said (not done yet).
 . "$(dirname "$0")/tap.sh"
 
 need_root "allocation probes need root"
@@ -82,7 +83,9 @@ check() {
 		_not_ok "$desc: the program catches its std::bad_alloc and exits 0" \
 			"workload status $wl_rc" "$(grep -v '^ *[0-9]' "$dir/$name.out" | head -5)"
 	fi
-	if grep -Eq "$want" "$dir/$name.rep"; then
+	if [ "$name" = tcmalloc-cmd ] || [ "$name" = jemalloc-cmd ]; then
+		skip "$desc: a linked allocator is probed ~1 s after the exec (issue 29, attack 7, not done)"
+	elif grep -Eq "$want" "$dir/$name.rep"; then
 		_ok "$desc: the report names the table operator new[] allocated"
 	else
 		_not_ok "$desc: the report names the table operator new[] allocated" \
@@ -98,10 +101,6 @@ cases=(
 )
 for c in "${cases[@]}"; do
 	read -r name wl envs <<<"$c"
-	if [ "$name" != libc ] && [ -z "$CP_TEST_THROWING_NEW" ]; then
-		skip "$name: known to fail (issue 29, attack 7); CP_TEST_THROWING_NEW=1 runs it"
-		continue
-	fi
 	# shellcheck disable=SC2086 # ENV words
 	run_cmd_mode "$name-cmd" "$wl" $envs
 	check "$name-cmd" "$name, -- CMD"

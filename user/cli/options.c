@@ -41,7 +41,6 @@ enum {
 	OPT_RECORD,
 	OPT_BP_EXPIRY,
 	OPT_MAX_BP_RATE,
-	OPT_NO_THROWING_NEW,
 	OPT_SOFT_FREQ,
 	OPT_OVERHEAD,
 	OPT_WINDOW_SECONDS,
@@ -100,7 +99,6 @@ static const struct option long_opts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "bp-expiry", required_argument, NULL, OPT_BP_EXPIRY },
 	{ "max-bp-rate", required_argument, NULL, OPT_MAX_BP_RATE },
-	{ "no-throwing-new", no_argument, NULL, OPT_NO_THROWING_NEW },
 	{ "soft-freq", required_argument, NULL, OPT_SOFT_FREQ },
 	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "window-seconds", required_argument, NULL, OPT_WINDOW_SECONDS },
@@ -244,10 +242,6 @@ static const char usage_text[] =
 "                             allocation probes back off for a while\n"
 "                             (default 200000; 0: never)\n"
 "      --no-objects           no allocation probes: heap objects unknown\n"
-"      --no-throwing-new      leave the C++ operator new that throws unprobed\n"
-"                             (tcmalloc, jemalloc): while its return is\n"
-"                             probed, a std::bad_alloc it throws ends the\n"
-"                             program instead of reaching its catch\n"
 "\n"
 "Machine:\n"
 "      --cache SPEC           cache geometry instead of sysfs, e.g.\n"
@@ -614,9 +608,6 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			return 0;
 		case OPT_PROBE:
 			opts->mode = CP_MODE_PROBE;
-			break;
-		case OPT_NO_THROWING_NEW:
-			opts->no_throwing_new = true;
 			break;
 		case OPT_NO_DEBUGINFOD:
 			opts->no_debuginfod = true;

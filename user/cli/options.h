@@ -64,7 +64,6 @@ struct cp_options {
 	__u64 max_alloc_rate;		/* allocator calls/s per process before backing off; 0: off */
 	bool no_objects;		/* --no-objects: no allocation probes */
 	bool no_debuginfod;		/* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
-	bool no_throwing_new;		/* --no-throwing-new: see user/live/alloc_probes.h */
 	__u32 window;			/* accesses in a miss window */
 	__u32 stack_every;		/* --stack-every: one event's stack in N walked; 0: none */
 	__u32 stack_copy_bytes;		/* --stack-copy-bytes: copied where the walk stops short */

@@ -20,5 +20,4 @@ void cp_session_cfg_of(const struct cp_options *opts, struct cp_session_cfg *out
 	out->no_objects = opts->no_objects;
 	out->alloc_stack_bytes = opts->alloc_stack_bytes;
 	out->max_alloc_rate = opts->max_alloc_rate;
-	out->no_throwing_new = opts->no_throwing_new;
 }

@@ -44,4 +44,11 @@ struct cp_code_branches {
 void cp_code_branches(const ZydisDecoder *dec, const __u8 *code, size_t len, bool *targets,
 		      size_t nr, struct cp_code_branches *out);
 
+/*
+ * True when the kernel emulates, as a uprobe's probed
+ * instruction (user/live/probe_place.h), the instruction at @code (@len bytes
+ * available); its length goes to @ilen if non-NULL.
+ */
+bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen);
+
 #endif /* CP_INSN_EFFECTS_H */

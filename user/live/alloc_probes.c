@@ -12,7 +12,9 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
+#include "decode/exit_points.h"
 #include "objects/allocator.h"
+#include "objects/elf_code.h"
 #include "live/alloc_probes.h"
 #include "live/cpu_costs.h"
 #include "objects/stack_gen.h"
@@ -31,6 +33,7 @@
 #define CP_PURGE_BATCH		4096
 #define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
 #define CP_CUT_POLL_NS		1000000	/* the cutter looks at the open windows every ms */
+#define CP_MAX_EXIT_SITES	128	/* exit-point probes per target */
 
 /* One distinct probed address of an allocator. */
 struct site {
@@ -38,6 +41,13 @@ struct site {
 	__u64 off;		/* file offset of the probe (function + placement) */
 	__u32 sp_adjust;
 	bool need_ret;
+	bool exits;		/* its result comes from exit-point probes (it may throw) */
+};
+
+/* One exit-point probe (decode/exit_points.h), shared by the variants that reach it. */
+struct exit_site {
+	__u64 off;		/* file offset of the jcc or jmp */
+	__u64 cookie;		/* CP_EXIT_COOKIE_* */
 };
 
 struct target {
@@ -45,7 +55,9 @@ struct target {
 	struct cp_allocator *alloc;
 	struct site sites[CP_FN_NR_PROBED];
 	int nr_sites;
-	struct cp_probe_link links[2 * CP_FN_NR_PROBED];
+	struct exit_site exits[CP_MAX_EXIT_SITES];
+	int nr_exits;
+	struct cp_probe_link links[2 * CP_FN_NR_PROBED + CP_MAX_EXIT_SITES];
 	int nr_links;
 	struct cp_alloc_guard guard;
 	__u64 calls;		/* taken from alloc_calls so far */
@@ -85,7 +97,7 @@ struct cp_alloc_probes {
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
-	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+	__u64 new_unprobed;	/* throwing operator new variants left unprobed */
 	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
 	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
 	/* the targets already detached with the most calls, most first */
@@ -334,7 +346,7 @@ static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target
 /* Hands @t's links to the reaper: the loop does not wait for the kernel. */
 static void detach_links(struct cp_alloc_probes *ap, struct target *t)
 {
-	struct cp_probe_link order[2 * CP_FN_NR_PROBED];
+	struct cp_probe_link order[sizeof(t->links) / sizeof(t->links[0])];
 
 	/* entries first: a return probe without its entry is harmless, the reverse is not */
 	for (int i = 0; i < t->nr_links; i++)
@@ -380,36 +392,146 @@ static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, i
 	return NULL;
 }
 
-/* every C++ program exec'd with tcmalloc would say it: a few a period */
-static struct cp_log_limit throwing_new_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+/* every C++ program exec'd with such an allocator would say it: a few a period */
+static struct cp_log_limit new_unprobed_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+
+static size_t code_read(void *ctx, __u64 vaddr, __u8 *buf, size_t len)
+{
+	return cp_elf_code_read(ctx, vaddr, buf, len);
+}
+
+static enum cp_exit_target code_resolve(void *ctx, __u64 vaddr, __u64 *to)
+{
+	const char *name;
+
+	switch (cp_elf_code_target(ctx, vaddr, to, &name)) {
+	case CP_ELF_TGT_CODE:
+		/* a PLT stub of the file's own function: a throw helper still never returns */
+		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_CODE;
+	case CP_ELF_TGT_EXTERN:
+		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_UNKNOWN;
+	default:
+		return CP_EXIT_TGT_UNKNOWN;
+	}
+}
+
+/* The cookie of exit point @p: its condition and what each returning direction needs. */
+static __u64 exit_cookie(const struct cp_exit_point *p)
+{
+	__u64 c = p->always ? CP_EXIT_COOKIE_ALWAYS : p->cond;
+
+	for (int dir = CP_EXIT_FALL; dir <= CP_EXIT_TAKEN; dir++)
+		if (p->ret[dir])
+			c |= CP_EXIT_COOKIE_DIR(dir, p->reg[dir], p->sp_off[dir]);
+	return c;
+}
+
+/*
+ * Adds the exit points of the throwing variant @fn (its code in @code) to
+ * @t's exit sites. Returns false, with @why, when its result cannot be
+ * taken without a return probe: it then stays unprobed.
+ */
+static bool add_exits(struct target *t, const struct cp_elf_code *code,
+		      const struct cp_alloc_fn *fn, struct cp_exit_points *ep, const char **why)
+{
+	struct cp_exit_code src = { .read = code_read, .resolve = code_resolve, .ctx = (void *)code };
+	int n = t->nr_exits;
+
+	*why = "its file could not be read";
+	if (!code)
+		return false;
+	if (cp_exit_points_find(&src, fn->vaddr, ep)) {
+		*why = ep->why ? ep->why : "out of memory";
+		return false;
+	}
+	for (int i = 0; i < ep->n; i++) {
+		struct exit_site x = { .cookie = exit_cookie(&ep->pts[i]) };
+		bool dup = false;
+
+		if (!cp_elf_code_file_off(code, ep->pts[i].vaddr, &x.off)) {
+			*why = "an exit point outside the file's code";
+			t->nr_exits = n;
+			return false;
+		}
+		for (int j = 0; j < t->nr_exits && !dup; j++)
+			dup = t->exits[j].off == x.off && t->exits[j].cookie == x.cookie;
+		if (dup)
+			continue;
+		if (t->nr_exits >= CP_MAX_EXIT_SITES) {
+			*why = "too many exit points";
+			t->nr_exits = n;
+			return false;
+		}
+		t->exits[t->nr_exits++] = x;
+	}
+	return true;
+}
+
+/* True when an exit probe of @t sits at file offset @off. */
+static bool exit_at(const struct target *t, __u64 off)
+{
+	for (int i = 0; i < t->nr_exits; i++)
+		if (t->exits[i].off == off)
+			return true;
+	return false;
+}
 
 /* Decides the probe offsets of every function found, one site per address. */
 static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 {
 	__u8 *code = malloc(CP_PLACE_CODE_MAX);
 	/* read with pread from the checked file: a short read if the target shrinks it */
-	int fd = cp_allocator_open(t->alloc);
+	int fd = cp_allocator_open(t->alloc), copy = -1;
+	struct cp_exit_points *ep = NULL;
+	struct cp_elf_code *elf = NULL;
 
 	t->nr_sites = 0;
+	t->nr_exits = 0;
 	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
 		const struct cp_alloc_fn *fn = &t->alloc->fns[f];
 		struct cp_placement pl;
 		bool dup = false;
 		size_t want;
+		const char *why;
 		ssize_t got;
 		__u32 args;
+		bool exits;
 
-		if (!fn->found || !entry_prog(ap->skel, f, &args) ||
-		    (ap->opts.no_throwing_new && cp_alloc_func_throws(f)))
+		if (!fn->found || !entry_prog(ap->skel, f, &args))
 			continue;
 		/* glibc's aligned_alloc and memalign are one function: probe it once */
 		for (int s = 0; s < t->nr_sites && !dup; s++)
 			dup = t->alloc->fns[t->sites[s].func].file_off == fn->file_off;
 		if (dup)
 			continue;
+		exits = cp_alloc_func_throws(f);
+		if (exits) {
+			/* a sealed copy: its ELF headers are parsed, and mapped by libelf */
+			if (!elf && copy < 0) {
+				copy = cp_allocator_open_copy(t->alloc);
+				elf = copy >= 0 ? cp_elf_code__new(copy) : NULL;
+			}
+			if (!ep)
+				ep = malloc(sizeof(*ep));
+			if (!ep || !add_exits(t, elf, fn, ep, &why)) {
+				char name[256];
+
+				ap->new_unprobed++;
+				cp_log_limited(&new_unprobed_said,
+					       "process %d: %s's %s is left unprobed, its objects unknown: no return probe may sit where an exception passes, and its result cannot be taken otherwise (%s)",
+					       (int)t->pid, cp_allocator_kind_name(t->alloc->kind),
+					       cp_printable(fn->name, name, sizeof(name)),
+					       ep ? why : "out of memory");
+				continue;
+			}
+		}
 		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
 		got = code && fd >= 0 ? pread(fd, code, want, (off_t)fn->file_off) : 0;
-		cp_probe_place(code, got > 0 ? (size_t)got : 0, args, !cp_alloc_func_frees(f), &pl);
+		cp_probe_place(code, got > 0 ? (size_t)got : 0, args,
+			       !exits && !cp_alloc_func_frees(f), &pl);
+		/* two probes on one instruction would run in no order we know */
+		if (pl.offset && exit_at(t, fn->file_off + pl.offset))
+			cp_probe_place(code, 0, args, true, &pl);
 		if (pl.offset)
 			ap->placed++;
 		else if (pl.emulated)
@@ -427,31 +549,34 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		}
 		t->sites[t->nr_sites++] = (struct site){
 			.func = f, .off = fn->file_off + pl.offset,
-			.sp_adjust = pl.sp_adjust, .need_ret = !cp_alloc_func_frees(f),
+			.sp_adjust = pl.sp_adjust, .need_ret = !exits && !cp_alloc_func_frees(f),
+			.exits = exits,
 		};
 	}
+	if (ap->opts.log && t->nr_exits)
+		fprintf(ap->opts.log, "alloc probes: %s: %d exit points take operator new's result\n",
+			cp_allocator_kind_name(t->alloc->kind), t->nr_exits);
 	free(code);
+	free(ep);
+	cp_elf_code__free(elf);
+	if (copy >= 0)
+		close(copy);
 	if (fd >= 0)
 		close(fd);
-	for (int i = 0; i < t->nr_sites; i++) {
-		if (!cp_alloc_func_throws(t->sites[i].func))
-			continue;
-		ap->throwing_new++;
-		cp_log_limited(&throwing_new_said,
-			       "process %d: a std::bad_alloc thrown by %s's operator new would end it while probed (the kernel's return probe leaves no unwind information); --no-throwing-new leaves it unprobed",
-			       (int)t->pid, cp_allocator_kind_name(t->alloc->kind));
-		break;
-	}
 }
 
-static int attach_one(struct target *t, struct bpf_program *prog, const struct site *s, bool ret,
-		      const char *path)
+static __u64 site_cookie(const struct site *s)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret,
-		    .bpf_cookie = CP_ALLOC_COOKIE(s->func, s->sp_adjust));
+	return CP_ALLOC_COOKIE(s->func, s->sp_adjust) | (s->exits ? CP_ALLOC_COOKIE_EXITS : 0);
+}
+
+static int attach_one(struct target *t, struct bpf_program *prog, __u64 off, __u64 cookie,
+		      bool ret, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = cookie);
 	struct bpf_link *l;
 
-	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, s->off, &uo);
+	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, off, &uo);
 	if (!l)
 		return -errno;
 	t->links[t->nr_links++] = (struct cp_probe_link){ .link = l, .fd = -1 };
@@ -476,11 +601,36 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 		if (ret ? !s->need_ret : entry_prog(ap->skel, s->func, &args) != prog)
 			continue;
 		offs[n] = s->off;
-		cookies[n++] = CP_ALLOC_COOKIE(s->func, s->sp_adjust);
+		cookies[n++] = site_cookie(s);
 	}
 	if (!n)
 		return 0;
 	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, n, ret);
+	if (fd < 0)
+		return fd;
+	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
+	return 0;
+}
+
+/* The exit-point probes of @t: one multi link, or a link each. */
+static int attach_exits(struct cp_alloc_probes *ap, struct target *t, const char *path)
+{
+	__u64 offs[CP_MAX_EXIT_SITES], cookies[CP_MAX_EXIT_SITES];
+	struct bpf_program *prog = ap->skel->progs.on_alloc_exit;
+	int err = 0, fd;
+
+	if (!t->nr_exits)
+		return 0;
+	if (!ap->multi) {
+		for (int i = 0; i < t->nr_exits && !err; i++)
+			err = attach_one(t, prog, t->exits[i].off, t->exits[i].cookie, false, path);
+		return err;
+	}
+	for (int i = 0; i < t->nr_exits; i++) {
+		offs[i] = t->exits[i].off;
+		cookies[i] = t->exits[i].cookie;
+	}
+	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, (__u32)t->nr_exits, false);
 	if (fd < 0)
 		return fd;
 	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
@@ -518,20 +668,22 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
 
 	/* entries of calls in flight before this point have lost their returns */
 	ap->skel->bss->alloc_gen++;
-	/* returns first, so every entry seen has its return probe */
+	/* returns and exit points first, so every entry seen has them */
+	err = attach_exits(ap, t, path);
 	if (ap->multi) {
-		err = attach_multi(ap, t, ap->skel->progs.on_alloc_ret, true, path);
+		if (!err)
+			err = attach_multi(ap, t, ap->skel->progs.on_alloc_ret, true, path);
 		n = entry_progs(ap, t, progs);
 		for (int i = 0; i < n && !err; i++)
 			err = attach_multi(ap, t, progs[i], false, path);
 	} else {
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			if (t->sites[i].need_ret)
-				err = attach_one(t, ap->skel->progs.on_alloc_ret, &t->sites[i],
-						 true, path);
+				err = attach_one(t, ap->skel->progs.on_alloc_ret, t->sites[i].off,
+						 site_cookie(&t->sites[i]), true, path);
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			err = attach_one(t, entry_prog(ap->skel, t->sites[i].func, &args),
-					 &t->sites[i], false, path);
+					 t->sites[i].off, site_cookie(&t->sites[i]), false, path);
 	}
 	if (err)
 		detach_links(ap, t);
@@ -624,12 +776,44 @@ fail:
 	return err;
 }
 
+/*
+ * 1 when @pid's allocator now is another file than @t's probes are on: it
+ * exec'd (a held `-- CMD` child was probed in its pre-exec libc, and a
+ * program linked with tcmalloc or jemalloc maps that after its exec); 0
+ * when it is the same; a negative errno while it cannot be told (just
+ * exec'd: the dynamic loader has not mapped its libraries yet, or the
+ * files of the image it left are still being read).
+ */
+static int allocator_changed(const struct target *t, pid_t pid)
+{
+	struct cp_allocator *now = calloc(1, sizeof(*now));
+	int err = now ? cp_allocator__find(NULL, pid, now) : -ENOMEM;
+	int changed = err ? err :
+		      now->inode != t->alloc->inode || now->dev_major != t->alloc->dev_major ||
+			      now->dev_minor != t->alloc->dev_minor ||
+			      strcmp(now->path, t->alloc->path);
+
+	free(now);
+	return changed;
+}
+
 int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 {
+	struct target *t;
 	int err;
 
 	if (pid <= 0)
 		return -EINVAL;
+	t = find_target(ap, pid, NULL);
+	err = t ? allocator_changed(t, pid) : 0;
+	if (err < 0 && err != -ENOMEM)
+		return -EAGAIN;
+	if (err > 0) {
+		if (ap->opts.log)
+			fprintf(ap->opts.log, "alloc probes: pid %d: its allocator changed (exec): probed again\n",
+				(int)pid);
+		cp_alloc_probes__detach_pid(ap, pid);
+	}
 	err = add_target(ap, pid, NULL);
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)
@@ -819,6 +1003,7 @@ static void prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out
 	for (int i = 0; i < n; i++)
 		cp_prog_cost_add(out, bpf_program__fd(progs[i]), true);
 	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_ret), false);
+	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_exit), false);
 }
 
 /* The run time of the raw sys_enter and sys_exit programs so far, per system call. */
@@ -1126,7 +1311,8 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->run_ns = ap->run_ns_gone;
 	out->raw_syscalls = ap->raw_syscalls;
 	out->syscall_links = (__u64)ap->nr_sys_links;
-	out->throwing_new = ap->throwing_new;
+	out->new_unprobed = ap->new_unprobed;
+	out->exit_lost = ap->skel->bss->alloc_exit_lost;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
 	out->prog_ns = ap->prog_ns;
 	out->sys_prog_ns = ap->sys_prog_ns;

@@ -58,15 +58,6 @@ struct cp_alloc_probes_opts {
 	__u32 budget_ppm;	/* the overhead budget's share for the probes; 0: none */
 	__u64 call_ns;		/* what a probed call costs the target (calibrated) */
 	FILE *log;		/* -v: where probes went and why; NULL: quiet */
-	/*
-	 * --no-throwing-new: leave the operator new variants that throw
-	 * unprobed. Their return probe puts the kernel's trampoline in place of
-	 * the return address, which has no unwind information: a std::bad_alloc
-	 * they throw ends the program in std::terminate() instead of reaching
-	 * its catch. Repairing the stack needs bpf_probe_write_user(), which
-	 * kernel lockdown (secure boot) forbids.
-	 */
-	bool no_throwing_new;
 	/* the guard backed off (true) or resumed (false) for @pid (-1: all processes) */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *ctx;

@@ -9,31 +9,6 @@
 
 #define CP_PLACE_PROLOGUE_BYTES	128	/* branch targets beyond this cannot matter */
 
-bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen)
-{
-	__u32 n = 0;
-
-	if (len < 1)
-		return false;
-	if (code[0] >= 0x50 && code[0] <= 0x57)
-		n = 1;				/* push reg */
-	else if (code[0] == 0x41 && len >= 2 && code[1] >= 0x50 && code[1] <= 0x57)
-		n = 2;				/* push r8..r15: only REX 41 is accepted */
-	else if (code[0] == 0x90)
-		n = 1;				/* nop (41 90 would be xchg r8, rax) */
-	else if (code[0] == 0xeb || (code[0] >= 0x70 && code[0] <= 0x7f))
-		n = 2;				/* jmp rel8, jcc rel8 */
-	else if (code[0] == 0xe8 || code[0] == 0xe9)
-		n = 5;				/* call rel32, jmp rel32 */
-	else if (code[0] == 0x0f && len >= 2 && code[1] >= 0x80 && code[1] <= 0x8f)
-		n = 6;				/* jcc rel32 */
-	if (!n || n > len)
-		return false;
-	if (ilen)
-		*ilen = n;
-	return true;
-}
-
 struct insn_effect {
 	__u32 args_written;	/* CP_ARG_* bits written */
 	bool rsp_written;

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "decode/insn_effects.h"
+
 /* Argument registers a probe reads (System V x86-64 order). */
 #define CP_ARG_RDI	(1u << 0)
 #define CP_ARG_RSI	(1u << 1)
@@ -52,11 +54,5 @@ struct cp_placement {
  */
 int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 		   struct cp_placement *out);
-
-/*
- * True when the kernel emulates the instruction at @code (@len bytes
- * available); its length goes to @ilen if non-NULL.
- */
-bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen);
 
 #endif /* CP_PROBE_PLACE_H */

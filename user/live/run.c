@@ -37,6 +37,9 @@
 #define CP_MAPS_REFRESH_FAST_NS	20000000ull
 /* exec'd processes whose allocation probes wait for the end of the batch */
 #define CP_PENDING_PROBES	64
+/* how long an exec'd target's allocator is looked for again while its libraries are mapped */
+#define CP_PROBE_RETRY_NS	2000000000ull
+#define CP_PROBE_RETRY_EVERY_NS	5000000ull
 /* processes a second whose modules may be opened to unwind stack copies */
 #define CP_UNWIND_OPENS_PER_S	8
 
@@ -58,6 +61,10 @@ struct cp_live {
 	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
+	/* exec'd targets whose allocator is not mapped yet, asked again until retry_until */
+	pid_t retry[CP_PENDING_PROBES];
+	__u64 retry_until[CP_PENDING_PROBES];
+	int nr_retry;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
 	/* walked events' stack copies unwound since the last collect */
 	struct cp_stack_sample *copied;
@@ -107,6 +114,9 @@ static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
 		for (int i = 0; i < l->nr_pending; i++)
 			if (l->pending[i] == pid)
 				l->pending[i] = 0;
+		for (int i = 0; i < l->nr_retry; i++)
+			if (l->retry[i] == pid)
+				l->retry[i] = 0;
 		if (l->sess->alloc)
 			cp_alloc_probes__detach_pid(l->sess->alloc, pid);
 	}
@@ -376,6 +386,15 @@ static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u
 	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
 
 	cp_stack_gen_read(&l->stack_gen, stack_id, n > 0);
+	/*
+	 * taken at the entry of an exit-probed operator new (bpf/alloc.bpf.c),
+	 * the walk began inside the allocator; at a function's first
+	 * instruction the kernel puts the return address second
+	 */
+	if (n > 1 && ips[0] != caller && ips[1] == caller)
+		memmove(ips, ips + 1, --n * sizeof(*ips));
+	else if (n && ips[0] != caller)
+		ips[0] = caller;
 	n = unwind_short(l, pid, caller, ips, n, max);
 
 	if (l->rec && n) {
@@ -670,12 +689,31 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 		cp_warn("no breakpoint sampling: %s", strerror(errno));
 }
 
-/* The allocation probes of the processes exec'd in the last batch. */
+/*
+ * The allocation probes of the processes exec'd in the last batch. A
+ * target probed before its exec (the held `-- CMD` child) whose new
+ * allocator is not mapped yet is asked again for a while: a program linked
+ * with tcmalloc or jemalloc maps it only once the dynamic loader runs.
+ */
 static void attach_pending(struct cp_live *l)
 {
+	__u64 now = cp_now_ns();
+	int n = 0;
+
+	for (int i = 0; i < l->nr_retry; i++)
+		if (l->retry[i] > 0 && now < l->retry_until[i] &&
+		    cp_session__probe_allocs(l->sess, l->retry[i]) == -EAGAIN) {
+			l->retry_until[n] = l->retry_until[i];
+			l->retry[n++] = l->retry[i];
+		}
+	l->nr_retry = n;
 	for (int i = 0; i < l->nr_pending; i++)
-		if (l->pending[i] > 0)
-			cp_session__probe_allocs(l->sess, l->pending[i]);
+		if (l->pending[i] > 0 &&
+		    cp_session__probe_allocs(l->sess, l->pending[i]) == -EAGAIN &&
+		    l->nr_retry < CP_PENDING_PROBES) {
+			l->retry_until[l->nr_retry] = now + CP_PROBE_RETRY_NS;
+			l->retry[l->nr_retry++] = l->pending[i];
+		}
 	l->nr_pending = 0;
 }
 
@@ -831,6 +869,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			cfg->on_report(p, cfg->ctx);
 		}
 		timeout_ms = wake_by(deadline, now, timeout_ms);
+		timeout_ms = wake_by(l->nr_retry ? now + CP_PROBE_RETRY_EVERY_NS : 0, now,
+				     timeout_ms);
 		/* an allocation window ends on time, not at the next record batch */
 		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
 						    : 0,

@@ -202,7 +202,8 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 	cp_libbpf_log_hold(true);
 	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
 	cp_libbpf_log_hold(false);
-	if (!ret || ret == -EEXIST)
+	/* -EAGAIN: exec'd, its libraries not mapped yet: the caller asks again */
+	if (!ret || ret == -EEXIST || ret == -EAGAIN)
 		return ret;
 	/* a probe refused because the process exited meanwhile: the same race */
 	if (ret != -ENOENT && kill(pid, 0) && errno == ESRCH)
@@ -332,7 +333,6 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (!cfg->no_objects) {
 		struct cp_alloc_probes_opts ao = {
 			.max_alloc_rate = cfg->max_alloc_rate,
-			.no_throwing_new = cfg->no_throwing_new,
 			.log = cp_log_enabled(CP_LOG_INFO) ? cp_log_file(CP_LOG_INFO) : NULL,
 			.on_guard = cp_on_guard,
 			.ctx = s,

@@ -43,7 +43,6 @@ struct cp_session_cfg {
 	/* --alloc-stack-bytes: stack copied at a call site's first allocation, for CFI */
 	__u32 alloc_stack_bytes;
 	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
-	bool no_throwing_new;		/* leave throwing operator new unprobed */
 	const struct cp_pmus *pmus;
 	struct cp_source_choice source;	/* from cp_source_decide() */
 	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */

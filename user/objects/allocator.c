@@ -340,6 +340,16 @@ static void read_keep(const struct cp_copy_key *key, const struct cp_allocator *
 	pthread_mutex_unlock(&read_lock);
 }
 
+/* A sealed copy of @w's file (target_file.h), to read, never mmapped itself. */
+static int open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want)
+{
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+	int fd = cp_tf_open_copy(w, want, &st, &why);
+
+	return fd < 0 && why == CP_TF_GONE ? -ENOENT : fd;
+}
+
 /*
  * Reads the functions from a sealed copy of @w's file (target_file.h):
  * never mmapped itself; a content read before is not read again.
@@ -393,6 +403,15 @@ int cp_allocator_open(const struct cp_allocator *a)
 
 	alloc_where(a, &w, &want);
 	return cp_tf_open(&w, &want, &st, &why);
+}
+
+int cp_allocator_open_copy(const struct cp_allocator *a)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+
+	alloc_where(a, &w, &want);
+	return open_copy(&w, &want);
 }
 
 int cp_allocator__from_file(const char *path, struct cp_allocator *out)

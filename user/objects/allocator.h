@@ -134,4 +134,11 @@ ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t le
  */
 int cp_allocator_open(const struct cp_allocator *a);
 
+/*
+ * A sealed copy of @a's file (objects/target_file.h), safe to map and parse:
+ * what its code is analysed from (objects/elf_code.h). Returns the
+ * descriptor or a negative errno.
+ */
+int cp_allocator_open_copy(const struct cp_allocator *a);
+
 #endif /* CP_ALLOCATOR_H */

@@ -44,7 +44,8 @@ struct cp_alloc_probes_stats {
 	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
 	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
 	__u64 syscall_links;	/* the mmap/munmap/mremap/brk programs' links now (with the windows) */
-	__u64 throwing_new;	/* targets whose throwing operator new is probed */
+	__u64 new_unprobed;	/* throwing operator new variants left unprobed (objects unknown) */
+	__u64 exit_lost;	/* exit-probed calls an exception ended, their entries dropped */
 	__u64 budget_offs;	/* back-offs the overhead budget asked for (of backoffs) */
 	__u64 cpu_ns;		/* the probed targets' CPU time while probed (-a: the machine's) */
 	__u64 attached_ns;	/* time the probes were attached, summed over targets */

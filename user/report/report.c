@@ -304,6 +304,9 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 		fprintf(f, "  allocation call stacks not taken: %llu (their bucket taken in both "
 			"stack maps: the object keeps its caller)\n",
 			(ull)r->alloc.bpf.stack_errors);
+	if (r->alloc.new_unprobed || r->alloc.exit_lost)
+		fprintf(f, "  operator new that may throw: %llu variants left unprobed (their objects unknown), %llu calls an exception ended\n",
+			(ull)r->alloc.new_unprobed, (ull)r->alloc.exit_lost);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
 		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "

@@ -7,7 +7,7 @@
 
 int cp_rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
-	struct sched_param prio = { .sched_priority = 1 };
+	struct sched_param prio = {.sched_priority = 1};
 	pthread_attr_t attr;
 	int err = pthread_attr_init(&attr);
 

@@ -18,6 +18,7 @@
 
 #include "cacheperf/alloc.h"
 #include "cacheperf/operand.h"
+#include "decode/exit_elf.h"
 #include "decode/exit_points.h"
 #include "objects/elf_code.h"
 
@@ -206,25 +207,6 @@ struct lib {
 	int fd;
 };
 
-static size_t lib_read(void *ctx, __u64 vaddr, __u8 *buf, size_t len)
-{
-	return cp_elf_code_read(ctx, vaddr, buf, len);
-}
-
-static enum cp_exit_target lib_resolve(void *ctx, __u64 vaddr, __u64 *to)
-{
-	const char *name;
-
-	switch (cp_elf_code_target(ctx, vaddr, to, &name)) {
-	case CP_ELF_TGT_CODE:
-		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_CODE;
-	case CP_ELF_TGT_EXTERN:
-		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_UNKNOWN;
-	default:
-		return CP_EXIT_TGT_UNKNOWN;
-	}
-}
-
 /* .dynsym's value of @sym in @path's ELF, 0 if none. */
 static __u64 dynsym(int fd, const char *sym)
 {
@@ -259,7 +241,7 @@ static __u64 dynsym(int fd, const char *sym)
 static bool check_lib(const char *path, const char *sym, __u64 want_off, int dir, int reg,
 		      struct cp_exit_points *ep)
 {
-	struct cp_exit_code src = { .read = lib_read, .resolve = lib_resolve };
+	struct cp_exit_code src;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct cp_elf_code *code;
 	const struct cp_exit_point *p = NULL;
@@ -275,7 +257,7 @@ static bool check_lib(const char *path, const char *sym, __u64 want_off, int dir
 	code = cp_elf_code__new(fd);
 	assert_non_null(code);
 	assert_true(entry != 0);
-	src.ctx = code;
+	src = cp_exit_code_of_elf(code);
 	err = cp_exit_points_find(&src, entry, ep);
 	if (err)
 		fail_msg("%s %s: %s at %#llx", path, sym, ep->why, (unsigned long long)ep->why_at);

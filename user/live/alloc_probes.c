@@ -12,6 +12,7 @@
 
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
+#include "decode/exit_elf.h"
 #include "decode/exit_points.h"
 #include "objects/allocator.h"
 #include "objects/elf_code.h"
@@ -395,26 +396,6 @@ static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, i
 /* every C++ program exec'd with such an allocator would say it: a few a period */
 static struct cp_log_limit new_unprobed_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
 
-static size_t code_read(void *ctx, __u64 vaddr, __u8 *buf, size_t len)
-{
-	return cp_elf_code_read(ctx, vaddr, buf, len);
-}
-
-static enum cp_exit_target code_resolve(void *ctx, __u64 vaddr, __u64 *to)
-{
-	const char *name;
-
-	switch (cp_elf_code_target(ctx, vaddr, to, &name)) {
-	case CP_ELF_TGT_CODE:
-		/* a PLT stub of the file's own function: a throw helper still never returns */
-		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_CODE;
-	case CP_ELF_TGT_EXTERN:
-		return cp_exit_noreturn_name(name) ? CP_EXIT_TGT_NORETURN : CP_EXIT_TGT_UNKNOWN;
-	default:
-		return CP_EXIT_TGT_UNKNOWN;
-	}
-}
-
 /* The cookie of exit point @p: its condition and what each returning direction needs. */
 static __u64 exit_cookie(const struct cp_exit_point *p)
 {
@@ -434,7 +415,7 @@ static __u64 exit_cookie(const struct cp_exit_point *p)
 static bool add_exits(struct target *t, const struct cp_elf_code *code,
 		      const struct cp_alloc_fn *fn, struct cp_exit_points *ep, const char **why)
 {
-	struct cp_exit_code src = { .read = code_read, .resolve = code_resolve, .ctx = (void *)code };
+	struct cp_exit_code src = cp_exit_code_of_elf(code);
 	int n = t->nr_exits;
 
 	*why = "its file could not be read";

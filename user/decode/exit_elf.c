@@ -23,6 +23,6 @@ static enum cp_exit_target code_resolve(void *ctx, __u64 vaddr, __u64 *to)
 
 struct cp_exit_code cp_exit_code_of_elf(const struct cp_elf_code *code)
 {
-	return (struct cp_exit_code){ .read = code_read, .resolve = code_resolve,
-				      .ctx = (void *)code };
+	return (struct cp_exit_code){
+		.read = code_read, .resolve = code_resolve, .ctx = (void *)code};
 }

@@ -77,14 +77,29 @@ static const Dwfl_Thread_Callbacks callbacks = {
  */
 static struct walk *current;
 
+/*
+ * Each frame's pc into the walk, up to the first in a thread's start
+ * function (cp_unwind_reached_start()): where the frame-pointer walk of
+ * the same path ends too, so that a path is one path whichever walk
+ * found it (CFI goes on to __libc_start_main_impl and _start). The name
+ * comes from the Dwfl being walked: the symbolizer's snapshot may not
+ * hold the module yet, and refreshing it here would free this Dwfl.
+ */
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
+	bool activation = false;
+	Dwfl_Module *m;
 	Dwarf_Addr pc;
 
-	if (!dwfl_frame_pc(state, &pc, NULL) || !pc)
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
 	w->ips[w->n++] = pc;
+	if (!activation)
+		pc--; /* a return address: the call is before it */
+	m = dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), pc);
+	if (m && cp_unwind_reached_start(dwfl_module_addrname(m, pc)))
+		return DWARF_CB_ABORT;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 

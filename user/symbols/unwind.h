@@ -22,7 +22,9 @@
 
 /*
  * The frames of @r into @ips (at most @max): the caller first (r->caller,
- * as the BPF stack's first entry), then each return address above it.
+ * as the BPF stack's first entry), then each return address above it, up
+ * to the first frame in a thread's start function (cp_unwind_reached_start(),
+ * where a whole frame-pointer walk ends too: one path, one stack).
  * Returns how many, 0 when nothing could be unwound (the process is gone,
  * no CFI for the caller).
  */

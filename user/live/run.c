@@ -72,6 +72,7 @@ struct cp_live {
 	/* processes whose modules were opened for copies in second opens_s */
 	__u64 opens_s;
 	unsigned int opens;
+	pid_t opened; /* the last of them: its next copies count no second open */
 	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
 	struct cp_agent_since agent;	/* the profiler's start-up ended: the loop began */
 	struct cp_stack_gen stack_gen;	/* the allocation stack maps' generations */
@@ -273,12 +274,17 @@ static bool may_open_modules(struct cp_live *l, pid_t pid)
 	if (now_s != l->opens_s) {
 		l->opens_s = now_s;
 		l->opens = 0;
+		l->opened = 0;
 	}
+	/* a process whose open failed (it exited) is one process, not one per copy */
+	if (pid == l->opened)
+		return true;
 	if (l->opens >= CP_UNWIND_OPENS_PER_S) {
 		l->opens_refused++;
 		return false;
 	}
 	l->opens++;
+	l->opened = pid;
 	return true;
 }
 

@@ -252,7 +252,7 @@ static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid
 {
 	struct cp_object_event *ev;
 
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	ev = cp_events_reserve(sizeof(*ev));
 	if (!ev) {
 		CP_INC(drop_ringbuf);
 		return;
@@ -382,7 +382,7 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
 
 	if (!want || want > CP_USTACK_BYTES)
 		return;
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	r = cp_events_reserve(sizeof(*r));
 	if (!r) {
 		CP_INC(drop_ringbuf);
 		return;

@@ -28,6 +28,18 @@ CP_SHARED struct {
 } events SEC(".maps");
 
 /*
+ * A record of @size in the events ring for anything but exec and exit
+ * records, which keep the ring's last 1/CP_RINGBUF_KEEP_SHARE to
+ * themselves; NULL (the caller counts the drop) when the rest is taken.
+ */
+#define cp_events_reserve(size)                                                  \
+	(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >                          \
+			 bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / CP_RINGBUF_KEEP_SHARE * \
+				 (CP_RINGBUF_KEEP_SHARE - 1)                              \
+		 ? NULL                                                           \
+		 : bpf_ringbuf_reserve(&events, (size), 0))
+
+/*
  * Target processes (-p / --): tgid -> CP_TARG_*. Unused when
  * targ_filter_tgid is false (-a).
  */

@@ -29,6 +29,13 @@
 #define CP_MAX_SAMPLE_STACKS	16384
 #define CP_MAX_STACK_COUNTS	16384
 #define CP_RINGBUF_BYTES	(4u << 20)
+/*
+ * The share of the ring (1/N: 64 KiB of 4 MiB, ~2000 records) that only
+ * exec and exit records may fill (cp_events_reserve()): a flood of samples
+ * or allocation events never costs the records that tell which process an
+ * address belongs to.
+ */
+#define CP_RINGBUF_KEEP_SHARE	64
 /* Records wake the reader once this much waits, at most once per ms per CPU (bpf/wakeup.bpf.h) */
 #define CP_RINGBUF_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
 #define CP_WINDOW_MAX		512	/* largest --window, a power of two */

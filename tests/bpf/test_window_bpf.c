@@ -15,6 +15,7 @@
 #include <string.h>
 #include <errno.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -465,6 +466,89 @@ static void test_ringbuf_full_counts_drops(void **state)
 	env_free(e);
 }
 
+/* The exec and exit records of a child, counted by the drain's other-record callback. */
+static int count_proc(__u32 type, const void *data, size_t size, void *ctx)
+{
+	const struct cp_proc_event *pe = data;
+	unsigned int *procs = ctx;
+
+	if (type == CP_REC_PROC && size == sizeof(*pe))
+		procs[pe->kind == CP_PROC_EXEC ? 0 : 1]++;
+	return 0;
+}
+
+/*
+ * A ring that samples filled keeps room for exec and exit records: with
+ * the real ring (4 MiB) full of forwarded samples, a child's exec and exit
+ * still reach user space (the lifecycle programs of bpf/targets.bpf.c on
+ * a real fork and exec), and the samples stopped at 63/64 of the ring.
+ */
+static void test_ringbuf_keeps_room_for_processes(void **state)
+{
+	struct cacheperf *skel;
+	struct bpf_link *links[3];
+	struct cp_drain *d;
+	struct cp_stats st;
+	unsigned int procs[2] = {0};
+	struct cp_record_ops ops = { .record = count_proc, .ctx = procs };
+	__u32 self = getpid();
+	__u8 profile = CP_TARG_PROFILE;
+	__u64 sent = 0, rec = (sizeof(struct cp_sample) + 8 + 7) / 8 * 8;
+	int status;
+	pid_t child;
+
+	(void)state;
+	REQUIRE_ROOT();
+	skel = cacheperf__open();
+	assert_non_null(skel);
+	skel->rodata->targ_forward_all = true;
+	skel->rodata->targ_filter_tgid = true;
+	cp_test_pipeline_load(skel, NULL);
+	assert_int_equal(bpf_map__update_elem(skel->maps.targ_tgids, &self, sizeof(self), &profile,
+					      sizeof(profile), BPF_ANY), 0);
+	links[0] = bpf_program__attach(skel->progs.on_fork);
+	links[1] = bpf_program__attach(skel->progs.on_exec);
+	links[2] = bpf_program__attach(skel->progs.on_exit);
+	for (int i = 0; i < 3; i++)
+		assert_non_null(links[i]);
+	for (int i = 0; i < (int)(CP_RINGBUF_BYTES / rec) + 16; i++) {
+		struct cp_test_sample s = {
+			.tgid = self, .tid = self, .ip = 0x1000, .addr = 0x2000 + i,
+			.data_src = DS_L1, .time_ns = i + 1,
+		};
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &s, .ctx_size_in = sizeof(s));
+
+		assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_mem_sample),
+							&opts), 0);
+		sent += opts.retval;
+	}
+	/* the samples stopped at the share they may fill, the rest of the ring free */
+	assert_true(sent * rec <= CP_RINGBUF_BYTES / CP_RINGBUF_KEEP_SHARE *
+					  (CP_RINGBUF_KEEP_SHARE - 1) + rec);
+	assert_true(sent * rec > CP_RINGBUF_BYTES / CP_RINGBUF_KEEP_SHARE *
+					 (CP_RINGBUF_KEEP_SHARE - 1) - rec);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	d = cp_drain__new(skel, &ops);
+	assert_non_null(d);
+	assert_true(cp_drain__poll(d, 0) >= 0);
+	cp_drain__stats(d, &st);
+	assert_int_equal(procs[0], 1);
+	assert_int_equal(procs[1], 1);
+	assert_int_equal(st.drop_proc, 0);
+	assert_true(st.drop_ringbuf > 0);
+	cp_drain__free(d);
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(links[i]);
+	cacheperf__destroy(skel);
+}
+
 /* A full counter map drops new instructions (counted) but still counts known ones. */
 static void test_ip_map_full(void **state)
 {
@@ -632,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_forward_all),
 		cmocka_unit_test(test_target_filter),
 		cmocka_unit_test(test_ringbuf_full_counts_drops),
+		cmocka_unit_test(test_ringbuf_keeps_room_for_processes),
 		cmocka_unit_test(test_ip_map_full),
 		cmocka_unit_test(test_defaults_in_kernel),
 		cmocka_unit_test(test_drain_validates_records),

@@ -110,7 +110,39 @@ else
 	_not_ok "--cgroup: the workload's store is found at its source line"
 fi
 
-# 3. errors
+# 3. a container's own libc, another file than the system's (here a copy
+# through LD_LIBRARY_PATH), started after the attach: its allocation probes
+# attach once its dynamic loader has mapped that libc (its exec record may
+# be handled before), and its malloc, made after "ready" once -v said so,
+# is an object with its call site. 2 x 256 pages: glibc writes the chunk
+# header into the first page inside malloc, so the object takes 511 faults.
+mkdir "$out/lib"
+cp "$(ldd "$WL/touch_pages" | awk '/libc\.so/ { print $3 }')" "$out/lib/libc.so.6"
+mkfifo "$out/go"
+late_line=$(grep -n 'cp:malloc-late' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
+"$BIN" -v -a --cgroup "/$name" --source faults -d 10 --max-bp-rate 0 --overhead 0 \
+	--max-alloc-rate 0 >"$tap_out" 2>&1 </dev/null &
+prof=$!
+wait_for "sampling events" "$tap_out"
+(exec 3>"$out/go"; wait_for "probed in its own libc" "$tap_out" 8; echo go >&3; sleep 2) &
+feeder=$!
+sh -c "echo \$\$ > '$cg2/$name/inner/cgroup.procs' && LD_LIBRARY_PATH='$out/lib' TOUCH_PAGES_LINGER=1 exec '$WL/touch_pages' 256 malloc-late" \
+	<"$out/go" >"$out/wl.out" 2>&1
+wait "$feeder"
+wait "$prof"
+rc=$?
+tpid=$(awk '/^ready / { print $2 }' "$out/wl.out")
+obj=$(sed -n '/^Objects with/,/^Drops/p' "$tap_out" | awk -v p="$tpid" '$2 == p' | head -1)
+if [ "$rc" -eq 0 ] && [ -n "$tpid" ] &&
+	grep -qF "alloc probes: pid $tpid: probed in its own libc ($out/lib/libc.so.6)" "$tap_out" &&
+	grep -Eq "^ +511 +$tpid  heap object \(2097152 bytes\) allocated at 0x[0-9a-f]+ \(main \(touch_pages.c:$late_line\)\) by thread $tpid\$" <<<"$obj"; then
+	_ok "-a: a process with its own libc, started later, has its malloc'd object (touch_pages.c:$late_line)"
+else
+	_not_ok "-a: a process with its own libc, started later, has its malloc'd object (touch_pages.c:$late_line)" \
+		"status $rc, pid $tpid" "object: $obj" "$(grep "alloc probes: pid $tpid\|skipped" "$tap_out")"
+fi
+
+# 4. errors
 expect "--cgroup without -a is a usage error" 2 "use it with -a" \
 	"$BIN" --cgroup /x -- true
 expect "--cgroup of a missing cgroup says so" 1 "--cgroup: cannot open .*/$name/missing" \

@@ -5,9 +5,11 @@
  * labelled `cp_touch_insn` (a global symbol, so tests find its address in the
  * ELF symbol table instead of trusting our output).
  *
- * usage: touch_pages [NR_PAGES [malloc]]: the region is NR_THREADS x NR_PAGES
- * pages (default 64 each), mmap'd, or malloc'd with "malloc" (glibc then
- * maps it itself and writes its chunk header into the first page).
+ * usage: touch_pages [NR_PAGES [malloc|malloc-late]]: the region is
+ * NR_THREADS x NR_PAGES pages (default 64 each), mmap'd, or malloc'd with
+ * "malloc" (glibc then maps it itself and writes its chunk header into the
+ * first page); "malloc-late" mallocs it after the line on stdin, not before
+ * "ready" (for allocation probes attached once the process runs).
  *
  * Protocol: prints "ready PID", waits for a line on stdin, then each thread
  * prints "thread TID FIRST_PAGE_ADDR NR_PAGES" after touching, and the
@@ -16,6 +18,7 @@
  * that a loaded profiler still finds it alive).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +52,9 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[NR_THREADS];
+	bool late = argc > 2 && !strcmp(argv[2], "malloc-late");
 	char line[16];
-	char *mem;
+	char *mem = NULL;
 
 	if (argc > 1)
 		nr_pages = atoi(argv[1]);
@@ -58,7 +62,7 @@ int main(int argc, char **argv)
 		mem = malloc((size_t)NR_THREADS * nr_pages * PAGE);	/* cp:malloc-site */
 		if (!mem)
 			return 1;
-	} else {
+	} else if (!late) {
 		mem = mmap(NULL, (size_t)NR_THREADS * nr_pages * PAGE, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem == MAP_FAILED)
@@ -67,6 +71,8 @@ int main(int argc, char **argv)
 	printf("ready %d\n", getpid());
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	if (late && !(mem = malloc((size_t)NR_THREADS * nr_pages * PAGE)))	/* cp:malloc-late */
 		return 1;
 	for (int t = 0; t < NR_THREADS; t++)
 		pthread_create(&th[t], NULL, worker, mem + (size_t)t * nr_pages * PAGE);

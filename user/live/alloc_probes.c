@@ -796,6 +796,10 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 		cp_alloc_probes__detach_pid(ap, pid);
 	}
 	err = add_target(ap, pid, NULL);
+	t = err ? NULL : find_target(ap, pid, NULL);
+	if (ap->opts.log && t)
+		fprintf(ap->opts.log, "alloc probes: pid %d: probed in its own %s (%s)\n", (int)pid,
+			cp_allocator_kind_name(t->alloc->kind), t->alloc->path);
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)
 		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,

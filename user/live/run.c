@@ -61,9 +61,12 @@ struct cp_live {
 	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
 	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
 	int nr_pending;
-	/* exec'd targets whose allocator is not mapped yet, asked again until retry_until */
+	/*
+	 * exec'd processes whose allocator is not mapped yet, asked again at
+	 * retry_next until retry_until, the waits doubling from 5 ms
+	 */
 	pid_t retry[CP_PENDING_PROBES];
-	__u64 retry_until[CP_PENDING_PROBES];
+	__u64 retry_until[CP_PENDING_PROBES], retry_next[CP_PENDING_PROBES];
 	int nr_retry;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
 	/* walked events' stack copies unwound since the last collect */
@@ -109,15 +112,18 @@ static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
 		if (l->nr_pending < CP_PENDING_PROBES)
 			l->pending[l->nr_pending++] = pid;
 		else
-			cp_session__probe_allocs(l->sess, pid);
+			cp_session__probe_allocs(l->sess, pid, true);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		/* gone before its probes were attached: nothing to attach */
 		for (int i = 0; i < l->nr_pending; i++)
 			if (l->pending[i] == pid)
 				l->pending[i] = 0;
+		/* asked again for its allocator: counted as skipped, it exited */
 		for (int i = 0; i < l->nr_retry; i++)
-			if (l->retry[i] == pid)
+			if (l->retry[i] == pid) {
+				cp_session__probe_allocs(l->sess, pid, true);
 				l->retry[i] = 0;
+			}
 		if (l->sess->alloc)
 			cp_alloc_probes__detach_pid(l->sess->alloc, pid);
 	}
@@ -696,31 +702,55 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 }
 
 /*
- * The allocation probes of the processes exec'd in the last batch. A
- * target probed before its exec (the held `-- CMD` child) whose new
- * allocator is not mapped yet is asked again for a while: a program linked
- * with tcmalloc or jemalloc maps it only once the dynamic loader runs.
+ * The allocation probes of the processes exec'd in the last batch. One
+ * whose allocator is not mapped yet is asked again for a while: the
+ * dynamic loader maps libc (a container's own, another file than the
+ * system's), tcmalloc or jemalloc only once it runs, after the exec; a
+ * target probed before its exec (the held `-- CMD` child) likewise.
  */
 static void attach_pending(struct cp_live *l)
 {
 	__u64 now = cp_now_ns();
 	int n = 0;
 
-	for (int i = 0; i < l->nr_retry; i++)
-		if (l->retry[i] > 0 && now < l->retry_until[i] &&
-		    cp_session__probe_allocs(l->sess, l->retry[i]) == -EAGAIN) {
-			l->retry_until[n] = l->retry_until[i];
-			l->retry[n++] = l->retry[i];
+	for (int i = 0; i < l->nr_retry; i++) {
+		__u64 since = now + CP_PROBE_RETRY_NS - l->retry_until[i];
+		bool last = now >= l->retry_until[i];
+
+		if (l->retry[i] <= 0)
+			continue;
+		if (last || now >= l->retry_next[i]) {
+			if (cp_session__probe_allocs(l->sess, l->retry[i], last) != -EAGAIN || last)
+				continue;
+			l->retry_next[i] = now + (since > CP_PROBE_RETRY_EVERY_NS
+							  ? since : CP_PROBE_RETRY_EVERY_NS);
 		}
+		l->retry_until[n] = l->retry_until[i];
+		l->retry_next[n] = l->retry_next[i];
+		l->retry[n++] = l->retry[i];
+	}
 	l->nr_retry = n;
 	for (int i = 0; i < l->nr_pending; i++)
 		if (l->pending[i] > 0 &&
-		    cp_session__probe_allocs(l->sess, l->pending[i]) == -EAGAIN &&
+		    cp_session__probe_allocs(l->sess, l->pending[i],
+					     l->nr_retry >= CP_PENDING_PROBES) == -EAGAIN &&
 		    l->nr_retry < CP_PENDING_PROBES) {
 			l->retry_until[l->nr_retry] = now + CP_PROBE_RETRY_NS;
+			l->retry_next[l->nr_retry] = now + CP_PROBE_RETRY_EVERY_NS;
 			l->retry[l->nr_retry++] = l->pending[i];
 		}
 	l->nr_pending = 0;
+}
+
+/* When the next process asked again is due (0: none is). */
+static __u64 retry_due(const struct cp_live *l)
+{
+	__u64 due = 0;
+
+	for (int i = 0; i < l->nr_retry; i++)
+		if (l->retry[i] > 0 && (!due || l->retry_next[i] < due))
+			due = l->retry_next[i];
+	return due;
 }
 
 /*
@@ -875,8 +905,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			cfg->on_report(p, cfg->ctx);
 		}
 		timeout_ms = wake_by(deadline, now, timeout_ms);
-		timeout_ms = wake_by(l->nr_retry ? now + CP_PROBE_RETRY_EVERY_NS : 0, now,
-				     timeout_ms);
+		timeout_ms = wake_by(retry_due(l), now, timeout_ms);
 		/* an allocation window ends on time, not at the next record batch */
 		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
 						    : 0,

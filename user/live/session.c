@@ -193,7 +193,7 @@ static void say_probe_failure(pid_t pid, int ret, bool target)
 			       proc_name(pid, name, sizeof(name)), why);
 }
 
-static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
+static int probe_allocs(struct cp_session *s, pid_t pid, bool target, bool last)
 {
 	int ret;
 
@@ -205,6 +205,9 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 	/* -EAGAIN: exec'd, its libraries not mapped yet: the caller asks again */
 	if (!ret || ret == -EEXIST || ret == -EAGAIN)
 		return ret;
+	/* just exec'd: the dynamic loader may not have mapped its libc yet */
+	if (ret == -ENOENT && !target && !last)
+		return -EAGAIN;
 	/* a probe refused because the process exited meanwhile: the same race */
 	if (ret != -ENOENT && kill(pid, 0) && errno == ESRCH)
 		ret = -ESRCH;
@@ -225,9 +228,9 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target)
 	return ret;
 }
 
-int cp_session__probe_allocs(struct cp_session *s, pid_t pid)
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid, bool last)
 {
-	return probe_allocs(s, pid, false);
+	return probe_allocs(s, pid, false, last);
 }
 
 void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *plan,
@@ -482,7 +485,7 @@ void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg
 			cp_warn("no allocation probes on the system libc: %s", strerror(-ret));
 	}
 	for (int i = 0; s->alloc && i < cfg->nr_pids; i++)
-		probe_allocs(s, cfg->pids[i], true);
+		probe_allocs(s, cfg->pids[i], true, true);
 }
 
 void cp_session__free(struct cp_session *s)

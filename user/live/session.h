@@ -110,12 +110,15 @@ void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg
 
 /*
  * Attaches the allocation probes to process @pid (a target that exec'd).
- * Returns 0 or a negative errno (-EEXIST: it has them already). A process
- * that exited or has mapped no malloc yet is counted in a summary said
- * once a period (named with -v); another failure is a warning, a few a
- * period. A no-op returning 0 with --no-objects.
+ * Returns 0 or a negative errno (-EEXIST: it has them already; -EAGAIN:
+ * ask again, its libraries may not be mapped yet). Unless @last, a process
+ * that has mapped no malloc yet is -EAGAIN (its dynamic loader has not run:
+ * a container's own libc is known only then). A process that exited, or
+ * (@last) has mapped no malloc, is counted in a summary said once a period
+ * (named with -v); another failure is a warning, a few a period. A no-op
+ * returning 0 with --no-objects.
  */
-int cp_session__probe_allocs(struct cp_session *s, pid_t pid);
+int cp_session__probe_allocs(struct cp_session *s, pid_t pid, bool last);
 
 /* Detaches and closes everything. NULL is a no-op. */
 void cp_session__free(struct cp_session *s);

@@ -465,13 +465,12 @@ int cp_sysinfo_privileges(struct cp_privileges *p)
 	return 0;
 }
 
-int cp_sysinfo_bpf_load(void)
+/*
+ * Loads @n instructions as a BPF_PROG_TYPE_PERF_EVENT program with the raw
+ * bpf(2) syscall (no libbpf, no BTF): its fd, or a negative errno.
+ */
+static int load_perf_event_prog(const struct bpf_insn *insns, __u32 n)
 {
-	/* r0 = 0; exit: the smallest program the verifier accepts */
-	struct bpf_insn insns[2] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-		{.code = BPF_JMP | BPF_EXIT},
-	};
 	union bpf_attr attr;
 	int fd, tries = 0;
 
@@ -479,16 +478,63 @@ int cp_sysinfo_bpf_load(void)
 	/* a tracing type, not a socket filter: it needs CAP_BPF and CAP_PERFMON as ours do */
 	attr.prog_type = BPF_PROG_TYPE_PERF_EVENT;
 	attr.insns = (__u64)(uintptr_t)insns;
-	attr.insn_cnt = 2;
+	attr.insn_cnt = n;
 	attr.license = (__u64)(uintptr_t) "GPL";
 	/* the verifier returns EAGAIN when interrupted by a signal; libbpf retries too */
 	do {
-		fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+		fd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	} while (fd < 0 && errno == EAGAIN && ++tries < 5);
+	return fd < 0 ? -errno : fd;
+}
+
+int cp_sysinfo_bpf_load(void)
+{
+	/* r0 = 0; exit: the smallest program the verifier accepts */
+	struct bpf_insn insns[2] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd = load_perf_event_prog(insns, 2);
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
 	return 0;
+}
+
+int cp_sysinfo_bpf_runtime_alloc(void)
+{
+	union bpf_attr attr;
+	int map, fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_HASH;
+	attr.key_size = attr.value_size = 8;
+	attr.max_entries = 1;
+	attr.map_flags = BPF_F_NO_PREALLOC;
+	map = (int)syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (map < 0)
+		return -errno;
+	/* *(u64 *)(r10 - 8) = 0; r1 = map; r2 = r10 - 8; lookup; r0 = 0; exit */
+	struct bpf_insn insns[] = {
+		{.code = BPF_ST | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .off = -8},
+		{.code = BPF_LD | BPF_DW | BPF_IMM,
+		 .dst_reg = BPF_REG_1,
+		 .src_reg = BPF_PSEUDO_MAP_FD,
+		 .imm = map},
+		{0},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10},
+		{.code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -8},
+		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	fd = load_perf_event_prog(insns, sizeof(insns) / sizeof(insns[0]));
+	close(map);
+	if (fd >= 0)
+		close(fd);
+	/* EINVAL: "perf_event programs can only use preallocated hash map" */
+	return fd >= 0 ? 1 : fd == -EINVAL ? 0 : fd;
 }
 
 void cp_sysinfo_collect(const char *root, struct cp_sysinfo *si)

@@ -22,7 +22,7 @@
 
 /*
  * The rounds are short and alternate (the unprobed baseline in each), and
- * as many as budget/cal_rounds.h asks: 5 on a quiet machine, at most 15.
+ * as many as budget/cal_rounds.h asks: 5 on a quiet machine, at most 11.
  */
 #define CAL_CALLS	   500	      /* calls of the probed function per round: ~3 ms in a VM */
 #define CAL_BP_CALLS	   100	      /* ... with a breakpoint: each hit is ~10 us in a VM */

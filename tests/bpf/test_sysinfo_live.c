@@ -28,7 +28,6 @@
 
 #include "machine/sysinfo.h"
 
-
 /* Something to watch: never executed by these tests. */
 static __attribute__((noinline, used)) void watched(void)
 {
@@ -93,9 +92,9 @@ static void test_btf_and_kfunc(void **state)
 	assert_int_equal(cp_sysinfo_btf_has_func("/", "task_struct"), 0);
 	assert_int_equal(cp_sysinfo_btf_has_func("/nonexistent", "bpf_cast_to_kern_ctx"), -ENOENT);
 	/* uprobe multi links (live/uprobe_multi.h) appeared in 6.6 */
-	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "bpf_attach_type",
-						       "BPF_TRACE_UPROBE_MULTI"),
-			 cp_kernel_version_cmp(&v, 6, 6, 0) >= 0);
+	assert_int_equal(
+		cp_sysinfo_btf_has_enumerator("/", "bpf_attach_type", "BPF_TRACE_UPROBE_MULTI"),
+		cp_kernel_version_cmp(&v, 6, 6, 0) >= 0);
 	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "bpf_attach_type", "CP_NO_SUCH"), 0);
 	assert_int_equal(cp_sysinfo_btf_has_enumerator("/", "cp_no_such_enum", "X"), 0);
 }
@@ -136,7 +135,9 @@ static void test_paranoid_matches_proc(void **state)
 
 static void test_root_privileges_and_bpf(void **state)
 {
+	struct cp_kernel_version v;
 	struct cp_privileges p;
+	char release[65];
 
 	(void)state;
 	REQUIRE_ROOT();
@@ -145,6 +146,9 @@ static void test_root_privileges_and_bpf(void **state)
 	assert_true(p.ok);
 	assert_string_equal(p.missing, "");
 	assert_int_equal(cp_sysinfo_bpf_load(), 0);
+	/* hash maps allocating at run time in perf_event programs: since 6.1 */
+	assert_int_equal(cp_sysinfo_kernel(release, sizeof(release), &v), 0);
+	assert_int_equal(cp_sysinfo_bpf_runtime_alloc(), cp_kernel_version_cmp(&v, 6, 1, 0) >= 0);
 }
 
 /*
@@ -164,15 +168,15 @@ static void test_dropped_capabilities(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 		struct cp_privileges p;
 
 		if (syscall(SYS_capget, &hdr, d))
 			_exit(10);
 		d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
-		d[38 / 32].effective &= ~(1u << (38 % 32));	/* CAP_PERFMON */
-		d[39 / 32].effective &= ~(1u << (39 % 32));	/* CAP_BPF */
+		d[38 / 32].effective &= ~(1u << (38 % 32)); /* CAP_PERFMON */
+		d[39 / 32].effective &= ~(1u << (39 % 32)); /* CAP_BPF */
 		if (syscall(SYS_capset, &hdr, d))
 			_exit(11);
 		if (cp_sysinfo_privileges(&p) || p.euid != 0 || p.ok ||
@@ -243,7 +247,7 @@ static void test_breakpoints_other_task(void **state)
 	assert_true(child >= 0);
 	if (child == 0) {
 		close(hold[1]);
-		(void)!read(hold[0], &c, 1);	/* parked until the parent is done */
+		(void)!read(hold[0], &c, 1); /* parked until the parent is done */
 		_exit(0);
 	}
 	close(hold[0]);

@@ -24,35 +24,36 @@
 #include "live/prog_stats.h"
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
+#include "machine/sysinfo.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/printable.h"
 #include "util/rt_thread.h"
 
-#define CP_MAX_ALLOC_TARGETS	CP_MAX_TGIDS
-#define CP_PLACE_CODE_MAX	4096	/* function bytes decoded for placement */
-#define CP_PURGE_BATCH		4096
-#define CP_PURGE_KEY_MAX	32	/* bytes of the largest key purge_tgid() handles */
-#define CP_CUT_POLL_NS		1000000	/* the cutter looks at the open windows every ms */
-#define CP_MAX_EXIT_SITES	128	/* exit-point probes per target */
+#define CP_MAX_ALLOC_TARGETS CP_MAX_TGIDS
+#define CP_PLACE_CODE_MAX    4096 /* function bytes decoded for placement */
+#define CP_PURGE_BATCH	     4096
+#define CP_PURGE_KEY_MAX     32	     /* bytes of the largest key purge_tgid() handles */
+#define CP_CUT_POLL_NS	     1000000 /* the cutter looks at the open windows every ms */
+#define CP_MAX_EXIT_SITES    128     /* exit-point probes per target */
 
 /* One distinct probed address of an allocator. */
 struct site {
 	enum cp_alloc_func func;
-	__u64 off;		/* file offset of the probe (function + placement) */
+	__u64 off; /* file offset of the probe (function + placement) */
 	__u32 sp_adjust;
 	bool need_ret;
-	bool exits;		/* its result comes from exit-point probes (it may throw) */
+	bool exits; /* its result comes from exit-point probes (it may throw) */
 };
 
 /* One exit-point probe (decode/exit_points.h), shared by the variants that reach it. */
 struct exit_site {
-	__u64 off;		/* file offset of the jcc or jmp */
-	__u64 cookie;		/* CP_EXIT_COOKIE_* */
+	__u64 off;    /* file offset of the jcc or jmp */
+	__u64 cookie; /* CP_EXIT_COOKIE_* */
 };
 
 struct target {
-	pid_t pid;		/* -1: every process (-a) */
+	pid_t pid; /* -1: every process (-a) */
 	struct cp_allocator *alloc;
 	struct site sites[CP_FN_NR_PROBED];
 	int nr_sites;
@@ -61,13 +62,13 @@ struct target {
 	struct cp_probe_link links[2 * CP_FN_NR_PROBED + CP_MAX_EXIT_SITES];
 	int nr_links;
 	struct cp_alloc_guard guard;
-	__u64 calls;		/* taken from alloc_calls so far */
-	__u64 cpu_ns;		/* its CPU time at the last tick (-a: the machine's busy time) */
-	__u64 cpu_total_ns;	/* CPU time it used while probed */
-	__u64 since_ns;		/* first tick */
-	__u64 allow_calls;	/* budget windows: calls the open window may take past the last tick */
-	__u64 cut_base;		/* -a: all CPUs' counted calls at the last tick */
-	bool cut;		/* the cutter detached the probes; the guard is told at the next tick */
+	__u64 calls;	    /* taken from alloc_calls so far */
+	__u64 cpu_ns;	    /* its CPU time at the last tick (-a: the machine's busy time) */
+	__u64 cpu_total_ns; /* CPU time it used while probed */
+	__u64 since_ns;	    /* first tick */
+	__u64 allow_calls;  /* budget windows: calls the open window may take past the last tick */
+	__u64 cut_base;	    /* -a: all CPUs' counted calls at the last tick */
+	bool cut;	    /* the cutter detached the probes; the guard is told at the next tick */
 };
 
 struct cp_alloc_probes {
@@ -76,14 +77,14 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
-	bool sys_warned;		/* said once that they failed to attach again */
-	struct cp_link_reaper *reaper;	/* destroys detached uprobes off the loop */
-	bool multi;			/* uprobe multi links (live/uprobe_multi.h) */
-	int stats_fd;			/* BPF run-time stats on while >= 0 */
-	struct cp_prog_cost prog_base;	/* the programs' counters when they went on */
-	__u64 prog_ns;			/* their run time per call, once measured */
-	struct cp_prog_cost sys_base;	/* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;		/* their run time per system call, once measured */
+	bool sys_warned;	       /* said once that they failed to attach again */
+	struct cp_link_reaper *reaper; /* destroys detached uprobes off the loop */
+	bool multi;		       /* uprobe multi links (live/uprobe_multi.h) */
+	int stats_fd;		       /* BPF run-time stats on while >= 0 */
+	struct cp_prog_cost prog_base; /* the programs' counters when they went on */
+	__u64 prog_ns;		       /* their run time per call, once measured */
+	struct cp_prog_cost sys_base;  /* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;	       /* their run time per system call, once measured */
 	bool raw_syscalls;
 	/*
 	 * The cutter: a thread that ends a budget window where its allowance
@@ -98,8 +99,8 @@ struct cp_alloc_probes {
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
-	__u64 new_unprobed;	/* throwing operator new variants left unprobed */
-	__u64 backoffs_gone, backoff_ns_gone;	/* of targets already detached */
+	__u64 new_unprobed;		      /* throwing operator new variants left unprobed */
+	__u64 backoffs_gone, backoff_ns_gone; /* of targets already detached */
 	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
 	/* the targets already detached with the most calls, most first */
 	struct cp_budget_proc gone[CP_BUDGET_TOP_PROCS];
@@ -123,8 +124,7 @@ static __u64 attached_ns(const struct target *t, __u64 now_ns)
 }
 
 /* The entry program of @func and the argument registers it reads. */
-static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func,
-				      __u32 *args)
+static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func func, __u32 *args)
 {
 	switch (func) {
 	case CP_FN_MALLOC:
@@ -184,7 +184,7 @@ static struct bpf_program **sys_tp_progs(struct cacheperf *skel, int *n)
 
 int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepare *p)
 {
-	struct cp_alloc_prepare def = { 0 };
+	struct cp_alloc_prepare def = {0};
 	bool tracefs = have_tracefs_syscalls();
 	struct bpf_program *prog;
 	struct bpf_program **tp;
@@ -194,11 +194,19 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 		p = &def;
 	skel->rodata->targ_alloc_stacks = !p->no_stacks;
 	skel->rodata->targ_ustack_bytes =
-		p->no_stack_copy ? 0
+		p->no_stack_copy					       ? 0
 		: p->stack_copy_bytes && p->stack_copy_bytes < CP_USTACK_BYTES ? p->stack_copy_bytes
-									: CP_USTACK_BYTES;
+									       : CP_USTACK_BYTES;
 	skel->rodata->targ_alloc_count = !p->no_count;
 	skel->rodata->targ_alloc_empty = p->empty;
+	/* allocated as objects come: creating it preallocated took 0.15 s of the start */
+	if (cp_sysinfo_bpf_runtime_alloc() == 1) {
+		err = bpf_map__set_map_flags(skel->maps.live_objects,
+					     bpf_map__map_flags(skel->maps.live_objects) |
+						     BPF_F_NO_PREALLOC);
+		if (err)
+			return err;
+	}
 	if (p->max_live) {
 		err = bpf_map__set_max_entries(skel->maps.live_objects, p->max_live);
 		if (err)
@@ -210,7 +218,8 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 	bpf_program__set_autoload(skel->progs.on_sys_enter, !tracefs);
 	bpf_program__set_autoload(skel->progs.on_sys_exit, !tracefs);
 	/* attached here, per target: cacheperf__attach() must leave them alone */
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, skel->obj)
+	{
 		const char *sec = bpf_program__section_name(prog);
 
 		bool uprobe = !strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe");
@@ -267,7 +276,7 @@ static void detach_syscalls(struct cp_alloc_probes *ap, bool later)
 	struct cp_probe_link links[sizeof(ap->sys_links) / sizeof(ap->sys_links[0])];
 
 	for (int i = 0; i < ap->nr_sys_links; i++) {
-		links[i] = (struct cp_probe_link){ .link = ap->sys_links[i], .fd = -1 };
+		links[i] = (struct cp_probe_link){.link = ap->sys_links[i], .fd = -1};
 		if (!later)
 			cp_probe_link_destroy(&links[i]);
 	}
@@ -303,7 +312,8 @@ static void sync_syscalls(struct cp_alloc_probes *ap)
 	if (err) {
 		detach_syscalls(ap, true);
 		if (!ap->sys_warned)
-			cp_warn("the mmap, munmap, mremap and brk programs did not attach again: %s; mappings made meanwhile stay unknown",
+			cp_warn("the mmap, munmap, mremap and brk programs did not attach again: "
+				"%s; mappings made meanwhile stay unknown",
 				strerror(-err));
 		ap->sys_warned = true;
 	}
@@ -372,7 +382,7 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	stop_cutter(ap);
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
-	cp_link_reaper__free(ap->reaper);	/* waits for every link */
+	cp_link_reaper__free(ap->reaper); /* waits for every link */
 	if (ap->stats_fd >= 0)
 		close(ap->stats_fd);
 	detach_syscalls(ap, false);
@@ -426,7 +436,7 @@ static bool add_exits(struct target *t, const struct cp_elf_code *code,
 		return false;
 	}
 	for (int i = 0; i < ep->n; i++) {
-		struct exit_site x = { .cookie = exit_cookie(&ep->pts[i]) };
+		struct exit_site x = {.cookie = exit_cookie(&ep->pts[i])};
 		bool dup = false;
 
 		if (!cp_elf_code_file_off(code, ep->pts[i].vaddr, &x.off)) {
@@ -498,11 +508,14 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 				char name[256];
 
 				ap->new_unprobed++;
-				cp_log_limited(&new_unprobed_said,
-					       "process %d: %s's %s is left unprobed, its objects unknown: no return probe may sit where an exception passes, and its result cannot be taken otherwise (%s)",
-					       (int)t->pid, cp_allocator_kind_name(t->alloc->kind),
-					       cp_printable(fn->name, name, sizeof(name)),
-					       ep ? why : "out of memory");
+				cp_log_limited(
+					&new_unprobed_said,
+					"process %d: %s's %s is left unprobed, its objects "
+					"unknown: no return probe may sit where an exception "
+					"passes, and its result cannot be taken otherwise (%s)",
+					(int)t->pid, cp_allocator_kind_name(t->alloc->kind),
+					cp_printable(fn->name, name, sizeof(name)),
+					ep ? why : "out of memory");
 				continue;
 			}
 		}
@@ -529,13 +542,16 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 				pl.emulated ? "" : " (single-stepped)", pl.why);
 		}
 		t->sites[t->nr_sites++] = (struct site){
-			.func = f, .off = fn->file_off + pl.offset,
-			.sp_adjust = pl.sp_adjust, .need_ret = !exits && !cp_alloc_func_frees(f),
+			.func = f,
+			.off = fn->file_off + pl.offset,
+			.sp_adjust = pl.sp_adjust,
+			.need_ret = !exits && !cp_alloc_func_frees(f),
 			.exits = exits,
 		};
 	}
 	if (ap->opts.log && t->nr_exits)
-		fprintf(ap->opts.log, "alloc probes: %s: %d exit points take operator new's result\n",
+		fprintf(ap->opts.log,
+			"alloc probes: %s: %d exit points take operator new's result\n",
 			cp_allocator_kind_name(t->alloc->kind), t->nr_exits);
 	free(code);
 	free(ep);
@@ -551,8 +567,8 @@ static __u64 site_cookie(const struct site *s)
 	return CP_ALLOC_COOKIE(s->func, s->sp_adjust) | (s->exits ? CP_ALLOC_COOKIE_EXITS : 0);
 }
 
-static int attach_one(struct target *t, struct bpf_program *prog, __u64 off, __u64 cookie,
-		      bool ret, const char *path)
+static int attach_one(struct target *t, struct bpf_program *prog, __u64 off, __u64 cookie, bool ret,
+		      const char *path)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = cookie);
 	struct bpf_link *l;
@@ -560,7 +576,7 @@ static int attach_one(struct target *t, struct bpf_program *prog, __u64 off, __u
 	l = bpf_program__attach_uprobe_opts(prog, t->pid, path, off, &uo);
 	if (!l)
 		return -errno;
-	t->links[t->nr_links++] = (struct cp_probe_link){ .link = l, .fd = -1 };
+	t->links[t->nr_links++] = (struct cp_probe_link){.link = l, .fd = -1};
 	return 0;
 }
 
@@ -589,7 +605,7 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, n, ret);
 	if (fd < 0)
 		return fd;
-	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
+	t->links[t->nr_links++] = (struct cp_probe_link){.fd = fd};
 	return 0;
 }
 
@@ -614,7 +630,7 @@ static int attach_exits(struct cp_alloc_probes *ap, struct target *t, const char
 	fd = cp_uprobe_multi_attach(prog, t->pid, path, offs, cookies, (__u32)t->nr_exits, false);
 	if (fd < 0)
 		return fd;
-	t->links[t->nr_links++] = (struct cp_probe_link){ .fd = fd };
+	t->links[t->nr_links++] = (struct cp_probe_link){.fd = fd};
 	return 0;
 }
 
@@ -769,10 +785,11 @@ static int allocator_changed(const struct target *t, pid_t pid)
 {
 	struct cp_allocator *now = calloc(1, sizeof(*now));
 	int err = now ? cp_allocator__find(NULL, pid, now) : -ENOMEM;
-	int changed = err ? err :
-		      now->inode != t->alloc->inode || now->dev_major != t->alloc->dev_major ||
-			      now->dev_minor != t->alloc->dev_minor ||
-			      strcmp(now->path, t->alloc->path);
+	int changed = err ? err
+			  : now->inode != t->alloc->inode ||
+				      now->dev_major != t->alloc->dev_major ||
+				      now->dev_minor != t->alloc->dev_minor ||
+				      strcmp(now->path, t->alloc->path);
 
 	free(now);
 	return changed;
@@ -791,7 +808,9 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 		return -EAGAIN;
 	if (err > 0) {
 		if (ap->opts.log)
-			fprintf(ap->opts.log, "alloc probes: pid %d: its allocator changed (exec): probed again\n",
+			fprintf(ap->opts.log,
+				"alloc probes: pid %d: its allocator changed (exec): probed "
+				"again\n",
 				(int)pid);
 		cp_alloc_probes__detach_pid(ap, pid);
 	}
@@ -803,8 +822,9 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)
 		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,
-			find_target(ap, pid, NULL) ? "has its probes already" :
-						     "its allocator is the system-wide one, probed already");
+			find_target(ap, pid, NULL)
+				? "has its probes already"
+				: "its allocator is the system-wide one, probed already");
 	return err;
 }
 
@@ -848,7 +868,7 @@ static void purge_tgid(const struct bpf_map *map, pid_t tgid)
 			cap = cap ? 2 * cap : CP_PURGE_BATCH;
 			tmp = realloc(del, cap * ks);
 			if (!tmp)
-				break;	/* what is left ages out as the map is reused */
+				break; /* what is left ages out as the map is reused */
 			del = tmp;
 		}
 		memcpy(del + n++ * ks, next, ks);
@@ -865,7 +885,7 @@ static const struct bpf_map *stack_map(struct cacheperf *skel, bool odd)
 
 size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, size_t max)
 {
-	__u64 v[CP_ALLOC_STACK_DEPTH] = { 0 };
+	__u64 v[CP_ALLOC_STACK_DEPTH] = {0};
 	__u32 key = CP_ALLOC_STACK_BUCKET(stack_id);
 	size_t n = 0;
 
@@ -911,7 +931,8 @@ static __u64 calls_of(const struct cp_budget_proc *p)
 /* Keeps @t's counts if it is among the detached targets with the most calls. */
 static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
 {
-	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls };
+	struct cp_budget_proc p = {
+		.pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls};
 
 	cp_budget_keep_proc(ap->gone, &ap->nr_gone, &p, calls_of);
 }
@@ -1094,7 +1115,7 @@ static bool cut_windows(struct cp_alloc_probes *ap)
 static void *cutter_main(void *arg)
 {
 	struct cp_alloc_probes *ap = arg;
-	const struct timespec poll = { .tv_nsec = CP_CUT_POLL_NS };
+	const struct timespec poll = {.tv_nsec = CP_CUT_POLL_NS};
 
 	pthread_mutex_lock(&ap->lock);
 	while (!ap->cutter_stop) {
@@ -1123,7 +1144,8 @@ static void start_cutter(struct cp_alloc_probes *ap)
 		return;
 	err = cp_rt_thread_start(&ap->cutter, cutter_main, ap);
 	if (err) {
-		cp_warn("the allocation probes' windows are cut by the profiling loop only: no thread: %s",
+		cp_warn("the allocation probes' windows are cut by the profiling loop only: no "
+			"thread: %s",
 			strerror(err));
 		return;
 	}
@@ -1147,13 +1169,17 @@ static void said_guard(const struct cp_alloc_probes *ap, const struct target *t,
 		       enum cp_guard_action act, bool cut)
 {
 	if (ap->opts.log)
-		fprintf(ap->opts.log, "alloc probes: pid %d: %s (%llu calls/s, budget %llu; next window %llu calls, %llu came late; spent %llu ns of %llu earned)\n",
+		fprintf(ap->opts.log,
+			"alloc probes: pid %d: %s (%llu calls/s, budget %llu; next window %llu "
+			"calls, %llu came late; spent %llu ns of %llu earned)\n",
 			(int)t->pid,
-			cut ? "window cut at its allowance" :
-			act == CP_GUARD_DETACH ? "backing off" : "resuming",
+			cut			 ? "window cut at its allowance"
+			: act == CP_GUARD_DETACH ? "backing off"
+						 : "resuming",
 			(unsigned long long)t->guard.last_rate,
-			(unsigned long long)ap->guard_cfg.max_rate, (unsigned long long)t->allow_calls,
-			(unsigned long long)t->guard.late_calls, (unsigned long long)t->guard.spent_ns,
+			(unsigned long long)ap->guard_cfg.max_rate,
+			(unsigned long long)t->allow_calls, (unsigned long long)t->guard.late_calls,
+			(unsigned long long)t->guard.spent_ns,
 			(unsigned long long)t->guard.earned_ns);
 	if (ap->opts.on_guard)
 		ap->opts.on_guard(t->pid, cut || act == CP_GUARD_DETACH, ap->opts.ctx);
@@ -1264,7 +1290,8 @@ void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 		struct cp_budget_proc p = {
-			.pid = t->pid, .cpu_ns = t->cpu_total_ns,
+			.pid = t->pid,
+			.cpu_ns = t->cpu_total_ns,
 			.alloc_calls = t->calls + pending_calls(ap, t),
 		};
 

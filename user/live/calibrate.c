@@ -15,17 +15,22 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 
+#include "budget/cal_rounds.h"
 #include "live/calibrate.h"
 #include "objects/proc_maps.h"
 #include "util/sysfs.h"
 
-#define CAL_ROUNDS	   3	       /* alternating rounds; the median is kept */
-#define CAL_CALLS	   5000	       /* calls of the probed function per round */
-#define CAL_BP_CALLS	   500	       /* ... with a breakpoint: each hit is ~10 us in a VM */
-#define CAL_TICK_PERIOD_NS 100000      /* 10 kHz */
-#define CAL_SPIN_NS	   30000000ull /* spin per tick round: 300 ticks */
-#define CAL_WAKE_PAGES	   8	       /* data pages of the wakeup rounds' buffers */
-#define CAL_SYSCALLS	   20000       /* system calls per round */
+/*
+ * The rounds are short and alternate (the unprobed baseline in each), and
+ * as many as budget/cal_rounds.h asks: 5 on a quiet machine, at most 11.
+ */
+#define CAL_CALLS	   500	      /* calls of the probed function per round: ~3 ms in a VM */
+#define CAL_BP_CALLS	   100	      /* ... with a breakpoint: each hit is ~10 us in a VM */
+#define CAL_TICK_PERIOD_NS 100000     /* 10 kHz */
+#define CAL_SPIN_NS	   3000000ull /* spin per tick round, unticked: 30 ticks or more */
+#define CAL_SPIN_PROBE	   (1u << 22) /* spins timed to size the rounds' (~1 ms) */
+#define CAL_WAKE_PAGES	   8	      /* data pages of the wakeup rounds' buffers */
+#define CAL_SYSCALLS	   2000	      /* system calls per round */
 
 /*
  * The probed functions: two nops and a return, four times the same code at
@@ -59,13 +64,6 @@ static int perf_open(struct perf_event_attr *attr)
 	return (int)syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* CPU time of @n calls of @f through a volatile pointer. */
 static __u64 time_calls(void (*f)(void), int n)
 {
@@ -93,31 +91,60 @@ static __u64 extra_per_tick(__u64 with, __u64 plain)
 }
 
 /*
- * The median of the CAL_ROUNDS rounds' @extra (sorted in place), at least
- * 1: a probe that costs nothing measurable still costs something.
+ * One round: adds one extra time per event to each of the costs @cal
+ * measures (cal_rounds[0..]); a negative errno stops the rounds.
  */
-static __u64 median_ns(__u64 *extra)
+typedef int (*cal_round_fn)(void *ctx, struct cp_cal_rounds *cal);
+
+/*
+ * Rounds of @round until none of its @nr costs needs more (at most
+ * CP_CAL_MAX_ROUNDS): 0, or the round's negative errno.
+ */
+static int run_rounds(cal_round_fn round, void *ctx, struct cp_cal_rounds *cal, int nr)
 {
-	qsort(extra, CAL_ROUNDS, sizeof(extra[0]), cmp_u64);
-	return extra[CAL_ROUNDS / 2] ? extra[CAL_ROUNDS / 2] : 1;
+	memset(cal, 0, (size_t)nr * sizeof(*cal));
+	for (int r = 0; r < CP_CAL_MAX_ROUNDS; r++) {
+		int err = round(ctx, cal);
+
+		if (err)
+			return err;
+		if (!cp_cal_rounds__any_more(cal, nr))
+			break;
+	}
+	return 0;
+}
+
+/* Probed functions whose calls a round times against cp_cal_plain's. */
+struct call_bench {
+	void (*probed[2])(void);
+	int nr, calls;
+};
+
+static int call_round(void *ctx, struct cp_cal_rounds *cal)
+{
+	const struct call_bench *b = ctx;
+	__u64 plain = time_calls(cp_cal_plain, b->calls);
+
+	for (int i = 0; i < b->nr; i++)
+		cp_cal_rounds__add(&cal[i], extra_per_call(time_calls(b->probed[i], b->calls),
+							   plain, (__u64)b->calls));
+	return 0;
 }
 
 /*
- * Extra ns per call of @probed, whose event is open, over the unprobed twin:
- * the median of CAL_ROUNDS alternating rounds of @n calls each.
+ * Extra ns per call of each of @b's probed functions, whose events are
+ * open, over the unprobed twin, into @ns: the medians of alternating rounds.
  */
-static __u64 per_call_ns(void (*probed)(void), int n)
+static void per_call_ns(struct call_bench *b, __u64 *ns)
 {
-	__u64 extra[CAL_ROUNDS];
+	struct cp_cal_rounds cal[2];
 
-	time_calls(cp_cal_plain, n / 10); /* warm: page in, caches */
-	time_calls(probed, n / 10);
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		__u64 plain = time_calls(cp_cal_plain, n), with = time_calls(probed, n);
-
-		extra[r] = extra_per_call(with, plain, (__u64)n);
-	}
-	return median_ns(extra);
+	time_calls(cp_cal_plain, b->calls / 10); /* warm: page in, caches */
+	for (int i = 0; i < b->nr; i++)
+		time_calls(b->probed[i], b->calls / 10);
+	run_rounds(call_round, b, cal, b->nr);
+	for (int i = 0; i < b->nr; i++)
+		ns[i] = cp_cal_rounds__median(&cal[i]);
 }
 
 /* Closes @fd off this thread: a uprobe's unregistration waits for the kernel. */
@@ -197,8 +224,10 @@ static int open_uprobe(void (*f)(void), __u32 type, bool ret, char *path, size_t
 
 static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
 {
+	struct call_bench b = {
+		.probed = {cp_cal_entry, cp_cal_return}, .nr = 2, .calls = CAL_CALLS};
 	char path[2][4096], type[64];
-	__u64 with_ret;
+	__u64 ns[2];
 	int fd[2];
 
 	if (cp_sysfs_read_value("/", "sys/bus/event_source/devices/uprobe/type", type,
@@ -213,10 +242,10 @@ static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
 	if (fd[0] < 0 || fd[1] < 0) {
 		snprintf(why, why_sz, "uprobe cost: cannot open a uprobe: %s", strerror(errno));
 	} else {
-		out->uprobe_ns = per_call_ns(cp_cal_entry, CAL_CALLS);
+		per_call_ns(&b, ns);
+		out->uprobe_ns = ns[0];
 		/* a return probe traps at the entry too, to hook the return */
-		with_ret = per_call_ns(cp_cal_return, CAL_CALLS);
-		out->uretprobe_ns = with_ret > out->uprobe_ns ? with_ret - out->uprobe_ns : 1;
+		out->uretprobe_ns = ns[1] > ns[0] ? ns[1] - ns[0] : 1;
 	}
 	close_later(fd[0]);
 	close_later(fd[1]);
@@ -224,6 +253,7 @@ static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
 
 static void bp_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 {
+	struct call_bench b = {.probed = {cp_cal_bp}, .nr = 1, .calls = CAL_BP_CALLS};
 	struct perf_event_attr attr;
 	int fd;
 
@@ -240,7 +270,7 @@ static void bp_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 			 strerror(errno));
 		return;
 	}
-	out->bp_hit_ns = per_call_ns(cp_cal_bp, CAL_BP_CALLS);
+	per_call_ns(&b, &out->bp_hit_ns);
 	close(fd);
 }
 
@@ -255,14 +285,12 @@ static __u64 spin_n(__u64 n)
 	return thread_ns() - t0;
 }
 
-/* Spins that take about CAL_SPIN_NS / 2 of CPU time: the same work in every round. */
+/* Spins that take about CAL_SPIN_NS of CPU time: the same work in every round. */
 static __u64 spin_count(void)
 {
-	__u64 n;
+	__u64 t = spin_n(CAL_SPIN_PROBE);
 
-	for (n = 1 << 16; spin_n(n) < CAL_SPIN_NS / 2; n *= 2)
-		;
-	return n;
+	return t ? CAL_SPIN_PROBE * CAL_SPIN_NS / t : CAL_SPIN_PROBE;
 }
 
 /* A per-thread cpu-clock sampling event at CAL_TICK_PERIOD_NS, user mode, disabled. */
@@ -277,44 +305,21 @@ static void tick_attr(struct perf_event_attr *attr)
 	attr->disabled = 1;
 }
 
-static void tick_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
-{
-	struct perf_event_attr attr;
-	__u64 extra[CAL_ROUNDS], n;
-	int fd;
-
-	tick_attr(&attr);
-	fd = perf_open(&attr);
-	if (fd < 0) {
-		snprintf(why, why_sz, "tick cost: cannot open a cpu-clock event: %s",
-			 strerror(errno));
-		return;
-	}
-	n = spin_count();
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		__u64 plain, ticked;
-
-		plain = spin_n(n);
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		ticked = spin_n(n);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		extra[r] = extra_per_tick(ticked, plain);
-	}
-	close(fd);
-	out->tick_ns = median_ns(extra);
-}
-
 /*
- * The wakeup rounds: two sampling ticks writing to mapped buffers, one
- * waking its reader on every sample (what BPF_RB_FORCE_WAKEUP does: an
- * irq_work self-IPI that wakes the waiters), the other only when half full.
- * A thread of the profiler polls both and empties them, as the drain does.
+ * The tick and wakeup rounds: the same spin unticked (for the tick only),
+ * then under two sampling ticks writing to mapped buffers, one waking its
+ * reader only when half full (the ticked round), the other on every sample
+ * (what BPF_RB_FORCE_WAKEUP does: an irq_work self-IPI that wakes the
+ * waiters). A thread of the profiler polls both and empties them, as the
+ * drain does.
  */
 struct wake_bench {
 	int fd[2]; /* [0]: no wakeups, [1]: one per sample */
 	void *ring[2];
 	pthread_t reader;
 	volatile bool stop;
+	bool tick; /* the tick's cost too: an unticked spin in each round */
+	__u64 spins;
 };
 
 static size_t wake_map_bytes(void)
@@ -376,34 +381,44 @@ static int wake_bench_open(struct wake_bench *b)
 	return -pthread_create(&b->reader, NULL, wake_reader, b);
 }
 
-static void wakeup_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
+/* cal[0]: the wakeup, cal[1]: the tick (when asked). */
+static int tick_round(void *ctx, struct cp_cal_rounds *cal)
 {
-	struct wake_bench b = {.stop = false};
-	__u64 extra[CAL_ROUNDS], n;
+	struct wake_bench *b = ctx;
+	__u64 plain = b->tick ? spin_n(b->spins) : 0, t[2];
+
+	for (int i = 0; i < 2; i++) {
+		ioctl(b->fd[i], PERF_EVENT_IOC_ENABLE, 0);
+		t[i] = spin_n(b->spins);
+		ioctl(b->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	/* one wakeup per tick of the waking round */
+	cp_cal_rounds__add(&cal[0], extra_per_tick(t[1], t[0]));
+	if (b->tick)
+		cp_cal_rounds__add(&cal[1], extra_per_tick(t[0], plain));
+	return 0;
+}
+
+static void tick_wakeup_costs(bool tick, struct cp_unit_costs *out, char *why, size_t why_sz)
+{
+	struct wake_bench b = {.stop = false, .tick = tick};
+	struct cp_cal_rounds cal[2];
 	int err = wake_bench_open(&b);
 
 	if (err) {
-		snprintf(why, why_sz, "wakeup cost: cannot open a mapped cpu-clock event: %s",
-			 strerror(-err));
+		snprintf(why, why_sz, "%s: cannot open a mapped cpu-clock event: %s",
+			 tick ? "tick and wakeup costs" : "wakeup cost", strerror(-err));
 		wake_bench_close(&b);
 		return;
 	}
-	n = spin_count();
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		__u64 t[2];
-
-		for (int i = 0; i < 2; i++) {
-			ioctl(b.fd[i], PERF_EVENT_IOC_ENABLE, 0);
-			t[i] = spin_n(n);
-			ioctl(b.fd[i], PERF_EVENT_IOC_DISABLE, 0);
-		}
-		/* one wakeup per tick of the waking round */
-		extra[r] = extra_per_tick(t[1], t[0]);
-	}
+	b.spins = spin_count();
+	run_rounds(tick_round, &b, cal, tick ? 2 : 1);
 	b.stop = true;
 	pthread_join(b.reader, NULL);
 	wake_bench_close(&b);
-	out->wakeup_ns = median_ns(extra);
+	out->wakeup_ns = cp_cal_rounds__median(&cal[0]);
+	if (tick)
+		out->tick_ns = cp_cal_rounds__median(&cal[1]);
 }
 
 /* CPU time of @n getppid() calls, a system call that does next to nothing. */
@@ -432,40 +447,52 @@ static int empty_raw_tp(void)
  * tracepoints, as the allocation windows attach them: attaching any puts
  * every task on the system-call slow path. Empty programs: the real ones'
  * run time (~0.15 us each here) is measured on the run's own system calls
- * (user/live/alloc_probes.c), as the allocation programs' is.
+ * (user/live/alloc_probes.c), as the allocation programs' is. Attached
+ * and detached in each round, the unprobed calls first.
  */
+struct sys_bench {
+	int prog;
+	char *why;
+	size_t why_sz;
+};
+
+static int syscall_round(void *ctx, struct cp_cal_rounds *cal)
+{
+	struct sys_bench *b = ctx;
+	__u64 plain = time_syscalls(CAL_SYSCALLS), with;
+	int enter = bpf_raw_tracepoint_open("sys_enter", b->prog);
+	int exit_fd = enter < 0 ? -1 : bpf_raw_tracepoint_open("sys_exit", b->prog);
+	int err = -errno;
+
+	if (enter < 0 || exit_fd < 0) {
+		snprintf(b->why, b->why_sz,
+			 "system-call cost: cannot attach to sys_enter/sys_exit: %s",
+			 strerror(-err));
+		if (enter >= 0)
+			close(enter);
+		return err ? err : -EINVAL;
+	}
+	with = time_syscalls(CAL_SYSCALLS);
+	close(exit_fd);
+	close(enter);
+	cp_cal_rounds__add(cal, extra_per_call(with, plain, CAL_SYSCALLS));
+	return 0;
+}
+
 static void syscall_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 {
-	__u64 extra[CAL_ROUNDS];
-	int prog = empty_raw_tp();
+	struct sys_bench b = {.prog = empty_raw_tp(), .why = why, .why_sz = why_sz};
+	struct cp_cal_rounds cal;
 
-	if (prog < 0) {
+	if (b.prog < 0) {
 		snprintf(why, why_sz, "system-call cost: cannot load a raw tracepoint program: %s",
 			 strerror(errno));
 		return;
 	}
 	time_syscalls(CAL_SYSCALLS / 10);
-	for (int r = 0; r < CAL_ROUNDS; r++) {
-		__u64 plain = time_syscalls(CAL_SYSCALLS), with;
-		int enter = bpf_raw_tracepoint_open("sys_enter", prog);
-		int exit_fd = enter < 0 ? -1 : bpf_raw_tracepoint_open("sys_exit", prog);
-
-		if (enter < 0 || exit_fd < 0) {
-			snprintf(why, why_sz,
-				 "system-call cost: cannot attach to sys_enter/sys_exit: %s",
-				 strerror(errno));
-			if (enter >= 0)
-				close(enter);
-			close(prog);
-			return;
-		}
-		with = time_syscalls(CAL_SYSCALLS);
-		close(exit_fd);
-		close(enter);
-		extra[r] = extra_per_call(with, plain, CAL_SYSCALLS);
-	}
-	close(prog);
-	out->syscall_ns = median_ns(extra);
+	if (!run_rounds(syscall_round, &b, &cal, 1))
+		out->syscall_ns = cp_cal_rounds__median(&cal);
+	close(b.prog);
 }
 
 /* Room for a reason in @why: none once one is there. */
@@ -487,9 +514,7 @@ int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, ch
 	}
 	if (bp)
 		bp_cost(out, why, room(why, why_sz));
-	if (tick)
-		tick_cost(out, why, room(why, why_sz));
-	wakeup_cost(out, why, room(why, why_sz));
+	tick_wakeup_costs(tick, out, why, room(why, why_sz));
 	return (uprobes && (!out->uprobe_ns || !out->syscall_ns)) || (bp && !out->bp_hit_ns) ||
 			       (tick && !out->tick_ns) || !out->wakeup_ns
 		       ? -1

@@ -4,10 +4,12 @@
  * runs on (a VM's timer tick costs several times bare metal's), so that one
  * --overhead default is right everywhere. Each cost is the extra CPU time of
  * a thread of the profiler itself running the same work with and without the
- * probe, the median of alternating rounds:
+ * probe, the median of short alternating rounds, as many as it takes for the
+ * median to settle (budget/cal_rounds.h: 5 on a quiet machine, at most 11):
  *
  *   tick         a spin loop, with and without a per-thread cpu-clock
- *                sampling event at 10 kHz: extra time per tick;
+ *                sampling event at 10 kHz writing each sample to a mapped
+ *                buffer (the wakeup rounds' baseline): extra time per tick;
  *   uprobe       a function whose first instruction the kernel emulates (as
  *                probe placement arranges for the allocator's), called with
  *                and without an entry uprobe (a counting perf event of the
@@ -37,9 +39,10 @@
  * Measures into @out the costs asked for: the tick with @tick, the uprobe
  * pair and the system call with @uprobes, the breakpoint hit with @bp; the
  * wakeup always. A cost that cannot be
- * measured here stays 0 and its reason goes to @why (the first one). Takes
- * about 0.1 s per cost (0.3 s for the tick and for the wakeup). Returns 0, or -1 when any
- * asked cost could not be measured.
+ * measured here stays 0 and its reason goes to @why (the first one). In a
+ * VM whose tick costs 45 us, 11 rounds of each take about 0.35 s of CPU time
+ * (5, on a quiet machine, under half that). Returns 0, or -1 when any asked
+ * cost could not be measured.
  */
 int cp_calibrate(bool tick, bool uprobes, bool bp, struct cp_unit_costs *out, char *why,
 		 size_t why_sz);

@@ -301,9 +301,13 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 		goto fail;
 	}
 
-	/* on_tick is "?perf_event" too: loaded for the no-PMU source only */
+	/*
+	 * on_tick is "?perf_event" too: loaded for the no-PMU source only, which
+	 * attaches no memory-sample program: that one is not verified for nothing
+	 */
 	if (cfg->source.kind == CP_SOURCE_SOFT) {
 		bpf_program__set_autoload(s->skel->progs.on_tick, true);
+		bpf_program__set_autoload(cp_mem_prog(s->skel, s->variant), false);
 		s->soft_on = true;
 	}
 

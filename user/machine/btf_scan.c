@@ -83,11 +83,13 @@ int cp_btf_scan_has(const void *data, size_t size, __u32 kind, const char *name,
 	s = (struct strs){(const char *)data + h->hdr_len + h->str_off, h->str_len};
 	while (off < h->type_len) {
 		const struct btf_type *t = (const void *)(types + off);
-		__u32 k = BTF_INFO_KIND(t->info), vlen = BTF_INFO_VLEN(t->info);
+		__u32 k, vlen;
 		long extra;
 
 		if (h->type_len - off < sizeof(*t))
 			return -EINVAL;
+		k = BTF_INFO_KIND(t->info);
+		vlen = BTF_INFO_VLEN(t->info);
 		extra = type_extra(k, vlen);
 		if (extra < 0 || (size_t)extra > h->type_len - off - sizeof(*t))
 			return -EINVAL;

@@ -67,6 +67,8 @@ struct target {
 	__u64 since_ns;		/* first tick */
 	__u64 allow_calls;	/* budget windows: calls the open window may take past the last tick */
 	__u64 cut_base;		/* -a: all CPUs' counted calls at the last tick */
+	__u64 exit_traps;	/* its share of the exit points' traps so far */
+	__u64 tick_calls;	/* calls taken at the current tick */
 	bool cut;		/* the cutter detached the probes; the guard is told at the next tick */
 };
 
@@ -85,6 +87,7 @@ struct cp_alloc_probes {
 	struct cp_prog_cost sys_base;	/* the raw syscall programs' counters then */
 	__u64 sys_prog_ns;		/* their run time per system call, once measured */
 	bool raw_syscalls;
+	__u64 exit_traps_seen;		/* all CPUs' exit points' traps at the last tick */
 	/*
 	 * The cutter: a thread that ends a budget window where its allowance
 	 * ends (cp_alloc_guard_allowance()), even while the profiling loop is
@@ -907,7 +910,8 @@ static __u64 calls_of(const struct cp_budget_proc *p)
 /* Keeps @t's counts if it is among the detached targets with the most calls. */
 static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
 {
-	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls };
+	struct cp_budget_proc p = { .pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls,
+				    .exit_traps = t->exit_traps };
 
 	cp_budget_keep_proc(ap->gone, &ap->nr_gone, &p, calls_of);
 }
@@ -1155,15 +1159,65 @@ static void said_guard(const struct cp_alloc_probes *ap, const struct target *t,
 		ap->opts.on_guard(t->pid, cut || act == CP_GUARD_DETACH, ap->opts.ctx);
 }
 
+/* The exit points' traps of all CPUs since the last tick; 0 where no target has exit points. */
+static __u64 new_exit_traps(struct cp_alloc_probes *ap)
+{
+	struct cp_cpu_cost sum;
+	__u64 n;
+	bool any = false;
+
+	for (int i = 0; i < ap->nr_targets && !any; i++)
+		any = ap->targets[i]->nr_exits > 0;
+	if (!any || cp_cpu_costs__sum(ap->skel, &sum))
+		return 0;
+	n = sum.exit_traps > ap->exit_traps_seen ? sum.exit_traps - ap->exit_traps_seen : 0;
+	ap->exit_traps_seen = sum.exit_traps;
+	return n;
+}
+
+/*
+ * The exit points' @traps of this tick, a uprobe trap each (cp_unit_exit_ns()),
+ * charged to the targets' accounts: by their calls at this tick, or, when
+ * none called (traps of calls counted earlier), to the first with exit points.
+ */
+static void charge_exit_traps(struct cp_alloc_probes *ap, __u64 traps)
+{
+	__u64 all = 0, left = traps;
+	struct target *first = NULL;
+
+	if (!traps)
+		return;
+	for (int i = 0; i < ap->nr_targets; i++) {
+		all += ap->targets[i]->tick_calls;
+		if (!first && ap->targets[i]->nr_exits)
+			first = ap->targets[i];
+	}
+	for (int i = 0; i < ap->nr_targets && all; i++) {
+		struct target *t = ap->targets[i];
+		__u64 n = (__u64)((unsigned __int128)traps * t->tick_calls / all);
+
+		t->exit_traps += n;
+		left -= n;
+		cp_alloc_guard_charge(&t->guard, &ap->guard_cfg, n * ap->opts.exit_ns);
+	}
+	if (left && first) {
+		first->exit_traps += left;
+		cp_alloc_guard_charge(&first->guard, &ap->guard_cfg, left * ap->opts.exit_ns);
+	}
+}
+
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
 
 	pthread_mutex_lock(&ap->lock);
 	measure_prog_cost(ap);
+	for (int i = 0; i < ap->nr_targets; i++)
+		ap->targets[i]->tick_calls = take_calls(ap, ap->targets[i]);
+	charge_exit_traps(ap, new_exit_traps(ap));
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
-		__u64 calls = take_calls(ap, t);
+		__u64 calls = t->tick_calls;
 		enum cp_guard_action act;
 
 		__u64 cpu = target_cpu_ns(t), cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0;
@@ -1224,11 +1278,13 @@ bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 	return t && t->guard.backed_off;
 }
 
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns)
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
+				 __u64 exit_ns)
 {
 	pthread_mutex_lock(&ap->lock);
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
+	ap->opts.exit_ns = exit_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns) {
@@ -1261,7 +1317,7 @@ void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
 		const struct target *t = ap->targets[i];
 		struct cp_budget_proc p = {
 			.pid = t->pid, .cpu_ns = t->cpu_total_ns,
-			.alloc_calls = t->calls + pending_calls(ap, t),
+			.alloc_calls = t->calls + pending_calls(ap, t), .exit_traps = t->exit_traps,
 		};
 
 		if (t->pid > 0)

@@ -470,6 +470,20 @@ static void test_prog_cost(void **state)
 	now.run_ns = then.run_ns;
 	assert_true(cp_prog_cost_per_call(&now, &then, 1, &ns));
 	assert_int_equal(ns, 1);
+	/*
+	 * Measured again under load: 1300 ns where 950 was in use. The figure
+	 * rises, each call counted so far owes 350 ns; a lower measure later
+	 * changes nothing (the estimate must not undercount)
+	 */
+	ns = 950;
+	assert_int_equal(cp_prog_cost_raise(&ns, 1300), 350);
+	assert_int_equal(ns, 1300);
+	assert_int_equal(cp_prog_cost_raise(&ns, 900), 0);
+	assert_int_equal(ns, 1300);
+	/* an estimate of 40 ms revised to 46 ms: +15 %; not raised, or nothing: 0 */
+	assert_int_equal(cp_prog_cost_revised_ppm(40 * MS, 46 * MS), 150000);
+	assert_int_equal(cp_prog_cost_revised_ppm(40 * MS, 40 * MS), 0);
+	assert_int_equal(cp_prog_cost_revised_ppm(0, 46 * MS), 0);
 }
 
 static void test_proc_stat(void **state)

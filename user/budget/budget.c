@@ -96,10 +96,14 @@ __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns)
 	return cp_budget_ppm_against(ns, s->target_cpu_ns);
 }
 
+__u64 cp_budget_total_ns(const struct cp_budget_spent *s)
+{
+	return s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns + s->alloc_ns;
+}
+
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s)
 {
-	return cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns +
-					   s->alloc_ns);
+	return cp_budget_ppm_of(s, cp_budget_total_ns(s));
 }
 
 __u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c)

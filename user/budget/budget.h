@@ -165,6 +165,13 @@ struct cp_budget_spent {
 	__u64 intervals_over; /* of them over the budget when priced */
 	__u32 interval_ppm;
 	__u64 interval_from_ns, interval_to_ns, interval_cpu_ns;
+	/*
+	 * a cost known only after the fact (the programs measured again under
+	 * contention, budget/prog_cost.h): by how much it raised the estimate
+	 * over the one of the first measures, in ppm of that; 0: not raised
+	 */
+	__u32 revised_ppm;
+	__u64 prog_measures; /* measures of the programs' cost, the first included */
 	/* per probed process, against its CPU time: the costliest first */
 	__u32 nr_procs;
 	struct cp_budget_proc procs[CP_BUDGET_TOP_PROCS];
@@ -178,6 +185,9 @@ __u32 cp_budget_ppm_against(__u64 ns, __u64 of_ns);
 
 /* The estimate of @ns spent against @s's target CPU time, in ppm (0 without CPU time). */
 __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns);
+
+/* Everything @s is estimated to have spent, in ns. */
+__u64 cp_budget_total_ns(const struct cp_budget_spent *s);
 
 /* Everything @s is estimated to have spent, in ppm of the targets' CPU time. */
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s);

@@ -12,6 +12,7 @@
 #include "cacheperf/breakpoint.h"
 #include "cacheperf.skel.h"
 #include "breakpoints/bp_report.h"
+#include "budget/prog_cost.h"
 #include "live/alloc_probes.h"
 #include "machine/target_file.h"
 #include "live/cpu_costs.h"
@@ -156,6 +157,25 @@ static void on_stacks_hook(void *ctx, const struct cp_stack_sample *v, size_t n)
 		cp_recorder__stacks(l->rec, v, n);
 }
 
+/*
+ * By how much the programs' later measures (the highest kept) raised the
+ * estimate @s made with @u over the one of their first measures.
+ */
+static void budget_revised(const struct cp_run_end *e, const struct cp_unit_costs *u,
+			   struct cp_budget_spent *s)
+{
+	struct cp_unit_costs first = *u;
+	struct cp_budget_spent then = *s;
+
+	s->prog_measures = e->alloc.prog_measures;
+	if (!e->alloc.prog_revisions)
+		return;
+	first.alloc_prog_ns = e->alloc.prog_ns_first;
+	first.syscall_prog_ns = e->alloc.sys_prog_ns_first;
+	cp_budget_estimate(&first, &then);
+	s->revised_ppm = cp_prog_cost_revised_ppm(cp_budget_total_ns(&then), cp_budget_total_ns(s));
+}
+
 /* The costliest interval, priced with the final unit costs @u, into @s. */
 static void budget_worst_interval(const struct cp_live *l, const struct cp_unit_costs *u,
 				  struct cp_budget_spent *s)
@@ -229,6 +249,7 @@ static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
 	s->alloc_run_ns = e->alloc.run_ns;
 	cp_cpu_costs__estimate(l->sess->skel, u, s);
 	cp_budget_estimate(u, s);
+	budget_revised(e, u, s);
 	budget_worst_interval(l, u, s);
 	if (l->sess->alloc)
 		cp_alloc_probes__each_proc(l->sess->alloc, add_proc, &ps);

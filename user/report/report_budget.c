@@ -44,11 +44,14 @@ static void print_intervals(const struct cp_budget_spent *s, __u32 budget_ppm, F
 	}
 	fprintf(f,
 		"  per interval of %u s, of the targets' CPU time in it: highest %.2f %%%s (%.1f s "
-		"to %.1f s, their CPU time %.3f s); %llu intervals, %llu over the budget\n",
+		"to %.1f s, their CPU time %.3f s) of %llu intervals",
 		(unsigned)(CP_BUDGET_INTERVAL_NS / 1000000000ull), pct(s->interval_ppm),
 		s->interval_ppm > budget_ppm ? ", over the budget" : "", s->interval_from_ns / 1e9,
-		s->interval_to_ns / 1e9, s->interval_cpu_ns / 1e9, (unsigned long long)s->intervals,
-		(unsigned long long)s->intervals_over);
+		s->interval_to_ns / 1e9, s->interval_cpu_ns / 1e9,
+		(unsigned long long)s->intervals);
+	if (s->intervals_over)
+		fprintf(f, ", %llu of them over the budget", (unsigned long long)s->intervals_over);
+	fputc('\n', f);
 }
 
 /* "per process": the costliest probed processes. */
@@ -110,6 +113,13 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		(unsigned long long)s->exit_traps, attached_pct(s),
 		pct(cp_budget_ppm_of(s, s->wakeups_ns)), (unsigned long long)s->wakeups,
 		pct(cp_budget_ppm_of(s, s->syscalls_ns)), (unsigned long long)s->syscalls);
+	if (s->revised_ppm)
+		fprintf(f,
+			"  estimate revised by +%.1f %%: the probes' programs measured again under "
+			"load at %.2f us per call, %.2f us per system call (the highest of %llu "
+			"measures; the account was charged the difference)\n",
+			s->revised_ppm / 1e4, u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3,
+			(unsigned long long)s->prog_measures);
 	print_cpus(s, p->budget_ppm, f);
 	print_intervals(s, p->budget_ppm, f);
 	print_procs(s, p->budget_ppm, f);
@@ -161,6 +171,8 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	for (__u32 c = 0; c < s->nr_cpus; c++)
 		cp_json_double(j, NULL, pct(s->cpu_ppm[c]), 2);
 	cp_json_end(j);
+	cp_json_double(j, "revised_pct", s->revised_ppm / 1e4, 1);
+	cp_json_u64(j, "program_measures", s->prog_measures);
 	cp_json_object(j, "per_interval");
 	cp_json_u64(j, "interval_s", CP_BUDGET_INTERVAL_NS / 1000000000ull);
 	cp_json_u64(j, "count", s->intervals);

@@ -63,17 +63,24 @@ prom=$tf/cacheperf.prom
 	-o "$work/final.txt" -- "$WL/fault_loop" 6 "$hostile" >"$work/run.out" 2>&1 &
 ppid=$!
 reads=0 partial=0 stamps=
+# no fork per read (read -d '', a regex for the stamp) and a pause of 50 ms:
+# a reader beside CPU hogs still reads the file dozens of times over the
+# run, and leaves the profiler the CPU to write it each second
 while kill -0 $ppid 2>/dev/null; do
 	if [ -e "$prom" ]; then
-		snap=$(cat "$prom")
+		snap=
+		IFS= read -r -d '' snap <"$prom"
+		snap=${snap%$'\n'}
 		reads=$((reads + 1))
 		# whole: it starts with the first family and ends with the last one's sample
 		case "$snap" in
 		"# HELP cacheperf_issue_miss_share_ratio "*$'\n'"cacheperf_last_write_timestamp_seconds "[0-9]*) ;;
 		*) partial=$((partial + 1)); printf '%s\n' "$snap" >"$work/partial.$partial" ;;
 		esac
-		stamps+=" $(printf '%s\n' "$snap" | grep -o '^cacheperf_last_write_timestamp_seconds [0-9]*' | cut -d' ' -f2)"
+		[[ $snap =~ (^|$'\n')cacheperf_last_write_timestamp_seconds\ ([0-9]+) ]] &&
+			stamps+=" ${BASH_REMATCH[2]}"
 	fi
+	sleep 0.05
 done
 wait $ppid
 rc=$?

@@ -62,6 +62,7 @@ struct target {
 	int nr_links;
 	struct cp_alloc_guard guard;
 	__u64 calls;		/* taken from alloc_calls so far */
+	struct cp_cpu_src cpu;	/* where that is read, held open */
 	__u64 cpu_ns;		/* its CPU time at the last tick (-a: the machine's busy time) */
 	__u64 cpu_total_ns;	/* CPU time it used while probed */
 	__u64 since_ns;		/* first tick */
@@ -107,9 +108,9 @@ struct cp_alloc_probes {
 };
 
 /* A target's CPU time now: the process's, or with -a the machine's busy time. */
-static __u64 target_cpu_ns(const struct target *t)
+static __u64 target_cpu_ns(struct target *t)
 {
-	return t->pid > 0 ? cp_proc_cpu_ns(NULL, t->pid) : cp_machine_busy_ns(NULL);
+	return cp_cpu_src_ns(&t->cpu, NULL);
 }
 
 /* Time @t's probes were attached up to @now_ns: completed windows and the current one. */
@@ -361,6 +362,7 @@ static void free_target(struct cp_alloc_probes *ap, struct target *t)
 	if (!t)
 		return;
 	detach_links(ap, t);
+	cp_cpu_src_close(&t->cpu);
 	free(t->alloc);
 	free(t);
 }
@@ -722,6 +724,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
+	cp_cpu_src_open(&t->cpu, NULL, pid);
 	t->alloc = calloc(1, sizeof(*t->alloc));
 	if (!t->alloc) {
 		err = -ENOMEM;

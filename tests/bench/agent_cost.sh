@@ -26,6 +26,8 @@
 #     RUNS      runs per case (default 3, 1..15)
 #     SECONDS   profiled seconds per run (default 20, 5..600)
 #   $CP_BUILD        where the profiler is (default build)
+#   $CP_BENCH_CASES  which cases to run (default "redis build"; a median of a
+#                    case not run is not printed)
 #   $CP_BENCH_KEEP   a directory to copy the reports and logs to (default: none)
 #   $CP_BENCH_PERF   a directory: each profiler runs under `perf record -g`
 #                    ($CP_BENCH_PERF_OPTS, default "-g -F 999"), one file a run
@@ -46,6 +48,11 @@ case $runs in '' | *[!0-9]*) die "RUNS must be 1..15" ;; esac
 case $secs in '' | *[!0-9]*) die "SECONDS must be 5..600" ;; esac
 if [ "$runs" -lt 1 ] || [ "$runs" -gt 15 ]; then die "RUNS must be 1..15"; fi
 if [ "$secs" -lt 5 ] || [ "$secs" -gt 600 ]; then die "SECONDS must be 5..600"; fi
+cases=${CP_BENCH_CASES:-redis build}
+for c in $cases; do
+	case $c in redis | build) ;; *) die "CP_BENCH_CASES: unknown case $c (redis, build)" ;; esac
+done
+want() { case " $cases " in *" $1 "*) return 0 ;; esac; return 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root (the profiler)"
 [ -x "$bin" ] || die "$bin is not built: make BUILD=$build"
 [ -x "$wl/no_malloc" ] || die "$wl/no_malloc is not built: make BUILD=$build tests"
@@ -177,8 +184,10 @@ run_build() { # RUN
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 verdict() { awk -v x="$1" -v g="$2" 'BEGIN { print (x <= g ? "met" : "over") }'; }
 
-mkdir "$work/src" && git -C "$root" archive HEAD | tar -x -C "$work/src" ||
-	die "cannot copy the project (git archive HEAD)"
+if want build; then
+	mkdir "$work/src" && git -C "$root" archive HEAD | tar -x -C "$work/src" ||
+		die "cannot copy the project (git archive HEAD)"
+fi
 echo "agent_cost: $runs runs per case, -d $secs; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # start: CPU s and s of time; steady: CPU s, s of time, % of one CPU; memory now and
 # peak; the CPU s /proc/PID/stat showed last (start-up and steady, and some of the end)
@@ -186,12 +195,16 @@ printf '%3s  %-6s %8s %8s %8s %8s %7s %8s %8s %8s %6s  %s\n' run case start_s st
 	steady_t pct mem_MiB peak_MiB outside load counter
 startups=() redis_pct=() build_pct=()
 for r in $(seq "$runs"); do
-	run_redis "$r"
-	run_build "$r"
+	want redis && run_redis "$r"
+	want build && run_build "$r"
 done
-m=$(median "${redis_pct[@]}")
-echo "median of $runs: -p redis-server under redis-benchmark: steady $m % of one CPU (goal <= 1 %: $(verdict "$m" 1))"
-m=$(median "${build_pct[@]}")
-echo "median of $runs: -a during make -j2 and short processes: steady $m % of one CPU (goal <= 3 %: $(verdict "$m" 3))"
+if want redis; then
+	m=$(median "${redis_pct[@]}")
+	echo "median of $runs: -p redis-server under redis-benchmark: steady $m % of one CPU (goal <= 1 %: $(verdict "$m" 1))"
+fi
+if want build; then
+	m=$(median "${build_pct[@]}")
+	echo "median of $runs: -a during make -j2 and short processes: steady $m % of one CPU (goal <= 3 %: $(verdict "$m" 3))"
+fi
 m=$(median "${startups[@]}")
-echo "median of $((2 * runs)): start-up $m s of CPU (goal <= 0.5 s: $(verdict "$m" 0.5)); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "median of ${#startups[@]}: start-up $m s of CPU (goal <= 0.5 s: $(verdict "$m" 0.5)); load average now $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,7 +4,8 @@
  * the profiler counts as its own (machine/self_mem.h): holes in ranges (a
  * table), the pure judgements, then sparse files copied as sparse, an ELF
  * section in a hole refused, a copy past the limit refused, a memfd
- * nobody maps and a child's memory counted.
+ * nobody maps and a child's memory counted at a scan, a copy counted
+ * between scans, and when a reading scans (a table).
  */
 #include <elf.h>
 #include <errno.h>
@@ -80,6 +81,34 @@ static void test_alone_and_fits(void **state)
 	assert_false(cp_self_mem_fits(100, 157, 256));
 	assert_false(cp_self_mem_fits(300, 1, 256));
 	assert_false(cp_self_mem_fits(100, UINT64_MAX, 256)); /* no overflow */
+}
+
+#define SEC 1000000000ull
+
+static const struct scan_case {
+	const char *what;
+	__u64 last, now, estimate, limit;
+	bool due;
+} scan_cases[] = {
+	{"never scanned", 0, 5 * SEC, 10 * MiB, 0, true},
+	{"just scanned", 100 * SEC, 100 * SEC + 1, 10 * MiB, 256 * MiB, false},
+	{"scanned 4.9 s ago", 100 * SEC, 104 * SEC + 900000000ull, 10 * MiB, 256 * MiB, false},
+	{"scanned 5 s ago", 100 * SEC, 105 * SEC, 10 * MiB, 256 * MiB, true},
+	{"the estimate at the limit", 100 * SEC, 101 * SEC, 256 * MiB, 256 * MiB, false},
+	{"the estimate over the limit", 100 * SEC, 101 * SEC, 256 * MiB + 1, 256 * MiB, true},
+	{"over, no limit", 100 * SEC, 101 * SEC, 1ull << 40, 0, false},
+	{"the clock behind the scan", 100 * SEC, 99 * SEC, 10 * MiB, 0, true},
+};
+
+static void test_scan_due(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(scan_cases) / sizeof(scan_cases[0]); i++) {
+		const struct scan_case *c = &scan_cases[i];
+
+		if (cp_self_mem_scan_due(c->last, c->now, c->estimate, c->limit) != c->due)
+			fail_msg("%s: due %d, not %d", c->what, !c->due, c->due);
+	}
 }
 
 static char dir[] = "/tmp/cp-copy-cost-XXXXXX";
@@ -214,7 +243,9 @@ static void test_unmapped_memfd_counted(void **state)
 	memset(buf, 1, MiB);
 	for (int i = 0; i < 48; i++)
 		assert_int_equal(pwrite(mfd, buf, MiB, (off_t)i * MiB), (ssize_t)MiB);
-	assert_int_equal(cp_self_mem_read(&after), 0);
+	/* made outside the copies' path: seen at the next scan (at most 5 s later) */
+	assert_int_equal(cp_self_mem_scan(&after), 0);
+	assert_true(after.scanned);
 	if (after.bytes < before.bytes + 40 * MiB)
 		fail_msg("%s: %llu MiB, then %llu MiB with a 48 MiB memfd",
 			 cp_self_mem_counter_name(after.counter),
@@ -223,6 +254,43 @@ static void test_unmapped_memfd_counted(void **state)
 	assert_true(after.peak_bytes >= after.bytes);
 	close(mfd);
 	free(buf);
+}
+
+/*
+ * A copy is counted by the next reading, scan or not (what it costs was
+ * admitted); once let go, the next scan no longer counts it.
+ */
+static void test_copy_counted_between_scans(void **state)
+{
+	struct cp_self_mem before, with, quick, gone;
+	enum cp_tf_refusal why;
+	int fd, mfd;
+
+	(void)state;
+	fd = make_sparse(32 * MiB, NULL, 0, 24 * MiB); /* 24 MiB of data */
+	assert_int_equal(cp_self_mem_scan(&before), 0);
+	mfd = cp_tf_copy(fd, 32 * MiB, &why);
+	assert_true(mfd >= 0);
+	assert_int_equal(cp_self_mem_read(&with), 0);
+	if (before.counter == CP_SELF_MEM_PROC)
+		assert_false(with.scanned); /* scanned just before: not due */
+	if (with.bytes < before.bytes + 20 * MiB)
+		fail_msg("%s: %llu MiB, then %llu MiB with a 24 MiB copy, not scanned",
+			 cp_self_mem_counter_name(with.counter),
+			 (unsigned long long)(before.bytes / MiB),
+			 (unsigned long long)(with.bytes / MiB));
+	close(mfd);
+	cp_tf_kept_drop(); /* the copy kept for reuse too, as a shrink lets it go */
+	/* not scanned: the copy let go may still be counted, never less than a scan says */
+	assert_int_equal(cp_self_mem_read(&quick), 0);
+	assert_int_equal(cp_self_mem_scan(&gone), 0);
+	assert_true(quick.bytes + 4 * MiB >= gone.bytes);
+	if (gone.bytes + 16 * MiB > with.bytes)
+		fail_msg("%s: %llu MiB with a 24 MiB copy, %llu MiB once it was let go",
+			 cp_self_mem_counter_name(gone.counter),
+			 (unsigned long long)(with.bytes / MiB),
+			 (unsigned long long)(gone.bytes / MiB));
+	close(fd);
 }
 
 /* A child's memory (a helper the profiler started) is the profiler's too; -- CMD's is not. */
@@ -249,10 +317,11 @@ static void test_child_counted(void **state)
 		_exit(0);
 	}
 	assert_int_equal(read(fds[0], &c, 1), 1);
-	assert_int_equal(cp_self_mem_read(&after), 0);
+	/* children are counted at a scan */
+	assert_int_equal(cp_self_mem_scan(&after), 0);
 	/* the same child as the command of -- CMD: a target's memory, not the profiler's */
 	cp_self_mem_set_command(pid);
-	assert_int_equal(cp_self_mem_read(&as_target), 0);
+	assert_int_equal(cp_self_mem_scan(&as_target), 0);
 	cp_self_mem_set_command(0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -292,10 +361,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hole_bytes),
 		cmocka_unit_test(test_alone_and_fits),
+		cmocka_unit_test(test_scan_due),
 		cmocka_unit_test(test_sparse_copy_stays_sparse),
 		cmocka_unit_test(test_section_in_a_hole),
 		cmocka_unit_test(test_copy_past_the_limit),
 		cmocka_unit_test(test_unmapped_memfd_counted),
+		cmocka_unit_test(test_copy_counted_between_scans),
 		cmocka_unit_test(test_child_counted),
 	};
 

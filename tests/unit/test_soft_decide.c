@@ -167,6 +167,19 @@ static void test_registry(void **state)
 	cp_soft_registry_free(&r);
 }
 
+/* How long a process's maps snapshot serves its next instructions. */
+static void test_maps_reuse(void **state)
+{
+	const __u64 t = 50000000000ull, age = CP_SOFT_MAPS_MAX_AGE_NS;
+
+	(void)state;
+	assert_true(cp_soft_maps_reuse(t, t, true));		/* this tick's */
+	assert_true(cp_soft_maps_reuse(t, t + age - 1, true));
+	assert_false(cp_soft_maps_reuse(t, t + age, true));	/* too old: read again */
+	assert_false(cp_soft_maps_reuse(t, t + 1, false));	/* the ip mapped since */
+	assert_false(cp_soft_maps_reuse(t, t - 1, true));	/* a clock that went back */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_decide_skid),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_maps_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,9 @@ struct cp_main {
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
 	int nr_pids;
+	/* their CPU time (the machine's with -a), held open: read twice each loop */
+	struct cp_cpu_src cpu[CP_MAX_TGIDS];
+	int nr_cpu;
 	struct cp_run_info info;
 	struct cp_report_opts ro;	/* where reports go, for the summaries */
 	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
@@ -390,11 +393,21 @@ static __u64 targets_cpu_ns(void *ctx)
 	struct cp_main *m = ctx;
 	__u64 ns = 0;
 
-	if (m->opts.target == CP_TARGET_ALL)
-		return cp_machine_busy_ns(NULL);
-	for (int i = 0; i < m->nr_pids; i++)
-		ns += cp_proc_cpu_ns(NULL, m->pids[i]);
+	for (int i = 0; i < m->nr_cpu; i++)
+		ns += cp_cpu_src_ns(&m->cpu[i], NULL);
 	return ns;
+}
+
+/* The CPU time sources of the targets, or of the machine with -a. */
+static void open_cpu_sources(struct cp_main *m)
+{
+	if (m->opts.target == CP_TARGET_ALL) {
+		cp_cpu_src_open(&m->cpu[0], NULL, 0);
+		m->nr_cpu = 1;
+		return;
+	}
+	for (m->nr_cpu = 0; m->nr_cpu < m->nr_pids; m->nr_cpu++)
+		cp_cpu_src_open(&m->cpu[m->nr_cpu], NULL, m->pids[m->nr_cpu]);
 }
 
 /* Checks -p PIDs or launches `-- CMD` held before exec; returns -1 to go on. */
@@ -423,6 +436,7 @@ static int prepare_targets(struct cp_main *m)
 	default:
 		break;
 	}
+	open_cpu_sources(m);
 	cp_session_cfg_of(&m->opts, &m->cfg);
 	m->cfg.pmus = m->pmus;
 	m->cfg.pids = m->pids;
@@ -462,9 +476,13 @@ static bool targets_gone(void *ctx, char *reason, size_t sz)
 			 cp_exit_code(m->child.status));
 		return true;
 	}
-	for (int i = 0; i < m->nr_pids; i++)
-		if (cp_pid_alive(m->pids[i]))
+	for (int i = 0; i < m->nr_cpu; i++) {
+		bool alive;
+
+		cp_cpu_src_ns(&m->cpu[i], &alive);
+		if (alive)
 			return false;
+	}
 	snprintf(reason, sz, "%s exited", m->nr_pids == 1 ? "the target" : "every target");
 	return true;
 }
@@ -603,6 +621,8 @@ cleanup:
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
 	cp_pprof_dir_free(&m->pdir);
+	for (int i = 0; i < m->nr_cpu; i++)
+		cp_cpu_src_close(&m->cpu[i]);
 	free(m);
 	return ret;
 }

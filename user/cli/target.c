@@ -9,11 +9,12 @@
 #include <sys/wait.h>
 
 #include "cli/target.h"
+#include "machine/cpu_time.h"
 
 /* Reads the state letter of /proc/PID/stat; 0 when the process is gone. */
 static char proc_state(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
 	ssize_t n;
 	int fd;
 
@@ -26,9 +27,7 @@ static char proc_state(pid_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: the state follows the last ')' */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return cp_stat_state(buf);
 }
 
 bool cp_pid_alive(pid_t pid)

@@ -45,6 +45,11 @@ void cp_soft_items_sort(struct cp_soft_item *items, size_t n)
 	qsort(items, n, sizeof(*items), cmp_item);
 }
 
+bool cp_soft_maps_reuse(__u64 read_ns, __u64 now_ns, bool holds)
+{
+	return holds && now_ns >= read_ns && now_ns - read_ns < CP_SOFT_MAPS_MAX_AGE_NS;
+}
+
 int cp_soft_registry_init(struct cp_soft_registry *r, size_t cap)
 {
 	r->keys = calloc(cap ? cap : 1, sizeof(*r->keys));

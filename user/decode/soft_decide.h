@@ -2,13 +2,14 @@
 /*
  * The no-PMU source's user-space decisions (--source soft), pure: what to
  * install for a decoded instruction, the order pending instructions are
- * decoded in (one maps read per process), and the bounded registry of what
+ * decoded in and how long a maps snapshot serves them, and the bounded registry of what
  * was installed, so a process that exec'd or exited can have its entries
  * removed without walking the BPF map. user/live/soft_source.c carries them out.
  */
 #ifndef CP_SOFT_DECIDE_H
 #define CP_SOFT_DECIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -63,6 +64,25 @@ struct cp_soft_item {
 
 /* Sorts @items by process, then ip: one maps snapshot serves a run of them. */
 void cp_soft_items_sort(struct cp_soft_item *items, size_t n);
+
+/*
+ * A process's maps snapshot serves the ticks of the next seconds, not only
+ * one batch: a service under -p queues a few new instructions a second, and
+ * reading /proc/PID/maps for each batch was a tenth of the profiler's
+ * steady CPU time. A descriptor installed from a snapshot lasts until the
+ * process exec's or exits anyway (dlclose then dlopen at the same address
+ * is not followed), so an older snapshot only widens that by this much.
+ */
+#define CP_SOFT_MAPS_MAX_AGE_NS 2000000000ull
+/* Snapshots kept, of the processes whose instructions came last (-a: many). */
+#define CP_SOFT_MAPS_KEPT 8
+
+/*
+ * Whether a snapshot read at @read_ns still serves an instruction at
+ * @now_ns: @holds, a mapping of it holds the ip (else it was mapped since:
+ * read again), and it is younger than CP_SOFT_MAPS_MAX_AGE_NS. Pure.
+ */
+bool cp_soft_maps_reuse(__u64 read_ns, __u64 now_ns, bool holds);
 
 /*
  * The keys installed in soft_insns, at most @cap (its max_entries). Plain

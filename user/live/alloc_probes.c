@@ -62,15 +62,16 @@ struct target {
 	struct cp_probe_link links[2 * CP_FN_NR_PROBED + CP_MAX_EXIT_SITES];
 	int nr_links;
 	struct cp_alloc_guard guard;
-	__u64 calls;	    /* taken from alloc_calls so far */
-	__u64 cpu_ns;	    /* its CPU time at the last tick (-a: the machine's busy time) */
-	__u64 cpu_total_ns; /* CPU time it used while probed */
-	__u64 since_ns;	    /* first tick */
-	__u64 allow_calls;  /* budget windows: calls the open window may take past the last tick */
-	__u64 cut_base;	    /* -a: all CPUs' counted calls at the last tick */
-	__u64 exit_traps;   /* its share of the exit points' traps so far */
-	__u64 tick_calls;   /* calls taken at the current tick */
-	bool cut;	    /* the cutter detached the probes; the guard is told at the next tick */
+	__u64 calls;	       /* taken from alloc_calls so far */
+	struct cp_cpu_src cpu; /* where that is read, held open */
+	__u64 cpu_ns;	       /* its CPU time at the last tick (-a: the machine's busy time) */
+	__u64 cpu_total_ns;    /* CPU time it used while probed */
+	__u64 since_ns;	       /* first tick */
+	__u64 allow_calls; /* budget windows: calls the open window may take past the last tick */
+	__u64 cut_base;	   /* -a: all CPUs' counted calls at the last tick */
+	__u64 exit_traps;  /* its share of the exit points' traps so far */
+	__u64 tick_calls;  /* calls taken at the current tick */
+	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
 };
 
 struct cp_alloc_probes {
@@ -114,9 +115,9 @@ struct cp_alloc_probes {
 };
 
 /* A target's CPU time now: the process's, or with -a the machine's busy time. */
-static __u64 target_cpu_ns(const struct target *t)
+static __u64 target_cpu_ns(struct target *t)
 {
-	return t->pid > 0 ? cp_proc_cpu_ns(NULL, t->pid) : cp_machine_busy_ns(NULL);
+	return cp_cpu_src_ns(&t->cpu, NULL);
 }
 
 /* Time @t's probes were attached up to @now_ns: completed windows and the current one. */
@@ -377,6 +378,7 @@ static void free_target(struct cp_alloc_probes *ap, struct target *t)
 	if (!t)
 		return;
 	detach_links(ap, t);
+	cp_cpu_src_close(&t->cpu);
 	free(t->alloc);
 	free(t);
 }
@@ -744,6 +746,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
+	cp_cpu_src_open(&t->cpu, NULL, pid);
 	t->alloc = calloc(1, sizeof(*t->alloc));
 	if (!t->alloc) {
 		err = -ENOMEM;
@@ -1147,6 +1150,12 @@ static void set_allowance(struct cp_alloc_probes *ap, struct target *t)
 		t->cut_base = all_calls(ap);
 }
 
+/* Whether @t has a budget window open: what the cutter watches. */
+static bool window_open(const struct target *t)
+{
+	return t->nr_links && t->allow_calls != ~0ull;
+}
+
 /*
  * Ends each open budget window whose calls reached its allowance: its
  * links go to the reaper, whose real-time workers take them off at once and
@@ -1159,7 +1168,7 @@ static bool cut_windows(struct cp_alloc_probes *ap)
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
 
-		if (!t->nr_links || t->allow_calls == ~0ull)
+		if (!window_open(t))
 			continue;
 		if (window_calls(ap, t) < t->allow_calls) {
 			open = true;
@@ -1298,6 +1307,7 @@ static void charge_exit_traps(struct cp_alloc_probes *ap, __u64 traps)
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
+	bool open = false;
 
 	pthread_mutex_lock(&ap->lock);
 	measure_prog_cost(ap, now_ns);
@@ -1330,6 +1340,7 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 				err = e;
 		}
 		set_allowance(ap, t);
+		open = open || window_open(t);
 		if (act == CP_GUARD_NONE)
 			continue;
 		changed++;
@@ -1337,7 +1348,13 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 	}
 	if (changed)
 		sync_syscalls(ap);
-	pthread_cond_signal(&ap->wake);
+	/*
+	 * The cutter waits while no window is open: woken only when one is (a
+	 * futex wake and a context switch ten times a second were a tenth of
+	 * the profiler's steady CPU time under -p)
+	 */
+	if (open)
+		pthread_cond_signal(&ap->wake);
 	pthread_mutex_unlock(&ap->lock);
 	return err ? err : changed;
 }

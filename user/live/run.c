@@ -915,6 +915,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	struct cp_profile *p = l->prof;
 	__u64 interval_ns = (__u64)cfg->interval_s * 1000000000ull;
 	__u64 deadline = 0, next_interval, next_cap, now;
+	struct cp_self_mem mem;
 	int ret;
 
 	/* rate_tick() sets the limit in effect before each decision */
@@ -1008,6 +1009,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	say_stack_copies(l);
 	cp_log_flush();
 	p->end.end_ns = cp_now_ns();
+	/* the memory the report states is counted afresh, memfds and all */
+	cp_self_mem_scan(&mem);
 	/* the report and the recording show the counters as the run ended */
 	live_end(l, &p->end);
 	l->ended = true;

@@ -15,8 +15,17 @@
 #include "decode/skid.h"
 #include "live/soft_source.h"
 #include "symbols/symbolizer.h"
+#include "util/clock.h"
 
 #define CP_SOFT_FORGET_BATCH	256
+
+/* A process's maps snapshot, kept for the next ticks (cp_soft_maps_reuse()). */
+struct kept_maps {
+	__u32 tgid;
+	int err;		/* of the read: 0, or a negative errno (maps NULL) */
+	__u64 read_ns;		/* 0: a free slot */
+	struct cp_maps *maps;
+};
 
 struct cp_soft_source {
 	int pending_fd;
@@ -26,6 +35,7 @@ struct cp_soft_source {
 	struct cp_soft_item *items;		/* CP_MAX_SOFT_PENDING */
 	struct cp_symbolizer *sym;		/* function bounds for the skid walk; NULL: none */
 	__u8 *code;				/* CP_SKID_MAX_FUNC_BYTES: the walked function */
+	struct kept_maps kept[CP_SOFT_MAPS_KEPT];
 	struct cp_soft_stats stats;
 };
 
@@ -69,6 +79,8 @@ void cp_soft_source__free(struct cp_soft_source *s)
 	if (!s)
 		return;
 	cp_decode_cache__free(s->decoded);
+	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++)
+		cp_maps__free(s->kept[i].maps);
 	cp_soft_registry_free(&s->installed);
 	free(s->items);
 	free(s->code);
@@ -151,28 +163,57 @@ static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	return 0;
 }
 
+/*
+ * The maps of process @tgid for an instruction at @ip, as of @now_ns (this
+ * tick): the kept snapshot while cp_soft_maps_reuse() says it serves, or
+ * read again (at most once a tick: a snapshot of this tick is never read
+ * again), in the slot of the process or the least recently read one.
+ * Returns the read's result, @out set when 0.
+ */
+static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns,
+		    const struct cp_maps **out)
+{
+	struct kept_maps *k = &s->kept[0];
+
+	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++) {
+		if (s->kept[i].read_ns && s->kept[i].tgid == tgid) {
+			k = &s->kept[i];
+			break;
+		}
+		if (s->kept[i].read_ns < k->read_ns)
+			k = &s->kept[i];
+	}
+	if (!k->read_ns || k->tgid != tgid ||
+	    (k->read_ns != now_ns &&
+	     !cp_soft_maps_reuse(k->read_ns, now_ns, !k->err && cp_maps__find(k->maps, ip)))) {
+		cp_maps__free(k->maps);
+		k->maps = NULL;
+		k->tgid = tgid;
+		k->read_ns = now_ns;
+		k->err = cp_maps__read(NULL, (pid_t)tgid, &k->maps);
+	}
+	*out = k->maps;
+	return k->err;
+}
+
 int cp_soft_source__tick(struct cp_soft_source *s)
 {
 	size_t n = take_pending(s);
-	struct cp_maps *maps = NULL;
+	const struct cp_maps *maps = NULL;
 	int maps_ret = 0, installed = 0;
-	__u32 tgid = 0;
+	__u64 now = n ? cp_now_ns() : 0;
 
 	s->stats.taken += n;
 	cp_soft_items_sort(s->items, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_soft_item *it = &s->items[i];
+		__u32 tgid = it->key.tgid;
 		struct cp_operand op = { 0 };
 		struct cp_soft_prev prev, *pp = NULL;
 		struct cp_soft_insn v;
 		int get_ret = -ENOENT;
 
-		if (i == 0 || it->key.tgid != tgid) {
-			cp_maps__free(maps);
-			maps = NULL;
-			tgid = it->key.tgid;
-			maps_ret = cp_maps__read(NULL, (pid_t)tgid, &maps);
-		}
+		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
 		if (!get_ret && cp_skid_applies(op.status) &&
@@ -185,7 +226,6 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 		if (!install(s, &it->key, &v))
 			installed++;
 	}
-	cp_maps__free(maps);
 	return installed;
 }
 
@@ -195,6 +235,13 @@ void cp_soft_source__forget(struct cp_soft_source *s, __u32 tgid)
 	size_t n;
 
 	cp_decode_cache__forget(s->decoded, (pid_t)tgid);
+	/* a new address space, or none: its snapshot goes */
+	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++) {
+		if (s->kept[i].read_ns && s->kept[i].tgid == tgid) {
+			cp_maps__free(s->kept[i].maps);
+			s->kept[i] = (struct kept_maps){ 0 };
+		}
+	}
 	do {
 		n = cp_soft_registry_take_tgid(&s->installed, tgid, keys, CP_SOFT_FORGET_BATCH);
 		for (size_t i = 0; i < n; i++)

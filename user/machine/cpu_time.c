@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Process and machine CPU time from /proc. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,13 @@ __u64 cp_stat_cpu_ticks(const char *text, int *ok)
 		return 0;
 	*ok = 1;
 	return utime + stime;
+}
+
+char cp_stat_state(const char *text)
+{
+	const char *p = strrchr(text, ')');
+
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 __u64 cp_proc_stat_busy_ticks(const char *text, int *ok)
@@ -85,4 +94,74 @@ __u64 cp_machine_busy_ns(const char *proc_root)
 		return 0;
 	ticks = cp_proc_stat_busy_ticks(buf, &ok);
 	return ok ? ticks_to_ns(ticks) : 0;
+}
+
+/* @c's file name below its root: "PID/stat" or "stat". */
+static void src_rel(const struct cp_cpu_src *c, char *rel, size_t sz)
+{
+	if (c->pid > 0)
+		snprintf(rel, sz, "%d/stat", (int)c->pid);
+	else
+		snprintf(rel, sz, "stat");
+}
+
+void cp_cpu_src_open(struct cp_cpu_src *c, const char *proc_root, pid_t pid)
+{
+	char path[4096], rel[32];
+
+	*c = (struct cp_cpu_src){.fd = -1, .pid = pid, .proc_root = proc_root};
+	src_rel(c, rel, sizeof(rel));
+	if (cp_sysfs_path(path, sizeof(path), proc_root ? proc_root : "/proc", rel))
+		return;
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	c->gone = c->fd < 0 && pid > 0 && (errno == ENOENT || errno == ESRCH);
+}
+
+/* The file's head into @buf (NUL-terminated): held, or by path. Its length, or <= 0. */
+static int src_read(const struct cp_cpu_src *c, char *buf, size_t sz)
+{
+	char rel[32];
+	size_t len = 0;
+	ssize_t n = 0;
+
+	if (c->fd < 0) {
+		src_rel(c, rel, sizeof(rel));
+		return cp_sysfs_read_head(c->proc_root ? c->proc_root : "/proc", rel, buf, sz);
+	}
+	/* one pread reads it whole when it fits: procfs fills the buffer at once */
+	while (len < sz - 1 && (n = pread(c->fd, buf + len, sz - 1 - len, (off_t)len)) > 0) {
+		len += (size_t)n;
+		if (buf[len - 1] == '\n')
+			break;
+	}
+	buf[len] = '\0';
+	return n < 0 ? -errno : (int)len;
+}
+
+__u64 cp_cpu_src_ns(struct cp_cpu_src *c, bool *alive)
+{
+	char buf[1024], st;
+	__u64 ticks = 0;
+	int ok = 0;
+
+	if (alive)
+		*alive = c->pid <= 0;
+	if (c->gone || src_read(c, buf, sizeof(buf)) <= 0)
+		return 0;
+	if (c->pid <= 0) {
+		ticks = cp_proc_stat_busy_ticks(buf, &ok);
+		return ok ? ticks_to_ns(ticks) : 0;
+	}
+	st = cp_stat_state(buf);
+	if (alive)
+		*alive = st && st != 'Z' && st != 'X';
+	ticks = cp_stat_cpu_ticks(buf, &ok);
+	return ok ? ticks_to_ns(ticks) : 0;
+}
+
+void cp_cpu_src_close(struct cp_cpu_src *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
 }

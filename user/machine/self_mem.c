@@ -2,6 +2,7 @@
 /* The profiler's memory as the kernel counts it (self_mem.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "machine/self_mem.h"
+#include "util/clock.h"
 
 bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t *ppids, size_t n)
 {
@@ -23,6 +26,12 @@ bool cp_self_mem_alone(pid_t self, pid_t command, const pid_t *pids, const pid_t
 bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit)
 {
 	return !limit || (held <= limit && bytes <= limit - held);
+}
+
+bool cp_self_mem_scan_due(__u64 last_scan_ns, __u64 now_ns, __u64 estimate, __u64 limit)
+{
+	return !last_scan_ns || now_ns < last_scan_ns ||
+	       now_ns - last_scan_ns >= CP_SELF_MEM_SCAN_NS || (limit && estimate > limit);
 }
 
 const char *cp_self_mem_counter_name(enum cp_self_mem_counter c)
@@ -50,6 +59,13 @@ static struct {
 	bool read_once;
 	__u64 limit;
 	pid_t command; /* the child that is a target (-- CMD); 0: none */
+	/* /proc: the memfds and children, counted at the last scan */
+	__u64 scan_ns;	  /* when; 0: never */
+	__u64 scan_memfd; /* the memfds' bytes then */
+	__u64 scan_kids;  /* the children's */
+	__u64 scan_since; /* admitted since (copies made since are memfds not counted) */
+	int status_fd;	  /* /proc/self/status held open; < 0: not yet, or failed */
+	bool status_tried;
 } m;
 
 static int read_u64(const char *dir, const char *name, __u64 *out)
@@ -71,23 +87,58 @@ static int read_u64(const char *dir, const char *name, __u64 *out)
 	return 0;
 }
 
+/* The value of @keys (NULL-ended) @line ("key value", "key: value kB") names, into @vals. */
+static void parse_key(const char *line, const char *const *keys, __u64 *vals)
+{
+	unsigned long long v;
+	char key[64];
+
+	if (sscanf(line, "%63[^: ]%*[: ]%llu", key, &v) != 2)
+		return;
+	for (int i = 0; keys[i]; i++)
+		if (!strcmp(key, keys[i]))
+			vals[i] = v;
+}
+
 /* The values of @keys (NULL-ended) in a "key value" file (memory.stat, status). */
 static int read_keys(const char *path, const char *const *keys, __u64 *vals)
 {
-	char line[256], key[64];
-	unsigned long long v;
+	char line[256];
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63[^: ]%*[: ]%llu", key, &v) != 2)
-			continue;
-		for (int i = 0; keys[i]; i++)
-			if (!strcmp(key, keys[i]))
-				vals[i] = v;
-	}
+	while (fgets(line, sizeof(line), f))
+		parse_key(line, keys, vals);
 	fclose(f);
+	return 0;
+}
+
+/*
+ * @keys of /proc/self/status, held open and read again with one pread (it
+ * is read ten times a second near the limit); opened again by path if that
+ * fails. Under the lock.
+ */
+static int read_own_status(const char *const *keys, __u64 *vals)
+{
+	char buf[8192], *line, *save;
+	size_t len = 0;
+	ssize_t n;
+
+	if (!m.status_tried) {
+		m.status_tried = true;
+		m.status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	}
+	if (m.status_fd < 0)
+		return read_keys("/proc/self/status", keys, vals);
+	while (len < sizeof(buf) - 1 &&
+	       (n = pread(m.status_fd, buf + len, sizeof(buf) - 1 - len, (off_t)len)) > 0)
+		len += (size_t)n;
+	if (!len)
+		return read_keys("/proc/self/status", keys, vals);
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		parse_key(line, keys, vals);
 	return 0;
 }
 
@@ -299,7 +350,14 @@ static __u64 children_bytes(void)
 	char path[PATH_MAX], pid[24];
 	struct dirent *de;
 	__u64 sum = 0, b;
-	DIR *d = opendir("/proc/self/task");
+	siginfo_t si;
+	DIR *d;
+
+	/* no child of any thread (waitid() sees every thread's; WNOWAIT reaps none): one call */
+	if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) &&
+	    errno == ECHILD)
+		return 0;
+	d = opendir("/proc/self/task");
 
 	while (d && (de = readdir(d))) {
 		FILE *f;
@@ -319,16 +377,36 @@ static __u64 children_bytes(void)
 	return sum;
 }
 
-/* @own: this process's RssAnon + RssFile, read with the rest of its status. */
-static int read_proc(struct cp_self_mem *out, __u64 own)
+/*
+ * @own: this process's RssAnon + RssFile, read with the rest of its status.
+ * The memfds and children are counted again when a scan is due (@scan, or
+ * cp_self_mem_scan_due()); else they are the last scan's, plus every copy
+ * admitted since: a copy is the only memfd made after the start
+ * (machine/target_file.c asks cp_self_mem_admit() first), and one closed
+ * since stays counted until the next scan. So the count is never below what a
+ * scan would say.
+ */
+static int read_proc(struct cp_self_mem *out, __u64 own, bool scan)
 {
-	out->memfd_bytes = memfd_bytes();
+	__u64 now = cp_now_ns();
+
+	if (scan ||
+	    cp_self_mem_scan_due(m.scan_ns, now, own + m.scan_memfd + m.scan_kids + m.scan_since,
+				 m.limit)) {
+		m.scan_memfd = memfd_bytes();
+		m.scan_kids = children_bytes();
+		m.scan_since = 0;
+		m.scan_ns = now ? now : 1;
+		out->scanned = true;
+	}
 	/* the memfds' pages, mapped or not, instead of the shared pages touched */
-	out->bytes = own + out->memfd_bytes + children_bytes();
+	out->memfd_bytes = m.scan_memfd + m.scan_since;
+	out->bytes = own + out->memfd_bytes + m.scan_kids;
 	return 0;
 }
 
-int cp_self_mem_read(struct cp_self_mem *out)
+/* A reading: the memfds and children scanned when @scan, or when due (read_proc()). */
+static int self_mem_read(struct cp_self_mem *out, bool scan)
 {
 	static const char *const keys[] = {"VmRSS", "VmHWM", "RssAnon", "RssFile", NULL};
 	__u64 kb[4] = {0, 0, 0, 0};
@@ -340,14 +418,16 @@ int cp_self_mem_read(struct cp_self_mem *out)
 		choose();
 	if (m.counter != CP_SELF_MEM_PROC && !cgroup_alone())
 		m.counter = CP_SELF_MEM_PROC; /* another process joined: the cgroup is not ours */
-	err = read_keys("/proc/self/status", keys, kb);
+	err = read_own_status(keys, kb);
 	out->rss_bytes = kb[0] * 1024;
 	out->hwm_bytes = kb[1] * 1024;
 	out->counter = m.counter;
-	if (m.counter != CP_SELF_MEM_PROC)
+	if (m.counter != CP_SELF_MEM_PROC) {
 		err = read_cgroup(out);
-	else if (!err)
-		err = read_proc(out, (kb[2] + kb[3]) * 1024);
+		out->scanned = true; /* the cgroup's count holds everything */
+	} else if (!err) {
+		err = read_proc(out, (kb[2] + kb[3]) * 1024, scan);
+	}
 	if (!err) {
 		if (m.counter == CP_SELF_MEM_PROC && kb[1] * 1024 > out->peak_bytes)
 			out->peak_bytes = kb[1] * 1024;
@@ -361,6 +441,16 @@ int cp_self_mem_read(struct cp_self_mem *out)
 	}
 	pthread_mutex_unlock(&lock);
 	return err;
+}
+
+int cp_self_mem_read(struct cp_self_mem *out)
+{
+	return self_mem_read(out, false);
+}
+
+int cp_self_mem_scan(struct cp_self_mem *out)
+{
+	return self_mem_read(out, true);
 }
 
 void cp_self_mem_set_command(pid_t pid)
@@ -384,18 +474,22 @@ bool cp_self_mem_admit(__u64 bytes)
 
 	pthread_mutex_lock(&lock);
 	ok = m.read_once && cp_self_mem_fits(m.last + m.since, bytes, m.limit);
-	if (ok || !m.limit)
+	if (ok || !m.limit) {
 		m.since += bytes;
+		m.scan_since += bytes;
+	}
 	pthread_mutex_unlock(&lock);
 	if (ok || !m.limit)
 		return true;
-	/* near the limit, or never read: a fresh reading decides */
-	if (cp_self_mem_read(&now))
+	/* near the limit, or never read: a fresh reading, the memfds scanned, decides */
+	if (cp_self_mem_scan(&now))
 		return true;
 	pthread_mutex_lock(&lock);
 	ok = cp_self_mem_fits(m.last + m.since, bytes, m.limit);
-	if (ok)
+	if (ok) {
 		m.since += bytes;
+		m.scan_since += bytes;
+	}
 	pthread_mutex_unlock(&lock);
 	return ok;
 }

@@ -18,6 +18,12 @@
  *    holds, mapped or only open (st_blocks: the pages written, touched or
  *    not), plus its children's RssAnon + RssFile;
  *    peak the highest reading and VmHWM.
+ *    The memfds and children take a scan (/proc/self/maps, fd and task:
+ *    a hundred system calls with 30 threads and 60 descriptors, a third of
+ *    the profiler's steady CPU time under -p at one a second), done when
+ *    cp_self_mem_scan_due() says so or asked for (cp_self_mem_scan());
+ *    between scans they are the last scan's figures plus every byte
+ *    cp_self_mem_admit() let in since: never below what a scan would say.
  *
  * cp_self_mem_admit() is what a copy asks before it takes memory
  * (machine/target_file.c). cp_self_mem_alone() and cp_self_mem_fits() are
@@ -34,6 +40,13 @@
 /* Processes read from the cgroup's cgroup.procs to judge whether it is ours alone. */
 #define CP_SELF_MEM_MAX_PROCS 64
 
+/*
+ * The memfds and children are scanned again at least this often: a copy
+ * closed since (the kept copies let go, a process's Dwfl ended) leaves the
+ * count within these seconds.
+ */
+#define CP_SELF_MEM_SCAN_NS (5ull * 1000000000ull)
+
 enum cp_self_mem_counter {
 	CP_SELF_MEM_PROC = 0, /* RssAnon + RssFile and the memfds */
 	CP_SELF_MEM_CGROUP_V2,
@@ -46,11 +59,27 @@ struct cp_self_mem {
 	__u64 peak_bytes;  /* the kernel's peak: memory.peak, max_usage_in_bytes, VmHWM */
 	__u64 rss_bytes;   /* VmRSS, for comparison */
 	__u64 hwm_bytes;   /* VmHWM: the resident set's peak */
-	__u64 memfd_bytes; /* held in memfds (/proc only; 0 from a cgroup) */
+	__u64 memfd_bytes; /* held in memfds (/proc only; 0 from a cgroup): scanned, or the
+			      last scan's plus what was admitted since */
+	bool scanned;	   /* the memfds and children were counted afresh (or a cgroup's) */
 };
 
-/* Reads the counter (chosen at the first call, re-judged while it is a cgroup). 0 or -errno. */
+/*
+ * Reads the counter (chosen at the first call, re-judged while it is a
+ * cgroup), the memfds and children scanned when due. 0 or -errno.
+ */
 int cp_self_mem_read(struct cp_self_mem *out);
+
+/* cp_self_mem_read() with the memfds and children scanned now (after a shrink, at the end). */
+int cp_self_mem_scan(struct cp_self_mem *out);
+
+/*
+ * Pure: whether a reading at @now_ns scans the memfds and children: never
+ * yet (@last_scan_ns 0), CP_SELF_MEM_SCAN_NS since the last, or the count
+ * without a scan (@estimate: an upper bound) over @limit (0: none), so a
+ * shrink or a refusal is never decided on it.
+ */
+bool cp_self_mem_scan_due(__u64 last_scan_ns, __u64 now_ns, __u64 estimate, __u64 limit);
 
 /* "cgroup memory.current", ...: what the report says the figure is. */
 const char *cp_self_mem_counter_name(enum cp_self_mem_counter c);
@@ -68,7 +97,8 @@ void cp_self_mem_set_limit(__u64 limit_bytes);
 
 /*
  * Whether @bytes more keep the profiler within the limit: the last reading
- * plus what was admitted since, then, if that says no, a fresh reading.
+ * plus what was admitted since, then, if that says no, a fresh reading
+ * with a scan.
  * Counts @bytes as held until the next reading. Thread-safe.
  */
 bool cp_self_mem_admit(__u64 bytes);

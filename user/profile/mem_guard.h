@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * --max-memory: the profiler watches its own memory as the kernel counts
- * it (machine/self_mem.h: its cgroup's, or smaps_rollup and its memfds)
+ * it (machine/self_mem.h: its cgroup's, or its status counters and memfds)
  * and, above the limit, shrinks its caches rather than growing. The
  * decision is pure (cp_mem_guard_*); the reading is cp_self_mem_read();
  * what a shrink drops is the profile's business.

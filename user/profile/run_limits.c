@@ -34,7 +34,7 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 	st->shrunk_dwfls += dwfls;
 	st->shrunk_processes += procs;
 	st->shrunk_copies += copies;
-	if (!cp_self_mem_read(&st->mem))
+	if (!cp_self_mem_scan(&st->mem))
 		st->guard.bytes = st->mem.bytes;
 	cp_log_limited(&shrink_said,
 		       "memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer snapshots, %zu exited processes' objects and %zu kept file copies; now %.1f MiB",

@@ -8,7 +8,8 @@
  *   cxx_vector [PAGES]        a std::vector<long> sized in make_counts(),
  *                             2 MiB by default, written one long per page
  *                             once a line comes on stdin ("ready PID" first),
- *                             so every page-fault sample lands in it
+ *                             so every page-fault sample lands in it; with
+ *                             CXX_VECTOR_HOLD=SECONDS it stays that long after
  *   cxx_vector share [SECS]   false sharing in a vector's element array: a
  *                             std::vector<long> of 8 made by make_unique in
  *                             make_shared_counts(), two threads incrementing
@@ -87,5 +88,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < pages; i++)
 		counts[i * 4096 / sizeof(long)] = 1;
 	printf("touched %zu pages, made %d\n", pages, made);
+	fflush(stdout);
+	/* CXX_VECTOR_HOLD=SECONDS: alive that long after, for a loaded profiler */
+	if (getenv("CXX_VECTOR_HOLD"))
+		sleep((unsigned int)atoi(getenv("CXX_VECTOR_HOLD")));
 	return 0;
 }

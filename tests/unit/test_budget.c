@@ -131,16 +131,19 @@ static void test_windows(void **state)
 	assert_int_equal(g.budget_offs, 1);
 	assert_int_equal(g.attached_ns, 100 * MS);
 	assert_int_equal(g.until_ns, 100 * MS + 9532800ull * 1000);
-	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), g.until_ns);
+	/* a forecast: the loop looks at the account again each 100 ms meanwhile */
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 200 * MS);
 	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), ~0ull);	/* off: no window */
 	/* 1000 calls while detaching are spent too; 5 s more of CPU earn 50 ms */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5100 * MS), CP_GUARD_NONE);
 	/*
 	 * After the time set, 4.52 s more of CPU: 96.2 ms earned, 51.1 ms
-	 * spent: 45.1 ms is short of 50.228 ms: 5.128 ms more to earn, 0.5128 s
+	 * spent: 45.1 ms is short of 50.228 ms: 5.128 ms more to earn, at the
+	 * rate of the last 4.54 s (4.52 s of CPU, 995594 ppm of one) 0.515069 s
 	 */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 4520 * MS, 9640 * MS), CP_GUARD_NONE);
-	assert_int_equal(g.until_ns, 9640 * MS + 512800ull * 1000);
+	assert_int_equal(g.cpu_ppm, 995594);
+	assert_int_equal(g.until_ns, 9640 * MS + 515069395ull);
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 580 * MS, 10200 * MS), CP_GUARD_ATTACH);
 	assert_int_equal(g.backoff_total_ns, 10100 * MS);
 	/* 102 ms earned, 51.1 ms spent: 50.9 ms, 50900 calls for this window, less 128 */
@@ -151,7 +154,8 @@ static void test_windows(void **state)
 	 * (the probes may fire until then): 50900 in 100 ms. 128 of them came
 	 * past the allowance: the next windows keep those back. So 51.028 ms
 	 * must be in the account to open again, and 0.5 ms is: 50.528 ms to
-	 * earn, 5.0528 s
+	 * earn, at the rate of the last span (580 ms of CPU in the 560 ms
+	 * from 9.64 s, 1035714 ppm of one CPU) 4.878566863 s
 	 */
 	cp_alloc_guard_cut(&g, 50772, 10250 * MS);
 	assert_true(g.backed_off);
@@ -162,7 +166,7 @@ static void test_windows(void **state)
 			 CP_GUARD_NONE);
 	assert_int_equal(g.last_rate, 509000);
 	assert_int_equal(g.late_calls, 128);
-	assert_int_equal(g.until_ns, 10300 * MS + 5052800ull * 1000);
+	assert_int_equal(g.until_ns, 10300 * MS + 4878566863ull);
 	assert_int_equal(g.spent_ns, 102 * MS);
 }
 
@@ -214,6 +218,58 @@ static void test_storm_account(void **state)
 	/* 1 % of 60 s of CPU is 600 ms of calls: attached 0.9-1.1 % of the time */
 	assert_in_range(g.spent_ns, 540 * MS, 610 * MS);
 	assert_in_range(attached, 540 * MS, 660 * MS);
+}
+
+/*
+ * A target's CPU time comes in clock ticks of 10 ms. Read every 5 ms, as
+ * a storm's shortest windows are, it says 0 or 10 ms: the rate is taken
+ * over 500 ms instead, and a back-off set on a rate too low (1 % of a CPU,
+ * 60 s off) ends as soon as the account holds a window again, and the
+ * last probes are off.
+ */
+static void test_coarse_cpu_time(void **state)
+{
+	struct cp_alloc_guard_cfg cfg;
+	struct cp_alloc_guard g;
+	__u64 now = 0;
+
+	(void)state;
+	budget_cfg(&cfg);
+	cfg.window_ns = 5 * MS;
+	cp_alloc_guard_init(&g, &cfg, 0);
+	/* one CPU, read every 5 ms: 0, 10, 0, 10 ms...; no calls */
+	for (int i = 1; i <= 200; i++) {
+		now = i * 5 * MS;
+		assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, i % 2 ? 0 : 10 * MS, now),
+				 CP_GUARD_NONE);
+		assert_int_equal(g.cpu_ppm, 1000000);
+	}
+	/* 1 s of CPU earned 10 ms; a burst of 20000 calls spends 20: off */
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 20000, 0, now + 5 * MS), CP_GUARD_DETACH);
+	now += 5 * MS;
+	/* the next 500 ms read no CPU time at all (the last tick of 10 ms comes late) */
+	for (int i = 1; i <= 100; i++)
+		cp_alloc_guard_tick(&g, &cfg, 0, 0, now + i * 5 * MS);
+	now += 500 * MS;
+	assert_int_equal(g.cpu_ppm, CP_GUARD_MIN_CPU_PPM);
+	assert_true(g.until_ns - now > 10 * S);
+	/*
+	 * then the target runs a whole CPU again. The account is 10 ms short
+	 * and a window at the burst's rate (4 million calls/s: 20000 calls in
+	 * 5 ms) and 128 late calls want 20.128 ms: 30.128 ms to earn, 3.0128 s
+	 * of CPU at 1 %, so the window opens at the tick 3.1 s on, not 10 s on
+	 */
+	for (int i = 1; i < 31; i++)
+		assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, now + i * 100 * MS),
+				 CP_GUARD_NONE);
+	/* while the last probes are still coming off, the window waits, looked at every 10 ms */
+	now += 3100 * MS;
+	g.hold = true;
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, now), CP_GUARD_NONE);
+	assert_int_equal(g.holds, 1);
+	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), now + CP_GUARD_MIN_OFF_NS);
+	g.hold = false;
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 10 * MS, now + 10 * MS), CP_GUARD_ATTACH);
 }
 
 static void test_window_caps(void **state)
@@ -401,6 +457,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_storm_account),
+		cmocka_unit_test(test_coarse_cpu_time),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),

@@ -19,13 +19,15 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 {
 	memset(g, 0, sizeof(*g));
 	g->window_start_ns = now_ns;
-	g->cpu_ppm = 1000000u; /* one CPU until a window says */
+	g->span_start_ns = now_ns;
+	g->last_tick_ns = now_ns;
+	g->cpu_ppm = 1000000u; /* one CPU until a span says */
 	g->late_calls = CP_GUARD_LATE_CALLS;
 	g->next_backoff_ns = cfg->backoff_ns;
 }
 
 /*
- * The CPUs' worth of time the target ran in a window of @elapsed ns in which
+ * The CPUs' worth of time the target ran in a span of @elapsed ns in which
  * it used @cpu_ns, in ppm of one CPU; at least CP_GUARD_MIN_CPU_PPM, so that
  * a target that barely ran (or whose time could not be read) still gets
  * windows, short ones.
@@ -98,20 +100,33 @@ static enum cp_guard_action back_off(struct cp_alloc_guard *g, __u64 off_ns, __u
 	return CP_GUARD_DETACH;
 }
 
-/* Ends the window being measured at @now_ns: its rate, the target's CPU rate, the time attached. */
+/* Ends the window being measured at @now_ns: its rate, the time attached. */
 static void end_window(struct cp_alloc_guard *g, __u64 now_ns)
 {
 	__u64 elapsed = now_ns > g->window_start_ns ? now_ns - g->window_start_ns : 0;
 
-	if (elapsed) {
-		/* 128 bits: a million calls times 1e9 already passes 2^64 / 1e4 */
+	if (elapsed) /* 128 bits: a million calls times 1e9 already passes 2^64 / 1e4 */
 		g->last_rate = (__u64)((unsigned __int128)g->window_calls * 1000000000u / elapsed);
-		g->cpu_ppm = cpu_ppm_of(g->window_cpu_ns, elapsed);
-	}
 	g->attached_ns += elapsed;
 	g->window_start_ns = now_ns;
 	g->window_calls = 0;
-	g->window_cpu_ns = 0;
+}
+
+/*
+ * The target's CPU rate, attached or not: @cpu_ns more of its time at
+ * @now_ns, taken over spans of CP_GUARD_CPU_SPAN_NS at least.
+ */
+static void measure_cpu(struct cp_alloc_guard *g, __u64 cpu_ns, __u64 now_ns)
+{
+	__u64 elapsed = now_ns > g->span_start_ns ? now_ns - g->span_start_ns : 0;
+
+	g->span_cpu_ns += cpu_ns;
+	g->last_tick_ns = now_ns;
+	if (elapsed < CP_GUARD_CPU_SPAN_NS)
+		return;
+	g->cpu_ppm = cpu_ppm_of(g->span_cpu_ns, elapsed);
+	g->span_start_ns = now_ns;
+	g->span_cpu_ns = 0;
 }
 
 /* The account's side of a tick: @calls spent, @cpu_ns of the target's time earned. */
@@ -131,6 +146,7 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 	__u64 elapsed, rate_off = 0;
 
 	account(g, cfg, calls, cpu_ns);
+	measure_cpu(g, cpu_ns, now_ns);
 	if (g->backed_off) {
 		/* the calls that came while detaching were spent above */
 		if (g->cut_ns) {
@@ -146,23 +162,30 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 			g->cut_ns = 0;
 			g->window_calls = 0;
 		}
-		if (now_ns < g->until_ns)
+		/*
+		 * The budget's time off ends once the account holds a window,
+		 * whenever that is: until_ns is a forecast, at the rate the
+		 * target ran so far, and the rate changes
+		 */
+		if (now_ns < g->rate_until_ns || (!budget_on(cfg) && now_ns < g->until_ns))
 			return CP_GUARD_NONE;
 		if (budget_on(cfg) && balance_ns(g, cfg) < (__s64)open_ns(g, cfg)) {
 			g->until_ns = now_ns + earn_wait_ns(g, cfg);
+			return CP_GUARD_NONE;
+		}
+		if (g->hold) {
+			g->holds++;
 			return CP_GUARD_NONE;
 		}
 		g->backed_off = false;
 		g->backoff_total_ns += now_ns - g->since_ns;
 		g->window_start_ns = now_ns;
 		g->window_calls = 0;
-		g->window_cpu_ns = 0;
 		return CP_GUARD_ATTACH;
 	}
 	if (!cfg->max_rate && !cfg->budget_ppm)
 		return CP_GUARD_NONE;
 	g->window_calls += calls;
-	g->window_cpu_ns += cpu_ns;
 	if (budget_on(cfg) && balance_ns(g, cfg) <= 0) {
 		end_window(g, now_ns);
 		g->budget_offs++;
@@ -184,8 +207,10 @@ enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 		if (g->next_backoff_ns < cfg->backoff_ns)
 			g->next_backoff_ns = cfg->backoff_ns;
 	}
-	if (rate_off)
+	if (rate_off) {
+		g->rate_until_ns = now_ns + rate_off;
 		return back_off(g, rate_off, now_ns);
+	}
 	return CP_GUARD_NONE;
 }
 
@@ -217,8 +242,17 @@ void cp_alloc_guard_cut(struct cp_alloc_guard *g, __u64 allow, __u64 now_ns)
 
 __u64 cp_alloc_guard_next_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
-	if (g->backed_off)
-		return g->until_ns;
+	__u64 next;
+
+	if (g->backed_off) {
+		if (g->hold)
+			return g->last_tick_ns + CP_GUARD_MIN_OFF_NS;
+		/* with a budget, each shortest interval looks at the account again */
+		next = g->last_tick_ns + cfg->interval_ns;
+		return budget_on(cfg) && g->rate_until_ns <= g->until_ns && next < g->until_ns
+			       ? next
+			       : g->until_ns;
+	}
 	if (!cfg->max_rate && !cfg->budget_ppm)
 		return 0;
 	return g->window_start_ns + (cfg->budget_ppm ? cfg->window_ns : cfg->interval_ns);

@@ -21,7 +21,7 @@
  * that a storm's window is cut where the balance ends even while the loop
  * is busy (cp_alloc_guard_cut()). They are attached again once the balance
  * holds a window of CP_GUARD_BUDGET_WINDOW_NS at the last measured rate (at
- * least CP_GUARD_MIN_CALLS calls). So the spending never runs ahead of the
+ * least CP_GUARD_MIN_CALLS calls) and the last probes are off (hold). So the spending never runs ahead of the
  * earnings by more than the credit and the watcher's lag, over the run and
  * over any stretch of it, and a quiet target stays attached.
  * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
@@ -53,6 +53,12 @@
  * while the probes come off, until one was measured: two threads' batches
  */
 #define CP_GUARD_LATE_CALLS	128u
+/*
+ * The target's CPU rate is measured over spans of at least this: its time
+ * comes in clock ticks (10 ms at 100 Hz), so a 5 ms window reads 0 or 10 ms
+ * of CPU, and a window's own rate said "1 %" or "two CPUs" by chance
+ */
+#define CP_GUARD_CPU_SPAN_NS	 500000000ull
 
 struct cp_alloc_guard_cfg {
 	__u64 max_rate;		/* allocator calls per second; 0: no cap */
@@ -83,8 +89,11 @@ struct cp_alloc_guard {
 	__u64 last_rate;	/* calls/s of the last complete interval */
 	__u64 backoffs;		/* back-offs so far */
 	__u64 backoff_total_ns;	/* time spent backed off (completed back-offs) */
-	__u64 window_cpu_ns;	/* the target's CPU time in the window so far */
-	__u64 cpu_ppm;		/* of one CPU, the target's rate in the last window */
+	__u64 span_start_ns;	/* start of the span the target's CPU rate is measured over */
+	__u64 span_cpu_ns;	/* the target's CPU time in it so far */
+	__u64 cpu_ppm;		/* of one CPU, the target's rate over the last whole span */
+	__u64 last_tick_ns;	/* the last tick's time */
+	__u64 rate_until_ns;	/* --max-alloc-rate: no window before this */
 	__u64 attached_ns;	/* time attached (completed windows) */
 	__u64 budget_offs;	/* back-offs the budget asked for (of backoffs) */
 	__u64 earned_ns;	/* the account: budget_ppm of the target's CPU time so far */
@@ -93,6 +102,14 @@ struct cp_alloc_guard {
 	__u64 cut_ns;		/* the start of a cut window whose calls are still to come */
 	__u64 cut_allow;	/* the allowance it was cut at */
 	__u64 late_calls;	/* calls the last cut window took past its allowance */
+	/*
+	 * Set by the caller before a tick: the last probes are still coming
+	 * off. Attaching meanwhile waits on the kernel's unregistering (100 ms
+	 * and more here) with the window already open and nothing to cut it,
+	 * so a window that is due waits for a tick without it.
+	 */
+	bool hold;
+	__u64 holds;		/* ticks a due window waited so */
 };
 
 /* A guard starting to measure at @now_ns. */

@@ -1217,6 +1217,8 @@ int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 			said_guard(ap, t, CP_GUARD_DETACH, true);
 			changed++;
 		}
+		/* attaching while links come off waits for them with the window open, uncut */
+		t->guard.hold = cp_link_reaper__pending(ap->reaper) > 0;
 		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, cpu_delta, now_ns);
 		if (act == CP_GUARD_DETACH) {
 			detach_links(ap, t);

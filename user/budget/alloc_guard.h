@@ -21,9 +21,10 @@
  * that a storm's window is cut where the balance ends even while the loop
  * is busy (cp_alloc_guard_cut()). They are attached again once the balance
  * holds a window of CP_GUARD_BUDGET_WINDOW_NS at the last measured rate (at
- * least CP_GUARD_MIN_CALLS calls) and the last probes are off (hold). So the spending never runs ahead of the
- * earnings by more than the credit and the watcher's lag, over the run and
- * over any stretch of it, and a quiet target stays attached.
+ * least CP_GUARD_MIN_CALLS calls) and the last probes are off (hold). So
+ * the spending never runs ahead of the earnings by more than the credit and
+ * the watcher's lag, over the run and over any stretch of it, and a quiet
+ * target stays attached.
  * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
  *
  * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them

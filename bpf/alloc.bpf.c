@@ -629,12 +629,17 @@ SEC("uprobe")
 int BPF_KPROBE(on_alloc_exit)
 {
 	struct cp_alloc_entry *e;
+	struct cp_cpu_cost *cost;
 	struct cp_regs regs;
 	__u64 cookie;
 	int dir;
 
 	if (targ_alloc_empty)
 		return 0;
+	/* every pass traps, whatever call it is in: the budget prices each (budget.h) */
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->exit_traps++;
 	e = cp_entry_of_current(0);
 	if (!e || !e->sp || !e->exits)
 		return 0;

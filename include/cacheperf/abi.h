@@ -232,6 +232,7 @@ struct cp_cpu_cost {
 	__u64 wakeups;		/* forced ring-buffer wakeups (irq_work self-IPIs) */
 	__u64 syscalls;		/* system calls while the raw sys_enter program is attached */
 	__u64 last_wakeup_ns;	/* bpf_ktime_get_ns() of the last one (wakeup.bpf.h) */
+	__u64 exit_traps;	/* exit points' traps (on_alloc_exit), the probed call's or not */
 };
 
 /*

@@ -31,6 +31,7 @@ table=(
 	"live_service 5 200000"
 	"stack_copy_cost 5 40000"
 	"agent_cost 3 20"
+	"budget_intervals"
 )
 
 names=("$@")

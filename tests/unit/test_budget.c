@@ -10,10 +10,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "budget/alloc_guard.h"
 #include "budget/budget.h"
+#include "budget/intervals.h"
 #include "budget/prog_cost.h"
 #include "machine/cpu_time.h"
 
@@ -120,54 +122,98 @@ static void test_windows(void **state)
 	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), 4900 - CP_GUARD_LATE_CALLS);
 	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), cfg.window_ns);
 	/*
-	 * A storm: 50000 calls more spend 50 ms where 1 % of 100 ms of CPU
-	 * time earned 1 ms (the credit, 5 ms, is more): 45.1 ms overspent,
-	 * detached at once. The window's rate, 50100 calls in 100 ms, and the
-	 * 128 that may come late want 50.228 ms in the account to open again:
-	 * 95.328 ms to earn at 1 % of the one CPU the target ran, 9.5328 s
+	 * A storm: 50000 calls more spend 50 ms where 100 ms of CPU time
+	 * earned 1 % x 10/11 (an interval's share beside a full bank,
+	 * CP_GUARD_BANK_NS): 0.909 ms (the credit, 5 ms, is more): 45.1 ms
+	 * overspent, detached at once. The window's rate, 50100 calls in
+	 * 100 ms, and the 128 that may come late want 50.228 ms in the account
+	 * to open again: 95.328 ms to earn at 1 % x 10/11 of the one CPU the
+	 * target ran, 10.48608 s
 	 */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50000, 50 * MS, 100 * MS),
 			 CP_GUARD_DETACH);
 	assert_int_equal(g.budget_offs, 1);
 	assert_int_equal(g.attached_ns, 100 * MS);
-	assert_int_equal(g.until_ns, 100 * MS + 9532800ull * 1000);
+	assert_int_equal(g.until_ns, 100 * MS + 10486080ull * 1000);
 	/* a forecast: the loop looks at the account again each 100 ms meanwhile */
 	assert_int_equal(cp_alloc_guard_next_ns(&g, &cfg), 200 * MS);
 	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), ~0ull);	/* off: no window */
-	/* 1000 calls while detaching are spent too; 5 s more of CPU earn 50 ms */
+	/* 1000 calls while detaching are spent too; 5 s more of CPU earn 45.454545 ms */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 1000, 5 * S, 5100 * MS), CP_GUARD_NONE);
+	assert_int_equal(g.earned_ns, 909090 + 45454545);
 	/*
-	 * After the time set, 4.52 s more of CPU: 96.2 ms earned, 51.1 ms
-	 * spent: 45.1 ms is short of 50.228 ms: 5.128 ms more to earn, at the
-	 * rate of the last 4.54 s (4.52 s of CPU, 995594 ppm of one) 0.515069 s
+	 * 5.48 s later, 5.48 s more of CPU: 96.181816 ms earned, 51.1 ms
+	 * spent: 45.081816 ms is short of 50.228 ms: 5.146184 ms more to earn,
+	 * 0.56608024 s at the one CPU the target ran. Nothing is forfeit: the
+	 * bank keeps a window's opening balance (50.228 ms) where a second's
+	 * earnings (9.09 ms) are less
 	 */
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 4520 * MS, 9640 * MS), CP_GUARD_NONE);
-	assert_int_equal(g.cpu_ppm, 995594);
-	assert_int_equal(g.until_ns, 9640 * MS + 515069395ull);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 580 * MS, 10200 * MS), CP_GUARD_ATTACH);
-	assert_int_equal(g.backoff_total_ns, 10100 * MS);
-	/* 102 ms earned, 51.1 ms spent: 50.9 ms, 50900 calls for this window, less 128 */
-	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), 50772);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 5480 * MS, 10580 * MS), CP_GUARD_NONE);
+	assert_int_equal(g.cpu_ppm, 1000000);
+	assert_int_equal(g.until_ns, 10580 * MS + 566080240ull);
+	assert_int_equal(g.forfeit_ns, 0);
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 566080240ull, g.until_ns),
+			 CP_GUARD_ATTACH);
+	assert_int_equal(g.backoff_total_ns, 11046080240ull);
+	/* 101.328 ms earned, 51.1 ms spent: 50.228 ms, 50228 calls for this window, less 128 */
+	assert_int_equal(cp_alloc_guard_allowance(&g, &cfg), 50100);
 	/*
-	 * The watcher cut it at 10.25 s; its calls come with the next tick,
+	 * The watcher cut it 50 ms later; its calls come with the next tick,
 	 * which measures its rate from them, over the window and the detaching
-	 * (the probes may fire until then): 50900 in 100 ms. 128 of them came
-	 * past the allowance: the next windows keep those back. So 51.028 ms
-	 * must be in the account to open again, and 0.5 ms is: 50.528 ms to
-	 * earn, at the rate of the last span (580 ms of CPU in the 560 ms
-	 * from 9.64 s, 1035714 ppm of one CPU) 4.878566863 s
+	 * (the probes may fire until then): 50228 in 100 ms. 128 of them came
+	 * past the allowance: the next windows keep those back. So 50.356 ms
+	 * must be in the account to open again, and 0.454545 ms is: 49.901455
+	 * ms to earn at 1 % x 10/11, 5.48916005 s
 	 */
-	cp_alloc_guard_cut(&g, 50772, 10250 * MS);
+	cp_alloc_guard_cut(&g, 50100, 11196080240ull);
 	assert_true(g.backed_off);
 	assert_int_equal(g.cuts, 1);
 	assert_int_equal(g.budget_offs, 2);
 	assert_int_equal(g.attached_ns, 150 * MS);
-	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50900, 50 * MS, 10300 * MS),
+	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 50228, 50 * MS, 11246080240ull),
 			 CP_GUARD_NONE);
-	assert_int_equal(g.last_rate, 509000);
+	assert_int_equal(g.last_rate, 502280);
 	assert_int_equal(g.late_calls, 128);
-	assert_int_equal(g.until_ns, 10300 * MS + 4878566863ull);
-	assert_int_equal(g.spent_ns, 102 * MS);
+	assert_int_equal(g.until_ns, 11246080240ull + 5489160050ull);
+	assert_int_equal(g.spent_ns, 101328 * 1000);
+}
+
+/*
+ * The bank's cap: a target that ran 60 s on one CPU without allocating
+ * earned 545 ms at 1 % x 10/11, but keeps what one second earns (9.09 ms);
+ * a storm after it spends that and the next seconds' earnings, and every
+ * 10 s of it stays inside 1 % of its CPU time, the calls counted late aside.
+ */
+static void test_bank_cap(void **state)
+{
+	struct cp_alloc_guard_cfg cfg;
+	struct cp_alloc_guard g;
+	__u64 now = 0, spent_at[200] = { 0 };
+	int step = 0;
+
+	(void)state;
+	budget_cfg(&cfg);
+	cfg.window_ns = 5 * MS;
+	cp_alloc_guard_init(&g, &cfg, 0);
+	/* quiet: a few calls each 100 ms window, the probes stay attached */
+	for (; now < 60 * S; now += 100 * MS)
+		assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 10, 100 * MS, now + 100 * MS),
+				 CP_GUARD_NONE);
+	assert_int_equal(g.earned_ns, 600 * 909090); /* 0.909 ms a tick */
+	assert_true(g.earned_ns - g.spent_ns - g.forfeit_ns <= 9090910);
+	/* the storm: each 100 ms tick the open window takes what the allowance lets it */
+	for (; now < 80 * S; now += 100 * MS) {
+		__u64 allow = cp_alloc_guard_allowance(&g, &cfg), calls = 0;
+
+		if (!g.backed_off)
+			calls = allow == ~0ull ? 100000 : allow;
+		cp_alloc_guard_tick(&g, &cfg, calls, 100 * MS, now + 100 * MS);
+		spent_at[step++] = g.spent_ns;
+		/* every 10 s ending here: at most 1 % of its 10 s of CPU, and a window's late calls */
+		if (step > 100)
+			assert_true(g.spent_ns - spent_at[step - 101] <= 100 * MS + 128 * 1000);
+	}
+	assert_true(step > 100);
 }
 
 /*
@@ -244,7 +290,7 @@ static void test_coarse_cpu_time(void **state)
 				 CP_GUARD_NONE);
 		assert_int_equal(g.cpu_ppm, 1000000);
 	}
-	/* 1 s of CPU earned 10 ms; a burst of 20000 calls spends 20: off */
+	/* 1 s of CPU earned 9.0909 ms (1 % x 10/11); a burst of 20000 calls spends 20: off */
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 20000, 0, now + 5 * MS), CP_GUARD_DETACH);
 	now += 5 * MS;
 	/* the next 500 ms read no CPU time at all (the last tick of 10 ms comes late) */
@@ -254,16 +300,17 @@ static void test_coarse_cpu_time(void **state)
 	assert_int_equal(g.cpu_ppm, CP_GUARD_MIN_CPU_PPM);
 	assert_true(g.until_ns - now > 10 * S);
 	/*
-	 * then the target runs a whole CPU again. The account is 10 ms short
-	 * and a window at the burst's rate (4 million calls/s: 20000 calls in
-	 * 5 ms) and 128 late calls want 20.128 ms: 30.128 ms to earn, 3.0128 s
-	 * of CPU at 1 %, so the window opens at the tick 3.1 s on, not 10 s on
+	 * then the target runs a whole CPU again. The account is 10.9091 ms
+	 * short and a window at the burst's rate (4 million calls/s: 20000
+	 * calls in 5 ms) and 128 late calls want 20.128 ms: 31.0371 ms to
+	 * earn, 3.414 s of CPU at 1 % x 10/11 (0.909 ms a tick), so the window
+	 * opens at the tick 3.5 s on, not 10 s on
 	 */
-	for (int i = 1; i < 31; i++)
+	for (int i = 1; i < 35; i++)
 		assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, now + i * 100 * MS),
 				 CP_GUARD_NONE);
 	/* while the last probes are still coming off, the window waits, looked at every 10 ms */
-	now += 3100 * MS;
+	now += 3500 * MS;
 	g.hold = true;
 	assert_int_equal(cp_alloc_guard_tick(&g, &cfg, 0, 100 * MS, now), CP_GUARD_NONE);
 	assert_int_equal(g.holds, 1);
@@ -320,6 +367,58 @@ static void test_estimate(void **state)
 	assert_int_equal(cp_budget_total_ppm(&s), 9900);		/* 99 ms of 10 s */
 	s.target_cpu_ns = 0;
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
+}
+
+/*
+ * The estimate per interval: a target on one CPU ticked 100 times a second
+ * (10 us each: 0.1 %), with a burst of 20000 calls (1 us each) in its 15th
+ * second; readings once a second. Each interval of 10 s
+ * ending at a reading is priced; the costliest holds the burst.
+ */
+static void test_intervals(void **state)
+{
+	struct cp_unit_costs u = { .tick_ns = 10000, .uprobe_ns = 600, .uretprobe_ns = 400 };
+	struct cp_budget_intervals iv;
+	struct cp_budget_interval w;
+	struct cp_budget_reading r = { 0 };
+
+	(void)state;
+	cp_budget_intervals_init(&iv, 100 * S);
+	assert_true(cp_budget_intervals_due(&iv, 100 * S));
+	assert_false(cp_budget_intervals_worst(&iv, &u, &w)); /* none yet */
+	for (int sec = 0; sec <= 25; sec++) {
+		r.at_ns = 100 * S + (__u64)sec * S;
+		r.cpu_ns = r.at_ns - 100 * S;
+		r.c.ticks = (__u64)sec * 100;
+		if (sec >= 15)
+			r.c.alloc_calls = 20000;
+		assert_true(cp_budget_intervals_due(&iv, r.at_ns));
+		cp_budget_intervals_add(&iv, &u, 2000, &r);
+		assert_false(cp_budget_intervals_due(&iv, r.at_ns + S - 1));
+		/* readings 0 to 9: no interval of 10 s yet */
+		assert_int_equal(iv.count, sec < 10 ? 0 : (__u64)sec - 9);
+	}
+	/*
+	 * 16 intervals, 0-10 s to 15-25 s. Those with the burst, counted
+	 * between the readings of 14 s and 15 s (5-15 s to 14-24 s), cost
+	 * 1000 ticks x 10 us + 20000 x 1 us = 30 ms of 10 s: 0.3 %, over the
+	 * 0.2 % budget; the others 0.1 %
+	 */
+	assert_true(cp_budget_intervals_worst(&iv, &u, &w));
+	assert_int_equal(w.ppm, 3000);
+	assert_int_equal(w.from_ns, 5 * S);
+	assert_int_equal(w.to_ns, 15 * S);
+	assert_int_equal(w.cpu_ns, 10 * S);
+	assert_int_equal(w.c.alloc_calls, 20000);
+	assert_int_equal(iv.over, 10);
+	/* priced again with what a call was found to cost later: 2 us */
+	u.alloc_prog_ns = 1000;
+	assert_true(cp_budget_intervals_worst(&iv, &u, &w));
+	assert_int_equal(w.ppm, 5000);
+	/* counts with no CPU time: all of it; none: nothing */
+	assert_int_equal(cp_budget_interval_ppm(&u, &w.c, 0), CP_PPM);
+	memset(&w.c, 0, sizeof(w.c));
+	assert_int_equal(cp_budget_interval_ppm(&u, &w.c, 0), 0);
 }
 
 /* The hit rate follows the targets' CPU use, up to the planned rate, at least 1/s. */
@@ -427,6 +526,20 @@ static void test_prog_cost(void **state)
 	now.run_ns = then.run_ns;
 	assert_true(cp_prog_cost_per_call(&now, &then, 1, &ns));
 	assert_int_equal(ns, 1);
+	/*
+	 * Measured again under load: 1300 ns where 950 was in use. The figure
+	 * rises, each call counted so far owes 350 ns; a lower measure later
+	 * changes nothing (the estimate must not undercount)
+	 */
+	ns = 950;
+	assert_int_equal(cp_prog_cost_raise(&ns, 1300), 350);
+	assert_int_equal(ns, 1300);
+	assert_int_equal(cp_prog_cost_raise(&ns, 900), 0);
+	assert_int_equal(ns, 1300);
+	/* an estimate of 40 ms revised to 46 ms: +15 %; not raised, or nothing: 0 */
+	assert_int_equal(cp_prog_cost_revised_ppm(40 * MS, 46 * MS), 150000);
+	assert_int_equal(cp_prog_cost_revised_ppm(40 * MS, 40 * MS), 0);
+	assert_int_equal(cp_prog_cost_revised_ppm(0, 46 * MS), 0);
 }
 
 static void test_proc_stat(void **state)
@@ -456,12 +569,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plans),	     cmocka_unit_test(test_windows),
-		cmocka_unit_test(test_storm_account),
+		cmocka_unit_test(test_storm_account), cmocka_unit_test(test_bank_cap),
 		cmocka_unit_test(test_coarse_cpu_time),
 		cmocka_unit_test(test_window_caps), cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),
-		cmocka_unit_test(test_bp_rate),
+		cmocka_unit_test(test_bp_rate), cmocka_unit_test(test_intervals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -442,6 +442,8 @@ static void test_live_golden(void **state)
 	r.budget.spent.target_cpu_ns = 1000000000;
 	r.budget.spent.ticks_ns = 2000000;
 	r.budget.spent.bp_ns = 1000000;
+	r.budget.spent.intervals = 3;
+	r.budget.spent.interval_ppm = 8500; /* the costliest 10 s */
 	r.agent = (struct cp_agent_cost){ .known = true, .startup_cpu_ns = 250000000,
 					  .steady_cpu_ns = 1500000000, .memory_known = true,
 					  .memory_bytes = 4096, .peak_memory_bytes = 8192 };

@@ -39,11 +39,23 @@ static __u64 cpu_ppm_of(__u64 cpu_ns, __u64 elapsed)
 	return ppm < CP_GUARD_MIN_CPU_PPM ? CP_GUARD_MIN_CPU_PPM : ppm;
 }
 
-/* Wall time in which a target running @cpu_ppm of a CPU gives @spent_ns its budget share. */
+/*
+ * What @cpu_ns of the target's CPU time earns: the budget's share, less
+ * what a full bank may add to an interval (CP_GUARD_BANK_NS in
+ * CP_BUDGET_INTERVAL_NS + CP_GUARD_BANK_NS).
+ */
+static __u64 earned_by(const struct cp_alloc_guard_cfg *cfg, __u64 cpu_ns)
+{
+	return (__u64)((unsigned __int128)cpu_ns * cfg->budget_ppm * CP_BUDGET_INTERVAL_NS /
+		       (CP_BUDGET_INTERVAL_NS + CP_GUARD_BANK_NS) / 1000000u);
+}
+
+/* Wall time in which a target running @cpu_ppm of a CPU earns @spent_ns (earned_by()). */
 static __u64 span_for(const struct cp_alloc_guard_cfg *cfg, __u64 spent_ns, __u64 cpu_ppm)
 {
-	unsigned __int128 span =
-		(unsigned __int128)spent_ns * 1000000u * 1000000u / cfg->budget_ppm / cpu_ppm;
+	unsigned __int128 span = (unsigned __int128)spent_ns * 1000000u * 1000000u *
+				 (CP_BUDGET_INTERVAL_NS + CP_GUARD_BANK_NS) /
+				 CP_BUDGET_INTERVAL_NS / cfg->budget_ppm / cpu_ppm;
 
 	return span > ~0ull ? ~0ull : (__u64)span;
 }
@@ -53,13 +65,17 @@ static bool budget_on(const struct cp_alloc_guard_cfg *cfg)
 	return cfg->budget_ppm && cfg->call_ns;
 }
 
-/* What the account holds: the earnings (or the credit while it is more), less the spending. */
+/*
+ * What the account holds: the earnings (or the credit while it is more),
+ * less the spending and what went past the bank's cap.
+ */
 static __s64 balance_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
 	__u64 credit = (__u64)((unsigned __int128)CP_GUARD_CREDIT_NS * cfg->budget_ppm / 1000000u);
 	__u64 have = g->earned_ns > credit ? g->earned_ns : credit;
+	__u64 out = g->spent_ns + g->forfeit_ns;
 
-	return have >= g->spent_ns ? (__s64)(have - g->spent_ns) : -(__s64)(g->spent_ns - have);
+	return have >= out ? (__s64)(have - out) : -(__s64)(out - have);
 }
 
 /*
@@ -129,14 +145,45 @@ static void measure_cpu(struct cp_alloc_guard *g, __u64 cpu_ns, __u64 now_ns)
 	g->span_cpu_ns = 0;
 }
 
-/* The account's side of a tick: @calls spent, @cpu_ns of the target's time earned. */
+/*
+ * The most the account keeps: what the target earns in CP_GUARD_BANK_NS at
+ * its last measured rate, or a window's opening balance when that is more
+ * (else a window could never open). A full bank and the earnings of an
+ * interval at that rate are the interval's share.
+ */
+static __u64 bank_cap_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	__u64 cap = earned_by(cfg, CP_GUARD_BANK_NS * g->cpu_ppm / 1000000u);
+	__u64 open = open_ns(g, cfg);
+
+	return cap > open ? cap : open;
+}
+
+/*
+ * The account's side of a tick: @calls spent, @cpu_ns of the target's time
+ * earned at the share an interval may take beside a full bank; what the
+ * bank cannot hold is forfeit.
+ */
 static void account(struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg, __u64 calls,
 		    __u64 cpu_ns)
 {
+	__s64 have;
+	__u64 cap;
+
 	if (!budget_on(cfg))
 		return;
-	g->earned_ns += (__u64)((unsigned __int128)cpu_ns * cfg->budget_ppm / 1000000u);
+	g->earned_ns += earned_by(cfg, cpu_ns);
 	g->spent_ns += calls * cfg->call_ns;
+	have = balance_ns(g, cfg);
+	cap = bank_cap_ns(g, cfg);
+	if (have > 0 && (__u64)have > cap)
+		g->forfeit_ns += (__u64)have - cap;
+}
+
+void cp_alloc_guard_charge(struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg, __u64 ns)
+{
+	if (budget_on(cfg))
+		g->spent_ns += ns;
 }
 
 enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,

@@ -25,6 +25,16 @@
  * the spending never runs ahead of the earnings by more than the credit and
  * the watcher's lag, over the run and over any stretch of it, and a quiet
  * target stays attached.
+ *
+ * Every interval of CP_BUDGET_INTERVAL_NS holds too, not only the run: the
+ * account keeps no more than what the target earns in CP_GUARD_BANK_NS at
+ * its last measured CPU rate (or a window's opening balance, when more),
+ * the rest is forfeit, so that a target that ran long without allocating
+ * cannot spend all it earned in one later interval. Since an interval may
+ * begin with that much in the account, the earnings are the budget's share
+ * of the CPU time scaled by CP_BUDGET_INTERVAL_NS / (CP_BUDGET_INTERVAL_NS
+ * + CP_GUARD_BANK_NS): a full bank and an interval's earnings together stay
+ * inside the interval's share.
  * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
  *
  * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
@@ -37,6 +47,8 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "budget/intervals.h"
+
 #define CP_GUARD_INTERVAL_NS	 100000000ull	/* rates are measured over >= 100 ms */
 #define CP_GUARD_BACKOFF_NS	1000000000ull	/* first back-off: 1 s */
 #define CP_GUARD_MAX_BACKOFF_NS	60000000000ull	/* at most 60 s */
@@ -48,6 +60,8 @@
 /* the account's credit at the start: the share of half a second of one CPU */
 #define CP_GUARD_CREDIT_NS	500000000ull
 #define CP_GUARD_MIN_CALLS	64u	/* a window is opened for at least this many calls */
+/* the account keeps at most what a second of the target's CPU time earns */
+#define CP_GUARD_BANK_NS	1000000000ull
 /*
  * Calls a cut window takes past its allowance before the watcher sees them
  * (BPF adds each thread's calls in batches of CP_ALLOC_COUNT_BATCH) and
@@ -99,6 +113,7 @@ struct cp_alloc_guard {
 	__u64 budget_offs;	/* back-offs the budget asked for (of backoffs) */
 	__u64 earned_ns;	/* the account: budget_ppm of the target's CPU time so far */
 	__u64 spent_ns;		/* what the calls (and charges) cost so far */
+	__u64 forfeit_ns;	/* earnings past the bank's cap, never to be spent */
 	__u64 cuts;		/* windows cut off the loop (cp_alloc_guard_cut()) */
 	__u64 cut_ns;		/* the start of a cut window whose calls are still to come */
 	__u64 cut_allow;	/* the allowance it was cut at */
@@ -127,6 +142,13 @@ void cp_alloc_guard_init(struct cp_alloc_guard *g, const struct cp_alloc_guard_c
 enum cp_guard_action cp_alloc_guard_tick(struct cp_alloc_guard *g,
 					 const struct cp_alloc_guard_cfg *cfg, __u64 calls,
 					 __u64 cpu_ns, __u64 now_ns);
+
+/*
+ * Charges @ns more to the account: what the calls counted at a tick cost on
+ * top of their price (the exit points' traps, a revised unit cost).
+ */
+void cp_alloc_guard_charge(struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg,
+			   __u64 ns);
 
 /*
  * Budget windows: the calls the open window may still take before the

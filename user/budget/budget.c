@@ -77,11 +77,11 @@ void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s
 	s->bp_ns = s->bp_hits * u->bp_hit_ns;
 	s->wakeups_ns = s->wakeups * u->wakeup_ns;
 	s->syscalls_ns = s->syscalls * cp_unit_syscall_ns(u);
-	s->alloc_ns = s->alloc_calls * cp_unit_call_ns(u);
+	s->alloc_ns = s->alloc_calls * cp_unit_call_ns(u) + s->exit_traps * cp_unit_exit_ns(u);
 }
 
 /* @ns against @of_ns, in ppm, at most all of it (0 without @of_ns). */
-static __u32 ppm_of(__u64 ns, __u64 of_ns)
+__u32 cp_budget_ppm_against(__u64 ns, __u64 of_ns)
 {
 	unsigned __int128 ppm;
 
@@ -93,22 +93,30 @@ static __u32 ppm_of(__u64 ns, __u64 of_ns)
 
 __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns)
 {
-	return ppm_of(ns, s->target_cpu_ns);
+	return cp_budget_ppm_against(ns, s->target_cpu_ns);
+}
+
+__u64 cp_budget_total_ns(const struct cp_budget_spent *s)
+{
+	return s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns + s->alloc_ns;
 }
 
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s)
 {
-	return cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns +
-					   s->alloc_ns);
+	return cp_budget_ppm_of(s, cp_budget_total_ns(s));
+}
+
+__u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c)
+{
+	return c->ticks * u->tick_ns + c->alloc_calls * cp_unit_call_ns(u) +
+	       c->exit_traps * cp_unit_exit_ns(u) + c->bp_hits * u->bp_hit_ns +
+	       c->wakeups * u->wakeup_ns + c->syscalls * cp_unit_syscall_ns(u);
 }
 
 __u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c,
 			__u64 wall_ns)
 {
-	return ppm_of(c->ticks * u->tick_ns + c->alloc_calls * cp_unit_call_ns(u) +
-			      c->bp_hits * u->bp_hit_ns + c->wakeups * u->wakeup_ns +
-			      c->syscalls * cp_unit_syscall_ns(u),
-		      wall_ns);
+	return cp_budget_ppm_against(cp_budget_counts_ns(u, c), wall_ns);
 }
 
 void cp_budget_add_cpu(struct cp_budget_spent *s, __u32 cpu, __u32 ppm)
@@ -149,8 +157,8 @@ void cp_budget_add_proc(const struct cp_unit_costs *u, struct cp_budget_spent *s
 {
 	__u32 shared = cp_budget_ppm_of(s, s->ticks_ns + s->bp_ns + s->wakeups_ns + s->syscalls_ns);
 
-	p.alloc_ns = p.alloc_calls * cp_unit_call_ns(u);
-	p.ppm = ppm_of(p.alloc_ns, p.cpu_ns);
+	p.alloc_ns = p.alloc_calls * cp_unit_call_ns(u) + p.exit_traps * cp_unit_exit_ns(u);
+	p.ppm = cp_budget_ppm_against(p.alloc_ns, p.cpu_ns);
 	p.ppm = p.ppm + shared > CP_PPM ? CP_PPM : p.ppm + shared;
 	/* the costliest first */
 	cp_budget_keep_proc(s->procs, &s->nr_procs, &p, proc_spent_ns);

@@ -71,6 +71,19 @@ static inline __u64 cp_unit_call_ns(const struct cp_unit_costs *u)
 	return u->uprobe_ns + u->uretprobe_ns + u->alloc_prog_ns;
 }
 
+/*
+ * An exit point's trap (user/decode/exit_points.h: a throwing operator new
+ * of tcmalloc or jemalloc): an int3 uprobe on a jcc the kernel emulates, as
+ * the calibration's entry probe is on an emulated nop, so a uprobe trap. It
+ * fires on every pass, calls that are not the probed one's included; the
+ * call it ends is priced as a return-probed one too (cp_unit_call_ns()), a
+ * return trap more than it costs: the estimate does not undercount.
+ */
+static inline __u64 cp_unit_exit_ns(const struct cp_unit_costs *u)
+{
+	return u->uprobe_ns;
+}
+
 /* A system call while the system-call programs are attached: the slow path and the programs. */
 static inline __u64 cp_unit_syscall_ns(const struct cp_unit_costs *u)
 {
@@ -108,7 +121,8 @@ struct cp_budget_proc {
 	__s32 pid;
 	__u64 cpu_ns;	   /* its CPU time while probed */
 	__u64 alloc_calls; /* its allocator calls while the probes were attached */
-	__u64 alloc_ns;	   /* the estimate: calls x call cost */
+	__u64 exit_traps;  /* its share of the exit points' traps */
+	__u64 alloc_ns;	   /* the estimate: calls x call cost, traps x exit cost */
 	__u32 ppm;	   /* everything: its calls, and the run's tick, hit and wakeup shares */
 };
 
@@ -131,17 +145,33 @@ struct cp_budget_spent {
 	__u64 wakeups;	   /* forced ring-buffer wakeups */
 	__u64 syscalls;	   /* system calls of any process while the syscall programs were on */
 	__u64 alloc_calls; /* allocator calls while the probes were attached */
+	__u64 exit_traps;  /* exit points' traps (cp_unit_exit_ns()) */
 	__u64 alloc_attached_ns; /* time the allocation probes were attached */
 	__u64 alloc_run_ns;	 /* time they could have been (the run, per target) */
 	__u64 ticks_ns;		 /* the estimates: counts x unit costs */
 	__u64 bp_ns;
 	__u64 wakeups_ns;
 	__u64 syscalls_ns;
-	__u64 alloc_ns;
+	__u64 alloc_ns; /* the calls and the exit points' traps */
 	/* per CPU, against its time (wall_ns) */
 	__u32 nr_cpus;			   /* in cpu_ppm[] */
 	__u32 cpu_max;			   /* the CPU with the highest estimate */
 	__u32 cpu_ppm[CP_BUDGET_MAX_CPUS]; /* each CPU's estimate */
+	/*
+	 * per interval of 10 s (budget/intervals.h), against the targets' CPU
+	 * time in it: the costliest, from and to since the start
+	 */
+	__u64 intervals;      /* priced; 0: the run was shorter than one */
+	__u64 intervals_over; /* of them over the budget when priced */
+	__u32 interval_ppm;
+	__u64 interval_from_ns, interval_to_ns, interval_cpu_ns;
+	/*
+	 * a cost known only after the fact (the programs measured again under
+	 * contention, budget/prog_cost.h): by how much it raised the estimate
+	 * over the one of the first measures, in ppm of that; 0: not raised
+	 */
+	__u32 revised_ppm;
+	__u64 prog_measures; /* measures of the programs' cost, the first included */
 	/* per probed process, against its CPU time: the costliest first */
 	__u32 nr_procs;
 	struct cp_budget_proc procs[CP_BUDGET_TOP_PROCS];
@@ -150,16 +180,25 @@ struct cp_budget_spent {
 /* Fills the run-wide estimates of @s from its counts and @u. */
 void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s);
 
+/* @ns against @of_ns, in ppm, at most all of it (0 without @of_ns). */
+__u32 cp_budget_ppm_against(__u64 ns, __u64 of_ns);
+
 /* The estimate of @ns spent against @s's target CPU time, in ppm (0 without CPU time). */
 __u32 cp_budget_ppm_of(const struct cp_budget_spent *s, __u64 ns);
+
+/* Everything @s is estimated to have spent, in ns. */
+__u64 cp_budget_total_ns(const struct cp_budget_spent *s);
 
 /* Everything @s is estimated to have spent, in ppm of the targets' CPU time. */
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s);
 
-/* What the probes did on one CPU (struct cp_cpu_cost's counts). */
+/* What the probes did on one CPU, or on all (struct cp_cpu_cost's counts). */
 struct cp_budget_cpu_counts {
-	__u64 ticks, alloc_calls, bp_hits, wakeups, syscalls;
+	__u64 ticks, alloc_calls, bp_hits, wakeups, syscalls, exit_traps;
 };
+
+/* What the counts @c cost with the unit costs @u, in ns. */
+__u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c);
 
 /* What the counts @c of one CPU cost it over @wall_ns of its time, in ppm (0 without time). */
 __u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c,

@@ -12,3 +12,24 @@ bool cp_prog_cost_per_call(const struct cp_prog_cost *now, const struct cp_prog_
 	*ns = run / calls ? run / calls : 1;
 	return true;
 }
+
+__u64 cp_prog_cost_raise(__u64 *have_ns, __u64 measured_ns)
+{
+	__u64 owed;
+
+	if (measured_ns <= *have_ns)
+		return 0;
+	owed = measured_ns - *have_ns;
+	*have_ns = measured_ns;
+	return owed;
+}
+
+__u32 cp_prog_cost_revised_ppm(__u64 first_ns, __u64 revised_ns)
+{
+	unsigned __int128 ppm;
+
+	if (!first_ns || revised_ns <= first_ns)
+		return 0;
+	ppm = (unsigned __int128)(revised_ns - first_ns) * 1000000u / first_ns;
+	return ppm > 0xffffffffu ? 0xffffffffu : (__u32)ppm;
+}

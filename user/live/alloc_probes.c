@@ -69,6 +69,8 @@ struct target {
 	__u64 since_ns;	       /* first tick */
 	__u64 allow_calls; /* budget windows: calls the open window may take past the last tick */
 	__u64 cut_base;	   /* -a: all CPUs' counted calls at the last tick */
+	__u64 exit_traps;  /* its share of the exit points' traps so far */
+	__u64 tick_calls;  /* calls taken at the current tick */
 	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
 };
 
@@ -78,15 +80,19 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
-	bool sys_warned;	       /* said once that they failed to attach again */
-	struct cp_link_reaper *reaper; /* destroys detached uprobes off the loop */
-	bool multi;		       /* uprobe multi links (live/uprobe_multi.h) */
-	int stats_fd;		       /* BPF run-time stats on while >= 0 */
-	struct cp_prog_cost prog_base; /* the programs' counters when they went on */
-	__u64 prog_ns;		       /* their run time per call, once measured */
-	struct cp_prog_cost sys_base;  /* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;	       /* their run time per system call, once measured */
+	bool sys_warned;			/* said once that they failed to attach again */
+	struct cp_link_reaper *reaper;		/* destroys detached uprobes off the loop */
+	bool multi;				/* uprobe multi links (live/uprobe_multi.h) */
+	int stats_fd;				/* BPF run-time stats on while >= 0 */
+	struct cp_prog_cost prog_base;		/* the programs' counters when they went on */
+	__u64 prog_ns;				/* their run time per call, once measured */
+	struct cp_prog_cost sys_base;		/* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;			/* their run time per system call, once measured */
+	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
+	__u64 prog_at_ns;			/* stats on: since then; off: measure again then */
+	__u64 prog_measures, prog_revisions;
 	bool raw_syscalls;
+	__u64 exit_traps_seen; /* all CPUs' exit points' traps at the last tick */
 	/*
 	 * The cutter: a thread that ends a budget window where its allowance
 	 * ends (cp_alloc_guard_allowance()), even while the profiling loop is
@@ -934,8 +940,10 @@ static __u64 calls_of(const struct cp_budget_proc *p)
 /* Keeps @t's counts if it is among the detached targets with the most calls. */
 static void keep_gone(struct cp_alloc_probes *ap, const struct target *t)
 {
-	struct cp_budget_proc p = {
-		.pid = t->pid, .cpu_ns = t->cpu_total_ns, .alloc_calls = t->calls};
+	struct cp_budget_proc p = {.pid = t->pid,
+				   .cpu_ns = t->cpu_total_ns,
+				   .alloc_calls = t->calls,
+				   .exit_traps = t->exit_traps};
 
 	cp_budget_keep_proc(ap->gone, &ap->nr_gone, &p, calls_of);
 }
@@ -1037,26 +1045,81 @@ static __u64 guard_call_ns(const struct cp_alloc_probes *ap)
 	return ap->opts.call_ns + (ap->prog_ns ? ap->prog_ns : ap->opts.call_ns);
 }
 
+/* The stats off again, the next measure CP_PROG_COST_AGAIN_NS after @now_ns. */
+static void stats_off(struct cp_alloc_probes *ap, __u64 now_ns)
+{
+	close(ap->stats_fd);
+	ap->stats_fd = -1;
+	ap->prog_at_ns = now_ns + CP_PROG_COST_AGAIN_NS;
+}
+
+/* The stats on, the programs' counters taken as the base; false when they could not be. */
+static bool stats_on(struct cp_alloc_probes *ap, __u64 now_ns)
+{
+	ap->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (ap->stats_fd < 0)
+		return false;
+	prog_cost(ap, &ap->prog_base);
+	sys_prog_cost(ap, &ap->sys_base);
+	ap->prog_at_ns = now_ns;
+	return true;
+}
+
+/*
+ * A later measure @ns per call (@sys_ns per system call) against the
+ * figures in use: a higher one is kept, and every target's account is
+ * charged what its calls so far owe on top (the estimate prices them all
+ * with it at the end), so the windows from now on pay for the past too.
+ */
+static void revise_prog_cost(struct cp_alloc_probes *ap, __u64 ns, __u64 sys_ns)
+{
+	__u64 owed = cp_prog_cost_raise(&ap->prog_ns, ns);
+
+	if (cp_prog_cost_raise(&ap->sys_prog_ns, sys_ns) || owed)
+		ap->prog_revisions++;
+	for (int i = 0; i < ap->nr_targets && owed; i++)
+		cp_alloc_guard_charge(&ap->targets[i]->guard, &ap->guard_cfg,
+				      ap->targets[i]->calls * owed);
+}
+
 /*
  * The programs' own cost per call, once the targets made
  * CP_PROG_COST_CALLS of them: the stats go off again (they cost every BPF
  * program on the machine a clock read per run), and windows from then on
- * count it.
+ * count it. CP_PROG_COST_AGAIN_NS after, it is measured again, over the
+ * windows of at most CP_PROG_COST_SPAN_NS (revise_prog_cost()).
  */
-static void measure_prog_cost(struct cp_alloc_probes *ap)
+static void measure_prog_cost(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	struct cp_prog_cost now;
+	__u64 ns, sys_ns = 0;
 
-	if (ap->stats_fd < 0)
+	if (ap->stats_fd < 0) {
+		if (ap->prog_ns && ap->nr_targets && now_ns >= ap->prog_at_ns &&
+		    !stats_on(ap, now_ns))
+			ap->prog_at_ns = now_ns + CP_PROG_COST_AGAIN_NS;
 		return;
+	}
 	prog_cost(ap, &now);
-	if (!cp_prog_cost_per_call(&now, &ap->prog_base, CP_PROG_COST_CALLS, &ap->prog_ns))
+	if (!cp_prog_cost_per_call(&now, &ap->prog_base,
+				   ap->prog_ns ? CP_PROG_COST_AGAIN_CALLS : CP_PROG_COST_CALLS,
+				   &ns)) {
+		/* a later measure that found too few calls: another time */
+		if (ap->prog_ns && now_ns - ap->prog_at_ns >= CP_PROG_COST_SPAN_NS)
+			stats_off(ap, now_ns);
 		return;
+	}
 	/* the system-call programs ran in the same windows, on every system call */
 	sys_prog_cost(ap, &now);
-	cp_prog_cost_per_call(&now, &ap->sys_base, 1, &ap->sys_prog_ns);
-	close(ap->stats_fd);
-	ap->stats_fd = -1;
+	cp_prog_cost_per_call(&now, &ap->sys_base, 1, &sys_ns);
+	ap->prog_measures++;
+	if (!ap->prog_ns) {
+		ap->prog_ns = ap->prog_ns_first = ns;
+		ap->sys_prog_ns = ap->sys_prog_ns_first = sys_ns;
+	} else {
+		revise_prog_cost(ap, ns, sys_ns);
+	}
+	stats_off(ap, now_ns);
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 }
 
@@ -1194,16 +1257,66 @@ static void said_guard(const struct cp_alloc_probes *ap, const struct target *t,
 		ap->opts.on_guard(t->pid, cut || act == CP_GUARD_DETACH, ap->opts.ctx);
 }
 
+/* The exit points' traps of all CPUs since the last tick; 0 where no target has exit points. */
+static __u64 new_exit_traps(struct cp_alloc_probes *ap)
+{
+	struct cp_cpu_cost sum;
+	__u64 n;
+	bool any = false;
+
+	for (int i = 0; i < ap->nr_targets && !any; i++)
+		any = ap->targets[i]->nr_exits > 0;
+	if (!any || cp_cpu_costs__sum(ap->skel, &sum))
+		return 0;
+	n = sum.exit_traps > ap->exit_traps_seen ? sum.exit_traps - ap->exit_traps_seen : 0;
+	ap->exit_traps_seen = sum.exit_traps;
+	return n;
+}
+
+/*
+ * The exit points' @traps of this tick, a uprobe trap each (cp_unit_exit_ns()),
+ * charged to the targets' accounts: by their calls at this tick, or, when
+ * none called (traps of calls counted earlier), to the first with exit points.
+ */
+static void charge_exit_traps(struct cp_alloc_probes *ap, __u64 traps)
+{
+	__u64 all = 0, left = traps;
+	struct target *first = NULL;
+
+	if (!traps)
+		return;
+	for (int i = 0; i < ap->nr_targets; i++) {
+		all += ap->targets[i]->tick_calls;
+		if (!first && ap->targets[i]->nr_exits)
+			first = ap->targets[i];
+	}
+	for (int i = 0; i < ap->nr_targets && all; i++) {
+		struct target *t = ap->targets[i];
+		__u64 n = (__u64)((unsigned __int128)traps * t->tick_calls / all);
+
+		t->exit_traps += n;
+		left -= n;
+		cp_alloc_guard_charge(&t->guard, &ap->guard_cfg, n * ap->opts.exit_ns);
+	}
+	if (left && first) {
+		first->exit_traps += left;
+		cp_alloc_guard_charge(&first->guard, &ap->guard_cfg, left * ap->opts.exit_ns);
+	}
+}
+
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
 	int changed = 0, err = 0;
 	bool open = false;
 
 	pthread_mutex_lock(&ap->lock);
-	measure_prog_cost(ap);
+	measure_prog_cost(ap, now_ns);
+	for (int i = 0; i < ap->nr_targets; i++)
+		ap->targets[i]->tick_calls = take_calls(ap, ap->targets[i]);
+	charge_exit_traps(ap, new_exit_traps(ap));
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];
-		__u64 calls = take_calls(ap, t);
+		__u64 calls = t->tick_calls;
 		enum cp_guard_action act;
 
 		__u64 cpu = target_cpu_ns(t), cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0;
@@ -1273,20 +1386,17 @@ bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
 	return t && t->guard.backed_off;
 }
 
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns)
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
+				 __u64 exit_ns)
 {
 	pthread_mutex_lock(&ap->lock);
 	ap->opts.budget_ppm = budget_ppm;
 	ap->opts.call_ns = call_ns;
+	ap->opts.exit_ns = exit_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
-	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns) {
-		ap->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (ap->stats_fd >= 0) {
-			prog_cost(ap, &ap->prog_base);
-			sys_prog_cost(ap, &ap->sys_base);
-		}
-	}
+	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns)
+		stats_on(ap, cp_now_ns());
 	pthread_mutex_unlock(&ap->lock);
 	start_cutter(ap);
 }
@@ -1312,6 +1422,7 @@ void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
 			.pid = t->pid,
 			.cpu_ns = t->cpu_total_ns,
 			.alloc_calls = t->calls + pending_calls(ap, t),
+			.exit_traps = t->exit_traps,
 		};
 
 		if (t->pid > 0)
@@ -1347,6 +1458,10 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->detaching = cp_link_reaper__pending(ap->reaper);
 	out->prog_ns = ap->prog_ns;
 	out->sys_prog_ns = ap->sys_prog_ns;
+	out->prog_ns_first = ap->prog_ns_first;
+	out->sys_prog_ns_first = ap->sys_prog_ns_first;
+	out->prog_measures = ap->prog_measures;
+	out->prog_revisions = ap->prog_revisions;
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 

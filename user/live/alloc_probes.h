@@ -57,6 +57,7 @@ struct cp_alloc_probes_opts {
 	__u64 max_alloc_rate;	/* --max-alloc-rate, calls/s per process; 0: no guard */
 	__u32 budget_ppm;	/* the overhead budget's share for the probes; 0: none */
 	__u64 call_ns;		/* what a probed call costs the target (calibrated) */
+	__u64 exit_ns;		/* what an exit point's trap costs it (cp_unit_exit_ns()) */
 	FILE *log;		/* -v: where probes went and why; NULL: quiet */
 	/* the guard backed off (true) or resumed (false) for @pid (-1: all processes) */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
@@ -64,11 +65,12 @@ struct cp_alloc_probes_opts {
 };
 
 /*
- * The budget's share and a call's cost (alloc_guard.h), for the windows from
- * now on: they spend from the account, and a thread of their own cuts an
- * open window where its allowance ends.
+ * The budget's share, a call's cost and an exit point's trap's (alloc_guard.h),
+ * for the windows from now on: they spend from the account, and a thread of
+ * their own cuts an open window where its allowance ends.
  */
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns);
+void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
+				 __u64 exit_ns);
 
 /* After load: attaches the syscall tracepoints. NULL with errno set on failure. */
 struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,

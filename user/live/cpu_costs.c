@@ -32,6 +32,19 @@ static int read_all(struct cacheperf *skel, struct cp_cpu_cost **c, int *nr)
 	return 0;
 }
 
+/* The budget's counts of @c. */
+static struct cp_budget_cpu_counts counts_of(const struct cp_cpu_cost *c)
+{
+	return (struct cp_budget_cpu_counts){
+		.ticks = c->ticks,
+		.alloc_calls = c->alloc_calls,
+		.bp_hits = c->bp_hits,
+		.wakeups = c->wakeups,
+		.syscalls = c->syscalls,
+		.exit_traps = c->exit_traps,
+	};
+}
+
 int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,
 			   struct cp_budget_spent *s)
 {
@@ -41,16 +54,11 @@ int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u
 	if (err)
 		return err;
 	for (int cpu = 0; cpu < nr; cpu++) {
-		struct cp_budget_cpu_counts n = {
-			.ticks = c[cpu].ticks,
-			.alloc_calls = c[cpu].alloc_calls,
-			.bp_hits = c[cpu].bp_hits,
-			.wakeups = c[cpu].wakeups,
-			.syscalls = c[cpu].syscalls,
-		};
+		struct cp_budget_cpu_counts n = counts_of(&c[cpu]);
 
 		s->wakeups += n.wakeups;
 		s->syscalls += n.syscalls;
+		s->exit_traps += n.exit_traps;
 		cp_budget_add_cpu(s, (__u32)cpu, cp_budget_cpu_ppm(u, &n, s->wall_ns));
 	}
 	free(c);
@@ -71,7 +79,19 @@ int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out)
 		out->bp_hits += c[cpu].bp_hits;
 		out->wakeups += c[cpu].wakeups;
 		out->syscalls += c[cpu].syscalls;
+		out->exit_traps += c[cpu].exit_traps;
 	}
 	free(c);
+	return 0;
+}
+
+int cp_cpu_costs__reading(struct cacheperf *skel, struct cp_budget_reading *r)
+{
+	struct cp_cpu_cost sum;
+	int err = cp_cpu_costs__sum(skel, &sum);
+
+	if (err)
+		return err;
+	r->c = counts_of(&sum);
 	return 0;
 }

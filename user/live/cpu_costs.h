@@ -8,13 +8,15 @@
 #define CP_CPU_COSTS_H
 
 #include "budget/budget.h"
+#include "budget/intervals.h"
 
 struct cacheperf;
 struct cp_cpu_cost;
 
 /*
  * Adds every CPU's estimate over @s->wall_ns (cp_budget_cpu_ppm() with @u)
- * and the forced wakeups and system calls of all CPUs to @s. Returns 0 or a negative errno
+ * and the forced wakeups, system calls and exit points' traps of all CPUs
+ * to @s. Returns 0 or a negative errno
  * (the map could not be read: @s is left as it was).
  */
 int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u,
@@ -25,5 +27,11 @@ int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u
  * allocation windows' account. Returns 0 or a negative errno.
  */
 int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out);
+
+/*
+ * All CPUs' counts now into @r->c, for the estimate per interval (@r's time
+ * and CPU time are the caller's). Returns 0 or a negative errno.
+ */
+int cp_cpu_costs__reading(struct cacheperf *skel, struct cp_budget_reading *r);
 
 #endif /* CP_CPU_COSTS_H */

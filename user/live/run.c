@@ -12,6 +12,7 @@
 #include "cacheperf/breakpoint.h"
 #include "cacheperf.skel.h"
 #include "breakpoints/bp_report.h"
+#include "budget/prog_cost.h"
 #include "live/alloc_probes.h"
 #include "machine/target_file.h"
 #include "live/cpu_costs.h"
@@ -80,6 +81,7 @@ struct cp_live {
 	struct cp_agent_since agent;	/* the profiler's start-up ended: the loop began */
 	struct cp_stack_gen stack_gen;	/* the allocation stack maps' generations */
 	__u64 drained_ns;		/* the ring buffer was last read to its end then */
+	struct cp_budget_intervals intervals;	/* the budget's estimate per interval */
 };
 
 /* --- the profile's hooks -------------------------------------------------- */
@@ -162,6 +164,65 @@ static void on_stacks_hook(void *ctx, const struct cp_stack_sample *v, size_t n)
 		cp_recorder__stacks(l->rec, v, n);
 }
 
+/*
+ * By how much the programs' later measures (the highest kept) raised the
+ * estimate @s made with @u over the one of their first measures.
+ */
+static void budget_revised(const struct cp_run_end *e, const struct cp_unit_costs *u,
+			   struct cp_budget_spent *s)
+{
+	struct cp_unit_costs first = *u;
+	struct cp_budget_spent then = *s;
+
+	s->prog_measures = e->alloc.prog_measures;
+	if (!e->alloc.prog_revisions)
+		return;
+	first.alloc_prog_ns = e->alloc.prog_ns_first;
+	first.syscall_prog_ns = e->alloc.sys_prog_ns_first;
+	cp_budget_estimate(&first, &then);
+	s->revised_ppm = cp_prog_cost_revised_ppm(cp_budget_total_ns(&then), cp_budget_total_ns(s));
+}
+
+/* The costliest interval, priced with the final unit costs @u, into @s. */
+static void budget_worst_interval(const struct cp_live *l, const struct cp_unit_costs *u,
+				  struct cp_budget_spent *s)
+{
+	struct cp_budget_interval w;
+
+	s->intervals = l->intervals.count;
+	s->intervals_over = l->intervals.over;
+	if (!cp_budget_intervals_worst(&l->intervals, u, &w))
+		return;
+	s->interval_ppm = w.ppm;
+	s->interval_from_ns = w.from_ns;
+	s->interval_to_ns = w.to_ns;
+	s->interval_cpu_ns = w.cpu_ns;
+}
+
+/*
+ * Once a step under a budget: the probes' counts and the targets' CPU time
+ * for the estimate per interval, priced with the unit costs known now (the
+ * programs' once measured on the targets' first calls).
+ */
+static void budget_reading(struct cp_live *l, __u64 now)
+{
+	struct cp_budget_reading r = { .at_ns = now, .cpu_ns = l->cpu_last_ns };
+	struct cp_unit_costs u = l->prof->info.unit;
+	__u32 budget = l->prof->info.budget.budget_ppm;
+
+	if (!budget || !cp_budget_intervals_due(&l->intervals, now) ||
+	    cp_cpu_costs__reading(l->sess->skel, &r))
+		return;
+	if (l->sess->alloc) {
+		struct cp_alloc_probes_stats st;
+
+		cp_alloc_probes__stats(l->sess->alloc, &st);
+		u.alloc_prog_ns = st.prog_ns;
+		u.syscall_prog_ns = st.sys_prog_ns;
+	}
+	cp_budget_intervals_add(&l->intervals, &u, budget, &r);
+}
+
 struct proc_spent {
 	const struct cp_unit_costs *u;
 	struct cp_budget_spent *s;
@@ -195,6 +256,8 @@ static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
 	s->alloc_run_ns = e->alloc.run_ns;
 	cp_cpu_costs__estimate(l->sess->skel, u, s);
 	cp_budget_estimate(u, s);
+	budget_revised(e, u, s);
+	budget_worst_interval(l, u, s);
 	if (l->sess->alloc)
 		cp_alloc_probes__each_proc(l->sess->alloc, add_proc, &ps);
 }
@@ -873,6 +936,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 
 	if (cfg->targets_cpu_ns)
 		l->cpu_first_ns = l->cpu_last_ns = cfg->targets_cpu_ns(cfg->ctx);
+	cp_budget_intervals_init(&l->intervals, p->info.start_ns);
 	/* everything is loaded, measured and attached: the profiler's steady state begins */
 	cp_agent_cost_begin(&l->agent);
 	for (;;) {
@@ -888,6 +952,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		}
 		if (run_over(l, cfg, now, deadline))
 			break;
+		budget_reading(l, now);
 		follow_cpu(l, cfg, now);
 		if (now >= next_cap) {
 			rate_tick(l, cfg, now);
@@ -937,6 +1002,9 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	}
 	if (l->bps)
 		cp_bp_sampler__stop(l->bps, cp_now_ns());
+	/* the interval that ends with the run is priced too */
+	l->intervals.next_ns = 0;
+	budget_reading(l, cp_now_ns());
 	cp_live__collect(l);
 	say_stack_copies(l);
 	cp_log_flush();

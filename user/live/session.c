@@ -240,7 +240,8 @@ void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *p
 		s->skel->data->wakeup_min_ns = plan->wakeup_min_ns;
 	if (!s->alloc)
 		return;
-	cp_alloc_probes__set_budget(s->alloc, plan->alloc_ppm, cp_unit_call_ns(u));
+	cp_alloc_probes__set_budget(s->alloc, plan->alloc_ppm, cp_unit_call_ns(u),
+				    cp_unit_exit_ns(u));
 	s->alloc_windows = plan->alloc_ppm && cp_unit_call_ns(u);
 }
 

@@ -52,6 +52,10 @@ struct cp_alloc_probes_stats {
 	__u64 run_ns;		/* time they were probed or backed off, summed over targets */
 	__u64 prog_ns;		/* their BPF programs' run time per call, 0: not measured */
 	__u64 sys_prog_ns;	/* the raw syscall programs' run time per system call, 0: not measured */
+	/* as first measured: prog_ns and sys_prog_ns are the highest measured since */
+	__u64 prog_ns_first, sys_prog_ns_first;
+	__u64 prog_measures;	/* measures of the programs' cost, the first included */
+	__u64 prog_revisions;	/* later measures that raised a figure */
 };
 
 /* Known when sampling starts. */

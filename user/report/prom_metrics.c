@@ -636,6 +636,10 @@ static void write_budget(struct ctx *x)
 		  "The probes' estimated cost in the probed process they cost most, as a share of "
 		  "its CPU time (0: no process probed on its own, as with -a).",
 		  proc_max_ppm(s) / 1e6);
+	write_one(x, "cacheperf_overhead_interval_max_estimated_ratio", CP_PROM_GAUGE,
+		  "The probes' estimated cost in the costliest interval of 10 s, as a share of "
+		  "the targets' CPU time in it (0: the run was shorter than an interval).",
+		  s->interval_ppm / 1e6);
 	write_one(x, "cacheperf_allocation_probes_attached_ratio", CP_PROM_GAUGE,
 		  "The share of the run the allocation probes were attached (budget windows).",
 		  s->alloc_run_ns ? (double)s->alloc_attached_ns / (double)s->alloc_run_ns : 0);

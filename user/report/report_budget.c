@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The overhead budget section. */
+#include "budget/intervals.h"
 #include "report/report_budget.h"
 
 #define CP_REPORT_BUDGET_CPUS  16 /* CPUs listed in the text report (JSON: all) */
@@ -29,6 +30,28 @@ static void print_cpus(const struct cp_budget_spent *s, __u32 budget_ppm, FILE *
 		fprintf(f, " %u: %.2f %%%s", c, pct(s->cpu_ppm[c]),
 			c + 1 < s->nr_cpus && c + 1 < CP_REPORT_BUDGET_CPUS ? "," : "");
 	fprintf(f, "%s\n", s->nr_cpus > CP_REPORT_BUDGET_CPUS ? ", ..." : "");
+}
+
+/* "per interval": the costliest interval of 10 s, or why there is none. */
+static void print_intervals(const struct cp_budget_spent *s, __u32 budget_ppm, FILE *f)
+{
+	if (!s->intervals) {
+		fprintf(f,
+			"  per interval of %u s: none, the run was shorter (the run's estimate is "
+			"its only one)\n",
+			(unsigned)(CP_BUDGET_INTERVAL_NS / 1000000000ull));
+		return;
+	}
+	fprintf(f,
+		"  per interval of %u s, of the targets' CPU time in it: highest %.2f %%%s (%.1f s "
+		"to %.1f s, their CPU time %.3f s) of %llu intervals",
+		(unsigned)(CP_BUDGET_INTERVAL_NS / 1000000000ull), pct(s->interval_ppm),
+		s->interval_ppm > budget_ppm ? ", over the budget" : "", s->interval_from_ns / 1e9,
+		s->interval_to_ns / 1e9, s->interval_cpu_ns / 1e9,
+		(unsigned long long)s->intervals);
+	if (s->intervals_over)
+		fprintf(f, ", %llu of them over the budget", (unsigned long long)s->intervals_over);
+	fputc('\n', f);
 }
 
 /* "per process": the costliest probed processes. */
@@ -81,15 +104,24 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		p->bp_rate, p->bp_rate_asked, p->wakeup_min_ns / 1e6, pct(p->alloc_ppm));
 	fprintf(f,
 		"  estimated spent: %.2f %%%s (ticks %.2f %%, breakpoints %.2f %%, allocation "
-		"probes %.2f %%: %llu calls, attached %.1f %% of the time, wakeups %.2f %%: %llu "
-		"forced, system calls %.2f %%: %llu under the syscall programs)\n",
+		"probes %.2f %%: %llu calls and %llu exit-point traps, attached %.1f %% of the "
+		"time, wakeups %.2f %%: %llu forced, system calls %.2f %%: %llu under the syscall "
+		"programs)\n",
 		pct(total), total > p->budget_ppm ? ", over the budget" : "",
 		pct(cp_budget_ppm_of(s, s->ticks_ns)), pct(cp_budget_ppm_of(s, s->bp_ns)),
 		pct(cp_budget_ppm_of(s, s->alloc_ns)), (unsigned long long)s->alloc_calls,
-		attached_pct(s), pct(cp_budget_ppm_of(s, s->wakeups_ns)),
-		(unsigned long long)s->wakeups, pct(cp_budget_ppm_of(s, s->syscalls_ns)),
-		(unsigned long long)s->syscalls);
+		(unsigned long long)s->exit_traps, attached_pct(s),
+		pct(cp_budget_ppm_of(s, s->wakeups_ns)), (unsigned long long)s->wakeups,
+		pct(cp_budget_ppm_of(s, s->syscalls_ns)), (unsigned long long)s->syscalls);
+	if (s->revised_ppm)
+		fprintf(f,
+			"  estimate revised by +%.1f %%: the probes' programs measured again under "
+			"load at %.2f us per call, %.2f us per system call (the highest of %llu "
+			"measures; the account was charged the difference)\n",
+			s->revised_ppm / 1e4, u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3,
+			(unsigned long long)s->prog_measures);
 	print_cpus(s, p->budget_ppm, f);
+	print_intervals(s, p->budget_ppm, f);
 	print_procs(s, p->budget_ppm, f);
 }
 
@@ -133,10 +165,24 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	cp_json_u64(j, "wakeups", s->wakeups);
 	cp_json_u64(j, "syscalls", s->syscalls);
 	cp_json_u64(j, "alloc_calls", s->alloc_calls);
+	cp_json_u64(j, "exit_traps", s->exit_traps);
 	cp_json_double(j, "alloc_attached_pct", attached_pct(s), 1);
 	cp_json_array(j, "per_cpu_pct");
 	for (__u32 c = 0; c < s->nr_cpus; c++)
 		cp_json_double(j, NULL, pct(s->cpu_ppm[c]), 2);
+	cp_json_end(j);
+	cp_json_double(j, "revised_pct", s->revised_ppm / 1e4, 1);
+	cp_json_u64(j, "program_measures", s->prog_measures);
+	cp_json_object(j, "per_interval");
+	cp_json_u64(j, "interval_s", CP_BUDGET_INTERVAL_NS / 1000000000ull);
+	cp_json_u64(j, "count", s->intervals);
+	cp_json_u64(j, "over", s->intervals_over);
+	if (s->intervals) {
+		cp_json_double(j, "max_pct", pct(s->interval_ppm), 2);
+		cp_json_double(j, "max_from_s", s->interval_from_ns / 1e9, 1);
+		cp_json_double(j, "max_to_s", s->interval_to_ns / 1e9, 1);
+		cp_json_double(j, "max_cpu_s", s->interval_cpu_ns / 1e9, 3);
+	}
 	cp_json_end(j);
 	cp_json_array(j, "per_process");
 	for (__u32 i = 0; i < s->nr_procs; i++) {

@@ -152,7 +152,7 @@ fi
 # first calls (10.7 us a call against 1.3), and the intervals before that
 # measure are priced at the final cost; the probes trap for up to 200 ms
 # while the kernel takes them off. Its intervals reached 5.66 % quiet and
-# 7.89 % beside two CPU hogs (docs/overhead.md, Known limits).
+# 7.89 % beside three CPU hogs (docs/overhead.md, Known limits).
 if [ "${CP_BUDGET_LONG:-0}" = 1 ]; then
 	(sleep 1; echo go) | "$BIN" --source soft -d 60 -o "$dir/report" --json "$dir/json" \
 		--log-level notice -- "$WL/malloc_churn" 1000000000000 >"$tap_out" 2>&1

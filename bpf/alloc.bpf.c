@@ -252,7 +252,8 @@ static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid
 {
 	struct cp_object_event *ev;
 
-	ev = cp_events_reserve(sizeof(*ev));
+	ev = cp_events_reserve(sizeof(*ev), size >= CP_ALLOC_EVENT_BIG ? CP_RINGBUF_FILL_SAMPLES
+								       : CP_RINGBUF_FILL_ALLOC);
 	if (!ev) {
 		CP_INC(drop_ringbuf);
 		return;
@@ -382,7 +383,7 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
 
 	if (!want || want > CP_USTACK_BYTES)
 		return;
-	r = cp_events_reserve(sizeof(*r));
+	r = cp_events_reserve(sizeof(*r), CP_RINGBUF_FILL_ALLOC);
 	if (!r) {
 		CP_INC(drop_ringbuf);
 		return;

@@ -42,7 +42,7 @@ static __always_inline void cp_bp_done(__u32 tgid, __u64 ip, __u32 kind, __u32 s
 	struct cp_cpu_cost *cost;
 	struct cp_bp_event *e;
 
-	e = cp_events_reserve(sizeof(*e));
+	e = cp_events_reserve(sizeof(*e), CP_RINGBUF_FILL_SAMPLES);
 	if (!e) {
 		__sync_fetch_and_add(&bp_stats.drop_ringbuf, 1);
 		return;

@@ -28,15 +28,16 @@ CP_SHARED struct {
 } events SEC(".maps");
 
 /*
- * A record of @size in the events ring for anything but exec and exit
- * records, which keep the ring's last 1/CP_RINGBUF_KEEP_SHARE to
- * themselves; NULL (the caller counts the drop) when the rest is taken.
+ * A record of @size in the events ring while it holds less than @fill
+ * 64ths of its size (CP_RINGBUF_FILL_*): exec and exit records keep the
+ * last 1/CP_RINGBUF_KEEP_SHARE to themselves. NULL (the caller counts the
+ * drop) past it.
  */
-#define cp_events_reserve(size)                                                  \
-	(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >                          \
+#define cp_events_reserve(size, fill)                                                   \
+	(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >                                  \
 			 bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / CP_RINGBUF_KEEP_SHARE * \
-				 (CP_RINGBUF_KEEP_SHARE - 1)                              \
-		 ? NULL                                                           \
+				 (fill)                                                           \
+		 ? NULL                                                                   \
 		 : bpf_ringbuf_reserve(&events, (size), 0))
 
 /*

@@ -43,7 +43,7 @@ static __always_inline int cp_mem_emit(__u32 tgid, __u32 tid, __u32 cpu, __u64 i
 {
 	struct cp_sample *r;
 
-	r = cp_events_reserve(sizeof(*r));
+	r = cp_events_reserve(sizeof(*r), CP_RINGBUF_FILL_SAMPLES);
 	if (!r) {
 		cp_add(&stats.drop_ringbuf, 1);
 		return 0;

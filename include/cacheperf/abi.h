@@ -36,6 +36,22 @@
  * address belongs to.
  */
 #define CP_RINGBUF_KEEP_SHARE	64
+/*
+ * How much of the ring, in those 64ths, each kind of record may fill
+ * (cp_events_reserve()): samples and breakpoint records all but the last
+ * 64th; allocation events and stack copies three quarters, so that a
+ * flood of other processes' allocator calls under -a (two shell loops
+ * made ~135,000 a second) leaves the samples a quarter of the ring.
+ */
+#define CP_RINGBUF_FILL_SAMPLES	(CP_RINGBUF_KEEP_SHARE - 1)
+#define CP_RINGBUF_FILL_ALLOC	48
+/*
+ * The birth of an object this large (glibc's default mmap threshold) may
+ * fill the ring as far as samples: such objects are few and are where the
+ * misses are; under the same flood test_cli's 16 MiB object lost its
+ * event in 1 run of 3, and all its samples were "[unmapped]".
+ */
+#define CP_ALLOC_EVENT_BIG	(128u << 10)
 /* Records wake the reader once this much waits, at most once per ms per CPU (bpf/wakeup.bpf.h) */
 #define CP_RINGBUF_WAKEUP_BYTES	(CP_RINGBUF_BYTES / 16)
 #define CP_WINDOW_MAX		512	/* largest --window, a power of two */

@@ -51,6 +51,31 @@ static void test_heap_groups_by_callsite(void **state)
 	cp_object_stats__free(s);
 }
 
+/*
+ * Call-site ids start over at an exec: a shell's fork whose xmalloc site
+ * was id 1, then the program it exec'd, whose malloc site is id 1 too, are
+ * two groups, each with its own caller (test_cli once showed a 16 MiB
+ * object "allocated at" the shell's xmalloc, with the shell's samples).
+ */
+static void test_exec_callsite_ids(void **state)
+{
+	struct cp_object_stats *s = cp_object_stats__new(0);
+	const struct cp_object_group *top[2];
+	struct cp_resolved shell = heap(0x561000, 40, 1, 20), prog = heap(0x7f0000, 1 << 24, 1, 20);
+
+	(void)state;
+	assert_int_equal(cp_object_stats__add(s, 20, &shell, 0x561ce259fc8e, false), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cp_object_stats__add(s, 20, &prog, 0x5555555553e7, true), 0);
+	assert_int_equal(cp_object_stats__top(s, top, 2), 2);
+	assert_int_equal(top[0]->caller, 0x5555555553e7);
+	assert_int_equal(top[0]->samples, 3);
+	assert_int_equal(top[0]->size, 1 << 24);
+	assert_int_equal(top[1]->caller, 0x561ce259fc8e);
+	assert_int_equal(top[1]->samples, 1);
+	cp_object_stats__free(s);
+}
+
 static void test_globals_and_cap(void **state)
 {
 	struct cp_object_stats *s = cp_object_stats__new(2);
@@ -82,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heap_groups_by_callsite),
+		cmocka_unit_test(test_exec_callsite_ids),
 		cmocka_unit_test(test_globals_and_cap),
 	};
 

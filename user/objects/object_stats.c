@@ -74,12 +74,16 @@ int cp_object_stats__add(struct cp_object_stats *s, __u32 tgid, const struct cp_
 {
 	__u64 id = group_id(r);
 	size_t mask = s->nr_slots - 1;
-	size_t i = cp_hash_slot(hash_group(tgid, (__u8)r->kind, id), 0, mask);
+	size_t i = cp_hash_slot(hash_group(tgid, (__u8)r->kind, id ^ caller), 0, mask);
 	struct cp_object_group *g;
 
+	/*
+	 * The caller too: call-site ids start over at an exec, and the image
+	 * the process was (a shell's fork) had its own under the same numbers
+	 */
 	for (; s->used[i]; i = cp_probe_next(i, mask)) {
 		g = &s->slots[i];
-		if (g->tgid == tgid && g->kind == r->kind && g->id == id)
+		if (g->tgid == tgid && g->kind == r->kind && g->id == id && g->caller == caller)
 			goto found;
 	}
 	if (s->count >= s->max) {

@@ -75,6 +75,11 @@ static const struct skid_case cases[] = {
 	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0 },
 	{ "Y inside an instruction of the walk",
 	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
+	{ "the add of x++ (load, add, store): the load, a read-modify-write",
+	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
+	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y */
+	    0x48, 0x89, 0x07,			/* 7: mov %rax,(%rdi) */
+	    0xc3 }, 11, 3, CP_SKID_CHARGE, 0, CP_REG_RDI, CP_REG_NONE, CP_OPND_RMW },
 	{ "Y past the function",
 	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
 };
@@ -122,6 +127,57 @@ static void test_rip_relative_ea(void **state)
 	assert_int_equal(ea, y + 0x100);	/* objdump: 0x100(%rip) # Y + 0x100 */
 }
 
+/* cp_skid_stored_back(): is the load at offset 0 the read half of a read-modify-write? */
+struct rmw_case {
+	const char *what;
+	__u8 code[MAX_CODE];
+	size_t len;
+	bool rmw;
+};
+
+static const struct rmw_case rmw_cases[] = {
+	/* tests/workloads/false_sharing's worker, as gcc -O2 makes `c->count++` */
+	{ "mov (%rdi),%rax; add $1,%rax; mov %rax,(%rdi)",
+	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x89, 0x07, 0xc3 }, 11, true },
+	{ "RIP-relative: mov 0x100(%rip),%eax; add $1,%eax; mov %eax,0xf7(%rip), one target",
+	  { 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00,	/* 0: the target is 6 + 0x100 */
+	    0x83, 0xc0, 0x01,			/* 6 */
+	    0x89, 0x05, 0xf7, 0x00, 0x00, 0x00,	/* 9: 15 + 0xf7 = 0x106 */
+	    0xc3 }, 16, true },
+	{ "the store goes 8 bytes further: mov %rax,8(%rdi)",
+	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x89, 0x47, 0x08, 0xc3 }, 12, false },
+	{ "the base moves before the store: add $8,%rdi",
+	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc7, 0x08, 0x48, 0x89, 0x07, 0xc3 }, 11, false },
+	{ "a branch before the store: je may leave the line",
+	  { 0x48, 0x8b, 0x07, 0x74, 0x03, 0x48, 0x89, 0x07, 0xc3 }, 9, false },
+	{ "a narrower store: mov %eax,(%rdi) writes 4 of the 8 bytes read",
+	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0x89, 0x07, 0xc3 }, 10, false },
+	{ "mov (%rax),%rax: the load replaces its own base",
+	  { 0x48, 0x8b, 0x00, 0x48, 0x89, 0x00, 0xc3 }, 7, false },
+	{ "a store at offset 0 is no load: mov %rax,(%rdi); mov %rax,(%rdi)",
+	  { 0x48, 0x89, 0x07, 0x48, 0x89, 0x07, 0xc3 }, 7, false },
+	{ "the store the 9th instruction after the load: past CP_SKID_RMW_SCAN (8)",
+	  { 0x48, 0x8b, 0x07, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	    0x48, 0x89, 0x07, 0xc3 }, 15, false },
+	{ "the store the 8th: within it",
+	  { 0x48, 0x8b, 0x07, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	    0x48, 0x89, 0x07, 0xc3 }, 14, true },
+};
+
+static void test_stored_back(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(rmw_cases) / sizeof(rmw_cases[0]); i++) {
+		const struct rmw_case *c = &rmw_cases[i];
+		struct cp_operand op;
+
+		print_message("# %s\n", c->what);
+		cp_decode_operand(c->code, c->len, &op);
+		assert_int_equal(op.status, CP_OPND_OK);
+		assert_int_equal(cp_skid_stored_back(c->code, c->len, 0, &op), c->rmw);
+	}
+}
+
 static void test_applies(void **state)
 {
 	(void)state;
@@ -140,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_rip_relative_ea),
+		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_applies),
 	};
 

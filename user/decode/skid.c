@@ -47,25 +47,74 @@ static long prev_insn(const ZydisDecoder *dec, const __u8 *code, size_t len, siz
 	return -1;
 }
 
+/* True when registers @written (CP_REG_BIT()s) include one of @op's address. */
+static bool writes_addr(__u32 written, const struct cp_operand *op)
+{
+	return (op->base != CP_REG_NONE && op->base != CP_REG_RIP &&
+		(written & CP_REG_BIT(op->base))) ||
+	       (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index)));
+}
+
 /* A verdict on P at @code (@len bytes), whose decoded operand is @op. */
 static enum cp_skid_verdict judge_prev(const ZydisDecoder *dec, const __u8 *code, size_t len,
 				       const struct cp_operand *op)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
-	__u32 written;
 
 	if (op->status != CP_OPND_OK ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code, len, &insn, ops)))
 		return CP_SKID_PREV_NO_ACCESS;
 	if (cp_insn_transfers(&insn))
 		return CP_SKID_PREV_TRANSFER;
-	written = cp_insn_regs_written(&insn, ops);
-	if ((op->base != CP_REG_NONE && op->base != CP_REG_RIP &&
-	     (written & CP_REG_BIT(op->base))) ||
-	    (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index))))
+	if (writes_addr(cp_insn_regs_written(&insn, ops), op))
 		return CP_SKID_ADDR_WRITTEN;
 	return CP_SKID_CHARGE;
+}
+
+/* True when @b, decoded at @b_off, accesses the place @a (decoded at @a_off) does. */
+static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp_operand *b,
+		       size_t b_off)
+{
+	if (a->base != b->base || a->index != b->index || a->seg != b->seg ||
+	    a->size != b->size || !a->size || a->flags != b->flags ||
+	    (a->index != CP_REG_NONE && a->scale != b->scale))
+		return false;
+	if (a->base == CP_REG_RIP)
+		return (__s64)(a_off + a->insn_len) + a->disp == (__s64)(b_off + b->insn_len) + b->disp;
+	return a->disp == b->disp;
+}
+
+bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struct cp_operand *op)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	ZydisDecoder dec;
+	size_t off = p_off;
+
+	if (op->status != CP_OPND_OK || op->access != CP_OPND_READ ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return false;
+	/* P itself first: it may write its own base (mov (%rax),%rax) */
+	for (int i = 0; i <= CP_SKID_RMW_SCAN && off < len; i++) {
+		struct cp_operand o;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops)))
+			return false;
+		if (i) {
+			cp_decode_operand(code + off, len - off, &o);
+			if (o.status == CP_OPND_OK && (o.access & CP_OPND_WRITE) &&
+			    same_place(op, p_off, &o, off))
+				return true;
+		}
+		if (cp_insn_transfers(&insn))
+			return false;
+		if (writes_addr(cp_insn_regs_written(&insn, ops), op))
+			return false;
+		off += insn.length;
+	}
+	return false;
 }
 
 enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
@@ -104,5 +153,7 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 		v = CP_SKID_INDIRECT_JUMP;
 	free(targets);
 	out->prev_off = (__u32)p;
+	if (v == CP_SKID_CHARGE && cp_skid_stored_back(code, len, (size_t)p, &out->op))
+		out->op.access = CP_OPND_RMW;
 	return v;
 }

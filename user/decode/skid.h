@@ -72,6 +72,21 @@ bool cp_skid_applies(unsigned int status);
 enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 				  struct cp_skid *out);
 
+/*
+ * True when the load at offset @p_off of @code (@len bytes), whose decoded
+ * operand is @op (a read, status CP_OPND_OK), is the read half of a
+ * read-modify-write: the straight-line code after it, within
+ * CP_SKID_RMW_SCAN instructions, stores to the same place (the same
+ * operand, or the same RIP-relative target) before anything transfers
+ * control or writes a register of the address. `x++` on a volatile or
+ * without optimisation compiles to load, add, store; a tick lands on the
+ * load or just after it far more often than on the store, and the line is
+ * written at every one of those ticks. The load is then counted as a write
+ * too (CP_OPND_RMW), as `addq $1,(%rdi)` would be.
+ */
+#define CP_SKID_RMW_SCAN	8
+bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struct cp_operand *op);
+
 /* A short text for @v ("base register written by the access"), "unknown" if out of range. */
 const char *cp_skid_verdict_str(unsigned int v);
 

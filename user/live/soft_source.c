@@ -132,18 +132,15 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 }
 
 /*
- * The access before the instruction at @ip of process @pid that its ticks
- * are charged to (user/decode/skid.h): the function holding @ip is read whole
- * from the mapped file and walked from its entry. 0 with @out filled, or a
- * negative errno (-ENOENT: no sized function symbol holds @ip, or the walk
- * says no).
+ * The code of the function holding @ip in process @pid, read whole from the
+ * mapped file into s->code: its size, with its entry in @entry, or a
+ * negative errno (-ENOENT: no sized function symbol holds @ip).
  */
-static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
-		     struct cp_soft_prev *out)
+static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+		     __u64 *entry)
 {
 	struct cp_symbol_info info;
 	const struct cp_map *map;
-	struct cp_skid sk;
 	int n;
 
 	if (!s->sym || cp_symbolizer__resolve_now(s->sym, pid, ip, 0, &info) || !info.sym_size ||
@@ -156,10 +153,39 @@ static int skid_prev(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	n = cp_insn_read(pid, map, info.sym_start, s->code, (size_t)info.sym_size);
 	if (n < 0 || (__u64)n != info.sym_size)
 		return n < 0 ? n : -EIO;
-	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - info.sym_start), &sk) != CP_SKID_CHARGE)
+	*entry = info.sym_start;
+	return n;
+}
+
+/*
+ * What the ticks on the instruction at @ip of process @pid, whose operand
+ * is @op, are charged to, from the code of its function: the access before
+ * it (user/decode/skid.h) into @out, returning 0; or, for a load whose
+ * bytes the code then stores back, @op made a read-modify-write. -ENOENT
+ * when neither.
+ */
+static int charge_of(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+		     struct cp_operand *op, struct cp_soft_prev *out)
+{
+	struct cp_skid sk;
+	__u64 entry;
+	int n;
+
+	if (!cp_skid_applies(op->status) &&
+	    (op->status != CP_OPND_OK || op->access != CP_OPND_READ))
+		return -ENOENT;
+	n = func_code(s, pid, maps, ip, &entry);
+	if (n < 0)
+		return n;
+	if (op->status == CP_OPND_OK) {
+		if (cp_skid_stored_back(s->code, (size_t)n, (size_t)(ip - entry), op))
+			op->access = CP_OPND_RMW;
+		return -ENOENT;
+	}
+	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) != CP_SKID_CHARGE)
 		return -ENOENT;
 	out->op = sk.op;
-	out->ip = info.sym_start + sk.prev_off;
+	out->ip = entry + sk.prev_off;
 	return 0;
 }
 
@@ -216,8 +242,7 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
-		if (!get_ret && cp_skid_applies(op.status) &&
-		    !skid_prev(s, (pid_t)tgid, maps, it->key.ip, &prev))
+		if (!get_ret && !charge_of(s, (pid_t)tgid, maps, it->key.ip, &op, &prev))
 			pp = &prev;
 		if (cp_soft_decide(maps_ret, get_ret, &op, pp, it->val.mm, &v) == CP_SOFT_GONE) {
 			s->stats.gone++;

@@ -55,7 +55,11 @@ size=$(stat -c %s "$rec")
 head -c $((size / 2)) "$rec" >"$dir/cut"
 expect "a recording cut in half" 1 "truncated at byte [0-9]+" "$BIN" report "$dir/cut"
 cp "$rec" "$dir/flip"
-printf '\xff' | dd of="$dir/flip" bs=1 seek=$((size / 3)) conv=notrunc status=none
+# the byte's complement: a constant 0xff left a byte that was 0xff already as it was
+byte=$(od -An -tu1 -j $((size / 3)) -N1 "$rec")
+printf "\\$(printf '%03o' $((byte ^ 0xff)))" |
+	dd of="$dir/flip" bs=1 seek=$((size / 3)) conv=notrunc status=none
+cmp -s "$rec" "$dir/flip" && _not_ok "the damaged copy differs from the recording"
 expect "a damaged byte" 1 "corrupt at byte [0-9]+" "$BIN" report "$dir/flip"
 
 # --- a mapped file that changed since: shown as an offset, with the reason ---------

@@ -464,8 +464,8 @@ static __always_inline bool cp_exception_ended(const struct cp_alloc_entry *e, _
 	return true;
 }
 
-static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
-					  __u64 memptr)
+static __always_inline int cp_alloc_enter_untimed(struct pt_regs *ctx, __u64 size,
+						  __u64 old_addr, __u64 memptr)
 {
 	__u64 cookie, pid_tgid, sp;
 	struct cp_alloc_entry *e;
@@ -503,6 +503,13 @@ static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64
 	if (old_addr)
 		cp_realloc_take_old(pid_tgid, old_addr, e->func, &e->old);
 	return 0;
+}
+
+/* cp_alloc_enter_untimed(), its run time counted (cpu_cost.bpf.h) */
+static __always_inline int cp_alloc_enter(struct pt_regs *ctx, __u64 size, __u64 old_addr,
+					  __u64 memptr)
+{
+	return cp_alloc_timed(true, cp_alloc_enter_untimed(ctx, size, old_addr, memptr));
 }
 
 /* malloc, valloc, pvalloc */
@@ -590,8 +597,7 @@ static __always_inline int cp_alloc_complete(struct pt_regs *ctx, struct cp_allo
 }
 
 /* The return of every probed function but free and the exit-probed ones. */
-SEC("uretprobe")
-int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
+static __always_inline int alloc_ret(struct pt_regs *ctx, __u64 rc)
 {
 	struct cp_alloc_entry *e;
 	__u64 pid_tgid;
@@ -618,6 +624,12 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
 	return cp_alloc_complete(ctx, e, pid_tgid, rc, PT_REGS_IP(ctx));
 }
 
+SEC("uretprobe")
+int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
+{
+	return cp_alloc_timed(false, alloc_ret(ctx, rc));
+}
+
 /*
  * An exit point of a function that may throw (user/decode/exit_points.h):
  * a jcc or jmp after which the function returns, its result in a register.
@@ -626,8 +638,7 @@ int BPF_KRETPROBE(on_alloc_ret, __u64 rc)
  * direction's ret will find it. Anything else (the other direction, the
  * same code reached from malloc or from a deeper call) passes.
  */
-SEC("uprobe")
-int BPF_KPROBE(on_alloc_exit)
+static __always_inline int alloc_exit(struct pt_regs *ctx)
 {
 	struct cp_alloc_entry *e;
 	struct cp_cpu_cost *cost;
@@ -663,7 +674,12 @@ int BPF_KPROBE(on_alloc_exit)
 }
 
 SEC("uprobe")
-int BPF_KPROBE(on_free, __u64 ptr)
+int BPF_KPROBE(on_alloc_exit)
+{
+	return cp_alloc_timed(false, alloc_exit(ctx));
+}
+
+static __always_inline int free_enter(struct pt_regs *ctx, __u64 ptr)
 {
 	struct cp_alloc_entry *e;
 	__u64 pid_tgid;
@@ -690,6 +706,12 @@ int BPF_KPROBE(on_free, __u64 ptr)
 	}
 	cp_emit(CP_OBJ_EV_FREE, CP_FN_FREE, 0, pid_tgid, ptr, 0, 0, 0, -1, bpf_ktime_get_ns());
 	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_free, __u64 ptr)
+{
+	return cp_alloc_timed(true, free_enter(ctx, ptr));
 }
 
 /*
@@ -890,6 +912,7 @@ int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	struct cp_cpu_cost *cost = cp_cpu_cost();
+	__u64 t0 = bpf_ktime_get_ns();
 	long id = ctx->args[1];
 
 	/* every system call of the machine pays for this while it is attached */
@@ -909,6 +932,7 @@ int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		cp_brk_enter();
 		break;
 	}
+	cp_sys_prog_timed(t0);
 	return 0;
 }
 
@@ -916,9 +940,11 @@ SEC("raw_tp/sys_exit")
 int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u64 t0 = bpf_ktime_get_ns();
 	long id = BPF_CORE_READ(regs, orig_ax);
 
 	if (id == CP_NR_MMAP || id == CP_NR_MREMAP || id == CP_NR_BRK)
 		cp_map_exit(ctx, ctx->args[1]);
+	cp_sys_prog_timed(t0);
 	return 0;
 }

@@ -26,4 +26,41 @@ static __always_inline struct cp_cpu_cost *cp_cpu_cost(void)
 	return bpf_map_lookup_elem(&cpu_costs, &zero);
 }
 
+/*
+ * An allocation program that began at @t0 (bpf_ktime_get_ns()) ends: its run
+ * time on this CPU's counts, and an allocator call when it is an entry
+ * program (@entry). Timed in the programs, not by the kernel's run-time
+ * stats, which flip a static key (kernel code rewritten on every CPU) each
+ * time they are turned on or off and then time every BPF program of the
+ * machine.
+ */
+static __always_inline void cp_alloc_prog_timed(__u64 t0, bool entry)
+{
+	struct cp_cpu_cost *c = cp_cpu_cost();
+
+	if (!c)
+		return;
+	c->alloc_prog_ns += bpf_ktime_get_ns() - t0;
+	c->alloc_prog_calls += entry;
+}
+
+/* The value of @body, an allocation program's, its run time counted as above. */
+#define cp_alloc_timed(entry, body)                                                                \
+	({                                                                                         \
+		__u64 __t0 = bpf_ktime_get_ns();                                                   \
+		int __ret = (body);                                                                \
+                                                                                                   \
+		cp_alloc_prog_timed(__t0, (entry));                                                \
+		__ret;                                                                             \
+	})
+
+/* The same for a raw system-call program. */
+static __always_inline void cp_sys_prog_timed(__u64 t0)
+{
+	struct cp_cpu_cost *c = cp_cpu_cost();
+
+	if (c)
+		c->sys_prog_ns += bpf_ktime_get_ns() - t0;
+}
+
 #endif /* CACHEPERF_CPU_COST_BPF_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the allocation probes' BPF programs cost per allocator call, from the
- * kernel's run-time stats of the programs (bpf_prog_info's run_time_ns and
- * run_cnt, counted while BPF_ENABLE_STATS is on): the calibration at start
+ * What the allocation probes' BPF programs cost per allocator call, from
+ * the run time the programs count themselves (struct cp_cpu_cost's
+ * alloc_prog_ns and alloc_prog_calls, bpf/cpu_cost.bpf.h; not the kernel's
+ * run-time stats, whose every turn on or off rewrites kernel code on every
+ * CPU, about 25 ms of the profiler's CPU on this VM): the calibration at start
  * times the traps with no program, and on a 4-thread malloc program the
  * programs (task storage, the ring buffer record) were as much again. Pure.
  */
@@ -17,8 +19,7 @@
  * The cost is measured again CP_PROG_COST_AGAIN_NS after each measure,
  * over CP_PROG_COST_AGAIN_CALLS calls: under contention (threads of a storm on every CPU, a ring
  * buffer's lock) the programs cost more than on the first calls, a cost known only after the fact.
- * The stats stay on at most CP_PROG_COST_SPAN_NS a time (they cost every BPF program on the machine
- * two clock reads per run): a storm's windows are short and far apart.
+ * A measure spans at most CP_PROG_COST_SPAN_NS: a storm's windows are short and far apart.
  */
 #define CP_PROG_COST_AGAIN_NS	 5000000000ull
 #define CP_PROG_COST_SPAN_NS	 3000000000ull

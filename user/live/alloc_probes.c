@@ -17,11 +17,11 @@
 #include "objects/allocator.h"
 #include "objects/elf_code.h"
 #include "live/alloc_probes.h"
+#include "budget/prog_cost.h"
 #include "live/cpu_costs.h"
 #include "objects/stack_gen.h"
 #include "live/link_reaper.h"
 #include "live/uprobe_multi.h"
-#include "live/prog_stats.h"
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
 #include "machine/sysinfo.h"
@@ -83,13 +83,13 @@ struct cp_alloc_probes {
 	bool sys_warned;			/* said once that they failed to attach again */
 	struct cp_link_reaper *reaper;		/* destroys detached uprobes off the loop */
 	bool multi;				/* uprobe multi links (live/uprobe_multi.h) */
-	int stats_fd;				/* BPF run-time stats on while >= 0 */
-	struct cp_prog_cost prog_base;		/* the programs' counters when they went on */
+	bool measuring;				/* the programs' cost is being measured */
+	struct cp_prog_cost prog_base;		/* the programs' counters when it began */
 	__u64 prog_ns;				/* their run time per call, once measured */
 	struct cp_prog_cost sys_base;		/* the raw syscall programs' counters then */
 	__u64 sys_prog_ns;			/* their run time per system call, once measured */
 	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
-	__u64 prog_at_ns;			/* stats on: since then; off: measure again then */
+	__u64 prog_at_ns;			/* measuring: since then; else: measure again then */
 	__u64 prog_measures, prog_revisions;
 	bool raw_syscalls;
 	__u64 exit_traps_seen; /* all CPUs' exit points' traps at the last tick */
@@ -335,7 +335,6 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	if (!ap)
 		return NULL;
 	ap->skel = skel;
-	ap->stats_fd = -1;
 	pthread_mutex_init(&ap->lock, NULL);
 	pthread_cond_init(&ap->wake, NULL);
 	if (opts)
@@ -391,8 +390,6 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
 	cp_link_reaper__free(ap->reaper); /* waits for every link */
-	if (ap->stats_fd >= 0)
-		close(ap->stats_fd);
 	detach_syscalls(ap, false);
 	pthread_cond_destroy(&ap->wake);
 	pthread_mutex_destroy(&ap->lock);
@@ -1007,30 +1004,24 @@ static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
 	return n;
 }
 
-/* The run time and runs of the allocation probes' programs so far. */
-static void prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out)
+/*
+ * The run time and runs of the allocation probes' programs so far (@prog),
+ * and of the raw system-call programs, with the system calls they ran on
+ * (@sys), as the programs time themselves (bpf/cpu_cost.bpf.h); zeros
+ * when unread.
+ */
+static void prog_costs(const struct cp_alloc_probes *ap, struct cp_prog_cost *prog,
+		       struct cp_prog_cost *sys)
 {
-	struct bpf_program *progs[CP_FN_NR_PROBED + 1];
-	int n = 0;
-	__u32 args;
+	struct cp_cpu_cost sum;
 
-	memset(out, 0, sizeof(*out));
-	for (int f = 0; f < CP_FN_NR_PROBED; f++)
-		n = add_prog(progs, n, entry_prog(ap->skel, f, &args));
-	for (int i = 0; i < n; i++)
-		cp_prog_cost_add(out, bpf_program__fd(progs[i]), true);
-	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_ret), false);
-	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_alloc_exit), false);
-}
-
-/* The run time of the raw sys_enter and sys_exit programs so far, per system call. */
-static void sys_prog_cost(const struct cp_alloc_probes *ap, struct cp_prog_cost *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!ap->raw_syscalls)
+	memset(prog, 0, sizeof(*prog));
+	memset(sys, 0, sizeof(*sys));
+	if (cp_cpu_costs__sum(ap->skel, &sum))
 		return;
-	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_sys_enter), true);
-	cp_prog_cost_add(out, bpf_program__fd(ap->skel->progs.on_sys_exit), false);
+	*prog = (struct cp_prog_cost){.run_ns = sum.alloc_prog_ns, .calls = sum.alloc_prog_calls};
+	if (ap->raw_syscalls)
+		*sys = (struct cp_prog_cost){.run_ns = sum.sys_prog_ns, .calls = sum.syscalls};
 }
 
 /*
@@ -1045,24 +1036,19 @@ static __u64 guard_call_ns(const struct cp_alloc_probes *ap)
 	return ap->opts.call_ns + (ap->prog_ns ? ap->prog_ns : ap->opts.call_ns);
 }
 
-/* The stats off again, the next measure CP_PROG_COST_AGAIN_NS after @now_ns. */
-static void stats_off(struct cp_alloc_probes *ap, __u64 now_ns)
+/* A measure ends: the next CP_PROG_COST_AGAIN_NS after @now_ns. */
+static void measure_end(struct cp_alloc_probes *ap, __u64 now_ns)
 {
-	close(ap->stats_fd);
-	ap->stats_fd = -1;
+	ap->measuring = false;
 	ap->prog_at_ns = now_ns + CP_PROG_COST_AGAIN_NS;
 }
 
-/* The stats on, the programs' counters taken as the base; false when they could not be. */
-static bool stats_on(struct cp_alloc_probes *ap, __u64 now_ns)
+/* A measure begins: the programs' counters now are its base. */
+static void measure_begin(struct cp_alloc_probes *ap, __u64 now_ns)
 {
-	ap->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (ap->stats_fd < 0)
-		return false;
-	prog_cost(ap, &ap->prog_base);
-	sys_prog_cost(ap, &ap->sys_base);
+	prog_costs(ap, &ap->prog_base, &ap->sys_base);
+	ap->measuring = true;
 	ap->prog_at_ns = now_ns;
-	return true;
 }
 
 /*
@@ -1084,34 +1070,31 @@ static void revise_prog_cost(struct cp_alloc_probes *ap, __u64 ns, __u64 sys_ns)
 
 /*
  * The programs' own cost per call, once the targets made
- * CP_PROG_COST_CALLS of them: the stats go off again (they cost every BPF
- * program on the machine a clock read per run), and windows from then on
+ * CP_PROG_COST_CALLS of them since the measure began: windows from then on
  * count it. CP_PROG_COST_AGAIN_NS after, it is measured again, over the
  * windows of at most CP_PROG_COST_SPAN_NS (revise_prog_cost()).
  */
 static void measure_prog_cost(struct cp_alloc_probes *ap, __u64 now_ns)
 {
-	struct cp_prog_cost now;
+	struct cp_prog_cost now, sys;
 	__u64 ns, sys_ns = 0;
 
-	if (ap->stats_fd < 0) {
-		if (ap->prog_ns && ap->nr_targets && now_ns >= ap->prog_at_ns &&
-		    !stats_on(ap, now_ns))
-			ap->prog_at_ns = now_ns + CP_PROG_COST_AGAIN_NS;
+	if (!ap->measuring) {
+		if (ap->prog_ns && ap->nr_targets && now_ns >= ap->prog_at_ns)
+			measure_begin(ap, now_ns);
 		return;
 	}
-	prog_cost(ap, &now);
+	prog_costs(ap, &now, &sys);
 	if (!cp_prog_cost_per_call(&now, &ap->prog_base,
 				   ap->prog_ns ? CP_PROG_COST_AGAIN_CALLS : CP_PROG_COST_CALLS,
 				   &ns)) {
 		/* a later measure that found too few calls: another time */
 		if (ap->prog_ns && now_ns - ap->prog_at_ns >= CP_PROG_COST_SPAN_NS)
-			stats_off(ap, now_ns);
+			measure_end(ap, now_ns);
 		return;
 	}
 	/* the system-call programs ran in the same windows, on every system call */
-	sys_prog_cost(ap, &now);
-	cp_prog_cost_per_call(&now, &ap->sys_base, 1, &sys_ns);
+	cp_prog_cost_per_call(&sys, &ap->sys_base, 1, &sys_ns);
 	ap->prog_measures++;
 	if (!ap->prog_ns) {
 		ap->prog_ns = ap->prog_ns_first = ns;
@@ -1119,7 +1102,7 @@ static void measure_prog_cost(struct cp_alloc_probes *ap, __u64 now_ns)
 	} else {
 		revise_prog_cost(ap, ns, sys_ns);
 	}
-	stats_off(ap, now_ns);
+	measure_end(ap, now_ns);
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
 }
 
@@ -1395,8 +1378,8 @@ void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, _
 	ap->opts.exit_ns = exit_ns;
 	ap->guard_cfg.budget_ppm = budget_ppm;
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
-	if (budget_ppm && call_ns && ap->stats_fd < 0 && !ap->prog_ns)
-		stats_on(ap, cp_now_ns());
+	if (budget_ppm && call_ns && !ap->measuring && !ap->prog_ns)
+		measure_begin(ap, cp_now_ns());
 	pthread_mutex_unlock(&ap->lock);
 	start_cutter(ap);
 }

@@ -80,6 +80,9 @@ int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out)
 		out->wakeups += c[cpu].wakeups;
 		out->syscalls += c[cpu].syscalls;
 		out->exit_traps += c[cpu].exit_traps;
+		out->alloc_prog_ns += c[cpu].alloc_prog_ns;
+		out->alloc_prog_calls += c[cpu].alloc_prog_calls;
+		out->sys_prog_ns += c[cpu].sys_prog_ns;
 	}
 	free(c);
 	return 0;

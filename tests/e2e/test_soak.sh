@@ -16,10 +16,15 @@
 #  - RSS never exceeds --max-memory by more than 10 % (the guard reads RSS
 #    every 100 ms and shrinks above it);
 #  - the fewest fds of the last 20 s are at most the fewest of the warm-up's
-#    second half + 8 (probe links and ELF files of exited processes are
+#    second half + 32 (probe links and ELF files of exited processes are
 #    closed). The fewest, not the last: a churning process being attached
 #    when /proc is read holds its ~10 allocation probe links for a moment,
-#    which a leak does not undo (it raises the floor too);
+#    which a leak does not undo (it raises the floor too). 32, not 8: the
+#    reaper takes each link off in 35-200 ms beside two CPU hogs, so the
+#    links of two or three processes may be in flight at each of the four
+#    late samples (a CI run there read 81 late in the warm-up, then 117,
+#    111, 93 and 95); a leak of one fd per process churned (over 2000 in
+#    120 s) adds hundreds;
 #  - the command's own status and output come through.
 # CP_SOAK_SECONDS changes the length (tests/bench/soak.sh runs it for hours).
 . "$(dirname "$0")/tap.sh"
@@ -82,7 +87,7 @@ if [ "$rss_max" -le $((limit_mib * 110 / 100)) ]; then
 else
 	_not_ok "RSS stays under --max-memory ${limit_mib} MiB" "peak sampled ${rss_max} MiB"
 fi
-if [ "$fd_warm" -gt 0 ] && [ "$fd_end" -gt 0 ] && [ "$fd_end" -le $((fd_warm + 8)) ]; then
+if [ "$fd_warm" -gt 0 ] && [ "$fd_end" -gt 0 ] && [ "$fd_end" -le $((fd_warm + 32)) ]; then
 	_ok "no fd growth (at least ${fd_warm} late in the warm-up, ${fd_end} in the last 20 s)"
 else
 	_not_ok "no fd growth" "at least ${fd_warm} fds late in the warm-up, ${fd_end} in the last 20 s"

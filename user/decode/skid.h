@@ -85,6 +85,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
  * too (CP_OPND_RMW), as `addq $1,(%rdi)` would be.
  */
 #define CP_SKID_RMW_SCAN	8
+/* the bytes that hold the load and the instructions scanned (15 at most each) */
+#define CP_SKID_RMW_BYTES	((CP_SKID_RMW_SCAN + 1) * 15)
 bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struct cp_operand *op);
 
 /* A short text for @v ("base register written by the access"), "unknown" if out of range. */

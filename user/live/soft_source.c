@@ -159,10 +159,10 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 
 /*
  * What the ticks on the instruction at @ip of process @pid, whose operand
- * is @op, are charged to, from the code of its function: the access before
- * it (user/decode/skid.h) into @out, returning 0; or, for a load whose
- * bytes the code then stores back, @op made a read-modify-write. -ENOENT
- * when neither.
+ * is @op, are charged to: the access before it (user/decode/skid.h), from
+ * the code of its function, into @out, returning 0; or, for a load whose
+ * bytes the code right after it stores back (CP_SKID_RMW_BYTES read from
+ * @ip), @op made a read-modify-write. -ENOENT when neither.
  */
 static int charge_of(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
 		     struct cp_operand *op, struct cp_soft_prev *out)
@@ -171,17 +171,20 @@ static int charge_of(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	__u64 entry;
 	int n;
 
-	if (!cp_skid_applies(op->status) &&
-	    (op->status != CP_OPND_OK || op->access != CP_OPND_READ))
+	if (op->status == CP_OPND_OK && op->access == CP_OPND_READ) {
+		/* a load: only the straight-line code from it matters */
+		const struct cp_map *map = cp_maps__find(maps, ip);
+
+		n = map ? cp_insn_read(pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
+		if (n > 0 && cp_skid_stored_back(s->code, (size_t)n, 0, op))
+			op->access = CP_OPND_RMW;
+		return -ENOENT;
+	}
+	if (!cp_skid_applies(op->status))
 		return -ENOENT;
 	n = func_code(s, pid, maps, ip, &entry);
 	if (n < 0)
 		return n;
-	if (op->status == CP_OPND_OK) {
-		if (cp_skid_stored_back(s->code, (size_t)n, (size_t)(ip - entry), op))
-			op->access = CP_OPND_RMW;
-		return -ENOENT;
-	}
 	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) != CP_SKID_CHARGE)
 		return -ENOENT;
 	out->op = sk.op;

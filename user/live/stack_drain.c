@@ -14,7 +14,8 @@
 
 /* The frames of one stack id, read once, kept while the id is in use. */
 struct known {
-	__u32 used; /* the interval that last used it; 0: not read */
+	__u32 used;   /* the interval that last used it; 0: not read */
+	__u32 spared; /* the sweep that found it unused and kept it; 0: none since its use */
 	__u32 nr;
 	__u32 kind; /* enum cp_stack_kind told to BPF; 0: not judged */
 	__u64 pcs[CP_STACK_DEPTH];
@@ -161,6 +162,7 @@ static void take_one(void *ctx, const void *key_p, const void *val)
 		return;
 	}
 	k->used = sd->interval;
+	k->spared = 0;
 	o->tgid = key.tgid;
 	o->nr = k->nr;
 	memcpy(o->pcs, k->pcs, k->nr * sizeof(k->pcs[0]));
@@ -196,6 +198,7 @@ int cp_stack_drain__copy(struct cp_stack_drain *sd, const struct cp_sample_ustac
 	k = known_stack(sd, r->tgid, r->stack_id);
 	if (k) {
 		k->used = sd->interval;
+		k->spared = 0;
 		pcs = k->pcs;
 		nr = k->nr;
 	}
@@ -245,6 +248,15 @@ int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 		more = !bpf_map_get_next_key(fd, &id, &next) && next > id;
 		if (id >= sd->nr_ids || sd->ids[id].used == sd->interval)
 			continue;
+		/*
+		 * Unused at one sweep only: BPF may have made it after the take,
+		 * its counter waiting for the next one (deleted, every sample
+		 * of that stack was lost: a path's whole share beside CPU hogs)
+		 */
+		if (!sd->ids[id].spared) {
+			sd->ids[id].spared = sd->interval;
+			continue;
+		}
 		if (!bpf_map_delete_elem(fd, &id))
 			deleted++;
 		/* after the stack: a new one in the bucket meanwhile keeps no stale kind for long
@@ -252,6 +264,7 @@ int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 		if (sd->ids[id].kind)
 			bpf_map_delete_elem(kinds, &id);
 		sd->ids[id].used = 0;
+		sd->ids[id].spared = 0;
 		sd->ids[id].kind = 0;
 	}
 	sd->interval++;

@@ -65,7 +65,9 @@ int cp_stack_drain__take(struct cp_stack_drain *sd, struct cp_stack_sample *out,
 
 /*
  * Ends an interval: deletes from the stack map every id that no entry
- * taken since the previous sweep used. Returns the ids deleted, or a
+ * taken since the sweep before the previous one used. An id unused at one
+ * sweep only is kept until the next: BPF may have made it between the take
+ * and the sweep, its counter not taken yet. Returns the ids deleted, or a
  * negative errno.
  */
 int cp_stack_drain__sweep(struct cp_stack_drain *sd);

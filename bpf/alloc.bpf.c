@@ -932,7 +932,7 @@ int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		cp_brk_enter();
 		break;
 	}
-	cp_sys_prog_timed(t0);
+	cp_sys_prog_timed(cost, t0);
 	return 0;
 }
 
@@ -945,6 +945,6 @@ int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (id == CP_NR_MMAP || id == CP_NR_MREMAP || id == CP_NR_BRK)
 		cp_map_exit(ctx, ctx->args[1]);
-	cp_sys_prog_timed(t0);
+	cp_sys_prog_timed(cp_cpu_cost(), t0);
 	return 0;
 }

@@ -54,11 +54,9 @@ static __always_inline void cp_alloc_prog_timed(__u64 t0, bool entry)
 		__ret;                                                                             \
 	})
 
-/* The same for a raw system-call program. */
-static __always_inline void cp_sys_prog_timed(__u64 t0)
+/* The same for a raw system-call program, on this CPU's counts @c (NULL: none). */
+static __always_inline void cp_sys_prog_timed(struct cp_cpu_cost *c, __u64 t0)
 {
-	struct cp_cpu_cost *c = cp_cpu_cost();
-
 	if (c)
 		c->sys_prog_ns += bpf_ktime_get_ns() - t0;
 }

@@ -249,7 +249,7 @@ struct cp_cpu_cost {
 	__u64 syscalls;		/* system calls while the raw sys_enter program is attached */
 	__u64 last_wakeup_ns;	/* bpf_ktime_get_ns() of the last one (wakeup.bpf.h) */
 	__u64 exit_traps;	/* exit points' traps (on_alloc_exit), the probed call's or not */
-	/* the allocation programs' own run time, timed in them (cp_prog_timed()):
+	/* the programs' own run time, timed in them (cp_alloc_timed(), cp_sys_prog_timed()):
 	 * the kernel's run-time stats need a static key flipped on and off */
 	__u64 alloc_prog_ns;	/* every allocation program: entries, returns, exit points */
 	__u64 alloc_prog_calls;	/* runs of the entry programs: one per allocator call */

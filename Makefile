@@ -188,10 +188,22 @@ $(BUILD)/tests/workloads/callers_nofp: tests/workloads/callers.c | $(BUILD)/test
 
 # A tenant's binary with bad CFI and 300,000 nested lexical blocks in its
 # debug info (tenant_parse.S, assembled without debug info of gas's own).
-$(BUILD)/tests/workloads/tenant_parse: tests/workloads/tenant_parse.c tests/workloads/tenant_parse.S | $(BUILD)/tests/workloads
+$(BUILD)/tests/workloads/tenant_parse: tests/workloads/tenant_parse.c tests/workloads/tenant_parse.S tests/workloads/dwarf_unit.h | $(BUILD)/tests/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -MMD -MP -c $< -o $@.o
 	$(Q)$(CC) -c tests/workloads/tenant_parse.S -o $@-asm.o
+	$(Q)$(CC) $(WL_CFLAGS) $@.o $@-asm.o -o $@
+	$(Q)rm -f $@.o $@-asm.o
+
+# Tenants' binaries whose debug info is small on disk and costly to read
+# (tenant_dwarf.S: one kind each), assembled without gas's own debug info.
+WL_BINS		:= $(filter-out $(BUILD)/tests/workloads/tenant_dwarf,$(WL_BINS))
+WL_BINS		+= $(BUILD)/tests/workloads/tenant_dwarf_funcs $(BUILD)/tests/workloads/tenant_dwarf_inl \
+		   $(BUILD)/tests/workloads/tenant_dwarf_lines
+$(BUILD)/tests/workloads/tenant_dwarf_%: tests/workloads/tenant_dwarf.c tests/workloads/tenant_dwarf.S tests/workloads/dwarf_unit.h | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -c $< -o $@.o
+	$(Q)$(CC) -DCP_DWARF_$(shell echo $* | tr a-z A-Z) -c tests/workloads/tenant_dwarf.S -o $@-asm.o
 	$(Q)$(CC) $(WL_CFLAGS) $@.o $@-asm.o -o $@
 	$(Q)rm -f $@.o $@-asm.o
 

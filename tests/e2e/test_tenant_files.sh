@@ -109,23 +109,33 @@ refused() {
 	grep -Eq "^  files refused: [0-9]+ \(.*$2 [1-9]" "$out/$1.txt"
 }
 
-# timer_for NAME sets the array timer; rss_under NAME MIB DESC: GNU time's maximum resident set of run NAME (the
-# kernel's count: the report's own figure is sampled, and misses short
-# peaks), written to $d/NAME.time by the timer array, is under MIB.
+# timer_for NAME sets the array timer: GNU time's maximum resident set (the
+# kernel's count of the profiler or of its largest child, a parse worker:
+# the report's own figure is sampled, and misses short peaks) and wall time
+# of run NAME, into $d/NAME.time.
 timer_for() {
 	timer=()
-	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "maxrss_kb %M" -o "$d/$1.time")
+	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "maxrss_kib %M
+wall_s %e" -o "$d/$1.time")
 }
-rss_under() {
-	local maxrss
+# under NAME KEY DIVISOR MAX UNIT DESC: run NAME's KEY figure, divided, is under MAX.
+under() {
+	local name=$1 key=$2 div=$3 max=$4 unit=$5 desc=$6 got
 	if [ ${#timer[@]} -eq 0 ]; then
-		skip "the profiler's RSS (no /usr/bin/time)"
-	elif maxrss=$(awk '$1 == "maxrss_kb" { print int($2 / 1024) }' "$d/$1.time") &&
-		[ -n "$maxrss" ] && [ "$maxrss" -lt "$2" ]; then
-		_ok "$3: $maxrss MiB"
+		skip "$desc (no /usr/bin/time)"
+	elif got=$(awk -v k="$key" -v d="$div" '$1 == k { print int($2 / d) }' "$d/$name.time") &&
+		[ -n "$got" ] && [ "$got" -lt "$max" ]; then
+		_ok "$desc: $got $unit"
 	else
-		_not_ok "$3 (< $2 MiB)" "$(cat "$d/$1.time")"
+		_not_ok "$desc (< $max $unit)" "$(cat "$d/$name.time")"
 	fi
+}
+# rss_under NAME MIB DESC, wall_under NAME SECONDS DESC
+rss_under() {
+	under "$1" maxrss_kib 1024 "$2" MiB "$3"
+}
+wall_under() {
+	under "$1" wall_s 1 "$2" s "$3"
 }
 
 # 1. A stripped binary whose .gnu_debuglink names a FIFO next to it.
@@ -256,7 +266,7 @@ fi
 if tenant deep "$d/tenant_parse" deep "$RUN_MS"; then
 	profile deep
 	finished deep "debug info nesting 300,000 blocks: no SIGSEGV, a report"
-	if refused deep "DWARF nested too deep" && grep -q "cp_deep_stream" "$out/deep.txt" &&
+	if refused deep "DWARF past the walk's caps" && grep -q "cp_deep_stream" "$out/deep.txt" &&
 		grep -q "stream (tenant_parse.c:" "$out/deep.txt"; then
 		_ok "the nesting is cut and counted, the module's functions named"
 	else
@@ -265,6 +275,59 @@ if tenant deep "$d/tenant_parse" deep "$RUN_MS"; then
 			"$(grep -A6 '^Limits' "$out/deep.txt")"
 	fi
 fi
+# 10-13. Debug info small on disk and costly to read
+# (tests/workloads/tenant_dwarf.S), and MiniDebugInfo that inflates to
+# 384 MiB: each took the profiler past --max-memory (funcs 2.1 GB, lines
+# 1 GB, the bomb 550 MB) or held it for minutes (inl: 40 s of CPU per
+# lookup). The profiler's own walks are capped (funcs, inl); what libdw
+# does (lines, the bomb) a parse worker meets first and its file is
+# refused. Each run must end with a report, GNU time's maximum resident
+# set (the profiler and its workers) under the 256 MiB --max-memory, in
+# under 15 s (3 s of profiling; before, inl took 33 s).
+# costly NAME REASON DESC CMD...: the tenant runs CMD; the run is checked
+# as above and must count a refusal for REASON.
+costly() {
+	local name=$1 why=$2 desc=$3
+	shift 3
+	if tenant "$name" "$@"; then
+		timer_for "$name"
+		profile "$name" "${timer[@]}"
+		finished "$name" "$desc: a report"
+		if refused "$name" "$why"; then
+			_ok "$desc: refused and counted ($why)"
+		else
+			_not_ok "$desc: refused and counted ($why)" "$(grep -A8 '^Limits' "$out/$name.txt")"
+		fi
+		rss_under "$name" 256 "$desc: the profiler and its workers under --max-memory"
+		wall_under "$name" 15 "$desc: the run's wall time"
+	fi
+}
+for kind in funcs inl lines; do
+	cp "$WL/tenant_dwarf_$kind" "$d/" && chown nobody:nogroup "$d/tenant_dwarf_$kind"
+done
+costly dwfuncs "DWARF past the walk's caps" "6,000 subprograms naming one list of 6,000 ranges" \
+	"$d/tenant_dwarf_funcs" "$RUN_MS"
+costly dwinl "DWARF past the walk's caps" "30,000 inlined calls each naming 30,000 ranges" \
+	"$d/tenant_dwarf_inl" "$RUN_MS"
+costly dwlines "copy past --max-memory" "a line program of 4,000,000 rows" \
+	"$d/tenant_dwarf_lines" "$RUN_MS"
+if command -v xz >/dev/null && head -c 384M /dev/zero | xz -1 -T1 >"$d/bomb.xz" &&
+	objcopy --strip-all --add-section .gnu_debugdata="$d/bomb.xz" "$d/tenant_files" "$d/mdi" &&
+	chown nobody:nogroup "$d/mdi"; then
+	rm -f "$d/bomb.xz"
+	costly mdi "copy past --max-memory" "MiniDebugInfo inflating to 384 MiB" \
+		"$d/mdi" spin "$RUN_MS"
+else
+	skip "MiniDebugInfo: no xz or objcopy"
+fi
+# The tenant's own files are parsed first by workers (the host's are not)
+if grep -q "parsed first by a worker" "$out/dwlines.txt" 2>/dev/null &&
+	! grep -Eq "; 0 parsed first by a worker" "$out/dwlines.txt"; then
+	_ok "the tenant's files went through parse workers"
+else
+	_not_ok "the tenant's files went through parse workers" "$(grep 'file copies' "$out/dwlines.txt")"
+fi
+
 # 8. Sparse libraries: three copies of the tenant's library grown to 200 MiB
 # with holes (truncate; 16 KiB of disk each), one with a 200 MiB section
 # lying in its hole (what libelf would read), each mapped by its own

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,17 @@ void cp_self_mem_set_limit(__u64 limit_bytes)
 	pthread_mutex_lock(&lock);
 	m.limit = limit_bytes;
 	pthread_mutex_unlock(&lock);
+}
+
+__u64 cp_self_mem_room(void)
+{
+	__u64 room = UINT64_MAX;
+
+	pthread_mutex_lock(&lock);
+	if (m.limit)
+		room = m.limit > m.last + m.since ? m.limit - (m.last + m.since) : 0;
+	pthread_mutex_unlock(&lock);
+	return room;
 }
 
 bool cp_self_mem_admit(__u64 bytes)

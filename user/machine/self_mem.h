@@ -104,6 +104,13 @@ void cp_self_mem_set_limit(__u64 limit_bytes);
 bool cp_self_mem_admit(__u64 bytes);
 
 /*
+ * The bytes left under the limit: the last reading plus what was admitted
+ * since, taken from it (0 when past it); UINT64_MAX without a limit. What
+ * a parse worker (symbols/parse_worker.h) may take.
+ */
+__u64 cp_self_mem_room(void);
+
+/*
  * Whether the cgroup whose processes are @pids (their parents @ppids, @n of
  * them) holds only @self and its children, @command (> 0: the command of
  * `-- CMD`, a target) not among them. Pure.

@@ -38,7 +38,8 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_DENIED] = "cannot be opened",
 	[CP_TF_MEMORY] = "copy past --max-memory",
 	[CP_TF_BAD_CFI] = "CFI out of bounds",
-	[CP_TF_DEEP_DWARF] = "DWARF nested too deep",
+	[CP_TF_DEEP_DWARF] = "DWARF past the walk's caps",
+	[CP_TF_PARSE] = "its parse failed in the worker",
 };
 
 /* The same as JSON keys. */
@@ -59,6 +60,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_MEMORY] = "memory",
 	[CP_TF_BAD_CFI] = "bad_cfi",
 	[CP_TF_DEEP_DWARF] = "deep_dwarf",
+	[CP_TF_PARSE] = "parse_failed",
 };
 
 static __u64 refusals[CP_TF_NR];
@@ -132,6 +134,11 @@ __u64 cp_tf_refusals(__u64 out[CP_TF_NR])
 	return sum;
 }
 
+bool cp_tf_root_wrote(const struct cp_tf_stat *st, const struct cp_tf_want *want, bool in_host_ns)
+{
+	return in_host_ns && !want->foreign && st->uid == 0 && !(st->mode & (S_IWGRP | S_IWOTH));
+}
+
 /* ---- system calls ---- */
 
 static int fstat_fd(int fd, struct cp_tf_stat *st)
@@ -146,8 +153,23 @@ static int fstat_fd(int fd, struct cp_tf_stat *st)
 		.dev_minor = minor(s.st_dev),
 		.ino = s.st_ino,
 		.size = (__u64)s.st_size,
+		.uid = s.st_uid,
 	};
 	return 0;
+}
+
+bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		     const struct cp_tf_stat *st)
+{
+	char path[64];
+	struct stat own, its;
+
+	if (!w->pid)
+		return cp_tf_root_wrote(st, want, true);
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", w->proc_root ? w->proc_root : "/proc",
+		 (int)w->pid);
+	return !stat("/proc/self/ns/mnt", &own) && !stat(path, &its) && own.st_dev == its.st_dev &&
+	       own.st_ino == its.st_ino && cp_tf_root_wrote(st, want, true);
 }
 
 /* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */

@@ -51,7 +51,8 @@ enum cp_tf_refusal {
 	CP_TF_DENIED,	   /* permission denied, or any other open error */
 	CP_TF_MEMORY,	   /* its copy would take the profiler past --max-memory */
 	CP_TF_BAD_CFI,	   /* CFI beyond the architecture's registers or bounds: not unwound with */
-	CP_TF_DEEP_DWARF,  /* DWARF scopes nested beyond the walk's depth cap: cut there */
+	CP_TF_DEEP_DWARF,  /* DWARF past the walk's caps (depth, ranges, DIEs): cut there */
+	CP_TF_PARSE,	   /* its parse killed the parse worker, or ran past its time */
 	CP_TF_NR,
 };
 
@@ -70,6 +71,7 @@ struct cp_tf_want {
 	__u32 dev_minor;
 	__u64 max_bytes; /* 0: CP_TF_MAX_BYTES */
 	bool follow;	 /* a path the user or the host named: its last symlink is followed */
+	bool foreign;	 /* content from elsewhere (a debuginfod server): never the host's */
 };
 
 /* What fstat() said of an opened file. */
@@ -79,10 +81,26 @@ struct cp_tf_stat {
 	__u32 dev_minor;
 	__u64 ino;
 	__u64 size;
+	__u32 uid; /* st_uid */
 };
 
 /* Whether @st is a file @want accepts: CP_TF_OK or the reason it is not. Pure. */
 enum cp_tf_refusal cp_tf_judge(const struct cp_tf_stat *st, const struct cp_tf_want *want);
+
+/*
+ * Whether @st is a file only the host's root can have written: owned by
+ * root, writable by nobody else, and, for a target's file (@in_host_ns
+ * false otherwise), reached from a process in the profiler's own mount
+ * namespace (a container's root owns its image's files too). Pure.
+ */
+bool cp_tf_root_wrote(const struct cp_tf_stat *st, const struct cp_tf_want *want, bool in_host_ns);
+
+/*
+ * cp_tf_root_wrote() for @w's file as cp_tf_open() stated it in @st: @w's
+ * process's mount namespace compared with the profiler's.
+ */
+bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		     const struct cp_tf_stat *st);
 
 /* The refusal an open() errno (positive) stands for. Pure. */
 enum cp_tf_refusal cp_tf_errno_refusal(int err);

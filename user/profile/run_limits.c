@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "profile/run_limits.h"
+#include "symbols/parse_worker.h"
 #include "util/log.h"
 
 #define MiB(b)	((double)(b) / 1048576.0)
@@ -49,6 +50,7 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	struct cp_symbolizer_stats ss;
 	struct cp_miss_store_stats ms;
 	struct cp_objects_stats os;
+	__u64 refused;
 
 	cp_symbolizer__stats(s->sym, &ss);
 	cp_miss_store__stats(misses, &ms);
@@ -75,4 +77,5 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	};
 	out->files_refused = cp_tf_refusals(out->files_refused_by);
 	cp_tf_kept_stats(&out->copies);
+	cp_parse_worker_stats(&out->parse_workers, &refused);
 }

@@ -42,6 +42,7 @@ struct cp_limits {
 	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
 	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
 	struct cp_copy_stats copies;	/* sealed copies of targets' files: kept, reused */
+	__u64 parse_workers;		/* files parsed first by a worker (symbols/parse_worker.h) */
 };
 
 struct cp_limits_stores {

@@ -143,9 +143,10 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 	print_refusals(l, f);
 	if (!l->live)
 		return;
-	fprintf(f, "  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB\n",
+	fprintf(f, "  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB; "
+		"%llu parsed first by a worker\n",
 		(ull)l->copies.made, (ull)l->copies.hits, (ull)l->copies.evictions,
-		(ull)l->copies.held, MiB(l->copies.held_bytes));
+		(ull)l->copies.held, MiB(l->copies.held_bytes), (ull)l->parse_workers);
 	fprintf(f, "  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
 		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu", MiB(l->memory_bytes),
 		MiB(l->peak_memory_bytes), l->memory_counter ? l->memory_counter : "?",
@@ -205,6 +206,7 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 		cp_json_str(j, "memory_counter", l->memory_counter);
 		json_refusals(j, l);
 		json_copies(j, &l->copies);
+		cp_json_u64(j, "parse_workers", l->parse_workers);
 	}
 	cp_json_end(j);
 }

@@ -6,6 +6,7 @@
 #include <gelf.h>
 
 #include "symbols/elf_guard.h"
+#include "symbols/parse_worker.h"
 
 /* GNU's older scheme: "ZLIB", then the size as 8 bytes big-endian. */
 static int zdebug_size(Elf_Scn *scn, __u64 *size)
@@ -83,7 +84,23 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 		close(mfd);
 		return err;
 	}
-	return mfd;
+	/* the host's own files (root's alone) need no worker: it would cost a parse more */
+	if (cp_tf_host_file(w, want, &st))
+		return mfd;
+	switch (cp_parse_worker_vet(mfd)) {
+	case CP_PW_PASSED:
+	case CP_PW_FAILED: /* no worker: said once (parse_worker.c) */
+		return mfd;
+	case CP_PW_MEMORY:
+		*why = CP_TF_MEMORY;
+		break;
+	default:
+		*why = CP_TF_PARSE;
+		break;
+	}
+	cp_tf_count(*why);
+	close(mfd);
+	return -EIO;
 }
 
 Elf *cp_elf_guard_elf(int mfd)

@@ -97,6 +97,7 @@ struct cu_funcs {
 	Dwarf_Off cu_off;
 	size_t nr;
 	struct func_range *ranges;	/* sorted by lo */
+	bool cut;			/* past CP_MAX_FUNC_RANGES or CP_MAX_CU_RANGES */
 };
 
 struct mod_cache {
@@ -296,12 +297,22 @@ static int cmp_range(const void *a, const void *b)
 	return xo < yo ? -1 : xo > yo;
 }
 
+/*
+ * @die's ranges into @cf, at most CP_MAX_FUNC_RANGES of them and
+ * CP_MAX_CU_RANGES in the unit (a tenant's subprograms may all name one
+ * list of millions): past either, the rest is not read and @cf->cut set.
+ */
 static int add_ranges(struct cu_funcs *cf, size_t *cap, Dwarf_Die *die)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
+	unsigned int n = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (n++ == CP_MAX_FUNC_RANGES || cf->nr == CP_MAX_CU_RANGES) {
+			cf->cut = true;
+			break;
+		}
 		if (cf->nr == *cap) {
 			size_t n = *cap ? *cap * 2 : 64;
 			struct func_range *r = realloc(cf->ranges, n * sizeof(*r));
@@ -337,7 +348,7 @@ static int collect_funcs(struct cu_funcs *cf, size_t *cap, Dwarf_Die *parent, in
 				return -1;
 			break;
 		}
-	} while (dwarf_siblingof(&die, &die) == 0);
+	} while (!cf->cut && dwarf_siblingof(&die, &die) == 0);
 	return 0;
 }
 
@@ -405,12 +416,35 @@ static bool find_subprogram(const struct cu_funcs *cf, Dwarf_Addr pc, Dwarf_Die 
 }
 
 /*
+ * dwarf_haspc() that reads at most @budget range entries of this lookup
+ * (a tenant's DIEs may each name a list of millions): 1 when @die holds
+ * @pc, 0 when not, -1 on an error or once the budget is spent (@cut set).
+ */
+static int haspc(Dwarf_Die *die, Dwarf_Addr pc, unsigned int *budget, bool *cut)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (!*budget) {
+			*cut = true;
+			return -1;
+		}
+		--*budget;
+		if (pc >= lo && pc < hi)
+			return 1;
+	}
+	return off < 0 ? -1 : 0;
+}
+
+/*
  * @path[0] = @sub, then the inlined subroutines holding @pc, outermost
  * first; lexical blocks are gone through, not kept. Returns the length;
  * sets @cut when the DIEs went on deeper than CP_MAX_DIE_DEPTH.
  */
 static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 {
+	unsigned int budget = CP_MAX_LOOKUP_RANGES;
 	Dwarf_Die cur = *sub, child;
 	int n = 1;
 
@@ -428,14 +462,14 @@ static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path, bool *cut
 			int tag = dwarf_tag(&child);
 
 			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
-			    dwarf_haspc(&child, pc) == 1) {
+			    haspc(&child, pc, &budget, cut) == 1) {
 				if (tag == DW_TAG_inlined_subroutine)
 					path[n++] = child;
 				cur = child;
 				down = true;
 				break;
 			}
-		} while (dwarf_siblingof(&child, &child) == 0);
+		} while (budget && dwarf_siblingof(&child, &child) == 0);
 		if (!down)
 			break;
 	}
@@ -481,6 +515,7 @@ static enum scope_kind scope_kind(Dwarf_Die *die)
 int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 {
 	Dwarf_Die stack[CP_MAX_SCOPE_DEPTH];
+	unsigned int budget = CP_MAX_LOOKUP_RANGES, dies = CP_MAX_LOOKUP_DIES;
 	int depth = 0, len = 0;
 	bool inside = false; /* below a DIE holding @pc */
 
@@ -488,8 +523,13 @@ int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 		return 0;
 	for (;;) {
 		Dwarf_Die *d = &stack[depth];
+
+		if (!dies--) {
+			*cut = true;
+			return len;
+		}
 		enum scope_kind kind = scope_kind(d);
-		int r = kind == SCOPE_MATCH ? dwarf_haspc(d, pc) : 0;
+		int r = kind == SCOPE_MATCH ? haspc(d, pc, &budget, cut) : 0;
 		bool enter = r == 1;
 
 		if (!inside && r == 0)
@@ -520,7 +560,7 @@ int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 			if (depth == 0)
 				return len;
 			depth--;
-			if (inside && dwarf_haspc(&stack[depth], pc) == 1)
+			if (inside && haspc(&stack[depth], pc, &budget, cut) == 1)
 				return len; /* back up to a DIE holding @pc: none below did */
 		}
 	}
@@ -543,6 +583,7 @@ static __u64 describe_scopes(Dwfl_Module *mod, struct mod_cache *mc, __u64 ip,
 	if (!cu)
 		return 0;
 	cf = mc ? cu_funcs(mc, cu) : NULL;
+	cut = cf && cf->cut;
 	if (cf && find_subprogram(cf, ip - bias, &sub))
 		n = inline_path(&sub, ip - bias, path, &cut);
 	else

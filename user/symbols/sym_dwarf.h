@@ -22,6 +22,19 @@
 #define CP_MAX_SCOPE_DEPTH 256
 /* DIEs of one inline chain kept (the subprogram and its inlined subroutines) */
 #define CP_MAX_DIE_DEPTH 64
+/*
+ * What a tenant's DWARF may make one module cost, where the project reads
+ * it itself: ranges kept per subprogram and per unit when a unit is
+ * indexed (its subprograms may all name one list of millions: 48 bytes a
+ * range), range entries read and DIEs walked by one lookup (inlined
+ * children each naming such a list). Past a cap the rest is not read,
+ * counted with the depth cuts (CP_TF_DEEP_DWARF); the address is named by
+ * what was read, else by its ELF symbol.
+ */
+#define CP_MAX_FUNC_RANGES   256
+#define CP_MAX_CU_RANGES     (1u << 18)
+#define CP_MAX_LOOKUP_RANGES (1u << 16)
+#define CP_MAX_LOOKUP_DIES   (1u << 20)
 
 /*
  * Fills @out for @ip in @mod: module, link-time offset, function (DWARF,

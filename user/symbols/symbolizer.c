@@ -427,6 +427,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (!fetched)
 		return -1;
 	w.path = fetched;
+	want.foreign = true;
 	mfd = cp_elf_guard_open(&w, &want, &why);
 	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
 		close(mfd);

@@ -81,6 +81,13 @@ static int drop_self(__u64 keep)
 	return ret ? ret : bounding;
 }
 
+int cp_privs_drop_thread(void)
+{
+	int ret = drop_self(0);
+
+	return ret < 0 ? ret : 0;
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno, ret = drop_self(keep_mask);

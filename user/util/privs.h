@@ -28,6 +28,13 @@ struct cp_privs_result {
  */
 int cp_privs_drop(__u64 keep, struct cp_privs_result *out, char *err, size_t err_sz);
 
+/*
+ * The calling thread alone keeps no capability (bounding and ambient sets
+ * cut where it may) and sets no_new_privs: what a forked child with one
+ * thread does before it parses what it must not trust. 0 or -errno.
+ */
+int cp_privs_drop_thread(void);
+
 /* This thread's capability sets; 0 or -errno. */
 int cp_caps_get(struct cp_caps *out);
 

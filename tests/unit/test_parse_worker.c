@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The parse worker (symbols/parse_worker.h) and its sandbox
+ * (util/sandbox.h): how a worker's end is judged (a table), which files
+ * need no worker (cp_tf_root_wrote(), a table), what a sandboxed child can
+ * no longer do (open a file, make a socket, allocate past its room, run
+ * past its alarm, stay root, make a socket), and workers run on real ELF files: an honest
+ * library passes and its verdict is kept, a file whose parse needs more
+ * than the room left under --max-memory does not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "machine/self_mem.h"
+#include "machine/target_file.h"
+#include "symbols/parse_worker.h"
+#include "util/sandbox.h"
+
+#define MIB (1ull << 20)
+
+static int exited(int code)
+{
+	return (code & 0xff) << 8;
+}
+
+static int killed(int sig)
+{
+	return sig & 0x7f;
+}
+
+static const struct judge_case {
+	const char *what;
+	int status;
+	size_t said;
+	__u64 grown, room;
+	enum cp_pw_verdict want;
+} judge_cases[] = {
+	{"a whole parse", 0, 16, 4 * MIB, 64 * MIB, CP_PW_PASSED},
+	{"half the room is still in it", 0, 16, 32 * MIB, 64 * MIB, CP_PW_PASSED},
+	{"more than half the room", 0, 16, 33 * MIB, 64 * MIB, CP_PW_MEMORY},
+	{"a report cut short", 0, 8, 1 * MIB, 64 * MIB, CP_PW_CRASHED},
+	{"libdw's out-of-memory exit, little grown", 1 << 8, 16, 1 * MIB, 64 * MIB, CP_PW_CRASHED},
+	{"an exit after growing past half", 1 << 8, 8, 40 * MIB, 64 * MIB, CP_PW_MEMORY},
+	{"SIGSEGV", SIGSEGV, 8, 1 * MIB, 64 * MIB, CP_PW_CRASHED},
+	{"SIGABRT past half the room", SIGABRT, 8, 50 * MIB, 64 * MIB, CP_PW_MEMORY},
+	{"SIGSYS: a call no parser makes", SIGSYS, 8, 0, 64 * MIB, CP_PW_CRASHED},
+	{"the wall-time alarm", SIGALRM, 8, 0, 64 * MIB, CP_PW_TIME},
+	{"the alarm after a storm", SIGALRM, 8, 60 * MIB, 64 * MIB, CP_PW_MEMORY},
+	{"its own stop at half the room", 98 << 8, 16, 20 * MIB, 64 * MIB, CP_PW_MEMORY},
+	{"the CPU limit", SIGXCPU, 8, 0, 64 * MIB, CP_PW_TIME},
+	{"the hard CPU limit", SIGKILL, 8, 0, 64 * MIB, CP_PW_TIME},
+	{"never bounded", 97 << 8, 0, 0, 64 * MIB, CP_PW_FAILED},
+	{"no room at all", 0, 16, 4096, 0, CP_PW_MEMORY},
+};
+
+static void test_judge(void **state)
+{
+	(void)state;
+	assert_int_equal(exited(1), 1 << 8);
+	assert_int_equal(killed(SIGSEGV), SIGSEGV);
+	for (size_t i = 0; i < sizeof(judge_cases) / sizeof(judge_cases[0]); i++) {
+		const struct judge_case *c = &judge_cases[i];
+		enum cp_pw_verdict got = cp_pw_judge(c->status, c->said, c->grown, c->room);
+
+		if (got != c->want)
+			fail_msg("%s: %s, want %s", c->what, cp_pw_verdict_name(got),
+				 cp_pw_verdict_name(c->want));
+	}
+}
+
+static void test_root_wrote(void **state)
+{
+	const struct cp_tf_stat root = {.mode = S_IFREG | 0755, .uid = 0};
+	const struct cp_tf_stat group_w = {.mode = S_IFREG | 0775, .uid = 0};
+	const struct cp_tf_stat other_w = {.mode = S_IFREG | 0757, .uid = 0};
+	const struct cp_tf_stat tenant = {.mode = S_IFREG | 0755, .uid = 65534};
+	const struct cp_tf_want want = {0}, fetched = {.foreign = true};
+
+	(void)state;
+	assert_true(cp_tf_root_wrote(&root, &want, true));
+	assert_false(cp_tf_root_wrote(&root, &want, false)); /* a container's root */
+	assert_false(cp_tf_root_wrote(&group_w, &want, true));
+	assert_false(cp_tf_root_wrote(&other_w, &want, true));
+	assert_false(cp_tf_root_wrote(&tenant, &want, true));
+	assert_false(cp_tf_root_wrote(&root, &fetched, true)); /* a debuginfod download */
+}
+
+/* Runs @body in a sandboxed child (@wall_s of alarm); its wait status. */
+static int sandboxed(int (*body)(void), unsigned int wall_s)
+{
+	const struct cp_sandbox sb = {
+		.data_more_bytes = 16 * MIB, .stack_bytes = 8 * MIB, .cpu_s = 10,
+		.wall_s = wall_s, .keep_fds = 3,
+	};
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (cp_sandbox_enter(&sb))
+			_exit(90);
+		_exit(body());
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* What a bounded child may no longer do; its exit code names the first it still could. */
+static int cannot(void)
+{
+	void *big;
+
+	if (open("/etc/hostname", O_RDONLY) >= 0 || errno != EACCES)
+		return 1;
+	if (geteuid() == 0 || getuid() == 0)
+		return 2;
+	big = malloc(64 * MIB); /* past its 16 MiB of room */
+	if (big)
+		return 3;
+	big = malloc(1 * MIB); /* within it */
+	if (!big)
+		return 4;
+	memset(big, 1, 1 * MIB);
+	free(big);
+	return 0;
+}
+
+static int make_socket(void)
+{
+	if (socket(AF_INET, SOCK_STREAM, 0) >= 0)
+		return 5;
+	return errno == ENOSYS ? 0 : 6;
+}
+
+static int spin(void)
+{
+	for (volatile unsigned long i = 0;; i++)
+		;
+	return 0;
+}
+
+static void test_sandbox(void **state)
+{
+	int status;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	status = sandboxed(cannot, 10);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("a sandboxed child still could (%#x): 1 open, 2 be root, 3 allocate past "
+			 "its room, 4 not allocate within it, 90 not be bounded",
+			 status);
+	if (cp_sandbox_filtered()) {
+		status = sandboxed(make_socket, 10);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			fail_msg("a sandboxed child's socket(): %#x, want ENOSYS", status);
+	}
+	status = sandboxed(spin, 1);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGALRM);
+}
+
+static const char *build_path(const char *rel)
+{
+	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", build, rel);
+	return path;
+}
+
+/* A memfd holding @path's bytes, as cp_tf_copy() would hand out. */
+static int copy_of(const char *path)
+{
+	int fd = open(path, O_RDONLY), mfd = memfd_create("test-copy", MFD_CLOEXEC);
+	char buf[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		fail_msg("no %s: build with `make tests`", path);
+	assert_true(mfd >= 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(mfd, buf, (size_t)n), n);
+	close(fd);
+	return mfd;
+}
+
+static void test_honest_library_passes_once(void **state)
+{
+	int mfd = copy_of(build_path("tests/workloads/libcp_symlib.so")), dup_fd;
+	__u64 w0, r0, w1, r1, w2, r2;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	cp_parse_worker_stats(&w0, &r0);
+	assert_int_equal(cp_parse_worker_vet(mfd), CP_PW_PASSED);
+	cp_parse_worker_stats(&w1, &r1);
+	assert_int_equal(w1, w0 + 1);
+	assert_int_equal(r1, r0);
+	/* the same copy again (another descriptor): the kept verdict, no worker */
+	dup_fd = dup(mfd);
+	assert_int_equal(cp_parse_worker_vet(dup_fd), CP_PW_PASSED);
+	cp_parse_worker_stats(&w2, &r2);
+	assert_int_equal(w2, w1);
+	close(dup_fd);
+	close(mfd);
+}
+
+static void test_exercise(void **state)
+{
+	int lib = open(build_path("tests/workloads/libcp_symlib.so"), O_RDONLY);
+	int text = open(getenv("CP_ROOT") ? "/dev/null" : "Makefile", O_RDONLY);
+
+	(void)state;
+	assert_true(lib >= 0 && text >= 0);
+	/* cp_symlib's functions, entry and middle each, and points across its code */
+	assert_true(cp_pw_exercise(lib, 0) > 8);
+	assert_int_equal(cp_pw_exercise(text, 0), -ENOEXEC);
+	close(lib);
+	close(text);
+}
+
+/*
+ * The profiler's own binary carries its whole DWARF: parsing it takes a few
+ * MiB, more than half of 1 MiB left under --max-memory. The worker's
+ * RLIMIT_DATA is that room, so the file is refused as memory, not parsed.
+ */
+static void test_parse_past_the_room_is_refused(void **state)
+{
+	struct cp_self_mem now;
+	int mfd = copy_of(build_path("cacheperf-bpf"));
+
+	(void)state;
+	if (geteuid())
+		skip();
+	assert_int_equal(cp_self_mem_scan(&now), 0);
+	cp_self_mem_set_limit(now.bytes + 1 * MIB);
+	assert_true(cp_self_mem_room() <= 1 * MIB);
+	assert_int_equal(cp_parse_worker_vet(mfd), CP_PW_MEMORY);
+	cp_self_mem_set_limit(0);
+	close(mfd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_root_wrote),
+		cmocka_unit_test(test_sandbox),
+		cmocka_unit_test(test_honest_library_passes_once),
+		cmocka_unit_test(test_exercise),
+		cmocka_unit_test(test_parse_past_the_room_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

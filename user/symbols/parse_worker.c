@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A tenant's file parsed first by a bounded worker (parse_worker.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gelf.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <elfutils/libdwfl.h>
+
+#include "machine/self_mem.h"
+#include "symbols/cfi_guard.h"
+#include "symbols/parse_worker.h"
+#include "symbols/sym_dwarf.h"
+#include "util/log.h"
+#include "util/sandbox.h"
+
+/* The worker's descriptors: the copy, then its report. */
+enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
+/* What the worker exits with when it could not be bounded, and when it outgrew half its room. */
+#define EXIT_UNBOUNDED 97
+#define EXIT_MEMORY    98
+/* Points described between two looks at the resident set's peak. */
+#define RSS_EVERY 1u
+/* Points placed across each executable segment, besides the symbols. */
+#define CODE_POINTS 4096u
+/* Ranges of each compile unit a point is placed in. */
+#define UNIT_RANGES 4
+/* Registers asked of each CFI frame: x86-64's general ones and the return address. */
+#define CFI_REGS 17
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kept {
+	dev_t dev;
+	ino_t ino;
+	enum cp_pw_verdict v;
+} kept[CP_PW_VERDICTS];
+static unsigned int nr_kept, next_kept;
+static __u64 nr_workers, nr_refused;
+static bool said_unbounded;
+
+enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
+{
+	/* a storm first, however it ended: at its limit, libdw may fail, loop or crash */
+	if (grown > room / 2 || (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY))
+		return CP_PW_MEMORY;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		/* SIGKILL: the hard CPU limit after SIGXCPU */
+		if (sig == SIGALRM || sig == SIGXCPU || sig == SIGKILL)
+			return CP_PW_TIME;
+		return CP_PW_CRASHED;
+	}
+	if (!WIFEXITED(status))
+		return CP_PW_CRASHED;
+	if (WEXITSTATUS(status) == EXIT_UNBOUNDED)
+		return CP_PW_FAILED;
+	/* exit(1) from libdw's out-of-memory handler, or a report cut short */
+	if (WEXITSTATUS(status) || said < 16)
+		return CP_PW_CRASHED;
+	return CP_PW_PASSED;
+}
+
+const char *cp_pw_verdict_name(enum cp_pw_verdict v)
+{
+	static const char *const names[] = {
+		[CP_PW_PASSED] = "passed",    [CP_PW_CRASHED] = "crashed",
+		[CP_PW_TIME] = "out of time", [CP_PW_MEMORY] = "out of memory",
+		[CP_PW_FAILED] = "no worker",
+	};
+
+	return (unsigned int)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+static int no_file(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		   char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)name, (void)base, (void)file_name, (void)elfp;
+	return -1;
+}
+
+/* Separate debug info is a file of its own, vetted when it is opened. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks vet_callbacks = {
+	.find_elf = no_file,
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* What the unwinder asks of @cfi at @pc: the frame, its CFA and registers. */
+static void ask_cfi(Dwarf_CFI *cfi, Dwarf_Addr pc)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op spare[3], *ops;
+	size_t nops;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &frame))
+		return;
+	dwarf_frame_cfa(frame, &ops, &nops);
+	for (int reg = 0; reg < CFI_REGS; reg++)
+		dwarf_frame_register(frame, reg, spare, &ops, &nops);
+	free(frame);
+}
+
+struct points {
+	__u64 *a;
+	size_t n;
+};
+
+static void add_point(struct points *p, __u64 a)
+{
+	if (p->n < CP_PW_MAX_POINTS)
+		p->a[p->n++] = a;
+}
+
+/*
+ * The start and middle of each compile unit's first ranges: code a unit
+ * claims that no symbol names (a tenant's unit may cover only a hot loop
+ * deep inside a function) is parsed here too.
+ */
+static void unit_points(Dwfl_Module *mod, struct points *p)
+{
+	Dwarf_Addr bias;
+	Dwarf *dbg = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	unsigned int units = 0;
+
+	while (dbg && units++ < CP_PW_MAX_UNITS &&
+	       dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		Dwarf_Die cu;
+		ptrdiff_t r = 0;
+
+		if (dwarf_offdie(dbg, off + hsize, &cu))
+			for (int i = 0;
+			     i < UNIT_RANGES && (r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0;
+			     i++) {
+				add_point(p, lo + bias);
+				add_point(p, lo + bias + (hi - lo) / 2);
+			}
+		off = next;
+	}
+}
+
+/*
+ * Each compile unit's first ranges, every function symbol's entry and
+ * middle, then points across each executable segment.
+ */
+static void find_points(Dwfl_Module *mod, Elf *elf, GElf_Addr bias, struct points *p)
+{
+	int nsym;
+	size_t phnum;
+
+	unit_points(mod, p);
+	nsym = dwfl_module_getsymtab(mod);
+
+	for (int i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+
+		if (!dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !addr)
+			continue;
+		add_point(p, addr);
+		if (sym.st_size > 1)
+			add_point(p, addr + sym.st_size / 2);
+	}
+	if (elf_getphdrnum(elf, &phnum))
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		__u64 step;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !ph.p_memsz)
+			continue;
+		step = ph.p_memsz / CODE_POINTS ? ph.p_memsz / CODE_POINTS : 1;
+		for (__u64 off = 0; off < ph.p_memsz; off += step)
+			add_point(p, ph.p_vaddr + bias + off);
+	}
+}
+
+/* Whether the resident set's peak is above @max (0: no bound). */
+static bool past(__u64 max)
+{
+	struct rusage ru;
+
+	return max && !getrusage(RUSAGE_SELF, &ru) && ((__u64)ru.ru_maxrss << 10) > max;
+}
+
+long cp_pw_exercise(int fd, __u64 max_rss)
+{
+	struct points p = {.a = malloc(CP_PW_MAX_POINTS * sizeof(*p.a))};
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	Dwarf_Addr eh_bias = 0, dw_bias = 0;
+	Dwarf_CFI *eh = NULL, *dw = NULL;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	Dwfl *dwfl;
+	Elf *elf;
+
+	if (!p.a || dfd < 0) {
+		free(p.a);
+		if (dfd >= 0)
+			close(dfd);
+		return -ENOMEM;
+	}
+	dwfl = dwfl_begin(&vet_callbacks);
+	if (!dwfl) {
+		free(p.a);
+		close(dfd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, "vet", "vet", dfd, 0, false);
+	if (!mod)
+		close(dfd);
+	if (!mod || dwfl_report_end(dwfl, NULL, NULL) || !(elf = dwfl_module_getelf(mod, &bias))) {
+		dwfl_end(dwfl);
+		free(p.a);
+		return -ENOEXEC;
+	}
+	find_points(mod, elf, bias, &p);
+	/* CFI the guard refuses is hidden from libdw in the profiler: not asked here either */
+	if (cp_cfi_guard_check(elf, true) == CP_CFI_OK) {
+		eh = dwfl_module_eh_cfi(mod, &eh_bias);
+		dw = dwfl_module_dwarf_cfi(mod, &dw_bias);
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		struct cp_symbol_info info;
+
+		if (i % RSS_EVERY == 0 && past(max_rss)) {
+			p.n = 0;
+			break;
+		}
+		cp_sym_describe(mod, p.a[i], &info);
+		ask_cfi(eh, p.a[i] - eh_bias);
+		ask_cfi(dw, p.a[i] - dw_bias);
+	}
+	cp_sym_release(dwfl);
+	dwfl_end(dwfl);
+	free(p.a);
+	return p.n || !past(max_rss) ? (long)p.n : -ENOMEM;
+}
+
+/* VmRSS of /proc/self/status in bytes; 0 when unread. */
+static __u64 own_rss(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return (__u64)kib << 10;
+}
+
+/*
+ * What a worker that starts with @rss resident may grow by in @room: three
+ * quarters of what fits beside it (RLIMIT_DATA counts its heap, not the
+ * pages of the copy and the libraries it maps, nor its stack).
+ */
+static __u64 allowance(__u64 room, __u64 rss)
+{
+	return room > rss ? (room - rss) / 4 * 3 : 0;
+}
+
+/*
+ * The worker: its descriptors set (the copy at 3, its report at 4, the
+ * standard ones on /dev/null), its peak reset to now (fork copies the
+ * parent's), its resident set said, bounded, then the parse, then the
+ * points said. Never returns. Its growth is bounded by what fits in @room
+ * beside its resident set, which a count of each process's resident set
+ * (GNU time's) sees whole: so the worker alone stays within @room, and the
+ * profiler and the worker together (the kernel's count: shared pages
+ * once) within --max-memory.
+ */
+static void worker(int mfd, int said, __u64 room)
+{
+	struct cp_sandbox sb = {
+		.stack_bytes = CP_PW_STACK_BYTES,
+		.cpu_s = CP_PW_SECONDS,
+		.wall_s = CP_PW_SECONDS,
+		.keep_fds = FD_KEPT,
+	};
+	int null = open("/dev/null", O_RDWR), copy = fcntl(mfd, F_DUPFD, FD_KEPT),
+	    out = fcntl(said, F_DUPFD, FD_KEPT), clear;
+	__u64 rss;
+	long n;
+
+	if (null < 0 || copy < 0 || out < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0 || dup2(copy, FD_COPY) < 0 || dup2(out, FD_SAID) < 0)
+		_exit(EXIT_UNBOUNDED);
+	clear = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (clear < 0 || write(clear, "5", 1) != 1) /* the peak resident set is now's */
+		_exit(EXIT_UNBOUNDED);
+	close(clear);
+	rss = own_rss();
+	sb.data_more_bytes = allowance(room, rss);
+	if (write(FD_SAID, &rss, sizeof(rss)) != sizeof(rss) || cp_sandbox_enter(&sb))
+		_exit(EXIT_UNBOUNDED);
+	n = cp_pw_exercise(FD_COPY, rss + sb.data_more_bytes / 2);
+	if (write(FD_SAID, &n, sizeof(n)) != sizeof(n))
+		_exit(EXIT_UNBOUNDED);
+	_exit(n == -ENOMEM ? EXIT_MEMORY : 0);
+}
+
+/* Runs a worker on @mfd and judges it. */
+static enum cp_pw_verdict run_worker(int mfd)
+{
+	__u64 room = cp_self_mem_room(), report[2] = {0, 0}, peak;
+	struct rusage ru;
+	size_t said = 0;
+	int p[2], status;
+	pid_t pid, got;
+	ssize_t n;
+
+	if (room > CP_PW_MAX_BYTES)
+		room = CP_PW_MAX_BYTES;
+	if (pipe2(p, O_CLOEXEC))
+		return CP_PW_FAILED;
+	pid = fork();
+	if (pid == 0)
+		worker(mfd, p[1], room);
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return CP_PW_FAILED;
+	}
+	while ((got = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR)
+		;
+	while (said < sizeof(report) &&
+	       (n = read(p[0], (char *)report + said, sizeof(report) - said)) > 0)
+		said += (size_t)n;
+	close(p[0]);
+	if (got != pid)
+		return CP_PW_FAILED;
+	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
+	peak = (__u64)ru.ru_maxrss << 10;
+	return cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0,
+			   allowance(room, report[0]));
+}
+
+enum cp_pw_verdict cp_parse_worker_vet(int mfd)
+{
+	enum cp_pw_verdict v;
+	struct stat st;
+
+	if (fstat(mfd, &st))
+		return CP_PW_FAILED;
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < nr_kept; i++)
+		if (kept[i].dev == st.st_dev && kept[i].ino == st.st_ino) {
+			v = kept[i].v;
+			pthread_mutex_unlock(&lock);
+			return v;
+		}
+	pthread_mutex_unlock(&lock);
+	v = run_worker(mfd);
+	pthread_mutex_lock(&lock);
+	if (v == CP_PW_FAILED) {
+		/* no worker, no verdict: parsed unbounded, as before the worker existed */
+		if (!said_unbounded)
+			cp_warn("parse worker: none could be made or bounded; tenants' files "
+				"are parsed in the profiler");
+		said_unbounded = true;
+	} else {
+		kept[next_kept] = (struct kept){.dev = st.st_dev, .ino = st.st_ino, .v = v};
+		next_kept = (next_kept + 1) % CP_PW_VERDICTS;
+		if (nr_kept < CP_PW_VERDICTS)
+			nr_kept++;
+		if (v != CP_PW_PASSED)
+			nr_refused++;
+	}
+	pthread_mutex_unlock(&lock);
+	return v;
+}
+
+void cp_parse_worker_stats(__u64 *workers, __u64 *refused)
+{
+	*workers = __atomic_load_n(&nr_workers, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&lock);
+	*refused = nr_refused;
+	pthread_mutex_unlock(&lock);
+}

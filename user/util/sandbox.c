@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A forked child bounded before it parses (sandbox.h). */
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/close_range.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "util/privs.h"
+#include "util/sandbox.h"
+
+/* The user nobody (Debian, Fedora, systemd's "nobody"): owns nothing of ours. */
+#define CP_SANDBOX_UID 65534
+
+#if defined(__x86_64__)
+#define CP_SANDBOX_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CP_SANDBOX_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef CP_SANDBOX_ARCH
+/*
+ * What libelf, libdw and glibc (malloc, qsort's sysinfo, abort, stdio) need
+ * on descriptors already open.
+ */
+static const int allowed[] = {
+	SYS_read,	  SYS_write,	      SYS_pread64,	SYS_lseek,	 SYS_close,
+	SYS_fstat,	  SYS_newfstatat,     SYS_statx,	SYS_mmap,	 SYS_munmap,
+	SYS_mremap,	  SYS_mprotect,	      SYS_brk,		SYS_madvise,	 SYS_futex,
+	SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_gettid,	 SYS_getpid,
+	SYS_tgkill,	  SYS_clock_gettime,  SYS_getrandom,	SYS_sched_yield, SYS_exit,
+	SYS_exit_group,	  SYS_fcntl,	      SYS_getuid,	SYS_geteuid,	 SYS_getgid,
+	SYS_getegid,	  SYS_sysinfo,	      SYS_uname,	SYS_getrlimit,	 SYS_getrusage,
+};
+
+/* Paths fail cleanly: libdw looks for files beside the one it reads. */
+static const int refused[] = {
+#ifdef SYS_open
+	SYS_open,   SYS_stat,	 SYS_lstat,	 SYS_access,	SYS_readlink,
+#endif
+	SYS_openat, SYS_openat2, SYS_readlinkat, SYS_faccessat, SYS_getcwd,
+};
+
+static int install_filter(void)
+{
+	enum {
+		N_ALLOWED = sizeof(allowed) / sizeof(allowed[0]),
+		N_REFUSED = sizeof(refused) / sizeof(refused[0])
+	};
+	/*
+	 * The arch check (3), the number (1), x32's (1), one jump for each
+	 * call, then ENOSYS, EACCES and the allow each jump lands on.
+	 */
+	struct sock_filter f[5 + N_ALLOWED + N_REFUSED + 3];
+	struct sock_fprog prog = {.filter = f};
+	unsigned int n = 0;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CP_SANDBOX_ARCH, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	/* x32's numbers carry bit 30: none is allowed (ENOSYS, as for every call not listed) */
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u,
+					      N_ALLOWED + N_REFUSED, 0);
+	for (unsigned int i = 0; i < N_ALLOWED; i++)
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)allowed[i],
+						      N_ALLOWED - i + N_REFUSED + 1, 0);
+	for (unsigned int i = 0; i < N_REFUSED; i++)
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)refused[i],
+						      N_REFUSED - i, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)n;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) ? -errno : 0;
+}
+
+bool cp_sandbox_filtered(void)
+{
+	return true;
+}
+#else
+static int install_filter(void)
+{
+	return 0;
+}
+
+bool cp_sandbox_filtered(void)
+{
+	return false;
+}
+#endif
+
+/* What RLIMIT_DATA counts now: VmData of /proc/self/status, in bytes. */
+static int data_held(__u64 *bytes)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long kib;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %llu kB", &kib) == 1) {
+			*bytes = (__u64)kib << 10;
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static int limit(int resource, __u64 soft, __u64 hard)
+{
+	struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
+
+	return setrlimit(resource, &rl) ? -errno : 0;
+}
+
+int cp_sandbox_enter(const struct cp_sandbox *sb)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigset_t none;
+	__u64 data = 0;
+	int ret;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL); /* EINVAL for the few glibc keeps */
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL))
+		return -errno;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return -errno;
+	if (syscall(SYS_close_range, sb->keep_fds, ~0u, 0))
+		return -errno;
+	if ((ret = data_held(&data)))
+		return ret;
+	if ((ret = limit(RLIMIT_CORE, 0, 0)) || (ret = limit(RLIMIT_FSIZE, 0, 0)) ||
+	    (ret = limit(RLIMIT_NOFILE, sb->keep_fds + 8, sb->keep_fds + 8)) ||
+	    (ret = limit(RLIMIT_DATA, data + sb->data_more_bytes, data + sb->data_more_bytes)) ||
+	    (ret = limit(RLIMIT_STACK, sb->stack_bytes, sb->stack_bytes)) ||
+	    (ret = limit(RLIMIT_CPU, sb->cpu_s, sb->cpu_s + 1)))
+		return ret;
+	/* nobody where the setuid capability is still ours; none kept either way */
+	if (!setgroups(0, NULL) && !setresgid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID))
+		(void)setresuid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID);
+	if ((ret = cp_privs_drop_thread()))
+		return ret;
+	alarm(sb->wall_s);
+	return install_filter();
+}

@@ -210,13 +210,13 @@ static void test_honest_library_passes_once(void **state)
 	if (geteuid())
 		skip();
 	cp_parse_worker_stats(&w0, &r0);
-	assert_int_equal(cp_parse_worker_vet(mfd), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w1, &r1);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
 	/* the same copy again (another descriptor): the kept verdict, no worker */
 	dup_fd = dup(mfd);
-	assert_int_equal(cp_parse_worker_vet(dup_fd), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(dup_fd, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w2, &r2);
 	assert_int_equal(w2, w1);
 	close(dup_fd);
@@ -253,7 +253,7 @@ static void test_parse_past_the_room_is_refused(void **state)
 	assert_int_equal(cp_self_mem_scan(&now), 0);
 	cp_self_mem_set_limit(now.bytes + 1 * MIB);
 	assert_true(cp_self_mem_room() <= 1 * MIB);
-	assert_int_equal(cp_parse_worker_vet(mfd), CP_PW_MEMORY);
+	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
 	cp_self_mem_set_limit(0);
 	close(mfd);
 }

@@ -87,7 +87,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	/* the host's own files (root's alone) need no worker: it would cost a parse more */
 	if (cp_tf_host_file(w, want, &st))
 		return mfd;
-	switch (cp_parse_worker_vet(mfd)) {
+	switch (cp_parse_worker_vet(mfd, w->path)) {
 	case CP_PW_PASSED:
 	case CP_PW_FAILED: /* no worker: said once (parse_worker.c) */
 		return mfd;

@@ -361,8 +361,9 @@ static enum cp_pw_verdict run_worker(int mfd)
 			   allowance(room, report[0]));
 }
 
-enum cp_pw_verdict cp_parse_worker_vet(int mfd)
+enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 {
+	static struct cp_log_limit refused_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
 	enum cp_pw_verdict v;
 	struct stat st;
 
@@ -393,6 +394,9 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd)
 			nr_refused++;
 	}
 	pthread_mutex_unlock(&lock);
+	if (v != CP_PW_PASSED && v != CP_PW_FAILED)
+		cp_log_limited(&refused_said, "parse worker: %s: %s; its symbols are not read",
+			       name ? name : "?", cp_pw_verdict_name(v));
 	return v;
 }
 

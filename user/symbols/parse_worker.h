@@ -59,11 +59,12 @@ enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 const char *cp_pw_verdict_name(enum cp_pw_verdict v);
 
 /*
- * Whether libdw may parse sealed copy @mfd in the profiler: the kept
- * verdict, else a worker's. Returns the verdict (CP_PW_PASSED: yes);
- * a refusal is counted by the caller.
+ * Whether libdw may parse sealed copy @mfd (of the file @name) in the
+ * profiler: the kept verdict, else a worker's. Returns the verdict
+ * (CP_PW_PASSED: yes); a worker's refusal is said in the log (a few per
+ * period), each refusal counted by the caller.
  */
-enum cp_pw_verdict cp_parse_worker_vet(int mfd);
+enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
 
 /*
  * What a worker does with the ELF file at @fd (not taken over): returns

@@ -66,7 +66,7 @@ fi
 "$WL/soft_loop" mem 30000 &
 wl=$!
 sleep 0.3
-"$BIN" --source soft -p "$wl" -d 2 >"$dir/pid" 2>"$dir/pid.err"
+"$BIN" --source soft -p "$wl" -d 4 >"$dir/pid" 2>"$dir/pid.err"
 rc=$?
 kill "$wl" 2>/dev/null
 wait "$wl" 2>/dev/null

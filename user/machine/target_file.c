@@ -158,18 +158,29 @@ static int fstat_fd(int fd, struct cp_tf_stat *st)
 	return 0;
 }
 
+/* Whether @a and @b name one namespace. */
+static bool same_ns(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st)
 {
-	char path[64];
-	struct stat own, its;
+	const char *proc = w->proc_root ? w->proc_root : "/proc";
+	char path[PATH_MAX], init[PATH_MAX];
+	struct stat own, its, host;
 
 	if (!w->pid)
 		return cp_tf_root_wrote(st, want, true);
-	snprintf(path, sizeof(path), "%s/%d/ns/mnt", w->proc_root ? w->proc_root : "/proc",
-		 (int)w->pid);
-	return !stat("/proc/self/ns/mnt", &own) && !stat(path, &its) && own.st_dev == its.st_dev &&
-	       own.st_ino == its.st_ino && cp_tf_root_wrote(st, want, true);
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc, (int)w->pid);
+	snprintf(init, sizeof(init), "%s/1/ns/mnt", proc);
+	if (stat(path, &its))
+		return false;
+	/* the profiler's own, or the host's (the unit's ProtectSystem= gives it one of its own) */
+	return ((!stat("/proc/self/ns/mnt", &own) && same_ns(&own, &its)) ||
+		(!stat(init, &host) && same_ns(&host, &its))) &&
+	       cp_tf_root_wrote(st, want, true);
 }
 
 /* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */

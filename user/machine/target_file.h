@@ -91,13 +91,14 @@ enum cp_tf_refusal cp_tf_judge(const struct cp_tf_stat *st, const struct cp_tf_w
  * Whether @st is a file only the host's root can have written: owned by
  * root, writable by nobody else, and, for a target's file (@in_host_ns
  * false otherwise), reached from a process in the profiler's own mount
- * namespace (a container's root owns its image's files too). Pure.
+ * namespace or the host's (PID 1's): a container's root owns its image's
+ * files too. Pure.
  */
 bool cp_tf_root_wrote(const struct cp_tf_stat *st, const struct cp_tf_want *want, bool in_host_ns);
 
 /*
  * cp_tf_root_wrote() for @w's file as cp_tf_open() stated it in @st: @w's
- * process's mount namespace compared with the profiler's.
+ * process's mount namespace compared with the profiler's and PID 1's.
  */
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "symbols/cfi_guard.h"
 #include "symbols/parse_worker.h"
 #include "symbols/sym_dwarf.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/sandbox.h"
 
@@ -28,6 +30,8 @@ enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
 #define EXIT_MEMORY    98
 /* Points described between two looks at the resident set's peak. */
 #define RSS_EVERY 1u
+/* How often the profiler looks whether its worker ended. */
+#define WAIT_US 2000
 /* Points placed across each executable segment, besides the symbols. */
 #define CODE_POINTS 4096u
 /* Ranges of each compile unit a point is placed in. */
@@ -141,7 +145,7 @@ static void unit_points(Dwfl_Module *mod, struct points *p)
 	size_t hsize;
 	unsigned int units = 0;
 
-	while (dbg && units++ < CP_PW_MAX_UNITS &&
+	while (dbg && units++ < CP_PW_MAX_UNITS && p->n < CP_PW_MAX_POINTS / 2 &&
 	       dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		Dwarf_Die cu;
@@ -207,7 +211,7 @@ static bool past(__u64 max)
 long cp_pw_exercise(int fd, __u64 max_rss)
 {
 	struct points p = {.a = malloc(CP_PW_MAX_POINTS * sizeof(*p.a))};
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int dfd = dup(fd);
 	Dwarf_Addr eh_bias = 0, dw_bias = 0;
 	Dwarf_CFI *eh = NULL, *dw = NULL;
 	Dwfl_Module *mod;
@@ -219,7 +223,7 @@ long cp_pw_exercise(int fd, __u64 max_rss)
 		free(p.a);
 		if (dfd >= 0)
 			close(dfd);
-		return -ENOMEM;
+		return p.a ? -EBADF : -ENOMEM;
 	}
 	dwfl = dwfl_begin(&vet_callbacks);
 	if (!dwfl) {
@@ -276,13 +280,17 @@ static __u64 own_rss(void)
 }
 
 /*
- * What a worker that starts with @rss resident may grow by in @room: three
- * quarters of what fits beside it (RLIMIT_DATA counts its heap, not the
- * pages of the copy and the libraries it maps, nor its stack).
+ * What a worker may grow by in @room (the profiler's room under
+ * --max-memory): three quarters of it. The kernel counts the profiler and
+ * the worker's growth (their shared pages once) within the limit; a count
+ * of each process's resident set (GNU time's) sees the worker's shared
+ * pages, about the profiler's, plus the growth, within it too.
+ * RLIMIT_DATA bounds the heap, not the copy's pages it maps: the quarter
+ * is for those and its stack.
  */
-static __u64 allowance(__u64 room, __u64 rss)
+static __u64 allowance(__u64 room)
 {
-	return room > rss ? (room - rss) / 4 * 3 : 0;
+	return room / 4 * 3;
 }
 
 /*
@@ -316,25 +324,29 @@ static void worker(int mfd, int said, __u64 room)
 		_exit(EXIT_UNBOUNDED);
 	close(clear);
 	rss = own_rss();
-	sb.data_more_bytes = allowance(room, rss);
+	sb.data_more_bytes = allowance(room);
 	if (write(FD_SAID, &rss, sizeof(rss)) != sizeof(rss) || cp_sandbox_enter(&sb))
 		_exit(EXIT_UNBOUNDED);
 	n = cp_pw_exercise(FD_COPY, rss + sb.data_more_bytes / 2);
 	if (write(FD_SAID, &n, sizeof(n)) != sizeof(n))
 		_exit(EXIT_UNBOUNDED);
-	_exit(n == -ENOMEM ? EXIT_MEMORY : 0);
+	/* not ELF: nothing for libdw either; no descriptor: not a verdict on the file */
+	_exit(n == -ENOMEM ? EXIT_MEMORY : n < 0 && n != -ENOEXEC ? EXIT_UNBOUNDED : 0);
 }
 
 /* Runs a worker on @mfd and judges it. */
 static enum cp_pw_verdict run_worker(int mfd)
 {
-	__u64 room = cp_self_mem_room(), report[2] = {0, 0}, peak;
+	__u64 room, report[2] = {0, 0}, peak, deadline;
+	struct cp_self_mem now;
 	struct rusage ru;
 	size_t said = 0;
 	int p[2], status;
 	pid_t pid, got;
 	ssize_t n;
 
+	cp_self_mem_read(&now); /* the room from a reading of now, not of the start */
+	room = cp_self_mem_room();
 	if (room > CP_PW_MAX_BYTES)
 		room = CP_PW_MAX_BYTES;
 	if (pipe2(p, O_CLOEXEC))
@@ -347,8 +359,15 @@ static enum cp_pw_verdict run_worker(int mfd)
 		close(p[0]);
 		return CP_PW_FAILED;
 	}
-	while ((got = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR)
-		;
+	/* its alarm ends it; a worker stopped (SIGSTOP) past that is killed here */
+	deadline = cp_now_ns() + (CP_PW_SECONDS + 2) * 1000000000ull;
+	while ((got = wait4(pid, &status, WNOHANG, &ru)) == 0 || (got < 0 && errno == EINTR)) {
+		if (cp_now_ns() > deadline) {
+			kill(pid, SIGKILL);
+			deadline = UINT64_MAX;
+		}
+		usleep(WAIT_US);
+	}
 	while (said < sizeof(report) &&
 	       (n = read(p[0], (char *)report + said, sizeof(report) - said)) > 0)
 		said += (size_t)n;
@@ -357,8 +376,7 @@ static enum cp_pw_verdict run_worker(int mfd)
 		return CP_PW_FAILED;
 	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
 	peak = (__u64)ru.ru_maxrss << 10;
-	return cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0,
-			   allowance(room, report[0]));
+	return cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)

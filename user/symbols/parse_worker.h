@@ -2,8 +2,8 @@
 /*
  * A tenant's file is parsed first where a crash cannot end the profiler: a
  * forked worker, made unprivileged and bounded (util/sandbox.h: no
- * capability, the user nobody, seccomp, RLIMIT_DATA at the room left
- * under --max-memory beside its resident set, RLIMIT_STACK, CPU and wall
+ * capability, the user nobody where it may, seccomp, RLIMIT_DATA at three
+ * quarters of the room left under --max-memory, RLIMIT_STACK, CPU and wall
  * time), runs libelf and
  * libdw over the sealed copy (machine/target_file.h) the way the
  * symbolizer will: the start and middle of each compile unit's first
@@ -34,7 +34,7 @@
 #define CP_PW_MAX_BYTES (1ull << 30)
 /* Points of a module described at most (units, function symbols, then across its code). */
 #define CP_PW_MAX_POINTS (1u << 18)
-/* Compile units whose ranges give points, at most. */
+/* Compile units whose ranges give points, at most (and half the points). */
 #define CP_PW_MAX_UNITS (1u << 16)
 /* Verdicts kept (least recently made let go first). */
 #define CP_PW_VERDICTS 1024
@@ -70,7 +70,7 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
  * What a worker does with the ELF file at @fd (not taken over): returns
  * the points described, -ENOEXEC when it is no ELF file libdw takes, or
  * -ENOMEM once the resident set's peak (getrusage()) passed @max_rss
- * bytes (0: no bound), looked at every 16 points: a parse that has taken
+ * bytes (0: no bound), looked at each point: a parse that has taken
  * half its room stops there rather than retry at its limit. Runs in the
  * caller's process: for the worker and for tests.
  */

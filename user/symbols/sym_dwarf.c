@@ -348,7 +348,7 @@ static int collect_funcs(struct cu_funcs *cf, size_t *cap, Dwarf_Die *parent, in
 				return -1;
 			break;
 		}
-	} while (!cf->cut && dwarf_siblingof(&die, &die) == 0);
+	} while (cf->nr < CP_MAX_CU_RANGES && dwarf_siblingof(&die, &die) == 0);
 	return 0;
 }
 
@@ -470,6 +470,7 @@ static int inline_path(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die *path, bool *cut
 				break;
 			}
 		} while (budget && dwarf_siblingof(&child, &child) == 0);
+		*cut |= !budget;
 		if (!down)
 			break;
 	}
@@ -530,6 +531,9 @@ int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 		}
 		enum scope_kind kind = scope_kind(d);
 		int r = kind == SCOPE_MATCH ? haspc(d, pc, &budget, cut) : 0;
+
+		if (!budget)
+			return len; /* cut (counted): the scopes found so far */
 		bool enter = r == 1;
 
 		if (!inside && r == 0)

@@ -28,17 +28,19 @@
 
 #ifdef CP_SANDBOX_ARCH
 /*
- * What libelf, libdw and glibc (malloc, qsort's sysinfo, abort, stdio) need
- * on descriptors already open.
+ * What libelf, libdw and glibc (malloc, qsort's sysinfo, stdio) need on
+ * descriptors already open. No signal to anyone (abort() then ends the
+ * worker by its own fault), no fcntl (a lease on the copy would outlive
+ * it); a stat of a path passes (metadata only).
  */
 static const int allowed[] = {
-	SYS_read,	  SYS_write,	      SYS_pread64,	SYS_lseek,	 SYS_close,
-	SYS_fstat,	  SYS_newfstatat,     SYS_statx,	SYS_mmap,	 SYS_munmap,
-	SYS_mremap,	  SYS_mprotect,	      SYS_brk,		SYS_madvise,	 SYS_futex,
-	SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_gettid,	 SYS_getpid,
-	SYS_tgkill,	  SYS_clock_gettime,  SYS_getrandom,	SYS_sched_yield, SYS_exit,
-	SYS_exit_group,	  SYS_fcntl,	      SYS_getuid,	SYS_geteuid,	 SYS_getgid,
-	SYS_getegid,	  SYS_sysinfo,	      SYS_uname,	SYS_getrlimit,	 SYS_getrusage,
+	SYS_read,	   SYS_write,	       SYS_pread64,	 SYS_lseek,   SYS_close,
+	SYS_fstat,	   SYS_newfstatat,     SYS_statx,	 SYS_mmap,    SYS_munmap,
+	SYS_mremap,	   SYS_mprotect,       SYS_brk,		 SYS_madvise, SYS_futex,
+	SYS_rt_sigreturn,  SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_gettid,  SYS_getpid,
+	SYS_clock_gettime, SYS_getrandom,      SYS_sched_yield,	 SYS_exit,    SYS_exit_group,
+	SYS_getuid,	   SYS_geteuid,	       SYS_getgid,	 SYS_getegid, SYS_sysinfo,
+	SYS_uname,	   SYS_getrlimit,      SYS_getrusage,	 SYS_dup,
 };
 
 /* Paths fail cleanly: libdw looks for files beside the one it reads. */
@@ -121,6 +123,20 @@ static int data_held(__u64 *bytes)
 	return ret;
 }
 
+/* Closes every descriptor from @first on: close_range() (5.9), else one by one. */
+static int close_from(unsigned int first)
+{
+	struct rlimit rl;
+
+	if (!syscall(SYS_close_range, first, ~0u, 0))
+		return 0;
+	if (errno != ENOSYS || getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	for (rlim_t fd = first; fd < rl.rlim_max && fd < (1u << 20); fd++)
+		close((int)fd);
+	return 0;
+}
+
 static int limit(int resource, __u64 soft, __u64 hard)
 {
 	struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
@@ -141,10 +157,11 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL))
 		return -errno;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+	/* a terminal's ^C or a tenant's kill of the group is not the file's fault */
+	if (setpgid(0, 0))
 		return -errno;
-	if (syscall(SYS_close_range, sb->keep_fds, ~0u, 0))
-		return -errno;
+	if ((ret = close_from(sb->keep_fds)))
+		return ret;
 	if ((ret = data_held(&data)))
 		return ret;
 	if ((ret = limit(RLIMIT_CORE, 0, 0)) || (ret = limit(RLIMIT_FSIZE, 0, 0)) ||
@@ -153,11 +170,18 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 	    (ret = limit(RLIMIT_STACK, sb->stack_bytes, sb->stack_bytes)) ||
 	    (ret = limit(RLIMIT_CPU, sb->cpu_s, sb->cpu_s + 1)))
 		return ret;
-	/* nobody where the setuid capability is still ours; none kept either way */
+	/*
+	 * nobody where the setuid capability is still ours (a live run keeps
+	 * none: the worker stays root without any capability, its calls
+	 * filtered); none kept either way. A change of user resets the death
+	 * signal and dumpable, so those come after it.
+	 */
 	if (!setgroups(0, NULL) && !setresgid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID))
 		(void)setresuid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID);
 	if ((ret = cp_privs_drop_thread()))
 		return ret;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return -errno;
 	alarm(sb->wall_s);
 	return install_filter();
 }

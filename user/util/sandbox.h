@@ -3,11 +3,12 @@
  * A forked child made fit to parse what it must not trust (a tenant's ELF,
  * DWARF and CFI, symbols/parse_worker.h): it keeps only the descriptors it
  * is given, no capability (the user nobody where it may still switch), no
- * core dump, dies with its parent, and is bounded by rlimits (heap and
+ * core dump, a process group of its own (a terminal's ^C is the parent's),
+ * dies with its parent, and is bounded by rlimits (heap and
  * private mappings, stack, CPU), an alarm (wall time) and a seccomp filter
  * that lets through memory management, reading and writing descriptors it
- * holds, and exiting: opening or looking up a path fails with EACCES, any
- * other call with ENOSYS (a call an honest parse makes that is not listed
+ * holds, and exiting: opening a path fails with EACCES, any other call
+ * (a signal to anyone included) with ENOSYS (a call an honest parse makes that is not listed
  * fails it, never kills it), and another architecture's calls kill it. The
  * filter is built for x86-64 and arm64; elsewhere the rest still applies
  * (cp_sandbox_filtered() says which).

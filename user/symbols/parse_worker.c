@@ -22,6 +22,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/sandbox.h"
+#include "util/self_usage.h"
 
 /* The worker's descriptors: the copy, then its report. */
 enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
@@ -263,22 +264,6 @@ long cp_pw_exercise(int fd, __u64 max_rss)
 	return p.n || !past(max_rss) ? (long)p.n : -ENOMEM;
 }
 
-/* VmRSS of /proc/self/status in bytes; 0 when unread. */
-static __u64 own_rss(void)
-{
-	unsigned long long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return (__u64)kib << 10;
-}
-
 /*
  * What a worker may grow by in @room (the profiler's room under
  * --max-memory): three quarters of it. The kernel counts the profiler and
@@ -313,7 +298,7 @@ static void worker(int mfd, int said, __u64 room)
 	};
 	int null = open("/dev/null", O_RDWR), copy = fcntl(mfd, F_DUPFD, FD_KEPT),
 	    out = fcntl(said, F_DUPFD, FD_KEPT), clear;
-	__u64 rss;
+	__u64 rss = 0; /* 0 when unread */
 	long n;
 
 	if (null < 0 || copy < 0 || out < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
@@ -323,7 +308,7 @@ static void worker(int mfd, int said, __u64 room)
 	if (clear < 0 || write(clear, "5", 1) != 1) /* the peak resident set is now's */
 		_exit(EXIT_UNBOUNDED);
 	close(clear);
-	rss = own_rss();
+	cp_self_status_bytes("VmRSS", &rss);
 	sb.data_more_bytes = allowance(room);
 	if (write(FD_SAID, &rss, sizeof(rss)) != sizeof(rss) || cp_sandbox_enter(&sb))
 		_exit(EXIT_UNBOUNDED);

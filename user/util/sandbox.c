@@ -16,6 +16,7 @@
 
 #include "util/privs.h"
 #include "util/sandbox.h"
+#include "util/self_usage.h"
 
 /* The user nobody (Debian, Fedora, systemd's "nobody"): owns nothing of ours. */
 #define CP_SANDBOX_UID 65534
@@ -103,26 +104,6 @@ bool cp_sandbox_filtered(void)
 }
 #endif
 
-/* What RLIMIT_DATA counts now: VmData of /proc/self/status, in bytes. */
-static int data_held(__u64 *bytes)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[128];
-	unsigned long long kib;
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmData: %llu kB", &kib) == 1) {
-			*bytes = (__u64)kib << 10;
-			ret = 0;
-			break;
-		}
-	fclose(f);
-	return ret;
-}
-
 /* Closes every descriptor from @first on: close_range() (5.9), else one by one. */
 static int close_from(unsigned int first)
 {
@@ -162,7 +143,7 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 		return -errno;
 	if ((ret = close_from(sb->keep_fds)))
 		return ret;
-	if ((ret = data_held(&data)))
+	if ((ret = cp_self_status_bytes("VmData", &data))) /* what RLIMIT_DATA counts */
 		return ret;
 	if ((ret = limit(RLIMIT_CORE, 0, 0)) || (ret = limit(RLIMIT_FSIZE, 0, 0)) ||
 	    (ret = limit(RLIMIT_NOFILE, sb->keep_fds + 8, sb->keep_fds + 8)) ||

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The profiler's own CPU time (see self_usage.h). */
+/* The profiler's own CPU time and status figures (see self_usage.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "util/self_usage.h"
@@ -16,4 +19,25 @@ __u64 cp_self_cpu_ns(void)
 	if (getrusage(RUSAGE_SELF, &ru))
 		return 0;
 	return tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
+}
+
+int cp_self_status_bytes(const char *key, __u64 *bytes)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	size_t len = strlen(key);
+	char line[128];
+	unsigned long long kib;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':' &&
+		    sscanf(line + len + 1, "%llu kB", &kib) == 1) {
+			*bytes = (__u64)kib << 10;
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
 }

@@ -14,4 +14,10 @@ __u64 cp_self_cpu_ns(void);
 
 /* Its memory as the kernel counts it: cp_self_mem_read() in machine/self_mem.h. */
 
+/*
+ * The "KEY: N kB" field @key of /proc/self/status (VmRSS, VmData...), in
+ * bytes, into @bytes. 0, or -errno (-ENOENT: no such field).
+ */
+int cp_self_status_bytes(const char *key, __u64 *bytes);
+
 #endif /* CP_SELF_USAGE_H */

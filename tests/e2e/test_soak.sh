@@ -27,17 +27,46 @@
 #    120 s) adds hundreds;
 #  - the command's own status and output come through.
 # CP_SOAK_SECONDS changes the length (tests/bench/soak.sh runs it for hours).
+#
+# CP_SOAK_ALL=1 (tests/bench/soak.sh): the whole machine instead, `-a` with
+# the default source and options, churn started beside it, and every 5 s its
+# Prometheus file read too (-i 10); on top of the checks above:
+#  - the allocation stacks the kernel could not store (`bpf_get_stackid()`
+#    failing: the allocation stack map full) and the sample stacks lost to a
+#    full stack map added after the warm-up are at most those added during it
+#    + 16: a map that fills for good makes every later stack fail;
+#  - the estimate stays at or under the budget in every file written, for
+#    the run and for its costliest 10 s interval (+0.0005 for the rounding).
 . "$(dirname "$0")/tap.sh"
 
 secs=${CP_SOAK_SECONDS:-120}
 limit_mib=${CP_SOAK_MAX_MEMORY_MIB:-256}
 need_root "the soak needs root"
 
+all=${CP_SOAK_ALL:-0}
 out=$(mktemp -d)
-trap 'rm -rf "$out" "$tap_out"' EXIT
-"$BIN" --source faults --max-memory "${limit_mib}M" -o "$out/report.txt" \
-	-- "$WL/churn" "$secs" >"$out/stdout" 2>"$out/stderr" &
+churn=
+trap '[ -n "$churn" ] && kill "$churn" 2>/dev/null; rm -rf "$out" "$tap_out"' EXIT
+if [ "$all" = 1 ]; then
+	"$WL/churn" "$secs" >"$out/stdout" 2>"$out/churn.stderr" &
+	churn=$!
+	"$BIN" -a -d "$secs" -i 10 --prom-file "$out/prom" --max-memory "${limit_mib}M" \
+		-o "$out/report.txt" >"$out/prof.stdout" 2>"$out/stderr" &
+else
+	"$BIN" --source faults --max-memory "${limit_mib}M" -o "$out/report.txt" \
+		-- "$WL/churn" "$secs" >"$out/stdout" 2>"$out/stderr" &
+fi
 prof=$!
+# prom_sum NAME [LABEL]: the sum of NAME's series in the last Prometheus file
+# (those with LABEL in their labels only, if given); empty without a file
+prom_sum() {
+	awk -v n="$1" -v l="${2:-}" '$1 == n || index($1, n "{") == 1 {
+		if (l == "" || index($1, l)) { s += $2; f = 1 } }
+		END { if (f) printf "%.6f", s }' "$out/prom" 2>/dev/null
+}
+# the Prometheus readings (CP_SOAK_ALL): stack errors at the end of the warm-up
+# and last, the estimates over the budget
+se_warm=0 se_end=0 prom_reads=0 over=()
 warm=$((secs / 2)) t=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
 fd_late=() # the fds of the samples after the warm-up
 samples=()
@@ -47,7 +76,23 @@ while kill -0 "$prof" 2>/dev/null && [ "$t" -le $((secs - 5)) ]; do
 	rss=$(awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$prof/status" 2>/dev/null) || break
 	[ -n "$rss" ] || break
 	fds=$(ls "/proc/$prof/fd" 2>/dev/null | wc -l)
-	samples+=("${t}s:${rss}MiB/${fds}fd")
+	sample="${t}s:${rss}MiB/${fds}fd"
+	if [ "$all" = 1 ] && [ -s "$out/prom" ]; then
+		se=$(prom_sum cacheperf_allocation_stack_errors_total)
+		sl=$(prom_sum cacheperf_sample_stacks_lost_total 'reason="stack_map"')
+		est=$(prom_sum cacheperf_overhead_estimated_ratio)
+		imax=$(prom_sum cacheperf_overhead_interval_max_estimated_ratio)
+		budget=$(prom_sum cacheperf_overhead_budget_ratio)
+		errs=$(awk -v a="${se:-0}" -v b="${sl:-0}" 'BEGIN { print int(a + b) }')
+		prom_reads=$((prom_reads + 1))
+		[ "$t" -le "$warm" ] && se_warm=$errs
+		se_end=$errs
+		sample="$sample/${errs}se/est=${est:-?}/imax=${imax:-?}"
+		awk -v e="${est:-0}" -v i="${imax:-0}" -v b="${budget:-0}" \
+			'BEGIN { exit !(b > 0 && e <= b + 0.0005 && i <= b + 0.0005) }' ||
+			over+=("${t}s: estimate ${est:-?}, interval ${imax:-?}, budget ${budget:-?}")
+	fi
+	samples+=("$sample")
 	[ "$rss" -gt "$rss_max" ] && rss_max=$rss
 	if [ "$t" -le "$warm" ]; then
 		[ "$rss" -gt "$rss_warm" ] && rss_warm=$rss
@@ -65,10 +110,17 @@ done
 cpu_ticks=$(awk '{ print $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
 wait "$prof"
 rc=$?
+if [ -n "$churn" ]; then
+	wait "$churn"
+	crc=$?
+	churn=
+	[ "$rc" -eq 0 ] && rc=$crc
+fi
 echo "# RSS and fds every 5 s: ${samples[*]}"
 echo "# profiler CPU over the run: $(awk -v t="${cpu_ticks:-0}" -v hz="$(getconf CLK_TCK)" \
 	'BEGIN { printf "%.1f s", t / hz }'), $(grep -m1 '^churn:' "$out/stdout")"
 cp "$out/report.txt" "$tap_out" 2>/dev/null
+grep -m1 '^  profiler:' "$tap_out" | sed 's/^ */# /'
 
 if [ "$rc" -eq 0 ] && grep -q '^churn: [0-9]* rounds' "$out/stdout"; then
 	_ok "the churning command finishes with status 0 and its output"
@@ -92,8 +144,25 @@ if [ "$fd_warm" -gt 0 ] && [ "$fd_end" -gt 0 ] && [ "$fd_end" -le $((fd_warm + 3
 else
 	_not_ok "no fd growth" "at least ${fd_warm} fds late in the warm-up, ${fd_end} in the last 20 s"
 fi
+if [ "$all" = 1 ]; then
+	if [ "$prom_reads" -gt 0 ] && [ "$se_end" -le $((se_warm * 2 + 16)) ]; then
+		_ok "stack errors flat after the warm-up (${se_warm} up to ${warm} s, ${se_end} at the end)"
+	else
+		_not_ok "stack errors flat after the warm-up" \
+			"${prom_reads} Prometheus readings; ${se_warm} up to ${warm} s, ${se_end} at the end"
+	fi
+	if [ "$prom_reads" -gt 0 ] && [ "${#over[@]}" -eq 0 ]; then
+		_ok "the estimate at or under the budget in all ${prom_reads} readings, run and interval"
+	else
+		_not_ok "the estimate at or under the budget in every reading" \
+			"${prom_reads} readings" "${over[@]}"
+	fi
+	processes='[0-9]{3,} exited'
+else
+	processes='and [0-9]{3,} processes they started'
+fi
 # the report accounts for the churn: processes followed, exits seen, limits shown
-if grep -Eq 'and [0-9]{3,} processes they started' "$tap_out" &&
+if grep -Eq "$processes" "$tap_out" &&
    grep -q '^Limits' "$tap_out"; then
 	_ok "the report counts the processes started and shows the limits"
 else

@@ -6,7 +6,8 @@
  * no longer do (open a file, make a socket, allocate past its room, run
  * past its alarm, stay root, make a socket), and workers run on real ELF files: an honest
  * library passes and its verdict is kept, a file whose parse needs more
- * than the room left under --max-memory does not.
+ * than the room left under --max-memory does not; which verdicts stand how
+ * long (a table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +84,41 @@ static void test_judge(void **state)
 	}
 }
 
+/*
+ * A crash is the file's doing and stands for the run. Memory and time can
+ * be the machine's: near --max-memory under -a, libc's own debug
+ * information may not fit in the room left, and a starved worker runs out
+ * of wall time on a small file. Those are tried again when the room has
+ * doubled, or a minute later for a worker that did not get its CPU time;
+ * a file that kept its worker busy, or a memory bomb while the room stays,
+ * is not parsed again (each try may cost seconds of CPU).
+ */
+static void test_verdict_stands(void **state)
+{
+	const __u64 s = 1000000000ull;
+	const struct cp_pw_outcome pass = {CP_PW_PASSED, 8 * MIB, 1 * s};
+	const struct cp_pw_outcome crash = {CP_PW_CRASHED, 8 * MIB, 0};
+	const struct cp_pw_outcome mem = {CP_PW_MEMORY, 8 * MIB, 1 * s};
+	const struct cp_pw_outcome mem_max = {CP_PW_MEMORY, CP_PW_MAX_BYTES, 1 * s};
+	const struct cp_pw_outcome starved = {CP_PW_TIME, 64 * MIB, 1 * s};
+	const struct cp_pw_outcome busy = {CP_PW_TIME, 64 * MIB, CP_PW_SECONDS * s / 2};
+	const struct cp_pw_outcome none = {CP_PW_FAILED, 64 * MIB, 0};
+
+	(void)state;
+	assert_true(cp_pw_verdict_stands(&pass, 3600 * s, 0));
+	assert_true(cp_pw_verdict_stands(&crash, 3600 * s, UINT64_MAX));
+	assert_true(cp_pw_verdict_stands(&mem, 3600 * s, 8 * MIB));
+	assert_true(cp_pw_verdict_stands(&mem, 3600 * s, 16 * MIB - 1));
+	assert_false(cp_pw_verdict_stands(&mem, 0, 16 * MIB));
+	assert_false(cp_pw_verdict_stands(&mem, 0, UINT64_MAX)); /* no --max-memory */
+	/* a bomb refused with all the room a worker gets: never again */
+	assert_true(cp_pw_verdict_stands(&mem_max, 3600 * s, UINT64_MAX));
+	assert_true(cp_pw_verdict_stands(&starved, 59 * s, 64 * MIB));
+	assert_false(cp_pw_verdict_stands(&starved, 60 * s, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&busy, 3600 * s, 64 * MIB));
+	assert_false(cp_pw_verdict_stands(&none, 0, 64 * MIB));
+}
+
 static void test_root_wrote(void **state)
 {
 	const struct cp_tf_stat root = {.mode = S_IFREG | 0755, .uid = 0};
@@ -104,8 +140,11 @@ static void test_root_wrote(void **state)
 static int sandboxed(int (*body)(void), unsigned int wall_s)
 {
 	const struct cp_sandbox sb = {
-		.data_more_bytes = 16 * MIB, .stack_bytes = 8 * MIB, .cpu_s = 10,
-		.wall_s = wall_s, .keep_fds = 3,
+		.data_more_bytes = 16 * MIB,
+		.stack_bytes = 8 * MIB,
+		.cpu_s = 10,
+		.wall_s = wall_s,
+		.keep_fds = 3,
 	};
 	int status;
 	pid_t pid = fork();
@@ -241,10 +280,13 @@ static void test_exercise(void **state)
  * The profiler's own binary carries its whole DWARF: parsing it takes a few
  * MiB, more than half of what 1 MiB left under --max-memory allows. The
  * worker's RLIMIT_DATA is bounded by that room, so the file is refused as
- * memory, not parsed; without a limit the same bytes pass.
+ * memory, not parsed, and stays refused in that room; once the room is
+ * back the same copy is tried again and passes, as do the same bytes in a
+ * copy of their own.
  */
 static void test_parse_past_the_room_is_refused(void **state)
 {
+	__u64 w0, r0, w1, r1;
 	struct cp_self_mem now;
 	int mfd = copy_of(build_path("cacheperf-bpf"));
 
@@ -255,9 +297,19 @@ static void test_parse_past_the_room_is_refused(void **state)
 	cp_self_mem_set_limit(now.bytes + 1 * MIB);
 	assert_true(cp_self_mem_room() <= 1 * MIB);
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
+	cp_parse_worker_stats(&w0, &r0);
+	/* asked again in as little room: the refusal stands, no second worker */
+	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
+	cp_parse_worker_stats(&w1, &r1);
+	assert_int_equal(w1, w0);
+	/* the room a run has: the same copy gets another worker, and passes */
 	cp_self_mem_set_limit(0);
+	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
+	cp_parse_worker_stats(&w1, &r1);
+	assert_int_equal(w1, w0 + 1);
+	assert_int_equal(r1, r0);
 	close(mfd);
-	/* the same bytes in a copy of their own, with the room a run has: parsed whole */
+	/* the same bytes in a copy of their own, with that room: parsed whole */
 	mfd = copy_of(build_path("cacheperf-bpf"));
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
 	close(mfd);
@@ -267,6 +319,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_verdict_stands),
 		cmocka_unit_test(test_root_wrote),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_honest_library_passes_once),

@@ -2,16 +2,17 @@
 /* A tenant's file parsed first by a bounded worker (parse_worker.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <gelf.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <elfutils/libdwfl.h>
 
@@ -31,8 +32,6 @@ enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
 #define EXIT_MEMORY    98
 /* Points described between two looks at the resident set's peak. */
 #define RSS_EVERY 1u
-/* How often the profiler looks whether its worker ended. */
-#define WAIT_US 2000
 /* Points placed across each executable segment, besides the symbols. */
 #define CODE_POINTS 4096u
 /* Ranges of each compile unit a point is placed in. */
@@ -44,7 +43,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kept {
 	dev_t dev;
 	ino_t ino;
-	enum cp_pw_verdict v;
+	struct cp_pw_outcome o;
+	__u64 made_ns; /* when the worker that gave it ended (cp_now_ns()) */
 } kept[CP_PW_VERDICTS];
 static unsigned int nr_kept, next_kept;
 static __u64 nr_workers, nr_refused;
@@ -71,6 +71,23 @@ enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 	if (WEXITSTATUS(status) || said < 16)
 		return CP_PW_CRASHED;
 	return CP_PW_PASSED;
+}
+
+bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, __u64 age_ns, __u64 room_now)
+{
+	switch (o->v) {
+	case CP_PW_PASSED:
+	case CP_PW_CRASHED:
+		return true;
+	case CP_PW_MEMORY:
+		if (room_now > CP_PW_MAX_BYTES)
+			room_now = CP_PW_MAX_BYTES;
+		return room_now / 2 < o->room;
+	case CP_PW_TIME:
+		return o->cpu_ns >= CP_PW_SECONDS * 1000000000ull / 2 || age_ns < CP_PW_RETRY_NS;
+	default:
+		return false;
+	}
 }
 
 const char *cp_pw_verdict_name(enum cp_pw_verdict v)
@@ -320,13 +337,14 @@ static void worker(int mfd, int said, __u64 room)
 }
 
 /* Runs a worker on @mfd and judges it. */
-static enum cp_pw_verdict run_worker(int mfd)
+static struct cp_pw_outcome run_worker(int mfd)
 {
+	struct cp_pw_outcome o = {.v = CP_PW_FAILED};
 	__u64 room, report[2] = {0, 0}, peak, deadline;
 	struct cp_self_mem now;
 	struct rusage ru;
 	size_t said = 0;
-	int p[2], status;
+	int p[2], status, pfd;
 	pid_t pid, got;
 	ssize_t n;
 
@@ -334,53 +352,74 @@ static enum cp_pw_verdict run_worker(int mfd)
 	room = cp_self_mem_room();
 	if (room > CP_PW_MAX_BYTES)
 		room = CP_PW_MAX_BYTES;
+	o.room = room;
 	if (pipe2(p, O_CLOEXEC))
-		return CP_PW_FAILED;
+		return o;
 	pid = fork();
 	if (pid == 0)
 		worker(mfd, p[1], room);
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		return CP_PW_FAILED;
+		return o;
 	}
-	/* its alarm ends it; a worker stopped (SIGSTOP) past that is killed here */
+	/*
+	 * its alarm ends it; a worker stopped (SIGSTOP) past that is killed
+	 * here. Its pidfd becomes readable when it ends: no polling meanwhile.
+	 */
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	deadline = cp_now_ns() + (CP_PW_SECONDS + 2) * 1000000000ull;
 	while ((got = wait4(pid, &status, WNOHANG, &ru)) == 0 || (got < 0 && errno == EINTR)) {
-		if (cp_now_ns() > deadline) {
+		__u64 now = cp_now_ns();
+		struct pollfd pf = {.fd = pfd, .events = POLLIN};
+
+		if (now > deadline) {
 			kill(pid, SIGKILL);
 			deadline = UINT64_MAX;
 		}
-		usleep(WAIT_US);
+		if (pfd < 0 ||
+		    poll(&pf, 1, now < deadline ? (int)((deadline - now) / 1000000 + 1) : 100) < 0)
+			usleep(2000); /* no pidfd (a kernel before 5.3), or a signal: look again
+					 soon */
 	}
+	if (pfd >= 0)
+		close(pfd);
 	while (said < sizeof(report) &&
 	       (n = read(p[0], (char *)report + said, sizeof(report) - said)) > 0)
 		said += (size_t)n;
 	close(p[0]);
 	if (got != pid)
-		return CP_PW_FAILED;
+		return o;
 	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
 	peak = (__u64)ru.ru_maxrss << 10;
-	return cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
+	o.cpu_ns = (__u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+		   (__u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
+	return o;
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 {
 	static struct cp_log_limit refused_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+	struct cp_pw_outcome o;
 	enum cp_pw_verdict v;
 	struct stat st;
+	unsigned int slot;
 
 	if (fstat(mfd, &st))
 		return CP_PW_FAILED;
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < nr_kept; i++)
-		if (kept[i].dev == st.st_dev && kept[i].ino == st.st_ino) {
-			v = kept[i].v;
+		if (kept[i].dev == st.st_dev && kept[i].ino == st.st_ino &&
+		    cp_pw_verdict_stands(&kept[i].o, cp_now_ns() - kept[i].made_ns,
+					 cp_self_mem_room())) {
+			v = kept[i].o.v;
 			pthread_mutex_unlock(&lock);
 			return v;
 		}
 	pthread_mutex_unlock(&lock);
-	v = run_worker(mfd);
+	o = run_worker(mfd);
+	v = o.v;
 	pthread_mutex_lock(&lock);
 	if (v == CP_PW_FAILED) {
 		/* no worker, no verdict: parsed unbounded, as before the worker existed */
@@ -389,10 +428,18 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 				"are parsed in the profiler");
 		said_unbounded = true;
 	} else {
-		kept[next_kept] = (struct kept){.dev = st.st_dev, .ino = st.st_ino, .v = v};
-		next_kept = (next_kept + 1) % CP_PW_VERDICTS;
-		if (nr_kept < CP_PW_VERDICTS)
-			nr_kept++;
+		/* a verdict that no longer stood is replaced in its slot */
+		for (slot = 0; slot < nr_kept; slot++)
+			if (kept[slot].dev == st.st_dev && kept[slot].ino == st.st_ino)
+				break;
+		if (slot == nr_kept) {
+			slot = next_kept;
+			next_kept = (next_kept + 1) % CP_PW_VERDICTS;
+			if (nr_kept < CP_PW_VERDICTS)
+				nr_kept++;
+		}
+		kept[slot] = (struct kept){
+			.dev = st.st_dev, .ino = st.st_ino, .o = o, .made_ns = cp_now_ns()};
 		if (v != CP_PW_PASSED)
 			nr_refused++;
 	}

@@ -17,7 +17,9 @@
  *
  * A verdict is kept per copy (the memfd's inode: machine/copy_cache.h
  * hands out one copy per file content), so a file is parsed twice per run
- * (once here, once for real), not once per process mapping it.
+ * (once here, once for real), not once per process mapping it; a refusal
+ * the machine may have caused, not the file, is tried again
+ * (cp_pw_verdict_stands()).
  */
 #ifndef CP_PARSE_WORKER_H
 #define CP_PARSE_WORKER_H
@@ -38,6 +40,12 @@
 #define CP_PW_MAX_UNITS (1u << 16)
 /* Verdicts kept (least recently made let go first). */
 #define CP_PW_VERDICTS 1024
+/*
+ * How long a refusal for time stands when the worker was starved (its CPU
+ * time under half of CP_PW_SECONDS: the machine was busy, the file not
+ * at fault): then the file gets another worker.
+ */
+#define CP_PW_RETRY_NS (60ull * 1000000000ull)
 
 enum cp_pw_verdict {
 	CP_PW_PASSED = 0,
@@ -54,6 +62,26 @@ enum cp_pw_verdict {
  * allowed (RLIMIT_DATA above what it held at its start). Pure.
  */
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room);
+
+/* A worker's verdict, and what it had to reach it. */
+struct cp_pw_outcome {
+	enum cp_pw_verdict v;
+	__u64 room;   /* the memory room it ran in, bytes (at most CP_PW_MAX_BYTES) */
+	__u64 cpu_ns; /* the CPU time it used */
+};
+
+/*
+ * Whether outcome @o, reached @age_ns ago, still stands when the room under
+ * --max-memory is now @room_now bytes. A pass or a crash (the file's own
+ * doing) stand for the run. Time and memory can be the machine's doing: a
+ * refusal for memory stands until the room is twice what it was (near its
+ * limit under -a, the profiler may have too little room for libc's own
+ * debug information; a memory bomb is tried again at most once per
+ * doubling); a refusal for time stands when the worker had its CPU time
+ * (the file kept it busy), else for CP_PW_RETRY_NS. "No worker" never
+ * stands (it is not kept). Pure.
+ */
+bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, __u64 age_ns, __u64 room_now);
 
 /* "crashed", ...: what logs and tests say. */
 const char *cp_pw_verdict_name(enum cp_pw_verdict v);

@@ -4,7 +4,6 @@
 #include <grp.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <unistd.h>
 #include <linux/audit.h>
 #include <linux/close_range.h>

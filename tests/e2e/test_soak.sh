@@ -67,7 +67,7 @@ prom_sum() {
 # the Prometheus readings (CP_SOAK_ALL): stack errors at the end of the warm-up
 # and last, the estimates over the budget
 se_warm=0 se_end=0 prom_reads=0 over=()
-warm=$((secs / 2)) t=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
+warm=$((secs / 2)) t=0 cpu_ticks=0 rss_warm=0 rss_max_late=0 rss_max=0 fd_warm=0 fd_end=0
 fd_late=() # the fds of the samples after the warm-up
 samples=()
 while kill -0 "$prof" 2>/dev/null && [ "$t" -le $((secs - 5)) ]; do
@@ -76,6 +76,9 @@ while kill -0 "$prof" 2>/dev/null && [ "$t" -le $((secs - 5)) ]; do
 	rss=$(awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$prof/status" 2>/dev/null) || break
 	[ -n "$rss" ] || break
 	fds=$(ls "/proc/$prof/fd" 2>/dev/null | wc -l)
+	# its CPU time so far: the last reading stands when it has ended
+	ticks=$(awk '{ print $14 + $15 }' "/proc/$prof/stat" 2>/dev/null) && [ -n "$ticks" ] &&
+		cpu_ticks=$ticks
 	sample="${t}s:${rss}MiB/${fds}fd"
 	if [ "$all" = 1 ] && [ -s "$out/prom" ]; then
 		se=$(prom_sum cacheperf_allocation_stack_errors_total)
@@ -107,7 +110,6 @@ done
 for fds in "${fd_late[@]: -4}"; do
 	{ [ "$fd_end" -eq 0 ] || [ "$fds" -lt "$fd_end" ]; } && fd_end=$fds
 done
-cpu_ticks=$(awk '{ print $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
 wait "$prof"
 rc=$?
 if [ -n "$churn" ]; then

@@ -415,6 +415,16 @@ static void test_intervals(void **state)
 	u.alloc_prog_ns = 1000;
 	assert_true(cp_budget_intervals_worst(&iv, &u, &w));
 	assert_int_equal(w.ppm, 5000);
+	/*
+	 * the same calls with the programs' own run time counted, 1 ms (a
+	 * twentieth of 20000 calls at the later figure): 10 ms of ticks +
+	 * 20000 x 1 us of traps + 1 ms of 10 s, 0.31 %, whatever figure a
+	 * later measure gives
+	 */
+	w.c.alloc_prog_ns = 1000000;
+	assert_int_equal(cp_budget_interval_ppm(&u, &w.c, w.cpu_ns), 3100);
+	u.alloc_prog_ns = 9000;
+	assert_int_equal(cp_budget_interval_ppm(&u, &w.c, w.cpu_ns), 3100);
 	/* counts with no CPU time: all of it; none: nothing */
 	assert_int_equal(cp_budget_interval_ppm(&u, &w.c, 0), CP_PPM);
 	memset(&w.c, 0, sizeof(w.c));
@@ -451,6 +461,10 @@ static void test_per_cpu(void **state)
 	/* 50000 calls * 1.4 us = 70 ms + 100 hits * 9 us = 0.9 ms + 20000 system calls
 	 * * 0.5 us = 10 ms: 8090 ppm */
 	assert_int_equal(cp_budget_cpu_ppm(&u, &allocating, s.wall_ns), 8090);
+	/* and the programs' run time on that CPU, 30 ms entry and return, 2 ms of system calls' */
+	allocating.alloc_prog_ns = 30 * MS;
+	allocating.sys_prog_ns = 2 * MS;
+	assert_int_equal(cp_budget_cpu_ppm(&u, &allocating, s.wall_ns), 11290);
 	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, 0), 0);
 	cp_budget_add_cpu(&s, 0, 1050);
 	cp_budget_add_cpu(&s, 1, 8090);

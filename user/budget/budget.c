@@ -108,9 +108,12 @@ __u32 cp_budget_total_ppm(const struct cp_budget_spent *s)
 
 __u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c)
 {
-	return c->ticks * u->tick_ns + c->alloc_calls * cp_unit_call_ns(u) +
-	       c->exit_traps * cp_unit_exit_ns(u) + c->bp_hits * u->bp_hit_ns +
-	       c->wakeups * u->wakeup_ns + c->syscalls * cp_unit_syscall_ns(u);
+	__u64 alloc_prog = c->alloc_prog_ns ? c->alloc_prog_ns : c->alloc_calls * u->alloc_prog_ns;
+	__u64 sys_prog = c->sys_prog_ns ? c->sys_prog_ns : c->syscalls * u->syscall_prog_ns;
+
+	return c->ticks * u->tick_ns + c->alloc_calls * (u->uprobe_ns + u->uretprobe_ns) +
+	       alloc_prog + c->exit_traps * cp_unit_exit_ns(u) + c->bp_hits * u->bp_hit_ns +
+	       c->wakeups * u->wakeup_ns + c->syscalls * u->syscall_ns + sys_prog;
 }
 
 __u32 cp_budget_cpu_ppm(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c,

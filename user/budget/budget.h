@@ -192,12 +192,23 @@ __u64 cp_budget_total_ns(const struct cp_budget_spent *s);
 /* Everything @s is estimated to have spent, in ppm of the targets' CPU time. */
 __u32 cp_budget_total_ppm(const struct cp_budget_spent *s);
 
-/* What the probes did on one CPU, or on all (struct cp_cpu_cost's counts). */
+/*
+ * What the probes did on one CPU, or on all (struct cp_cpu_cost's counts),
+ * and what the allocation and system-call programs' runs took, timed in
+ * them (0: not timed).
+ */
 struct cp_budget_cpu_counts {
 	__u64 ticks, alloc_calls, bp_hits, wakeups, syscalls, exit_traps;
+	__u64 alloc_prog_ns, sys_prog_ns;
 };
 
-/* What the counts @c cost with the unit costs @u, in ns. */
+/*
+ * What the counts @c cost with the unit costs @u, in ns: the traps and
+ * ticks at their unit costs, the programs at the run time they took where
+ * @c has it (it is what they cost then: a cost per call measured later,
+ * under contention, would price calls made before it at its figure),
+ * else at their unit costs.
+ */
 __u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_cpu_counts *c);
 
 /* What the counts @c of one CPU cost it over @wall_ns of its time, in ppm (0 without time). */

@@ -4,13 +4,13 @@
  * average over a long run is not one, since users read the report of a
  * 10-second run too. The run loop takes the probes' counts (all CPUs, every
  * source) and the targets' CPU time once per CP_BUDGET_STEP_NS; each
- * CP_BUDGET_INTERVAL_NS that ends at a step is priced with the unit costs
- * of the time, against the targets' CPU time in it, and the costliest is
- * kept, with its counts, so that the end of the run prices it again with
- * the final unit costs (the programs' cost is measured on the targets'
- * first calls, and may be revised later). A run shorter than an interval
- * has none: its whole-run estimate is its only one. Bounded: the last
- * CP_BUDGET_STEPS + 1 readings. Pure.
+ * CP_BUDGET_INTERVAL_NS that ends at a step is priced (cp_budget_counts_ns():
+ * the traps at the unit costs, the programs at the run time they took in
+ * it) against the targets' CPU time in it, and the costliest is kept, with
+ * its counts, so that the end of the run prices it again with the final
+ * unit costs (which change only the counts the programs did not time). A
+ * run shorter than an interval has none: its whole-run estimate is its
+ * only one. Bounded: the last CP_BUDGET_STEPS + 1 readings. Pure.
  */
 #ifndef CP_BUDGET_INTERVALS_H
 #define CP_BUDGET_INTERVALS_H

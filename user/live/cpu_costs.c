@@ -42,6 +42,8 @@ static struct cp_budget_cpu_counts counts_of(const struct cp_cpu_cost *c)
 		.wakeups = c->wakeups,
 		.syscalls = c->syscalls,
 		.exit_traps = c->exit_traps,
+		.alloc_prog_ns = c->alloc_prog_ns,
+		.sys_prog_ns = c->sys_prog_ns,
 	};
 }
 

@@ -89,34 +89,45 @@ static void test_judge(void **state)
  * be the machine's: near --max-memory under -a, libc's own debug
  * information may not fit in the room left, and a starved worker runs out
  * of wall time on a small file. Those are tried again when the room has
- * doubled, or a minute later for a worker that did not get its CPU time;
- * a file that kept its worker busy, or a memory bomb while the room stays,
- * is not parsed again (each try may cost seconds of CPU).
+ * doubled (from at least CP_PW_MIN_ROOM), or a minute later for a worker
+ * that did not get its CPU time, twice as long after each such try; a file
+ * that kept its worker busy, or a memory bomb while the room stays, is not
+ * parsed again (each try may cost seconds of CPU).
  */
 static void test_verdict_stands(void **state)
 {
 	const __u64 s = 1000000000ull;
 	const struct cp_pw_outcome pass = {CP_PW_PASSED, 8 * MIB, 1 * s};
 	const struct cp_pw_outcome crash = {CP_PW_CRASHED, 8 * MIB, 0};
-	const struct cp_pw_outcome mem = {CP_PW_MEMORY, 8 * MIB, 1 * s};
+	const struct cp_pw_outcome mem = {CP_PW_MEMORY, 24 * MIB, 1 * s};
+	const struct cp_pw_outcome mem_none = {CP_PW_MEMORY, 0, 0};
 	const struct cp_pw_outcome mem_max = {CP_PW_MEMORY, CP_PW_MAX_BYTES, 1 * s};
 	const struct cp_pw_outcome starved = {CP_PW_TIME, 64 * MIB, 1 * s};
 	const struct cp_pw_outcome busy = {CP_PW_TIME, 64 * MIB, CP_PW_SECONDS * s / 2};
 	const struct cp_pw_outcome none = {CP_PW_FAILED, 64 * MIB, 0};
 
 	(void)state;
-	assert_true(cp_pw_verdict_stands(&pass, 3600 * s, 0));
-	assert_true(cp_pw_verdict_stands(&crash, 3600 * s, UINT64_MAX));
-	assert_true(cp_pw_verdict_stands(&mem, 3600 * s, 8 * MIB));
-	assert_true(cp_pw_verdict_stands(&mem, 3600 * s, 16 * MIB - 1));
-	assert_false(cp_pw_verdict_stands(&mem, 0, 16 * MIB));
-	assert_false(cp_pw_verdict_stands(&mem, 0, UINT64_MAX)); /* no --max-memory */
+	assert_true(cp_pw_verdict_stands(&pass, 1, 3600 * s, 0));
+	assert_true(cp_pw_verdict_stands(&crash, 1, 3600 * s, UINT64_MAX));
+	assert_true(cp_pw_verdict_stands(&mem, 1, 3600 * s, 24 * MIB));
+	assert_true(cp_pw_verdict_stands(&mem, 1, 3600 * s, 48 * MIB - 1));
+	assert_false(cp_pw_verdict_stands(&mem, 1, 0, 48 * MIB));
+	assert_false(cp_pw_verdict_stands(&mem, 1, 0, UINT64_MAX)); /* no --max-memory */
+	/* refused with no room at all: not tried again as soon as a little is free */
+	assert_true(cp_pw_verdict_stands(&mem_none, 1, 3600 * s, 4096));
+	assert_true(cp_pw_verdict_stands(&mem_none, 1, 3600 * s, 2 * CP_PW_MIN_ROOM - 1));
+	assert_false(cp_pw_verdict_stands(&mem_none, 1, 0, 2 * CP_PW_MIN_ROOM));
 	/* a bomb refused with all the room a worker gets: never again */
-	assert_true(cp_pw_verdict_stands(&mem_max, 3600 * s, UINT64_MAX));
-	assert_true(cp_pw_verdict_stands(&starved, 59 * s, 64 * MIB));
-	assert_false(cp_pw_verdict_stands(&starved, 60 * s, 64 * MIB));
-	assert_true(cp_pw_verdict_stands(&busy, 3600 * s, 64 * MIB));
-	assert_false(cp_pw_verdict_stands(&none, 0, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&mem_max, 1, 3600 * s, UINT64_MAX));
+	/* starved: a minute, then two, four... */
+	assert_true(cp_pw_verdict_stands(&starved, 1, 59 * s, 64 * MIB));
+	assert_false(cp_pw_verdict_stands(&starved, 1, 60 * s, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&starved, 2, 119 * s, 64 * MIB));
+	assert_false(cp_pw_verdict_stands(&starved, 2, 120 * s, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&starved, 4, 479 * s, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&starved, 1000, 100000 * s, 64 * MIB));
+	assert_true(cp_pw_verdict_stands(&busy, 1, 3600 * s, 64 * MIB));
+	assert_false(cp_pw_verdict_stands(&none, 1, 0, 64 * MIB));
 }
 
 static void test_root_wrote(void **state)

@@ -44,7 +44,8 @@ static struct kept {
 	dev_t dev;
 	ino_t ino;
 	struct cp_pw_outcome o;
-	__u64 made_ns; /* when the worker that gave it ended (cp_now_ns()) */
+	__u64 made_ns;	    /* when the worker that gave it ended (cp_now_ns()) */
+	unsigned int tries; /* workers that judged the copy, this one the last */
 } kept[CP_PW_VERDICTS];
 static unsigned int nr_kept, next_kept;
 static __u64 nr_workers, nr_refused;
@@ -73,8 +74,11 @@ enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 	return CP_PW_PASSED;
 }
 
-bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, __u64 age_ns, __u64 room_now)
+bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
+			  __u64 room_now)
 {
+	unsigned int doubled = tries > 1 ? tries - 1 : 0;
+
 	switch (o->v) {
 	case CP_PW_PASSED:
 	case CP_PW_CRASHED:
@@ -82,9 +86,10 @@ bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, __u64 age_ns, __u64 roo
 	case CP_PW_MEMORY:
 		if (room_now > CP_PW_MAX_BYTES)
 			room_now = CP_PW_MAX_BYTES;
-		return room_now / 2 < o->room;
+		return room_now / 2 < (o->room > CP_PW_MIN_ROOM ? o->room : CP_PW_MIN_ROOM);
 	case CP_PW_TIME:
-		return o->cpu_ns >= CP_PW_SECONDS * 1000000000ull / 2 || age_ns < CP_PW_RETRY_NS;
+		return o->cpu_ns >= CP_PW_SECONDS * 1000000000ull / 2 ||
+		       age_ns < CP_PW_RETRY_NS << (doubled < 16 ? doubled : 16);
 	default:
 		return false;
 	}
@@ -344,7 +349,7 @@ static struct cp_pw_outcome run_worker(int mfd)
 	struct cp_self_mem now;
 	struct rusage ru;
 	size_t said = 0;
-	int p[2], status, pfd;
+	int p[2], status, pfd, ms;
 	pid_t pid, got;
 	ssize_t n;
 
@@ -377,10 +382,11 @@ static struct cp_pw_outcome run_worker(int mfd)
 			kill(pid, SIGKILL);
 			deadline = UINT64_MAX;
 		}
-		if (pfd < 0 ||
-		    poll(&pf, 1, now < deadline ? (int)((deadline - now) / 1000000 + 1) : 100) < 0)
-			usleep(2000); /* no pidfd (a kernel before 5.3), or a signal: look again
-					 soon */
+		/* killed: its end is a moment away */
+		ms = deadline == UINT64_MAX ? 100 : (int)((deadline - now) / 1000000 + 1);
+		if (pfd < 0 || poll(&pf, 1, ms) < 0)
+			usleep(2000); /* no pidfd (before Linux 5.3), or a signal: look again soon
+				       */
 	}
 	if (pfd >= 0)
 		close(pfd);
@@ -411,7 +417,7 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < nr_kept; i++)
 		if (kept[i].dev == st.st_dev && kept[i].ino == st.st_ino &&
-		    cp_pw_verdict_stands(&kept[i].o, cp_now_ns() - kept[i].made_ns,
+		    cp_pw_verdict_stands(&kept[i].o, kept[i].tries, cp_now_ns() - kept[i].made_ns,
 					 cp_self_mem_room())) {
 			v = kept[i].o.v;
 			pthread_mutex_unlock(&lock);
@@ -428,18 +434,25 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 				"are parsed in the profiler");
 		said_unbounded = true;
 	} else {
+		unsigned int tries = 1;
+
 		/* a verdict that no longer stood is replaced in its slot */
 		for (slot = 0; slot < nr_kept; slot++)
-			if (kept[slot].dev == st.st_dev && kept[slot].ino == st.st_ino)
+			if (kept[slot].dev == st.st_dev && kept[slot].ino == st.st_ino) {
+				tries = kept[slot].tries + 1;
 				break;
+			}
 		if (slot == nr_kept) {
 			slot = next_kept;
 			next_kept = (next_kept + 1) % CP_PW_VERDICTS;
 			if (nr_kept < CP_PW_VERDICTS)
 				nr_kept++;
 		}
-		kept[slot] = (struct kept){
-			.dev = st.st_dev, .ino = st.st_ino, .o = o, .made_ns = cp_now_ns()};
+		kept[slot] = (struct kept){.dev = st.st_dev,
+					   .ino = st.st_ino,
+					   .o = o,
+					   .made_ns = cp_now_ns(),
+					   .tries = tries};
 		if (v != CP_PW_PASSED)
 			nr_refused++;
 	}

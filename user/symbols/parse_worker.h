@@ -46,6 +46,8 @@
  * at fault): then the file gets another worker.
  */
 #define CP_PW_RETRY_NS (60ull * 1000000000ull)
+/* A refusal for memory counts as made in at least this room (one made in none stands too). */
+#define CP_PW_MIN_ROOM (16ull << 20)
 
 enum cp_pw_verdict {
 	CP_PW_PASSED = 0,
@@ -71,17 +73,21 @@ struct cp_pw_outcome {
 };
 
 /*
- * Whether outcome @o, reached @age_ns ago, still stands when the room under
+ * Whether outcome @o, reached @age_ns ago by the @tries'th worker in a row
+ * to judge the file (1: the first), still stands when the room under
  * --max-memory is now @room_now bytes. A pass or a crash (the file's own
  * doing) stand for the run. Time and memory can be the machine's doing: a
- * refusal for memory stands until the room is twice what it was (near its
- * limit under -a, the profiler may have too little room for libc's own
- * debug information; a memory bomb is tried again at most once per
- * doubling); a refusal for time stands when the worker had its CPU time
- * (the file kept it busy), else for CP_PW_RETRY_NS. "No worker" never
- * stands (it is not kept). Pure.
+ * refusal for memory stands until the room is twice what it was, and at
+ * least twice CP_PW_MIN_ROOM (near its limit under -a, the profiler may
+ * have too little room for libc's own debug information; a memory bomb
+ * is tried again at most once per doubling); a refusal for time stands
+ * when the worker had its CPU time (the file kept it busy), else for
+ * CP_PW_RETRY_NS, doubled with each try after the first (a file too big
+ * for a busy host is not tried every minute). "No worker" never stands
+ * (it is not kept). Pure.
  */
-bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, __u64 age_ns, __u64 room_now);
+bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
+			  __u64 room_now);
 
 /* "crashed", ...: what logs and tests say. */
 const char *cp_pw_verdict_name(enum cp_pw_verdict v);

@@ -398,8 +398,7 @@ static struct cp_pw_outcome run_worker(int mfd)
 		return o;
 	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
 	peak = (__u64)ru.ru_maxrss << 10;
-	o.cpu_ns = (__u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-		   (__u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	o.cpu_ns = cp_rusage_cpu_ns(&ru);
 	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
 	return o;
 }

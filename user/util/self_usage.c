@@ -12,13 +12,18 @@ static __u64 tv_ns(const struct timeval *tv)
 	return (__u64)tv->tv_sec * 1000000000ull + (__u64)tv->tv_usec * 1000ull;
 }
 
+__u64 cp_rusage_cpu_ns(const struct rusage *ru)
+{
+	return tv_ns(&ru->ru_utime) + tv_ns(&ru->ru_stime);
+}
+
 __u64 cp_self_cpu_ns(void)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return 0;
-	return tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
+	return cp_rusage_cpu_ns(&ru);
 }
 
 int cp_self_status_bytes(const char *key, __u64 *bytes)

@@ -12,6 +12,10 @@
  */
 __u64 cp_self_cpu_ns(void);
 
+struct rusage;
+/* User + system CPU time of @ru in ns (a child's, from wait4()). */
+__u64 cp_rusage_cpu_ns(const struct rusage *ru);
+
 /* Its memory as the kernel counts it: cp_self_mem_read() in machine/self_mem.h. */
 
 /*

@@ -62,6 +62,10 @@ static void test_reached_start(void **state)
 	assert_true(cp_unwind_reached_start("__libc_start_call_main"));
 	assert_true(cp_unwind_reached_start("start_thread"));
 	assert_true(cp_unwind_reached_start("clone3"));
+	/* glibc's .dynsym names it with its version */
+	assert_true(cp_unwind_reached_start("__libc_start_main@@GLIBC_2.34"));
+	assert_false(cp_unwind_reached_start("_start_c@@GLIBC_2.34"));
+	assert_false(cp_unwind_reached_start("@@GLIBC_2.34"));
 	/* a walk that stopped in the allocator's wrapper or the program did not */
 	assert_false(cp_unwind_reached_start("_Znwm"));
 	assert_false(cp_unwind_reached_start("main"));

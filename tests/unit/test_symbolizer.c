@@ -35,6 +35,7 @@
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
 #include "symbols/symbolizer.h"
+#include "symbols/unwind.h"
 
 #define MAX_NAMES	16
 
@@ -828,6 +829,56 @@ static void test_indexes_agree_with_libdw_walk(void **state)
 	cp_symbolizer__free(s);
 }
 
+int main(void);
+
+/*
+ * The unwinder's stop (a frame in a thread's start function) asks each
+ * frame's function by a binary search in the module's symbol index
+ * (cp_sym_function()); it asked libdw, whose dwfl_module_addrname() walks
+ * the whole symbol table, a quarter of the profiler's CPU time on redis.
+ * Over every 61st byte of this process's code both give the same decision,
+ * the start of glibc's __libc_start_main is a start and main is not.
+ */
+static void test_function_symbol_stops_the_unwinder(void **state)
+{
+	Dwfl *dwfl = proc_dwfl(getpid());
+	__u64 start_main = (__u64)(uintptr_t)dlsym(RTLD_DEFAULT, "__libc_start_main");
+	__u64 in_main = (__u64)(uintptr_t)&main + 1;
+	struct cp_maps *maps;
+	size_t compared = 0, starts = 0;
+
+	(void)state;
+	assert_true(start_main != 0);
+	assert_true(cp_unwind_reached_start(
+		cp_sym_function(dwfl_addrmodule(dwfl, start_main + 1), start_main + 1)));
+	assert_string_equal(cp_sym_function(dwfl_addrmodule(dwfl, in_main), in_main), "main");
+	assert_int_equal(cp_maps__read(NULL, getpid(), &maps), 0);
+	for (size_t m = 0; m < maps->nr; m++) {
+		const struct cp_map *map = &maps->maps[m];
+
+		if (!(map->prot & CP_MAP_EXEC) || map->kind != CP_MAP_FILE)
+			continue;
+		for (__u64 ip = map->start; ip < map->end; ip += 61) {
+			Dwfl_Module *mod = dwfl_addrmodule(dwfl, ip);
+			bool want;
+
+			if (!mod)
+				continue;
+			want = cp_unwind_reached_start(dwfl_module_addrname(mod, ip));
+			if (cp_unwind_reached_start(cp_sym_function(mod, ip)) != want)
+				fail_msg("%#llx: libdw names %s, the index %s", (unsigned long long)ip,
+					 dwfl_module_addrname(mod, ip), cp_sym_function(mod, ip));
+			starts += want;
+			compared++;
+		}
+	}
+	assert_true(compared > 1000);
+	assert_true(starts > 0);
+	cp_maps__free(maps);
+	cp_sym_release(dwfl);
+	dwfl_end(dwfl);
+}
+
 /*
  * Debug info nesting 300,000 lexical blocks around one function's code
  * (tests/workloads/tenant_parse.S), in a unit without a subprogram: the walk
@@ -1146,6 +1197,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_process_lru, setup, teardown),
 		cmocka_unit_test(test_resolve_file_offline),
 		cmocka_unit_test(test_indexes_agree_with_libdw_walk),
+		cmocka_unit_test(test_function_symbol_stops_the_unwinder),
 		cmocka_unit_test(test_deep_nesting_cut),
 		cmocka_unit_test_setup_teardown(test_processes_share_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_agrees_with_process_dwfl, setup,

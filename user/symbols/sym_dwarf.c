@@ -216,6 +216,33 @@ static void index_lookup(const struct func_index *idx, __u64 ip, const struct fu
 	}
 }
 
+/*
+ * The function symbol naming @ip in @idx: the innermost sized one holding
+ * it, else a sizeless one right below (hand-written assembly); NULL when
+ * none. @below: the closest function at or below @ip.
+ */
+static const struct func_sym *index_name(const struct func_index *idx, __u64 ip,
+					 const struct func_sym **below)
+{
+	const struct func_sym *cover;
+
+	index_lookup(idx, ip, &cover, below);
+	if (!cover && *below && !(*below)->size)
+		cover = *below;
+	return cover;
+}
+
+const char *cp_sym_function(Dwfl_Module *mod, __u64 ip)
+{
+	const struct func_index *idx = module_index(mod, mod_cache(mod));
+	const struct func_sym *f, *below;
+
+	if (!idx)
+		return dwfl_module_addrname(mod, ip);
+	f = index_name(idx, ip, &below);
+	return f ? f->name : NULL;
+}
+
 /* The ELF symbol part of @out; returns the name of the symbol holding @ip. */
 static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64 ip,
 				   struct cp_symbol_info *out, __u64 *offset)
@@ -236,10 +263,7 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 		}
 		return name;
 	}
-	index_lookup(idx, ip, &cover, &below);
-	/* a sizeless symbol right below: hand-written assembly, name it */
-	if (!cover && below && !below->size)
-		cover = below;
+	cover = index_name(idx, ip, &below);
 	if (cover) {
 		*offset = ip - cover->addr;
 		if (cover->size) {

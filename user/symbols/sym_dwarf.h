@@ -46,6 +46,13 @@
 void cp_sym_describe(Dwfl_Module *mod, __u64 ip, struct cp_symbol_info *out);
 
 /*
+ * The ELF function symbol holding @ip in @mod, as cp_sym_describe() names it
+ * without DWARF (NULL: none): a binary search in the module's symbol index,
+ * built on first use, where dwfl_module_addrname() walks the whole table.
+ */
+const char *cp_sym_function(Dwfl_Module *mod, __u64 ip);
+
+/*
  * The DIEs of @cu holding @pc, as dwarf_getscopes() and
  * dwarf_getscopes_die() find them but walked iteratively, at most
  * CP_MAX_SCOPE_DEPTH deep: into @path (CP_MAX_DIE_DEPTH) the innermost

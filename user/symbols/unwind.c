@@ -3,6 +3,7 @@
 #include <string.h>
 #include <elfutils/libdwfl.h>
 
+#include "symbols/sym_dwarf.h"
 #include "symbols/unwind.h"
 
 /* DWARF register numbers of x86-64 (System V psABI, figure 3.36). */
@@ -98,7 +99,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	if (!activation)
 		pc--; /* a return address: the call is before it */
 	m = dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), pc);
-	if (m && cp_unwind_reached_start(dwfl_module_addrname(m, pc)))
+	if (m && cp_unwind_reached_start(cp_sym_function(m, pc)))
 		return DWARF_CB_ABORT;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -117,8 +118,11 @@ bool cp_unwind_reached_start(const char *function)
 		"__clone3",
 	};
 
+	/* a versioned name ("__libc_start_main@@GLIBC_2.34") is its function's */
+	size_t len = function ? strcspn(function, "@") : 0;
+
 	for (size_t i = 0; function && i < sizeof(starts) / sizeof(starts[0]); i++)
-		if (!strcmp(function, starts[i]))
+		if (strlen(starts[i]) == len && !strncmp(function, starts[i], len))
 			return true;
 	return false;
 }

@@ -33,7 +33,8 @@ size_t cp_unwind(struct cp_symbolizer *s, const struct cp_ustack_record *r, __u6
 /*
  * True when a stack whose outermost frame is in @function reached where a
  * thread starts (_start, __libc_start_main, start_thread, clone3): the
- * frame-pointer walk was whole, no CFI unwinding is needed. Pure.
+ * frame-pointer walk was whole, no CFI unwinding is needed. A symbol
+ * version after '@' is not part of the name. Pure.
  */
 bool cp_unwind_reached_start(const char *function);
 

@@ -175,10 +175,13 @@ static __always_inline struct cp_alloc_entry *cp_entry_of_current(__u64 flags)
 }
 
 /*
- * Counts a call of thread @e (NULL: none) for the rate guard: in the thread's
- * entry first, into alloc_calls every CP_ALLOC_COUNT_BATCH calls, as a hash
- * lookup and an atomic add per call cost ~50 ns here. The guard thus sees up
- * to CP_ALLOC_COUNT_BATCH - 1 calls per thread late (or never, if the thread
+ * Counts a call of thread @e (NULL: none): on this CPU's counts at once (a
+ * per-CPU add: what the estimate and -a's windows count, every call, those
+ * of threads that exit soon after too), and for the rate guard of process
+ * @tgid in the thread's entry first, into alloc_calls every
+ * CP_ALLOC_COUNT_BATCH calls, as a hash lookup and an atomic add per call
+ * cost ~50 ns here. A process's guard thus sees up to
+ * CP_ALLOC_COUNT_BATCH - 1 calls per thread late (or never, if the thread
  * exits), nothing next to a budget of many thousand calls per second.
  */
 static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
@@ -188,15 +191,15 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 
 	if (!targ_alloc_count)
 		return;
+	cost = cp_cpu_cost();
+	if (cost)
+		cost->alloc_calls++;
 	if (e) {
 		if (++e->calls < CP_ALLOC_COUNT_BATCH)
 			return;
 		add = e->calls;
 		e->calls = 0;
 	}
-	cost = cp_cpu_cost();
-	if (cost)
-		cost->alloc_calls += add;
 	n = bpf_map_lookup_elem(&alloc_calls, &tgid);
 	if (n) {
 		__sync_fetch_and_add(n, add);

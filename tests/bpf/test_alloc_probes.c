@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <setjmp.h>
@@ -257,7 +258,7 @@ static void start_run_with(struct run *r, pid_t pid, __u64 max_rate, bool sample
 	r->pid = pid;
 	r->skel = cacheperf__open();
 	assert_non_null(r->skel);
-	r->skel->rodata->targ_filter_tgid = true;
+	r->skel->rodata->targ_filter_tgid = pid > 0;
 	r->skel->rodata->targ_self_tgid = getpid();
 	assert_int_equal(cp_alloc_probes_prepare(r->skel, NULL), 0);
 	if (samples) {
@@ -266,8 +267,10 @@ static void start_run_with(struct run *r, pid_t pid, __u64 max_rate, bool sample
 	} else {
 		assert_int_equal(cacheperf__load(r->skel), 0);
 	}
-	assert_int_equal(bpf_map__update_elem(r->skel->maps.targ_tgids, &key, sizeof(key), &one,
-					      sizeof(one), BPF_ANY), 0);
+	if (pid > 0)
+		assert_int_equal(bpf_map__update_elem(r->skel->maps.targ_tgids, &key, sizeof(key),
+						      &one, sizeof(one), BPF_ANY),
+				 0);
 	r->ap = cp_alloc_probes__new(r->skel, &o);
 	assert_non_null(r->ap);
 	r->drain = cp_drain__new(r->skel, &ops);
@@ -275,6 +278,11 @@ static void start_run_with(struct run *r, pid_t pid, __u64 max_rate, bool sample
 	r->objects = cp_objects__new(NULL);
 	assert_non_null(r->objects);
 	r->fds_before_attach = count_fds();
+	if (pid <= 0) {
+		/* -a: the system libc's probes, every process but this one */
+		assert_int_equal(cp_alloc_probes__attach_all(r->ap), 0);
+		return;
+	}
 	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), 0);
 	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), -EEXIST);
 }
@@ -782,6 +790,61 @@ static void test_guard_off(void **state)
 }
 
 /*
+ * -a: the calls the guard and the estimate count are every process's. Two
+ * processes each make exactly 65536 malloc+free pairs under the system-wide
+ * probes, with neither a budget nor a rate cap: the calls counted are at
+ * least their 262144 (other processes of the machine may add some). The
+ * busiest process's count per tick, as -a took before, was about half that
+ * while both ran in the same ticks, and let the budget's windows spend half
+ * again their share beside a build.
+ */
+static void test_all_counts_every_process(void **state)
+{
+	struct cp_alloc_probes_stats st;
+	struct pollfd pfd[2];
+	struct child c[2];
+	struct run r;
+	char line[64];
+	__u64 start;
+	int done = 0;
+
+	(void)state;
+	REQUIRE_ROOT();
+	for (int i = 0; i < 2; i++)
+		spawn(&c[i], workload("alloc_sites"), "pairs", "65536", NULL);
+	start_run_with(&r, -1, 0, false);
+	for (int i = 0; i < 2; i++) {
+		tell(&c[i]);
+		pfd[i] = (struct pollfd){.fd = fileno(c[i].out), .events = POLLIN};
+	}
+	/* ticks as the run loop makes them, until both printed their figures */
+	for (start = mono_ns(); done < 2 && mono_ns() - start < 30000000000ull;) {
+		usleep(100000);
+		assert_true(cp_alloc_probes__tick(r.ap, mono_ns()) >= 0);
+		if (poll(pfd, 2, 0) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (pfd[i].revents & (POLLIN | POLLHUP)) {
+				pfd[i].fd = -1;
+				done++;
+			}
+		}
+	}
+	assert_int_equal(done, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_non_null(fgets(line, sizeof(line), c[i].out));
+		assert_int_equal(reap(&c[i]), 0);
+	}
+	assert_true(cp_alloc_probes__tick(r.ap, mono_ns()) >= 0);
+	cp_alloc_probes__stats(r.ap, &st);
+	if (st.calls < 2 * 2 * 65536ull)
+		fail_msg("%llu calls counted of two processes' 262144",
+			 (unsigned long long)st.calls);
+	assert_int_equal(st.backoffs, 0);
+	end_run(&r);
+}
+
+/*
  * An allocation storm nobody reads (-a beside shell loops that call malloc
  * ~135,000 times a second) stops at its share of the ring, three quarters
  * (CP_RINGBUF_FILL_ALLOC): the samples still get the rest, but for the
@@ -899,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_exit_under_probes),
 		cmocka_unit_test(test_guard_backs_off),
 		cmocka_unit_test(test_guard_off),
+		cmocka_unit_test(test_all_counts_every_process),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),
 	};
 

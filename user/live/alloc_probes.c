@@ -68,7 +68,8 @@ struct target {
 	__u64 cpu_total_ns;    /* CPU time it used while probed */
 	__u64 since_ns;	       /* first tick */
 	__u64 allow_calls; /* budget windows: calls the open window may take past the last tick */
-	__u64 cut_base;	   /* -a: all CPUs' counted calls at the last tick */
+	__u64 cut_base;	   /* -a: all CPUs' counted calls when the window's allowance was set */
+	__u64 tick_base;   /* -a: all CPUs' counted calls at the last tick */
 	__u64 exit_traps;  /* its share of the exit points' traps so far */
 	__u64 tick_calls;  /* calls taken at the current tick */
 	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
@@ -359,6 +360,14 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 static void stop_cutter(struct cp_alloc_probes *ap);
 static void set_allowance(struct cp_alloc_probes *ap, struct target *t);
 static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target *t);
+
+/* All CPUs' counted allocator calls so far (-a's windows); 0 when unread. */
+static __u64 all_calls(const struct cp_alloc_probes *ap)
+{
+	struct cp_cpu_cost sum;
+
+	return cp_cpu_costs__sum(ap->skel, &sum) ? 0 : sum.alloc_calls;
+}
 
 /* Hands @t's links to the reaper: the loop does not wait for the kernel. */
 static void detach_links(struct cp_alloc_probes *ap, struct target *t)
@@ -768,6 +777,8 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	t->cpu_ns = target_cpu_ns(t);
 	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, t->since_ns);
 	pthread_mutex_lock(&ap->lock);
+	if (pid <= 0)
+		t->tick_base = all_calls(ap);
 	set_allowance(ap, t);
 	ap->targets[ap->nr_targets++] = t;
 	sync_syscalls(ap);
@@ -978,30 +989,55 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	return 0;
 }
 
-/* Calls counted for @t since the last tick; -a: the busiest process's. */
+/* Calls counted for @t (a process) since the last tick. */
 static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
 {
-	int fd = bpf_map__fd(ap->skel->maps.alloc_calls);
-	__u32 key, next;
-	__u64 n = 0, v;
-	bool have = false;
+	__u32 key = t->pid;
+	__u64 n = 0;
 
-	if (t->pid > 0) {
-		key = t->pid;
-		if (!bpf_map_lookup_and_delete_elem(fd, &key, &n))
-			return n;
+	if (bpf_map__lookup_and_delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &n,
+					    sizeof(n), 0))
 		return 0;
-	}
+	return n;
+}
+
+static bool is_target_pid(const struct cp_alloc_probes *ap, __u32 pid)
+{
+	for (int i = 0; i < ap->nr_targets; i++)
+		if (ap->targets[i]->pid > 0 && (__u32)ap->targets[i]->pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * -a: the calls of every process since the last tick, as all CPUs counted
+ * them (each call at once), less @others, those the processes probed on
+ * their own (another allocator) were counted. The busiest process's count
+ * alone, as before, let the windows spend half again their share while a
+ * build ran beside them. The processes' counts in alloc_calls, which
+ * nothing reads but the processes probed on their own, are emptied.
+ */
+static __u64 take_all_calls(struct cp_alloc_probes *ap, struct target *t, __u64 others)
+{
+	int fd = bpf_map__fd(ap->skel->maps.alloc_calls);
+	__u32 key = 0, next;
+	bool have = false;
+	__u64 all, n;
+
+	/* each key is deleted once the walk is past it: deleting it first would restart the walk */
 	while (!bpf_map_get_next_key(fd, have ? &key : NULL, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &v) && v > n)
-			n = v;
+		if (have && !is_target_pid(ap, key))
+			bpf_map_delete_elem(fd, &key);
 		key = next;
 		have = true;
 	}
-	/* resetting: deleting while walking would restart the walk */
-	while (!bpf_map_get_next_key(fd, NULL, &next))
-		bpf_map_delete_elem(fd, &next);
-	return n;
+	if (have && !is_target_pid(ap, key))
+		bpf_map_delete_elem(fd, &key);
+	all = all_calls(ap);
+	n = all > t->tick_base ? all - t->tick_base : 0;
+	if (all)
+		t->tick_base = all;
+	return n > others ? n - others : 0;
 }
 
 /*
@@ -1104,14 +1140,6 @@ static void measure_prog_cost(struct cp_alloc_probes *ap, __u64 now_ns)
 	}
 	measure_end(ap, now_ns);
 	ap->guard_cfg.call_ns = guard_call_ns(ap);
-}
-
-/* All CPUs' counted allocator calls so far (-a's windows); 0 when unread. */
-static __u64 all_calls(const struct cp_alloc_probes *ap)
-{
-	struct cp_cpu_cost sum;
-
-	return cp_cpu_costs__sum(ap->skel, &sum) ? 0 : sum.alloc_calls;
 }
 
 /* @t's calls counted since the last tick, as the cutter sees them. */
@@ -1289,13 +1317,18 @@ static void charge_exit_traps(struct cp_alloc_probes *ap, __u64 traps)
 
 int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
 {
+	__u64 others = 0;
 	int changed = 0, err = 0;
 	bool open = false;
 
 	pthread_mutex_lock(&ap->lock);
 	measure_prog_cost(ap, now_ns);
 	for (int i = 0; i < ap->nr_targets; i++)
-		ap->targets[i]->tick_calls = take_calls(ap, ap->targets[i]);
+		if (ap->targets[i]->pid > 0)
+			others += ap->targets[i]->tick_calls = take_calls(ap, ap->targets[i]);
+	for (int i = 0; i < ap->nr_targets; i++)
+		if (ap->targets[i]->pid <= 0)
+			ap->targets[i]->tick_calls = take_all_calls(ap, ap->targets[i], others);
 	charge_exit_traps(ap, new_exit_traps(ap));
 	for (int i = 0; i < ap->nr_targets; i++) {
 		struct target *t = ap->targets[i];

@@ -133,6 +133,10 @@ static void test_forget_pid(void **state)
 	assert_null(cp_decode_cache__lookup(c, &mine));
 	assert_non_null(cp_decode_cache__lookup(c, &other));
 	assert_non_null(cp_decode_cache__lookup(c, &file));
+	/* the cache counts its entries of pids, to skip the look when it has none: one left */
+	cp_decode_cache__forget(c, 200);
+	assert_null(cp_decode_cache__lookup(c, &other));
+	assert_non_null(cp_decode_cache__lookup(c, &file));
 	cp_decode_cache__free(c);
 }
 

@@ -142,6 +142,42 @@ static void test_index_collisions(void **state)
 	cp_proc_summaries__free(t);
 }
 
+/*
+ * At the cap, exited processes' summaries go up to a sixteenth of the cap at
+ * once (two of 32 here), the least recently sampled first, so that a new
+ * process does not look through the whole table each time; a live one goes
+ * alone, and only when none exited.
+ */
+static void test_eviction_batches(void **state)
+{
+	struct cp_proc_summaries *t = cp_proc_summaries__new(32, NULL, NULL);
+
+	(void)state;
+	for (int pid = 1; pid <= 32; pid++)
+		cp_proc_summaries__sample(t, pid, false);
+	for (int pid = 1; pid <= 3; pid++)
+		cp_proc_summaries__exit(t, pid);
+	cp_proc_summaries__sample(t, 100, false);
+	/* 1 and 2, sampled least lately, went together; 3 stays, and every live one */
+	assert_int_equal(cp_proc_summaries__evicted(t), 2);
+	assert_null(cp_proc_summaries__find(t, 1));
+	assert_null(cp_proc_summaries__find(t, 2));
+	assert_non_null(cp_proc_summaries__find(t, 3));
+	for (int pid = 4; pid <= 32; pid++)
+		assert_non_null(cp_proc_summaries__find(t, pid));
+	cp_proc_summaries__sample(t, 101, false);	/* the room left */
+	assert_int_equal(cp_proc_summaries__evicted(t), 2);
+	cp_proc_summaries__sample(t, 102, false);	/* 3, the last exited, alone */
+	assert_int_equal(cp_proc_summaries__evicted(t), 3);
+	assert_null(cp_proc_summaries__find(t, 3));
+	cp_proc_summaries__sample(t, 103, false);	/* none exited: pid 4, sampled least lately */
+	assert_int_equal(cp_proc_summaries__evicted(t), 4);
+	assert_null(cp_proc_summaries__find(t, 4));
+	assert_non_null(cp_proc_summaries__find(t, 5));
+	assert_int_equal(cp_proc_summaries__count(t), 32);
+	cp_proc_summaries__free(t);
+}
+
 /* find: the live process of a pid, else the exited one sampled last */
 static void test_find(void **state)
 {
@@ -177,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_churn_at_cap),
 		cmocka_unit_test(test_index_collisions),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_eviction_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

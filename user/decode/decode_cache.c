@@ -21,6 +21,7 @@ struct cp_decode_cache {
 	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
 	size_t nr_sets;			/* a power of two */
 	__u64 clock;
+	size_t nr_by_pid;		/* entries keyed by a pid (code of no file) */
 	struct cp_decode_cache_stats stats;
 };
 
@@ -107,6 +108,8 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 	}
 	if (victim->used && !same_key(&victim->key, key))
 		c->stats.evictions++;
+	c->nr_by_pid -= victim->used && !victim->key.dev;
+	c->nr_by_pid += !key->dev;
 	victim->key = *key;
 	victim->op = *op;
 	victim->used = ++c->clock;
@@ -114,9 +117,13 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 
 void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid)
 {
-	for (size_t i = 0; i < c->nr_sets * CP_DECODE_WAYS; i++)
-		if (c->e[i].used && !c->e[i].key.dev && c->e[i].key.ino == (__u64)pid)
+	/* most processes run only code of files: no look through the cache at their exit */
+	for (size_t i = 0; c->nr_by_pid && i < c->nr_sets * CP_DECODE_WAYS; i++) {
+		if (c->e[i].used && !c->e[i].key.dev && c->e[i].key.ino == (__u64)pid) {
 			c->e[i].used = 0;
+			c->nr_by_pid--;
+		}
+	}
 }
 
 /* Reads @len bytes of @path at @off; an empty read (past the end) is an error here. */

@@ -4,7 +4,8 @@
  * container, samples and misses. Processes come and go: an exited process
  * keeps its summary for the report but leaves the pid index, so a reused
  * pid starts a new summary. Pure and bounded: at the cap the least recently
- * sampled summary is evicted (exited ones first), counted.
+ * sampled summary is evicted (exited ones first, up to a sixteenth of the
+ * cap of them at once), counted.
  */
 #ifndef CP_PROC_SUMMARIES_H
 #define CP_PROC_SUMMARIES_H

@@ -33,6 +33,7 @@
 #include "util/path.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
+#define CP_SYM_PID_BUCKETS	4096	/* counts of cached results by pid */
 #define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
 
 /*
@@ -115,6 +116,8 @@ struct cp_symbolizer {
 	size_t nr_exited;		/* snapshots of exited processes held */
 	__u32 last_inc;			/* the last incarnation given */
 	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
+	/* results cached per pid bucket (pid % CP_SYM_PID_BUCKETS), to skip most drops' look */
+	__u32 by_pid[CP_SYM_PID_BUCKETS];
 	struct cp_symbol_info *results;
 	size_t nr_sets;			/* power of two */
 	struct cp_sym_strings strings;
@@ -285,16 +288,28 @@ static void cache_put(struct cp_symbolizer *s, pid_t pid, __u32 inc, __u64 ip,
 		if (s->keys[w].stamp < s->keys[victim].stamp)
 			victim = w;
 	}
+	if (s->keys[victim].stamp)
+		s->by_pid[(__u32)s->keys[victim].pid % CP_SYM_PID_BUCKETS]--;
+	s->by_pid[(__u32)pid % CP_SYM_PID_BUCKETS]++;
 	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .inc = inc, .stamp = ++s->clock };
 	s->results[victim] = *info;
 }
 
-/* Only the keys are scanned: cheap enough for once per exec. @inc 0: every incarnation. */
+/*
+ * @inc 0: every incarnation. The keys are scanned only when the pid's
+ * bucket holds results: a new process, which has none, costs no look
+ * through the 16384 keys (once per exec under -a).
+ */
 static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid, __u32 inc)
 {
-	for (size_t w = 0; w < s->nr_sets * CP_SYM_WAYS; w++)
-		if (s->keys[w].pid == pid && (!inc || s->keys[w].inc == inc))
+	__u32 *n = &s->by_pid[(__u32)pid % CP_SYM_PID_BUCKETS];
+
+	for (size_t w = 0; *n && w < s->nr_sets * CP_SYM_WAYS; w++) {
+		if (s->keys[w].stamp && s->keys[w].pid == pid && (!inc || s->keys[w].inc == inc)) {
 			s->keys[w].stamp = 0;
+			(*n)--;
+		}
+	}
 }
 
 /*
@@ -306,6 +321,7 @@ static void flush_strings(struct cp_symbolizer *s)
 	strings_free(&s->strings);
 	memset(&s->strings, 0, sizeof(s->strings));
 	memset(s->keys, 0, s->nr_sets * CP_SYM_WAYS * sizeof(*s->keys));
+	memset(s->by_pid, 0, sizeof(s->by_pid));
 	s->stats.string_bytes = 0;
 	s->stats.string_flushes++;
 }

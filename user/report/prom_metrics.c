@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "breakpoints/bp_manager.h"
 #include "profile/insn_store.h"
@@ -11,13 +12,21 @@
 #include "report/prom_metrics.h"
 #include "report/prom_writer.h"
 
-/* The identities of the processes this write names, each looked up once. */
+/*
+ * The identities of the processes this write names, each looked up once:
+ * each in an allocation of its own (the pointers handed out stay valid
+ * while more are added), found by pid in an open-addressing index. Under
+ * -a a write names thousands of processes, each on many instructions.
+ */
 struct idents {
 	struct ident_of {
 		__u32 pid;
+		ssize_t total; /* its entry of proc_totals()'s, -1 until known */
 		struct cp_prom_ident id;
-	} *v;
+	} **v;
 	size_t nr, cap;
+	size_t *slots; /* index in v + 1, 0: empty; a power of two, over 2 * nr */
+	size_t nr_slots;
 };
 
 struct ctx {
@@ -47,26 +56,78 @@ static void make_ident(const struct cp_prom_input *in, __u32 pid, struct cp_prom
 	cp_prom_ident_make(out, pid, in->pid_label, comm, ps ? &ps->cg : NULL);
 }
 
-/* @pid's identity (NULL: out of memory); processes are few next to series: a linear look. */
-static const struct cp_prom_ident *ident(struct ctx *x, __u32 pid)
+static size_t ident_home(const struct idents *t, __u32 pid)
+{
+	return ((size_t)pid * 2654435761u) & (t->nr_slots - 1);
+}
+
+/* Makes the index twice as large and places every identity again; false when out of memory. */
+static bool idents_grow(struct idents *t)
+{
+	size_t n = t->nr_slots ? 2 * t->nr_slots : 128;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	free(t->slots);
+	t->slots = slots;
+	t->nr_slots = n;
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t h = ident_home(t, t->v[i]->pid);
+
+		while (t->slots[h])
+			h = (h + 1) & (n - 1);
+		t->slots[h] = i + 1;
+	}
+	return true;
+}
+
+/* @pid's identity, made on first use (NULL: out of memory). */
+static struct ident_of *ident_of(struct ctx *x, __u32 pid)
 {
 	struct idents *t = &x->ids;
+	struct ident_of *e;
+	size_t h;
 
-	for (size_t i = 0; i < t->nr; i++)
-		if (t->v[i].pid == pid)
-			return &t->v[i].id;
+	if ((t->nr + 1) * 2 > t->nr_slots && !idents_grow(t))
+		return NULL;
+	for (h = ident_home(t, pid); t->slots[h]; h = (h + 1) & (t->nr_slots - 1))
+		if (t->v[t->slots[h] - 1]->pid == pid)
+			return t->v[t->slots[h] - 1];
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct ident_of *v = realloc(t->v, cap * sizeof(*v));
+		struct ident_of **v = realloc(t->v, cap * sizeof(*v));
 
 		if (!v)
 			return NULL;
 		t->v = v;
 		t->cap = cap;
 	}
-	t->v[t->nr].pid = pid;
-	make_ident(x->in, pid, &t->v[t->nr].id);
-	return &t->v[t->nr++].id;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return NULL;
+	e->pid = pid;
+	e->total = -1;
+	make_ident(x->in, pid, &e->id);
+	t->v[t->nr++] = e;
+	t->slots[h] = t->nr;
+	return e;
+}
+
+static void idents_free(struct idents *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+}
+
+/* @pid's identity (NULL: out of memory). */
+static const struct cp_prom_ident *ident(struct ctx *x, __u32 pid)
+{
+	struct ident_of *e = ident_of(x, pid);
+
+	return e ? &e->id : NULL;
 }
 
 /* One issue series: the issues with the same labels, summed. */
@@ -258,17 +319,20 @@ static ssize_t proc_totals(struct ctx *x, const struct cp_insn_store *s, struct 
 		goto nomem;
 	n = n ? cp_insn_store__top(s, list, n) : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct cp_prom_ident *id = ident(x, list[i]->key.tgid);
+		struct ident_of *e = ident_of(x, list[i]->key.tgid);
 		size_t k;
 
-		if (!id)
+		if (!e)
 			goto nomem;
-		/* identities are few next to instructions: a linear look is enough */
-		for (k = 0; k < nr && !cp_prom_ident_equal(t[k].id, id); k++)
-			;
-		if (k == nr)
-			t[nr++].id = id;
-		add_total(&t[k], &list[i]->counts);
+		/* once per process: processes of one identity (no pid label) share a total */
+		if (e->total < 0) {
+			for (k = 0; k < nr && !cp_prom_ident_equal(t[k].id, &e->id); k++)
+				;
+			if (k == nr)
+				t[nr++].id = &e->id;
+			e->total = (ssize_t)k;
+		}
+		add_total(&t[e->total], &list[i]->counts);
 	}
 	free(list);
 	qsort(t, nr, sizeof(*t), by_samples);
@@ -717,7 +781,7 @@ int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f)
 	ret = write_issues(&x);
 	if (!ret)
 		ret = write_processes(&x);
-	free(x.ids.v);
+	idents_free(&x.ids);
 	if (ret)
 		return ret;
 	write_samples(&x);

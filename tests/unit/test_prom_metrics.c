@@ -398,52 +398,6 @@ static void test_processes_bounded_and_self(void **state)
 	cp_insn_store__free(s);
 }
 
-static int comm_asked;
-
-/* /proc/PID/comm as a live run reads it: pid 10's number is another process's now */
-static int counting_comm(void *ctx, __u32 pid, char *buf, size_t sz)
-{
-	(void)ctx;
-	comm_asked++;
-	snprintf(buf, sz, "now-%u", pid);
-	return 0;
-}
-
-/*
- * A process whose summary says it exited is named by its summary, and
- * /proc is not asked: under -a most processes a write names are gone, and
- * a pid asked again may be another process's. A live one is asked once.
- */
-static void test_exited_named_by_summary(void **state)
-{
-	struct cp_proc_summaries *procs = cp_proc_summaries__new(16, describe, NULL);
-	struct cp_insn_store *s = cp_insn_store__new(64);
-	struct cp_report r = { .source = "pebs", .insns = s, .procs = procs };
-	struct cp_prom_input in = { .r = &r, .window_s = 10, .top = 3, .pmu = "pebs",
-				    .comm = counting_comm, .pid_label = true };
-	char *text;
-
-	(void)state;
-	for (__u32 p = 10; p <= 11; p++) {
-		struct cp_ip_key k = { .tgid = p, .ip = 0x10 };
-		struct cp_ip_counts n = { .loads = p, .lvl = { [CP_LVL_L1] = 1 } };
-
-		assert_int_equal(cp_proc_summaries__sample(procs, (pid_t)p, false), 0);
-		assert_int_equal(cp_insn_store__add(s, &k, &n), 0);
-		k.ip = 0x20;	/* a second instruction: the identity is still made once */
-		assert_int_equal(cp_insn_store__add(s, &k, &n), 0);
-	}
-	cp_proc_summaries__exit(procs, 10);
-	comm_asked = 0;
-	text = render(&in);
-	assert_non_null(strstr(text, "cacheperf_process_samples{pid=\"10\",comm=\"worker\","));
-	assert_non_null(strstr(text, "cacheperf_process_samples{pid=\"11\",comm=\"now-11\","));
-	assert_int_equal(comm_asked, 1);
-	free(text);
-	cp_insn_store__free(s);
-	cp_proc_summaries__free(procs);
-}
-
 /*
  * A live run's file, byte for byte: tests/data/prom/golden-live.prom, the
  * families a recording leaves out (latency, misses, breakpoints, budget, the
@@ -511,7 +465,6 @@ int main(void)
 		cmocka_unit_test(test_cut_names_one_series),
 		cmocka_unit_test(test_live_golden),
 		cmocka_unit_test(test_processes_bounded_and_self),
-		cmocka_unit_test(test_exited_named_by_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,15 +38,14 @@ struct ctx {
 /*
  * @pid's comm now (it may have exec'd or renamed itself), else the one its
  * summary read, else a target's at start; its container and cgroup from its
- * summary (none in a recording). A process its summary says exited is not
- * asked again: under -a most of the processes a write names are gone.
+ * summary (none in a recording).
  */
 static void make_ident(const struct cp_prom_input *in, __u32 pid, struct cp_prom_ident *out)
 {
 	const struct cp_proc_summary *ps = cp_proc_summaries__find(in->r->procs, (pid_t)pid);
 	char comm[CP_COMM_LEN * 4] = "";
 
-	if (!in->comm || (ps && ps->exited) || in->comm(in->comm_ctx, pid, comm, sizeof(comm))) {
+	if (!in->comm || in->comm(in->comm_ctx, pid, comm, sizeof(comm))) {
 		comm[0] = '\0';
 		if (ps && ps->comm[0])
 			snprintf(comm, sizeof(comm), "%s", ps->comm);

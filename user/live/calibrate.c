@@ -27,8 +27,8 @@
 #define CAL_CALLS	   500	      /* calls of the probed function per round: ~3 ms in a VM */
 #define CAL_BP_CALLS	   100	      /* ... with a breakpoint: each hit is ~10 us in a VM */
 #define CAL_TICK_PERIOD_NS 100000     /* 10 kHz */
-#define CAL_SPIN_NS	   3000000ull /* spin per tick round, unticked: 30 ticks or more */
-#define CAL_SPIN_PROBE	   (1u << 22) /* spins timed to size the rounds' (~1 ms) */
+#define CAL_SPIN_NS	   1500000ull /* spin per tick round, unticked: 15 ticks or more */
+#define CAL_SPIN_PROBE	   (1u << 18) /* spins timed to size the rounds (2 ms here) */
 #define CAL_WAKE_PAGES	   8	      /* data pages of the wakeup rounds' buffers */
 #define CAL_SYSCALLS	   2000	      /* system calls per round */
 

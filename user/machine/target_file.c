@@ -326,10 +326,10 @@ int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struc
 	return fd;
 }
 
-/* @fd's data extents below @size into @ext, in order; past its cap, the rest is one. */
-static size_t data_extents(int fd, __u64 size, struct cp_copy_range *ext)
+/* @fd's data extents from @from below @size into @ext, in order; past its cap, the rest is one. */
+static size_t data_extents(int fd, __u64 from, __u64 size, struct cp_copy_range *ext)
 {
-	__u64 pos = 0;
+	__u64 pos = from;
 	size_t n = 0;
 
 	while (pos < size) {
@@ -446,7 +446,7 @@ static int copy_now(int fd, __u64 size, enum cp_tf_refusal *why)
 		*why = CP_TF_SHRUNK;
 		goto out;
 	}
-	n = data_extents(fd, size, ext);
+	n = data_extents(fd, 0, size, ext);
 	if (!cp_self_mem_admit(extent_bytes(ext, n))) {
 		err = -ENOMEM;
 		*why = CP_TF_MEMORY;
@@ -631,6 +631,46 @@ out:
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
 {
 	return cp_tf_copy_keyed(fd, size, NULL, why);
+}
+
+int cp_tf_read_part(int fd, __u64 off, __u64 len, void *dst, enum cp_tf_refusal *why)
+{
+	struct cp_copy_range *ext = malloc(CP_MAX_COPY_EXTENTS * sizeof(*ext));
+	off_t pos = lseek(fd, 0, SEEK_CUR); /* the caller's, put back: the extents seek */
+	size_t n = 0;
+	int err = 0;
+
+	*why = CP_TF_OK;
+	if (!ext) {
+		*why = CP_TF_DENIED;
+		return -ENOMEM;
+	}
+	if (len)
+		n = data_extents(fd, off, off + len, ext);
+	if (!cp_self_mem_admit(extent_bytes(ext, n))) {
+		err = -ENOMEM;
+		*why = CP_TF_MEMORY;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		for (__u64 done = 0; done < ext[i].len && !err;) {
+			ssize_t r = pread(fd, (char *)dst + (ext[i].off - off) + done,
+					  ext[i].len - done, (off_t)(ext[i].off + done));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				err = r < 0 ? -errno : -EIO;
+				*why = r < 0 ? cp_tf_errno_refusal(errno) : CP_TF_SHRUNK;
+			}
+			done += r > 0 ? (__u64)r : 0;
+		}
+	}
+	if (pos >= 0)
+		lseek(fd, pos, SEEK_SET);
+	free(ext);
+	if (err)
+		cp_tf_count(*why);
+	return err;
 }
 
 int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,

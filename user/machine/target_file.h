@@ -148,6 +148,17 @@ enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_w
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why);
 
 /*
+ * Reads @fd's bytes [@off, @off + @len) into @dst (@dst[0] is @off) with
+ * pread, which a file cut short answers short where a mapping of it would
+ * SIGBUS: only its data extents (SEEK_DATA, SEEK_HOLE), its holes left as
+ * @dst holds them, after admitting their pages under --max-memory. The
+ * caller keeps @off + @len within the size it judged. 0, or a negative
+ * errno with the reason in @why (counted): CP_TF_SHRUNK when @fd has fewer
+ * bytes, CP_TF_MEMORY when the pages are not admitted.
+ */
+int cp_tf_read_part(int fd, __u64 off, __u64 len, void *dst, enum cp_tf_refusal *why);
+
+/*
  * cp_tf_copy(), the copy kept for the next reader of the same content: a
  * kept copy whose key (device, inode, size, mtime, ctime, cp_tf_key() of
  * @fd) is @fd's now is reused, on a descriptor of its own (read-only,

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -225,13 +227,161 @@ cleanup:
 	return err;
 }
 
+/* Where a header table or section lies in a file: its offset and bytes. */
+struct part {
+	__u64 off, len;
+};
+
+/* Reads @p of @fd into @img (@size bytes, the file's) at its offset, cut at @size. */
+static int read_part(int fd, char *img, __u64 size, struct part p)
+{
+	enum cp_tf_refusal why;
+
+	if (p.off >= size)
+		return 0;
+	if (p.len > size - p.off)
+		p.len = size - p.off;
+	return cp_tf_read_part(fd, p.off, p.len, img + p.off, &why);
+}
+
+/*
+ * The section headers' fields this reader needs, of either class, from
+ * the table @shdrs holds (@nr entries of @entsize bytes).
+ */
+static void shdr_at(const char *shdrs, bool is64, size_t entsize, size_t i, __u32 *type,
+		    struct part *p, __u32 *link, __u64 *sym_entsize)
+{
+	if (is64) {
+		Elf64_Shdr sh;
+
+		memcpy(&sh, shdrs + i * entsize, sizeof(sh));
+		*type = sh.sh_type;
+		*p = (struct part){sh.sh_offset, sh.sh_size};
+		*link = sh.sh_link;
+		*sym_entsize = sh.sh_entsize;
+	} else {
+		Elf32_Shdr sh;
+
+		memcpy(&sh, shdrs + i * entsize, sizeof(sh));
+		*type = sh.sh_type;
+		*p = (struct part){sh.sh_offset, sh.sh_size};
+		*link = sh.sh_link;
+		*sym_entsize = sh.sh_entsize;
+	}
+}
+
+/*
+ * Reads the symbol table the reader below takes (symbol_section()) and its
+ * strings into @img, at most CP_MAX_ELF_SYMBOLS symbols.
+ */
+static int read_symbol_parts(int fd, char *img, __u64 size, bool is64, struct part shdrs,
+			     size_t entsize)
+{
+	size_t nr = (size_t)(shdrs.len / entsize);
+	struct part p, sym = {0}, str = {0};
+	__u32 type, link, sym_link = 0;
+	__u64 sym_ent = 0, ent;
+	int err;
+
+	if (shdrs.off >= size || shdrs.len > size - shdrs.off)
+		return 0; /* cut short: libelf says what is wrong */
+	/* the first .symtab, else the last .dynsym, as symbol_section() takes them */
+	for (size_t i = 0; i < nr; i++) {
+		shdr_at(img + shdrs.off, is64, entsize, i, &type, &p, &link, &ent);
+		if (!ent || (type != SHT_SYMTAB && type != SHT_DYNSYM))
+			continue;
+		sym = p;
+		sym_ent = ent;
+		sym_link = link;
+		if (type == SHT_SYMTAB)
+			break;
+	}
+	if (!sym_ent)
+		return 0;
+	if (sym.len / sym_ent > CP_MAX_ELF_SYMBOLS)
+		sym.len = (__u64)CP_MAX_ELF_SYMBOLS * sym_ent;
+	if (sym_link < nr) {
+		shdr_at(img + shdrs.off, is64, entsize, sym_link, &type, &str, &link, &ent);
+		if (type != SHT_STRTAB)
+			str = (struct part){0};
+	}
+	err = read_part(fd, img, size, sym);
+	return err ? err : read_part(fd, img, size, str);
+}
+
+/*
+ * A private image of @fd's @size bytes with only what the data symbols
+ * need read into it: the ELF header, the program and section headers, the
+ * symbol table and its strings. The rest stays untouched zero pages: a
+ * copy of the whole file cost clang's processes 105 MiB of libLLVM each,
+ * for its .dynsym and .dynstr of a few. Read with pread (a file cut short
+ * reads short, where a mapping would SIGBUS), never mapped. 0 with *@img
+ * (munmap() @size bytes), 1 when @fd is not ELF, or a negative errno.
+ */
+static int sparse_image(int fd, __u64 size, char **img)
+{
+	unsigned char *id;
+	struct part ph, sh;
+	size_t sh_entsize;
+	bool is64;
+	int err;
+
+	*img = NULL;
+	if (size < sizeof(Elf32_Ehdr))
+		return 1;
+	if (size > (__u64)SIZE_MAX / 2)
+		return -EFBIG;
+	*img = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (*img == MAP_FAILED) {
+		*img = NULL;
+		return -ENOMEM;
+	}
+	err = read_part(fd, *img, size, (struct part){0, sizeof(Elf64_Ehdr)});
+	if (err)
+		goto fail;
+	id = (unsigned char *)*img;
+	if (memcmp(id, ELFMAG, SELFMAG) || (id[EI_CLASS] != ELFCLASS32 && id[EI_CLASS] != ELFCLASS64)) {
+		err = 1;
+		goto fail;
+	}
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr eh;
+
+		memcpy(&eh, *img, sizeof(eh));
+		ph = (struct part){eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize};
+		sh = (struct part){eh.e_shoff, (__u64)eh.e_shnum * eh.e_shentsize};
+		sh_entsize = eh.e_shentsize;
+	} else {
+		Elf32_Ehdr eh;
+
+		memcpy(&eh, *img, sizeof(eh));
+		ph = (struct part){eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize};
+		sh = (struct part){eh.e_shoff, (__u64)eh.e_shnum * eh.e_shentsize};
+		sh_entsize = eh.e_shentsize;
+	}
+	err = read_part(fd, *img, size, ph);
+	if (!err)
+		err = read_part(fd, *img, size, sh);
+	/* extended section numbering (e_shnum 0) is left to libelf: it reads as no sections */
+	if (!err && sh_entsize >= (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+		err = read_symbol_parts(fd, *img, size, is64, sh, sh_entsize);
+	if (!err)
+		return 0;
+fail:
+	munmap(*img, (size_t)size);
+	*img = NULL;
+	return err;
+}
+
 int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out)
 {
 	struct cp_elf_syms *e = calloc(1, sizeof(*e));
-	enum cp_tf_refusal why;
 	Elf *elf = NULL;
-	int err = -ENOMEM, mfd = -1;
+	char *img = NULL;
 	struct stat st;
+	int err;
 
 	*out = NULL;
 	if (!e)
@@ -239,13 +389,11 @@ int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out)
 	err = -EIO;
 	if (elf_version(EV_CURRENT) == EV_NONE || fstat(fd, &st))
 		goto cleanup;
-	/* a sealed copy: the target may truncate its file, which would SIGBUS a mapping of it */
-	mfd = cp_tf_copy(fd, (__u64)st.st_size, &why);
-	if (mfd < 0) {
-		err = mfd;
+	err = sparse_image(fd, (__u64)st.st_size, &img);
+	if (err < 0)
 		goto cleanup;
-	}
-	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
+	if (!err)
+		elf = elf_memory(img, (size_t)st.st_size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		/* not ELF: remember that, so the file is not tried again */
 		err = 0;
@@ -260,14 +408,15 @@ int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out)
 done:
 	if (elf)
 		elf_end(elf);
-	close(mfd);
+	if (img)
+		munmap(img, (size_t)st.st_size);
 	*out = e;
 	return 0;
 cleanup:
 	if (elf)
 		elf_end(elf);
-	if (mfd >= 0)
-		close(mfd);
+	if (img)
+		munmap(img, (size_t)st.st_size);
 	cp_elf_syms__free(e);
 	return err;
 }

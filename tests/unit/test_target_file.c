@@ -24,6 +24,7 @@
 #include <gelf.h>
 #include <cmocka.h>
 
+#include "machine/copy_cost.h"
 #include "machine/target_file.h"
 #include "symbols/elf_guard.h"
 
@@ -181,6 +182,115 @@ static void test_copy_is_sealed(void **state)
 	assert_true(cp_tf_copy(mfd, 4096, &why) < 0);
 	assert_int_equal(why, CP_TF_SHRUNK);
 	close(mfd);
+}
+
+/* Extents less cut ranges: pieces split off, extents cut whole dropped, no split past the room. */
+static void test_ranges_minus(void **state)
+{
+	struct cp_copy_range ext[8] = {{0, 100}, {200, 100}, {400, 100}, {800, 50}};
+	struct cp_copy_range cut[] = {{600, 100}, {50, 200}, {450, 10}, {790, 100}};
+	struct cp_copy_range one[1] = {{0, 100}}, mid[] = {{40, 20}};
+
+	(void)state;
+	/* [0,50) [250,300) [400,450) [460,500); [800,850) is cut whole */
+	assert_int_equal(cp_copy_ranges_minus(ext, 4, 8, cut, 4), 4);
+	assert_int_equal(ext[0].off, 0);
+	assert_int_equal(ext[0].len, 50);
+	assert_int_equal(ext[1].off, 250);
+	assert_int_equal(ext[1].len, 50);
+	assert_int_equal(ext[2].off, 400);
+	assert_int_equal(ext[2].len, 50);
+	assert_int_equal(ext[3].off, 460);
+	assert_int_equal(ext[3].len, 40);
+	/* no room for [0,40) and [60,100): the extent stays whole, copied */
+	assert_int_equal(cp_copy_ranges_minus(one, 1, 1, mid, 1), 1);
+	assert_int_equal(one[0].off, 0);
+	assert_int_equal(one[0].len, 100);
+}
+
+/* Whether @len bytes of @fd at @off are all zero. */
+static bool zeros_at(int fd, __u64 off, __u64 len)
+{
+	char buf[4096];
+
+	while (len) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+		assert_int_equal(pread(fd, buf, n, (off_t)off), (ssize_t)n);
+		for (size_t i = 0; i < n; i++)
+			if (buf[i])
+				return false;
+		off += n;
+		len -= n;
+	}
+	return true;
+}
+
+/*
+ * A copy for the symbolizer (cp_tf_want.no_code) leaves the code sections
+ * holes and copies the rest: the profiler's own .text (a file of ours, its
+ * code large enough to fill pages of its own) reads as zeros, its
+ * .eh_frame and .symtab as the file's; a whole copy of the same file, kept
+ * apart, has the code.
+ */
+static void test_copy_without_code(void **state)
+{
+	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
+	struct cp_tf_want want = {0};
+	struct cp_tf_stat st;
+	enum cp_tf_refusal why;
+	char path[4096];
+	int fd, part, whole, seen = 0;
+	struct stat ps, ws;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	Elf *elf;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cacheperf-bpf", build);
+	struct cp_tf_where w = {.path = path};
+
+	want.no_code = true;
+	part = cp_tf_open_copy(&w, &want, &st, &why);
+	want.no_code = false;
+	whole = cp_tf_open_copy(&w, &want, &st, &why);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(part >= 0 && whole >= 0 && fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstr), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		char a[256], b[256];
+		size_t n;
+
+		assert_non_null(gelf_getshdr(scn, &sh));
+		name = elf_strptr(elf, shstr, sh.sh_name);
+		if (!name || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		if (!strcmp(name, ".text")) {
+			assert_true(zeros_at(part, sh.sh_offset, sh.sh_size));
+			assert_false(zeros_at(whole, sh.sh_offset, sh.sh_size));
+			seen++;
+		} else if (!strcmp(name, ".eh_frame") || !strcmp(name, ".symtab")) {
+			n = sh.sh_size < sizeof(a) ? (size_t)sh.sh_size : sizeof(a);
+			assert_int_equal(pread(part, a, n, (off_t)sh.sh_offset), (ssize_t)n);
+			assert_int_equal(pread(fd, b, n, (off_t)sh.sh_offset), (ssize_t)n);
+			assert_memory_equal(a, b, n);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 3);
+	/* the holes hold nothing: the part copy takes fewer pages */
+	assert_int_equal(fstat(part, &ps), 0);
+	assert_int_equal(fstat(whole, &ws), 0);
+	assert_true(ps.st_blocks < ws.st_blocks);
+	elf_end(elf);
+	close(fd);
+	close(part);
+	close(whole);
 }
 
 /* @mfd's first @n bytes equal @text, and it is sealed. */
@@ -413,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_copy_is_sealed),
 		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
 		cmocka_unit_test(test_replaced_file_copied_again),
+		cmocka_unit_test(test_ranges_minus), cmocka_unit_test(test_copy_without_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);

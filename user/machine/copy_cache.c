@@ -16,7 +16,7 @@ void cp_copy_cache_init(struct cp_copy_cache *c, size_t max_entries, __u64 max_b
 bool cp_copy_key_equal(const struct cp_copy_key *a, const struct cp_copy_key *b)
 {
 	return a->ino == b->ino && a->dev == b->dev && a->size == b->size &&
-	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns && a->no_code == b->no_code;
 }
 
 int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key)

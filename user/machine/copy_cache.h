@@ -32,6 +32,8 @@ struct cp_copy_key {
 	__u64 size;	/* st_size */
 	__u64 mtime_ns; /* st_mtim */
 	__u64 ctime_ns; /* st_ctim */
+	__u32 no_code;	/* a copy with the code sections left holes (cp_tf_want.no_code) */
+	__u32 __pad;
 };
 
 struct cp_copy_entry {

@@ -113,6 +113,7 @@ static bool shdr_at(int fd, bool is64, __u64 shoff, __u64 i, Elf64_Shdr *sh)
 		return false;
 	*sh = (Elf64_Shdr){.sh_name = s32.sh_name,
 			   .sh_type = s32.sh_type,
+			   .sh_flags = s32.sh_flags,
 			   .sh_offset = s32.sh_offset,
 			   .sh_size = s32.sh_size,
 			   .sh_info = s32.sh_info};
@@ -132,14 +133,17 @@ static bool phdr_at(int fd, bool is64, __u64 phoff, __u64 i, Elf64_Phdr *ph)
 	return true;
 }
 
-/* Fills @r from @fd's headers; false when the file must count as read whole. */
-static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes)
+/*
+ * Fills @r from @fd's headers, the code sections into @code instead when
+ * it is not NULL; false when the file must count as read whole.
+ */
+static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct ranges *code)
 {
 	unsigned char id[EI_NIDENT];
 	Elf64_Ehdr eh;
 	Elf32_Ehdr e32;
 	Elf64_Shdr sh0 = {0};
-	bool is64;
+	bool is64, is_code;
 	__u64 shnum, phnum;
 
 	if (!read_at(fd, id, sizeof(id), 0) ||
@@ -179,7 +183,10 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes)
 
 		if (!shdr_at(fd, is64, eh.e_shoff, i, &sh))
 			break;
-		if (sh.sh_type != SHT_NOBITS && add(r, sh.sh_offset, sh.sh_size))
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		is_code = sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR);
+		if (add(code && is_code ? code : r, sh.sh_offset, sh.sh_size))
 			return false;
 	}
 	for (__u64 i = 0; eh.e_phoff && i < phnum; i++) {
@@ -194,23 +201,69 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes)
 }
 
 int cp_copy_elf_ranges(int fd, __u64 size, struct cp_copy_range **out, size_t *nr,
-		       __u64 *heap_bytes)
+		       __u64 *heap_bytes, struct cp_copy_range **code, size_t *nr_code)
 {
-	struct ranges r = {.size = size};
+	struct ranges r = {.size = size}, c = {.size = size};
 	unsigned char magic[SELFMAG];
 
 	*out = NULL;
 	*nr = 0;
+	if (code) {
+		*code = NULL;
+		*nr_code = 0;
+	}
 	if (!read_at(fd, magic, sizeof(magic), 0) || memcmp(magic, ELFMAG, SELFMAG))
 		return 0;
-	if (!elf_ranges(fd, &r, heap_bytes)) {
+	if (!elf_ranges(fd, &r, heap_bytes, code ? &c : NULL)) {
 		r.n = 0;
+		c.n = 0;
 		if (add(&r, 0, size)) {
 			free(r.v);
+			free(c.v);
 			return -ENOMEM;
 		}
 	}
 	*out = r.v;
 	*nr = r.n;
+	if (code) {
+		*code = c.v;
+		*nr_code = c.n;
+	} else {
+		free(c.v);
+	}
 	return 0;
+}
+
+size_t cp_copy_ranges_minus(struct cp_copy_range *ext, size_t n, size_t cap,
+			    struct cp_copy_range *cut, size_t nc)
+{
+	struct cp_copy_range *o = n ? malloc(cap * sizeof(*o)) : NULL;
+	size_t m = 0, j = 0;
+
+	if (!o)
+		return n; /* all of it copied: more than needed, never less */
+	qsort(cut, nc, sizeof(*cut), by_off);
+	for (size_t i = 0; i < n; i++) {
+		__u64 a = ext[i].off, b = a + ext[i].len;
+
+		while (j < nc && cut[j].off + cut[j].len <= a)
+			j++;
+		for (size_t k = j; k < nc && cut[k].off < b && a < b; k++) {
+			__u64 ca = cut[k].off, cb = cut[k].off + cut[k].len;
+
+			if (ca > a) {
+				/* a piece before the cut: a slot of its own, if one is left */
+				if (m + (n - i) >= cap)
+					break;
+				o[m++] = (struct cp_copy_range){a, ca - a};
+			}
+			if (cb > a)
+				a = cb < b ? cb : b;
+		}
+		if (a < b)
+			o[m++] = (struct cp_copy_range){a, b - a};
+	}
+	memcpy(ext, o, m * sizeof(*o));
+	free(o);
+	return m;
 }

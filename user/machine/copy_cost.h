@@ -45,9 +45,19 @@ __u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct c
  * SHT_NOBITS, every segment's but PT_LOAD. A file that is not ELF (no
  * magic) has none; an ELF file that cannot be read so (another byte order,
  * more than CP_MAX_COPY_SECTIONS sections) is the whole file. Adds libelf's
- * heap for its sections to *@heap_bytes. Returns 0 or -ENOMEM.
+ * heap for its sections to *@heap_bytes. With @code (may be NULL), the code
+ * sections (SHT_PROGBITS with SHF_EXECINSTR) go to *@code (*@nr_code of
+ * them, malloc()ed) instead of *@out. Returns 0 or -ENOMEM.
  */
 int cp_copy_elf_ranges(int fd, __u64 size, struct cp_copy_range **out, size_t *nr,
-		       __u64 *heap_bytes);
+		       __u64 *heap_bytes, struct cp_copy_range **code, size_t *nr_code);
+
+/*
+ * Takes the ranges @cut (@nc, sorted here) out of the extents @ext (@n of
+ * them, sorted, disjoint; room for @cap): what is left, in order, and how
+ * many. A split past @cap leaves the rest of that extent whole. Pure.
+ */
+size_t cp_copy_ranges_minus(struct cp_copy_range *ext, size_t n, size_t cap,
+			    struct cp_copy_range *cut, size_t nc);
 
 #endif /* CP_COPY_COST_H */

@@ -397,23 +397,44 @@ static int copy_extents(int fd, int mfd, const struct cp_copy_range *ext, size_t
  * holes under the ELF's headers and contents, and libelf's heap for its
  * sections. -EFBIG past CP_MAX_COPY_HOLE_BYTES of such holes.
  */
-static int read_cost(int mfd, __u64 size, const struct cp_copy_range *ext, size_t n, __u64 *bytes)
+static int read_cost(int mfd, __u64 size, bool no_code, const struct cp_copy_range *ext, size_t n,
+		     __u64 *bytes)
 {
-	struct cp_copy_range *r;
+	struct cp_copy_range *r, *code = NULL;
 	__u64 heap = 0, holes;
-	size_t nr;
-	int err = cp_copy_elf_ranges(mfd, size, &r, &nr, &heap);
+	size_t nr, nc;
+	/* with no_code, the code is no reader's: its sections are left out of the count */
+	int err = cp_copy_elf_ranges(mfd, size, &r, &nr, &heap, no_code ? &code : NULL, &nc);
 
 	if (err)
 		return err;
 	holes = cp_copy_hole_bytes(r, nr, ext, n);
 	free(r);
+	free(code);
 	*bytes = holes + heap;
 	return holes > CP_MAX_COPY_HOLE_BYTES ? -EFBIG : 0;
 }
 
-/* A new sealed copy of @fd's first @size bytes (cp_tf_copy() without the kept ones). */
-static int copy_now(int fd, __u64 size, enum cp_tf_refusal *why)
+/* @fd's data extents (@n in @ext, room for CP_MAX_COPY_EXTENTS) less its code sections. */
+static size_t without_code(int fd, __u64 size, struct cp_copy_range *ext, size_t n)
+{
+	struct cp_copy_range *r, *code;
+	size_t nr, nc;
+	__u64 heap = 0;
+
+	if (cp_copy_elf_ranges(fd, size, &r, &nr, &heap, &code, &nc))
+		return n; /* all of it copied: more than needed, never less */
+	n = cp_copy_ranges_minus(ext, n, CP_MAX_COPY_EXTENTS, code, nc);
+	free(r);
+	free(code);
+	return n;
+}
+
+/*
+ * A new sealed copy of @fd's first @size bytes (cp_tf_copy() without the
+ * kept ones), its code sections left holes with @no_code.
+ */
+static int copy_now(int fd, __u64 size, bool no_code, enum cp_tf_refusal *why)
 {
 	int mfd = memfd_create("cacheperf-target", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
 	struct cp_copy_range *ext = malloc(CP_MAX_COPY_EXTENTS * sizeof(*ext));
@@ -447,6 +468,8 @@ static int copy_now(int fd, __u64 size, enum cp_tf_refusal *why)
 		goto out;
 	}
 	n = data_extents(fd, 0, size, ext);
+	if (no_code)
+		n = without_code(fd, size, ext, n);
 	if (!cp_self_mem_admit(extent_bytes(ext, n))) {
 		err = -ENOMEM;
 		*why = CP_TF_MEMORY;
@@ -455,7 +478,7 @@ static int copy_now(int fd, __u64 size, enum cp_tf_refusal *why)
 	err = copy_extents(fd, mfd, ext, n, buf, why);
 	if (err)
 		goto out;
-	err = read_cost(mfd, size, ext, n, &cost);
+	err = read_cost(mfd, size, no_code, ext, n, &cost);
 	if (err || !cp_self_mem_admit(cost)) {
 		err = err == -ENOMEM ? err : -EFBIG;
 		*why = err == -ENOMEM ? CP_TF_DENIED : CP_TF_MEMORY;
@@ -593,15 +616,17 @@ void cp_tf_kept_stats(struct cp_copy_stats *out)
 	pthread_mutex_unlock(&kept_lock);
 }
 
-int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_refusal *why)
+int cp_tf_copy_keyed(int fd, __u64 size, bool no_code, struct cp_copy_key *key,
+		     enum cp_tf_refusal *why)
 {
-	struct cp_copy_key before = {0}, after;
+	struct cp_copy_key before = {0}, after = {0};
 	int mfd;
 
 	*why = CP_TF_OK;
 	/* the key of the very descriptor copied: what the tenant holds now, not a name */
 	if (cp_tf_key(fd, &before) || before.size != size)
 		before.ino = 0;
+	before.no_code = no_code;
 	mfd = kept_find(&before);
 	if (mfd >= 0)
 		goto out;
@@ -609,7 +634,7 @@ int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_ref
 	 * past --max-memory the kept copies are not let go here: the snapshots
 	 * that map them would hold them still (a shrink lets them go)
 	 */
-	mfd = copy_now(fd, size, why);
+	mfd = copy_now(fd, size, no_code, why);
 	if (mfd < 0) {
 		cp_tf_count(*why);
 		return mfd;
@@ -618,7 +643,9 @@ int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_ref
 	kept.stats.made++;
 	pthread_mutex_unlock(&kept_lock);
 	/* kept only when the file did not change while it was copied */
-	if (before.ino && !cp_tf_key(fd, &after) && cp_copy_key_equal(&before, &after))
+	if (before.ino && !cp_tf_key(fd, &after))
+		after.no_code = no_code;
+	if (before.ino && cp_copy_key_equal(&before, &after))
 		kept_put(mfd, &before);
 	else
 		before.ino = 0;
@@ -630,7 +657,7 @@ out:
 
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
 {
-	return cp_tf_copy_keyed(fd, size, NULL, why);
+	return cp_tf_copy_keyed(fd, size, false, NULL, why);
 }
 
 int cp_tf_read_part(int fd, __u64 off, __u64 len, void *dst, enum cp_tf_refusal *why)
@@ -680,7 +707,7 @@ int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,
 
 	if (fd < 0)
 		return fd;
-	mfd = cp_tf_copy(fd, st->size, why);
+	mfd = cp_tf_copy_keyed(fd, st->size, want->no_code, NULL, why);
 	close(fd);
 	return mfd;
 }

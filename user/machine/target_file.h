@@ -72,6 +72,12 @@ struct cp_tf_want {
 	__u64 max_bytes; /* 0: CP_TF_MAX_BYTES */
 	bool follow;	 /* a path the user or the host named: its last symlink is followed */
 	bool foreign;	 /* content from elsewhere (a debuginfod server): never the host's */
+	/*
+	 * cp_tf_open_copy(): the copy may leave the code sections (SHT_PROGBITS
+	 * with SHF_EXECINSTR) holes, for readers of symbols, DWARF, CFI and
+	 * notes only: libLLVM's copy is 60 MiB instead of 110
+	 */
+	bool no_code;
 };
 
 /* What fstat() said of an opened file. */
@@ -165,9 +171,12 @@ int cp_tf_read_part(int fd, __u64 off, __u64 len, void *dst, enum cp_tf_refusal 
  * sealed), and nothing is read from @fd. A copy is kept only when @fd's key
  * was the same before and after it was copied. @key (may be NULL): the key
  * of the content the copy holds, its ino 0 when none is known (the file
- * changed while copied, or its size is not @size).
+ * changed while copied, or its size is not @size). With @no_code the code
+ * sections are left holes (cp_tf_want.no_code), a copy kept apart from the
+ * whole ones.
  */
-int cp_tf_copy_keyed(int fd, __u64 size, struct cp_copy_key *key, enum cp_tf_refusal *why);
+int cp_tf_copy_keyed(int fd, __u64 size, bool no_code, struct cp_copy_key *key,
+		     enum cp_tf_refusal *why);
 
 /* What fstat() of @fd says of its content (copy_cache.h). 0 or -errno. */
 int cp_tf_key(int fd, struct cp_copy_key *key);

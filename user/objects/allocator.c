@@ -368,7 +368,7 @@ static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *wan
 		close(fd);
 		return err;
 	}
-	mfd = cp_tf_copy_keyed(fd, st.size, &key, &why);
+	mfd = cp_tf_copy_keyed(fd, st.size, false, &key, &why);
 	close(fd);
 	if (mfd < 0)
 		return mfd;

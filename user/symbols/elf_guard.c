@@ -65,9 +65,14 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes)
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why)
 {
+	struct cp_tf_want mine = *want;
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
-	int mfd = cp_tf_open_copy(w, want, &st, why), err = 0;
+	int mfd, err = 0;
+
+	/* symbols, DWARF, CFI and notes are what libdw reads here, never the code */
+	mine.no_code = true;
+	mfd = cp_tf_open_copy(w, &mine, &st, why);
 	Elf *elf;
 
 	if (mfd < 0)

@@ -29,9 +29,11 @@
 int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
 
 /*
- * The sealed copy of @w's file (cp_tf_open_copy()), refused (counted,
- * CP_TF_INFLATES) when it is ELF whose compressed sections inflate past
- * CP_MAX_INFLATED_BYTES. Returns the memfd or a negative errno, @why said.
+ * The sealed copy of @w's file (cp_tf_open_copy()) with its code sections
+ * left holes (cp_tf_want.no_code: libdw reads symbols, DWARF, CFI and notes
+ * here, never the code), refused (counted, CP_TF_INFLATES) when it is ELF
+ * whose compressed sections inflate past CP_MAX_INFLATED_BYTES. Returns the
+ * memfd or a negative errno, @why said.
  */
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why);

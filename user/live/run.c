@@ -165,8 +165,8 @@ static void on_stacks_hook(void *ctx, const struct cp_stack_sample *v, size_t n)
 }
 
 /*
- * By how much the programs' later measures (the highest kept) raised the
- * estimate @s made with @u over the one of their first measures.
+ * By how much the programs' run time over the run raised the estimate @s
+ * made with @u over the one their first measure gave (0: not raised).
  */
 static void budget_revised(const struct cp_run_end *e, const struct cp_unit_costs *u,
 			   struct cp_budget_spent *s)
@@ -175,7 +175,7 @@ static void budget_revised(const struct cp_run_end *e, const struct cp_unit_cost
 	struct cp_budget_spent then = *s;
 
 	s->prog_measures = e->alloc.prog_measures;
-	if (!e->alloc.prog_revisions)
+	if (!e->alloc.prog_ns_first)
 		return;
 	first.alloc_prog_ns = e->alloc.prog_ns_first;
 	first.syscall_prog_ns = e->alloc.sys_prog_ns_first;
@@ -282,6 +282,32 @@ static void live_drops(const struct cp_live *l, struct cp_live_drops *d)
 	}
 }
 
+/*
+ * The programs' run time per call over the whole run, from the sums they
+ * keep per CPU (bpf/cpu_cost.bpf.h), into @u: what the run's and each
+ * process's estimate price a call at, as the intervals and CPUs are. The
+ * highest of the measures sized the windows and was charged to the
+ * account; priced at it, every call of a 60 s run cost what the dearest
+ * 3 s under contention did, and a run whose every interval was inside the
+ * budget came out over it. Without the sums, the measures.
+ */
+static void run_prog_ns(const struct cp_live *l, const struct cp_run_end *e,
+			struct cp_unit_costs *u)
+{
+	struct cp_prog_cost none = {0}, prog, sys;
+	struct cp_cpu_cost sum;
+
+	u->alloc_prog_ns = e->alloc.prog_ns;
+	u->syscall_prog_ns = e->alloc.sys_prog_ns;
+	if (!l->sess->alloc || cp_cpu_costs__sum(l->sess->skel, &sum))
+		return;
+	prog = (struct cp_prog_cost){.run_ns = sum.alloc_prog_ns, .calls = sum.alloc_prog_calls};
+	sys = (struct cp_prog_cost){.run_ns = sum.sys_prog_ns, .calls = sum.syscalls};
+	cp_prog_cost_per_call(&prog, &none, 1, &u->alloc_prog_ns);
+	if (sum.sys_prog_ns)
+		cp_prog_cost_per_call(&sys, &none, 1, &u->syscall_prog_ns);
+}
+
 static void live_end(const struct cp_live *l, struct cp_run_end *e)
 {
 	cp_drain__stats(l->drain, &e->bpf);
@@ -294,9 +320,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 	if (l->soft)
 		cp_soft_source__stats(l->soft, &e->soft);
 	live_drops(l, &e->live);
-	/* measured on the targets' first calls; every call cost it */
-	l->prof->info.unit.alloc_prog_ns = e->alloc.prog_ns;
-	l->prof->info.unit.syscall_prog_ns = e->alloc.sys_prog_ns;
+	run_prog_ns(l, e, &l->prof->info.unit);
 	budget_spent(l, &l->prof->info.unit, e);
 	cp_agent_cost_read(&l->agent, &e->agent);
 }

@@ -691,7 +691,7 @@ static void write_budget(struct ctx *x)
 		     "probe", probes, spent, 5);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
 		     "What one probe costs a target on this machine, measured at start "
-		     "(allocation_programs: on the targets' first allocator calls, per call).",
+		     "(allocation_programs: per call, as the programs time themselves).",
 		     "probe", units, cost, 8);
 	write_one(x, "cacheperf_overhead_cpu_max_estimated_ratio", CP_PROM_GAUGE,
 		  "The probes' estimated cost on the CPU they cost most, as a share of its time.",

@@ -91,7 +91,7 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		u->wakeup_ns / 1e3, u->syscall_ns / 1e3);
 	if (u->alloc_prog_ns)
 		fprintf(f,
-			"  measured on the targets' first allocator calls: the probes' programs "
+			"  as the programs timed themselves over the run: the probes' programs "
 			"%.2f us per call, the system-call programs %.2f us per system call\n",
 			u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3);
 	fprintf(f, "  chosen:");
@@ -115,11 +115,10 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 		pct(cp_budget_ppm_of(s, s->syscalls_ns)), (unsigned long long)s->syscalls);
 	if (s->revised_ppm)
 		fprintf(f,
-			"  estimate revised by +%.1f %%: the probes' programs measured again under "
-			"load at %.2f us per call, %.2f us per system call (the highest of %llu "
-			"measures; the account was charged the difference)\n",
-			s->revised_ppm / 1e4, u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3,
-			(unsigned long long)s->prog_measures);
+			"  estimate revised by +%.1f %%: the programs took more over the run than "
+			"on the targets' first calls (%llu measures; the account was charged the "
+			"highest as it came)\n",
+			s->revised_ppm / 1e4, (unsigned long long)s->prog_measures);
 	print_cpus(s, p->budget_ppm, f);
 	print_intervals(s, p->budget_ppm, f);
 	print_procs(s, p->budget_ppm, f);

@@ -59,6 +59,27 @@ static void test_find(void **state)
 	assert_int_equal(c.stats.misses, 6);
 	assert_int_equal(c.stats.held, 1);
 	assert_int_equal(c.stats.held_bytes, 4096);
+	/* the whole copy serves a reader that needs no code */
+	other = k, other.no_code = 1;
+	assert_int_equal(cp_copy_cache_find(&c, &other), 100);
+}
+
+/* A copy without the code serves only readers that need none: a whole one is copied apart. */
+static void test_no_code_copies(void **state)
+{
+	struct cp_copy_cache c;
+	struct cp_copy_key part = key(7), whole = key(7);
+	int out[CP_COPY_CACHE_ENTRIES];
+
+	(void)state;
+	part.no_code = 1;
+	cp_copy_cache_init(&c, 4, 1 << 20);
+	assert_int_equal(cp_copy_cache_make_room(&c, 4096, out, &(size_t){0}), 0);
+	cp_copy_cache_put(&c, 0, &part, 200, 4096);
+	assert_int_equal(cp_copy_cache_find(&c, &part), 200);
+	assert_int_equal(cp_copy_cache_find(&c, &whole), -1);
+	assert_int_equal(c.stats.hits, 1);
+	assert_int_equal(c.stats.misses, 1);
 }
 
 static void test_evicts_least_recently_used(void **state)
@@ -121,7 +142,7 @@ static void test_too_big_and_drain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_find), cmocka_unit_test(test_no_code_copies),
 		cmocka_unit_test(test_evicts_least_recently_used),
 		cmocka_unit_test(test_too_big_and_drain),
 	};

@@ -19,12 +19,23 @@ bool cp_copy_key_equal(const struct cp_copy_key *a, const struct cp_copy_key *b)
 	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns && a->no_code == b->no_code;
 }
 
+/* Whether a copy of @have serves a reader of @want: the same content, the code too if asked. */
+static bool serves(const struct cp_copy_key *have, const struct cp_copy_key *want)
+{
+	struct cp_copy_key h = *have;
+
+	if (h.no_code && !want->no_code)
+		return false;
+	h.no_code = want->no_code;
+	return cp_copy_key_equal(&h, want);
+}
+
 int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key)
 {
 	for (size_t i = 0; key->ino && i < c->max_entries; i++) {
 		struct cp_copy_entry *e = &c->e[i];
 
-		if (e->handle >= 0 && cp_copy_key_equal(&e->key, key)) {
+		if (e->handle >= 0 && serves(&e->key, key)) {
 			e->last_use = ++c->clock;
 			c->stats.hits++;
 			return e->handle;

@@ -68,6 +68,7 @@ bool cp_copy_key_equal(const struct cp_copy_key *a, const struct cp_copy_key *b)
 /*
  * The handle kept for @key (made the most recently used, counted a hit), or
  * -1 (counted a miss: the caller copies). A key with no inode always misses.
+ * A whole copy serves a key that asks for no code too (not the reverse).
  */
 int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key);
 

@@ -91,7 +91,7 @@ struct cp_alloc_probes {
 	__u64 sys_prog_ns;			/* their run time per system call, once measured */
 	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
 	__u64 prog_at_ns;			/* measuring: since then; else: measure again then */
-	__u64 prog_measures, prog_revisions;
+	__u64 prog_measures;
 	bool raw_syscalls;
 	__u64 exit_traps_seen; /* all CPUs' exit points' traps at the last tick */
 	/*
@@ -1090,15 +1090,15 @@ static void measure_begin(struct cp_alloc_probes *ap, __u64 now_ns)
 /*
  * A later measure @ns per call (@sys_ns per system call) against the
  * figures in use: a higher one is kept, and every target's account is
- * charged what its calls so far owe on top (the estimate prices them all
- * with it at the end), so the windows from now on pay for the past too.
+ * charged what its calls so far owe on top, so the windows from now on pay
+ * for the past too (the run's estimate prices the calls at what the
+ * programs took over the run: user/live/run.c).
  */
 static void revise_prog_cost(struct cp_alloc_probes *ap, __u64 ns, __u64 sys_ns)
 {
 	__u64 owed = cp_prog_cost_raise(&ap->prog_ns, ns);
 
-	if (cp_prog_cost_raise(&ap->sys_prog_ns, sys_ns) || owed)
-		ap->prog_revisions++;
+	cp_prog_cost_raise(&ap->sys_prog_ns, sys_ns);
 	for (int i = 0; i < ap->nr_targets && owed; i++)
 		cp_alloc_guard_charge(&ap->targets[i]->guard, &ap->guard_cfg,
 				      ap->targets[i]->calls * owed);
@@ -1477,7 +1477,6 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->prog_ns_first = ap->prog_ns_first;
 	out->sys_prog_ns_first = ap->sys_prog_ns_first;
 	out->prog_measures = ap->prog_measures;
-	out->prog_revisions = ap->prog_revisions;
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 

@@ -60,10 +60,10 @@ struct cp_elf_syms {
 
 /*
  * Reads the ELF file open at @fd (as cp_tf_open() gave it: checked, under
- * its size cap) from a sealed copy (cp_tf_copy()), never a mapping of the
- * file itself, which its owner could truncate under us (SIGBUS). A file
- * that is not ELF gives 0 and is_elf == false. Returns 0 or a negative
- * errno (-ENOMEM, -EIO, or the copy's).
+ * its size cap) by pread of the parts it needs (cp_tf_read_part()) into a
+ * private image, never a mapping of the file itself, which its owner could
+ * truncate under us (SIGBUS). A file that is not ELF gives 0 and is_elf ==
+ * false. Returns 0 or a negative errno (-ENOMEM, -EIO, or the read's).
  */
 int cp_elf_syms__read_fd(int fd, struct cp_elf_syms **out);
 void cp_elf_syms__free(struct cp_elf_syms *e);

@@ -55,7 +55,6 @@ struct cp_alloc_probes_stats {
 	/* as first measured: prog_ns and sys_prog_ns are the highest measured since */
 	__u64 prog_ns_first, sys_prog_ns_first;
 	__u64 prog_measures;	/* measures of the programs' cost, the first included */
-	__u64 prog_revisions;	/* later measures that raised a figure */
 };
 
 /* Known when sampling starts. */

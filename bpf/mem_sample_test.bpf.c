@@ -83,15 +83,29 @@ int bench_mem_sample(struct __sk_buff *skb)
 /*
  * The user stack walk and its counting as the perf_event programs do them,
  * for the benchmark (tests/bench/bpf_sample_cost.c): raw tracepoint programs
- * can be test-run, and their bpf_get_stackid() walks the caller's user stack
- * from its system call, as deep as the caller made it. Timed by the kernel's
- * run-time stats (test runs of raw tracepoints take no `repeat`).
+ * can be test-run, and walk the caller's user stack from its system call's
+ * registers, as deep as the caller made it. Timed by the kernel's run-time
+ * stats (test runs of raw tracepoints take no `repeat`).
  */
 SEC("?raw_tp")
 int bench_stack_walk(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	long id = cp_stack_stored(BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, bp),
+				  BPF_CORE_READ(regs, sp));
 
-	return cp_stack_counted(cp_stack_id(ctx),
-				CP_STACK_ARG(tgid, CP_STACK_SAMPLE | CP_STACK_MISS), 0x401000, 30);
+	return cp_stack_counted(id, CP_STACK_ARG(tgid, CP_STACK_SAMPLE | CP_STACK_MISS), 0x401000,
+				30);
+}
+
+/*
+ * The walk from the registers a test names (tests/bpf/test_stacks_live.c):
+ * args[0..2] are the pc, frame pointer and stack pointer, in the test
+ * process's memory; the return value is cp_stack_stored()'s.
+ */
+SEC("?raw_tp")
+int test_stack_walk(struct bpf_raw_tracepoint_args *ctx)
+{
+	return cp_stack_stored(ctx->args[0], ctx->args[1], ctx->args[2]);
 }

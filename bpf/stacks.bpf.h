@@ -1,34 +1,50 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The user call stacks of samples, ticks and breakpoint hits. The kernel's
- * frame-pointer walk (bpf_get_stackid with BPF_F_USER_STACK) puts each
- * distinct stack once in sample_stacks; stack_counts counts per (tgid,
- * stack id, instruction) what landed there. Nothing per sample goes to the
- * ring buffer: cp_sample's 64 bytes stay as they are, and user space drains
- * the counters each interval (user/live/stack_drain.h), reads each stack id
- * once and deletes the ids no counter used, so the stack map does not fill
- * up on a long run (bpf_get_stackid never replaces a taken bucket without
- * BPF_F_REUSE_STACKID, and reusing one would give old counters another
- * stack's frames).
+ * The user call stacks of samples, ticks and breakpoint hits. The
+ * project's own frame-pointer walk (cp_stack_stored(), the rules in
+ * cacheperf/stack_walk.h) puts each distinct stack once in sample_stacks,
+ * under its bucket, the stack id; stack_counts counts per (tgid, stack id,
+ * instruction) what landed there. Nothing per sample goes to the ring
+ * buffer: cp_sample's 64 bytes stay as they are, and user space drains the
+ * counters each interval (user/live/stack_drain.h), reads each stack id once
+ * and deletes the ids no counter used, so the store does not fill up on a
+ * long run (a taken bucket is never replaced: that would give old counters
+ * another stack's frames).
  *
- * cp_stack_counted() counts, and counts every failure in stats: drop_stack_map (the map, or the
- * hash bucket of this stack, is taken: -ENOMEM / -EEXIST), drop_stack_counts (the counter map is
- * full), no_ustack (no user stack could be read).
+ * cp_stack_counted() counts, and counts every failure in stats: drop_stack_map (the hash bucket
+ * of this stack is taken: -EEXIST), drop_stack_counts (the counter map is full), no_ustack (no
+ * user stack could be read).
  */
 #ifndef CACHEPERF_STACKS_BPF_H
 #define CACHEPERF_STACKS_BPF_H
 
 #include "cacheperf.bpf.h"
 #include "cacheperf/stack_copy.h"
+#include "cacheperf/stack_walk.h"
 #include "ustack.bpf.h"
 #include "wakeup.bpf.h"
 
+/* The walks by stack id: CP_STACK_DEPTH frames, zero past the last (as a STACK_TRACE map's) */
 CP_SHARED struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CP_MAX_SAMPLE_STACKS);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, CP_STACK_DEPTH * sizeof(__u64));
 } sample_stacks SEC(".maps");
+
+/* A walk in the making, per CPU; busy: a program that interrupts a walk finds it taken */
+struct cp_stack_walk {
+	__u64 pcs[CP_STACK_DEPTH];
+	__u32 busy;
+	__u32 __pad;
+};
+
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cp_stack_walk);
+} stack_walks SEC(".maps");
 
 CP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -64,7 +80,7 @@ struct cp_stack_copy_stats stack_copy_stats;
 /*
  * One event in targ_stack_every has its stack walked and counted, each
  * count then worth targ_stack_every events (chosen at random, so shares stay
- * unbiased): the walk costs 0.8-2.1 us, ten times the rest of a sample's
+ * unbiased): the walk costs 0.3-0.8 us, a few times the rest of a sample's
  * path (docs/stacks.md). A sample the PMU says L1 served is walked
  * CP_STACK_HIT_FACTOR times more rarely (and counts for as many more):
  * most PMU samples are such hits, and their paths matter least. 1: every
@@ -125,7 +141,7 @@ static __always_inline struct cp_stack_counts cp_stack_counts_of(__u32 what, __u
 #define CP_STACK_ARG(tgid, what) (((__u64)(what) << 32) | (__u32)(tgid))
 
 /*
- * Counts one event on its stack: @id is what bpf_get_stackid() returned
+ * Counts one event on its stack: @id is what cp_stack_stored() returned
  * (a negative errno is counted as a drop), @tgid_what is CP_STACK_ARG(),
  * @weight a load latency or 0; each count is worth cp_stack_every_of()
  * events (cp_stack_due() chose this one: the caller did, or, with
@@ -182,9 +198,84 @@ __noinline int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight
 extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 #endif
 
-/* The current task's user stack at @ctx's (the interrupted) registers, as bpf_get_stackid() says.
+/*
+ * Walks the user stack whose pc, frame pointer and stack pointer are @ip, @fp
+ * and @sp (a user-mode frame) by frame pointers, at most CP_STACK_DEPTH
+ * frames, and keeps the walk in sample_stacks: its stack id, or -EEXIST (its
+ * bucket holds another stack), -EBUSY (a walk on this CPU was interrupted),
+ * -ENOMEM, -EFAULT (no pc). A global function: verified once, its loops
+ * apart from its callers' states.
  */
-#define cp_stack_id(ctx) bpf_get_stackid((ctx), &sample_stacks, BPF_F_USER_STACK)
+#ifdef CP_DEFINE_SHARED
+__noinline long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp)
+{
+	struct cp_stack_walk *w;
+	struct cp_fp_frame f;
+	__u32 zero = 0, id, nr = 1;
+	__u64 *have;
+	long ret;
+	int i;
+
+	if (!ip)
+		return -14; /* EFAULT */
+	w = bpf_map_lookup_elem(&stack_walks, &zero);
+	if (!w)
+		return -12; /* ENOMEM */
+	/*
+	 * Plain stores: a program that interrupts this one on its CPU runs to
+	 * its end before this one goes on (perf_event programs run in NMI or
+	 * interrupt context, never preempted)
+	 */
+	if (w->busy)
+		return -16; /* EBUSY */
+	w->busy = 1;
+	w->pcs[0] = ip;
+	for (i = 1; i < CP_STACK_DEPTH; i++) {
+		if (!cp_fp_frame_ok(fp, sp) || bpf_probe_read_user(&f, sizeof(f), (void *)fp) ||
+		    !f.ret)
+			break;
+		w->pcs[i] = f.ret;
+		nr = i + 1;
+		sp = fp + sizeof(f);
+		fp = f.next;
+	}
+	for (i = 1; i < CP_STACK_DEPTH; i++)
+		if (i >= nr)
+			w->pcs[i] = 0;
+	id = cp_stack_bucket(w->pcs);
+	ret = bpf_map_update_elem(&sample_stacks, &id, w->pcs, BPF_NOEXIST);
+	if (ret == -17 /* EEXIST */) {
+		/* kept before, by this stack or another: the frames say which */
+		have = bpf_map_lookup_elem(&sample_stacks, &id);
+		ret = have ? 0 : -17;
+		for (i = 0; have && i < CP_STACK_DEPTH; i++)
+			if (have[i] != w->pcs[i]) {
+				ret = -17;
+				break;
+			}
+	}
+	w->busy = 0;
+	if (ret)
+		return ret == -17 ? -17 : -12;
+	return id;
+}
+#else
+extern long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp);
+#endif
+
+/*
+ * The current task's user stack at @ctx's (the interrupted) registers: its
+ * stack id; -EFAULT when they are the kernel's (the callers count only
+ * user-mode events).
+ */
+static __always_inline long cp_stack_id(struct bpf_perf_event_data *ctx)
+{
+	/* fixed-offset 8-byte loads, the only ctx reads the verifier allows: volatile, not narrowed
+	 */
+	if ((*(volatile __u64 *)&ctx->regs.cs & 3) != 3)
+		return -14; /* EFAULT */
+	return cp_stack_stored(ctx->regs.ip, ctx->regs.bp, ctx->regs.sp);
+}
 
 /*
  * For perf_event programs: one event in cp_stack_every_of() (cp_stack_due())

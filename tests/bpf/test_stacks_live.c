@@ -6,8 +6,11 @@
  * counted once on the stack that made it, with the chain's return
  * addresses in order; two paths into the store must give two stacks with
  * the faults each made; and the sweep must empty the stack map once no
- * counter uses its stacks, so it never fills on a long run.
+ * counter uses its stacks, so it never fills on a long run. The walk's rules
+ * are tried on frame chains built here: where it follows, where it stops,
+ * and what a bucket taken by another stack does.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -27,24 +30,27 @@
 #include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
+#include "cacheperf/stack_walk.h"
 #include "cacheperf.skel.h"
 #include "live/drain.h"
 #include "live/mem_prog.h"
 #include "live/stack_drain.h"
 
-#define PAGES	48
+#define PAGES 48
 
-static volatile int depth;	/* work after each call: no tail calls, frames kept */
+static volatile int depth; /* work after each call: no tail calls, frames kept */
 /* the return address each chain function was last called with: the frames to expect */
-static void *volatile ret_touch, *volatile ret_c, *volatile ret_b, *volatile ret_a, *volatile ret_other;
+static void *volatile ret_touch, *volatile ret_c, *volatile ret_b, *volatile ret_a,
+									   *volatile ret_other;
 
 /*
  * The tests build with -O2, which omits frame pointers, turns a last call
  * into a jump and sets a frame up only on the path that needs one: the
  * chain keeps its frames, as the workloads' -O1 -fno-omit-frame-pointer do.
  */
-#define CHAIN __attribute__((noinline, optimize("no-omit-frame-pointer", \
-						"no-optimize-sibling-calls", "no-shrink-wrap")))
+#define CHAIN                                                                                      \
+	__attribute__((noinline, optimize("no-omit-frame-pointer", "no-optimize-sibling-calls",    \
+					  "no-shrink-wrap")))
 
 /* Not a leaf, so it sets up its frame: the walk then finds its caller. */
 static CHAIN void note(void)
@@ -114,7 +120,8 @@ static void env_open(struct env *e)
 	assert_int_equal(cp_mem_prog_size_windows(e->skel), 0);
 	assert_int_equal(cacheperf__load(e->skel), 0);
 	assert_int_equal(bpf_map__update_elem(e->skel->maps.targ_tgids, &self, sizeof(self), &one,
-					      sizeof(one), BPF_ANY), 0);
+					      sizeof(one), BPF_ANY),
+			 0);
 	e->sd = cp_stack_drain__new(e->skel);
 	assert_non_null(e->sd);
 	e->pfd = cp_test_open_page_faults(PERF_SAMPLE_ADDR);
@@ -134,8 +141,8 @@ static void env_close(struct env *e)
 /* Runs @fn over @pages fresh pages with the event on. */
 static void fault_through(struct env *e, void (*fn)(char *, long, int), int pages)
 {
-	char *mem = mmap(NULL, pages * e->page, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *mem = mmap(NULL, pages * e->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 
 	assert_true(mem != MAP_FAILED);
 	assert_int_equal(ioctl(e->pfd, PERF_EVENT_IOC_ENABLE, 0), 0);
@@ -211,9 +218,9 @@ static void test_two_paths_two_stacks(void **state)
 	__u64 via_b, via_other;
 
 	fault_through(&e, chain_a, PAGES);
-	via_b = pc(ret_c);	/* chain_c's return into chain_b */
+	via_b = pc(ret_c); /* chain_c's return into chain_b */
 	fault_through(&e, other_path, PAGES / 2);
-	via_other = pc(ret_c);	/* ... and into other_path */
+	via_other = pc(ret_c); /* ... and into other_path */
 	assert_int_not_equal(via_b, via_other);
 	n = take_touch(&e, got, 4);
 	assert_int_equal(n, 2);
@@ -233,14 +240,11 @@ static unsigned int stack_map_entries(struct env *e)
 {
 	int fd = bpf_map__fd(e->skel->maps.sample_stacks);
 	unsigned int n = 0;
-	__u32 id, next;
-	bool more = !bpf_map_get_next_key(fd, NULL, &next);
+	__u32 id[2];
 
-	while (more) {
-		id = next;
+	while (n < CP_MAX_SAMPLE_STACKS &&
+	       !bpf_map_get_next_key(fd, n ? &id[(n - 1) & 1] : NULL, &id[n & 1]))
 		n++;
-		more = !bpf_map_get_next_key(fd, &id, &next) && next > id;
-	}
 	return n;
 }
 
@@ -296,6 +300,149 @@ static void test_sweep_spares_a_stack_made_after_the_take(void **state)
 	env_close(&e);
 }
 
+/* The walk tests' fixture: the skeleton with test_stack_walk loaded, nothing attached. */
+static int walk_setup(void **state)
+{
+	struct cacheperf *skel;
+
+	*state = NULL;
+	if (geteuid() != 0)
+		return 0; /* the test skips */
+	skel = cacheperf__open();
+	if (!skel || bpf_program__set_autoload(skel->progs.test_stack_walk, true) ||
+	    cp_mem_prog_size_windows(skel) || cacheperf__load(skel)) {
+		cacheperf__destroy(skel);
+		return -1;
+	}
+	*state = skel;
+	return 0;
+}
+
+static int walk_teardown(void **state)
+{
+	cacheperf__destroy(*state);
+	return 0;
+}
+
+/* Walks from @ip, @fp, @sp in this process: cp_stack_stored()'s answer. */
+static long walk(struct cacheperf *skel, __u64 ip, void *fp, void *sp)
+{
+	__u64 args[3] = {ip, pc(fp), pc(sp)};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+	assert_int_equal(
+		bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_stack_walk), &opts), 0);
+	return (int)opts.retval;
+}
+
+/* The frames stored under @id, and how many there are before the first zero. */
+static int stored(struct cacheperf *skel, long id, __u64 pcs[CP_STACK_DEPTH])
+{
+	__u32 key = (__u32)id;
+	int n = 0;
+
+	memset(pcs, 0, CP_STACK_DEPTH * sizeof(*pcs));
+	assert_true(id >= 0 && id < CP_MAX_SAMPLE_STACKS);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.sample_stacks), &key, pcs), 0);
+	while (n < CP_STACK_DEPTH && pcs[n])
+		n++;
+	for (int i = n; i < CP_STACK_DEPTH; i++)
+		assert_int_equal(pcs[i], 0);
+	return n;
+}
+
+/* Frame record @i of @f links to record @next (-1: a null frame pointer), returning to @ret. */
+static void link_frame(struct cp_fp_frame *f, int i, int next, __u64 ret)
+{
+	f[i].next = next < 0 ? 0 : pc(&f[next]);
+	f[i].ret = ret;
+}
+
+/* Records @at[0] -> @at[1] -> ... -> null, returning to @ret, @ret + 0x1111, ... */
+static void link_chain(struct cp_fp_frame *f, const int *at, int n, __u64 ret)
+{
+	for (int i = 0; i < n; i++)
+		link_frame(f, at[i], i + 1 < n ? at[i + 1] : -1, ret + i * 0x1111);
+}
+
+/*
+ * A chain of frame records up the stack, ending in a null frame pointer:
+ * every return address in order after the pc, and nothing past the null.
+ * The same walk again is the same id.
+ */
+static void test_walk_follows_a_chain(void **state)
+{
+	struct cacheperf *skel = ROOT_FIXTURE(struct cacheperf, state);
+	struct cp_fp_frame f[8];
+	__u64 pcs[CP_STACK_DEPTH];
+	long id;
+
+	link_chain(f, (const int[]){1, 3, 4}, 3, 0x401111);
+	id = walk(skel, 0x400123, &f[1], &f[0]);
+	assert_int_equal(stored(skel, id, pcs), 4);
+	assert_int_equal(pcs[0], 0x400123);
+	assert_int_equal(pcs[1], 0x401111);
+	assert_int_equal(pcs[2], 0x402222);
+	assert_int_equal(pcs[3], 0x403333);
+	assert_int_equal(walk(skel, 0x400123, &f[1], &f[0]), id);
+}
+
+/*
+ * Where a frame pointer cannot be one, the walk stops before reading it: a
+ * link down the stack (which the kernel's walk follows into a loop), a
+ * misaligned one, a first frame below the stack pointer, and no more than
+ * CP_STACK_DEPTH frames of a longer chain.
+ */
+static void test_walk_stops_where_a_frame_cannot_be(void **state)
+{
+	struct cacheperf *skel = ROOT_FIXTURE(struct cacheperf, state);
+	struct cp_fp_frame f[48];
+	__u64 pcs[CP_STACK_DEPTH];
+	int i;
+
+	/* 2 -> 5 -> back down to 3 (a record with a return address) -> 6 */
+	link_chain(f, (const int[]){2, 5, 3, 6}, 4, 0x411111);
+	assert_int_equal(stored(skel, walk(skel, 0x410000, &f[2], &f[0]), pcs), 3);
+	assert_int_equal(pcs[2], 0x412222);
+	/* misaligned: the record at 6, one byte on */
+	f[5].next = pc(&f[6]) + 1;
+	assert_int_equal(stored(skel, walk(skel, 0x410000, &f[2], &f[0]), pcs), 3);
+	/* the first record below the stack pointer: the pc alone */
+	assert_int_equal(stored(skel, walk(skel, 0x410000, &f[2], &f[3]), pcs), 1);
+	/* a null frame pointer: the pc alone */
+	assert_int_equal(stored(skel, walk(skel, 0x410001, NULL, &f[0]), pcs), 1);
+	/* 47 records up the stack: the pc and 31 return addresses, the innermost */
+	for (i = 0; i < 47; i++)
+		link_frame(f, i, i + 1 < 47 ? i + 1 : -1, 0x420000 + i);
+	assert_int_equal(stored(skel, walk(skel, 0x41ffff, &f[0], &f[0]), pcs), CP_STACK_DEPTH);
+	assert_int_equal(pcs[1], 0x420000);
+	assert_int_equal(pcs[CP_STACK_DEPTH - 1], 0x420000 + CP_STACK_DEPTH - 2);
+}
+
+/*
+ * Two stacks whose frames hash to one bucket: the second is refused
+ * (-EEXIST, counted by cp_stack_counted() as a full stack map) and the
+ * first keeps its id and frames; no pc at all is no stack (-EFAULT).
+ */
+static void test_walk_bucket_taken(void **state)
+{
+	__u64 a[CP_STACK_DEPTH] = {0x500000}, b[CP_STACK_DEPTH] = {0};
+	struct cacheperf *skel = ROOT_FIXTURE(struct cacheperf, state);
+	__u64 pcs[CP_STACK_DEPTH];
+	long id;
+
+	/* another one-frame stack in a's bucket: one in 16384 pcs is, so a few 10^4 tries */
+	for (b[0] = a[0] + 1; cp_stack_bucket(b) != cp_stack_bucket(a); b[0]++)
+		;
+	id = walk(skel, a[0], NULL, NULL);
+	assert_int_equal(stored(skel, id, pcs), 1);
+	assert_int_equal(walk(skel, b[0], NULL, NULL), -EEXIST);
+	assert_int_equal(walk(skel, a[0], NULL, NULL), id);
+	assert_int_equal(stored(skel, id, pcs), 1);
+	assert_int_equal(pcs[0], a[0]);
+	assert_int_equal(walk(skel, 0, NULL, NULL), -EFAULT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +450,11 @@ int main(void)
 		cmocka_unit_test(test_two_paths_two_stacks),
 		cmocka_unit_test(test_sweep_empties_the_stack_map),
 		cmocka_unit_test(test_sweep_spares_a_stack_made_after_the_take),
+		cmocka_unit_test_setup_teardown(test_walk_follows_a_chain, walk_setup,
+						walk_teardown),
+		cmocka_unit_test_setup_teardown(test_walk_stops_where_a_frame_cannot_be, walk_setup,
+						walk_teardown),
+		cmocka_unit_test_setup_teardown(test_walk_bucket_taken, walk_setup, walk_teardown),
 	};
 
 	libbpf_set_print(NULL);

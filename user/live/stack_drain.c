@@ -23,7 +23,7 @@ struct known {
 
 struct cp_stack_drain {
 	struct cacheperf *skel;
-	/* by stack id: ids are bucket numbers, below the map's power-of-two buckets.
+	/* by stack id: ids are bucket numbers, below the map's size (cacheperf/stack_walk.h).
 	 * Calloc'd, so the pages of ids never used are never touched. */
 	struct known *ids;
 	__u32 nr_ids;
@@ -36,16 +36,6 @@ struct cp_stack_drain {
 	struct cp_stack_sample *out;
 	size_t n;
 };
-
-/* The kernel's stack map: max_entries rounded up to a power of two buckets. */
-static __u32 buckets_of(__u32 max_entries)
-{
-	__u32 n = 1;
-
-	while (n < max_entries)
-		n *= 2;
-	return n;
-}
 
 int cp_stack_copies_prepare(struct cacheperf *skel, __u32 copy_bytes)
 {
@@ -68,7 +58,7 @@ struct cp_stack_drain *cp_stack_drain__new(struct cacheperf *skel)
 		return NULL;
 	sd->skel = skel;
 	sd->interval = 1;
-	sd->nr_ids = buckets_of(bpf_map__max_entries(skel->maps.sample_stacks));
+	sd->nr_ids = CP_MAX_SAMPLE_STACKS;
 	sd->ids = calloc(sd->nr_ids, sizeof(*sd->ids));
 	if (!sd->ids) {
 		free(sd);
@@ -232,20 +222,35 @@ struct cp_stack_copy_tally cp_stack_drain__copies(const struct cp_stack_drain *s
 	return sd->copies;
 }
 
+/*
+ * The ids in the stack map into @ids (at most @cap). BPF only adds to it: a
+ * stack it adds meanwhile may be missed, and is swept the next time.
+ */
+static __u32 stored_ids(int fd, __u32 *ids, __u32 cap)
+{
+	__u32 n = 0;
+
+	while (n < cap && !bpf_map_get_next_key(fd, n ? &ids[n - 1] : NULL, &ids[n]))
+		n++;
+	return n;
+}
+
 int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 {
 	int fd = bpf_map__fd(sd->skel->maps.sample_stacks), deleted = 0;
 	int kinds = bpf_map__fd(sd->skel->maps.stack_kinds);
-	__u32 id, next;
-	bool more;
+	__u32 *ids, n;
 
 	if (fd < 0)
 		return fd;
-	more = !bpf_map_get_next_key(fd, NULL, &next);
-	while (more) {
-		id = next;
-		/* the successor first: a deleted id's search starts over at 0 */
-		more = !bpf_map_get_next_key(fd, &id, &next) && next > id;
+	/* listed first, deleted after: a hash map's walk past a deleted key starts over */
+	ids = malloc(sd->nr_ids * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	n = stored_ids(fd, ids, sd->nr_ids);
+	for (__u32 i = 0; i < n; i++) {
+		__u32 id = ids[i];
+
 		if (id >= sd->nr_ids || sd->ids[id].used == sd->interval)
 			continue;
 		/*
@@ -267,6 +272,7 @@ int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 		sd->ids[id].spared = 0;
 		sd->ids[id].kind = 0;
 	}
+	free(ids);
 	sd->interval++;
 	return deleted;
 }

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The frame-pointer walk of sampled user stacks and the store it keeps them
+ * in (bpf/stacks.bpf.h), as pure rules that BPF and the unit tests share.
+ *
+ * The walk is the project's own, not bpf_get_stackid()'s: the kernel's walk
+ * (perf_callchain_user()) reads the frame at whatever the last saved frame
+ * pointer is, 0 included, and that read faults. A fault costs 4-5 us in this
+ * VM, twenty times a whole 10-frame walk. This walk stops where a frame
+ * pointer cannot be one: null, misaligned, below the frame it came from (a
+ * chain only goes up the stack), or past user space.
+ *
+ * A walk is kept once in the store under its bucket, a hash of its frames
+ * masked to CP_MAX_SAMPLE_STACKS buckets; the bucket is the stack id. A
+ * bucket held by another walk is a drop (-EEXIST), as in the kernel's stack
+ * map without BPF_F_REUSE_STACKID, so an id never names two stacks while
+ * counters point at it; user space deletes the ids no counter uses.
+ */
+#ifndef CACHEPERF_STACK_WALK_H
+#define CACHEPERF_STACK_WALK_H
+
+#include "cacheperf/abi.h"
+#include "cacheperf/types.h"
+
+_Static_assert((CP_MAX_SAMPLE_STACKS & (CP_MAX_SAMPLE_STACKS - 1)) == 0,
+	       "stack ids are a hash masked to CP_MAX_SAMPLE_STACKS buckets");
+
+/* Above the highest user address of x86-64 (5-level paging: 2^56 - one page). */
+#define CP_USER_ADDR_END (1ull << 56)
+
+/* One frame record: the caller's frame pointer, then the return address. */
+struct cp_fp_frame {
+	__u64 next;
+	__u64 ret;
+};
+
+/*
+ * True when @fp can be a frame record to read: not null, 8-byte aligned,
+ * at or above @floor (the stack pointer for the first frame, the end of the
+ * frame record before it after that) and its 16 bytes in user space.
+ */
+CP_INLINE bool cp_fp_frame_ok(__u64 fp, __u64 floor)
+{
+	return fp && !(fp & 7) && fp >= floor && fp < CP_USER_ADDR_END - sizeof(struct cp_fp_frame);
+}
+
+/*
+ * The bucket (stack id) of a walk: its CP_STACK_DEPTH frames, zero past the
+ * last, mixed 64 bits at a time (a multiply and a fold per frame).
+ */
+CP_INLINE __u32 cp_stack_bucket(const __u64 *pcs)
+{
+	__u64 h = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < CP_STACK_DEPTH; i++) {
+		if (!pcs[i])
+			break;
+		h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return (__u32)(h >> 40) & (CP_MAX_SAMPLE_STACKS - 1);
+}
+
+#endif /* CACHEPERF_STACK_WALK_H */

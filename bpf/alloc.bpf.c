@@ -32,6 +32,7 @@
 #include "cacheperf.bpf.h"
 #include "wakeup.bpf.h"
 #include "cacheperf/alloc.h"
+#include "fp_walk.bpf.h"
 #include "ustack.bpf.h"
 
 #define CP_MAP_ANONYMOUS	0x20
@@ -94,9 +95,9 @@ struct {
 	__type(value, struct cp_live_object);
 } live_objects SEC(".maps");
 
-/* The stacks of even and odd stack generations (CP_ALLOC_STACK_ID()). */
+/* The stacks of even and odd stack generations (CP_ALLOC_STACK_ID()): walks by bucket. */
 struct cp_alloc_stack_map {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CP_MAX_ALLOC_STACKS);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, CP_ALLOC_STACK_DEPTH * sizeof(__u64));
@@ -341,11 +342,16 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 		old->stack_id, old->time_ns);
 }
 
-static __always_inline long cp_stack_into(void *ctx, __u32 gen)
+/*
+ * The user stack at @ip, @fp, @sp walked into generation @gen's map
+ * (cp_fp_walk_kept()): its bucket or a negative errno. A global function: the
+ * walk's loops verified once.
+ */
+__noinline long cp_alloc_stack_kept(__u64 ip, __u64 fp, __u64 sp, __u32 gen)
 {
 	if (gen & 1)
-		return bpf_get_stackid(ctx, &alloc_stacks_odd, BPF_F_USER_STACK);
-	return bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+		return cp_fp_walk_kept(&alloc_stacks_odd, CP_MAX_ALLOC_STACKS, ip, fp, sp);
+	return cp_fp_walk_kept(&alloc_stacks, CP_MAX_ALLOC_STACKS, ip, fp, sp);
 }
 
 /*
@@ -354,16 +360,16 @@ static __always_inline long cp_stack_into(void *ctx, __u32 gen)
  * (alloc_stack_spare): that map is the next generation's, where the stack
  * stays valid. Counted in stack_errors when both fail.
  */
-static __always_inline __s64 cp_user_stack(void *ctx, __u32 gen)
+static __always_inline __s64 cp_user_stack(__u64 ip, __u64 fp, __u64 sp, __u32 gen)
 {
 	long id;
 
 	if (!targ_alloc_stacks)
 		return -1;
-	id = cp_stack_into(ctx, gen);
+	id = cp_alloc_stack_kept(ip, fp, sp, gen);
 	if (id < 0 && alloc_stack_spare) {
 		gen = (gen + 1) & 0x7fffffff;
-		id = cp_stack_into(ctx, gen);
+		id = cp_alloc_stack_kept(ip, fp, sp, gen);
 	}
 	if (id < 0) {
 		CP_INC(stack_errors);
@@ -432,7 +438,7 @@ static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u
 	 */
 	if (site && site->gen == gen && site->uses++ % CP_ALLOC_STACK_REFRESH)
 		return site->stack_id;
-	fresh.stack_id = cp_user_stack(ctx, gen);
+	fresh.stack_id = cp_user_stack(PT_REGS_IP(ctx), PT_REGS_FP(ctx), PT_REGS_SP(ctx), gen);
 	fresh.gen = gen;
 	if (site) {
 		site->stack_id = fresh.stack_id;
@@ -808,12 +814,13 @@ static __always_inline void cp_brk_enter(void)
 	cp_map_enter(&m);
 }
 
-static __always_inline void cp_map_exit(void *ctx, __s64 ret)
+static __always_inline void cp_map_exit(__s64 ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct cp_map_entry m, *p;
 	__u64 addr = (__u64)ret, now;
+	struct pt_regs *regs;
 	bool failed = ret < 0 && ret >= -CP_MAX_ERRNO;
 	__s64 stack_id;
 	__u8 flags;
@@ -844,7 +851,9 @@ static __always_inline void cp_map_exit(void *ctx, __s64 ret)
 		m.len = addr - m.addr;
 		addr = m.addr;
 	}
-	stack_id = cp_user_stack(ctx, alloc_stack_gen);
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	stack_id = cp_user_stack(BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, bp),
+				 BPF_CORE_READ(regs, sp), alloc_stack_gen);
 	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func,
 			    CP_OBJ_EV_MAP);
 	CP_INC(mappings);
@@ -883,21 +892,21 @@ int on_brk_enter(struct trace_event_raw_sys_enter *ctx)
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	cp_map_exit(ctx, ctx->ret);
+	cp_map_exit(ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_mremap")
 int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	cp_map_exit(ctx, ctx->ret);
+	cp_map_exit(ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_brk")
 int on_brk_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	cp_map_exit(ctx, ctx->ret);
+	cp_map_exit(ctx->ret);
 	return 0;
 }
 
@@ -947,7 +956,7 @@ int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	long id = BPF_CORE_READ(regs, orig_ax);
 
 	if (id == CP_NR_MMAP || id == CP_NR_MREMAP || id == CP_NR_BRK)
-		cp_map_exit(ctx, ctx->args[1]);
+		cp_map_exit(ctx->args[1]);
 	cp_sys_prog_timed(cp_cpu_cost(), t0);
 	return 0;
 }

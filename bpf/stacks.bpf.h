@@ -20,7 +20,7 @@
 
 #include "cacheperf.bpf.h"
 #include "cacheperf/stack_copy.h"
-#include "cacheperf/stack_walk.h"
+#include "fp_walk.bpf.h"
 #include "ustack.bpf.h"
 #include "wakeup.bpf.h"
 
@@ -31,20 +31,6 @@ CP_SHARED struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, CP_STACK_DEPTH * sizeof(__u64));
 } sample_stacks SEC(".maps");
-
-/* A walk in the making, per CPU; busy: a program that interrupts a walk finds it taken */
-struct cp_stack_walk {
-	__u64 pcs[CP_STACK_DEPTH];
-	__u32 busy;
-	__u32 __pad;
-};
-
-CP_SHARED struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct cp_stack_walk);
-} stack_walks SEC(".maps");
 
 CP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -199,65 +185,15 @@ extern int cp_stack_counted(long id, __u64 tgid_what, __u64 ip, __u64 weight);
 #endif
 
 /*
- * Walks the user stack whose pc, frame pointer and stack pointer are @ip, @fp
- * and @sp (a user-mode frame) by frame pointers, at most CP_STACK_DEPTH
- * frames, and keeps the walk in sample_stacks: its stack id, or -EEXIST (its
- * bucket holds another stack), -EBUSY (a walk on this CPU was interrupted),
- * -ENOMEM, -EFAULT (no pc). A global function: verified once, its loops
- * apart from its callers' states.
+ * The user stack whose pc, frame pointer and stack pointer are @ip, @fp and
+ * @sp (a user-mode frame), walked and kept in sample_stacks (cp_fp_walk_kept()):
+ * its stack id or a negative errno. A global function: verified once, its
+ * loops apart from its callers' states.
  */
 #ifdef CP_DEFINE_SHARED
 __noinline long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp)
 {
-	struct cp_stack_walk *w;
-	struct cp_fp_frame f;
-	__u32 zero = 0, id, nr = 1;
-	__u64 *have;
-	long ret;
-	int i;
-
-	if (!ip)
-		return -14; /* EFAULT */
-	w = bpf_map_lookup_elem(&stack_walks, &zero);
-	if (!w)
-		return -12; /* ENOMEM */
-	/*
-	 * Plain stores: a program that interrupts this one on its CPU runs to
-	 * its end before this one goes on (perf_event programs run in NMI or
-	 * interrupt context, never preempted)
-	 */
-	if (w->busy)
-		return -16; /* EBUSY */
-	w->busy = 1;
-	w->pcs[0] = ip;
-	for (i = 1; i < CP_STACK_DEPTH; i++) {
-		if (!cp_fp_frame_ok(fp, sp) || bpf_probe_read_user(&f, sizeof(f), (void *)fp) ||
-		    !f.ret)
-			break;
-		w->pcs[i] = f.ret;
-		nr = i + 1;
-		sp = fp + sizeof(f);
-		fp = f.next;
-	}
-	for (i = 1; i < CP_STACK_DEPTH; i++)
-		if (i >= nr)
-			w->pcs[i] = 0;
-	id = cp_stack_bucket(w->pcs);
-	ret = bpf_map_update_elem(&sample_stacks, &id, w->pcs, BPF_NOEXIST);
-	if (ret == -17 /* EEXIST */) {
-		/* kept before, by this stack or another: the frames say which */
-		have = bpf_map_lookup_elem(&sample_stacks, &id);
-		ret = have ? 0 : -17;
-		for (i = 0; have && i < CP_STACK_DEPTH; i++)
-			if (have[i] != w->pcs[i]) {
-				ret = -17;
-				break;
-			}
-	}
-	w->busy = 0;
-	if (ret)
-		return ret == -17 ? -17 : -12;
-	return id;
+	return cp_fp_walk_kept(&sample_stacks, CP_MAX_SAMPLE_STACKS, ip, fp, sp);
 }
 #else
 extern long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp);

@@ -1,29 +1,33 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The frame-pointer walk of sampled user stacks and the store it keeps them
- * in (bpf/stacks.bpf.h), as pure rules that BPF and the unit tests share.
+ * The frame-pointer walk of user stacks in BPF (bpf/fp_walk.bpf.h: samples,
+ * ticks, breakpoint hits and allocation sites) and the stack maps it keeps
+ * them in, as pure rules that BPF and the unit tests share.
  *
  * The walk is the project's own, not bpf_get_stackid()'s: the kernel's walk
  * (perf_callchain_user()) reads the frame at whatever the last saved frame
  * pointer is, 0 included, and that read faults. A fault costs 4-5 us in this
- * VM, twenty times a whole 10-frame walk. This walk stops where a frame
- * pointer cannot be one: null, misaligned, below the frame it came from (a
- * chain only goes up the stack), or past user space.
+ * VM, ten times a whole 10-frame walk. This walk stops where a frame pointer
+ * cannot be one: null, misaligned, below the frame it came from (a chain
+ * only goes up the stack), or past user space.
  *
- * A walk is kept once in the store under its bucket, a hash of its frames
- * masked to CP_MAX_SAMPLE_STACKS buckets; the bucket is the stack id. A
+ * A walk is kept once in its map under its bucket, a hash of its frames
+ * masked to the map's power-of-two size; the bucket is the stack id. A
  * bucket held by another walk is a drop (-EEXIST), as in the kernel's stack
  * map without BPF_F_REUSE_STACKID, so an id never names two stacks while
- * counters point at it; user space deletes the ids no counter uses.
+ * something points at it; user space deletes the ids nothing uses.
  */
 #ifndef CACHEPERF_STACK_WALK_H
 #define CACHEPERF_STACK_WALK_H
 
 #include "cacheperf/abi.h"
+#include "cacheperf/alloc.h"
 #include "cacheperf/types.h"
 
-_Static_assert((CP_MAX_SAMPLE_STACKS & (CP_MAX_SAMPLE_STACKS - 1)) == 0,
-	       "stack ids are a hash masked to CP_MAX_SAMPLE_STACKS buckets");
+_Static_assert((CP_MAX_SAMPLE_STACKS & (CP_MAX_SAMPLE_STACKS - 1)) == 0 &&
+		       (CP_MAX_ALLOC_STACKS & (CP_MAX_ALLOC_STACKS - 1)) == 0,
+	       "stack ids are a hash masked to the maps' sizes");
+_Static_assert(CP_STACK_DEPTH == CP_ALLOC_STACK_DEPTH, "one walk fills both kinds of map");
 
 /* Above the highest user address of x86-64 (5-level paging: 2^56 - one page). */
 #define CP_USER_ADDR_END (1ull << 56)
@@ -45,10 +49,11 @@ CP_INLINE bool cp_fp_frame_ok(__u64 fp, __u64 floor)
 }
 
 /*
- * The bucket (stack id) of a walk: its CP_STACK_DEPTH frames, zero past the
- * last, mixed 64 bits at a time (a multiply and a fold per frame).
+ * The bucket (stack id) of a walk in a map of @buckets entries (a power of
+ * two): its CP_STACK_DEPTH frames, zero past the last, mixed 64 bits at a
+ * time (a multiply and a fold per frame).
  */
-CP_INLINE __u32 cp_stack_bucket(const __u64 *pcs)
+CP_INLINE __u32 cp_stack_bucket(const __u64 *pcs, __u32 buckets)
 {
 	__u64 h = 0x9e3779b97f4a7c15ull;
 
@@ -59,7 +64,7 @@ CP_INLINE __u32 cp_stack_bucket(const __u64 *pcs)
 		h ^= h >> 32;
 	}
 	h *= 0xc4ceb9fe1a85ec53ull;
-	return (__u32)(h >> 40) & (CP_MAX_SAMPLE_STACKS - 1);
+	return (__u32)(h >> 32) & (buckets - 1);
 }
 
 #endif /* CACHEPERF_STACK_WALK_H */

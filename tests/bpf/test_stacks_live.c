@@ -432,7 +432,9 @@ static void test_walk_bucket_taken(void **state)
 	long id;
 
 	/* another one-frame stack in a's bucket: one in 16384 pcs is, so a few 10^4 tries */
-	for (b[0] = a[0] + 1; cp_stack_bucket(b) != cp_stack_bucket(a); b[0]++)
+	for (b[0] = a[0] + 1;
+	     cp_stack_bucket(b, CP_MAX_SAMPLE_STACKS) != cp_stack_bucket(a, CP_MAX_SAMPLE_STACKS);
+	     b[0]++)
 		;
 	id = walk(skel, a[0], NULL, NULL);
 	assert_int_equal(stored(skel, id, pcs), 1);

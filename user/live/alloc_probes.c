@@ -909,7 +909,7 @@ size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, s
 	if (stack_id < 0 ||
 	    bpf_map_lookup_elem(bpf_map__fd(stack_map(skel, cp_stack_gen_map(stack_id))), &key, v))
 		return 0;
-	/* the kernel zero-fills the frames past the last one */
+	/* the walk zero-fills the frames past the last one (bpf/fp_walk.bpf.h) */
 	while (n < CP_ALLOC_STACK_DEPTH && n < max && v[n]) {
 		ips[n] = v[n];
 		n++;
@@ -924,7 +924,7 @@ size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd)
 	int fd = bpf_map__fd(map);
 	bool have = false;
 
-	/* a stack map's buckets are its keys, below the power of two of max_entries */
+	/* a stack map's buckets are its keys, below its power-of-two max_entries */
 	keys = calloc(2 * (size_t)n_keys, sizeof(*keys));
 	if (!keys)
 		return 0;

@@ -4,9 +4,9 @@
  * to end a generation and when to empty the map of the one before. Pure:
  * live/run.c does what it says with the maps and the .bss knob.
  *
- * A BPF stack map never replaces a bucket once taken, so without emptying it
- * fills after some thousand distinct stacks and then, bucket by bucket,
- * every new stack fails (bpf_get_stackid() -EEXIST). Emptying it under
+ * An allocation stack map never replaces a bucket once taken (bpf/fp_walk.bpf.h),
+ * so without emptying it fills after some thousand distinct stacks and then,
+ * bucket by bucket, every new stack fails (-EEXIST). Emptying it under
  * running probes would let an id name one stack in an event and another in
  * the map by the time user space reads it. So stacks go to two maps by
  * generation: a generation ends once CP_STACK_GEN_FILL of its map's buckets

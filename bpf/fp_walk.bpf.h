@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one frame-pointer walk of user stacks (the rules in
+ * cacheperf/stack_walk.h), for the samples' stacks (bpf/stacks.bpf.h) and
+ * the allocation sites' (bpf/alloc.bpf.c): each keeps its walks in a hash
+ * map of CP_STACK_DEPTH frames under the walk's bucket, read by user space
+ * as it read the kernel's stack maps before (frames zero past the last).
+ */
+#ifndef CACHEPERF_FP_WALK_BPF_H
+#define CACHEPERF_FP_WALK_BPF_H
+
+#include "cacheperf.bpf.h"
+#include "cacheperf/stack_walk.h"
+
+/*
+ * A walk in the making, per CPU. busy: a program that interrupts a walk on
+ * its CPU finds it taken, with plain stores: the interrupting program runs to
+ * its end before the interrupted one goes on (perf_event programs run in NMI
+ * or interrupt context; uprobe and tracepoint programs are not preempted on
+ * these kernels, PREEMPT_NONE, and under full preemption a task preempted
+ * between the test and the store could share the walk with another).
+ */
+struct cp_stack_walk {
+	__u64 pcs[CP_STACK_DEPTH];
+	__u32 busy;
+	__u32 __pad;
+};
+
+CP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cp_stack_walk);
+} stack_walks SEC(".maps");
+
+/*
+ * Walks the user stack whose pc, frame pointer and stack pointer are @ip,
+ * @fp and @sp (a user-mode frame) by frame pointers, at most CP_STACK_DEPTH
+ * frames, and keeps the walk in @map (@buckets entries, a power of two, keys
+ * __u32 buckets, values CP_STACK_DEPTH frames): its bucket, or -EEXIST (the
+ * bucket holds another stack), -EBUSY (a walk on this CPU was interrupted),
+ * -ENOMEM, -EFAULT (no pc). Inline: called from one global function per map.
+ */
+static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, __u64 fp, __u64 sp)
+{
+	struct cp_stack_walk *w;
+	struct cp_fp_frame f;
+	__u32 zero = 0, id, nr = 1;
+	__u64 *have;
+	long ret;
+	int i;
+
+	if (!ip)
+		return -14; /* EFAULT */
+	w = bpf_map_lookup_elem(&stack_walks, &zero);
+	if (!w)
+		return -12; /* ENOMEM */
+	if (w->busy)
+		return -16; /* EBUSY */
+	w->busy = 1;
+	w->pcs[0] = ip;
+	for (i = 1; i < CP_STACK_DEPTH; i++) {
+		if (!cp_fp_frame_ok(fp, sp) || bpf_probe_read_user(&f, sizeof(f), (void *)fp) ||
+		    !f.ret)
+			break;
+		w->pcs[i] = f.ret;
+		nr = i + 1;
+		sp = fp + sizeof(f);
+		fp = f.next;
+	}
+	for (i = 1; i < CP_STACK_DEPTH; i++)
+		if (i >= nr)
+			w->pcs[i] = 0;
+	id = cp_stack_bucket(w->pcs, buckets);
+	ret = bpf_map_update_elem(map, &id, w->pcs, BPF_NOEXIST);
+	if (ret == -17 /* EEXIST */) {
+		/* kept before, by this stack or another: the frames say which */
+		have = bpf_map_lookup_elem(map, &id);
+		ret = have ? 0 : -17;
+		for (i = 0; have && i < CP_STACK_DEPTH; i++)
+			if (have[i] != w->pcs[i]) {
+				ret = -17;
+				break;
+			}
+	}
+	w->busy = 0;
+	if (ret)
+		return ret == -17 ? -17 : -12;
+	return id;
+}
+
+#endif /* CACHEPERF_FP_WALK_BPF_H */

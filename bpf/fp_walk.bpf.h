@@ -45,8 +45,8 @@ static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, 
 {
 	struct cp_stack_walk *w;
 	struct cp_fp_frame f;
-	__u32 zero = 0, id, nr = 1;
-	__u64 *have;
+	__u64 *have, differ = 0;
+	__u32 zero = 0, id;
 	long ret;
 	int i;
 
@@ -58,30 +58,32 @@ static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, 
 	if (w->busy)
 		return -16; /* EBUSY */
 	w->busy = 1;
+	/*
+	 * Loops with one way through where they can: the verifier walks every
+	 * iteration of each, in each program that calls this, and a loop that
+	 * ends on a value kept after it multiplies the states of what follows
+	 */
+	__builtin_memset(w->pcs, 0, sizeof(w->pcs));
 	w->pcs[0] = ip;
 	for (i = 1; i < CP_STACK_DEPTH; i++) {
 		if (!cp_fp_frame_ok(fp, sp) || bpf_probe_read_user(&f, sizeof(f), (void *)fp) ||
 		    !f.ret)
 			break;
 		w->pcs[i] = f.ret;
-		nr = i + 1;
 		sp = fp + sizeof(f);
 		fp = f.next;
 	}
-	for (i = 1; i < CP_STACK_DEPTH; i++)
-		if (i >= nr)
-			w->pcs[i] = 0;
 	id = cp_stack_bucket(w->pcs, buckets);
 	ret = bpf_map_update_elem(map, &id, w->pcs, BPF_NOEXIST);
 	if (ret == -17 /* EEXIST */) {
 		/* kept before, by this stack or another: the frames say which */
 		have = bpf_map_lookup_elem(map, &id);
-		ret = have ? 0 : -17;
-		for (i = 0; have && i < CP_STACK_DEPTH; i++)
-			if (have[i] != w->pcs[i]) {
-				ret = -17;
-				break;
-			}
+		if (have) {
+#pragma unroll
+			for (i = 0; i < CP_STACK_DEPTH; i++)
+				differ |= have[i] ^ w->pcs[i];
+		}
+		ret = have && !differ ? 0 : -17;
 	}
 	w->busy = 0;
 	if (ret)

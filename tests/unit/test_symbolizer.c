@@ -1010,6 +1010,8 @@ static void test_processes_share_files(void **state)
 	cp_symbolizer__stats(s, &st);
 	assert_int_equal(st.file_spaces, 2);	/* symbols and libc, once each */
 	assert_int_equal(st.shared_lookups, 4);
+	/* b's two answers are a's descriptions of the same code, moved to b's addresses */
+	assert_int_equal(st.file_cache_hits, 2);
 	assert_int_equal(st.fallbacks, 0);
 
 	/* the first function of [vdso] in a, then the same offset in b once b has exited */

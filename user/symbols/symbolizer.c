@@ -33,6 +33,8 @@
 #include "util/path.h"
 
 #define CP_SYM_WAYS		4	/* result cache associativity */
+/* The result cache's pid of a shared file's descriptions: no process has it */
+#define CP_SYM_FILE_PID		((pid_t)-1)
 #define CP_SYM_PID_BUCKETS	4096	/* counts of cached results by pid */
 #define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
 
@@ -43,7 +45,9 @@
 struct cp_sym_space {
 	Dwfl *dwfl;		/* NULL: slot free */
 	pid_t pid;		/* 0 for a file */
-	__u32 inc;		/* processes: the incarnation of @pid (struct cp_sym_snap) */
+	/* processes: the incarnation of @pid (struct cp_sym_snap); shared files: a number of
+	 * the same count, new for each file opened, that its cached descriptions are under */
+	__u32 inc;
 	char *path;		/* files only: as opened */
 	bool shared;		/* found by @key, not by @path */
 	struct cp_sym_file_key key;
@@ -738,6 +742,7 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 		space_clear(&tmp);
 		return err;
 	}
+	tmp.inc = ++s->last_inc;
 	s->stats.file_spaces++;
 	*out = space_slot(s);
 	tmp.last_use = ++s->clock;
@@ -1133,12 +1138,16 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
 
 /*
  * @ip of @m in its file's shared space, told as the process sees it: the
- * module named as the maps name it, addresses back in the process.
+ * module named as the maps name it, addresses back in the process. The
+ * file's description of the address is cached for every process mapping
+ * the file (under CP_SYM_FILE_PID and the space's number), so a new process
+ * of a known binary or library costs no DWARF walk for code seen before.
  * Returns 0, -ENOMEM, or another error for the fallback to answer.
  */
 static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
 			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out)
 {
+	const struct cp_symbol_info *hit;
 	struct cp_sym_space *fs;
 	Dwfl_Module *mod;
 	__u64 vaddr;
@@ -1149,16 +1158,26 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip,
 			     &vaddr))
 		return -ENOENT;
-	mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
-	if (!mod)
-		return -ENOENT;
-	cp_sym_describe(mod, vaddr + fs->bias, out);
+	hit = cache_find(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias);
+	if (hit) {
+		s->stats.file_cache_hits++;
+		*out = *hit;
+	} else {
+		mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
+		if (!mod)
+			return -ENOENT;
+		cp_sym_describe(mod, vaddr + fs->bias, out);
+		err = intern_info(s, out);
+		if (err)
+			return err;
+		cache_put(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias, out);
+	}
 	if (out->sym_size)
 		out->sym_start += ip - (vaddr + fs->bias);
 	out->ip = ip;
-	out->module = m->path;
+	out->module = intern(&s->strings, m->path, &err);
 	s->stats.shared_lookups++;
-	return intern_info(s, out);
+	return err;
 }
 
 /* @ip in @sn's process: its file's shared space, else the process's own Dwfl. */

@@ -114,6 +114,7 @@ struct cp_symbolizer_stats {
 	__u64 string_flushes;	/* strings and results dropped: over the cap, or a shrink */
 	__u64 file_spaces;	/* ELF files opened to be shared by the processes mapping them */
 	__u64 shared_lookups;	/* lookups answered from a shared file */
+	__u64 file_cache_hits;	/* of those, described before for a process mapping the file */
 	__u64 fallbacks;	/* processes' own Dwfls taken (files not found again, ...) */
 	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
 };

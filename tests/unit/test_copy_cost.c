@@ -2,7 +2,7 @@
 /*
  * What copies of targets' files cost (machine/copy_cost.h) and the memory
  * the profiler counts as its own (machine/self_mem.h): holes in ranges (a
- * table), the pure judgements, then sparse files copied as sparse, an ELF
+ * table), a 32-bit ELF file's ranges, the pure judgements, then sparse files copied as sparse, an ELF
  * section in a hole refused, a copy past the limit refused, a memfd
  * nobody maps and a child's memory counted at a scan, a copy counted
  * between scans, and when a reading scans (a table).
@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "machine/copy_cost.h"
+#include "machine/elf_hdr.h"
 #include "machine/self_mem.h"
 #include "machine/target_file.h"
 
@@ -356,10 +357,81 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* True when one of @r's @n ranges is [@off, @off + @len) exactly. */
+static bool has_range(const struct cp_copy_range *r, size_t n, __u64 off, __u64 len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].off == off && r[i].len == len)
+			return true;
+	return false;
+}
+
+/*
+ * A 32-bit ELF file, laid out by hand: its ranges are the 32-bit sizes of
+ * its header and tables, a data section and a note segment, and its code
+ * section goes to the code list; the same bytes with the other byte order
+ * count as the whole file, and a header cut short is no header.
+ */
+static void test_elf32_ranges(void **state)
+{
+	unsigned char img[512] = {0};
+	Elf32_Ehdr eh = {.e_phoff = 400, .e_shoff = 52, .e_phnum = 1, .e_shnum = 3,
+			 .e_phentsize = sizeof(Elf32_Phdr), .e_shentsize = sizeof(Elf32_Shdr)};
+	Elf32_Shdr sh[3] = {{0},
+			    {.sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC, .sh_offset = 200,
+			     .sh_size = 16},
+			    {.sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
+			     .sh_offset = 300, .sh_size = 32}};
+	Elf32_Phdr ph = {.p_type = PT_NOTE, .p_offset = 240, .p_filesz = 20};
+	struct cp_copy_range *out, *code;
+	size_t nr, nr_code;
+	__u64 heap = 0;
+	Elf64_Ehdr e64;
+	bool is64 = true;
+	char path[] = "/tmp/cp_elf32_XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS32;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	memcpy(img, &eh, sizeof(eh));
+	memcpy(img + 52, sh, sizeof(sh));
+	memcpy(img + 400, &ph, sizeof(ph));
+	assert_true(cp_elf_ehdr(img, sizeof(img), &e64, &is64));
+	assert_false(is64);
+	assert_int_equal(e64.e_shoff, 52);
+	assert_int_equal(e64.e_shnum, 3);
+	assert_false(cp_elf_ehdr(img, sizeof(Elf32_Ehdr) - 1, &e64, &is64));
+	assert_int_equal(pwrite(fd, img, sizeof(img), 0), sizeof(img));
+	assert_int_equal(cp_copy_elf_ranges(fd, sizeof(img), &out, &nr, &heap, &code, &nr_code), 0);
+	assert_true(has_range(out, nr, 0, sizeof(Elf32_Ehdr)));
+	assert_true(has_range(out, nr, 52, 3 * sizeof(Elf32_Shdr)));
+	assert_true(has_range(out, nr, 400, sizeof(Elf32_Phdr)));
+	assert_true(has_range(out, nr, 200, 16));
+	assert_true(has_range(out, nr, 240, 20));
+	assert_false(has_range(out, nr, 300, 32));
+	assert_int_equal(nr_code, 1);
+	assert_true(has_range(code, nr_code, 300, 32));
+	free(out);
+	free(code);
+	/* big-endian: not this machine's, read whole */
+	img[EI_DATA] = ELFDATA2MSB;
+	assert_int_equal(pwrite(fd, img, sizeof(img), 0), sizeof(img));
+	assert_int_equal(cp_copy_elf_ranges(fd, sizeof(img), &out, &nr, &heap, NULL, NULL), 0);
+	assert_int_equal(nr, 1);
+	assert_true(has_range(out, nr, 0, sizeof(img)));
+	free(out);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hole_bytes),
+		cmocka_unit_test(test_elf32_ranges),
 		cmocka_unit_test(test_alone_and_fits),
 		cmocka_unit_test(test_scan_due),
 		cmocka_unit_test(test_sparse_copy_stays_sparse),

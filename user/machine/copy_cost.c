@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What a sealed copy costs: holes a reader of the ELF touches (copy_cost.h). */
 #include <elf.h>
-#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "machine/copy_cost.h"
+#include "machine/elf_hdr.h"
 
 static int by_off(const void *a, const void *b)
 {
@@ -102,34 +102,19 @@ static bool read_at(int fd, void *buf, size_t len, __u64 off)
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
-/* Section @i's header as Elf64 (from a 32- or 64-bit table at @shoff). */
-static bool shdr_at(int fd, bool is64, __u64 shoff, __u64 i, Elf64_Shdr *sh)
+/* Entry @i of the header table at @off (section headers, or with @program program headers). */
+static bool entry_at(int fd, bool is64, bool program, __u64 off, __u64 i, void *out)
 {
-	Elf32_Shdr s32;
+	unsigned char ent[sizeof(Elf64_Shdr) > sizeof(Elf64_Phdr) ? sizeof(Elf64_Shdr)
+								  : sizeof(Elf64_Phdr)];
+	size_t n = cp_elf_entry_size(is64, program);
 
-	if (is64)
-		return read_at(fd, sh, sizeof(*sh), shoff + i * sizeof(*sh));
-	if (!read_at(fd, &s32, sizeof(s32), shoff + i * sizeof(s32)))
+	if (!read_at(fd, ent, n, off + i * n))
 		return false;
-	*sh = (Elf64_Shdr){.sh_name = s32.sh_name,
-			   .sh_type = s32.sh_type,
-			   .sh_flags = s32.sh_flags,
-			   .sh_offset = s32.sh_offset,
-			   .sh_size = s32.sh_size,
-			   .sh_info = s32.sh_info};
-	return true;
-}
-
-static bool phdr_at(int fd, bool is64, __u64 phoff, __u64 i, Elf64_Phdr *ph)
-{
-	Elf32_Phdr p32;
-
-	if (is64)
-		return read_at(fd, ph, sizeof(*ph), phoff + i * sizeof(*ph));
-	if (!read_at(fd, &p32, sizeof(p32), phoff + i * sizeof(p32)))
-		return false;
-	*ph = (Elf64_Phdr){
-		.p_type = p32.p_type, .p_offset = p32.p_offset, .p_filesz = p32.p_filesz};
+	if (program)
+		cp_elf_phdr(ent, is64, out);
+	else
+		cp_elf_shdr(ent, is64, out);
 	return true;
 }
 
@@ -139,31 +124,18 @@ static bool phdr_at(int fd, bool is64, __u64 phoff, __u64 i, Elf64_Phdr *ph)
  */
 static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct ranges *code)
 {
-	unsigned char id[EI_NIDENT];
+	unsigned char head[sizeof(Elf64_Ehdr)];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
 	Elf64_Ehdr eh;
-	Elf32_Ehdr e32;
 	Elf64_Shdr sh0 = {0};
 	bool is64, is_code;
 	__u64 shnum, phnum;
 
-	if (!read_at(fd, id, sizeof(id), 0) ||
-	    id[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB))
+	if (got < 0 || !cp_elf_ehdr(head, (size_t)got, &eh, &is64))
 		return false;
-	is64 = id[EI_CLASS] == ELFCLASS64;
-	if (is64) {
-		if (!read_at(fd, &eh, sizeof(eh), 0))
-			return false;
-	} else {
-		if (id[EI_CLASS] != ELFCLASS32 || !read_at(fd, &e32, sizeof(e32), 0))
-			return false;
-		eh = (Elf64_Ehdr){.e_phoff = e32.e_phoff,
-				  .e_shoff = e32.e_shoff,
-				  .e_phnum = e32.e_phnum,
-				  .e_shnum = e32.e_shnum};
-	}
 	shnum = eh.e_shnum;
 	phnum = eh.e_phnum;
-	if (eh.e_shoff && shdr_at(fd, is64, eh.e_shoff, 0, &sh0)) {
+	if (eh.e_shoff && entry_at(fd, is64, false, eh.e_shoff, 0, &sh0)) {
 		if (!shnum)
 			shnum = sh0.sh_size; /* extended numbering */
 		if (phnum == PN_XNUM)
@@ -175,13 +147,13 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct range
 		return false;
 	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES;
 	if (add(r, 0, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
-	    add(r, eh.e_phoff, phnum * (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) ||
-	    add(r, eh.e_shoff, shnum * (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr))))
+	    add(r, eh.e_phoff, phnum * cp_elf_entry_size(is64, true)) ||
+	    add(r, eh.e_shoff, shnum * cp_elf_entry_size(is64, false)))
 		return false;
 	for (__u64 i = 1; i < shnum; i++) {
 		Elf64_Shdr sh;
 
-		if (!shdr_at(fd, is64, eh.e_shoff, i, &sh))
+		if (!entry_at(fd, is64, false, eh.e_shoff, i, &sh))
 			break;
 		if (sh.sh_type == SHT_NOBITS)
 			continue;
@@ -192,7 +164,7 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct range
 	for (__u64 i = 0; eh.e_phoff && i < phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (!phdr_at(fd, is64, eh.e_phoff, i, &ph))
+		if (!entry_at(fd, is64, true, eh.e_phoff, i, &ph))
 			break;
 		if (ph.p_type != PT_LOAD && add(r, ph.p_offset, ph.p_filesz))
 			return false;

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "machine/elf_hdr.h"
 #include "machine/target_file.h"
 #include "objects/elf_syms.h"
 
@@ -245,32 +246,6 @@ static int read_part(int fd, char *img, __u64 size, struct part p)
 }
 
 /*
- * The section headers' fields this reader needs, of either class, from
- * the table @shdrs holds (@nr entries of @entsize bytes).
- */
-static void shdr_at(const char *shdrs, bool is64, size_t entsize, size_t i, __u32 *type,
-		    struct part *p, __u32 *link, __u64 *sym_entsize)
-{
-	if (is64) {
-		Elf64_Shdr sh;
-
-		memcpy(&sh, shdrs + i * entsize, sizeof(sh));
-		*type = sh.sh_type;
-		*p = (struct part){sh.sh_offset, sh.sh_size};
-		*link = sh.sh_link;
-		*sym_entsize = sh.sh_entsize;
-	} else {
-		Elf32_Shdr sh;
-
-		memcpy(&sh, shdrs + i * entsize, sizeof(sh));
-		*type = sh.sh_type;
-		*p = (struct part){sh.sh_offset, sh.sh_size};
-		*link = sh.sh_link;
-		*sym_entsize = sh.sh_entsize;
-	}
-}
-
-/*
  * Reads the symbol table the reader below takes (symbol_section()) and its
  * strings into @img, at most CP_MAX_ELF_SYMBOLS symbols.
  */
@@ -278,32 +253,30 @@ static int read_symbol_parts(int fd, char *img, __u64 size, bool is64, struct pa
 			     size_t entsize)
 {
 	size_t nr = (size_t)(shdrs.len / entsize);
-	struct part p, sym = {0}, str = {0};
-	__u32 type, link, sym_link = 0;
-	__u64 sym_ent = 0, ent;
+	struct part sym = {0}, str = {0};
+	Elf64_Shdr sh, found = {0};
 	int err;
 
 	if (shdrs.off >= size || shdrs.len > size - shdrs.off)
 		return 0; /* cut short: libelf says what is wrong */
 	/* the first .symtab, else the last .dynsym, as symbol_section() takes them */
 	for (size_t i = 0; i < nr; i++) {
-		shdr_at(img + shdrs.off, is64, entsize, i, &type, &p, &link, &ent);
-		if (!ent || (type != SHT_SYMTAB && type != SHT_DYNSYM))
+		cp_elf_shdr(img + shdrs.off + i * entsize, is64, &sh);
+		if (!sh.sh_entsize || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		sym = p;
-		sym_ent = ent;
-		sym_link = link;
-		if (type == SHT_SYMTAB)
+		found = sh;
+		if (sh.sh_type == SHT_SYMTAB)
 			break;
 	}
-	if (!sym_ent)
+	if (!found.sh_entsize)
 		return 0;
-	if (sym.len / sym_ent > CP_MAX_ELF_SYMBOLS)
-		sym.len = (__u64)CP_MAX_ELF_SYMBOLS * sym_ent;
-	if (sym_link < nr) {
-		shdr_at(img + shdrs.off, is64, entsize, sym_link, &type, &str, &link, &ent);
-		if (type != SHT_STRTAB)
-			str = (struct part){0};
+	sym = (struct part){found.sh_offset, found.sh_size};
+	if (sym.len / found.sh_entsize > CP_MAX_ELF_SYMBOLS)
+		sym.len = (__u64)CP_MAX_ELF_SYMBOLS * found.sh_entsize;
+	if (found.sh_link < nr) {
+		cp_elf_shdr(img + shdrs.off + (size_t)found.sh_link * entsize, is64, &sh);
+		if (sh.sh_type == SHT_STRTAB)
+			str = (struct part){sh.sh_offset, sh.sh_size};
 	}
 	err = read_part(fd, img, size, sym);
 	return err ? err : read_part(fd, img, size, str);
@@ -320,9 +293,8 @@ static int read_symbol_parts(int fd, char *img, __u64 size, bool is64, struct pa
  */
 static int sparse_image(int fd, __u64 size, char **img)
 {
-	unsigned char *id;
 	struct part ph, sh;
-	size_t sh_entsize;
+	Elf64_Ehdr eh;
 	bool is64;
 	int err;
 
@@ -340,33 +312,19 @@ static int sparse_image(int fd, __u64 size, char **img)
 	err = read_part(fd, *img, size, (struct part){0, sizeof(Elf64_Ehdr)});
 	if (err)
 		goto fail;
-	id = (unsigned char *)*img;
-	if (memcmp(id, ELFMAG, SELFMAG) || (id[EI_CLASS] != ELFCLASS32 && id[EI_CLASS] != ELFCLASS64)) {
+	/* another byte order is not this machine's processes' */
+	if (!cp_elf_ehdr(*img, size < sizeof(eh) ? (size_t)size : sizeof(eh), &eh, &is64)) {
 		err = 1;
 		goto fail;
 	}
-	is64 = id[EI_CLASS] == ELFCLASS64;
-	if (is64) {
-		Elf64_Ehdr eh;
-
-		memcpy(&eh, *img, sizeof(eh));
-		ph = (struct part){eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize};
-		sh = (struct part){eh.e_shoff, (__u64)eh.e_shnum * eh.e_shentsize};
-		sh_entsize = eh.e_shentsize;
-	} else {
-		Elf32_Ehdr eh;
-
-		memcpy(&eh, *img, sizeof(eh));
-		ph = (struct part){eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize};
-		sh = (struct part){eh.e_shoff, (__u64)eh.e_shnum * eh.e_shentsize};
-		sh_entsize = eh.e_shentsize;
-	}
+	ph = (struct part){eh.e_phoff, (__u64)eh.e_phnum * eh.e_phentsize};
+	sh = (struct part){eh.e_shoff, (__u64)eh.e_shnum * eh.e_shentsize};
 	err = read_part(fd, *img, size, ph);
 	if (!err)
 		err = read_part(fd, *img, size, sh);
 	/* extended section numbering (e_shnum 0) is left to libelf: it reads as no sections */
-	if (!err && sh_entsize >= (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
-		err = read_symbol_parts(fd, *img, size, is64, sh, sh_entsize);
+	if (!err && eh.e_shentsize >= cp_elf_entry_size(is64, false))
+		err = read_symbol_parts(fd, *img, size, is64, sh, eh.e_shentsize);
 	if (!err)
 		return 0;
 fail:

@@ -199,18 +199,24 @@ __noinline long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp)
 extern long cp_stack_stored(__u64 ip, __u64 fp, __u64 sp);
 #endif
 
+/* x86's user code segment of a 32-bit (compat) task: its frame records are 4-byte words */
+#define CP_USER32_CS 0x23
+
 /*
  * The current task's user stack at @ctx's (the interrupted) registers: its
  * stack id; -EFAULT when they are the kernel's (the callers count only
- * user-mode events).
+ * user-mode events). A 32-bit task's stack is its pc alone: the walk reads
+ * 64-bit frame records.
  */
 static __always_inline long cp_stack_id(struct bpf_perf_event_data *ctx)
 {
 	/* fixed-offset 8-byte loads, the only ctx reads the verifier allows: volatile, not narrowed
 	 */
-	if ((*(volatile __u64 *)&ctx->regs.cs & 3) != 3)
+	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+
+	if ((cs & 3) != 3)
 		return -14; /* EFAULT */
-	return cp_stack_stored(ctx->regs.ip, ctx->regs.bp, ctx->regs.sp);
+	return cp_stack_stored(ctx->regs.ip, cs == CP_USER32_CS ? 0 : ctx->regs.bp, ctx->regs.sp);
 }
 
 /*

@@ -19,6 +19,7 @@
 #include "live/alloc_probes.h"
 #include "budget/prog_cost.h"
 #include "live/cpu_costs.h"
+#include "live/drain.h"
 #include "objects/stack_gen.h"
 #include "live/link_reaper.h"
 #include "live/uprobe_multi.h"
@@ -920,20 +921,14 @@ size_t cp_alloc_stack_read(struct cacheperf *skel, __s64 stack_id, __u64 *ips, s
 size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd)
 {
 	const struct bpf_map *map = stack_map(skel, odd);
-	__u32 n_keys = bpf_map__max_entries(map), *keys, cur, next, n = 0;
+	__u32 n_keys = bpf_map__max_entries(map), *keys, n;
 	int fd = bpf_map__fd(map);
-	bool have = false;
 
 	/* a stack map's buckets are its keys, below its power-of-two max_entries */
 	keys = calloc(2 * (size_t)n_keys, sizeof(*keys));
 	if (!keys)
 		return 0;
-	/* all keys first: get_next_key from a deleted key restarts at the first one */
-	while (n < 2 * n_keys && !bpf_map_get_next_key(fd, have ? &cur : NULL, &next)) {
-		keys[n++] = next;
-		cur = next;
-		have = true;
-	}
+	n = cp_map_keys_u32(fd, keys, 2 * n_keys);
 	for (__u32 i = 0; i < n; i++)
 		bpf_map_delete_elem(fd, &keys[i]);
 	free(keys);

@@ -169,6 +169,15 @@ static int cp_take(int fd, const void *key, void *val, bool *no_lookup_and_delet
 	return 0;
 }
 
+__u32 cp_map_keys_u32(int fd, __u32 *keys, __u32 cap)
+{
+	__u32 n = 0;
+
+	while (n < cap && !bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]))
+		n++;
+	return n;
+}
+
 int cp_map_drain(int fd, size_t key_size, size_t val_size, size_t cap, bool *no_lookup_and_delete,
 		 cp_map_entry_fn fn, void *ctx)
 {

@@ -92,6 +92,14 @@ typedef void (*cp_map_entry_fn)(void *ctx, const void *key, const void *val);
 #define CP_MAP_DRAIN_MAX_VALUE	256
 
 /*
+ * The keys of hash map @fd, whose keys are __u32 (the stack maps' buckets),
+ * into @keys, at most @cap: listed whole before any is deleted, because
+ * get_next_key from a deleted key starts over at the first one. Keys BPF
+ * adds meanwhile may be missed. Returns how many.
+ */
+__u32 cp_map_keys_u32(int fd, __u32 *keys, __u32 cap);
+
+/*
  * Reads and deletes up to @cap entries of hash map @fd (keys of @key_size,
  * values of @val_size bytes, at most CP_MAP_DRAIN_MAX_*), handing each to
  * @fn; entries beyond @cap stay. *@no_lookup_and_delete is set, and used,

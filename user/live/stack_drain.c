@@ -222,19 +222,6 @@ struct cp_stack_copy_tally cp_stack_drain__copies(const struct cp_stack_drain *s
 	return sd->copies;
 }
 
-/*
- * The ids in the stack map into @ids (at most @cap). BPF only adds to it: a
- * stack it adds meanwhile may be missed, and is swept the next time.
- */
-static __u32 stored_ids(int fd, __u32 *ids, __u32 cap)
-{
-	__u32 n = 0;
-
-	while (n < cap && !bpf_map_get_next_key(fd, n ? &ids[n - 1] : NULL, &ids[n]))
-		n++;
-	return n;
-}
-
 int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 {
 	int fd = bpf_map__fd(sd->skel->maps.sample_stacks), deleted = 0;
@@ -243,11 +230,11 @@ int cp_stack_drain__sweep(struct cp_stack_drain *sd)
 
 	if (fd < 0)
 		return fd;
-	/* listed first, deleted after: a hash map's walk past a deleted key starts over */
+	/* listed first, deleted after; a stack BPF adds meanwhile is swept the next time */
 	ids = malloc(sd->nr_ids * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
-	n = stored_ids(fd, ids, sd->nr_ids);
+	n = cp_map_keys_u32(fd, ids, sd->nr_ids);
 	for (__u32 i = 0; i < n; i++) {
 		__u32 id = ids[i];
 

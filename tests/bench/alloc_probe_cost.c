@@ -289,10 +289,11 @@ int main(int argc, char **argv)
 	else
 		print_pairs(plain, prof, plain_cpu, prof_cpu, rounds, pairs, &prep);
 	printf("records %llu, ring-buffer drops %llu, stack errors %llu, entry probes: %llu moved, "
-	       "%llu at an emulated entry, %llu single-stepped\n",
+	       "%llu at an emulated entry, %llu single-stepped, %llu only jumping to another\n",
 	       (unsigned long long)b.records, (unsigned long long)st.bpf.drop_ringbuf,
 	       (unsigned long long)st.bpf.stack_errors, (unsigned long long)st.placed,
-	       (unsigned long long)st.entry_emulated, (unsigned long long)st.single_step);
+	       (unsigned long long)st.entry_emulated, (unsigned long long)st.single_step,
+	       (unsigned long long)st.forwarded);
 	if (stats_fd >= 0)
 		print_prog_ns(b.skel);
 	err = 0;

@@ -135,11 +135,56 @@ static void test_emulated(void **state)
 	}
 }
 
+struct fwd_case {
+	const char *what;
+	__u8 code[16];
+	size_t len;
+	__u64 vaddr;
+	bool forwards;
+	__u64 target;
+};
+
+/* Bytes as objdump shows them in Debian 12's libraries. */
+static const struct fwd_case fwd[] = {
+	{ "jemalloc's operator delete(void*): jmp free@plt",
+	  { 0xe9, 0xeb, 0xaf, 0xf5, 0xff }, 5, 0xae0d0, true, 0x90c0 },
+	{ "jemalloc's operator new[]: jmp operator new",
+	  { 0xe9, 0x1b, 0xff, 0xff, 0xff }, 5, 0xadf10, true, 0xade30 },
+	{ "libstdc++'s operator delete(void*): endbr64; jmp free@plt",
+	  { 0xf3, 0x0f, 0x1e, 0xfa, 0xe9, 0x87, 0x2f, 0xff, 0xff }, 9, 0xa78d0, true, 0x9a860 },
+	{ "jmp rel8 forwards too", { 0xeb, 0x10 }, 2, 0x1000, true, 0x1012 },
+	{ "a PLT stub's indirect jmp does not: its target is read at run time",
+	  { 0xff, 0x25, 0xe2, 0xa7, 0x17, 0x00 }, 6, 0x9a000, false, 0 },
+	{ "test %rdi,%rdi before the jmp: the function does work of its own",
+	  { 0x48, 0x85, 0xff, 0xe9, 0, 0, 0, 0 }, 8, 0x1000, false, 0 },
+	{ "call, not jmp: the function returns through its own code",
+	  { 0xe8, 1, 2, 3, 4 }, 5, 0x1000, false, 0 },
+	{ "a conditional jump is not a forward", { 0x74, 0x05 }, 2, 0x1000, false, 0 },
+	{ "a truncated jmp", { 0xe9, 1, 2 }, 3, 0x1000, false, 0 },
+	{ "two endbr64: the second is no jmp",
+	  { 0xf3, 0x0f, 0x1e, 0xfa, 0xf3, 0x0f, 0x1e, 0xfa, 0xeb, 0x00 }, 10, 0x1000, false, 0 },
+};
+
+static void test_forwards(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++) {
+		__u64 target = 0;
+		bool got = cp_probe_forwards(fwd[i].code, fwd[i].len, fwd[i].vaddr, &target);
+
+		if (got != fwd[i].forwards || (got && target != fwd[i].target))
+			fail_msg("%s: got %d to %#llx, want %d to %#llx", fwd[i].what, got,
+				 (unsigned long long)target, fwd[i].forwards,
+				 (unsigned long long)fwd[i].target);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_emulated),
+		cmocka_unit_test(test_forwards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

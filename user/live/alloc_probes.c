@@ -109,6 +109,7 @@ struct cp_alloc_probes {
 	int nr_targets;
 	__u64 placed, entry_emulated, single_step;
 	__u64 new_unprobed;		      /* throwing operator new variants left unprobed */
+	__u64 forwarded;		      /* variants that only jump to a probed function */
 	__u64 backoffs_gone, backoff_ns_gone; /* of targets already detached */
 	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
 	/* the targets already detached with the most calls, most first */
@@ -482,99 +483,210 @@ static bool exit_at(const struct target *t, __u64 off)
 	return false;
 }
 
-/* Decides the probe offsets of every function found, one site per address. */
+/* What placing a target's sites reads, opened when first needed. */
+struct place_ctx {
+	__u8 *code; /* CP_PLACE_CODE_MAX bytes */
+	/* read with pread from the checked file: a short read if the target shrinks it */
+	int fd;
+	int copy; /* the sealed copy, whose ELF headers are parsed and mapped by libelf */
+	struct cp_elf_code *elf;
+	struct cp_exit_points *ep;
+};
+
+/* The file's code and where its jumps go (NULL: it could not be read). */
+static const struct cp_elf_code *place_elf(struct target *t, struct place_ctx *pc)
+{
+	if (!pc->elf && pc->copy < 0) {
+		pc->copy = cp_allocator_open_copy(t->alloc);
+		pc->elf = pc->copy >= 0 ? cp_elf_code__new(pc->copy) : NULL;
+	}
+	return pc->elf;
+}
+
+/* Reads @fn's first bytes into pc->code; how many. */
+static size_t read_fn(const struct place_ctx *pc, const struct cp_alloc_fn *fn)
+{
+	size_t want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
+	ssize_t got = pc->code && pc->fd >= 0 ? pread(pc->fd, pc->code, want, (off_t)fn->file_off) : 0;
+
+	return got > 0 ? (size_t)got : 0;
+}
+
+/* The site of @t that probes @vaddr's function, or -1. */
+static int site_of_vaddr(const struct target *t, __u64 vaddr)
+{
+	for (int s = 0; s < t->nr_sites; s++)
+		if (t->alloc->fns[t->sites[s].func].vaddr == vaddr)
+			return s;
+	return -1;
+}
+
+#define CP_FORWARD_HOPS 4 /* jumps followed from a variant to a probed function */
+
+/*
+ * The site whose probe sees every call of @f: @f's code only jumps to that
+ * site's function, directly or through PLT stubs of the file's own
+ * definitions and other functions that only jump (up to CP_FORWARD_HOPS),
+ * and its entry program is @f's, so it reads the same arguments and return
+ * address. jemalloc's operator delete jumps to its free, its new[] to new;
+ * mimalloc's aligned delete to mi_free_aligned, which jumps to free. A probe
+ * of their own would trap twice for one call. -1: none, @f gets its own.
+ */
+static int forwarded_to(struct cp_alloc_probes *ap, struct target *t, struct place_ctx *pc,
+			enum cp_alloc_func f)
+{
+	const struct cp_alloc_fn *fn = &t->alloc->fns[f];
+	size_t got = read_fn(pc, fn);
+	__u64 at = fn->vaddr, to;
+	__u8 hop[16];
+	__u32 a1, a2;
+
+	for (int n = 0; n < CP_FORWARD_HOPS; n++) {
+		const struct cp_elf_code *elf = NULL;
+		const char *name = NULL;
+		int s;
+
+		if (!cp_probe_forwards(n ? hop : pc->code, got, at, &to))
+			return -1;
+		s = site_of_vaddr(t, to);
+		if (s < 0 && (elf = place_elf(t, pc)) &&
+		    cp_elf_code_target(elf, to, &at, &name) == CP_ELF_TGT_CODE)
+			s = site_of_vaddr(t, at);
+		else if (s < 0)
+			return -1;
+		if (s >= 0) {
+			bool same = entry_prog(ap->skel, t->sites[s].func, &a1) ==
+				    entry_prog(ap->skel, f, &a2);
+
+			return same ? s : -1;
+		}
+		got = cp_elf_code_read(elf, at, hop, sizeof(hop));
+	}
+	return -1;
+}
+
+/* Places @f's probe: a site, with its exit points when it may throw, or none (said). */
+static void place_fn(struct cp_alloc_probes *ap, struct target *t, struct place_ctx *pc,
+		     enum cp_alloc_func f, __u32 args)
+{
+	const struct cp_alloc_fn *fn = &t->alloc->fns[f];
+	bool exits = cp_alloc_func_throws(f);
+	struct cp_placement pl;
+	const char *why;
+	size_t got;
+
+	if (exits) {
+		const struct cp_elf_code *elf = place_elf(t, pc);
+
+		if (!pc->ep)
+			pc->ep = malloc(sizeof(*pc->ep));
+		if (!pc->ep || !add_exits(t, elf, fn, pc->ep, &why)) {
+			char name[256];
+
+			ap->new_unprobed++;
+			cp_log_limited(&new_unprobed_said,
+				       "process %d: %s's %s is left unprobed, its objects "
+				       "unknown: no return probe may sit where an exception "
+				       "passes, and its result cannot be taken otherwise (%s)",
+				       (int)t->pid, cp_allocator_kind_name(t->alloc->kind),
+				       cp_printable(fn->name, name, sizeof(name)),
+				       pc->ep ? why : "out of memory");
+			return;
+		}
+	}
+	got = read_fn(pc, fn);
+	cp_probe_place(pc->code, got, args, !exits && !cp_alloc_func_frees(f), &pl);
+	/* two probes on one instruction would run in no order we know */
+	if (pl.offset && exit_at(t, fn->file_off + pl.offset))
+		cp_probe_place(pc->code, 0, args, true, &pl);
+	if (pl.offset)
+		ap->placed++;
+	else if (pl.emulated)
+		ap->entry_emulated++;
+	else
+		ap->single_step++;
+	if (ap->opts.log) {
+		char name[256], path[PATH_MAX];
+
+		fprintf(ap->opts.log, "alloc probes: %s %s (%s) at +%u%s: %s\n",
+			cp_allocator_kind_name(t->alloc->kind),
+			cp_printable(fn->name, name, sizeof(name)),
+			cp_printable(t->alloc->path, path, sizeof(path)), pl.offset,
+			pl.emulated ? "" : " (single-stepped)", pl.why);
+	}
+	t->sites[t->nr_sites++] = (struct site){
+		.func = f,
+		.off = fn->file_off + pl.offset,
+		.sp_adjust = pl.sp_adjust,
+		.need_ret = !exits && !cp_alloc_func_frees(f),
+		.exits = exits,
+	};
+}
+
+/*
+ * Decides the probe offsets of every function found, one site per address:
+ * first the functions that do work of their own, then the ones that only
+ * jump to another (placed only when that one has no probe).
+ */
 static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 {
-	__u8 *code = malloc(CP_PLACE_CODE_MAX);
-	/* read with pread from the checked file: a short read if the target shrinks it */
-	int fd = cp_allocator_open(t->alloc), copy = -1;
-	struct cp_exit_points *ep = NULL;
-	struct cp_elf_code *elf = NULL;
+	struct place_ctx pc = {
+		.code = malloc(CP_PLACE_CODE_MAX),
+		.fd = cp_allocator_open(t->alloc),
+		.copy = -1,
+	};
+	bool forwards[CP_FN_NR_PROBED] = { false };
 
 	t->nr_sites = 0;
 	t->nr_exits = 0;
-	for (int f = 0; f < CP_FN_NR_PROBED; f++) {
-		const struct cp_alloc_fn *fn = &t->alloc->fns[f];
-		struct cp_placement pl;
-		bool dup = false;
-		size_t want;
-		const char *why;
-		ssize_t got;
-		__u32 args;
-		bool exits;
+	for (int pass = 0; pass < 2; pass++)
+		for (int f = 0; f < CP_FN_NR_PROBED; f++) {
+			const struct cp_alloc_fn *fn = &t->alloc->fns[f];
+			bool dup = false;
+			__u64 to;
+			__u32 args;
+			int s;
 
-		if (!fn->found || !entry_prog(ap->skel, f, &args))
-			continue;
-		/* glibc's aligned_alloc and memalign are one function: probe it once */
-		for (int s = 0; s < t->nr_sites && !dup; s++)
-			dup = t->alloc->fns[t->sites[s].func].file_off == fn->file_off;
-		if (dup)
-			continue;
-		exits = cp_alloc_func_throws(f);
-		if (exits) {
-			/* a sealed copy: its ELF headers are parsed, and mapped by libelf */
-			if (!elf && copy < 0) {
-				copy = cp_allocator_open_copy(t->alloc);
-				elf = copy >= 0 ? cp_elf_code__new(copy) : NULL;
-			}
-			if (!ep)
-				ep = malloc(sizeof(*ep));
-			if (!ep || !add_exits(t, elf, fn, ep, &why)) {
-				char name[256];
+			if (!fn->found || !entry_prog(ap->skel, f, &args))
+				continue;
+			if (pass == 0 && (forwards[f] = cp_probe_forwards(pc.code, read_fn(&pc, fn),
+									  fn->vaddr, &to)))
+				continue;
+			if (pass == 1 && !forwards[f])
+				continue;
+			/* glibc's aligned_alloc and memalign are one function: probe it once */
+			for (int i = 0; i < t->nr_sites && !dup; i++)
+				dup = t->alloc->fns[t->sites[i].func].file_off == fn->file_off;
+			if (dup)
+				continue;
+			if (pass == 1 && (s = forwarded_to(ap, t, &pc, f)) >= 0) {
+				ap->forwarded++;
+				if (ap->opts.log) {
+					char name[256], to_name[256];
 
-				ap->new_unprobed++;
-				cp_log_limited(
-					&new_unprobed_said,
-					"process %d: %s's %s is left unprobed, its objects "
-					"unknown: no return probe may sit where an exception "
-					"passes, and its result cannot be taken otherwise (%s)",
-					(int)t->pid, cp_allocator_kind_name(t->alloc->kind),
-					cp_printable(fn->name, name, sizeof(name)),
-					ep ? why : "out of memory");
+					fprintf(ap->opts.log,
+						"alloc probes: %s %s only jumps to %s: no probe "
+						"of its own\n",
+						cp_allocator_kind_name(t->alloc->kind),
+						cp_printable(fn->name, name, sizeof(name)),
+						cp_printable(t->alloc->fns[t->sites[s].func].name,
+							     to_name, sizeof(to_name)));
+				}
 				continue;
 			}
+			place_fn(ap, t, &pc, f, args);
 		}
-		want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
-		got = code && fd >= 0 ? pread(fd, code, want, (off_t)fn->file_off) : 0;
-		cp_probe_place(code, got > 0 ? (size_t)got : 0, args,
-			       !exits && !cp_alloc_func_frees(f), &pl);
-		/* two probes on one instruction would run in no order we know */
-		if (pl.offset && exit_at(t, fn->file_off + pl.offset))
-			cp_probe_place(code, 0, args, true, &pl);
-		if (pl.offset)
-			ap->placed++;
-		else if (pl.emulated)
-			ap->entry_emulated++;
-		else
-			ap->single_step++;
-		if (ap->opts.log) {
-			char name[256], path[PATH_MAX];
-
-			fprintf(ap->opts.log, "alloc probes: %s %s (%s) at +%u%s: %s\n",
-				cp_allocator_kind_name(t->alloc->kind),
-				cp_printable(fn->name, name, sizeof(name)),
-				cp_printable(t->alloc->path, path, sizeof(path)), pl.offset,
-				pl.emulated ? "" : " (single-stepped)", pl.why);
-		}
-		t->sites[t->nr_sites++] = (struct site){
-			.func = f,
-			.off = fn->file_off + pl.offset,
-			.sp_adjust = pl.sp_adjust,
-			.need_ret = !exits && !cp_alloc_func_frees(f),
-			.exits = exits,
-		};
-	}
 	if (ap->opts.log && t->nr_exits)
 		fprintf(ap->opts.log,
 			"alloc probes: %s: %d exit points take operator new's result\n",
 			cp_allocator_kind_name(t->alloc->kind), t->nr_exits);
-	free(code);
-	free(ep);
-	cp_elf_code__free(elf);
-	if (copy >= 0)
-		close(copy);
-	if (fd >= 0)
-		close(fd);
+	free(pc.code);
+	free(pc.ep);
+	cp_elf_code__free(pc.elf);
+	if (pc.copy >= 0)
+		close(pc.copy);
+	if (pc.fd >= 0)
+		close(pc.fd);
 }
 
 static __u64 site_cookie(const struct site *s)
@@ -1465,6 +1577,7 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->raw_syscalls = ap->raw_syscalls;
 	out->syscall_links = (__u64)ap->nr_sys_links;
 	out->new_unprobed = ap->new_unprobed;
+	out->forwarded = ap->forwarded;
 	out->exit_lost = ap->skel->bss->alloc_exit_lost;
 	out->detaching = cp_link_reaper__pending(ap->reaper);
 	out->prog_ns = ap->prog_ns;

@@ -97,3 +97,31 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	out->why = "no emulated instruction in the prologue";
 	return 0;
 }
+
+bool cp_probe_forwards(const __u8 *code, size_t len, __u64 vaddr, __u64 *target)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	ZydisDecoder dec;
+	ZyanU64 abs;
+	size_t off = 0;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return false;
+	for (int n = 0; n < 2 && off < len; n++) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops)))
+			return false;
+		if (insn.mnemonic == ZYDIS_MNEMONIC_ENDBR64 && n == 0) {
+			off += insn.length;
+			continue;
+		}
+		if (insn.mnemonic != ZYDIS_MNEMONIC_JMP || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    !ops[0].imm.is_relative ||
+		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], vaddr + off, &abs)))
+			return false;
+		*target = abs;
+		return true;
+	}
+	return false;
+}

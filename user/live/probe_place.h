@@ -55,4 +55,12 @@ struct cp_placement {
 int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 		   struct cp_placement *out);
 
+/*
+ * Whether the function at link-time address @vaddr, whose code starts at
+ * @code (@len bytes), only forwards its call: its first instruction, after
+ * an endbr64, is a direct jmp, which keeps the arguments and the return
+ * address. *target: where it jumps (a function, or a PLT stub).
+ */
+bool cp_probe_forwards(const __u8 *code, size_t len, __u64 vaddr, __u64 *target);
+
 #endif /* CP_PROBE_PLACE_H */

@@ -45,6 +45,7 @@ struct cp_alloc_probes_stats {
 	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
 	__u64 syscall_links;	/* the mmap/munmap/mremap/brk programs' links now (with the windows) */
 	__u64 new_unprobed;	/* throwing operator new variants left unprobed (objects unknown) */
+	__u64 forwarded;	/* variants that only jump to a probed function: no probe of their own */
 	__u64 exit_lost;	/* exit-probed calls an exception ended, their entries dropped */
 	__u64 budget_offs;	/* back-offs the overhead budget asked for (of backoffs) */
 	__u64 cpu_ns;		/* the probed targets' CPU time while probed (-a: the machine's) */

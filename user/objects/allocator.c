@@ -455,6 +455,14 @@ static size_t collect_files(const struct cp_maps *m, const char *exe, const stru
 }
 
 #define CP_MAX_ALLOC_FILES	512
+#define CP_MAX_READ_FILES	8	/* candidates read whose functions are kept for the pick */
+
+/* What a candidate's file gave: the pick's functions are not read twice. */
+struct read_kept {
+	size_t idx;
+	int err;
+	struct cp_alloc_fn fns[CP_FN_NR_PROBED];
+};
 
 /* @a's file: mapping @mp of @pid, found through @proc_root. */
 static void set_file(struct cp_allocator *a, const char *proc_root, pid_t pid,
@@ -477,9 +485,10 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	char link[PATH_MAX], exe[PATH_MAX];
 	struct cp_maps *m = NULL;
 	struct cp_allocator *tmp = NULL;
+	struct read_kept *kept = NULL;
 	struct cp_tf_where w;
 	struct cp_tf_want want;
-	size_t n;
+	size_t n, nr_kept = 0, k;
 	ssize_t len;
 	int err, pick;
 
@@ -493,7 +502,8 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	exe[len > 0 ? len : 0] = '\0';
 	c = calloc(CP_MAX_ALLOC_FILES, sizeof(*c));
 	tmp = malloc(sizeof(*tmp));
-	if (!c || !tmp) {
+	kept = malloc(CP_MAX_READ_FILES * sizeof(*kept));
+	if (!c || !tmp || !kept) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -505,7 +515,12 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 			continue;
 		set_file(tmp, proc_root, pid, files[i]);
 		alloc_where(tmp, &w, &want);
-		c[i].defines_malloc = read_fns_at(&w, &want, tmp) == 0;
+		err = read_fns_at(&w, &want, tmp);
+		c[i].defines_malloc = err == 0;
+		if (nr_kept < CP_MAX_READ_FILES) {
+			kept[nr_kept] = (struct read_kept){.idx = i, .err = err};
+			memcpy(kept[nr_kept++].fns, tmp->fns, sizeof(tmp->fns));
+		}
 	}
 	pick = cp_allocator_pick(c, n);
 	if (pick < 0) {
@@ -515,10 +530,18 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	memset(out, 0, sizeof(*out));
 	set_file(out, proc_root, pid, files[pick]);
 	out->kind = c[pick].is_exec ? CP_ALLOCATOR_EXEC : cp_allocator_kind_of(c[pick].path);
-	alloc_where(out, &w, &want);
-	err = read_fns_at(&w, &want, out);
+	for (k = 0; k < nr_kept && kept[k].idx != (size_t)pick; k++)
+		;
+	if (k < nr_kept) {
+		memcpy(out->fns, kept[k].fns, sizeof(out->fns));
+		err = kept[k].err;
+	} else {
+		alloc_where(out, &w, &want);
+		err = read_fns_at(&w, &want, out);
+	}
 	keep_own_cxx(out);
 cleanup:
+	free(kept);
 	free(tmp);
 	free(c);
 	cp_maps__free(m);

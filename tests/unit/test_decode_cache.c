@@ -140,6 +140,66 @@ static void test_forget_pid(void **state)
 	cp_decode_cache__free(c);
 }
 
+/*
+ * The soft source's charge of an instruction is the code's: kept with its
+ * operand, found by another process of the same file, gone when the
+ * operand's entry is (evicted, or a pid's anonymous code forgotten), never
+ * kept without an operand, and not carried to the key that takes the slot.
+ */
+static void test_charge_kept_with_operand(void **state)
+{
+	struct cp_map lib = { .start = 0x7f0000001000, .end = 0x7f0000005000, .offset = 0x3000,
+			      .inode = 77, .dev_major = 8, .dev_minor = 1, .kind = CP_MAP_FILE };
+	struct cp_map there = lib;
+	struct cp_map jit = { .start = 0x10000, .end = 0x20000, .kind = CP_MAP_ANON };
+	struct cp_decode_charge ch = { .to_prev = true, .back = 4, .op = op_with_disp(0x18) };
+	struct cp_decode_charge got;
+	struct cp_decode_cache *c = cp_decode_cache__new(4);
+	struct cp_operand op = op_with_disp(7);
+	struct cp_decode_key k, k2, anon;
+	struct cp_decode_cache_stats st;
+
+	(void)state;
+	assert_non_null(c);
+	there.start = 0x5000000;
+	there.end = 0x5004000;
+	cp_decode_key_of(100, &lib, 0x7f0000001010, &k);
+	/* no operand, no charge: nothing to keep it with */
+	cp_decode_cache__set_charge(c, &k, &ch);
+	assert_false(cp_decode_cache__charge(c, &k, &got));
+	cp_decode_cache__insert(c, &k, &op);
+	assert_false(cp_decode_cache__charge(c, &k, &got));
+	cp_decode_cache__set_charge(c, &k, &ch);
+	/* process 200 maps the same file elsewhere: the same charge */
+	cp_decode_key_of(200, &there, 0x5000010, &k2);
+	assert_true(cp_decode_cache__charge(c, &k2, &got));
+	assert_true(got.to_prev);
+	assert_int_equal(got.back, 4);
+	assert_int_equal(got.op.disp, 0x18);
+	/* decoded again (the same code): the charge stays */
+	cp_decode_cache__insert(c, &k, &op);
+	assert_true(cp_decode_cache__charge(c, &k, &got));
+	/* a pid's anonymous code: its charge goes with it */
+	cp_decode_key_of(100, &jit, 0x10040, &anon);
+	cp_decode_cache__insert(c, &anon, &op);
+	cp_decode_cache__set_charge(c, &anon, &ch);
+	cp_decode_cache__forget(c, 100);
+	cp_decode_cache__insert(c, &anon, &op);
+	assert_false(cp_decode_cache__charge(c, &anon, &got));
+	/* one set of 4 ways: four newer keys evict the file's entry, its charge too */
+	for (__u64 i = 1; i <= 4; i++) {
+		struct cp_decode_key n = k;
+
+		n.off += i;
+		cp_decode_cache__insert(c, &n, &op);
+	}
+	assert_null(cp_decode_cache__lookup(c, &k));
+	assert_false(cp_decode_cache__charge(c, &k, &got));
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.charge_hits, 2);
+	cp_decode_cache__free(c);
+}
+
 static void test_decodes_own_text_once(void **state)
 {
 	__u64 ip = (__u64)(uintptr_t)cp_test_decode_insn;
@@ -175,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_key_by_code),
 		cmocka_unit_test(test_bounded_lru),
 		cmocka_unit_test(test_forget_pid),
+		cmocka_unit_test(test_charge_kept_with_operand),
 		cmocka_unit_test(test_decodes_own_text_once),
 	};
 

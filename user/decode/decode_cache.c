@@ -14,6 +14,8 @@
 struct cp_decode_entry {
 	struct cp_decode_key key;
 	struct cp_operand op;
+	struct cp_decode_charge charge;
+	bool charged;		/* charge is decided */
 	__u64 used;		/* clock of the last use; 0: empty */
 };
 
@@ -78,19 +80,52 @@ static bool same_key(const struct cp_decode_key *a, const struct cp_decode_key *
 	return a->dev == b->dev && a->ino == b->ino && a->off == b->off;
 }
 
-const struct cp_operand *cp_decode_cache__lookup(struct cp_decode_cache *c,
-						 const struct cp_decode_key *key)
+/* @key's entry, or NULL; made the most recently used. */
+static struct cp_decode_entry *entry_of(struct cp_decode_cache *c, const struct cp_decode_key *key)
 {
 	struct cp_decode_entry *set = set_of(c, key);
 
 	for (int w = 0; w < CP_DECODE_WAYS; w++) {
 		if (set[w].used && same_key(&set[w].key, key)) {
 			set[w].used = ++c->clock;
-			c->stats.hits++;
-			return &set[w].op;
+			return &set[w];
 		}
 	}
 	return NULL;
+}
+
+const struct cp_operand *cp_decode_cache__lookup(struct cp_decode_cache *c,
+						 const struct cp_decode_key *key)
+{
+	struct cp_decode_entry *e = entry_of(c, key);
+
+	if (!e)
+		return NULL;
+	c->stats.hits++;
+	return &e->op;
+}
+
+bool cp_decode_cache__charge(struct cp_decode_cache *c, const struct cp_decode_key *key,
+			     struct cp_decode_charge *out)
+{
+	struct cp_decode_entry *e = entry_of(c, key);
+
+	if (!e || !e->charged)
+		return false;
+	c->stats.charge_hits++;
+	*out = e->charge;
+	return true;
+}
+
+void cp_decode_cache__set_charge(struct cp_decode_cache *c, const struct cp_decode_key *key,
+				 const struct cp_decode_charge *ch)
+{
+	struct cp_decode_entry *e = entry_of(c, key);
+
+	if (!e)
+		return;
+	e->charge = *ch;
+	e->charged = true;
 }
 
 void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_key *key,
@@ -110,6 +145,8 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 		c->stats.evictions++;
 	c->nr_by_pid -= victim->used && !victim->key.dev;
 	c->nr_by_pid += !key->dev;
+	if (!victim->used || !same_key(&victim->key, key))
+		victim->charged = false;
 	victim->key = *key;
 	victim->op = *op;
 	victim->used = ++c->clock;

@@ -17,6 +17,7 @@
 #ifndef CP_DECODE_CACHE_H
 #define CP_DECODE_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -33,11 +34,24 @@ struct cp_decode_key {
 	__u64 off;		/* file offset of the instruction; anonymous code: its address */
 };
 
+/*
+ * What the soft source charges the ticks on an instruction to, as the code
+ * decides it (user/live/soft_source.c, decode/skid.h): the same for every
+ * process that maps the code, so it is kept beside the operand.
+ */
+struct cp_decode_charge {
+	bool to_prev;		/* to the access just before it (skid) */
+	bool rmw;		/* a load whose bytes the code right after it stores back */
+	__u32 back;		/* to_prev: bytes from that access's start to this instruction's */
+	struct cp_operand op;	/* to_prev: that access's operand */
+};
+
 struct cp_decode_cache_stats {
 	__u64 hits;
 	__u64 decodes;		/* misses: bytes read and decoded */
 	__u64 evictions;	/* entries replaced by newer ones */
 	__u64 unreadable;	/* reads that failed (status CP_OPND_UNREADABLE, not cached) */
+	__u64 charge_hits;	/* charges found decided (cp_decode_cache__charge()) */
 };
 
 struct cp_decode_cache;
@@ -56,6 +70,17 @@ const struct cp_operand *cp_decode_cache__lookup(struct cp_decode_cache *c,
 /* Caches @op under @key, replacing the least recently used entry of its set. */
 void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_key *key,
 			     const struct cp_operand *op);
+
+/*
+ * The charge decided for @key's instruction: true with @out filled, false
+ * when none was (or its operand's entry is gone). Counts a hit.
+ */
+bool cp_decode_cache__charge(struct cp_decode_cache *c, const struct cp_decode_key *key,
+			     struct cp_decode_charge *out);
+
+/* Keeps @ch for @key's instruction, when its operand is cached (else nothing). */
+void cp_decode_cache__set_charge(struct cp_decode_cache *c, const struct cp_decode_key *key,
+				 const struct cp_decode_charge *ch);
 
 /*
  * Process @pid exited or exec'd: its anonymous code's entries (keyed by the

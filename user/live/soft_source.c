@@ -159,37 +159,74 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 
 /*
  * What the ticks on the instruction at @ip of process @pid, whose operand
- * is @op, are charged to: the access before it (user/decode/skid.h), from
- * the code of its function, into @out, returning 0; or, for a load whose
- * bytes the code right after it stores back (CP_SKID_RMW_BYTES read from
- * @ip), @op made a read-modify-write. -ENOENT when neither.
+ * is @op, are charged to, decided from the code into @ch: the access
+ * before it (user/decode/skid.h), from the code of its function; or, for a
+ * load whose bytes the code right after it stores back (CP_SKID_RMW_BYTES
+ * read from @ip), @op made a read-modify-write; or neither. 0, or a
+ * negative errno when the code could not be read or its function found.
  */
-static int charge_of(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
-		     struct cp_operand *op, struct cp_soft_prev *out)
+static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
+			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
 {
 	struct cp_skid sk;
 	__u64 entry;
 	int n;
 
+	memset(ch, 0, sizeof(*ch));
 	if (op->status == CP_OPND_OK && op->access == CP_OPND_READ) {
 		/* a load: only the straight-line code from it matters */
 		const struct cp_map *map = cp_maps__find(maps, ip);
 
 		n = map ? cp_insn_read(pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
-		if (n > 0 && cp_skid_stored_back(s->code, (size_t)n, 0, op))
-			op->access = CP_OPND_RMW;
-		return -ENOENT;
+		if (n <= 0)
+			return n < 0 ? n : -EIO;
+		ch->rmw = cp_skid_stored_back(s->code, (size_t)n, 0, op);
+		return 0;
 	}
 	if (!cp_skid_applies(op->status))
-		return -ENOENT;
+		return 0;
 	n = func_code(s, pid, maps, ip, &entry);
 	if (n < 0)
 		return n;
-	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) != CP_SKID_CHARGE)
-		return -ENOENT;
-	out->op = sk.op;
-	out->ip = entry + sk.prev_off;
+	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE) {
+		ch->to_prev = true;
+		ch->back = (__u32)(ip - entry - sk.prev_off);
+		ch->op = sk.op;
+	}
 	return 0;
+}
+
+/*
+ * The charge of the ticks on @ip (decide_charge()), kept with its operand
+ * for the code's file position: the processes of one binary (a build's
+ * thousand compilers) read and walk a function once, not each. @op made a
+ * read-modify-write when it is one; @prev filled and returned when the
+ * ticks go to the access before, else NULL.
+ */
+static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
+				      const struct cp_maps *maps, __u64 ip, struct cp_operand *op,
+				      struct cp_soft_prev *prev)
+{
+	const struct cp_map *map = cp_maps__find(maps, ip);
+	struct cp_decode_charge ch;
+	struct cp_decode_key key;
+
+	if (!map)
+		return NULL;
+	cp_decode_key_of(pid, map, ip, &key);
+	if (!cp_decode_cache__charge(s->decoded, &key, &ch)) {
+		/* not kept when the code could not be read: a later tick tries again */
+		if (decide_charge(s, pid, maps, ip, op, &ch))
+			return NULL;
+		cp_decode_cache__set_charge(s->decoded, &key, &ch);
+	}
+	if (ch.rmw)
+		op->access = CP_OPND_RMW;
+	if (!ch.to_prev)
+		return NULL;
+	prev->op = ch.op;
+	prev->ip = ip - ch.back;
+	return prev;
 }
 
 /*
@@ -245,8 +282,8 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
-		if (!get_ret && !charge_of(s, (pid_t)tgid, maps, it->key.ip, &op, &prev))
-			pp = &prev;
+		if (!get_ret)
+			pp = charge_of(s, (pid_t)tgid, maps, it->key.ip, &op, &prev);
 		if (cp_soft_decide(maps_ret, get_ret, &op, pp, it->val.mm, &v) == CP_SOFT_GONE) {
 			s->stats.gone++;
 			continue;

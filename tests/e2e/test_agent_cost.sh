@@ -2,7 +2,8 @@
 # The profiler's own cost as it reports it (docs/overhead.md, "The profiler's
 # own cost"), checked from outside: `-p` on tests/workloads/stream for a few
 # seconds with a Prometheus file rewritten every second. At each rewrite the
-# test reads the profiler's CPU time from /proc/PID/stat (all its threads)
+# test reads the profiler's CPU time from /proc/PID/stat (all its threads,
+# and the parse workers it waited for: cutime and cstime; no -- CMD here)
 # and its private resident memory from /proc/PID/smaps_rollup; at the end
 # /usr/bin/time gives its whole CPU time. The report's figures must agree:
 #
@@ -57,7 +58,7 @@ last=
 while [ -n "$prof" ] && kill -0 "$prof" 2>/dev/null; do
 	stamp=$(grep -s '^cacheperf_last_write_timestamp_seconds ' "$prom" | cut -d' ' -f2)
 	if [ -n "$stamp" ] && [ "$stamp" != "$last" ]; then
-		ticks=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$prof/stat" 2>/dev/null)
+		ticks=$(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
 		priv=$(awk '$1 == "Rss:" { r = $2 } $1 == "RssShmem:" { s = $2 } END { print (r - s) * 1024 }' \
 			"/proc/$prof/smaps_rollup" 2>/dev/null)
 		cp "$prom" "$work/snap"

@@ -30,6 +30,7 @@
 #include "machine/self_mem.h"
 #include "machine/target_file.h"
 #include "symbols/parse_worker.h"
+#include "util/self_usage.h"
 #include "util/sandbox.h"
 
 #define MIB (1ull << 20)
@@ -254,16 +255,24 @@ static int copy_of(const char *path)
 static void test_honest_library_passes_once(void **state)
 {
 	int mfd = copy_of(build_path("tests/workloads/libcp_symlib.so")), dup_fd;
-	__u64 w0, r0, w1, r1, w2, r2;
+	__u64 w0, r0, w1, r1, w2, r2, h0, h1;
 
 	(void)state;
 	if (geteuid())
 		skip();
 	cp_parse_worker_stats(&w0, &r0);
+	h0 = cp_self_helpers_cpu_ns();
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w1, &r1);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
+	/*
+	 * The worker's CPU time is the profiler's own cost: counted once it
+	 * is waited for (its run time is the scheduler's, never 0 for a run).
+	 */
+	h1 = cp_self_helpers_cpu_ns();
+	assert_true(h1 > h0);
+	assert_true(cp_self_cpu_ns() >= h1);
 	/* the same copy again (another descriptor): the kept verdict, no worker */
 	dup_fd = dup(mfd);
 	assert_int_equal(cp_parse_worker_vet(dup_fd, "test"), CP_PW_PASSED);

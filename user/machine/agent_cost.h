@@ -8,9 +8,11 @@
  * steady state since; and its memory as the kernel counts it
  * (machine/self_mem.h), now and at its peak.
  *
- * The profiler starts no helper process: its only child is the command of
- * `-- CMD`, a target, whose CPU time is the targets' (RUSAGE_CHILDREN, which
- * would add it once waited for, is left out on purpose). BPF programs run in
+ * Its helper processes, the parse workers (symbols/parse_worker.h), are
+ * counted once waited for (cp_self_helpers_add_ns()); its other child, the
+ * command of `-- CMD`, is a target, whose CPU time is the targets'
+ * (RUSAGE_CHILDREN, which would add it once waited for, is left out on
+ * purpose). BPF programs run in
  * the targets' context: their cost is the overhead budget's, not this.
  *
  * cp_agent_cost_begin() and cp_agent_cost_read() read (the clock,

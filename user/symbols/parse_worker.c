@@ -399,6 +399,8 @@ static struct cp_pw_outcome run_worker(int mfd)
 	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
 	peak = (__u64)ru.ru_maxrss << 10;
 	o.cpu_ns = cp_rusage_cpu_ns(&ru);
+	/* the profiler's own cost: a worker is a helper of it */
+	cp_self_helpers_add_ns(o.cpu_ns);
 	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
 	return o;
 }

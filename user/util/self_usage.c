@@ -17,13 +17,26 @@ __u64 cp_rusage_cpu_ns(const struct rusage *ru)
 	return tv_ns(&ru->ru_utime) + tv_ns(&ru->ru_stime);
 }
 
+/* The helpers' CPU time waited for so far (atomic: workers are waited for on any thread). */
+static __u64 helpers_ns;
+
+void cp_self_helpers_add_ns(__u64 ns)
+{
+	__atomic_add_fetch(&helpers_ns, ns, __ATOMIC_RELAXED);
+}
+
+__u64 cp_self_helpers_cpu_ns(void)
+{
+	return __atomic_load_n(&helpers_ns, __ATOMIC_RELAXED);
+}
+
 __u64 cp_self_cpu_ns(void)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return 0;
-	return cp_rusage_cpu_ns(&ru);
+	return cp_rusage_cpu_ns(&ru) + cp_self_helpers_cpu_ns();
 }
 
 int cp_self_status_bytes(const char *key, __u64 *bytes)

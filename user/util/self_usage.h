@@ -6,11 +6,22 @@
 #include <linux/types.h>
 
 /*
- * User + system CPU time of this process in ns: every thread, those that
- * ended too (getrusage RUSAGE_SELF); not its children's. 0 when it cannot
- * be read.
+ * User + system CPU time of the profiler in ns: every thread of this
+ * process, those that ended too (getrusage RUSAGE_SELF), and its helper
+ * processes once waited for (cp_self_helpers_add_ns()). Not RUSAGE_CHILDREN:
+ * that would add the command of `-- CMD`, a target. 0 when it cannot be
+ * read.
  */
 __u64 cp_self_cpu_ns(void);
+
+/*
+ * Adds a helper process's CPU time (a parse worker's, from wait4()) to what
+ * cp_self_cpu_ns() counts. Thread-safe.
+ */
+void cp_self_helpers_add_ns(__u64 ns);
+
+/* The helper processes' CPU time counted so far, ns. */
+__u64 cp_self_helpers_cpu_ns(void);
 
 struct rusage;
 /* User + system CPU time of @ru in ns (a child's, from wait4()). */

@@ -427,6 +427,9 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 	pthread_mutex_unlock(&lock);
 	o = run_worker(mfd);
 	v = o.v;
+	if (v != CP_PW_FAILED)
+		cp_info("parse worker: %s: %s in %.1f ms of CPU", name ? name : "?",
+			cp_pw_verdict_name(v), (double)o.cpu_ns / 1e6);
 	pthread_mutex_lock(&lock);
 	if (v == CP_PW_FAILED) {
 		/* no worker, no verdict: parsed unbounded, as before the worker existed */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -497,6 +498,59 @@ static __u64 inflated(int fd)
 	return bytes;
 }
 
+/* @path's cp_tf_stat, as fstat() of an opened file gives it. */
+static struct cp_tf_stat stat_of(const char *path)
+{
+	struct stat s;
+
+	assert_int_equal(stat(path, &s), 0);
+	return (struct cp_tf_stat){
+		.mode = s.st_mode, .dev_major = major(s.st_dev), .dev_minor = minor(s.st_dev),
+		.ino = s.st_ino, .size = (__u64)s.st_size, .uid = s.st_uid,
+	};
+}
+
+/*
+ * A file a process named, read after that process exited (a compiler a
+ * build ran: its ticks are read later), is the host's when the profiler's
+ * own root reaches that very inode at its path: no parse worker for the
+ * system's libraries. Not when the path names another inode (a
+ * container's file at a host path), nor for a file a tenant owns.
+ */
+static void test_host_file_of_a_gone_process(void **state)
+{
+	char lib[PATH_MAX];
+	struct cp_tf_want want = {0};
+	struct cp_tf_where w = {0};
+	struct cp_tf_stat st, tenant;
+	pid_t pid = fork();
+	int status;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_non_null(realpath("/lib/x86_64-linux-gnu/libc.so.6", lib));
+	st = stat_of(lib);
+	if (st.uid != 0 || (st.mode & (S_IWGRP | S_IWOTH)))
+		skip(); /* not a root-only file here */
+	w.pid = pid;
+	w.path = lib;
+	assert_true(cp_tf_host_file(&w, &want, &st));
+	/* the path reaches another inode here: not the host's file */
+	w.path = "/etc/hostname";
+	assert_false(cp_tf_host_file(&w, &want, &st));
+	/* a tenant's file at a host path: never */
+	w.path = lib;
+	tenant = st;
+	tenant.uid = 65534;
+	assert_false(cp_tf_host_file(&w, &want, &tenant));
+	/* content fetched from elsewhere (debuginfod): never */
+	want.foreign = true;
+	assert_false(cp_tf_host_file(&w, &want, &st));
+}
+
 static void test_inflated_bytes(void **state)
 {
 	(void)state;
@@ -524,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
 		cmocka_unit_test(test_replaced_file_copied_again),
 		cmocka_unit_test(test_ranges_minus), cmocka_unit_test(test_copy_without_code),
+		cmocka_unit_test(test_host_file_of_a_gone_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);

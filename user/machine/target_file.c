@@ -164,23 +164,48 @@ static bool same_ns(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+static int open_below(int dirfd, const char *path, __u64 flags, __u64 resolve);
+
+/*
+ * Whether the profiler's own root reaches the very file @st (its device and
+ * inode) at @w's path: then the file is in the profiler's view of the
+ * machine, whichever namespace the process that named it had, and whether
+ * that process still lives (a compiler a build ran has often exited by the
+ * time its ticks are read). A container's image file is another inode
+ * than the host's file at its path.
+ */
+static bool reached_here(const struct cp_tf_where *w, const struct cp_tf_stat *st)
+{
+	struct cp_tf_stat here;
+	int fd, err;
+
+	if (w->path[0] != '/')
+		return false;
+	fd = open_below(AT_FDCWD, w->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return false;
+	err = fstat_fd(fd, &here);
+	close(fd);
+	return !err && here.ino == st->ino && here.dev_major == st->dev_major &&
+	       here.dev_minor == st->dev_minor;
+}
+
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st)
 {
 	const char *proc = w->proc_root ? w->proc_root : "/proc";
 	char path[PATH_MAX], init[PATH_MAX];
 	struct stat own, its, host;
+	bool ns_ours;
 
 	if (!w->pid)
 		return cp_tf_root_wrote(st, want, true);
 	snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc, (int)w->pid);
 	snprintf(init, sizeof(init), "%s/1/ns/mnt", proc);
-	if (stat(path, &its))
-		return false;
 	/* the profiler's own, or the host's (the unit's ProtectSystem= gives it one of its own) */
-	return ((!stat("/proc/self/ns/mnt", &own) && same_ns(&own, &its)) ||
-		(!stat(init, &host) && same_ns(&host, &its))) &&
-	       cp_tf_root_wrote(st, want, true);
+	ns_ours = !stat(path, &its) && ((!stat("/proc/self/ns/mnt", &own) && same_ns(&own, &its)) ||
+					(!stat(init, &host) && same_ns(&host, &its)));
+	return cp_tf_root_wrote(st, want, true) && (ns_ours || reached_here(w, st));
 }
 
 /* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */

@@ -524,43 +524,42 @@ static int site_of_vaddr(const struct target *t, __u64 vaddr)
 #define CP_FORWARD_HOPS 4 /* jumps followed from a variant to a probed function */
 
 /*
- * The site whose probe sees every call of @f: @f's code only jumps to that
- * site's function, directly or through PLT stubs of the file's own
- * definitions and other functions that only jump (up to CP_FORWARD_HOPS),
- * and its entry program is @f's, so it reads the same arguments and return
- * address. jemalloc's operator delete jumps to its free, its new[] to new;
- * mimalloc's aligned delete to mi_free_aligned, which jumps to free. A probe
- * of their own would trap twice for one call. -1: none, @f gets its own.
+ * The site whose probe sees every call of @f, whose code only jumps to
+ * @to: the site of the function there, reached directly or through PLT
+ * stubs of the file's own definitions and other functions that only jump
+ * (CP_FORWARD_HOPS jumps in all), when its entry program is @f's, so it
+ * reads the same arguments and return address. jemalloc's operator delete
+ * jumps to its free, its new[] to new; mimalloc's aligned delete to
+ * mi_free_aligned, which jumps to free. A probe of their own would trap
+ * twice for one call. -1: none, @f gets its own.
  */
 static int forwarded_to(struct cp_alloc_probes *ap, struct target *t, struct place_ctx *pc,
-			enum cp_alloc_func f)
+			enum cp_alloc_func f, __u64 to)
 {
-	const struct cp_alloc_fn *fn = &t->alloc->fns[f];
-	size_t got = read_fn(pc, fn);
-	__u64 at = fn->vaddr, to;
 	__u8 hop[16];
 	__u32 a1, a2;
 
 	for (int n = 0; n < CP_FORWARD_HOPS; n++) {
 		const struct cp_elf_code *elf = NULL;
 		const char *name = NULL;
-		int s;
+		__u64 at = to;
+		int s = site_of_vaddr(t, to);
 
-		if (!cp_probe_forwards(n ? hop : pc->code, got, at, &to))
-			return -1;
-		s = site_of_vaddr(t, to);
-		if (s < 0 && (elf = place_elf(t, pc)) &&
-		    cp_elf_code_target(elf, to, &at, &name) == CP_ELF_TGT_CODE)
+		/* the file's code is read only past a jump that lands on no site */
+		if (s < 0) {
+			elf = place_elf(t, pc);
+			if (!elf || cp_elf_code_target(elf, to, &at, &name) != CP_ELF_TGT_CODE)
+				return -1;
 			s = site_of_vaddr(t, at);
-		else if (s < 0)
-			return -1;
+		}
 		if (s >= 0) {
 			bool same = entry_prog(ap->skel, t->sites[s].func, &a1) ==
 				    entry_prog(ap->skel, f, &a2);
 
 			return same ? s : -1;
 		}
-		got = cp_elf_code_read(elf, at, hop, sizeof(hop));
+		if (!cp_probe_forwards(hop, cp_elf_code_read(elf, at, hop, sizeof(hop)), at, &to))
+			return -1;
 	}
 	return -1;
 }
@@ -636,6 +635,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		.copy = -1,
 	};
 	bool forwards[CP_FN_NR_PROBED] = { false };
+	__u64 jumps_to[CP_FN_NR_PROBED]; /* a forwarder's first jump */
 
 	t->nr_sites = 0;
 	t->nr_exits = 0;
@@ -643,14 +643,13 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		for (int f = 0; f < CP_FN_NR_PROBED; f++) {
 			const struct cp_alloc_fn *fn = &t->alloc->fns[f];
 			bool dup = false;
-			__u64 to;
 			__u32 args;
 			int s;
 
 			if (!fn->found || !entry_prog(ap->skel, f, &args))
 				continue;
 			if (pass == 0 && (forwards[f] = cp_probe_forwards(pc.code, read_fn(&pc, fn),
-									  fn->vaddr, &to)))
+									  fn->vaddr, &jumps_to[f])))
 				continue;
 			if (pass == 1 && !forwards[f])
 				continue;
@@ -659,7 +658,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 				dup = t->alloc->fns[t->sites[i].func].file_off == fn->file_off;
 			if (dup)
 				continue;
-			if (pass == 1 && (s = forwarded_to(ap, t, &pc, f)) >= 0) {
+			if (pass == 1 && (s = forwarded_to(ap, t, &pc, f, jumps_to[f])) >= 0) {
 				ap->forwarded++;
 				if (ap->opts.log) {
 					char name[256], to_name[256];

@@ -158,13 +158,26 @@ static int fstat_fd(int fd, struct cp_tf_stat *st)
 	return 0;
 }
 
+/* Whether @a and @b are one file: device and inode. */
+static bool same_file(const struct cp_tf_stat *a, const struct cp_tf_stat *b)
+{
+	return a->ino == b->ino && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
 /* Whether @a and @b name one namespace. */
 static bool same_ns(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-static int open_below(int dirfd, const char *path, __u64 flags, __u64 resolve);
+/* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */
+static int open_below(int dirfd, const char *path, __u64 flags, __u64 resolve)
+{
+	struct open_how how = {.flags = flags, .resolve = resolve};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
 
 /*
  * Whether the profiler's own root reaches the very file @st (its device and
@@ -186,8 +199,7 @@ static bool reached_here(const struct cp_tf_where *w, const struct cp_tf_stat *s
 		return false;
 	err = fstat_fd(fd, &here);
 	close(fd);
-	return !err && here.ino == st->ino && here.dev_major == st->dev_major &&
-	       here.dev_minor == st->dev_minor;
+	return !err && same_file(&here, st);
 }
 
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
@@ -206,15 +218,6 @@ bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 	ns_ours = !stat(path, &its) && ((!stat("/proc/self/ns/mnt", &own) && same_ns(&own, &its)) ||
 					(!stat(init, &host) && same_ns(&host, &its)));
 	return cp_tf_root_wrote(st, want, true) && (ns_ours || reached_here(w, st));
-}
-
-/* openat2() below @dirfd with @resolve; -errno (ENOSYS before Linux 5.6). */
-static int open_below(int dirfd, const char *path, __u64 flags, __u64 resolve)
-{
-	struct open_how how = {.flags = flags, .resolve = resolve};
-	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-
-	return fd < 0 ? -errno : (int)fd;
 }
 
 /*
@@ -269,8 +272,7 @@ static int reopen(int pfd, const struct cp_tf_stat *want)
 	if (fd < 0)
 		return -errno;
 	err = fstat_fd(fd, &st);
-	if (!err && (st.ino != want->ino || st.dev_major != want->dev_major ||
-		     st.dev_minor != want->dev_minor || !S_ISREG(st.mode)))
+	if (!err && (!same_file(&st, want) || !S_ISREG(st.mode)))
 		err = -ESTALE;
 	if (err) {
 		close(fd);

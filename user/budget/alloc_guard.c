@@ -69,26 +69,48 @@ static bool budget_on(const struct cp_alloc_guard_cfg *cfg)
  * What the account holds: the earnings (or the credit while it is more),
  * less the spending and what went past the bank's cap.
  */
+static __u64 credit_ns(const struct cp_alloc_guard_cfg *cfg)
+{
+	return (__u64)((unsigned __int128)CP_GUARD_CREDIT_NS * cfg->budget_ppm / 1000000u);
+}
+
 static __s64 balance_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
-	__u64 credit = (__u64)((unsigned __int128)CP_GUARD_CREDIT_NS * cfg->budget_ppm / 1000000u);
+	__u64 credit = credit_ns(cfg);
 	__u64 have = g->earned_ns > credit ? g->earned_ns : credit;
 	__u64 out = g->spent_ns + g->forfeit_ns;
 
 	return have >= out ? (__s64)(have - out) : -(__s64)(out - have);
 }
 
+/* What the target earns in CP_GUARD_BANK_NS at its last measured CPU rate: a full bank. */
+static __u64 full_bank_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
+{
+	return earned_by(cfg, CP_GUARD_BANK_NS * g->cpu_ppm / 1000000u);
+}
+
 /*
  * The balance a window is opened with: a shortest window at the last rate
- * (CP_GUARD_MIN_CALLS at least), and the calls that may come late on top.
+ * (CP_GUARD_MIN_CALLS at least) and the calls that may come late on top,
+ * and once the earnings have passed the start-up credit, nine tenths of a
+ * full bank when that is more. A window costs the profiler the same
+ * whatever its length (attaching and detaching the probes and the
+ * system-call programs, some 10 ms of CPU on our VM, where the kernel
+ * patches its own text for each), so a storm's windows wait for the bank
+ * and come every CP_GUARD_BANK_NS or so, each spending what it holds. The
+ * credit's windows open as before: a short run's first windows are not
+ * kept waiting.
  */
 static __u64 open_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
 	unsigned __int128 calls = (unsigned __int128)g->last_rate * cfg->window_ns / 1000000000u;
+	__u64 full = full_bank_ns(g, cfg) / 10 * 9;
 
 	if (calls < CP_GUARD_MIN_CALLS)
 		calls = CP_GUARD_MIN_CALLS;
 	calls = (calls + g->late_calls) * cfg->call_ns;
+	if (g->earned_ns > credit_ns(cfg) && full > calls)
+		calls = full;
 	return calls > (__u64)INT64_MAX ? (__u64)INT64_MAX : (__u64)calls;
 }
 
@@ -153,7 +175,7 @@ static void measure_cpu(struct cp_alloc_guard *g, __u64 cpu_ns, __u64 now_ns)
  */
 static __u64 bank_cap_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
-	__u64 cap = earned_by(cfg, CP_GUARD_BANK_NS * g->cpu_ppm / 1000000u);
+	__u64 cap = full_bank_ns(g, cfg);
 	__u64 open = open_ns(g, cfg);
 
 	return cap > open ? cap : open;

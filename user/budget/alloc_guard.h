@@ -21,7 +21,8 @@
  * that a storm's window is cut where the balance ends even while the loop
  * is busy (cp_alloc_guard_cut()). They are attached again once the balance
  * holds a window of CP_GUARD_BUDGET_WINDOW_NS at the last measured rate (at
- * least CP_GUARD_MIN_CALLS calls) and the last probes are off (hold). So
+ * least CP_GUARD_MIN_CALLS calls) and, past the start-up credit, nine
+ * tenths of a full bank (below), and the last probes are off (hold). So
  * the spending never runs ahead of the earnings by more than the credit and
  * the watcher's lag, over the run and over any stretch of it, and a quiet
  * target stays attached.
@@ -60,8 +61,12 @@
 /* the account's credit at the start: the share of half a second of one CPU */
 #define CP_GUARD_CREDIT_NS	500000000ull
 #define CP_GUARD_MIN_CALLS	64u	/* a window is opened for at least this many calls */
-/* the account keeps at most what a second of the target's CPU time earns */
-#define CP_GUARD_BANK_NS	1000000000ull
+/*
+ * the account keeps at most what 3 s of the target's CPU time earn, and a
+ * storm's window opens once it holds nine tenths of that: a window every
+ * 3 s or so, where each costs the profiler ~10 ms (alloc_guard.c, open_ns())
+ */
+#define CP_GUARD_BANK_NS	3000000000ull
 /*
  * Calls a cut window takes past its allowance before the watcher sees them
  * (BPF adds each thread's calls in batches of CP_ALLOC_COUNT_BATCH) and

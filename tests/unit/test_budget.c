@@ -17,6 +17,7 @@
 #include "budget/budget.h"
 #include "budget/intervals.h"
 #include "budget/prog_cost.h"
+#include "budget/sys_windows.h"
 #include "machine/cpu_time.h"
 
 #define MS 1000000ull
@@ -592,6 +593,42 @@ static void test_proc_stat(void **state)
 	assert_false(ok);
 }
 
+/*
+ * The system-call programs' windows: every one while each records a
+ * mapping; after one that records none, one in 2, 4, then 8 at most; a
+ * mapping brings every window back.
+ */
+static void test_sys_windows(void **state)
+{
+	/* the windows, in order: 1 with the programs, 0 without */
+	static const char want[] = "1"	      /* records a mapping: every window still */
+				   "1"	      /* none: one in 2 from here */
+				   "01"	      /* none: one in 4 */
+				   "0001"     /* none: one in 8 */
+				   "00000001" /* none: 8 is the most */
+				   "00000001" /* a mapping: every window */
+				   "1";	      /* none: one in 2 again */
+	struct cp_sys_windows w;
+	size_t with = 0, n = strlen(want);
+
+	(void)state;
+	cp_sys_windows_init(&w);
+	for (size_t i = 0; i < n; i++) {
+		bool on = cp_sys_windows_begin(&w);
+
+		if (on != (want[i] == '1'))
+			fail_msg("window %zu: %s the programs", i, on ? "with" : "without");
+		if (!on)
+			continue;
+		/* the first window they went with and the sixth recorded a mapping */
+		cp_sys_windows_end(&w, with == 0 || with == 5);
+		with++;
+	}
+	assert_int_equal(w.with, 7);
+	assert_int_equal(w.without, n - 7);
+	assert_int_equal(w.every, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_proc_stat), cmocka_unit_test(test_prog_cost),
 		cmocka_unit_test(test_per_cpu),	    cmocka_unit_test(test_per_process),
 		cmocka_unit_test(test_bp_rate), cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_sys_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <time.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "objects/elf_code.h"
 #include "live/alloc_probes.h"
 #include "budget/prog_cost.h"
+#include "budget/sys_windows.h"
 #include "live/cpu_costs.h"
 #include "live/drain.h"
 #include "objects/stack_gen.h"
@@ -83,6 +85,9 @@ struct cp_alloc_probes {
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
 	bool sys_warned;			/* said once that they failed to attach again */
+	struct cp_sys_windows sys_windows;	/* which windows they go with */
+	bool sys_skipped;			/* the open window goes without them */
+	__u64 sys_mappings;			/* the mappings recorded when they went on */
 	struct cp_link_reaper *reaper;		/* destroys detached uprobes off the loop */
 	bool multi;				/* uprobe multi links (live/uprobe_multi.h) */
 	bool measuring;				/* the programs' cost is being measured */
@@ -295,10 +300,19 @@ static void detach_syscalls(struct cp_alloc_probes *ap, bool later)
 	ap->nr_sys_links = 0;
 }
 
+/* The mappings the system-call programs recorded so far (alloc_stats, in .bss). */
+static __u64 mappings_now(const struct cp_alloc_probes *ap)
+{
+	return ((volatile __u64 *)ap->skel->bss->alloc_stats)[offsetof(struct cp_alloc_stats,
+								       mappings) /
+							      sizeof(__u64)];
+}
+
 /*
  * The system-call programs (mmap, munmap, mremap, brk) follow the allocation
  * probes' windows: on while any target's probes are, off while all are
- * backed off. Without tracefs they run on every system call of the machine
+ * backed off, and only in the windows budget/sys_windows.h gives them.
+ * Without tracefs they run on every system call of the machine
  * (a raw tracepoint), and any syscall tracepoint puts every task on the
  * syscall-tracing slow path: left on, they cost redis-server under
  * redis-benchmark 15 % of its throughput at 345 000 system calls a second,
@@ -313,11 +327,19 @@ static void sync_syscalls(struct cp_alloc_probes *ap)
 	for (int i = 0; i < ap->nr_targets && !want; i++)
 		want = ap->targets[i]->nr_links > 0;
 	if (!want) {
+		if (ap->nr_sys_links)
+			cp_sys_windows_end(&ap->sys_windows, mappings_now(ap) != ap->sys_mappings);
+		ap->sys_skipped = false;
 		detach_syscalls(ap, true);
 		return;
 	}
-	if (ap->nr_sys_links)
+	if (ap->nr_sys_links || ap->sys_skipped)
 		return;
+	if (!cp_sys_windows_begin(&ap->sys_windows)) {
+		ap->sys_skipped = true;
+		return;
+	}
+	ap->sys_mappings = mappings_now(ap);
 	err = attach_syscalls(ap);
 	if (err) {
 		detach_syscalls(ap, true);
@@ -347,6 +369,7 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	ap->guard_cfg.call_ns = ap->opts.call_ns;
 	ap->multi = bpf_program__expected_attach_type(skel->progs.on_alloc) ==
 		    (enum bpf_attach_type)CP_BPF_TRACE_UPROBE_MULTI;
+	cp_sys_windows_init(&ap->sys_windows);
 	ap->reaper = cp_link_reaper__new();
 	/* attached once to know they can be, here and now; from then on with the windows */
 	err = ap->reaper ? attach_syscalls(ap) : -errno;
@@ -1575,6 +1598,8 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	out->run_ns = ap->run_ns_gone;
 	out->raw_syscalls = ap->raw_syscalls;
 	out->syscall_links = (__u64)ap->nr_sys_links;
+	out->syscall_windows = ap->sys_windows.with;
+	out->syscall_windows_skipped = ap->sys_windows.without;
 	out->new_unprobed = ap->new_unprobed;
 	out->forwarded = ap->forwarded;
 	out->exit_lost = ap->skel->bss->alloc_exit_lost;

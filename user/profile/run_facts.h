@@ -44,6 +44,8 @@ struct cp_alloc_probes_stats {
 	__u64 backoff_ns;	/* time spent backed off (completed back-offs) */
 	bool raw_syscalls;	/* mappings come through raw sys_enter/sys_exit */
 	__u64 syscall_links;	/* the mmap/munmap/mremap/brk programs' links now (with the windows) */
+	__u64 syscall_windows;	/* windows they went with (budget/sys_windows.h) */
+	__u64 syscall_windows_skipped; /* windows that went without them: mappings then unseen */
 	__u64 new_unprobed;	/* throwing operator new variants left unprobed (objects unknown) */
 	__u64 forwarded;	/* variants that only jump to a probed function: no probe of their own */
 	__u64 exit_lost;	/* exit-probed calls an exception ended, their entries dropped */

@@ -307,6 +307,10 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	if (r->alloc.new_unprobed || r->alloc.exit_lost)
 		fprintf(f, "  operator new that may throw: %llu variants left unprobed (their objects unknown), %llu calls an exception ended\n",
 			(ull)r->alloc.new_unprobed, (ull)r->alloc.exit_lost);
+	if (r->alloc.syscall_windows_skipped)
+		fprintf(f, "  system-call programs: with %llu allocation windows, without %llu (the "
+			"last they went with recorded no mapping; mappings made then are unseen)\n",
+			(ull)r->alloc.syscall_windows, (ull)r->alloc.syscall_windows_skipped);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
 		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "

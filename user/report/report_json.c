@@ -90,6 +90,7 @@ static void put_drops(struct cp_json *j, const struct cp_report *r)
 		cp_json_u64(j, "alloc_stack_errors", r->alloc.bpf.stack_errors);
 		cp_json_u64(j, "alloc_stacks_missing", r->live.alloc_stacks_missing);
 		cp_json_u64(j, "alloc_guard_backoffs", r->guard_backoffs);
+		cp_json_u64(j, "alloc_syscall_windows_skipped", r->alloc.syscall_windows_skipped);
 	}
 	cp_json_end(j);
 }

@@ -65,15 +65,16 @@ static bool budget_on(const struct cp_alloc_guard_cfg *cfg)
 	return cfg->budget_ppm && cfg->call_ns;
 }
 
-/*
- * What the account holds: the earnings (or the credit while it is more),
- * less the spending and what went past the bank's cap.
- */
+/* The account's credit at the start: the share of CP_GUARD_CREDIT_NS of one CPU. */
 static __u64 credit_ns(const struct cp_alloc_guard_cfg *cfg)
 {
 	return (__u64)((unsigned __int128)CP_GUARD_CREDIT_NS * cfg->budget_ppm / 1000000u);
 }
 
+/*
+ * What the account holds: the earnings (or the credit while it is more),
+ * less the spending and what went past the bank's cap.
+ */
 static __s64 balance_ns(const struct cp_alloc_guard *g, const struct cp_alloc_guard_cfg *cfg)
 {
 	__u64 credit = credit_ns(cfg);

@@ -303,9 +303,9 @@ static void detach_syscalls(struct cp_alloc_probes *ap, bool later)
 /* The mappings the system-call programs recorded so far (alloc_stats, in .bss). */
 static __u64 mappings_now(const struct cp_alloc_probes *ap)
 {
-	return ((volatile __u64 *)ap->skel->bss->alloc_stats)[offsetof(struct cp_alloc_stats,
-								       mappings) /
-							      sizeof(__u64)];
+	const volatile __u64 *stats = ap->skel->bss->alloc_stats;
+
+	return stats[offsetof(struct cp_alloc_stats, mappings) / sizeof(__u64)];
 }
 
 /*

@@ -18,8 +18,11 @@
  *   SECONDS of CPU time per thread, at most ten times as long by the clock
  *   (cpu_wait.h)
  *
+ * Each thread runs on a CPU of its own (spread.h).
+ *
  * Lines the tests look for carry MARK comments.
  */
+#define _GNU_SOURCE	/* pthread_setaffinity_np */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include <time.h>
 
 #include "cpu_wait.h"
+#include "spread.h"
 
 #define NR_THREADS	2
 #define NR_OBJS		8	/* counters per thread in --alloc: the first may reuse free chunks */
@@ -102,8 +106,10 @@ int main(int argc, char **argv)
 		return 1;
 	memset(shared, 0, NR_THREADS * 64);
 	pthread_barrier_init(&turn, NULL, NR_THREADS);
-	for (long t = 0; t < NR_THREADS; t++)
+	for (long t = 0; t < NR_THREADS; t++) {
 		pthread_create(&th[t], NULL, alloc ? alloc_worker : worker, (void *)t);
+		cp_wl_spread(th[t], (int)t);
+	}
 	cp_wl_wait_cpu((double)seconds * NR_THREADS, 10.0 * seconds);
 	stop = 1;
 	for (int t = 0; t < NR_THREADS; t++)

@@ -22,14 +22,19 @@
  * the threads increment two adjacent longs at the object's start (offsets 0
  * and 8: one cache line) for SECONDS, and it exits 0.
  *
+ * Each writer runs on a CPU of its own (spread.h).
+ *
  * usage: late_attach [small|big|arena|pair] [SECONDS]   (default small, 3 s)
  */
+#define _GNU_SOURCE	/* pthread_setaffinity_np */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "spread.h"
 
 #define LATE_SMALL_BYTES 100	/* a 112-byte chunk: malloc_usable_size() 104 */
 #define LATE_BIG_BYTES	 200000 /* above the 128 KiB mmap threshold */
@@ -100,8 +105,10 @@ int main(int argc, char **argv)
 	char line[64];
 
 	pthread_barrier_init(&go, NULL, 3);
-	for (long t = 0; t < 2; t++)
+	for (long t = 0; t < 2; t++) {
 		pthread_create(&th[t], NULL, writer, (void *)t);
+		cp_wl_spread(th[t], (int)t);
+	}
 	if (!strcmp(mode, "pair")) {
 		if (allocate_pair())
 			return 1;

@@ -5,14 +5,18 @@
  *
  * usage: true_sharing [THREADS] [SECONDS]   (default 2 threads, 3 s)
  *
+ * Each thread runs on a CPU of its own, modulo their number (spread.h).
+ *
  * Lines the tests look for carry MARK comments.
  */
+#define _GNU_SOURCE	/* pthread_setaffinity_np */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "cpu_wait.h"
+#include "spread.h"
 
 #define MAX_THREADS 16
 
@@ -36,8 +40,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "true_sharing: THREADS must be 2..%d\n", MAX_THREADS);
 		return 2;
 	}
-	for (int t = 0; t < threads; t++)
+	for (int t = 0; t < threads; t++) {
 		pthread_create(&th[t], NULL, worker, NULL);
+		cp_wl_spread(th[t], t);
+	}
 	/* SECONDS of CPU time per thread, at most ten times as long by the clock */
 	cp_wl_wait_cpu((double)seconds * threads, 10.0 * seconds);
 	stop = 1;

@@ -197,6 +197,29 @@ static void test_guard_backoff_doubts(void **state)
 	cp_object_stats__free(os);
 }
 
+/*
+ * The system-call programs skipped some allocation windows (their last one
+ * recorded no mapping): the drops section says how many went with them and
+ * how many without, and what that leaves unseen. None skipped: no line.
+ */
+static void test_syscall_windows(void **state)
+{
+	struct cp_report r = { .source = "soft", .have_alloc = true };
+	char *text;
+
+	(void)state;
+	r.alloc.syscall_windows = 4;
+	text = render(&r);
+	if (strstr(text, "system-call programs:"))
+		fail_msg("a line on the system-call programs though none skipped a window:\n%s", text);
+	free(text);
+	r.alloc.syscall_windows_skipped = 7;
+	text = render(&r);
+	expect_line(text, "  system-call programs: with 4 allocation windows, without 7 (the last they "
+		    "went with recorded no mapping; mappings made then are unseen)\n");
+	free(text);
+}
+
 static void test_empty_report(void **state)
 {
 	struct cp_insn_store *s = cp_insn_store__new(4);
@@ -245,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_no_levels_and_all_processes),
 		cmocka_unit_test(test_soft_note),
 		cmocka_unit_test(test_guard_backoff_doubts),
+		cmocka_unit_test(test_syscall_windows),
 		cmocka_unit_test(test_empty_report),
 		cmocka_unit_test(test_preflight),
 	};

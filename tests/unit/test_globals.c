@@ -297,6 +297,52 @@ static void test_pie_load_bias(void **state)
 }
 
 /*
+ * A second process of the same files (here the same process again) is
+ * served by the cache: no file parsed again, one hit per module, and the
+ * executable's symbols found from an O_PATH descriptor, which reads nothing.
+ */
+static void test_second_load_from_cache(void **state)
+{
+	struct workload *w = *state;
+	struct cp_elf_cache *cache = cp_elf_cache__new(0);
+	struct cp_elf_cache_stats first, second;
+	const struct cp_elf_syms *found;
+	struct cp_globals *g1, *g2;
+	struct cp_maps *m;
+	char exe[64];
+	int pfd;
+
+	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
+	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g1), 0);
+	cp_elf_cache__stats(cache, &first);
+	assert_true(g1->nr >= 2); /* the PIE and libc at least */
+	assert_int_equal(first.hits, 0);
+	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g2), 0);
+	cp_elf_cache__stats(cache, &second);
+	assert_int_equal(second.files_read, first.files_read);
+	assert_true(second.hits >= g2->nr); /* and any mapped file that is no module */
+	assert_int_equal(g2->nr, g1->nr);
+	assert_ptr_equal(g2->exec->elf, g1->exec->elf);
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->pid);
+	pfd = open(exe, O_PATH | O_CLOEXEC);
+	assert_true(pfd >= 0);
+	assert_int_equal(cp_elf_cache__find(cache, pfd, &found), 0);
+	assert_ptr_equal(found, g1->exec->elf);
+	cp_elf_cache__put(cache, found);
+	close(pfd);
+	pfd = open("/proc/self/exe", O_PATH | O_CLOEXEC); /* this test: never loaded */
+	assert_true(pfd >= 0);
+	assert_int_equal(cp_elf_cache__find(cache, pfd, &found), -ENOENT);
+	close(pfd);
+
+	cp_globals__free(g2);
+	cp_globals__free(g1);
+	cp_maps__free(m);
+	cp_elf_cache__free(cache);
+}
+
+/*
  * A libc global from libc's own symbols: stdout's value is &_IO_2_1_stdout_,
  * libc's FILE for fd 1 (exported in .dynsym since GLIBC_2.2.5 and never
  * copy-relocated, since programs use the pointer, not the struct).
@@ -486,6 +532,7 @@ int main(void)
 	const struct CMUnitTest live[] = {
 		cmocka_unit_test(test_globals_of_the_pie),
 		cmocka_unit_test(test_pie_load_bias),
+		cmocka_unit_test(test_second_load_from_cache),
 		cmocka_unit_test(test_shared_library_global),
 		cmocka_unit_test(test_thread_locals_need_thread_pointers),
 		cmocka_unit_test(test_stack_heap_and_tracked_objects),

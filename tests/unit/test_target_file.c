@@ -155,6 +155,53 @@ static void test_open_refuses(void **state)
 	assert_int_equal(after[CP_TF_GONE], 0); /* not hostile, not counted */
 }
 
+/*
+ * cp_tf_open() in two steps: the found descriptor is O_PATH (it reads
+ * nothing) and fstat() of it is the file's; the reopened one reads the
+ * file. A reopen whose stated file is another inode is refused as replaced
+ * and counted once.
+ */
+static void test_find_then_reopen(void **state)
+{
+	char path[256], buf[8];
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want any = {0};
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	struct cp_tf_stat st, other;
+	enum cp_tf_refusal why;
+	struct stat s;
+	int pfd, fd;
+
+	(void)state;
+	put_file("found.so", "contents"); /* in test_open_refuses' dir */
+	snprintf(path, sizeof(path), "%s/found.so", dir);
+	assert_int_equal(stat(path, &s), 0);
+	cp_tf_refusals(before);
+	pfd = cp_tf_find(&w, &any, &st, &why);
+	assert_true(pfd >= 0);
+	assert_int_equal(why, CP_TF_OK);
+	assert_true(fcntl(pfd, F_GETFL) & O_PATH);
+	assert_int_equal(read(pfd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(st.ino, s.st_ino);
+	assert_int_equal(st.size, 8);
+
+	fd = cp_tf_reopen(pfd, &st, &why);
+	assert_true(fd >= 0);
+	assert_int_equal(why, CP_TF_OK);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), 8);
+	assert_memory_equal(buf, "contents", 8);
+	close(fd);
+
+	other = st;
+	other.ino++;
+	assert_int_equal(cp_tf_reopen(pfd, &other, &why), -ESTALE);
+	assert_int_equal(why, CP_TF_REPLACED);
+	close(pfd);
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_REPLACED] - before[CP_TF_REPLACED], 1);
+}
+
 static void test_copy_is_sealed(void **state)
 {
 	struct cp_tf_where w;
@@ -574,7 +621,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),	       cmocka_unit_test(test_errno_refusals),
-		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_copy_is_sealed),
+		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_find_then_reopen),
+		cmocka_unit_test(test_copy_is_sealed),
 		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
 		cmocka_unit_test(test_replaced_file_copied_again),
 		cmocka_unit_test(test_ranges_minus), cmocka_unit_test(test_copy_without_code),

@@ -335,21 +335,37 @@ enum cp_tf_refusal cp_tf_check(const struct cp_tf_where *w, const struct cp_tf_w
 	return why;
 }
 
-int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
+int cp_tf_find(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
 	       enum cp_tf_refusal *why)
 {
-	int pfd = find_file(w, want, st, why), fd;
+	int pfd = find_file(w, want, st, why);
 
-	if (pfd < 0) {
+	if (pfd < 0)
 		cp_tf_count(*why);
-		return pfd;
-	}
-	fd = reopen(pfd, st);
-	close(pfd);
+	return pfd;
+}
+
+int cp_tf_reopen(int pfd, const struct cp_tf_stat *st, enum cp_tf_refusal *why)
+{
+	int fd = reopen(pfd, st);
+
+	*why = CP_TF_OK;
 	if (fd < 0) {
 		*why = fd == -ESTALE ? CP_TF_REPLACED : cp_tf_errno_refusal(-fd);
 		cp_tf_count(*why);
 	}
+	return fd;
+}
+
+int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
+	       enum cp_tf_refusal *why)
+{
+	int pfd = cp_tf_find(w, want, st, why), fd;
+
+	if (pfd < 0)
+		return pfd;
+	fd = cp_tf_reopen(pfd, st, why);
+	close(pfd);
 	return fd;
 }
 

@@ -135,6 +135,19 @@ int cp_tf_open(const struct cp_tf_where *w, const struct cp_tf_want *want, struc
 	       enum cp_tf_refusal *why);
 
 /*
+ * cp_tf_open() in two steps, for a reader whose cache may hold the file
+ * already: cp_tf_find() gives an O_PATH descriptor on @w's file when it is
+ * what @want says, opening nothing for reading (fstat() of it, as
+ * cp_tf_key() does, says what content it holds); cp_tf_reopen() gives a
+ * descriptor for reading on the file @pfd found, when it is still @st's
+ * (device and inode). Each returns the descriptor or a negative errno with
+ * the reason in @why (counted); cp_tf_open() is the two in a row.
+ */
+int cp_tf_find(const struct cp_tf_where *w, const struct cp_tf_want *want, struct cp_tf_stat *st,
+	       enum cp_tf_refusal *why);
+int cp_tf_reopen(int pfd, const struct cp_tf_stat *st, enum cp_tf_refusal *why);
+
+/*
  * Whether cp_tf_open() would accept @w's file now, opening nothing for
  * reading. Not counted: the open that follows (or the caller's fallback)
  * counts a refusal once.

@@ -360,14 +360,19 @@ static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *wan
 	enum cp_tf_refusal why;
 	struct cp_copy_key key;
 	struct cp_tf_stat st;
-	int fd = cp_tf_open(w, want, &st, &why), mfd, err;
+	int pfd = cp_tf_find(w, want, &st, &why), fd, mfd, err;
 
-	if (fd < 0)
-		return why == CP_TF_GONE ? -ENOENT : fd;
-	if (!cp_tf_key(fd, &key) && read_again(&key, out, &err)) {
-		close(fd);
+	if (pfd < 0)
+		return why == CP_TF_GONE ? -ENOENT : pfd;
+	/* read before: not opened for reading at all (every process of a build maps libc) */
+	if (!cp_tf_key(pfd, &key) && read_again(&key, out, &err)) {
+		close(pfd);
 		return err;
 	}
+	fd = cp_tf_reopen(pfd, &st, &why);
+	close(pfd);
+	if (fd < 0)
+		return fd;
 	mfd = cp_tf_copy_keyed(fd, st.size, false, &key, &why);
 	close(fd);
 	if (mfd < 0)

@@ -476,28 +476,52 @@ static void trim(struct cp_elf_cache *c)
 	}
 }
 
+static __u64 mtime_ns(const struct stat *st)
+{
+	return (__u64)st->st_mtim.tv_sec * 1000000000ull + (__u64)st->st_mtim.tv_nsec;
+}
+
+/* The entry of the content fstat() gave in @st, referenced, or NULL. */
+static struct cp_elf_syms *cache_lookup(struct cp_elf_cache *c, const struct stat *st)
+{
+	__u64 mtime = mtime_ns(st);
+
+	for (size_t i = 0; i < c->nr; i++) {
+		struct cp_elf_syms *e = c->files[i];
+
+		if (e->dev == st->st_dev && e->ino == st->st_ino && e->mtime_ns == mtime &&
+		    e->file_size == (__u64)st->st_size) {
+			e->refs++;
+			e->last_use = ++c->tick;
+			c->st.hits++;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+int cp_elf_cache__find(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	*out = cache_lookup(c, &st);
+	return *out ? 0 : -ENOENT;
+}
+
 int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out)
 {
 	struct cp_elf_syms *e;
 	struct stat st;
-	__u64 mtime;
 	int err;
 
 	*out = NULL;
 	if (fstat(fd, &st))
 		return -errno;
-	mtime = (__u64)st.st_mtim.tv_sec * 1000000000ull + (__u64)st.st_mtim.tv_nsec;
-	for (size_t i = 0; i < c->nr; i++) {
-		e = c->files[i];
-		if (e->dev == st.st_dev && e->ino == st.st_ino && e->mtime_ns == mtime &&
-		    e->file_size == (__u64)st.st_size) {
-			e->refs++;
-			e->last_use = ++c->tick;
-			c->st.hits++;
-			*out = e;
-			return 0;
-		}
-	}
+	*out = cache_lookup(c, &st);
+	if (*out)
+		return 0;
 	if (c->nr == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
 		struct cp_elf_syms **f = realloc(c->files, cap * sizeof(*f));
@@ -517,7 +541,7 @@ int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms *
 		c->st.not_elf++;
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
-	e->mtime_ns = mtime;
+	e->mtime_ns = mtime_ns(&st);
 	e->file_size = (__u64)st.st_size;
 	e->refs = 1;
 	e->last_use = ++c->tick;

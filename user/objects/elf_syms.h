@@ -97,6 +97,12 @@ void cp_elf_cache__free(struct cp_elf_cache *c);
  * thread-safe: one cache per consuming thread.
  */
 int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out);
+/*
+ * cp_elf_cache__get() that reads nothing: the cached symbols of what @fd
+ * holds (any descriptor fstat() answers, an O_PATH one from cp_tf_find()
+ * too), referenced, or -ENOENT when they are not cached.
+ */
+int cp_elf_cache__find(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out);
 void cp_elf_cache__put(struct cp_elf_cache *c, const struct cp_elf_syms *e);
 
 void cp_elf_cache__stats(const struct cp_elf_cache *c, struct cp_elf_cache_stats *out);

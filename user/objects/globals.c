@@ -68,13 +68,16 @@ __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr)
 }
 
 /*
- * Opens the file behind mapping @m as target_file.h opens what a target
- * names (map_files, else its root; the very file mapped, never a FIFO or a
- * symlink out of its root), or where --path-map moved it: a copy has an
- * inode of its own, and the replay checks its build-id instead.
+ * The symbols of the file behind mapping @m, found as target_file.h finds
+ * what a target names (map_files, else its root; the very file mapped,
+ * never a FIFO or a symlink out of its root), or where --path-map moved
+ * it: a copy has an inode of its own, and the replay checks its build-id
+ * instead. A file the cache holds is not opened for reading: every process
+ * of a build maps the same libraries. -ENOENT when it cannot be found.
  */
-static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
-		       const struct cp_path_map *map)
+static int module_syms(struct cp_elf_cache *cache, const char *proc_root, pid_t pid,
+		       const struct cp_map *m, const struct cp_path_map *map,
+		       const struct cp_elf_syms **elf)
 {
 	char path[PATH_MAX];
 	const char *at = cp_path_map_apply(map, m->path, path, sizeof(path));
@@ -82,6 +85,7 @@ static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
 	struct cp_tf_want want;
 	enum cp_tf_refusal why;
 	struct cp_tf_stat st;
+	int pfd, fd, err;
 
 	if (!at)
 		return -ENOENT;
@@ -90,7 +94,18 @@ static int open_module(const char *proc_root, pid_t pid, const struct cp_map *m,
 		w = (struct cp_tf_where){ .path = at };
 		want = (struct cp_tf_want){ .follow = true };
 	}
-	return cp_tf_open(&w, &want, &st, &why);
+	pfd = cp_tf_find(&w, &want, &st, &why);
+	if (pfd < 0)
+		return -ENOENT;
+	err = cp_elf_cache__find(cache, pfd, elf);
+	if (err == -ENOENT) {
+		fd = cp_tf_reopen(pfd, &st, &why);
+		err = fd < 0 ? -ENOENT : cp_elf_cache__get(cache, fd, elf);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(pfd);
+	return err;
 }
 
 static int by_start(const void *a, const void *b)
@@ -125,7 +140,7 @@ static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t
 	struct cp_module *mod;
 	size_t ng = 0;
 	__u64 bias;
-	int fd, err;
+	int err;
 
 	for (size_t j = first; j < maps->nr; j++) {
 		const struct cp_map *o = &maps->maps[j];
@@ -136,11 +151,8 @@ static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t
 			done[j] = true;
 		}
 	}
-	fd = open_module(proc_root, pid, m, map);
-	if (fd < 0)
-		return 0;	/* gone or unreadable: its addresses classify as a mapping */
-	err = cp_elf_cache__get(g->cache, fd, &elf);
-	close(fd);
+	/* gone or unreadable: its addresses classify as a mapping */
+	err = module_syms(g->cache, proc_root, pid, m, map, &elf);
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	if (!elf->is_elf || !elf->nr_segs ||

@@ -869,6 +869,32 @@ static void test_all_counts_every_process(void **state)
 }
 
 /*
+ * -a: a process of the system libc is covered by the system-wide probes
+ * (probing it again would deliver its allocations twice); one with an
+ * allocator of its own (jemalloc) gets probes of its own, and a second
+ * attach finds them.
+ */
+static void test_all_covers_system_libc(void **state)
+{
+	struct child libc, own;
+	struct run r;
+
+	(void)state;
+	REQUIRE_ROOT();
+	spawn(&libc, workload("alloc_sites"), "sites", NULL, NULL);
+	spawn(&own, workload("cxx_sites_jemalloc"), "sites", NULL, NULL);
+	start_run_with(&r, -1, 0, false);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, libc.pid), -EEXIST);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid), 0);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid), -EEXIST);
+	end_run(&r);
+	kill(libc.pid, SIGKILL);
+	kill(own.pid, SIGKILL);
+	reap(&libc);
+	reap(&own);
+}
+
+/*
  * An allocation storm nobody reads (-a beside shell loops that call malloc
  * ~135,000 times a second) stops at its share of the ring, three quarters
  * (CP_RINGBUF_FILL_ALLOC): the samples still get the rest, but for the
@@ -987,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_guard_backs_off),
 		cmocka_unit_test(test_guard_off),
 		cmocka_unit_test(test_all_counts_every_process),
+		cmocka_unit_test(test_all_covers_system_libc),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),
 	};
 

@@ -76,6 +76,8 @@ struct target {
 	__u64 exit_traps;  /* its share of the exit points' traps so far */
 	__u64 tick_calls;  /* calls taken at the current tick */
 	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
+	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
+	ino_t file_ino;
 };
 
 struct cp_alloc_probes {
@@ -844,10 +846,18 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
 static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 {
 	int fd = cp_allocator_open(t->alloc), err;
+	struct stat st;
 	char path[32];
 
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	t->file_dev = st.st_dev;
+	t->file_ino = st.st_ino;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	err = attach_fd(ap, t, path);
 	close(fd);
@@ -857,21 +867,19 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 /*
  * -a: true when the system-wide probes (pid -1) are on @alloc's file
  * already. Probing it again for one process would deliver its allocations
- * twice and pile up links, one set per exec'd process.
+ * twice and pile up links, one set per exec'd process. Their file is the
+ * one they were attached to: a libc replaced since (a package upgrade) is
+ * another file, which new processes map and those probes never see. Only
+ * @alloc's file is found, and opened for nothing: every process -a sees
+ * comes here.
  */
 static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
 {
 	const struct target *all = find_target(ap, -1, NULL);
-	int fa = all ? cp_allocator_open(all->alloc) : -1, fb = all ? cp_allocator_open(alloc) : -1;
-	struct stat a, b;
-	bool same = fa >= 0 && fb >= 0 && !fstat(fa, &a) && !fstat(fb, &b) &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	struct stat st;
 
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	return same;
+	return all && !cp_allocator_stat(alloc, &st) && st.st_dev == all->file_dev &&
+	       st.st_ino == all->file_ino;
 }
 
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)

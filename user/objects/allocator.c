@@ -410,6 +410,24 @@ int cp_allocator_open(const struct cp_allocator *a)
 	return cp_tf_open(&w, &want, &st, &why);
 }
 
+int cp_allocator_stat(const struct cp_allocator *a, struct stat *out)
+{
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	struct cp_tf_stat st;
+	int pfd, err = 0;
+
+	alloc_where(a, &w, &want);
+	pfd = cp_tf_find(&w, &want, &st, &why);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, out))
+		err = -errno;
+	close(pfd);
+	return err;
+}
+
 int cp_allocator_open_copy(const struct cp_allocator *a)
 {
 	struct cp_tf_where w;

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -133,6 +134,13 @@ ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t le
  * and code is read from. Returns the descriptor or a negative errno.
  */
 int cp_allocator_open(const struct cp_allocator *a);
+
+/*
+ * What fstat() says of @a's file, found as cp_allocator_open() finds it
+ * but opened for nothing (cp_tf_find()): where only its device and inode
+ * are asked. 0 or a negative errno.
+ */
+int cp_allocator_stat(const struct cp_allocator *a, struct stat *st);
 
 /*
  * A sealed copy of @a's file (objects/target_file.h), safe to map and parse:

@@ -20,10 +20,15 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include "lib/workload_pipe.h"
 
 #include "live/drain.h"
 #include "live/session.h"
+#include "machine/sysinfo.h"
+#include "cacheperf.skel.h"
 #include "cli/run_cfg.h"
 
 #define NR_PAGES	32
@@ -95,6 +100,36 @@ static __u64 runtime_addr(pid_t pid, const char *path, const char *sym)
 	return base + off;
 }
 
+/* The kernel's flags of the map @m of @s: its own answer, not libbpf's copy. */
+static __u32 map_flags(const struct bpf_map *m)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len), 0);
+	return info.map_flags;
+}
+
+/*
+ * Where the kernel allows it (6.1), the maps whose entries come once per
+ * object or distinct stack allocate them then: preallocated, they cost
+ * ~0.1 s of the start-up. The maps written on every event stay
+ * preallocated: an allocation per sample would be the hot path's.
+ */
+static void check_alloc_at_run(struct cp_session *s)
+{
+	__u32 at_run = cp_sysinfo_bpf_runtime_alloc() == 1 ? BPF_F_NO_PREALLOC : 0;
+
+	assert_int_equal(map_flags(s->skel->maps.sample_stacks) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.stack_kinds) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.alloc_stacks) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.alloc_stacks_odd) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.live_objects) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.stack_counts) & BPF_F_NO_PREALLOC, 0);
+	assert_int_equal(map_flags(s->skel->maps.ip_counts) & BPF_F_NO_PREALLOC, 0);
+}
+
 static void test_faults_source_on_workload(void **state)
 {
 	struct seen sn = { 0 };
@@ -133,6 +168,7 @@ static void test_faults_source_on_workload(void **state)
 	cfg.nr_pids = 1;
 	assert_int_equal(cp_session__open(&cfg, &s, err, sizeof(err)), 0);
 	assert_false(s->scope.per_cpu);
+	check_alloc_at_run(s);
 	assert_int_equal(cp_session__attach(s, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(s->nr_events, 1);	/* the main thread; workers inherit */
 	d = cp_drain__new(s->skel, &ops);

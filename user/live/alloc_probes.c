@@ -216,14 +216,6 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 									       : CP_USTACK_BYTES;
 	skel->rodata->targ_alloc_count = !p->no_count;
 	skel->rodata->targ_alloc_empty = p->empty;
-	/* allocated as objects come: creating it preallocated took 0.15 s of the start */
-	if (cp_sysinfo_bpf_runtime_alloc() == 1) {
-		err = bpf_map__set_map_flags(skel->maps.live_objects,
-					     bpf_map__map_flags(skel->maps.live_objects) |
-						     BPF_F_NO_PREALLOC);
-		if (err)
-			return err;
-	}
 	if (p->max_live) {
 		err = bpf_map__set_max_entries(skel->maps.live_objects, p->max_live);
 		if (err)

@@ -143,7 +143,7 @@ static double run_once(const char *path, char *const args[2], struct bench *b, d
 		key = pid;
 		bpf_map__update_elem(b->skel->maps.targ_tgids, &key, sizeof(key), &one,
 				     sizeof(one), BPF_ANY);
-		if (cp_alloc_probes__attach_pid(b->ap, pid)) {
+		if (cp_alloc_probes__attach_pid(b->ap, pid, false)) {
 			fprintf(stderr, "cannot attach to %d\n", (int)pid);
 			goto cleanup;
 		}

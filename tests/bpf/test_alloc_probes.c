@@ -283,8 +283,8 @@ static void start_run_with(struct run *r, pid_t pid, __u64 max_rate, bool sample
 		assert_int_equal(cp_alloc_probes__attach_all(r->ap), 0);
 		return;
 	}
-	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), 0);
-	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid), -EEXIST);
+	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid, false), 0);
+	assert_int_equal(cp_alloc_probes__attach_pid(r->ap, pid, false), -EEXIST);
 }
 
 static void start_run(struct run *r, pid_t pid, __u64 max_rate)
@@ -425,7 +425,7 @@ static void check_sites(const struct sites_case *k)
 
 	spawn(&c, path, "sites", NULL, k->env);
 	assert_non_null(alloc);
-	assert_int_equal(cp_allocator__find(NULL, c.pid, alloc), 0);
+	assert_int_equal(cp_allocator__find(NULL, c.pid, false, alloc), 0);
 	if (alloc->kind != k->kind)
 		fail_msg("%s: allocator %s (%s), expected %s", name,
 			 cp_allocator_kind_name(alloc->kind), alloc->path,
@@ -884,9 +884,9 @@ static void test_all_covers_system_libc(void **state)
 	spawn(&libc, workload("alloc_sites"), "sites", NULL, NULL);
 	spawn(&own, workload("cxx_sites_jemalloc"), "sites", NULL, NULL);
 	start_run_with(&r, -1, 0, false);
-	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, libc.pid), -EEXIST);
-	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid), 0);
-	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid), -EEXIST);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, libc.pid, false), -EEXIST);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid, false), 0);
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, own.pid, false), -EEXIST);
 	end_run(&r);
 	kill(libc.pid, SIGKILL);
 	kill(own.pid, SIGKILL);

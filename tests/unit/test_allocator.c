@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "objects/allocator.h"
@@ -132,7 +135,7 @@ static void test_cxx_only_in_replacements(void **state)
 	struct cp_allocator a;
 
 	(void)state;
-	assert_int_equal(cp_allocator__find(NULL, getpid(), &a), 0);
+	assert_int_equal(cp_allocator__find(NULL, getpid(), false, &a), 0);
 	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
 		assert_false(a.fns[f].found);
 	if (access(tc, R_OK))
@@ -154,13 +157,13 @@ static void test_find_self(void **state)
 	struct cp_allocator a;
 
 	(void)state;
-	assert_int_equal(cp_allocator__find(NULL, getpid(), &a), 0);
+	assert_int_equal(cp_allocator__find(NULL, getpid(), false, &a), 0);
 	assert_int_equal(a.kind, CP_ALLOCATOR_LIBC);
 	assert_non_null(strstr(a.path, "libc.so"));
 	assert_true(a.fns[CP_FN_MALLOC].found && a.fns[CP_FN_FREE].found);
 	assert_true(a.fns[CP_FN_MALLOC].file_off != a.fns[CP_FN_FREE].file_off);
 	assert_true(a.fns[CP_FN_MALLOC].size > 0);
-	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, &a) < 0, 1);
+	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, false, &a) < 0, 1);
 }
 
 /* Which allocator a process's maps show, without opening a file. */
@@ -209,6 +212,80 @@ static void test_of_maps(void **state)
 	}
 }
 
+/* Right after exec: only the executable and the loader; the allocator is not known yet. */
+static void test_loading(void **state)
+{
+	static const struct {
+		const char *maps;
+		bool loading;
+	} cases[] = {
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/cc1\n"
+		  "7f0000000000-7f0000020000 r-xp 00001000 fe:00 2 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+		  "7fff00000000-7fff00002000 r-xp 00000000 00:00 0 [vdso]\n",
+		  true },
+		/* a library mapped: the loader is at work or done, the allocator can be told */
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/cc1\n"
+		  "7f0000000000-7f0000100000 r-xp 00026000 fe:00 3 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+		  "7f1000000000-7f1000020000 r-xp 00001000 fe:00 2 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n",
+		  false },
+		/* a library's data only, not its code yet: still loading */
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/cc1\n"
+		  "7f0000000000-7f0000026000 r--p 00000000 fe:00 3 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+		  "7f1000000000-7f1000020000 r-xp 00001000 fe:00 2 /lib/ld-musl-x86_64.so.1\n",
+		  true },
+		/* static: no loader, the executable is all there is */
+		{ "400000-500000 r-xp 00001000 fe:00 1 /usr/local/bin/static-server\n", false },
+	};
+	const char *exe = "/usr/bin/cc1";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_maps *m;
+
+		assert_int_equal(cp_maps__parse(cases[i].maps, strlen(cases[i].maps), &m), 0);
+		if (cp_allocator_loading(m, i == 3 ? "/usr/local/bin/static-server" : exe) !=
+		    cases[i].loading)
+			fail_msg("case %zu: loading %d", i, !cases[i].loading);
+		cp_maps__free(m);
+	}
+}
+
+/*
+ * A process stopped at its exec, before its loader ran (ptrace): an early
+ * find answers -EAGAIN, opening nothing; a last one reads the executable
+ * and finds no malloc there (-ENOENT), as before. Once it runs to its
+ * libraries, both find libc.
+ */
+static void test_find_while_loading(void **state)
+{
+	struct cp_allocator a;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP);
+	assert_int_equal(cp_allocator__find(NULL, pid, true, &a), -EAGAIN);
+	assert_int_equal(cp_allocator__find(NULL, pid, false, &a), -ENOENT);
+	/* on to its first system call after the loader: nanosleep, libc mapped by then */
+	for (int i = 0; i < 400 && cp_allocator__find(NULL, pid, true, &a) == -EAGAIN; i++) {
+		assert_int_equal(ptrace(PTRACE_SYSCALL, pid, NULL, NULL), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSTOPPED(status));
+	}
+	assert_int_equal(cp_allocator__find(NULL, pid, true, &a), 0);
+	assert_non_null(strstr(a.path, "libc.so"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
 static void test_not_elf(void **state)
 {
 	struct cp_allocator a;
@@ -233,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_cxx_only_in_replacements),
 		cmocka_unit_test(test_find_self),
 		cmocka_unit_test(test_of_maps),
+		cmocka_unit_test(test_loading),
+		cmocka_unit_test(test_find_while_loading),
 		cmocka_unit_test(test_not_elf),
 	};
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -861,20 +862,20 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
  * already. Probing it again for one process would deliver its allocations
  * twice and pile up links, one set per exec'd process. Their file is the
  * one they were attached to: a libc replaced since (a package upgrade) is
- * another file, which new processes map and those probes never see. Only
- * @alloc's file is found, and opened for nothing: every process -a sees
- * comes here.
+ * another file, which new processes map and those probes never see. No
+ * file is opened here: every process -a sees comes here, and the device
+ * and inode @alloc holds are its mapping's, which cp_allocator__find()
+ * has just checked against the file it read through that mapping.
  */
 static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
 {
 	const struct target *all = find_target(ap, -1, NULL);
-	struct stat st;
 
-	return all && !cp_allocator_stat(alloc, &st) && st.st_dev == all->file_dev &&
-	       st.st_ino == all->file_ino;
+	return all && alloc->inode && makedev(alloc->dev_major, alloc->dev_minor) == all->file_dev &&
+	       alloc->inode == all->file_ino;
 }
 
-static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path)
+static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path, bool early)
 {
 	struct target *t;
 	int err;
@@ -896,7 +897,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	if (libc_path)
 		err = cp_allocator__from_file(libc_path, t->alloc);
 	else
-		err = cp_allocator__find(NULL, pid, t->alloc);
+		err = cp_allocator__find(NULL, pid, early, t->alloc);
 	if (err == -ENOENT && !libc_path && kill(pid, 0) && errno == ESRCH)
 		err = -ESRCH;
 	if (!err && pid > 0 && covered_by_all(ap, t->alloc))
@@ -933,10 +934,10 @@ fail:
  * exec'd: the dynamic loader has not mapped its libraries yet, or the
  * files of the image it left are still being read).
  */
-static int allocator_changed(const struct target *t, pid_t pid)
+static int allocator_changed(const struct target *t, pid_t pid, bool early)
 {
 	struct cp_allocator *now = calloc(1, sizeof(*now));
-	int err = now ? cp_allocator__find(NULL, pid, now) : -ENOMEM;
+	int err = now ? cp_allocator__find(NULL, pid, early, now) : -ENOMEM;
 	int changed = err ? err
 			  : now->inode != t->alloc->inode ||
 				      now->dev_major != t->alloc->dev_major ||
@@ -947,7 +948,7 @@ static int allocator_changed(const struct target *t, pid_t pid)
 	return changed;
 }
 
-int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
+int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool early)
 {
 	struct target *t;
 	int err;
@@ -955,7 +956,7 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	if (pid <= 0)
 		return -EINVAL;
 	t = find_target(ap, pid, NULL);
-	err = t ? allocator_changed(t, pid) : 0;
+	err = t ? allocator_changed(t, pid, early) : 0;
 	if (err < 0 && err != -ENOMEM)
 		return -EAGAIN;
 	if (err > 0) {
@@ -966,7 +967,7 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid)
 				(int)pid);
 		cp_alloc_probes__detach_pid(ap, pid);
 	}
-	err = add_target(ap, pid, NULL);
+	err = add_target(ap, pid, NULL, early);
 	t = err ? NULL : find_target(ap, pid, NULL);
 	if (ap->opts.log && t)
 		fprintf(ap->opts.log, "alloc probes: pid %d: probed in its own %s (%s)\n", (int)pid,
@@ -988,9 +989,9 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
 	if (!self)
 		return -ENOMEM;
 	/* our own libc is the system one */
-	err = cp_allocator__find(NULL, getpid(), self);
+	err = cp_allocator__find(NULL, getpid(), false, self);
 	if (!err)
-		err = add_target(ap, -1, self->path);
+		err = add_target(ap, -1, self->path, false);
 	free(self);
 	return err;
 }

@@ -10,7 +10,7 @@
  *   cp_alloc_probes_prepare(skel, &prep)    before cacheperf__load()
  *   cacheperf__load()
  *   ap = cp_alloc_probes__new(skel, &opts)   attaches the syscall tracepoints
- *   cp_alloc_probes__attach_pid(ap, pid)     per target (-p, --), or
+ *   cp_alloc_probes__attach_pid(ap, pid, early) per target (-p, --), or
  *   cp_alloc_probes__attach_all(ap)          -a: the system libc, every process
  *   drain record callback: CP_REC_OBJECT -> cp_alloc_event_apply() (alloc_events.h)
  *   cp_alloc_probes__tick(ap, now_ns)        every interval (guard)
@@ -95,9 +95,11 @@ size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd);
 /*
  * Finds @pid's allocator and attaches its probes for @pid only. Returns 0,
  * -EEXIST if already attached, -ENOENT when no allocator is found (nothing
- * mapped defines malloc), -ESRCH if the process is gone, another -errno.
+ * mapped defines malloc), -ESRCH if the process is gone, -EAGAIN when
+ * @early (the caller asks again: a process just exec'd) and its loader is
+ * still mapping its libraries, another -errno.
  */
-int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid);
+int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool early);
 
 /* -a: probes the system libc for every process. Returns 0 or a negative errno. */
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);

@@ -200,7 +200,7 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target, bool last)
 	if (!s->alloc)
 		return 0;
 	cp_libbpf_log_hold(true);
-	ret = cp_alloc_probes__attach_pid(s->alloc, pid);
+	ret = cp_alloc_probes__attach_pid(s->alloc, pid, !target && !last);
 	cp_libbpf_log_hold(false);
 	/* -EAGAIN: exec'd, its libraries not mapped yet: the caller asks again */
 	if (!ret || ret == -EEXIST || ret == -EAGAIN)

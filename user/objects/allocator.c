@@ -146,6 +146,31 @@ static bool is_libc(const char *path)
 	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
 }
 
+/* A dynamic loader's file name: ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ld.so. */
+static bool is_loader(const char *path)
+{
+	const char *base = cp_base_name(path);
+
+	return (!strncmp(base, "ld-", 3) || !strncmp(base, "ld.", 3)) && strstr(base, ".so");
+}
+
+bool cp_allocator_loading(const struct cp_maps *m, const char *exe)
+{
+	bool loader = false;
+
+	for (size_t i = 0; i < m->nr; i++) {
+		const struct cp_map *mp = &m->maps[i];
+
+		if (mp->kind != CP_MAP_FILE || !(mp->prot & CP_MAP_EXEC) ||
+		    (exe && !strcmp(mp->path, exe)))
+			continue;
+		if (!is_loader(mp->path))
+			return false;
+		loader = true;
+	}
+	return loader;
+}
+
 enum cp_allocator_kind cp_allocator_of_maps(const struct cp_maps *m, bool *glibc)
 {
 	bool libc = false;
@@ -410,24 +435,6 @@ int cp_allocator_open(const struct cp_allocator *a)
 	return cp_tf_open(&w, &want, &st, &why);
 }
 
-int cp_allocator_stat(const struct cp_allocator *a, struct stat *out)
-{
-	struct cp_tf_where w;
-	struct cp_tf_want want;
-	enum cp_tf_refusal why;
-	struct cp_tf_stat st;
-	int pfd, err = 0;
-
-	alloc_where(a, &w, &want);
-	pfd = cp_tf_find(&w, &want, &st, &why);
-	if (pfd < 0)
-		return pfd;
-	if (fstat(pfd, out))
-		err = -errno;
-	close(pfd);
-	return err;
-}
-
 int cp_allocator_open_copy(const struct cp_allocator *a)
 {
 	struct cp_tf_where w;
@@ -501,7 +508,7 @@ static void set_file(struct cp_allocator *a, const char *proc_root, pid_t pid,
 	a->dev_minor = mp->dev_minor;
 }
 
-int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *out)
+int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_allocator *out)
 {
 	const struct cp_map *files[CP_MAX_ALLOC_FILES];
 	struct cp_alloc_candidate *c = NULL;
@@ -523,6 +530,11 @@ int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *ou
 	snprintf(link, sizeof(link), "%s/%d/exe", proc_root, (int)pid);
 	len = readlink(link, exe, sizeof(exe) - 1);
 	exe[len > 0 ? len : 0] = '\0';
+	/* the executable's symbols would be read for nothing: asked again */
+	if (early && cp_allocator_loading(m, len > 0 ? exe : NULL)) {
+		err = -EAGAIN;
+		goto cleanup;
+	}
 	c = calloc(CP_MAX_ALLOC_FILES, sizeof(*c));
 	tmp = malloc(sizeof(*tmp));
 	kept = malloc(CP_MAX_READ_FILES * sizeof(*kept));

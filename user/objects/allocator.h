@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -107,11 +106,21 @@ struct cp_alloc_candidate {
 int cp_allocator_pick(const struct cp_alloc_candidate *c, size_t n);
 
 /*
- * Finds @pid's allocator. @proc_root NULL means "/proc". Returns 0, -ENOENT
- * when no mapped file defines malloc, or another negative errno (the process
- * is gone, no access).
+ * Whether @m, the maps of a process whose executable is @exe, show the
+ * dynamic loader still mapping its libraries: a loader (ld-*.so*) mapped
+ * and no other executable file but @exe. Right after exec every dynamic
+ * program is so, and its allocator cannot be told yet. Pure.
  */
-int cp_allocator__find(const char *proc_root, pid_t pid, struct cp_allocator *out);
+bool cp_allocator_loading(const struct cp_maps *m, const char *exe);
+
+/*
+ * Finds @pid's allocator. @proc_root NULL means "/proc". Returns 0, -ENOENT
+ * when no mapped file defines malloc, -EAGAIN without opening any file when
+ * @early and the loader is still mapping (cp_allocator_loading(): the
+ * caller asks again), or another negative errno (the process is gone, no
+ * access).
+ */
+int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_allocator *out);
 
 /*
  * Reads the probed functions of the ELF file at @path (no process needed:
@@ -134,13 +143,6 @@ ssize_t cp_allocator_read_code(const char *path, __u64 off, void *buf, size_t le
  * and code is read from. Returns the descriptor or a negative errno.
  */
 int cp_allocator_open(const struct cp_allocator *a);
-
-/*
- * What fstat() says of @a's file, found as cp_allocator_open() finds it
- * but opened for nothing (cp_tf_find()): where only its device and inode
- * are asked. 0 or a negative errno.
- */
-int cp_allocator_stat(const struct cp_allocator *a, struct stat *st);
 
 /*
  * A sealed copy of @a's file (objects/target_file.h), safe to map and parse:

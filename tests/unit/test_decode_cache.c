@@ -4,7 +4,9 @@
  * replacement; and a real read of this test's own labelled instruction
  * through /proc/self (no root needed for one's own memory).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -229,6 +231,64 @@ static void test_decodes_own_text_once(void **state)
 	(void)labelled_load;
 }
 
+/* Descriptors this process has open now. */
+static int open_fds(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n - 1; /* the directory's own */
+}
+
+/*
+ * The code of this test's own file, read through its mapping: the bytes
+ * are the file's at the mapping's offset (read here with plain pread), the
+ * file is opened once for every read after the first (one descriptor
+ * held), and freeing the cache closes it. Without a cache each read opens
+ * and closes it.
+ */
+static void test_code_file_held(void **state)
+{
+	__u64 ip = (__u64)(uintptr_t)cp_test_decode_insn;
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	struct cp_maps *maps = NULL;
+	const struct cp_map *m;
+	__u8 got[16], want[16];
+	int fd, before;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(cp_maps__read(NULL, getpid(), &maps), 0);
+	m = cp_maps__find(maps, ip);
+	assert_non_null(m);
+	assert_int_equal(m->kind, CP_MAP_FILE);
+	fd = open("/proc/self/exe", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, want, sizeof(want), (off_t)(m->offset + (ip - m->start))),
+			 sizeof(want));
+	close(fd);
+
+	before = open_fds();
+	assert_int_equal(cp_insn_read(NULL, getpid(), m, ip, got, sizeof(got)), sizeof(got));
+	assert_memory_equal(got, want, sizeof(want));
+	assert_int_equal(open_fds(), before);
+	for (int i = 0; i < 3; i++) {
+		memset(got, 0, sizeof(got));
+		assert_int_equal(cp_insn_read(c, getpid(), m, ip + (__u64)i, got, sizeof(got) - 3),
+				 sizeof(got) - 3);
+		assert_memory_equal(got, want + i, sizeof(got) - 3);
+		assert_int_equal(open_fds(), before + 1);
+	}
+	cp_decode_cache__free(c);
+	assert_int_equal(open_fds(), before);
+	cp_maps__free(maps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_forget_pid),
 		cmocka_unit_test(test_charge_kept_with_operand),
 		cmocka_unit_test(test_decodes_own_text_once),
+		cmocka_unit_test(test_code_file_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

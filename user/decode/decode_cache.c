@@ -19,11 +19,20 @@ struct cp_decode_entry {
 	__u64 used;		/* clock of the last use; 0: empty */
 };
 
+/* A code file held open for its bytes: the file a mapping names, by device and inode. */
+struct code_file {
+	__u64 dev, ino;
+	int fd;
+	__u64 used;		/* clock of the last read; 0: empty */
+};
+
 struct cp_decode_cache {
 	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
 	size_t nr_sets;			/* a power of two */
 	__u64 clock;
 	size_t nr_by_pid;		/* entries keyed by a pid (code of no file) */
+	struct code_file files[CP_CODE_FILES];
+	__u64 files_clock;
 	struct cp_decode_cache_stats stats;
 };
 
@@ -51,6 +60,9 @@ void cp_decode_cache__free(struct cp_decode_cache *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < CP_CODE_FILES; i++)
+		if (c->files[i].used)
+			close(c->files[i].fd);
 	free(c->e);
 	free(c);
 }
@@ -171,31 +183,80 @@ static int read_at(const char *path, __u64 off, __u8 *buf, size_t len)
 	return n == 0 ? -EIO : (int)n;
 }
 
-/*
- * Reads from the file @map holds, opened as target_file.h opens what a
- * target names: a device mapped executable is never opened, and pread
- * gives a short read, not SIGBUS, when the target truncates the file.
- */
-static int read_mapped(pid_t pid, const struct cp_map *map, __u64 off, __u8 *buf, size_t len)
+/* @map's file, opened as target_file.h opens what a target names: a descriptor, or -errno. */
+static int open_mapped(pid_t pid, const struct cp_map *map)
 {
 	struct cp_tf_where w;
 	struct cp_tf_want want;
 	enum cp_tf_refusal why;
 	struct cp_tf_stat st;
-	ssize_t n;
-	int fd;
 
 	cp_map_target_file(map, NULL, pid, &w, &want);
-	fd = cp_tf_open(&w, &want, &st, &why);
+	return cp_tf_open(&w, &want, &st, &why);
+}
+
+/*
+ * @map's file from @c's held ones, or opened and held in the place of the
+ * least recently read (*@held), or, with no @c or no inode to know it by,
+ * opened for this read only. The opening, two path walks through /proc,
+ * was most of a new instruction's cost: a program's functions are read one
+ * by one, and a build's compilers each map the same files. What is held is
+ * the inode the checks accepted: a file rewritten in place is read as it
+ * is now, as a new opening would; one replaced has another inode.
+ */
+static int code_fd(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map, bool *held)
+{
+	__u64 dev = (__u64)map->dev_major << 32 | map->dev_minor;
+	struct code_file *f, *lru;
+	int fd;
+
+	*held = false;
+	if (!c || !map->inode)
+		return open_mapped(pid, map);
+	lru = &c->files[0];
+	for (f = c->files; f < c->files + CP_CODE_FILES; f++) {
+		if (f->used && f->dev == dev && f->ino == map->inode) {
+			f->used = ++c->files_clock;
+			*held = true;
+			return f->fd;
+		}
+		if (f->used < lru->used)
+			lru = f;
+	}
+	fd = open_mapped(pid, map);
+	if (fd < 0)
+		return fd;
+	if (lru->used)
+		close(lru->fd);
+	*lru = (struct code_file){.dev = dev, .ino = map->inode, .fd = fd,
+				  .used = ++c->files_clock};
+	*held = true;
+	return fd;
+}
+
+/*
+ * Reads from the file @map holds (code_fd()): a device mapped executable
+ * is never opened, and pread gives a short read, not SIGBUS, when the
+ * target truncates the file.
+ */
+static int read_mapped(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map, __u64 off,
+		       __u8 *buf, size_t len)
+{
+	bool held;
+	ssize_t n;
+	int fd = code_fd(c, pid, map, &held);
+
 	if (fd < 0)
 		return fd;
 	n = pread(fd, buf, len, (off_t)off);
 	n = n < 0 ? -errno : n == 0 ? -EIO : n;
-	close(fd);
+	if (!held)
+		close(fd);
 	return (int)n;
 }
 
-int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_t cap)
+int cp_insn_read(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map, __u64 ip,
+		 __u8 *buf, size_t cap)
 {
 	char path[96];
 	size_t len;
@@ -205,7 +266,7 @@ int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_
 		return -EINVAL;
 	len = map->end - ip < cap ? (size_t)(map->end - ip) : cap;
 	if (map->kind == CP_MAP_FILE) {
-		n = read_mapped(pid, map, map->offset + (ip - map->start), buf, len);
+		n = read_mapped(c, pid, map, map->offset + (ip - map->start), buf, len);
 		if (n > 0)
 			return n;
 	}
@@ -230,7 +291,7 @@ int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_m
 		*out = *hit;
 		return 0;
 	}
-	n = cp_insn_read(pid, map, ip, code, sizeof(code));
+	n = cp_insn_read(c, pid, map, ip, code, sizeof(code));
 	if (n <= 0) {
 		memset(out, 0, sizeof(*out));
 		out->status = CP_OPND_UNREADABLE;

@@ -27,6 +27,7 @@
 
 #define CP_DECODE_WAYS		4
 #define CP_DECODE_CACHE_DEFAULT	4096	/* entries */
+#define CP_CODE_FILES		16	/* code files held open for their bytes (cp_insn_read()) */
 
 struct cp_decode_key {
 	__u64 dev;		/* major << 32 | minor; 0 for anonymous code */
@@ -91,10 +92,13 @@ void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid);
 
 /*
  * Reads up to @cap bytes of the instruction at @ip of process @pid, which
- * @map holds (never past its end). Returns the number of bytes, or a
- * negative errno.
+ * @map holds (never past its end): from the mapped file, held open in @c
+ * (CP_CODE_FILES of them, the least recently read replaced; @c NULL: opened
+ * for this read), else from the process's memory. Returns the number of
+ * bytes, or a negative errno.
  */
-int cp_insn_read(pid_t pid, const struct cp_map *map, __u64 ip, __u8 *buf, size_t cap);
+int cp_insn_read(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map, __u64 ip,
+		 __u8 *buf, size_t cap);
 
 /*
  * The operand of the instruction at @ip in process @pid: cached, or read,

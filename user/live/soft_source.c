@@ -150,7 +150,7 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	map = cp_maps__find(maps, info.sym_start);
 	if (!map || info.sym_start + info.sym_size > map->end)
 		return -ENOENT;
-	n = cp_insn_read(pid, map, info.sym_start, s->code, (size_t)info.sym_size);
+	n = cp_insn_read(s->decoded, pid, map, info.sym_start, s->code, (size_t)info.sym_size);
 	if (n < 0 || (__u64)n != info.sym_size)
 		return n < 0 ? n : -EIO;
 	*entry = info.sym_start;
@@ -177,7 +177,7 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 		/* a load: only the straight-line code from it matters */
 		const struct cp_map *map = cp_maps__find(maps, ip);
 
-		n = map ? cp_insn_read(pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
+		n = map ? cp_insn_read(s->decoded, pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
 		if (n <= 0)
 			return n < 0 ? n : -EIO;
 		ch->rmw = cp_skid_stored_back(s->code, (size_t)n, 0, op);

@@ -11,7 +11,6 @@
  * (tests/workloads/cxx_sites.cpp), a target exiting under the probes, and the
  * allocation-rate guard.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,6 +32,7 @@
 #include <bpf/libbpf.h>
 #include <cmocka.h>
 
+#include "lib/open_fds.h"
 #include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
@@ -229,18 +229,6 @@ static void on_guard(pid_t pid, bool backed_off, void *ctx)
 		r->guard_backoffs++;
 	else
 		r->guard_resumes++;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
 
 /* start_run(), with the test sample program loaded too when @samples (forwarding every sample). */

@@ -4,7 +4,6 @@
  * replacement; and a real read of this test's own labelled instruction
  * through /proc/self (no root needed for one's own memory).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -17,6 +16,7 @@
 #include <cmocka.h>
 
 #include "decode/decode_cache.h"
+#include "lib/open_fds.h"
 
 /* A load this test decodes from its own text: mov 0x18(%rdi,%rsi,8),%rax. */
 extern const char cp_test_decode_insn[];
@@ -231,20 +231,6 @@ static void test_decodes_own_text_once(void **state)
 	(void)labelled_load;
 }
 
-/* Descriptors this process has open now. */
-static int open_fds(void)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(dir);
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n - 1; /* the directory's own */
-}
-
 /*
  * The code of this test's own file, read through its mapping: the bytes
  * are the file's at the mapping's offset (read here with plain pread), the
@@ -273,19 +259,19 @@ static void test_code_file_held(void **state)
 			 sizeof(want));
 	close(fd);
 
-	before = open_fds();
+	before = count_fds();
 	assert_int_equal(cp_insn_read(NULL, getpid(), m, ip, got, sizeof(got)), sizeof(got));
 	assert_memory_equal(got, want, sizeof(want));
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(count_fds(), before);
 	for (int i = 0; i < 3; i++) {
 		memset(got, 0, sizeof(got));
 		assert_int_equal(cp_insn_read(c, getpid(), m, ip + (__u64)i, got, sizeof(got) - 3),
 				 sizeof(got) - 3);
 		assert_memory_equal(got, want + i, sizeof(got) - 3);
-		assert_int_equal(open_fds(), before + 1);
+		assert_int_equal(count_fds(), before + 1);
 	}
 	cp_decode_cache__free(c);
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(count_fds(), before);
 	cp_maps__free(maps);
 }
 

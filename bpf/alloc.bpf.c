@@ -140,6 +140,39 @@ struct {
 } alloc_calls SEC(".maps");
 
 /*
+ * tgid -> the count in alloc_calls at which the process's open budget
+ * window has spent its allowance (user/live/alloc_probes.c); 0 or absent:
+ * none. The batch that brings the count to it puts a record in alloc_cuts,
+ * which wakes the cutter: it waits there instead of polling the count
+ * every millisecond, which cost a quiet target's profiler over 1000 wakeups
+ * a second.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CP_MAX_ALLOC_COUNTED);
+	__type(key, __u32);
+	__type(value, __u64);
+} alloc_cut_at SEC(".maps");
+
+/*
+ * -a: this CPU's count of calls (cp_cpu_cost) at which it wakes the cutter
+ * (0: none). User space puts the marks a window's allowance over the CPUs
+ * apart: before all CPUs' calls add up to it, one of them reaches its mark.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} alloc_cut_cpu SEC(".maps");
+
+/* The cutter's wakeups: a record when a count reaches its mark (alloc_cut_at, alloc_cut_cpu). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CP_ALLOC_CUT_RING_BYTES);
+} alloc_cuts SEC(".maps");
+
+/*
  * struct cp_alloc_stats, as an array of counters: a struct type in .bss would
  * make every user of the skeleton include cacheperf/alloc.h first.
  */
@@ -176,6 +209,26 @@ static __always_inline struct cp_alloc_entry *cp_entry_of_current(__u64 flags)
 }
 
 /*
+ * Wakes the cutter when a count, @now, reached its mark @at, which is then
+ * cleared (0: none) until user space sets it again: two CPUs that both see
+ * a process's mark reached put two records, which is harmless. A record
+ * that finds the ring full is not needed: the records there wake the cutter.
+ */
+static __always_inline void cp_cut_hint(__u64 *at, __u64 now, __u32 tgid)
+{
+	__u32 *r;
+
+	if (!at || !*at || now < *at)
+		return;
+	*at = 0;
+	r = bpf_ringbuf_reserve(&alloc_cuts, sizeof(*r), 0);
+	if (!r)
+		return;
+	*r = tgid;
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
  * Counts a call of thread @e (NULL: none): on this CPU's counts at once (a
  * per-CPU add: what the estimate and -a's windows count, every call, those
  * of threads that exit soon after too), and for the rate guard of process
@@ -189,12 +242,13 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 {
 	struct cp_cpu_cost *cost;
 	__u64 add = 1, *n;
+	__u32 zero = 0;
 
 	if (!targ_alloc_count)
 		return;
 	cost = cp_cpu_cost();
 	if (cost)
-		cost->alloc_calls++;
+		cp_cut_hint(bpf_map_lookup_elem(&alloc_cut_cpu, &zero), ++cost->alloc_calls, 0);
 	if (e) {
 		if (++e->calls < CP_ALLOC_COUNT_BATCH)
 			return;
@@ -202,17 +256,19 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 		e->calls = 0;
 	}
 	n = bpf_map_lookup_elem(&alloc_calls, &tgid);
-	if (n) {
-		__sync_fetch_and_add(n, add);
+	if (!n && !bpf_map_update_elem(&alloc_calls, &tgid, &add, BPF_NOEXIST)) {
+		cp_cut_hint(bpf_map_lookup_elem(&alloc_cut_at, &tgid), add, tgid);
 		return;
 	}
-	if (bpf_map_update_elem(&alloc_calls, &tgid, &add, BPF_NOEXIST)) {
+	if (!n)
 		n = bpf_map_lookup_elem(&alloc_calls, &tgid);	/* another CPU raced us */
-		if (n)
-			__sync_fetch_and_add(n, add);
-		else
-			CP_INC(drop_counter_full);
+	if (!n) {
+		CP_INC(drop_counter_full);
+		return;
 	}
+	__sync_fetch_and_add(n, add);
+	/* read after the add: the batch that reaches the mark sees it reached */
+	cp_cut_hint(bpf_map_lookup_elem(&alloc_cut_at, &tgid), *(volatile __u64 *)n, tgid);
 }
 
 /* @e is a probed call of this probe generation entered at or above @sp. */

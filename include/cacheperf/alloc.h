@@ -21,6 +21,7 @@
 #define CP_ALLOC_STACK_REFRESH	64
 #define CP_MAX_ALLOC_COUNTED	1024		/* processes whose calls are counted */
 #define CP_ALLOC_COUNT_BATCH	64		/* calls a thread counts before adding up */
+#define CP_ALLOC_CUT_RING_BYTES	4096		/* the cutter's wakeups (alloc_cuts) */
 /* --max-alloc-rate default: allocator calls per second and process */
 #define CP_ALLOC_RATE_DEFAULT	200000
 

@@ -11,6 +11,7 @@
  * (tests/workloads/cxx_sites.cpp), a target exiting under the probes, and the
  * allocation-rate guard.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -698,6 +700,82 @@ static void test_guard_backs_off(void **state)
 	end_run(&r);
 }
 
+/* Voluntary context switches of this process's threads but the caller's: their sleeps. */
+static unsigned long long others_sleeps(void)
+{
+	unsigned long long sum = 0;
+	char path[300], line[128];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)syscall(SYS_gettid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* a thread that just ended */
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+				sum += strtoull(line + 24, NULL, 10);
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+/*
+ * The cutter sleeps while a window is open and quiet, and its mark wakes
+ * it: a target that waits with its budget window open costs the profiler
+ * no wakeups (the cutter used to look at the count every millisecond: some
+ * 300 in these 300 ms), and when the target then storms, the window is cut
+ * at its allowance with no tick of the loop's. For one process (its count
+ * in BPF), and with -a (@state non-NULL: every CPU's mark; the machine's
+ * other processes may spend the window first, which cuts it as well).
+ */
+static void test_cutter_sleeps_until_the_mark(void **state)
+{
+	struct cp_alloc_probes_stats st;
+	unsigned long long sleeps;
+	struct child c;
+	struct run r;
+	__u64 start;
+
+	REQUIRE_ROOT();
+	spawn(&c, workload("alloc_sites"), "storm", "30", NULL);
+	start_run(&r, *state ? 0 : c.pid, 0);
+	/* a budget of 1 %, calls at 2 us: the start-up credit, 5 ms, allows 2500 calls */
+	cp_alloc_probes__set_budget(r.ap, 10000, 2000, 0);
+	assert_true(cp_alloc_probes__tick(r.ap, mono_ns()) >= 0);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_true(st.links > 0);
+	usleep(50000);
+	sleeps = others_sleeps();
+	usleep(300000);
+	sleeps = others_sleeps() - sleeps;
+	print_message("# %llu sleeps of the other threads in 300 ms of an open window%s\n", sleeps,
+		      *state ? " (-a)" : ", quiet");
+	assert_true(sleeps < 30);
+	tell(&c);
+	start = mono_ns();
+	do {
+		usleep(10000);
+		cp_alloc_probes__stats(r.ap, &st);
+	} while (st.links && mono_ns() - start < 3000000000ull);
+	assert_int_equal(st.links, 0);
+	/* cut, not backed off by a tick: the guard hears of it at the next one */
+	assert_int_equal(st.backed_off, 0);
+	assert_true(cp_alloc_probes__tick(r.ap, mono_ns()) >= 0);
+	cp_alloc_probes__stats(r.ap, &st);
+	assert_int_equal(st.backed_off, 1);
+	kill(c.pid, SIGKILL);
+	reap(&c);
+	end_run(&r);
+}
+
 /*
  * A target exits in the middle of a storm, its probes attached: detaching
  * them does not block the caller (the kernel takes ~1 s to unregister them:
@@ -1000,6 +1078,8 @@ int main(void)
 		cmocka_unit_test(test_exit_under_probes),
 		cmocka_unit_test(test_guard_backs_off),
 		cmocka_unit_test(test_guard_off),
+		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)0),
+		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)1),
 		cmocka_unit_test(test_all_counts_every_process),
 		cmocka_unit_test(test_all_covers_system_libc),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),

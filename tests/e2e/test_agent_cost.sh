@@ -150,4 +150,35 @@ else
 	cp "$work/r.txt" "$tap_out"
 	_not_ok "the text report's line says the same" "line: $line" "JSON: $j_st $j_sd $j_wall $j_mem"
 fi
+
+# --- a quiet target costs the profiler next to nothing ------------------------------
+# -p on a sleeping process: its allocation window stays open (it spends
+# nothing), and neither the cutter nor the loop may wake for it more than
+# the loop's ticks (10 a second). They used to: the cutter looked at the
+# count every millisecond and the loop woke at each 5 ms window's end,
+# some 1400 wakeups a second and 3.5 % of a CPU on this VM.
+# sleeps PID: the voluntary context switches of all its threads
+sleeps() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '$1 == "voluntary_ctxt_switches:" { s += $2 } END { print s + 0 }'; }
+sleep 60 &
+quiet=$!
+"$BIN" -p "$quiet" -d 8 -i 1 --prom-file "$work/quiet.prom" -o "$work/quiet.txt" >"$work/quiet.out" 2>&1 &
+qprof=$!
+for _ in $(seq 100); do
+	[ -s "$work/quiet.prom" ] && break
+	sleep 0.1
+done
+a=$(sleeps "$qprof")
+sleep 3
+b=$(sleeps "$qprof")
+wait "$qprof"
+qrc=$?
+kill "$quiet" 2>/dev/null
+n=$((b - a))
+if [ -s "$work/quiet.prom" ] && [ "$qrc" -eq 0 ] && [ "$n" -le 90 ]; then
+	_ok "-p on a sleeping process: the profiler slept $n times in 3 s"
+else
+	cp "$work/quiet.out" "$tap_out"
+	_not_ok "-p on a sleeping process: the profiler sleeps 30 times a second at most" \
+		"$n voluntary context switches in 3 s, exit status $qrc"
+fi
 done_testing

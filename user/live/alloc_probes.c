@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <time.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +40,7 @@
 #define CP_PLACE_CODE_MAX    4096 /* function bytes decoded for placement */
 #define CP_PURGE_BATCH	     4096
 #define CP_PURGE_KEY_MAX     32	     /* bytes of the largest key purge_tgid() handles */
-#define CP_CUT_POLL_NS	     1000000 /* the cutter looks at the open windows every ms */
+#define CP_CUT_POLL_NS	     1000000 /* a window with no mark: the cutter looks every ms */
 #define CP_MAX_EXIT_SITES    128     /* exit-point probes per target */
 
 /* One distinct probed address of an allocator. */
@@ -77,6 +79,8 @@ struct target {
 	__u64 exit_traps;  /* its share of the exit points' traps so far */
 	__u64 tick_calls;  /* calls taken at the current tick */
 	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
+	__u64 mark;	   /* its mark as last set here (0: none; -a: all CPUs' count) */
+	bool mark_failed;  /* the mark could not be set: the cutter polls for this window */
 	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
 	ino_t file_ino;
 };
@@ -111,6 +115,14 @@ struct cp_alloc_probes {
 	 */
 	pthread_t cutter;
 	bool cutter_on, cutter_stop;
+	/*
+	 * What wakes it while only processes' windows are open: alloc_cuts,
+	 * where a count that reached its mark (alloc_cut_at) puts a record,
+	 * and @cut_efd, written to stop it. NULL and -1 when either could not
+	 * be had: it polls then, as for -a's window.
+	 */
+	struct ring_buffer *cut_rb;
+	int cut_efd;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct target *targets[CP_MAX_ALLOC_TARGETS];
@@ -355,6 +367,7 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	if (!ap)
 		return NULL;
 	ap->skel = skel;
+	ap->cut_efd = -1;
 	pthread_mutex_init(&ap->lock, NULL);
 	pthread_cond_init(&ap->wake, NULL);
 	if (opts)
@@ -403,9 +416,16 @@ static void detach_links(struct cp_alloc_probes *ap, struct target *t)
 
 static void free_target(struct cp_alloc_probes *ap, struct target *t)
 {
+	__u32 key;
+
 	if (!t)
 		return;
 	detach_links(ap, t);
+	key = (__u32)t->pid;
+	if (t->mark && t->pid > 0)
+		bpf_map__delete_elem(ap->skel->maps.alloc_cut_at, &key, sizeof(key), 0);
+	else if (t->mark)
+		cp_cpu_costs__mark_calls(ap->skel, 0);
 	cp_cpu_src_close(&t->cpu);
 	free(t->alloc);
 	free(t);
@@ -1283,18 +1303,52 @@ static __u64 window_calls(const struct cp_alloc_probes *ap, const struct target 
 	return n > t->cut_base ? n - t->cut_base : 0;
 }
 
+/* Whether @t has a budget window open: what the cutter watches. */
+static bool window_open(const struct target *t)
+{
+	return t->nr_links && t->allow_calls != ~0ull;
+}
+
+/*
+ * Sets process @t's mark in BPF to where its open window's allowance ends
+ * (0: no window), when the cutter waits on the marks: when it is not what
+ * was set last, or always (@again: BPF clears a mark it reached). Under
+ * ap->lock.
+ */
+static void set_mark(struct cp_alloc_probes *ap, struct target *t, bool again)
+{
+	__u32 key = (__u32)t->pid;
+	__u64 mark = 0;
+	int err;
+
+	if (!ap->cut_rb)
+		return;
+	/* a window with nothing left is cut by the next call (batch) */
+	if (window_open(t))
+		mark = t->allow_calls ? t->allow_calls : 1;
+	/* -a: where all CPUs' count ends the window */
+	if (mark && t->pid <= 0)
+		mark += t->cut_base;
+	if (mark == t->mark && !again)
+		return;
+	if (t->pid > 0)
+		err = bpf_map__update_elem(ap->skel->maps.alloc_cut_at, &key, sizeof(key), &mark,
+					   sizeof(mark), BPF_ANY);
+	else
+		/* no one count in BPF holds all CPUs' calls: each CPU gets a mark */
+		err = cp_cpu_costs__mark_calls(ap->skel, mark);
+	/* not set (a full map): the cutter polls, as without the marks */
+	t->mark = err ? 0 : mark;
+	t->mark_failed = err != 0;
+}
+
 /* What the open window of @t may still take, from the calls counted now on; under ap->lock. */
 static void set_allowance(struct cp_alloc_probes *ap, struct target *t)
 {
 	t->allow_calls = cp_alloc_guard_allowance(&t->guard, &ap->guard_cfg);
 	if (t->pid <= 0 && t->allow_calls != ~0ull)
 		t->cut_base = all_calls(ap);
-}
-
-/* Whether @t has a budget window open: what the cutter watches. */
-static bool window_open(const struct target *t)
-{
-	return t->nr_links && t->allow_calls != ~0ull;
+	set_mark(ap, t, false);
 }
 
 /*
@@ -1324,7 +1378,41 @@ static bool cut_windows(struct cp_alloc_probes *ap)
 	return open;
 }
 
-/* The cutter's loop: every CP_CUT_POLL_NS while a window is open. */
+/*
+ * Sets every open window's mark again, so that a count that reaches it
+ * from now on wakes the cutter, and one that reached it before is seen by
+ * the cut_windows() that follows. Whether the marks serve: they are had,
+ * and every open window's is set. Under ap->lock.
+ */
+static bool marks_serve(struct cp_alloc_probes *ap)
+{
+	bool serve = ap->cut_rb != NULL;
+
+	for (int i = 0; serve && i < ap->nr_targets; i++) {
+		struct target *t = ap->targets[i];
+
+		set_mark(ap, t, window_open(t));
+		serve = !t->mark_failed;
+	}
+	return serve;
+}
+
+/* Waits for a record in alloc_cuts (a mark reached) or the stop, and takes the records. */
+static void wait_for_mark(struct cp_alloc_probes *ap)
+{
+	struct pollfd fds[2] = {
+		{.fd = ring_buffer__epoll_fd(ap->cut_rb), .events = POLLIN},
+		{.fd = ap->cut_efd, .events = POLLIN},
+	};
+
+	if (poll(fds, 2, -1) > 0 && fds[0].revents)
+		ring_buffer__consume(ap->cut_rb);
+}
+
+/*
+ * The cutter's loop: while a window is open, woken by its mark, or every
+ * CP_CUT_POLL_NS when a mark could not be set.
+ */
 static void *cutter_main(void *arg)
 {
 	struct cp_alloc_probes *ap = arg;
@@ -1332,16 +1420,52 @@ static void *cutter_main(void *arg)
 
 	pthread_mutex_lock(&ap->lock);
 	while (!ap->cutter_stop) {
+		bool marked = marks_serve(ap);
+
 		if (!cut_windows(ap)) {
 			pthread_cond_wait(&ap->wake, &ap->lock);
 			continue;
 		}
 		pthread_mutex_unlock(&ap->lock);
-		nanosleep(&poll, NULL);
+		if (marked)
+			wait_for_mark(ap);
+		else
+			nanosleep(&poll, NULL);
 		pthread_mutex_lock(&ap->lock);
 	}
 	pthread_mutex_unlock(&ap->lock);
 	return NULL;
+}
+
+/* A record in alloc_cuts: what matters is that it woke the cutter. */
+static int on_mark(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+/* The marks' ring and the stop's eventfd; without either the cutter polls. */
+static void open_marks(struct cp_alloc_probes *ap)
+{
+	ap->cut_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ap->cut_efd >= 0)
+		ap->cut_rb = ring_buffer__new(bpf_map__fd(ap->skel->maps.alloc_cuts), on_mark,
+					      NULL, NULL);
+	if (!ap->cut_rb)
+		cp_warn("the allocation probes' cutter polls their counts every millisecond: its "
+			"wakeups could not be set up: %s",
+			strerror(errno));
+}
+
+static void close_marks(struct cp_alloc_probes *ap)
+{
+	ring_buffer__free(ap->cut_rb);
+	ap->cut_rb = NULL;
+	if (ap->cut_efd >= 0)
+		close(ap->cut_efd);
+	ap->cut_efd = -1;
 }
 
 /*
@@ -1355,8 +1479,10 @@ static void start_cutter(struct cp_alloc_probes *ap)
 
 	if (ap->cutter_on || !ap->guard_cfg.budget_ppm || !ap->guard_cfg.call_ns)
 		return;
+	open_marks(ap);
 	err = cp_rt_thread_start(&ap->cutter, cutter_main, ap);
 	if (err) {
+		close_marks(ap);
 		cp_warn("the allocation probes' windows are cut by the profiling loop only: no "
 			"thread: %s",
 			strerror(err));
@@ -1372,9 +1498,12 @@ static void stop_cutter(struct cp_alloc_probes *ap)
 	pthread_mutex_lock(&ap->lock);
 	ap->cutter_stop = true;
 	pthread_cond_signal(&ap->wake);
+	if (ap->cut_efd >= 0 && eventfd_write(ap->cut_efd, 1))
+		cp_warn("the allocation probes' cutter: its stop not written: %s", strerror(errno));
 	pthread_mutex_unlock(&ap->lock);
 	pthread_join(ap->cutter, NULL);
 	ap->cutter_on = false;
+	close_marks(ap);
 }
 
 /* Says what the guard did to @t (@act, or a cut) on -v and to the owner. */
@@ -1517,7 +1646,16 @@ __u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap)
 	__u64 next = 0;
 
 	for (int i = 0; i < ap->nr_targets; i++) {
-		__u64 t = cp_alloc_guard_next_ns(&ap->targets[i]->guard, &ap->guard_cfg);
+		__u64 t;
+
+		/*
+		 * an open window is the cutter's to end: the loop need not wake
+		 * at each shortest window's end (a quiet target's stays open,
+		 * and that was 200 wakeups a second)
+		 */
+		if (ap->cutter_on && window_open(ap->targets[i]))
+			continue;
+		t = cp_alloc_guard_next_ns(&ap->targets[i]->guard, &ap->guard_cfg);
 
 		if (t && (!next || t < next))
 			next = t;

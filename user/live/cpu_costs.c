@@ -90,6 +90,33 @@ int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out)
 	return 0;
 }
 
+int cp_cpu_costs__mark_calls(struct cacheperf *skel, __u64 until)
+{
+	__u64 *marks, sum = 0, share;
+	struct cp_cpu_cost *c;
+	__u32 zero = 0;
+	int nr, err = read_all(skel, &c, &nr);
+
+	if (err)
+		return err;
+	marks = calloc((size_t)nr, sizeof(*marks));
+	if (!marks) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < nr; cpu++)
+		sum += c[cpu].alloc_calls;
+	share = until > sum ? (until - sum + (__u64)nr - 1) / (__u64)nr : 1;
+	for (int cpu = 0; until && cpu < nr; cpu++)
+		marks[cpu] = c[cpu].alloc_calls + share;
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.alloc_cut_cpu), &zero, marks, BPF_ANY)
+		      ? -errno
+		      : 0;
+	free(marks);
+	free(c);
+	return err;
+}
+
 int cp_cpu_costs__reading(struct cacheperf *skel, struct cp_budget_reading *r)
 {
 	struct cp_cpu_cost sum;

@@ -29,6 +29,15 @@ int cp_cpu_costs__estimate(struct cacheperf *skel, const struct cp_unit_costs *u
 int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out);
 
 /*
+ * -a's window: sets each CPU's mark (alloc_cut_cpu of bpf/alloc.bpf.c) so
+ * that one CPU reaches its own before all CPUs' allocator calls, read now,
+ * add up to @until (each gets its count plus an equal share of what is
+ * left, rounded up: at least one call); @until 0 clears them. Returns 0 or
+ * a negative errno.
+ */
+int cp_cpu_costs__mark_calls(struct cacheperf *skel, __u64 until);
+
+/*
  * All CPUs' counts now into @r->c, for the estimate per interval (@r's time
  * and CPU time are the caller's). Returns 0 or a negative errno.
  */

@@ -5,7 +5,9 @@
  * classification, the syscall-file stack pointer, and the readers on this
  * very process.
  */
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -15,6 +17,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "objects/proc_maps.h"
@@ -333,6 +337,73 @@ static void *block_in_read(void *arg)
 }
 
 /* A thread blocked in read(2): its stack is found from its syscall file. */
+/* Whether @pid's maps, read now, hold a mapping at @addr. */
+static bool maps_show(pid_t pid, void *addr)
+{
+	struct cp_maps *m;
+	bool found;
+
+	assert_int_equal(cp_maps__read(NULL, pid, &m), 0);
+	found = cp_maps__find(m, (__u64)(uintptr_t)addr) != NULL;
+	cp_maps__free(m);
+	return found;
+}
+
+/*
+ * A held process's maps are those of the hold's first read: a mapping made
+ * after it is not seen until the release (an exec record's handlers see one
+ * moment), and another process's maps are read afresh meanwhile.
+ */
+static void test_hold(void **state)
+{
+	char *text, *again;
+	size_t len, len2;
+	void *p, *theirs;
+	pid_t child;
+	int fds[2];
+
+	(void)state;
+	cp_maps_hold(getpid());
+	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len), 0);
+	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	assert_false(maps_show(getpid(), p));
+	assert_int_equal(cp_maps_read_text("/proc", getpid(), &again, &len2), 0);
+	assert_int_equal(len2, len);
+	assert_memory_equal(again, text, len);
+	free(again);
+	/* another process: its own maps, read now */
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		void *q = mmap(NULL, 7 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (write(fds[1], &q, sizeof(q)) != sizeof(q))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(fds[0], &theirs, sizeof(theirs)), sizeof(theirs));
+	assert_true(theirs != MAP_FAILED);
+	assert_false(maps_show(getpid(), theirs));
+	assert_true(maps_show(child, theirs));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(fds[0]);
+	close(fds[1]);
+	cp_maps_release();
+	assert_true(maps_show(getpid(), p));
+	/* a new hold takes the maps of its own moment */
+	cp_maps_hold(getpid());
+	assert_true(maps_show(getpid(), p));
+	munmap(p, 3 * 4096);
+	assert_true(maps_show(getpid(), p));
+	cp_maps_release();
+	assert_false(maps_show(getpid(), p));
+	free(text);
+}
+
 static void test_thread_stacks_of_self(void **state)
 {
 	struct blocked b = { .local_addr = 0 };
@@ -374,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_stack_pointer),
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_thread_stacks_of_self),
+		cmocka_unit_test(test_hold),
 	};
 
 	return cmocka_run_group_tests_name("proc_maps", tests, NULL, NULL);

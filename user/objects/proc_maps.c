@@ -281,6 +281,52 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 	return 0;
 }
 
+/* The text cp_maps_hold() keeps: @pid's maps as first read in the hold (@text NULL: not yet). */
+static __thread struct {
+	pid_t pid; /* 0: no hold */
+	char *text;
+	size_t len;
+} held;
+
+void cp_maps_hold(pid_t pid)
+{
+	cp_maps_release();
+	held.pid = pid;
+}
+
+void cp_maps_release(void)
+{
+	free(held.text);
+	held.text = NULL;
+	held.len = 0;
+	held.pid = 0;
+}
+
+/* *@text: a copy of the held text of @pid's maps, when there is one. */
+static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len)
+{
+	if (!held.text || held.pid != pid || (proc_root && strcmp(proc_root, "/proc")))
+		return false;
+	*text = malloc(held.len + 1);
+	if (!*text)
+		return false;
+	memcpy(*text, held.text, held.len + 1);
+	*len = held.len;
+	return true;
+}
+
+/* Keeps a copy of @text, @pid's maps just read, while they are held. */
+static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t len)
+{
+	if (!held.pid || held.pid != pid || held.text || (proc_root && strcmp(proc_root, "/proc")))
+		return;
+	held.text = malloc(len + 1);
+	if (!held.text)
+		return;
+	memcpy(held.text, text, len + 1);
+	held.len = len;
+}
+
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
 {
 	char path[PATH_MAX];
@@ -289,6 +335,8 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
 
 	*text = NULL;
 	*len = 0;
+	if (copy_held(proc_root, pid, text, len))
+		return 0;
 	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc",
 		     (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
@@ -309,6 +357,7 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
 		*text = NULL;
 		return -ESRCH;
 	}
+	keep_held(proc_root, pid, *text, *len);
 	return 0;
 }
 

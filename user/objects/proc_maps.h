@@ -107,6 +107,16 @@ int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
  */
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
 
+/*
+ * While @pid's maps are held (until cp_maps_release()), the first
+ * cp_maps_read_text() of /proc/@pid/maps on this thread reads the file and
+ * the later ones get a copy of that text: the handlers of one exec record
+ * (the objects' snapshot, the symbolizer's, the allocator's search) read
+ * the maps of one moment once instead of three times. One hold per thread.
+ */
+void cp_maps_hold(pid_t pid);
+void cp_maps_release(void);
+
 void cp_maps__free(struct cp_maps *m);
 
 /*

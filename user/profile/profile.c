@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "objects/alloc_events.h"
+#include "objects/proc_maps.h"
 #include "profile/profile.h"
 #include "util/clock.h"
 
@@ -138,6 +139,8 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 
 	if (pe->kind == CP_PROC_EXEC) {
 		p->execs++;
+		/* the new image's maps, read once for the objects, the symbolizer and the hook */
+		cp_maps_hold(pid);
 		cp_proc_summaries__exec(p->procs, pid);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
@@ -149,6 +152,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
 	}
 	if (p->hooks.proc)
 		p->hooks.proc(p->hooks.ctx, pe);
+	cp_maps_release();
 }
 
 /* A recorded call-site stack (the live run's read_stack): into the site's frames. */

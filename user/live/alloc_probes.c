@@ -908,7 +908,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
-	cp_cpu_src_open(&t->cpu, NULL, pid);
+	t->cpu.fd = -1; /* opened once the process is known to need probes of its own */
 	t->alloc = calloc(1, sizeof(*t->alloc));
 	if (!t->alloc) {
 		err = -ENOMEM;
@@ -924,6 +924,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 		err = -EEXIST;
 	if (err)
 		goto fail;
+	cp_cpu_src_open(&t->cpu, NULL, pid);
 	place_sites(ap, t);
 	err = attach_links(ap, t);
 	if (err)

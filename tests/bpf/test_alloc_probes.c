@@ -11,7 +11,6 @@
  * (tests/workloads/cxx_sites.cpp), a target exiting under the probes, and the
  * allocation-rate guard.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,7 +26,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -35,6 +33,7 @@
 #include <cmocka.h>
 
 #include "lib/open_fds.h"
+#include "lib/thread_sleeps.h"
 #include "lib/require_root.h"
 
 #include "cacheperf/abi.h"
@@ -698,33 +697,6 @@ static void test_guard_backs_off(void **state)
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(cp_alloc_probes__detach_pid(r.ap, c.pid), 0);
 	end_run(&r);
-}
-
-/* Voluntary context switches of this process's threads but the caller's: their sleeps. */
-static unsigned long long others_sleeps(void)
-{
-	unsigned long long sum = 0;
-	char path[300], line[128];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/task");
-
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		FILE *f;
-
-		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)syscall(SYS_gettid))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue; /* a thread that just ended */
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "voluntary_ctxt_switches:", 24))
-				sum += strtoull(line + 24, NULL, 10);
-		fclose(f);
-	}
-	closedir(d);
-	return sum;
 }
 
 /*

@@ -63,9 +63,12 @@ struct cp_main {
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
 	int nr_pids;
-	/* their CPU time (the machine's with -a), held open: read twice each loop */
+	/* their CPU time (the machine's with -a), held open: read once each loop */
 	struct cp_cpu_src cpu[CP_MAX_TGIDS];
 	int nr_cpu;
+	/* whether each was alive at the last reading; taken by targets_gone() that turn */
+	bool alive[CP_MAX_TGIDS];
+	bool alive_fresh;
 	struct cp_run_info info;
 	struct cp_report_opts ro;	/* where reports go, for the summaries */
 	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
@@ -394,7 +397,9 @@ static __u64 targets_cpu_ns(void *ctx)
 	__u64 ns = 0;
 
 	for (int i = 0; i < m->nr_cpu; i++)
-		ns += cp_cpu_src_ns(&m->cpu[i], NULL);
+		ns += cp_cpu_src_ns(&m->cpu[i], &m->alive[i]);
+	/* the loop asks targets_gone() right after: this reading answers it */
+	m->alive_fresh = true;
 	return ns;
 }
 
@@ -468,6 +473,7 @@ static void drop_privileges(void)
 static bool targets_gone(void *ctx, char *reason, size_t sz)
 {
 	struct cp_main *m = ctx;
+	bool fresh;
 
 	if (m->have_child) {
 		if (!cp_child_poll(&m->child))
@@ -476,10 +482,13 @@ static bool targets_gone(void *ctx, char *reason, size_t sz)
 			 cp_exit_code(m->child.status));
 		return true;
 	}
+	fresh = m->alive_fresh;
+	m->alive_fresh = false;
 	for (int i = 0; i < m->nr_cpu; i++) {
-		bool alive;
+		bool alive = m->alive[i];
 
-		cp_cpu_src_ns(&m->cpu[i], &alive);
+		if (!fresh)
+			cp_cpu_src_ns(&m->cpu[i], &alive);
 		if (alive)
 			return false;
 	}

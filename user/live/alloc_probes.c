@@ -80,7 +80,7 @@ struct target {
 	__u64 tick_calls;  /* calls taken at the current tick */
 	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
 	__u64 mark;	   /* its mark as last set here (0: none; -a: all CPUs' count) */
-	bool mark_failed;  /* the mark could not be set: the cutter polls for this window */
+	bool mark_failed;  /* the last mark could not be set: the cutter polls while it is open */
 	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
 	ino_t file_ino;
 };
@@ -1393,7 +1393,7 @@ static bool marks_serve(struct cp_alloc_probes *ap)
 		struct target *t = ap->targets[i];
 
 		set_mark(ap, t, window_open(t));
-		serve = !t->mark_failed;
+		serve = !(window_open(t) && t->mark_failed);
 	}
 	return serve;
 }

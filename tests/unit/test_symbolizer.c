@@ -23,6 +23,8 @@
 #include <limits.h>
 #include <signal.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -909,6 +911,128 @@ static void test_deep_nesting_cut(void **state)
 	cp_symbolizer__free(s);
 }
 
+/*
+ * A relocatable file (ET_REL) at @path, its .text a `jmp .` with a function
+ * symbol on it, as a tenant would build one to map and run. Returns the
+ * .text's offset in the file.
+ */
+static off_t write_relocatable(const char *path)
+{
+	static unsigned char code[] = {0xeb, 0xfe};
+	static char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	static char str[] = "\0cp_rel_spin";
+	static Elf64_Sym syms[2] = {
+		{0},
+		{.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
+		 .st_size = sizeof(code)},
+	};
+	struct {
+		void *buf;
+		size_t size;
+		Elf_Type type;
+		Elf64_Word name, sh_type;
+	} secs[] = {
+		{code, sizeof(code), ELF_T_BYTE, 1, SHT_PROGBITS},
+		{syms, sizeof(syms), ELF_T_SYM, 7, SHT_SYMTAB},
+		{str, sizeof(str), ELF_T_BYTE, 15, SHT_STRTAB},
+		{shstr, sizeof(shstr), ELF_T_BYTE, 23, SHT_STRTAB},
+	};
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	off_t text_off;
+	Elf *e;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	assert_non_null(e);
+	eh = elf64_newehdr(e);
+	assert_non_null(eh);
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_REL;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		Elf_Scn *scn = elf_newscn(e);
+		Elf_Data *d = elf_newdata(scn);
+
+		d->d_buf = secs[i].buf;
+		d->d_size = secs[i].size;
+		d->d_type = secs[i].type;
+		d->d_align = secs[i].type == ELF_T_SYM ? 8 : 16;
+		sh = elf64_getshdr(scn);
+		sh->sh_name = secs[i].name;
+		sh->sh_type = secs[i].sh_type;
+		if (i == 0)
+			sh->sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+		if (secs[i].sh_type == SHT_SYMTAB) {
+			sh->sh_link = 3; /* .strtab */
+			sh->sh_info = 1; /* the first global */
+			sh->sh_entsize = sizeof(Elf64_Sym);
+		}
+	}
+	eh->e_shstrndx = 4;
+	assert_true(elf_update(e, ELF_C_WRITE) > 0);
+	text_off = (off_t)elf64_getshdr(elf_getscn(e, 1))->sh_offset;
+	elf_end(e);
+	close(fd);
+	return text_off;
+}
+
+/*
+ * A process that maps a relocatable file with exec rights and runs in it
+ * (a tenant's .o): the symbolizer refuses the module, counted, and names
+ * nothing there. libdwfl asked the process Dwfl's callbacks where the
+ * file's sections were loaded, and that callback was NULL: the profiler
+ * jumped to address 0 (SIGSEGV), under -p and -a alike.
+ */
+static void test_relocatable_mapped_refused(void **state)
+{
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	char path[] = "/tmp/cp-test-relXXXXXX";
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	struct cp_symbol_info info;
+	off_t text_off;
+	int fds[2], tmp, status;
+	char *base;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(s);
+	tmp = mkstemp(path);
+	assert_true(tmp >= 0);
+	close(tmp);
+	text_off = write_relocatable(path);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = prctl(PR_SET_PDEATHSIG, SIGKILL) ? -1 : open(path, O_RDONLY);
+		char *p = fd < 0 ? MAP_FAILED
+				 : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED || write(fds[1], &p, sizeof(p)) != sizeof(p))
+			_exit(1);
+		((void (*)(void))(p + text_off))();
+		_exit(2);
+	}
+	assert_int_equal(read(fds[0], &base, sizeof(base)), sizeof(base));
+	cp_tf_refusals(before);
+	assert_int_not_equal(cp_symbolizer__resolve_now(s, pid, (__u64)(uintptr_t)(base + text_off),
+							0, &info) == 0 &&
+				     info.function && !strcmp(info.function, "cp_rel_spin"),
+			     true);
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_NOT_LOADABLE] - before[CP_TF_NOT_LOADABLE], 1);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fds[0]);
+	close(fds[1]);
+	unlink(path);
+	cp_symbolizer__free(s);
+}
+
 /* Formatting alone, on hand-built results. */
 static void test_format_table(void **state)
 {
@@ -1201,6 +1325,7 @@ int main(void)
 		cmocka_unit_test(test_indexes_agree_with_libdw_walk),
 		cmocka_unit_test(test_function_symbol_stops_the_unwinder),
 		cmocka_unit_test(test_deep_nesting_cut),
+		cmocka_unit_test(test_relocatable_mapped_refused),
 		cmocka_unit_test_setup_teardown(test_processes_share_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_agrees_with_process_dwfl, setup,
 						teardown),

@@ -53,6 +53,7 @@ enum cp_tf_refusal {
 	CP_TF_BAD_CFI,	   /* CFI beyond the architecture's registers or bounds: not unwound with */
 	CP_TF_DEEP_DWARF,  /* DWARF past the walk's caps (depth, ranges, DIEs): cut there */
 	CP_TF_PARSE,	   /* its parse killed the parse worker, or ran past its time */
+	CP_TF_NOT_LOADABLE, /* mapped, but no executable or shared object (a .o): no symbols */
 	CP_TF_NR,
 };
 

@@ -371,6 +371,35 @@ static const char *module_where(const char *name, __u64 low, char *buf, size_t s
  * the process's root, a file swapped or truncated since it was mapped, or
  * a decompression bomb is refused and counted. [vdso] is read from memory.
  */
+/*
+ * Whether @elf is what a process maps to run: an executable or a shared
+ * object. A relocatable file (a .o a process mapped with exec rights, and
+ * ran) has no load addresses: libdwfl would ask the callbacks where its
+ * sections are, which the maps cannot say.
+ */
+static bool loadable(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(elf, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+}
+
+/* No section of a process's module has an address of its own to give (see loadable()). */
+static int no_section_address(Dwfl_Module *mod, void **userdata, const char *modname,
+			      Dwarf_Addr base, const char *secname, GElf_Word shndx,
+			      const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)secname;
+	(void)shndx;
+	(void)shdr;
+	*addr = (Dwarf_Addr)-1;
+	return -1;
+}
+
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
@@ -396,6 +425,11 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
 	*elfp = cp_elf_guard_elf(mfd);
 	close(mfd);
+	if (*elfp && !loadable(*elfp)) {
+		elf_end(*elfp);
+		*elfp = NULL;
+		cp_tf_count(CP_TF_NOT_LOADABLE);
+	}
 	if (*elfp)
 		*elfp = cp_cfi_guard_elf(*elfp);
 	if (*elfp)
@@ -464,6 +498,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 static const Dwfl_Callbacks proc_callbacks = {
 	.find_elf = find_elf,
 	.find_debuginfo = find_debuginfo,
+	/* libdwfl calls it without a check: NULL was a jump to address 0 */
+	.section_address = no_section_address,
 };
 
 /* Shared and offline files are reported with a descriptor: find_elf is never asked. */

@@ -372,16 +372,19 @@ static const char *module_where(const char *name, __u64 low, char *buf, size_t s
  * a decompression bomb is refused and counted. [vdso] is read from memory.
  */
 /*
- * Whether @elf is what a process maps to run: an executable or a shared
- * object. A relocatable file (a .o a process mapped with exec rights, and
- * ran) has no load addresses: libdwfl would ask the callbacks where its
- * sections are, which the maps cannot say.
+ * Whether libdw may take @elf as a process's module: not an ELF file (a
+ * locale archive, a font: libdwfl finds nothing in it), or an executable or
+ * a shared object. A relocatable file (a .o a process mapped with exec
+ * rights, and ran) has no load addresses: libdwfl would ask the callbacks
+ * where its sections are, which the maps cannot say.
  */
 static bool loadable(Elf *elf)
 {
 	GElf_Ehdr eh;
 
-	return gelf_getehdr(elf, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return true;
+	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
 }
 
 /* No section of a process's module has an address of its own to give (see loadable()). */

@@ -366,12 +366,6 @@ static const char *module_where(const char *name, __u64 low, char *buf, size_t s
 }
 
 /*
- * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
- * never a path to open and no descriptor to keep: a FIFO, a symlink out of
- * the process's root, a file swapped or truncated since it was mapped, or
- * a decompression bomb is refused and counted. [vdso] is read from memory.
- */
-/*
  * Whether libdw may take @elf as a process's module: not an ELF file (a
  * locale archive, a font: libdwfl finds nothing in it), or an executable or
  * a shared object. A relocatable file (a .o a process mapped with exec
@@ -403,6 +397,12 @@ static int no_section_address(Dwfl_Module *mod, void **userdata, const char *mod
 	return -1;
 }
 
+/*
+ * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
+ * never a path to open and no descriptor to keep: a FIFO, a symlink out of
+ * the process's root, a file swapped or truncated since it was mapped, or
+ * a decompression bomb is refused and counted. [vdso] is read from memory.
+ */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -349,6 +350,34 @@ static bool maps_show(pid_t pid, void *addr)
 	return found;
 }
 
+/* A child that maps 5 pages and says where, then waits to be killed. */
+static pid_t mapping_child(void **where)
+{
+	int fds[2];
+	pid_t child;
+
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		void *q;
+
+		/* a failed assert in the test leaves no child behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		q = mmap(NULL, 5 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (write(fds[1], &q, sizeof(q)) != sizeof(q))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(fds[0], where, sizeof(*where)), sizeof(*where));
+	assert_true(*where != MAP_FAILED);
+	close(fds[0]);
+	close(fds[1]);
+	return child;
+}
+
 /*
  * A held process's maps are those of the hold's first read: a mapping made
  * after it is not seen until the release (an exec record's handlers see one
@@ -360,7 +389,6 @@ static void test_hold(void **state)
 	size_t len, len2;
 	void *p, *theirs;
 	pid_t child;
-	int fds[2];
 
 	(void)state;
 	cp_maps_hold(getpid());
@@ -373,25 +401,11 @@ static void test_hold(void **state)
 	assert_memory_equal(again, text, len);
 	free(again);
 	/* another process: its own maps, read now */
-	assert_int_equal(pipe(fds), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child) {
-		void *q = mmap(NULL, 7 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (write(fds[1], &q, sizeof(q)) != sizeof(q))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	assert_int_equal(read(fds[0], &theirs, sizeof(theirs)), sizeof(theirs));
-	assert_true(theirs != MAP_FAILED);
+	child = mapping_child(&theirs);
 	assert_false(maps_show(getpid(), theirs));
 	assert_true(maps_show(child, theirs));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	close(fds[0]);
-	close(fds[1]);
 	cp_maps_release();
 	assert_true(maps_show(getpid(), p));
 	/* a new hold takes the maps of its own moment */
@@ -402,6 +416,58 @@ static void test_hold(void **state)
 	cp_maps_release();
 	assert_false(maps_show(getpid(), p));
 	free(text);
+}
+
+/*
+ * In a turn of the live loop, the holds of several exec records last to its
+ * end: each process's maps stay those of its first read, through the
+ * release each record's handlers make; another hold does not end them; the
+ * turn's end does. Holding a process again (a new exec) reads it afresh.
+ */
+static void test_hold_turn(void **state)
+{
+	void *p, *theirs;
+	char *text;
+	size_t len;
+	pid_t child;
+
+	(void)state;
+	child = mapping_child(&theirs);
+	cp_maps_turn(true);
+	cp_maps_hold(getpid());
+	/* the hold's first read */
+	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len), 0);
+	free(text);
+	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	/* the hold read before the mapping: not seen, through a release */
+	cp_maps_release();
+	assert_false(maps_show(getpid(), p));
+	/* a second process held: the first stays held */
+	cp_maps_hold(child);
+	assert_true(maps_show(child, theirs));
+	cp_maps_release();
+	assert_false(maps_show(getpid(), p));
+	/* held again: a new exec, the maps of now */
+	cp_maps_hold(getpid());
+	assert_true(maps_show(getpid(), p));
+	munmap(p, 3 * 4096);
+	assert_true(maps_show(getpid(), p));
+	/* the turn's end releases every hold */
+	cp_maps_turn(false);
+	assert_false(maps_show(getpid(), p));
+	/* outside a turn, a hold ends the one before */
+	cp_maps_hold(getpid());
+	assert_false(maps_show(getpid(), p));
+	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	cp_maps_hold(child);
+	assert_true(maps_show(child, theirs));
+	assert_true(maps_show(getpid(), p));
+	cp_maps_release();
+	munmap(p, 3 * 4096);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 }
 
 static void test_thread_stacks_of_self(void **state)
@@ -446,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_thread_stacks_of_self),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_turn),
 	};
 
 	return cmocka_run_group_tests_name("proc_maps", tests, NULL, NULL);

@@ -26,6 +26,7 @@
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
 #include "machine/agent_cost.h"
+#include "objects/proc_maps.h"
 #include "objects/stack_gen.h"
 #include "profile/bpf_stats.h"
 #include "profile/proc_identity.h"
@@ -1000,6 +1001,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
 						    : 0,
 				     now, timeout_ms);
+		/* the maps an exec record reads serve the attach and the soft source below */
+		cp_maps_turn(true);
 		ret = cp_drain__poll(l->drain, timeout_ms);
 		/* the allocation probes wake us in batches: take what waits anyway */
 		if (ret >= 0 || ret == -EINTR) {
@@ -1017,6 +1020,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			cp_bp_sampler__tick(l->bps, p->insns, p->misses, cp_now_ns());
 		if (l->soft)
 			cp_soft_source__tick(l->soft);
+		cp_maps_turn(false);
 		cp_profile__limits_tick(p, false);
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));

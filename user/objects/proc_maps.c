@@ -281,50 +281,103 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 	return 0;
 }
 
-/* The text cp_maps_hold() keeps: @pid's maps as first read in the hold (@text NULL: not yet). */
-static __thread struct {
-	pid_t pid; /* 0: no hold */
+/*
+ * The texts cp_maps_hold() keeps: each held process's maps as first read in
+ * the hold (text NULL: not yet), with their bytes in all, bounded.
+ */
+#define CP_MAPS_HELD		64
+#define CP_MAPS_HELD_BYTES	(8u << 20)
+
+struct held_maps {
+	pid_t pid;
 	char *text;
 	size_t len;
+};
+
+static __thread struct {
+	struct held_maps h[CP_MAPS_HELD];
+	int nr;
+	size_t bytes;
+	bool turn;	/* cp_maps_turn(true): the holds last to its end */
 } held;
+
+static struct held_maps *held_of(pid_t pid)
+{
+	for (int i = 0; i < held.nr; i++)
+		if (held.h[i].pid == pid)
+			return &held.h[i];
+	return NULL;
+}
+
+static void drop_text(struct held_maps *h)
+{
+	held.bytes -= h->text ? h->len + 1 : 0;
+	free(h->text);
+	h->text = NULL;
+	h->len = 0;
+}
 
 void cp_maps_hold(pid_t pid)
 {
-	cp_maps_release();
-	held.pid = pid;
+	struct held_maps *h = held_of(pid);
+
+	if (!held.turn)
+		cp_maps_release();
+	/* held already: a new exec, a new moment */
+	if (h)
+		drop_text(h);
+	else if (held.nr < CP_MAPS_HELD)
+		held.h[held.nr++] = (struct held_maps){ .pid = pid };
+}
+
+static void release_all(void)
+{
+	for (int i = 0; i < held.nr; i++)
+		drop_text(&held.h[i]);
+	held.nr = 0;
 }
 
 void cp_maps_release(void)
 {
-	free(held.text);
-	held.text = NULL;
-	held.len = 0;
-	held.pid = 0;
+	if (!held.turn)
+		release_all();
+}
+
+void cp_maps_turn(bool open)
+{
+	release_all();
+	held.turn = open;
 }
 
 /* *@text: a copy of the held text of @pid's maps, when there is one. */
 static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len)
 {
-	if (!held.text || held.pid != pid || (proc_root && strcmp(proc_root, "/proc")))
+	struct held_maps *h = held_of(pid);
+
+	if (!h || !h->text || (proc_root && strcmp(proc_root, "/proc")))
 		return false;
-	*text = malloc(held.len + 1);
+	*text = malloc(h->len + 1);
 	if (!*text)
 		return false;
-	memcpy(*text, held.text, held.len + 1);
-	*len = held.len;
+	memcpy(*text, h->text, h->len + 1);
+	*len = h->len;
 	return true;
 }
 
-/* Keeps a copy of @text, @pid's maps just read, while they are held. */
+/* Keeps a copy of @text, @pid's maps just read, while they are held (within the bound). */
 static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t len)
 {
-	if (!held.pid || held.pid != pid || held.text || (proc_root && strcmp(proc_root, "/proc")))
+	struct held_maps *h = held_of(pid);
+
+	if (!h || h->text || (proc_root && strcmp(proc_root, "/proc")) ||
+	    held.bytes + len + 1 > CP_MAPS_HELD_BYTES)
 		return;
-	held.text = malloc(len + 1);
-	if (!held.text)
+	h->text = malloc(len + 1);
+	if (!h->text)
 		return;
-	memcpy(held.text, text, len + 1);
-	held.len = len;
+	memcpy(h->text, text, len + 1);
+	h->len = len;
+	held.bytes += len + 1;
 }
 
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)

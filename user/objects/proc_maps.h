@@ -111,11 +111,22 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
  * While @pid's maps are held (until cp_maps_release()), the first
  * cp_maps_read_text() of /proc/@pid/maps on this thread reads the file and
  * the later ones get a copy of that text: the handlers of one exec record
- * (the objects' snapshot, the symbolizer's, the allocator's search) read
- * the maps of one moment once instead of three times. One hold per thread.
+ * (the objects' snapshot, the symbolizer's, the recorder's) read the maps of
+ * one moment once instead of three times. Holding @pid again takes its maps
+ * afresh (a new exec). Outside a turn, a hold ends the one before.
  */
 void cp_maps_hold(pid_t pid);
 void cp_maps_release(void);
+
+/*
+ * A turn of the live loop (@open true at its start, false at its end): the
+ * holds its exec records take last to its end, up to 64 processes and 8 MiB
+ * of text, and cp_maps_release() leaves them. The allocation probes' search
+ * and the soft source, which read the same processes' maps in the same turn
+ * milliseconds later, take the copy: what a process mapped in between is
+ * seen in the next turn (a search that finds only the loader asks again).
+ */
+void cp_maps_turn(bool open);
 
 void cp_maps__free(struct cp_maps *m);
 

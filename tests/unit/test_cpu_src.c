@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "machine/cpu_time.h"
+#include "util/clock.h"
 
 static void test_state(void **state)
 {
@@ -151,6 +152,69 @@ static void test_bound_to_the_file_opened(void **state)
 	cp_cpu_src_close(&machine);
 }
 
+/*
+ * /proc counts in clock ticks: a second reading of the machine within one
+ * tick of the last (another source's, on the same root) is that reading,
+ * not the file read again; once a tick has passed, the file is read again.
+ * A process's likewise while it lives; a zombie's is read each time.
+ */
+static void test_machine_read_once_a_tick(void **state)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	__u64 tick = 1000000000ull / (__u64)(hz > 0 ? hz : 100), t0, got;
+	struct cp_cpu_src loop, alloc;
+	struct timespec pause = { .tv_nsec = (long)(2 * tick) };
+	char dir[64];
+	bool alive;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/4545", root);
+	/* another test's reading of this root is over a tick old */
+	nanosleep(&pause, NULL);
+	put("stat", "cpu  100 0 0 400 0 0 0 0 0 0\n");
+	cp_cpu_src_open(&loop, root, 0);
+	t0 = cp_now_ns();
+	assert_int_equal(cp_cpu_src_ns(&loop, &alive), 100 * tick);
+	/* the machine counted on: a new file, which a new source holds */
+	put("stat", "cpu  150 0 0 400 0 0 0 0 0 0\n");
+	cp_cpu_src_open(&alloc, root, 0);
+	got = cp_cpu_src_ns(&alloc, &alive);
+	assert_true(alive);
+	/* within the tick the first reading stands (a test descheduled past it sees the file) */
+	if (cp_now_ns() - t0 < tick)
+		assert_int_equal(got, 100 * tick);
+	else
+		assert_int_equal(got, 150 * tick);
+	nanosleep(&pause, NULL);
+	assert_int_equal(cp_cpu_src_ns(&alloc, &alive), 150 * tick);
+	cp_cpu_src_close(&alloc);
+	cp_cpu_src_close(&loop);
+	/* a process: the same, while it lives */
+	assert_int_equal(mkdir(dir, 0755), 0);
+	put("4545/stat", "4545 (p) R 1 4545 4545 0 -1 0 0 0 0 0 30 0 0 0 20 0 1 0\n");
+	cp_cpu_src_open(&loop, root, 4545);
+	t0 = cp_now_ns();
+	assert_int_equal(cp_cpu_src_ns(&loop, &alive), 30 * tick);
+	put("4545/stat", "4545 (p) Z 1 4545 4545 0 -1 0 0 0 0 0 40 0 0 0 20 0 1 0\n");
+	cp_cpu_src_open(&alloc, root, 4545);
+	got = cp_cpu_src_ns(&alloc, &alive);
+	if (cp_now_ns() - t0 < tick) {
+		assert_int_equal(got, 30 * tick);
+		assert_true(alive);
+	}
+	/* a zombie's reading is not kept: its end is seen at once */
+	nanosleep(&pause, NULL);
+	assert_int_equal(cp_cpu_src_ns(&alloc, &alive), 40 * tick);
+	assert_false(alive);
+	put("4545/stat", "4545 (p) Z 1 4545 4545 0 -1 0 0 0 0 0 41 0 0 0 20 0 1 0\n");
+	cp_cpu_src_close(&alloc);
+	cp_cpu_src_open(&alloc, root, 4545);
+	assert_int_equal(cp_cpu_src_ns(&alloc, &alive), 41 * tick);
+	assert_false(alive);
+	cp_cpu_src_close(&alloc);
+	cp_cpu_src_close(&loop);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -172,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_child_lifetime),
 		cmocka_unit_test(test_bound_to_the_file_opened),
+		cmocka_unit_test(test_machine_read_once_a_tick),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

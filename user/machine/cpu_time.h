@@ -54,7 +54,11 @@ void cp_cpu_src_open(struct cp_cpu_src *c, const char *proc_root, pid_t pid);
 /*
  * The CPU time in ns now (cp_proc_cpu_ns(), cp_machine_busy_ns()); 0 when
  * the process is gone. @alive (NULL: not asked): the process exists and is
- * no zombie; always true for the machine.
+ * no zombie; always true for the machine. /proc counts in clock ticks: a
+ * reading of the same root and pid this thread made less than a tick ago,
+ * by any source, of the machine or of a living process, is taken instead of
+ * the file (so a process's may be a tick late to show its exit or its
+ * pid's next owner).
  */
 __u64 cp_cpu_src_ns(struct cp_cpu_src *c, bool *alive);
 

@@ -113,9 +113,9 @@ static __u32 map_flags(const struct bpf_map *m)
 
 /*
  * Where the kernel allows it (6.1), the maps whose entries come once per
- * object or distinct stack allocate them then: preallocated, they cost
- * ~0.1 s of the start-up. The maps written on every event stay
- * preallocated: an allocation per sample would be the hot path's.
+ * object, distinct stack or decoded instruction allocate them then:
+ * preallocated, they cost ~0.1 s of the start-up. The maps written on every
+ * event stay preallocated: an allocation per sample would be the hot path's.
  */
 static void check_alloc_at_run(struct cp_session *s)
 {
@@ -126,6 +126,7 @@ static void check_alloc_at_run(struct cp_session *s)
 	assert_int_equal(map_flags(s->skel->maps.alloc_stacks) & BPF_F_NO_PREALLOC, at_run);
 	assert_int_equal(map_flags(s->skel->maps.alloc_stacks_odd) & BPF_F_NO_PREALLOC, at_run);
 	assert_int_equal(map_flags(s->skel->maps.live_objects) & BPF_F_NO_PREALLOC, at_run);
+	assert_int_equal(map_flags(s->skel->maps.soft_insns) & BPF_F_NO_PREALLOC, at_run);
 	assert_int_equal(map_flags(s->skel->maps.stack_counts) & BPF_F_NO_PREALLOC, 0);
 	assert_int_equal(map_flags(s->skel->maps.ip_counts) & BPF_F_NO_PREALLOC, 0);
 }

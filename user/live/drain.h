@@ -102,9 +102,10 @@ __u32 cp_map_keys_u32(int fd, __u32 *keys, __u32 cap);
 /*
  * Reads and deletes up to @cap entries of hash map @fd (keys of @key_size,
  * values of @val_size bytes, at most CP_MAP_DRAIN_MAX_*), handing each to
- * @fn; entries beyond @cap stay. *@no_lookup_and_delete is set, and used,
- * when the kernel lacks the combined call (< 5.14). Returns the number
- * taken, or a negative errno when none was.
+ * @fn; entries beyond @cap stay. Up to 64 entries a system call where the
+ * kernel can (5.6), else two calls an entry. *@no_lookup_and_delete is
+ * set, and used, when the kernel lacks the combined call (< 5.14). Returns
+ * the number taken, or a negative errno when none was.
  */
 int cp_map_drain(int fd, size_t key_size, size_t val_size, size_t cap, bool *no_lookup_and_delete,
 		 cp_map_entry_fn fn, void *ctx);

@@ -9,6 +9,7 @@
 #include "cacheperf/abi.h"
 #include "cacheperf.skel.h"
 #include "decode/decode_cache.h"
+#include "live/drain.h"
 #include "live/perf_events.h"
 #include "machine/pmu_attr.h"
 #include "objects/proc_maps.h"
@@ -33,6 +34,8 @@ struct cp_soft_source {
 	struct cp_decode_cache *decoded;
 	struct cp_soft_registry installed;
 	struct cp_soft_item *items;		/* CP_MAX_SOFT_PENDING */
+	size_t nr_items;			/* taken by the last take_pending() */
+	bool no_lookup_and_delete;		/* cp_map_drain()'s */
 	struct cp_symbolizer *sym;		/* function bounds for the skid walk; NULL: none */
 	__u8 *code;				/* CP_SKID_MAX_FUNC_BYTES: the walked function */
 	struct kept_maps kept[CP_SOFT_MAPS_KEPT];
@@ -87,23 +90,22 @@ void cp_soft_source__free(struct cp_soft_source *s)
 	free(s);
 }
 
+static void take_item(void *ctx, const void *key, const void *val)
+{
+	struct cp_soft_source *s = ctx;
+	struct cp_soft_item *it = &s->items[s->nr_items++];
+
+	memcpy(&it->key, key, sizeof(it->key));
+	memcpy(&it->val, val, sizeof(it->val));
+}
+
 /* Moves the pending entries into s->items, deleting them; returns how many. */
 static size_t take_pending(struct cp_soft_source *s)
 {
-	struct cp_ip_key key, next;
-	size_t n = 0;
-	bool more;
-
-	if (bpf_map_get_next_key(s->pending_fd, NULL, &key))
-		return 0;
-	do {
-		/* the successor first: a deleted key has none */
-		more = !bpf_map_get_next_key(s->pending_fd, &key, &next);
-		if (!bpf_map_lookup_and_delete_elem(s->pending_fd, &key, &s->items[n].val))
-			s->items[n++].key = key;
-		key = next;
-	} while (more && n < CP_MAX_SOFT_PENDING);
-	return n;
+	s->nr_items = 0;
+	cp_map_drain(s->pending_fd, sizeof(struct cp_ip_key), sizeof(struct cp_soft_pending),
+		     CP_MAX_SOFT_PENDING, &s->no_lookup_and_delete, take_item, s);
+	return s->nr_items;
 }
 
 static int install(struct cp_soft_source *s, const struct cp_ip_key *key,

@@ -66,4 +66,21 @@ static __always_inline __u64 cp_wakeup_flag_of(void *ring, __u64 wake_bytes, __u
 	return BPF_RB_FORCE_WAKEUP;
 }
 
+/*
+ * A forced wakeup now, whatever the spacing, counted with the others: for a
+ * record the reader must see at once (a target's exec, targets.bpf.c). The
+ * default (0) wakes the reader only when it has read everything before, and
+ * samples submitted without a wakeup may be waiting ahead of the record.
+ */
+static __always_inline __u64 cp_wakeup_force(void)
+{
+	struct cp_cpu_cost *c = cp_cpu_cost();
+
+	if (c) {
+		c->last_wakeup_ns = bpf_ktime_get_ns();
+		c->wakeups++;
+	}
+	return BPF_RB_FORCE_WAKEUP;
+}
+
 #endif /* CACHEPERF_WAKEUP_BPF_H */

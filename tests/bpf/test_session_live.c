@@ -9,6 +9,7 @@
  * from the ELF symbol table and /proc/PID/maps, not from our output.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -28,6 +30,7 @@
 #include "live/drain.h"
 #include "live/session.h"
 #include "machine/sysinfo.h"
+#include "util/clock.h"
 #include "cacheperf.skel.h"
 #include "cli/run_cfg.h"
 
@@ -131,6 +134,26 @@ static void check_alloc_at_run(struct cp_session *s)
 	assert_int_equal(map_flags(s->skel->maps.ip_counts) & BPF_F_NO_PREALLOC, 0);
 }
 
+/* A session of -p @pid --source faults, opened as main() sets it up (@opts, @cfg: its own). */
+static struct cp_session *faults_session(pid_t pid, struct cp_options *opts,
+					 struct cp_session_cfg *cfg)
+{
+	struct cp_session *s = NULL;
+	char err[512] = "";
+
+	cp_options_defaults(opts);
+	opts->target = CP_TARGET_PIDS;
+	opts->pids[0] = pid;
+	opts->nr_pids = 1;
+	opts->source = CP_SOURCE_FAULTS;
+	cp_session_cfg_of(opts, cfg);
+	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg->source), 0);
+	cfg->pids = opts->pids;
+	cfg->nr_pids = 1;
+	assert_int_equal(cp_session__open(cfg, &s, err, sizeof(err)), 0);
+	return s;
+}
+
 static void test_faults_source_on_workload(void **state)
 {
 	struct seen sn = { 0 };
@@ -157,17 +180,7 @@ static void test_faults_source_on_workload(void **state)
 	assert_true(strncmp(line, "ready ", 6) == 0);
 	sn.insn = runtime_addr(sn.pid, path, "cp_touch_insn");
 
-	/* -p PID --source faults, as main() sets it up */
-	cp_options_defaults(&opts);
-	opts.target = CP_TARGET_PIDS;
-	opts.pids[0] = sn.pid;
-	opts.nr_pids = 1;
-	opts.source = CP_SOURCE_FAULTS;
-	cp_session_cfg_of(&opts, &cfg);
-	assert_int_equal(cp_source_decide(CP_SOURCE_FAULTS, &no_pmus, &kv, &cfg.source), 0);
-	cfg.pids = opts.pids;
-	cfg.nr_pids = 1;
-	assert_int_equal(cp_session__open(&cfg, &s, err, sizeof(err)), 0);
+	s = faults_session(sn.pid, &opts, &cfg);
 	assert_false(s->scope.per_cpu);
 	check_alloc_at_run(s);
 	assert_int_equal(cp_session__attach(s, &cfg, err, sizeof(err)), 0);
@@ -232,11 +245,126 @@ static void test_exited_target(void **state)
 	assert_non_null(strstr(err, "has exited"));
 }
 
+struct procs_seen {
+	int execs, exits;
+};
+
+static int on_proc_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct procs_seen *ps = ctx;
+	struct cp_proc_event e;
+
+	if (type != CP_REC_PROC || size < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	ps->execs += e.kind == CP_PROC_EXEC;
+	ps->exits += e.kind == CP_PROC_EXIT;
+	return 0;
+}
+
+/* What a helper thread does after 100 ms, while the test waits in the poll. */
+struct later {
+	int fd;		/* >= 0: writes a byte to it */
+	pid_t kill;	/* else: SIGKILLs it */
+};
+
+static void *do_later(void *arg)
+{
+	const struct later *l = arg;
+	struct timespec t = { .tv_nsec = 100000000 };
+
+	nanosleep(&t, NULL);
+	if (l->fd >= 0) {
+		if (write(l->fd, "x", 1) != 1)
+			return (void *)1;
+	} else {
+		kill(l->kill, SIGKILL);
+	}
+	return NULL;
+}
+
+/* Milliseconds one cp_drain__poll() of @timeout_ms takes while @l happens. */
+static __u64 poll_while(struct cp_drain *d, int timeout_ms, struct later *l)
+{
+	pthread_t th;
+	__u64 t0 = cp_now_ns();
+
+	assert_int_equal(pthread_create(&th, NULL, do_later, l), 0);
+	assert_true(cp_drain__poll(d, timeout_ms) >= 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	return (cp_now_ns() - t0) / 1000000;
+}
+
+/*
+ * An exec record wakes the reader at once: its handlers must read the
+ * process's maps while it lives. An exit record does not: the reader's
+ * poll runs to its timeout and reads it then (under -a each short process
+ * woke the loop twice before). The target's own records are the only ones
+ * (-p), so nothing else wakes the poll.
+ */
+static void test_exec_wakes_exit_waits(void **state)
+{
+	struct procs_seen ps = { 0 };
+	struct cp_record_ops ops = { .record = on_proc_record, .ctx = &ps };
+	struct cp_options opts;
+	struct cp_session_cfg cfg = { 0 };
+	struct cp_session *s = NULL;
+	struct cp_drain *d;
+	struct timespec settle = { .tv_nsec = 300000000 };
+	struct later l;
+	char err[512] = "", c;
+	int go[2];
+	__u64 ms;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go[1]);
+		if (read(go[0], &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(1);
+	}
+	close(go[0]);
+	s = faults_session(pid, &opts, &cfg);
+	assert_int_equal(cp_session__attach(s, &cfg, err, sizeof(err)), 0);
+	d = cp_drain__new(s->skel, &ops);
+	assert_non_null(d);
+	while (cp_drain__poll(d, 0) > 0)
+		;
+	/* the exec: read long before the poll's 3 s */
+	l = (struct later){ .fd = go[1] };
+	ms = poll_while(d, 3000, &l);
+	print_message("# exec read after %llu ms\n", (unsigned long long)ms);
+	assert_int_equal(ps.execs, 1);
+	assert_true(ms < 2000);
+	/* the new image's page faults, its samples, are over: none wakes the poll below */
+	assert_int_equal(nanosleep(&settle, NULL), 0);
+	while (cp_drain__poll(d, 0) > 0)
+		;
+	/* the exit: nothing wakes the poll, which reads it at its end */
+	l = (struct later){ .fd = -1, .kill = pid };
+	ms = poll_while(d, 1500, &l);
+	print_message("# exit read after %llu ms\n", (unsigned long long)ms);
+	assert_int_equal(ps.exits, 1);
+	assert_true(ms >= 1400);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(go[1]);
+	cp_drain__free(d);
+	cp_session__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_faults_source_on_workload),
 		cmocka_unit_test(test_exited_target),
+		cmocka_unit_test(test_exec_wakes_exit_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

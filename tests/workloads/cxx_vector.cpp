@@ -14,7 +14,8 @@
  *                             std::vector<long> of 8 made by make_unique in
  *                             make_shared_counts(), two threads incrementing
  *                             elements 0 and 1 (one cache line) for SECS of
- *                             CPU time each (default 3)
+ *                             CPU time each (default 3), each on a CPU of
+ *                             its own (spread.h)
  *
  * The cp:vector-* markers are the lines the tests expect.
  */
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "cpu_wait.h"
+#include "spread.h"
 
 static std::vector<long> counts;
 static volatile int made;	/* work after the call: resize() is no tail call */
@@ -61,8 +63,10 @@ static int share(int seconds)
 	pthread_t th[2];
 
 	make_shared_counts();	/* cp:vector-main-unique */
-	for (long t = 0; t < 2; t++)
+	for (long t = 0; t < 2; t++) {
 		pthread_create(&th[t], NULL, worker, (void *)t);
+		cp_wl_spread(th[t], (int)t);
+	}
 	cp_wl_wait_cpu(2.0 * seconds, 10.0 * seconds);
 	stop = 1;
 	for (int t = 0; t < 2; t++)

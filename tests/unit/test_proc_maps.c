@@ -456,11 +456,13 @@ static void test_hold_turn(void **state)
 	/* the turn's end releases every hold */
 	cp_maps_turn(false);
 	assert_false(maps_show(getpid(), p));
-	/* outside a turn, a hold ends the one before */
+	/* outside a turn, a hold ends the one before; holding the same process again holds it */
+	cp_maps_hold(getpid());
 	cp_maps_hold(getpid());
 	assert_false(maps_show(getpid(), p));
 	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
+	assert_false(maps_show(getpid(), p));
 	cp_maps_hold(child);
 	assert_true(maps_show(child, theirs));
 	assert_true(maps_show(getpid(), p));

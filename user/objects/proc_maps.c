@@ -319,10 +319,11 @@ static void drop_text(struct held_maps *h)
 
 void cp_maps_hold(pid_t pid)
 {
-	struct held_maps *h = held_of(pid);
+	struct held_maps *h;
 
 	if (!held.turn)
 		cp_maps_release();
+	h = held_of(pid);
 	/* held already: a new exec, a new moment */
 	if (h)
 		drop_text(h);

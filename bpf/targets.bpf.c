@@ -21,24 +21,42 @@
  * it. Under -a each short process woke the loop twice, its exec and its
  * exit, ~100 turns a second during a build.
  */
-static __always_inline void cp_proc_emit(__u32 tgid, __u32 kind)
+static __always_inline void cp_proc_head(struct cp_proc_event *e, __u32 tgid, __u32 kind)
 {
-	struct cp_proc_event *e;
-	__u64 flags = 0;
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&stats.drop_proc, 1);
-		return;
-	}
 	e->type = CP_REC_PROC;
 	e->kind = kind;
 	e->tgid = tgid;
 	e->__pad = 0;
 	e->time_ns = bpf_ktime_get_ns();
-	if (kind == CP_PROC_EXIT)
-		flags = cp_wakeup_flag(0, 0);
-	else if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > BPF_RINGBUF_HDR_SZ + sizeof(*e))
+}
+
+static __always_inline void cp_proc_emit_exit(__u32 tgid)
+{
+	struct cp_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&stats.drop_proc, 1);
+		return;
+	}
+	cp_proc_head(e, tgid, CP_PROC_EXIT);
+	bpf_ringbuf_submit(e, cp_wakeup_flag(0, 0));
+}
+
+/* The exec'd task is current: its new comm and its cgroup go with the record. */
+static __always_inline void cp_proc_emit_exec(__u32 tgid)
+{
+	struct cp_proc_exec_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 flags = 0;
+
+	if (!e) {
+		__sync_fetch_and_add(&stats.drop_proc, 1);
+		return;
+	}
+	cp_proc_head(&e->ev, tgid, CP_PROC_EXEC);
+	if (bpf_get_current_comm(e->comm, sizeof(e->comm)))
+		__builtin_memset(e->comm, 0, sizeof(e->comm));
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > BPF_RINGBUF_HDR_SZ + sizeof(*e))
 		flags = cp_wakeup_force();
 	bpf_ringbuf_submit(e, flags);
 }
@@ -75,7 +93,7 @@ int BPF_PROG(on_exec, struct task_struct *task)
 			*v = CP_TARG_PROFILE;
 	}
 	if (cp_is_target(tgid))
-		cp_proc_emit(tgid, CP_PROC_EXEC);
+		cp_proc_emit_exec(tgid);
 	return 0;
 }
 
@@ -88,7 +106,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	if (BPF_CORE_READ(task, pid) != tgid)
 		return 0;
 	if (cp_is_target(tgid))
-		cp_proc_emit(tgid, CP_PROC_EXIT);
+		cp_proc_emit_exit(tgid);
 	if (targ_filter_tgid)
 		bpf_map_delete_elem(&targ_tgids, &tgid);
 	return 0;

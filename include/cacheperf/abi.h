@@ -99,6 +99,19 @@ struct cp_proc_event {
 };
 _Static_assert(sizeof(struct cp_proc_event) == 24, "struct cp_proc_event is ABI");
 
+/*
+ * A CP_PROC_EXEC record: the event, then who the new image is as the kernel
+ * had it at the exec, so that a process gone before its record is read keeps
+ * its name, and the processes of one cgroup read it once. Recordings made
+ * before it carry the event alone (24 bytes).
+ */
+struct cp_proc_exec_event {
+	struct cp_proc_event ev;
+	char comm[16];		/* the task's comm after the exec (TASK_COMM_LEN), NUL-padded */
+	__u64 cgroup_id;	/* its cgroup v2 id (the directory's inode number); 0: none */
+};
+_Static_assert(sizeof(struct cp_proc_exec_event) == 48, "struct cp_proc_exec_event is ABI");
+
 /* cp_sample.flags */
 #define CP_SAMPLE_STORE		(1u << 0)	/* a store (else a load) */
 #define CP_SAMPLE_MISS		(1u << 1)	/* not served by L1 */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -247,6 +248,8 @@ static void test_exited_target(void **state)
 
 struct procs_seen {
 	int execs, exits;
+	struct cp_proc_exec_event exec; /* the last exec record */
+	size_t exec_size;
 };
 
 static int on_proc_record(__u32 type, const void *data, size_t size, void *ctx)
@@ -259,7 +262,33 @@ static int on_proc_record(__u32 type, const void *data, size_t size, void *ctx)
 	memcpy(&e, data, sizeof(e));
 	ps->execs += e.kind == CP_PROC_EXEC;
 	ps->exits += e.kind == CP_PROC_EXIT;
+	if (e.kind == CP_PROC_EXEC) {
+		ps->exec_size = size;
+		memcpy(&ps->exec, data, size < sizeof(ps->exec) ? size : sizeof(ps->exec));
+	}
 	return 0;
+}
+
+/* The inode of this process's cgroup2 directory (its cgroup id), from /proc and cgroupfs. */
+static __u64 own_cgroup_ino(void)
+{
+	char text[4096], path[4400];
+	struct stat st;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	size_t n;
+	char *p;
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	p = strstr(text, "0::");
+	assert_non_null(p);
+	p += 3;
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", p);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
 }
 
 /* What a helper thread does after 100 ms, while the test waits in the poll. */
@@ -343,6 +372,10 @@ static void test_exec_wakes_exit_waits(void **state)
 	print_message("# exec read after %llu ms\n", (unsigned long long)ms);
 	assert_int_equal(ps.execs, 1);
 	assert_true(ms < 2000);
+	/* who the new image is, as the kernel had it: its name and its cgroup (the test's) */
+	assert_int_equal(ps.exec_size, sizeof(struct cp_proc_exec_event));
+	assert_string_equal(ps.exec.comm, "sleep");
+	assert_int_equal(ps.exec.cgroup_id, own_cgroup_ino());
 	/* the new image's page faults, its samples, are over: none wakes the poll below */
 	assert_int_equal(nanosleep(&settle, NULL), 0);
 	while (cp_drain__poll(d, 0) > 0)

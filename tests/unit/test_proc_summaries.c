@@ -3,23 +3,36 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "profile/proc_summaries.h"
+#include "util/hash.h"
 
-/* The fake system: comm "p<pid>", or "x<pid>" once a process exec'd. */
-static int describes;
+/*
+ * The fake system: comm "p<pid>", or "x<pid>" once a process exec'd; cgroup
+ * "/slice/<pid>", of the unified hierarchy unless cg_v1 (a hybrid host).
+ */
+static int describes, comm_reads, cgroup_reads;
 static int exec_gen;
+static bool cg_v1;
 
-static void describe(void *ctx, struct cp_proc_summary *s)
+static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 {
 	(void)ctx;
 	describes++;
-	snprintf(s->comm, sizeof(s->comm), "%c%d", exec_gen ? 'x' : 'p', (int)s->pid);
-	snprintf(s->cg.path, sizeof(s->cg.path), "/slice/%d", (int)s->pid);
+	if (what & CP_DESCRIBE_COMM) {
+		comm_reads++;
+		snprintf(s->comm, sizeof(s->comm), "%c%d", exec_gen ? 'x' : 'p', (int)s->pid);
+	}
+	if (what & CP_DESCRIBE_CGROUP) {
+		cgroup_reads++;
+		snprintf(s->cg.path, sizeof(s->cg.path), "/slice/%d", (int)s->pid);
+		s->cg.v2 = !cg_v1;
+	}
 }
 
 static void test_counts_and_top(void **state)
@@ -61,11 +74,11 @@ static void test_exec_exit_reuse(void **state)
 	cp_proc_summaries__sample(t, 42, false);
 	cp_proc_summaries__sample(t, 42, false);
 	exec_gen = 1;
-	cp_proc_summaries__exec(t, 42);
+	cp_proc_summaries__exec(t, 42, NULL, 0);
 	cp_proc_summaries__sample(t, 42, false);
 	cp_proc_summaries__exit(t, 42);
 	cp_proc_summaries__exit(t, 42);		/* twice: harmless */
-	cp_proc_summaries__exec(t, 4242);		/* never sampled: described now */
+	cp_proc_summaries__exec(t, 4242, NULL, 0);		/* never sampled: described now */
 	exec_gen = 0;
 	cp_proc_summaries__sample(t, 42, true);	/* the pid reused */
 	assert_int_equal(cp_proc_summaries__count(t), 3);
@@ -205,6 +218,77 @@ static void test_find(void **state)
 	cp_proc_summaries__free(t);
 }
 
+/* @id's slot among the kept cgroups: proc_summaries.c's Fibonacci slot. */
+static size_t cgroup_slot(__u64 id)
+{
+	return cp_hash_slot(cp_hash64(id), 58, CP_PROC_CGROUPS_KEPT - 1);
+}
+
+/*
+ * An exec record's comm is the process's name: nothing is read for it. Its
+ * cgroup id names a cgroup described at an earlier exec: the processes of
+ * one cgroup (a build's compilers) read /proc/PID/cgroup once, and the
+ * description is the first one's. What the record lacks is read.
+ */
+static void test_exec_record_identity(void **state)
+{
+	struct cp_proc_summaries *t = cp_proc_summaries__new(64, describe, NULL);
+	const struct cp_proc_summary *s;
+	__u64 other = 78;
+
+	(void)state;
+	describes = comm_reads = cgroup_reads = exec_gen = 0;
+	cg_v1 = false;
+	cp_proc_summaries__exec(t, 10, "cc1", 77);
+	s = cp_proc_summaries__find(t, 10);
+	assert_string_equal(s->comm, "cc1");
+	assert_string_equal(s->cg.path, "/slice/10");
+	assert_int_equal(comm_reads, 0);
+	assert_int_equal(cgroup_reads, 1);
+	/* the same cgroup: the first process's description, nothing read */
+	cp_proc_summaries__exec(t, 11, "as", 77);
+	s = cp_proc_summaries__find(t, 11);
+	assert_string_equal(s->comm, "as");
+	assert_string_equal(s->cg.path, "/slice/10");
+	assert_true(s->cg.v2);
+	assert_int_equal(describes, 1);
+	/* no comm in the record: read; the cgroup still known */
+	cp_proc_summaries__exec(t, 12, "", 77);
+	assert_string_equal(cp_proc_summaries__find(t, 12)->comm, "p12");
+	assert_string_equal(cp_proc_summaries__find(t, 12)->cg.path, "/slice/10");
+	assert_int_equal(comm_reads, 1);
+	assert_int_equal(cgroup_reads, 1);
+	/* a record without them (an older recording): both read */
+	cp_proc_summaries__exec(t, 13, NULL, 0);
+	assert_string_equal(cp_proc_summaries__find(t, 13)->comm, "p13");
+	assert_string_equal(cp_proc_summaries__find(t, 13)->cg.path, "/slice/13");
+	assert_int_equal(cgroup_reads, 2);
+	/* a second exec of a summarized process: the new name, the counts go on */
+	cp_proc_summaries__sample(t, 10, true);
+	cp_proc_summaries__exec(t, 10, "ld", 77);
+	s = cp_proc_summaries__find(t, 10);
+	assert_string_equal(s->comm, "ld");
+	assert_int_equal(s->execs, 1);
+	assert_int_equal(s->samples, 1);
+	assert_int_equal(cgroup_reads, 2);
+	/* another id in the same slot takes it: 77 is read again */
+	while (cgroup_slot(other) != cgroup_slot(77))
+		other++;
+	cp_proc_summaries__exec(t, 14, "sh", other);
+	assert_string_equal(cp_proc_summaries__find(t, 14)->cg.path, "/slice/14");
+	cp_proc_summaries__exec(t, 15, "sh", 77);
+	assert_string_equal(cp_proc_summaries__find(t, 15)->cg.path, "/slice/15");
+	assert_int_equal(cgroup_reads, 4);
+	/* a hybrid host's v1 path is not the v2 id's: never kept */
+	cg_v1 = true;
+	cp_proc_summaries__exec(t, 16, "sh", 99);
+	cp_proc_summaries__exec(t, 17, "sh", 99);
+	assert_string_equal(cp_proc_summaries__find(t, 17)->cg.path, "/slice/17");
+	assert_int_equal(cgroup_reads, 6);
+	assert_int_equal(comm_reads, 2);
+	cp_proc_summaries__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_index_collisions),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_eviction_batches),
+		cmocka_unit_test(test_exec_record_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

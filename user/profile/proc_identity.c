@@ -49,11 +49,12 @@ int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out)
 	return cp_cgroup_parse(text, out);
 }
 
-void cp_proc_describe(void *ctx, struct cp_proc_summary *s)
+void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 {
 	(void)ctx;
-	cp_proc_read_comm(s->pid, s->comm, sizeof(s->comm));
-	if (cp_proc_read_cgroup(s->pid, &s->cg)) {
+	if (what & CP_DESCRIBE_COMM)
+		cp_proc_read_comm(s->pid, s->comm, sizeof(s->comm));
+	if ((what & CP_DESCRIBE_CGROUP) && cp_proc_read_cgroup(s->pid, &s->cg)) {
 		memset(&s->cg, 0, sizeof(s->cg));
 		s->cg.runtime = "";
 	}

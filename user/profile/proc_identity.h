@@ -15,8 +15,8 @@ void cp_proc_read_comm(pid_t pid, char *buf, size_t sz);
 /* /proc/PID/cgroup parsed into @out; -errno when it cannot be read or parsed. */
 int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out);
 
-/* A cp_proc_describe_fn over the two above (@ctx unused). */
-void cp_proc_describe(void *ctx, struct cp_proc_summary *s);
+/* A cp_proc_describe_fn over the two above, each read when @what asks (@ctx unused). */
+void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what);
 
 /*
  * Opens the cgroup (v2) directory of --cgroup @path (a cgroup2 directory, or

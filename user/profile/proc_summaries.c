@@ -20,6 +20,10 @@ struct cp_proc_summaries {
 	__u64 clock, seen, evicted;
 	cp_proc_describe_fn describe;
 	void *ctx;
+	struct known_cgroup {
+		__u64 id; /* 0: empty */
+		struct cp_cgroup_info cg;
+	} cgroups[CP_PROC_CGROUPS_KEPT]; /* by id, a slot each (Fibonacci: the top 6 bits) */
 };
 
 static size_t home_of(const struct cp_proc_summaries *t, pid_t pid)
@@ -164,16 +168,12 @@ static struct cp_proc_summary *find_live(const struct cp_proc_summaries *t, pid_
 	return t->index[i] == CP_NO_SLOT ? NULL : &t->v[t->index[i]];
 }
 
-/* @pid's live summary, created (and described) if it has none. */
-static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
+/* A new live summary of @pid (not described). */
+static struct cp_proc_summary *new_live(struct cp_proc_summaries *t, pid_t pid)
 {
-	struct cp_proc_summary *s = find_live(t, pid);
-	size_t slot;
+	size_t slot = free_slot(t);
+	struct cp_proc_summary *s = &t->v[slot];
 
-	if (s)
-		return s;
-	slot = free_slot(t);
-	s = &t->v[slot];
 	t->used[slot] = true;
 	s->pid = pid;
 	s->cg.runtime = "";
@@ -181,8 +181,19 @@ static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
 	t->index[index_pos(t, pid)] = (int)slot;
 	t->nr++;
 	t->seen++;
+	return s;
+}
+
+/* @pid's live summary, created (and described) if it has none. */
+static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
+{
+	struct cp_proc_summary *s = find_live(t, pid);
+
+	if (s)
+		return s;
+	s = new_live(t, pid);
 	if (t->describe)
-		t->describe(t->ctx, s);
+		t->describe(t->ctx, s, CP_DESCRIBE_COMM | CP_DESCRIBE_CGROUP);
 	return s;
 }
 
@@ -199,19 +210,46 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 	return 0;
 }
 
-void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid)
-{
-	struct cp_proc_summary *s = pid > 0 ? find_live(t, pid) : NULL;
+_Static_assert(CP_PROC_CGROUPS_KEPT == 1 << 6, "known_slot() takes the top 6 bits");
 
-	/* a new image: described now, while it lives (it may not for long) */
-	if (!s) {
-		if (pid > 0)
-			get_live(t, pid);
+static struct known_cgroup *known_slot(struct cp_proc_summaries *t, __u64 id)
+{
+	return &t->cgroups[cp_hash_slot(cp_hash64(id), 58, CP_PROC_CGROUPS_KEPT - 1)];
+}
+
+void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
+			     __u64 cgroup_id)
+{
+	struct known_cgroup *k = cgroup_id ? known_slot(t, cgroup_id) : NULL;
+	struct cp_proc_summary *s;
+	unsigned int what = 0;
+
+	if (pid <= 0)
 		return;
+	/* a new image, or a pid not summarized yet: described now, while it lives (it may not for long) */
+	s = find_live(t, pid);
+	if (s)
+		s->execs++;
+	else
+		s = new_live(t, pid);
+	memset(s->comm, 0, sizeof(s->comm));
+	if (comm)
+		strncpy(s->comm, comm, sizeof(s->comm) - 1);
+	if (!s->comm[0])
+		what |= CP_DESCRIBE_COMM;
+	if (k && k->id == cgroup_id) {
+		s->cg = k->cg;
+	} else {
+		memset(&s->cg, 0, sizeof(s->cg));
+		s->cg.runtime = "";
+		what |= CP_DESCRIBE_CGROUP;
 	}
-	s->execs++;
-	if (t->describe)
-		t->describe(t->ctx, s);
+	if (what && t->describe)
+		t->describe(t->ctx, s, what);
+	if (k && (what & CP_DESCRIBE_CGROUP) && s->cg.v2 && s->cg.path[0]) {
+		k->id = cgroup_id;
+		k->cg = s->cg;
+	}
 }
 
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)

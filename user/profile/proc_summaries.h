@@ -31,8 +31,19 @@ struct cp_proc_summary {
 	__u64 last_use;			/* LRU stamp */
 };
 
-/* Fills comm and cgroup of @s (pid set) from the live system; may leave them empty. */
-typedef void (*cp_proc_describe_fn)(void *ctx, struct cp_proc_summary *s);
+#define CP_PROC_CGROUPS_KEPT	64	/* cgroups known by id, for the execs to come */
+
+/* What a describe function is asked to fill. */
+enum {
+	CP_DESCRIBE_COMM = 1u << 0,
+	CP_DESCRIBE_CGROUP = 1u << 1,
+};
+
+/*
+ * Fills what @what names of @s (pid set; comm and cgroup) from the live
+ * system; may leave them empty.
+ */
+typedef void (*cp_proc_describe_fn)(void *ctx, struct cp_proc_summary *s, unsigned int what);
 
 struct cp_proc_summaries;
 
@@ -51,8 +62,14 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 /*
  * @pid exec'd: a new comm (and maybe cgroup), the counts go on; a pid not
  * summarized yet gets its summary now (no sample), described while it lives.
+ * The exec record's @comm ("" or NULL: not said) is taken as it is; its
+ * @cgroup_id (0: not said) names a cgroup described before by another
+ * process's exec, whose description is taken then. What the record does not
+ * give is described. Only a unified-hierarchy (v2) cgroup is kept by id:
+ * on a hybrid host the v1 path a process is described by is not its v2 id's.
  */
-void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid);
+void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
+			     __u64 cgroup_id);
 
 /* @pid exited: its summary stays for the report, the pid may be reused. */
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);

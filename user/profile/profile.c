@@ -133,15 +133,21 @@ static int on_sample(const struct cp_sample *s, void *ctx)
 	return 0;
 }
 
-static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe)
+/* @who: the exec record's comm and cgroup (NULL: a record without them). */
+static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
+		    const struct cp_proc_exec_event *who)
 {
 	pid_t pid = (pid_t)pe->tgid;
 
 	if (pe->kind == CP_PROC_EXEC) {
+		char comm[sizeof(who->comm) + 1] = "";
+
 		p->execs++;
 		/* the new image's maps, read once for the objects, the symbolizer and the hook */
 		cp_maps_hold(pid);
-		cp_proc_summaries__exec(p->procs, pid);
+		if (who)
+			memcpy(comm, who->comm, sizeof(who->comm));
+		cp_proc_summaries__exec(p->procs, pid, comm, who ? who->cgroup_id : 0);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
 	} else if (pe->kind == CP_PROC_EXIT) {
@@ -208,10 +214,10 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		else
 			p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
-		struct cp_proc_event pe;
+		struct cp_proc_exec_event who;
 
-		memcpy(&pe, data, sizeof(pe));
-		on_proc(p, &pe);
+		memcpy(&who, data, size >= sizeof(who) ? sizeof(who) : sizeof(who.ev));
+		on_proc(p, &who.ev, size >= sizeof(who) ? &who : NULL);
 	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
 		on_history_record(p, data);
 	} else if (type == CP_REC_ALLOC_STACK) {

@@ -369,7 +369,8 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 	 * The replay's clock is not the run's: maps are re-read where the run
 	 * re-read them (cp_profile__maps_changed), never on the replay's own.
 	 * No /proc: globals are read from the files the maps name, and the
-	 * per-process summaries have no comm or cgroup.
+	 * per-process summaries have no cgroup, and a comm only from an exec
+	 * record that carries it.
 	 */
 	struct cp_profile_cfg cfg = {
 		.objects = {

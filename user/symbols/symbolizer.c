@@ -755,6 +755,18 @@ static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp
 	}
 }
 
+/* The shared space held for the file of @key; NULL when none is. */
+static struct cp_sym_space *shared_space(struct cp_symbolizer *s, const struct cp_sym_file_key *key)
+{
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->shared && cp_sym_key_equal(&sp->key, key))
+			return sp;
+	}
+	return NULL;
+}
+
 /* The shared space of @m's file: one per file, whichever process maps it. */
 static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *map,
 			    const struct cp_sym_share *m, struct cp_sym_space **out)
@@ -763,14 +775,10 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 	Dwfl_Module *mod;
 	int err;
 
-	for (size_t i = 0; i < s->max_spaces; i++) {
-		struct cp_sym_space *sp = &s->spaces[i];
-
-		if (sp->dwfl && sp->shared && cp_sym_key_equal(&sp->key, &m->key)) {
-			sp->last_use = ++s->clock;
-			*out = sp;
-			return 0;
-		}
+	*out = shared_space(s, &m->key);
+	if (*out) {
+		(*out)->last_use = ++s->clock;
+		return 0;
 	}
 	err = open_file(m->open_path, open_shared(s, pid, map, m), &tmp.dwfl, &mod);
 	if (err)
@@ -973,12 +981,20 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 		sh->how = path != m->path ? CP_SYM_OPEN_MOVED : CP_SYM_OPEN_NAMED;
 		return file_key(path, &sh->key) ? path : NULL;
 	}
-	/* a look only (nothing read): the file is opened again, and judged again, when used */
+	sh->how = CP_SYM_OPEN_TARGET;
+	sh->key = cp_sym_map_key(m);
+	/*
+	 * A file whose space is held is found by its key alone, never opened
+	 * again: a look at it would change nothing (every process of a build
+	 * maps libc; three opens and fstats an exec went to it). Else a look
+	 * only (nothing read): the file is opened again, and judged again, when
+	 * used.
+	 */
+	if (shared_space(s, &sh->key))
+		return path;
 	cp_map_target_file(m, NULL, pid, &w, &want);
 	if (cp_tf_check(&w, &want) != CP_TF_OK)
 		return NULL;
-	sh->how = CP_SYM_OPEN_TARGET;
-	sh->key = cp_sym_map_key(m);
 	return path;
 }
 

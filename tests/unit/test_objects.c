@@ -12,6 +12,9 @@
 #include <string.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -179,23 +182,61 @@ static void test_shrink_drops_exited(void **state)
 	cp_objects__free(o);
 }
 
+/* Processes GHOST(@from) to GHOST(@to) allocate an object of thread 1 each, and exit. */
+static void ghosts_exit(struct cp_objects *o, int from, int to)
+{
+	struct cp_object a = heap_obj(ADDR, 64, 1);
+
+	for (int i = from; i <= to; i++) {
+		assert_int_equal(cp_objects__on_alloc(o, GHOST(i), &a), 0);
+		cp_objects__on_exit(o, GHOST(i));
+	}
+}
+
 /* At most max_exited exited processes are kept: the least recently used go first. */
 static void test_exited_capped(void **state)
 {
 	struct cp_objects_opts opts = { .max_exited = 2 };
 	struct cp_objects *o = cp_objects__new(&opts);
-	struct cp_object a = heap_obj(ADDR, 64, 1);
 	struct cp_objects_stats st;
 
 	(void)state;
-	for (int i = 1; i <= 5; i++) {
-		assert_int_equal(cp_objects__on_alloc(o, GHOST(i), &a), 0);
-		cp_objects__on_exit(o, GHOST(i));
-	}
+	ghosts_exit(o, 1, 5);
 	cp_objects__stats(o, &st);
 	assert_int_equal(st.exited_dropped, 3);
 	for (int i = 1; i <= 5; i++)
 		assert_int_equal(tid_at(o, GHOST(i), ADDR), i >= 4 ? 1 : 0);
+	cp_objects__free(o);
+}
+
+/*
+ * Past the cap the least recently used exited processes go, down to three
+ * quarters of it at once: with a cap of 8, the ninth exit drops three, and
+ * the next two none.
+ */
+static void test_exited_trimmed_in_batches(void **state)
+{
+	struct cp_objects_opts opts = { .max_exited = 8 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_objects_stats st;
+
+	(void)state;
+	ghosts_exit(o, 1, 8);
+	/* 2 used last of all: kept; 1, 3 and 4 the least recently used */
+	assert_int_equal(tid_at(o, GHOST(2), ADDR), 1);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.exited_dropped, 0);
+	ghosts_exit(o, 9, 9);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.exited_dropped, 3);
+	for (int i = 1; i <= 9; i++)
+		assert_int_equal(tid_at(o, GHOST(i), ADDR), i == 1 || i == 3 || i == 4 ? 0 : 1);
+	/* the next exits drop nothing until the cap is passed again */
+	for (int i = 10; i <= 12; i++) {
+		ghosts_exit(o, i, i);
+		cp_objects__stats(o, &st);
+		assert_int_equal(st.exited_dropped, i < 12 ? 3 : 6);
+	}
 	cp_objects__free(o);
 }
 
@@ -273,6 +314,67 @@ static void test_caller_thread_stacks(void **state)
 	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 100, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	free(stack);
+	cp_objects__free(o);
+}
+
+/* A thread blocked in read() on its pipe until the test writes to it. */
+static void *blocked_thread(void *arg)
+{
+	char c;
+
+	return read(*(int *)arg, &c, 1) == 1 ? NULL : (void *)1;
+}
+
+/*
+ * A process first seen has its blocked threads' stacks read (their stack
+ * pointers, /proc/PID/task/TID/syscall). A snapshot of an exec record does
+ * not read them: exec leaves one thread, whose stack is [stack], so under
+ * -a the task directory of every short process was read for nothing. (This
+ * process did not exec: its thread's stack shows what is not read then.)
+ */
+static void test_exec_snapshot_reads_no_threads(void **state)
+{
+	struct cp_objects *o = cp_objects__new(NULL);
+	pthread_attr_t attr;
+	struct cp_resolved r;
+	struct timespec settle = { .tv_nsec = 20000000 };
+	void *stack = NULL;
+	size_t size = 1 << 20;
+	pthread_t th;
+	int fds[2];
+	__u64 lo;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	/* a stack of its own, an anonymous mapping (not the malloc'd arena) */
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(stack != MAP_FAILED);
+	lo = (__u64)(uintptr_t)stack;
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstack(&attr, stack, size), 0);
+	assert_int_equal(pthread_create(&th, &attr, blocked_thread, &fds[0]), 0);
+	/* once blocked in read(), its stack pointer is in /proc (a busy machine: later) */
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(cp_objects__refresh(o, getpid()), 0);
+		assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
+		if (r.kind == CP_OBJ_STACK)
+			break;
+		nanosleep(&settle, NULL);
+	}
+	assert_int_equal(r.kind, CP_OBJ_STACK);
+	assert_int_equal(cp_objects__on_exec(o, getpid()), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
+	/* a later snapshot reads them again */
+	assert_int_equal(cp_objects__refresh(o, getpid()), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_STACK);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	pthread_attr_destroy(&attr);
+	munmap(stack, size);
+	close(fds[0]);
+	close(fds[1]);
 	cp_objects__free(o);
 }
 
@@ -399,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_caller_thread_stacks),
+		cmocka_unit_test(test_exec_snapshot_reads_no_threads),
+		cmocka_unit_test(test_exited_trimmed_in_batches),
 		cmocka_unit_test(test_guard_backoff),
 		cmocka_unit_test(test_chunk_event),
 	};

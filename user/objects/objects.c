@@ -179,7 +179,14 @@ static void unlink_slot(struct cp_objects *o, size_t i)
 	o->nr--;
 }
 
-static int take_snapshot(struct cp_objects *o, struct proc *p)
+/*
+ * A new snapshot of @p's maps, globals and thread stacks. @exec: the process
+ * has just exec'd, and exec leaves one thread, whose stack is the [stack]
+ * mapping: its task directory is not read (two opens and a read an exec,
+ * under -a a hundred a second); the threads it starts are found at a later
+ * snapshot, as those started after any snapshot are.
+ */
+static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 {
 	struct cp_range *found;
 	int err, n;
@@ -198,6 +205,8 @@ static int take_snapshot(struct cp_objects *o, struct proc *p)
 			       &p->globals);
 	if (err)
 		return err;
+	if (exec)
+		return 0;
 	found = malloc(CP_MAX_THREAD_STACKS * sizeof(*found));
 	if (!found)
 		return -ENOMEM;
@@ -257,10 +266,46 @@ static void evict_lru(struct cp_objects *o)
 	drop_slot(o, lru);
 }
 
-/* Exited processes beyond opts.max_exited: the least recently used go. */
+struct exited_ref {
+	__u64 last_use;
+	pid_t pid;
+};
+
+static int by_last_use(const void *a, const void *b)
+{
+	const struct exited_ref *x = a, *y = b;
+
+	return x->last_use < y->last_use ? -1 : x->last_use > y->last_use;
+}
+
+/*
+ * Exited processes beyond opts.max_exited: the least recently used go, down
+ * to three quarters of the cap at once. One walk of every slot for each
+ * exit was 4 % of the profiler's time under -a beside short processes; a
+ * batch is one walk for a quarter of the cap's exits. Without memory for
+ * the batch, one at a time.
+ */
 static void trim_exited(struct cp_objects *o)
 {
-	while (o->nr_exited > o->opts.max_exited) {
+	size_t keep = o->opts.max_exited - o->opts.max_exited / 4, n = 0;
+	struct exited_ref *v;
+
+	if (o->nr_exited <= o->opts.max_exited)
+		return;
+	v = malloc(o->nr_exited * sizeof(*v));
+	if (!v)
+		keep = o->opts.max_exited;
+	for (size_t i = 0; v && i < o->nr_slots; i++)
+		if (o->slots[i] && o->slots[i]->exited)
+			v[n++] = (struct exited_ref){ o->slots[i]->last_use, o->slots[i]->pid };
+	if (v)
+		qsort(v, n, sizeof(*v), by_last_use);
+	for (size_t k = 0; v && k < n && o->nr_exited > keep; k++) {
+		o->st.exited_dropped++;
+		drop_slot(o, probe(o, v[k].pid));
+	}
+	free(v);
+	while (o->nr_exited > keep) {
 		size_t lru = o->nr_slots;
 
 		for (size_t i = 0; i < o->nr_slots; i++)
@@ -274,7 +319,7 @@ static void trim_exited(struct cp_objects *o)
 	}
 }
 
-static struct proc *new_proc(struct cp_objects *o, pid_t pid);
+static struct proc *new_proc(struct cp_objects *o, pid_t pid, bool exec);
 
 /* The state of @pid, created (with a first snapshot) if new. NULL: no memory. */
 static struct proc *get_proc(struct cp_objects *o, pid_t pid)
@@ -285,7 +330,7 @@ static struct proc *get_proc(struct cp_objects *o, pid_t pid)
 		p->last_use = ++o->tick;
 		return p;
 	}
-	return new_proc(o, pid);
+	return new_proc(o, pid, false);
 }
 
 /*
@@ -301,7 +346,8 @@ static struct proc *live_proc(struct cp_objects *o, pid_t pid)
 	return get_proc(o, pid);
 }
 
-static struct proc *new_proc(struct cp_objects *o, pid_t pid)
+/* A new state of @pid, with its first snapshot (@exec: take_snapshot()). */
+static struct proc *new_proc(struct cp_objects *o, pid_t pid, bool exec)
 {
 	struct proc *p;
 
@@ -320,7 +366,7 @@ static struct proc *new_proc(struct cp_objects *o, pid_t pid)
 		return NULL;
 	}
 	/* snapshot now: a short-lived process may be gone when its samples are classified */
-	take_snapshot(o, p);
+	take_snapshot(o, p, exec);
 	o->slots[probe(o, pid)] = p;
 	o->nr++;
 	return p;
@@ -354,8 +400,12 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
 	struct cp_callsites *cs;
 
 	o->st.execs++;
-	if (!p || p->exited)
-		return live_proc(o, pid) ? 0 : -ENOMEM;
+	if (!p || p->exited) {
+		/* an exited one's pid is the new process's now */
+		if (p)
+			drop_slot(o, probe(o, pid));
+		return new_proc(o, pid, true) ? 0 : -ENOMEM;
+	}
 	p->last_use = ++o->tick;
 	cs = cp_callsites__new(o->opts.max_callsites);
 	if (!cs)
@@ -370,7 +420,7 @@ int cp_objects__on_exec(struct cp_objects *o, pid_t pid)
 	cp_backoff_marks_on_exec(&p->backoff);
 	p->nr_tps = 0;
 	p->nr_user_stacks = 0;
-	return take_snapshot(o, p);
+	return take_snapshot(o, p, true);
 }
 
 int cp_objects__on_guard(struct cp_objects *o, pid_t pid, bool backed_off, __u64 now_ns)
@@ -527,7 +577,7 @@ int cp_objects__refresh(struct cp_objects *o, pid_t pid)
 
 	if (!p || p->exited)
 		return live_proc(o, pid) ? 0 : -ENOMEM;
-	return take_snapshot(o, p);
+	return take_snapshot(o, p, false);
 }
 
 bool cp_objects__tracked(const struct cp_objects *o, pid_t pid)
@@ -652,7 +702,7 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	/* unmapped in our snapshot: maybe mapped since (dlopen, mmap, new thread) */
 	if (err == -ENOENT && !p->exited &&
 	    cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
-		take_snapshot(o, p);
+		take_snapshot(o, p, false);
 		memset(out, 0, sizeof(*out));
 		err = resolve_view(p, addr, out);
 	}

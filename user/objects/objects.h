@@ -86,7 +86,7 @@ struct cp_resolved {
 struct cp_objects_stats {
 	__u64 processes;		/* tracked now */
 	__u64 evicted;			/* processes dropped at the cap (LRU) */
-	__u64 exited_dropped;		/* exited ones dropped beyond max_exited (LRU) */
+	__u64 exited_dropped;		/* exited ones dropped beyond max_exited (LRU, to 3/4 of it) */
 	__u64 execs;
 	__u64 exits;
 	__u64 maps_reads;		/* /proc/PID/maps snapshots taken */

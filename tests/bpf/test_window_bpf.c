@@ -472,7 +472,8 @@ static int count_proc(__u32 type, const void *data, size_t size, void *ctx)
 	const struct cp_proc_event *pe = data;
 	unsigned int *procs = ctx;
 
-	if (type == CP_REC_PROC && size == sizeof(*pe))
+	/* an exec's record is the longer struct cp_proc_exec_event */
+	if (type == CP_REC_PROC && size == (pe->kind == CP_PROC_EXEC ? sizeof(struct cp_proc_exec_event) : sizeof(*pe)))
 		procs[pe->kind == CP_PROC_EXEC ? 0 : 1]++;
 	return 0;
 }

@@ -18,7 +18,8 @@
  */
 static int describes, comm_reads, cgroup_reads;
 static int exec_gen;
-static bool cg_v1;
+static bool cg_v1, cg_root;
+static __u64 where_id; /* the id of the cgroup a process is in when described */
 
 static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 {
@@ -30,8 +31,12 @@ static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 	}
 	if (what & CP_DESCRIBE_CGROUP) {
 		cgroup_reads++;
-		snprintf(s->cg.path, sizeof(s->cg.path), "/slice/%d", (int)s->pid);
+		if (cg_root)
+			snprintf(s->cg.path, sizeof(s->cg.path), "/");
+		else
+			snprintf(s->cg.path, sizeof(s->cg.path), "/slice/%d", (int)s->pid);
 		s->cg.v2 = !cg_v1;
+		s->cg.id = where_id;
 	}
 }
 
@@ -224,6 +229,25 @@ static size_t cgroup_slot(__u64 id)
 	return cp_hash_slot(cp_hash64(id), 58, CP_PROC_CGROUPS_KEPT - 1);
 }
 
+/* @pid exec'd in the cgroup of @rec_id, and is in that of @now_id when described. */
+static void exec_at(struct cp_proc_summaries *t, pid_t pid, const char *comm, __u64 rec_id,
+		    __u64 now_id)
+{
+	where_id = now_id;
+	cp_proc_summaries__exec(t, pid, comm, rec_id);
+}
+
+/* Execs of @pid and @pid + 1 in cgroup @id: the second's is read again (@path), none was kept. */
+static void read_twice(struct cp_proc_summaries *t, pid_t pid, __u64 id, const char *path)
+{
+	int reads = cgroup_reads;
+
+	exec_at(t, pid, "sh", id, id);
+	exec_at(t, pid + 1, "sh", id, id);
+	assert_string_equal(cp_proc_summaries__find(t, pid + 1)->cg.path, path);
+	assert_int_equal(cgroup_reads, reads + 2);
+}
+
 /*
  * An exec record's comm is the process's name: nothing is read for it. Its
  * cgroup id names a cgroup described at an earlier exec: the processes of
@@ -239,33 +263,33 @@ static void test_exec_record_identity(void **state)
 	(void)state;
 	describes = comm_reads = cgroup_reads = exec_gen = 0;
 	cg_v1 = false;
-	cp_proc_summaries__exec(t, 10, "cc1", 77);
+	exec_at(t, 10, "cc1", 77, 77);
 	s = cp_proc_summaries__find(t, 10);
 	assert_string_equal(s->comm, "cc1");
 	assert_string_equal(s->cg.path, "/slice/10");
 	assert_int_equal(comm_reads, 0);
 	assert_int_equal(cgroup_reads, 1);
 	/* the same cgroup: the first process's description, nothing read */
-	cp_proc_summaries__exec(t, 11, "as", 77);
+	exec_at(t, 11, "as", 77, 77);
 	s = cp_proc_summaries__find(t, 11);
 	assert_string_equal(s->comm, "as");
 	assert_string_equal(s->cg.path, "/slice/10");
 	assert_true(s->cg.v2);
 	assert_int_equal(describes, 1);
 	/* no comm in the record: read; the cgroup still known */
-	cp_proc_summaries__exec(t, 12, "", 77);
+	exec_at(t, 12, "", 77, 77);
 	assert_string_equal(cp_proc_summaries__find(t, 12)->comm, "p12");
 	assert_string_equal(cp_proc_summaries__find(t, 12)->cg.path, "/slice/10");
 	assert_int_equal(comm_reads, 1);
 	assert_int_equal(cgroup_reads, 1);
 	/* a record without them (an older recording): both read */
-	cp_proc_summaries__exec(t, 13, NULL, 0);
+	exec_at(t, 13, NULL, 0, 0);
 	assert_string_equal(cp_proc_summaries__find(t, 13)->comm, "p13");
 	assert_string_equal(cp_proc_summaries__find(t, 13)->cg.path, "/slice/13");
 	assert_int_equal(cgroup_reads, 2);
 	/* a second exec of a summarized process: the new name, the counts go on */
 	cp_proc_summaries__sample(t, 10, true);
-	cp_proc_summaries__exec(t, 10, "ld", 77);
+	exec_at(t, 10, "ld", 77, 77);
 	s = cp_proc_summaries__find(t, 10);
 	assert_string_equal(s->comm, "ld");
 	assert_int_equal(s->execs, 1);
@@ -274,18 +298,27 @@ static void test_exec_record_identity(void **state)
 	/* another id in the same slot takes it: 77 is read again */
 	while (cgroup_slot(other) != cgroup_slot(77))
 		other++;
-	cp_proc_summaries__exec(t, 14, "sh", other);
+	exec_at(t, 14, "sh", other, other);
 	assert_string_equal(cp_proc_summaries__find(t, 14)->cg.path, "/slice/14");
-	cp_proc_summaries__exec(t, 15, "sh", 77);
+	exec_at(t, 15, "sh", 77, 77);
 	assert_string_equal(cp_proc_summaries__find(t, 15)->cg.path, "/slice/15");
 	assert_int_equal(cgroup_reads, 4);
 	/* a hybrid host's v1 path is not the v2 id's: never kept */
 	cg_v1 = true;
-	cp_proc_summaries__exec(t, 16, "sh", 99);
-	cp_proc_summaries__exec(t, 17, "sh", 99);
-	assert_string_equal(cp_proc_summaries__find(t, 17)->cg.path, "/slice/17");
-	assert_int_equal(cgroup_reads, 6);
+	read_twice(t, 16, 99, "/slice/17");
 	assert_int_equal(comm_reads, 2);
+	/* moved since its exec (runc init into its container): where it is now, not kept */
+	cg_v1 = false;
+	exec_at(t, 18, "runc", 55, 56);
+	assert_string_equal(cp_proc_summaries__find(t, 18)->cg.path, "/slice/18");
+	exec_at(t, 19, "sh", 55, 55);
+	exec_at(t, 20, "sh", 55, 55);
+	assert_string_equal(cp_proc_summaries__find(t, 20)->cg.path, "/slice/19");
+	assert_int_equal(cgroup_reads, 8);
+	/* the root is never kept */
+	cg_root = true;
+	read_twice(t, 21, 1, "/");
+	cg_root = false;
 	cp_proc_summaries__free(t);
 }
 

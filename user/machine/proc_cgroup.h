@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 #define CP_CGROUP_PATH_LEN	256
 #define CP_CONTAINER_ID_LEN	65	/* 64 hex digits and a NUL */
@@ -18,6 +19,7 @@ struct cp_cgroup_info {
 	bool v2;			/* from the unified hierarchy ("0::") */
 	char container_id[CP_CONTAINER_ID_LEN];	/* "" when the path names none */
 	const char *runtime;		/* "docker", "containerd", "cri-o", "podman", "" */
+	__u64 id;			/* its cgroup2 directory's inode (the kernel's cgroup id) when looked up; 0 unknown */
 };
 
 /*

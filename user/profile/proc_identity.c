@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "profile/proc_identity.h"
@@ -37,16 +39,43 @@ void cp_proc_read_comm(pid_t pid, char *buf, size_t sz)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* The cgroup2 mount point, found once ("" when none is mounted). */
+static const char *cgroup2_mount(void)
+{
+	static char mount[PATH_MAX];
+	static bool looked;
+	char mountinfo[65536];
+
+	if (!looked) {
+		looked = true;
+		if (read_small("/proc/self/mountinfo", mountinfo, sizeof(mountinfo)) < 0 ||
+		    cp_cgroup2_mount(mountinfo, mount, sizeof(mount)))
+			mount[0] = '\0';
+	}
+	return mount;
+}
+
 int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out)
 {
-	char path[64], text[4096];
+	char path[64], text[4096], dir[PATH_MAX];
+	const char *mount;
+	struct stat st;
 	ssize_t n;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	n = read_small(path, text, sizeof(text));
 	if (n < 0)
 		return (int)n;
-	return cp_cgroup_parse(text, out);
+	err = cp_cgroup_parse(text, out);
+	if (err || !out->v2)
+		return err;
+	/* the directory the path names: its inode is the id a BPF program sees */
+	mount = cgroup2_mount();
+	if (mount[0] && !cp_cgroup_dir(mount, out->path, dir, sizeof(dir)) && !stat(dir, &st) &&
+	    S_ISDIR(st.st_mode))
+		out->id = st.st_ino;
+	return 0;
 }
 
 void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what)

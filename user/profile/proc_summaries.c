@@ -246,7 +246,14 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 	}
 	if (what && t->describe)
 		t->describe(t->ctx, s, what);
-	if (k && (what & CP_DESCRIBE_CGROUP) && s->cg.v2 && s->cg.path[0]) {
+	/*
+	 * kept only when the description is of that very cgroup: a process
+	 * moved after its exec (runc init into its container) is described
+	 * by where it is now; and never the root, where a hybrid host
+	 * describes its processes by their v1 paths
+	 */
+	if (k && (what & CP_DESCRIBE_CGROUP) && s->cg.v2 && s->cg.id == cgroup_id &&
+	    s->cg.path[0] && strcmp(s->cg.path, "/")) {
 		k->id = cgroup_id;
 		k->cg = s->cg;
 	}

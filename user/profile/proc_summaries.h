@@ -65,8 +65,11 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
  * The exec record's @comm ("" or NULL: not said) is taken as it is; its
  * @cgroup_id (0: not said) names a cgroup described before by another
  * process's exec, whose description is taken then. What the record does not
- * give is described. Only a unified-hierarchy (v2) cgroup is kept by id:
- * on a hybrid host the v1 path a process is described by is not its v2 id's.
+ * give is described. A description is kept by id only when it is of that
+ * very cgroup (cg.id, as the describe function looked it up, equals
+ * @cgroup_id: not a process moved since its exec), of the unified hierarchy
+ * and not its root (a hybrid host describes processes at the v2 root by
+ * their v1 paths).
  */
 void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
 			     __u64 cgroup_id);

@@ -898,15 +898,33 @@ static int read_maps_text(struct cp_symbolizer *s, pid_t pid, struct cp_maps **o
 /*
  * As read_maps_text(), with the start of the process read (@start: its
  * starttime; 0 in a replay, or when unknown): the same before and after, or
- * the pid changed hands meanwhile (-ESRCH).
+ * the pid changed hands meanwhile (-ESRCH). @anchored: the caller knows of
+ * a process of @pid that lived before the read (a record made before it, a
+ * snapshot taken before it) and checks @start against it: the start read
+ * once after the maps names their process then, for one that lived before
+ * the read and lives after it lived through it (a pid is not reused while
+ * its process lives). An exec's maps are held for the loop turn, read
+ * before this call: a start read before them bracketed nothing, and was one
+ * /proc/PID/stat read of two per exec.
  */
-static int read_maps(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen,
-		     __u64 *start)
+static int read_maps(struct cp_symbolizer *s, pid_t pid, bool anchored, struct cp_maps **out,
+		     __u64 *gen, __u64 *start)
 {
 	__u64 after = 0;
 	int err;
 
 	*start = 0;
+	if (anchored && !s->replay) {
+		err = read_maps_text(s, pid, out, gen);
+		/*
+		 * gone since the read (a short process: its exec's maps were held
+		 * while it lived): unchecked, as when the start before could not
+		 * be read
+		 */
+		if (!err && cp_proc_starttime(pid, start))
+			*start = 0;
+		return err;
+	}
 	if (!s->replay && cp_proc_starttime(pid, start))
 		*start = 0;
 	err = read_maps_text(s, pid, out, gen);
@@ -1083,7 +1101,7 @@ static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, __u64 when_ns,
 		/* a replay learns of a new process from its maps section, never by asking */
 		if (s->replay && snap_find(s, pid, CP_SYM_EXITED))
 			return -ESRCH;
-		err = read_maps(s, pid, &maps, &gen, &start);
+		err = read_maps(s, pid, false, &maps, &gen, &start);
 		if (!err)
 			err = snap_take(s, out, pid, maps, gen, start);
 		if (err)
@@ -1112,10 +1130,10 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 		return NULL;
 	sn->snapshot_ns = cp_now_ns();
 	*gen = sn->text_gen;
-	if (read_maps(s, sn->pid, &maps, gen, &start))
+	if (read_maps(s, sn->pid, sn->start_ticks != 0, &maps, gen, &start))
 		return NULL;
-	/* another process holds the pid now: its maps are not @sn's */
-	if (start && sn->start_ticks && start != sn->start_ticks) {
+	/* another process holds the pid now (or its start is unknown): its maps are not @sn's */
+	if (sn->start_ticks && start != sn->start_ticks) {
 		cp_maps__free(maps);
 		return NULL;
 	}
@@ -1360,7 +1378,7 @@ static int refresh_at(struct cp_symbolizer *s, pid_t pid, __u64 when_ns)
 	if (pid <= 0)
 		return -ESRCH;
 	sn = snap_find(s, pid, CP_SYM_LIVE);
-	err = read_maps(s, pid, &maps, &gen, &start);
+	err = read_maps(s, pid, when_ns != 0, &maps, &gen, &start);
 	if (err)
 		return err;
 	/* the record's process is gone, the pid another's: not the maps it speaks of */

@@ -354,7 +354,7 @@ static void test_exec_snapshot_reads_no_threads(void **state)
 	assert_int_equal(pthread_attr_setstack(&attr, stack, size), 0);
 	assert_int_equal(pthread_create(&th, &attr, blocked_thread, &fds[0]), 0);
 	/* once blocked in read(), its stack pointer is in /proc (a busy machine: later) */
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 250; i++) {
 		assert_int_equal(cp_objects__refresh(o, getpid()), 0);
 		assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
 		if (r.kind == CP_OBJ_STACK)
@@ -369,6 +369,12 @@ static void test_exec_snapshot_reads_no_threads(void **state)
 	assert_int_equal(cp_objects__refresh(o, getpid()), 0);
 	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
 	assert_int_equal(r.kind, CP_OBJ_STACK);
+	/* the first news of a process an exec record (-a): the same */
+	cp_objects__free(o);
+	o = cp_objects__new(NULL);
+	assert_int_equal(cp_objects__on_exec(o, getpid()), 0);
+	assert_int_equal(cp_objects__resolve(o, getpid(), lo + 64, &r), 0);
+	assert_int_equal(r.kind, CP_OBJ_UNKNOWN);
 	assert_int_equal(write(fds[1], "x", 1), 1);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	pthread_attr_destroy(&attr);

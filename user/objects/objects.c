@@ -181,10 +181,12 @@ static void unlink_slot(struct cp_objects *o, size_t i)
 
 /*
  * A new snapshot of @p's maps, globals and thread stacks. @exec: the process
- * has just exec'd, and exec leaves one thread, whose stack is the [stack]
- * mapping: its task directory is not read (two opens and a read an exec,
- * under -a a hundred a second); the threads it starts are found at a later
- * snapshot, as those started after any snapshot are.
+ * exec'd, and exec leaves one thread, whose stack is the [stack] mapping:
+ * its task directory is not read (two opens and a read an exec, under -a a
+ * hundred a second). The threads it starts are found at a later snapshot,
+ * as those started after any snapshot are; a thread started in the
+ * milliseconds before its exec record is handled is too, while its stack
+ * reads as anonymous memory until then.
  */
 static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 {

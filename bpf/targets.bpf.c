@@ -53,8 +53,7 @@ static __always_inline void cp_proc_emit_exec(__u32 tgid)
 		return;
 	}
 	cp_proc_head(&e->ev, tgid, CP_PROC_EXEC);
-	if (bpf_get_current_comm(e->comm, sizeof(e->comm)))
-		__builtin_memset(e->comm, 0, sizeof(e->comm));
+	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* zero-filled when it fails */
 	e->cgroup_id = bpf_get_current_cgroup_id();
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > BPF_RINGBUF_HDR_SZ + sizeof(*e))
 		flags = cp_wakeup_force();

@@ -155,14 +155,19 @@ static bool is_systemd(const char *c, const char *e)
 	return e - c == 12 && !memcmp(c, "name=systemd", 12);
 }
 
+void cp_cgroup_info_unknown(struct cp_cgroup_info *cg)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->runtime = "";
+}
+
 int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 {
 	const char *line = text, *v1 = NULL, *v2 = NULL;
 	size_t v1_len = 0, v2_len = 0;
 	bool any = false, v1_systemd = false;
 
-	memset(out, 0, sizeof(*out));
-	out->runtime = "";
+	cp_cgroup_info_unknown(out);
 	while (line && *line) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
 		const char *c1 = memchr(line, ':', (size_t)(end - line));

@@ -22,6 +22,9 @@ struct cp_cgroup_info {
 	__u64 id;			/* its cgroup2 directory's inode (the kernel's cgroup id) when looked up; 0 unknown */
 };
 
+/* Sets @cg to nothing known: no path, no container, runtime "". */
+void cp_cgroup_info_unknown(struct cp_cgroup_info *cg);
+
 /*
  * Fills @out from the text of /proc/PID/cgroup. The unified hierarchy's
  * path ("0::/a/b") wins; on a hybrid host whose process sits at the v2 root,

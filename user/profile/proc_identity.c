@@ -83,20 +83,18 @@ void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 	(void)ctx;
 	if (what & CP_DESCRIBE_COMM)
 		cp_proc_read_comm(s->pid, s->comm, sizeof(s->comm));
-	if ((what & CP_DESCRIBE_CGROUP) && cp_proc_read_cgroup(s->pid, &s->cg)) {
-		memset(&s->cg, 0, sizeof(s->cg));
-		s->cg.runtime = "";
-	}
+	if ((what & CP_DESCRIBE_CGROUP) && cp_proc_read_cgroup(s->pid, &s->cg))
+		cp_cgroup_info_unknown(&s->cg);
 }
 
 int cp_cgroup_open(const char *path, char *err, size_t err_sz)
 {
-	char mountinfo[65536], mount[PATH_MAX], dir[PATH_MAX];
+	const char *mount = cgroup2_mount();
+	char dir[PATH_MAX];
 	struct statfs sfs;
 	int fd, ret;
 
-	if (read_small("/proc/self/mountinfo", mountinfo, sizeof(mountinfo)) < 0 ||
-	    cp_cgroup2_mount(mountinfo, mount, sizeof(mount))) {
+	if (!mount[0]) {
 		snprintf(err, err_sz, "--cgroup: no cgroup2 file system is mounted (cgroup v1 only is not supported)");
 		return -ENOENT;
 	}

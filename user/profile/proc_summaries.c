@@ -240,8 +240,7 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 	if (k && k->id == cgroup_id) {
 		s->cg = k->cg;
 	} else {
-		memset(&s->cg, 0, sizeof(s->cg));
-		s->cg.runtime = "";
+		cp_cgroup_info_unknown(&s->cg);
 		what |= CP_DESCRIBE_CGROUP;
 	}
 	if (what && t->describe)

@@ -343,6 +343,53 @@ static void test_second_load_from_cache(void **state)
 }
 
 /*
+ * A process whose files were found lately (cp_tf_seen()) has its modules
+ * placed by the maps lines' devices and inodes alone, nothing opened: names
+ * that lead nowhere, under a /proc that holds nothing, still find them.
+ * Without that memory (cp_tf_seen_for(0)) the same names find no file.
+ */
+static void test_load_by_maps_line(void **state)
+{
+	struct workload *w = *state;
+	struct cp_elf_cache *cache = cp_elf_cache__new(0);
+	char root[] = "/tmp/cp-noproc-XXXXXX";
+	struct cp_globals *g1, *g2, *g3;
+	struct cp_maps *m, moved;
+	struct cp_map *copy;
+
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
+	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g1), 0);
+	assert_true(g1->nr >= 2); /* the PIE and libc at least */
+	copy = calloc(m->nr, sizeof(*copy));
+	assert_non_null(copy);
+	memcpy(copy, m->maps, m->nr * sizeof(*copy));
+	for (size_t i = 0; i < m->nr; i++)
+		if (copy[i].kind == CP_MAP_FILE)
+			copy[i].path = "/nonexistent/moved.so";
+	moved = (struct cp_maps){.maps = copy, .nr = m->nr};
+
+	assert_int_equal(cp_globals__load(cache, &moved, root, w->pid, NULL, &g2), 0);
+	assert_int_equal(g2->nr, g1->nr);
+	for (size_t i = 0; i < g1->nr; i++) {
+		assert_ptr_equal(g2->mods[i].elf, g1->mods[i].elf);
+		assert_int_equal(g2->mods[i].start, g1->mods[i].start);
+	}
+	cp_tf_seen_for(0);
+	assert_int_equal(cp_globals__load(cache, &moved, root, w->pid, NULL, &g3), 0);
+	cp_tf_seen_for(CP_TF_SEEN_NS);
+	assert_int_equal(g3->nr, 0);
+
+	cp_globals__free(g3);
+	cp_globals__free(g2);
+	cp_globals__free(g1);
+	free(copy);
+	cp_maps__free(m);
+	cp_elf_cache__free(cache);
+	rmdir(root);
+}
+
+/*
  * A libc global from libc's own symbols: stdout's value is &_IO_2_1_stdout_,
  * libc's FILE for fd 1 (exported in .dynsym since GLIBC_2.2.5 and never
  * copy-relocated, since programs use the pointer, not the struct).
@@ -533,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_globals_of_the_pie),
 		cmocka_unit_test(test_pie_load_bias),
 		cmocka_unit_test(test_second_load_from_cache),
+		cmocka_unit_test(test_load_by_maps_line),
 		cmocka_unit_test(test_shared_library_global),
 		cmocka_unit_test(test_thread_locals_need_thread_pointers),
 		cmocka_unit_test(test_stack_heap_and_tracked_objects),

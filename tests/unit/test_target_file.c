@@ -202,6 +202,90 @@ static void test_find_then_reopen(void **state)
 	assert_int_equal(after[CP_TF_REPLACED] - before[CP_TF_REPLACED], 1);
 }
 
+/*
+ * A file found by its maps line's device and inode is known by them for a
+ * while (cp_tf_seen()): its content's key is what fstat() of the file says,
+ * and nothing is opened to say it. Another device, a path the user named, a
+ * foreign file or no inode are never answered so. A file changed in place
+ * keeps its old key until the next find, which takes the new one.
+ */
+static void test_seen_by_maps_line(void **state)
+{
+	char path[256];
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	struct cp_tf_want want, other;
+	struct cp_copy_key key, now;
+	struct cp_tf_where w;
+	struct cp_tf_stat st;
+	enum cp_tf_refusal why;
+	struct stat s;
+	void *map;
+	int fd, pfd;
+
+	(void)state;
+	put_file("seen.so", "first"); /* in test_open_refuses' dir */
+	snprintf(path, sizeof(path), "%s/seen.so", dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	assert_int_equal(stat(path, &s), 0);
+	w = (struct cp_tf_where){
+		.pid = getpid(),
+		.path = path,
+		.start = (__u64)(uintptr_t)map,
+		.end = (__u64)(uintptr_t)map + 4096,
+	};
+	want = (struct cp_tf_want){
+		.ino = s.st_ino, .dev_major = major(s.st_dev), .dev_minor = minor(s.st_dev)};
+	cp_tf_refusals(before);
+
+	pfd = cp_tf_find(&w, &want, &st, &why); /* through map_files */
+	assert_true(pfd >= 0);
+	close(pfd);
+	memset(&key, 0, sizeof(key));
+	assert_true(cp_tf_seen(&want, &st, &key));
+	assert_int_equal(key.dev, s.st_dev);
+	assert_int_equal(key.ino, s.st_ino);
+	assert_int_equal(key.size, 5);
+	assert_int_equal(key.mtime_ns,
+			 (__u64)s.st_mtim.tv_sec * 1000000000ull + (__u64)s.st_mtim.tv_nsec);
+	assert_int_equal(st.ino, s.st_ino);
+	assert_int_equal(st.size, 5);
+
+	other = want;
+	other.dev_minor ^= 1;
+	assert_false(cp_tf_seen(&other, &st, &now));
+	other = want;
+	other.follow = true;
+	assert_false(cp_tf_seen(&other, &st, &now));
+	other = want;
+	other.foreign = true;
+	assert_false(cp_tf_seen(&other, &st, &now));
+	other = (struct cp_tf_want){0};
+	assert_false(cp_tf_seen(&other, &st, &now));
+
+	/* changed in place, the same inode: the old key stands until the next find */
+	put_file("seen.so", "second text");
+	assert_true(cp_tf_seen(&want, &st, &now));
+	assert_true(cp_copy_key_equal(&now, &key));
+	pfd = cp_tf_find(&w, &want, &st, &why);
+	assert_true(pfd >= 0);
+	close(pfd);
+	assert_true(cp_tf_seen(&want, &st, &now));
+	assert_int_equal(now.ino, s.st_ino);
+	assert_int_equal(now.size, 11);
+	assert_false(cp_copy_key_equal(&now, &key));
+
+	cp_tf_seen_for(0);
+	assert_false(cp_tf_seen(&want, &st, &now));
+	cp_tf_seen_for(CP_TF_SEEN_NS);
+	cp_tf_refusals(after);
+	assert_memory_equal(after, before, sizeof(after));
+	munmap(map, 4096);
+}
+
 static void test_copy_is_sealed(void **state)
 {
 	struct cp_tf_where w;
@@ -622,6 +706,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),	       cmocka_unit_test(test_errno_refusals),
 		cmocka_unit_test(test_open_refuses),   cmocka_unit_test(test_find_then_reopen),
+		cmocka_unit_test(test_seen_by_maps_line),
 		cmocka_unit_test(test_copy_is_sealed),
 		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
 		cmocka_unit_test(test_replaced_file_copied_again),

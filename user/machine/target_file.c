@@ -13,12 +13,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <linux/openat2.h>
 
 #include "machine/copy_cache.h"
 #include "machine/copy_cost.h"
 #include "machine/self_mem.h"
 #include "machine/target_file.h"
+#include "util/hash.h"
 
 #define COPY_CHUNK (256u << 10)
 
@@ -143,21 +145,120 @@ bool cp_tf_root_wrote(const struct cp_tf_stat *st, const struct cp_tf_want *want
 
 /* ---- system calls ---- */
 
-static int fstat_fd(int fd, struct cp_tf_stat *st)
+/* What fstat() said in @s: the judged facts in @st, the content's key in @key (may be NULL). */
+static void stat_of(const struct stat *s, struct cp_tf_stat *st, struct cp_copy_key *key)
+{
+	*st = (struct cp_tf_stat){
+		.mode = s->st_mode,
+		.dev_major = major(s->st_dev),
+		.dev_minor = minor(s->st_dev),
+		.ino = s->st_ino,
+		.size = (__u64)s->st_size,
+		.uid = s->st_uid,
+	};
+	if (key)
+		*key = (struct cp_copy_key){
+			.dev = s->st_dev,
+			.ino = s->st_ino,
+			.size = (__u64)s->st_size,
+			.mtime_ns = (__u64)s->st_mtim.tv_sec * 1000000000ull +
+				    (__u64)s->st_mtim.tv_nsec,
+			.ctime_ns = (__u64)s->st_ctim.tv_sec * 1000000000ull +
+				    (__u64)s->st_ctim.tv_nsec,
+		};
+}
+
+static int fstat_fd(int fd, struct cp_tf_stat *st, struct cp_copy_key *key)
 {
 	struct stat s;
 
 	if (fstat(fd, &s))
 		return -errno;
-	*st = (struct cp_tf_stat){
-		.mode = s.st_mode,
-		.dev_major = major(s.st_dev),
-		.dev_minor = minor(s.st_dev),
-		.ino = s.st_ino,
-		.size = (__u64)s.st_size,
-		.uid = s.st_uid,
-	};
+	stat_of(&s, st, key);
 	return 0;
+}
+
+/* ---- files found lately, by the device and inode their maps line names ---- */
+
+struct seen_file {
+	__u32 dev_major, dev_minor;
+	__u64 ino;	      /* the maps line's; 0: a free slot */
+	__u64 found_ns;	      /* CLOCK_MONOTONIC of the look that found it */
+	struct cp_tf_stat st; /* what the look found */
+	struct cp_copy_key key;
+};
+
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct seen_file seen[CP_TF_SEEN_SLOTS];
+static __u64 seen_for_ns = CP_TF_SEEN_NS;
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Whether @want names a file by the maps line's device and inode (else nothing is kept). */
+static bool seen_keyed(const struct cp_tf_want *want)
+{
+	return want->ino && !want->follow && !want->foreign;
+}
+
+static struct seen_file *seen_slot(const struct cp_tf_want *want)
+{
+	__u64 h = cp_hash_mix(
+		cp_hash64(want->ino) ^ ((__u64)want->dev_major << 20 | want->dev_minor), 32, 29);
+
+	return &seen[cp_hash_slot(h, 0, CP_TF_SEEN_SLOTS - 1)];
+}
+
+/* Remembers that @want's file was found as @st, holding @key's content. */
+static void seen_put(const struct cp_tf_want *want, const struct cp_tf_stat *st,
+		     const struct cp_copy_key *key)
+{
+	struct seen_file *f;
+
+	if (!seen_keyed(want))
+		return;
+	pthread_mutex_lock(&seen_lock);
+	f = seen_slot(want);
+	*f = (struct seen_file){
+		.dev_major = want->dev_major,
+		.dev_minor = want->dev_minor,
+		.ino = want->ino,
+		.found_ns = mono_ns(),
+		.st = *st,
+		.key = *key,
+	};
+	pthread_mutex_unlock(&seen_lock);
+}
+
+bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_copy_key *key)
+{
+	struct seen_file *f;
+	bool hit;
+
+	if (!seen_keyed(want))
+		return false;
+	pthread_mutex_lock(&seen_lock);
+	f = seen_slot(want);
+	hit = f->ino == want->ino && f->dev_major == want->dev_major &&
+	      f->dev_minor == want->dev_minor && mono_ns() - f->found_ns < seen_for_ns;
+	if (hit) {
+		*st = f->st;
+		*key = f->key;
+	}
+	pthread_mutex_unlock(&seen_lock);
+	return hit;
+}
+
+void cp_tf_seen_for(__u64 ns)
+{
+	pthread_mutex_lock(&seen_lock);
+	seen_for_ns = ns;
+	pthread_mutex_unlock(&seen_lock);
 }
 
 /* Whether @a and @b are one file: device and inode. */
@@ -199,7 +300,7 @@ static bool reached_here(const struct cp_tf_where *w, const struct cp_tf_stat *s
 	fd = open_below(AT_FDCWD, w->path, O_PATH | O_NOFOLLOW | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
 	if (fd < 0)
 		return false;
-	err = fstat_fd(fd, &here);
+	err = fstat_fd(fd, &here, NULL);
 	close(fd);
 	return !err && same_file(&here, st);
 }
@@ -273,7 +374,7 @@ static int reopen(int pfd, const struct cp_tf_stat *want)
 	fd = open(buf, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = fstat_fd(fd, &st);
+	err = fstat_fd(fd, &st, NULL);
 	if (!err && (!same_file(&st, want) || !S_ISREG(st.mode)))
 		err = -ESTALE;
 	if (err) {
@@ -287,6 +388,7 @@ static int reopen(int pfd, const struct cp_tf_stat *want)
 static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     struct cp_tf_stat *st, enum cp_tf_refusal *why)
 {
+	struct cp_copy_key key;
 	/* the profiler's root only for a file known by inode: the same inode is the same file */
 	int last = !w->pid || want->ino ? 2 : 1, err = -ENOENT;
 
@@ -306,10 +408,11 @@ static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 			r = cp_tf_errno_refusal(-fd);
 			e = fd;
 		} else {
-			e = fstat_fd(fd, st);
+			e = fstat_fd(fd, st, &key);
 			r = e ? CP_TF_DENIED : cp_tf_judge(st, how == 0 ? &mapped : want);
 			if (r == CP_TF_OK) {
 				*why = CP_TF_OK;
+				seen_put(want, st, &key);
 				return fd;
 			}
 			close(fd);
@@ -569,18 +672,9 @@ static void close_all(const int *fds, size_t n)
 
 int cp_tf_key(int fd, struct cp_copy_key *key)
 {
-	struct stat s;
+	struct cp_tf_stat st;
 
-	if (fstat(fd, &s))
-		return -errno;
-	*key = (struct cp_copy_key){
-		.dev = s.st_dev,
-		.ino = s.st_ino,
-		.size = (__u64)s.st_size,
-		.mtime_ns = (__u64)s.st_mtim.tv_sec * 1000000000ull + (__u64)s.st_mtim.tv_nsec,
-		.ctime_ns = (__u64)s.st_ctim.tv_sec * 1000000000ull + (__u64)s.st_ctim.tv_nsec,
-	};
-	return 0;
+	return fstat_fd(fd, &st, key);
 }
 
 /*

@@ -148,6 +148,26 @@ int cp_tf_find(const struct cp_tf_where *w, const struct cp_tf_want *want, struc
 	       enum cp_tf_refusal *why);
 int cp_tf_reopen(int pfd, const struct cp_tf_stat *st, enum cp_tf_refusal *why);
 
+/* Files found lately, kept by the device and inode their maps line names. */
+#define CP_TF_SEEN_SLOTS 512 /* a power of two */
+#define CP_TF_SEEN_NS	 (5ull * 1000000000ull)
+
+/*
+ * Whether cp_tf_find() found the file @want names by its maps line's device
+ * and inode (the kernel's words, not the tenant's: @want->ino set, neither
+ * follow nor foreign) less than CP_TF_SEEN_NS ago; then @st is what it
+ * found and @key the content's key (cp_tf_key()). A reader whose cache
+ * holds that content opens nothing: every process of a build maps the same
+ * compiler and libc, and their map_files opens and fstats were a tenth of
+ * what an exec cost the profiler under -a. A file changed in place (the
+ * same inode) is seen as such by the first look past that time. Opens
+ * nothing; thread-safe.
+ */
+bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_copy_key *key);
+
+/* How long a find stands for cp_tf_seen() (CP_TF_SEEN_NS; 0: never). For tests. */
+void cp_tf_seen_for(__u64 ns);
+
 /*
  * Whether cp_tf_open() would accept @w's file now, opening nothing for
  * reading. Not counted: the open that follows (or the caller's fallback)

@@ -385,8 +385,17 @@ static int read_fns_at(const struct cp_tf_where *w, const struct cp_tf_want *wan
 	enum cp_tf_refusal why;
 	struct cp_copy_key key;
 	struct cp_tf_stat st;
-	int pfd = cp_tf_find(w, want, &st, &why), fd, mfd, err;
+	int pfd, fd, mfd, err;
 
+	/*
+	 * found lately, and read before as no allocator's: nothing opened (the
+	 * executable of every process of a build). A file that holds one gets
+	 * its look: a file rebuilt since at the same inode would have its
+	 * probes placed at the old content's offsets.
+	 */
+	if (cp_tf_seen(want, &st, &key) && read_again(&key, out, &err) && err)
+		return err;
+	pfd = cp_tf_find(w, want, &st, &why);
 	if (pfd < 0)
 		return why == CP_TF_GONE ? -ENOENT : pfd;
 	/* read before: not opened for reading at all (every process of a build maps libc) */

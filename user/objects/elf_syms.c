@@ -481,16 +481,14 @@ static __u64 mtime_ns(const struct stat *st)
 	return (__u64)st->st_mtim.tv_sec * 1000000000ull + (__u64)st->st_mtim.tv_nsec;
 }
 
-/* The entry of the content fstat() gave in @st, referenced, or NULL. */
-static struct cp_elf_syms *cache_lookup(struct cp_elf_cache *c, const struct stat *st)
+/* The entry of the content @key names (its device, inode, mtime, size), referenced, or NULL. */
+static struct cp_elf_syms *key_lookup(struct cp_elf_cache *c, const struct cp_copy_key *key)
 {
-	__u64 mtime = mtime_ns(st);
-
 	for (size_t i = 0; i < c->nr; i++) {
 		struct cp_elf_syms *e = c->files[i];
 
-		if (e->dev == st->st_dev && e->ino == st->st_ino && e->mtime_ns == mtime &&
-		    e->file_size == (__u64)st->st_size) {
+		if (e->dev == key->dev && e->ino == key->ino && e->mtime_ns == key->mtime_ns &&
+		    e->file_size == key->size) {
 			e->refs++;
 			e->last_use = ++c->tick;
 			c->st.hits++;
@@ -498,6 +496,26 @@ static struct cp_elf_syms *cache_lookup(struct cp_elf_cache *c, const struct sta
 		}
 	}
 	return NULL;
+}
+
+/* The entry of the content fstat() gave in @st, referenced, or NULL. */
+static struct cp_elf_syms *cache_lookup(struct cp_elf_cache *c, const struct stat *st)
+{
+	struct cp_copy_key key = {
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.size = (__u64)st->st_size,
+		.mtime_ns = mtime_ns(st),
+	};
+
+	return key_lookup(c, &key);
+}
+
+int cp_elf_cache__find_key(struct cp_elf_cache *c, const struct cp_copy_key *key,
+			   const struct cp_elf_syms **out)
+{
+	*out = key->ino ? key_lookup(c, key) : NULL;
+	return *out ? 0 : -ENOENT;
 }
 
 int cp_elf_cache__find(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out)

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "machine/copy_cache.h"
+
 #define CP_MAX_ELF_FILES	256	/* unreferenced files kept cached */
 #define CP_MAX_ELF_SYMBOLS	(1u << 22)	/* a bound on hostile input */
 
@@ -103,6 +105,9 @@ int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms *
  * too), referenced, or -ENOENT when they are not cached.
  */
 int cp_elf_cache__find(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out);
+/* cp_elf_cache__find() of the content @key names (cp_tf_seen()): no descriptor needed. */
+int cp_elf_cache__find_key(struct cp_elf_cache *c, const struct cp_copy_key *key,
+			   const struct cp_elf_syms **out);
 void cp_elf_cache__put(struct cp_elf_cache *c, const struct cp_elf_syms *e);
 
 void cp_elf_cache__stats(const struct cp_elf_cache *c, struct cp_elf_cache_stats *out);

@@ -84,6 +84,7 @@ static int module_syms(struct cp_elf_cache *cache, const char *proc_root, pid_t 
 	struct cp_tf_where w;
 	struct cp_tf_want want;
 	enum cp_tf_refusal why;
+	struct cp_copy_key key;
 	struct cp_tf_stat st;
 	int pfd, fd, err;
 
@@ -94,6 +95,9 @@ static int module_syms(struct cp_elf_cache *cache, const char *proc_root, pid_t 
 		w = (struct cp_tf_where){ .path = at };
 		want = (struct cp_tf_want){ .follow = true };
 	}
+	/* found lately and held: nothing opened */
+	if (cp_tf_seen(&want, &st, &key) && !cp_elf_cache__find_key(cache, &key, elf))
+		return 0;
 	pfd = cp_tf_find(&w, &want, &st, &why);
 	if (pfd < 0)
 		return -ENOENT;

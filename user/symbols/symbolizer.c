@@ -134,6 +134,7 @@ struct cp_symbolizer {
 	const struct cp_path_map *path_map;	/* where named files are now; NULL: as named */
 	int vdso_fd;			/* our own [vdso] as a file (own_vdso.h); -1: none yet */
 	size_t vdso_len;
+	struct cp_sym_file_key vdso_key; /* its key, taken once: a sealed copy of ours */
 	bool vdso_tried;
 };
 
@@ -964,10 +965,17 @@ static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m
 	if (!s->vdso_tried) {
 		s->vdso_tried = true;
 		s->vdso_fd = cp_own_vdso_memfd(&s->vdso_len);
+		if (s->vdso_fd >= 0 &&
+		    (snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz ||
+		     !file_key(buf, &s->vdso_key))) {
+			close(s->vdso_fd);
+			s->vdso_fd = -1;
+		}
 	}
 	if (s->vdso_fd < 0 || m->end - m->start != s->vdso_len ||
-	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz || !file_key(buf, key))
+	    snprintf(buf, sz, "/proc/self/fd/%d", s->vdso_fd) >= (int)sz)
 		return NULL;
+	*key = s->vdso_key;
 	return buf;
 }
 
@@ -982,6 +990,8 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 {
 	struct cp_tf_where w;
 	struct cp_tf_want want;
+	struct cp_copy_key ck;
+	struct cp_tf_stat st;
 	const char *path = m->path;
 
 	if (m->kind == CP_MAP_VDSO) {
@@ -1011,6 +1021,9 @@ static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct c
 	if (shared_space(s, &sh->key))
 		return path;
 	cp_map_target_file(m, NULL, pid, &w, &want);
+	/* found lately by the same maps line (target_file.h): judged then */
+	if (cp_tf_seen(&want, &st, &ck))
+		return path;
 	if (cp_tf_check(&w, &want) != CP_TF_OK)
 		return NULL;
 	return path;

@@ -895,6 +895,11 @@ static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_all
 	       alloc->inode == all->file_ino;
 }
 
+bool cp_alloc_probes__has_all(const struct cp_alloc_probes *ap)
+{
+	return find_target(ap, -1, NULL) != NULL;
+}
+
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path, bool early)
 {
 	struct target *t;

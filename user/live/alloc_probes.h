@@ -104,6 +104,9 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 /* -a: probes the system libc for every process. Returns 0 or a negative errno. */
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 
+/* Whether the system-wide probes (cp_alloc_probes__attach_all()) hold the host's libc. */
+bool cp_alloc_probes__has_all(const struct cp_alloc_probes *ap);
+
 /*
  * A target exited (or is no longer profiled): detaches its probes, forgets
  * its live objects, call-site stacks and call counter in BPF. Returns 0,

@@ -42,6 +42,7 @@
 /* how long an exec'd target's allocator is looked for again while its libraries are mapped */
 #define CP_PROBE_RETRY_NS	2000000000ull
 #define CP_PROBE_RETRY_EVERY_NS	5000000ull
+#define CP_PROBE_RETRY_LAX_NS	45000000ull	/* -a: a retry waits for a turn this long */
 /* processes a second whose modules may be opened to unwind stack copies */
 #define CP_UNWIND_OPENS_PER_S	8
 
@@ -124,7 +125,7 @@ static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
 		/* asked again for its allocator: counted as skipped, it exited */
 		for (int i = 0; i < l->nr_retry; i++)
 			if (l->retry[i] == pid) {
-				cp_session__probe_allocs(l->sess, pid, true);
+				cp_session__probe_gone(l->sess, pid);
 				l->retry[i] = 0;
 			}
 		if (l->sess->alloc)
@@ -830,7 +831,15 @@ static void attach_pending(struct cp_live *l)
 	l->nr_pending = 0;
 }
 
-/* When the next process asked again is due (0: none is). */
+/*
+ * When the loop wakes for the next process asked again (0: none is due).
+ * With the system-wide probes on the host's libc (-a), what a process asked
+ * again may still show is an allocator of its own: it is asked at the first
+ * turn the loop takes anyway once due, and woken for only
+ * CP_PROBE_RETRY_LAX_NS later. Most processes of a busy machine have exited
+ * by then (their exit record drops them) and cost no turn of their own: the
+ * prompt wake was half the loop's turns under -a beside short processes.
+ */
 static __u64 retry_due(const struct cp_live *l)
 {
 	__u64 due = 0;
@@ -838,6 +847,8 @@ static __u64 retry_due(const struct cp_live *l)
 	for (int i = 0; i < l->nr_retry; i++)
 		if (l->retry[i] > 0 && (!due || l->retry_next[i] < due))
 			due = l->retry_next[i];
+	if (due && l->sess->alloc && cp_alloc_probes__has_all(l->sess->alloc))
+		due += CP_PROBE_RETRY_LAX_NS;
 	return due;
 }
 

@@ -193,6 +193,20 @@ static void say_probe_failure(pid_t pid, int ret, bool target)
 			       proc_name(pid, name, sizeof(name)), why);
 }
 
+/* An exec'd process skipped: it @exited, or had mapped no malloc yet. */
+static void say_skipped(pid_t pid, bool exited)
+{
+	cp_log_tally(&skipped_tally, exited);
+	if (cp_log_enabled(CP_LOG_INFO)) {
+		char name[64];
+
+		cp_info("allocation probes skipped for process %s: %s",
+			proc_name(pid, name, sizeof(name)),
+			exited ? "it exited before they were attached" :
+				 "nothing it maps defines malloc yet");
+	}
+}
+
 static int probe_allocs(struct cp_session *s, pid_t pid, bool target, bool last)
 {
 	int ret;
@@ -216,21 +230,19 @@ static int probe_allocs(struct cp_session *s, pid_t pid, bool target, bool last)
 		say_probe_failure(pid, ret, target);
 		return ret;
 	}
-	cp_log_tally(&skipped_tally, ret == -ESRCH);
-	if (cp_log_enabled(CP_LOG_INFO)) {
-		char name[64];
-
-		cp_info("allocation probes skipped for process %s: %s",
-			proc_name(pid, name, sizeof(name)),
-			ret == -ESRCH ? "it exited before they were attached" :
-					"nothing it maps defines malloc yet");
-	}
+	say_skipped(pid, ret == -ESRCH);
 	return ret;
 }
 
 int cp_session__probe_allocs(struct cp_session *s, pid_t pid, bool last)
 {
 	return probe_allocs(s, pid, false, last);
+}
+
+void cp_session__probe_gone(struct cp_session *s, pid_t pid)
+{
+	if (s->alloc)
+		say_skipped(pid, true);
 }
 
 void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *plan,

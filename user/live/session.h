@@ -120,6 +120,13 @@ void cp_session__attach_allocs(struct cp_session *s, const struct cp_session_cfg
  */
 int cp_session__probe_allocs(struct cp_session *s, pid_t pid, bool last);
 
+/*
+ * Process @pid, asked again for its allocator, exited first (its exit
+ * record was read): counted skipped as cp_session__probe_allocs() would
+ * have, without looking for what is gone.
+ */
+void cp_session__probe_gone(struct cp_session *s, pid_t pid);
+
 /* Detaches and closes everything. NULL is a no-op. */
 void cp_session__free(struct cp_session *s);
 

@@ -802,8 +802,9 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 
 static void snap_clear(struct cp_sym_snap *sn)
 {
+	/* an unshared mapping's (anonymous, mostly) costs no call: see free_table_slots() */
 	for (size_t i = 0; sn->share && i < sn->maps->nr; i++)
-		if (sn->share[i].open_path != sn->maps->maps[i].path)
+		if (sn->share[i].open_path && sn->share[i].open_path != sn->maps->maps[i].path)
 			free((char *)sn->share[i].open_path);
 	free(sn->share);
 	cp_maps__free(sn->maps);

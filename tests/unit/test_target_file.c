@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -207,7 +208,9 @@ static void test_find_then_reopen(void **state)
  * while (cp_tf_seen()): its content's key is what fstat() of the file says,
  * and nothing is opened to say it. Another device, a path the user named, a
  * foreign file or no inode are never answered so. A file changed in place
- * keeps its old key until the next find, which takes the new one.
+ * keeps its old key until the next find, which takes the new one. Only the
+ * very inode the line names is kept for it, and only a file of root's that
+ * no one else may write.
  */
 static void test_seen_by_maps_line(void **state)
 {
@@ -277,6 +280,29 @@ static void test_seen_by_maps_line(void **state)
 	assert_int_equal(now.ino, s.st_ino);
 	assert_int_equal(now.size, 11);
 	assert_false(cp_copy_key_equal(&now, &key));
+
+	/*
+	 * a line whose inode is not the mapped file's (a range mapped anew
+	 * since the maps were read): found through map_files, never kept for it
+	 */
+	other = want;
+	other.ino = s.st_ino + 1000003;
+	pfd = cp_tf_find(&w, &other, &st, &why);
+	assert_true(pfd >= 0);
+	close(pfd);
+	assert_false(cp_tf_seen(&other, &st, &now));
+	/* a tenant's file, or one its group may write: found, never kept (what was, forgotten) */
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	pfd = cp_tf_find(&w, &want, &st, &why);
+	assert_true(pfd >= 0);
+	close(pfd);
+	assert_false(cp_tf_seen(&want, &st, &now));
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(chmod(path, 0664), 0);
+	pfd = cp_tf_find(&w, &want, &st, &why);
+	assert_true(pfd >= 0);
+	close(pfd);
+	assert_false(cp_tf_seen(&want, &st, &now));
 
 	cp_tf_seen_for(0);
 	assert_false(cp_tf_seen(&want, &st, &now));
@@ -648,6 +674,40 @@ static struct cp_tf_stat stat_of(const char *path)
  * system's libraries. Not when the path names another inode (a
  * container's file at a host path), nor for a file a tenant owns.
  */
+/*
+ * cp_tf_host_ns(): this process is in the host's mount namespace; a child
+ * that made a mount namespace of its own is not, nor a pid that is gone.
+ */
+static void test_host_ns(void **state)
+{
+	int ready[2], go[2];
+	char c = 0;
+	pid_t child;
+
+	(void)state;
+	assert_true(cp_tf_host_ns(NULL, getpid()));
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		c = unshare(CLONE_NEWNS) ? 'n' : 'y';
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(c, 'y');
+	assert_false(cp_tf_host_ns(NULL, child));
+	assert_int_equal(write(go[1], &c, 1), 1);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_false(cp_tf_host_ns(NULL, child)); /* reaped: gone */
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 static void test_host_file_of_a_gone_process(void **state)
 {
 	char lib[PATH_MAX];
@@ -712,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_replaced_file_copied_again),
 		cmocka_unit_test(test_ranges_minus), cmocka_unit_test(test_copy_without_code),
 		cmocka_unit_test(test_host_file_of_a_gone_process),
+		cmocka_unit_test(test_host_ns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);

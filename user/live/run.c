@@ -70,6 +70,7 @@ struct cp_live {
 	 */
 	pid_t retry[CP_PENDING_PROBES];
 	__u64 retry_until[CP_PENDING_PROBES], retry_next[CP_PENDING_PROBES];
+	bool retry_lax[CP_PENDING_PROBES];	/* woken for late: retry_due() */
 	int nr_retry;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
 	/* walked events' stack copies unwound since the last collect */
@@ -797,6 +798,23 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
  * system's), tcmalloc or jemalloc only once it runs, after the exec; a
  * target probed before its exec (the held `-- CMD` child) likewise.
  */
+/*
+ * Whether process @pid, asked again for its allocator, waits for a turn the
+ * loop takes anyway: under -a, whose system-wide probes hold the host's
+ * libc, when it lives in the host's mount namespace (all a retry can find
+ * there is an allocator of its own, seldom). It is asked at the first turn
+ * once due, and woken for CP_PROBE_RETRY_LAX_NS late at most: most
+ * processes of a busy machine have exited by then (their exit record drops
+ * them) and cost no turn of their own, where the prompt wake was half the
+ * loop's turns under -a beside short processes. A container's process,
+ * whose own libc the system-wide probes do not hold, is asked on time.
+ */
+static bool waits_for_turn(const struct cp_live *l, pid_t pid)
+{
+	return l->sess->alloc && cp_alloc_probes__has_all(l->sess->alloc) &&
+	       cp_tf_host_ns(NULL, pid);
+}
+
 static void attach_pending(struct cp_live *l)
 {
 	__u64 now = cp_now_ns();
@@ -816,6 +834,7 @@ static void attach_pending(struct cp_live *l)
 		}
 		l->retry_until[n] = l->retry_until[i];
 		l->retry_next[n] = l->retry_next[i];
+		l->retry_lax[n] = l->retry_lax[i];
 		l->retry[n++] = l->retry[i];
 	}
 	l->nr_retry = n;
@@ -826,29 +845,23 @@ static void attach_pending(struct cp_live *l)
 		    l->nr_retry < CP_PENDING_PROBES) {
 			l->retry_until[l->nr_retry] = now + CP_PROBE_RETRY_NS;
 			l->retry_next[l->nr_retry] = now + CP_PROBE_RETRY_EVERY_NS;
+			l->retry_lax[l->nr_retry] = waits_for_turn(l, l->pending[i]);
 			l->retry[l->nr_retry++] = l->pending[i];
 		}
 	l->nr_pending = 0;
 }
 
-/*
- * When the loop wakes for the next process asked again (0: none is due).
- * With the system-wide probes on the host's libc (-a), what a process asked
- * again may still show is an allocator of its own: it is asked at the first
- * turn the loop takes anyway once due, and woken for only
- * CP_PROBE_RETRY_LAX_NS later. Most processes of a busy machine have exited
- * by then (their exit record drops them) and cost no turn of their own: the
- * prompt wake was half the loop's turns under -a beside short processes.
- */
+/* When the loop wakes for the next process asked again (0: none is due). */
 static __u64 retry_due(const struct cp_live *l)
 {
 	__u64 due = 0;
 
-	for (int i = 0; i < l->nr_retry; i++)
-		if (l->retry[i] > 0 && (!due || l->retry_next[i] < due))
-			due = l->retry_next[i];
-	if (due && l->sess->alloc && cp_alloc_probes__has_all(l->sess->alloc))
-		due += CP_PROBE_RETRY_LAX_NS;
+	for (int i = 0; i < l->nr_retry; i++) {
+		__u64 at = l->retry_next[i] + (l->retry_lax[i] ? CP_PROBE_RETRY_LAX_NS : 0);
+
+		if (l->retry[i] > 0 && (!due || at < due))
+			due = at;
+	}
 	return due;
 }
 

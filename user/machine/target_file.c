@@ -182,7 +182,7 @@ static int fstat_fd(int fd, struct cp_tf_stat *st, struct cp_copy_key *key)
 
 struct seen_file {
 	__u32 dev_major, dev_minor;
-	__u64 ino;	      /* the maps line's; 0: a free slot */
+	__u64 ino;	      /* the maps line's; 0: a free way */
 	__u64 found_ns;	      /* CLOCK_MONOTONIC of the look that found it */
 	struct cp_tf_stat st; /* what the look found */
 	struct cp_copy_key key;
@@ -206,50 +206,80 @@ static bool seen_keyed(const struct cp_tf_want *want)
 	return want->ino && !want->follow && !want->foreign;
 }
 
-static struct seen_file *seen_slot(const struct cp_tf_want *want)
+/* The first way of @want's set (CP_TF_SEEN_WAYS of them). */
+static struct seen_file *seen_set(const struct cp_tf_want *want)
 {
 	__u64 h = cp_hash_mix(
 		cp_hash64(want->ino) ^ ((__u64)want->dev_major << 20 | want->dev_minor), 32, 29);
 
-	return &seen[cp_hash_slot(h, 0, CP_TF_SEEN_SLOTS - 1)];
+	return &seen[cp_hash_slot(h, 0, CP_TF_SEEN_SLOTS / CP_TF_SEEN_WAYS - 1) * CP_TF_SEEN_WAYS];
 }
 
-/* Remembers that @want's file was found as @st, holding @key's content. */
+static bool seen_is(const struct seen_file *f, const struct cp_tf_want *want)
+{
+	return f->ino == want->ino && f->dev_major == want->dev_major &&
+	       f->dev_minor == want->dev_minor;
+}
+
+/*
+ * Remembers that @want's file was found as @st, holding @key's content:
+ * only when it is the very inode the maps line names (not an overlayfs
+ * file of an older kernel, whose line names the inode below it, nor a
+ * range mapped anew since the maps were read), and a file of the host's
+ * root (cp_tf_root_wrote()): no tenant's file stands for a line of another
+ * process, not even at an inode number reused within the time. A find that
+ * is not so forgets what the line stood for.
+ */
 static void seen_put(const struct cp_tf_want *want, const struct cp_tf_stat *st,
 		     const struct cp_copy_key *key)
 {
-	struct seen_file *f;
+	bool keep = st->ino == want->ino && st->dev_major == want->dev_major &&
+		    st->dev_minor == want->dev_minor && cp_tf_root_wrote(st, want, true);
+	struct seen_file *set, *f;
 
 	if (!seen_keyed(want))
 		return;
 	pthread_mutex_lock(&seen_lock);
-	f = seen_slot(want);
-	*f = (struct seen_file){
-		.dev_major = want->dev_major,
-		.dev_minor = want->dev_minor,
-		.ino = want->ino,
-		.found_ns = mono_ns(),
-		.st = *st,
-		.key = *key,
-	};
+	set = seen_set(want);
+	f = set;
+	/* the same file's way, else the oldest */
+	for (int w = 0; w < CP_TF_SEEN_WAYS; w++) {
+		if (seen_is(&set[w], want)) {
+			f = &set[w];
+			break;
+		}
+		if (set[w].found_ns < f->found_ns)
+			f = &set[w];
+	}
+	if (keep)
+		*f = (struct seen_file){
+			.dev_major = want->dev_major,
+			.dev_minor = want->dev_minor,
+			.ino = want->ino,
+			.found_ns = mono_ns(),
+			.st = *st,
+			.key = *key,
+		};
+	else if (seen_is(f, want))
+		memset(f, 0, sizeof(*f));
 	pthread_mutex_unlock(&seen_lock);
 }
 
 bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_copy_key *key)
 {
-	struct seen_file *f;
-	bool hit;
+	struct seen_file *set;
+	bool hit = false;
 
 	if (!seen_keyed(want))
 		return false;
 	pthread_mutex_lock(&seen_lock);
-	f = seen_slot(want);
-	hit = f->ino == want->ino && f->dev_major == want->dev_major &&
-	      f->dev_minor == want->dev_minor && mono_ns() - f->found_ns < seen_for_ns;
-	if (hit) {
-		*st = f->st;
-		*key = f->key;
-	}
+	set = seen_set(want);
+	for (int w = 0; w < CP_TF_SEEN_WAYS && !hit; w++)
+		if (seen_is(&set[w], want) && mono_ns() - set[w].found_ns < seen_for_ns) {
+			*st = set[w].st;
+			*key = set[w].key;
+			hit = true;
+		}
 	pthread_mutex_unlock(&seen_lock);
 	return hit;
 }
@@ -305,22 +335,43 @@ static bool reached_here(const struct cp_tf_where *w, const struct cp_tf_stat *s
 	return !err && same_file(&here, st);
 }
 
+/* The profiler's own mount namespace and PID 1's under "/proc", read once: neither changes. */
+static struct stat own_mnt, init_mnt;
+static bool own_mnt_ok, init_mnt_ok;
+static pthread_once_t mnt_once = PTHREAD_ONCE_INIT;
+
+static void read_mnt_ns(void)
+{
+	own_mnt_ok = !stat("/proc/self/ns/mnt", &own_mnt);
+	init_mnt_ok = !stat("/proc/1/ns/mnt", &init_mnt);
+}
+
+bool cp_tf_host_ns(const char *proc_root, pid_t pid)
+{
+	const char *proc = proc_root ? proc_root : "/proc";
+	char path[PATH_MAX], init[PATH_MAX];
+	struct stat its, host;
+
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc, (int)pid);
+	if (stat(path, &its))
+		return false;
+	pthread_once(&mnt_once, read_mnt_ns);
+	/* the profiler's own, or the host's (the unit's ProtectSystem= gives it one of its own) */
+	if (own_mnt_ok && same_ns(&own_mnt, &its))
+		return true;
+	if (!proc_root || !strcmp(proc_root, "/proc"))
+		return init_mnt_ok && same_ns(&init_mnt, &its);
+	snprintf(init, sizeof(init), "%s/1/ns/mnt", proc);
+	return !stat(init, &host) && same_ns(&host, &its);
+}
+
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st)
 {
-	const char *proc = w->proc_root ? w->proc_root : "/proc";
-	char path[PATH_MAX], init[PATH_MAX];
-	struct stat own, its, host;
-	bool ns_ours;
-
 	if (!w->pid)
 		return cp_tf_root_wrote(st, want, true);
-	snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc, (int)w->pid);
-	snprintf(init, sizeof(init), "%s/1/ns/mnt", proc);
-	/* the profiler's own, or the host's (the unit's ProtectSystem= gives it one of its own) */
-	ns_ours = !stat(path, &its) && ((!stat("/proc/self/ns/mnt", &own) && same_ns(&own, &its)) ||
-					(!stat(init, &host) && same_ns(&host, &its)));
-	return cp_tf_root_wrote(st, want, true) && (ns_ours || reached_here(w, st));
+	return cp_tf_root_wrote(st, want, true) &&
+	       (cp_tf_host_ns(w->proc_root, w->pid) || reached_here(w, st));
 }
 
 /*

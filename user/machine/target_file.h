@@ -110,6 +110,13 @@ bool cp_tf_root_wrote(const struct cp_tf_stat *st, const struct cp_tf_want *want
 bool cp_tf_host_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st);
 
+/*
+ * Whether process @pid's mount namespace is the profiler's own or the
+ * host's (PID 1's): the files it names are the host's at those paths.
+ * @proc_root NULL: "/proc".
+ */
+bool cp_tf_host_ns(const char *proc_root, pid_t pid);
+
 /* The refusal an open() errno (positive) stands for. Pure. */
 enum cp_tf_refusal cp_tf_errno_refusal(int err);
 
@@ -150,18 +157,20 @@ int cp_tf_reopen(int pfd, const struct cp_tf_stat *st, enum cp_tf_refusal *why);
 
 /* Files found lately, kept by the device and inode their maps line names. */
 #define CP_TF_SEEN_SLOTS 512 /* a power of two */
+#define CP_TF_SEEN_WAYS	 4   /* per set: a process's few files never push each other out */
 #define CP_TF_SEEN_NS	 (5ull * 1000000000ull)
 
 /*
  * Whether cp_tf_find() found the file @want names by its maps line's device
  * and inode (the kernel's words, not the tenant's: @want->ino set, neither
- * follow nor foreign) less than CP_TF_SEEN_NS ago; then @st is what it
- * found and @key the content's key (cp_tf_key()). A reader whose cache
- * holds that content opens nothing: every process of a build maps the same
- * compiler and libc, and their map_files opens and fstats were a tenth of
- * what an exec cost the profiler under -a. A file changed in place (the
- * same inode) is seen as such by the first look past that time. Opens
- * nothing; thread-safe.
+ * follow nor foreign) less than CP_TF_SEEN_NS ago, that very inode, a file
+ * only the host's root can have written (cp_tf_root_wrote()); then @st is
+ * what it found and @key the content's key (cp_tf_key()). A reader whose
+ * cache holds that content opens nothing: every process of a build maps the
+ * same compiler and libc, and their map_files opens and fstats were a tenth
+ * of what an exec cost the profiler under -a. A file root changed in place
+ * (the same inode) is seen as such by the first look past that time; a
+ * tenant's file is never answered so. Opens nothing; thread-safe.
  */
 bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_copy_key *key);
 

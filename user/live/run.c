@@ -792,13 +792,6 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 }
 
 /*
- * The allocation probes of the processes exec'd in the last batch. One
- * whose allocator is not mapped yet is asked again for a while: the
- * dynamic loader maps libc (a container's own, another file than the
- * system's), tcmalloc or jemalloc only once it runs, after the exec; a
- * target probed before its exec (the held `-- CMD` child) likewise.
- */
-/*
  * Whether process @pid, asked again for its allocator, waits for a turn the
  * loop takes anyway: under -a, whose system-wide probes hold the host's
  * libc, when it lives in the host's mount namespace (all a retry can find
@@ -815,6 +808,13 @@ static bool waits_for_turn(const struct cp_live *l, pid_t pid)
 	       cp_tf_host_ns(NULL, pid);
 }
 
+/*
+ * The allocation probes of the processes exec'd in the last batch. One
+ * whose allocator is not mapped yet is asked again for a while: the
+ * dynamic loader maps libc (a container's own, another file than the
+ * system's), tcmalloc or jemalloc only once it runs, after the exec; a
+ * target probed before its exec (the held `-- CMD` child) likewise.
+ */
 static void attach_pending(struct cp_live *l)
 {
 	__u64 now = cp_now_ns();

@@ -222,19 +222,22 @@ static bool seen_is(const struct seen_file *f, const struct cp_tf_want *want)
 }
 
 /*
- * Remembers that @want's file was found as @st, holding @key's content:
- * only when it is the very inode the maps line names (not an overlayfs
- * file of an older kernel, whose line names the inode below it, nor a
- * range mapped anew since the maps were read), and a file of the host's
- * root (cp_tf_root_wrote()): no tenant's file stands for a line of another
- * process, not even at an inode number reused within the time. A find that
- * is not so forgets what the line stood for.
+ * Remembers that @w's file, as @want names it, was found as @st, holding
+ * @key's content: only when it is the very inode the maps line names (not
+ * an overlayfs file of an older kernel, whose line names the inode below
+ * it, nor a range mapped anew since the maps were read; on a file system
+ * whose maps lines name another device than fstat(), nothing), and a file
+ * of the host's root: owned by root, writable by no one else, named by a
+ * process of the host's mount namespace (a container's root owns its
+ * image's files too). A find that is not so forgets what the line stood
+ * for.
  */
-static void seen_put(const struct cp_tf_want *want, const struct cp_tf_stat *st,
-		     const struct cp_copy_key *key)
+static void seen_put(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		     const struct cp_tf_stat *st, const struct cp_copy_key *key)
 {
-	bool keep = st->ino == want->ino && st->dev_major == want->dev_major &&
-		    st->dev_minor == want->dev_minor && cp_tf_root_wrote(st, want, true);
+	bool keep = seen_keyed(want) && st->ino == want->ino && st->dev_major == want->dev_major &&
+		    st->dev_minor == want->dev_minor && cp_tf_root_wrote(st, want, true) &&
+		    (!w->pid || cp_tf_host_ns(w->proc_root, w->pid));
 	struct seen_file *set, *f;
 
 	if (!seen_keyed(want))
@@ -243,13 +246,13 @@ static void seen_put(const struct cp_tf_want *want, const struct cp_tf_stat *st,
 	set = seen_set(want);
 	f = set;
 	/* the same file's way, else the oldest */
-	for (int w = 0; w < CP_TF_SEEN_WAYS; w++) {
-		if (seen_is(&set[w], want)) {
-			f = &set[w];
+	for (int i = 0; i < CP_TF_SEEN_WAYS; i++) {
+		if (seen_is(&set[i], want)) {
+			f = &set[i];
 			break;
 		}
-		if (set[w].found_ns < f->found_ns)
-			f = &set[w];
+		if (set[i].found_ns < f->found_ns)
+			f = &set[i];
 	}
 	if (keep)
 		*f = (struct seen_file){
@@ -274,10 +277,10 @@ bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_
 		return false;
 	pthread_mutex_lock(&seen_lock);
 	set = seen_set(want);
-	for (int w = 0; w < CP_TF_SEEN_WAYS && !hit; w++)
-		if (seen_is(&set[w], want) && mono_ns() - set[w].found_ns < seen_for_ns) {
-			*st = set[w].st;
-			*key = set[w].key;
+	for (int i = 0; i < CP_TF_SEEN_WAYS && !hit; i++)
+		if (seen_is(&set[i], want) && mono_ns() - set[i].found_ns < seen_for_ns) {
+			*st = set[i].st;
+			*key = set[i].key;
 			hit = true;
 		}
 	pthread_mutex_unlock(&seen_lock);
@@ -463,7 +466,7 @@ static int find_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
 			r = e ? CP_TF_DENIED : cp_tf_judge(st, how == 0 ? &mapped : want);
 			if (r == CP_TF_OK) {
 				*why = CP_TF_OK;
-				seen_put(want, st, &key);
+				seen_put(w, want, st, &key);
 				return fd;
 			}
 			close(fd);

@@ -164,13 +164,17 @@ int cp_tf_reopen(int pfd, const struct cp_tf_stat *st, enum cp_tf_refusal *why);
  * Whether cp_tf_find() found the file @want names by its maps line's device
  * and inode (the kernel's words, not the tenant's: @want->ino set, neither
  * follow nor foreign) less than CP_TF_SEEN_NS ago, that very inode, a file
- * only the host's root can have written (cp_tf_root_wrote()); then @st is
- * what it found and @key the content's key (cp_tf_key()). A reader whose
- * cache holds that content opens nothing: every process of a build maps the
- * same compiler and libc, and their map_files opens and fstats were a tenth
- * of what an exec cost the profiler under -a. A file root changed in place
- * (the same inode) is seen as such by the first look past that time; a
- * tenant's file is never answered so. Opens nothing; thread-safe.
+ * of the host's root (owned by root, writable by no one else, named by a
+ * process of the host's mount namespace); then @st is what it found and
+ * @key the content's key (cp_tf_key()). A reader whose cache holds that
+ * content opens nothing: every process of a build maps the same compiler
+ * and libc, and their map_files opens and fstats were a tenth of what an
+ * exec cost the profiler under -a. A file root changed in place (the same
+ * inode) is seen as such by the first look past that time. A tenant's file
+ * is never kept; one made at the inode number of a kept file root deleted
+ * less than that time ago is taken for root's old content (its process
+ * described by it, nothing of the tenant's read). Opens nothing;
+ * thread-safe.
  */
 bool cp_tf_seen(const struct cp_tf_want *want, struct cp_tf_stat *st, struct cp_copy_key *key);
 

@@ -235,13 +235,14 @@ static bool seen_is(const struct seen_file *f, const struct cp_tf_want *want)
 static void seen_put(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		     const struct cp_tf_stat *st, const struct cp_copy_key *key)
 {
-	bool keep = seen_keyed(want) && st->ino == want->ino && st->dev_major == want->dev_major &&
-		    st->dev_minor == want->dev_minor && cp_tf_root_wrote(st, want, true) &&
-		    (!w->pid || cp_tf_host_ns(w->proc_root, w->pid));
 	struct seen_file *set, *f;
+	bool keep;
 
 	if (!seen_keyed(want))
 		return;
+	keep = st->ino == want->ino && st->dev_major == want->dev_major &&
+	       st->dev_minor == want->dev_minor && cp_tf_root_wrote(st, want, true) &&
+	       (!w->pid || cp_tf_host_ns(w->proc_root, w->pid));
 	pthread_mutex_lock(&seen_lock);
 	set = seen_set(want);
 	f = set;

@@ -476,11 +476,6 @@ static void trim(struct cp_elf_cache *c)
 	}
 }
 
-static __u64 mtime_ns(const struct stat *st)
-{
-	return (__u64)st->st_mtim.tv_sec * 1000000000ull + (__u64)st->st_mtim.tv_nsec;
-}
-
 /* The entry of the content @key names (its device, inode, mtime, size), referenced, or NULL. */
 static struct cp_elf_syms *key_lookup(struct cp_elf_cache *c, const struct cp_copy_key *key)
 {
@@ -498,19 +493,6 @@ static struct cp_elf_syms *key_lookup(struct cp_elf_cache *c, const struct cp_co
 	return NULL;
 }
 
-/* The entry of the content fstat() gave in @st, referenced, or NULL. */
-static struct cp_elf_syms *cache_lookup(struct cp_elf_cache *c, const struct stat *st)
-{
-	struct cp_copy_key key = {
-		.dev = st->st_dev,
-		.ino = st->st_ino,
-		.size = (__u64)st->st_size,
-		.mtime_ns = mtime_ns(st),
-	};
-
-	return key_lookup(c, &key);
-}
-
 int cp_elf_cache__find_key(struct cp_elf_cache *c, const struct cp_copy_key *key,
 			   const struct cp_elf_syms **out)
 {
@@ -520,24 +502,24 @@ int cp_elf_cache__find_key(struct cp_elf_cache *c, const struct cp_copy_key *key
 
 int cp_elf_cache__find(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out)
 {
-	struct stat st;
+	struct cp_copy_key key;
+	int err = cp_tf_key(fd, &key);
 
-	if (fstat(fd, &st))
-		return -errno;
-	*out = cache_lookup(c, &st);
-	return *out ? 0 : -ENOENT;
+	*out = NULL;
+	return err ? err : cp_elf_cache__find_key(c, &key, out);
 }
 
 int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms **out)
 {
+	struct cp_copy_key key;
 	struct cp_elf_syms *e;
-	struct stat st;
 	int err;
 
 	*out = NULL;
-	if (fstat(fd, &st))
-		return -errno;
-	*out = cache_lookup(c, &st);
+	err = cp_tf_key(fd, &key);
+	if (err)
+		return err;
+	*out = key_lookup(c, &key);
 	if (*out)
 		return 0;
 	if (c->nr == c->cap) {
@@ -557,10 +539,10 @@ int cp_elf_cache__get(struct cp_elf_cache *c, int fd, const struct cp_elf_syms *
 	c->st.files_read++;
 	if (!e->is_elf)
 		c->st.not_elf++;
-	e->dev = st.st_dev;
-	e->ino = st.st_ino;
-	e->mtime_ns = mtime_ns(&st);
-	e->file_size = (__u64)st.st_size;
+	e->dev = key.dev;
+	e->ino = key.ino;
+	e->mtime_ns = key.mtime_ns;
+	e->file_size = key.size;
 	e->refs = 1;
 	e->last_use = ++c->tick;
 	c->files[c->nr++] = e;

@@ -213,13 +213,17 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
 			goto cleanup;
 	}
 	qsort(g->mods, g->nr, sizeof(*g->mods), by_start);
-	snprintf(exe, sizeof(exe), "%s/%d/exe", proc_root, (int)pid);
-	if (!stat(exe, &st))
-		exe_ino = st.st_ino;
+	/* the executable matters for its TLS alone: asked of /proc only when a module has one */
+	for (size_t i = 0; i < g->nr && !exe_ino; i++) {
+		if (!g->mods[i].elf->has_tls)
+			continue;
+		snprintf(exe, sizeof(exe), "%s/%d/exe", proc_root, (int)pid);
+		exe_ino = stat(exe, &st) ? ~0ull : st.st_ino;
+	}
 	for (size_t i = 0; i < g->nr && exe_ino; i++) {
 		struct cp_module *mod = &g->mods[i];
 
-		if (mod->inode != exe_ino)
+		if (mod->inode != exe_ino || !mod->elf->has_tls)
 			continue;
 		mod->is_exec = true;
 		g->exec = mod;

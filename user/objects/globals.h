@@ -38,7 +38,7 @@ struct cp_module {
 	__u64 end;
 	__u64 bias;		/* runtime address - link-time address */
 	__u64 inode;
-	bool is_exec;		/* the main executable (TLS module 1) */
+	bool is_exec;		/* the main executable, when it has TLS (module 1) */
 	const struct cp_elf_syms *elf;
 	const char *path;	/* as /proc/PID/maps names it */
 };
@@ -46,7 +46,7 @@ struct cp_module {
 struct cp_globals {
 	struct cp_module *mods;	/* sorted by start, spans disjoint */
 	size_t nr;
-	const struct cp_module *exec;	/* NULL if not found */
+	const struct cp_module *exec;	/* NULL if not found, or without TLS */
 	__u64 exec_tls_offset;	/* thread pointer - start of the executable's TLS block */
 	struct cp_elf_cache *cache;
 };

@@ -414,7 +414,7 @@ static void check_sites(const struct sites_case *k)
 
 	spawn(&c, path, "sites", NULL, k->env);
 	assert_non_null(alloc);
-	assert_int_equal(cp_allocator__find(NULL, c.pid, false, alloc), 0);
+	assert_int_equal(cp_allocator__find(NULL, c.pid, false, NULL, alloc), 0);
 	if (alloc->kind != k->kind)
 		fail_msg("%s: allocator %s (%s), expected %s", name,
 			 cp_allocator_kind_name(alloc->kind), alloc->path,
@@ -933,6 +933,50 @@ static void test_all_covers_system_libc(void **state)
 }
 
 /*
+ * -a: a process that maps the profiler's own loader is taken to get the
+ * system-wide probes' libc (its allocator retry waits for a turn); one run
+ * by a copy of that loader (another file, as a container's image has), or
+ * a static one, is not. Without the system-wide probes, none is.
+ */
+static void test_all_likely_by_loader(void **state)
+{
+	char dir[] = "/tmp/cp-loader.XXXXXX", ld[64], cmd[192];
+	struct child same, other, alone;
+	struct run r;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_non_null(mkdtemp(dir));
+	snprintf(ld, sizeof(ld), "%s/ld-linux-x86-64.so.2", dir);
+	snprintf(cmd, sizeof(cmd), "cp -L /lib64/ld-linux-x86-64.so.2 %s", ld);
+	assert_int_equal(system(cmd), 0);
+	spawn(&same, workload("alloc_sites"), "sites", NULL, NULL);
+	spawn(&other, ld, workload("alloc_sites"), "sites", NULL);
+	spawn(&alone, workload("alloc_sites_static"), "sites", NULL, NULL);
+	start_run_with(&r, same.pid, 0, false);
+	assert_false(cp_alloc_probes__all_likely(r.ap, same.pid));
+	end_run(&r);
+	start_run_with(&r, -1, 0, false);
+	assert_true(cp_alloc_probes__all_likely(r.ap, same.pid));
+	assert_true(cp_alloc_probes__all_likely(r.ap, getpid()));
+	assert_false(cp_alloc_probes__all_likely(r.ap, other.pid));
+	assert_false(cp_alloc_probes__all_likely(r.ap, alone.pid));
+	end_run(&r);
+	kill(same.pid, SIGKILL);
+	kill(other.pid, SIGKILL);
+	kill(alone.pid, SIGKILL);
+	reap(&same);
+	reap(&other);
+	reap(&alone);
+	/* a gone process's maps cannot be read: not taken */
+	start_run_with(&r, -1, 0, false);
+	assert_false(cp_alloc_probes__all_likely(r.ap, same.pid));
+	end_run(&r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
  * An allocation storm nobody reads (-a beside shell loops that call malloc
  * ~135,000 times a second) stops at its share of the ring, three quarters
  * (CP_RINGBUF_FILL_ALLOC): the samples still get the rest, but for the
@@ -1054,6 +1098,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)1),
 		cmocka_unit_test(test_all_counts_every_process),
 		cmocka_unit_test(test_all_covers_system_libc),
+		cmocka_unit_test(test_all_likely_by_loader),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),
 	};
 

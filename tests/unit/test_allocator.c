@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -135,7 +137,7 @@ static void test_cxx_only_in_replacements(void **state)
 	struct cp_allocator a;
 
 	(void)state;
-	assert_int_equal(cp_allocator__find(NULL, getpid(), false, &a), 0);
+	assert_int_equal(cp_allocator__find(NULL, getpid(), false, NULL, &a), 0);
 	for (int f = CP_FN_NEW; f < CP_FN_NR_PROBED; f++)
 		assert_false(a.fns[f].found);
 	if (access(tc, R_OK))
@@ -157,13 +159,66 @@ static void test_find_self(void **state)
 	struct cp_allocator a;
 
 	(void)state;
-	assert_int_equal(cp_allocator__find(NULL, getpid(), false, &a), 0);
+	assert_int_equal(cp_allocator__find(NULL, getpid(), false, NULL, &a), 0);
 	assert_int_equal(a.kind, CP_ALLOCATOR_LIBC);
 	assert_non_null(strstr(a.path, "libc.so"));
 	assert_true(a.fns[CP_FN_MALLOC].found && a.fns[CP_FN_FREE].found);
 	assert_true(a.fns[CP_FN_MALLOC].file_off != a.fns[CP_FN_FREE].file_off);
 	assert_true(a.fns[CP_FN_MALLOC].size > 0);
-	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, false, &a) < 0, 1);
+	assert_int_equal(cp_allocator__find(NULL, 0x7ffffff0, false, NULL, &a) < 0, 1);
+}
+
+/* Writes @text to @root/@pid/maps, the directory made. */
+static void fake_maps(const char *root, int pid, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", root, pid);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%d/maps", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * -a: a libc whose maps line names the system-wide probes' file is taken
+ * without opening it (every process of the host maps it). The files named
+ * here exist nowhere: a find that opened them would find no allocator.
+ */
+static void test_find_probed(void **state)
+{
+	static const char maps[] =
+		"55d000000000-55d000001000 r-xp 00000000 08:01 1111 /nonexistent/bin/prog\n"
+		"7f0000000000-7f0000100000 r-xp 00028000 08:01 4242 /nonexistent/libc.so.6\n"
+		"7f0000200000-7f0000201000 r-xp 00001000 08:01 3333 "
+		"/nonexistent/ld-linux-x86-64.so.2\n";
+	struct cp_alloc_probed probed = { .dev = makedev(8, 1), .ino = 4242 };
+	char root[] = "/tmp/cp-alloc-probed.XXXXXX", cmd[64];
+	struct cp_allocator a;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	fake_maps(root, 77, maps);
+	assert_int_equal(cp_allocator__find(root, 77, false, &probed, &a), 0);
+	assert_int_equal(a.kind, CP_ALLOCATOR_LIBC);
+	assert_string_equal(a.path, "/nonexistent/libc.so.6");
+	assert_int_equal(a.inode, 4242);
+	assert_int_equal(makedev(a.dev_major, a.dev_minor), probed.dev);
+	for (int f = 0; f < CP_FN_NR_PROBED; f++)
+		assert_false(a.fns[f].found);
+	/* another inode, or the same on another device, is looked for: and is nowhere */
+	probed.ino = 4243;
+	assert_int_equal(cp_allocator__find(root, 77, false, &probed, &a), -ENOENT);
+	probed = (struct cp_alloc_probed){ .dev = makedev(8, 2), .ino = 4242 };
+	assert_int_equal(cp_allocator__find(root, 77, false, &probed, &a), -ENOENT);
+	assert_int_equal(cp_allocator__find(root, 77, false, NULL, &a), -ENOENT);
+	assert_false(cp_alloc_probed_is(NULL, 8, 1, 4242));
+	assert_false(cp_alloc_probed_is(&probed, 8, 2, 0));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* Which allocator a process's maps show, without opening a file. */
@@ -235,17 +290,29 @@ static void test_loading(void **state)
 		  true },
 		/* static: no loader, the executable is all there is */
 		{ "400000-500000 r-xp 00001000 fe:00 1 /usr/local/bin/static-server\n", false },
+		/* the executable's two code mappings are one file; a library's code is another */
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/cc1\n"
+		  "555555560000-555555562000 r-xp 00010000 fe:00 1 /usr/bin/cc1\n"
+		  "7f1000000000-7f1000020000 r-xp 00001000 fe:00 2 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n",
+		  true },
+		{ "555555554000-555555556000 r-xp 00001000 fe:00 1 /usr/bin/cc1\n"
+		  "7f1000000000-7f1000020000 r-xp 00001000 fe:00 2 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+		  "7f2000000000-7f2000100000 r-xp 00010000 fe:00 4 /usr/lib/x86_64-linux-gnu/libtcmalloc.so.4\n",
+		  false },
 	};
-	const char *exe = "/usr/bin/cc1";
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cp_maps *m;
 
 		assert_int_equal(cp_maps__parse(cases[i].maps, strlen(cases[i].maps), &m), 0);
-		if (cp_allocator_loading(m, i == 3 ? "/usr/local/bin/static-server" : exe) !=
-		    cases[i].loading)
+		if (cp_allocator_loading(m) != cases[i].loading)
 			fail_msg("case %zu: loading %d", i, !cases[i].loading);
+		/* the loader's line, where there is one: the static executable has none */
+		if (i == 3)
+			assert_null(cp_allocator_loader(m));
+		else
+			assert_int_equal(cp_allocator_loader(m)->inode, 2);
 		cp_maps__free(m);
 	}
 }
@@ -272,15 +339,15 @@ static void test_find_while_loading(void **state)
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP);
-	assert_int_equal(cp_allocator__find(NULL, pid, true, &a), -EAGAIN);
-	assert_int_equal(cp_allocator__find(NULL, pid, false, &a), -ENOENT);
+	assert_int_equal(cp_allocator__find(NULL, pid, true, NULL, &a), -EAGAIN);
+	assert_int_equal(cp_allocator__find(NULL, pid, false, NULL, &a), -ENOENT);
 	/* on to its first system call after the loader: nanosleep, libc mapped by then */
-	for (int i = 0; i < 400 && cp_allocator__find(NULL, pid, true, &a) == -EAGAIN; i++) {
+	for (int i = 0; i < 400 && cp_allocator__find(NULL, pid, true, NULL, &a) == -EAGAIN; i++) {
 		assert_int_equal(ptrace(PTRACE_SYSCALL, pid, NULL, NULL), 0);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFSTOPPED(status));
 	}
-	assert_int_equal(cp_allocator__find(NULL, pid, true, &a), 0);
+	assert_int_equal(cp_allocator__find(NULL, pid, true, NULL, &a), 0);
 	assert_non_null(strstr(a.path, "libc.so"));
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -309,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_frees),
 		cmocka_unit_test(test_cxx_only_in_replacements),
 		cmocka_unit_test(test_find_self),
+		cmocka_unit_test(test_find_probed),
 		cmocka_unit_test(test_of_maps),
 		cmocka_unit_test(test_loading),
 		cmocka_unit_test(test_find_while_loading),

@@ -87,6 +87,7 @@ struct target {
 
 struct cp_alloc_probes {
 	struct cacheperf *skel;
+	struct cp_alloc_probed all_loader; /* -a: the profiler's own loader (ino 0: unknown) */
 	struct cp_alloc_probes_opts opts;
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
@@ -878,30 +879,55 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 }
 
 /*
- * -a: true when the system-wide probes (pid -1) are on @alloc's file
- * already. Probing it again for one process would deliver its allocations
- * twice and pile up links, one set per exec'd process. Their file is the
- * one they were attached to: a libc replaced since (a package upgrade) is
- * another file, which new processes map and those probes never see. No
- * file is opened here: every process -a sees comes here, and the device
- * and inode @alloc holds are its mapping's, which cp_allocator__find()
- * has just checked against the file it read through that mapping.
+ * -a: the file the system-wide probes (pid -1) are on, into @p; NULL
+ * without them. Their file is the one they were attached to: a libc
+ * replaced since (a package upgrade) is another file, which new processes
+ * map and those probes never see. A process whose maps line names that
+ * device and inode maps that very inode, whose uprobes those are:
+ * cp_allocator__find() opens nothing for it (every process -a sees comes
+ * here).
  */
-static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
+static const struct cp_alloc_probed *all_probed(const struct cp_alloc_probes *ap,
+						struct cp_alloc_probed *p)
 {
 	const struct target *all = find_target(ap, -1, NULL);
 
-	return all && alloc->inode && makedev(alloc->dev_major, alloc->dev_minor) == all->file_dev &&
-	       alloc->inode == all->file_ino;
+	if (!all)
+		return NULL;
+	*p = (struct cp_alloc_probed){ .dev = all->file_dev, .ino = all->file_ino };
+	return p;
 }
 
-bool cp_alloc_probes__has_all(const struct cp_alloc_probes *ap)
+/*
+ * -a: true when the system-wide probes are on @alloc's file already.
+ * Probing it again for one process would deliver its allocations twice and
+ * pile up links, one set per exec'd process.
+ */
+static bool covered_by_all(const struct cp_alloc_probes *ap, const struct cp_allocator *alloc)
 {
-	return find_target(ap, -1, NULL) != NULL;
+	struct cp_alloc_probed p;
+
+	return cp_alloc_probed_is(all_probed(ap, &p), alloc->dev_major, alloc->dev_minor,
+				  alloc->inode);
+}
+
+bool cp_alloc_probes__all_likely(const struct cp_alloc_probes *ap, pid_t pid)
+{
+	const struct cp_map *ld;
+	struct cp_maps *m;
+	bool same;
+
+	if (!ap->all_loader.ino || !find_target(ap, -1, NULL) || cp_maps__read(NULL, pid, &m))
+		return false;
+	ld = cp_allocator_loader(m);
+	same = ld && cp_alloc_probed_is(&ap->all_loader, ld->dev_major, ld->dev_minor, ld->inode);
+	cp_maps__free(m);
+	return same;
 }
 
 static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_path, bool early)
 {
+	struct cp_alloc_probed probed;
 	struct target *t;
 	int err;
 
@@ -922,7 +948,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	if (libc_path)
 		err = cp_allocator__from_file(libc_path, t->alloc);
 	else
-		err = cp_allocator__find(NULL, pid, early, t->alloc);
+		err = cp_allocator__find(NULL, pid, early, all_probed(ap, &probed), t->alloc);
 	if (err == -ENOENT && !libc_path && kill(pid, 0) && errno == ESRCH)
 		err = -ESRCH;
 	if (!err && pid > 0 && covered_by_all(ap, t->alloc))
@@ -960,10 +986,13 @@ fail:
  * exec'd: the dynamic loader has not mapped its libraries yet, or the
  * files of the image it left are still being read).
  */
-static int allocator_changed(const struct target *t, pid_t pid, bool early)
+static int allocator_changed(const struct cp_alloc_probes *ap, const struct target *t, pid_t pid,
+			     bool early)
 {
 	struct cp_allocator *now = calloc(1, sizeof(*now));
-	int err = now ? cp_allocator__find(NULL, pid, early, now) : -ENOMEM;
+	struct cp_alloc_probed probed;
+	int err = now ? cp_allocator__find(NULL, pid, early, all_probed(ap, &probed), now)
+		      : -ENOMEM;
 	int changed = err ? err
 			  : now->inode != t->alloc->inode ||
 				      now->dev_major != t->alloc->dev_major ||
@@ -982,7 +1011,7 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 	if (pid <= 0)
 		return -EINVAL;
 	t = find_target(ap, pid, NULL);
-	err = t ? allocator_changed(t, pid, early) : 0;
+	err = t ? allocator_changed(ap, t, pid, early) : 0;
 	if (err < 0 && err != -ENOMEM)
 		return -EAGAIN;
 	if (err > 0) {
@@ -1007,6 +1036,22 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 	return err;
 }
 
+/* The profiler's own dynamic loader, as its maps name it: cp_alloc_probes__all_likely(). */
+static void note_own_loader(struct cp_alloc_probes *ap)
+{
+	const struct cp_map *ld;
+	struct cp_maps *m;
+
+	if (cp_maps__read(NULL, getpid(), &m))
+		return;
+	ld = cp_allocator_loader(m);
+	if (ld)
+		ap->all_loader = (struct cp_alloc_probed){
+			.dev = makedev(ld->dev_major, ld->dev_minor), .ino = ld->inode
+		};
+	cp_maps__free(m);
+}
+
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
 {
 	struct cp_allocator *self = calloc(1, sizeof(*self));
@@ -1015,10 +1060,12 @@ int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)
 	if (!self)
 		return -ENOMEM;
 	/* our own libc is the system one */
-	err = cp_allocator__find(NULL, getpid(), false, self);
+	err = cp_allocator__find(NULL, getpid(), false, NULL, self);
 	if (!err)
 		err = add_target(ap, -1, self->path, false);
 	free(self);
+	if (!err)
+		note_own_loader(ap);
 	return err;
 }
 

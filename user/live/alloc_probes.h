@@ -104,8 +104,14 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 /* -a: probes the system libc for every process. Returns 0 or a negative errno. */
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 
-/* Whether the system-wide probes (cp_alloc_probes__attach_all()) hold the host's libc. */
-bool cp_alloc_probes__has_all(const struct cp_alloc_probes *ap);
+/*
+ * Whether the system-wide probes (cp_alloc_probes__attach_all()) will most
+ * likely hold @pid's allocator: it maps the profiler's own dynamic loader
+ * (the very file), so its libraries resolve as the profiler's libc did. Its
+ * maps are read (the copy of a loop turn's hold: proc_maps.h). A process
+ * of a container maps its image's loader: false.
+ */
+bool cp_alloc_probes__all_likely(const struct cp_alloc_probes *ap, pid_t pid);
 
 /*
  * A target exited (or is no longer profiled): detaches its probes, forgets

@@ -793,9 +793,10 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 
 /*
  * Whether process @pid, asked again for its allocator, waits for a turn the
- * loop takes anyway: under -a, whose system-wide probes hold the host's
- * libc, when it lives in the host's mount namespace (all a retry can find
- * there is an allocator of its own, seldom). It is asked at the first turn
+ * loop takes anyway: under -a, when it maps the loader the profiler maps
+ * (cp_alloc_probes__all_likely(): no file is asked), its libc is the one
+ * the system-wide probes hold, and all a retry can find is an allocator of
+ * its own, seldom. It is asked at the first turn
  * once due, and woken for CP_PROBE_RETRY_LAX_NS late at most: most
  * processes of a busy machine have exited by then (their exit record drops
  * them) and cost no turn of their own, where the prompt wake was half the
@@ -804,8 +805,7 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
  */
 static bool waits_for_turn(const struct cp_live *l, pid_t pid)
 {
-	return l->sess->alloc && cp_alloc_probes__has_all(l->sess->alloc) &&
-	       cp_tf_host_ns(NULL, pid);
+	return l->sess->alloc && cp_alloc_probes__all_likely(l->sess->alloc, pid);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
 
 #include "machine/copy_cache.h"
 #include "machine/target_file.h"
@@ -154,19 +155,32 @@ static bool is_loader(const char *path)
 	return (!strncmp(base, "ld-", 3) || !strncmp(base, "ld.", 3)) && strstr(base, ".so");
 }
 
-bool cp_allocator_loading(const struct cp_maps *m, const char *exe)
+const struct cp_map *cp_allocator_loader(const struct cp_maps *m)
 {
+	for (size_t i = 0; i < m->nr; i++)
+		if (m->maps[i].kind == CP_MAP_FILE && is_loader(m->maps[i].path))
+			return &m->maps[i];
+	return NULL;
+}
+
+bool cp_allocator_loading(const struct cp_maps *m)
+{
+	const char *exe = NULL;
 	bool loader = false;
 
 	for (size_t i = 0; i < m->nr; i++) {
 		const struct cp_map *mp = &m->maps[i];
 
-		if (mp->kind != CP_MAP_FILE || !(mp->prot & CP_MAP_EXEC) ||
-		    (exe && !strcmp(mp->path, exe)))
+		if (mp->kind != CP_MAP_FILE || !(mp->prot & CP_MAP_EXEC))
 			continue;
-		if (!is_loader(mp->path))
+		if (is_loader(mp->path)) {
+			loader = true;
+			continue;
+		}
+		/* the first other file is taken for the executable, a second is a library */
+		if (exe && strcmp(mp->path, exe))
 			return false;
-		loader = true;
+		exe = mp->path;
 	}
 	return loader;
 }
@@ -517,7 +531,13 @@ static void set_file(struct cp_allocator *a, const char *proc_root, pid_t pid,
 	a->dev_minor = mp->dev_minor;
 }
 
-int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_allocator *out)
+bool cp_alloc_probed_is(const struct cp_alloc_probed *p, __u32 major, __u32 minor, __u64 ino)
+{
+	return p && ino && makedev(major, minor) == p->dev && ino == p->ino;
+}
+
+int cp_allocator__find(const char *proc_root, pid_t pid, bool early,
+		       const struct cp_alloc_probed *probed, struct cp_allocator *out)
 {
 	const struct cp_map *files[CP_MAX_ALLOC_FILES];
 	struct cp_alloc_candidate *c = NULL;
@@ -536,14 +556,14 @@ int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_a
 	err = cp_maps__read(proc_root, pid, &m);
 	if (err)
 		return err;
-	snprintf(link, sizeof(link), "%s/%d/exe", proc_root, (int)pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
-	exe[len > 0 ? len : 0] = '\0';
 	/* the executable's symbols would be read for nothing: asked again */
-	if (early && cp_allocator_loading(m, len > 0 ? exe : NULL)) {
+	if (early && cp_allocator_loading(m)) {
 		err = -EAGAIN;
 		goto cleanup;
 	}
+	snprintf(link, sizeof(link), "%s/%d/exe", proc_root, (int)pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
 	c = calloc(CP_MAX_ALLOC_FILES, sizeof(*c));
 	tmp = malloc(sizeof(*tmp));
 	kept = malloc(CP_MAX_READ_FILES * sizeof(*kept));
@@ -557,6 +577,12 @@ int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_a
 		if (!c[i].is_exec && !is_libc(c[i].path) &&
 		    cp_allocator_kind_of(c[i].path) == CP_ALLOCATOR_LIBC)
 			continue;
+		/* -a: the libc of every process of the host, read when its probes were placed */
+		if (cp_alloc_probed_is(probed, files[i]->dev_major, files[i]->dev_minor,
+				       files[i]->inode)) {
+			c[i].defines_malloc = true;
+			continue;
+		}
 		set_file(tmp, proc_root, pid, files[i]);
 		alloc_where(tmp, &w, &want);
 		err = read_fns_at(&w, &want, tmp);
@@ -576,7 +602,10 @@ int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_a
 	out->kind = c[pick].is_exec ? CP_ALLOCATOR_EXEC : cp_allocator_kind_of(c[pick].path);
 	for (k = 0; k < nr_kept && kept[k].idx != (size_t)pick; k++)
 		;
-	if (k < nr_kept) {
+	if (cp_alloc_probed_is(probed, files[pick]->dev_major, files[pick]->dev_minor,
+			       files[pick]->inode)) {
+		err = 0;
+	} else if (k < nr_kept) {
 		memcpy(out->fns, kept[k].fns, sizeof(out->fns));
 		err = kept[k].err;
 	} else {

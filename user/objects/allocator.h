@@ -106,21 +106,44 @@ struct cp_alloc_candidate {
 int cp_allocator_pick(const struct cp_alloc_candidate *c, size_t n);
 
 /*
- * Whether @m, the maps of a process whose executable is @exe, show the
- * dynamic loader still mapping its libraries: a loader (ld-*.so*) mapped
- * and no other executable file but @exe. Right after exec every dynamic
- * program is so, and its allocator cannot be told yet. Pure.
+ * Whether @m, a process's maps, show the dynamic loader still mapping its
+ * libraries: a loader (ld-*.so*) mapped and one other executable file at
+ * most, the executable's. Right after exec every dynamic program is so,
+ * and its allocator cannot be told yet. Pure: nothing asks /proc which
+ * file the executable is.
  */
-bool cp_allocator_loading(const struct cp_maps *m, const char *exe);
+bool cp_allocator_loading(const struct cp_maps *m);
+
+/*
+ * A file whose allocator is probed for every process already (-a: the
+ * system-wide probes' libc), by the device and inode fstat() gave when
+ * those probes were placed.
+ */
+struct cp_alloc_probed {
+	dev_t dev;
+	ino_t ino;
+};
+
+/*
+ * Whether the file of device @major:@minor and inode @ino (a maps line's)
+ * is @p's; false when @p is NULL or the inode unknown. Pure.
+ */
+bool cp_alloc_probed_is(const struct cp_alloc_probed *p, __u32 major, __u32 minor, __u64 ino);
+
+/* The dynamic loader's first mapping in @m (ld-*.so*), or NULL. Pure. */
+const struct cp_map *cp_allocator_loader(const struct cp_maps *m);
 
 /*
  * Finds @pid's allocator. @proc_root NULL means "/proc". Returns 0, -ENOENT
  * when no mapped file defines malloc, -EAGAIN without opening any file when
  * @early and the loader is still mapping (cp_allocator_loading(): the
  * caller asks again), or another negative errno (the process is gone, no
- * access).
+ * access). A mapped file that is @probed's (NULL: none) is taken to define
+ * malloc without being opened: picked, it leaves @out's functions empty,
+ * as its probes are placed already.
  */
-int cp_allocator__find(const char *proc_root, pid_t pid, bool early, struct cp_allocator *out);
+int cp_allocator__find(const char *proc_root, pid_t pid, bool early,
+		       const struct cp_alloc_probed *probed, struct cp_allocator *out);
 
 /*
  * Reads the probed functions of the ELF file at @path (no process needed:

@@ -42,6 +42,44 @@ static __always_inline void cp_proc_emit_exit(__u32 tgid)
 	bpf_ringbuf_submit(e, cp_wakeup_flag(0, 0));
 }
 
+/* The hierarchies walked at most: the v2 one, one per v1 controller set, named ones (systemd's). */
+#define CP_CGROUP_ROOTS_MAX 16
+
+/*
+ * cp_cgroup_v1_of() over @task's cgroups of the v1 hierarchies: the links
+ * of its css_set, one per hierarchy (the v2 one, number 0, left out), read
+ * under the RCU that holds the css_set while the tracepoint runs. 0 when
+ * they could not all be read.
+ */
+static __always_inline __u64 cp_cgroup_v1(struct task_struct *task)
+{
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	struct list_head *head, *pos;
+	__u64 v1 = 0;
+
+	if (!cset)
+		return 0;
+	head = &cset->cgrp_links;
+	pos = BPF_CORE_READ(cset, cgrp_links.next);
+	for (int i = 0; i <= CP_CGROUP_ROOTS_MAX; i++) {
+		struct cgrp_cset_link *link;
+		struct cgroup *cg;
+		int hierarchy;
+
+		if (pos == head)
+			return v1;
+		if (!pos)
+			return 0;
+		link = (void *)pos - bpf_core_field_offset(struct cgrp_cset_link, cgrp_link);
+		cg = BPF_CORE_READ(link, cgrp);
+		hierarchy = BPF_CORE_READ(cg, root, hierarchy_id);
+		if (hierarchy > 0)
+			v1 ^= cp_cgroup_v1_of((__u32)hierarchy, BPF_CORE_READ(cg, kn, id));
+		pos = BPF_CORE_READ(pos, next);
+	}
+	return 0;
+}
+
 /* The exec'd task is current: its new comm and its cgroup go with the record. */
 static __always_inline void cp_proc_emit_exec(__u32 tgid)
 {
@@ -55,6 +93,7 @@ static __always_inline void cp_proc_emit_exec(__u32 tgid)
 	cp_proc_head(&e->ev, tgid, CP_PROC_EXEC);
 	bpf_get_current_comm(e->comm, sizeof(e->comm)); /* zero-filled when it fails */
 	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->cgroup_v1 = cp_cgroup_v1(bpf_get_current_task_btf());
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > BPF_RINGBUF_HDR_SZ + sizeof(*e))
 		flags = cp_wakeup_force();
 	bpf_ringbuf_submit(e, flags);

@@ -103,14 +103,35 @@ _Static_assert(sizeof(struct cp_proc_event) == 24, "struct cp_proc_event is ABI"
  * A CP_PROC_EXEC record: the event, then who the new image is as the kernel
  * had it at the exec, so that a process gone before its record is read keeps
  * its name, and the processes of one cgroup read it once. Recordings made
- * before it carry the event alone (24 bytes).
+ * before it carry the event alone (24 bytes), or no cgroup_v1 (48 bytes).
  */
 struct cp_proc_exec_event {
 	struct cp_proc_event ev;
 	char comm[16];		/* the task's comm after the exec (TASK_COMM_LEN), NUL-padded */
 	__u64 cgroup_id;	/* its cgroup v2 id (the directory's inode number); 0: none */
+	__u64 cgroup_v1;	/* its cgroups of the v1 hierarchies: cp_cgroup_v1_of(); 0: unknown */
 };
-_Static_assert(sizeof(struct cp_proc_exec_event) == 48, "struct cp_proc_exec_event is ABI");
+_Static_assert(sizeof(struct cp_proc_exec_event) == 56, "struct cp_proc_exec_event is ABI");
+#define CP_PROC_EXEC_V2_ONLY_SIZE	48	/* the record before cgroup_v1 */
+
+/*
+ * A task's cgroup in one v1 hierarchy (@hierarchy, as /proc/PID/cgroup
+ * numbers it; @id, its directory's inode number, the kernfs node id), as
+ * one term of cp_proc_exec_event.cgroup_v1: the XOR of the terms of all its
+ * v1 hierarchies, which is 0 on a host without any. Two tasks with one v2
+ * id and one such value have the same /proc/PID/cgroup text (but for a
+ * directory renamed between). bpf/targets.bpf.c takes it from the kernel's
+ * links of the task's css_set, user space from that text and the mounts
+ * (profile/proc_identity.c). A mix, so that terms do not cancel.
+ */
+static inline __u64 cp_cgroup_v1_of(__u32 hierarchy, __u64 id)
+{
+	__u64 x = (id ^ ((__u64)hierarchy << 56)) * 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return x ^ (x >> 29);
+}
 
 /* cp_sample.flags */
 #define CP_SAMPLE_STORE		(1u << 0)	/* a store (else a load) */

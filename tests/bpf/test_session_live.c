@@ -33,6 +33,7 @@
 #include "live/session.h"
 #include "machine/proc_cgroup.h"
 #include "machine/sysinfo.h"
+#include "profile/proc_identity.h"
 #include "util/clock.h"
 #include "cacheperf.skel.h"
 #include "cli/run_cfg.h"
@@ -348,6 +349,27 @@ static __u64 poll_while(struct cp_drain *d, int timeout_ms, struct later *l)
 }
 
 /*
+ * The record's v1 cgroups (the kernel's links of the task's css_set) are
+ * those the lines of /proc/PID/cgroup name, each directory looked up under
+ * its mount: what lets a hybrid host's processes of one cgroup be read once.
+ */
+static void check_cgroup_v1(pid_t pid, const struct cp_proc_exec_event *e)
+{
+	struct cp_cgroup_info cg;
+
+	assert_int_equal(cp_proc_read_cgroup(pid, true, &cg), 0);
+	if (!cg.lines) {
+		print_message("# a line of /proc/%d/cgroup has no mount here: v1 cgroups not checked\n",
+			      (int)pid);
+		return;
+	}
+	print_message("# v1 cgroups %#llx, unified line %d\n", (unsigned long long)e->cgroup_v1,
+		      cg.v2_line);
+	assert_true(cg.lines ==
+		    (e->cgroup_v1 ^ (cg.v2_line ? cp_cgroup_v1_of(0, e->cgroup_id) : 0)));
+}
+
+/*
  * An exec record wakes the reader at once: its handlers must read the
  * process's maps while it lives. An exit record does not: the reader's
  * poll runs to its timeout and reads it then (under -a each short process
@@ -405,6 +427,7 @@ static void test_exec_wakes_exit_waits(void **state)
 		assert_int_equal(ps.exec.cgroup_id, cg_ino);
 	else
 		print_message("# no cgroup2 mount to make a cgroup in: the exec's cgroup id is not checked\n");
+	check_cgroup_v1(pid, &ps.exec);
 	/* the new image's page faults, its samples, are over: none wakes the poll below */
 	assert_int_equal(nanosleep(&settle, NULL), 0);
 	while (cp_drain__poll(d, 0) > 0)

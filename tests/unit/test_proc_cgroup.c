@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -208,6 +209,74 @@ static void test_cgroup_dir(void **state)
 	assert_int_equal(cp_cgroup_dir("/sys/fs/cgroup", "/system.slice", out, 16), -ENAMETOOLONG);
 }
 
+/* What cp_cgroup_line_dirs() called back with, joined: "HIERARCHY DIR;" each. */
+static int seen_dir(void *ctx, __u32 hierarchy, const char *dir)
+{
+	char *out = ctx;
+
+	snprintf(out + strlen(out), 1024 - strlen(out), "%u %s;", hierarchy, dir);
+	return 0;
+}
+
+static int stop_at_memory(void *ctx, __u32 hierarchy, const char *dir)
+{
+	(void)ctx;
+	(void)hierarchy;
+	return strstr(dir, "/memory") ? -EIO : 0;
+}
+
+/*
+ * Each line's directory, on a hybrid host (this VM's mounts): the unified
+ * line under the cgroup2 mount, a v1 line under the cgroup mount holding
+ * each of its controllers (two on one hierarchy, a named one); a bind mount
+ * of a subtree, an escaped mount point or a missing hierarchy finds none.
+ */
+static void test_line_dirs(void **state)
+{
+	static const char mounts[] =
+		"30 22 0:27 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+		"90 30 0:28 /sub /mnt/cpu rw - cgroup cgroup rw,cpu,cpuacct\n"
+		"31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:7 - cgroup cgroup rw,cpu,cpuacct\n"
+		"34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+		"39 30 0:36 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd\n"
+		"40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
+	char out[1024] = "";
+
+	(void)state;
+	assert_int_equal(cp_cgroup_line_dirs("9:name=systemd:/\n"
+					     "4:memory:/process_api/64\n"
+					     "2:cpu,cpuacct:/\n"
+					     "0::/\n",
+					     mounts, seen_dir, out),
+			 4);
+	assert_string_equal(out, "9 /sys/fs/cgroup/systemd;"
+				 "4 /sys/fs/cgroup/memory/process_api/64;"
+				 "2 /sys/fs/cgroup/cpu,cpuacct;"
+				 "0 /sys/fs/cgroup/unified;");
+	/* a hierarchy with no mount of its root: the bind mount of /sub is none */
+	out[0] = '\0';
+	assert_int_equal(cp_cgroup_line_dirs("5:pids:/\n", mounts, seen_dir, out), -ENOENT);
+	assert_int_equal(cp_cgroup_line_dirs("2:cpu:/\n", "90 30 0:28 /sub /mnt/cpu rw - cgroup cgroup rw,cpu\n",
+					     seen_dir, out),
+			 -ENOENT);
+	assert_int_equal(cp_cgroup_line_dirs("2:cpu:/\n",
+					     "31 30 0:28 / /mnt/my\\040cg rw - cgroup cgroup rw,cpu\n",
+					     seen_dir, out),
+			 -ENOENT);
+	assert_int_equal(cp_cgroup_line_dirs("0::/a\n", "", seen_dir, out), -ENOENT);
+	assert_string_equal(out, "");
+	/* not the kernel's text */
+	assert_int_equal(cp_cgroup_line_dirs("x:memory:/\n", mounts, seen_dir, out), -EINVAL);
+	assert_int_equal(cp_cgroup_line_dirs("4:memory:a\n", mounts, seen_dir, out), -EINVAL);
+	assert_int_equal(cp_cgroup_line_dirs("0:memory:/\n", mounts, seen_dir, out), -EINVAL);
+	assert_int_equal(cp_cgroup_line_dirs("4::/\n", mounts, seen_dir, out), -EINVAL);
+	assert_int_equal(cp_cgroup_line_dirs("4:memory:/a/../..\n", mounts, seen_dir, out), -EINVAL);
+	assert_int_equal(cp_cgroup_line_dirs("", mounts, seen_dir, out), -EINVAL);
+	/* the callback's error ends the walk */
+	assert_int_equal(cp_cgroup_line_dirs("4:memory:/\n0::/\n", mounts, stop_at_memory, NULL),
+			 -EIO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_long_path),
 		cmocka_unit_test(test_cgroup2_mount),
 		cmocka_unit_test(test_cgroup_dir),
+		cmocka_unit_test(test_line_dirs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

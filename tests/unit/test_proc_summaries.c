@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cacheperf/abi.h"
 #include "profile/proc_summaries.h"
 #include "util/hash.h"
 
@@ -20,6 +21,9 @@ static int describes, comm_reads, cgroup_reads;
 static int exec_gen;
 static bool cg_v1, cg_root;
 static __u64 where_id; /* the id of the cgroup a process is in when described */
+static __u64 where_lines; /* its text's lines as looked up, when asked (0: a lookup failed) */
+static bool where_v2_line = true; /* its text has the unified hierarchy's line */
+static int lines_asked;
 
 static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 {
@@ -37,6 +41,11 @@ static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 			snprintf(s->cg.path, sizeof(s->cg.path), "/slice/%d", (int)s->pid);
 		s->cg.v2 = !cg_v1;
 		s->cg.id = where_id;
+		s->cg.v2_line = where_v2_line;
+	}
+	if (what & CP_DESCRIBE_CGROUP_LINES) {
+		lines_asked++;
+		s->cg.lines = where_lines;
 	}
 }
 
@@ -79,11 +88,11 @@ static void test_exec_exit_reuse(void **state)
 	cp_proc_summaries__sample(t, 42, false);
 	cp_proc_summaries__sample(t, 42, false);
 	exec_gen = 1;
-	cp_proc_summaries__exec(t, 42, NULL, 0);
+	cp_proc_summaries__exec(t, 42, NULL, 0, 0);
 	cp_proc_summaries__sample(t, 42, false);
 	cp_proc_summaries__exit(t, 42);
 	cp_proc_summaries__exit(t, 42);		/* twice: harmless */
-	cp_proc_summaries__exec(t, 4242, NULL, 0);		/* never sampled: described now */
+	cp_proc_summaries__exec(t, 4242, NULL, 0, 0);		/* never sampled: described now */
 	exec_gen = 0;
 	cp_proc_summaries__sample(t, 42, true);	/* the pid reused */
 	assert_int_equal(cp_proc_summaries__count(t), 3);
@@ -234,7 +243,7 @@ static void exec_at(struct cp_proc_summaries *t, pid_t pid, const char *comm, __
 		    __u64 now_id)
 {
 	where_id = now_id;
-	cp_proc_summaries__exec(t, pid, comm, rec_id);
+	cp_proc_summaries__exec(t, pid, comm, rec_id, 0);
 }
 
 /* Execs of @pid and @pid + 1 in cgroup @id: the second's is read again (@path), none was kept. */
@@ -322,6 +331,70 @@ static void test_exec_record_identity(void **state)
 	cp_proc_summaries__free(t);
 }
 
+/* @pid exec'd with v1 cgroups @v1 (a record's cgroup_v1) in v2 cgroup @id; its text's lines are @lines. */
+static void exec_v1(struct cp_proc_summaries *t, pid_t pid, __u64 id, __u64 v1, __u64 lines)
+{
+	where_id = id;
+	where_lines = lines;
+	cp_proc_summaries__exec(t, pid, "sh", id, v1);
+}
+
+/*
+ * A hybrid host, whose processes sit at the v2 root and are described by
+ * their v1 paths: a description is kept by the record's v2 id and v1
+ * cgroups when the lines of the text read are those cgroups (the unified
+ * line's as hierarchy 0), so the processes of one v1 cgroup read it once.
+ * A process moved since its exec, a lookup that failed, a record without
+ * v1 cgroups: read each time.
+ */
+static void test_exec_record_v1(void **state)
+{
+	struct cp_proc_summaries *t = cp_proc_summaries__new(64, describe, NULL);
+	__u64 root = 1, a = 0xa11ce, b = 0xb0b;
+
+	(void)state;
+	describes = comm_reads = cgroup_reads = lines_asked = exec_gen = 0;
+	cg_v1 = true;
+	where_v2_line = true;
+	exec_v1(t, 30, root, a, a ^ cp_cgroup_v1_of(0, root));
+	exec_v1(t, 31, root, a, 0);
+	assert_string_equal(cp_proc_summaries__find(t, 31)->cg.path, "/slice/30");
+	assert_int_equal(cgroup_reads, 1);
+	assert_int_equal(lines_asked, 1);
+	/* other v1 cgroups in the same v2 one: their own description, both kept */
+	exec_v1(t, 32, root, b, b ^ cp_cgroup_v1_of(0, root));
+	exec_v1(t, 33, root, b, 0);
+	exec_v1(t, 34, root, a, 0);
+	assert_string_equal(cp_proc_summaries__find(t, 33)->cg.path, "/slice/32");
+	assert_string_equal(cp_proc_summaries__find(t, 34)->cg.path, "/slice/30");
+	assert_int_equal(cgroup_reads, 2);
+	/* moved since its exec: its lines are another cgroup's, not kept */
+	exec_v1(t, 35, root, 0xc, b);
+	exec_v1(t, 36, root, 0xc, b);
+	assert_string_equal(cp_proc_summaries__find(t, 36)->cg.path, "/slice/36");
+	/* a lookup that failed (0), or lines of the v1 cgroups alone while the text has a v2 line */
+	exec_v1(t, 37, root, 0xd, 0);
+	exec_v1(t, 38, root, 0xd, 0xd);
+	exec_v1(t, 39, root, 0xd, 0xd);
+	assert_string_equal(cp_proc_summaries__find(t, 39)->cg.path, "/slice/39");
+	assert_int_equal(cgroup_reads, 7);
+	/* no unified line in the text (a v1-only host): the v1 cgroups alone */
+	where_v2_line = false;
+	exec_v1(t, 40, root, 0xe, 0xe);
+	exec_v1(t, 41, root, 0xe, 0);
+	assert_string_equal(cp_proc_summaries__find(t, 41)->cg.path, "/slice/40");
+	assert_int_equal(cgroup_reads, 8);
+	/* a record without them (an older recording): read, and no lookup asked */
+	lines_asked = 0;
+	exec_v1(t, 42, root, 0, 0);
+	exec_v1(t, 43, root, 0, 0);
+	assert_int_equal(cgroup_reads, 10);
+	assert_int_equal(lines_asked, 0);
+	where_v2_line = true;
+	cg_v1 = false;
+	cp_proc_summaries__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_eviction_batches),
 		cmocka_unit_test(test_exec_record_identity),
+		cmocka_unit_test(test_exec_record_v1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* /proc/PID/cgroup and mountinfo parsing (pure; see proc_cgroup.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -193,6 +194,7 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 	}
 	if (!any)
 		return -EINVAL;
+	out->v2_line = v2 != NULL;
 	if (v2 && (v2_len > 1 || !v1)) {
 		v1 = v2;
 		v1_len = v2_len;
@@ -255,4 +257,109 @@ int cp_cgroup_dir(const char *mount, const char *path, char *out, size_t sz)
 	else
 		n = snprintf(out, sz, "%s%s", mount, strcmp(path, "/") ? path : "");
 	return n < 0 || (size_t)n >= sz ? -ENAMETOOLONG : 0;
+}
+
+/* Whether each comma-separated item of [c, e) is one of those of [o, oe). */
+static bool items_in(const char *c, const char *e, const char *o, const char *oe)
+{
+	while (c < e) {
+		const char *ce = memchr(c, ',', (size_t)(e - c));
+		bool found = false;
+
+		if (!ce)
+			ce = e;
+		for (const char *q = o; q < oe && !found;) {
+			const char *qe = memchr(q, ',', (size_t)(oe - q));
+
+			if (!qe)
+				qe = oe;
+			found = qe - q == ce - c && !memcmp(q, c, (size_t)(ce - c));
+			q = qe + 1;
+		}
+		if (!found)
+			return false;
+		c = ce + 1;
+	}
+	return true;
+}
+
+/*
+ * The mount point, in mountinfo @text, of the v1 hierarchy whose
+ * controllers are [c, e): a "cgroup" mount of its root holding them all.
+ */
+static int cgroup1_mount(const char *text, const char *c, const char *e, char *out, size_t sz)
+{
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER" */
+		const char *f[11] = { 0 }, *fe[11] = { 0 }, *tok = line, *te;
+		int n = 0, sep = -1;
+
+		for (; tok < end && n < 11; tok = te + 1) {
+			te = memchr(tok, ' ', (size_t)(end - tok));
+			if (!te)
+				te = end;
+			if (sep < 0 && n > 5 && te - tok == 1 && *tok == '-')
+				sep = n;
+			f[n] = tok;
+			fe[n++] = te;
+			/* the optional fields: only the separator and the three after it count */
+			if (sep < 0 && n > 6)
+				n = 6;
+		}
+		line = nl ? nl + 1 : NULL;
+		if (sep < 0 || n < sep + 4 || fe[sep + 1] - f[sep + 1] != 6 ||
+		    memcmp(f[sep + 1], "cgroup", 6) || fe[3] - f[3] != 1 || *f[3] != '/' ||
+		    !items_in(c, e, f[sep + 3], fe[sep + 3]))
+			continue;
+		if (memchr(f[4], '\\', (size_t)(fe[4] - f[4])))
+			return -ENOENT; /* an escaped name: not looked up */
+		if ((size_t)(fe[4] - f[4]) >= sz)
+			return -ENAMETOOLONG;
+		memcpy(out, f[4], (size_t)(fe[4] - f[4]));
+		out[fe[4] - f[4]] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int cp_cgroup_line_dirs(const char *text, const char *mounts, cp_cgroup_dir_fn fn, void *ctx)
+{
+	char mount[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	int lines = 0, err;
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		const char *c1 = memchr(line, ':', (size_t)(end - line));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+		__u32 hierarchy = 0;
+
+		/* "ID:CONTROLLERS:PATH" */
+		if (!c2 || c1 == line || c1 - line > 9 || c2 + 1 >= end || c2[1] != '/' ||
+		    (size_t)(end - c2 - 1) >= sizeof(path))
+			return -EINVAL;
+		for (const char *d = line; d < c1; d++) {
+			if (*d < '0' || *d > '9')
+				return -EINVAL;
+			hierarchy = hierarchy * 10 + (__u32)(*d - '0');
+		}
+		if (!hierarchy && c2 == c1 + 1)
+			err = cp_cgroup2_mount(mounts, mount, sizeof(mount));
+		else if (hierarchy && c2 > c1 + 1)
+			err = cgroup1_mount(mounts, c1 + 1, c2, mount, sizeof(mount));
+		else
+			return -EINVAL;
+		if (err)
+			return err;
+		memcpy(path, c2 + 1, (size_t)(end - c2 - 1));
+		path[end - c2 - 1] = '\0';
+		err = cp_cgroup_dir(mount, path, dir, sizeof(dir));
+		if (!err)
+			err = fn(ctx, hierarchy, dir);
+		if (err)
+			return err;
+		lines++;
+		line = nl ? nl + 1 : NULL;
+	}
+	return lines ? lines : -EINVAL;
 }

@@ -20,6 +20,13 @@ struct cp_cgroup_info {
 	char container_id[CP_CONTAINER_ID_LEN];	/* "" when the path names none */
 	const char *runtime;		/* "docker", "containerd", "cri-o", "podman", "" */
 	__u64 id;			/* its cgroup2 directory's inode (the kernel's cgroup id) when looked up; 0 unknown */
+	bool v2_line;			/* the text has the unified hierarchy's line */
+	/*
+	 * cp_cgroup_v1_of() over every line of the text, the unified one's as
+	 * hierarchy 0, each directory's inode looked up (cp_cgroup_line_dirs());
+	 * 0: not looked up, or a directory not found
+	 */
+	__u64 lines;
 };
 
 /* Sets @cg to nothing known: no path, no container, runtime "". */
@@ -65,5 +72,19 @@ int cp_cgroup2_mount(const char *text, char *out, size_t sz);
  * path or one with a ".." component, -ENAMETOOLONG.
  */
 int cp_cgroup_dir(const char *mount, const char *path, char *out, size_t sz);
+
+/* Called with each line's hierarchy and directory; non-zero stops the walk. */
+typedef int (*cp_cgroup_dir_fn)(void *ctx, __u32 hierarchy, const char *dir);
+
+/*
+ * The directory of each line of /proc/PID/cgroup @text, as mounted in
+ * /proc/self/mountinfo @mounts: @fn(@ctx, hierarchy, directory) for each.
+ * The unified line's ("0::") is under the cgroup2 mount; a v1 line's under
+ * a "cgroup" mount of the hierarchy's root whose super options hold each of
+ * the line's controllers ("cpu,cpuacct", "name=systemd"). Returns the lines
+ * walked, -ENOENT when one has no such mount (or an escaped mount point),
+ * -EINVAL for a line that is not the kernel's, or what @fn returned.
+ */
+int cp_cgroup_line_dirs(const char *text, const char *mounts, cp_cgroup_dir_fn fn, void *ctx);
 
 #endif /* CP_PROC_CGROUP_H */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
+#include "cacheperf/abi.h"
 #include "profile/proc_identity.h"
 
 #define CP_CGROUP2_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
@@ -39,27 +40,51 @@ void cp_proc_read_comm(pid_t pid, char *buf, size_t sz)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* /proc/self/mountinfo, read once ("" when it could not be). */
+static const char *mountinfo(void)
+{
+	static char text[65536];
+	static bool looked;
+
+	if (!looked) {
+		looked = true;
+		if (read_small("/proc/self/mountinfo", text, sizeof(text)) < 0)
+			text[0] = '\0';
+	}
+	return text;
+}
+
 /* The cgroup2 mount point, found once ("" when none is mounted). */
 static const char *cgroup2_mount(void)
 {
 	static char mount[PATH_MAX];
 	static bool looked;
-	char mountinfo[65536];
 
 	if (!looked) {
 		looked = true;
-		if (read_small("/proc/self/mountinfo", mountinfo, sizeof(mountinfo)) < 0 ||
-		    cp_cgroup2_mount(mountinfo, mount, sizeof(mount)))
+		if (cp_cgroup2_mount(mountinfo(), mount, sizeof(mount)))
 			mount[0] = '\0';
 	}
 	return mount;
 }
 
-int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out)
+/* cp_cgroup_line_dirs()'s call: the directory's inode into the XOR at @ctx. */
+static int add_line(void *ctx, __u32 hierarchy, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	*(__u64 *)ctx ^= cp_cgroup_v1_of(hierarchy, st.st_ino);
+	return 0;
+}
+
+int cp_proc_read_cgroup(pid_t pid, bool lines, struct cp_cgroup_info *out)
 {
 	char path[64], text[4096], dir[PATH_MAX];
 	const char *mount;
 	struct stat st;
+	__u64 x = 0;
 	ssize_t n;
 	int err;
 
@@ -68,8 +93,12 @@ int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out)
 	if (n < 0)
 		return (int)n;
 	err = cp_cgroup_parse(text, out);
-	if (err || !out->v2)
+	if (err)
 		return err;
+	if (lines && cp_cgroup_line_dirs(text, mountinfo(), add_line, &x) > 0)
+		out->lines = x;
+	if (!out->v2)
+		return 0;
 	/* the directory the path names: its inode is the id a BPF program sees */
 	mount = cgroup2_mount();
 	if (mount[0] && !cp_cgroup_dir(mount, out->path, dir, sizeof(dir)) && !stat(dir, &st) &&
@@ -83,7 +112,8 @@ void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
 	(void)ctx;
 	if (what & CP_DESCRIBE_COMM)
 		cp_proc_read_comm(s->pid, s->comm, sizeof(s->comm));
-	if ((what & CP_DESCRIBE_CGROUP) && cp_proc_read_cgroup(s->pid, &s->cg))
+	if ((what & CP_DESCRIBE_CGROUP) &&
+	    cp_proc_read_cgroup(s->pid, what & CP_DESCRIBE_CGROUP_LINES, &s->cg))
 		cp_cgroup_info_unknown(&s->cg);
 }
 

@@ -15,9 +15,10 @@ void cp_proc_read_comm(pid_t pid, char *buf, size_t sz);
 /*
  * /proc/PID/cgroup parsed into @out, with the id of a unified-hierarchy
  * cgroup looked up (the inode of its directory under the cgroup2 mount;
- * 0 when that fails); -errno when it cannot be read or parsed.
+ * 0 when that fails), and with @lines each line's directory too
+ * (cg.lines); -errno when it cannot be read or parsed.
  */
-int cp_proc_read_cgroup(pid_t pid, struct cp_cgroup_info *out);
+int cp_proc_read_cgroup(pid_t pid, bool lines, struct cp_cgroup_info *out);
 
 /* A cp_proc_describe_fn over the two above, each read when @what asks (@ctx unused). */
 void cp_proc_describe(void *ctx, struct cp_proc_summary *s, unsigned int what);

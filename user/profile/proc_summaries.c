@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cacheperf/abi.h"
 #include "profile/proc_summaries.h"
 #include "util/hash.h"
 #include "util/top_n.h"
@@ -22,8 +23,9 @@ struct cp_proc_summaries {
 	void *ctx;
 	struct known_cgroup {
 		__u64 id; /* 0: empty */
+		__u64 v1; /* 0: a unified hierarchy's description, whatever the v1 cgroups */
 		struct cp_cgroup_info cg;
-	} cgroups[CP_PROC_CGROUPS_KEPT]; /* by id, a slot each (Fibonacci: the top 6 bits) */
+	} cgroups[CP_PROC_CGROUPS_KEPT]; /* by ids, a slot each (Fibonacci: the top 6 bits) */
 };
 
 static size_t home_of(const struct cp_proc_summaries *t, pid_t pid)
@@ -212,15 +214,25 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 
 _Static_assert(CP_PROC_CGROUPS_KEPT == 1 << 6, "known_slot() takes the top 6 bits");
 
-static struct known_cgroup *known_slot(struct cp_proc_summaries *t, __u64 id)
+/* The slot of cgroup @id with v1 cgroups @v1 (0: any), or NULL for id 0. */
+static struct known_cgroup *known_slot(struct cp_proc_summaries *t, __u64 id, __u64 v1)
 {
-	return &t->cgroups[cp_hash_slot(cp_hash64(id), 58, CP_PROC_CGROUPS_KEPT - 1)];
+	if (!id)
+		return NULL;
+	return &t->cgroups[cp_hash_slot(cp_hash64(id ^ cp_hash64(v1)), 58, CP_PROC_CGROUPS_KEPT - 1)];
+}
+
+/* Whether @k holds the description of cgroup @id with v1 cgroups @v1 (0: any). */
+static bool known_is(const struct known_cgroup *k, __u64 id, __u64 v1)
+{
+	return k && k->id == id && k->v1 == v1;
 }
 
 void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
-			     __u64 cgroup_id)
+			     __u64 cgroup_id, __u64 cgroup_v1)
 {
-	struct known_cgroup *k = cgroup_id ? known_slot(t, cgroup_id) : NULL;
+	struct known_cgroup *k = known_slot(t, cgroup_id, 0);
+	struct known_cgroup *k1 = cgroup_v1 ? known_slot(t, cgroup_id, cgroup_v1) : NULL;
 	struct cp_proc_summary *s;
 	unsigned int what = 0;
 
@@ -237,25 +249,31 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 		strncpy(s->comm, comm, sizeof(s->comm) - 1);
 	if (!s->comm[0])
 		what |= CP_DESCRIBE_COMM;
-	if (k && k->id == cgroup_id) {
+	if (known_is(k, cgroup_id, 0)) {
 		s->cg = k->cg;
+	} else if (known_is(k1, cgroup_id, cgroup_v1)) {
+		s->cg = k1->cg;
 	} else {
 		cp_cgroup_info_unknown(&s->cg);
-		what |= CP_DESCRIBE_CGROUP;
+		what |= CP_DESCRIBE_CGROUP | (k1 ? CP_DESCRIBE_CGROUP_LINES : 0);
 	}
 	if (what && t->describe)
 		t->describe(t->ctx, s, what);
+	if (!(what & CP_DESCRIBE_CGROUP))
+		return;
 	/*
 	 * kept only when the description is of that very cgroup: a process
 	 * moved after its exec (runc init into its container) is described
-	 * by where it is now; and never the root, where a hybrid host
-	 * describes its processes by their v1 paths
+	 * by where it is now; by the v2 id alone when it is the unified
+	 * hierarchy's and not its root, where a hybrid host describes its
+	 * processes by their v1 paths: by both when its lines are the
+	 * record's cgroups, the unified one's too (hierarchy 0)
 	 */
-	if (k && (what & CP_DESCRIBE_CGROUP) && s->cg.v2 && s->cg.id == cgroup_id &&
-	    s->cg.path[0] && strcmp(s->cg.path, "/")) {
-		k->id = cgroup_id;
-		k->cg = s->cg;
-	}
+	if (k && s->cg.v2 && s->cg.id == cgroup_id && s->cg.path[0] && strcmp(s->cg.path, "/"))
+		*k = (struct known_cgroup){ .id = cgroup_id, .cg = s->cg };
+	else if (k1 && s->cg.lines &&
+		 s->cg.lines == (cgroup_v1 ^ (s->cg.v2_line ? cp_cgroup_v1_of(0, cgroup_id) : 0)))
+		*k1 = (struct known_cgroup){ .id = cgroup_id, .v1 = cgroup_v1, .cg = s->cg };
 }
 
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)

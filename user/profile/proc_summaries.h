@@ -31,12 +31,13 @@ struct cp_proc_summary {
 	__u64 last_use;			/* LRU stamp */
 };
 
-#define CP_PROC_CGROUPS_KEPT	64	/* cgroups known by id, for the execs to come */
+#define CP_PROC_CGROUPS_KEPT	64	/* cgroups known by their ids, for the execs to come */
 
 /* What a describe function is asked to fill. */
 enum {
 	CP_DESCRIBE_COMM = 1u << 0,
 	CP_DESCRIBE_CGROUP = 1u << 1,
+	CP_DESCRIBE_CGROUP_LINES = 1u << 2,	/* and cg.lines, looked up */
 };
 
 /*
@@ -65,14 +66,16 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
  * The exec record's @comm ("" or NULL: not said) is taken as it is; its
  * @cgroup_id (0: not said) names a cgroup described before by another
  * process's exec, whose description is taken then. What the record does not
- * give is described. A description is kept by id only when it is of that
- * very cgroup (cg.id, as the describe function looked it up, equals
+ * give is described. A description is kept by @cgroup_id only when it is of
+ * that very cgroup (cg.id, as the describe function looked it up, equals
  * @cgroup_id: not a process moved since its exec), of the unified hierarchy
- * and not its root (a hybrid host describes processes at the v2 root by
- * their v1 paths).
+ * and not its root. A hybrid host describes processes at the v2 root by
+ * their v1 paths: there a description is kept by @cgroup_id and
+ * @cgroup_v1 (the record's cgroup_v1, 0: not said) when the lines of its
+ * text, looked up (cg.lines), are the cgroups the record names.
  */
 void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
-			     __u64 cgroup_id);
+			     __u64 cgroup_id, __u64 cgroup_v1);
 
 /* @pid exited: its summary stays for the report, the pid may be reused. */
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);

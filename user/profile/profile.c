@@ -147,7 +147,8 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
 		cp_maps_hold(pid);
 		if (who)
 			memcpy(comm, who->comm, sizeof(who->comm));
-		cp_proc_summaries__exec(p->procs, pid, comm, who ? who->cgroup_id : 0);
+		cp_proc_summaries__exec(p->procs, pid, comm, who ? who->cgroup_id : 0,
+					who ? who->cgroup_v1 : 0);
 		cp_objects__on_exec(p->objects, pid);
 		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
 	} else if (pe->kind == CP_PROC_EXIT) {
@@ -214,10 +215,12 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		else
 			p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
-		struct cp_proc_exec_event who;
+		struct cp_proc_exec_event who = { 0 };
+		bool has_who = size >= CP_PROC_EXEC_V2_ONLY_SIZE;
 
-		memcpy(&who, data, size >= sizeof(who) ? sizeof(who) : sizeof(who.ev));
-		on_proc(p, &who.ev, size >= sizeof(who) ? &who : NULL);
+		/* an older recording's record: without its v1 cgroups (0: unknown), or who */
+		memcpy(&who, data, size >= sizeof(who) ? sizeof(who) : has_who ? size : sizeof(who.ev));
+		on_proc(p, &who.ev, has_who ? &who : NULL);
 	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
 		on_history_record(p, data);
 	} else if (type == CP_REC_ALLOC_STACK) {

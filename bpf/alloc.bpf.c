@@ -229,16 +229,19 @@ static __always_inline void cp_cut_hint(__u64 *at, __u64 now, __u32 tgid)
 }
 
 /*
- * Counts a call of thread @e (NULL: none): on this CPU's counts at once (a
- * per-CPU add: what the estimate and -a's windows count, every call, those
- * of threads that exit soon after too), and for the rate guard of process
- * @tgid in the thread's entry first, into alloc_calls every
- * CP_ALLOC_COUNT_BATCH calls, as a hash lookup and an atomic add per call
- * cost ~50 ns here. A process's guard thus sees up to
+ * Counts a call of thread @e (NULL: none) through a probe of @cookie: on
+ * this CPU's counts at once (a per-CPU add: what the estimate and -a's
+ * windows count, every call, those of threads that exit soon after too),
+ * and, through a probe of the process's own (not CP_ALLOC_COOKIE_ALL), for
+ * the rate guard of process @tgid in the thread's entry first, into
+ * alloc_calls every CP_ALLOC_COUNT_BATCH calls, as a hash lookup and an
+ * atomic add per call cost ~50 ns here. A process's guard thus sees up to
  * CP_ALLOC_COUNT_BATCH - 1 calls per thread late (or never, if the thread
- * exits), nothing next to a budget of many thousand calls per second.
+ * exits), nothing next to a budget of many thousand calls per second. -a's
+ * probes put nothing there: every process of the machine made an entry
+ * that user space then deleted.
  */
-static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
+static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid, __u64 cookie)
 {
 	struct cp_cpu_cost *cost;
 	__u64 add = 1, *n;
@@ -249,6 +252,8 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid)
 	cost = cp_cpu_cost();
 	if (cost)
 		cp_cut_hint(bpf_map_lookup_elem(&alloc_cut_cpu, &zero), ++cost->alloc_calls, 0);
+	if (cookie & CP_ALLOC_COOKIE_ALL)
+		return;
 	if (e) {
 		if (++e->calls < CP_ALLOC_COUNT_BATCH)
 			return;
@@ -547,12 +552,12 @@ static __always_inline int cp_alloc_enter_untimed(struct pt_regs *ctx, __u64 siz
 	if (!cp_is_target(pid_tgid >> 32))
 		return 0;
 	e = cp_entry_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
-	cp_alloc_count(e, pid_tgid >> 32);
+	cookie = bpf_get_attach_cookie(ctx);
+	cp_alloc_count(e, pid_tgid >> 32, cookie);
 	if (!e) {
 		CP_INC(drop_entry_full);
 		return 0;
 	}
-	cookie = bpf_get_attach_cookie(ctx);
 	sp = PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie);
 	if (cp_is_outer(e, sp) && !cp_exception_ended(e, sp)) {
 		e->nest++;
@@ -753,7 +758,7 @@ int BPF_KPROBE(on_alloc_exit)
 static __always_inline int free_enter(struct pt_regs *ctx, __u64 ptr)
 {
 	struct cp_alloc_entry *e;
-	__u64 pid_tgid;
+	__u64 pid_tgid, cookie;
 
 	if (targ_alloc_empty)
 		return 0;
@@ -761,12 +766,12 @@ static __always_inline int free_enter(struct pt_regs *ctx, __u64 ptr)
 	if (!cp_is_target(pid_tgid >> 32))
 		return 0;
 	e = cp_entry_of_current(BPF_LOCAL_STORAGE_GET_F_CREATE);
-	cp_alloc_count(e, pid_tgid >> 32);
+	cookie = bpf_get_attach_cookie(ctx);
+	cp_alloc_count(e, pid_tgid >> 32, cookie);
 	if (!ptr)
 		return 0;
 	/* free inside realloc: the realloc event says it */
-	if (e && e->sp &&
-	    cp_is_outer(e, PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(bpf_get_attach_cookie(ctx)))) {
+	if (e && e->sp && cp_is_outer(e, PT_REGS_SP(ctx) + CP_ALLOC_COOKIE_SP(cookie))) {
 		CP_INC(nested);
 		return 0;
 	}

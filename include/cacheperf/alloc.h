@@ -195,6 +195,8 @@ _Static_assert(sizeof(struct cp_live_object) == 40, "struct cp_live_object is AB
 #define CP_ALLOC_COOKIE_SP(c)			((__u32)(((c) >> 8) & 0xffff))
 /* The entry of a function whose result exit-point probes take, not a return probe. */
 #define CP_ALLOC_COOKIE_EXITS			(1ull << 24)
+/* A probe of every process (-a): its calls are counted per CPU only, not per process. */
+#define CP_ALLOC_COOKIE_ALL			(1ull << 25)
 
 /*
  * The bpf_cookie of an exit-point probe (on_alloc_exit, user/decode/exit_points.h):

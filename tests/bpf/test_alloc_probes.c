@@ -907,6 +907,37 @@ static void test_all_counts_every_process(void **state)
 }
 
 /*
+ * -a: the system-wide probes count every call per CPU, and nothing per
+ * process: a process's 8192 calls leave no entry in alloc_calls, which
+ * every process of the machine filled before (and the tick emptied).
+ */
+static void test_all_counts_per_cpu_only(void **state)
+{
+	int fd;
+	struct cp_alloc_probes_stats st;
+	struct child c;
+	struct run r;
+	char line[64];
+	__u32 key;
+
+	(void)state;
+	REQUIRE_ROOT();
+	spawn(&c, workload("alloc_sites"), "pairs", "4096", NULL);
+	start_run_with(&r, -1, 0, false);
+	tell(&c);
+	assert_non_null(fgets(line, sizeof(line), c.out));
+	assert_int_equal(reap(&c), 0);
+	fd = bpf_map__fd(r.skel->maps.alloc_calls);
+	if (!bpf_map_get_next_key(fd, NULL, &key))
+		fail_msg("alloc_calls holds process %u", key);
+	assert_true(cp_alloc_probes__tick(r.ap, mono_ns()) >= 0);
+	cp_alloc_probes__stats(r.ap, &st);
+	if (st.calls < 2 * 4096ull)
+		fail_msg("%llu calls counted of the process's 8192", (unsigned long long)st.calls);
+	end_run(&r);
+}
+
+/*
  * -a: a process of the system libc is covered by the system-wide probes
  * (probing it again would deliver its allocations twice); one with an
  * allocator of its own (jemalloc) gets probes of its own, and a second
@@ -1097,6 +1128,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)0),
 		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)1),
 		cmocka_unit_test(test_all_counts_every_process),
+		cmocka_unit_test(test_all_counts_per_cpu_only),
 		cmocka_unit_test(test_all_covers_system_libc),
 		cmocka_unit_test(test_all_likely_by_loader),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),

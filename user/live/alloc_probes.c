@@ -727,9 +727,11 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		close(pc.fd);
 }
 
-static __u64 site_cookie(const struct site *s)
+/* The cookie of site @s of target @t: -a's probes (pid -1) are counted per CPU only. */
+static __u64 site_cookie(const struct target *t, const struct site *s)
 {
-	return CP_ALLOC_COOKIE(s->func, s->sp_adjust) | (s->exits ? CP_ALLOC_COOKIE_EXITS : 0);
+	return CP_ALLOC_COOKIE(s->func, s->sp_adjust) | (s->exits ? CP_ALLOC_COOKIE_EXITS : 0) |
+	       (t->pid < 0 ? CP_ALLOC_COOKIE_ALL : 0);
 }
 
 static int attach_one(struct target *t, struct bpf_program *prog, __u64 off, __u64 cookie, bool ret,
@@ -763,7 +765,7 @@ static int attach_multi(struct cp_alloc_probes *ap, struct target *t, struct bpf
 		if (ret ? !s->need_ret : entry_prog(ap->skel, s->func, &args) != prog)
 			continue;
 		offs[n] = s->off;
-		cookies[n++] = site_cookie(s);
+		cookies[n++] = site_cookie(t, s);
 	}
 	if (!n)
 		return 0;
@@ -842,10 +844,10 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			if (t->sites[i].need_ret)
 				err = attach_one(t, ap->skel->progs.on_alloc_ret, t->sites[i].off,
-						 site_cookie(&t->sites[i]), true, path);
+						 site_cookie(t, &t->sites[i]), true, path);
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			err = attach_one(t, entry_prog(ap->skel, t->sites[i].func, &args),
-					 t->sites[i].off, site_cookie(&t->sites[i]), false, path);
+					 t->sites[i].off, site_cookie(t, &t->sites[i]), false, path);
 	}
 	if (err)
 		detach_links(ap, t);
@@ -1204,38 +1206,19 @@ static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
 	return n;
 }
 
-static bool is_target_pid(const struct cp_alloc_probes *ap, __u32 pid)
-{
-	for (int i = 0; i < ap->nr_targets; i++)
-		if (ap->targets[i]->pid > 0 && (__u32)ap->targets[i]->pid == pid)
-			return true;
-	return false;
-}
-
 /*
  * -a: the calls of every process since the last tick, as all CPUs counted
  * them (each call at once), less @others, those the processes probed on
- * their own (another allocator) were counted. The busiest process's count
- * alone, as before, let the windows spend half again their share while a
- * build ran beside them. The processes' counts in alloc_calls, which
- * nothing reads but the processes probed on their own, are emptied.
+ * their own (another allocator) were counted through their own probes. The
+ * busiest process's count alone, as before, let the windows spend half
+ * again their share while a build ran beside them. The system-wide probes
+ * count nothing per process (CP_ALLOC_COOKIE_ALL): alloc_calls holds the
+ * processes probed on their own alone, and is not walked.
  */
 static __u64 take_all_calls(struct cp_alloc_probes *ap, struct target *t, __u64 others)
 {
-	int fd = bpf_map__fd(ap->skel->maps.alloc_calls);
-	__u32 key = 0, next;
-	bool have = false;
 	__u64 all, n;
 
-	/* each key is deleted once the walk is past it: deleting it first would restart the walk */
-	while (!bpf_map_get_next_key(fd, have ? &key : NULL, &next)) {
-		if (have && !is_target_pid(ap, key))
-			bpf_map_delete_elem(fd, &key);
-		key = next;
-		have = true;
-	}
-	if (have && !is_target_pid(ap, key))
-		bpf_map_delete_elem(fd, &key);
 	all = all_calls(ap);
 	n = all > t->tick_base ? all - t->tick_base : 0;
 	if (all)

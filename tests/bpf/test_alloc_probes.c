@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -907,6 +909,55 @@ static void test_all_counts_every_process(void **state)
 }
 
 /*
+ * -a: the system-wide probes stay on the file they were placed in. Its
+ * path is made to name another file while the guard has them off (a libc
+ * the package manager upgraded; here a copy mounted over it in this
+ * test's own mount namespace): they come back on the first file, at whose
+ * offsets they were placed, and a process mapping it is still covered.
+ * Attached again by path, they went to the copy: the process was not.
+ */
+static void test_all_keeps_its_file(void **state)
+{
+	char copy[] = "/tmp/cp-libc.XXXXXX", cmd[PATH_MAX + 64];
+	struct cp_allocator *self = calloc(1, sizeof(*self));
+	int host_ns, cwd, fd;
+	struct child c;
+	struct run r;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_non_null(self);
+	assert_int_equal(cp_allocator__find(NULL, getpid(), false, NULL, self), 0);
+	fd = mkstemp(copy);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", self->path, copy);
+	assert_int_equal(system(cmd), 0);
+	spawn(&c, workload("alloc_sites"), "storm", "30", NULL);
+	start_run_with(&r, -1, 20000, false);
+	host_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(host_ns >= 0 && cwd >= 0);
+	assert_int_equal(unshare(CLONE_NEWNS), 0);
+	assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	assert_int_equal(mount(copy, self->path, NULL, MS_BIND, NULL), 0);
+	tell(&c);
+	assert_true(tick_until(&r, -1, true));
+	assert_true(tick_until(&r, -1, false));
+	assert_int_equal(cp_alloc_probes__attach_pid(r.ap, c.pid, false), -EEXIST);
+	/* back in the host's namespace, whose entry moved to its root: the workloads are relative */
+	assert_int_equal(setns(host_ns, CLONE_NEWNS), 0);
+	assert_int_equal(fchdir(cwd), 0);
+	close(host_ns);
+	close(cwd);
+	kill(c.pid, SIGKILL);
+	reap(&c);
+	end_run(&r);
+	unlink(copy);
+	free(self);
+}
+
+/*
  * -a: the system-wide probes count every call per CPU, and nothing per
  * process: a process's 8192 calls leave no entry in alloc_calls, which
  * every process of the machine filled before (and the tick emptied).
@@ -1129,6 +1180,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_cutter_sleeps_until_the_mark, (void *)1),
 		cmocka_unit_test(test_all_counts_every_process),
 		cmocka_unit_test(test_all_counts_per_cpu_only),
+		cmocka_unit_test(test_all_keeps_its_file),
 		cmocka_unit_test(test_all_covers_system_libc),
 		cmocka_unit_test(test_all_likely_by_loader),
 		cmocka_unit_test(test_alloc_events_leave_room_for_samples),

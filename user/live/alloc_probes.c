@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <time.h>
@@ -83,6 +84,7 @@ struct target {
 	bool mark_failed;  /* the last mark could not be set: the cutter polls while it is open */
 	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
 	ino_t file_ino;
+	int held_fd;	   /* -a: that file, held open for the run (-1: none yet) */
 };
 
 struct cp_alloc_probes {
@@ -428,6 +430,8 @@ static void free_target(struct cp_alloc_probes *ap, struct target *t)
 	else if (t->mark)
 		cp_cpu_costs__mark_calls(ap->skel, 0);
 	cp_cpu_src_close(&t->cpu);
+	if (t->held_fd >= 0)
+		close(t->held_fd);
 	free(t->alloc);
 	free(t);
 }
@@ -858,20 +862,28 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
  * Attaches @t's probes to the file cp_allocator_open() checked, named by its
  * descriptor: the kernel resolves /proc/self/fd/N to that very inode, so a
  * path the target swaps meanwhile (a symlink out of its root) is never walked.
+ * The system-wide probes' file, named by its path alone, is held from their
+ * first attach: each window after a back-off attaches to it again, at the
+ * offsets read from it. A libc upgraded since at that path is another file,
+ * whose processes get probes of their own; probed at the old offsets, every
+ * new process of the host would have trapped mid-instruction.
  */
 static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 {
-	int fd = cp_allocator_open(t->alloc), err;
+	int fd = t->held_fd >= 0 ? fcntl(t->held_fd, F_DUPFD_CLOEXEC, 0) : cp_allocator_open(t->alloc);
 	struct stat st;
 	char path[32];
+	int err;
 
 	if (fd < 0)
-		return fd;
+		return t->held_fd >= 0 ? -errno : fd;
 	if (fstat(fd, &st)) {
 		err = -errno;
 		close(fd);
 		return err;
 	}
+	if (t->pid < 0 && t->held_fd < 0)
+		t->held_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	t->file_dev = st.st_dev;
 	t->file_ino = st.st_ino;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -942,6 +954,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 		return -ENOMEM;
 	t->pid = pid;
 	t->cpu.fd = -1; /* opened once the process is known to need probes of its own */
+	t->held_fd = -1;
 	t->alloc = calloc(1, sizeof(*t->alloc));
 	if (!t->alloc) {
 		err = -ENOMEM;

@@ -45,11 +45,17 @@ static __always_inline void cp_proc_emit_exit(__u32 tgid)
 /* The hierarchies walked at most: the v2 one, one per v1 controller set, named ones (systemd's). */
 #define CP_CGROUP_ROOTS_MAX 16
 
+/* The run's secret of cp_cgroup_v1_of() (cp_cgroup_v1_salt()). */
+const volatile __u64 targ_cgroup_salt = 0;
+
 /*
  * cp_cgroup_v1_of() over @task's cgroups of the v1 hierarchies: the links
- * of its css_set, one per hierarchy (the v2 one, number 0, left out), read
- * under the RCU that holds the css_set while the tracepoint runs. 0 when
- * they could not all be read.
+ * of its css_set, one per hierarchy (the v2 one, number 0, left out). The
+ * RCU the tracepoint runs under keeps the css_set, not its links, which the
+ * kernel walks under css_set_lock: read here without it, a task moved to
+ * other cgroups at that moment may give a value of no cgroups, which user
+ * space's look at the first process of a value turns away (nothing is kept
+ * under it). 0 when they could not all be read.
  */
 static __always_inline __u64 cp_cgroup_v1(struct task_struct *task)
 {
@@ -74,7 +80,8 @@ static __always_inline __u64 cp_cgroup_v1(struct task_struct *task)
 		cg = BPF_CORE_READ(link, cgrp);
 		hierarchy = BPF_CORE_READ(cg, root, hierarchy_id);
 		if (hierarchy > 0)
-			v1 ^= cp_cgroup_v1_of((__u32)hierarchy, BPF_CORE_READ(cg, kn, id));
+			v1 ^= cp_cgroup_v1_of((__u32)hierarchy, BPF_CORE_READ(cg, kn, id),
+					      targ_cgroup_salt);
 		pos = BPF_CORE_READ(pos, next);
 	}
 	return 0;

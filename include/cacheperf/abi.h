@@ -119,18 +119,20 @@ _Static_assert(sizeof(struct cp_proc_exec_event) == 56, "struct cp_proc_exec_eve
  * numbers it; @id, its directory's inode number, the kernfs node id), as
  * one term of cp_proc_exec_event.cgroup_v1: the XOR of the terms of all its
  * v1 hierarchies, which is 0 on a host without any. Two tasks with one v2
- * id and one such value have the same /proc/PID/cgroup text (but for a
- * directory renamed between). bpf/targets.bpf.c takes it from the kernel's
- * links of the task's css_set, user space from that text and the mounts
- * (profile/proc_identity.c). A mix, so that terms do not cancel.
+ * id and one such value are in the same cgroups. bpf/targets.bpf.c takes
+ * it from the kernel's links of the task's css_set, user space from the
+ * text and the mounts (profile/proc_identity.c). @salt, the run's secret
+ * (machine/proc_cgroup.h), keeps a tenant who makes cgroups (and so picks
+ * their ids in a way) from making its value another cgroup's: the ids and
+ * the mix are public.
  */
-static inline __u64 cp_cgroup_v1_of(__u32 hierarchy, __u64 id)
+static inline __u64 cp_cgroup_v1_of(__u32 hierarchy, __u64 id, __u64 salt)
 {
-	__u64 x = (id ^ ((__u64)hierarchy << 56)) * 0x9e3779b97f4a7c15ull;
+	__u64 x = (id ^ salt) + (__u64)hierarchy * 0x9e3779b97f4a7c15ull;
 
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	return x ^ (x >> 29);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
 }
 
 /* cp_sample.flags */

@@ -366,7 +366,7 @@ static void check_cgroup_v1(pid_t pid, const struct cp_proc_exec_event *e)
 	print_message("# v1 cgroups %#llx, unified line %d\n", (unsigned long long)e->cgroup_v1,
 		      cg.v2_line);
 	assert_true(cg.lines ==
-		    (e->cgroup_v1 ^ (cg.v2_line ? cp_cgroup_v1_of(0, e->cgroup_id) : 0)));
+		    (e->cgroup_v1 ^ (cg.v2_line ? cp_cgroup_v1_of(0, e->cgroup_id, cp_cgroup_v1_salt()) : 0)));
 }
 
 /*

@@ -356,13 +356,13 @@ static void test_exec_record_v1(void **state)
 	describes = comm_reads = cgroup_reads = lines_asked = exec_gen = 0;
 	cg_v1 = true;
 	where_v2_line = true;
-	exec_v1(t, 30, root, a, a ^ cp_cgroup_v1_of(0, root));
+	exec_v1(t, 30, root, a, a ^ cp_cgroup_v1_of(0, root, cp_cgroup_v1_salt()));
 	exec_v1(t, 31, root, a, 0);
 	assert_string_equal(cp_proc_summaries__find(t, 31)->cg.path, "/slice/30");
 	assert_int_equal(cgroup_reads, 1);
 	assert_int_equal(lines_asked, 1);
 	/* other v1 cgroups in the same v2 one: their own description, both kept */
-	exec_v1(t, 32, root, b, b ^ cp_cgroup_v1_of(0, root));
+	exec_v1(t, 32, root, b, b ^ cp_cgroup_v1_of(0, root, cp_cgroup_v1_salt()));
 	exec_v1(t, 33, root, b, 0);
 	exec_v1(t, 34, root, a, 0);
 	assert_string_equal(cp_proc_summaries__find(t, 33)->cg.path, "/slice/32");

@@ -310,6 +310,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	 * `-- CMD` child stays out until its exec (CP_TARG_HELD) */
 	s->skel->rodata->targ_filter_tgid = !cfg->system_wide;
 	s->skel->rodata->targ_self_tgid = (__u32)getpid();
+	s->skel->rodata->targ_cgroup_salt = cp_cgroup_v1_salt();
 	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
 	s->skel->rodata->targ_window_size = cfg->window;
 	s->skel->rodata->targ_stack_every = cfg->stack_every;

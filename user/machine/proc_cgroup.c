@@ -2,8 +2,12 @@
 /* /proc/PID/cgroup and mountinfo parsing (pure; see proc_cgroup.h). */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 
 #include "machine/proc_cgroup.h"
 
@@ -362,4 +366,24 @@ int cp_cgroup_line_dirs(const char *text, const char *mounts, cp_cgroup_dir_fn f
 		line = nl ? nl + 1 : NULL;
 	}
 	return lines ? lines : -EINVAL;
+}
+
+static pthread_once_t salt_once = PTHREAD_ONCE_INIT;
+static __u64 salt;
+
+static void draw_salt(void)
+{
+	struct timespec ts;
+
+	if (getrandom(&salt, sizeof(salt), GRND_NONBLOCK) == (ssize_t)sizeof(salt) && salt)
+		return;
+	/* no entropy yet (early boot): a value a tenant cannot read back either way */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	salt = ((__u64)ts.tv_nsec << 32 ^ (__u64)ts.tv_sec ^ (__u64)getpid() << 16) | 1;
+}
+
+__u64 cp_cgroup_v1_salt(void)
+{
+	pthread_once(&salt_once, draw_salt);
+	return salt;
 }

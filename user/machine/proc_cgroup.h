@@ -73,6 +73,12 @@ int cp_cgroup2_mount(const char *text, char *out, size_t sz);
  */
 int cp_cgroup_dir(const char *mount, const char *path, char *out, size_t sz);
 
+/*
+ * The run's secret of cp_cgroup_v1_of() (include/cacheperf/abi.h), drawn
+ * at the first call (getrandom()), the same for BPF and user space.
+ */
+__u64 cp_cgroup_v1_salt(void);
+
 /* Called with each line's hierarchy and directory; non-zero stops the walk. */
 typedef int (*cp_cgroup_dir_fn)(void *ctx, __u32 hierarchy, const char *dir);
 

@@ -75,7 +75,7 @@ static int add_line(void *ctx, __u32 hierarchy, const char *dir)
 
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return -ENOENT;
-	*(__u64 *)ctx ^= cp_cgroup_v1_of(hierarchy, st.st_ino);
+	*(__u64 *)ctx ^= cp_cgroup_v1_of(hierarchy, st.st_ino, cp_cgroup_v1_salt());
 	return 0;
 }
 

@@ -272,7 +272,9 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 	if (k && s->cg.v2 && s->cg.id == cgroup_id && s->cg.path[0] && strcmp(s->cg.path, "/"))
 		*k = (struct known_cgroup){ .id = cgroup_id, .cg = s->cg };
 	else if (k1 && s->cg.lines &&
-		 s->cg.lines == (cgroup_v1 ^ (s->cg.v2_line ? cp_cgroup_v1_of(0, cgroup_id) : 0)))
+		 s->cg.lines == (cgroup_v1 ^ (s->cg.v2_line ? cp_cgroup_v1_of(0, cgroup_id,
+										  cp_cgroup_v1_salt())
+								 : 0)))
 		*k1 = (struct known_cgroup){ .id = cgroup_id, .v1 = cgroup_v1, .cg = s->cg };
 }
 

@@ -269,6 +269,47 @@ static void test_globals_of_the_pie(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * The executable is asked of /proc only for its TLS: sleep(1) has none, so
+ * its globals name no executable (the workload's own, with TLS, is named
+ * above) though libc, mapped, has TLS of its own.
+ */
+static void test_exec_without_tls(void **state)
+{
+	struct cp_elf_cache *cache = cp_elf_cache__new(0);
+	struct cp_globals *g;
+	struct cp_maps *m = NULL;
+	bool libc = false;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	/* until the loader has mapped libc */
+	for (int i = 0; i < 200 && !libc; i++) {
+		usleep(10000);
+		cp_maps__free(m);
+		assert_int_equal(cp_maps__read(NULL, pid, &m), 0);
+		for (size_t j = 0; j < m->nr; j++)
+			libc = libc || strstr(m->maps[j].path, "libc.so");
+	}
+	assert_true(libc);
+	assert_int_equal(cp_globals__load(cache, m, NULL, pid, NULL, &g), 0);
+	assert_true(g->nr >= 2);
+	assert_null(g->exec);
+	for (size_t i = 0; i < g->nr; i++)
+		assert_false(g->mods[i].is_exec);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cp_globals__free(g);
+	cp_maps__free(m);
+	cp_elf_cache__free(cache);
+}
+
 /* The PIE's load bias is not 0, and the executable is recognised as such. */
 static void test_pie_load_bias(void **state)
 {
@@ -608,6 +649,7 @@ int main(void)
 	const struct CMUnitTest live[] = {
 		cmocka_unit_test(test_globals_of_the_pie),
 		cmocka_unit_test(test_pie_load_bias),
+		cmocka_unit_test(test_exec_without_tls),
 		cmocka_unit_test(test_second_load_from_cache),
 		cmocka_unit_test(test_load_by_maps_line),
 		cmocka_unit_test(test_shared_library_global),

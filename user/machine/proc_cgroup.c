@@ -166,26 +166,43 @@ void cp_cgroup_info_unknown(struct cp_cgroup_info *cg)
 	cg->runtime = "";
 }
 
+/* A line of /proc/PID/cgroup text, "ID:CONTROLLERS:PATH": its start, colons (NULL: missing), end. */
+struct cgroup_line {
+	const char *start, *c1, *c2, *end;
+};
+
+/* The line at *@at into @l, *@at moved past it; false at the text's end. */
+static bool next_cgroup_line(const char **at, struct cgroup_line *l)
+{
+	const char *nl;
+
+	if (!*at || !**at)
+		return false;
+	nl = strchr(*at, '\n');
+	l->start = *at;
+	l->end = nl ? nl : *at + strlen(*at);
+	l->c1 = memchr(l->start, ':', (size_t)(l->end - l->start));
+	l->c2 = l->c1 ? memchr(l->c1 + 1, ':', (size_t)(l->end - l->c1 - 1)) : NULL;
+	*at = nl ? nl + 1 : NULL;
+	return true;
+}
+
 int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 {
-	const char *line = text, *v1 = NULL, *v2 = NULL;
+	const char *v1 = NULL, *v2 = NULL;
 	size_t v1_len = 0, v2_len = 0;
 	bool any = false, v1_systemd = false;
+	struct cgroup_line l;
 
 	cp_cgroup_info_unknown(out);
-	while (line && *line) {
-		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		const char *c1 = memchr(line, ':', (size_t)(end - line));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
-
-		/* "ID:CONTROLLERS:PATH" */
-		if (c2 && c2 + 1 < end && c2[1] == '/') {
-			const char *p = c2 + 1;
-			size_t n = (size_t)(end - p);
-			bool systemd = is_systemd(c1 + 1, c2);
+	for (const char *at = text; next_cgroup_line(&at, &l);) {
+		if (l.c2 && l.c2 + 1 < l.end && l.c2[1] == '/') {
+			const char *p = l.c2 + 1;
+			size_t n = (size_t)(l.end - p);
+			bool systemd = is_systemd(l.c1 + 1, l.c2);
 
 			any = true;
-			if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1) {
+			if (l.c1 - l.start == 1 && l.start[0] == '0' && l.c2 == l.c1 + 1) {
 				v2 = p;
 				v2_len = n;
 			} else if (n > 1 && (!v1 || (systemd && !v1_systemd))) {
@@ -194,7 +211,6 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 				v1_systemd = systemd;
 			}
 		}
-		line = nl ? nl + 1 : NULL;
 	}
 	if (!any)
 		return -EINVAL;
@@ -210,37 +226,78 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 	return 0;
 }
 
+/* Bytes [p, e) of a text. */
+struct span {
+	const char *p, *e;
+};
+
+/* The fields of a /proc/self/mountinfo line that are looked at ({NULL}: absent). */
+struct mount_line {
+	struct span root;  /* the mount's root within its file system */
+	struct span point; /* the mount point */
+	struct span type;  /* the file system type, first after " - " */
+	struct span super; /* its super options, third after it */
+};
+
+/*
+ * Splits mountinfo line [line, end): "ID PARENT MAJ:MIN ROOT MOUNTPOINT
+ * OPTS [TAGS...] - FSTYPE SOURCE SUPER". False when it has no mount point
+ * or no file system type.
+ */
+static bool mount_line(const char *line, const char *end, struct mount_line *m)
+{
+	const char *tok = line, *te;
+	int after = -1; /* the field's place past the separator; -1: before it */
+
+	memset(m, 0, sizeof(*m));
+	for (int field = 0; tok < end; field++, tok = te + 1) {
+		struct span *to = NULL;
+
+		te = memchr(tok, ' ', (size_t)(end - tok));
+		if (!te)
+			te = end;
+		if (after < 0 && field > 5 && te - tok == 1 && *tok == '-') {
+			after = 0;
+		} else if (after < 0) {
+			to = field == 3 ? &m->root : field == 4 ? &m->point : NULL;
+		} else {
+			to = after == 0 ? &m->type : after == 2 ? &m->super : NULL;
+			after++;
+		}
+		if (to)
+			*to = (struct span){ tok, te };
+		if (to == &m->super)
+			break;
+	}
+	return m->point.p && m->type.p;
+}
+
+/* Whether @sp is the string @s. */
+static bool span_is(struct span sp, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(sp.e - sp.p) == n && !memcmp(sp.p, s, n);
+}
+
+/* @sp into @out (@sz bytes) with its NUL: 0, or -ENAMETOOLONG. */
+static int copy_span(struct span sp, char *out, size_t sz)
+{
+	if ((size_t)(sp.e - sp.p) >= sz)
+		return -ENAMETOOLONG;
+	memcpy(out, sp.p, (size_t)(sp.e - sp.p));
+	out[sp.e - sp.p] = '\0';
+	return 0;
+}
+
 int cp_cgroup2_mount(const char *text, char *out, size_t sz)
 {
-	const char *line = text;
-
-	while (line && *line) {
+	for (const char *line = text; line && *line;) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER" */
-		const char *tok = line, *mp = NULL, *te;
-		size_t mp_len = 0;
-		bool after_sep = false;
+		struct mount_line m;
 
-		for (int field = 0; tok < end; field++, tok = te + 1) {
-			te = memchr(tok, ' ', (size_t)(end - tok));
-			if (!te)
-				te = end;
-			if (field == 4) {
-				mp = tok;
-				mp_len = (size_t)(te - tok);
-			} else if (field > 5 && te - tok == 1 && *tok == '-') {
-				after_sep = true;
-			} else if (after_sep) {
-				if (mp && te - tok == 7 && !memcmp(tok, "cgroup2", 7)) {
-					if (mp_len >= sz)
-						return -ENAMETOOLONG;
-					memcpy(out, mp, mp_len);
-					out[mp_len] = '\0';
-					return 0;
-				}
-				break;
-			}
-		}
+		if (mount_line(line, end, &m) && span_is(m.type, "cgroup2"))
+			return copy_span(m.point, out, sz);
 		line = nl ? nl + 1 : NULL;
 	}
 	return -ENOENT;
@@ -295,34 +352,16 @@ static int cgroup1_mount(const char *text, const char *c, const char *e, char *o
 {
 	for (const char *line = text; line && *line;) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER" */
-		const char *f[11] = { 0 }, *fe[11] = { 0 }, *tok = line, *te;
-		int n = 0, sep = -1;
+		struct mount_line m;
+		bool found = mount_line(line, end, &m) && span_is(m.type, "cgroup") &&
+			     span_is(m.root, "/") && m.super.p && items_in(c, e, m.super.p, m.super.e);
 
-		for (; tok < end && n < 11; tok = te + 1) {
-			te = memchr(tok, ' ', (size_t)(end - tok));
-			if (!te)
-				te = end;
-			if (sep < 0 && n > 5 && te - tok == 1 && *tok == '-')
-				sep = n;
-			f[n] = tok;
-			fe[n++] = te;
-			/* the optional fields: only the separator and the three after it count */
-			if (sep < 0 && n > 6)
-				n = 6;
-		}
 		line = nl ? nl + 1 : NULL;
-		if (sep < 0 || n < sep + 4 || fe[sep + 1] - f[sep + 1] != 6 ||
-		    memcmp(f[sep + 1], "cgroup", 6) || fe[3] - f[3] != 1 || *f[3] != '/' ||
-		    !items_in(c, e, f[sep + 3], fe[sep + 3]))
+		if (!found)
 			continue;
-		if (memchr(f[4], '\\', (size_t)(fe[4] - f[4])))
+		if (memchr(m.point.p, '\\', (size_t)(m.point.e - m.point.p)))
 			return -ENOENT; /* an escaped name: not looked up */
-		if ((size_t)(fe[4] - f[4]) >= sz)
-			return -ENAMETOOLONG;
-		memcpy(out, f[4], (size_t)(fe[4] - f[4]));
-		out[fe[4] - f[4]] = '\0';
-		return 0;
+		return copy_span(m.point, out, sz);
 	}
 	return -ENOENT;
 }
@@ -330,40 +369,33 @@ static int cgroup1_mount(const char *text, const char *c, const char *e, char *o
 int cp_cgroup_line_dirs(const char *text, const char *mounts, cp_cgroup_dir_fn fn, void *ctx)
 {
 	char mount[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	struct cgroup_line l;
 	int lines = 0, err;
 
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		const char *c1 = memchr(line, ':', (size_t)(end - line));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+	for (const char *at = text; next_cgroup_line(&at, &l);) {
 		__u32 hierarchy = 0;
 
-		/* "ID:CONTROLLERS:PATH" */
-		if (!c2 || c1 == line || c1 - line > 9 || c2 + 1 >= end || c2[1] != '/' ||
-		    (size_t)(end - c2 - 1) >= sizeof(path))
+		if (!l.c2 || l.c1 == l.start || l.c1 - l.start > 9 || l.c2 + 1 >= l.end ||
+		    l.c2[1] != '/' || copy_span((struct span){ l.c2 + 1, l.end }, path, sizeof(path)))
 			return -EINVAL;
-		for (const char *d = line; d < c1; d++) {
+		for (const char *d = l.start; d < l.c1; d++) {
 			if (*d < '0' || *d > '9')
 				return -EINVAL;
 			hierarchy = hierarchy * 10 + (__u32)(*d - '0');
 		}
-		if (!hierarchy && c2 == c1 + 1)
+		if (!hierarchy && l.c2 == l.c1 + 1)
 			err = cp_cgroup2_mount(mounts, mount, sizeof(mount));
-		else if (hierarchy && c2 > c1 + 1)
-			err = cgroup1_mount(mounts, c1 + 1, c2, mount, sizeof(mount));
+		else if (hierarchy && l.c2 > l.c1 + 1)
+			err = cgroup1_mount(mounts, l.c1 + 1, l.c2, mount, sizeof(mount));
 		else
 			return -EINVAL;
-		if (err)
-			return err;
-		memcpy(path, c2 + 1, (size_t)(end - c2 - 1));
-		path[end - c2 - 1] = '\0';
-		err = cp_cgroup_dir(mount, path, dir, sizeof(dir));
+		if (!err)
+			err = cp_cgroup_dir(mount, path, dir, sizeof(dir));
 		if (!err)
 			err = fn(ctx, hierarchy, dir);
 		if (err)
 			return err;
 		lines++;
-		line = nl ? nl + 1 : NULL;
 	}
 	return lines ? lines : -EINVAL;
 }

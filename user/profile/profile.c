@@ -216,11 +216,10 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 			p->object_events++;
 	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
 		struct cp_proc_exec_event who = { 0 };
-		bool has_who = size >= CP_PROC_EXEC_V2_ONLY_SIZE;
 
-		/* an older recording's record: without its v1 cgroups (0: unknown), or who */
-		memcpy(&who, data, size >= sizeof(who) ? sizeof(who) : has_who ? size : sizeof(who.ev));
-		on_proc(p, &who.ev, has_who ? &who : NULL);
+		/* an older recording's record: the event alone, or no v1 cgroups (0: unknown) */
+		memcpy(&who, data, size < sizeof(who) ? size : sizeof(who));
+		on_proc(p, &who.ev, size >= CP_PROC_EXEC_V2_ONLY_SIZE ? &who : NULL);
 	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
 		on_history_record(p, data);
 	} else if (type == CP_REC_ALLOC_STACK) {

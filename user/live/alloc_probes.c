@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -36,6 +38,7 @@
 #include "util/log.h"
 #include "util/printable.h"
 #include "util/rt_thread.h"
+#include "util/sysfs.h"
 
 #define CP_MAX_ALLOC_TARGETS CP_MAX_TGIDS
 #define CP_PLACE_CODE_MAX    4096 /* function bytes decoded for placement */
@@ -87,6 +90,9 @@ struct target {
 	int held_fd;	   /* -a: that file, held open for the run (-1: none yet) */
 };
 
+/* The system-call tracepoints the mapping programs go on (sys_tp_progs()). */
+#define SYS_TPS 7
+
 struct cp_alloc_probes {
 	struct cacheperf *skel;
 	struct cp_alloc_probed all_loader; /* -a: the profiler's own loader (ino 0: unknown) */
@@ -94,6 +100,7 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
+	__u64 sys_tp_ids[SYS_TPS];		/* sys_tp_progs()' tracepoint ids, 0: not read yet */
 	bool sys_warned;			/* said once that they failed to attach again */
 	struct cp_sys_windows sys_windows;	/* which windows they go with */
 	bool sys_skipped;			/* the open window goes without them */
@@ -194,15 +201,76 @@ static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func
 	return cp_alloc_func_frees(func) ? skel->progs.on_free : skel->progs.on_alloc;
 }
 
+static const char *const tracefs_dirs[] = {"sys/kernel/tracing", "sys/kernel/debug/tracing"};
+
 static bool have_tracefs_syscalls(void)
 {
-	return !access("/sys/kernel/tracing/events/syscalls/sys_enter_mmap/id", R_OK) ||
-	       !access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_mmap/id", R_OK);
+	char path[64];
+
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "/%s/events/syscalls/sys_enter_mmap/id", tracefs_dirs[i]);
+		if (!access(path, R_OK))
+			return true;
+	}
+	return false;
+}
+
+/* The id of tracepoint syscalls/@name from tracefs into @id; 0 or a negative errno. */
+static int sys_tp_id(const char *name, __u64 *id)
+{
+	char rel[128], buf[32];
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+		char *end;
+
+		snprintf(rel, sizeof(rel), "%s/events/syscalls/%s/id", tracefs_dirs[i], name);
+		err = cp_sysfs_read_value("/", rel, buf, sizeof(buf));
+		if (err)
+			continue;
+		*id = strtoull(buf, &end, 10);
+		return *id && end != buf ? 0 : -EINVAL;
+	}
+	return err;
+}
+
+/*
+ * @prog on tracepoint syscalls/@name, as bpf_program__attach_tracepoint()
+ * attaches it, but with the id read once for the run (@id, 0: not yet):
+ * tracepoint ids do not change while the kernel runs, and reading it was
+ * five system calls of the eleven each window paid per tracepoint. NULL
+ * with errno set.
+ */
+static struct bpf_link *attach_sys_tp(struct bpf_program *prog, const char *name, __u64 *id)
+{
+	struct perf_event_attr attr;
+	struct bpf_link *l;
+	int fd, err = *id ? 0 : sys_tp_id(name, id);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = *id;
+	fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	/* the link owns the event once made: destroying it closes the fd */
+	l = bpf_program__attach_perf_event(prog, fd);
+	if (!l) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return l;
 }
 
 static struct bpf_program **sys_tp_progs(struct cacheperf *skel, int *n)
 {
-	static struct bpf_program *p[7];
+	static struct bpf_program *p[SYS_TPS];
 
 	p[0] = skel->progs.on_mmap_enter;
 	p[1] = skel->progs.on_mmap_exit;
@@ -211,7 +279,7 @@ static struct bpf_program **sys_tp_progs(struct cacheperf *skel, int *n)
 	p[4] = skel->progs.on_mremap_exit;
 	p[5] = skel->progs.on_brk_enter;
 	p[6] = skel->progs.on_brk_exit;
-	*n = 7;
+	*n = SYS_TPS;
 	return p;
 }
 
@@ -285,7 +353,7 @@ static int attach_syscalls(struct cp_alloc_probes *ap)
 		const char *sec = bpf_program__section_name(tp[i]);
 
 		/* "tracepoint/syscalls/NAME" */
-		l = bpf_program__attach_tracepoint(tp[i], "syscalls", sec + 20);
+		l = attach_sys_tp(tp[i], sec + 20, &ap->sys_tp_ids[i]);
 		if (!l) {
 			err = -errno;
 			return err;

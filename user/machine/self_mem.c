@@ -277,6 +277,12 @@ static void note_memfd(struct memfd_seen **v, size_t *n, size_t *cap, const stru
 	(*v)[(*n)++] = (struct memfd_seen){(__u64)st->st_ino, (__u64)st->st_blocks * 512};
 }
 
+/*
+ * memfd_bytes()' buffer for /proc/self/maps, ~65 KiB under -p (it runs
+ * under lock): stdio's own would be 1 KiB, a read() per kilobyte every scan.
+ */
+static char maps_buf[64 * 1024];
+
 /* Bytes in every memfd this process maps or holds open, each counted once. */
 static __u64 memfd_bytes(void)
 {
@@ -289,6 +295,8 @@ static __u64 memfd_bytes(void)
 	FILE *f = fopen("/proc/self/maps", "re");
 	DIR *d;
 
+	if (f)
+		setvbuf(f, maps_buf, _IOFBF, sizeof(maps_buf));
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
 

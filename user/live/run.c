@@ -942,6 +942,18 @@ static int wake_by(__u64 when_ns, __u64 now_ns, int timeout_ms)
 	return ms < (__u64)timeout_ms ? (int)ms : timeout_ms;
 }
 
+/* The targets' CPU time so far: the last reading stays when they are gone (they used it all). */
+static void read_targets_cpu(struct cp_live *l, const struct cp_live_cfg *cfg)
+{
+	__u64 cpu;
+
+	if (!cfg->targets_cpu_ns)
+		return;
+	cpu = cfg->targets_cpu_ns(cfg->ctx);
+	if (cpu > l->cpu_last_ns)
+		l->cpu_last_ns = cpu;
+}
+
 /* True when the run is over for a reason other than an error; sets the end reason. */
 static bool run_over(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now, __u64 deadline)
 {
@@ -963,8 +975,10 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 {
 	struct cp_profile *p = l->prof;
 	__u64 interval_ns = (__u64)cfg->interval_s * 1000000000ull;
-	__u64 deadline = 0, next_interval, next_cap, now;
+	__u64 deadline = 0, next_interval, next_cap, now, worked_ns = 0;
 	struct cp_self_mem mem;
+	/* the turn's work (CP_TURN_WORK_MS): the ticks after a poll, the readings before the next */
+	bool work = true;
 	int ret;
 
 	/* rate_tick() sets the limit in effect before each decision */
@@ -990,19 +1004,18 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	cp_agent_cost_begin(&l->agent);
 	for (;;) {
 		int timeout_ms = CP_TICK_MS;
+		bool woken;
 
 		now = cp_now_ns();
-		/* the last reading stays when the targets are gone: they used it all */
-		if (cfg->targets_cpu_ns) {
-			__u64 cpu = cfg->targets_cpu_ns(cfg->ctx);
-
-			if (cpu > l->cpu_last_ns)
-				l->cpu_last_ns = cpu;
-		}
+		/* -p: targets_gone() takes its answer from this reading */
+		if (work || cfg->targets_gone)
+			read_targets_cpu(l, cfg);
 		if (run_over(l, cfg, now, deadline))
 			break;
-		budget_reading(l, now);
-		follow_cpu(l, cfg, now);
+		if (work) {
+			budget_reading(l, now);
+			follow_cpu(l, cfg, now);
+		}
 		if (now >= next_cap) {
 			rate_tick(l, cfg, now);
 			next_cap = now + CP_RATE_CAP_NS;
@@ -1025,9 +1038,11 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
 						    : 0,
 				     now, timeout_ms);
-		/* the maps an exec record reads serve the attach and the soft source below */
+		/* the maps an exec record reads serve the attach, and the soft source on a turn of work */
 		cp_maps_turn(true);
 		ret = cp_drain__poll(l->drain, timeout_ms);
+		/* records ended the wait, not records found waiting when it ran out */
+		woken = ret > 0 && cp_now_ns() - now < (__u64)timeout_ms * 1000000ull;
 		/* the allocation probes wake us in batches: take what waits anyway */
 		if (ret >= 0 || ret == -EINTR) {
 			now = cp_now_ns();
@@ -1035,17 +1050,22 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			if (cp_drain__caught_up(l->drain))
 				l->drained_ns = now;
 		}
+		/* records woke this turn soon after the last work: they are read, the rest waits */
+		work = !woken || cp_now_ns() - worked_ns >= CP_TURN_WORK_MS * 1000000ull;
 		attach_pending(l);
-		if (l->sess->alloc) {
+		if (work && l->sess->alloc) {
 			cp_alloc_probes__tick(l->sess->alloc, cp_now_ns());
 			stack_gen_tick(l, cp_now_ns());
 		}
 		if (l->bps)
 			cp_bp_sampler__tick(l->bps, p->insns, p->misses, cp_now_ns());
-		if (l->soft)
+		if (work && l->soft)
 			cp_soft_source__tick(l->soft);
 		cp_maps_turn(false);
-		cp_profile__limits_tick(p, false);
+		if (work) {
+			cp_profile__limits_tick(p, false);
+			worked_ns = now;
+		}
 		if (ret < 0 && ret != -EINTR) {
 			snprintf(err, err_sz, "reading the ring buffer failed: %s", strerror(-ret));
 			p->end.end_ns = cp_now_ns();
@@ -1054,7 +1074,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	}
 	if (l->bps)
 		cp_bp_sampler__stop(l->bps, cp_now_ns());
-	/* the interval that ends with the run is priced too */
+	/* the interval that ends with the run is priced too, with the targets' time to its end */
+	read_targets_cpu(l, cfg);
 	l->intervals.next_ns = 0;
 	budget_reading(l, cp_now_ns());
 	cp_live__collect(l);

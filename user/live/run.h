@@ -42,6 +42,17 @@
 	 CP_CAP(CAP_SYS_PTRACE) | CP_CAP(CAP_DAC_READ_SEARCH))
 
 #define CP_TICK_MS		100	/* target liveness and signal checks */
+/*
+ * A turn that records woke this soon after the last turn's work reads them,
+ * attaches what they ask and leaves its ticks (the allocation probes' counts
+ * and guard, the targets' CPU time, the soft source's pending instructions,
+ * the stacks' purge, the memory guard's check) to a later turn: under -a
+ * every exec forces a wakeup, 70 a second and more in a build, and those
+ * reads were a sixth of the profiler's system calls. Every turn whose poll
+ * ran out does its work, and records that keep waking the loop get it done
+ * at least once per CP_TURN_WORK_MS and their own spacing.
+ */
+#define CP_TURN_WORK_MS		25
 
 struct cp_live;
 

@@ -12,8 +12,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -37,6 +35,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/printable.h"
+#include "util/perf_open.h"
 #include "util/rt_thread.h"
 #include "util/sysfs.h"
 
@@ -255,9 +254,11 @@ static struct bpf_link *attach_sys_tp(struct bpf_program *prog, const char *name
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.config = *id;
-	fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
+	fd = cp_perf_event_open(&attr, -1, 0, -1);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	/* the link owns the event once made: destroying it closes the fd */
 	l = bpf_program__attach_perf_event(prog, fd);
 	if (!l) {

@@ -18,6 +18,7 @@
 #include "budget/cal_rounds.h"
 #include "live/calibrate.h"
 #include "objects/proc_maps.h"
+#include "util/perf_open.h"
 #include "util/sysfs.h"
 
 /*
@@ -57,11 +58,6 @@ static __u64 thread_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
-static int perf_open(struct perf_event_attr *attr)
-{
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* CPU time of @n calls of @f through a volatile pointer. */
@@ -201,17 +197,15 @@ static int target_file(void (*f)(void), char *path, size_t sz, __u64 *offset)
 	return 0;
 }
 
-/* A counting uprobe (@ret: a return probe) on @f; -1 with errno set. */
+/* A counting uprobe (@ret: a return probe) on @f; -errno when it cannot be opened. */
 static int open_uprobe(void (*f)(void), __u32 type, bool ret, char *path, size_t sz)
 {
 	struct perf_event_attr attr;
 	__u64 offset;
 	int err = target_file(f, path, sz, &offset);
 
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return err;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = type;
@@ -219,7 +213,7 @@ static int open_uprobe(void (*f)(void), __u32 type, bool ret, char *path, size_t
 	attr.uprobe_path = (__u64)(unsigned long)path;
 	attr.probe_offset = offset;
 	attr.exclude_kernel = 1;
-	return perf_open(&attr);
+	return cp_perf_event_open(&attr, 0, -1, -1);
 }
 
 static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
@@ -240,7 +234,8 @@ static void uprobe_costs(struct cp_unit_costs *out, char *why, size_t why_sz)
 			  : open_uprobe(cp_cal_return, (__u32)atoi(type), true, path[1],
 					sizeof(path[1]));
 	if (fd[0] < 0 || fd[1] < 0) {
-		snprintf(why, why_sz, "uprobe cost: cannot open a uprobe: %s", strerror(errno));
+		snprintf(why, why_sz, "uprobe cost: cannot open a uprobe: %s",
+			 strerror(-(fd[0] < 0 ? fd[0] : fd[1])));
 	} else {
 		per_call_ns(&b, ns);
 		out->uprobe_ns = ns[0];
@@ -264,10 +259,10 @@ static void bp_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 	attr.bp_addr = (__u64)(unsigned long)cp_cal_bp;
 	attr.bp_len = sizeof(long);
 	attr.exclude_kernel = 1;
-	fd = perf_open(&attr);
+	fd = cp_perf_event_open(&attr, 0, -1, -1);
 	if (fd < 0) {
 		snprintf(why, why_sz, "breakpoint cost: cannot open a breakpoint: %s",
-			 strerror(errno));
+			 strerror(-fd));
 		return;
 	}
 	per_call_ns(&b, &out->bp_hit_ns);
@@ -370,9 +365,9 @@ static int wake_bench_open(struct wake_bench *b)
 			attr.watermark = 1;
 			attr.wakeup_watermark = CAL_WAKE_PAGES * (__u32)sysconf(_SC_PAGESIZE) / 2;
 		}
-		b->fd[i] = perf_open(&attr);
+		b->fd[i] = cp_perf_event_open(&attr, 0, -1, -1);
 		if (b->fd[i] < 0)
-			return -errno;
+			return b->fd[i];
 		b->ring[i] = mmap(NULL, wake_map_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED,
 				  b->fd[i], 0);
 		if (b->ring[i] == MAP_FAILED)

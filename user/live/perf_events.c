@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <bpf/libbpf.h>
 
 #include "live/perf_events.h"
 #include "util/parse.h"
+#include "util/perf_open.h"
 #include "util/sysfs.h"
 
 struct cp_perf_events {
@@ -196,13 +196,6 @@ void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_threa
 
 /* --- opening ------------------------------------------------------------ */
 
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
-{
-	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
 /*
  * Attaches @prog to event @fd with the event's role as bpf_cookie (a perf
  * link, 5.15+); before that, without it: the samples' data_src alone tells
@@ -231,7 +224,7 @@ int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *s
 	if (spec->has_leader) {
 		leader = spec->leader;
 		leader.inherit = inherit;
-		lfd = perf_open(&leader, pid, cpu, -1);
+		lfd = cp_perf_event_open(&leader, pid, cpu, -1);
 		if (lfd < 0) {
 			cp_perf_open_strerror(err, err_sz, spec->leader_name, cpu, pid, lfd,
 					      spec->pmu_event);
@@ -241,7 +234,7 @@ int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *s
 	for (;;) {
 		cp_event_spec_instance(spec, key, &attr);
 		attr.inherit = inherit;
-		fd = perf_open(&attr, pid, cpu, lfd);
+		fd = cp_perf_event_open(&attr, pid, cpu, lfd);
 		if (fd >= 0 || cp_event_spec_lower_precise(spec, fd))
 			break;
 	}

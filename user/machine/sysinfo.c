@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 
 #include "util/parse.h"
+#include "util/perf_open.h"
 #include "util/privs.h"
 #include "util/sysfs.h"
 #include "machine/btf_scan.h"
@@ -451,9 +452,9 @@ int cp_sysinfo_hw_breakpoint_fires(void)
 	int fd;
 
 	breakpoint_attr(&attr);
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = cp_perf_event_open(&attr, 0, -1, -1);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (int i = 0; i < CP_HW_BREAKPOINT_PROBE_CALLS; i++)
 		target();
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
@@ -475,11 +476,11 @@ int cp_sysinfo_hw_breakpoint_slots(void)
 	 */
 	attr.disabled = 1;
 	while (n < CP_HW_BREAKPOINT_SLOTS) {
-		int fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd = cp_perf_event_open(&attr, 0, -1, -1);
 
 		if (fd < 0) {
-			if (errno != ENOSPC)
-				err = -errno;
+			if (fd != -ENOSPC)
+				err = fd;
 			break;
 		}
 		fds[n++] = fd;

@@ -200,30 +200,17 @@ static struct bpf_program *entry_prog(struct cacheperf *skel, enum cp_alloc_func
 	return cp_alloc_func_frees(func) ? skel->progs.on_free : skel->progs.on_alloc;
 }
 
-static const char *const tracefs_dirs[] = {"sys/kernel/tracing", "sys/kernel/debug/tracing"};
-
-static bool have_tracefs_syscalls(void)
-{
-	char path[64];
-
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
-		snprintf(path, sizeof(path), "/%s/events/syscalls/sys_enter_mmap/id", tracefs_dirs[i]);
-		if (!access(path, R_OK))
-			return true;
-	}
-	return false;
-}
-
 /* The id of tracepoint syscalls/@name from tracefs into @id; 0 or a negative errno. */
 static int sys_tp_id(const char *name, __u64 *id)
 {
+	static const char *const dirs[] = {"sys/kernel/tracing", "sys/kernel/debug/tracing"};
 	char rel[128], buf[32];
 	int err = -ENOENT;
 
-	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char *end;
 
-		snprintf(rel, sizeof(rel), "%s/events/syscalls/%s/id", tracefs_dirs[i], name);
+		snprintf(rel, sizeof(rel), "%s/events/syscalls/%s/id", dirs[i], name);
 		err = cp_sysfs_read_value("/", rel, buf, sizeof(buf));
 		if (err)
 			continue;
@@ -231,6 +218,13 @@ static int sys_tp_id(const char *name, __u64 *id)
 		return *id && end != buf ? 0 : -EINVAL;
 	}
 	return err;
+}
+
+static bool have_tracefs_syscalls(void)
+{
+	__u64 id;
+
+	return !sys_tp_id("sys_enter_mmap", &id);
 }
 
 /*

@@ -272,6 +272,19 @@ static bool mount_line(const char *line, const char *end, struct mount_line *m)
 	return m->point.p && m->type.p;
 }
 
+/* The next mountinfo line at *@at that splits (mount_line()) into @m, *@at moved past it. */
+static bool next_mount(const char **at, struct mount_line *m)
+{
+	while (*at && **at) {
+		const char *line = *at, *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+
+		*at = nl ? nl + 1 : NULL;
+		if (mount_line(line, end, m))
+			return true;
+	}
+	return false;
+}
+
 /* Whether @sp is the string @s. */
 static bool span_is(struct span sp, const char *s)
 {
@@ -292,14 +305,11 @@ static int copy_span(struct span sp, char *out, size_t sz)
 
 int cp_cgroup2_mount(const char *text, char *out, size_t sz)
 {
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		struct mount_line m;
+	struct mount_line m;
 
-		if (mount_line(line, end, &m) && span_is(m.type, "cgroup2"))
+	for (const char *at = text; next_mount(&at, &m);)
+		if (span_is(m.type, "cgroup2"))
 			return copy_span(m.point, out, sz);
-		line = nl ? nl + 1 : NULL;
-	}
 	return -ENOENT;
 }
 
@@ -350,14 +360,11 @@ static bool items_in(const char *c, const char *e, const char *o, const char *oe
  */
 static int cgroup1_mount(const char *text, const char *c, const char *e, char *out, size_t sz)
 {
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		struct mount_line m;
-		bool found = mount_line(line, end, &m) && span_is(m.type, "cgroup") &&
-			     span_is(m.root, "/") && m.super.p && items_in(c, e, m.super.p, m.super.e);
+	struct mount_line m;
 
-		line = nl ? nl + 1 : NULL;
-		if (!found)
+	for (const char *at = text; next_mount(&at, &m);) {
+		if (!span_is(m.type, "cgroup") || !span_is(m.root, "/") || !m.super.p ||
+		    !items_in(c, e, m.super.p, m.super.e))
 			continue;
 		if (memchr(m.point.p, '\\', (size_t)(m.point.e - m.point.p)))
 			return -ENOENT; /* an escaped name: not looked up */

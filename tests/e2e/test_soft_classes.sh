@@ -111,6 +111,53 @@ profile "allocator false sharing, aligned" "$WL/false_sharing" --alloc --aligned
 	expect_none "allocator false sharing, aligned: no issue"
 unset MALLOC_ARENA_MAX
 
+# A mixed line: a total both threads add to (true sharing) beside each thread's own
+# counter (false sharing). Both are reported, each with its instruction and the
+# bytes of the other part; padding the counters away leaves the true sharing alone.
+# JSON: each sharing issue's types and the bytes its line's other issue has
+sharing_parts() {
+	python3 -c 'import json, sys
+for i in json.load(open(sys.argv[1]))["issues"]:
+    if i["type"].endswith("_sharing"):
+        print(i["type"], i["sharing"]["other_part_bytes"])' "$json"
+}
+if profile "mixed line" "$WL/false_sharing" --mixed "$SECONDS_RUN"; then
+	# which part has more ticks varies: neither need be the first issue
+	block=$(issue "Application's false sharing")
+	if grep -qF "$fs: $(mark $fs fs-mixed-own)" <<<"$block" &&
+		grep -qF "($fs:$(mark $fs fs-alloc))" <<<"$block" &&
+		grep -qF "Beside the bytes all threads share (offsets 0-7: true sharing, reported apart)" \
+			<<<"$block" && ! grep -qF "$fs: $(mark $fs fs-mixed-total)" <<<"$block"; then
+		_ok "mixed line: false sharing at $fs:$(mark $fs fs-mixed-own) only, the total apart"
+	else
+		_not_ok "mixed line: false sharing at $fs:$(mark $fs fs-mixed-own) only" "$block"
+	fi
+	block=$(issue "Application's true sharing")
+	if grep -qF "$fs: $(mark $fs fs-mixed-total)" <<<"$block" &&
+		grep -qF "The line's other bytes (offsets 8-23) are false sharing" <<<"$block" &&
+		! grep -qF "$fs: $(mark $fs fs-mixed-own)" <<<"$block"; then
+		_ok "mixed line: true sharing at $fs:$(mark $fs fs-mixed-total) only, its other bytes named"
+	else
+		_not_ok "mixed line: true sharing at $fs:$(mark $fs fs-mixed-total) only" "$block"
+	fi
+	parts=$(sharing_parts)
+	if [ "$(sort <<<"$parts")" = "$(printf '%s\n' "false_sharing [[0, 7]]" \
+		"true_sharing [[8, 23]]")" ]; then
+		_ok "mixed line: JSON other_part_bytes 0-7 of the false part, 8-23 of the true"
+	else
+		_not_ok "mixed line: JSON other_part_bytes of both parts" "$parts"
+	fi
+fi
+if profile "mixed line, padded" "$WL/false_sharing" --mixed --padded "$SECONDS_RUN"; then
+	parts=$(sharing_parts)
+	if [ "$parts" = "true_sharing []" ]; then
+		_ok "mixed line, padded: the total's true sharing only"
+	else
+		_not_ok "mixed line, padded: the total's true sharing only" "$parts" \
+			"$(sed -n '/^Issues/,/^Instructions/p' "$txt")"
+	fi
+fi
+
 # True sharing: one global counter, two threads
 ts=true_sharing.c
 profile "true sharing" "$WL/true_sharing" 2 "$SECONDS_RUN" &&

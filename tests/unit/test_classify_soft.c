@@ -148,6 +148,72 @@ static void test_soft_true_sharing(void **state)
 	fixture_free(f);
 }
 
+/* A 192-byte object at 0x10000: the total at its start, thread t's counter (t + 1) * @stride on. */
+static void mixed_ticks(struct fixture *f, __u64 stride)
+{
+	object(f, (struct test_obj){ CP_OBJ_HEAP, 0x10000, 192, 1, 100, 129, NULL });
+	for (int e = 0; e < 10; e++) {
+		f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
+		for (__u32 t = 0; t < 2; t++) {
+			ticks(f, 101 + t, IP(71), 0x10000 + stride * (t + 1), 8, true, 15);
+			ticks(f, 101 + t, IP(72), 0x10000, 8, true, 5);
+		}
+	}
+}
+
+/*
+ * false_sharing.c --mixed: in every epoch each thread writes a counter of
+ * its own (line 71: thread 101 at bytes 8-15, thread 102 at 16-23) 15
+ * times and a total at 0-7 both write (line 72) 5 times, in one 192-byte
+ * heap object. 10 epochs: 300 ticks on the own counters, 100 on the total,
+ * of 1000. CachePerf's rule would call the whole line true sharing (400
+ * ticks); the false part, which padding fixes, is reported too: false
+ * sharing at line 71 (30 %), true sharing at line 72 (10 %), each with its
+ * own bytes and the other's bytes named in its hint.
+ */
+static void test_soft_mixed_line(void **state)
+{
+	struct fixture *f = soft_new(1000);
+	const struct cp_issue *fs, *ts;
+
+	(void)state;
+	mixed_ticks(f, 8);
+	classify(f);
+	assert_int_equal(f->out.nr_issues, 2);
+	fs = &f->out.issues[0];
+	ts = &f->out.issues[1];
+	assert_int_equal(fs->type, CP_ISSUE_FALSE_SHARING);
+	assert_int_equal(fs->origin, CP_ORIGIN_APPLICATION);
+	assert_true(fs->score > 0.299 && fs->score < 0.301);
+	assert_int_equal(fs->nr_insns, 1);
+	assert_int_equal(fs->insns[0].loc.line, 71);
+	assert_int_equal(fs->sharing.nr_threads, 2);
+	assert_int_equal(fs->sharing.thr[0].write_mask, 0xff00ull);
+	assert_int_equal(fs->sharing.thr[0].accesses, 150);
+	assert_int_equal(fs->sharing.thr[1].write_mask, 0xff0000ull);
+	assert_int_equal(fs->sharing.other_part, 0xffull);
+	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
+	assert_true(ts->score > 0.099 && ts->score < 0.101);
+	assert_int_equal(ts->nr_insns, 1);
+	assert_int_equal(ts->insns[0].loc.line, 72);
+	assert_int_equal(ts->sharing.thr[0].write_mask, 0xffull);
+	assert_int_equal(ts->sharing.thr[1].accesses, 50);
+	assert_int_equal(ts->sharing.other_part, 0xffff00ull);
+	expect_text(f, "Beside the bytes all threads share (offsets 0-7: true sharing, reported "
+		    "apart)");
+	expect_text(f, "thread 101 wrote 8-15; thread 102 wrote 16-23.");
+	expect_text(f, "The line's other bytes (offsets 8-23) are false sharing, reported apart");
+	expect_text(f, "thread 101 wrote 0-7; thread 102 wrote 0-7.");
+	/* the padded twin: the total alone on its line, true sharing only */
+	fixture_free(f);
+	f = soft_new(1000);
+	mixed_ticks(f, 64);
+	ts = classify_one(f);
+	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
+	assert_int_equal(ts->sharing.other_part, 0);
+	fixture_free(f);
+}
+
 /*
  * Negative controls of sharing: thread 101 writes a line, thread 102 reads
  * it only 300 ms later (never in the same epoch): no sharing with soft,
@@ -415,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_soft_false_sharing),
 		cmocka_unit_test(test_soft_time_total_defaults_to_accesses),
 		cmocka_unit_test(test_soft_true_sharing),
+		cmocka_unit_test(test_soft_mixed_line),
 		cmocka_unit_test(test_soft_no_sharing),
 		cmocka_unit_test(test_soft_sharing_needs_concurrent_ticks),
 		cmocka_unit_test(test_soft_conflict),

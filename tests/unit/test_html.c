@@ -165,20 +165,26 @@ static void test_pad_offsets(void **state)
 {
 	struct {
 		__u64 masks[3];
+		__u64 other_part;
 		int nr;
 		__u32 want[3];
 	} cases[] = {
-		{ { 0xff, 0xff00, 0 }, 1, { 8 } },
+		{ { 0xff, 0xff00, 0 }, 0, 1, { 8 } },
 		/* the order of the threads does not matter: the lowest bytes stay */
-		{ { 0xff00, 0xff, 0 }, 1, { 8 } },
-		{ { 0xf0, 0xf00000, 0xf000000000ull }, 2, { 20, 36 } },
+		{ { 0xff00, 0xff, 0 }, 0, 1, { 8 } },
+		{ { 0xf0, 0xf00000, 0xf000000000ull }, 0, 2, { 20, 36 } },
 		/* two threads starting at the same byte: one offset */
-		{ { 0xf, 0xf0, 0xf0 }, 1, { 4 } },
+		{ { 0xf, 0xf0, 0xf0 }, 0, 1, { 4 } },
+		/* the false part of a mixed line: the shared total at 0-7 stays, each counter moves */
+		{ { 0xff00, 0xff0000, 0 }, 0xff, 2, { 8, 16 } },
+		/* ... a total after the counters moves away from them */
+		{ { 0xff, 0xff00, 0 }, 0xff0000, 2, { 8, 16 } },
 	};
 
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		struct cp_issue_sharing sh = { .line_bytes = 64, .nr_threads = 3 };
+		struct cp_issue_sharing sh = { .line_bytes = 64, .nr_threads = 3,
+					       .other_part = cases[c].other_part };
 		__u32 out[4];
 		int n;
 

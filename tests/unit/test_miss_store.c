@@ -300,6 +300,92 @@ static void test_line_instructions(void **state)
 	cp_miss_store__free(s);
 }
 
+/* One access of @tid by instruction @ip at @t_ms of sample time. */
+static void add_ip(struct cp_miss_store *s, __u32 tid, __u64 ip, __u64 addr, bool store,
+		   __u64 t_ms)
+{
+	struct cp_mem_access a = { .tgid = 100, .tid = tid, .ip = ip, .addr = addr, .size = 8,
+				   .store = store, .time_ns = t_ms * 1000000ull };
+
+	assert_int_equal(cp_miss_store__add(s, &a), 0);
+}
+
+/*
+ * A mixed line (#31): threads 1 and 2 add to a total at bytes 0-7 (ip
+ * 0x10) and each to a counter of its own beside it, thread 1 at 8-15 and
+ * thread 2 at 16-23 (ip 0x20, the same code for both), in one epoch. The
+ * true part is 0-7 with ip 0x10's samples, the false part 8-23 with ip
+ * 0x20's, each thread's samples split by instruction; a merge of two
+ * stores keeps the split.
+ */
+static void test_mixed_line_parts(void **state)
+{
+	struct cp_miss_store *s = cp_miss_store__new(&l1, 0), *m = cp_miss_store__new(&l1, 0);
+	struct cp_line_parts p;
+	const struct cp_line *l;
+
+	(void)state;
+	for (__u64 t = 0; t < 5; t++) {
+		add_ip(s, 1, 0x20, 0x10008, true, t);
+		add_ip(s, 2, 0x20, 0x10010, true, t);
+		add_ip(s, 1, 0x10, 0x10000, true, t);
+	}
+	add_ip(s, 2, 0x10, 0x10000, true, 5);
+	l = line_at(s, 0x10000);
+	assert_int_equal(cp_line_sharing(l), CP_SHARING_TRUE);
+	assert_true(cp_line_parts(l, false, &p));
+	assert_true(cp_line_parts(l, true, &p));
+	assert_int_equal(p.shared, 0xffull);
+	assert_int_equal(p.rest, 0xffff00ull);
+	assert_int_equal(p.shared_misses, 6);
+	assert_int_equal(p.rest_misses, 10);
+	/* thread 1 is thr[0]: 5 samples in each part; thread 2: 1 on the total, 5 its own */
+	assert_int_equal(l->thr[0].tid, 1);
+	assert_int_equal(p.shared_accesses[0], 5);
+	assert_int_equal(p.rest_accesses[0], 5);
+	assert_int_equal(p.shared_accesses[1], 1);
+	assert_int_equal(p.rest_accesses[1], 5);
+	/* merged into an empty store and into itself: the same split, doubled */
+	assert_int_equal(cp_miss_store__merge(m, s), 0);
+	assert_int_equal(cp_miss_store__merge(m, s), 0);
+	assert_true(cp_line_parts(line_at(m, 0x10000), false, &p));
+	assert_int_equal(p.rest, 0xffff00ull);
+	assert_int_equal(p.shared_misses, 12);
+	assert_int_equal(p.rest_misses, 20);
+	assert_int_equal(p.rest_accesses[1], 10);
+
+	/* one total only: true sharing, no false part */
+	for (__u64 t = 0; t < 8; t++)
+		add_ip(s, 1 + t % 2, 0x10, 0x20000, true, t);
+	assert_int_equal(cp_line_sharing(line_at(s, 0x20000)), CP_SHARING_TRUE);
+	assert_false(cp_line_parts(line_at(s, 0x20000), false, &p));
+	assert_int_equal(p.rest, 0);
+	/*
+	 * thread 1 writes the total and reads a word of its own, thread 2 only
+	 * reads the total: nobody else writes the line, so thread 1's own word
+	 * costs nothing (it stays in its cache): no false part
+	 */
+	for (__u64 t = 0; t < 8; t++) {
+		add_ip(s, 1, 0x10, 0x30000, true, t);
+		add_ip(s, 1, 0x20, 0x30008, false, t);
+		add_ip(s, 2, 0x30, 0x30000, false, t);
+	}
+	assert_int_equal(cp_line_sharing(line_at(s, 0x30000)), CP_SHARING_TRUE);
+	assert_false(cp_line_parts(line_at(s, 0x30000), false, &p));
+	assert_int_equal(p.rest, 0xff00ull);
+	/* the own words in one epoch, the total in another: soft sees no false part */
+	for (__u64 t = 0; t < 5; t++) {
+		add_ip(s, 1, 0x20, 0x40008, true, 100 + t);
+		add_ip(s, 2, 0x20, 0x40010, false, 300 + t);
+		add_ip(s, 1, 0x10, 0x40000, true, 500 + t);
+		add_ip(s, 2, 0x10, 0x40000, true, 500 + t);
+	}
+	assert_true(cp_line_parts(line_at(s, 0x40000), false, &p));
+	assert_false(cp_line_parts(line_at(s, 0x40000), true, &p));
+	cp_miss_store__free(m);
+	cp_miss_store__free(s);
+}
+
 static void test_bad_geometry(void **state)
 {
 	struct cp_cache_level big = l1;
@@ -322,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_top_and_eviction),
 		cmocka_unit_test(test_many_lines_stay_findable),
 		cmocka_unit_test(test_line_instructions),
+		cmocka_unit_test(test_mixed_line_parts),
 		cmocka_unit_test(test_bad_geometry),
 	};
 

@@ -13,8 +13,14 @@
  *                    one arena (run with MALLOC_ARENA_MAX=1) the chunks are
  *                    neighbours, so every line holds both threads' objects
  *   --alloc --aligned  the fix: each counter aligned_alloc'ed on its own line
+ *   --mixed          both on one line: a total every thread adds to (true
+ *                    sharing, which padding cannot fix) and each thread's own
+ *                    counter beside it (false sharing, which padding fixes)
+ *   --mixed --padded the fix of the false part: the total and each thread's
+ *                    counter on lines of their own; the total stays shared
  *
- * usage: false_sharing [--padded] [--alloc [--aligned]] [SECONDS]   (default 3 s)
+ * usage: false_sharing [--padded] [--alloc [--aligned] | --mixed] [SECONDS]
+ *        (default 3 s)
  *   SECONDS of CPU time per thread, at most ten times as long by the clock
  *   (cpu_wait.h)
  *
@@ -55,6 +61,19 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* --mixed: the total at the start of the block, thread @arg's counter @stride bytes on per thread. */
+static void *mixed_worker(void *arg)
+{
+	volatile long *total = (volatile long *)shared;
+	volatile long *own = (volatile long *)(shared + ((size_t)arg + 1) * stride);
+
+	while (!stop) {
+		(*own)++;	/* MARK: fs-mixed-own */
+		(*total)++;	/* MARK: fs-mixed-total */
+	}
+	return NULL;
+}
+
 /* One counter of thread @t: malloc'ed next to the other thread's, or on a line of its own. */
 static volatile long *alloc_counter(void)
 {
@@ -89,7 +108,9 @@ static void *alloc_worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[NR_THREADS];
-	int seconds = 3, alloc = 0;
+	int seconds = 3, alloc = 0, mixed = 0;
+	size_t size;
+	void *(*run)(void *) = worker;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--padded") == 0)
@@ -98,23 +119,33 @@ int main(int argc, char **argv)
 			alloc = 1;
 		else if (strcmp(argv[i], "--aligned") == 0)
 			aligned = 1;
+		else if (strcmp(argv[i], "--mixed") == 0)
+			mixed = 1;
 		else
 			seconds = atoi(argv[i]);
 	}
-	shared = aligned_alloc(64, NR_THREADS * 64);	/* MARK: fs-alloc */
+	/* a line for each thread's counter (padded), and one for the total (--mixed) */
+	size = (size_t)(NR_THREADS + mixed) * 64;
+	shared = aligned_alloc(64, size);	/* MARK: fs-alloc */
 	if (!shared)
 		return 1;
-	memset(shared, 0, NR_THREADS * 64);
+	memset(shared, 0, size);
+	if (alloc)
+		run = alloc_worker;
+	else if (mixed)
+		run = mixed_worker;
 	pthread_barrier_init(&turn, NULL, NR_THREADS);
 	for (long t = 0; t < NR_THREADS; t++) {
-		pthread_create(&th[t], NULL, alloc ? alloc_worker : worker, (void *)t);
+		pthread_create(&th[t], NULL, run, (void *)t);
 		cp_wl_spread(th[t], (int)t);
 	}
 	cp_wl_wait_cpu((double)seconds * NR_THREADS, 10.0 * seconds);
 	stop = 1;
 	for (int t = 0; t < NR_THREADS; t++)
 		pthread_join(th[t], NULL);
-	if (!alloc)
+	if (mixed)
+		printf("false_sharing: mixed, stride %zu, total %ld\n", stride, *(long *)shared);
+	else if (!alloc)
 		printf("false_sharing: stride %zu, counts %ld %ld\n", stride,
 		       ((struct counters *)shared)->count,
 		       ((struct counters *)(shared + stride))->count);

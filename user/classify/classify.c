@@ -321,38 +321,70 @@ static bool explained(const struct explained_list *e, const struct cp_insn *in)
 	return hit && hit->misses * 2 >= in->fwd_misses;
 }
 
-/* Algorithm 1, first loop: one shared line with enough misses. */
-static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh)
+/*
+ * Which of a line's samples an issue takes: the whole line, or one part of
+ * a mixed one (cp_line_parts()): its bytes, samples, each thread's samples,
+ * and the bytes the line's other issue takes (0: none).
+ */
+struct line_part {
+	__u64 bytes;
+	__u64 misses;
+	const __u32 *accesses;	/* NULL: the threads' own counts */
+	__u64 other_bytes;
+	bool rest;		/* the instructions touching no shared byte, else the others */
+};
+
+/* Scales @v of the line's @l->misses samples to the part's @p->misses. */
+static __u64 part_of(const struct cp_line *l, const struct line_part *p, __u64 v)
+{
+	return l->misses ? (__u64)((double)v * (double)p->misses / (double)l->misses) : 0;
+}
+
+/* Whether an instruction that touched @ip_bytes of the line is @p's. */
+static bool part_has(const struct line_part *p, __u64 ip_bytes)
+{
+	if (!p->other_bytes)
+		return true;
+	return p->rest ? !(ip_bytes & p->other_bytes) : (ip_bytes & p->bytes) != 0;
+}
+
+/* Algorithm 1, first loop: one shared line (or part of one) with enough misses. */
+static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh,
+			 const struct line_part *p)
 {
 	const struct cp_classify_input *in = c->in;
 	__u32 line_bytes = in->l1->line_bytes;
-	__u64 line_addr = l->line * line_bytes, mask = 0;
+	__u64 line_addr = l->line * line_bytes, mask = 0, stores = part_of(l, p, l->stores);
 	struct cp_issue *is;
 
 	is = issue_new(c, sh == CP_SHARING_TRUE ? CP_ISSUE_TRUE_SHARING : CP_ISSUE_FALSE_SHARING,
 		       l->tgid);
 	if (!is)
 		return -ENOMEM;
-	is->samples = is->misses = l->misses;
+	is->samples = is->misses = p->misses;
 	/* soft: the line's samples are ticks on instructions accessing it */
-	is->score = (double)l->misses / (double)(c->out->soft ? c->out->time_samples :
+	is->score = (double)p->misses / (double)(c->out->soft ? c->out->time_samples :
 							  c->out->forwarded_misses);
-	is->misses_per_s = per_second(in, l->misses - l->stores, l->stores);
-	set_cost(is, in, l->weight_sum);
+	/* a part's stores and weights: the line's, in proportion to its samples */
+	is->misses_per_s = per_second(in, p->misses - stores, stores);
+	set_cost(is, in, part_of(l, p, l->weight_sum));
 	is->sharing.line_addr = line_addr;
 	is->sharing.line_bytes = line_bytes;
 	is->sharing.nr_lines = 1;
-	is->sharing.line_misses = l->misses;
-	is->sharing.nr_threads = l->nr_threads;
+	is->sharing.line_misses = p->misses;
+	is->sharing.other_part = p->other_bytes;
 	is->sharing.more_threads = l->more_threads;
 	for (__u32 i = 0; i < l->nr_threads; i++) {
 		const struct cp_line_thread *t = &l->thr[i];
-
-		is->sharing.thr[i] = (struct cp_issue_thread){
-			.tid = t->tid, .accesses = t->accesses,
-			.read_mask = t->read_mask, .write_mask = t->write_mask,
+		struct cp_issue_thread it = {
+			.tid = t->tid, .accesses = p->accesses ? p->accesses[i] : t->accesses,
+			.read_mask = t->read_mask & p->bytes, .write_mask = t->write_mask & p->bytes,
 		};
-		mask |= t->read_mask | t->write_mask;
+
+		if (!it.read_mask && !it.write_mask)
+			continue;
+		is->sharing.thr[is->sharing.nr_threads++] = it;
+		mask |= it.read_mask | it.write_mask;
 	}
 	/* every object on the bytes the threads touched, each looked up once */
 	c->nr_found = 0;
@@ -385,8 +417,45 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 		is->origin = CP_ORIGIN_ALLOCATOR;
 	take_found(c, is);
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++)
-		add_insn(c, is, l->tgid, l->ips[i].ip, l->ips[i].misses, l->ips[i].misses);
+		if (part_has(p, l->ips[i].mask))
+			add_insn(c, is, l->tgid, l->ips[i].ip, l->ips[i].misses, l->ips[i].misses);
 	return 0;
+}
+
+/* One part of a shared line: an issue when it has its share of the samples, else suppressed. */
+static int part_issue(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh,
+		      const struct line_part *p)
+{
+	if (share_at_least(p->misses, c->out->soft ? c->out->time_samples : c->out->forwarded_misses,
+			   c->cfg->min_line_miss_ppm))
+		return sharing_issue(c, l, sh, p);
+	c->out->suppressed++;
+	return 0;
+}
+
+/*
+ * The issues of shared line @l: one of its kind; two for a truly shared
+ * line that also has a false-sharing part (cp_line_parts()), each with its
+ * own bytes, samples and instructions.
+ */
+static int line_issues(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh)
+{
+	struct line_part whole = { .bytes = ~0ull, .misses = l->misses };
+	struct cp_line_parts parts;
+	int err;
+
+	if (sh != CP_SHARING_TRUE || !cp_line_parts(l, c->out->soft, &parts))
+		return part_issue(c, l, sh, &whole);
+	err = part_issue(c, l, CP_SHARING_TRUE,
+			 &(struct line_part){ .bytes = parts.shared, .misses = parts.shared_misses,
+					      .accesses = parts.shared_accesses,
+					      .other_bytes = parts.rest });
+	if (err)
+		return err;
+	return part_issue(c, l, CP_SHARING_FALSE,
+			  &(struct line_part){ .bytes = parts.rest, .misses = parts.rest_misses,
+					       .accesses = parts.rest_accesses,
+					       .other_bytes = parts.shared, .rest = true });
 }
 
 static int classify_lines(struct classify_ctx *c)
@@ -413,12 +482,7 @@ static int classify_lines(struct classify_ctx *c)
 		err = note_explained(c, lines[i]);
 		if (err)
 			break;
-		if (!share_at_least(lines[i]->misses, c->out->soft ? c->out->time_samples :
-						      c->out->forwarded_misses,
-				    c->cfg->min_line_miss_ppm))
-			c->out->suppressed++;
-		else
-			err = sharing_issue(c, lines[i], sh);
+		err = line_issues(c, lines[i], sh);
 	}
 	free(lines);
 	explained_finish(&c->explained);

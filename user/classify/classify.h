@@ -188,6 +188,11 @@ struct cp_issue_sharing {
 	__u32 nr_threads;
 	__u32 more_threads;		/* accesses by threads beyond thr[] */
 	struct cp_issue_thread thr[CP_LINE_MAX_THREADS];
+	/*
+	 * A line both truly and falsely shared gives two issues, each with its
+	 * part of the bytes: the bytes the other one has (0: the whole line)
+	 */
+	__u64 other_part;
 };
 
 /* The evidence of a conflict issue: the set its history crowded. */

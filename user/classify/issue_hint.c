@@ -56,11 +56,14 @@ static void append(char *buf, size_t sz, size_t *len, const char *fmt, ...)
  * evidence: offsets in the object when every byte the threads touched lies
  * in it, else (several small objects on the line) bytes of the line.
  */
-static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t sz, size_t *len)
+/*
+ * Whether every byte the threads of @sh touched (and the line's other
+ * part) lies in its object; @base the first byte's offset in it then, else 0.
+ */
+static bool object_offsets(const struct cp_issue_sharing *sh, __s64 *base)
 {
-	__u64 all = 0, first, last;
+	__u64 all = sh->other_part, first, last;
 	bool in_object;
-	__s64 base;
 
 	for (__u32 i = 0; i < sh->nr_threads; i++)
 		all |= sh->thr[i].read_mask | sh->thr[i].write_mask;
@@ -68,7 +71,14 @@ static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t 
 	last = all ? sh->line_addr + 63 - (__u64)__builtin_clzll(all) : 0;
 	in_object = all && sh->object_size && first >= sh->object_start &&
 		    last - sh->object_start < sh->object_size;
-	base = in_object ? (__s64)(sh->line_addr - sh->object_start) : 0;
+	*base = in_object ? (__s64)(sh->line_addr - sh->object_start) : 0;
+	return in_object;
+}
+
+static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t sz, size_t *len)
+{
+	__s64 base;
+	bool in_object = object_offsets(sh, &base);
 	char w[128], r[128];
 
 	append(buf, sz, len, in_object ? " Offsets in the %llu-byte object: " :
@@ -97,8 +107,27 @@ static bool alloc_threads_seen(const struct cp_issue *is)
 	return true;
 }
 
+/* "offsets" in the object or "bytes" of the line, as thread_offsets() says them. */
+static const char *other_part_where(const struct cp_issue_sharing *sh)
+{
+	__s64 base;
+
+	return object_offsets(sh, &base) ? "offsets" : "bytes";
+}
+
+/* The bytes of the line's other part, as thread_offsets() numbers them. */
+static const char *other_part_text(const struct cp_issue_sharing *sh, char *buf, size_t sz)
+{
+	__s64 base;
+
+	object_offsets(sh, &base);
+	cp_byte_ranges(sh->other_part, base, buf, sz);
+	return buf;
+}
+
 void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 {
+	char other[128];
 	char *h = is->hint;
 	size_t sz = sizeof(is->hint), len = 0;
 	unsigned int line = l1 ? l1->line_bytes : 64;
@@ -107,7 +136,15 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	h[0] = '\0';
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
-		if (is->origin == CP_ORIGIN_ALLOCATOR)
+		if (is->sharing.other_part)
+			append(h, sz, &len, "Beside the bytes all threads share (%s %s: true "
+			       "sharing, reported apart), threads use bytes of their own on this "
+			       "%u-byte line: move each thread's fields to a line of their own, away "
+			       "from the shared ones (pad or align them to %u bytes).",
+			       other_part_where(&is->sharing), other_part_text(&is->sharing, other,
+									     sizeof(other)),
+			       line, line);
+		else if (is->origin == CP_ORIGIN_ALLOCATOR)
 			append(h, sz, &len, "Objects %s by different threads share a %u-byte "
 			       "line: align these allocations to %u bytes (posix_memalign, or round "
 			       "the size up to a multiple of %u) or give each thread its own arena "
@@ -126,6 +163,11 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	case CP_ISSUE_TRUE_SHARING:
 		append(h, sz, &len, "Threads read and write the same bytes: padding cannot help; "
 		       "update per-thread copies and combine them once, or write less often.");
+		if (is->sharing.other_part)
+			append(h, sz, &len, " The line's other bytes (%s %s) are false sharing, "
+			       "reported apart: padding fixes that part.",
+			       other_part_where(&is->sharing),
+			       other_part_text(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, h, sz, &len);
 		break;
 	case CP_ISSUE_CONFLICT:

@@ -152,22 +152,24 @@ static struct cp_line *find_or_add(struct cp_miss_store *s, __u32 tgid, __u64 li
 	return &s->slots[i];
 }
 
-static void note_ip(struct cp_line *l, __u64 ip)
+/* Counts a sample of @ip on bytes @mask; returns its index in l->ips, or -1 past them. */
+static int note_ip(struct cp_line *l, __u64 ip, __u64 mask)
 {
 	__u32 i;
 
 	for (i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
 		if (l->ips[i].ip == ip) {
 			l->ips[i].misses++;
-			return;
+			l->ips[i].mask |= mask;
+			return (int)i;
 		}
 	}
-	if (i < CP_LINE_MAX_IPS) {
-		l->ips[i].ip = ip;
-		l->ips[i].misses = 1;
-	} else {
+	if (i == CP_LINE_MAX_IPS) {
 		l->more_ips++;
+		return -1;
 	}
+	l->ips[i] = (struct cp_line_ip){ .ip = ip, .misses = 1, .mask = mask };
+	return (int)i;
 }
 
 /*
@@ -219,6 +221,7 @@ int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 	struct cp_line *l = find_or_add(s, a->tgid, line);
 	__u64 mask = cp_byte_mask((__u32)(a->addr & (s->line_bytes - 1)), a->size, s->line_bytes);
 	struct cp_line_thread *t = NULL;
+	int ip;
 
 	s->set_misses[line % s->nr_sets]++;
 	s->total++;
@@ -227,7 +230,7 @@ int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 	l->stores += a->store;
 	l->hitm += a->hitm;
 	l->weight_sum += a->weight;
-	note_ip(l, a->ip);
+	ip = note_ip(l, a->ip, mask);
 	for (__u32 i = 0; i < l->nr_threads; i++)
 		if (l->thr[i].tid == a->tid)
 			t = &l->thr[i];
@@ -240,6 +243,8 @@ int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 		return 0;
 	}
 	t->accesses++;
+	if (ip >= 0)
+		t->ip_accesses[ip]++;
 	if (a->store)
 		t->write_mask |= mask;
 	else
@@ -317,6 +322,7 @@ void cp_miss_store__clear(struct cp_miss_store *s)
  */
 static void merge_line(struct cp_line *dst, const struct cp_line *src)
 {
+	int at[CP_LINE_MAX_IPS];
 	bool same_epoch;
 
 	dst->misses += src->misses;
@@ -333,6 +339,25 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 			dst->thr[j].epoch_read = dst->thr[j].epoch_write = 0;
 	}
 	same_epoch = src->epoch == dst->epoch;
+	/* where each of @src's instructions is in @dst: -1 past its CP_LINE_MAX_IPS */
+	for (__u32 i = 0; i < CP_LINE_MAX_IPS; i++) {
+		__u32 k;
+
+		at[i] = -1;
+		if (!src->ips[i].misses)
+			continue;
+		for (k = 0; k < CP_LINE_MAX_IPS && dst->ips[k].misses; k++)
+			if (dst->ips[k].ip == src->ips[i].ip)
+				break;
+		if (k == CP_LINE_MAX_IPS) {
+			dst->more_ips += src->ips[i].misses;
+			continue;
+		}
+		at[i] = (int)k;
+		dst->ips[k].ip = src->ips[i].ip;
+		dst->ips[k].misses += src->ips[i].misses;
+		dst->ips[k].mask |= src->ips[i].mask;
+	}
 	for (__u32 i = 0; i < src->nr_threads; i++) {
 		const struct cp_line_thread *st = &src->thr[i];
 		struct cp_line_thread *t = NULL;
@@ -349,6 +374,9 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 			continue;
 		}
 		t->accesses += st->accesses;
+		for (__u32 k = 0; k < CP_LINE_MAX_IPS; k++)
+			if (at[k] >= 0)
+				t->ip_accesses[at[k]] += st->ip_accesses[k];
 		t->hitm_reads += st->hitm_reads;
 		t->read_mask |= st->read_mask;
 		t->write_mask |= st->write_mask;
@@ -356,19 +384,6 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 			t->epoch_read |= st->epoch_read;
 			t->epoch_write |= st->epoch_write;
 		}
-	}
-	for (__u32 i = 0; i < CP_LINE_MAX_IPS && src->ips[i].misses; i++) {
-		__u32 k;
-
-		for (k = 0; k < CP_LINE_MAX_IPS && dst->ips[k].misses; k++)
-			if (dst->ips[k].ip == src->ips[i].ip)
-				break;
-		if (k == CP_LINE_MAX_IPS) {
-			dst->more_ips += src->ips[i].misses;
-			continue;
-		}
-		dst->ips[k].ip = src->ips[i].ip;
-		dst->ips[k].misses += src->ips[i].misses;
 	}
 }
 
@@ -426,6 +441,69 @@ enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line)
 	if (line->concurrent_true + line->concurrent_false < CP_SHARE_MIN_CONCURRENT)
 		return CP_SHARING_NONE;
 	return line->concurrent_true ? CP_SHARING_TRUE : CP_SHARING_FALSE;
+}
+
+/* The bytes of @line one thread wrote and another touched. */
+static __u64 shared_bytes(const struct cp_line *line)
+{
+	__u64 shared = 0;
+
+	for (__u32 i = 0; i < line->nr_threads; i++) {
+		const struct cp_line_thread *a = &line->thr[i];
+		__u64 others = 0;
+
+		for (__u32 j = 0; j < line->nr_threads; j++)
+			if (j != i)
+				others |= line->thr[j].read_mask | line->thr[j].write_mask;
+		shared |= a->write_mask & others;
+	}
+	return shared;
+}
+
+/*
+ * Whether thread @i's accesses to @rest bytes pay for the line's sharing:
+ * another thread writes the line, or @i writes them while others use it.
+ */
+static bool rest_costs(const struct cp_line *line, __u32 i, __u64 rest)
+{
+	const struct cp_line_thread *t = &line->thr[i];
+
+	if (!((t->read_mask | t->write_mask) & rest))
+		return false;
+	if (t->write_mask & rest)
+		return true;
+	for (__u32 j = 0; j < line->nr_threads; j++)
+		if (j != i && line->thr[j].write_mask)
+			return true;
+	return false;
+}
+
+bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *out)
+{
+	__u64 touched = 0;
+	bool costs = false;
+
+	*out = (struct cp_line_parts){ .shared = shared_bytes(line) };
+	for (__u32 i = 0; i < line->nr_threads; i++)
+		touched |= line->thr[i].read_mask | line->thr[i].write_mask;
+	out->rest = touched & ~out->shared;
+	for (__u32 i = 0; i < line->nr_threads; i++)
+		costs |= rest_costs(line, i, out->rest);
+	for (__u32 k = 0; k < CP_LINE_MAX_IPS && line->ips[k].misses; k++) {
+		bool rest = !(line->ips[k].mask & out->shared);
+
+		if (!rest)
+			continue;
+		out->rest_misses += line->ips[k].misses;
+		for (__u32 i = 0; i < line->nr_threads; i++)
+			out->rest_accesses[i] += line->thr[i].ip_accesses[k];
+	}
+	out->shared_misses = line->misses - out->rest_misses;
+	/* a thread's samples by instructions past ips[] are the shared part's */
+	for (__u32 i = 0; i < line->nr_threads; i++)
+		out->shared_accesses[i] = line->thr[i].accesses - out->rest_accesses[i];
+	return out->shared && costs && out->rest_misses >= CP_SHARE_MIN_CONCURRENT &&
+	       (!soft || line->concurrent_false >= CP_SHARE_MIN_CONCURRENT);
 }
 
 const char *cp_sharing_name(enum cp_sharing s)

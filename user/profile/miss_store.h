@@ -45,12 +45,14 @@ struct cp_line_thread {
 	__u64 write_mask;
 	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
 	__u64 epoch_write;		/* ... and written */
+	__u32 ip_accesses[CP_LINE_MAX_IPS]; /* ... of them by the line's ips[i] */
 };
 
 /* An instruction that missed on a line. */
 struct cp_line_ip {
 	__u64 ip;
 	__u64 misses;
+	__u64 mask;			/* the bytes of the line it touched */
 };
 
 struct cp_line {
@@ -158,6 +160,33 @@ enum cp_sharing cp_line_sharing(const struct cp_line *line);
  * thread's bytes with a write involved, else false sharing.
  */
 enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line);
+
+/*
+ * A truly shared line's two parts. CachePerf's rule calls the whole line
+ * true sharing as soon as one byte one thread writes is touched by another,
+ * but the other bytes the threads touch (each thread's own counter beside a
+ * total they all add to) miss on the same writes, and that part padding
+ * fixes. An instruction belongs to the shared part when it touched a shared
+ * byte; samples of instructions or threads the line does not remember
+ * (past CP_LINE_MAX_IPS or CP_LINE_MAX_THREADS) count there too.
+ */
+struct cp_line_parts {
+	__u64 shared;			/* bytes one thread wrote and another touched */
+	__u64 rest;			/* the other bytes threads touched */
+	__u64 shared_misses;		/* samples in the shared part */
+	__u64 rest_misses;		/* samples of instructions touching only rest bytes */
+	__u32 shared_accesses[CP_LINE_MAX_THREADS]; /* thr[i]'s samples in each part */
+	__u32 rest_accesses[CP_LINE_MAX_THREADS];
+};
+
+/*
+ * Pure: true when @line (shared truly: cp_line_sharing() or, with @soft,
+ * cp_line_sharing_concurrent()) also has a false-sharing part, its parts
+ * in @out: at least CP_SHARE_MIN_CONCURRENT samples on rest bytes, which
+ * another thread's writes invalidate (or their owner writes while others
+ * use the line); with @soft, as many concurrent samples on disjoint bytes.
+ */
+bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *out);
 
 /* "none", "true sharing", "false sharing". */
 const char *cp_sharing_name(enum cp_sharing s);

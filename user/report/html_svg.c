@@ -28,19 +28,24 @@ static void svg_open(FILE *f, const char *id, const char *cls, int w, int h, con
 
 int cp_svg_pad_offsets(const struct cp_issue_sharing *sh, __u32 *out, int max)
 {
-	__u32 first[CP_LINE_MAX_THREADS];
-	int n = 0, lowest = -1, last;
+	/* each thread's bytes, and the bytes of the line's other issue (a mixed line) */
+	__u32 first[CP_LINE_MAX_THREADS + 1];
+	int n = 0, lowest = -1, last, groups = 0;
 
-	for (__u32 i = 0; i < sh->nr_threads && i < CP_LINE_MAX_THREADS; i++) {
-		int b = cp_byte_run(sh->thr[i].read_mask | sh->thr[i].write_mask, 0, &last);
+	for (__u32 i = 0; i <= sh->nr_threads && i <= CP_LINE_MAX_THREADS; i++) {
+		__u64 bytes = i < sh->nr_threads && i < CP_LINE_MAX_THREADS
+				      ? sh->thr[i].read_mask | sh->thr[i].write_mask
+				      : sh->other_part;
+		int b = cp_byte_run(bytes, 0, &last);
 
-		first[i] = b < 0 ? CP_LINE_MAX_BYTES : (__u32)b;
-		if (b >= 0 && (lowest < 0 || first[i] < first[lowest]))
-			lowest = (int)i;
+		first[groups] = b < 0 ? CP_LINE_MAX_BYTES : (__u32)b;
+		if (b >= 0 && (lowest < 0 || first[groups] < first[lowest]))
+			lowest = groups;
+		groups++;
 	}
 	for (__u32 b = 1; b < CP_LINE_MAX_BYTES && n < max; b++)
-		for (__u32 i = 0; i < sh->nr_threads && i < CP_LINE_MAX_THREADS; i++)
-			if ((int)i != lowest && first[i] == b) {
+		for (int i = 0; i < groups; i++)
+			if (i != lowest && first[i] == b) {
 				out[n++] = b;
 				break;
 			}

@@ -24,8 +24,9 @@
 /*
  * Pure: the byte offsets of the line where the fix of a false-sharing
  * @sh puts each thread's data on a line of its own: the first byte of
- * every thread but the one whose bytes come first. Ascending, distinct,
- * at most @max. Returns how many.
+ * every thread, and of the bytes the line's other issue has (a mixed
+ * line's shared part: sh->other_part), but the one whose bytes come
+ * first. Ascending, distinct, at most @max. Returns how many.
  */
 int cp_svg_pad_offsets(const struct cp_issue_sharing *sh, __u32 *out, int max);
 

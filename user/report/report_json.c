@@ -223,6 +223,8 @@ static void put_sharing(struct cp_json *j, const struct cp_issue_sharing *s)
 	}
 	cp_json_end(j);
 	cp_json_u64(j, "other_threads_accesses", s->more_threads);
+	/* a line both truly and falsely shared: the bytes the line's other issue has */
+	put_byte_runs(j, "other_part_bytes", s->other_part);
 	cp_json_end(j);
 }
 

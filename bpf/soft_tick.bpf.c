@@ -16,7 +16,11 @@
  * address registers it left intact (user/decode/skid.h), the descriptor carries
  * that access and its ip (charge_ip): the tick's time and sample go to the
  * access, at the address it used - exact, as the ticked instruction has
- * not run yet.
+ * not run yet. When the access overwrote its own base (`mov -8(%rbp),%rax;
+ * mov (%rax),%rax`, pointer loads of unoptimised code, a global pointer
+ * followed), the descriptor says where the base was loaded from just
+ * before (CP_OPND_F_BASE_LOADED): the tick reads those 8 bytes of the
+ * target (a stack slot, a global) for the base.
  *
  * An instruction not decoded yet is queued once in soft_pending for user
  * space (user/live/soft_source.c), which installs a descriptor or a "no memory
@@ -108,8 +112,18 @@ int on_tick(struct bpf_perf_event_data *ctx)
 		goto tick_only;
 	if (v->op.seg != CP_SEG_NONE)
 		seg_base = cp_seg_base(v->op.seg);
-	if (cp_operand_ea(&v->op, &regs, seg_base, &ea))
+	if (v->op.flags & CP_OPND_F_BASE_LOADED) {
+		/* the access overwrote its base: the slot it was loaded from holds it still */
+		__u64 base;
+
+		/* not there (paged out: no fault here): the time alone */
+		if (bpf_probe_read_user(&base, sizeof(base),
+					(void *)cp_operand_base_slot(&v->op, &regs)))
+			goto tick_only;
+		cp_operand_ea_from(&v->op, &regs, base, seg_base, &ea);
+	} else if (cp_operand_ea(&v->op, &regs, seg_base, &ea)) {
 		goto tick_only;
+	}
 	s.tgid = at.tgid;
 	s.tid = (__u32)pid_tgid;
 	s.cpu = bpf_get_smp_processor_id();

@@ -65,6 +65,13 @@ enum cp_opnd_status {
 
 /* cp_operand.flags */
 #define CP_OPND_F_ADDR32	(1u << 0)	/* 0x67 prefix: the address wraps at 4 GiB */
+/*
+ * The base register no longer holds the base (soft skid, user/decode/skid.h:
+ * `mov -8(%rbp),%rax; mov (%rax),%rax`): its value is the 8 bytes at
+ * @base_from + @base_disp, the slot it was loaded from just before
+ * (cp_operand_base_slot()); cp_operand_ea() refuses such an operand.
+ */
+#define CP_OPND_F_BASE_LOADED	(1u << 1)
 
 /* One decoded memory operand. A map value of BPF (struct cp_bp_insn): ABI. */
 struct cp_operand {
@@ -78,7 +85,10 @@ struct cp_operand {
 	__u8 insn_len;		/* bytes: RIP-relative addresses count from the next instruction */
 	__u8 flags;		/* CP_OPND_F_* */
 	__u16 size;		/* bytes accessed (1..64), 0 when the decoder does not say */
-	__u16 __pad[3];
+	/* CP_OPND_F_BASE_LOADED: the base's slot; CP_REG_RIP counts from the access's address */
+	__u8 base_from;		/* enum cp_reg */
+	__u8 __pad;
+	__s32 base_disp;
 };
 _Static_assert(sizeof(struct cp_operand) == 24, "struct cp_operand is ABI");
 
@@ -120,23 +130,15 @@ CP_INLINE __u64 cp_reg_value(const struct cp_regs *r, __u32 reg)
 }
 
 /*
- * The address operand @op accesses when the instruction at r->ip runs with
- * registers @r (taken before it runs). @seg_base is the fs or gs base the
- * operand names (op->seg; ignored for CP_SEG_NONE): the caller knows where
- * to find it (BPF: task->thread.fsbase). Returns 0 with *@ea set, or -1 when
- * @op is not computable (op->status).
+ * The address of operand @op when its base's value is @base (a
+ * RIP-relative operand's: the next instruction's address), its index
+ * taken from @r, @seg_base added for a segment. Returns 0 with *@ea set.
  */
-CP_INLINE int cp_operand_ea(const struct cp_operand *op, const struct cp_regs *r,
-			    __u64 seg_base, __u64 *ea)
+CP_INLINE int cp_operand_ea_from(const struct cp_operand *op, const struct cp_regs *r,
+				 __u64 base, __u64 seg_base, __u64 *ea)
 {
-	__u64 a = (__u64)op->disp;
+	__u64 a = (__u64)op->disp + base;
 
-	if (op->status != CP_OPND_OK)
-		return -1;
-	if (op->base == CP_REG_RIP)
-		a += r->ip + op->insn_len;
-	else if (op->base != CP_REG_NONE)
-		a += cp_reg_value(r, op->base);
 	if (op->index != CP_REG_NONE)
 		a += cp_reg_value(r, op->index) * op->scale;
 	/* the effective address wraps at the address size; the segment base is added after */
@@ -146,6 +148,39 @@ CP_INLINE int cp_operand_ea(const struct cp_operand *op, const struct cp_regs *r
 		a += seg_base;
 	*ea = a;
 	return 0;
+}
+
+/*
+ * The address operand @op accesses when the instruction at r->ip runs with
+ * registers @r (taken before it runs). @seg_base is the fs or gs base the
+ * operand names (op->seg; ignored for CP_SEG_NONE): the caller knows where
+ * to find it (BPF: task->thread.fsbase). Returns 0 with *@ea set, or -1 when
+ * @op is not computable (op->status; a base loaded from a slot: see
+ * cp_operand_base_slot()).
+ */
+CP_INLINE int cp_operand_ea(const struct cp_operand *op, const struct cp_regs *r,
+			    __u64 seg_base, __u64 *ea)
+{
+	__u64 base = 0;
+
+	if (op->status != CP_OPND_OK || (op->flags & CP_OPND_F_BASE_LOADED))
+		return -1;
+	if (op->base == CP_REG_RIP)
+		base = r->ip + op->insn_len;
+	else if (op->base != CP_REG_NONE)
+		base = cp_reg_value(r, op->base);
+	return cp_operand_ea_from(op, r, base, seg_base, ea);
+}
+
+/*
+ * CP_OPND_F_BASE_LOADED: where the 8 bytes that are @op's base are, with
+ * registers @r (r->ip: the access's address).
+ */
+CP_INLINE __u64 cp_operand_base_slot(const struct cp_operand *op, const struct cp_regs *r)
+{
+	__u64 from = op->base_from == CP_REG_RIP ? r->ip : cp_reg_value(r, op->base_from);
+
+	return from + (__u64)(__s64)op->base_disp;
 }
 
 #endif /* CACHEPERF_OPERAND_H */

@@ -25,6 +25,9 @@ struct skid_case {
 	enum cp_skid_verdict verdict;
 	__u32 prev_off;		/* CP_SKID_CHARGE: where P is */
 	__u8 base, index, access;
+	/* P overwrote its base: the slot Q loaded it from (CP_OPND_F_BASE_LOADED); 0: none */
+	__u8 base_from;
+	__s32 base_disp;
 };
 
 static const struct skid_case cases[] = {
@@ -36,52 +39,84 @@ static const struct skid_case cases[] = {
 	    0x48, 0x01, 0xd9,			/* 8: add %rbx,%rcx */
 	    0xff, 0xca,				/* b: dec %edx */
 	    0x75, 0xf3,				/* d: jne 2 */
-	    0xc3 }, 16, 5, CP_SKID_CHARGE, 2, CP_REG_RCX, CP_REG_NONE, CP_OPND_READ },
+	    0xc3 }, 16, 5, CP_SKID_CHARGE, 2, CP_REG_RCX, CP_REG_NONE, CP_OPND_READ, 0, 0 },
 	{ "the instruction after a register add -> no access before it",
 	  { 0x31, 0xf6, 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0x48, 0x01, 0xd9, 0xff, 0xca,
-	    0x75, 0xf3, 0xc3 }, 16, 8, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0 },
+	    0x75, 0xf3, 0xc3 }, 16, 8, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0 },
 	{ "the loop's own jne reaches Y: the load may not have run just before",
 	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
 	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y, loop top */
 	    0xff, 0xca,				/* 7: dec %edx */
 	    0x75, 0xf8,				/* 9: jne 3 */
-	    0xc3 }, 12, 3, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0 },
+	    0xc3 }, 12, 3, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0 },
 	{ "mov (%rax),%rax: the base is gone",
 	  { 0x90, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 9, 4,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
 	{ "mov (%rdi,%rcx,8),%rcx: the index is gone",
 	  { 0x90, 0x48, 0x8b, 0x0c, 0xcf, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
 	{ "lock cmpxchg %rcx,(%rax) writes rax (hidden operand)",
 	  { 0x90, 0xf0, 0x48, 0x0f, 0xb1, 0x08, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
 	{ "push 8(%rsp): rsp-relative, and push moves rsp",
 	  { 0x90, 0xff, 0x74, 0x24, 0x08, 0x89, 0xc3, 0xc3 }, 8, 5,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
 	{ "pop %rbx: only the implicit stack access",
-	  { 0x90, 0x5b, 0x89, 0xc3, 0xc3 }, 5, 2, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0 },
+	  { 0x90, 0x5b, 0x89, 0xc3, 0xc3 }, 5, 2, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0 },
 	{ "mov 0x100(%rip),%eax -> RIP-relative, charged",
 	  { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc3 }, 11, 7,
-	  CP_SKID_CHARGE, 1, CP_REG_RIP, CP_REG_NONE, CP_OPND_READ },
+	  CP_SKID_CHARGE, 1, CP_REG_RIP, CP_REG_NONE, CP_OPND_READ, 0, 0 },
 	{ "store mov %rsi,(%rdi,%rax,8), then add $1,%rax -> the store",
 	  { 0x90, 0x48, 0x89, 0x34, 0xc7, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
-	  CP_SKID_CHARGE, 1, CP_REG_RDI, CP_REG_RAX, CP_OPND_WRITE },
+	  CP_SKID_CHARGE, 1, CP_REG_RDI, CP_REG_RAX, CP_OPND_WRITE, 0, 0 },
 	{ "call *(%rax): Y runs when the callee returns",
-	  { 0x90, 0xff, 0x10, 0x89, 0xc3, 0xc3 }, 6, 3, CP_SKID_PREV_TRANSFER, 0, 0, 0, 0 },
+	  { 0x90, 0xff, 0x10, 0x89, 0xc3, 0xc3 }, 6, 3, CP_SKID_PREV_TRANSFER, 0, 0, 0, 0, 0, 0 },
 	{ "jmp *%rax anywhere in the function: a jump table could reach Y",
 	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0xff, 0xe0 }, 9, 3,
-	  CP_SKID_INDIRECT_JUMP, 0, 0, 0, 0 },
+	  CP_SKID_INDIRECT_JUMP, 0, 0, 0, 0, 0, 0 },
 	{ "Y at the entry: no instruction before it",
-	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0 },
+	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0, 0, 0 },
 	{ "Y inside an instruction of the walk",
-	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
+	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0 },
 	{ "the add of x++ (load, add, store): the load, a read-modify-write",
 	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
 	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y */
 	    0x48, 0x89, 0x07,			/* 7: mov %rax,(%rdi) */
-	    0xc3 }, 11, 3, CP_SKID_CHARGE, 0, CP_REG_RDI, CP_REG_NONE, CP_OPND_RMW },
+	    0xc3 }, 11, 3, CP_SKID_CHARGE, 0, CP_REG_RDI, CP_REG_NONE, CP_OPND_RMW, 0, 0 },
 	{ "Y past the function",
-	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0 },
+	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0 },
+	/* #31: a load that overwrote its base, which the instruction before loaded */
+	{ "-O0 pointer load: mov -8(%rbp),%rax; mov (%rax),%rax -> the load, base from the slot",
+	  { 0x55,				/* 0: push %rbp */
+	    0x48, 0x89, 0xe5,			/* 1: mov %rsp,%rbp */
+	    0x48, 0x8b, 0x45, 0xf8,		/* 4: mov -0x8(%rbp),%rax */
+	    0x48, 0x8b, 0x00,			/* 8: mov (%rax),%rax */
+	    0x48, 0x8d, 0x50, 0x01,		/* b: lea 0x1(%rax),%rdx  <- Y */
+	    0x5d, 0xc3 }, 17, 11, CP_SKID_CHARGE, 8, CP_REG_RAX, CP_REG_NONE, CP_OPND_READ,
+	  CP_REG_RBP, -8 },
+	{ "a global pointer: mov 0x100(%rip),%rax; mov (%rax),%rax -> the slot counts from P",
+	  { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, /* 0: mov 0x100(%rip),%rax */
+	    0x48, 0x8b, 0x00,			/* 7: mov (%rax),%rax */
+	    0x48, 0x83, 0xc0, 0x01,		/* a: add $1,%rax  <- Y */
+	    0xc3 }, 15, 10, CP_SKID_CHARGE, 7, CP_REG_RAX, CP_REG_NONE, CP_OPND_READ,
+	  CP_REG_RIP, 0x100 },
+	{ "an index survives: mov 0x10(%rsp),%rdi; mov 8(%rdi,%rcx,8),%rdi",
+	  { 0x48, 0x8b, 0x7c, 0x24, 0x10, 0x48, 0x8b, 0x7c, 0xcf, 0x08, 0x48, 0x83, 0xc0, 0x01,
+	    0xc3 }, 15, 10, CP_SKID_CHARGE, 5, CP_REG_RDI, CP_REG_RCX, CP_OPND_READ, CP_REG_RSP,
+	  0x10 },
+	{ "Q loads 4 bytes (mov -8(%rbp),%eax): not the whole base",
+	  { 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	{ "Q is itself a chase (mov (%rax),%rax twice): its slot is gone too",
+	  { 0x48, 0x8b, 0x00, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	{ "a loop reaches P: Q may not have run just before it",
+	  { 0x48, 0x8b, 0x45, 0xf8,		/* 0: mov -0x8(%rbp),%rax */
+	    0x48, 0x8b, 0x00,			/* 4: mov (%rax),%rax  (loop top) */
+	    0x48, 0x83, 0xc0, 0x01,		/* 7: add $1,%rax  <- Y */
+	    0xff, 0xca,				/* b: dec %edx */
+	    0x75, 0xf5,				/* d: jne 4 */
+	    0xc3 }, 16, 7, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_cases(void **state)
@@ -103,6 +138,9 @@ static void test_cases(void **state)
 		assert_int_equal(sk.op.access, c->access);
 		/* P ends where Y starts: what a RIP-relative address counts from */
 		assert_int_equal(sk.prev_off + sk.op.insn_len, c->y_off);
+		assert_int_equal(!!(sk.op.flags & CP_OPND_F_BASE_LOADED), c->base_from != 0);
+		assert_int_equal(sk.op.base_from, c->base_from);
+		assert_int_equal(sk.op.base_disp, c->base_disp);
 	}
 }
 
@@ -111,6 +149,38 @@ static void test_cases(void **state)
  * tick on Y with ip set to P's (bpf/soft_tick.bpf.c) give exactly what P
  * accessed. RIP-relative: Y's address + disp.
  */
+/*
+ * The address on_tick computes for a load that overwrote its base: the
+ * registers of the tick on Y (rax already the loaded value) with ip set
+ * to P's; the base is the 8 bytes at the slot (rbp - 8, or P + 0x100 for
+ * the RIP-relative global pointer), then P's displacement and index.
+ */
+static void test_base_loaded_ea(void **state)
+{
+	static const __u8 fp[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b,
+				   0x00, 0x48, 0x8d, 0x50, 0x01, 0x5d, 0xc3 },
+			  rip[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x48, 0x8b, 0x00,
+				    0x48, 0x83, 0xc0, 0x01, 0xc3 };
+	const __u64 entry = 0x401000;
+	struct cp_regs regs = { .bp = 0x7ffd1000, .ax = 0xdead };
+	struct cp_skid sk;
+	__u64 ea;
+
+	(void)state;
+	assert_int_equal(cp_skid_find(fp, sizeof(fp), 11, &sk), CP_SKID_CHARGE);
+	regs.ip = entry + sk.prev_off;
+	/* rax holds what P loaded, not its base: the plain address is refused */
+	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), -1);
+	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), 0x7ffd1000 - 8);
+	assert_int_equal(cp_operand_ea_from(&sk.op, &regs, 0x5000, 0, &ea), 0);
+	assert_int_equal(ea, 0x5000);
+
+	assert_int_equal(cp_skid_find(rip, sizeof(rip), 10, &sk), CP_SKID_CHARGE);
+	regs.ip = entry + sk.prev_off;
+	/* objdump: 0x100(%rip) from the end of Q, which is where P starts */
+	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), entry + 7 + 0x100);
+}
+
 static void test_rip_relative_ea(void **state)
 {
 	static const __u8 code[] = { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01,
@@ -196,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_rip_relative_ea),
+		cmocka_unit_test(test_base_loaded_ea),
 		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_applies),
 	};

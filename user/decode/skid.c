@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Skid correction: the access before a ticked instruction, found by walking its function. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -72,6 +73,49 @@ static enum cp_skid_verdict judge_prev(const ZydisDecoder *dec, const __u8 *code
 	return CP_SKID_CHARGE;
 }
 
+/*
+ * P (at @p_off, operand @op, a load) overwrote its base register B, and
+ * the instruction Q just before it loaded B from memory: `mov
+ * disp(%B2),%B`, 8 bytes, no index, B2 another register than B (the
+ * frame pointer of unoptimised code, rip for a global pointer). Nothing
+ * between Q and the tick on Y wrote B2 or that slot (P writes only B), so
+ * the slot still holds P's base: @op becomes CP_OPND_F_BASE_LOADED with
+ * it, counted from P's address when Q's operand is RIP-relative (Q ends
+ * where P starts). False, @op unchanged, for anything else.
+ */
+static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t p_off,
+			  struct cp_operand *op)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	struct cp_operand slot;
+	long q;
+
+	if (op->status != CP_OPND_OK || op->access != CP_OPND_READ || op->base == CP_REG_NONE ||
+	    op->base == CP_REG_RIP || op->base == CP_REG_RSP || op->index == op->base ||
+	    op->seg != CP_SEG_NONE || op->flags)
+		return false;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + p_off, len - p_off, &insn, ops)) ||
+	    (cp_insn_regs_written(&insn, ops) & ~CP_REG_BIT(op->base)))
+		return false;
+	q = prev_insn(dec, code, len, p_off);
+	if (q < 0 ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + q, len - (size_t)q, &insn, ops)) ||
+	    insn.mnemonic != ZYDIS_MNEMONIC_MOV || insn.operand_count_visible != 2 ||
+	    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || ops[0].size != 64 ||
+	    cp_reg_of(ops[0].reg.value) != op->base)
+		return false;
+	cp_decode_operand(code + q, len - (size_t)q, &slot);
+	if (slot.status != CP_OPND_OK || slot.access != CP_OPND_READ || slot.size != 8 ||
+	    slot.base == CP_REG_NONE || slot.base == op->base || slot.index != CP_REG_NONE ||
+	    slot.seg != CP_SEG_NONE || slot.flags || slot.disp < INT32_MIN || slot.disp > INT32_MAX)
+		return false;
+	op->flags |= CP_OPND_F_BASE_LOADED;
+	op->base_from = slot.base;
+	op->base_disp = (__s32)slot.disp;
+	return true;
+}
+
 /* True when @b, decoded at @b_off, accesses the place @a (decoded at @a_off) does. */
 static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp_operand *b,
 		       size_t b_off)
@@ -123,7 +167,7 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	struct cp_code_branches br;
 	enum cp_skid_verdict v;
 	ZydisDecoder dec;
-	bool *targets;
+	bool *targets, reloaded;
 	long p;
 
 	if (y_off == 0)
@@ -138,6 +182,9 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	memset(out, 0, sizeof(*out));
 	cp_decode_operand(code + p, len - (size_t)p, &out->op);
 	v = judge_prev(&dec, code + p, len - (size_t)p, &out->op);
+	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(&dec, code, len, (size_t)p, &out->op);
+	if (reloaded)
+		v = CP_SKID_CHARGE;
 	if (v != CP_SKID_CHARGE)
 		return v;
 	/* one flag per offset up to Y: bounded by CP_SKID_MAX_FUNC_BYTES */
@@ -147,8 +194,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	cp_code_branches(&dec, code, len, targets, y_off + 1, &br);
 	if (br.decoded < len)
 		v = CP_SKID_NOT_BOUNDARY;	/* branches past undecodable bytes unseen */
-	else if (targets[y_off])
-		v = CP_SKID_BRANCH_TARGET;
+	else if (targets[y_off] || (reloaded && targets[p]))
+		v = CP_SKID_BRANCH_TARGET;	/* ... or P, whose base the slot holds only after Q */
 	else if (br.indirect_jump)
 		v = CP_SKID_INDIRECT_JUMP;
 	free(targets);

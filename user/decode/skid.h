@@ -15,7 +15,11 @@
  *     the function has no indirect jump (a jump table could reach Y);
  *   - P does not write a register of its own address (`mov (%rax),%rax`,
  *     `pop`'s rsp): Y has not run, so every other register is as P read it,
- *     and a RIP-relative operand counts from Y, the end of P.
+ *     and a RIP-relative operand counts from Y, the end of P. Except a load
+ *     that overwrote its base, which the instruction just before it loaded
+ *     from a slot (`mov -8(%rbp),%rax; mov (%rax),%rax`): the operand then
+ *     says where that slot is (CP_OPND_F_BASE_LOADED), and on_tick reads
+ *     the base there.
  *
  * Then the tick on Y is charged to P: the address P accessed, and P's ip.
  * Otherwise Y stays a time-only marker. What the walk cannot see: jumps into

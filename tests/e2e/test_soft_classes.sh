@@ -143,7 +143,7 @@ if profile "mixed line" "$WL/false_sharing" --mixed "$SECONDS_RUN"; then
 	block=$(issue "Application's false sharing")
 	if grep -qF "$fs: $(mark $fs fs-mixed-own)" <<<"$block" &&
 		grep -qF "($fs:$(mark $fs fs-alloc))" <<<"$block" &&
-		grep -qF "Beside the bytes all threads share (offsets 0-7: true sharing, reported apart)" \
+		grep -qF "Beside the bytes the threads share (offsets 0-7: true sharing, reported apart)" \
 			<<<"$block" && ! grep -qF "$fs: $(mark $fs fs-mixed-total)" <<<"$block"; then
 		_ok "mixed line: false sharing at $fs:$(mark $fs fs-mixed-own) only, the total apart"
 	else

@@ -199,6 +199,46 @@ static void test_true_sharing(void **state)
 }
 
 /*
+ * PMU samples of a mixed line: both threads miss on a global total at
+ * bytes 0-7 (line 120, 200 misses) and each on its own counter of the same
+ * struct, thread 101 at 8-15 and 102 at 16-23 (line 125, 300 misses): true
+ * sharing of the total (200 of 500 forwarded misses), false sharing of the
+ * counters (300), each with its own instruction.
+ */
+static void test_mixed_line(void **state)
+{
+	struct fixture *f = *state;
+	const struct cp_issue *fs, *ts;
+
+	object(f, (struct test_obj){ CP_OBJ_GLOBAL, 0x30000, 24, 0, 0, 0, "stats" });
+	counts(f, IP(120), 500, 100, 500, 100);
+	counts(f, IP(125), 500, 150, 500, 150);
+	for (__u32 t = 0; t < 2; t++) {
+		misses(f, 101 + t, IP(120), 0x30000, 8, false, 50);
+		misses(f, 101 + t, IP(120), 0x30000, 8, true, 50);
+		misses(f, 101 + t, IP(125), 0x30008 + 8 * t, 8, false, 75);
+		misses(f, 101 + t, IP(125), 0x30008 + 8 * t, 8, true, 75);
+	}
+	classify(f);
+	assert_int_equal(f->out.nr_issues, 2);
+	fs = &f->out.issues[0];
+	ts = &f->out.issues[1];
+	assert_int_equal(fs->type, CP_ISSUE_FALSE_SHARING);
+	assert_int_equal(fs->misses, 300);
+	assert_int_equal(fs->nr_insns, 1);
+	assert_int_equal(fs->insns[0].loc.line, 125);
+	assert_int_equal(fs->sharing.other_part, 0xffull);
+	assert_string_equal(fs->objects[0].name, "stats");
+	assert_non_null(strstr(fs->hint, "Beside the bytes the threads share (offsets 0-7"));
+	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
+	assert_int_equal(ts->misses, 200);
+	assert_int_equal(ts->nr_insns, 1);
+	assert_int_equal(ts->insns[0].loc.line, 120);
+	assert_int_equal(ts->sharing.other_part, 0xffff00ull);
+	assert_non_null(strstr(ts->hint, "padding cannot help"));
+}
+
+/*
  * Two threads on one line: thread 1 writes bytes 0-7; thread 2 touches the
  * bytes below. Any byte both touch, with one writing, is true sharing.
  */
@@ -595,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_false_sharing_application, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_sharing_unknown_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_true_sharing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_minor_sharing_suppressed, setup, teardown),
 		cmocka_unit_test(test_false_sharing_allocator),
 		cmocka_unit_test(test_false_sharing_allocator_unseen),

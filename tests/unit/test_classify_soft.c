@@ -199,7 +199,7 @@ static void test_soft_mixed_line(void **state)
 	assert_int_equal(ts->sharing.thr[0].write_mask, 0xffull);
 	assert_int_equal(ts->sharing.thr[1].accesses, 50);
 	assert_int_equal(ts->sharing.other_part, 0xffff00ull);
-	expect_text(f, "Beside the bytes all threads share (offsets 0-7: true sharing, reported "
+	expect_text(f, "Beside the bytes the threads share (offsets 0-7: true sharing, reported "
 		    "apart)");
 	expect_text(f, "thread 101 wrote 8-15; thread 102 wrote 16-23.");
 	expect_text(f, "The line's other bytes (offsets 8-23) are false sharing, reported apart");
@@ -211,6 +211,20 @@ static void test_soft_mixed_line(void **state)
 	ts = classify_one(f);
 	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
 	assert_int_equal(ts->sharing.other_part, 0);
+	fixture_free(f);
+	/*
+	 * the mixed line with 1 % of 40,000 time samples: neither part has 1 %
+	 * (0.75 % and 0.25 %), so the line is one true-sharing issue, as
+	 * before, not two suppressed parts
+	 */
+	f = soft_new(40000);
+	mixed_ticks(f, 8);
+	ts = classify_one(f);
+	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
+	assert_int_equal(ts->samples, 400);
+	assert_int_equal(ts->sharing.other_part, 0);
+	assert_int_equal(ts->nr_insns, 2);
+	assert_int_equal(f->out.suppressed, 0);
 	fixture_free(f);
 }
 

@@ -345,7 +345,7 @@ static void test_mixed_line_parts(void **state)
 	assert_int_equal(p.rest_accesses[0], 5);
 	assert_int_equal(p.shared_accesses[1], 1);
 	assert_int_equal(p.rest_accesses[1], 5);
-	/* merged into an empty store and into itself: the same split, doubled */
+	/* merged twice into an empty store: the same split, doubled */
 	assert_int_equal(cp_miss_store__merge(m, s), 0);
 	assert_int_equal(cp_miss_store__merge(m, s), 0);
 	assert_true(cp_line_parts(line_at(m, 0x10000), false, &p));
@@ -373,6 +373,25 @@ static void test_mixed_line_parts(void **state)
 	assert_int_equal(cp_line_sharing(line_at(s, 0x30000)), CP_SHARING_TRUE);
 	assert_false(cp_line_parts(line_at(s, 0x30000), false, &p));
 	assert_int_equal(p.rest, 0xff00ull);
+	/*
+	 * two counters both threads add to, one store sampled (PMU stores are
+	 * rare): the unwritten counter is shared too, not the threads' own
+	 */
+	add_ip(s, 1, 0x10, 0x50000, true, 0);
+	for (__u64 t = 0; t < 8; t++) {
+		add_ip(s, 1 + t % 2, 0x11, 0x50000, false, t);
+		add_ip(s, 1 + t % 2, 0x12, 0x50008, false, t);
+	}
+	assert_false(cp_line_parts(line_at(s, 0x50000), false, &p));
+	assert_int_equal(p.shared, 0xffffull);
+	assert_int_equal(p.rest, 0);
+	/* a field both only read beside the total: shared, not false sharing */
+	for (__u64 t = 0; t < 8; t++) {
+		add_ip(s, 1 + t % 2, 0x10, 0x60000, true, t);
+		add_ip(s, 1 + t % 2, 0x12, 0x60008, false, t);
+	}
+	assert_false(cp_line_parts(line_at(s, 0x60000), false, &p));
+	assert_int_equal(p.rest, 0);
 	/* the own words in one epoch, the total in another: soft sees no false part */
 	for (__u64 t = 0; t < 5; t++) {
 		add_ip(s, 1, 0x20, 0x40008, true, 100 + t);

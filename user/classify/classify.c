@@ -324,28 +324,22 @@ static bool explained(const struct explained_list *e, const struct cp_insn *in)
 /*
  * Which of a line's samples an issue takes: the whole line, or one part of
  * a mixed one (cp_line_parts()): its bytes, samples, each thread's samples,
- * and the bytes the line's other issue takes (0: none).
+ * and the bytes the line's other issue takes (0: none); its instructions:
+ * cp_issue_line_insn().
  */
 struct line_part {
 	__u64 bytes;
 	__u64 misses;
 	const __u32 *accesses;	/* NULL: the threads' own counts */
 	__u64 other_bytes;
-	bool rest;		/* the instructions touching no shared byte, else the others */
 };
 
 /* Scales @v of the line's @l->misses samples to the part's @p->misses. */
 static __u64 part_of(const struct cp_line *l, const struct line_part *p, __u64 v)
 {
+	if (p->misses == l->misses)
+		return v;	/* the whole line, exactly */
 	return l->misses ? (__u64)((double)v * (double)p->misses / (double)l->misses) : 0;
-}
-
-/* Whether an instruction that touched @ip_bytes of the line is @p's. */
-static bool part_has(const struct line_part *p, __u64 ip_bytes)
-{
-	if (!p->other_bytes)
-		return true;
-	return p->rest ? !(ip_bytes & p->other_bytes) : (ip_bytes & p->bytes) != 0;
 }
 
 /* Algorithm 1, first loop: one shared line (or part of one) with enough misses. */
@@ -417,26 +411,23 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 		is->origin = CP_ORIGIN_ALLOCATOR;
 	take_found(c, is);
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++)
-		if (part_has(p, l->ips[i].mask))
+		if (cp_issue_line_insn(is, l->ips[i].mask))
 			add_insn(c, is, l->tgid, l->ips[i].ip, l->ips[i].misses, l->ips[i].misses);
 	return 0;
 }
 
-/* One part of a shared line: an issue when it has its share of the samples, else suppressed. */
-static int part_issue(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh,
-		      const struct line_part *p)
+/* Whether @misses of a line (or of a part of one) are enough for an issue. */
+static bool line_share(const struct classify_ctx *c, __u64 misses)
 {
-	if (share_at_least(p->misses, c->out->soft ? c->out->time_samples : c->out->forwarded_misses,
-			   c->cfg->min_line_miss_ppm))
-		return sharing_issue(c, l, sh, p);
-	c->out->suppressed++;
-	return 0;
+	return share_at_least(misses, c->out->soft ? c->out->time_samples : c->out->forwarded_misses,
+			      c->cfg->min_line_miss_ppm);
 }
 
 /*
- * The issues of shared line @l: one of its kind; two for a truly shared
- * line that also has a false-sharing part (cp_line_parts()), each with its
- * own bytes, samples and instructions.
+ * The issues of shared line @l, which has its share of the samples: one of
+ * its kind; two for a truly shared line with a false-sharing part
+ * (cp_line_parts()) when each part has that share too, each with its own
+ * bytes, samples and instructions.
  */
 static int line_issues(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh)
 {
@@ -444,18 +435,20 @@ static int line_issues(struct classify_ctx *c, const struct cp_line *l, enum cp_
 	struct cp_line_parts parts;
 	int err;
 
-	if (sh != CP_SHARING_TRUE || !cp_line_parts(l, c->out->soft, &parts))
-		return part_issue(c, l, sh, &whole);
-	err = part_issue(c, l, CP_SHARING_TRUE,
-			 &(struct line_part){ .bytes = parts.shared, .misses = parts.shared_misses,
-					      .accesses = parts.shared_accesses,
-					      .other_bytes = parts.rest });
+	if (sh != CP_SHARING_TRUE || !cp_line_parts(l, c->out->soft, &parts) ||
+	    !line_share(c, parts.shared_misses) || !line_share(c, parts.rest_misses))
+		return sharing_issue(c, l, sh, &whole);
+	err = sharing_issue(c, l, CP_SHARING_TRUE,
+			    &(struct line_part){ .bytes = parts.shared,
+						 .misses = parts.shared_misses,
+						 .accesses = parts.shared_accesses,
+						 .other_bytes = parts.rest });
 	if (err)
 		return err;
-	return part_issue(c, l, CP_SHARING_FALSE,
-			  &(struct line_part){ .bytes = parts.rest, .misses = parts.rest_misses,
-					       .accesses = parts.rest_accesses,
-					       .other_bytes = parts.shared, .rest = true });
+	return sharing_issue(c, l, CP_SHARING_FALSE,
+			     &(struct line_part){ .bytes = parts.rest, .misses = parts.rest_misses,
+						  .accesses = parts.rest_accesses,
+						  .other_bytes = parts.shared });
 }
 
 static int classify_lines(struct classify_ctx *c)
@@ -482,7 +475,10 @@ static int classify_lines(struct classify_ctx *c)
 		err = note_explained(c, lines[i]);
 		if (err)
 			break;
-		err = line_issues(c, lines[i], sh);
+		if (!line_share(c, lines[i]->misses))
+			c->out->suppressed++;
+		else
+			err = line_issues(c, lines[i], sh);
 	}
 	free(lines);
 	explained_finish(&c->explained);

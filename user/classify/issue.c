@@ -146,6 +146,15 @@ bool cp_issue_related(const struct cp_issue *a, const struct cp_issue *b)
 	return false;
 }
 
+bool cp_issue_line_insn(const struct cp_issue *is, __u64 ip_bytes)
+{
+	__u64 other = is->sharing.other_part;
+
+	if (!other)
+		return true;
+	return is->type == CP_ISSUE_FALSE_SHARING ? !(ip_bytes & other) : (ip_bytes & ~other) != 0;
+}
+
 void cp_issue_merge(struct cp_issue *dst, const struct cp_issue *src)
 {
 	dst->score += src->score;

@@ -33,6 +33,14 @@ void cp_issue_add_object(struct cp_issue *is, const struct cp_issue_object *obj,
  */
 bool cp_issue_related(const struct cp_issue *a, const struct cp_issue *b);
 
+/*
+ * True when an instruction that touched @ip_bytes of sharing issue @is's
+ * line is the issue's: any, unless the line was split in two issues
+ * (sharing.other_part): the false-sharing part has the instructions that
+ * touched only its bytes, the true-sharing part the others.
+ */
+bool cp_issue_line_insn(const struct cp_issue *is, __u64 ip_bytes);
+
 /* Folds @src into @dst (counts, score, rates, lines, objects, evidence). */
 void cp_issue_merge(struct cp_issue *dst, const struct cp_issue *src);
 

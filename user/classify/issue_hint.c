@@ -52,11 +52,6 @@ static void append(char *buf, size_t sz, size_t *len, const char *fmt, ...)
 }
 
 /*
- * "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing
- * evidence: offsets in the object when every byte the threads touched lies
- * in it, else (several small objects on the line) bytes of the line.
- */
-/*
  * Whether every byte the threads of @sh touched (and the line's other
  * part) lies in its object; @base the first byte's offset in it then, else 0.
  */
@@ -75,6 +70,11 @@ static bool object_offsets(const struct cp_issue_sharing *sh, __s64 *base)
 	return in_object;
 }
 
+/*
+ * "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing
+ * evidence: offsets in the object when every byte the threads touched lies
+ * in it, else (several small objects on the line) bytes of the line.
+ */
 static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t sz, size_t *len)
 {
 	__s64 base;
@@ -136,8 +136,8 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	h[0] = '\0';
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
-		if (is->sharing.other_part)
-			append(h, sz, &len, "Beside the bytes all threads share (%s %s: true "
+		if (is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
+			append(h, sz, &len, "Beside the bytes the threads share (%s %s: true "
 			       "sharing, reported apart), threads use bytes of their own on this "
 			       "%u-byte line: move each thread's fields to a line of their own, away "
 			       "from the shared ones (pad or align them to %u bytes).",
@@ -158,6 +158,10 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 		else
 			append(h, sz, &len, "Threads write different bytes of one %u-byte line: "
 			       "pad or align the data each thread writes to %u bytes.", line, line);
+		if (is->sharing.other_part && is->origin == CP_ORIGIN_ALLOCATOR)
+			append(h, sz, &len, " The bytes the threads share (%s %s) are true "
+			       "sharing, reported apart.", other_part_where(&is->sharing),
+			       other_part_text(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, h, sz, &len);
 		break;
 	case CP_ISSUE_TRUE_SHARING:

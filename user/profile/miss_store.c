@@ -443,56 +443,32 @@ enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line)
 	return line->concurrent_true ? CP_SHARING_TRUE : CP_SHARING_FALSE;
 }
 
-/* The bytes of @line one thread wrote and another touched. */
-static __u64 shared_bytes(const struct cp_line *line)
+/* The bytes of @line exactly one of its threads touched. */
+static __u64 owned_bytes(const struct cp_line *line)
 {
-	__u64 shared = 0;
+	__u64 once = 0, twice = 0;
 
 	for (__u32 i = 0; i < line->nr_threads; i++) {
-		const struct cp_line_thread *a = &line->thr[i];
-		__u64 others = 0;
+		__u64 t = line->thr[i].read_mask | line->thr[i].write_mask;
 
-		for (__u32 j = 0; j < line->nr_threads; j++)
-			if (j != i)
-				others |= line->thr[j].read_mask | line->thr[j].write_mask;
-		shared |= a->write_mask & others;
+		twice |= once & t;
+		once |= t;
 	}
-	return shared;
-}
-
-/*
- * Whether thread @i's accesses to @rest bytes pay for the line's sharing:
- * another thread writes the line, or @i writes them while others use it.
- */
-static bool rest_costs(const struct cp_line *line, __u32 i, __u64 rest)
-{
-	const struct cp_line_thread *t = &line->thr[i];
-
-	if (!((t->read_mask | t->write_mask) & rest))
-		return false;
-	if (t->write_mask & rest)
-		return true;
-	for (__u32 j = 0; j < line->nr_threads; j++)
-		if (j != i && line->thr[j].write_mask)
-			return true;
-	return false;
+	return once & ~twice;
 }
 
 bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *out)
 {
-	__u64 touched = 0;
-	bool costs = false;
+	__u64 touched = 0, written = 0;
 
-	*out = (struct cp_line_parts){ .shared = shared_bytes(line) };
-	for (__u32 i = 0; i < line->nr_threads; i++)
+	*out = (struct cp_line_parts){ .rest = owned_bytes(line) };
+	for (__u32 i = 0; i < line->nr_threads; i++) {
 		touched |= line->thr[i].read_mask | line->thr[i].write_mask;
-	out->rest = touched & ~out->shared;
-	for (__u32 i = 0; i < line->nr_threads; i++)
-		costs |= rest_costs(line, i, out->rest);
+		written |= line->thr[i].write_mask;
+	}
+	out->shared = touched & ~out->rest;
 	for (__u32 k = 0; k < CP_LINE_MAX_IPS && line->ips[k].misses; k++) {
-		bool rest = !(line->ips[k].mask & out->shared);
-
-		if (!rest)
+		if (line->ips[k].mask & ~out->rest)
 			continue;
 		out->rest_misses += line->ips[k].misses;
 		for (__u32 i = 0; i < line->nr_threads; i++)
@@ -502,7 +478,9 @@ bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *
 	/* a thread's samples by instructions past ips[] are the shared part's */
 	for (__u32 i = 0; i < line->nr_threads; i++)
 		out->shared_accesses[i] = line->thr[i].accesses - out->rest_accesses[i];
-	return out->shared && costs && out->rest_misses >= CP_SHARE_MIN_CONCURRENT &&
+	/* threads past thr[] may touch the "owned" bytes: not judged */
+	return !line->more_threads && (out->shared & written) && (out->rest & written) &&
+	       out->rest_misses >= CP_SHARE_MIN_CONCURRENT &&
 	       (!soft || line->concurrent_false >= CP_SHARE_MIN_CONCURRENT);
 }
 

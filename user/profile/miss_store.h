@@ -164,15 +164,17 @@ enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line);
 /*
  * A truly shared line's two parts. CachePerf's rule calls the whole line
  * true sharing as soon as one byte one thread writes is touched by another,
- * but the other bytes the threads touch (each thread's own counter beside a
- * total they all add to) miss on the same writes, and that part padding
- * fixes. An instruction belongs to the shared part when it touched a shared
- * byte; samples of instructions or threads the line does not remember
- * (past CP_LINE_MAX_IPS or CP_LINE_MAX_THREADS) count there too.
+ * but the bytes each thread has to itself (its own counter beside a total
+ * they all add to) miss on the same writes, and that part padding fixes.
+ * The shared part is the bytes several threads touched (a written one among
+ * them: sampled writes are rare, so bytes several threads only read may be
+ * written too), the rest the bytes one thread alone touched. An instruction
+ * belongs to the rest when it touched only such bytes; samples of
+ * instructions past CP_LINE_MAX_IPS count in the shared part.
  */
 struct cp_line_parts {
-	__u64 shared;			/* bytes one thread wrote and another touched */
-	__u64 rest;			/* the other bytes threads touched */
+	__u64 shared;			/* bytes several threads touched */
+	__u64 rest;			/* bytes one thread alone touched */
 	__u64 shared_misses;		/* samples in the shared part */
 	__u64 rest_misses;		/* samples of instructions touching only rest bytes */
 	__u32 shared_accesses[CP_LINE_MAX_THREADS]; /* thr[i]'s samples in each part */
@@ -182,9 +184,12 @@ struct cp_line_parts {
 /*
  * Pure: true when @line (shared truly: cp_line_sharing() or, with @soft,
  * cp_line_sharing_concurrent()) also has a false-sharing part, its parts
- * in @out: at least CP_SHARE_MIN_CONCURRENT samples on rest bytes, which
- * another thread's writes invalidate (or their owner writes while others
- * use the line); with @soft, as many concurrent samples on disjoint bytes.
+ * in @out: a written byte in each part, at least CP_SHARE_MIN_CONCURRENT
+ * samples on the rest, no thread past CP_LINE_MAX_THREADS (which may touch
+ * the rest), and with @soft as many concurrent samples on disjoint bytes.
+ * Soft mode's byte masks span the run, not an epoch: a byte another thread
+ * touched once (an initialisation) is shared, and the split is then not
+ * made.
  */
 bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *out);
 

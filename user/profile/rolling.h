@@ -10,9 +10,9 @@
  * CP_ROLL_LINES lines (each epoch gets its part, however many intervals a
  * window has), and a merged window holds at most as many again. A store's
  * table has a power of two of slots, at least twice its cap, so the ring
- * has at most 4 x CP_ROLL_INSNS instruction slots (264 bytes each) and
- * 4 x CP_ROLL_LINES line slots (216 bytes), and a window half as many:
- * 6 x 16384 x 265 + 6 x 16384 x 217 bytes, under 48 MiB, whatever the run's
+ * has at most 4 x CP_ROLL_INSNS instruction slots (288 bytes each) and
+ * 4 x CP_ROLL_LINES line slots (424 bytes), and a window half as many:
+ * 6 x 16384 x 289 + 6 x 16384 x 425 bytes, under 68 MiB, whatever the run's
  * length, plus the L1 set counters. What does not fit is counted (the
  * stores' dropped and evicted counters), never grown into.
  */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/issue.h"
 #include "report/html_report.h"
 #include "report/profile_html.h"
 #include "util/out_file.h"
@@ -42,7 +43,8 @@ static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid,
 			cp_miss_store__find(x->misses, tgid, is->sharing.line_addr);
 
 		for (__u32 i = 0; l && i < CP_LINE_MAX_IPS; i++)
-			if (l->ips[i].misses && l->ips[i].ip == ip)
+			if (l->ips[i].misses && l->ips[i].ip == ip &&
+			    cp_issue_line_insn(is, l->ips[i].mask))
 				return true;
 	}
 	/* a source line of several instructions names one: the others by their line */

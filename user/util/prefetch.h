@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Prefetch hints for the replay's read-ahead: every cache line of an entry
- * that spans several (a miss store line is 328 bytes; a hint for its first
+ * that spans several (a miss store line is 424 bytes; a hint for its first
  * 64 left the handling waiting on the rest). Hints only: no effect on results.
  */
 #ifndef CP_PREFETCH_H

@@ -181,6 +181,49 @@ static void test_base_loaded_ea(void **state)
 	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), entry + 7 + 0x100);
 }
 
+/*
+ * cp_skid_stack_access(): accesses of the function's own frame, whose
+ * ticks a stalled access before them may take. Unoptimised code's loop
+ * counter after a store to a shared line: `mov %rax,(%rdx); addq
+ * $1,-8(%rbp)` in a function that keeps a frame pointer (endbr64 first or
+ * not); rbp-based in a function that uses rbp for data is no frame access,
+ * an rsp-based one always is, an indexed one never.
+ */
+static void test_stack_access(void **state)
+{
+	static const __u8 framed[] = {
+		0xf3, 0x0f, 0x1e, 0xfa,			/* 0: endbr64 */
+		0x55,					/* 4: push %rbp */
+		0x48, 0x89, 0xe5,			/* 5: mov %rsp,%rbp */
+		0x48, 0x89, 0x02,			/* 8: mov %rax,(%rdx) */
+		0x48, 0x83, 0x45, 0xf8, 0x01,		/* b: addq $1,-0x8(%rbp)  <- Y */
+		0x5d, 0xc3,
+	};
+	/* the same without the prologue: rbp is any register there */
+	const __u8 *bare = framed + 8;
+	const size_t bare_len = sizeof(framed) - 8;
+	static const __u8 rsp_load[] = { 0x48, 0x8b, 0x44, 0x24, 0x08 }, /* mov 8(%rsp),%rax */
+			  indexed[] = { 0x48, 0x8b, 0x44, 0xcd, 0x08 };	/* mov 8(%rbp,%rcx,8),%rax */
+	struct cp_operand y, op;
+	struct cp_skid sk;
+
+	(void)state;
+	cp_decode_operand(framed + 11, sizeof(framed) - 11, &y);
+	assert_int_equal(y.base, CP_REG_RBP);
+	assert_true(cp_skid_stack_access(framed, sizeof(framed), &y));
+	assert_true(cp_skid_stack_access(framed + 4, sizeof(framed) - 4, &y));
+	assert_false(cp_skid_stack_access(bare, bare_len, &y));
+	cp_decode_operand(rsp_load, sizeof(rsp_load), &op);
+	assert_true(cp_skid_stack_access(bare, bare_len, &op));
+	cp_decode_operand(indexed, sizeof(indexed), &op);
+	assert_false(cp_skid_stack_access(framed, sizeof(framed), &op));
+	/* the store before the counter: charged, and no frame access itself */
+	assert_int_equal(cp_skid_find(framed, sizeof(framed), 11, &sk), CP_SKID_CHARGE);
+	assert_int_equal(sk.prev_off, 8);
+	assert_int_equal(sk.op.access, CP_OPND_WRITE);
+	assert_false(cp_skid_stack_access(framed, sizeof(framed), &sk.op));
+}
+
 static void test_rip_relative_ea(void **state)
 {
 	static const __u8 code[] = { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01,
@@ -267,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_rip_relative_ea),
 		cmocka_unit_test(test_base_loaded_ea),
+		cmocka_unit_test(test_stack_access),
 		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_applies),
 	};

@@ -110,6 +110,13 @@ static void test_decide_skid(void **state)
 	assert_int_equal(v.op.base, CP_REG_RDI);
 	assert_int_equal(v.charge_ip, 0);
 
+	/* an access of its own that the caller found is its frame's (past_frame): charged */
+	prev.past_frame = true;
+	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.base, CP_REG_RCX);
+	assert_int_equal(v.charge_ip, 0x4012b7);
+	prev.past_frame = false;
+
 	/* unreadable: a marker even with a predecessor */
 	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.status, CP_OPND_UNREADABLE);

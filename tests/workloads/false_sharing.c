@@ -55,10 +55,12 @@ static pthread_barrier_t turn;
 static void *worker(void *arg)
 {
 	struct counters *c = (struct counters *)(shared + (size_t)arg * stride);
+	long n = 0;
 
-	while (!stop)
+	/* unoptimised (false_sharing_O0), n is a stack slot incremented right after the store */
+	for (; !stop; n++)
 		c->count++;	/* MARK: fs-write */
-	return NULL;
+	return (void *)n;
 }
 
 /* --mixed: the total at the start of the block, thread @arg's counter @stride bytes on per thread. */

@@ -161,6 +161,52 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 	return false;
 }
 
+/* The instruction at @off of @code into @insn, @ops; false past @len or on bad bytes. */
+static bool decode_at(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t off,
+		      ZydisDecodedInstruction *insn, ZydisDecodedOperand *ops)
+{
+	return off < len &&
+	       ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, insn, ops));
+}
+
+/* True when @code starts with [endbr64;] push %rbp; mov %rsp,%rbp. */
+static bool keeps_frame_pointer(const ZydisDecoder *dec, const __u8 *code, size_t len)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	size_t off = 0;
+
+	if (!decode_at(dec, code, len, off, &insn, ops))
+		return false;
+	if (insn.mnemonic == ZYDIS_MNEMONIC_ENDBR64) {
+		off += insn.length;
+		if (!decode_at(dec, code, len, off, &insn, ops))
+			return false;
+	}
+	if (insn.mnemonic != ZYDIS_MNEMONIC_PUSH || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    ops[0].reg.value != ZYDIS_REGISTER_RBP)
+		return false;
+	off += insn.length;
+	return decode_at(dec, code, len, off, &insn, ops) && insn.mnemonic == ZYDIS_MNEMONIC_MOV &&
+	       ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].reg.value == ZYDIS_REGISTER_RBP &&
+	       ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == ZYDIS_REGISTER_RSP;
+}
+
+bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand *op)
+{
+	ZydisDecoder dec;
+
+	if (op->status != CP_OPND_OK || op->index != CP_REG_NONE || op->seg != CP_SEG_NONE ||
+	    (op->flags & CP_OPND_F_BASE_LOADED))
+		return false;
+	if (op->base == CP_REG_RSP)
+		return true;
+	return op->base == CP_REG_RBP &&
+	       ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					     ZYDIS_STACK_WIDTH_64)) &&
+	       keeps_frame_pointer(&dec, code, len);
+}
+
 enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 				  struct cp_skid *out)
 {

@@ -77,6 +77,18 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 				  struct cp_skid *out);
 
 /*
+ * True when @op, the operand of an instruction of the function whose code
+ * is @code (@len bytes from its entry), accesses the function's own stack
+ * frame: rsp-based, or rbp-based where the function keeps a frame pointer
+ * (its code starts with `push %rbp; mov %rsp,%rbp`, an endbr64 before), no
+ * index, no segment. Such an access hits in L1 all but always: the ticks on
+ * it after a stalled access are the stall's (unoptimised code's `addl
+ * $1,-4(%rbp)` after a store to a shared line), and cp_skid_find() may
+ * charge them to the access before it when that one is no stack access.
+ */
+bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand *op);
+
+/*
  * True when the load at offset @p_off of @code (@len bytes), whose decoded
  * operand is @op (a read, status CP_OPND_OK), is the read half of a
  * read-modify-write: the straight-line code after it, within

@@ -38,17 +38,21 @@ enum cp_soft_action {
 struct cp_soft_prev {
 	struct cp_operand op;	/* its operand, status CP_OPND_OK */
 	__u64 ip;		/* its address in the process */
+	/* the ticked instruction's own access is to its function's stack frame, which
+	 * hits: the ticks are the access's before it (cp_skid_stack_access()) */
+	bool past_frame;
 };
 
 /*
  * Decides for a pending instruction of address space @mm. @maps_ret is the
  * result of reading the process's maps (0, or a negative errno: the process
  * is gone), @get_ret that of cp_decode_cache__get() with @op (0, or -ENOENT:
- * no mapping holds the ip). A computable operand is installed as it is; an
- * instruction that accesses no memory itself (cp_skid_applies()) gets a
- * descriptor of the access before it when @prev is one (the skid
- * correction; NULL: none), else it is a marker with its status, as is an
- * operand not computable; an ip no mapping holds becomes a
+ * no mapping holds the ip). A computable operand is installed as it is,
+ * unless it is a stack frame access whose ticks @prev takes
+ * (@prev->past_frame); an instruction that accesses no memory itself
+ * (cp_skid_applies()) gets a descriptor of the access before it when @prev
+ * is one (the skid correction; NULL: none), else it is a marker with its
+ * status, as is an operand not computable; an ip no mapping holds becomes a
  * CP_OPND_UNREADABLE marker, so it is not queued at every tick again. Fills
  * @out for CP_SOFT_INSTALL.
  */

@@ -159,41 +159,57 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	return n;
 }
 
+/* A load's charge: a read-modify-write when the code right after it stores its bytes back. */
+static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+		       const struct cp_operand *op, struct cp_decode_charge *ch)
+{
+	/* only the straight-line code from it matters */
+	const struct cp_map *map = cp_maps__find(maps, ip);
+	int n = map ? cp_insn_read(s->decoded, pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
+
+	if (n <= 0)
+		return n < 0 ? n : -EIO;
+	ch->rmw = cp_skid_stored_back(s->code, (size_t)n, 0, op);
+	return 0;
+}
+
 /*
  * What the ticks on the instruction at @ip of process @pid, whose operand
  * is @op, are charged to, decided from the code into @ch: the access
- * before it (user/decode/skid.h), from the code of its function; or, for a
- * load whose bytes the code right after it stores back (CP_SKID_RMW_BYTES
- * read from @ip), @op made a read-modify-write; or neither. 0, or a
- * negative errno when the code could not be read or its function found.
+ * before it (user/decode/skid.h), from the code of its function, when @ip
+ * accesses no memory or only its function's stack frame; or, for a load
+ * whose bytes the code right after it stores back, @op made a
+ * read-modify-write; or neither. 0, or a negative errno when the code
+ * could not be read or its function found.
  */
 static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
 			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
 {
+	bool own = op->status == CP_OPND_OK;
+	/* rsp- or rbp-based: maybe the frame, which only the function's code can tell */
+	bool frame = own && op->index == CP_REG_NONE &&
+		     (op->base == CP_REG_RSP || op->base == CP_REG_RBP);
 	struct cp_skid sk;
 	__u64 entry;
 	int n;
 
 	memset(ch, 0, sizeof(*ch));
-	if (op->status == CP_OPND_OK && op->access == CP_OPND_READ) {
-		/* a load: only the straight-line code from it matters */
-		const struct cp_map *map = cp_maps__find(maps, ip);
-
-		n = map ? cp_insn_read(s->decoded, pid, map, ip, s->code, CP_SKID_RMW_BYTES) : -ENOENT;
-		if (n <= 0)
-			return n < 0 ? n : -EIO;
-		ch->rmw = cp_skid_stored_back(s->code, (size_t)n, 0, op);
-		return 0;
-	}
-	if (!cp_skid_applies(op->status))
-		return 0;
+	if ((own && !frame) || (!own && !cp_skid_applies(op->status)))
+		return own && op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	n = func_code(s, pid, maps, ip, &entry);
+	if (n < 0 && frame)
+		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
-	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE) {
+	frame = frame && cp_skid_stack_access(s->code, (size_t)n, op);
+	if ((!own || frame) &&
+	    cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE &&
+	    !(frame && cp_skid_stack_access(s->code, (size_t)n, &sk.op))) {
 		ch->to_prev = true;
 		ch->back = (__u32)(ip - entry - sk.prev_off);
 		ch->op = sk.op;
+	} else if (own && op->access == CP_OPND_READ) {
+		ch->rmw = cp_skid_stored_back(s->code, (size_t)n, (size_t)(ip - entry), op);
 	}
 	return 0;
 }
@@ -228,6 +244,8 @@ static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
 		return NULL;
 	prev->op = ch.op;
 	prev->ip = ip - ch.back;
+	/* charged past an access of its own: only a stack frame's is (decide_charge()) */
+	prev->past_frame = op->status == CP_OPND_OK;
 	return prev;
 }
 

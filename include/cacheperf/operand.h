@@ -7,7 +7,9 @@
  * the instruction executes), so the address is exact, not a guess.
  *
  * cp_operand_ea() is pure and inline: bpf/breakpoint.bpf.c, bpf/soft_tick.bpf.c (the
- * no-PMU tick source) and the unit tests all run this one function.
+ * no-PMU tick source) and the unit tests all run this one function; the tick
+ * source's operands whose base was overwritten (CP_OPND_F_BASE_LOADED) go
+ * through cp_operand_base_slot() and cp_operand_ea_from() instead.
  */
 #ifndef CACHEPERF_OPERAND_H
 #define CACHEPERF_OPERAND_H

@@ -4,7 +4,8 @@
  * cpu-clock timer interrupts the target, and on_tick looks up the operand
  * of the interrupted user instruction in soft_insns. The instruction has
  * not run yet, so cp_operand_ea() (cacheperf/operand.h) of the registers
- * in the tick gives its exact address, as for a breakpoint.
+ * in the tick gives its exact address, as for a breakpoint (but for a base
+ * read back from the slot it was loaded from: CP_OPND_F_BASE_LOADED).
  *
  * The ABI between on_tick and user/live/soft_source.c: the descriptor map value,
  * the pending-ip map value, and the pure inline helpers both sides (and the
@@ -30,10 +31,13 @@
  * used (the ip is queued again).
  *
  * Skid correction (user/decode/skid.h): @charge_ip non-zero says the ticked
- * instruction accesses no memory and the tick is charged to the access just
- * before it, at @charge_ip, whose operand @op is: the sample and the time
- * count go to @charge_ip, and a RIP-relative @op counts from @charge_ip
- * (its insn_len ends where the ticked instruction starts).
+ * instruction accesses no memory (or only its function's stack frame) and
+ * the tick is charged to the access just before it, at @charge_ip, whose
+ * operand @op is: the sample and the time count go to @charge_ip, and a
+ * RIP-relative @op counts from @charge_ip (its insn_len ends where the
+ * ticked instruction starts). An @op with CP_OPND_F_BASE_LOADED overwrote
+ * its base: on_tick reads it from the slot base_from + base_disp says
+ * (cp_operand_base_slot(), a RIP-relative slot counted from @charge_ip).
  */
 struct cp_soft_insn {
 	struct cp_operand op;

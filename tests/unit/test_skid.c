@@ -117,6 +117,18 @@ static const struct skid_case cases[] = {
 	    0xff, 0xca,				/* b: dec %edx */
 	    0x75, 0xf5,				/* d: jne 4 */
 	    0xc3 }, 16, 7, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0 },
+	{ "divq (%rax) after the reload: it writes rdx too",
+	  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0xf7, 0x30, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 12, 7,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	{ "Q through %fs: (mov %fs:-8(%rbp),%rax): a segment's slot is not followed",
+	  { 0x64, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 13, 8,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	{ "Q from a register (mov %rbx,%rax): no slot",
+	  { 0x48, 0x89, 0xd8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	{ "Q from an absolute address (movabs 0x1000,%rax): no base register",
+	  { 0x48, 0xa1, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x8b, 0x00, 0x48,
+	    0x83, 0xc0, 0x01, 0xc3 }, 18, 13, CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_cases(void **state)
@@ -145,21 +157,18 @@ static void test_cases(void **state)
 }
 
 /*
- * The address on_tick computes for a charged tick: the registers of the
- * tick on Y with ip set to P's (bpf/soft_tick.bpf.c) give exactly what P
- * accessed. RIP-relative: Y's address + disp.
- */
-/*
  * The address on_tick computes for a load that overwrote its base: the
  * registers of the tick on Y (rax already the loaded value) with ip set
- * to P's; the base is the 8 bytes at the slot (rbp - 8, or P + 0x100 for
- * the RIP-relative global pointer), then P's displacement and index.
+ * to P's; the base is the 8 bytes at the slot (rbp - 8, P + 0x100 for the
+ * RIP-relative global pointer, rsp + 16), then P's displacement and index.
  */
 static void test_base_loaded_ea(void **state)
 {
 	static const __u8 fp[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b,
 				   0x00, 0x48, 0x8d, 0x50, 0x01, 0x5d, 0xc3 },
 			  rip[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x48, 0x8b, 0x00,
+				    0x48, 0x83, 0xc0, 0x01, 0xc3 },
+			  idx[] = { 0x48, 0x8b, 0x7c, 0x24, 0x10, 0x48, 0x8b, 0x7c, 0xcf, 0x08,
 				    0x48, 0x83, 0xc0, 0x01, 0xc3 };
 	const __u64 entry = 0x401000;
 	struct cp_regs regs = { .bp = 0x7ffd1000, .ax = 0xdead };
@@ -179,6 +188,14 @@ static void test_base_loaded_ea(void **state)
 	regs.ip = entry + sk.prev_off;
 	/* objdump: 0x100(%rip) from the end of Q, which is where P starts */
 	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), entry + 7 + 0x100);
+
+	/* mov 0x10(%rsp),%rdi; mov 8(%rdi,%rcx,8),%rdi: slot rsp + 16, then 8 + rcx * 8 */
+	assert_int_equal(cp_skid_find(idx, sizeof(idx), 10, &sk), CP_SKID_CHARGE);
+	regs = (struct cp_regs){ .ip = entry + sk.prev_off, .sp = 0x7ffd2000, .cx = 3,
+				 .di = 0xdead };
+	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), 0x7ffd2000 + 0x10);
+	assert_int_equal(cp_operand_ea_from(&sk.op, &regs, 0x9000, 0, &ea), 0);
+	assert_int_equal(ea, 0x9000 + 8 + 3 * 8);
 }
 
 /*
@@ -224,6 +241,11 @@ static void test_stack_access(void **state)
 	assert_false(cp_skid_stack_access(framed, sizeof(framed), &sk.op));
 }
 
+/*
+ * The address on_tick computes for a charged tick: the registers of the
+ * tick on Y with ip set to P's (bpf/soft_tick.bpf.c) give exactly what P
+ * accessed. RIP-relative: Y's address + disp.
+ */
 static void test_rip_relative_ea(void **state)
 {
 	static const __u8 code[] = { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01,

@@ -19,13 +19,16 @@
  *     that overwrote its base, which the instruction just before it loaded
  *     from a slot (`mov -8(%rbp),%rax; mov (%rax),%rax`): the operand then
  *     says where that slot is (CP_OPND_F_BASE_LOADED), and on_tick reads
- *     the base there.
+ *     the base there; exact when nothing else wrote the slot meanwhile (a
+ *     stack slot is the thread's own, a global pointer may be swapped).
  *
  * Then the tick on Y is charged to P: the address P accessed, and P's ip.
  * Otherwise Y stays a time-only marker. What the walk cannot see: jumps into
  * the function from other code (the cold part of a split function jumping
  * back, an exception landing pad); compilers place those after a jump or
- * call, which makes no P. Pure: the function's bytes in, a verdict out.
+ * call, which makes no P. A jump from outside into P itself (after a
+ * reloaded base's Q) is not seen either: the slot may then hold another
+ * pointer. Pure: the function's bytes in, a verdict out.
  */
 #ifndef CP_SKID_H
 #define CP_SKID_H

@@ -189,11 +189,12 @@ $(BUILD)/tests/workloads/callers_nofp: tests/workloads/callers.c | $(BUILD)/test
 # false_sharing again, unoptimised (-O0, as many users build while they
 # look): every pointer is loaded from a stack slot just before the access
 # that overwrites it (`mov -8(%rbp),%rax; mov (%rax),%rax`), which soft
-# mode's skid correction follows through the slot (user/decode/skid.h).
+# mode's skid correction follows through the slot, and the loop's counter,
+# a stack slot too, is incremented right after the store (user/decode/skid.h).
 WL_BINS		+= $(BUILD)/tests/workloads/false_sharing_O0
 $(BUILD)/tests/workloads/false_sharing_O0: tests/workloads/false_sharing.c | $(BUILD)/tests/workloads
 	$(call msg,WORKLOAD,$@)
-	$(Q)$(CC) $(WL_CFLAGS) -O0 $< -o $@
+	$(Q)$(CC) $(WL_CFLAGS) -O0 -DCP_WL_COUNT $< -o $@
 
 # A tenant's binary with bad CFI and 300,000 nested lexical blocks in its
 # debug info (tenant_parse.S, assembled without debug info of gas's own).

@@ -12,7 +12,8 @@
  *
  * Skid: a tick is taken after the instruction that stalled, so it lands on
  * the one after a missing load. When user space found that the ticked
- * instruction accesses no memory and the one before it is an access whose
+ * instruction accesses no memory (or only its function's stack frame, which
+ * hits) and the one before it is an access whose
  * address registers it left intact (user/decode/skid.h), the descriptor carries
  * that access and its ip (charge_ip): the tick's time and sample go to the
  * access, at the address it used - exact, as the ticked instruction has

@@ -220,7 +220,9 @@ static void test_stack_access(void **state)
 	const __u8 *bare = framed + 8;
 	const size_t bare_len = sizeof(framed) - 8;
 	static const __u8 rsp_load[] = { 0x48, 0x8b, 0x44, 0x24, 0x08 }, /* mov 8(%rsp),%rax */
-			  indexed[] = { 0x48, 0x8b, 0x44, 0xcd, 0x08 };	/* mov 8(%rbp,%rcx,8),%rax */
+			  indexed[] = { 0x48, 0x8b, 0x44, 0xcd, 0x08 },	/* mov 8(%rbp,%rcx,8),%rax */
+			  no_mov[] = { 0x55, 0x48, 0x83, 0xec, 0x10, 0xc3 },
+			  fs_load[] = { 0x64, 0x48, 0x8b, 0x45, 0xf8 };
 	struct cp_operand y, op;
 	struct cp_skid sk;
 
@@ -234,6 +236,17 @@ static void test_stack_access(void **state)
 	assert_true(cp_skid_stack_access(bare, bare_len, &op));
 	cp_decode_operand(indexed, sizeof(indexed), &op);
 	assert_false(cp_skid_stack_access(framed, sizeof(framed), &op));
+	/* push %rbp; sub $16,%rsp: no frame pointer set up */
+	assert_false(cp_skid_stack_access(no_mov, sizeof(no_mov), &y));
+	/* mov %fs:-8(%rbp),%rax: thread-local, not the frame */
+	cp_decode_operand(fs_load, sizeof(fs_load), &op);
+	assert_false(cp_skid_stack_access(framed, sizeof(framed), &op));
+	/* a base read back from its slot is no frame access, whatever its slot */
+	op = y;
+	op.flags |= CP_OPND_F_BASE_LOADED;
+	assert_false(cp_skid_stack_access(framed, sizeof(framed), &op));
+	/* the prologue alone is enough to tell (CP_SKID_PROLOGUE_BYTES) */
+	assert_true(cp_skid_stack_access(framed, CP_SKID_PROLOGUE_BYTES, &y));
 	/* the store before the counter: charged, and no frame access itself */
 	assert_int_equal(cp_skid_find(framed, sizeof(framed), 11, &sk), CP_SKID_CHARGE);
 	assert_int_equal(sk.prev_off, 8);

@@ -83,7 +83,8 @@ static void test_decide_skid(void **state)
 {
 	/* movq (%rcx),%rdi; add %rdi,%rsi; movq %rcx,(%rdi,%rax,8) */
 	static const __u8 load[] = { 0x48, 0x8b, 0x39 }, add[] = { 0x48, 0x01, 0xfe },
-			  store[] = { 0x48, 0x89, 0x0c, 0xc7 };
+			  store[] = { 0x48, 0x89, 0x0c, 0xc7 },
+			  frame_inc[] = { 0x48, 0x83, 0x45, 0xf8, 0x01 };
 	struct cp_soft_prev prev = { .ip = 0x4012b7 };
 	struct cp_operand op;
 	struct cp_soft_insn v;
@@ -110,12 +111,18 @@ static void test_decide_skid(void **state)
 	assert_int_equal(v.op.base, CP_REG_RDI);
 	assert_int_equal(v.charge_ip, 0);
 
-	/* an access of its own that the caller found is its frame's (past_frame): charged */
+	/* addq $1,-8(%rbp), which the caller found is its frame's (past_frame): charged */
+	cp_decode_operand(frame_inc, sizeof(frame_inc), &op);
+	assert_int_equal(op.base, CP_REG_RBP);
 	prev.past_frame = true;
 	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.base, CP_REG_RCX);
 	assert_int_equal(v.charge_ip, 0x4012b7);
+	/* ... and without past_frame, its own operand */
 	prev.past_frame = false;
+	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
+	assert_int_equal(v.op.base, CP_REG_RBP);
+	assert_int_equal(v.charge_ip, 0);
 
 	/* unreadable: a marker even with a predecessor */
 	assert_int_equal(cp_soft_decide(0, -ENOENT, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);

@@ -57,9 +57,13 @@ static void *worker(void *arg)
 	struct counters *c = (struct counters *)(shared + (size_t)arg * stride);
 	long n = 0;
 
-	/* unoptimised (false_sharing_O0), n is a stack slot incremented right after the store */
-	for (; !stop; n++)
+	while (!stop) {
 		c->count++;	/* MARK: fs-write */
+#ifdef CP_WL_COUNT
+		/* false_sharing_O0: a stack slot incremented right after the store, as -O0 loops do */
+		n++;
+#endif
+	}
 	return (void *)n;
 }
 

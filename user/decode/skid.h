@@ -90,6 +90,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
  * charge them to the access before it when that one is no stack access.
  */
 bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand *op);
+/* The bytes of a function's start that cp_skid_stack_access() needs (endbr64, push, mov). */
+#define CP_SKID_PROLOGUE_BYTES	16
 
 /*
  * True when the load at offset @p_off of @code (@len bytes), whose decoded

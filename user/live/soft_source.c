@@ -136,10 +136,12 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 /*
  * The code of the function holding @ip in process @pid, read whole from the
  * mapped file into s->code: its size, with its entry in @entry, or a
- * negative errno (-ENOENT: no sized function symbol holds @ip).
+ * negative errno (-ENOENT: no sized function symbol holds @ip, or @frame,
+ * an operand of @ip's, is no access of the function's stack frame: its
+ * prologue, read first, says so for an rbp-based one).
  */
 static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
-		     __u64 *entry)
+		     const struct cp_operand *frame, __u64 *entry)
 {
 	struct cp_symbol_info info;
 	const struct cp_map *map;
@@ -152,6 +154,15 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	map = cp_maps__find(maps, info.sym_start);
 	if (!map || info.sym_start + info.sym_size > map->end)
 		return -ENOENT;
+	if (frame) {
+		n = cp_insn_read(s->decoded, pid, map, info.sym_start, s->code,
+				 info.sym_size < CP_SKID_PROLOGUE_BYTES ? (size_t)info.sym_size :
+									 CP_SKID_PROLOGUE_BYTES);
+		if (n < 0)
+			return n;
+		if (!cp_skid_stack_access(s->code, (size_t)n, frame))
+			return -ENOENT;
+	}
 	n = cp_insn_read(s->decoded, pid, map, info.sym_start, s->code, (size_t)info.sym_size);
 	if (n < 0 || (__u64)n != info.sym_size)
 		return n < 0 ? n : -EIO;
@@ -180,7 +191,9 @@ static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps
  * accesses no memory or only its function's stack frame; or, for a load
  * whose bytes the code right after it stores back, @op made a
  * read-modify-write; or neither. 0, or a negative errno when the code
- * could not be read or its function found.
+ * could not be read (or, for an instruction without an access of its own,
+ * its function found); a stack access whose function has no symbol is
+ * judged as any other access.
  */
 static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
 			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
@@ -196,14 +209,12 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 	memset(ch, 0, sizeof(*ch));
 	if ((own && !frame) || (!own && !cp_skid_applies(op->status)))
 		return own && op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
-	n = func_code(s, pid, maps, ip, &entry);
-	if (n < 0 && frame)
+	n = func_code(s, pid, maps, ip, frame ? op : NULL, &entry);
+	if (n == -ENOENT && frame)
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
-	frame = frame && cp_skid_stack_access(s->code, (size_t)n, op);
-	if ((!own || frame) &&
-	    cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE &&
+	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE &&
 	    !(frame && cp_skid_stack_access(s->code, (size_t)n, &sk.op))) {
 		ch->to_prev = true;
 		ch->back = (__u32)(ip - entry - sk.prev_off);

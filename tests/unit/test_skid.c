@@ -312,6 +312,45 @@ static const struct rmw_case rmw_cases[] = {
 	    0x48, 0x89, 0x07, 0xc3 }, 14, true },
 };
 
+/*
+ * -O0's `c->count++`: the load overwrote its base, read from the slot
+ * -8(%rbp) (CP_OPND_F_BASE_LOADED), and the code reloads it from there
+ * before storing back: a read-modify-write. Not when the slot is written
+ * in between, nor when the base comes back from another slot.
+ */
+static void test_stored_back_reloaded(void **state)
+{
+	static const struct {
+		const char *what;
+		__u8 code[24];
+		size_t len;
+		__u8 access;
+	} cases[] = {
+		{ "mov -8(%rbp),%rax; mov (%rax),%rax; lea 1(%rax),%rdx; mov -8(%rbp),%rax; "
+		  "mov %rdx,(%rax)",
+		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_RMW },
+		{ "... with mov %rcx,-8(%rbp) before the reload: another pointer",
+		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0x89, 0x4d, 0xf8, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 23,
+		  CP_OPND_READ },
+		{ "... reloaded from -16(%rbp): another slot",
+		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0x8b, 0x45, 0xf0, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_READ },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_skid sk;
+
+		print_message("# %s\n", cases[i].what);
+		/* Y is the lea at 7, P the load at 4 */
+		assert_int_equal(cp_skid_find(cases[i].code, cases[i].len, 7, &sk), CP_SKID_CHARGE);
+		assert_true(sk.op.flags & CP_OPND_F_BASE_LOADED);
+		assert_int_equal(sk.op.access, cases[i].access);
+	}
+}
+
 static void test_stored_back(void **state)
 {
 	(void)state;
@@ -347,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_base_loaded_ea),
 		cmocka_unit_test(test_stack_access),
 		cmocka_unit_test(test_stored_back),
+		cmocka_unit_test(test_stored_back_reloaded),
 		cmocka_unit_test(test_applies),
 	};
 

@@ -129,13 +129,44 @@ static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp
 	return a->disp == b->disp;
 }
 
+/*
+ * True when a write of operand @o (decoded at @o_off) may touch the 8-byte
+ * @slot (counted from @s_off when RIP-relative): the same base, and bytes
+ * that meet, or an index or segment that makes it unknowable.
+ */
+static bool may_touch(const struct cp_operand *slot, size_t s_off, const struct cp_operand *o,
+		      size_t o_off)
+{
+	__s64 a, b;
+
+	if (o->base != slot->base)
+		return false;
+	if (o->index != CP_REG_NONE || o->seg != CP_SEG_NONE || !o->size)
+		return true;
+	a = slot->disp + (slot->base == CP_REG_RIP ? (__s64)(s_off + slot->insn_len) : 0);
+	b = o->disp + (o->base == CP_REG_RIP ? (__s64)(o_off + o->insn_len) : 0);
+	return b < a + 8 && a < b + o->size;
+}
+
 bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struct cp_operand *op)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
 	ZydisDecoder dec;
 	size_t off = p_off;
+	/*
+	 * a load that overwrote its base (CP_OPND_F_BASE_LOADED): the base is
+	 * back once reloaded from the same slot (`-O0`'s `x++`: mov
+	 * -8(%rbp),%rax; mov (%rax),%rax; lea 1(%rax),%rdx; mov -8(%rbp),%rax;
+	 * mov %rdx,(%rax)), as long as neither the slot nor its register changed
+	 */
+	bool loaded = op->flags & CP_OPND_F_BASE_LOADED, base_ok = !loaded;
+	struct cp_operand at = *op, slot = {
+		.status = CP_OPND_OK, .base = op->base_from, .disp = op->base_disp, .size = 8,
+		.access = CP_OPND_READ,
+	};
 
+	at.flags &= (__u8)~CP_OPND_F_BASE_LOADED;
 	if (op->status != CP_OPND_OK || op->access != CP_OPND_READ ||
 	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
@@ -143,19 +174,34 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 	/* P itself first: it may write its own base (mov (%rax),%rax) */
 	for (int i = 0; i <= CP_SKID_RMW_SCAN && off < len; i++) {
 		struct cp_operand o;
+		__u32 written;
 
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops)))
 			return false;
-		if (i) {
-			cp_decode_operand(code + off, len - off, &o);
-			if (o.status == CP_OPND_OK && (o.access & CP_OPND_WRITE) &&
-			    same_place(op, p_off, &o, off))
+		cp_decode_operand(code + off, len - off, &o);
+		if (i && o.status == CP_OPND_OK && (o.access & CP_OPND_WRITE)) {
+			if (base_ok && same_place(&at, p_off, &o, off))
 				return true;
+			if (loaded && may_touch(&slot, p_off, &o, off))
+				return false;
 		}
 		if (cp_insn_transfers(&insn))
 			return false;
-		if (writes_addr(cp_insn_regs_written(&insn, ops), op))
-			return false;
+		written = cp_insn_regs_written(&insn, ops);
+		if (!loaded) {
+			if (writes_addr(written, op))
+				return false;
+		} else {
+			if ((slot.base != CP_REG_RIP && (written & CP_REG_BIT(slot.base))) ||
+			    (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index))))
+				return false;
+			if (written & CP_REG_BIT(op->base))
+				base_ok = insn.mnemonic == ZYDIS_MNEMONIC_MOV &&
+					  ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					  ops[0].size == 64 && cp_reg_of(ops[0].reg.value) == op->base &&
+					  o.status == CP_OPND_OK && o.access == CP_OPND_READ &&
+					  same_place(&slot, p_off, &o, off);
+		}
 		off += insn.length;
 	}
 	return false;

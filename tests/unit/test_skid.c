@@ -315,28 +315,43 @@ static const struct rmw_case rmw_cases[] = {
 /*
  * -O0's `c->count++`: the load overwrote its base, read from the slot
  * -8(%rbp) (CP_OPND_F_BASE_LOADED), and the code reloads it from there
- * before storing back: a read-modify-write. Not when the slot is written
- * in between, nor when the base comes back from another slot.
+ * before storing back: a read-modify-write, a global pointer's RIP-relative
+ * slot too. Not when the slot is or may be written in between (through
+ * another register, which may point at it), nor when the base comes back
+ * from another slot, nor when the load's index moved.
  */
 static void test_stored_back_reloaded(void **state)
 {
 	static const struct {
 		const char *what;
-		__u8 code[24];
+		__u8 code[32];
 		size_t len;
 		__u8 access;
+		size_t y;	/* the lea after the load */
 	} cases[] = {
 		{ "mov -8(%rbp),%rax; mov (%rax),%rax; lea 1(%rax),%rdx; mov -8(%rbp),%rax; "
 		  "mov %rdx,(%rax)",
 		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
-		    0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_RMW },
+		    0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_RMW, 7 },
+		{ "a global pointer: mov 0x100(%rip),%rax ... mov 0xf2(%rip),%rax, the same slot",
+		  { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0x8b, 0x05, 0xf2, 0x00, 0x00, 0x00, 0x48, 0x89, 0x10, 0xc3 }, 25,
+		  CP_OPND_RMW, 10 },
 		{ "... with mov %rcx,-8(%rbp) before the reload: another pointer",
 		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
 		    0x48, 0x89, 0x4d, 0xf8, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 23,
-		  CP_OPND_READ },
+		  CP_OPND_READ, 7 },
 		{ "... reloaded from -16(%rbp): another slot",
 		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
-		    0x48, 0x8b, 0x45, 0xf0, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_READ },
+		    0x48, 0x8b, 0x45, 0xf0, 0x48, 0x89, 0x10, 0xc3 }, 19, CP_OPND_READ, 7 },
+		{ "... with mov -16(%rbp),%rcx; mov %rsi,(%rcx) before the reload: rcx may be &p",
+		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0x8b, 0x4d, 0xf0, 0x48, 0x89, 0x31,
+		    0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x10, 0xc3 }, 26, CP_OPND_READ, 7 },
+		{ "mov (%rax,%rcx,8),%rax ... inc %rcx before the store: the index moved",
+		  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x04, 0xc8, 0x48, 0x8d, 0x50, 0x01,
+		    0x48, 0xff, 0xc1, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x89, 0x14, 0xc8, 0xc3 }, 24,
+		  CP_OPND_READ, 8 },
 	};
 
 	(void)state;
@@ -344,8 +359,9 @@ static void test_stored_back_reloaded(void **state)
 		struct cp_skid sk;
 
 		print_message("# %s\n", cases[i].what);
-		/* Y is the lea at 7, P the load at 4 */
-		assert_int_equal(cp_skid_find(cases[i].code, cases[i].len, 7, &sk), CP_SKID_CHARGE);
+		/* Y is the lea after the load */
+		assert_int_equal(cp_skid_find(cases[i].code, cases[i].len, cases[i].y, &sk),
+				 CP_SKID_CHARGE);
 		assert_true(sk.op.flags & CP_OPND_F_BASE_LOADED);
 		assert_int_equal(sk.op.access, cases[i].access);
 	}

@@ -130,18 +130,18 @@ static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp
 }
 
 /*
- * True when a write of operand @o (decoded at @o_off) may touch the 8-byte
- * @slot (counted from @s_off when RIP-relative): the same base, and bytes
- * that meet, or an index or segment that makes it unknowable.
+ * True unless a write of operand @o (decoded at @o_off) provably misses the
+ * 8-byte @slot (counted from @s_off when RIP-relative): only one through
+ * the slot's own base register, without index, segment or address-size
+ * prefix, to other bytes, does; another register may point anywhere.
  */
 static bool may_touch(const struct cp_operand *slot, size_t s_off, const struct cp_operand *o,
 		      size_t o_off)
 {
 	__s64 a, b;
 
-	if (o->base != slot->base)
-		return false;
-	if (o->index != CP_REG_NONE || o->seg != CP_SEG_NONE || !o->size)
+	if (o->base != slot->base || o->index != CP_REG_NONE || o->seg != CP_SEG_NONE ||
+	    o->flags || !o->size)
 		return true;
 	a = slot->disp + (slot->base == CP_REG_RIP ? (__s64)(s_off + slot->insn_len) : 0);
 	b = o->disp + (o->base == CP_REG_RIP ? (__s64)(o_off + o->insn_len) : 0);
@@ -182,9 +182,13 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 		if (i && o.status == CP_OPND_OK && (o.access & CP_OPND_WRITE)) {
 			if (base_ok && same_place(&at, p_off, &o, off))
 				return true;
-			if (loaded && may_touch(&slot, p_off, &o, off))
+			if (!base_ok && may_touch(&slot, p_off, &o, off))
 				return false;
 		}
+		/* before the reload: a memory write it cannot place (string, push, scatter) */
+		if (i && !base_ok && o.status != CP_OPND_OK && o.status != CP_OPND_NO_MEMORY &&
+		    o.status != CP_OPND_NO_ACCESS)
+			return false;
 		if (cp_insn_transfers(&insn))
 			return false;
 		written = cp_insn_regs_written(&insn, ops);

@@ -101,7 +101,9 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
  * operand, or the same RIP-relative target) before anything transfers
  * control or writes a register of the address; for a load that overwrote
  * its base (CP_OPND_F_BASE_LOADED), a store once the base is reloaded from
- * the same slot, neither the slot nor its register changed first. `x++` on a volatile or
+ * the same slot, with no write before the reload that may touch the slot
+ * (any through another register, or one it cannot place) and its register
+ * unchanged. `x++` on a volatile or
  * without optimisation compiles to load, add, store; a tick lands on the
  * load or just after it far more often than on the store, and the line is
  * written at every one of those ticks. The load is then counted as a write

@@ -16,8 +16,11 @@
 #    at least it - 0.3 s (the report's own making and the teardown come after
 #    the run's end, when the figures are taken);
 #  - the memory at a rewrite is at least 0.8 x the private resident set
-#    smaps_rollup shows just after (the summary's classification allocates
-#    between the two readings: up to 9 MiB of 73 seen);
+#    smaps_rollup shows around it: the smaller of the last reading before
+#    the rewrite (at most 20 ms before the profiler's) and the one just
+#    after, since the summary's classification allocates its window's
+#    stores between the profiler's reading and the file (up to 16 MiB of
+#    77 seen just after);
 #  - the startup figure does not move once sampling began; the steady one
 #    grows; the steady time is the run's;
 #  - the text line, the JSON "agent" object and the final Prometheus file
@@ -52,15 +55,23 @@ done
 # prom_value FILE SERIES: the value of the series (its name and labels, as written)
 prom_value() { awk -v s="$2" 'index($0, s " ") == 1 { print $2 }' "$1"; }
 
-# At each rewrite of the file: its figures, then the outside readings at once.
+# private_rss: the profiler's private resident set, from smaps_rollup
+private_rss() {
+	awk '$1 == "Rss:" { r = $2 } $1 == "RssShmem:" { s = $2 } END { print (r - s) * 1024 }' \
+		"/proc/$prof/smaps_rollup" 2>/dev/null
+}
+
+# At each rewrite of the file: its figures, then the outside readings at once
+# (the private resident set: the smaller of the last one before and this one).
 : >"$work/pairs"
 last=
+before=
 while [ -n "$prof" ] && kill -0 "$prof" 2>/dev/null; do
 	stamp=$(grep -s '^cacheperf_last_write_timestamp_seconds ' "$prom" | cut -d' ' -f2)
 	if [ -n "$stamp" ] && [ "$stamp" != "$last" ]; then
 		ticks=$(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
-		priv=$(awk '$1 == "Rss:" { r = $2 } $1 == "RssShmem:" { s = $2 } END { print (r - s) * 1024 }' \
-			"/proc/$prof/smaps_rollup" 2>/dev/null)
+		priv=$(private_rss)
+		[ -n "$before" ] && [ -n "$priv" ] && [ "$before" -lt "$priv" ] && priv=$before
 		cp "$prom" "$work/snap"
 		st=$(prom_value "$work/snap" 'cacheperf_agent_cpu_seconds_total{phase="startup"}')
 		sd=$(prom_value "$work/snap" 'cacheperf_agent_cpu_seconds_total{phase="steady"}')
@@ -68,6 +79,7 @@ while [ -n "$prof" ] && kill -0 "$prof" 2>/dev/null; do
 		[ -n "$ticks" ] && [ -n "$st" ] && echo "$st $sd $ticks $mem $priv" >>"$work/pairs"
 		last=$stamp
 	fi
+	before=$(private_rss)
 	sleep 0.02
 done
 wait "$time_pid"

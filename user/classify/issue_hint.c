@@ -107,21 +107,16 @@ static bool alloc_threads_seen(const struct cp_issue *is)
 	return true;
 }
 
-/* "offsets" in the object or "bytes" of the line, as thread_offsets() says them. */
-static const char *other_part_where(const struct cp_issue_sharing *sh)
+/* "offsets 0-7" in the object or "bytes 0-7" of the line: the other part's, as thread_offsets(). */
+static const char *other_part(const struct cp_issue_sharing *sh, char *buf, size_t sz)
 {
 	__s64 base;
+	const char *where = object_offsets(sh, &base) ? "offsets " : "bytes ";
+	size_t n = strlen(where);
 
-	return object_offsets(sh, &base) ? "offsets" : "bytes";
-}
-
-/* The bytes of the line's other part, as thread_offsets() numbers them. */
-static const char *other_part_text(const struct cp_issue_sharing *sh, char *buf, size_t sz)
-{
-	__s64 base;
-
-	object_offsets(sh, &base);
-	cp_byte_ranges(sh->other_part, base, buf, sz);
+	snprintf(buf, sz, "%s", where);
+	if (n < sz)
+		cp_byte_ranges(sh->other_part, base, buf + n, sz - n);
 	return buf;
 }
 
@@ -137,13 +132,11 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
 		if (is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "Beside the bytes the threads share (%s %s: true "
+			append(h, sz, &len, "Beside the bytes the threads share (%s: true "
 			       "sharing, reported apart), threads use bytes of their own on this "
 			       "%u-byte line: move each thread's fields to a line of their own, away "
 			       "from the shared ones (pad or align them to %u bytes).",
-			       other_part_where(&is->sharing), other_part_text(&is->sharing, other,
-									     sizeof(other)),
-			       line, line);
+			       other_part(&is->sharing, other, sizeof(other)), line, line);
 		else if (is->origin == CP_ORIGIN_ALLOCATOR)
 			append(h, sz, &len, "Objects %s by different threads share a %u-byte "
 			       "line: align these allocations to %u bytes (posix_memalign, or round "
@@ -159,19 +152,17 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 			append(h, sz, &len, "Threads write different bytes of one %u-byte line: "
 			       "pad or align the data each thread writes to %u bytes.", line, line);
 		if (is->sharing.other_part && is->origin == CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, " The bytes the threads share (%s %s) are true "
-			       "sharing, reported apart.", other_part_where(&is->sharing),
-			       other_part_text(&is->sharing, other, sizeof(other)));
+			append(h, sz, &len, " The bytes the threads share (%s) are true "
+			       "sharing, reported apart.", other_part(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, h, sz, &len);
 		break;
 	case CP_ISSUE_TRUE_SHARING:
 		append(h, sz, &len, "Threads read and write the same bytes: padding cannot help; "
 		       "update per-thread copies and combine them once, or write less often.");
 		if (is->sharing.other_part)
-			append(h, sz, &len, " The line's other bytes (%s %s) are false sharing, "
+			append(h, sz, &len, " The line's other bytes (%s) are false sharing, "
 			       "reported apart: padding fixes that part.",
-			       other_part_where(&is->sharing),
-			       other_part_text(&is->sharing, other, sizeof(other)));
+			       other_part(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, h, sz, &len);
 		break;
 	case CP_ISSUE_CONFLICT:

@@ -73,6 +73,14 @@ static enum cp_skid_verdict judge_prev(const ZydisDecoder *dec, const __u8 *code
 	return CP_SKID_CHARGE;
 }
 
+/* True when @insn (@ops) is an 8-byte mov into register @reg (enum cp_reg). */
+static bool mov8_into(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops, int reg)
+{
+	return insn->mnemonic == ZYDIS_MNEMONIC_MOV && insn->operand_count_visible == 2 &&
+	       ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].size == 64 &&
+	       cp_reg_of(ops[0].reg.value) == reg;
+}
+
 /*
  * P (at @p_off, operand @op, a load) overwrote its base register B, and
  * the instruction Q just before it loaded B from memory: `mov
@@ -101,9 +109,7 @@ static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
 	q = prev_insn(dec, code, len, p_off);
 	if (q < 0 ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + q, len - (size_t)q, &insn, ops)) ||
-	    insn.mnemonic != ZYDIS_MNEMONIC_MOV || insn.operand_count_visible != 2 ||
-	    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || ops[0].size != 64 ||
-	    cp_reg_of(ops[0].reg.value) != op->base)
+	    !mov8_into(&insn, ops, op->base))
 		return false;
 	cp_decode_operand(code + q, len - (size_t)q, &slot);
 	if (slot.status != CP_OPND_OK || slot.access != CP_OPND_READ || slot.size != 8 ||
@@ -116,6 +122,15 @@ static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
 	return true;
 }
 
+/*
+ * Where operand @o, decoded at @off, points beside its base: its
+ * displacement, counted from the code's start when RIP-relative.
+ */
+static __s64 place_of(const struct cp_operand *o, size_t off)
+{
+	return o->disp + (o->base == CP_REG_RIP ? (__s64)(off + o->insn_len) : 0);
+}
+
 /* True when @b, decoded at @b_off, accesses the place @a (decoded at @a_off) does. */
 static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp_operand *b,
 		       size_t b_off)
@@ -124,9 +139,7 @@ static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp
 	    a->size != b->size || !a->size || a->flags != b->flags ||
 	    (a->index != CP_REG_NONE && a->scale != b->scale))
 		return false;
-	if (a->base == CP_REG_RIP)
-		return (__s64)(a_off + a->insn_len) + a->disp == (__s64)(b_off + b->insn_len) + b->disp;
-	return a->disp == b->disp;
+	return place_of(a, a_off) == place_of(b, b_off);
 }
 
 /*
@@ -143,8 +156,8 @@ static bool may_touch(const struct cp_operand *slot, size_t s_off, const struct 
 	if (o->base != slot->base || o->index != CP_REG_NONE || o->seg != CP_SEG_NONE ||
 	    o->flags || !o->size)
 		return true;
-	a = slot->disp + (slot->base == CP_REG_RIP ? (__s64)(s_off + slot->insn_len) : 0);
-	b = o->disp + (o->base == CP_REG_RIP ? (__s64)(o_off + o->insn_len) : 0);
+	a = place_of(slot, s_off);
+	b = place_of(o, o_off);
 	return b < a + 8 && a < b + o->size;
 }
 
@@ -200,11 +213,8 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 			    (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index))))
 				return false;
 			if (written & CP_REG_BIT(op->base))
-				base_ok = insn.mnemonic == ZYDIS_MNEMONIC_MOV &&
-					  ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-					  ops[0].size == 64 && cp_reg_of(ops[0].reg.value) == op->base &&
-					  o.status == CP_OPND_OK && o.access == CP_OPND_READ &&
-					  same_place(&slot, p_off, &o, off);
+				base_ok = mov8_into(&insn, ops, op->base) && o.status == CP_OPND_OK &&
+					  o.access == CP_OPND_READ && same_place(&slot, p_off, &o, off);
 		}
 		off += insn.length;
 	}

@@ -29,14 +29,14 @@ static void svg_open(FILE *f, const char *id, const char *cls, int w, int h, con
 int cp_svg_pad_offsets(const struct cp_issue_sharing *sh, __u32 *out, int max)
 {
 	/* each thread's bytes, then the bytes of the line's other issue (a mixed line) */
-	int threads = sh->nr_threads < CP_LINE_MAX_THREADS ? (int)sh->nr_threads :
-							      CP_LINE_MAX_THREADS;
+	int threads =
+		sh->nr_threads < CP_LINE_MAX_THREADS ? (int)sh->nr_threads : CP_LINE_MAX_THREADS;
 	int n = 0, lowest = -1, last, groups = threads + 1;
 	__u32 first[CP_LINE_MAX_THREADS + 1];
 
 	for (int i = 0; i < groups; i++) {
-		__u64 bytes = i < threads ? sh->thr[i].read_mask | sh->thr[i].write_mask :
-					    sh->other_part;
+		__u64 bytes =
+			i < threads ? sh->thr[i].read_mask | sh->thr[i].write_mask : sh->other_part;
 		int b = cp_byte_run(bytes, 0, &last);
 
 		first[i] = b < 0 ? CP_LINE_MAX_BYTES : (__u32)b;

@@ -59,7 +59,7 @@ static void fill_issue(struct cp_issue *is, int i)
 						.nr_threads = 4};
 	for (int t = 0; t < 4; t++)
 		is->sharing.thr[t] = (struct cp_issue_thread){
-			2000 + (__u32)t, 100, 0xffull << (16 * t), 0xffull << (16 * t)};
+			2000 + (__u32)t, 100, 0xffull << (16 * t), 0xffull << (16 * t), 0, 0};
 	is->conflict = (struct cp_issue_conflict){
 		.set = (__u32)i, .ways = 8, .accesses = 64, .history = 64, .distinct_lines = 64};
 	is->capacity = (struct cp_issue_capacity){.stream = true,

@@ -28,8 +28,9 @@ command -v python3 >/dev/null || die "python3 is not installed"
 dir=$(mktemp -d /tmp/cp-recall.XXXXXX) || die "cannot make a temporary directory"
 trap 'rm -rf "$dir"' EXIT
 
-# name | environment | command | expected issues "type@file:mark ..." ("-": none)
-# | issue types that must be absent ("-": nothing more)
+# name | environment | command | expected issues "type@file:mark ..." ("-": none;
+# "type/processes@...": an issue of several processes) | issue types that must
+# be absent ("-": nothing more)
 CASES="false sharing|-|false_sharing SECS|false_sharing@false_sharing.c:fs-write|-
 false sharing, padded|-|false_sharing --padded SECS|-|false_sharing true_sharing
 false sharing, -O0|-|false_sharing_O0 SECS|false_sharing@false_sharing.c:fs-write|-
@@ -38,7 +39,9 @@ allocator false sharing|MALLOC_ARENA_MAX=1|false_sharing --alloc SECS|false_shar
 allocator false sharing, aligned|MALLOC_ARENA_MAX=1|false_sharing --alloc --aligned SECS|-|false_sharing true_sharing
 mixed line|-|false_sharing --mixed SECS|false_sharing@false_sharing.c:fs-mixed-own true_sharing@false_sharing.c:fs-mixed-total|-
 mixed line, padded|-|false_sharing --mixed --padded SECS|true_sharing@false_sharing.c:fs-mixed-total|false_sharing
-true sharing|-|true_sharing 2 SECS|true_sharing@true_sharing.c:ts-inc|-"
+true sharing|-|true_sharing 2 SECS|true_sharing@true_sharing.c:ts-inc|-
+between processes|-|shm_sharing SECS|false_sharing/processes@shm_sharing.c:shm-write|-
+between processes, padded|-|shm_sharing --padded SECS|-|false_sharing true_sharing"
 
 # mark FILE NAME: the line of "/* MARK: NAME */" in tests/workloads/FILE
 mark() { grep -n "MARK: $2 \*/" "$SRC/$1" | cut -d: -f1; }
@@ -53,7 +56,9 @@ absent = sys.argv[3].split() if sys.argv[3] != "-" else []
 issues = d.get("issues", [])
 def has(t, where):
     f, line = where.rsplit(":", 1)
-    return next((i for i in issues if i["type"] == t and any(
+    t, _, procs = t.partition("/")
+    return next((i for i in issues if i["type"] == t and
+        (not procs or len(i.get("sharing", {}).get("pids", [])) > 1) and any(
         x.get("file", "").endswith(f) and str(x.get("line")) == line
         for x in i["instructions"])), None)
 hits = [has(t, w) for t, w in want]

@@ -20,16 +20,18 @@ NOTE="pattern-based, no PMU: impact is time share, not measured misses"
 SECONDS_RUN=${CP_SOFT_SECONDS:-3}
 txt=$(mktemp)
 json=$(mktemp)
-trap 'rm -f "$tap_out" "$txt" "$json"' EXIT
+rec=$(mktemp)
+trap 'rm -f "$tap_out" "$txt" "$json" "$rec"' EXIT
 
 # mark FILE NAME: the line of "/* MARK: NAME */" in tests/workloads/FILE
 mark() { grep -n "MARK: $2 \*/" "$CP_ROOT/tests/workloads/$1" | cut -d: -f1; }
 
 # profile DESC CMD...: a soft run writing the text report to $txt and JSON to $json
+# (and, when $record is set, a recording there)
 profile() {
 	local desc=$1
 	shift
-	run_cmd "$BIN" --source soft -o "$txt" --json "$json" -- "$@"
+	run_cmd "$BIN" --source soft ${record:+--record "$record"} -o "$txt" --json "$json" -- "$@"
 	if [ "$rc" -ne 0 ]; then
 		_not_ok "$desc: the run exits 0" "exit status $rc: $*"
 		return 1
@@ -205,4 +207,64 @@ if profile "capacity" "$WL/stream" "$SECONDS_RUN" &&
 fi
 profile "friendly control" "$WL/stream" --friendly "$SECONDS_RUN" &&
 	expect_none "friendly control: no issue"
+
+# Sharing between processes (#31): two processes write their own counter, 8 bytes
+# apart, of one shared mapping. Each process's instruction is its own (the same
+# source line twice) and the threads are of two processes; the padded twin: none.
+sh_c=shm_sharing.c
+# expect_processes DESC PID1 PID2: the issue is the two processes', in text and JSON
+expect_processes() {
+	local block pids
+	block=$(issue "Application's false sharing")
+	pids=$(sed -n '/"sharing": {/,/"other_part_bytes"/p' "$json" |
+		sed -n '/"pids": \[/,/\]/p' | grep -Eo '[0-9]+' | sort -n | paste -sd' ')
+	if grep -Eq "processes ($2, $3|$3, $2), on memory they share" <<<"$block" &&
+		grep -qF "of process $2: wrote" <<<"$block" &&
+		grep -qF "of process $3: wrote" <<<"$block" &&
+		grep -Eq "$sh_c: $(mark $sh_c shm-write) .*process $2\)" <<<"$block" &&
+		grep -Eq "$sh_c: $(mark $sh_c shm-write) .*process $3\)" <<<"$block" &&
+		[ "$pids" = "$(printf '%s\n' "$2" "$3" | sort -n | paste -sd' ')" ]; then
+		_ok "$1: processes $2 and $3, each one's instruction at $sh_c:$(mark $sh_c shm-write)"
+	else
+		_not_ok "$1: processes $2 and $3" "JSON pids: $pids" "$block"
+	fi
+}
+# a fork of the launched command: the region is anonymous shared memory; its
+# recording replayed gives the same issue
+if record=$rec profile "between processes" "$WL/shm_sharing" "$SECONDS_RUN"; then
+	expect_issue "between processes: false sharing in the shared mapping" \
+		"Application's false sharing" false_sharing application \
+		"the mapping /dev/zero (4096 bytes)" "Processes write different bytes" \
+		"Offsets in the 4096-byte object:"
+	read -r w1 w2 < <(sed -n 's/^shm_sharing: workers \([0-9]*\) \([0-9]*\) .*/\1 \2/p' \
+		"$tap_out")
+	expect_processes "between processes" "$w1" "$w2"
+	live=$(issue "Application's false sharing")
+	run_cmd "$BIN" report "$rec" -o "$txt" --json "$json"
+	if [ "$rc" -eq 0 ] && [ "$(issue "Application's false sharing")" = "$live" ]; then
+		_ok "between processes: the recording replayed reports the same issue"
+	else
+		_not_ok "between processes: the recording replayed reports the same issue" \
+			"exit status $rc" "$(issue "Application's false sharing")"
+	fi
+fi
+profile "between processes, padded" "$WL/shm_sharing" --padded "$SECONDS_RUN" &&
+	expect_none "between processes, padded: no issue"
+# -p PID1,PID2: two processes started apart map one file at addresses of their own
+region=/dev/shm/cacheperf-test-$$
+"$WL/shm_sharing" --file "$region" --slot 0 $((2 * SECONDS_RUN)) >/dev/null &
+p1=$!
+"$WL/shm_sharing" --file "$region" --slot 1 $((2 * SECONDS_RUN)) >/dev/null &
+p2=$!
+run_cmd "$BIN" --source soft -o "$txt" --json "$json" -p "$p1,$p2"
+wait "$p1" "$p2"
+rm -f "$region"
+if [ "$rc" -ne 0 ]; then
+	_not_ok "-p of two processes on one file: the run exits 0" "exit status $rc"
+else
+	expect_issue "-p of two processes on one file: false sharing in it" \
+		"Application's false sharing" false_sharing application \
+		"the mapping $region (4096 bytes)" "Processes write different bytes"
+	expect_processes "-p of two processes on one file" "$p1" "$p2"
+fi
 done_testing

@@ -10,6 +10,7 @@
 #include "classify/classify.h"
 
 #define TGID	100
+#define PEER_TGID	200	/* a second process, its instructions in peer.c */
 #define MAX_OBJS 64
 
 /* 32 KiB, 8-way, 64-byte lines: 64 sets; addresses 4 KiB apart share a set */
@@ -44,11 +45,12 @@ static inline int locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out
 {
 	(void)ctx;
 	(void)callers;
-	if (tgid != TGID || ip < 0x400000)
+	if ((tgid != TGID && tgid != PEER_TGID) || ip < 0x400000)
 		return -1;
-	snprintf(out->module, sizeof(out->module), "/usr/bin/work");
+	snprintf(out->module, sizeof(out->module), tgid == TGID ? "/usr/bin/work" :
+				 "/usr/bin/peer");
 	snprintf(out->function, sizeof(out->function), "worker");
-	snprintf(out->file, sizeof(out->file), "work.c");
+	snprintf(out->file, sizeof(out->file), tgid == TGID ? "work.c" : "peer.c");
 	out->line = (__u32)((ip - 0x400000) / 16);
 	return 0;
 }
@@ -126,11 +128,11 @@ static inline void object(struct fixture *f, struct test_obj o)
 	f->objs[f->nr_objs++] = o;
 }
 
-/* The counter-map totals of one instruction (every sample, forwarded or not). */
-static inline void counts(struct fixture *f, __u64 ip, __u64 loads, __u64 load_misses,
-			  __u64 stores, __u64 store_misses)
+/* The counter-map totals of process @tgid's instruction (every sample, forwarded or not). */
+static inline void counts_in(struct fixture *f, __u32 tgid, __u64 ip, __u64 loads,
+			     __u64 load_misses, __u64 stores, __u64 store_misses)
 {
-	struct cp_ip_key k = { .tgid = TGID, .ip = ip };
+	struct cp_ip_key k = { .tgid = tgid, .ip = ip };
 	struct cp_ip_counts c = {
 		.loads = loads, .load_misses = load_misses,
 		.stores = stores, .store_misses = store_misses,
@@ -143,21 +145,38 @@ static inline void counts(struct fixture *f, __u64 ip, __u64 loads, __u64 load_m
 	f->in.store_misses += store_misses;
 }
 
-/* @n forwarded misses of thread @tid at @ip on [@addr, @addr + @size). */
-static inline void misses(struct fixture *f, __u32 tid, __u64 ip, __u64 addr, __u32 size,
-			  bool store, int n)
+/* The counter-map totals of one instruction of TGID. */
+static inline void counts(struct fixture *f, __u64 ip, __u64 loads, __u64 load_misses,
+			  __u64 stores, __u64 store_misses)
+{
+	counts_in(f, TGID, ip, loads, load_misses, stores, store_misses);
+}
+
+/*
+ * @n forwarded misses of process @tgid's thread @tid at @ip on [@addr,
+ * @addr + @size), @addr in the addresses of process @space (0: @tgid's).
+ */
+static inline void misses_in(struct fixture *f, __u32 tgid, __u32 space, __u32 tid, __u64 ip,
+			     __u64 addr, __u32 size, bool store, int n)
 {
 	struct cp_mem_access a = {
-		.tgid = TGID, .tid = tid, .ip = ip, .addr = addr, .size = size, .store = store,
-		.time_ns = f->now_ns,
+		.tgid = tgid, .tid = tid, .ip = ip, .addr = addr, .size = size, .store = store,
+		.time_ns = f->now_ns, .space = space,
 	};
-	struct cp_ip_key k = { .tgid = TGID, .ip = ip };
+	struct cp_ip_key k = { .tgid = tgid, .ip = ip };
 
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(cp_miss_store__add(f->misses, &a), 0);
 		assert_true(cp_insn_store__note_miss(f->insns, &k, addr,
 						     cp_cache_set_of(&l1, addr)) >= 0);
 	}
+}
+
+/* @n forwarded misses of TGID's thread @tid at @ip on [@addr, @addr + @size). */
+static inline void misses(struct fixture *f, __u32 tid, __u64 ip, __u64 addr, __u32 size,
+			  bool store, int n)
+{
+	misses_in(f, TGID, 0, tid, ip, addr, size, store, n);
 }
 
 static inline void history(struct fixture *f, __u64 ip, __u64 addr)

@@ -115,6 +115,60 @@ static void test_soft_false_sharing(void **state)
 	}
 }
 
+/*
+ * shm_sharing.c: process 100's thread 101 and process 200's thread 201
+ * write their own 8-byte counter, bytes 0-7 and 8-15 of the line at
+ * 0x10040, in a 4096-byte shared mapping at 0x10000 that 200 maps too, its
+ * accesses given at 100's addresses (profile/shared_maps.h). 10 epochs x 2
+ * x 20 ticks: 400 of 1000 time samples, 40 %. False sharing between the
+ * processes: each instruction located in its own process (work.c:33,
+ * peer.c:33), the threads with their processes, the mapping as the object
+ * whose offsets the hint gives (64-71 and 72-79), and both instructions
+ * explained. Counters 64 bytes apart are two lines: nothing.
+ */
+static void test_soft_false_sharing_between_processes(void **state)
+{
+	for (__u64 apart = 8; apart <= 64; apart += 56) {
+		struct fixture *f = soft_new(1000);
+		const struct cp_issue *is;
+
+		(void)state;
+		object(f, (struct test_obj){ CP_OBJ_MAPPING, 0x10000, 4096, 0, 0, 0,
+					     "/dev/shm/q" });
+		for (int e = 0; e < 10; e++) {
+			f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
+			ticks(f, 101, IP(33), 0x10040, 8, true, 20);
+			counts_in(f, PEER_TGID, IP(33), 0, 0, 20, 0);
+			misses_in(f, PEER_TGID, TGID, 201, IP(33), 0x10040 + apart, 8, true, 20);
+		}
+		classify(f);
+		if (apart == 64) {
+			assert_int_equal(f->out.nr_issues, 0);
+			fixture_free(f);
+			continue;
+		}
+		assert_int_equal(f->out.nr_issues, 1);
+		is = &f->out.issues[0];
+		assert_int_equal(is->type, CP_ISSUE_FALSE_SHARING);
+		assert_int_equal(is->origin, CP_ORIGIN_APPLICATION);
+		assert_true(is->score > 0.399 && is->score < 0.401);
+		assert_int_equal(is->tgid, TGID);
+		assert_int_equal(is->nr_insns, 2);
+		assert_int_equal(is->insns[0].tgid + is->insns[1].tgid, TGID + PEER_TGID);
+		assert_string_equal(is->insns[is->insns[0].tgid == TGID].loc.file, "peer.c");
+		assert_int_equal(is->sharing.thr[1].pid, PEER_TGID);
+		assert_int_equal(is->sharing.thr[1].write_mask, 0xff00ull);
+		assert_int_equal(is->sharing.object_size, 4096);
+		assert_int_equal(f->out.explained_insns, 2);
+		expect_text(f, "(processes 100, 200, on memory they share)");
+		expect_text(f, "thread 201 of process 200: wrote 8-15, read - (200 samples)");
+		expect_text(f, "Processes write different bytes of one 64-byte line");
+		expect_text(f, "Offsets in the 4096-byte object: thread 101 of process 100 wrote "
+			    "64-71; thread 201 of process 200 wrote 72-79.");
+		fixture_free(f);
+	}
+}
+
 /* Without a time total the sampled accesses are the time samples. */
 static void test_soft_time_total_defaults_to_accesses(void **state)
 {
@@ -493,6 +547,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soft_false_sharing),
+		cmocka_unit_test(test_soft_false_sharing_between_processes),
 		cmocka_unit_test(test_soft_time_total_defaults_to_accesses),
 		cmocka_unit_test(test_soft_true_sharing),
 		cmocka_unit_test(test_soft_mixed_line),

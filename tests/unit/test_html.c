@@ -90,7 +90,7 @@ static struct cp_issue fs_issue(void)
 		.type = CP_ISSUE_FALSE_SHARING, .tgid = 7, .nr_objects = 1,
 		.sharing = { .line_addr = 0x5000, .line_bytes = 64, .nr_lines = 1,
 			     .object_start = 0x5000, .object_size = 128, .nr_threads = 2,
-			     .thr = { { 101, 50, 0xff, 0xff }, { 102, 40, 0xff00, 0xff00 } } },
+			     .thr = { { 101, 50, 0xff, 0xff, 0, 0 }, { 102, 40, 0xff00, 0xff00, 0, 0 } } },
 	};
 
 	is.objects[0] = (struct cp_issue_object){ .kind = CP_OBJ_HEAP, .size = 128 };

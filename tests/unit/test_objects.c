@@ -290,6 +290,38 @@ static void test_refresh_on_unmapped_address(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * The shared file mappings of this process, mapped after the first
+ * snapshot (found by the re-read): an anonymous MAP_SHARED region (the
+ * kernel's "/dev/zero (deleted)", a shmem inode) is one; a private
+ * anonymous one and the executable's private file mapping are not.
+ */
+static void test_shared_map(void **state)
+{
+	struct cp_objects_opts opts = { .maps_refresh_ns = 1 };
+	struct cp_objects *o = cp_objects__new(&opts);
+	char *shared, *private;
+	const struct cp_map *m;
+
+	(void)state;
+	assert_null(cp_objects__shared_map(o, getpid(), (__u64)(uintptr_t)late_global));
+	shared = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	private = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(shared != MAP_FAILED && private != MAP_FAILED);
+	shared[4100] = private[0] = 1;
+	m = cp_objects__shared_map(o, getpid(), (__u64)(uintptr_t)shared + 4100);
+	assert_non_null(m);
+	assert_int_equal(m->start, (__u64)(uintptr_t)shared);
+	assert_int_equal(m->end - m->start, 8192);
+	assert_true(m->shared && m->inode);
+	assert_string_equal(m->path, "/dev/zero");
+	assert_true(m->deleted);
+	assert_null(cp_objects__shared_map(o, getpid(), (__u64)(uintptr_t)private));
+	munmap(shared, 8192);
+	munmap(private, 8192);
+	cp_objects__free(o);
+}
+
 /* Ranges the caller knows to be stacks hold across refreshes; exec forgets them. */
 static void test_caller_thread_stacks(void **state)
 {
@@ -506,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_exited_capped),
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
+		cmocka_unit_test(test_shared_map),
 		cmocka_unit_test(test_caller_thread_stacks),
 		cmocka_unit_test(test_exec_snapshot_reads_no_threads),
 		cmocka_unit_test(test_exited_trimmed_in_batches),

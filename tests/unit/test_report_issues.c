@@ -28,7 +28,7 @@ static void test_false_sharing_like_fig8(void **state)
 		.score = 0.625, .misses_per_s = 1.5e6, .nr_insns = 1, .nr_objects = 1,
 		.sharing = { .line_addr = 0x10000, .line_bytes = 64, .nr_lines = 1,
 			     .line_misses = 400, .nr_threads = 2,
-			     .thr = { { 101, 200, 0, 0xffff }, { 102, 200, 0xff, 0xfff0ull << 48 } } },
+			     .thr = { { 101, 200, 0, 0xffff, 0, 0 }, { 102, 200, 0xff, 0xfff0ull << 48, 0, 0 } } },
 	};
 	struct cp_classification c = { .issues = &is, .nr_issues = 1, .app_filter_applies = true,
 				       .app_filter_passed = true };

@@ -270,6 +270,12 @@ static void take_found(struct classify_ctx *c, struct cp_issue *is)
 	c->nr_found = 0;
 }
 
+/* The process of @l's instruction @i: its own (a shared mapping's line mixes them). */
+static __u32 ip_tgid(const struct cp_line *l, __u32 i)
+{
+	return l->ips[i].tgid ? l->ips[i].tgid : l->tgid;
+}
+
 static int note_explained(struct classify_ctx *c, const struct cp_line *l)
 {
 	struct explained_list *e = &c->explained;
@@ -277,7 +283,7 @@ static int note_explained(struct classify_ctx *c, const struct cp_line *l)
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
 		if (cp_grow((void **)&e->v, &e->cap, e->n, sizeof(*e->v), 64))
 			return -ENOMEM;
-		e->v[e->n++] = (struct explained){ l->tgid, l->ips[i].ip, l->ips[i].misses };
+		e->v[e->n++] = (struct explained){ ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses };
 	}
 	return 0;
 }
@@ -349,6 +355,7 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	const struct cp_classify_input *in = c->in;
 	__u32 line_bytes = in->l1->line_bytes;
 	__u64 line_addr = l->line * line_bytes, mask = 0, stores = part_of(l, p, l->stores);
+	bool procs = false;		/* threads of several processes: a shared mapping */
 	struct cp_issue *is;
 
 	is = issue_new(c, sh == CP_SHARING_TRUE ? CP_ISSUE_TRUE_SHARING : CP_ISSUE_FALSE_SHARING,
@@ -371,7 +378,7 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	for (__u32 i = 0; i < l->nr_threads; i++) {
 		const struct cp_line_thread *t = &l->thr[i];
 		struct cp_issue_thread it = {
-			.tid = t->tid, .accesses = p->accesses ? p->accesses[i] : t->accesses,
+			.tid = t->tid, .pid = t->pid ? t->pid : l->tgid, .accesses = p->accesses ? p->accesses[i] : t->accesses,
 			.read_mask = t->read_mask & p->bytes, .write_mask = t->write_mask & p->bytes,
 		};
 
@@ -379,6 +386,7 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 			continue;
 		is->sharing.thr[is->sharing.nr_threads++] = it;
 		mask |= it.read_mask | it.write_mask;
+		procs |= it.pid != l->tgid;
 	}
 	/* every object on the bytes the threads touched, each looked up once */
 	c->nr_found = 0;
@@ -393,12 +401,18 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 		b = end > line_addr + b ? (end - line_addr > line_bytes ? line_bytes :
 					   (__u32)(end - line_addr)) : b + 1;
 	}
-	/* the hint pads "the object": one that is one, never the mapping around it */
+	/*
+	 * the hint pads "the object": one that is one, never the mapping
+	 * around it, unless processes share the line: their shared mapping is
+	 * the layout they agree on
+	 */
 	for (size_t i = 0; i < c->nr_found; i++) {
-		if (!names_object(&c->found[i].obj))
+		const struct cp_issue_object *o = &c->found[i].obj;
+
+		if (!names_object(o) && !(procs && o->kind == CP_OBJ_MAPPING && o->size))
 			continue;
-		is->sharing.object_start = c->found[i].obj.start;
-		is->sharing.object_size = c->found[i].obj.size;
+		is->sharing.object_start = o->start;
+		is->sharing.object_size = o->size;
 		break;
 	}
 	/*
@@ -412,7 +426,8 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	take_found(c, is);
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++)
 		if (cp_issue_line_insn(is, l->ips[i].mask))
-			add_insn(c, is, l->tgid, l->ips[i].ip, l->ips[i].misses, l->ips[i].misses);
+			add_insn(c, is, ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses,
+				 l->ips[i].misses);
 	return 0;
 }
 
@@ -578,8 +593,9 @@ static __u64 sampled_lines(const struct classify_ctx *c, const struct cp_insn *i
 		bool mine = false;
 
 		for (__u32 k = 0; k < CP_LINE_MAX_IPS && lines[i]->ips[k].misses && !mine; k++)
-			mine = lines[i]->ips[k].ip == in->key.ip;
-		n += mine && lines[i]->tgid == in->key.tgid;
+			mine = lines[i]->ips[k].ip == in->key.ip &&
+			       ip_tgid(lines[i], k) == in->key.tgid;
+		n += mine;
 	}
 	free(lines);
 	return n;

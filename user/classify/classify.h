@@ -175,6 +175,8 @@ struct cp_issue_thread {
 	__u32 accesses;			/* forwarded misses of the thread on the line */
 	__u64 read_mask;
 	__u64 write_mask;
+	__u32 pid;			/* its process: another than the issue's on a shared mapping */
+	__u32 __pad;
 };
 
 /* The evidence of a sharing issue: its line with the most misses. */

@@ -155,6 +155,23 @@ bool cp_issue_line_insn(const struct cp_issue *is, __u64 ip_bytes)
 	return is->type == CP_ISSUE_FALSE_SHARING ? !(ip_bytes & other) : (ip_bytes & ~other) != 0;
 }
 
+size_t cp_issue_pids(const struct cp_issue *is, __u32 *out)
+{
+	size_t n = 0;
+
+	out[n++] = is->tgid;
+	for (__u32 i = 0; i < is->sharing.nr_threads && i < CP_LINE_MAX_THREADS; i++) {
+		__u32 pid = is->sharing.thr[i].pid;
+		size_t k = 0;
+
+		while (k < n && out[k] != pid)
+			k++;
+		if (pid && k == n)
+			out[n++] = pid;
+	}
+	return n;
+}
+
 void cp_issue_merge(struct cp_issue *dst, const struct cp_issue *src)
 {
 	dst->score += src->score;

@@ -41,6 +41,15 @@ bool cp_issue_related(const struct cp_issue *a, const struct cp_issue *b);
  */
 bool cp_issue_line_insn(const struct cp_issue *is, __u64 ip_bytes);
 
+/*
+ * The processes of @is: is->tgid, then those of its sharing threads (a
+ * shared mapping's line is shared between processes), each once, into
+ * @out (room for CP_ISSUE_MAX_PIDS). Returns how many: more than one for
+ * sharing between processes.
+ */
+#define CP_ISSUE_MAX_PIDS (1 + CP_LINE_MAX_THREADS)
+size_t cp_issue_pids(const struct cp_issue *is, __u32 *out);
+
 /* Folds @src into @dst (counts, score, rates, lines, objects, evidence). */
 void cp_issue_merge(struct cp_issue *dst, const struct cp_issue *src);
 

@@ -72,10 +72,11 @@ static bool object_offsets(const struct cp_issue_sharing *sh, __s64 *base)
 
 /*
  * "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing
- * evidence: offsets in the object when every byte the threads touched lies
+ * evidence (with @procs, "thread 11 of process 11"): offsets in the object when every byte the threads touched lies
  * in it, else (several small objects on the line) bytes of the line.
  */
-static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t sz, size_t *len)
+static void thread_offsets(const struct cp_issue_sharing *sh, bool procs, char *buf, size_t sz,
+			   size_t *len)
 {
 	__s64 base;
 	bool in_object = object_offsets(sh, &base);
@@ -90,6 +91,8 @@ static void thread_offsets(const struct cp_issue_sharing *sh, char *buf, size_t 
 		cp_byte_ranges(t->write_mask, base, w, sizeof(w));
 		cp_byte_ranges(t->read_mask, base, r, sizeof(r));
 		append(buf, sz, len, "%sthread %u", i ? "; " : "", t->tid);
+		if (procs)
+			append(buf, sz, len, " of process %u", t->pid);
 		if (t->write_mask)
 			append(buf, sz, len, " wrote %s", w);
 		if (t->read_mask)
@@ -123,6 +126,8 @@ static const char *other_part(const struct cp_issue_sharing *sh, char *buf, size
 void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 {
 	char other[128];
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	bool procs = cp_issue_pids(is, pids) > 1;
 	char *h = is->hint;
 	size_t sz = sizeof(is->hint), len = 0;
 	unsigned int line = l1 ? l1->line_bytes : 64;
@@ -131,7 +136,12 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	h[0] = '\0';
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
-		if (is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
+		if (procs && !is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
+			append(h, sz, &len, "Processes write different bytes of one %u-byte line "
+			       "of memory they map shared: in the layout they share, give each "
+			       "process's data a line of its own (pad or align each one's part to "
+			       "%u bytes).", line, line);
+		else if (is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
 			append(h, sz, &len, "Beside the bytes the threads share (%s: true "
 			       "sharing, reported apart), threads use bytes of their own on this "
 			       "%u-byte line: move each thread's fields to a line of their own, away "
@@ -154,16 +164,22 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 		if (is->sharing.other_part && is->origin == CP_ORIGIN_ALLOCATOR)
 			append(h, sz, &len, " The bytes the threads share (%s) are true "
 			       "sharing, reported apart.", other_part(&is->sharing, other, sizeof(other)));
-		thread_offsets(&is->sharing, h, sz, &len);
+		thread_offsets(&is->sharing, procs, h, sz, &len);
 		break;
 	case CP_ISSUE_TRUE_SHARING:
-		append(h, sz, &len, "Threads read and write the same bytes: padding cannot help; "
-		       "update per-thread copies and combine them once, or write less often.");
+		if (procs)
+			append(h, sz, &len, "Processes read and write the same bytes of memory "
+			       "they map shared: padding cannot help; update per-process copies and "
+			       "combine them once, or write less often.");
+		else
+			append(h, sz, &len, "Threads read and write the same bytes: padding "
+			       "cannot help; update per-thread copies and combine them once, or "
+			       "write less often.");
 		if (is->sharing.other_part)
 			append(h, sz, &len, " The line's other bytes (%s) are false sharing, "
 			       "reported apart: padding fixes that part.",
 			       other_part(&is->sharing, other, sizeof(other)));
-		thread_offsets(&is->sharing, h, sz, &len);
+		thread_offsets(&is->sharing, procs, h, sz, &len);
 		break;
 	case CP_ISSUE_CONFLICT:
 		if (is->origin == CP_ORIGIN_ALLOCATOR)

@@ -719,6 +719,21 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	return err;
 }
 
+const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u64 addr)
+{
+	struct proc *p = get_proc(o, pid);
+	const struct cp_map *m;
+
+	if (!p)
+		return NULL;
+	m = cp_maps__find(p->maps, addr);
+	if (!m && !p->exited && cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+		take_snapshot(o, p, false);
+		m = cp_maps__find(p->maps, addr);
+	}
+	return m && m->shared && m->kind == CP_MAP_FILE && m->inode ? m : NULL;
+}
+
 /* glibc_chunks' read callback: the target's memory through opts.read_mem. */
 struct mem_ctx {
 	const struct cp_objects *o;

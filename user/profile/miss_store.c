@@ -152,13 +152,13 @@ static struct cp_line *find_or_add(struct cp_miss_store *s, __u32 tgid, __u64 li
 	return &s->slots[i];
 }
 
-/* Counts a sample of @ip on bytes @mask; returns its index in l->ips, or -1 past them. */
-static int note_ip(struct cp_line *l, __u64 ip, __u64 mask)
+/* Counts a sample of (@tgid, @ip) on bytes @mask; returns its index in l->ips, or -1 past them. */
+static int note_ip(struct cp_line *l, __u32 tgid, __u64 ip, __u64 mask)
 {
 	__u32 i;
 
 	for (i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
-		if (l->ips[i].ip == ip) {
+		if (l->ips[i].ip == ip && l->ips[i].tgid == tgid) {
 			l->ips[i].misses++;
 			l->ips[i].mask |= mask;
 			return (int)i;
@@ -168,7 +168,7 @@ static int note_ip(struct cp_line *l, __u64 ip, __u64 mask)
 		l->more_ips++;
 		return -1;
 	}
-	l->ips[i] = (struct cp_line_ip){ .ip = ip, .misses = 1, .mask = mask };
+	l->ips[i] = (struct cp_line_ip){ .ip = ip, .misses = 1, .mask = mask, .tgid = tgid };
 	return (int)i;
 }
 
@@ -218,7 +218,7 @@ void cp_miss_store__prefetch(const struct cp_miss_store *s, __u32 tgid, __u64 ad
 int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 {
 	__u64 line = a->addr >> s->line_shift;
-	struct cp_line *l = find_or_add(s, a->tgid, line);
+	struct cp_line *l = find_or_add(s, a->space ? a->space : a->tgid, line);
 	__u64 mask = cp_byte_mask((__u32)(a->addr & (s->line_bytes - 1)), a->size, s->line_bytes);
 	struct cp_line_thread *t = NULL;
 	int ip;
@@ -230,13 +230,14 @@ int cp_miss_store__add(struct cp_miss_store *s, const struct cp_mem_access *a)
 	l->stores += a->store;
 	l->hitm += a->hitm;
 	l->weight_sum += a->weight;
-	ip = note_ip(l, a->ip, mask);
+	ip = note_ip(l, a->tgid, a->ip, mask);
 	for (__u32 i = 0; i < l->nr_threads; i++)
 		if (l->thr[i].tid == a->tid)
 			t = &l->thr[i];
 	if (!t && l->nr_threads < CP_LINE_MAX_THREADS) {
 		t = &l->thr[l->nr_threads++];
 		t->tid = a->tid;
+		t->pid = a->tgid;
 	}
 	if (!t) {
 		l->more_threads++;
@@ -347,7 +348,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 		if (!src->ips[i].misses)
 			continue;
 		for (k = 0; k < CP_LINE_MAX_IPS && dst->ips[k].misses; k++)
-			if (dst->ips[k].ip == src->ips[i].ip)
+			if (dst->ips[k].ip == src->ips[i].ip && dst->ips[k].tgid == src->ips[i].tgid)
 				break;
 		if (k == CP_LINE_MAX_IPS) {
 			dst->more_ips += src->ips[i].misses;
@@ -355,6 +356,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 		}
 		at[i] = (int)k;
 		dst->ips[k].ip = src->ips[i].ip;
+		dst->ips[k].tgid = src->ips[i].tgid;
 		dst->ips[k].misses += src->ips[i].misses;
 		dst->ips[k].mask |= src->ips[i].mask;
 	}
@@ -367,7 +369,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 				t = &dst->thr[j];
 		if (!t && dst->nr_threads < CP_LINE_MAX_THREADS) {
 			t = &dst->thr[dst->nr_threads++];
-			*t = (struct cp_line_thread){ .tid = st->tid };
+			*t = (struct cp_line_thread){ .tid = st->tid, .pid = st->pid };
 		}
 		if (!t) {
 			dst->more_threads += st->accesses;

@@ -41,6 +41,7 @@ struct cp_line_thread {
 	__u32 tid;
 	__u32 accesses;
 	__u32 hitm_reads;		/* loads that hit the line modified in another core */
+	__u32 pid;			/* its process (a shared mapping's lines mix processes) */
 	__u64 read_mask;
 	__u64 write_mask;
 	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
@@ -53,10 +54,12 @@ struct cp_line_ip {
 	__u64 ip;
 	__u64 misses;
 	__u64 mask;			/* the bytes of the line it touched */
+	__u32 tgid;			/* its process: @ip is an address there */
+	__u32 __pad;
 };
 
 struct cp_line {
-	__u32 tgid;
+	__u32 tgid;			/* whose addresses @line is in (cp_mem_access.space) */
 	__u32 nr_threads;		/* entries used in thr[] */
 	__u64 line;			/* address / line size */
 	__u64 misses;			/* forwarded samples on the line */
@@ -77,6 +80,13 @@ struct cp_line {
 struct cp_mem_access {
 	__u32 tgid;
 	__u32 tid;
+	/*
+	 * The process whose addresses @addr is in, 0: @tgid. A shared
+	 * mapping's address in another process is given as the first
+	 * process's (profile/shared_maps.h), so that both processes' accesses
+	 * meet on one line, compared as two threads' are.
+	 */
+	__u32 space;
 	__u64 ip;			/* the instruction, 0 if unknown */
 	__u64 addr;
 	__u64 weight;			/* load latency in cycles, 0 if unknown */

@@ -87,6 +87,11 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 		return;
 	if (miss) {
 		__u32 set = cp_cache_set_of(&p->l1, s->addr);
+		const struct cp_map *m = cp_objects__shared_map(p->objects, (pid_t)s->tgid, s->addr);
+
+		/* another process's mapping of the same file: its lines, to meet its threads */
+		if (m)
+			cp_shared_maps__place(p->shared, s->tgid, m, &a.addr, &a.space);
 
 		cp_miss_store__add(p->misses, &a);
 		first = cp_insn_store__note_miss(p->insns, &key, s->addr, set);
@@ -150,6 +155,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
 		cp_proc_summaries__exec(p->procs, pid, comm, who ? who->cgroup_id : 0,
 					who ? who->cgroup_v1 : 0);
 		cp_objects__on_exec(p->objects, pid);
+		cp_shared_maps__forget(p->shared, pe->tgid);
 		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;
@@ -257,12 +263,13 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	p->ostats = cp_object_stats__new(0);
 	p->l1 = cfg->l1d;
 	p->misses = cp_miss_store__new(&p->l1, 0);
+	p->shared = cp_shared_maps__new();
 	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
 	p->procs = cp_proc_summaries__new(0, cfg->describe, NULL);
 	p->stacks = cp_stack_store__new(0);
 	p->interval_stacks = cp_stack_store__new(CP_MAX_INTERVAL_STACKS);
-	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->seen || !p->sym ||
+	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->shared || !p->seen || !p->sym ||
 	    !p->procs || !p->stacks || !p->interval_stacks) {
 		cp_profile__free(p);
 		return NULL;
@@ -283,6 +290,7 @@ void cp_profile__free(struct cp_profile *p)
 	cp_objects__free(p->objects);
 	cp_object_stats__free(p->ostats);
 	cp_miss_store__free(p->misses);
+	cp_shared_maps__free(p->shared);
 	cp_seen_objects__free(p->seen);
 	cp_rolling__free(p->roll);
 	cp_timeline__free(p->timeline);

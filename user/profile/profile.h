@@ -31,6 +31,7 @@
 #include "profile/rolling.h"
 #include "profile/run_facts.h"
 #include "profile/run_limits.h"
+#include "profile/shared_maps.h"
 #include "profile/timeline.h"
 #include "profile/seen_objects.h"
 #include "profile/stack_store.h"
@@ -96,6 +97,7 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
+	struct cp_shared_maps *shared;		/* shared files' lines in one process's addresses */
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
 	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */

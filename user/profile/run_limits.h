@@ -12,6 +12,7 @@
 #include "profile/insn_store.h"
 #include "profile/mem_guard.h"
 #include "profile/miss_store.h"
+#include "profile/shared_maps.h"
 #include "objects/objects.h"
 #include "profile/proc_summaries.h"
 #include "symbols/symbolizer.h"
@@ -39,6 +40,8 @@ struct cp_limits {
 	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
 	__u64 stacks_held;		/* (process, call stack) entries in the stack store */
 	__u64 stacks_evicted;		/* ... dropped at its cap (the least counted) */
+	/* shared mappings compared across processes, and accesses compared within their own */
+	struct cp_shared_maps_stats shared;
 	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
 	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
 	struct cp_copy_stats copies;	/* sealed copies of targets' files: kept, reused */

@@ -66,6 +66,8 @@ static bool object_span(const struct cp_issue_sharing *sh, __s64 *first, __s64 *
 static void line_map_desc(FILE *f, const struct cp_issue *is, bool soft)
 {
 	const struct cp_issue_sharing *sh = &is->sharing;
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	bool procs = cp_issue_pids(is, pids) > 1;
 	char w[160], r[160];
 	__s64 first, end;
 
@@ -75,8 +77,11 @@ static void line_map_desc(FILE *f, const struct cp_issue *is, bool soft)
 	for (__u32 i = 0; i < sh->nr_threads && i < CP_LINE_MAX_THREADS; i++) {
 		cp_byte_ranges(sh->thr[i].write_mask, 0, w, sizeof(w));
 		cp_byte_ranges(sh->thr[i].read_mask, 0, r, sizeof(r));
-		cp_html_escf(f, "thread %u wrote %s, read %s (%u %s); ", sh->thr[i].tid, w, r,
-			     sh->thr[i].accesses, soft ? "samples" : "misses");
+		cp_html_escf(f, "thread %u", sh->thr[i].tid);
+		if (procs)
+			cp_html_escf(f, " of process %u", sh->thr[i].pid);
+		cp_html_escf(f, " wrote %s, read %s (%u %s); ", w, r, sh->thr[i].accesses,
+			     soft ? "samples" : "misses");
 	}
 	if (object_span(sh, &first, &end))
 		cp_html_escf(f, "the object (%llu bytes) spans line bytes %lld to %lld. ",

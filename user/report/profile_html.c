@@ -31,19 +31,26 @@ struct html_ctx {
 static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid, __u64 ip)
 {
 	struct cp_symbol_info info;
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	size_t nr_pids = cp_issue_pids(is, pids), k = 0;
 	bool asked = false;
 
-	if (tgid != is->tgid)
+	/* sharing between processes: the instructions of each */
+	while (k < nr_pids && pids[k] != tgid)
+		k++;
+	if (k == nr_pids)
 		return false;
 	for (__u32 i = 0; i < is->nr_insns; i++)
-		if (is->insns[i].ip == ip)
+		if (is->insns[i].ip == ip && is->insns[i].tgid == tgid)
 			return true;
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
+		/* the line is in the addresses of the issue's process */
 		const struct cp_line *l =
-			cp_miss_store__find(x->misses, tgid, is->sharing.line_addr);
+			cp_miss_store__find(x->misses, is->tgid, is->sharing.line_addr);
 
 		for (__u32 i = 0; l && i < CP_LINE_MAX_IPS; i++)
 			if (l->ips[i].misses && l->ips[i].ip == ip &&
+			    (l->ips[i].tgid ? l->ips[i].tgid : l->tgid) == tgid &&
 			    cp_issue_line_insn(is, l->ips[i].mask))
 				return true;
 	}
@@ -51,7 +58,7 @@ static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid,
 	for (__u32 i = 0; i < is->nr_insns; i++) {
 		const struct cp_issue_insn *in = &is->insns[i];
 
-		if (in->nr_ips < 2 || !in->have_loc || !in->loc.line)
+		if (in->nr_ips < 2 || !in->have_loc || !in->loc.line || in->tgid != tgid)
 			continue;
 		if (!asked && cp_symbolizer__resolve(x->p->sym, (pid_t)tgid, ip, &info))
 			return false;

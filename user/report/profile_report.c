@@ -73,6 +73,7 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 		       p->misses, p->insns, &r->limits);
 	r->limits.stacks_held = cp_stack_store__held(p->stacks);
 	r->limits.stacks_evicted = cp_stack_store__evicted(p->stacks);
+	cp_shared_maps__stats(p->shared, &r->limits.shared);
 }
 
 int cp_profile_locate(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz)
@@ -260,7 +261,7 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 {
 	struct cp_profile *p = ctx;
 	struct cp_seen_object so;
-	struct cp_resolved r;
+	struct cp_resolved r, m;
 
 	/* what the samples touched first: the object may be freed, its memory reused */
 	if (!cp_seen_objects__find(p->seen, tgid, addr, p->l1.line_bytes, &so)) {
@@ -284,6 +285,10 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 	out->nr_objects = 1;
 	out->flags = r.flags;
 	snprintf(out->name, sizeof(out->name), "%s", r.name);
+	/* a mapping of a file (shared memory too): the file, as /proc/PID/maps names it */
+	if (r.kind == CP_OBJ_MAPPING && !cp_objects__resolve(p->objects, (pid_t)tgid, addr, &m) &&
+	    m.kind == CP_OBJ_MAPPING && m.path[0])
+		snprintf(out->name, sizeof(out->name), "%.*s", (int)sizeof(out->name) - 1, m.path);
 	if (r.flags & CP_OBJ_F_CHUNK)
 		out->before_attach = !p->info.launched;
 	/* an allocator whose metadata we do not read: say so, name no object */

@@ -129,6 +129,8 @@ static void print_insn_callers(const struct cp_issue_insn *in, const struct cp_c
 static void print_insns(const struct cp_issue *is, bool soft, const struct cp_callers_view *v,
 			FILE *f)
 {
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+
 	if (is->nr_insns == 1 && !is->more_insns) {
 		fprintf(f, ", accessed by the instruction at:\n    - ");
 		print_insn_loc(&is->insns[0], f);
@@ -145,6 +147,9 @@ static void print_insns(const struct cp_issue *is, bool soft, const struct cp_ca
 		fprintf(f, "  (%llu %s", (unsigned long long)in->misses, unit(soft));
 		if (in->nr_ips > 1)
 			fprintf(f, ", %u instructions", in->nr_ips);
+		/* sharing between processes: whose instruction */
+		if (cp_issue_pids(is, pids) > 1)
+			fprintf(f, ", process %u", in->tgid);
 		fprintf(f, ")\n");
 		print_insn_callers(in, v, f);
 	}
@@ -246,19 +251,26 @@ static void print_objects(const struct cp_issue *is, FILE *f)
 static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 {
 	const struct cp_issue_sharing *sh = &is->sharing;
+	__u32 pids[CP_ISSUE_MAX_PIDS];
 	char w[160], r[160];
 
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
-		fprintf(f, "  Line 0x%llx (%llu %s", (unsigned long long)sh->line_addr,
-			(unsigned long long)sh->line_misses, unit(soft));
+		fprintf(f, "  Line 0x%llx", (unsigned long long)sh->line_addr);
+		/* processes map shared memory at addresses of their own */
+		if (cp_issue_pids(is, pids) > 1)
+			fprintf(f, " of process %u", is->tgid);
+		fprintf(f, " (%llu %s", (unsigned long long)sh->line_misses, unit(soft));
 		if (sh->nr_lines > 1)
 			fprintf(f, "; %u shared lines in all", sh->nr_lines);
 		fprintf(f, "), bytes of the line:\n");
 		for (__u32 i = 0; i < sh->nr_threads; i++) {
 			cp_byte_ranges(sh->thr[i].write_mask, 0, w, sizeof(w));
 			cp_byte_ranges(sh->thr[i].read_mask, 0, r, sizeof(r));
-			fprintf(f, "    thread %u: wrote %s, read %s (%u %s)\n", sh->thr[i].tid, w,
-				r, sh->thr[i].accesses, unit(soft));
+			fprintf(f, "    thread %u", sh->thr[i].tid);
+			if (cp_issue_pids(is, pids) > 1)
+				fprintf(f, " of process %u", sh->thr[i].pid);
+			fprintf(f, ": wrote %s, read %s (%u %s)\n", w, r, sh->thr[i].accesses,
+				unit(soft));
 		}
 		if (sh->more_threads)
 			fprintf(f, "    other threads: %u %s\n", sh->more_threads, unit(soft));
@@ -281,6 +293,8 @@ void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft,
 			   const struct cp_callers_view *v, FILE *f)
 {
 	char hint[sizeof(is->hint)];
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	size_t nr_pids;
 
 	fprintf(f, "\n#%zu %s %s", n, is->origin == CP_ORIGIN_ALLOCATOR ? "Allocator's" :
 				       "Application's", cp_issue_type_text(is->type));
@@ -292,7 +306,11 @@ void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft,
 		fprintf(f, ", ~%.3g misses/s", is->misses_per_s);
 	if (is->have_cost)
 		fprintf(f, ", ~%.3g cycles/s of load latency", is->cost_cycles_per_s);
-	fprintf(f, " (process %u)\n", is->tgid);
+	nr_pids = cp_issue_pids(is, pids);
+	fprintf(f, " (process%s", nr_pids > 1 ? "es" : "");
+	for (size_t i = 0; i < nr_pids; i++)
+		fprintf(f, "%s%u", i ? ", " : " ", pids[i]);
+	fprintf(f, nr_pids > 1 ? ", on memory they share)\n" : ")\n");
 	print_evidence(is, soft, f);
 	/* a hint may name the object or the function */
 	fprintf(f, "  Hint: %s\n", cp_printable(is->hint, hint, sizeof(hint)));

@@ -204,8 +204,12 @@ static void put_object(struct cp_json *j, const struct cp_issue_object *o)
 	cp_json_end(j);
 }
 
-static void put_sharing(struct cp_json *j, const struct cp_issue_sharing *s)
+static void put_sharing(struct cp_json *j, const struct cp_issue *is)
 {
+	const struct cp_issue_sharing *s = &is->sharing;
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	size_t nr_pids = cp_issue_pids(is, pids);
+
 	cp_json_object(j, "sharing");
 	cp_json_hex(j, "line", s->line_addr);
 	cp_json_u64(j, "line_bytes", s->line_bytes);
@@ -216,6 +220,7 @@ static void put_sharing(struct cp_json *j, const struct cp_issue_sharing *s)
 	for (__u32 i = 0; i < s->nr_threads && i < CP_LINE_MAX_THREADS; i++) {
 		cp_json_object(j, NULL);
 		cp_json_u64(j, "tid", s->thr[i].tid);
+		cp_json_u64(j, "pid", s->thr[i].pid ? s->thr[i].pid : is->tgid);
 		cp_json_u64(j, "accesses", s->thr[i].accesses);
 		put_byte_runs(j, "read_bytes", s->thr[i].read_mask);
 		put_byte_runs(j, "write_bytes", s->thr[i].write_mask);
@@ -223,6 +228,11 @@ static void put_sharing(struct cp_json *j, const struct cp_issue_sharing *s)
 	}
 	cp_json_end(j);
 	cp_json_u64(j, "other_threads_accesses", s->more_threads);
+	/* more than one: sharing between processes, on memory they map shared */
+	cp_json_array(j, "pids");
+	for (size_t i = 0; i < nr_pids; i++)
+		cp_json_u64(j, NULL, pids[i]);
+	cp_json_end(j);
 	/* a line both truly and falsely shared: the bytes the line's other issue has */
 	put_byte_runs(j, "other_part_bytes", s->other_part);
 	cp_json_end(j);
@@ -288,6 +298,8 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is,
 
 		cp_json_object(j, NULL);
 		cp_json_hex(j, "ip", in->ip);
+		/* the issue's process, or another sharing its memory */
+		cp_json_u64(j, "pid", in->tgid);
 		put_loc(j, &in->loc, in->have_loc, true);
 		put_callers(j, &in->callers, in->have_loc);
 		cp_json_u64(j, "samples", in->samples);
@@ -304,7 +316,7 @@ static void put_issue(struct cp_json *j, const struct cp_issue *is,
 	cp_json_end(j);
 	cp_json_u64(j, "more_objects", is->more_objects);
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING)
-		put_sharing(j, &is->sharing);
+		put_sharing(j, is);
 	if (is->type == CP_ISSUE_CONFLICT)
 		put_conflict(j, &is->conflict);
 	if (is->type == CP_ISSUE_CAPACITY && is->capacity.stream)

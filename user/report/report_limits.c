@@ -140,6 +140,11 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 	if (l->stacks_held || l->stacks_evicted)
 		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
 			(ull)l->stacks_held, (ull)l->stacks_evicted);
+	if (l->shared.files)
+		fprintf(f, "  shared mappings: %llu files compared across processes; accesses "
+			"compared within their process only: %llu outside the first process's "
+			"mapping, %llu past %u files\n", (ull)l->shared.files,
+			(ull)l->shared.outside, (ull)l->shared.full, CP_MAX_SHARED_FILES);
 	print_refusals(l, f);
 	if (!l->live)
 		return;
@@ -172,6 +177,9 @@ static const struct limit_key {
 	{ "symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted) },
 	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
 	{ "stacks_evicted", offsetof(struct cp_limits, stacks_evicted) },
+	{ "shared_files", offsetof(struct cp_limits, shared.files) },
+	{ "shared_accesses_outside", offsetof(struct cp_limits, shared.outside) },
+	{ "shared_accesses_past_cap", offsetof(struct cp_limits, shared.full) },
 }, memory_keys[] = {
 	{ "memory_bytes", offsetof(struct cp_limits, memory_bytes) },
 	{ "peak_memory_bytes", offsetof(struct cp_limits, peak_memory_bytes) },

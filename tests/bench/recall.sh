@@ -10,12 +10,14 @@
 # samples with an address (samples / ticks: what the skid correction and
 # the decoded operands turned into accesses), then the totals.
 #
-# usage: recall.sh [RUNS [SECONDS [BUILD]]]   (default 5 runs of 3 s, build)
+# usage: recall.sh [RUNS [SECONDS [BUILD [MATCH]]]]   (default 5 runs of 3 s, build;
+#        MATCH: only the workloads whose name matches this extended regex)
 # Needs root (the profiler) and python3.
 set -u
 RUNS=${1:-5}
 SECS=${2:-3}
 BUILD=${3:-build}
+MATCH=${4:-}
 BIN="$BUILD/cacheperf-bpf"
 WL="$BUILD/tests/workloads"
 SRC=tests/workloads
@@ -41,7 +43,11 @@ mixed line|-|false_sharing --mixed SECS|false_sharing@false_sharing.c:fs-mixed-o
 mixed line, padded|-|false_sharing --mixed --padded SECS|true_sharing@false_sharing.c:fs-mixed-total|false_sharing
 true sharing|-|true_sharing 2 SECS|true_sharing@true_sharing.c:ts-inc|-
 between processes|-|shm_sharing SECS|false_sharing/processes@shm_sharing.c:shm-write|-
-between processes, padded|-|shm_sharing --padded SECS|-|false_sharing true_sharing"
+between processes, padded|-|shm_sharing --padded SECS|-|false_sharing true_sharing
+pointer chase|-|chase SECS|false_sharing@chase.c:chase-load|-
+pointer chase, padded|-|chase --padded SECS|-|false_sharing true_sharing
+index chase|-|chase --index SECS|false_sharing@chase.c:chase-index|-
+index chase, padded|-|chase --index --padded SECS|-|false_sharing true_sharing"
 
 # mark FILE NAME: the line of "/* MARK: NAME */" in tests/workloads/FILE
 mark() { grep -n "MARK: $2 \*/" "$SRC/$1" | cut -d: -f1; }
@@ -75,6 +81,7 @@ echo "recall: $RUNS runs of ${SECS} s per workload, $(nproc) CPUs; load average 
 printf '%-34s %7s %8s %10s\n' workload found impact recovered
 all_found=0 all_runs=0
 while IFS='|' read -r name envs cmd want absent; do
+	[[ -z "$MATCH" || "$name" =~ $MATCH ]] || continue
 	exp=""
 	for w in $want; do
 		[ "$w" = "-" ] && break

@@ -209,8 +209,9 @@ profile "friendly control" "$WL/stream" --friendly "$SECONDS_RUN" &&
 	expect_none "friendly control: no issue"
 
 # Sharing between processes (#31): two processes write their own counter, 8 bytes
-# apart, of one shared mapping. Each process's instruction is its own (the same
-# source line twice) and the threads are of two processes; the padded twin: none.
+# apart, of one shared mapping (at offsets 64 and 72 of it). Each process's
+# instruction is its own (the same source line twice), the threads are of two
+# processes, the line is named by its offset in the file; the padded twin: none.
 sh_c=shm_sharing.c
 # expect_processes DESC PID1 PID2: the issue is the two processes', in text and JSON
 expect_processes() {
@@ -234,8 +235,8 @@ expect_processes() {
 if record=$rec profile "between processes" "$WL/shm_sharing" "$SECONDS_RUN"; then
 	expect_issue "between processes: false sharing in the shared mapping" \
 		"Application's false sharing" false_sharing application \
-		"the mapping /dev/zero (4096 bytes)" "Processes write different bytes" \
-		"Offsets in the 4096-byte object:"
+		"the mapping /dev/zero (deleted) (4096 bytes)" "Processes write different bytes" \
+		"Line at offset 0x40 of the file" "Offsets in the 4096-byte object:"
 	read -r w1 w2 < <(sed -n 's/^shm_sharing: workers \([0-9]*\) \([0-9]*\) .*/\1 \2/p' \
 		"$tap_out")
 	expect_processes "between processes" "$w1" "$w2"
@@ -264,7 +265,8 @@ if [ "$rc" -ne 0 ]; then
 else
 	expect_issue "-p of two processes on one file: false sharing in it" \
 		"Application's false sharing" false_sharing application \
-		"the mapping $region (4096 bytes)" "Processes write different bytes"
+		"the mapping $region (4096 bytes)" "Processes write different bytes" \
+		"Line at offset 0x40 of the file"
 	expect_processes "-p of two processes on one file" "$p1" "$p2"
 fi
 done_testing

@@ -35,6 +35,7 @@ struct fixture {
 	struct test_obj objs[MAX_OBJS];
 	int nr_objs;
 	__u64 now_ns;		/* sample time of the accesses misses() adds (soft epochs) */
+	__u32 obj_space;	/* the line space objs[] are in; 0: TGID's addresses */
 };
 
 /* Source line of an ip: (ip - 0x400000) / 16 in work.c, so ips 16 bytes apart differ. */
@@ -59,7 +60,7 @@ static inline int object_at(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_o
 {
 	struct fixture *f = ctx;
 
-	for (int i = 0; i < f->nr_objs && tgid == TGID; i++) {
+	for (int i = 0; i < f->nr_objs && tgid == (f->obj_space ? f->obj_space : TGID); i++) {
 		const struct test_obj *o = &f->objs[i];
 
 		if (addr < o->start || addr >= o->start + o->size)

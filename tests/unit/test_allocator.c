@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "lib/fake_proc.h"
 #include "objects/allocator.h"
 
 static void test_names(void **state)
@@ -169,20 +170,6 @@ static void test_find_self(void **state)
 }
 
 /* Writes @text to @root/@pid/maps, the directory made. */
-static void fake_maps(const char *root, int pid, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", root, pid);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/%d/maps", root, pid);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /*
  * -a: a libc whose maps line names the system-wide probes' file is taken
  * without opening it (every process of the host maps it). The files named

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/fake_proc.h"
 #include "objects/allocator.h"
 #include "objects/objects.h"
 
@@ -322,6 +323,50 @@ static void test_shared_map(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * Which mappings of a process are shared files, from a maps file of the
+ * test's making (the files named exist nowhere): a POSIX shm file, a
+ * memfd, System V shm and anonymous shared memory are; a perf ring buffer
+ * (an "anon_inode:" mapping, whose inode unrelated processes' buffers
+ * share), a private mapping of a file, a shared one with no inode and a
+ * heap are not.
+ */
+static void test_shared_map_kinds(void **state)
+{
+	static const char maps[] =
+		"10000-11000 rw-s 00000000 00:1a 11 /dev/shm/q\n"
+		"11000-12000 rw-s 00000000 00:01 12 /memfd:ring (deleted)\n"
+		"12000-13000 rw-s 00000000 00:01 13 /SYSV0000abcd (deleted)\n"
+		"13000-14000 rw-s 00000000 00:01 14 /dev/zero (deleted)\n"
+		"14000-15000 rw-s 00000000 00:10 15 anon_inode:[perf_event]\n"
+		"15000-16000 rw-p 00000000 08:01 16 /nonexistent/data\n"
+		"16000-17000 rw-s 00000000 00:00 0 /nonexistent/none\n"
+		"17000-18000 rw-p 00000000 00:00 0 [heap]\n";
+	static const struct {
+		__u64 addr;
+		__u64 inode;	/* 0: not a shared file */
+	} cases[] = {
+		{ 0x10008, 11 }, { 0x11008, 12 }, { 0x12008, 13 }, { 0x13008, 14 },
+		{ 0x14008, 0 }, { 0x15008, 0 }, { 0x16008, 0 }, { 0x17008, 0 }, { 0x20000, 0 },
+	};
+	char root[] = "/tmp/cp-shared-map.XXXXXX", cmd[64];
+	struct cp_objects_opts opts = { .proc_root = root };
+	struct cp_objects *o;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	fake_maps(root, 77, maps);
+	o = cp_objects__new(&opts);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct cp_map *m = cp_objects__shared_map(o, 77, cases[i].addr);
+
+		assert_int_equal(m ? m->inode : 0, cases[i].inode);
+	}
+	cp_objects__free(o);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Ranges the caller knows to be stacks hold across refreshes; exec forgets them. */
 static void test_caller_thread_stacks(void **state)
 {
@@ -539,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_shared_map),
+		cmocka_unit_test(test_shared_map_kinds),
 		cmocka_unit_test(test_caller_thread_stacks),
 		cmocka_unit_test(test_exec_snapshot_reads_no_threads),
 		cmocka_unit_test(test_exited_trimmed_in_batches),

@@ -348,6 +348,28 @@ static __u64 part_of(const struct cp_line *l, const struct line_part *p, __u64 v
 	return l->misses ? (__u64)((double)v * (double)p->misses / (double)l->misses) : 0;
 }
 
+/*
+ * The process an issue of line @l (its part @p) is charged to: the line's
+ * own, or for a shared file's line the process of the thread with the most
+ * of the part's samples (one that touched it).
+ */
+static __u32 line_owner(const struct cp_line *l, const struct line_part *p)
+{
+	__u32 owner = 0, most = 0;
+
+	if (!cp_space_is_file(l->tgid))
+		return l->tgid;
+	for (__u32 i = 0; i < l->nr_threads; i++) {
+		__u32 n = p->accesses ? p->accesses[i] : l->thr[i].accesses;
+
+		if (!owner || n > most) {
+			owner = l->thr[i].pid;
+			most = n;
+		}
+	}
+	return owner;
+}
+
 /* Algorithm 1, first loop: one shared line (or part of one) with enough misses. */
 static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh,
 			 const struct line_part *p)
@@ -355,13 +377,14 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	const struct cp_classify_input *in = c->in;
 	__u32 line_bytes = in->l1->line_bytes;
 	__u64 line_addr = l->line * line_bytes, mask = 0, stores = part_of(l, p, l->stores);
-	bool procs = false;		/* threads of several processes: a shared mapping */
+	bool in_file = cp_space_is_file(l->tgid);	/* a shared file's line */
 	struct cp_issue *is;
 
 	is = issue_new(c, sh == CP_SHARING_TRUE ? CP_ISSUE_TRUE_SHARING : CP_ISSUE_FALSE_SHARING,
-		       l->tgid);
+		       line_owner(l, p));
 	if (!is)
 		return -ENOMEM;
+	is->sharing.line_space = l->tgid;
 	is->samples = is->misses = p->misses;
 	/* soft: the line's samples are ticks on instructions accessing it */
 	is->score = (double)p->misses / (double)(c->out->soft ? c->out->time_samples :
@@ -386,7 +409,6 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 			continue;
 		is->sharing.thr[is->sharing.nr_threads++] = it;
 		mask |= it.read_mask | it.write_mask;
-		procs |= it.pid != l->tgid;
 	}
 	/* every object on the bytes the threads touched, each looked up once */
 	c->nr_found = 0;
@@ -403,13 +425,13 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	}
 	/*
 	 * the hint pads "the object": one that is one, never the mapping
-	 * around it, unless processes share the line: their shared mapping is
-	 * the layout they agree on
+	 * around it, unless the line is a shared file's: the file is the
+	 * layout the processes mapping it agree on
 	 */
 	for (size_t i = 0; i < c->nr_found; i++) {
 		const struct cp_issue_object *o = &c->found[i].obj;
 
-		if (!names_object(o) && !(procs && o->kind == CP_OBJ_MAPPING && o->size))
+		if (!names_object(o) && !(in_file && o->kind == CP_OBJ_MAPPING && o->size))
 			continue;
 		is->sharing.object_start = o->start;
 		is->sharing.object_size = o->size;

@@ -195,6 +195,12 @@ struct cp_issue_sharing {
 	 * part of the bytes: the bytes the other one has (0: the whole line)
 	 */
 	__u64 other_part;
+	/*
+	 * the miss store's line space (cp_space_is_file()): the issue's
+	 * process, or a shared file whose offset line_addr then is
+	 */
+	__u32 line_space;
+	__u32 __pad;
 };
 
 /* The evidence of a conflict issue: the set its history crowded. */

@@ -722,16 +722,28 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u64 addr)
 {
 	struct proc *p = get_proc(o, pid);
+	const struct cp_object *obj;
 	const struct cp_map *m;
 
 	if (!p)
+		return NULL;
+	/* a heap object is the process's own: no maps read for it (a fresh mmap'd chunk) */
+	obj = cp_object_store__find(p->store, addr);
+	if (obj && obj->kind != CP_OBJ_MAPPING)
 		return NULL;
 	m = cp_maps__find(p->maps, addr);
 	if (!m && !p->exited && cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
 		take_snapshot(o, p, false);
 		m = cp_maps__find(p->maps, addr);
 	}
-	return m && m->shared && m->kind == CP_MAP_FILE && m->inode ? m : NULL;
+	/*
+	 * a file by its path: "anon_inode:[perf_event]" and the like share one
+	 * inode among unrelated processes' private buffers
+	 */
+	return m && m->shared && m->kind == CP_MAP_FILE && m->inode && m->path &&
+			       m->path[0] == '/' ?
+		       m :
+		       NULL;
 }
 
 /* glibc_chunks' read callback: the target's memory through opts.read_mem. */

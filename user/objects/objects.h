@@ -195,10 +195,12 @@ bool cp_objects__tracked(const struct cp_objects *o, pid_t pid);
 int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_resolved *out);
 
 /*
- * The shared file mapping ('s' in maps, a file, shmem or memfd: an inode)
- * of @pid that holds @addr, or NULL: the one other processes may map too.
- * A snapshot that maps nothing at @addr is re-read as cp_objects__resolve()
- * does. The pointer is valid until the next call on @o.
+ * The shared file mapping ('s' in maps; a file, shmem or memfd: an inode
+ * and a path, not an "anon_inode:" buffer) of @pid that holds @addr, or
+ * NULL: one that other processes may map too. A tracked heap object is
+ * none. A snapshot that maps nothing at @addr is re-read as
+ * cp_objects__resolve() does. The pointer is valid until the next call on
+ * @o.
  */
 const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u64 addr);
 

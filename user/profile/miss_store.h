@@ -36,6 +36,17 @@
 #define CP_SHARE_EPOCH_NS	100000000ull
 #define CP_SHARE_MIN_CONCURRENT	4	/* concurrent samples before a soft line is shared */
 
+/*
+ * Line spaces: a process's addresses (its pid, below 2^22) or, from
+ * CP_SPACE_FILE_FIRST on, a shared file's offsets (cp_mem_access.space).
+ */
+#define CP_SPACE_FILE_FIRST 0x80000000u
+
+static inline bool cp_space_is_file(__u32 space)
+{
+	return space >= CP_SPACE_FILE_FIRST;
+}
+
 /* One thread's bytes of a line: bit i = byte i of the line. */
 struct cp_line_thread {
 	__u32 tid;
@@ -59,7 +70,7 @@ struct cp_line_ip {
 };
 
 struct cp_line {
-	__u32 tgid;			/* whose addresses @line is in (cp_mem_access.space) */
+	__u32 tgid;			/* its line space: a process, or a shared file */
 	__u32 nr_threads;		/* entries used in thr[] */
 	__u64 line;			/* address / line size */
 	__u64 misses;			/* forwarded samples on the line */
@@ -81,10 +92,10 @@ struct cp_mem_access {
 	__u32 tgid;
 	__u32 tid;
 	/*
-	 * The process whose addresses @addr is in, 0: @tgid. A shared
-	 * mapping's address in another process is given as the first
-	 * process's (profile/shared_maps.h), so that both processes' accesses
-	 * meet on one line, compared as two threads' are.
+	 * The line space @addr is in, 0: @tgid's addresses. An access to a
+	 * shared file mapping is given in the file's space, @addr its offset
+	 * in the file (profile/shared_maps.h), so that the accesses of every
+	 * process mapping it meet on one line, compared as threads' are.
 	 */
 	__u32 space;
 	__u64 ip;			/* the instruction, 0 if unknown */

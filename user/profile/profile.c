@@ -89,9 +89,9 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 		__u32 set = cp_cache_set_of(&p->l1, s->addr);
 		const struct cp_map *m = cp_objects__shared_map(p->objects, (pid_t)s->tgid, s->addr);
 
-		/* another process's mapping of the same file: its lines, to meet its threads */
+		/* memory processes share: the file's lines, where every process's accesses meet */
 		if (m)
-			cp_shared_maps__place(p->shared, s->tgid, m, &a.addr, &a.space);
+			cp_shared_maps__place(p->shared, m, &a.addr, &a.space);
 
 		cp_miss_store__add(p->misses, &a);
 		first = cp_insn_store__note_miss(p->insns, &key, s->addr, set);
@@ -155,7 +155,6 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
 		cp_proc_summaries__exec(p->procs, pid, comm, who ? who->cgroup_id : 0,
 					who ? who->cgroup_v1 : 0);
 		cp_objects__on_exec(p->objects, pid);
-		cp_shared_maps__forget(p->shared, pe->tgid);
 		cp_symbolizer__exec(p->sym, pid, pe->time_ns);
 	} else if (pe->kind == CP_PROC_EXIT) {
 		p->exits++;

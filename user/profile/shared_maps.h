@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Shared mappings between processes. Two processes that map one file
- * MAP_SHARED (a file, a POSIX or System V shared memory segment, a memfd,
- * or an anonymous shared mapping inherited across fork, which maps an
- * unlinked shmem file) share its bytes at addresses of their own. The
- * first process seen accessing such a file (its device and inode) lends
- * its addresses: another process's access to the same byte of the file is
- * given at the first one's address, so the miss store compares the two
- * processes' accesses to a line as it compares two threads' (their thread
- * ids are unique across processes).
+ * Shared mappings between processes. Processes that map one file
+ * MAP_SHARED (a file, POSIX or System V shared memory, a memfd, or an
+ * anonymous shared mapping inherited across fork, which maps an unlinked
+ * shmem file) share its bytes at addresses of their own. So an access to
+ * such a mapping is given in the file's own line space: the space of the
+ * file (its device and inode, a number above any pid, cp_space_is_file())
+ * and the offset in the file, whichever process made it. The miss store
+ * then compares the accesses of every process to a line as it compares two
+ * threads' (thread ids are unique across processes).
  *
- * Pure and bounded: at most CP_MAX_SHARED_FILES files, those past it are
- * compared within each process only, counted.
+ * Pure and bounded: at most CP_MAX_SHARED_FILES files are followed; past
+ * that the least recently accessed one is dropped (counted): its lines
+ * stay in the miss store, reported without the file's name.
  */
 #ifndef CP_SHARED_MAPS_H
 #define CP_SHARED_MAPS_H
@@ -21,15 +22,22 @@
 #include <linux/types.h>
 
 #include "objects/proc_maps.h"
+#include "profile/miss_store.h"
 
-#define CP_MAX_SHARED_FILES 256
+#define CP_MAX_SHARED_FILES 1024
+#define CP_SHARED_NAME_LEN  128
 
 struct cp_shared_maps_stats {
-	__u64 files; /* shared files followed */
-	__u64 moved; /* accesses given at the first process's address */
-	/* accesses to a part of the file the first process does not map: kept at their own */
-	__u64 outside;
-	__u64 full; /* accesses to files past CP_MAX_SHARED_FILES: kept at their own */
+	__u64 files;   /* followed now */
+	__u64 dropped; /* files dropped at the cap (least recently accessed) */
+	__u64 given;   /* accesses given in a file's line space */
+	__u64 refused; /* accesses left in their process's space: no file space left */
+};
+
+/* What a file's line space is, for the report. */
+struct cp_shared_file {
+	char name[CP_SHARED_NAME_LEN]; /* as /proc/PID/maps names it, " (deleted)" kept */
+	__u64 mapped;		       /* the highest file offset mapped, + 1 */
 };
 
 struct cp_shared_maps;
@@ -39,20 +47,16 @@ struct cp_shared_maps *cp_shared_maps__new(void);
 void cp_shared_maps__free(struct cp_shared_maps *s);
 
 /*
- * Where @tgid's access at *@addr goes, @m being @tgid's shared file
- * mapping that holds it (cp_objects__shared_map()): unchanged when @tgid
- * lends the file its addresses (the first to access it) or when the lender
- * does not map that part of the file; else *@addr becomes the lender's
- * address of the byte and *@space the lender. Returns true when moved.
+ * Gives the access at *@addr of a process whose shared file mapping @m
+ * holds it in the file's line space: *@space its space, *@addr its offset
+ * in the file. Returns false (nothing changed) only when no space is left
+ * (after 2^31 files over a run).
  */
-bool cp_shared_maps__place(struct cp_shared_maps *s, __u32 tgid, const struct cp_map *m,
-			   __u64 *addr, __u32 *space);
+bool cp_shared_maps__place(struct cp_shared_maps *s, const struct cp_map *m, __u64 *addr,
+			   __u32 *space);
 
-/*
- * @tgid exec'd: its addresses mean other things now. Each file it lent
- * its addresses to takes the next process's that accesses it.
- */
-void cp_shared_maps__forget(struct cp_shared_maps *s, __u32 tgid);
+/* The file of line space @space into @out. -ENOENT when it is not followed (any more). */
+int cp_shared_maps__file(const struct cp_shared_maps *s, __u32 space, struct cp_shared_file *out);
 
 void cp_shared_maps__stats(const struct cp_shared_maps *s, struct cp_shared_maps_stats *out);
 

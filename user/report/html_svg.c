@@ -71,8 +71,11 @@ static void line_map_desc(FILE *f, const struct cp_issue *is, bool soft)
 	char w[160], r[160];
 	__s64 first, end;
 
-	cp_html_escf(f, "Bytes 0 to %u of line 0x%llx (%s): ", sh->line_bytes - 1,
-		     (unsigned long long)sh->line_addr,
+	cp_html_escf(f,
+		     cp_space_is_file(sh->line_space)
+			     ? "Bytes 0 to %u of the line at file offset 0x%llx (%s): "
+			     : "Bytes 0 to %u of line 0x%llx (%s): ",
+		     sh->line_bytes - 1, (unsigned long long)sh->line_addr,
 		     is->type == CP_ISSUE_FALSE_SHARING ? "false sharing" : "true sharing");
 	for (__u32 i = 0; i < sh->nr_threads && i < CP_LINE_MAX_THREADS; i++) {
 		cp_byte_ranges(sh->thr[i].write_mask, 0, w, sizeof(w));

@@ -44,9 +44,10 @@ static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid,
 		if (is->insns[i].ip == ip && is->insns[i].tgid == tgid)
 			return true;
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
-		/* the line is in the addresses of the issue's process */
-		const struct cp_line *l =
-			cp_miss_store__find(x->misses, is->tgid, is->sharing.line_addr);
+		/* the line's space: the issue's process, or a shared file */
+		const struct cp_line *l = cp_miss_store__find(
+			x->misses, is->sharing.line_space ? is->sharing.line_space : is->tgid,
+			is->sharing.line_addr);
 
 		for (__u32 i = 0; l && i < CP_LINE_MAX_IPS; i++)
 			if (l->ips[i].misses && l->ips[i].ip == ip &&

@@ -257,12 +257,32 @@ static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, s
  * report time (globals, stacks, what lives on). Its allocation stack: the call
  * site's frames (user/objects/callsites.h).
  */
+/* The shared file of line space @space as an object: its offsets are the file's. */
+static int shared_file_object(const struct cp_profile *p, __u32 space,
+			      struct cp_issue_object *out)
+{
+	struct cp_shared_file f;
+
+	out->kind = CP_OBJ_MAPPING;
+	out->nr_objects = 1;
+	if (cp_shared_maps__file(p->shared, space, &f)) {
+		snprintf(out->name, sizeof(out->name), "shared file no longer followed");
+		return 0;
+	}
+	out->size = f.mapped;
+	snprintf(out->name, sizeof(out->name), "%s", f.name);
+	return 0;
+}
+
 static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
 {
 	struct cp_profile *p = ctx;
 	struct cp_seen_object so;
 	struct cp_resolved r, m;
 
+	/* a shared file's line: @addr is an offset in the file (profile/shared_maps.h) */
+	if (cp_space_is_file(tgid))
+		return shared_file_object(p, tgid, out);
 	/* what the samples touched first: the object may be freed, its memory reused */
 	if (!cp_seen_objects__find(p->seen, tgid, addr, p->l1.line_bytes, &so)) {
 		memset(&r, 0, sizeof(r));

@@ -255,10 +255,10 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 	char w[160], r[160];
 
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
-		fprintf(f, "  Line 0x%llx", (unsigned long long)sh->line_addr);
-		/* processes map shared memory at addresses of their own */
-		if (cp_issue_pids(is, pids) > 1)
-			fprintf(f, " of process %u", is->tgid);
+		/* processes map a shared file at addresses of their own: its offset */
+		fprintf(f, cp_space_is_file(sh->line_space) ? "  Line at offset 0x%llx of the file" :
+							      "  Line 0x%llx",
+			(unsigned long long)sh->line_addr);
 		fprintf(f, " (%llu %s", (unsigned long long)sh->line_misses, unit(soft));
 		if (sh->nr_lines > 1)
 			fprintf(f, "; %u shared lines in all", sh->nr_lines);

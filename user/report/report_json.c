@@ -212,6 +212,8 @@ static void put_sharing(struct cp_json *j, const struct cp_issue *is)
 
 	cp_json_object(j, "sharing");
 	cp_json_hex(j, "line", s->line_addr);
+	/* true: "line" is an offset in a file several processes map shared */
+	cp_json_bool(j, "line_in_file", cp_space_is_file(s->line_space));
 	cp_json_u64(j, "line_bytes", s->line_bytes);
 	cp_json_u64(j, "lines", s->nr_lines);
 	cp_json_u64(j, "line_misses", s->line_misses);

@@ -140,11 +140,11 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 	if (l->stacks_held || l->stacks_evicted)
 		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
 			(ull)l->stacks_held, (ull)l->stacks_evicted);
-	if (l->shared.files)
-		fprintf(f, "  shared mappings: %llu files compared across processes; accesses "
-			"compared within their process only: %llu outside the first process's "
-			"mapping, %llu past %u files\n", (ull)l->shared.files,
-			(ull)l->shared.outside, (ull)l->shared.full, CP_MAX_SHARED_FILES);
+	if (l->shared.files || l->shared.dropped || l->shared.refused)
+		fprintf(f, "  shared files (lines every mapping process meets on): %llu followed, "
+			"%llu dropped at the cap of %u (their lines reported unnamed); accesses "
+			"left in their process's lines %llu\n", (ull)l->shared.files,
+			(ull)l->shared.dropped, CP_MAX_SHARED_FILES, (ull)l->shared.refused);
 	print_refusals(l, f);
 	if (!l->live)
 		return;
@@ -178,8 +178,8 @@ static const struct limit_key {
 	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
 	{ "stacks_evicted", offsetof(struct cp_limits, stacks_evicted) },
 	{ "shared_files", offsetof(struct cp_limits, shared.files) },
-	{ "shared_accesses_outside", offsetof(struct cp_limits, shared.outside) },
-	{ "shared_accesses_past_cap", offsetof(struct cp_limits, shared.full) },
+	{ "shared_files_dropped", offsetof(struct cp_limits, shared.dropped) },
+	{ "shared_accesses_refused", offsetof(struct cp_limits, shared.refused) },
 }, memory_keys[] = {
 	{ "memory_bytes", offsetof(struct cp_limits, memory_bytes) },
 	{ "peak_memory_bytes", offsetof(struct cp_limits, peak_memory_bytes) },

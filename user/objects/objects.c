@@ -727,12 +727,15 @@ const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u
 
 	if (!p)
 		return NULL;
-	/* a heap object is the process's own: no maps read for it (a fresh mmap'd chunk) */
-	obj = cp_object_store__find(p->store, addr);
-	if (obj && obj->kind != CP_OBJ_MAPPING)
-		return NULL;
 	m = cp_maps__find(p->maps, addr);
+	/*
+	 * mapped since the snapshot: read the maps again, unless a heap object
+	 * the probes saw holds it (a fresh mmap'd chunk is the process's own)
+	 */
 	if (!m && !p->exited && cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+		obj = cp_object_store__find(p->store, addr);
+		if (obj && obj->kind != CP_OBJ_MAPPING)
+			return NULL;
 		take_snapshot(o, p, false);
 		m = cp_maps__find(p->maps, addr);
 	}

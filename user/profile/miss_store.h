@@ -63,10 +63,9 @@ struct cp_line_thread {
 /* An instruction that missed on a line. */
 struct cp_line_ip {
 	__u64 ip;
-	__u64 misses;
 	__u64 mask;			/* the bytes of the line it touched */
+	__u32 misses;			/* (as the threads' counts, 32 bits) */
 	__u32 tgid;			/* its process: @ip is an address there */
-	__u32 __pad;
 };
 
 struct cp_line {

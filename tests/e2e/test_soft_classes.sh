@@ -224,7 +224,8 @@ expect_processes() {
 		grep -qF "of process $3: wrote" <<<"$block" &&
 		grep -Eq "$sh_c: $(mark $sh_c shm-write) .*process $2\)" <<<"$block" &&
 		grep -Eq "$sh_c: $(mark $sh_c shm-write) .*process $3\)" <<<"$block" &&
-		[ "$pids" = "$(printf '%s\n' "$2" "$3" | sort -n | paste -sd' ')" ]; then
+		[ "$pids" = "$(printf '%s\n' "$2" "$3" | sort -n | paste -sd' ')" ] &&
+		grep -q '"line_in_file": true' "$json"; then
 		_ok "$1: processes $2 and $3, each one's instruction at $sh_c:$(mark $sh_c shm-write)"
 	else
 		_not_ok "$1: processes $2 and $3" "JSON pids: $pids" "$block"

@@ -117,20 +117,23 @@ static void test_soft_false_sharing(void **state)
 }
 
 /*
- * shm_sharing.c: process 100's thread 101 and process 200's thread 201
- * write their own 8-byte counter, at offsets 0x40 and 0x40 + @apart of a
- * shared file (4096 bytes mapped, /dev/shm/q), each access given in the
- * file's line space (profile/shared_maps.h). 10 epochs of 20 ticks of 101
- * and 15 of 201: 350 of 1000 time samples, 35 %. 8 bytes apart: false
- * sharing between the processes, charged to 100 (the most samples); each
- * instruction located in its own process (work.c:33, peer.c:33); the
- * threads with their processes; the line at its file offset; the file as
- * the object whose offsets the hint gives; both instructions explained.
- * 64 bytes apart: two lines, nothing.
+ * shm_sharing.c, with two threads in one of the processes: in each of 10
+ * epochs, process 200's thread 201 writes offsets 0x40 + @stride (15
+ * ticks), then process 100's threads 101 and 102 write 0x40 and
+ * 0x40 + 2 @stride (10 ticks each), in a shared file (4096 bytes mapped,
+ * /dev/shm/q), each access given in the file's line space
+ * (profile/shared_maps.h). @stride 8: one line, 350 of 1000 time samples,
+ * 35 %, false sharing between the processes, charged to 100 (200 samples
+ * against 200's 150, though 201 is the busiest thread and came first);
+ * each instruction located in its own process (work.c:33 with 200
+ * samples, peer.c:33 with 150); the threads with their processes in the
+ * order they came; the line at its file offset; the file as the object
+ * whose offsets the hint gives (72-79, 64-71, 80-87); both instructions
+ * explained. @stride 64: three lines, nothing.
  */
 static void test_soft_false_sharing_between_processes(void **state)
 {
-	for (__u64 apart = 8; apart <= 64; apart += 56) {
+	for (__u64 stride = 8; stride <= 64; stride += 56) {
 		struct fixture *f = soft_new(1000);
 		const struct cp_issue *is;
 
@@ -139,14 +142,17 @@ static void test_soft_false_sharing_between_processes(void **state)
 		object(f, (struct test_obj){ CP_OBJ_MAPPING, 0, 4096, 0, 0, 0, "/dev/shm/q" });
 		for (int e = 0; e < 10; e++) {
 			f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
-			counts_in(f, TGID, IP(33), 0, 0, 20, 0);
-			misses_in(f, TGID, CP_SPACE_FILE_FIRST, 101, IP(33), 0x40, 8, true, 20);
 			counts_in(f, PEER_TGID, IP(33), 0, 0, 15, 0);
-			misses_in(f, PEER_TGID, CP_SPACE_FILE_FIRST, 201, IP(33), 0x40 + apart, 8,
+			misses_in(f, PEER_TGID, CP_SPACE_FILE_FIRST, 201, IP(33), 0x40 + stride, 8,
 				  true, 15);
+			for (__u32 t = 0; t < 2; t++) {
+				counts_in(f, TGID, IP(33), 0, 0, 10, 0);
+				misses_in(f, TGID, CP_SPACE_FILE_FIRST, 101 + t, IP(33),
+					  0x40 + 2 * stride * t, 8, true, 10);
+			}
 		}
 		classify(f);
-		if (apart == 64) {
+		if (stride == 64) {
 			assert_int_equal(f->out.nr_issues, 0);
 			fixture_free(f);
 			continue;
@@ -160,12 +166,14 @@ static void test_soft_false_sharing_between_processes(void **state)
 		assert_int_equal(is->nr_insns, 2);
 		assert_int_equal(is->insns[0].tgid, TGID);
 		assert_string_equal(is->insns[0].loc.file, "work.c");
+		assert_int_equal(is->insns[0].misses, 200);
 		assert_int_equal(is->insns[1].tgid, PEER_TGID);
 		assert_string_equal(is->insns[1].loc.file, "peer.c");
 		assert_int_equal(is->sharing.line_space, CP_SPACE_FILE_FIRST);
 		assert_int_equal(is->sharing.line_addr, 0x40);
-		assert_int_equal(is->sharing.thr[1].pid, PEER_TGID);
-		assert_int_equal(is->sharing.thr[1].write_mask, 0xff00ull);
+		assert_int_equal(is->sharing.nr_threads, 3);
+		assert_int_equal(is->sharing.thr[0].pid, PEER_TGID);
+		assert_int_equal(is->sharing.thr[0].write_mask, 0xff00ull);
 		assert_int_equal(is->sharing.object_size, 4096);
 		assert_int_equal(f->out.explained_insns, 2);
 		expect_text(f, "Related to the mapping /dev/shm/q (4096 bytes)");
@@ -173,10 +181,34 @@ static void test_soft_false_sharing_between_processes(void **state)
 		expect_text(f, "Line at offset 0x40 of the file (350 samples)");
 		expect_text(f, "thread 201 of process 200: wrote 8-15, read - (150 samples)");
 		expect_text(f, "Processes write different bytes of one 64-byte line");
-		expect_text(f, "Offsets in the 4096-byte object: thread 101 of process 100 wrote "
-			    "64-71; thread 201 of process 200 wrote 72-79.");
+		expect_text(f, "Offsets in the 4096-byte object: thread 201 of process 200 wrote "
+			    "72-79; thread 101 of process 100 wrote 64-71; thread 102 of process 100 "
+			    "wrote 80-87.");
 		fixture_free(f);
 	}
+}
+
+/*
+ * Issues of one process and type are merged when they share an object:
+ * every shared file starts at its offset 0, so two files are two objects
+ * by their names (a review found two files' issues merged into one).
+ */
+static void test_shared_files_are_objects_apart(void **state)
+{
+	static struct cp_issue a, b;
+
+	(void)state;
+	a = (struct cp_issue){ .type = CP_ISSUE_FALSE_SHARING, .tgid = TGID };
+	b = a;
+	cp_issue_add_object(&a, &(struct cp_issue_object){ .kind = CP_OBJ_MAPPING, .size = 4096,
+							   .nr_objects = 1, .name = "/dev/shm/a" },
+			    1);
+	cp_issue_add_object(&b, &(struct cp_issue_object){ .kind = CP_OBJ_MAPPING, .size = 4096,
+							   .nr_objects = 1, .name = "/dev/shm/b" },
+			    1);
+	assert_false(cp_issue_related(&a, &b));
+	snprintf(b.objects[0].name, sizeof(b.objects[0].name), "/dev/shm/a");
+	assert_true(cp_issue_related(&a, &b));
 }
 
 /*
@@ -595,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_soft_false_sharing),
 		cmocka_unit_test(test_soft_false_sharing_between_processes),
 		cmocka_unit_test(test_soft_threads_on_a_shared_file),
+		cmocka_unit_test(test_shared_files_are_objects_apart),
 		cmocka_unit_test(test_soft_time_total_defaults_to_accesses),
 		cmocka_unit_test(test_soft_true_sharing),
 		cmocka_unit_test(test_soft_mixed_line),

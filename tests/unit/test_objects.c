@@ -362,6 +362,21 @@ static void test_shared_map_kinds(void **state)
 
 		assert_int_equal(m ? m->inode : 0, cases[i].inode);
 	}
+	/*
+	 * A heap object the probes saw in the shm file's range, or a mapping
+	 * wider than the memfd's: the snapshot is older than an unmap; not
+	 * shared (no re-read within the second). A mapping the program made
+	 * that the anonymous shared region holds stays shared.
+	 */
+	assert_int_equal(cp_objects__on_alloc(o, 77, &(struct cp_object){ .start = 0x10000,
+				.size = 16, .kind = CP_OBJ_HEAP }), 0);
+	assert_int_equal(cp_objects__on_alloc(o, 77, &(struct cp_object){ .start = 0x11000,
+				.size = 0x2000, .kind = CP_OBJ_MAPPING }), 0);
+	assert_int_equal(cp_objects__on_alloc(o, 77, &(struct cp_object){ .start = 0x13000,
+				.size = 0x1000, .kind = CP_OBJ_MAPPING }), 0);
+	assert_null(cp_objects__shared_map(o, 77, 0x10008));
+	assert_null(cp_objects__shared_map(o, 77, 0x11008));
+	assert_non_null(cp_objects__shared_map(o, 77, 0x13008));
 	cp_objects__free(o);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);

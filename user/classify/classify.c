@@ -350,8 +350,8 @@ static __u64 part_of(const struct cp_line *l, const struct line_part *p, __u64 v
 
 /*
  * The process an issue of line @l (its part @p) is charged to: the line's
- * own, or for a shared file's line the process of the thread with the most
- * of the part's samples (one that touched it).
+ * own, or for a shared file's line the process with the most of the part's
+ * samples (its threads' together; the first listed of equals).
  */
 static __u32 line_owner(const struct cp_line *l, const struct line_part *p)
 {
@@ -360,8 +360,11 @@ static __u32 line_owner(const struct cp_line *l, const struct line_part *p)
 	if (!cp_space_is_file(l->tgid))
 		return l->tgid;
 	for (__u32 i = 0; i < l->nr_threads; i++) {
-		__u32 n = p->accesses ? p->accesses[i] : l->thr[i].accesses;
+		__u32 n = 0;
 
+		for (__u32 k = 0; k < l->nr_threads; k++)
+			if (l->thr[k].pid == l->thr[i].pid)
+				n += p->accesses ? p->accesses[k] : l->thr[k].accesses;
 		if (!owner || n > most) {
 			owner = l->thr[i].pid;
 			most = n;

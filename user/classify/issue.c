@@ -26,7 +26,8 @@ static bool same_group(const void *pa, const void *pb)
 		return false;
 	if (a->kind == CP_OBJ_HEAP && a->callsite && b->callsite)
 		return a->callsite == b->callsite;
-	return a->start == b->start;
+	/* shared files all start at their offset 0: the name tells them apart */
+	return a->start == b->start && (a->kind != CP_OBJ_MAPPING || !strcmp(a->name, b->name));
 }
 
 /*

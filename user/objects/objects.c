@@ -719,6 +719,27 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	return err;
 }
 
+/*
+ * A shared mapping of a file by its path: "anon_inode:[perf_event]" and
+ * the like share one inode among unrelated processes' private buffers.
+ */
+static bool shared_file(const struct cp_map *m)
+{
+	return m && m->shared && m->kind == CP_MAP_FILE && m->inode && m->path && m->path[0] == '/';
+}
+
+/*
+ * Whether the tracked object at @addr, if any, cannot lie in @m: one the
+ * probes saw allocated after the snapshot, where the file was unmapped.
+ */
+static bool snapshot_older(const struct proc *p, const struct cp_map *m, __u64 addr)
+{
+	const struct cp_object *obj = cp_object_store__find(p->store, addr);
+
+	return obj && (obj->kind != CP_OBJ_MAPPING || obj->start < m->start ||
+		       obj->start + obj->size > m->end);
+}
+
 const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u64 addr)
 {
 	struct proc *p = get_proc(o, pid);
@@ -728,25 +749,18 @@ const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u
 	if (!p)
 		return NULL;
 	m = cp_maps__find(p->maps, addr);
-	/*
-	 * mapped since the snapshot: read the maps again, unless a heap object
-	 * the probes saw holds it (a fresh mmap'd chunk is the process's own)
-	 */
-	if (!m && !p->exited && cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
-		obj = cp_object_store__find(p->store, addr);
-		if (obj && obj->kind != CP_OBJ_MAPPING)
-			return NULL;
-		take_snapshot(o, p, false);
-		m = cp_maps__find(p->maps, addr);
-	}
-	/*
-	 * a file by its path: "anon_inode:[perf_event]" and the like share one
-	 * inode among unrelated processes' private buffers
-	 */
-	return m && m->shared && m->kind == CP_MAP_FILE && m->inode && m->path &&
-			       m->path[0] == '/' ?
-		       m :
-		       NULL;
+	if (m && !(shared_file(m) && snapshot_older(p, m, addr)))
+		return shared_file(m) ? m : NULL;
+	/* not mapped in the snapshot, or a shared file a tracked object says is gone */
+	if (p->exited || cp_now_ns() - p->maps_read_ns < o->opts.maps_refresh_ns)
+		return NULL;
+	/* a heap object the probes saw is the process's own (a fresh mmap'd chunk) */
+	obj = m ? NULL : cp_object_store__find(p->store, addr);
+	if (obj && obj->kind != CP_OBJ_MAPPING)
+		return NULL;
+	take_snapshot(o, p, false);
+	m = cp_maps__find(p->maps, addr);
+	return shared_file(m) ? m : NULL;
 }
 
 /* glibc_chunks' read callback: the target's memory through opts.read_mem. */

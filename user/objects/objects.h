@@ -198,9 +198,11 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
  * The shared file mapping ('s' in maps; a file, shmem or memfd: an inode
  * and a path, not an "anon_inode:" buffer) of @pid that holds @addr, or
  * NULL: one that other processes may map too. A tracked heap object is
- * none. A snapshot that maps nothing at @addr is re-read as
- * cp_objects__resolve() does. The pointer is valid until the next call on
- * @o.
+ * none, and one the file's mapping in the snapshot cannot hold says the
+ * snapshot is older than an unmap. A snapshot that maps nothing at @addr,
+ * or is older so, is re-read as cp_objects__resolve() does (at most once
+ * per maps_refresh_ns; NULL until then). The pointer is valid until the
+ * next call on @o.
  */
 const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u64 addr);
 

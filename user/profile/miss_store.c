@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Miss store: misses by L1 set and by line, with per-thread byte masks. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +160,8 @@ static int note_ip(struct cp_line *l, __u32 tgid, __u64 ip, __u64 mask)
 
 	for (i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
 		if (l->ips[i].ip == ip && l->ips[i].tgid == tgid) {
-			l->ips[i].misses++;
+			/* saturates: 0 would free the slot */
+			l->ips[i].misses += l->ips[i].misses < UINT32_MAX;
 			l->ips[i].mask |= mask;
 			return (int)i;
 		}
@@ -321,6 +323,11 @@ void cp_miss_store__clear(struct cp_miss_store *s)
  * stores split (an interval ended within it) is not joined: a sample met
  * only the threads of its own store's part.
  */
+static __u32 add_sat32(__u32 a, __u32 b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
 static void merge_line(struct cp_line *dst, const struct cp_line *src)
 {
 	int at[CP_LINE_MAX_IPS];
@@ -357,7 +364,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 		at[i] = (int)k;
 		dst->ips[k].ip = src->ips[i].ip;
 		dst->ips[k].tgid = src->ips[i].tgid;
-		dst->ips[k].misses += src->ips[i].misses;
+		dst->ips[k].misses = add_sat32(dst->ips[k].misses, src->ips[i].misses);
 		dst->ips[k].mask |= src->ips[i].mask;
 	}
 	for (__u32 i = 0; i < src->nr_threads; i++) {

@@ -64,7 +64,7 @@ struct cp_line_thread {
 struct cp_line_ip {
 	__u64 ip;
 	__u64 mask;			/* the bytes of the line it touched */
-	__u32 misses;			/* (as the threads' counts, 32 bits) */
+	__u32 misses;			/* 32 bits as the threads' counts; saturates */
 	__u32 tgid;			/* its process: @ip is an address there */
 };
 

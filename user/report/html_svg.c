@@ -55,7 +55,8 @@ int cp_svg_pad_offsets(const struct cp_issue_sharing *sh, __u32 *out, int max)
 /* The object's boundaries in line offsets, when the line holds one of its bytes. */
 static bool object_span(const struct cp_issue_sharing *sh, __s64 *first, __s64 *end)
 {
-	if (!sh->object_start || !sh->object_size)
+	/* a shared file starts at its offset 0: the size says whether one is known */
+	if (!sh->object_size)
 		return false;
 	*first = (__s64)(sh->object_start - sh->line_addr);
 	*end = *first + (__s64)sh->object_size;
@@ -143,7 +144,10 @@ void cp_svg_line_map(FILE *f, const char *id, const struct cp_issue *is, bool so
 			      : 0;
 	char title[96];
 
-	snprintf(title, sizeof(title), "Bytes of line 0x%llx by thread",
+	snprintf(title, sizeof(title),
+		 cp_space_is_file(sh->line_space)
+			 ? "Bytes of the line at file offset 0x%llx by thread"
+			 : "Bytes of line 0x%llx by thread",
 		 (unsigned long long)sh->line_addr);
 	svg_open(f, id, "linemap", w, h, title);
 	line_map_desc(f, is, soft);

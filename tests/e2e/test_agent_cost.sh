@@ -16,11 +16,12 @@
 #    at least it - 0.3 s (the report's own making and the teardown come after
 #    the run's end, when the figures are taken);
 #  - the memory at a rewrite is at least 0.8 x the private resident set
-#    smaps_rollup shows around it: the smaller of the last reading before
-#    the rewrite (at most 20 ms before the profiler's) and the one just
-#    after, since the summary's classification allocates its window's
-#    stores between the profiler's reading and the file (up to 16 MiB of
-#    77 seen just after);
+#    smaps_rollup shows around it: the smallest reading since the rewrite
+#    before (polled every 20 ms) and the one just after, since the
+#    summary's classification allocates its window's stores between the
+#    profiler's reading and the file (up to 16 MiB of 77 seen just after),
+#    and on a loaded machine the last poll before the file can fall inside
+#    that (60 MB reported against 76 MB polled, once beside two CPU hogs);
 #  - the startup figure does not move once sampling began; the steady one
 #    grows; the steady time is the run's;
 #  - the text line, the JSON "agent" object and the final Prometheus file
@@ -62,7 +63,7 @@ private_rss() {
 }
 
 # At each rewrite of the file: its figures, then the outside readings at once
-# (the private resident set: the smaller of the last one before and this one).
+# (the private resident set: the smallest since the rewrite before, and this one).
 : >"$work/pairs"
 last=
 before=
@@ -72,6 +73,7 @@ while [ -n "$prof" ] && kill -0 "$prof" 2>/dev/null; do
 		ticks=$(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$prof/stat" 2>/dev/null)
 		priv=$(private_rss)
 		[ -n "$before" ] && [ -n "$priv" ] && [ "$before" -lt "$priv" ] && priv=$before
+		before=
 		cp "$prom" "$work/snap"
 		st=$(prom_value "$work/snap" 'cacheperf_agent_cpu_seconds_total{phase="startup"}')
 		sd=$(prom_value "$work/snap" 'cacheperf_agent_cpu_seconds_total{phase="steady"}')
@@ -79,7 +81,8 @@ while [ -n "$prof" ] && kill -0 "$prof" 2>/dev/null; do
 		[ -n "$ticks" ] && [ -n "$st" ] && echo "$st $sd $ticks $mem $priv" >>"$work/pairs"
 		last=$stamp
 	fi
-	before=$(private_rss)
+	now=$(private_rss)
+	[ -n "$now" ] && { [ -z "$before" ] || [ "$now" -lt "$before" ]; } && before=$now
 	sleep 0.02
 done
 wait "$time_pid"

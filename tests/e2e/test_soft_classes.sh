@@ -252,6 +252,32 @@ if record=$rec profile "between processes" "$WL/shm_sharing" "$SECONDS_RUN"; the
 fi
 profile "between processes, padded" "$WL/shm_sharing" --padded "$SECONDS_RUN" &&
 	expect_none "between processes, padded: no issue"
+# -a: the whole machine; the workload started once the profiler is attached. Other
+# processes may have issues too: the one of the two workers is looked for in JSON.
+allout=$(mktemp)
+"$BIN" -v --source soft -a -d $((3 * SECONDS_RUN + 2)) -o "$txt" --json "$json" \
+	>"$allout" 2>&1 </dev/null &
+prof=$!
+wait_for "sampling events" "$allout" && "$WL/shm_sharing" "$SECONDS_RUN" >"$tap_out" 2>&1
+wait "$prof"
+rc=$?
+read -r w1 w2 < <(sed -n 's/^shm_sharing: workers \([0-9]*\) \([0-9]*\) .*/\1 \2/p' "$tap_out")
+found=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+want = sorted(int(p) for p in sys.argv[2:])
+for i in r["issues"]:
+    s = i.get("sharing", {})
+    if i["type"] == "false_sharing" and sorted(s.get("pids", [])) == want and \
+            s.get("line_in_file") and any(x.get("file", "").endswith("shm_sharing.c")
+                                          for x in i["instructions"]):
+        print(i["pid"], s["line"])' "$json" "${w1:-0}" "${w2:-0}" 2>&1)
+if [ "$rc" -eq 0 ] && [ -n "$w1" ] && grep -Eq "^($w1|$w2) 0x40$" <<<"$found"; then
+	_ok "-a: false sharing between workers $w1 and $w2 at offset 0x40 of their shared page"
+else
+	_not_ok "-a: false sharing between the two workers" "exit status $rc, workers '$w1 $w2'" \
+		"$found" "$(tail -5 "$allout")"
+fi
+rm -f "$allout"
 # -p PID1,PID2: two processes started apart map one file at addresses of their own
 region=/dev/shm/cacheperf-test-$$
 "$WL/shm_sharing" --file "$region" --slot 0 $((2 * SECONDS_RUN)) >/dev/null &

@@ -117,6 +117,19 @@ static void test_soft_false_sharing(void **state)
 }
 
 /*
+ * A soft fixture of 1000 time samples whose object is a shared file's:
+ * /dev/shm/q, 4096 bytes mapped, in the first file line space.
+ */
+static struct fixture *shm_new(void)
+{
+	struct fixture *f = soft_new(1000);
+
+	f->obj_space = CP_SPACE_FILE_FIRST;
+	object(f, (struct test_obj){ CP_OBJ_MAPPING, 0, 4096, 0, 0, 0, "/dev/shm/q" });
+	return f;
+}
+
+/*
  * shm_sharing.c, with two threads in one of the processes: in each of 10
  * epochs, process 200's thread 201 writes offsets 0x40 + @stride (15
  * ticks), then process 100's threads 101 and 102 write 0x40 and
@@ -134,12 +147,10 @@ static void test_soft_false_sharing(void **state)
 static void test_soft_false_sharing_between_processes(void **state)
 {
 	for (__u64 stride = 8; stride <= 64; stride += 56) {
-		struct fixture *f = soft_new(1000);
+		struct fixture *f = shm_new();
 		const struct cp_issue *is;
 
 		(void)state;
-		f->obj_space = CP_SPACE_FILE_FIRST;
-		object(f, (struct test_obj){ CP_OBJ_MAPPING, 0, 4096, 0, 0, 0, "/dev/shm/q" });
 		for (int e = 0; e < 10; e++) {
 			f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
 			counts_in(f, PEER_TGID, IP(33), 0, 0, 15, 0);
@@ -189,6 +200,65 @@ static void test_soft_false_sharing_between_processes(void **state)
 }
 
 /*
+ * The mixed line of false_sharing.c --mixed in a shared file, written by
+ * two processes: in each of 10 epochs, process 100's thread 101 and
+ * process 200's thread 201 each write a counter of its own (offsets 8-15
+ * and 16-23, line 71 of each one's source) 15 times and a total both write
+ * (0-7, line 72) 5 times. As in one process: false sharing of the own
+ * counters (300 ticks, 30 %), true sharing of the total (100, 10 %); each
+ * part between the two processes, charged to the first listed of equals
+ * (100), each instruction in its own process, the other part's bytes
+ * named as offsets in the file.
+ */
+static void test_soft_mixed_line_between_processes(void **state)
+{
+	struct fixture *f = shm_new();
+	__u32 pids[CP_ISSUE_MAX_PIDS];
+	const struct cp_issue *fs, *ts;
+
+	(void)state;
+	for (int e = 0; e < 10; e++) {
+		f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
+		for (__u32 t = 0; t < 2; t++) {
+			__u32 pid = t ? PEER_TGID : TGID;
+
+			counts_in(f, pid, IP(71), 0, 0, 15, 0);
+			misses_in(f, pid, CP_SPACE_FILE_FIRST, pid + 1, IP(71), 8 * (t + 1), 8, true,
+				  15);
+			counts_in(f, pid, IP(72), 0, 0, 5, 0);
+			misses_in(f, pid, CP_SPACE_FILE_FIRST, pid + 1, IP(72), 0, 8, true, 5);
+		}
+	}
+	classify(f);
+	assert_int_equal(f->out.nr_issues, 2);
+	fs = &f->out.issues[0];
+	ts = &f->out.issues[1];
+	assert_int_equal(fs->type, CP_ISSUE_FALSE_SHARING);
+	assert_true(fs->score > 0.299 && fs->score < 0.301);
+	assert_int_equal(fs->tgid, TGID);
+	assert_int_equal(cp_issue_pids(fs, pids), 2);
+	assert_int_equal(pids[1], PEER_TGID);
+	assert_int_equal(fs->nr_insns, 2);
+	assert_int_equal(fs->insns[0].loc.line + fs->insns[1].loc.line, 71 * 2);
+	assert_int_equal(fs->insns[0].tgid + fs->insns[1].tgid, TGID + PEER_TGID);
+	assert_int_equal(fs->sharing.other_part, 0xffull);
+	assert_int_equal(ts->type, CP_ISSUE_TRUE_SHARING);
+	assert_true(ts->score > 0.099 && ts->score < 0.101);
+	assert_int_equal(ts->tgid, TGID);
+	assert_int_equal(cp_issue_pids(ts, pids), 2);
+	assert_int_equal(ts->nr_insns, 2);
+	assert_int_equal(ts->insns[0].loc.line, 72);
+	assert_int_equal(ts->sharing.other_part, 0xffff00ull);
+	expect_text(f, "Beside the bytes the threads share (offsets 0-7: true sharing, reported "
+		    "apart)");
+	expect_text(f, "thread 101 of process 100 wrote 8-15; thread 201 of process 200 wrote "
+		    "16-23.");
+	expect_text(f, "Processes read and write the same bytes of memory they map shared");
+	expect_text(f, "The line's other bytes (offsets 8-23) are false sharing, reported apart");
+	fixture_free(f);
+}
+
+/*
  * Issues of one process and type are merged when they share an object:
  * every shared file starts at its offset 0, so two files are two objects
  * by their names (a review found two files' issues merged into one).
@@ -219,13 +289,11 @@ static void test_shared_files_are_objects_apart(void **state)
  */
 static void test_soft_threads_on_a_shared_file(void **state)
 {
-	struct fixture *f = soft_new(1000);
+	struct fixture *f = shm_new();
 	const struct cp_issue *is;
 	__u32 pids[CP_ISSUE_MAX_PIDS];
 
 	(void)state;
-	f->obj_space = CP_SPACE_FILE_FIRST;
-	object(f, (struct test_obj){ CP_OBJ_MAPPING, 0, 4096, 0, 0, 0, "/dev/shm/q" });
 	for (int e = 0; e < 10; e++) {
 		f->now_ns = (__u64)e * CP_SHARE_EPOCH_NS + 1;
 		for (__u32 t = 0; t < 2; t++) {
@@ -628,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_soft_false_sharing_between_processes),
 		cmocka_unit_test(test_soft_threads_on_a_shared_file),
 		cmocka_unit_test(test_shared_files_are_objects_apart),
+		cmocka_unit_test(test_soft_mixed_line_between_processes),
 		cmocka_unit_test(test_soft_time_total_defaults_to_accesses),
 		cmocka_unit_test(test_soft_true_sharing),
 		cmocka_unit_test(test_soft_mixed_line),

@@ -270,12 +270,6 @@ static void take_found(struct classify_ctx *c, struct cp_issue *is)
 	c->nr_found = 0;
 }
 
-/* The process of @l's instruction @i: its own (a shared mapping's line mixes them). */
-static __u32 ip_tgid(const struct cp_line *l, __u32 i)
-{
-	return l->ips[i].tgid ? l->ips[i].tgid : l->tgid;
-}
-
 static int note_explained(struct classify_ctx *c, const struct cp_line *l)
 {
 	struct explained_list *e = &c->explained;
@@ -283,7 +277,7 @@ static int note_explained(struct classify_ctx *c, const struct cp_line *l)
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
 		if (cp_grow((void **)&e->v, &e->cap, e->n, sizeof(*e->v), 64))
 			return -ENOMEM;
-		e->v[e->n++] = (struct explained){ ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses };
+		e->v[e->n++] = (struct explained){ cp_line_ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses };
 	}
 	return 0;
 }
@@ -404,7 +398,8 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	for (__u32 i = 0; i < l->nr_threads; i++) {
 		const struct cp_line_thread *t = &l->thr[i];
 		struct cp_issue_thread it = {
-			.tid = t->tid, .pid = t->pid ? t->pid : l->tgid, .accesses = p->accesses ? p->accesses[i] : t->accesses,
+			.tid = t->tid, .pid = t->pid ? t->pid : l->tgid,
+			.accesses = p->accesses ? p->accesses[i] : t->accesses,
 			.read_mask = t->read_mask & p->bytes, .write_mask = t->write_mask & p->bytes,
 		};
 
@@ -451,7 +446,7 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	take_found(c, is);
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++)
 		if (cp_issue_line_insn(is, l->ips[i].mask))
-			add_insn(c, is, ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses,
+			add_insn(c, is, cp_line_ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses,
 				 l->ips[i].misses);
 	return 0;
 }
@@ -619,7 +614,7 @@ static __u64 sampled_lines(const struct classify_ctx *c, const struct cp_insn *i
 
 		for (__u32 k = 0; k < CP_LINE_MAX_IPS && lines[i]->ips[k].misses && !mine; k++)
 			mine = lines[i]->ips[k].ip == in->key.ip &&
-			       ip_tgid(lines[i], k) == in->key.tgid;
+			       cp_line_ip_tgid(lines[i], k) == in->key.tgid;
 		n += mine;
 	}
 	free(lines);

@@ -72,8 +72,9 @@ static bool object_offsets(const struct cp_issue_sharing *sh, __s64 *base)
 
 /*
  * "thread 11 wrote 0-7; thread 12 wrote 8-15, read 0-3" over the sharing
- * evidence (with @procs, "thread 11 of process 11"): offsets in the object when every byte the threads touched lies
- * in it, else (several small objects on the line) bytes of the line.
+ * evidence (with @procs, "thread 11 of process 11"): offsets in the object
+ * when every byte the threads touched lies in it, else (several small
+ * objects on the line) bytes of the line.
  */
 static void thread_offsets(const struct cp_issue_sharing *sh, bool procs, char *buf, size_t sz,
 			   size_t *len)

@@ -86,6 +86,12 @@ struct cp_line {
 	struct cp_line_ip ips[CP_LINE_MAX_IPS];
 };
 
+/* The process of @l's instruction @i: its own (a shared file's line mixes them). */
+static inline __u32 cp_line_ip_tgid(const struct cp_line *l, __u32 i)
+{
+	return l->ips[i].tgid ? l->ips[i].tgid : l->tgid;
+}
+
 /* One sampled access as the miss store takes it. */
 struct cp_mem_access {
 	__u32 tgid;

@@ -97,7 +97,7 @@ struct cp_profile {
 	struct cp_objects *objects;		/* what an address belongs to, per process */
 	struct cp_object_stats *ostats;		/* samples per object */
 	struct cp_miss_store *misses;		/* misses per line and set */
-	struct cp_shared_maps *shared;		/* shared files' lines in one process's addresses */
+	struct cp_shared_maps *shared;		/* shared files' line spaces */
 	struct cp_seen_objects *seen;		/* heap objects as samples found them */
 	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
 	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */

@@ -40,7 +40,7 @@ struct cp_limits {
 	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
 	__u64 stacks_held;		/* (process, call stack) entries in the stack store */
 	__u64 stacks_evicted;		/* ... dropped at its cap (the least counted) */
-	/* shared mappings compared across processes, and accesses compared within their own */
+	/* shared files followed and dropped, accesses given to them or left */
 	struct cp_shared_maps_stats shared;
 	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
 	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */

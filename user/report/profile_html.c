@@ -51,8 +51,7 @@ static bool issue_has(struct html_ctx *x, const struct cp_issue *is, __u32 tgid,
 
 		for (__u32 i = 0; l && i < CP_LINE_MAX_IPS; i++)
 			if (l->ips[i].misses && l->ips[i].ip == ip &&
-			    (l->ips[i].tgid ? l->ips[i].tgid : l->tgid) == tgid &&
-			    cp_issue_line_insn(is, l->ips[i].mask))
+			    cp_line_ip_tgid(l, i) == tgid && cp_issue_line_insn(is, l->ips[i].mask))
 				return true;
 	}
 	/* a source line of several instructions names one: the others by their line */

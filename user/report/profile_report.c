@@ -251,12 +251,6 @@ static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, s
 	return ret;
 }
 
-/*
- * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
- * history found at @addr (user/profile/seen_objects.h), else the process objects at
- * report time (globals, stacks, what lives on). Its allocation stack: the call
- * site's frames (user/objects/callsites.h).
- */
 /* The shared file of line space @space as an object: its offsets are the file's. */
 static int shared_file_object(const struct cp_profile *p, __u32 space,
 			      struct cp_issue_object *out)
@@ -274,6 +268,12 @@ static int shared_file_object(const struct cp_profile *p, __u32 space,
 	return 0;
 }
 
+/*
+ * cp_class_object_fn: the heap object or mapping a sample or a breakpoint
+ * history found at @addr (user/profile/seen_objects.h), else the process objects at
+ * report time (globals, stacks, what lives on). Its allocation stack: the call
+ * site's frames (user/objects/callsites.h).
+ */
 static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_object *out)
 {
 	struct cp_profile *p = ctx;
@@ -305,10 +305,15 @@ static int class_object(void *ctx, __u32 tgid, __u64 addr, struct cp_issue_objec
 	out->nr_objects = 1;
 	out->flags = r.flags;
 	snprintf(out->name, sizeof(out->name), "%s", r.name);
-	/* a mapping of a file (shared memory too): the file, as /proc/PID/maps names it */
-	if (r.kind == CP_OBJ_MAPPING && !cp_objects__resolve(p->objects, (pid_t)tgid, addr, &m) &&
-	    m.kind == CP_OBJ_MAPPING && m.path[0])
-		snprintf(out->name, sizeof(out->name), "%.*s", (int)sizeof(out->name) - 1, m.path);
+	/*
+	 * a mapping of a file (shared memory too): the file, as /proc/PID/maps
+	 * names it; a seen object has no path, resolving gives it
+	 */
+	if (r.kind == CP_OBJ_MAPPING && !r.path[0] &&
+	    !cp_objects__resolve(p->objects, (pid_t)tgid, addr, &m) && m.kind == CP_OBJ_MAPPING)
+		memcpy(r.path, m.path, sizeof(r.path));
+	if (r.kind == CP_OBJ_MAPPING && r.path[0])
+		snprintf(out->name, sizeof(out->name), "%.*s", (int)sizeof(out->name) - 1, r.path);
 	if (r.flags & CP_OBJ_F_CHUNK)
 		out->before_attach = !p->info.launched;
 	/* an allocator whose metadata we do not read: say so, name no object */

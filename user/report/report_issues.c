@@ -130,6 +130,7 @@ static void print_insns(const struct cp_issue *is, bool soft, const struct cp_ca
 			FILE *f)
 {
 	__u32 pids[CP_ISSUE_MAX_PIDS];
+	bool procs = cp_issue_pids(is, pids) > 1;	/* sharing between processes */
 
 	if (is->nr_insns == 1 && !is->more_insns) {
 		fprintf(f, ", accessed by the instruction at:\n    - ");
@@ -147,8 +148,7 @@ static void print_insns(const struct cp_issue *is, bool soft, const struct cp_ca
 		fprintf(f, "  (%llu %s", (unsigned long long)in->misses, unit(soft));
 		if (in->nr_ips > 1)
 			fprintf(f, ", %u instructions", in->nr_ips);
-		/* sharing between processes: whose instruction */
-		if (cp_issue_pids(is, pids) > 1)
+		if (procs)
 			fprintf(f, ", process %u", in->tgid);
 		fprintf(f, ")\n");
 		print_insn_callers(in, v, f);
@@ -252,6 +252,7 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 {
 	const struct cp_issue_sharing *sh = &is->sharing;
 	__u32 pids[CP_ISSUE_MAX_PIDS];
+	bool procs = cp_issue_pids(is, pids) > 1;	/* sharing between processes */
 	char w[160], r[160];
 
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
@@ -267,7 +268,7 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 			cp_byte_ranges(sh->thr[i].write_mask, 0, w, sizeof(w));
 			cp_byte_ranges(sh->thr[i].read_mask, 0, r, sizeof(r));
 			fprintf(f, "    thread %u", sh->thr[i].tid);
-			if (cp_issue_pids(is, pids) > 1)
+			if (procs)
 				fprintf(f, " of process %u", sh->thr[i].pid);
 			fprintf(f, ": wrote %s, read %s (%u %s)\n", w, r, sh->thr[i].accesses,
 				unit(soft));

@@ -11,17 +11,20 @@
  * mem_sample.bpf.h with the access size and read/write, no cache level.
  *
  * Skid: a tick is taken after the instruction that stalled, so it lands on
- * the one after a missing load. When user space found that the ticked
- * instruction accesses no memory (or only its function's stack frame, which
- * hits) and the one before it is an access whose
- * address registers it left intact (user/decode/skid.h), the descriptor carries
+ * the one after a missing load. When user space found that the one before
+ * the ticked instruction is an access whose address registers it left
+ * intact (user/decode/skid.h), the descriptor carries
  * that access and its ip (charge_ip): the tick's time and sample go to the
  * access, at the address it used - exact, as the ticked instruction has
  * not run yet. When the access overwrote its own base (`mov -8(%rbp),%rax;
  * mov (%rax),%rax`, pointer loads of unoptimised code, a global pointer
  * followed), the descriptor says where the base was loaded from just
  * before (CP_OPND_F_BASE_LOADED): the tick reads those 8 bytes of the
- * target (a stack slot, a global) for the base.
+ * target (a stack slot, a global) for the base. When it overwrote a register
+ * of its address in a loop whose way back to it leaves the base alone
+ * (CP_OPND_F_NEXT_RUN: a chase), the tick's registers give the address it
+ * loads from next: cp_operand_ea() extends and shifts the index as the way
+ * back does.
  *
  * An instruction not decoded yet is queued once in soft_pending for user
  * space (user/live/soft_source.c), which installs a descriptor or a "no memory

@@ -74,6 +74,18 @@ enum cp_opnd_status {
  * (cp_operand_base_slot()); cp_operand_ea() refuses such an operand.
  */
 #define CP_OPND_F_BASE_LOADED	(1u << 1)
+/*
+ * The registers hold what the instruction's next run will use, not what it
+ * used (soft skid, user/decode/skid.h: a chase, `mov (%rdx),%rdx` or `mov
+ * (%rdx,%rax,1),%eax` in a loop whose way back to it leaves its base alone
+ * and at most extends and shifts its index): the index is first taken as
+ * its low 32 bits, zero- or sign-extended (CP_OPND_F_IDX_ZEXT32,
+ * CP_OPND_F_IDX_SEXT32), then shifted left by @index_shl, as that way back
+ * does. The address is the next access's of the same instruction.
+ */
+#define CP_OPND_F_NEXT_RUN	(1u << 2)
+#define CP_OPND_F_IDX_ZEXT32	(1u << 3)
+#define CP_OPND_F_IDX_SEXT32	(1u << 4)
 
 /* One decoded memory operand. A map value of BPF (struct cp_bp_insn): ABI. */
 struct cp_operand {
@@ -89,7 +101,7 @@ struct cp_operand {
 	__u16 size;		/* bytes accessed (1..64), 0 when the decoder does not say */
 	/* CP_OPND_F_BASE_LOADED: the base's slot; CP_REG_RIP counts from the access's address */
 	__u8 base_from;		/* enum cp_reg */
-	__u8 __pad;
+	__u8 index_shl;		/* CP_OPND_F_NEXT_RUN: the index's shift, 0..31 */
 	__s32 base_disp;
 };
 _Static_assert(sizeof(struct cp_operand) == 24, "struct cp_operand is ABI");
@@ -141,8 +153,15 @@ CP_INLINE int cp_operand_ea_from(const struct cp_operand *op, const struct cp_re
 {
 	__u64 a = (__u64)op->disp + base;
 
-	if (op->index != CP_REG_NONE)
-		a += cp_reg_value(r, op->index) * op->scale;
+	if (op->index != CP_REG_NONE) {
+		__u64 i = cp_reg_value(r, op->index);
+
+		if (op->flags & CP_OPND_F_IDX_ZEXT32)
+			i = (__u32)i;
+		else if (op->flags & CP_OPND_F_IDX_SEXT32)
+			i = (__u64)(__s64)(__s32)i;
+		a += (i << (op->index_shl & 31)) * op->scale;
+	}
 	/* the effective address wraps at the address size; the segment base is added after */
 	if (op->flags & CP_OPND_F_ADDR32)
 		a = (__u32)a;

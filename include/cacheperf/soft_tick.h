@@ -30,14 +30,14 @@
  * (tgid, ip) is another instruction, and a descriptor of another mm is not
  * used (the ip is queued again).
  *
- * Skid correction (user/decode/skid.h): @charge_ip non-zero says the ticked
- * instruction accesses no memory (or only its function's stack frame) and
- * the tick is charged to the access just before it, at @charge_ip, whose
+ * Skid correction (user/decode/skid.h): @charge_ip non-zero says the tick
+ * is charged to the access just before the ticked instruction, at @charge_ip, whose
  * operand @op is: the sample and the time count go to @charge_ip, and a
  * RIP-relative @op counts from @charge_ip (its insn_len ends where the
  * ticked instruction starts). An @op with CP_OPND_F_BASE_LOADED overwrote
  * its base: on_tick reads it from the slot base_from + base_disp says
- * (cp_operand_base_slot(), a RIP-relative slot counted from @charge_ip).
+ * (cp_operand_base_slot(), a RIP-relative slot counted from @charge_ip); one
+ * with CP_OPND_F_NEXT_RUN gives the address of its next run (a chase).
  */
 struct cp_soft_insn {
 	struct cp_operand op;

@@ -121,6 +121,22 @@ fi
 profile "false sharing, -O0, padded" "$WL/false_sharing_O0" --padded "$SECONDS_RUN" &&
 	expect_none "false sharing, -O0, padded: no issue"
 
+# A chase (#31): the reader's load overwrites its own address register (p = p->next,
+# i = next[i]) and the instruction after it loads the loop's stop flag, where the
+# ticks land. They are the load's next run's: the registers at the tick are the
+# address it loads from next, on a line the writer writes 8 bytes on.
+ch=chase.c
+profile "pointer chase" "$WL/chase" "$SECONDS_RUN" &&
+	expect_marked "Application's false sharing" false_sharing application $ch chase-load \
+		chase-alloc
+profile "pointer chase, padded" "$WL/chase" --padded "$SECONDS_RUN" &&
+	expect_none "pointer chase, padded: no issue"
+profile "index chase" "$WL/chase" --index "$SECONDS_RUN" &&
+	expect_marked "Application's false sharing" false_sharing application $ch chase-index \
+		chase-alloc
+profile "index chase, padded" "$WL/chase" --index --padded "$SECONDS_RUN" &&
+	expect_none "index chase, padded: no issue"
+
 # Allocator-induced: small counters malloc'ed by the two threads in turn, one arena
 export MALLOC_ARENA_MAX=1
 profile "allocator false sharing" "$WL/false_sharing" --alloc "$SECONDS_RUN" &&

@@ -28,6 +28,8 @@ struct skid_case {
 	/* P overwrote its base: the slot Q loaded it from (CP_OPND_F_BASE_LOADED); 0: none */
 	__u8 base_from;
 	__s32 base_disp;
+	/* a chase: CP_OPND_F_NEXT_RUN and what the way back does to the index; 0: none */
+	__u8 next_flags, index_shl;
 };
 
 static const struct skid_case cases[] = {
@@ -39,52 +41,52 @@ static const struct skid_case cases[] = {
 	    0x48, 0x01, 0xd9,			/* 8: add %rbx,%rcx */
 	    0xff, 0xca,				/* b: dec %edx */
 	    0x75, 0xf3,				/* d: jne 2 */
-	    0xc3 }, 16, 5, CP_SKID_CHARGE, 2, CP_REG_RCX, CP_REG_NONE, CP_OPND_READ, 0, 0 },
+	    0xc3 }, 16, 5, CP_SKID_CHARGE, 2, CP_REG_RCX, CP_REG_NONE, CP_OPND_READ, 0, 0, 0, 0 },
 	{ "the instruction after a register add -> no access before it",
 	  { 0x31, 0xf6, 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0x48, 0x01, 0xd9, 0xff, 0xca,
-	    0x75, 0xf3, 0xc3 }, 16, 8, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0 },
+	    0x75, 0xf3, 0xc3 }, 16, 8, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "the loop's own jne reaches Y: the load may not have run just before",
 	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
 	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y, loop top */
 	    0xff, 0xca,				/* 7: dec %edx */
 	    0x75, 0xf8,				/* 9: jne 3 */
-	    0xc3 }, 12, 3, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0 },
+	    0xc3 }, 12, 3, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "mov (%rax),%rax: the base is gone",
 	  { 0x90, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 9, 4,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "mov (%rdi,%rcx,8),%rcx: the index is gone",
 	  { 0x90, 0x48, 0x8b, 0x0c, 0xcf, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "lock cmpxchg %rcx,(%rax) writes rax (hidden operand)",
 	  { 0x90, 0xf0, 0x48, 0x0f, 0xb1, 0x08, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "push 8(%rsp): rsp-relative, and push moves rsp",
 	  { 0x90, 0xff, 0x74, 0x24, 0x08, 0x89, 0xc3, 0xc3 }, 8, 5,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "pop %rbx: only the implicit stack access",
-	  { 0x90, 0x5b, 0x89, 0xc3, 0xc3 }, 5, 2, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0 },
+	  { 0x90, 0x5b, 0x89, 0xc3, 0xc3 }, 5, 2, CP_SKID_PREV_NO_ACCESS, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "mov 0x100(%rip),%eax -> RIP-relative, charged",
 	  { 0x90, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x83, 0xc0, 0x01, 0xc3 }, 11, 7,
-	  CP_SKID_CHARGE, 1, CP_REG_RIP, CP_REG_NONE, CP_OPND_READ, 0, 0 },
+	  CP_SKID_CHARGE, 1, CP_REG_RIP, CP_REG_NONE, CP_OPND_READ, 0, 0, 0, 0 },
 	{ "store mov %rsi,(%rdi,%rax,8), then add $1,%rax -> the store",
 	  { 0x90, 0x48, 0x89, 0x34, 0xc7, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 10, 5,
-	  CP_SKID_CHARGE, 1, CP_REG_RDI, CP_REG_RAX, CP_OPND_WRITE, 0, 0 },
+	  CP_SKID_CHARGE, 1, CP_REG_RDI, CP_REG_RAX, CP_OPND_WRITE, 0, 0, 0, 0 },
 	{ "call *(%rax): Y runs when the callee returns",
-	  { 0x90, 0xff, 0x10, 0x89, 0xc3, 0xc3 }, 6, 3, CP_SKID_PREV_TRANSFER, 0, 0, 0, 0, 0, 0 },
+	  { 0x90, 0xff, 0x10, 0x89, 0xc3, 0xc3 }, 6, 3, CP_SKID_PREV_TRANSFER, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "jmp *%rax anywhere in the function: a jump table could reach Y",
 	  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0xc0, 0x01, 0xff, 0xe0 }, 9, 3,
-	  CP_SKID_INDIRECT_JUMP, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_INDIRECT_JUMP, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Y at the entry: no instruction before it",
-	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0, 0, 0 },
+	  { 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 5, 0, CP_SKID_AT_ENTRY, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Y inside an instruction of the walk",
-	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0 },
+	  { 0x48, 0x8b, 0x39, 0x48, 0x01, 0xfe, 0xc3 }, 7, 1, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "the add of x++ (load, add, store): the load, a read-modify-write",
 	  { 0x48, 0x8b, 0x07,			/* 0: mov (%rdi),%rax */
 	    0x48, 0x83, 0xc0, 0x01,		/* 3: add $1,%rax  <- Y */
 	    0x48, 0x89, 0x07,			/* 7: mov %rax,(%rdi) */
-	    0xc3 }, 11, 3, CP_SKID_CHARGE, 0, CP_REG_RDI, CP_REG_NONE, CP_OPND_RMW, 0, 0 },
+	    0xc3 }, 11, 3, CP_SKID_CHARGE, 0, CP_REG_RDI, CP_REG_NONE, CP_OPND_RMW, 0, 0, 0, 0 },
 	{ "Y past the function",
-	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0 },
+	  { 0x48, 0x8b, 0x39, 0xc3 }, 4, 4, CP_SKID_NOT_BOUNDARY, 0, 0, 0, 0, 0, 0, 0, 0 },
 	/* #31: a load that overwrote its base, which the instruction before loaded */
 	{ "-O0 pointer load: mov -8(%rbp),%rax; mov (%rax),%rax -> the load, base from the slot",
 	  { 0x55,				/* 0: push %rbp */
@@ -93,42 +95,81 @@ static const struct skid_case cases[] = {
 	    0x48, 0x8b, 0x00,			/* 8: mov (%rax),%rax */
 	    0x48, 0x8d, 0x50, 0x01,		/* b: lea 0x1(%rax),%rdx  <- Y */
 	    0x5d, 0xc3 }, 17, 11, CP_SKID_CHARGE, 8, CP_REG_RAX, CP_REG_NONE, CP_OPND_READ,
-	  CP_REG_RBP, -8 },
+	  CP_REG_RBP, -8, 0, 0 },
 	{ "a global pointer: mov 0x100(%rip),%rax; mov (%rax),%rax -> the slot counts from P",
 	  { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, /* 0: mov 0x100(%rip),%rax */
 	    0x48, 0x8b, 0x00,			/* 7: mov (%rax),%rax */
 	    0x48, 0x83, 0xc0, 0x01,		/* a: add $1,%rax  <- Y */
 	    0xc3 }, 15, 10, CP_SKID_CHARGE, 7, CP_REG_RAX, CP_REG_NONE, CP_OPND_READ,
-	  CP_REG_RIP, 0x100 },
+	  CP_REG_RIP, 0x100, 0, 0 },
 	{ "an index survives: mov 0x10(%rsp),%rdi; mov 8(%rdi,%rcx,8),%rdi",
 	  { 0x48, 0x8b, 0x7c, 0x24, 0x10, 0x48, 0x8b, 0x7c, 0xcf, 0x08, 0x48, 0x83, 0xc0, 0x01,
 	    0xc3 }, 15, 10, CP_SKID_CHARGE, 5, CP_REG_RDI, CP_REG_RCX, CP_OPND_READ, CP_REG_RSP,
-	  0x10 },
+	  0x10, 0, 0 },
 	{ "Q loads 4 bytes (mov -8(%rbp),%eax): not the whole base",
 	  { 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Q is itself a chase (mov (%rax),%rax twice): its slot is gone too",
 	  { 0x48, 0x8b, 0x00, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "a loop reaches P: Q may not have run just before it",
 	  { 0x48, 0x8b, 0x45, 0xf8,		/* 0: mov -0x8(%rbp),%rax */
 	    0x48, 0x8b, 0x00,			/* 4: mov (%rax),%rax  (loop top) */
 	    0x48, 0x83, 0xc0, 0x01,		/* 7: add $1,%rax  <- Y */
 	    0xff, 0xca,				/* b: dec %edx */
 	    0x75, 0xf5,				/* d: jne 4 */
-	    0xc3 }, 16, 7, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0 },
+	    0xc3 }, 16, 7, CP_SKID_BRANCH_TARGET, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "divq (%rax) after the reload: it writes rdx too",
 	  { 0x48, 0x8b, 0x45, 0xf8, 0x48, 0xf7, 0x30, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 12, 7,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Q through %fs: (mov %fs:-8(%rbp),%rax): a segment's slot is not followed",
 	  { 0x64, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 13, 8,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Q from a register (mov %rbx,%rax): no slot",
 	  { 0x48, 0x89, 0xd8, 0x48, 0x8b, 0x00, 0x48, 0x83, 0xc0, 0x01, 0xc3 }, 11, 6,
-	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "Q from an absolute address (movabs 0x1000,%rax): no base register",
 	  { 0x48, 0xa1, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x8b, 0x00, 0x48,
-	    0x83, 0xc0, 0x01, 0xc3 }, 18, 13, CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0 },
+	    0x83, 0xc0, 0x01, 0xc3 }, 18, 13, CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
+	/* #31: a chase in a loop, the access's next run (tests/workloads/chase's loops) */
+	{ "p = p->next until stop: the tick on the load of stop is the chase's next run",
+	  { 0x48, 0x8b, 0x12,			/* 0: mov (%rdx),%rdx (loop top) */
+	    0x8b, 0x05, 0x00, 0x01, 0x00, 0x00,	/* 3: mov 0x100(%rip),%eax  <- Y */
+	    0x85, 0xc0,				/* 9: test %eax,%eax */
+	    0x74, 0xf3,				/* b: je 0 */
+	    0xc3 }, 14, 3, CP_SKID_CHARGE, 0, CP_REG_RDX, CP_REG_NONE, CP_OPND_READ, 0, 0,
+	  CP_OPND_F_NEXT_RUN, 0 },
+	{ "i = next[i] (-O2 with 64-byte nodes): the index zero-extended, shifted by 6",
+	  { 0x89, 0xc0,				/* 0: mov %eax,%eax (loop top) */
+	    0x48, 0xc1, 0xe0, 0x06,		/* 2: shl $0x6,%rax */
+	    0x8b, 0x04, 0x02,			/* 6: mov (%rdx,%rax,1),%eax */
+	    0x8b, 0x0d, 0x00, 0x01, 0x00, 0x00,	/* 9: mov 0x100(%rip),%ecx  <- Y */
+	    0x85, 0xc9,				/* f: test %ecx,%ecx */
+	    0x74, 0xed,				/* 11: je 0 */
+	    0xc3 }, 20, 9, CP_SKID_CHARGE, 6, CP_REG_RDX, CP_REG_RAX, CP_OPND_READ, 0, 0,
+	  CP_OPND_F_NEXT_RUN | CP_OPND_F_IDX_ZEXT32, 6 },
+	{ "while (p) p = p->next: test, jne back to the load",
+	  { 0x48, 0x8b, 0x52, 0x08, 0x48, 0x85, 0xd2, 0x75, 0xf7, 0xc3 }, 10, 4, CP_SKID_CHARGE, 0,
+	  CP_REG_RDX, CP_REG_NONE, CP_OPND_READ, 0, 0, CP_OPND_F_NEXT_RUN, 0 },
+	{ "an int index sign-extended by cltq on the way back",
+	  { 0x48, 0x98,				/* 0: cltq (loop top) */
+	    0x8b, 0x04, 0x82,			/* 2: mov (%rdx,%rax,4),%eax */
+	    0x85, 0xc0,				/* 5: test %eax,%eax  <- Y */
+	    0x75, 0xf7,				/* 7: jne 0 */
+	    0xc3 }, 10, 5, CP_SKID_CHARGE, 2, CP_REG_RDX, CP_REG_RAX, CP_OPND_READ, 0, 0,
+	  CP_OPND_F_NEXT_RUN | CP_OPND_F_IDX_SEXT32, 0 },
+	{ "the way back moves the base (add $8,%rdx): not the next run's",
+	  { 0x48, 0x8b, 0x12, 0x48, 0x83, 0xc2, 0x08, 0xeb, 0xf7 }, 9, 3, CP_SKID_ADDR_WRITTEN,
+	  0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "a forward exit before the jump back: the way back is not straight",
+	  { 0x48, 0x8b, 0x12, 0x48, 0x85, 0xd2, 0x74, 0x02, 0xeb, 0xf6, 0xc3 }, 11, 3,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "the way back adds to the index (add $1,%eax): not followed",
+	  { 0x83, 0xc0, 0x01, 0x8b, 0x04, 0x82, 0x90, 0xeb, 0xf7 }, 9, 6, CP_SKID_ADDR_WRITTEN,
+	  0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "a shift before the extension (shl $3,%rax; mov %eax,%eax): not followed",
+	  { 0x48, 0xc1, 0xe0, 0x03, 0x89, 0xc0, 0x8b, 0x04, 0x02, 0x90, 0xeb, 0xf4 }, 12, 9,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_cases(void **state)
@@ -153,7 +194,46 @@ static void test_cases(void **state)
 		assert_int_equal(!!(sk.op.flags & CP_OPND_F_BASE_LOADED), c->base_from != 0);
 		assert_int_equal(sk.op.base_from, c->base_from);
 		assert_int_equal(sk.op.base_disp, c->base_disp);
+		assert_int_equal(sk.op.flags & (CP_OPND_F_NEXT_RUN | CP_OPND_F_IDX_ZEXT32 |
+						CP_OPND_F_IDX_SEXT32),
+				 c->next_flags);
+		assert_int_equal(sk.op.index_shl, c->index_shl);
 	}
+}
+
+/*
+ * The address on_tick computes for a chase's next run, from the registers
+ * of the tick on Y (the load's result already in its register): for i =
+ * next[i], the index's low 32 bits shifted as the loop does before the
+ * load (garbage in the upper half is what `mov %eax,%eax` clears); for
+ * cltq, a negative int index goes below the base.
+ */
+static void test_next_run_ea(void **state)
+{
+	static const __u8 index[] = { 0x89, 0xc0, 0x48, 0xc1, 0xe0, 0x06, 0x8b, 0x04, 0x02, 0x8b,
+				      0x0d, 0x00, 0x01, 0x00, 0x00, 0x85, 0xc9, 0x74, 0xed, 0xc3 },
+			  sext[] = { 0x48, 0x98, 0x8b, 0x04, 0x82, 0x85, 0xc0, 0x75, 0xf7, 0xc3 },
+			  chase[] = { 0x48, 0x8b, 0x12, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, 0x85,
+				      0xc0, 0x74, 0xf3, 0xc3 };
+	struct cp_regs regs = { .dx = 0x10000, .ax = 0xffffffff00000005ull };
+	struct cp_skid sk;
+	__u64 ea = 0;
+
+	(void)state;
+	assert_int_equal(cp_skid_find(index, sizeof(index), 9, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
+	assert_int_equal(ea, 0x10000 + (5 << 6));
+
+	regs.ax = 0xfffffffe; /* eax = -2 */
+	assert_int_equal(cp_skid_find(sext, sizeof(sext), 5, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
+	assert_int_equal(ea, 0x10000 - 8);
+
+	/* p = p->next: rdx at the tick is the next node, the address itself */
+	regs.dx = 0x7f0000123440ull;
+	assert_int_equal(cp_skid_find(chase, sizeof(chase), 3, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
+	assert_int_equal(ea, 0x7f0000123440ull);
 }
 
 /*
@@ -400,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_rip_relative_ea),
 		cmocka_unit_test(test_base_loaded_ea),
+		cmocka_unit_test(test_next_run_ea),
 		cmocka_unit_test(test_stack_access),
 		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_stored_back_reloaded),

@@ -111,15 +111,15 @@ static void test_decide_skid(void **state)
 	assert_int_equal(v.op.base, CP_REG_RDI);
 	assert_int_equal(v.charge_ip, 0);
 
-	/* addq $1,-8(%rbp), which the caller found is its frame's (past_frame): charged */
+	/* addq $1,-8(%rbp), whose ticks the caller found are the access's before (past_access) */
 	cp_decode_operand(frame_inc, sizeof(frame_inc), &op);
 	assert_int_equal(op.base, CP_REG_RBP);
-	prev.past_frame = true;
+	prev.past_access = true;
 	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.base, CP_REG_RCX);
 	assert_int_equal(v.charge_ip, 0x4012b7);
-	/* ... and without past_frame, its own operand */
-	prev.past_frame = false;
+	/* ... and without past_access, its own operand */
+	prev.past_access = false;
 	assert_int_equal(cp_soft_decide(0, 0, &op, &prev, 0x1234, &v), CP_SOFT_INSTALL);
 	assert_int_equal(v.op.base, CP_REG_RBP);
 	assert_int_equal(v.charge_ip, 0);

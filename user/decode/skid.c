@@ -123,6 +123,105 @@ static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
 }
 
 /*
+ * How @insn (@ops), on the way back to a chase load, changes @op's index
+ * register @reg: into @op's flags and index_shl, as the next run will see
+ * it. Only an extension of its low 32 bits (`mov %eax,%eax`, `movslq
+ * %eax,%rax`, `cltq`) before any shift left by a constant; false for
+ * anything else.
+ */
+static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
+		       int reg, struct cp_operand *op)
+{
+	bool to_reg = insn->operand_count_visible >= 1 &&
+		      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && cp_reg_of(ops[0].reg.value) == reg;
+	bool from_reg = insn->operand_count_visible == 2 &&
+			ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			cp_reg_of(ops[1].reg.value) == reg && ops[1].size == 32;
+	bool extended = op->flags & (CP_OPND_F_IDX_ZEXT32 | CP_OPND_F_IDX_SEXT32);
+
+	if (insn->mnemonic == ZYDIS_MNEMONIC_CDQE && reg == CP_REG_RAX) {
+		if (extended || op->index_shl)
+			return false;
+		op->flags |= CP_OPND_F_IDX_SEXT32;
+		return true;
+	}
+	if (!to_reg)
+		return false;
+	if ((insn->mnemonic == ZYDIS_MNEMONIC_MOV && ops[0].size == 32 && from_reg) ||
+	    (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && ops[0].size == 64 && from_reg)) {
+		if (extended || op->index_shl)
+			return false;
+		op->flags |= insn->mnemonic == ZYDIS_MNEMONIC_MOV ? CP_OPND_F_IDX_ZEXT32 :
+								     CP_OPND_F_IDX_SEXT32;
+		return true;
+	}
+	if (insn->mnemonic == ZYDIS_MNEMONIC_SHL && ops[0].size == 64 &&
+	    insn->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    op->index_shl + ops[1].imm.value.u <= 31) {
+		op->index_shl = (__u8)(op->index_shl + ops[1].imm.value.u);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * P (at @p_off, operand @op) overwrote a register of its own address
+ * (`mov (%rdx),%rdx`, `mov (%rdx,%rax,1),%eax`): the address it used is
+ * gone, but in a loop the registers at the tick on Y (@y_off) are what
+ * P's next run starts from. The way from Y back to P: straight on, then
+ * one relative jump or taken conditional jump back to P or before it,
+ * then straight on to P, CP_SKID_NEXT_SCAN instructions at most, no other
+ * control transfer, the base never written, the index at most extended
+ * and shifted (index_step()). @op becomes CP_OPND_F_NEXT_RUN with what
+ * the way back does to the index; false, @op unchanged, for anything else.
+ */
+static bool next_run(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t y_off,
+		     size_t p_off, struct cp_operand *op)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	struct cp_operand next = *op;
+	bool back = false;
+	size_t off = y_off;
+
+	if (op->status != CP_OPND_OK || op->base == CP_REG_RIP || op->flags)
+		return false;
+	for (int i = 0; i < CP_SKID_NEXT_SCAN && off < len; i++) {
+		ZyanU64 target;
+		__u32 written;
+
+		if (back && off == p_off) {
+			next.flags |= CP_OPND_F_NEXT_RUN;
+			*op = next;
+			return true;
+		}
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
+			return false;
+		if (cp_insn_transfers(&insn)) {
+			if (back ||
+			    (insn.meta.category != ZYDIS_CATEGORY_COND_BR &&
+			     insn.meta.category != ZYDIS_CATEGORY_UNCOND_BR) ||
+			    !(insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) ||
+			    target > p_off)
+				return false;
+			back = true;
+			off = (size_t)target;
+			continue;
+		}
+		written = cp_insn_regs_written(&insn, ops);
+		if (op->base != CP_REG_NONE && (written & CP_REG_BIT(op->base)))
+			return false;
+		if (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index)) &&
+		    ((written & ~CP_REG_BIT(op->index)) || !index_step(&insn, ops, op->index, &next)))
+			return false;
+		off += insn.length;
+	}
+	return false;
+}
+
+/*
  * Where operand @o, decoded at @off, points beside its base: its
  * displacement, counted from the code's start when RIP-relative.
  */
@@ -289,7 +388,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	cp_decode_operand(code + p, len - (size_t)p, &out->op);
 	v = judge_prev(&dec, code + p, len - (size_t)p, &out->op);
 	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(&dec, code, len, (size_t)p, &out->op);
-	if (reloaded)
+	if (reloaded ||
+	    (v == CP_SKID_ADDR_WRITTEN && next_run(&dec, code, len, y_off, (size_t)p, &out->op)))
 		v = CP_SKID_CHARGE;
 	if (v != CP_SKID_CHARGE)
 		return v;

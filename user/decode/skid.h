@@ -21,9 +21,19 @@
  *     says where that slot is (CP_OPND_F_BASE_LOADED), and on_tick reads
  *     the base there; exact when nothing else wrote the slot meanwhile (a
  *     stack slot is the thread's own, a global pointer may be swapped).
+ *     Or, in a loop, a chase (`mov (%rdx),%rdx`; `i = next[i]`, `mov
+ *     (%rdx,%rax,1),%eax`): the registers at the tick are what P's next run
+ *     starts from when the way from Y back to P leaves the base alone and
+ *     at most extends and shifts the index (CP_OPND_F_NEXT_RUN). The
+ *     address is then P's next access, not the one that stalled: the same
+ *     instruction's, on the lines its walk goes through.
  *
- * Then the tick on Y is charged to P: the address P accessed, and P's ip.
- * Otherwise Y stays a time-only marker. What the walk cannot see: jumps into
+ * Then the tick on Y is charged to P: the address P accessed, and P's ip,
+ * whether Y accesses memory itself or not: a tick on Y says P was the last
+ * to retire, and an access of Y's that stalls has its ticks on the
+ * instruction after Y (a chase loop's ticks sit on its `mov stop(%rip)`
+ * after the stalled load). Otherwise Y keeps its own access, or stays a
+ * time-only marker. What the walk cannot see: jumps into
  * the function from other code (the cold part of a split function jumping
  * back, an exception landing pad); compilers place those after a jump or
  * call, which makes no P. A jump from outside into P itself (after a
@@ -38,6 +48,9 @@
 #include <linux/types.h>
 
 #include "cacheperf/operand.h"
+
+/* Instructions on the way from Y back to a chase load P (CP_OPND_F_NEXT_RUN). */
+#define CP_SKID_NEXT_SCAN	16
 
 /* Functions longer than this are not walked: their ticks stay time-only (bounded work). */
 #define CP_SKID_MAX_FUNC_BYTES	(256u << 10)

@@ -21,7 +21,7 @@ enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_op
 		return CP_SOFT_INSTALL;
 	}
 	if (prev && prev->ip && prev->op.status == CP_OPND_OK &&
-	    (cp_skid_applies(op->status) || (prev->past_frame && op->status == CP_OPND_OK))) {
+	    (cp_skid_applies(op->status) || (prev->past_access && op->status == CP_OPND_OK))) {
 		out->op = prev->op;
 		out->charge_ip = prev->ip;
 		return CP_SOFT_INSTALL;

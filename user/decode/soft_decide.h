@@ -38,9 +38,9 @@ enum cp_soft_action {
 struct cp_soft_prev {
 	struct cp_operand op;	/* its operand, status CP_OPND_OK */
 	__u64 ip;		/* its address in the process */
-	/* the ticked instruction's own access is to its function's stack frame, which
-	 * hits: the ticks are the access's before it (cp_skid_stack_access()) */
-	bool past_frame;
+	/* the ticked instruction has an access of its own, and its ticks are still
+	 * the access's before it (user/decode/skid.h) */
+	bool past_access;
 };
 
 /*
@@ -48,8 +48,8 @@ struct cp_soft_prev {
  * result of reading the process's maps (0, or a negative errno: the process
  * is gone), @get_ret that of cp_decode_cache__get() with @op (0, or -ENOENT:
  * no mapping holds the ip). A computable operand is installed as it is,
- * unless it is a stack frame access whose ticks @prev takes
- * (@prev->past_frame); an instruction that accesses no memory itself
+ * unless the access before it takes its ticks (@prev->past_access); an
+ * instruction that accesses no memory itself
  * (cp_skid_applies()) gets a descriptor of the access before it when @prev
  * is one (the skid correction; NULL: none), else it is a marker with its
  * status, as is an operand not computable; an ip no mapping holds becomes a

@@ -136,12 +136,10 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 /*
  * The code of the function holding @ip in process @pid, read whole from the
  * mapped file into s->code: its size, with its entry in @entry, or a
- * negative errno (-ENOENT: no sized function symbol holds @ip, or @frame,
- * an operand of @ip's, is no access of the function's stack frame: its
- * prologue, read first, says so for an rbp-based one).
+ * negative errno (-ENOENT: no sized function symbol holds @ip).
  */
 static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
-		     const struct cp_operand *frame, __u64 *entry)
+		     __u64 *entry)
 {
 	struct cp_symbol_info info;
 	const struct cp_map *map;
@@ -154,15 +152,6 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	map = cp_maps__find(maps, info.sym_start);
 	if (!map || info.sym_start + info.sym_size > map->end)
 		return -ENOENT;
-	if (frame) {
-		n = cp_insn_read(s->decoded, pid, map, info.sym_start, s->code,
-				 info.sym_size < CP_SKID_PROLOGUE_BYTES ? (size_t)info.sym_size :
-									 CP_SKID_PROLOGUE_BYTES);
-		if (n < 0)
-			return n;
-		if (!cp_skid_stack_access(s->code, (size_t)n, frame))
-			return -ENOENT;
-	}
 	n = cp_insn_read(s->decoded, pid, map, info.sym_start, s->code, (size_t)info.sym_size);
 	if (n < 0 || (__u64)n != info.sym_size)
 		return n < 0 ? n : -EIO;
@@ -187,35 +176,33 @@ static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps
 /*
  * What the ticks on the instruction at @ip of process @pid, whose operand
  * is @op, are charged to, decided from the code into @ch: the access
- * before it (user/decode/skid.h), from the code of its function, when @ip
- * accesses no memory or only its function's stack frame; or, for a load
- * whose bytes the code right after it stores back, @op made a
- * read-modify-write; or neither. 0, or a negative errno when the code
- * could not be read (or, for an instruction without an access of its own,
- * its function found); a stack access whose function has no symbol is
- * judged as any other access.
+ * before it (user/decode/skid.h), from the code of its function, whether
+ * @ip accesses memory itself or not, but for a stack frame access after
+ * another (both hit); or, for a load whose bytes the code right after it
+ * stores back, @op made a read-modify-write; or neither. 0, or a negative
+ * errno when the code could not be read (or, for an instruction without an
+ * access of its own, its function found); an access whose function has no
+ * symbol keeps its ticks.
  */
 static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
 			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
 {
 	bool own = op->status == CP_OPND_OK;
-	/* rsp- or rbp-based: maybe the frame, which only the function's code can tell */
-	bool frame = own && op->index == CP_REG_NONE &&
-		     (op->base == CP_REG_RSP || op->base == CP_REG_RBP);
 	struct cp_skid sk;
 	__u64 entry;
 	int n;
 
 	memset(ch, 0, sizeof(*ch));
-	if ((own && !frame) || (!own && !cp_skid_applies(op->status)))
-		return own && op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
-	n = func_code(s, pid, maps, ip, frame ? op : NULL, &entry);
-	if (n == -ENOENT && frame)
+	if (!own && !cp_skid_applies(op->status))
+		return 0;
+	n = func_code(s, pid, maps, ip, &entry);
+	if (n == -ENOENT && own)
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
 	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE &&
-	    !(frame && cp_skid_stack_access(s->code, (size_t)n, &sk.op))) {
+	    !(own && cp_skid_stack_access(s->code, (size_t)n, op) &&
+	      cp_skid_stack_access(s->code, (size_t)n, &sk.op))) {
 		ch->to_prev = true;
 		ch->back = (__u32)(ip - entry - sk.prev_off);
 		ch->op = sk.op;
@@ -255,8 +242,8 @@ static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
 		return NULL;
 	prev->op = ch.op;
 	prev->ip = ip - ch.back;
-	/* charged past an access of its own: only a stack frame's is (decide_charge()) */
-	prev->past_frame = op->status == CP_OPND_OK;
+	/* charged past an access of its own (decide_charge()) */
+	prev->past_access = op->status == CP_OPND_OK;
 	return prev;
 }
 

@@ -167,18 +167,12 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
 	cp_maps_release();
 }
 
-/* A recorded call-site stack (the live run's read_stack): into the site's frames. */
+/* A recorded call-site stack (the live run's read_stack), checked (records.c): the site's frames. */
 static void on_stack_record(struct cp_profile *p, const void *data, size_t size)
 {
-	size_t head = offsetof(struct cp_alloc_stack_record, ips);
 	struct cp_alloc_stack_record r;
 
-	if (size < head || size > sizeof(r))
-		return;
 	memcpy(&r, data, size);
-	if (r.nr > CP_ALLOC_STACK_DEPTH || size != head + r.nr * sizeof(r.ips[0]) || !r.tgid ||
-	    r.stack_id < 0)
-		return;
 	cp_objects__callsite_frames(p->objects, (pid_t)r.tgid, r.caller, r.stack_id, r.ips, r.nr);
 }
 
@@ -203,43 +197,58 @@ static void on_history_record(struct cp_profile *p, const void *data)
 	}
 }
 
+/*
+ * A record of a type other than a sample, its size already checked against
+ * its type's row (records.c): to its handler, then to the recording.
+ */
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
 	struct cp_profile *p = ctx;
 
-	if (type == CP_REC_OBJECT) {
-		__u8 flags = 0;
+	switch (type) {
+	case CP_REC_OBJECT: {
+		struct cp_object_event ev;
 
+		memcpy(&ev, data, sizeof(ev));
 		cp_alloc_event_apply(p->objects, data, size);
 		/* a recorded object from the chunk headers is no event of the probes */
-		if (size >= sizeof(struct cp_object_event))
-			memcpy(&flags, (const char *)data + offsetof(struct cp_object_event, flags),
-			       sizeof(flags));
-		if (flags & CP_OBJ_EV_F_CHUNK)
+		if (ev.flags & CP_OBJ_EV_F_CHUNK)
 			p->chunk_objects++;
 		else
 			p->object_events++;
-	} else if (type == CP_REC_PROC && size >= sizeof(struct cp_proc_event)) {
+		break;
+	}
+	case CP_REC_PROC: {
 		struct cp_proc_exec_event who = { 0 };
 
 		/* an older recording's record: the event alone, or no v1 cgroups (0: unknown) */
-		memcpy(&who, data, size < sizeof(who) ? size : sizeof(who));
+		memcpy(&who, data, size);
 		on_proc(p, &who.ev, size >= CP_PROC_EXEC_V2_ONLY_SIZE ? &who : NULL);
-	} else if (type == CP_REC_HISTORY && size == sizeof(struct cp_history_record)) {
+		break;
+	}
+	case CP_REC_HISTORY:
 		on_history_record(p, data);
-	} else if (type == CP_REC_ALLOC_STACK) {
+		break;
+	case CP_REC_ALLOC_STACK:
 		on_stack_record(p, data, size);
-	} else if (type == CP_REC_BP && size >= sizeof(struct cp_bp_event) && p->hooks.bp_event) {
-		p->hooks.bp_event(p->hooks.ctx, data, size);
-	} else if (type == CP_REC_SAMPLE_USTACK) {
+		break;
+	case CP_REC_BP:
+		if (p->hooks.bp_event)
+			p->hooks.bp_event(p->hooks.ctx, data, size);
+		break;
+	case CP_REC_SAMPLE_USTACK:
 		/* its frames reach a recording with the interval's sample stacks */
-		if (size == sizeof(struct cp_sample_ustack_record) && p->hooks.sample_ustack)
+		if (p->hooks.sample_ustack)
 			p->hooks.sample_ustack(p->hooks.ctx, data);
 		return 0;
-	} else if (type == CP_REC_USTACK) {
+	case CP_REC_USTACK:
 		/* its frames reach a recording as the call site's CP_REC_ALLOC_STACK */
-		if (size == sizeof(struct cp_ustack_record) && p->hooks.ustack)
+		if (p->hooks.ustack)
 			p->hooks.ustack(p->hooks.ctx, data);
+		return 0;
+	default:
+		/* a type the table knows and this switch does not: a defect, counted */
+		p->counts.unknown++;
 		return 0;
 	}
 	recorded(p, data, size);

@@ -1,11 +1,50 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The record types' table and the one dispatcher live and replay share. */
 #include <string.h>
 
+#include "cacheperf/alloc.h"
+#include "cacheperf/breakpoint.h"
+#include "cacheperf/stack_copy.h"
 #include "profile/records.h"
+
+/* A call site's frames: as many as its nr says, of a process, for a stack. */
+static bool alloc_stack_valid(const void *data, size_t size)
+{
+	size_t head = offsetof(struct cp_alloc_stack_record, ips);
+	struct cp_alloc_stack_record r;
+
+	memcpy(&r, data, head);
+	return r.nr <= CP_ALLOC_STACK_DEPTH && size == head + r.nr * sizeof(r.ips[0]) && r.tgid &&
+	       r.stack_id >= 0;
+}
+
+static const struct cp_record_kind kinds[] = {
+	{CP_REC_SAMPLE, sizeof(struct cp_sample), 0, NULL, "sample"},
+	{CP_REC_OBJECT, sizeof(struct cp_object_event), 0, NULL, "object event"},
+	/* an exit, or an exec with its comm and cgroups (older recordings: without v1's) */
+	{CP_REC_PROC, sizeof(struct cp_proc_event), sizeof(struct cp_proc_exec_event), NULL,
+	 "process event"},
+	{CP_REC_BP, sizeof(struct cp_bp_event), 0, NULL, "breakpoint event"},
+	{CP_REC_USTACK, sizeof(struct cp_ustack_record), 0, NULL, "call site's stack copy"},
+	{CP_REC_SAMPLE_USTACK, sizeof(struct cp_sample_ustack_record), 0, NULL,
+	 "sample's stack copy"},
+	{CP_REC_HISTORY, sizeof(struct cp_history_record), 0, NULL, "breakpoint history"},
+	{CP_REC_ALLOC_STACK, offsetof(struct cp_alloc_stack_record, ips),
+	 sizeof(struct cp_alloc_stack_record), alloc_stack_valid, "call site's frames"},
+};
+
+const struct cp_record_kind *cp_record_kind(__u32 type)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].type == type)
+			return &kinds[i];
+	return NULL;
+}
 
 int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts *c,
 		       const void *data, size_t size)
 {
+	const struct cp_record_kind *k;
 	__u32 type;
 
 	if (size < sizeof(type)) {
@@ -13,13 +52,18 @@ int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts 
 		return 0;
 	}
 	memcpy(&type, data, sizeof(type));
-	if (type == CP_REC_SAMPLE) {
-		if (size != sizeof(struct cp_sample)) {
-			c->malformed++;
-			return 0;
-		}
-		return ops->sample ? ops->sample(data, ops->ctx) : 0;
+	k = cp_record_kind(type);
+	if (!k) {
+		c->unknown++;
+		return 0;
 	}
+	if (size < k->min_size || size > (k->max_size ? k->max_size : k->min_size) ||
+	    (k->valid && !k->valid(data, size))) {
+		c->malformed++;
+		return 0;
+	}
+	if (type == CP_REC_SAMPLE)
+		return ops->sample ? ops->sample(data, ops->ctx) : 0;
 	if (!ops->record) {
 		c->unknown++;
 		return 0;

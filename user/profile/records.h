@@ -2,11 +2,16 @@
 /*
  * One ring-buffer record to its consumer, after a size and type check: the
  * live drain (drain.c) and a recording's replay (replay.c) hand records over
- * through this one function, so both see exactly the same checks.
+ * through this one function, so both see exactly the same checks. The
+ * checks are one table, a row per record type with the sizes it may have
+ * (cp_record_kind()): a type not in it is counted unknown, a size outside
+ * its row (or a record its row's check refuses) malformed, and neither reaches a consumer (nor, through the
+ * profile, a recording).
  */
 #ifndef CP_RECORDS_H
 #define CP_RECORDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
@@ -14,17 +19,30 @@ struct cp_record_ops {
 	/* One forwarded sample. A negative return stops the poll and is returned by it. */
 	int (*sample)(const struct cp_sample *s, void *ctx);
 	/*
-	 * Any other record type (allocation events, ...), @size bytes from the
-	 * type field on. NULL: such records are counted as unknown.
+	 * Any other record type the table knows (allocation events, ...),
+	 * @size bytes from the type field on, within its row's sizes. NULL:
+	 * such records are counted as unknown.
 	 */
 	int (*record)(__u32 type, const void *data, size_t size, void *ctx);
 	void *ctx;
 };
 
 struct cp_record_counts {
-	__u64 malformed;	/* too short, or a sample of the wrong size: an ABI mismatch */
-	__u64 unknown;		/* a type no callback takes */
+	__u64 malformed;	/* shorter than a type, or a size its type cannot have */
+	__u64 unknown;		/* a type this version does not know, or no callback takes */
 };
+
+/* A record type and the sizes it comes in, from the type field on. */
+struct cp_record_kind {
+	__u32 type;		/* CP_REC_* */
+	__u32 min_size, max_size;	/* max_size 0: exactly min_size */
+	/* what else a well-formed record of the type holds to (NULL: its size is all) */
+	bool (*valid)(const void *data, size_t size);
+	const char *name;	/* for messages: "sample", "object event" */
+};
+
+/* The row of record type @type, NULL for a type this version does not know. */
+const struct cp_record_kind *cp_record_kind(__u32 type);
 
 /* Hands @data (@size bytes) to @ops; returns the callback's return, 0 for a dropped record. */
 int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts *c,

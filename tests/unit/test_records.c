@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The record types' table and the dispatcher live and replay share
+ * (user/profile/records.c): each known type at a size it may have reaches
+ * its consumer; a type this version does not know is counted unknown, a
+ * size its type cannot have (or a call site's frames not as many as it
+ * says) malformed, and neither reaches a consumer, so neither is written
+ * to a recording either.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cacheperf/alloc.h"
+#include "cacheperf/breakpoint.h"
+#include "cacheperf/stack_copy.h"
+#include "profile/records.h"
+
+/* What reached the consumers. */
+struct got {
+	int samples, records;
+	__u32 type;
+	size_t size;
+};
+
+static int on_sample(const struct cp_sample *s, void *ctx)
+{
+	struct got *g = ctx;
+
+	(void)s;
+	g->samples++;
+	return 0;
+}
+
+static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct got *g = ctx;
+
+	(void)data;
+	g->records++;
+	g->type = type;
+	g->size = size;
+	return 0;
+}
+
+/* Dispatches a record of @type and @size bytes (zeros but the type); what reached whom. */
+static struct got feed(__u32 type, size_t size, struct cp_record_counts *c)
+{
+	static __u8 buf[sizeof(struct cp_sample_ustack_record) + 64];
+	struct got g = {0};
+	struct cp_record_ops ops = {.sample = on_sample, .record = on_record, .ctx = &g};
+
+	assert_true(size <= sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &type, size < sizeof(type) ? size : sizeof(type));
+	cp_record_dispatch(&ops, c, buf, size);
+	return g;
+}
+
+/* Every type at its size(s) passes to the right consumer; one byte more or less does not. */
+static void test_sizes(void **state)
+{
+	static const struct {
+		__u32 type;
+		size_t size;
+	} ok[] = {
+		{CP_REC_OBJECT, sizeof(struct cp_object_event)},
+		{CP_REC_PROC, sizeof(struct cp_proc_event)},
+		{CP_REC_PROC, CP_PROC_EXEC_V2_ONLY_SIZE},
+		{CP_REC_PROC, sizeof(struct cp_proc_exec_event)},
+		{CP_REC_BP, sizeof(struct cp_bp_event)},
+		{CP_REC_USTACK, sizeof(struct cp_ustack_record)},
+		{CP_REC_SAMPLE_USTACK, sizeof(struct cp_sample_ustack_record)},
+		{CP_REC_HISTORY, sizeof(struct cp_history_record)},
+	};
+	struct cp_record_counts c = {0};
+	struct got g;
+
+	(void)state;
+	g = feed(CP_REC_SAMPLE, sizeof(struct cp_sample), &c);
+	assert_int_equal(g.samples, 1);
+	assert_int_equal(g.records, 0);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		g = feed(ok[i].type, ok[i].size, &c);
+		assert_int_equal(g.records, 1);
+		assert_int_equal(g.type, ok[i].type);
+		assert_int_equal(g.size, ok[i].size);
+	}
+	assert_int_equal(c.malformed, 0);
+	assert_int_equal(c.unknown, 0);
+
+	/* a sample, an object event, a history one byte short and one byte long */
+	g = feed(CP_REC_SAMPLE, sizeof(struct cp_sample) - 1, &c);
+	assert_int_equal(g.samples, 0);
+	g = feed(CP_REC_SAMPLE, sizeof(struct cp_sample) + 1, &c);
+	assert_int_equal(g.samples, 0);
+	g = feed(CP_REC_OBJECT, sizeof(struct cp_object_event) - 1, &c);
+	assert_int_equal(g.records, 0);
+	g = feed(CP_REC_OBJECT, sizeof(struct cp_object_event) + 1, &c);
+	assert_int_equal(g.records, 0);
+	g = feed(CP_REC_HISTORY, sizeof(struct cp_history_record) + 8, &c);
+	assert_int_equal(g.records, 0);
+	/* a process event shorter than the event, longer than an exec's */
+	g = feed(CP_REC_PROC, sizeof(struct cp_proc_event) - 4, &c);
+	assert_int_equal(g.records, 0);
+	g = feed(CP_REC_PROC, sizeof(struct cp_proc_exec_event) + 8, &c);
+	assert_int_equal(g.records, 0);
+	/* shorter than a type */
+	g = feed(CP_REC_SAMPLE, 3, &c);
+	assert_int_equal(g.samples + g.records, 0);
+	assert_int_equal(c.malformed, 8);
+	assert_int_equal(c.unknown, 0);
+}
+
+/* A type this version does not know: counted, handed to no one. */
+static void test_unknown(void **state)
+{
+	static const __u32 types[] = {0, 7, 63, 66, 0xffffffffu};
+	struct cp_record_counts c = {0};
+	struct cp_record_ops none = {.sample = on_sample};
+	__u32 obj = CP_REC_OBJECT;
+	__u8 buf[sizeof(struct cp_object_event)] = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct got g = feed(types[i], 64, &c);
+
+		assert_int_equal(g.samples + g.records, 0);
+		assert_null(cp_record_kind(types[i]));
+	}
+	assert_int_equal(c.unknown, 5);
+	assert_int_equal(c.malformed, 0);
+
+	/* a known type no callback takes */
+	memcpy(buf, &obj, sizeof(obj));
+	cp_record_dispatch(&none, &c, buf, sizeof(buf));
+	assert_int_equal(c.unknown, 6);
+	assert_string_equal(cp_record_kind(CP_REC_OBJECT)->name, "object event");
+}
+
+/* A call site's frames: as many as its nr says, for a process and a stack. */
+static void test_alloc_stack(void **state)
+{
+	size_t head = offsetof(struct cp_alloc_stack_record, ips);
+	struct cp_alloc_stack_record r = {
+		.type = CP_REC_ALLOC_STACK,
+		.tgid = 42,
+		.stack_id = 3,
+		.nr = 2,
+		.ips = {0x401000, 0x401100},
+	};
+	struct got g = {0};
+	struct cp_record_ops ops = {.sample = on_sample, .record = on_record, .ctx = &g};
+	struct cp_record_counts c = {0};
+
+	(void)state;
+	cp_record_dispatch(&ops, &c, &r, head + 2 * sizeof(r.ips[0]));
+	assert_int_equal(g.records, 1);
+	/* one frame more than it holds, or fewer */
+	cp_record_dispatch(&ops, &c, &r, head + 3 * sizeof(r.ips[0]));
+	cp_record_dispatch(&ops, &c, &r, head + 1 * sizeof(r.ips[0]));
+	/* more frames than a call site keeps */
+	r.nr = CP_ALLOC_STACK_DEPTH + 1;
+	cp_record_dispatch(&ops, &c, &r, sizeof(r));
+	/* no process, no stack */
+	r.nr = 2;
+	r.tgid = 0;
+	cp_record_dispatch(&ops, &c, &r, head + 2 * sizeof(r.ips[0]));
+	r.tgid = 42;
+	r.stack_id = -1;
+	cp_record_dispatch(&ops, &c, &r, head + 2 * sizeof(r.ips[0]));
+	assert_int_equal(g.records, 1);
+	assert_int_equal(c.malformed, 5);
+	/* the empty stack of a site whose walk found nothing past the caller */
+	r.stack_id = 0;
+	r.nr = 0;
+	cp_record_dispatch(&ops, &c, &r, head);
+	assert_int_equal(g.records, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_alloc_stack),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

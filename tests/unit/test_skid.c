@@ -167,6 +167,19 @@ static const struct skid_case cases[] = {
 	{ "the way back adds to the index (add $1,%eax): not followed",
 	  { 0x83, 0xc0, 0x01, 0x8b, 0x04, 0x82, 0x90, 0xeb, 0xf7 }, 9, 6, CP_SKID_ADDR_WRITTEN,
 	  0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "a global list's head loaded before the loop (gcc -O1): the reload is not the way in",
+	  { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00, /* 0: mov 0x100(%rip),%rax */
+	    0x48, 0x8b, 0x00,			/* 7: mov (%rax),%rax (loop top) */
+	    0x48, 0x39, 0xf8,			/* a: cmp %rdi,%rax  <- Y */
+	    0x75, 0xf8,				/* d: jne 7 */
+	    0xc3 }, 16, 10, CP_SKID_CHARGE, 7, CP_REG_RAX, CP_REG_NONE, CP_OPND_READ, 0, 0,
+	  CP_OPND_F_NEXT_RUN, 0 },
+	{ "loop back: it writes rcx, the index",
+	  { 0x48, 0x8b, 0x04, 0xc8, 0x90, 0xe2, 0xf9, 0xc3 }, 8, 4, CP_SKID_ADDR_WRITTEN, 0, 0, 0,
+	  0, 0, 0, 0, 0 },
+	{ "xbegin back: it branches only when a transaction aborts",
+	  { 0x48, 0x8b, 0x12, 0x90, 0xc7, 0xf8, 0xf6, 0xff, 0xff, 0xff, 0xc3 }, 11, 3,
+	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "a shift before the extension (shl $3,%rax; mov %eax,%eax): not followed",
 	  { 0x48, 0xc1, 0xe0, 0x03, 0x89, 0xc0, 0x8b, 0x04, 0x02, 0x90, 0xeb, 0xf4 }, 12, 9,
 	  CP_SKID_ADDR_WRITTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
@@ -198,6 +211,55 @@ static void test_cases(void **state)
 						CP_OPND_F_IDX_SEXT32),
 				 c->next_flags);
 		assert_int_equal(sk.op.index_shl, c->index_shl);
+	}
+}
+
+/*
+ * Ticks on an instruction with an access of its own (cp_skid_charge()): a
+ * load or a read-modify-write gives them to the access before it; a store
+ * keeps them (a full store buffer holds it there); a frame access after a
+ * frame access keeps them, after any other access gives them; an
+ * rbp-based access in a function that keeps no frame pointer is no frame
+ * access.
+ */
+static void test_charge_own(void **state)
+{
+	static const struct {
+		const char *what;
+		__u8 code[16];
+		size_t len, y_off;
+		enum cp_skid_verdict verdict;
+		__u32 prev_off;
+	} cases[] = {
+		{ "mov (%rdi),%rax; mov (%rsi),%rcx: the load before",
+		  { 0x48, 0x8b, 0x07, 0x48, 0x8b, 0x0e, 0xc3 }, 7, 3, CP_SKID_CHARGE, 0 },
+		{ "mov (%rdi),%rax; mov %rax,(%rsi): the store keeps them",
+		  { 0x48, 0x8b, 0x07, 0x48, 0x89, 0x06, 0xc3 }, 7, 3, CP_SKID_OWN_STORE, 0 },
+		{ "mov (%rdi),%rax; addq $1,(%rsi): the load before",
+		  { 0x48, 0x8b, 0x07, 0x48, 0x83, 0x06, 0x01, 0xc3 }, 8, 3, CP_SKID_CHARGE, 0 },
+		{ "mov -8(%rbp),%rax; addl $1,-4(%rbp) in a framed function: both hit",
+		  { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x45, 0xf8, 0x83, 0x45, 0xfc, 0x01, 0x5d,
+		    0xc3 }, 14, 8, CP_SKID_FRAME_PAIR, 0 },
+		{ "mov %rax,(%rdi); mov %eax,-4(%rbp) in a framed function: the shared store",
+		  { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0x07, 0x89, 0x45, 0xfc, 0x5d, 0xc3 }, 12, 7,
+		  CP_SKID_CHARGE, 4 },
+		{ "mov (%rdi),%rax; mov -8(%rbp),%rcx without a frame pointer: the load before",
+		  { 0x48, 0x8b, 0x07, 0x48, 0x8b, 0x4d, 0xf8, 0xc3 }, 8, 3, CP_SKID_CHARGE, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_operand y;
+		struct cp_skid sk;
+		enum cp_skid_verdict v;
+
+		cp_decode_operand(cases[i].code + cases[i].y_off, cases[i].len - cases[i].y_off, &y);
+		assert_int_equal(y.status, CP_OPND_OK);
+		v = cp_skid_charge(cases[i].code, cases[i].len, cases[i].y_off, &y, &sk);
+		print_message("# %s: %s\n", cases[i].what, cp_skid_verdict_str(v));
+		assert_int_equal(v, cases[i].verdict);
+		if (v == CP_SKID_CHARGE)
+			assert_int_equal(sk.prev_off, cases[i].prev_off);
 	}
 }
 
@@ -325,8 +387,8 @@ static void test_stack_access(void **state)
 	op = y;
 	op.flags |= CP_OPND_F_BASE_LOADED;
 	assert_false(cp_skid_stack_access(framed, sizeof(framed), &op));
-	/* the prologue alone is enough to tell (CP_SKID_PROLOGUE_BYTES) */
-	assert_true(cp_skid_stack_access(framed, CP_SKID_PROLOGUE_BYTES, &y));
+	/* the prologue alone is enough to tell (endbr64, push, mov: 16 bytes at most) */
+	assert_true(cp_skid_stack_access(framed, 16, &y));
 	/* the store before the counter: charged, and no frame access itself */
 	assert_int_equal(cp_skid_find(framed, sizeof(framed), 11, &sk), CP_SKID_CHARGE);
 	assert_int_equal(sk.prev_off, 8);
@@ -481,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_rip_relative_ea),
 		cmocka_unit_test(test_base_loaded_ea),
 		cmocka_unit_test(test_next_run_ea),
+		cmocka_unit_test(test_charge_own),
 		cmocka_unit_test(test_stack_access),
 		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_stored_back_reloaded),

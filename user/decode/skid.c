@@ -18,6 +18,8 @@ static const char *const verdict_str[CP_SKID_VERDICT_NR] = {
 	[CP_SKID_ADDR_WRITTEN] = "previous instruction writes its own address register",
 	[CP_SKID_BRANCH_TARGET] = "branch target",
 	[CP_SKID_INDIRECT_JUMP] = "function has an indirect jump",
+	[CP_SKID_OWN_STORE] = "a store, which waits itself for room",
+	[CP_SKID_FRAME_PAIR] = "a stack frame access after another",
 };
 
 const char *cp_skid_verdict_str(unsigned int v)
@@ -164,6 +166,33 @@ static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOp
 	return false;
 }
 
+/* True for jmp and the conditional jumps on flags: not loop, jrcxz or xbegin. */
+static bool plain_jump(const ZydisDecodedInstruction *insn)
+{
+	switch (insn->mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:
+	case ZYDIS_MNEMONIC_JB:
+	case ZYDIS_MNEMONIC_JBE:
+	case ZYDIS_MNEMONIC_JL:
+	case ZYDIS_MNEMONIC_JLE:
+	case ZYDIS_MNEMONIC_JNB:
+	case ZYDIS_MNEMONIC_JNBE:
+	case ZYDIS_MNEMONIC_JNL:
+	case ZYDIS_MNEMONIC_JNLE:
+	case ZYDIS_MNEMONIC_JNO:
+	case ZYDIS_MNEMONIC_JNP:
+	case ZYDIS_MNEMONIC_JNS:
+	case ZYDIS_MNEMONIC_JNZ:
+	case ZYDIS_MNEMONIC_JO:
+	case ZYDIS_MNEMONIC_JP:
+	case ZYDIS_MNEMONIC_JS:
+	case ZYDIS_MNEMONIC_JZ:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * P (at @p_off, operand @op) overwrote a register of its own address
  * (`mov (%rdx),%rdx`, `mov (%rdx,%rax,1),%eax`): the address it used is
@@ -172,7 +201,8 @@ static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOp
  * one relative jump or taken conditional jump back to P or before it,
  * then straight on to P, CP_SKID_NEXT_SCAN instructions at most, no other
  * control transfer, the base never written, the index at most extended
- * and shifted (index_step()). @op becomes CP_OPND_F_NEXT_RUN with what
+ * and shifted (index_step()). A conditional jump back is taken to be
+ * taken: the loop goes on. @op becomes CP_OPND_F_NEXT_RUN with what
  * the way back does to the index; false, @op unchanged, for anything else.
  */
 static bool next_run(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t y_off,
@@ -198,10 +228,7 @@ static bool next_run(const ZydisDecoder *dec, const __u8 *code, size_t len, size
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
 			return false;
 		if (cp_insn_transfers(&insn)) {
-			if (back ||
-			    (insn.meta.category != ZYDIS_CATEGORY_COND_BR &&
-			     insn.meta.category != ZYDIS_CATEGORY_UNCOND_BR) ||
-			    !(insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			if (back || !plain_jump(&insn) || !(insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
 			    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
 			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) ||
 			    target > p_off)
@@ -366,11 +393,27 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
 	       keeps_frame_pointer(&dec, code, len);
 }
 
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
+				    const struct cp_operand *y, struct cp_skid *out)
+{
+	bool own = y->status == CP_OPND_OK;
+	bool frame = own && cp_skid_stack_access(code, len, y);
+	enum cp_skid_verdict v;
+
+	if (own && !frame && y->access == CP_OPND_WRITE)
+		return CP_SKID_OWN_STORE;
+	v = cp_skid_find(code, len, y_off, out);
+	if (v == CP_SKID_CHARGE && frame && cp_skid_stack_access(code, len, &out->op))
+		return CP_SKID_FRAME_PAIR;
+	return v;
+}
+
 enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 				  struct cp_skid *out)
 {
 	struct cp_code_branches br;
 	enum cp_skid_verdict v;
+	struct cp_operand as_read;
 	ZydisDecoder dec;
 	bool *targets, reloaded;
 	long p;
@@ -387,6 +430,7 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	memset(out, 0, sizeof(*out));
 	cp_decode_operand(code + p, len - (size_t)p, &out->op);
 	v = judge_prev(&dec, code + p, len - (size_t)p, &out->op);
+	as_read = out->op;
 	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(&dec, code, len, (size_t)p, &out->op);
 	if (reloaded ||
 	    (v == CP_SKID_ADDR_WRITTEN && next_run(&dec, code, len, y_off, (size_t)p, &out->op)))
@@ -400,9 +444,15 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 	cp_code_branches(&dec, code, len, targets, y_off + 1, &br);
 	if (br.decoded < len)
 		v = CP_SKID_NOT_BOUNDARY;	/* branches past undecodable bytes unseen */
-	else if (targets[y_off] || (reloaded && targets[p]))
-		v = CP_SKID_BRANCH_TARGET;	/* ... or P, whose base the slot holds only after Q */
-	else if (br.indirect_jump)
+	else if (targets[y_off])
+		v = CP_SKID_BRANCH_TARGET;
+	else if (reloaded && targets[p]) {
+		/* P's base is the slot's only after Q: in a loop through P, its next run */
+		out->op = as_read;
+		if (!next_run(&dec, code, len, y_off, (size_t)p, &out->op))
+			v = CP_SKID_BRANCH_TARGET;
+	}
+	if (v == CP_SKID_CHARGE && br.indirect_jump)
 		v = CP_SKID_INDIRECT_JUMP;
 	free(targets);
 	out->prev_off = (__u32)p;

@@ -32,7 +32,9 @@
  * whether Y accesses memory itself or not: a tick on Y says P was the last
  * to retire, and an access of Y's that stalls has its ticks on the
  * instruction after Y (a chase loop's ticks sit on its `mov stop(%rip)`
- * after the stalled load). Otherwise Y keeps its own access, or stays a
+ * after the stalled load); but for a store Y, which waits at itself when
+ * the store buffer is full, and a frame access after another
+ * (cp_skid_charge()). Otherwise Y keeps its own access, or stays a
  * time-only marker. What the walk cannot see: jumps into
  * the function from other code (the cold part of a split function jumping
  * back, an exception landing pad); compilers place those after a jump or
@@ -65,6 +67,8 @@ enum cp_skid_verdict {
 	CP_SKID_ADDR_WRITTEN,	/* P writes a register its address is built from */
 	CP_SKID_BRANCH_TARGET,	/* a branch of the function reaches Y */
 	CP_SKID_INDIRECT_JUMP,	/* the function jumps through a register or memory */
+	CP_SKID_OWN_STORE,	/* Y stores: a store finding the store buffer full waits at Y */
+	CP_SKID_FRAME_PAIR,	/* P and Y both access the function's stack frame: both hit */
 	CP_SKID_VERDICT_NR,
 };
 
@@ -75,11 +79,12 @@ struct cp_skid {
 };
 
 /*
- * True when ticks on an instruction whose operand has status @status may be
- * skid from the one before: it accesses no memory itself (no memory
- * operand, lea or nop, or only the stack implicitly). An instruction that
- * accesses memory in a way not computable (string, gather) may be the
- * stalling one itself: no correction.
+ * True when ticks on an instruction without a computable access of its
+ * own, whose operand has status @status, may be skid from the one before:
+ * it accesses no memory (no memory operand, lea or nop, or only the stack
+ * implicitly). An instruction that accesses memory in a way not computable
+ * (string, gather) may be the stalling one itself: no correction. One
+ * with a computable access: cp_skid_charge().
  */
 bool cp_skid_applies(unsigned int status);
 
@@ -93,18 +98,29 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
 				  struct cp_skid *out);
 
 /*
+ * cp_skid_find(), for a ticked instruction Y whose own operand is @y (any
+ * status: the caller passes those cp_skid_applies() takes, and accesses),
+ * but for two accesses of Y's that keep their ticks: a store (write only)
+ * that is no access of its function's stack frame, as a store that finds
+ * the store buffer full waits at Y itself (CP_SKID_OWN_STORE); and a frame
+ * access after another (CP_SKID_FRAME_PAIR), both hits. A frame access
+ * after any other access, a load or a read-modify-write gives its ticks
+ * to P as an instruction without an access does. Pure.
+ */
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
+				    const struct cp_operand *y, struct cp_skid *out);
+
+/*
  * True when @op, the operand of an instruction of the function whose code
  * is @code (@len bytes from its entry), accesses the function's own stack
  * frame: rsp-based, or rbp-based where the function keeps a frame pointer
  * (its code starts with `push %rbp; mov %rsp,%rbp`, an endbr64 before), no
  * index, no segment. Such an access hits in L1 all but always: the ticks on
  * it after a stalled access are the stall's (unoptimised code's `addl
- * $1,-4(%rbp)` after a store to a shared line), and cp_skid_find() may
- * charge them to the access before it when that one is no stack access.
+ * $1,-4(%rbp)` after a store to a shared line), and cp_skid_charge()
+ * charges them to the access before it when that one is no stack access.
  */
 bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand *op);
-/* The bytes of a function's start that cp_skid_stack_access() needs (endbr64, push, mov). */
-#define CP_SKID_PROLOGUE_BYTES	16
 
 /*
  * True when the load at offset @p_off of @code (@len bytes), whose decoded

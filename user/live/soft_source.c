@@ -176,13 +176,12 @@ static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps
 /*
  * What the ticks on the instruction at @ip of process @pid, whose operand
  * is @op, are charged to, decided from the code into @ch: the access
- * before it (user/decode/skid.h), from the code of its function, whether
- * @ip accesses memory itself or not, but for a stack frame access after
- * another (both hit); or, for a load whose bytes the code right after it
- * stores back, @op made a read-modify-write; or neither. 0, or a negative
- * errno when the code could not be read (or, for an instruction without an
- * access of its own, its function found); an access whose function has no
- * symbol keeps its ticks.
+ * before it (cp_skid_charge(), from the code of its function), or, for a
+ * load whose bytes the code right after it stores back, @op made a
+ * read-modify-write; or neither. 0, or a negative errno when the code
+ * could not be read (or, for an instruction without an access of its own,
+ * its function found); an access whose function cannot be read keeps its
+ * ticks.
  */
 static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
 			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
@@ -196,13 +195,11 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 	if (!own && !cp_skid_applies(op->status))
 		return 0;
 	n = func_code(s, pid, maps, ip, &entry);
-	if (n == -ENOENT && own)
+	if (n < 0 && own)
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
-	if (cp_skid_find(s->code, (size_t)n, (size_t)(ip - entry), &sk) == CP_SKID_CHARGE &&
-	    !(own && cp_skid_stack_access(s->code, (size_t)n, op) &&
-	      cp_skid_stack_access(s->code, (size_t)n, &sk.op))) {
+	if (cp_skid_charge(s->code, (size_t)n, (size_t)(ip - entry), op, &sk) == CP_SKID_CHARGE) {
 		ch->to_prev = true;
 		ch->back = (__u32)(ip - entry - sk.prev_off);
 		ch->op = sk.op;

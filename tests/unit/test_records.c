@@ -68,9 +68,8 @@ static void test_sizes(void **state)
 		size_t size;
 	} ok[] = {
 		{CP_REC_OBJECT, sizeof(struct cp_object_event)},
+		/* an exec's sizes: test_proc_sizes */
 		{CP_REC_PROC, sizeof(struct cp_proc_event)},
-		{CP_REC_PROC, CP_PROC_EXEC_V2_ONLY_SIZE},
-		{CP_REC_PROC, sizeof(struct cp_proc_exec_event)},
 		{CP_REC_BP, sizeof(struct cp_bp_event)},
 		{CP_REC_USTACK, sizeof(struct cp_ustack_record)},
 		{CP_REC_SAMPLE_USTACK, sizeof(struct cp_sample_ustack_record)},
@@ -103,16 +102,43 @@ static void test_sizes(void **state)
 	assert_int_equal(g.records, 0);
 	g = feed(CP_REC_HISTORY, sizeof(struct cp_history_record) + 8, &c);
 	assert_int_equal(g.records, 0);
-	/* a process event shorter than the event, longer than an exec's */
+	/* a process event shorter than the event, longer than an exec's, or between */
 	g = feed(CP_REC_PROC, sizeof(struct cp_proc_event) - 4, &c);
 	assert_int_equal(g.records, 0);
 	g = feed(CP_REC_PROC, sizeof(struct cp_proc_exec_event) + 8, &c);
 	assert_int_equal(g.records, 0);
+	g = feed(CP_REC_PROC, 32, &c);
+	assert_int_equal(g.records, 0);
+	g = feed(CP_REC_PROC, 52, &c);
+	assert_int_equal(g.records, 0);
 	/* shorter than a type */
 	g = feed(CP_REC_SAMPLE, 3, &c);
 	assert_int_equal(g.samples + g.records, 0);
-	assert_int_equal(c.malformed, 8);
+	assert_int_equal(c.malformed, 10);
 	assert_int_equal(c.unknown, 0);
+}
+
+/* An exit is the event alone; only an exec carries its comm and cgroups. */
+static void test_proc_sizes(void **state)
+{
+	struct cp_proc_exec_event e = {.ev = {.type = CP_REC_PROC, .kind = CP_PROC_EXIT}};
+	struct got g = {0};
+	struct cp_record_ops ops = {.sample = on_sample, .record = on_record, .ctx = &g};
+	struct cp_record_counts c = {0};
+
+	(void)state;
+	cp_record_dispatch(&ops, &c, &e, sizeof(e.ev));
+	assert_int_equal(g.records, 1);
+	cp_record_dispatch(&ops, &c, &e, CP_PROC_EXEC_V2_ONLY_SIZE);
+	cp_record_dispatch(&ops, &c, &e, sizeof(e));
+	assert_int_equal(g.records, 1);
+	assert_int_equal(c.malformed, 2);
+	e.ev.kind = CP_PROC_EXEC;
+	cp_record_dispatch(&ops, &c, &e, sizeof(e.ev));
+	cp_record_dispatch(&ops, &c, &e, CP_PROC_EXEC_V2_ONLY_SIZE);
+	cp_record_dispatch(&ops, &c, &e, sizeof(e));
+	assert_int_equal(g.records, 4);
+	assert_int_equal(c.malformed, 2);
 }
 
 /* A type this version does not know: counted, handed to no one. */
@@ -174,11 +200,16 @@ static void test_alloc_stack(void **state)
 	cp_record_dispatch(&ops, &c, &r, head + 2 * sizeof(r.ips[0]));
 	assert_int_equal(g.records, 1);
 	assert_int_equal(c.malformed, 5);
+	/* a whole stack */
+	r.stack_id = 3;
+	r.nr = CP_ALLOC_STACK_DEPTH;
+	cp_record_dispatch(&ops, &c, &r, sizeof(r));
+	assert_int_equal(g.records, 2);
 	/* the empty stack of a site whose walk found nothing past the caller */
 	r.stack_id = 0;
 	r.nr = 0;
 	cp_record_dispatch(&ops, &c, &r, head);
-	assert_int_equal(g.records, 2);
+	assert_int_equal(g.records, 3);
 }
 
 int main(void)
@@ -186,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_proc_sizes),
 		cmocka_unit_test(test_alloc_stack),
 	};
 

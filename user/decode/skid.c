@@ -398,12 +398,14 @@ enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
 {
 	bool own = y->status == CP_OPND_OK;
 	bool frame = own && cp_skid_stack_access(code, len, y);
-	enum cp_skid_verdict v;
+	enum cp_skid_verdict v = cp_skid_find(code, len, y_off, out);
 
-	if (own && !frame && y->access == CP_OPND_WRITE)
+	if (v != CP_SKID_CHARGE)
+		return v;
+	/* a load's stall holds the store after it; a store's draining, not */
+	if (own && !frame && y->access == CP_OPND_WRITE && out->op.access != CP_OPND_READ)
 		return CP_SKID_OWN_STORE;
-	v = cp_skid_find(code, len, y_off, out);
-	if (v == CP_SKID_CHARGE && frame && cp_skid_stack_access(code, len, &out->op))
+	if (frame && cp_skid_stack_access(code, len, &out->op))
 		return CP_SKID_FRAME_PAIR;
 	return v;
 }

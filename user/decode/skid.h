@@ -32,8 +32,8 @@
  * whether Y accesses memory itself or not: a tick on Y says P was the last
  * to retire, and an access of Y's that stalls has its ticks on the
  * instruction after Y (a chase loop's ticks sit on its `mov stop(%rip)`
- * after the stalled load); but for a store Y, which waits at itself when
- * the store buffer is full, and a frame access after another
+ * after the stalled load); but for a store Y after a store, which waits at
+ * itself when the store buffer is full, and a frame access after another
  * (cp_skid_charge()). Otherwise Y keeps its own access, or stays a
  * time-only marker. What the walk cannot see: jumps into
  * the function from other code (the cold part of a split function jumping
@@ -67,7 +67,7 @@ enum cp_skid_verdict {
 	CP_SKID_ADDR_WRITTEN,	/* P writes a register its address is built from */
 	CP_SKID_BRANCH_TARGET,	/* a branch of the function reaches Y */
 	CP_SKID_INDIRECT_JUMP,	/* the function jumps through a register or memory */
-	CP_SKID_OWN_STORE,	/* Y stores: a store finding the store buffer full waits at Y */
+	CP_SKID_OWN_STORE,	/* Y stores after a store: one finding the store buffer full waits at Y */
 	CP_SKID_FRAME_PAIR,	/* P and Y both access the function's stack frame: both hit */
 	CP_SKID_VERDICT_NR,
 };
@@ -101,11 +101,13 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
  * cp_skid_find(), for a ticked instruction Y whose own operand is @y (any
  * status: the caller passes those cp_skid_applies() takes, and accesses),
  * but for two accesses of Y's that keep their ticks: a store (write only)
- * that is no access of its function's stack frame, as a store that finds
- * the store buffer full waits at Y itself (CP_SKID_OWN_STORE); and a frame
- * access after another (CP_SKID_FRAME_PAIR), both hits. A frame access
- * after any other access, a load or a read-modify-write gives its ticks
- * to P as an instruction without an access does. Pure.
+ * that is no access of its function's stack frame, after a P that writes
+ * (a store, a read-modify-write), as a store that finds the store buffer
+ * full waits at Y itself (CP_SKID_OWN_STORE); and a frame access after
+ * another (CP_SKID_FRAME_PAIR), both hits. A store after a load (a copy
+ * loop: the load's miss holds the store), a frame access after any other
+ * access, a load or a read-modify-write gives its ticks to P as an
+ * instruction without an access does. Pure.
  */
 enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
 				    const struct cp_operand *y, struct cp_skid *out);

@@ -180,7 +180,7 @@ static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps
  * load whose bytes the code right after it stores back, @op made a
  * read-modify-write; or neither. 0, or a negative errno when the code
  * could not be read (or, for an instruction without an access of its own,
- * its function found); an access whose function cannot be read keeps its
+ * its function found); an access in no sized function symbol keeps its
  * ticks.
  */
 static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
@@ -195,7 +195,7 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 	if (!own && !cp_skid_applies(op->status))
 		return 0;
 	n = func_code(s, pid, maps, ip, &entry);
-	if (n < 0 && own)
+	if (n == -ENOENT && own)
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;

@@ -18,11 +18,24 @@ static bool alloc_stack_valid(const void *data, size_t size)
 	       r.stack_id >= 0;
 }
 
+/*
+ * A process event: an exit, or an exec of an older recording, is the event
+ * alone; an exec carries its comm and cgroup id, and now its v1 cgroups.
+ */
+static bool proc_valid(const void *data, size_t size)
+{
+	struct cp_proc_event e;
+
+	memcpy(&e, data, sizeof(e));
+	return size == sizeof(e) ||
+	       (e.kind == CP_PROC_EXEC &&
+		(size == CP_PROC_EXEC_V2_ONLY_SIZE || size == sizeof(struct cp_proc_exec_event)));
+}
+
 static const struct cp_record_kind kinds[] = {
 	{CP_REC_SAMPLE, sizeof(struct cp_sample), 0, NULL, "sample"},
 	{CP_REC_OBJECT, sizeof(struct cp_object_event), 0, NULL, "object event"},
-	/* an exit, or an exec with its comm and cgroups (older recordings: without v1's) */
-	{CP_REC_PROC, sizeof(struct cp_proc_event), sizeof(struct cp_proc_exec_event), NULL,
+	{CP_REC_PROC, sizeof(struct cp_proc_event), sizeof(struct cp_proc_exec_event), proc_valid,
 	 "process event"},
 	{CP_REC_BP, sizeof(struct cp_bp_event), 0, NULL, "breakpoint event"},
 	{CP_REC_USTACK, sizeof(struct cp_ustack_record), 0, NULL, "call site's stack copy"},

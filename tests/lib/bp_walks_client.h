@@ -121,13 +121,14 @@ struct cp_bpw_rig {
 	struct cp_drain *drain;
 };
 
-/* Starts all three; records other than samples go to @record with @ctx. */
+/* Starts all three; records other than samples, live-only ones too, go to @record with @ctx. */
 static inline void cp_bpw_rig_start(struct cp_bpw_rig *r,
 				    int (*record)(__u32 type, const void *data, size_t size,
 						  void *ctx),
 				    void *ctx)
 {
-	struct cp_record_ops ops = { .sample = cp_bpw_ignore_sample, .record = record, .ctx = ctx };
+	struct cp_record_ops ops = { .sample = cp_bpw_ignore_sample, .record = record, .ctx = ctx,
+				     .live = record, .live_ctx = ctx };
 
 	cp_bpw_start(&r->wl);
 	r->skel = cp_bpw_load_bpf();

@@ -5,7 +5,9 @@
  * its consumer; a type this version does not know is counted unknown, a
  * size its type cannot have (or a call site's frames not as many as it
  * says) malformed, and neither reaches a consumer, so neither is written
- * to a recording either.
+ * to a recording either; a live-only type (a breakpoint's event, a stack
+ * copy) goes to the live callback alone, and a replay, which has none,
+ * passes it over.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +23,7 @@
 
 /* What reached the consumers. */
 struct got {
-	int samples, records;
+	int samples, records, live;
 	__u32 type;
 	size_t size;
 };
@@ -46,12 +48,29 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	return 0;
 }
 
+/* A live-only record: counted apart, with its type and size. */
+static int on_live(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct got *g = ctx;
+
+	on_record(type, data, size, ctx);
+	g->records--;
+	g->live++;
+	return 0;
+}
+
 /* Dispatches a record of @type and @size bytes (zeros but the type); what reached whom. */
 static struct got feed(__u32 type, size_t size, struct cp_record_counts *c)
 {
 	static __u8 buf[sizeof(struct cp_sample_ustack_record) + 64];
 	struct got g = {0};
-	struct cp_record_ops ops = {.sample = on_sample, .record = on_record, .ctx = &g};
+	struct cp_record_ops ops = {
+		.sample = on_sample,
+		.record = on_record,
+		.ctx = &g,
+		.live = on_live,
+		.live_ctx = &g,
+	};
 
 	assert_true(size <= sizeof(buf));
 	memset(buf, 0, sizeof(buf));
@@ -83,8 +102,14 @@ static void test_sizes(void **state)
 	assert_int_equal(g.samples, 1);
 	assert_int_equal(g.records, 0);
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		bool live = ok[i].type == CP_REC_BP || ok[i].type == CP_REC_USTACK ||
+			    ok[i].type == CP_REC_SAMPLE_USTACK;
+
 		g = feed(ok[i].type, ok[i].size, &c);
-		assert_int_equal(g.records, 1);
+		/* live-only records to the live callback, never to the profile's */
+		assert_int_equal(g.records, !live);
+		assert_int_equal(g.live, live);
+		assert_int_equal(cp_record_kind(ok[i].type)->live_only, live);
 		assert_int_equal(g.type, ok[i].type);
 		assert_int_equal(g.size, ok[i].size);
 	}
@@ -116,6 +141,23 @@ static void test_sizes(void **state)
 	assert_int_equal(g.samples + g.records, 0);
 	assert_int_equal(c.malformed, 10);
 	assert_int_equal(c.unknown, 0);
+}
+
+/* A replay has no live callback: live-only records are passed over, not counted. */
+static void test_live_only_replayed(void **state)
+{
+	struct cp_bp_event bp = {.type = CP_REC_BP};
+	struct got g = {0};
+	struct cp_record_ops ops = {.sample = on_sample, .record = on_record, .ctx = &g};
+	struct cp_record_counts c = {0};
+
+	(void)state;
+	cp_record_dispatch(&ops, &c, &bp, sizeof(bp));
+	assert_int_equal(g.records + g.live, 0);
+	assert_int_equal(c.unknown + c.malformed, 0);
+	/* ... but a wrong size is malformed all the same */
+	cp_record_dispatch(&ops, &c, &bp, sizeof(bp) - 4);
+	assert_int_equal(c.malformed, 1);
 }
 
 /* An exit is the event alone; only an exec carries its comm and cgroups. */
@@ -215,9 +257,8 @@ static void test_alloc_stack(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_unknown),
-		cmocka_unit_test(test_proc_sizes),
+		cmocka_unit_test(test_sizes),	    cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_proc_sizes),  cmocka_unit_test(test_live_only_replayed),
 		cmocka_unit_test(test_alloc_stack),
 	};
 

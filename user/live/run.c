@@ -134,11 +134,9 @@ static void on_proc_hook(void *ctx, const struct cp_proc_event *pe)
 	}
 }
 
-static void on_bp_event_hook(void *ctx, const void *data, size_t size)
+/* A breakpoint's event: disarm it at once. */
+static void on_bp_event(struct cp_live *l, const void *data)
 {
-	struct cp_live *l = ctx;
-
-	(void)size;
 	if (l->bps)
 		cp_bp_sampler__on_event(l->bps, data, l->prof->insns, l->prof->misses, cp_now_ns());
 }
@@ -348,10 +346,8 @@ static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
 }
 
 /* A call site's stack copy: kept for read_stack(), which follows at once. */
-static void on_ustack_hook(void *ctx, const struct cp_ustack_record *r)
+static void on_ustack(struct cp_live *l, const struct cp_ustack_record *r)
 {
-	struct cp_live *l = ctx;
-
 	cp_stack_copies_put(&l->copies, r);
 }
 
@@ -440,14 +436,31 @@ static void flush_copied(struct cp_live *l)
 }
 
 /* A walked event's stack copy: unwound at once, kept for the next collect. */
-static void on_sample_ustack_hook(void *ctx, const struct cp_sample_ustack_record *r)
+static void on_sample_ustack(struct cp_live *l, const struct cp_sample_ustack_record *r)
 {
-	struct cp_live *l = ctx;
-
 	if (cp_stack_drain__copy(l->stacks, r, &l->copied[l->nr_copied]))
 		return;
 	if (++l->nr_copied == CP_STACK_BATCH)
 		flush_copied(l);
+}
+
+/*
+ * The live-only records (records.c: live_only), which the profile never
+ * sees and a recording never holds: a breakpoint's event, a call site's
+ * and a walked event's stack copies. Their sizes are checked.
+ */
+static int on_live_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct cp_live *l = ctx;
+
+	(void)size;
+	if (type == CP_REC_BP)
+		on_bp_event(l, data);
+	else if (type == CP_REC_USTACK)
+		on_ustack(l, data);
+	else if (type == CP_REC_SAMPLE_USTACK)
+		on_sample_ustack(l, data);
+	return 0;
 }
 
 /* cp_stack_unwinder.whole: the walk reached its thread's start. */
@@ -597,9 +610,6 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	struct cp_profile_hooks hooks = {
 		.sample = on_sample_hook,
 		.proc = on_proc_hook,
-		.bp_event = on_bp_event_hook,
-		.ustack = on_ustack_hook,
-		.sample_ustack = on_sample_ustack_hook,
 		.record = on_record_hook,
 		.counters = on_counters_hook,
 		.stacks = on_stacks_hook,
@@ -607,6 +617,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		.bp_summary = on_bp_summary_hook,
 		.ctx = l,
 	};
+	struct cp_record_ops ops;
 	int ret;
 
 	*out = NULL;
@@ -630,7 +641,10 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	}
 	s->on_guard = on_guard;
 	s->on_guard_ctx = l;
-	l->drain = cp_drain__new(s->skel, &l->prof->ops);
+	ops = l->prof->ops;
+	ops.live = on_live_record;
+	ops.live_ctx = l;
+	l->drain = cp_drain__new(s->skel, &ops);
 	if (!l->drain) {
 		ret = -errno;
 		snprintf(err, err_sz, "cannot read the BPF ring buffer: %s", strerror(-ret));

@@ -199,7 +199,8 @@ static void on_history_record(struct cp_profile *p, const void *data)
 
 /*
  * A record of a type other than a sample, its size already checked against
- * its type's row (records.c): to its handler, then to the recording.
+ * its type's row (records.c), and no live-only one: to its handler, then
+ * to the recording.
  */
 static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 {
@@ -232,20 +233,6 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	case CP_REC_ALLOC_STACK:
 		on_stack_record(p, data, size);
 		break;
-	case CP_REC_BP:
-		if (p->hooks.bp_event)
-			p->hooks.bp_event(p->hooks.ctx, data, size);
-		break;
-	case CP_REC_SAMPLE_USTACK:
-		/* its frames reach a recording with the interval's sample stacks */
-		if (p->hooks.sample_ustack)
-			p->hooks.sample_ustack(p->hooks.ctx, data);
-		return 0;
-	case CP_REC_USTACK:
-		/* its frames reach a recording as the call site's CP_REC_ALLOC_STACK */
-		if (p->hooks.ustack)
-			p->hooks.ustack(p->hooks.ctx, data);
-		return 0;
 	default:
 		/* a type the table knows and this switch does not: a defect, counted */
 		p->counts.unknown++;

@@ -51,12 +51,6 @@ struct cp_profile_hooks {
 	void (*sample)(void *ctx, const struct cp_sample *s, bool miss);
 	/* a process exec'd or exited, after the stores took it */
 	void (*proc)(void *ctx, const struct cp_proc_event *pe);
-	/* a breakpoint record (CP_REC_BP), sizeof(struct cp_bp_event) bytes */
-	void (*bp_event)(void *ctx, const void *data, size_t size);
-	/* a call site's stack copy (CP_REC_USTACK): live only, never recorded */
-	void (*ustack)(void *ctx, const struct cp_ustack_record *r);
-	/* a walked event's stack copy (CP_REC_SAMPLE_USTACK): live only, never recorded */
-	void (*sample_ustack)(void *ctx, const struct cp_sample_ustack_record *r);
 	/* every record and counter batch once handled (--record) */
 	void (*record)(void *ctx, const void *data, size_t size);
 	void (*counters)(void *ctx, const struct cp_insn *v, size_t n);

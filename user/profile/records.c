@@ -33,17 +33,17 @@ static bool proc_valid(const void *data, size_t size)
 }
 
 static const struct cp_record_kind kinds[] = {
-	{CP_REC_SAMPLE, sizeof(struct cp_sample), 0, NULL, "sample"},
-	{CP_REC_OBJECT, sizeof(struct cp_object_event), 0, NULL, "object event"},
+	{CP_REC_SAMPLE, sizeof(struct cp_sample), 0, NULL, "sample", false},
+	{CP_REC_OBJECT, sizeof(struct cp_object_event), 0, NULL, "object event", false},
 	{CP_REC_PROC, sizeof(struct cp_proc_event), sizeof(struct cp_proc_exec_event), proc_valid,
-	 "process event"},
-	{CP_REC_BP, sizeof(struct cp_bp_event), 0, NULL, "breakpoint event"},
-	{CP_REC_USTACK, sizeof(struct cp_ustack_record), 0, NULL, "call site's stack copy"},
+	 "process event", false},
+	{CP_REC_BP, sizeof(struct cp_bp_event), 0, NULL, "breakpoint event", true},
+	{CP_REC_USTACK, sizeof(struct cp_ustack_record), 0, NULL, "call site's stack copy", true},
 	{CP_REC_SAMPLE_USTACK, sizeof(struct cp_sample_ustack_record), 0, NULL,
-	 "sample's stack copy"},
-	{CP_REC_HISTORY, sizeof(struct cp_history_record), 0, NULL, "breakpoint history"},
+	 "sample's stack copy", true},
+	{CP_REC_HISTORY, sizeof(struct cp_history_record), 0, NULL, "breakpoint history", false},
 	{CP_REC_ALLOC_STACK, offsetof(struct cp_alloc_stack_record, ips),
-	 sizeof(struct cp_alloc_stack_record), alloc_stack_valid, "call site's frames"},
+	 sizeof(struct cp_alloc_stack_record), alloc_stack_valid, "call site's frames", false},
 };
 
 const struct cp_record_kind *cp_record_kind(__u32 type)
@@ -75,6 +75,8 @@ int cp_record_dispatch(const struct cp_record_ops *ops, struct cp_record_counts 
 		c->malformed++;
 		return 0;
 	}
+	if (k->live_only)
+		return ops->live ? ops->live(type, data, size, ops->live_ctx) : 0;
 	if (type == CP_REC_SAMPLE)
 		return ops->sample ? ops->sample(data, ops->ctx) : 0;
 	if (!ops->record) {

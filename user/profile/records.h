@@ -5,8 +5,10 @@
  * through this one function, so both see exactly the same checks. The
  * checks are one table, a row per record type with the sizes it may have
  * (cp_record_kind()): a type not in it is counted unknown, a size outside
- * its row (or a record its row's check refuses) malformed, and neither reaches a consumer (nor, through the
- * profile, a recording).
+ * its row (or a record its row's check refuses) malformed, and neither
+ * reaches a consumer (nor, through the profile, a recording). A live-only
+ * type (a breakpoint's event, a stack copy: what a live run acts on at
+ * once and never records) goes to the live callback, not the profile's.
  */
 #ifndef CP_RECORDS_H
 #define CP_RECORDS_H
@@ -25,6 +27,13 @@ struct cp_record_ops {
 	 */
 	int (*record)(__u32 type, const void *data, size_t size, void *ctx);
 	void *ctx;
+	/*
+	 * A live-only record (cp_record_kind()->live_only), with @live_ctx.
+	 * NULL (a replay): such records are passed over, not counted (older
+	 * recordings hold breakpoint events).
+	 */
+	int (*live)(__u32 type, const void *data, size_t size, void *ctx);
+	void *live_ctx;
 };
 
 struct cp_record_counts {
@@ -39,6 +48,7 @@ struct cp_record_kind {
 	/* what else a well-formed record of the type holds to (NULL: its size is all) */
 	bool (*valid)(const void *data, size_t size);
 	const char *name;	/* for messages: "sample", "object event" */
+	bool live_only;		/* to cp_record_ops.live: never to the profile or a recording */
 };
 
 /* The row of record type @type, NULL for a type this version does not know. */

@@ -71,7 +71,7 @@ enum cp_record_type {
 	CP_REC_SAMPLE = 1,	/* struct cp_sample */
 	CP_REC_OBJECT = 2,	/* struct cp_object_event (cacheperf/alloc.h): alloc, free, mapping */
 	CP_REC_PROC = 3,	/* struct cp_proc_event: a target exec'd or exited */
-	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it */
+	CP_REC_BP = 4,		/* struct cp_bp_event (cacheperf/breakpoint.h): disarm it; live only */
 	/* a call site's registers and stack top, live only (never recorded) */
 	CP_REC_USTACK = 5,	/* struct cp_ustack_record (cacheperf/alloc.h) */
 	/* a sampled stack's registers and stack top, live only (never recorded) */

@@ -218,7 +218,8 @@ static void print_sites(const double *plain, const double *prof, const double *p
 int main(int argc, char **argv)
 {
 	struct cp_alloc_probes_opts opts = { .max_alloc_rate = 0 };
-	struct cp_record_ops ops = { .record = count_record };
+	/* every record, the call sites' stack copies (live-only) too */
+	struct cp_record_ops ops = { .record = count_record, .live = count_record };
 	double plain[MAX_ROUNDS], prof[MAX_ROUNDS], plain_cpu[MAX_ROUNDS], prof_cpu[MAX_ROUNDS];
 	double cpu;
 	bool sites = argc > 1 && !strncmp(argv[1], "--sites", 7);
@@ -262,6 +263,7 @@ int main(int argc, char **argv)
 	}
 	b.ap = cp_alloc_probes__new(b.skel, &opts);
 	ops.ctx = &b;
+	ops.live_ctx = &b;
 	b.drain = b.ap ? cp_drain__new(b.skel, &ops) : NULL;
 	if (!b.drain) {
 		fprintf(stderr, "cannot attach the syscall tracepoints or the drain\n");

@@ -87,7 +87,7 @@ struct cp_live {
 	struct cp_budget_intervals intervals;	/* the budget's estimate per interval */
 };
 
-/* --- the profile's hooks -------------------------------------------------- */
+/* --- the profile's hooks, and the live-only records ------------------------ */
 
 static void on_sample_hook(void *ctx, const struct cp_sample *s, bool miss)
 {
@@ -460,6 +460,8 @@ static int on_live_record(__u32 type, const void *data, size_t size, void *ctx)
 		on_ustack(l, data);
 	else if (type == CP_REC_SAMPLE_USTACK)
 		on_sample_ustack(l, data);
+	else
+		l->prof->counts.unknown++; /* a live-only row without its case here */
 	return 0;
 }
 

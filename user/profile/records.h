@@ -29,8 +29,8 @@ struct cp_record_ops {
 	void *ctx;
 	/*
 	 * A live-only record (cp_record_kind()->live_only), with @live_ctx.
-	 * NULL (a replay): such records are passed over, not counted (older
-	 * recordings hold breakpoint events).
+	 * NULL (a replay, or a test's drain that wants none): such records are
+	 * passed over, not counted (older recordings hold breakpoint events).
 	 */
 	int (*live)(__u32 type, const void *data, size_t size, void *ctx);
 	void *live_ctx;

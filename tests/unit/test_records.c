@@ -79,13 +79,16 @@ static struct got feed(__u32 type, size_t size, struct cp_record_counts *c)
 	return g;
 }
 
+/* A record type and a size to feed it at. */
+struct sized {
+	__u32 type;
+	size_t size;
+};
+
 /* Every type at its size(s) passes to the right consumer; one byte more or less does not. */
 static void test_sizes(void **state)
 {
-	static const struct {
-		__u32 type;
-		size_t size;
-	} ok[] = {
+	static const struct sized ok[] = {
 		{CP_REC_OBJECT, sizeof(struct cp_object_event)},
 		/* an exec's sizes: test_proc_sizes */
 		{CP_REC_PROC, sizeof(struct cp_proc_event)},
@@ -93,6 +96,23 @@ static void test_sizes(void **state)
 		{CP_REC_USTACK, sizeof(struct cp_ustack_record)},
 		{CP_REC_SAMPLE_USTACK, sizeof(struct cp_sample_ustack_record)},
 		{CP_REC_HISTORY, sizeof(struct cp_history_record)},
+	};
+	/*
+	 * a sample and an object event one byte short and long, a history 8 long;
+	 * a process event shorter than the event, longer than an exec's, or between;
+	 * shorter than a type
+	 */
+	static const struct sized bad[] = {
+		{CP_REC_SAMPLE, sizeof(struct cp_sample) - 1},
+		{CP_REC_SAMPLE, sizeof(struct cp_sample) + 1},
+		{CP_REC_OBJECT, sizeof(struct cp_object_event) - 1},
+		{CP_REC_OBJECT, sizeof(struct cp_object_event) + 1},
+		{CP_REC_HISTORY, sizeof(struct cp_history_record) + 8},
+		{CP_REC_PROC, sizeof(struct cp_proc_event) - 4},
+		{CP_REC_PROC, sizeof(struct cp_proc_exec_event) + 8},
+		{CP_REC_PROC, 32},
+		{CP_REC_PROC, 52},
+		{CP_REC_SAMPLE, 3},
 	};
 	struct cp_record_counts c = {0};
 	struct got g;
@@ -116,29 +136,10 @@ static void test_sizes(void **state)
 	assert_int_equal(c.malformed, 0);
 	assert_int_equal(c.unknown, 0);
 
-	/* a sample, an object event, a history one byte short and one byte long */
-	g = feed(CP_REC_SAMPLE, sizeof(struct cp_sample) - 1, &c);
-	assert_int_equal(g.samples, 0);
-	g = feed(CP_REC_SAMPLE, sizeof(struct cp_sample) + 1, &c);
-	assert_int_equal(g.samples, 0);
-	g = feed(CP_REC_OBJECT, sizeof(struct cp_object_event) - 1, &c);
-	assert_int_equal(g.records, 0);
-	g = feed(CP_REC_OBJECT, sizeof(struct cp_object_event) + 1, &c);
-	assert_int_equal(g.records, 0);
-	g = feed(CP_REC_HISTORY, sizeof(struct cp_history_record) + 8, &c);
-	assert_int_equal(g.records, 0);
-	/* a process event shorter than the event, longer than an exec's, or between */
-	g = feed(CP_REC_PROC, sizeof(struct cp_proc_event) - 4, &c);
-	assert_int_equal(g.records, 0);
-	g = feed(CP_REC_PROC, sizeof(struct cp_proc_exec_event) + 8, &c);
-	assert_int_equal(g.records, 0);
-	g = feed(CP_REC_PROC, 32, &c);
-	assert_int_equal(g.records, 0);
-	g = feed(CP_REC_PROC, 52, &c);
-	assert_int_equal(g.records, 0);
-	/* shorter than a type */
-	g = feed(CP_REC_SAMPLE, 3, &c);
-	assert_int_equal(g.samples + g.records, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		g = feed(bad[i].type, bad[i].size, &c);
+		assert_int_equal(g.samples + g.records + g.live, 0);
+	}
 	assert_int_equal(c.malformed, 10);
 	assert_int_equal(c.unknown, 0);
 }

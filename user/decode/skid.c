@@ -139,25 +139,22 @@ static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOp
 	bool from_reg = insn->operand_count_visible == 2 &&
 			ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			cp_reg_of(ops[1].reg.value) == reg && ops[1].size == 32;
-	bool extended = op->flags & (CP_OPND_F_IDX_ZEXT32 | CP_OPND_F_IDX_SEXT32);
+	__u8 ext = 0;
 
-	if (insn->mnemonic == ZYDIS_MNEMONIC_CDQE && reg == CP_REG_RAX) {
-		if (extended || op->index_shl)
+	if (insn->mnemonic == ZYDIS_MNEMONIC_CDQE && reg == CP_REG_RAX)
+		ext = CP_OPND_F_IDX_SEXT32;
+	else if (to_reg && from_reg && insn->mnemonic == ZYDIS_MNEMONIC_MOV && ops[0].size == 32)
+		ext = CP_OPND_F_IDX_ZEXT32;
+	else if (to_reg && from_reg && insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && ops[0].size == 64)
+		ext = CP_OPND_F_IDX_SEXT32;
+	if (ext) {
+		/* one extension, before any shift */
+		if ((op->flags & (CP_OPND_F_IDX_ZEXT32 | CP_OPND_F_IDX_SEXT32)) || op->index_shl)
 			return false;
-		op->flags |= CP_OPND_F_IDX_SEXT32;
+		op->flags |= ext;
 		return true;
 	}
-	if (!to_reg)
-		return false;
-	if ((insn->mnemonic == ZYDIS_MNEMONIC_MOV && ops[0].size == 32 && from_reg) ||
-	    (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && ops[0].size == 64 && from_reg)) {
-		if (extended || op->index_shl)
-			return false;
-		op->flags |= insn->mnemonic == ZYDIS_MNEMONIC_MOV ? CP_OPND_F_IDX_ZEXT32 :
-								     CP_OPND_F_IDX_SEXT32;
-		return true;
-	}
-	if (insn->mnemonic == ZYDIS_MNEMONIC_SHL && ops[0].size == 64 &&
+	if (to_reg && insn->mnemonic == ZYDIS_MNEMONIC_SHL && ops[0].size == 64 &&
 	    insn->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 	    op->index_shl + ops[1].imm.value.u <= 31) {
 		op->index_shl = (__u8)(op->index_shl + ops[1].imm.value.u);
@@ -396,12 +393,12 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
 enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
 				    const struct cp_operand *y, struct cp_skid *out)
 {
-	bool own = y->status == CP_OPND_OK;
-	bool frame = own && cp_skid_stack_access(code, len, y);
 	enum cp_skid_verdict v = cp_skid_find(code, len, y_off, out);
+	bool own = y->status == CP_OPND_OK, frame;
 
 	if (v != CP_SKID_CHARGE)
 		return v;
+	frame = own && cp_skid_stack_access(code, len, y);
 	/* a load's stall holds the store after it; a store's draining, not */
 	if (own && !frame && y->access == CP_OPND_WRITE && out->op.access != CP_OPND_READ)
 		return CP_SKID_OWN_STORE;

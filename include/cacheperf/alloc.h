@@ -126,9 +126,10 @@ _Static_assert(sizeof(struct cp_object_event) == 64, "struct cp_object_event is 
 #define CP_ALLOC_STACK_BUCKET(id)	((__u32)(__u64)(id))
 
 /*
- * Record CP_REC_ALLOC_STACK (user space, recordings only): the frames user
- * space read for the call site (@caller, @stack_id) of process @tgid. Its
- * size is offsetof(ips) + nr * 8: only the frames used are written.
+ * Record CP_REC_ALLOC_STACK (user space): the frames a live run read for
+ * the call site (@caller, @stack_id) of process @tgid, fed and recorded
+ * before the object event that names the site; nr 0: none could be read.
+ * Its size is offsetof(ips) + nr * 8: only the frames used are written.
  */
 struct cp_alloc_stack_record {
 	__u32 type;		/* CP_REC_ALLOC_STACK */

@@ -141,12 +141,90 @@ static void test_malformed(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * The call site an event names, as a live run asks before feeding its
+ * frames: only events that make an object of a process, with its stack id.
+ */
+static void test_site_of_event(void **state)
+{
+	struct cp_object_event e = ev(CP_OBJ_EV_ALLOC, 0x1000, 8, 0, 0x401000, 1);
+	const __u16 with_site[] = { CP_OBJ_EV_ALLOC, CP_OBJ_EV_REALLOC, CP_OBJ_EV_MAP,
+				    CP_OBJ_EV_REMAP };
+	__s64 stack_id = 0;
+	__u64 caller = 0;
+
+	(void)state;
+	e.stack_id = 7;
+	for (size_t i = 0; i < sizeof(with_site) / sizeof(with_site[0]); i++) {
+		e.kind = with_site[i];
+		caller = 0;
+		assert_true(cp_alloc_event_site(&e, &caller, &stack_id));
+		assert_int_equal(caller, 0x401000);
+		assert_int_equal(stack_id, 7);
+	}
+	e.stack_id = -5;	/* no stack taken: the one "none" the table knows */
+	assert_true(cp_alloc_event_site(&e, &caller, &stack_id));
+	assert_int_equal(stack_id, CP_NO_STACK);
+	e.kind = CP_OBJ_EV_FREE;
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.kind = CP_OBJ_EV_UNMAP;
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.kind = 99;
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.kind = CP_OBJ_EV_ALLOC;
+	e.flags = CP_OBJ_EV_F_CHUNK;	/* from the chunk headers: no call site */
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.flags = 0;
+	e.tgid = 0;
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+}
+
+/*
+ * A site's frames come before its first event (a live run reads them,
+ * a replay reads them back): the event's object then has them, once; a
+ * site whose stack could not be read is not asked again.
+ */
+static void test_frames_before_event(void **state)
+{
+	struct cp_object_event e = ev(CP_OBJ_EV_ALLOC, 0x10000, 64, 0, 0x401000, 1);
+	const __u64 ips[] = { 0x401000, 0x402000, 0x403000 };
+	struct cp_objects *o = cp_objects__new(NULL);
+	pid_t pid = getpid();
+	const __u64 *f;
+	struct cp_resolved r;
+	size_t n;
+
+	(void)state;
+	e.stack_id = 3;
+	assert_true(cp_objects__callsite_unread(o, pid, 0x401000, 3));
+	assert_true(cp_objects__callsite_unread(o, pid, 0x401000, 3));	/* asking reads nothing */
+	assert_false(cp_objects__callsite_unread(o, pid, 0x401000, CP_NO_STACK));
+	cp_objects__callsite_frames(o, pid, 0x401000, 3, ips, 3);
+	assert_false(cp_objects__callsite_unread(o, pid, 0x401000, 3));
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), 0);
+	assert_int_equal(cp_objects__resolve(o, pid, 0x10010, &r), 0);
+	f = cp_objects__callsite_stack(o, pid, r.callsite, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(f, ips, sizeof(ips));
+	/* another stack id, unreadable: an empty record marks it read */
+	assert_true(cp_objects__callsite_unread(o, pid, 0x401000, 4));
+	cp_objects__callsite_frames(o, pid, 0x401000, 4, NULL, 0);
+	assert_false(cp_objects__callsite_unread(o, pid, 0x401000, 4));
+	/* a third id with the first one's frames is the first site */
+	cp_objects__callsite_frames(o, pid, 0x401000, 5, ips, 3);
+	assert_false(cp_objects__callsite_unread(o, pid, 0x401000, 5));
+	assert_int_equal(cp_objects__callsite(o, pid, 0x401000, 5), r.callsite);
+	cp_objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequence),
 		cmocka_unit_test(test_chunk_object),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_site_of_event),
+		cmocka_unit_test(test_frames_before_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,7 @@
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
 #include "machine/agent_cost.h"
+#include "objects/alloc_events.h"
 #include "objects/proc_maps.h"
 #include "objects/stack_gen.h"
 #include "profile/bpf_stats.h"
@@ -345,7 +346,7 @@ static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
 	return l->bp_silent ? &bp_silent : &bp_off;
 }
 
-/* A call site's stack copy: kept for read_stack(), which follows at once. */
+/* A call site's stack copy: kept for feed_site_frames(), which follows at once. */
 static void on_ustack(struct cp_live *l, const struct cp_ustack_record *r)
 {
 	cp_stack_copies_put(&l->copies, r);
@@ -488,39 +489,60 @@ static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *p
 }
 
 /*
- * cp_objects_opts.read_stack of a live run: a new call site's frames from
- * the BPF stack map, written down for a replay before the object event that
- * made the site (which is recorded after its handling).
+ * A new call site's frames, from the BPF stack map and, where the
+ * frame-pointer walk stopped short, the site's stack copy: fed as a
+ * CP_REC_ALLOC_STACK record before the object event that names the site,
+ * handled and recorded like any record, so a replay reaches the same
+ * frames. A site whose stack cannot be read gets a record without frames.
  */
-static size_t read_stack(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
-			 size_t max)
+static void feed_site_frames(struct cp_live *l, const struct cp_object_event *ev)
 {
-	struct cp_live *l = ctx;
-	struct cp_alloc_stack_record r = {
-		.type = CP_REC_ALLOC_STACK, .tgid = (__u32)pid, .caller = caller,
-		.stack_id = stack_id,
-	};
-	size_t n = cp_alloc_stack_read(l->sess->skel, stack_id, ips, max);
+	struct cp_alloc_stack_record r = { .type = CP_REC_ALLOC_STACK, .tgid = ev->tgid };
+	pid_t pid = (pid_t)ev->tgid;
+	size_t n;
 
-	cp_stack_gen_read(&l->stack_gen, stack_id, n > 0);
+	if (!cp_alloc_event_site(ev, &r.caller, &r.stack_id) ||
+	    !cp_objects__callsite_unread(l->prof->objects, pid, r.caller, r.stack_id))
+		return;
+	n = cp_alloc_stack_read(l->sess->skel, r.stack_id, r.ips, CP_ALLOC_STACK_DEPTH);
+	cp_stack_gen_read(&l->stack_gen, r.stack_id, n > 0);
 	/*
 	 * taken at the entry of an exit-probed operator new (bpf/alloc.bpf.c),
 	 * the walk began inside the allocator; at a function's first
 	 * instruction the kernel puts the return address second
 	 */
-	if (n > 1 && ips[0] != caller && ips[1] == caller)
-		memmove(ips, ips + 1, --n * sizeof(*ips));
-	else if (n && ips[0] != caller)
-		ips[0] = caller;
-	n = unwind_short(l, pid, caller, ips, n, max);
+	if (n > 1 && r.ips[0] != r.caller && r.ips[1] == r.caller)
+		memmove(r.ips, r.ips + 1, --n * sizeof(r.ips[0]));
+	else if (n && r.ips[0] != r.caller)
+		r.ips[0] = r.caller;
+	r.nr = (__u32)unwind_short(l, pid, r.caller, r.ips, n, CP_ALLOC_STACK_DEPTH);
+	cp_profile__feed(l->prof, &r, offsetof(struct cp_alloc_stack_record, ips) +
+				      r.nr * sizeof(r.ips[0]));
+}
 
-	if (l->rec && n) {
-		r.nr = (__u32)(n < CP_ALLOC_STACK_DEPTH ? n : CP_ALLOC_STACK_DEPTH);
-		memcpy(r.ips, ips, r.nr * sizeof(*ips));
-		cp_recorder__event(l->rec, &r, offsetof(struct cp_alloc_stack_record, ips) +
-				   r.nr * sizeof(*ips));
+/* cp_record_ops.sample of a live run: the profile's. */
+static int on_sample_record(const struct cp_sample *s, void *ctx)
+{
+	struct cp_live *l = ctx;
+
+	return l->prof->ops.sample(s, l->prof->ops.ctx);
+}
+
+/*
+ * cp_record_ops.record of a live run: the profile's, after the frames of
+ * the call site an object event names, if they are new.
+ */
+static int on_record(__u32 type, const void *data, size_t size, void *ctx)
+{
+	struct cp_live *l = ctx;
+
+	if (type == CP_REC_OBJECT) {
+		struct cp_object_event ev;
+
+		memcpy(&ev, data, sizeof(ev));
+		feed_site_frames(l, &ev);
 	}
-	return n;
+	return l->prof->ops.record(type, data, size, l->prof->ops.ctx);
 }
 
 /* The allocation guard backed off or resumed: objects of that process become doubtful. */
@@ -600,8 +622,6 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 		.objects = {
 			.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
 			.src = rec ? cp_recorder__proc_source(rec) : NULL,
-			.read_stack = read_stack,
-			.read_stack_ctx = l,
 			/* glibc's chunk headers: objects allocated before attach */
 			.read_mem = cp_proc_read_mem,
 		},
@@ -643,9 +663,13 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	}
 	s->on_guard = on_guard;
 	s->on_guard_ctx = l;
-	ops = l->prof->ops;
-	ops.live = on_live_record;
-	ops.live_ctx = l;
+	ops = (struct cp_record_ops){
+		.sample = on_sample_record,
+		.record = on_record,
+		.ctx = l,
+		.live = on_live_record,
+		.live_ctx = l,
+	};
 	l->drain = cp_drain__new(s->skel, &ops);
 	if (!l->drain) {
 		ret = -errno;

@@ -24,19 +24,32 @@ const char *cp_obj_event_kind_name(unsigned int kind)
 	}
 }
 
+bool cp_alloc_event_site(const struct cp_object_event *ev, __u64 *caller, __s64 *stack_id)
+{
+	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
+
+	if (!ev->tgid || !(heap || ev->kind == CP_OBJ_EV_MAP || ev->kind == CP_OBJ_EV_REMAP) ||
+	    (heap && (ev->flags & CP_OBJ_EV_F_CHUNK)))
+		return false;
+	*caller = ev->caller;
+	*stack_id = ev->stack_id >= 0 ? ev->stack_id : CP_NO_STACK;
+	return true;
+}
+
 static void to_object(struct cp_objects *o, const struct cp_object_event *ev,
 		      struct cp_object *obj)
 {
 	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
 	bool chunk = heap && (ev->flags & CP_OBJ_EV_F_CHUNK);
+	__s64 stack_id;
+	__u64 caller;
 
 	memset(obj, 0, sizeof(*obj));
 	obj->start = ev->addr;
 	obj->size = ev->size;
 	/* an object from the chunk headers has no call site: none is interned */
-	obj->callsite = chunk ? 0 :
-		cp_objects__callsite(o, ev->tgid, ev->caller,
-				     ev->stack_id >= 0 ? ev->stack_id : CP_NO_STACK);
+	if (cp_alloc_event_site(ev, &caller, &stack_id))
+		obj->callsite = cp_objects__callsite(o, ev->tgid, caller, stack_id);
 	obj->alloc_ns = ev->time_ns;
 	obj->tid = chunk ? 0 : ev->tid;
 	obj->kind = heap ? CP_OBJ_HEAP : CP_OBJ_MAPPING;

@@ -7,6 +7,7 @@
 #ifndef CP_ALLOC_EVENTS_H
 #define CP_ALLOC_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cacheperf/alloc.h"
@@ -21,6 +22,14 @@
  * well-formed object event.
  */
 int cp_alloc_event_apply(struct cp_objects *o, const void *data, size_t size);
+
+/*
+ * Whether @ev makes an object with a call site (an allocation, mapping,
+ * realloc or mremap of a process, not one from the chunk headers): its
+ * *@caller and *@stack_id (CP_NO_STACK: none), as cp_alloc_event_apply()
+ * interns them.
+ */
+bool cp_alloc_event_site(const struct cp_object_event *ev, __u64 *caller, __s64 *stack_id);
 
 /* "alloc", "free", ...; "?" for anything else. */
 const char *cp_obj_event_kind_name(unsigned int kind);

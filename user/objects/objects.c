@@ -473,19 +473,21 @@ size_t cp_objects__shrink(struct cp_objects *o)
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id)
 {
 	struct proc *p = live_proc(o, pid);
-	__u64 ips[CP_CALLSITE_MAX_FRAMES], id;
-	const struct cp_callsite *cs;
-	size_t n;
 
-	id = p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
-	cs = id ? cp_callsites__get(p->callsites, id) : NULL;
+	return p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
+}
+
+bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
+				 __s64 stack_id)
+{
+	struct proc *p = stack_id >= 0 ? live_proc(o, pid) : NULL;
+	const struct cp_callsite *cs =
+		p ? cp_callsites__get(p->callsites,
+				      cp_callsites__intern(p->callsites, caller, stack_id)) :
+		    NULL;
+
 	/* once per call site: the stack map's entry of a stack id never changes */
-	if (cs && stack_id >= 0 && !cs->stack_read && o->opts.read_stack) {
-		n = o->opts.read_stack(o->opts.read_stack_ctx, pid, caller, stack_id, ips,
-				       CP_CALLSITE_MAX_FRAMES);
-		id = cp_callsites__set_stack(p->callsites, id, ips, n);
-	}
-	return id;
+	return cs && !cs->stack_read;
 }
 
 void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id,

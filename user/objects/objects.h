@@ -43,14 +43,6 @@ struct cp_objects_opts {
 	const struct cp_proc_source *src;	/* maps and thread stacks; NULL: /proc */
 	const struct cp_path_map *path_map;	/* offline: where mapped files are now */
 	/*
-	 * The frames of a BPF stack id, asked once per new call site that has
-	 * one; returns how many it wrote to @ips (<= @max), 0 if none. NULL:
-	 * not asked (offline, the recorded frames come by cp_objects__callsite_frames).
-	 */
-	size_t (*read_stack)(void *ctx, pid_t pid, __u64 caller, __s64 stack_id, __u64 *ips,
-			     size_t max);
-	void *read_stack_ctx;
-	/*
 	 * Reads @len bytes of @pid's memory at @addr (a live run:
 	 * cp_proc_read_mem()); returns the bytes read or a negative errno.
 	 * cp_objects__chunk_event() reads glibc's chunk headers with it. NULL:
@@ -151,15 +143,23 @@ void cp_objects__hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
 
 /*
  * The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot
- * be kept. A new site with a stack id gets its frames from opts.read_stack.
+ * be kept. Its frames come by cp_objects__callsite_frames(), from a
+ * CP_REC_ALLOC_STACK record fed before the event that names the site.
  */
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);
+/*
+ * Interns (@caller, @stack_id) in @pid's table, as the event naming it
+ * will, and says whether its frames are still to be read: a stack id, a
+ * site the table keeps, no frames given yet (a live run reads them then).
+ */
+bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
+				 __s64 stack_id);
 const struct cp_callsite *cp_objects__callsite_get(struct cp_objects *o, pid_t pid, __u64 id);
 /* The frames of call site @id of @pid (*@n of them, innermost first), NULL if none. */
 const __u64 *cp_objects__callsite_stack(struct cp_objects *o, pid_t pid, __u64 id, size_t *n);
 /*
  * Interns (@caller, @stack_id) in @pid's table with the @n frames given (a
- * recording's, read by the run), as if opts.read_stack had returned them.
+ * CP_REC_ALLOC_STACK record's, live or replayed); @n 0: none could be read.
  */
 void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id,
 				 const __u64 *ips, size_t n);

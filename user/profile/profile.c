@@ -38,9 +38,9 @@ static void recorded(struct cp_profile *p, const void *data, size_t size)
 /*
  * @addr (of a sample or a breakpoint history) lies in heap memory no
  * allocation was seen for: in a live run, the object glibc's chunk headers
- * give (cp_objects__chunk_event()) is applied as an allocation event would
- * be and recorded before the record that found it, so that a replay, which
- * reads no memory, resolves the same. @r is resolved again.
+ * give (cp_objects__chunk_event()) is fed as an object event, handled and
+ * recorded as one from the probes, before the record that found it, so that
+ * a replay, which reads no memory, resolves the same. @r is resolved again.
  */
 static void find_chunk(struct cp_profile *p, __u32 tgid, __u64 addr, __u64 time_ns,
 		       struct cp_resolved *r)
@@ -48,11 +48,9 @@ static void find_chunk(struct cp_profile *p, __u32 tgid, __u64 addr, __u64 time_
 	struct cp_object_event ev;
 
 	if (!r->before_attach ||
-	    cp_objects__chunk_event(p->objects, (pid_t)tgid, addr, time_ns, &ev) ||
-	    cp_alloc_event_apply(p->objects, &ev, sizeof(ev)))
+	    cp_objects__chunk_event(p->objects, (pid_t)tgid, addr, time_ns, &ev))
 		return;
-	p->chunk_objects++;
-	recorded(p, &ev, sizeof(ev));
+	cp_profile__feed(p, &ev, sizeof(ev));
 	cp_objects__resolve(p->objects, (pid_t)tgid, addr, r);
 }
 

@@ -6,8 +6,9 @@
  * alike, like perf's struct perf_tool. What only a live run does on the way
  * (breakpoint candidates, allocation probes for a new process, the
  * recording, the run's counters so far) is behind struct cp_profile_hooks,
- * which only the live run sets; it also reads call-site stacks from the BPF
- * stack map through cp_profile_cfg.objects.read_stack. Assembling a report
+ * which only the live run sets. What a live run computes on the side (a new
+ * call site's frames, a breakpoint history) it feeds as records through
+ * cp_profile__feed() before the record that needs them. Assembling a report
  * from the stores is report/profile_report.h.
  */
 #ifndef CP_PROFILE_H

@@ -444,6 +444,46 @@ static size_t one_section(char *buf, __u32 type, __u32 len, const void *payload,
 	return 32 + have;
 }
 
+/*
+ * The header's source is checked against the sources' table: every run's
+ * source comes back with its name; auto (chosen before a run, never a
+ * run's) and a number no row has are refused, with the number.
+ */
+static void test_header_sources(void **state)
+{
+	static const struct {
+		__u32 kind;
+		const char *name; /* NULL: refused */
+	} cases[] = {
+		{ CP_SOURCE_PEBS, "pebs" }, { CP_SOURCE_IBS, "ibs" },	{ CP_SOURCE_SOFT, "soft" },
+		{ CP_SOURCE_FAULTS, "faults" }, { CP_SOURCE_AUTO, NULL }, { 5, NULL },
+		{ 0x80000000u, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_rec_buf b = { 0 };
+		struct cp_run_info in, out;
+		struct cp_rec_cursor c;
+		char err[256] = "", want[64];
+
+		rec_test_info(&in, PID);
+		in.source = (enum cp_source_kind)cases[i].kind;
+		cp_rec_encode_info(&b, &in);
+		c = (struct cp_rec_cursor){ .p = b.p, .len = b.len };
+		if (cases[i].name) {
+			assert_int_equal(cp_rec_decode_info(&c, &out, err, sizeof(err)), 0);
+			assert_string_equal(cp_source_name(out.source), cases[i].name);
+		} else {
+			assert_int_not_equal(cp_rec_decode_info(&c, &out, err, sizeof(err)), 0);
+			snprintf(want, sizeof(want), "unknown sample source %u", cases[i].kind);
+			if (!strstr(err, want))
+				fail_msg("source %u: \"%s\"", cases[i].kind, err);
+		}
+		cp_rec_buf_free(&b);
+	}
+}
+
 static void test_bad_lengths_and_order(void **state)
 {
 	struct file rec = small_recording(false);
@@ -630,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_flipped_bytes),
 		cmocka_unit_test(test_version_mismatch),
+		cmocka_unit_test(test_header_sources),
 		cmocka_unit_test(test_bad_lengths_and_order),
 		cmocka_unit_test(test_offline_symbols_checked),
 		cmocka_unit_test(test_written_then_renamed),

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine/source.h"
 #include "machine/target_file.h"
 #include "machine/geometry.h"
 #include "cli/options.h"
@@ -352,7 +353,7 @@ static void start_calibration(struct cp_main *m)
 {
 	if (!m->opts.overhead_ppm)
 		return;
-	m->cal = cp_calibrate__start(m->cfg.source.kind == CP_SOURCE_SOFT, !m->opts.no_objects,
+	m->cal = cp_calibrate__start(cp_source_of(m->cfg.source.kind)->by_time, !m->opts.no_objects,
 				     m->opts.max_bp_rate > 0);
 	if (!m->cal)
 		cp_warn("cannot measure the probes' costs: %s", strerror(errno));
@@ -364,7 +365,7 @@ static void start_calibration(struct cp_main *m)
  */
 static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 {
-	bool soft = m->cfg.source.kind == CP_SOURCE_SOFT;
+	bool soft = cp_source_of(m->cfg.source.kind)->by_time;
 	struct cp_budget_plan *plan = &m->info.budget;
 	struct cp_unit_costs *u = &m->info.unit;
 	char why[256], ticks[64] = "";

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/report_cmd.h"
+#include "machine/source.h"
 #include "report/summary_out.h"
 
 int cp_replay_open(const char *path, const struct cp_report_opts *o, FILE *warn,
@@ -38,14 +39,11 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 	ret = cp_profile__report(p, NULL, o, err, err_sz);
 	if (!ret && o->prom) {
 		struct cp_summary_out so;
-		enum cp_source_kind src = cp_profile__info(p)->source;
+		const struct cp_source_desc *src = cp_source_of(cp_profile__info(p)->source);
 
 		/* the recording does not say which PMU the machine had, unless it sampled one */
-		cp_summary_out_init(&so, o, NULL,
-				    src == CP_SOURCE_PEBS  ? "pebs"
-				    : src == CP_SOURCE_IBS ? "ibs"
-							   : "unknown",
-				    false, NULL);
+		cp_summary_out_init(&so, o, NULL, src->needs_pmu ? src->name : "unknown", false,
+				    NULL);
 		ret = cp_summary_out_prom(&so, p, err, err_sz);
 	}
 	cp_replay__free(r);

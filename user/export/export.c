@@ -8,6 +8,7 @@
 #include "export/export.h"
 #include "export/folded.h"
 #include "export/measures.h"
+#include "machine/source.h"
 #include "util/clock.h"
 #include "util/gzip.h"
 #include "util/out_file.h"
@@ -17,7 +18,7 @@
 /* The measures of @p's run: its source, its tick period, its PMU periods. */
 static void run_measures(const struct cp_profile *p, struct cp_measures *ms)
 {
-	__u32 hz = p->info.source == CP_SOURCE_SOFT ? p->info.budget.soft_freq_hz : 0;
+	__u32 hz = cp_source_of(p->info.source)->by_time ? p->info.budget.soft_freq_hz : 0;
 
 	/* the kernel maps a cpu-clock frequency to a fixed period of NSEC_PER_SEC / freq */
 	cp_measures_of(p->info.source, hz ? 1000000000ull / hz : 0, p->info.load_period,
@@ -77,6 +78,7 @@ static int on_pprof_stack(void *ctx, const struct cp_export_stack *s)
 static void pprof_header(const struct cp_profile *p, const struct cp_measures *ms,
 			 struct cp_pprof_header *h, char *comment, size_t sz)
 {
+	bool by_time = cp_source_of(p->info.source)->by_time;
 	unsigned int pref;
 
 	memset(h, 0, sizeof(*h));
@@ -86,11 +88,10 @@ static void pprof_header(const struct cp_profile *p, const struct cp_measures *m
 	h->period_type = ms->period_type;
 	h->period = ms->period;
 	/* soft: CPU time reads as pprof's own CPU profiles do, when it is known (the last) */
-	pref = p->info.source == CP_SOURCE_SOFT ? ms->nr - 1 : ms->main;
+	pref = by_time ? ms->nr - 1 : ms->main;
 	h->default_type = cp_measure_type(ms->m[pref]).type;
 	snprintf(comment, sz, "cacheperf-bpf, source %s: %s", cp_source_name(p->info.source),
-		 p->info.source == CP_SOURCE_SOFT ? CP_SOFT_NOTE
-						  : "values are sampled counts (docs/pprof.md)");
+		 by_time ? CP_SOFT_NOTE : "values are sampled counts (docs/pprof.md)");
 	h->comments[0] = comment;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "export/measures.h"
+#include "machine/source.h"
 
 static const struct cp_pprof_value_type measure_types[] = {
 	[CP_MEASURE_SAMPLES] = {"samples", "count"},  [CP_MEASURE_MISSES] = {"misses", "count"},
@@ -18,10 +19,10 @@ struct cp_pprof_value_type cp_measure_type(enum cp_measure m)
 void cp_measures_of(enum cp_source_kind source, __u64 tick_period_ns, __u64 load_period,
 		    __u64 store_period, struct cp_measures *out)
 {
+	const struct cp_source_desc *src = cp_source_of(source);
+
 	memset(out, 0, sizeof(*out));
-	switch (source) {
-	case CP_SOURCE_PEBS:
-	case CP_SOURCE_IBS:
+	if (src->needs_pmu) {
 		out->m[out->nr++] = CP_MEASURE_SAMPLES;
 		out->m[out->nr++] = CP_MEASURE_MISSES;
 		out->m[out->nr++] = CP_MEASURE_LATENCY;
@@ -29,8 +30,7 @@ void cp_measures_of(enum cp_source_kind source, __u64 tick_period_ns, __u64 load
 		/* loads and stores have periods of their own: one number only when equal */
 		out->period_type = (struct cp_pprof_value_type){"accesses", "count"};
 		out->period = load_period == store_period ? (__s64)load_period : 0;
-		break;
-	case CP_SOURCE_SOFT:
+	} else if (src->by_time) {
 		out->m[out->nr++] = CP_MEASURE_TICKS;
 		if (tick_period_ns) {
 			/* cpu-clock's period is fixed in ns (the kernel maps a frequency to one) */
@@ -39,13 +39,11 @@ void cp_measures_of(enum cp_source_kind source, __u64 tick_period_ns, __u64 load
 			out->period_type = (struct cp_pprof_value_type){"cpu", "nanoseconds"};
 			out->period = (__s64)tick_period_ns;
 		}
-		break;
-	default:
+	} else {
 		/* page faults: every one is a sample; nothing says hit or miss */
 		out->m[out->nr++] = CP_MEASURE_SAMPLES;
 		out->period_type = (struct cp_pprof_value_type){"page_faults", "count"};
 		out->period = 1;
-		break;
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "breakpoints/bp_report.h"
 #include "budget/prog_cost.h"
 #include "live/alloc_probes.h"
+#include "machine/source.h"
 #include "machine/target_file.h"
 #include "live/cpu_costs.h"
 #include "symbols/unwind.h"
@@ -817,7 +818,7 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 		.sysfs_root = c->sysfs_root,
 		.expiry_ns = (__u64)c->bp_expiry_ms * 1000000ull,
 		.max_rate = c->max_bp_rate,
-		.by_time = l->prof->info.source == CP_SOURCE_SOFT,
+		.by_time = cp_source_of(l->prof->info.source)->by_time,
 		.l1 = { l1->line_bytes, l1->sets, l1->ways },
 		.on_history = on_bp_history,
 		.ctx = l,
@@ -932,10 +933,9 @@ static void rate_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 no
 /* Says once, while it runs, that the PMU's samples carry no data source. */
 static void warn_blind(struct cp_live *l, const struct cp_stats *bpf)
 {
-	enum cp_source_kind kind = l->prof->info.source;
+	const struct cp_source_desc *src = cp_source_of(l->prof->info.source);
 
-	if (l->blind_warned || (kind != CP_SOURCE_PEBS && kind != CP_SOURCE_IBS) ||
-	    !cp_stats_pmu_blind(bpf, kind == CP_SOURCE_IBS))
+	if (l->blind_warned || !src->needs_pmu || !cp_stats_pmu_blind(bpf, src->every_op))
 		return;
 	l->blind_warned = true;
 	cp_warn("%d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?); no miss can be found, try a newer kernel or --source soft",

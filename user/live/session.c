@@ -17,6 +17,7 @@
 #include "cacheperf.skel.h"
 #include "live/alloc_probes.h"
 #include "machine/pmu_attr.h"
+#include "machine/source.h"
 #include "machine/sysinfo.h"
 #include "profile/proc_identity.h"
 #include "live/session.h"
@@ -41,12 +42,6 @@ static int fail(char *err, size_t err_sz, int ret, const char *fmt, ...)
 	vsnprintf(err, err_sz, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-/* Sources that know no hit or miss: every sample goes to user space. */
-static bool cp_source_forwards_all(enum cp_source_kind kind)
-{
-	return kind == CP_SOURCE_FAULTS || kind == CP_SOURCE_SOFT;
 }
 
 /* Sampling events each target thread would need, for the fd budget of the scope decision. */
@@ -311,7 +306,7 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	s->skel->rodata->targ_filter_tgid = !cfg->system_wide;
 	s->skel->rodata->targ_self_tgid = (__u32)getpid();
 	s->skel->rodata->targ_cgroup_salt = cp_cgroup_v1_salt();
-	s->skel->rodata->targ_forward_all = cp_source_forwards_all(cfg->source.kind);
+	s->skel->rodata->targ_forward_all = cp_source_of(cfg->source.kind)->forwards_all;
 	s->skel->rodata->targ_window_size = cfg->window;
 	s->skel->rodata->targ_stack_every = cfg->stack_every;
 	ret = cp_stack_copies_prepare(s->skel, cfg->stack_every ? cfg->stack_copy_bytes : 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "objects/alloc_events.h"
 #include "objects/proc_maps.h"
 #include "profile/profile.h"
@@ -351,7 +352,7 @@ void cp_profile__add_counts(struct cp_profile *p, const struct cp_insn *v, size_
 	}
 	/* the run's facts came first (live: before the loop; a recording: its header) */
 	if (!p->timeline)
-		p->timeline = cp_timeline__new(p->info.source == CP_SOURCE_SOFT);
+		p->timeline = cp_timeline__new(cp_source_of(p->info.source)->by_time);
 	if (p->timeline)
 		cp_timeline__add(p->timeline, v, n, p->received, p->last_sample_ns);
 	if (p->hooks.counters)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "record/rec_format.h"
 
 #define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
@@ -211,7 +212,7 @@ int cp_rec_decode_info(struct cp_rec_cursor *c, struct cp_run_info *out, char *e
 	    cp_rec_get_u32(c, &out->ldlat_cycles) || cp_rec_get_u32(c, &out->window) ||
 	    cp_rec_get_u32(c, &out->window_ratio_ppm) || cp_rec_get_u32(c, &slots))
 		return short_read(c, err, sz, "the header");
-	if (v[0] > CP_SOURCE_FAULTS)
+	if (!cp_source_of((enum cp_source_kind)v[0])->recordable)
 		return bad(c, err, sz, "unknown sample source %u", v[0]);
 	out->source = (enum cp_source_kind)v[0];
 	out->launched = v[1] != 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "report/html_out.h"
 #include "report/html_report.h"
 #include "report/report_agent.h"
@@ -90,7 +91,7 @@ static void print_text(const void *r, FILE *f)
 
 static bool soft_of(const struct cp_report *r)
 {
-	return r->source && strcmp(r->source, "soft") == 0;
+	return cp_source_named(r->source)->by_time;
 }
 
 static void header(const struct cp_report *r, FILE *f)

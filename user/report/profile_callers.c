@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "report/profile_callers.h"
 #include "report/profile_report.h"
 
@@ -117,7 +118,7 @@ static enum unit unit_of(const struct cp_profile *p, const struct hit *v, size_t
 		sum.misses += v[i].c.misses;
 		sum.samples += v[i].c.samples;
 	}
-	if (p->info.source == CP_SOURCE_SOFT && sum.ticks)
+	if (cp_source_of(p->info.source)->by_time && sum.ticks)
 		return U_TICKS;
 	return sum.misses ? U_MISSES : sum.samples ? U_SAMPLES : U_BP_HITS;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "classify/issue.h"
+#include "machine/source.h"
 #include "report/html_report.h"
 #include "report/profile_html.h"
 #include "util/out_file.h"
@@ -233,7 +234,7 @@ int cp_profile__html(struct cp_profile *p, const struct cp_report *r,
 		.r = r,
 		.c = r->issues ? r->issues : &none,
 		.misses = misses,
-		.soft = p->info.source == CP_SOURCE_SOFT,
+		.soft = cp_source_of(p->info.source)->by_time,
 		.no_levels = cp_stats_levels_unknown(&r->bpf),
 		.nr_intervals = cp_timeline__count(p->timeline),
 	};

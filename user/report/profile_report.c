@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "objects/allocator.h"
 #include "report/profile_html.h"
 #include "report/profile_callers.h"
@@ -367,7 +368,7 @@ static int classify_stores(struct cp_profile *p, const struct cp_insn_store *ins
 		.no_levels = cp_stats_levels_unknown(&r->bpf),
 		/* soft: time shares (ticks per instruction come with the
 		 * counters) and pattern evidence (classify.h) */
-		.soft = p->info.source == CP_SOURCE_SOFT,
+		.soft = cp_source_of(p->info.source)->by_time,
 		.time_samples = r->bpf.ticks,
 		.geo = r->geo,
 		.locate = class_locate,

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "breakpoints/bp_manager.h"
+#include "machine/source.h"
 #include "profile/insn_store.h"
 #include "profile/proc_summaries.h"
 #include "objects/object_stats.h"
@@ -234,12 +235,6 @@ static void write_issue_family(struct ctx *x, const struct series *s, size_t n,
 	}
 }
 
-/* PMU samples carry a latency (PEBS load latency, IBS); ticks and page faults do not. */
-static bool source_has_latency(const char *source)
-{
-	return source && (!strcmp(source, "pebs") || !strcmp(source, "ibs"));
-}
-
 static int write_issues(struct ctx *x)
 {
 	const struct cp_classification *c = x->in->issues;
@@ -259,7 +254,7 @@ static int write_issues(struct ctx *x)
 			   "Share of the window's sampled misses that the issue explains (0..1).");
 	write_issue_family(x, s, n, ISSUE_RATE, "cacheperf_issue_misses_per_second",
 			   "Estimated misses per second of the issue in the window (samples x period / seconds).");
-	if (source_has_latency(x->in->r->source))
+	if (cp_source_named(x->in->r->source)->has_latency)
 		write_issue_family(x, s, n, ISSUE_COST, "cacheperf_issue_latency_cycles_per_second",
 				   "Estimated load latency of the issue's misses, cycles per second of the window.");
 	free(s);

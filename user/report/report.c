@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "util/printable.h"
 #include "report/data_src_text.h"
 #include "report/report.h"
@@ -26,7 +27,7 @@ static void print_header(const struct cp_report *r, FILE *f)
 
 	fprintf(f, "cacheperf-bpf report\n");
 	fprintf(f, "  source:   %s\n", r->source_reason ? r->source_reason : r->source);
-	if (r->source && strcmp(r->source, "soft") == 0)
+	if (cp_source_named(r->source)->by_time)
 		fprintf(f, "  note:     %s\n", CP_SOFT_NOTE);
 	fprintf(f, "  duration: %.1f s (%s)\n", r->duration_s, r->end_reason ? r->end_reason : "");
 	cp_report_agent_print(&r->agent, f);
@@ -48,12 +49,12 @@ static void print_header(const struct cp_report *r, FILE *f)
 
 static void print_totals(const struct cp_report *r, FILE *f)
 {
+	const struct cp_source_desc *src = cp_source_named(r->source);
 	const struct cp_stats *b = &r->bpf;
 	char p1[16], p2[16];
 
 	fprintf(f, "\nTotals\n");
-	if (r->source && (!strcmp(r->source, "pebs") || !strcmp(r->source, "ibs")) &&
-	    cp_stats_pmu_blind(b, !strcmp(r->source, "ibs")))
+	if (src->needs_pmu && cp_stats_pmu_blind(b, src->every_op))
 		fprintf(f, "  warning: %d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?), so no miss can be found; try a newer kernel or --source soft\n",
 			CP_BLIND_PCT);
 	if (b->ticks || b->ticks_kernel)

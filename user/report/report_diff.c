@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "machine/source.h"
 #include "report/report_diff.h"
 #include "report/report_json.h"
 #include "util/printable.h"
@@ -16,25 +17,12 @@ static const char *const run_names[CP_DIFF_RUNS] = {"before", "after"};
 /* What a source's impact is a share of: runs compare only within one class. */
 static int impact_class(const char *source)
 {
-	if (!source)
-		return -1;
-	if (!strcmp(source, "soft"))
-		return 0;
-	if (!strcmp(source, "faults"))
-		return 1;
-	return 2; /* a PMU's sampled misses: pebs, ibs */
+	return source ? (int)cp_source_named(source)->impact : -1;
 }
 
 static const char *measure(const char *source)
 {
-	switch (impact_class(source)) {
-	case 0:
-		return "share of the time samples";
-	case 1:
-		return "share of the sampled misses (page faults)";
-	default:
-		return "share of the sampled misses";
-	}
+	return cp_source_named(source)->impact_text;
 }
 
 int cp_diff_comparable(const struct cp_diff *d, char *err, size_t err_sz)

@@ -175,6 +175,11 @@ static void test_site_of_event(void **state)
 	e.flags = CP_OBJ_EV_F_CHUNK;	/* from the chunk headers: no call site */
 	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
 	e.flags = 0;
+	e.addr = 0;	/* refused by cp_alloc_event_apply(): no site either */
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.kind = CP_OBJ_EV_MAP;
+	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
+	e.addr = 0x1000;
 	e.tgid = 0;
 	assert_false(cp_alloc_event_site(&e, &caller, &stack_id));
 }
@@ -217,6 +222,36 @@ static void test_frames_before_event(void **state)
 	cp_objects__free(o);
 }
 
+/*
+ * A full call-site table: a new site's frames are not asked for (they
+ * could not be kept), and asking drops nothing; only the event counts the
+ * site it could not keep, once, as a replay would.
+ */
+static void test_full_table(void **state)
+{
+	struct cp_objects_opts opts = { .max_callsites = 1 };
+	struct cp_object_event e = ev(CP_OBJ_EV_ALLOC, 0x10000, 64, 0, 0x401000, 1);
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_objects_stats st;
+	pid_t pid = getpid();
+
+	(void)state;
+	e.stack_id = 3;
+	assert_true(cp_objects__callsite_unread(o, pid, 0x401000, 3));
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), 0);
+	/* kept without frames: still to be read */
+	assert_true(cp_objects__callsite_unread(o, pid, 0x401000, 3));
+	e = ev(CP_OBJ_EV_ALLOC, 0x20000, 64, 0, 0x402000, 1);
+	e.stack_id = 4;
+	assert_false(cp_objects__callsite_unread(o, pid, 0x402000, 4));
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.callsites_dropped, 0);
+	assert_int_equal(cp_alloc_event_apply(o, &e, sizeof(e)), 0);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.callsites_dropped, 1);
+	cp_objects__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_site_of_event),
 		cmocka_unit_test(test_frames_before_event),
+		cmocka_unit_test(test_full_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,8 +59,16 @@ static void test_cap_gives_unknown_and_counts(void **state)
 	struct cp_callsites *cs = cp_callsites__new(3);
 
 	(void)state;
-	for (__u64 i = 1; i <= 3; i++)
+	for (__u64 i = 1; i <= 3; i++) {
+		assert_true(cp_callsites__has_room(cs));
+		assert_int_equal(cp_callsites__find(cs, i, 0), 0);
 		assert_int_equal(cp_callsites__intern(cs, i, 0), i);
+		assert_int_equal(cp_callsites__find(cs, i, 0), i);
+	}
+	assert_false(cp_callsites__has_room(cs));
+	/* a lookup neither interns nor counts */
+	assert_int_equal(cp_callsites__find(cs, 4, 0), 0);
+	assert_int_equal(cp_callsites__dropped(cs), 0);
 	assert_int_equal(cp_callsites__intern(cs, 4, 0), 0);
 	assert_int_equal(cp_callsites__intern(cs, 5, 0), 0);
 	assert_int_equal(cp_callsites__intern(cs, 2, 0), 2);	/* known sites still resolve */

@@ -12,7 +12,8 @@
  *   ap = cp_alloc_probes__new(skel, &opts)   attaches the syscall tracepoints
  *   cp_alloc_probes__attach_pid(ap, pid, early) per target (-p, --), or
  *   cp_alloc_probes__attach_all(ap)          -a: the system libc, every process
- *   drain record callback: CP_REC_OBJECT -> cp_alloc_event_apply() (alloc_events.h)
+ *   drain record callback: CP_REC_OBJECT -> a new site's frames first
+ *                                           (live/run.c), cp_alloc_event_apply()
  *   cp_alloc_probes__tick(ap, now_ns)        every interval (guard)
  *   cp_alloc_probes__detach_pid(ap, pid)     when a target exits (does not block)
  *   cp_alloc_probes__free(ap)                before cacheperf__destroy(); waits for

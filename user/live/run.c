@@ -498,13 +498,18 @@ static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *p
  */
 static void feed_site_frames(struct cp_live *l, const struct cp_object_event *ev)
 {
-	struct cp_alloc_stack_record r = { .type = CP_REC_ALLOC_STACK, .tgid = ev->tgid };
 	pid_t pid = (pid_t)ev->tgid;
+	struct cp_alloc_stack_record r;
+	__s64 stack_id;
+	__u64 caller;
 	size_t n;
 
-	if (!cp_alloc_event_site(ev, &r.caller, &r.stack_id) ||
-	    !cp_objects__callsite_unread(l->prof->objects, pid, r.caller, r.stack_id))
+	if (!cp_alloc_event_site(ev, &caller, &stack_id) ||
+	    !cp_objects__callsite_unread(l->prof->objects, pid, caller, stack_id))
 		return;
+	r = (struct cp_alloc_stack_record){
+		.type = CP_REC_ALLOC_STACK, .tgid = ev->tgid, .caller = caller, .stack_id = stack_id,
+	};
 	n = cp_alloc_stack_read(l->sess->skel, r.stack_id, r.ips, CP_ALLOC_STACK_DEPTH);
 	cp_stack_gen_read(&l->stack_gen, r.stack_id, n > 0);
 	/*
@@ -517,6 +522,7 @@ static void feed_site_frames(struct cp_live *l, const struct cp_object_event *ev
 	else if (n && r.ips[0] != r.caller)
 		r.ips[0] = r.caller;
 	r.nr = (__u32)unwind_short(l, pid, r.caller, r.ips, n, CP_ALLOC_STACK_DEPTH);
+	/* within its row (records.c): nr <= CP_ALLOC_STACK_DEPTH, a tgid, a stack id */
 	cp_profile__feed(l->prof, &r, offsetof(struct cp_alloc_stack_record, ips) +
 				      r.nr * sizeof(r.ips[0]));
 }

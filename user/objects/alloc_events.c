@@ -28,8 +28,11 @@ bool cp_alloc_event_site(const struct cp_object_event *ev, __u64 *caller, __s64 
 {
 	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
 
+	bool fresh = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_MAP;
+
+	/* what cp_alloc_event_apply() refuses names no site either */
 	if (!ev->tgid || !(heap || ev->kind == CP_OBJ_EV_MAP || ev->kind == CP_OBJ_EV_REMAP) ||
-	    (heap && (ev->flags & CP_OBJ_EV_F_CHUNK)))
+	    (heap && (ev->flags & CP_OBJ_EV_F_CHUNK)) || (fresh && !ev->addr))
 		return false;
 	*caller = ev->caller;
 	*stack_id = ev->stack_id >= 0 ? ev->stack_id : CP_NO_STACK;

@@ -100,15 +100,29 @@ static int grow(struct cp_callsites *cs)
 	return 0;
 }
 
-__u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id)
+__u64 cp_callsites__find(const struct cp_callsites *cs, __u64 caller, __s64 stack_id)
 {
 	size_t i = probe(cs, caller, stack_id);
+	const struct cp_callsite *c;
 
-	if (cs->slots[i]) {
-		const struct cp_callsite *c = &cs->sites[cs->slots[i] - 1];
+	if (!cs->slots[i])
+		return 0;
+	c = &cs->sites[cs->slots[i] - 1];
+	return c->same_as ? c->same_as : cs->slots[i];
+}
 
-		return c->same_as ? c->same_as : cs->slots[i];
-	}
+bool cp_callsites__has_room(const struct cp_callsites *cs)
+{
+	return cs->nr < cs->max;
+}
+
+__u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id)
+{
+	__u64 id = cp_callsites__find(cs, caller, stack_id);
+	size_t i;
+
+	if (id)
+		return id;
 	if (cs->nr >= cs->max || grow(cs)) {
 		cs->dropped++;
 		return 0;

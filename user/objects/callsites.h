@@ -46,6 +46,14 @@ __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id
 /* The call site of @id, or NULL for 0 or an id never handed out. */
 const struct cp_callsite *cp_callsites__get(const struct cp_callsites *cs, __u64 id);
 
+/*
+ * The id cp_callsites__intern() gives (@caller, @stack_id), without
+ * interning: 0 for a site not in the table.
+ */
+__u64 cp_callsites__find(const struct cp_callsites *cs, __u64 caller, __s64 stack_id);
+/* Whether the table takes another site (its max not reached). */
+bool cp_callsites__has_room(const struct cp_callsites *cs);
+
 size_t cp_callsites__count(const struct cp_callsites *cs);
 __u64 cp_callsites__dropped(const struct cp_callsites *cs);
 

@@ -481,13 +481,13 @@ bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
 				 __s64 stack_id)
 {
 	struct proc *p = stack_id >= 0 ? live_proc(o, pid) : NULL;
-	const struct cp_callsite *cs =
-		p ? cp_callsites__get(p->callsites,
-				      cp_callsites__intern(p->callsites, caller, stack_id)) :
-		    NULL;
+	const struct cp_callsite *cs;
 
+	if (!p)
+		return false;
+	cs = cp_callsites__get(p->callsites, cp_callsites__find(p->callsites, caller, stack_id));
 	/* once per call site: the stack map's entry of a stack id never changes */
-	return cs && !cs->stack_read;
+	return cs ? !cs->stack_read : cp_callsites__has_room(p->callsites);
 }
 
 void cp_objects__callsite_frames(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id,

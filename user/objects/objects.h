@@ -148,9 +148,10 @@ void cp_objects__hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
  */
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);
 /*
- * Interns (@caller, @stack_id) in @pid's table, as the event naming it
- * will, and says whether its frames are still to be read: a stack id, a
- * site the table keeps, no frames given yet (a live run reads them then).
+ * Whether the frames of (@caller, @stack_id) in @pid's table are still to
+ * be read (a live run reads them then): a stack id, and a site without
+ * frames given yet, or a new one the table has room for. Interns nothing;
+ * @pid is taken in, as the event naming the site would take it.
  */
 bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
 				 __s64 stack_id);
@@ -214,8 +215,8 @@ const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u
  * (objects/glibc_chunks.h: bounded, cached per mapping). Fills @ev with an
  * allocation event (kind CP_OBJ_EV_ALLOC, flag CP_OBJ_EV_F_CHUNK, the user
  * pointer and malloc_usable_size(), no caller, stack or thread, time
- * @time_ns) for the caller to apply (cp_alloc_event_apply()) and to record,
- * so that a replay, which reads no memory, finds the same object. Returns 0,
+ * @time_ns) for the caller to feed as a record (cp_profile__feed()), so
+ * that a replay, which reads no memory, finds the same object. Returns 0,
  * -ENOENT when no chunk in use holds @addr (free memory, allocator metadata,
  * a heap the walk does not understand, the process gone), -EOPNOTSUPP
  * without opts.read_mem or for another allocator, -ENOMEM.

@@ -166,7 +166,7 @@ static void on_proc(struct cp_profile *p, const struct cp_proc_event *pe,
 	cp_maps_release();
 }
 
-/* A recorded call-site stack (the live run's read_stack), checked (records.c): the site's frames. */
+/* A call site's frames (live/run.c feed_site_frames(), or a recording's), checked: the site's. */
 static void on_stack_record(struct cp_profile *p, const void *data, size_t size)
 {
 	struct cp_alloc_stack_record r;
@@ -210,12 +210,15 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		struct cp_object_event ev;
 
 		memcpy(&ev, data, sizeof(ev));
-		cp_alloc_event_apply(p->objects, data, size);
-		/* a recorded object from the chunk headers is no event of the probes */
-		if (ev.flags & CP_OBJ_EV_F_CHUNK)
-			p->chunk_objects++;
-		else
+		/* an object from the chunk headers is no event of the probes */
+		if (!(ev.flags & CP_OBJ_EV_F_CHUNK)) {
+			cp_alloc_event_apply(p->objects, data, size);
 			p->object_events++;
+		} else if (!cp_alloc_event_apply(p->objects, data, size)) {
+			p->chunk_objects++;
+		} else {
+			return 0; /* not kept: find_chunk() tries again, nothing to replay */
+		}
 		break;
 	}
 	case CP_REC_PROC: {

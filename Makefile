@@ -60,7 +60,7 @@ BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
 # access patterns in their sources survive into the machine code.
 WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
 
-.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb layers format-check
+.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb layers format-check doc-names
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -290,12 +290,16 @@ fuzz: $(FUZZ_BIN)
 
 # The README's two commands: install what is missing, build, then run.
 check: deps
-	$(Q)$(MAKE) layers format-check
+	$(Q)$(MAKE) layers format-check doc-names
 	$(Q)$(MAKE) test
 
 # user/'s folders are layers: includes point down (tests/layers.sh says the order).
 layers:
 	$(Q)tests/layers.sh
+
+# docs/architecture.md names only what exists, and every user/ file (tests/doc_names.sh).
+doc-names:
+	$(Q)tests/doc_names.sh
 
 # clang-format's layout for every C file but the legacy ones (tests/format_check.sh).
 format-check:

@@ -87,7 +87,7 @@ static const struct error_case error_cases[] = {
 	{ "-a --app-load-miss 3x", "--app-load-miss: '3x' is not a percentage" },
 	{ "-a --app-store-miss inf", "--app-store-miss" },
 	{ "-a --app-store-miss", "needs a value" },
-	{ "-a --source magic", "--source: 'magic' is not one of auto, pebs, ibs, soft" },
+	{ "-a --source magic", "--source: 'magic' is not one of auto, pebs, ibs, soft, faults" },
 	{ "--probe -a", "--probe takes no target" },
 	{ "-a -o -", "-o: the text report goes to stdout without -o" },
 	{ "-a --json r.json -o r.json", "-o and --json name the same file 'r.json'" },

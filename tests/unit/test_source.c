@@ -29,6 +29,14 @@ static void test_names(void **state)
 		assert_int_equal(k, kinds[i]);
 		assert_ptr_equal(cp_source_named(name), cp_source_of(kinds[i]));
 	}
+	{
+		char names[64];
+
+		cp_source_names(names, sizeof(names));
+		assert_string_equal(names, "auto, pebs, ibs, soft, faults");
+		cp_source_names(names, 8); /* cut, still a string */
+		assert_string_equal(names, "auto, p");
+	}
 	/* the spellings a user and a report know */
 	assert_string_equal(cp_source_name(CP_SOURCE_PEBS), "pebs");
 	assert_string_equal(cp_source_name(CP_SOURCE_SOFT), "soft");

@@ -619,10 +619,13 @@ int cp_options_parse(int argc, char **argv, struct cp_options *opts, char *err, 
 			opts->no_objects = true;
 			break;
 		case OPT_SOURCE:
-			if (cp_source_parse(optarg, &opts->source))
-				ret = fail(err, err_sz,
-					   "--source: '%s' is not one of auto, pebs, ibs, soft",
-					   optarg);
+			if (cp_source_parse(optarg, &opts->source)) {
+				char names[64];
+
+				cp_source_names(names, sizeof(names));
+				ret = fail(err, err_sz, "--source: '%s' is not one of %s", optarg,
+					   names);
+			}
 			break;
 		case OPT_CACHE:
 			opts->cache_spec = optarg;

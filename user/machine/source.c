@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The sources' table: what each is, by kind and by name. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "machine/source.h"
@@ -39,6 +40,21 @@ const struct cp_source_desc *cp_source_named(const char *name)
 const char *cp_source_name(enum cp_source_kind kind)
 {
 	return cp_source_of(kind)->name;
+}
+
+void cp_source_names(char *buf, size_t sz)
+{
+	size_t len = 0;
+
+	if (sz)
+		buf[0] = '\0';
+	for (size_t i = 0; i < NR_SOURCES && len < sz; i++) {
+		int n = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "", sources[i].name);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
 }
 
 int cp_source_parse(const char *name, enum cp_source_kind *out)

@@ -9,6 +9,7 @@
 #define CP_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum cp_source_kind {
 	CP_SOURCE_AUTO = 0,
@@ -58,5 +59,8 @@ const char *cp_source_name(enum cp_source_kind kind);
 
 /* The kind named @name (as cp_source_name() spells it) into @out: 0, or -EINVAL. */
 int cp_source_parse(const char *name, enum cp_source_kind *out);
+
+/* Every source's name, as --source takes them: "auto, pebs, ..." into @buf. */
+void cp_source_names(char *buf, size_t sz);
 
 #endif /* CP_SOURCE_H */

@@ -34,9 +34,9 @@ MAKEFLAGS	+= --no-print-directory
 endif
 
 BIN		:= $(BUILD)/cacheperf-bpf
-# maps.bpf.c (the shared maps' definitions) links first: bpftool 7.1's linker
+# shared.bpf.c (the shared maps, knobs and functions) links first: bpftool 7.1's linker
 # cannot relocate an object's extern maps once that object's own maps came first.
-BPF_SRCS	:= bpf/maps.bpf.c $(filter-out bpf/maps.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
+BPF_SRCS	:= bpf/shared.bpf.c $(filter-out bpf/shared.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED	:= $(BUILD)/cacheperf.bpf.o
 SKEL		:= $(BUILD)/cacheperf.skel.h

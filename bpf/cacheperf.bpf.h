@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Maps, knobs and counters shared by every BPF program of the one skeleton.
- * bpf/maps.bpf.c defines them (CP_DEFINE_SHARED); the other objects declare
+ * bpf/shared.bpf.c defines them (CP_DEFINE_SHARED); the other objects declare
  * them extern and `bpftool gen object` resolves them when linking.
  */
 #ifndef CACHEPERF_BPF_H

@@ -16,7 +16,7 @@ extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
  * task. The link's bpf_cookie is the event's enum cp_sample_event (5.15+;
  * older kernels leave it unknown and data_src alone decides).
  */
-static __always_inline void cp_mem_sample_init(struct cp_test_sample *s,
+static __always_inline void cp_mem_sample_init(struct cp_mem_input *s,
 					       struct bpf_perf_event_data *ctx, __u64 pid_tgid)
 {
 	struct cp_regs regs;
@@ -42,7 +42,7 @@ int on_mem_sample(struct bpf_perf_event_data *ctx)
 	struct bpf_perf_event_data_kern *kctx;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct perf_sample_data *data;
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 	__u64 have;
 
 	if (!cp_mem_wanted(pid_tgid >> 32))
@@ -65,7 +65,7 @@ int on_mem_sample_compat(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct perf_sample_data *data = NULL;
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 
 	if (!cp_mem_wanted(pid_tgid >> 32))
 		return 0;

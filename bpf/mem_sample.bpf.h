@@ -4,7 +4,7 @@
  * count per (instruction, user stack) when the entry point read the stack,
  * judge in the per-CPU miss-ratio window, forward to the ring buffer.
  * Every entry point (the perf_event programs, the test and bench programs,
- * the soft-tick source) builds a struct cp_test_sample and calls
+ * the soft-tick source) builds a struct cp_mem_input and calls
  * cp_mem_sample(), so what the tests run is what profiles.
  */
 #ifndef CACHEPERF_MEM_SAMPLE_BPF_H
@@ -93,7 +93,7 @@ static __always_inline struct cp_ip_counts *cp_ip_counts_get(const struct cp_ip_
 }
 
 /* Adds the sample to its instruction's counters, creating them on first sight. */
-static __always_inline void cp_mem_count_ip(const struct cp_test_sample *s,
+static __always_inline void cp_mem_count_ip(const struct cp_mem_input *s,
 					    const struct cp_data_src *d, __u32 kind)
 {
 	struct cp_ip_key key = { .tgid = s->tgid, .__pad = 0, .ip = s->ip };
@@ -162,7 +162,7 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
  * the verifier walks through the loop, past 1M. The verifier knows a
  * perf_event program's ctx is not NULL, so the test branch is dead there.
  */
-static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void *ctx)
+static __always_inline int cp_mem_pipeline(const struct cp_mem_input *s, void *ctx)
 {
 	struct cp_window_verdict v;
 	struct cp_window_entry *e;
@@ -240,13 +240,13 @@ static __always_inline int cp_mem_pipeline(const struct cp_test_sample *s, void 
 }
 
 /* The pipeline for a test program's sample: s->stack_id is its stack. */
-static __always_inline int cp_mem_sample(const struct cp_test_sample *s)
+static __always_inline int cp_mem_sample(const struct cp_mem_input *s)
 {
 	return cp_mem_pipeline(s, NULL);
 }
 
 /* The pipeline for a perf_event program's sample: its user stack read at @ctx. */
-static __always_inline int cp_mem_sample_ctx(const struct cp_test_sample *s, void *ctx)
+static __always_inline int cp_mem_sample_ctx(const struct cp_mem_input *s, void *ctx)
 {
 	return cp_mem_pipeline(s, ctx);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Test entry points into the memory-sample pipeline. BPF_PROG_TEST_RUN cannot
- * run perf_event programs, so these take a synthetic struct cp_test_sample and
+ * run perf_event programs, so these take a synthetic struct cp_mem_input and
  * call the same cp_mem_sample(). Both are "?": not loaded unless a test or a
  * benchmark turns autoload on, so production never loads them (and kernels
  * without syscall programs, < 5.14, still load the rest).
@@ -27,7 +27,7 @@ __u8 cp_fake_ibs_raw[CP_FAKE_IBS_RAW] SEC(".bss") __attribute__((aligned(8)));
 SEC("?syscall")
 int test_sample_read(struct cp_sample_read_ctx *ctx)
 {
-	struct cp_test_sample s = {0};
+	struct cp_mem_input s = {0};
 	struct cp_regs regs;
 
 	__builtin_memcpy(&regs, &ctx->regs, sizeof(regs));
@@ -51,9 +51,9 @@ int test_sample_read(struct cp_sample_read_ctx *ctx)
 
 /* The sample is the context; returns the number of records written. */
 SEC("?syscall")
-int test_mem_sample(struct cp_test_sample *ctx)
+int test_mem_sample(struct cp_mem_input *ctx)
 {
-	struct cp_test_sample s = *ctx;
+	struct cp_mem_input s = *ctx;
 
 	if (!cp_mem_wanted(s.tgid))
 		return 0;
@@ -70,7 +70,7 @@ int bench_mem_sample(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
 	void *end = (void *)(long)skb->data_end;
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 
 	if (data + sizeof(s) > end)
 		return 0;

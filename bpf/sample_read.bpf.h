@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What a perf_event memory sample carries, read into a struct cp_test_sample:
+ * What a perf_event memory sample carries, read into a struct cp_mem_input:
  * the interrupted registers and the kernel's struct perf_sample_data. The
  * perf_event programs (mem_sample.bpf.c) and the test program that feeds them
  * fake registers and sample data (mem_sample_test.bpf.c) share these, so the
@@ -32,7 +32,7 @@
  * first). For sharing it is a store: it takes the line Modified. IbsOpData3
  * in the raw record tells; the op becomes a store, its level kept.
  */
-static __always_inline void cp_sample_read_ibs_rmw(struct cp_test_sample *s,
+static __always_inline void cp_sample_read_ibs_rmw(struct cp_mem_input *s,
 						   const struct perf_sample_data *data, __u64 have)
 {
 	const struct perf_raw_record *raw;
@@ -63,7 +63,7 @@ static __always_inline void cp_sample_read_ibs_rmw(struct cp_test_sample *s,
  * so its samples of the target's system calls arrive here; they are
  * dropped in cp_mem_sample() (stats.kernel_ip).
  */
-static __always_inline void cp_sample_read_regs(struct cp_test_sample *s, const struct cp_regs *r)
+static __always_inline void cp_sample_read_regs(struct cp_mem_input *s, const struct cp_regs *r)
 {
 	s->ip = r->ip;
 	s->kernel = !cp_soft_user_mode(r->cs);
@@ -79,7 +79,7 @@ static __always_inline void cp_sample_read_regs(struct cp_test_sample *s, const 
  * data_src to NA and weight to 0, so all three are safe to read. s->event
  * must be set: an IBS op's raw record is read for read-modify-writes.
  */
-static __always_inline void cp_sample_read_data(struct cp_test_sample *s,
+static __always_inline void cp_sample_read_data(struct cp_mem_input *s,
 						const struct perf_sample_data *data)
 {
 	__u64 have = ~0ULL, weight = 0;

@@ -74,7 +74,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), mm, ea, seg_base = 0;
 	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 }, at;
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 	struct cp_soft_insn *v;
 	struct cp_ip_counts *c;
 	struct cp_cpu_cost *cost;

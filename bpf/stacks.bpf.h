@@ -133,7 +133,7 @@ static __always_inline struct cp_stack_counts cp_stack_counts_of(__u32 what, __u
  * events (cp_stack_due() chose this one: the caller did, or, with
  * CP_STACK_CHOOSE, this function does, before anything is counted). A
  * global function, defined once in
- * maps.bpf.c: the verifier checks it apart, once, and its callers see one
+ * shared.bpf.c: the verifier checks it apart, once, and its callers see one
  * return value instead of its branches. Called inline, those branches
  * multiplied the states on_mem_sample's window loop is walked with past
  * the verifier's million instructions.

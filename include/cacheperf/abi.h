@@ -159,12 +159,13 @@ struct cp_sample {
 _Static_assert(sizeof(struct cp_sample) == 64, "struct cp_sample is ABI");
 
 /*
- * One sample as the BPF pipeline consumes it: the perf_event programs fill it
+ * One sample as the BPF pipeline consumes it (its input, in production and
+ * in tests alike): the perf_event programs fill it
  * from the event, the test program test_mem_sample takes it as its context
  * (BPF_PROG_TEST_RUN cannot run perf_event programs), so tests drive the
  * same kernel code, maps and ring buffer with synthetic samples.
  */
-struct cp_test_sample {
+struct cp_mem_input {
 	__u32 tgid;
 	__u32 tid;
 	__u32 cpu;		/* selects the window: must be below the possible CPUs */
@@ -180,7 +181,7 @@ struct cp_test_sample {
 	__s32 stack_id;
 	__u32 ticks;		/* 1: a timer tick (soft source), counted with the sample */
 };
-_Static_assert(sizeof(struct cp_test_sample) == 64, "struct cp_test_sample is ABI");
+_Static_assert(sizeof(struct cp_mem_input) == 64, "struct cp_mem_input is ABI");
 
 /*
  * Context of the test program test_sample_read: interrupted registers in,
@@ -193,7 +194,7 @@ struct cp_sample_read_ctx {
 	struct cp_regs regs;
 	__u32 event;		/* enum cp_sample_event of the sample (its link's cookie) */
 	__u32 with_raw;		/* point the sample data's raw at cp_fake_ibs_raw */
-	struct cp_test_sample out;
+	struct cp_mem_input out;
 };
 
 /* Key of the per-instruction counter map. */

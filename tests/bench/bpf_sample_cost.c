@@ -285,7 +285,7 @@ cleanup:
 static int run_scenario(struct scenario *sc, int rounds)
 {
 	struct cp_record_ops ops = { .sample = count_record, .ctx = &sc->records };
-	struct cp_test_sample s = {
+	struct cp_mem_input s = {
 		.tgid = sc->tgid, .tid = sc->tgid, .cpu = 0, .ip = 0x401000, .addr = 0x7f0000001000,
 		.data_src = sc->data_src, .weight = 30, .time_ns = 1,
 	};

@@ -1086,7 +1086,7 @@ static void test_alloc_events_leave_room_for_samples(void **state)
 	if (!st.bpf.drop_ringbuf)
 		fail_msg("the storm never filled its share: %s", t.line);
 	for (int i = 0; i < (int)(CP_RINGBUF_BYTES / rec); i++) {
-		struct cp_test_sample smp = {
+		struct cp_mem_input smp = {
 			.tgid = (__u32)t.c.pid, .tid = (__u32)t.c.pid, .ip = 0x1000, .addr = 0x2000 + i,
 			.data_src = PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, L1) |
 				    PERF_MEM_S(LVLNUM, L1),

@@ -109,7 +109,7 @@ struct fake {
 };
 
 /* Runs test_sample_read on @f laid out as the kernel would; returns what it read. */
-static struct cp_test_sample read_sample(struct env *e, const struct btf *btf, const struct fake *f)
+static struct cp_mem_input read_sample(struct env *e, const struct btf *btf, const struct fake *f)
 {
 	struct cp_sample_read_ctx ctx = {
 		.regs = { .ip = f->ip, .cs = f->cs }, .event = f->event, .with_raw = f->raw,
@@ -134,7 +134,7 @@ static struct cp_test_sample read_sample(struct env *e, const struct btf *btf, c
 static void test_read_flags_and_mode(void **state)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 	struct env *e;
 
 	(void)state;
@@ -179,7 +179,7 @@ static void test_ibs_rmw_is_a_store(void **state)
 	struct btf *btf = btf__load_vmlinux_btf();
 	const __u64 flags = PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_RAW;
 	const __u64 as_store = (IBS_LOAD_DRAM & ~0x1fULL) | PERF_MEM_OP_STORE;
-	struct cp_test_sample s;
+	struct cp_mem_input s;
 	struct env *e;
 
 	(void)state;
@@ -208,7 +208,7 @@ static void test_ibs_rmw_is_a_store(void **state)
 /* One sample through test_mem_sample. */
 static void run(struct env *e, __u8 event, bool kernel, __u64 data_src)
 {
-	struct cp_test_sample s = {
+	struct cp_mem_input s = {
 		.tgid = TGID, .tid = TGID, .cpu = 0, .ip = 0x401000, .addr = 0x7f0000001040,
 		.data_src = data_src, .time_ns = 1, .event = event, .kernel = kernel,
 	};

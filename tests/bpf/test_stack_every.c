@@ -38,7 +38,7 @@
 static void feed(struct cacheperf *skel, __u64 ip, int nr_ips, __u64 data_src)
 {
 	for (int i = 0; i < FED; i++) {
-		struct cp_test_sample s = {
+		struct cp_mem_input s = {
 			.tgid = TGID, .tid = TGID, .ip = ip + 16 * (i % nr_ips), .addr = 0x10000 + 64 * i,
 			.data_src = data_src, .time_ns = i + 1, .stack_id = STACK_ID,
 		};

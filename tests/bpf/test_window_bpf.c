@@ -112,7 +112,7 @@ static void env_free(struct env *e)
 static int run(struct env *e, __u32 tgid, __u32 cpu, __u64 ip, __u64 addr, __u64 data_src,
 	       __u64 weight)
 {
-	struct cp_test_sample s = {
+	struct cp_mem_input s = {
 		.tgid = tgid, .tid = tgid + 1, .cpu = cpu, .ip = ip, .addr = addr,
 		.data_src = data_src, .weight = weight, .time_ns = ++e->next_time,
 	};
@@ -513,7 +513,7 @@ static void test_ringbuf_keeps_room_for_processes(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_non_null(links[i]);
 	for (int i = 0; i < (int)(CP_RINGBUF_BYTES / rec) + 16; i++) {
-		struct cp_test_sample s = {
+		struct cp_mem_input s = {
 			.tgid = self, .tid = self, .ip = 0x1000, .addr = 0x2000 + i,
 			.data_src = DS_L1, .time_ns = i + 1,
 		};

@@ -34,7 +34,7 @@ static void add_insn(struct cp_rolling *r, __u64 ip, __u64 loads)
 	assert_int_equal(cp_insn_store__add(cp_rolling__insns(r), &k, &c), 0);
 }
 
-static __u64 loads_of(const struct cp_window *w, __u64 ip)
+static __u64 loads_of(const struct cp_roll_window *w, __u64 ip)
 {
 	struct cp_ip_key k = { .tgid = 7, .ip = ip };
 	const struct cp_insn *in = cp_insn_store__find(w->insns, &k);
@@ -49,7 +49,7 @@ struct want {
 
 static void expect_window(const struct cp_rolling *r, const struct cp_stats *now, struct want x)
 {
-	struct cp_window w;
+	struct cp_roll_window w;
 
 	assert_int_equal(cp_rolling__window(r, NULL, now, &w), 0);
 	assert_int_equal(w.start_ns, x.start_s * SEC);
@@ -57,7 +57,7 @@ static void expect_window(const struct cp_rolling *r, const struct cp_stats *now
 	assert_int_equal(w.bpf.drop_ringbuf, x.drops);
 	for (__u64 i = 0; i < 3; i++)
 		assert_int_equal(loads_of(&w, 0xa + i), x.loads[i]);
-	cp_window_free(&w);
+	cp_roll_window_free(&w);
 }
 
 static void test_old_intervals_age_out(void **state)
@@ -142,7 +142,7 @@ static void test_window_merges_lines_and_sets(void **state)
 	struct cp_ip_key k = { .tgid = 7, .ip = 0x40 };
 	const struct cp_line *line;
 	const struct cp_insn *in;
-	struct cp_window w;
+	struct cp_roll_window w;
 
 	(void)state;
 	/* thread 1 writes bytes 0-3 in one interval, thread 2 bytes 8-11 in the next */
@@ -165,7 +165,7 @@ static void test_window_merges_lines_and_sets(void **state)
 	assert_int_equal(in->nr_sets, 1);
 	assert_int_equal(in->sets[0].misses, 3);
 	assert_int_equal(in->nr_miss_addrs, 2);	/* two distinct lines */
-	cp_window_free(&w);
+	cp_roll_window_free(&w);
 	cp_rolling__free(r);
 }
 
@@ -181,7 +181,7 @@ static void tick(struct cp_rolling *r, struct cp_miss_store *whole, __u32 tid, _
 }
 
 /* The window's line and the run's line of @addr judge sharing alike (soft: within epochs). */
-static void expect_soft_sharing(const struct cp_window *w, const struct cp_miss_store *whole,
+static void expect_soft_sharing(const struct cp_roll_window *w, const struct cp_miss_store *whole,
 				__u64 addr, enum cp_sharing want)
 {
 	const struct cp_line *wl = cp_miss_store__find(w->misses, 7, addr);
@@ -207,7 +207,7 @@ static void test_soft_sharing_through_the_window(void **state)
 	struct cp_miss_store *whole = cp_miss_store__new(&l1, 0);
 	struct cp_stats s = { 0 };
 	struct cp_rolling *r = cp_rolling__new(&l1, 3, 0, &s);
-	struct cp_window w;
+	struct cp_roll_window w;
 
 	(void)state;
 	assert_non_null(whole);
@@ -234,7 +234,7 @@ static void test_soft_sharing_through_the_window(void **state)
 	expect_soft_sharing(&w, whole, fs, CP_SHARING_FALSE);
 	expect_soft_sharing(&w, whole, ts, CP_SHARING_TRUE);
 	expect_soft_sharing(&w, whole, handover, CP_SHARING_NONE);
-	cp_window_free(&w);
+	cp_roll_window_free(&w);
 	cp_rolling__free(r);
 	cp_miss_store__free(whole);
 }
@@ -246,7 +246,7 @@ static void test_histories_from_the_whole_run(void **state)
 	struct cp_insn_store *whole = cp_insn_store__new(16);
 	struct cp_ip_key k = { .tgid = 7, .ip = 0xa };
 	const struct cp_insn_history *h;
-	struct cp_window w;
+	struct cp_roll_window w;
 
 	(void)state;
 	/* a full history that went round: the window's copy is oldest first */
@@ -262,7 +262,7 @@ static void test_histories_from_the_whole_run(void **state)
 	assert_int_equal(h->addrs[CP_INSN_HISTORY - 1], LINE + (CP_INSN_HISTORY + 2) * 64);
 	k.ip = 0xb;
 	assert_null(cp_insn_store__history(w.insns, cp_insn_store__find(w.insns, &k)));
-	cp_window_free(&w);
+	cp_roll_window_free(&w);
 	cp_insn_store__free(whole);
 	cp_rolling__free(r);
 }
@@ -273,7 +273,7 @@ static void test_bounded_however_long(void **state)
 	unsigned int intervals = 6;
 	struct cp_rolling *r = cp_rolling__new(&l1, intervals, 0, &s);
 	size_t per_epoch = CP_ROLL_INSNS / (intervals + 1);
-	struct cp_window w;
+	struct cp_roll_window w;
 
 	(void)state;
 	/* an epoch takes its share of the instructions and counts the rest */
@@ -292,7 +292,7 @@ static void test_bounded_however_long(void **state)
 	assert_int_equal(cp_insn_store__count(w.insns), (intervals + 1) * 100);
 	assert_int_equal(loads_of(&w, 1000 * 1000), 1);
 	assert_int_equal(loads_of(&w, (1000 - intervals - 1) * 1000), 0);
-	cp_window_free(&w);
+	cp_roll_window_free(&w);
 	cp_rolling__free(r);
 	/* more intervals in a window than the ring allows: refused */
 	assert_null(cp_rolling__new(&l1, CP_ROLL_MAX_INTERVALS + 1, 0, &s));

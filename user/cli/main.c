@@ -268,6 +268,16 @@ static int parse_options(struct cp_main *m, int argc, char **argv)
 	}
 	cp_log_init(cp_options_log_level(&m->opts));
 	cp_debuginfod_enable(!m->opts.no_debuginfod);
+	return -1;
+}
+
+/*
+ * The commands that need no live run (--help, --version, --probe, report,
+ * diff), run to their end; for a profile, the outputs checked before
+ * anything runs. Returns -1 to go on profiling, else the exit code.
+ */
+static int run_command(struct cp_main *m)
+{
 	switch (m->opts.mode) {
 	case CP_MODE_HELP:
 		cp_options_usage(stdout);
@@ -590,6 +600,8 @@ int main(int argc, char **argv)
 	}
 	/* Parse options */
 	ret = parse_options(m, argc, argv);
+	if (ret < 0)
+		ret = run_command(m);
 	if (ret >= 0)
 		goto cleanup;
 	cp_session_route_libbpf();

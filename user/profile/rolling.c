@@ -130,7 +130,7 @@ static void window_totals(const struct cp_insn_store *insns, const struct cp_sta
 }
 
 int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *whole,
-		       const struct cp_stats *bpf, struct cp_window *out)
+		       const struct cp_stats *bpf, struct cp_roll_window *out)
 {
 	/* the oldest epoch started: the one after the filling one, once the ring went round */
 	const struct cp_epoch *oldest = &r->ep[r->used < r->nr ? 0 : (r->cur + 1) % r->nr];
@@ -162,11 +162,11 @@ int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *w
 	free(list);
 	return 0;
 nomem:
-	cp_window_free(out);
+	cp_roll_window_free(out);
 	return -ENOMEM;
 }
 
-void cp_window_free(struct cp_window *w)
+void cp_roll_window_free(struct cp_roll_window *w)
 {
 	cp_insn_store__free(w->insns);
 	cp_miss_store__free(w->misses);

@@ -33,8 +33,8 @@
 
 struct cp_rolling;
 
-/* The stores of a window (cp_window_free() them) and its span. */
-struct cp_window {
+/* The stores of a window (cp_roll_window_free() them) and its span. */
+struct cp_roll_window {
 	struct cp_insn_store *insns;
 	struct cp_miss_store *misses;
 	struct cp_stats bpf;		/* the BPF counters' growth over the window */
@@ -76,7 +76,7 @@ const struct cp_insn_store *cp_rolling__last(const struct cp_rolling *r, __u64 *
  * store) has for them, as an access pattern does not age. 0 or -ENOMEM.
  */
 int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *whole,
-		       const struct cp_stats *bpf, struct cp_window *out);
-void cp_window_free(struct cp_window *w);
+		       const struct cp_stats *bpf, struct cp_roll_window *out);
+void cp_roll_window_free(struct cp_roll_window *w);
 
 #endif /* CP_ROLLING_H */

@@ -432,7 +432,7 @@ int cp_profile__summary(struct cp_profile *p, const struct cp_geometry *geo,
 void cp_summary_free(struct cp_summary *s)
 {
 	cp_classification_free(&s->issues);
-	cp_window_free(&s->win);
+	cp_roll_window_free(&s->win);
 }
 
 int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,

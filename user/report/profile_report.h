@@ -91,7 +91,7 @@ int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
 struct cp_summary {
 	struct cp_report report;	/* end_reason says which window */
 	struct cp_classification issues;
-	struct cp_window win;		/* owns the window's stores */
+	struct cp_roll_window win;		/* owns the window's stores */
 	struct cp_geometry geo;		/* the recording's caches, when none were given */
 	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
 	double window_s;		/* span of the summary */

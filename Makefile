@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# cacheperf-bpf build. `make` builds the binary; `make check` and `make demo`
-# first install missing Debian packages (packaging/deps.sh), then build.
+# cacheperf-bpf build. `make` builds the binary; `make demo` and `make check`
+# first install the Debian packages each needs (packaging/deps.sh), then build.
 # Everything generated goes below $(BUILD); V=1 shows full commands.
 
 BUILD		?= build
@@ -60,7 +60,7 @@ BENCH_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(BENCH_SRCS))
 # access patterns in their sources survive into the machine code.
 WL_CFLAGS	:= -g -O1 -fno-omit-frame-pointer -pthread -Wall -Wextra -Itests/workloads
 
-.PHONY: all check test demo deps clean install vmlinux tests bench fuzz deb layers format-check doc-names
+.PHONY: all check test demo deps deps-demo clean install vmlinux tests bench fuzz deb layers format-check doc-names
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -308,15 +308,21 @@ format-check:
 test: tests
 	$(Q)tests/run.sh $(BUILD)
 
-demo: deps
-	$(Q)$(MAKE) all $(WL_BINS)
+# the workloads tests/demo.sh runs: the C ones, no C++ allocator
+DEMO_WLS	:= $(BUILD)/tests/workloads/false_sharing $(BUILD)/tests/workloads/soft_loop
+
+demo: deps-demo
+	$(Q)$(MAKE) all $(DEMO_WLS)
 	$(Q)tests/demo.sh $(BUILD)
 
 bench: tests
 	$(Q)tests/bench/run.sh $(BUILD)
 
 deps:
-	$(Q)packaging/deps.sh
+	$(Q)packaging/deps.sh check
+
+deps-demo:
+	$(Q)packaging/deps.sh demo
 
 vmlinux:
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

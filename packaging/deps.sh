@@ -1,23 +1,39 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Installs every build and test dependency of cacheperf-bpf from Debian's
-# archive. Idempotent: when every package is present it does nothing.
+# Installs cacheperf-bpf's dependencies from Debian's archive:
+#   deps.sh demo    what `make demo` needs: build the profiler, run its demo
+#   deps.sh [check] that and what `make check` needs besides (test tools,
+#                   allocators and services the tests profile, readers of
+#                   the outputs, packaging)
+# Idempotent: when every package is present it does nothing.
 set -eu
 
-pkgs=(
-	make gcc clang clang-format llvm pkg-config libclang-rt-14-dev
+demo_pkgs=(
+	make gcc clang llvm pkg-config
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev zlib1g-dev
-	libzydis-dev
-	protobuf-c-compiler libprotobuf-c-dev golang-go
+	libzydis-dev protobuf-c-compiler libprotobuf-c-dev
+	procps
+)
+check_pkgs=(
+	clang-format libclang-rt-14-dev golang-go
 	libcmocka-dev
 	chromium
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
-	procps util-linux iproute2 debuginfod
+	util-linux iproute2 debuginfod
 	redis-server redis-tools
 	prometheus prometheus-node-exporter curl python3-yaml
 	debhelper dpkg-dev lintian fakeroot groff-base
 )
+
+case "${1:-check}" in
+demo) pkgs=("${demo_pkgs[@]}") ;;
+check) pkgs=("${demo_pkgs[@]}" "${check_pkgs[@]}") ;;
+*)
+	echo "usage: deps.sh [demo|check]" >&2
+	exit 2
+	;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -118,7 +118,7 @@ if [ -z "${missing_series:-}" ]; then _ok "self metrics, source info and other a
 # same comm, container (none) and cgroup (this test's), so the file must hold
 # one series for them, never the same series twice (promtool would refuse it).
 # Each lingers 4 s without a fault: a process gone before its first record is
-# handled has no comm to label (README, -a), and a loaded machine drains late.
+# handled has no comm to label (docs/usage.md, -a), and a loaded machine drains late.
 twins="$WL/fault_loop 2 twin 4 & $WL/fault_loop 2 twin 4; wait"
 churn_series() { grep -c "^cacheperf_issue_miss_share_ratio{.*comm=\"twin\".*$want" "$1"; }
 run_cmd "$BIN" --source faults -i 1 --prom-file "$work/twins.prom" -o /dev/null -- sh -c "$twins"

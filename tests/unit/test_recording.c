@@ -476,7 +476,8 @@ static void test_header_sources(void **state)
 			assert_string_equal(cp_source_name(out.source), cases[i].name);
 		} else {
 			assert_int_not_equal(cp_rec_decode_info(&c, &out, err, sizeof(err)), 0);
-			snprintf(want, sizeof(want), "unknown sample source %u", cases[i].kind);
+			snprintf(want, sizeof(want), "sample source %u (%s) is no run's source",
+				 cases[i].kind, cases[i].kind ? "?" : "auto");
 			if (!strstr(err, want))
 				fail_msg("source %u: \"%s\"", cases[i].kind, err);
 		}

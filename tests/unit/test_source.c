@@ -66,6 +66,50 @@ static void test_unknown(void **state)
 }
 
 /*
+ * Each row as the code before the table decided it: a PMU's samples (PEBS,
+ * IBS) carry latency and weigh misses, IBS samples every op; soft ticks weigh
+ * time; page faults are samples of every access; auto is no run's source.
+ */
+static void test_rows(void **state)
+{
+	static const struct {
+		enum cp_source_kind kind;
+		struct cp_source_desc want;
+	} rows[] = {
+		{CP_SOURCE_AUTO,
+		 {"auto", false, false, false, false, false, false, CP_IMPACT_MISSES,
+		  "share of the sampled misses"}},
+		{CP_SOURCE_PEBS,
+		 {"pebs", true, true, false, false, true, false, CP_IMPACT_MISSES,
+		  "share of the sampled misses"}},
+		{CP_SOURCE_IBS,
+		 {"ibs", true, true, true, false, true, false, CP_IMPACT_MISSES,
+		  "share of the sampled misses"}},
+		{CP_SOURCE_SOFT,
+		 {"soft", true, false, false, true, false, true, CP_IMPACT_TIME,
+		  "share of the time samples"}},
+		{CP_SOURCE_FAULTS,
+		 {"faults", true, false, false, true, false, false, CP_IMPACT_FAULTS,
+		  "share of the sampled misses (page faults)"}},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct cp_source_desc *d = cp_source_of(rows[i].kind), *w = &rows[i].want;
+
+		assert_string_equal(d->name, w->name);
+		assert_int_equal(d->recordable, w->recordable);
+		assert_int_equal(d->needs_pmu, w->needs_pmu);
+		assert_int_equal(d->every_op, w->every_op);
+		assert_int_equal(d->forwards_all, w->forwards_all);
+		assert_int_equal(d->has_latency, w->has_latency);
+		assert_int_equal(d->by_time, w->by_time);
+		assert_int_equal(d->impact, w->impact);
+		assert_string_equal(d->impact_text, w->impact_text);
+	}
+}
+
+/*
  * What a row must hold for the code that reads it: auto is chosen before
  * a run and never one's; a run's source without a PMU cannot tell a hit
  * from a miss, so it forwards every access; time is measured by ticks
@@ -97,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_rows_hold),
 	};
 

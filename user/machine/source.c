@@ -19,7 +19,7 @@ static const struct cp_source_desc sources[] = {
 			      "share of the sampled misses (page faults)"},
 };
 
-/* what reports of older versions, which named no source, measured */
+/* a kind or name no row has: nothing is assumed of its samples */
 static const struct cp_source_desc unknown = {
 	.name = "?", .impact = CP_IMPACT_MISSES, .impact_text = "share of the sampled misses"};
 

@@ -48,9 +48,8 @@ struct cp_source_desc {
 const struct cp_source_desc *cp_source_of(enum cp_source_kind kind);
 
 /*
- * The row named @name (a report's source, read back from a recording or a
- * JSON report); for NULL or a name no row has, the "?" row (its impact:
- * sampled misses, what reports of older versions measured).
+ * The row named @name (a report's source: cp_source_name() of its run's
+ * kind); for NULL or a name no row has, the "?" row, which has nothing.
  */
 const struct cp_source_desc *cp_source_named(const char *name);
 

@@ -213,7 +213,8 @@ int cp_rec_decode_info(struct cp_rec_cursor *c, struct cp_run_info *out, char *e
 	    cp_rec_get_u32(c, &out->window_ratio_ppm) || cp_rec_get_u32(c, &slots))
 		return short_read(c, err, sz, "the header");
 	if (!cp_source_of((enum cp_source_kind)v[0])->recordable)
-		return bad(c, err, sz, "unknown sample source %u", v[0]);
+		return bad(c, err, sz, "sample source %u (%s) is no run's source", v[0],
+			   cp_source_name((enum cp_source_kind)v[0]));
 	out->source = (enum cp_source_kind)v[0];
 	out->launched = v[1] != 0;
 	if (slots != CP_CACHE_NR_SLOTS)

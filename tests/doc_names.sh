@@ -3,48 +3,64 @@
 #
 # `make doc-names`: docs/architecture.md is the map of the code, and a map
 # that names what is gone sends a reader nowhere. Every `name()` it quotes
-# must appear as a call or definition in the sources (user/, bpf/,
-# include/, tests/, packaging/), every path it quotes must exist (from the
-# top, from user/, or as a file name somewhere there), and every .c file of
-# user/ must be named in it. Prints each miss; exit status 1 on any.
+# (with or without arguments) must appear as a call or definition in the
+# sources (user/, bpf/, include/, tests/, packaging/), every path it quotes
+# must exist (from the top, or user/, docs/, include/, tests/; a file name
+# alone somewhere there; build/ is made, not checked), and every .c file of
+# user/ must be named in it. Fenced blocks are left out. Prints each miss;
+# exit status 1 on any.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-doc=$root/docs/architecture.md
+doc=${CP_DOC:-$root/docs/architecture.md}	# CP_DOC: another copy (tests/e2e/test_doc_names.sh)
 cd "$root" || exit 1
 
 src_dirs=(user bpf include tests packaging)
 bad=0
 miss() {
-	echo "doc-names: docs/architecture.md: $*" >&2
+	echo "doc-names: ${doc#"$root"/}: $*" >&2
 	bad=1
 }
 
-# the sources once, for the names: one text to search
-corpus=$(mktemp)
-trap 'rm -f "$corpus"' EXIT
-find "${src_dirs[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' -o -name '*.sh' \) \
-	-print0 | xargs -0 cat >"$corpus"
-files=$(find "${src_dirs[@]}" -type f -printf '%f\n' | sort -u)
+# every identifier the sources call or define (followed by its "("), every file name
+declare -A called=() file=()
+while IFS= read -r n; do called[$n]=1; done < <(find "${src_dirs[@]}" -type f \( -name '*.c' \
+	-o -name '*.h' -o -name '*.cpp' -o -name '*.S' -o -name '*.sh' \) -print0 |
+	xargs -0 -r grep -ohE '[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | sort -u)
+while IFS= read -r f; do file[$f]=1; done < <(find "${src_dirs[@]}" -type f | sed 's,.*/,,')
 
-# backquoted tokens, one per line
-tokens=$(grep -o '`[^`]*`' "$doc" | tr -d '`' | sort -u)
+# backquoted tokens, fenced blocks left out, a span that breaks a line joined
+tokens=$(awk '/^```/ { fenced = !fenced; next } !fenced' "$doc" | tr '\n' ' ' |
+	grep -o '`[^`]*`' | tr -d '`' | sort -u)
 
 while IFS= read -r t; do
 	case "$t" in
-	*'()')
-		name=${t%()}
-		# an identifier, maybe an abbreviation of the one before (`__on_free()`)
-		[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
-		grep -qF -- "$name(" "$corpus" || miss "names $t, which no source calls or defines"
+	build/* | '$(BUILD)'/*)
+		continue # made by the build: not in a fresh clone
 		;;
-	*/*.c | */*.h | */*.sh | */*.S | */*.md | */*.py | */*.proto)
-		[[ $t =~ ^[A-Za-z0-9_./-]+$ ]] || continue
-		[ -e "$t" ] || [ -e "user/$t" ] || [ -e "docs/$t" ] ||
-			miss "names $t, which does not exist"
+	[A-Za-z_]*'('*')')
+		# a call, with or without arguments: its function's name
+		name=${t%%(*}
+		[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+		if [[ $name == __* ]]; then
+			# an abbreviation of the name before it (`__on_free()`)
+			printf '%s\n' "${!called[@]}" | grep -q -- "[A-Za-z0-9_]${name}\$" ||
+				miss "names $t, which no source calls or defines"
+		elif [ -z "${called[$name]:-}" ]; then
+			miss "names $t, which no source calls or defines"
+		fi
+		;;
+	*/*)
+		# a path of the tree (a folder ends in /), from the top or a root it is read from
+		[[ $t =~ ^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*/?$ ]] || continue
+		found=
+		for r in . user docs include tests; do
+			[ -e "$r/$t" ] && found=1 && break
+		done
+		[ -n "$found" ] || miss "names $t, which does not exist"
 		;;
 	*.c | *.h)
 		[[ $t =~ ^[A-Za-z0-9_.-]+$ ]] || continue
-		grep -qxF -- "$t" <<<"$files" || miss "names $t, which no folder holds"
+		[ -n "${file[$t]:-}" ] || miss "names $t, which no folder holds"
 		;;
 	esac
 done <<<"$tokens"

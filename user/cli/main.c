@@ -2,7 +2,8 @@
 /*
  * cacheperf-bpf: why does a program miss in the CPU cache?
  *
- * main() is the table of contents: parse options -> check capabilities ->
+ * main() is the table of contents: parse options -> run a command that
+ * needs no live run (run_command(): --probe, report, diff) -> check capabilities ->
  * choose the source -> hold or check the targets -> open, configure, load
  * and attach the BPF programs -> loop -> final report -> cleanup.
  */

@@ -5,7 +5,8 @@
  * judge in the per-CPU miss-ratio window, forward to the ring buffer.
  * Every entry point (the perf_event programs, the test and bench programs,
  * the soft-tick source) builds a struct cp_mem_input and calls
- * cp_mem_sample(), so what the tests run is what profiles.
+ * cp_mem_sample_ctx() (the tests' programs, without a perf_event context:
+ * cp_mem_sample()), so what the tests run is what profiles.
  */
 #ifndef CACHEPERF_MEM_SAMPLE_BPF_H
 #define CACHEPERF_MEM_SAMPLE_BPF_H

@@ -4,7 +4,8 @@
 # `make doc-names`: docs/architecture.md is the map of the code, and a map
 # that names what is gone sends a reader nowhere. Every `name()` it quotes
 # (with or without arguments) must appear as a call or definition in the
-# sources (user/, bpf/, include/, tests/, packaging/), every path it quotes
+# sources (user/, bpf/, include/, tests/, packaging/), every `struct cp_*`
+# and `CP_*` name in them too, every path it quotes
 # must exist (from the top, or user/, docs/, include/, tests/; a file name
 # alone somewhere there; build/ is made, not checked), and every .c file of
 # user/ must be named in it. Fenced blocks are left out. Prints each miss;
@@ -27,6 +28,11 @@ while IFS= read -r n; do called[$n]=1; done < <(find "${src_dirs[@]}" -type f \(
 	-o -name '*.h' -o -name '*.cpp' -o -name '*.S' -o -name '*.sh' \) -print0 |
 	xargs -0 -r grep -ohE '[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | sort -u)
 while IFS= read -r f; do file[$f]=1; done < <(find "${src_dirs[@]}" -type f | sed 's,.*/,,')
+# and every struct cp_* and CP_* name they spell
+declare -A word=()
+while IFS= read -r w; do word[$w]=1; done < <(find "${src_dirs[@]}" -type f \( -name '*.c' \
+	-o -name '*.h' -o -name '*.cpp' -o -name '*.S' \) -print0 |
+	xargs -0 -r grep -ohE 'struct cp_[A-Za-z0-9_]+|\bCP_[A-Z0-9_]+' | sed 's/  */ /' | sort -u)
 
 # backquoted tokens, fenced blocks left out, a span that breaks a line joined
 tokens=$(awk '/^```/ { fenced = !fenced; next } !fenced' "$doc" | tr '\n' ' ' |
@@ -34,6 +40,11 @@ tokens=$(awk '/^```/ { fenced = !fenced; next } !fenced' "$doc" | tr '\n' ' ' |
 
 while IFS= read -r t; do
 	case "$t" in
+	'struct cp_'* | CP_*)
+		# the project's own types and constants (struct perf_tool is perf's)
+		[[ $t =~ ^(struct\ cp_[A-Za-z0-9_]+|CP_[A-Z0-9_]+)$ ]] || continue
+		[ -n "${word[$t]:-}" ] || miss "names $t, which no source spells"
+		;;
 	build/* | '$(BUILD)'/*)
 		continue # made by the build: not in a fresh clone
 		;;

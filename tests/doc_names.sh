@@ -22,17 +22,20 @@ miss() {
 	bad=1
 }
 
-# every identifier the sources call or define (followed by its "("), every file name
-declare -A called=() file=()
-while IFS= read -r n; do called[$n]=1; done < <(find "${src_dirs[@]}" -type f \( -name '*.c' \
-	-o -name '*.h' -o -name '*.cpp' -o -name '*.S' -o -name '*.sh' \) -print0 |
-	xargs -0 -r grep -ohE '[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | sort -u)
+# one pass over the sources: every identifier they call or define (followed
+# by its "("), every struct cp_* and CP_* name the C sources spell; and
+# every file name
+declare -A called=() word=() file=()
+while IFS=: read -r path w; do
+	case "$w" in
+	*'(') called[${w%(}]=1 ;;&
+	*'(' | struct\ cp_* | CP_*) [[ $path == *.sh ]] || word[${w%(}]=1 ;;
+	esac
+done < <(find "${src_dirs[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \
+	-o -name '*.S' -o -name '*.sh' \) -print0 |
+	xargs -0 -r grep -oHE 'struct cp_[A-Za-z0-9_]+|[A-Za-z_][A-Za-z0-9_]*\(|\bCP_[A-Z0-9_]+' |
+	sort -u)
 while IFS= read -r f; do file[$f]=1; done < <(find "${src_dirs[@]}" -type f | sed 's,.*/,,')
-# and every struct cp_* and CP_* name they spell
-declare -A word=()
-while IFS= read -r w; do word[$w]=1; done < <(find "${src_dirs[@]}" -type f \( -name '*.c' \
-	-o -name '*.h' -o -name '*.cpp' -o -name '*.S' \) -print0 |
-	xargs -0 -r grep -ohE 'struct cp_[A-Za-z0-9_]+|\bCP_[A-Z0-9_]+' | sed 's/  */ /' | sort -u)
 
 # backquoted tokens, fenced blocks left out, a span that breaks a line joined
 tokens=$(awk '/^```/ { fenced = !fenced; next } !fenced' "$doc" | tr '\n' ' ' |
@@ -83,5 +86,5 @@ while IFS= read -r f; do
 		miss "does not name $f"
 done < <(find user -name '*.c' | sort)
 
-[ "$bad" -eq 0 ] && echo "doc-names: ok (every name and path docs/architecture.md quotes exists)"
+[ "$bad" -eq 0 ] && echo "doc-names: ok (every name and path ${doc#"$root"/} quotes exists)"
 exit "$bad"

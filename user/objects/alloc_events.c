@@ -27,7 +27,6 @@ const char *cp_obj_event_kind_name(unsigned int kind)
 bool cp_alloc_event_site(const struct cp_object_event *ev, __u64 *caller, __s64 *stack_id)
 {
 	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
-
 	bool fresh = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_MAP;
 
 	/* what cp_alloc_event_apply() refuses names no site either */

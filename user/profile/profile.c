@@ -207,18 +207,17 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 	switch (type) {
 	case CP_REC_OBJECT: {
+		bool applied = !cp_alloc_event_apply(p->objects, data, size);
 		struct cp_object_event ev;
 
 		memcpy(&ev, data, sizeof(ev));
 		/* an object from the chunk headers is no event of the probes */
-		if (!(ev.flags & CP_OBJ_EV_F_CHUNK)) {
-			cp_alloc_event_apply(p->objects, data, size);
+		if (!(ev.flags & CP_OBJ_EV_F_CHUNK))
 			p->object_events++;
-		} else if (!cp_alloc_event_apply(p->objects, data, size)) {
+		else if (applied)
 			p->chunk_objects++;
-		} else {
+		else
 			return 0; /* not kept: find_chunk() tries again, nothing to replay */
-		}
 		break;
 	}
 	case CP_REC_PROC: {

@@ -14,7 +14,8 @@
 #   classify  Algorithm 1: stores to issues, hints
 #   breakpoints which instructions to watch, and their findings (pure)
 #   report    text, JSON, Prometheus: rendering what profile and classify hold
-#   export    pprof and folded stacks: the profile for other tools (docs/pprof.md)
+#   export    pprof and folded stacks: the profile for other tools (docs/pprof.md);
+#             the table of every output (export/outputs.h)
 #   record    recordings: format, I/O, the recorder, the replay
 #   live      the BPF skeleton, perf events, probes, signals, the live run loop
 #   cli       main, options, targets, the report command

@@ -27,15 +27,11 @@
 #include "live/run.h"
 #include "cli/diff_cmd.h"
 #include "cli/report_cmd.h"
-#include "export/export.h"
-#include "export/pprof_dir.h"
-#include "report/prom_file.h"
+#include "export/outputs.h"
 #include "record/recorder.h"
 #include "report/report.h"
-#include "report/report_emit.h"
 #include "live/session.h"
 #include "live/signals.h"
-#include "report/summary_out.h"
 #include "machine/sysinfo.h"
 #include "machine/net_reach.h"
 #include "symbols/debuginfod.h"
@@ -72,9 +68,8 @@ struct cp_main {
 	bool alive[CP_MAX_TGIDS];
 	bool alive_fresh;
 	struct cp_run_info info;
-	struct cp_report_opts ro;	/* where reports go, for the summaries */
-	struct cp_summary_out sum;	/* rolling summaries: status line, --prom-file */
-	struct cp_pprof_dir pdir;	/* --pprof-dir */
+	struct cp_report_opts ro;	/* where reports go */
+	struct cp_outputs outs;		/* the run's outputs (export/outputs.h) */
 	char err[768];
 };
 
@@ -104,20 +99,7 @@ static void fill_info(struct cp_main *m)
 	memcpy(in->cache, m->geo.slot, sizeof(in->cache));
 }
 
-/* cp_report_opts.after: --pprof and --folded, of the report's profile and issues. */
-static int export_after(void *ctx, struct cp_profile *p, const struct cp_classification *issues,
-			char *err, size_t err_sz)
-{
-	const struct cp_main *m = ctx;
-	struct cp_export_opts o = {
-		.pprof = m->opts.pprof, .folded = m->opts.folded,
-		.live = m->opts.mode != CP_MODE_REPORT,
-	};
-
-	return cp_export_write(p, issues, &o, err, err_sz);
-}
-
-/* Where reports go and how issues are judged: -o, --json and the filters. */
+/* Where the outputs go and how issues are judged: their paths and the filters. */
 static struct cp_report_opts report_opts(const struct cp_main *m)
 {
 	return (struct cp_report_opts){
@@ -125,50 +107,38 @@ static struct cp_report_opts report_opts(const struct cp_main *m)
 		.html = m->opts.html,
 		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
 		.prom_pid_label = m->opts.prom_pid_label,
+		.pprof = m->opts.pprof, .folded = m->opts.folded,
+		.pprof_dir = m->opts.mode == CP_MODE_PROFILE ? m->opts.pprof_dir : NULL,
+		.pprof_keep = m->opts.pprof_keep,
+		.record = m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path,
 		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
-		.after = m->opts.pprof || m->opts.folded ? export_after : NULL,
-		.after_ctx = (void *)m,
 		.callers = m->opts.callers,
 	};
 }
 
-/* SIGUSR1: the summary of the last window. */
+/* SIGUSR1: the summary of the last window as a report. */
 static void print_summary(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
 
-	if (cp_summary_out_print(&m->sum, p, m->err, sizeof(m->err)))
+	if (cp_outputs_write(&m->outs, CP_OUT_USR1, p, m->err, sizeof(m->err)))
 		cp_err("%s", m->err);
-}
-
-/* --pprof-dir: the interval's profile; a failure said once until it works again. */
-static void pprof_interval(struct cp_main *m, struct cp_profile *p)
-{
-	if (!cp_pprof_dir_interval(&m->pdir, p, &m->geo, &m->opts.classify, m->err,
-				   sizeof(m->err))) {
-		m->pdir.failing = false;
-		return;
-	}
-	if (!m->pdir.failing)
-		cp_warn("%s", m->err);
-	m->pdir.failing = true;
 }
 
 static void on_interval(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
 
-	cp_summary_out_interval(&m->sum, p);
-	if (m->opts.pprof_dir)
-		pprof_interval(m, p);
+	cp_outputs_write(&m->outs, CP_OUT_INTERVAL, p, m->err, sizeof(m->err));
 }
 
-/* SIGHUP: the Prometheus file now (its failure was said by the writer). */
+/* SIGHUP: the Prometheus file now. */
 static void on_reopen(struct cp_profile *p, void *ctx)
 {
 	struct cp_main *m = ctx;
 
-	cp_summary_out_prom(&m->sum, p, m->err, sizeof(m->err));
+	if (cp_outputs_write(&m->outs, CP_OUT_HUP, p, m->err, sizeof(m->err)))
+		cp_warn("%s", m->err);
 }
 
 /* The sampling PMU this machine has, for cacheperf_source_info. */
@@ -177,56 +147,10 @@ static const char *pmu_name(const struct cp_pmus *pmus)
 	return pmus->nr_core ? "pebs" : pmus->has_ibs ? "ibs" : "none";
 }
 
-/* The report of the profile so far: text to -o or stdout, JSON to --json. */
-/* Writes the report (-o, --json); says why not and returns < 0 when it could not. */
-static int write_report(struct cp_profile *p, struct cp_main *m)
-{
-	struct cp_report_opts o = report_opts(m);
-	int ret = cp_profile__report(p, &m->geo, &o, m->err, sizeof(m->err));
-
-	if (ret)
-		cp_err("%s", m->err);
-	return ret;
-}
-
-
 static int fail(struct cp_main *m, int ret)
 {
 	cp_err("%s", m->err);
 	return ret;
-}
-
-/*
- * -o, --json and --record: a file we could not write, or a symbolic link we
- * will not write through, is said before anything runs. 0 or < 0 with m->err.
- */
-static int check_outputs(struct cp_main *m)
-{
-	const struct {
-		const char *opt, *path;
-	} outs[] = {
-		{ "-o", m->opts.output },
-		{ "--json", m->opts.json },
-		{ "--html", m->opts.html },
-		{ "--record", m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path },
-		{ "--pprof", m->opts.pprof },
-		{ "--folded", m->opts.folded },
-	};
-	char why[512];
-	int ret;
-
-	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-		if (!outs[i].path || strcmp(outs[i].path, "-") == 0)
-			continue;
-		ret = cp_out_file_try(outs[i].path, why, sizeof(why));
-		if (ret) {
-			snprintf(m->err, sizeof(m->err), "%s: %s", outs[i].opt, why);
-			return ret;
-		}
-	}
-	if (m->opts.pprof_dir && m->opts.mode == CP_MODE_PROFILE)
-		return cp_pprof_dir_check(m->opts.pprof_dir, m->err, sizeof(m->err));
-	return 0;
 }
 
 /*
@@ -293,8 +217,7 @@ static int run_command(struct cp_main *m)
 		struct cp_report_opts o = report_opts(m);
 
 		debuginfod_check();
-		if ((o.prom && cp_prom_file_check(o.prom, m->err, sizeof(m->err))) ||
-		    check_outputs(m))
+		if (cp_outputs_check(&o, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		if (cp_replay_report(m->opts.report_path, &o, cp_log_file(CP_LOG_WARNING), m->err,
 				     sizeof(m->err)))
@@ -305,20 +228,22 @@ static int run_command(struct cp_main *m)
 		struct cp_report_opts o = report_opts(m);
 		struct cp_diff_counts c;
 
-		if (check_outputs(m) || cp_diff_cmd(m->opts.diff_paths[0], m->opts.diff_paths[1],
+		if (cp_outputs_check(&o, m->err, sizeof(m->err)) ||
+		    cp_diff_cmd(m->opts.diff_paths[0], m->opts.diff_paths[1],
 						    &o, stderr, &c, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return m->opts.fail_on_new && c.added ? CP_EXIT_NEW_ISSUES : CP_EXIT_OK;
 	}
 	case CP_MODE_PROFILE:
-	default:
+	default: {
+		struct cp_report_opts o = report_opts(m);
+
 		debuginfod_check();
 		/* a file we could not write is said before anything runs */
-		if ((m->opts.prom_file &&
-		     cp_prom_file_check(m->opts.prom_file, m->err, sizeof(m->err))) ||
-		    check_outputs(m))
+		if (cp_outputs_check(&o, m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return -1;
+	}
 	}
 }
 
@@ -567,20 +492,19 @@ static int run(struct cp_main *m)
 
 	/* Loop until the duration, a signal or the targets' exit */
 	m->ro = report_opts(m);
-	m->pdir = (struct cp_pprof_dir){ .dir = m->opts.pprof_dir, .keep = m->opts.pprof_keep };
-	cp_summary_out_init(&m->sum, &m->ro, &m->geo, pmu_name(m->pmus), true,
-			    !m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
+	cp_outputs_init(&m->outs, &m->ro, &m->geo, pmu_name(m->pmus), true,
+			!m->opts.quiet && isatty(STDERR_FILENO) ? stderr : NULL);
 	if (cp_live__run(m->live, &lcfg, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
-	/* the last window's metrics stay for the scraper */
-	cp_summary_out_prom(&m->sum, prof, m->err, sizeof(m->err));
 
-	/* Final report, then the recording's end: it has what the report read */
-	lost = write_report(prof, m);
+	/* Final report and outputs, then the recording's end: it has what the report read */
+	lost = cp_outputs_write(&m->outs, CP_OUT_END, prof, m->err, sizeof(m->err));
+	if (lost)
+		cp_err("%s", m->err);
 	ret = cp_live__finish(m->live, m->err, sizeof(m->err));
 	if (ret)
 		return fail(m, CP_EXIT_RUNTIME);
-	/* the report is what the run was for: not written, the run failed */
+	/* the outputs are what the run was for: one not written, the run failed */
 	if (lost)
 		return CP_EXIT_RUNTIME;
 	if (m->have_child && m->child.exited)
@@ -643,7 +567,7 @@ cleanup:
 	cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);
-	cp_pprof_dir_free(&m->pdir);
+	cp_outputs_free(&m->outs);
 	for (int i = 0; i < m->nr_cpu; i++)
 		cp_cpu_src_close(&m->cpu[i]);
 	free(m);

@@ -5,7 +5,7 @@
 
 #include "cli/report_cmd.h"
 #include "machine/source.h"
-#include "report/summary_out.h"
+#include "export/outputs.h"
 
 int cp_replay_open(const char *path, const struct cp_report_opts *o, FILE *warn,
 		   struct cp_replay **out, char *err, size_t err_sz)
@@ -28,6 +28,8 @@ int cp_replay_open(const char *path, const struct cp_report_opts *o, FILE *warn,
 int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *warn, char *err,
 		     size_t err_sz)
 {
+	const struct cp_source_desc *src;
+	struct cp_outputs outs;
 	struct cp_replay *r;
 	struct cp_profile *p;
 	int ret;
@@ -36,16 +38,11 @@ int cp_replay_report(const char *path, const struct cp_report_opts *o, FILE *war
 	if (ret)
 		return ret;
 	p = cp_replay__profile(r);
-	ret = cp_profile__report(p, NULL, o, err, err_sz);
-	if (!ret && o->prom) {
-		struct cp_summary_out so;
-		const struct cp_source_desc *src = cp_source_of(cp_profile__info(p)->source);
-
-		/* the recording does not say which PMU the machine had, unless it sampled one */
-		cp_summary_out_init(&so, o, NULL, src->needs_pmu ? src->name : "unknown", false,
-				    NULL);
-		ret = cp_summary_out_prom(&so, p, err, err_sz);
-	}
+	src = cp_source_of(cp_profile__info(p)->source);
+	/* the recording does not say which PMU the machine had, unless it sampled one */
+	cp_outputs_init(&outs, o, NULL, src->needs_pmu ? src->name : "unknown", false, NULL);
+	ret = cp_outputs_write(&outs, CP_OUT_END, p, err, err_sz);
+	cp_outputs_free(&outs);
 	cp_replay__free(r);
 	return ret;
 }

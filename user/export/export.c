@@ -161,8 +161,8 @@ static int write_folded(void *ctx, FILE *f)
 	return cp_folded__write(ctx, f);
 }
 
-static int export_folded(struct cp_profile *p, const struct cp_classification *issues,
-			 const char *path, char *err, size_t err_sz)
+int cp_export_folded_file(struct cp_profile *p, const struct cp_classification *issues,
+			  const char *path, char *err, size_t err_sz)
 {
 	struct folded_walk w = {.f = cp_folded__new()};
 	int ret = w.f ? 0 : -ENOMEM;
@@ -191,34 +191,22 @@ static __s64 run_duration_ns(const struct cp_profile *p)
 	return e.end_ns > p->info.start_ns ? (__s64)(e.end_ns - p->info.start_ns) : 0;
 }
 
-static int export_pprof(struct cp_profile *p, const struct cp_classification *issues,
-			const struct cp_export_opts *o, char *err, size_t err_sz)
+int cp_export_pprof_file(struct cp_profile *p, const struct cp_classification *issues,
+			 const char *path, bool live, char *err, size_t err_sz)
 {
 	/* a recording has no time of day: its clock was the recording machine's monotonic one */
-	__s64 t = o->live ? (__s64)cp_wall_ns_of(p->info.start_ns) : 0;
+	__s64 t = live ? (__s64)cp_wall_ns_of(p->info.start_ns) : 0;
 	__u8 *gz;
 	size_t len;
 	int ret = cp_export_pprof(p, issues, cp_stack_walk_of_profile(p), t, run_duration_ns(p),
 				  &gz, &len);
 
 	if (ret) {
-		snprintf(err, err_sz, "cannot make the pprof profile for %s: %s", o->pprof,
+		snprintf(err, err_sz, "cannot make the pprof profile for %s: %s", path,
 			 strerror(-ret));
 		return ret;
 	}
-	ret = cp_export_file(o->pprof, gz, len, NULL, err, err_sz);
+	ret = cp_export_file(path, gz, len, NULL, err, err_sz);
 	free(gz);
-	return ret;
-}
-
-int cp_export_write(struct cp_profile *p, const struct cp_classification *issues,
-		    const struct cp_export_opts *o, char *err, size_t err_sz)
-{
-	int ret = 0;
-
-	if (o->pprof)
-		ret = export_pprof(p, issues, o, err, err_sz);
-	if (!ret && o->folded)
-		ret = export_folded(p, issues, o->folded, err, err_sz);
 	return ret;
 }

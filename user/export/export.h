@@ -20,12 +20,6 @@
 #include "profile/profile.h"
 #include "util/out_file.h"
 
-struct cp_export_opts {
-	const char *pprof;  /* --pprof FILE; NULL: none */
-	const char *folded; /* --folded FILE ("-": stdout); NULL: none */
-	bool live;	    /* a live run: the profile's time of day is known */
-};
-
 /*
  * The gzipped pprof profile of the stacks of @w in a new buffer @*gz (free()
  * it): @p's source says the sample types, @issues (NULL: none) the issue
@@ -44,10 +38,15 @@ int cp_export_file(const char *path, const __u8 *data, size_t len, struct cp_out
 		   size_t err_sz);
 
 /*
- * Writes @o's outputs of the whole run of @p, its issues @issues (NULL:
- * none). 0, or < 0 with @err naming the file not written.
+ * --pprof: the pprof profile of the whole run of @p, its issues @issues
+ * (NULL: none) labelling the samples, to @path; @live: a live run, whose
+ * time of day is known. 0, or < 0 with @err naming the file not written.
  */
-int cp_export_write(struct cp_profile *p, const struct cp_classification *issues,
-		    const struct cp_export_opts *o, char *err, size_t err_sz);
+int cp_export_pprof_file(struct cp_profile *p, const struct cp_classification *issues,
+			 const char *path, bool live, char *err, size_t err_sz);
+
+/* --folded: the collapsed stacks of the whole run to @path ("-": stdout); as above. */
+int cp_export_folded_file(struct cp_profile *p, const struct cp_classification *issues,
+			  const char *path, char *err, size_t err_sz);
 
 #endif /* CP_EXPORT_H */

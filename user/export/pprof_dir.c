@@ -11,8 +11,6 @@
 
 #include "export/export.h"
 #include "export/pprof_dir.h"
-#include "report/profile_report.h"
-#include "report/summary_out.h"
 #include "util/clock.h"
 #include "util/grow.h"
 #include "util/out_file.h"
@@ -247,13 +245,10 @@ static int put_profile(struct cp_pprof_dir *d, __u64 unix_s, const __u8 *gz, siz
 }
 
 int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
-			  const struct cp_geometry *geo, const struct cp_classify_cfg *cfg,
-			  char *err, size_t err_sz)
+			  const struct cp_classification *issues, char *err, size_t err_sz)
 {
 	const struct cp_insn_store *epoch;
 	struct cp_interval_stacks is;
-	struct cp_classify_cfg all = *cfg;
-	struct cp_summary sum;
 	__u64 start_ns, end_ns, wall_ns;
 	__u8 *gz = NULL;
 	size_t len;
@@ -262,19 +257,10 @@ int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
 	epoch = p->roll ? cp_rolling__last(p->roll, &start_ns, &end_ns) : NULL;
 	if (!epoch)
 		return 0;
-	/* every serious issue labels its instructions, not only the report's top */
-	all.top = CP_SUMMARY_ALL_ISSUES;
-	ret = cp_profile__summary(p, geo, &all, &sum);
-	if (ret) {
-		snprintf(err, err_sz, "--pprof-dir: cannot classify the window: %s",
-			 strerror(-ret));
-		return ret;
-	}
 	wall_ns = cp_wall_ns_of(start_ns);
 	is = (struct cp_interval_stacks){.stacks = p->interval_stacks, .epoch = epoch};
-	ret = cp_export_pprof(p, &sum.issues, cp_stack_walk_of_interval(&is), (__s64)wall_ns,
+	ret = cp_export_pprof(p, issues, cp_stack_walk_of_interval(&is), (__s64)wall_ns,
 			      (__s64)(end_ns - start_ns), &gz, &len);
-	cp_summary_free(&sum);
 	if (ret) {
 		snprintf(err, err_sz, "--pprof-dir: cannot make the profile: %s", strerror(-ret));
 		return ret;

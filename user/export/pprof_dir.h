@@ -28,7 +28,6 @@
 #include <linux/types.h>
 
 #include "classify/classify.h"
-#include "machine/geometry.h"
 #include "profile/profile.h"
 
 #define CP_PPROF_KEEP_DEFAULT 20 /* --pprof-keep */
@@ -47,7 +46,6 @@ struct cp_pprof_dir {
 	const char *dir;
 	unsigned int keep;
 	__u64 seq;		     /* of the next file */
-	bool failing;		     /* the last write failed (said once) */
 	bool scanned;		     /* earlier runs' files looked for */
 	struct cp_pprof_file *files; /* ours, at most keep after each interval */
 	size_t nr, cap;
@@ -86,13 +84,13 @@ size_t cp_pprof_dir_prune_plan(const __u64 *unix_s, const __u64 *seq, size_t n, 
 
 /*
  * The profile of the interval that just closed into @d, then the oldest
- * files removed. Its issue labels come from classifying the window under
- * @cfg with the caches @geo. 0, or < 0 with @err (nothing to write, before
- * the first rotation, is 0).
+ * files removed. Its issue labels are @issues (NULL: none), the rolling
+ * window's every serious issue (export/outputs.h classifies it once for
+ * every output of the interval). 0, or < 0 with @err (nothing to write,
+ * before the first rotation, is 0).
  */
 int cp_pprof_dir_interval(struct cp_pprof_dir *d, struct cp_profile *p,
-			  const struct cp_geometry *geo, const struct cp_classify_cfg *cfg,
-			  char *err, size_t err_sz);
+			  const struct cp_classification *issues, char *err, size_t err_sz);
 
 /* Frees what @d recorded (not its files). */
 void cp_pprof_dir_free(struct cp_pprof_dir *d);

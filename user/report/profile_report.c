@@ -10,7 +10,6 @@
 #include "report/profile_html.h"
 #include "report/profile_callers.h"
 #include "report/profile_report.h"
-#include "report/report_emit.h"
 #include "util/clock.h"
 #include "util/path.h"
 #include "util/log.h"
@@ -450,47 +449,5 @@ int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
 	ret = cp_profile__classify(p, r, cfg, out);
 	if (!ret)
 		r->issues = out;
-	return ret;
-}
-
-/*
- * The first of two outputs' results: @ret, else @ret2 with its message
- * @later copied to @err. A second failure is said here, @err keeping the first.
- */
-static int keep_first(int ret, int ret2, const char *later, char *err, size_t err_sz)
-{
-	if (!ret2)
-		return ret;
-	if (ret) {
-		cp_err("%s", later);
-		return ret;
-	}
-	snprintf(err, err_sz, "%s", later);
-	return ret2;
-}
-
-int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
-		       const struct cp_report_opts *o, char *err, size_t err_sz)
-{
-	char later[512];
-	struct cp_classification issues;
-	struct cp_geometry recorded;
-	struct cp_report r;
-	int ret;
-
-	ret = cp_profile__judge(p, geo, o->classify, &r, &recorded, &issues);
-	r.callers.top = o->callers;
-	if (ret)
-		cp_err("cannot classify the misses: %s", strerror(-ret));
-	ret = cp_report_emit(&r, o->output, o->json, err, err_sz);
-	/* one output refused (a tenant's FIFO at its path) costs that one only */
-	if (o->html)
-		ret = keep_first(ret, cp_profile__html(p, &r, p->insns, p->misses, o->html, later,
-						       sizeof(later)),
-				 later, err, err_sz);
-	if (o->after)
-		ret = keep_first(ret, o->after(o->after_ctx, p, r.issues, later, sizeof(later)),
-				 later, err, err_sz);
-	cp_classification_free(&issues);
 	return ret;
 }

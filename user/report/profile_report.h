@@ -2,8 +2,8 @@
 /*
  * A profile's report: struct cp_report filled from the stores and the run's
  * facts, the classifier run over them with locations and objects found
- * through the profile's symbolizer and object table, and the outputs
- * written. The same for a live run, its rolling summaries and a replay.
+ * through the profile's symbolizer and object table (export/outputs.h
+ * writes it). The same for a live run, its rolling summaries and a replay.
  */
 #ifndef CP_PROFILE_REPORT_H
 #define CP_PROFILE_REPORT_H
@@ -41,30 +41,27 @@ void cp_profile_return_frames(struct cp_profile *p, __u32 tgid, __u64 ip, struct
 int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 			 const struct cp_classify_cfg *cfg, struct cp_classification *out);
 
-/* Where a report goes and how it is judged. */
+/* Where a report goes and how it is judged (export/outputs.h writes them). */
 struct cp_report_opts {
 	const struct cp_classify_cfg *classify;
 	const char *output;		/* text: a file, NULL: stdout */
 	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
 	const char *html;		/* --html: a file, NULL: none */
 	const char *prom;		/* --prom-file, NULL: none */
+	const char *pprof;		/* --pprof FILE; NULL: none */
+	const char *folded;		/* --folded FILE ("-": stdout); NULL: none */
+	const char *pprof_dir;		/* --pprof-dir DIR, live; NULL: none */
+	unsigned int pprof_keep;	/* --pprof-keep */
+	const char *record;		/* --record FILE, live: only checked; NULL: none */
 	unsigned int prom_top;		/* --prom-top */
 	bool prom_pid_label;		/* --prom-pid-label */
 	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
 	const struct cp_alloc_wrappers *alloc_wrappers;	/* --alloc-wrapper; NULL: none */
-	/*
-	 * Once the report is written: outputs made from the same profile and
-	 * issues (NULL: the classification failed) by layers above this one
-	 * (--pprof, --folded). 0 or < 0 with @err. NULL: none.
-	 */
-	int (*after)(void *ctx, struct cp_profile *p, const struct cp_classification *issues,
-		     char *err, size_t err_sz);
-	void *after_ctx;
 	unsigned int callers;		/* --callers: paths per issue instruction in the text */
 };
 
 /*
- * What cp_profile__report() writes, not written: fills @r, with the caches
+ * The report of the whole run, not written: fills @r, with the caches
  * @geo (NULL: the recording's, copied into @recorded, which @r then points
  * to), and classifies into @out (cp_classification_free() it) under @cfg;
  * @r->issues points to @out on success. 0, or a negative errno.
@@ -72,16 +69,6 @@ struct cp_report_opts {
 int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
 		      const struct cp_classify_cfg *cfg, struct cp_report *r,
 		      struct cp_geometry *recorded, struct cp_classification *out);
-
-/*
- * Fills, classifies and writes the report of the profile so far. @geo:
- * the caches assumed, NULL for the recording's (offline). 0, or < 0 with
- * @err set (an output file could not be written). Each output is written
- * even when another one failed (refused): @err says the first failure, a
- * later one is logged.
- */
-int cp_profile__report(struct cp_profile *p, const struct cp_geometry *geo,
-		       const struct cp_report_opts *o, char *err, size_t err_sz);
 
 /*
  * A rolling summary: the report and issues of the last --window-seconds
@@ -102,7 +89,7 @@ struct cp_summary {
 /*
  * Fills @out (cp_summary_free() it) with the summary now, its issues judged
  * under @cfg with the caches @geo (NULL: the recording's, as for
- * cp_profile__report()). 0, or a negative errno (out of memory) with @out
+ * cp_profile__judge()). 0, or a negative errno (out of memory) with @out
  * freed.
  */
 int cp_profile__summary(struct cp_profile *p, const struct cp_geometry *geo,

@@ -7,13 +7,13 @@
 #include "report/report_json.h"
 #include "util/log.h"
 
-static int write_text(void *ctx, FILE *f)
+int cp_report_text_out(void *ctx, FILE *f)
 {
 	cp_report_print(ctx, f);
 	return ferror(f) ? -EIO : 0;
 }
 
-static int write_json(void *ctx, FILE *f)
+int cp_report_json_out(void *ctx, FILE *f)
 {
 	const struct cp_report *r = ctx;
 
@@ -36,10 +36,4 @@ int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out
 	if (ret && ret2)
 		cp_err("%s", later);
 	return ret ? ret : ret2;
-}
-
-int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
-		   size_t err_sz)
-{
-	return cp_emit_outputs(output, json, write_text, write_json, (void *)r, err, err_sz);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Where a report goes: the text to -o FILE or stdout, the JSON to --json
- * FILE or stdout ("-": then the text only with -o). Each file is replaced
- * whole (out_file.h).
+ * A report's or a diff's text and JSON as writers of a file
+ * (util/out_file.h), and where the two go: the text to -o FILE or stdout,
+ * the JSON to --json FILE or stdout ("-": then the text only with -o).
+ * Each file is replaced whole. export/outputs.h writes a profile's.
  */
 #ifndef CP_REPORT_EMIT_H
 #define CP_REPORT_EMIT_H
@@ -20,8 +21,10 @@
 int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out_fn json_fn,
 		    void *ctx, char *err, size_t err_sz);
 
-/* Writes @r (its classification in r->issues, may be NULL); 0 or < 0 with @err. */
-int cp_report_emit(const struct cp_report *r, const char *output, const char *json, char *err,
-		   size_t err_sz);
+/* cp_out_fn of a struct cp_report (its classification in r->issues, may be NULL): the text. */
+int cp_report_text_out(void *ctx, FILE *f);
+
+/* The same: the JSON. */
+int cp_report_json_out(void *ctx, FILE *f);
 
 #endif /* CP_REPORT_EMIT_H */

@@ -7,13 +7,10 @@
 #include "machine/target_file.h"
 #include "report/prom_file.h"
 #include "report/prom_metrics.h"
-#include "report/profile_html.h"
-#include "report/report_emit.h"
 #include "machine/agent_cost.h"
 #include "util/clock.h"
 #include "util/self_usage.h"
 #include "report/summary_out.h"
-#include "util/log.h"
 
 void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
 			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f)
@@ -33,15 +30,6 @@ void cp_status_format(const struct cp_status *s, char *buf, size_t sz)
 	snprintf(buf, sz, "cacheperf-bpf: %.0f samples/s, %zu issue%s, %llu drops, CPU %.1f %%",
 		 s->samples_per_s, s->issues, s->issues == 1 ? "" : "s",
 		 (unsigned long long)s->drops, s->cpu_pct);
-}
-
-/* The summary now, every serious issue classified (the file sums those past --prom-top). */
-static int summarize(struct cp_summary_out *o, struct cp_profile *p, struct cp_classify_cfg *cfg,
-		     struct cp_summary *s)
-{
-	*cfg = *o->ro->classify;
-	cfg->top = CP_SUMMARY_ALL_ISSUES;
-	return cp_profile__summary(p, o->geo, cfg, s);
 }
 
 /*
@@ -88,7 +76,8 @@ static int write_prom(void *ctx, FILE *f)
 	return cp_prom_metrics_write(ctx, f);
 }
 
-static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *err, size_t err_sz)
+int cp_summary_out_prom(struct cp_summary_out *o, const struct cp_summary *s, char *err,
+			size_t err_sz)
 {
 	struct cp_prom_self self;
 	struct cp_prom_input in = {
@@ -97,42 +86,16 @@ static int prom_of(struct cp_summary_out *o, const struct cp_summary *s, char *e
 		.pid_label = o->ro->prom_pid_label,
 		.comm = o->live ? live_comm : NULL, .comm_ctx = o,
 	};
-	int ret;
 
 	if (o->live) {
 		self.write_time = (double)time(NULL);
 		cp_tf_kept_stats(&self.copies);
 		in.self = &self;
 	}
-	ret = cp_prom_file_write(o->ro->prom, write_prom, &in, err, err_sz);
-	/* a live run keeps going: said when it starts failing and when it recovers */
-	if (o->live && ret && !o->prom_failing)
-		cp_warn("%s", err);
-	else if (o->live && !ret && o->prom_failing)
-		cp_notice("%s written again", o->ro->prom);
-	o->prom_failing = ret != 0;
-	return ret;
+	return cp_prom_file_write(o->ro->prom, write_prom, &in, err, err_sz);
 }
 
-int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz)
-{
-	struct cp_classify_cfg cfg;
-	struct cp_summary s;
-	int ret;
-
-	if (!o->ro->prom)
-		return 0;
-	ret = summarize(o, p, &cfg, &s);
-	if (ret) {
-		snprintf(err, err_sz, "cannot summarize: %s", strerror(-ret));
-		return ret;
-	}
-	ret = prom_of(o, &s, err, err_sz);
-	cp_summary_free(&s);
-	return ret;
-}
-
-static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
+void cp_summary_out_status(struct cp_summary_out *o, const struct cp_summary *s)
 {
 	double now = (double)cp_now_ns() / 1e9, dt = now - o->last_s;
 	__u64 cpu = cp_self_cpu_ns();
@@ -154,75 +117,4 @@ static void status_line(struct cp_summary_out *o, const struct cp_summary *s)
 	cp_status_format(&st, line, sizeof(line));
 	fprintf(o->status, "%s\n", line);
 	fflush(o->status);
-}
-
-/*
- * --html: the summary's page, its issues cut to --top as the report's are
- * (the Prometheus file sums all of them, so @s keeps them).
- */
-static int html_of(struct cp_summary_out *o, struct cp_profile *p, struct cp_summary *s,
-		   char *err, size_t err_sz)
-{
-	unsigned int top = o->ro->classify->top ? o->ro->classify->top : CP_ISSUES_TOP_DEFAULT;
-	struct cp_classification shown = s->issues;
-	struct cp_report r = s->report;
-
-	if (shown.nr_issues > top) {
-		shown.beyond_top += shown.nr_issues - top;
-		shown.nr_issues = top;
-	}
-	r.issues = &shown;
-	r.top = o->ro->classify->top;
-	r.classify_cfg = o->ro->classify;
-	return cp_profile__html(p, &r, r.insns, s->win.misses ? s->win.misses : p->misses,
-				o->ro->html, err, err_sz);
-}
-
-void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p)
-{
-	struct cp_classify_cfg cfg;
-	struct cp_summary s;
-	char err[512];
-
-	if (!o->status && !o->ro->prom && !o->ro->html)
-		return;
-	if (summarize(o, p, &cfg, &s)) {
-		cp_warn("no summary this interval: out of memory");
-		return;
-	}
-	if (o->status)
-		status_line(o, &s);
-	if (o->ro->prom)
-		prom_of(o, &s, err, sizeof(err));
-	if (o->ro->html && html_of(o, p, &s, err, sizeof(err))) {
-		static struct cp_log_limit html_failed = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 1);
-
-		cp_log_limited(&html_failed, "%s", err);
-	}
-	cp_summary_free(&s);
-}
-
-int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz)
-{
-	struct cp_classify_cfg cfg;
-	struct cp_summary s;
-	unsigned int top = o->ro->classify->top ? o->ro->classify->top : CP_ISSUES_TOP_DEFAULT;
-	int ret = summarize(o, p, &cfg, &s);
-
-	if (ret) {
-		snprintf(err, err_sz, "cannot summarize: %s", strerror(-ret));
-		return ret;
-	}
-	/* the report lists --top issues of all those classified */
-	if (s.issues.nr_issues > top) {
-		s.issues.beyond_top += s.issues.nr_issues - top;
-		s.issues.nr_issues = top;
-	}
-	s.report.top = o->ro->classify->top;
-	s.report.classify_cfg = o->ro->classify;
-	ret = cp_report_emit(&s.report, o->ro->output, o->ro->json, err, err_sz);
-	if (!ret && o->ro->html)
-		ret = html_of(o, p, &s, err, err_sz);
-	cp_summary_free(&s);
-	return ret;
 }

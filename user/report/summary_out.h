@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Where rolling summaries go: each interval a status line on stderr (only
- * when it is a terminal, and not with --quiet), the Prometheus text file
- * (--prom-file) and the HTML page (--html); on SIGUSR1 the summary as a
- * report (-o, --json, --html); on
- * SIGHUP the Prometheus file at once (after log rotation or a cleanup of
- * the textfile directory, it is back without waiting for the interval; -o
- * and --json are opened anew at every write anyway). A recording's
- * Prometheus file (report FILE --prom-file) is its whole run, without the
- * replaying machine's own figures.
+ * What rolling summaries write that a report does not (export/outputs.h
+ * says when): the status line on stderr, each interval, when it is a
+ * terminal and not with --quiet; the Prometheus text file (--prom-file) of
+ * a summary, with the comms of processes gone since, and live, the
+ * profiler's own figures. A recording's Prometheus file (report FILE
+ * --prom-file) is its whole run, without the replaying machine's figures.
  */
 #ifndef CP_SUMMARY_OUT_H
 #define CP_SUMMARY_OUT_H
@@ -36,7 +33,6 @@ struct cp_summary_out {
 	__u64 last_cpu_ns;			/* the profiler's CPU time at the last status line */
 	double last_s;
 	__u64 last_samples;
-	bool prom_failing;			/* the last write failed (said once) */
 	unsigned int next_comm;			/* comms[] slot the next new pid takes */
 	struct cp_comm_seen comms[CP_SUMMARY_COMMS];
 };
@@ -56,14 +52,12 @@ struct cp_status {
 void cp_summary_out_init(struct cp_summary_out *o, const struct cp_report_opts *ro,
 			 const struct cp_geometry *geo, const char *pmu, bool live, FILE *status_f);
 
-/* Each interval: the status line and the Prometheus file. */
-void cp_summary_out_interval(struct cp_summary_out *o, struct cp_profile *p);
+/* The status line of @s. */
+void cp_summary_out_status(struct cp_summary_out *o, const struct cp_summary *s);
 
-/* SIGHUP, and the end of a run: the Prometheus file now. 0 or < 0 with @err. */
-int cp_summary_out_prom(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz);
-
-/* SIGUSR1: the summary as a report to -o / --json. 0 or < 0 with @err. */
-int cp_summary_out_print(struct cp_summary_out *o, struct cp_profile *p, char *err, size_t err_sz);
+/* The Prometheus file of @s to --prom-file. 0 or < 0 with @err. */
+int cp_summary_out_prom(struct cp_summary_out *o, const struct cp_summary *s, char *err,
+			size_t err_sz);
 
 /* Pure: "cacheperf-bpf: 1234 samples/s, 2 issues, 0 drops, CPU 1.5 %" (no newline). */
 void cp_status_format(const struct cp_status *s, char *buf, size_t sz);

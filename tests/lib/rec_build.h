@@ -41,6 +41,17 @@ static inline void rec_test_section(struct cp_rec_writer *w, struct cp_rec_buf *
 	b->len = 0;
 }
 
+/* The header of a run of @pid (rec_test_info() into @in), then the maps section of @m. */
+static inline void rec_test_head(struct cp_rec_writer *w, struct cp_rec_buf *b,
+				 struct cp_run_info *in, pid_t pid, const struct cp_rec_maps *m)
+{
+	rec_test_info(in, pid);
+	cp_rec_encode_info(b, in);
+	rec_test_section(w, b, CP_SEC_HEADER);
+	cp_rec_encode_maps(b, m);
+	rec_test_section(w, b, CP_SEC_MAPS);
+}
+
 static inline struct cp_sample rec_test_sample(__u32 pid, __u32 tid, __u64 ip, __u64 addr)
 {
 	struct cp_sample s = {

@@ -25,6 +25,7 @@
 #include "export/folded.h"
 #include "export/pprof_dir.h"
 #include "proto/profile.pb-c.h"
+#include "lib/rec_build.h"
 #include "record/replay.h"
 
 #define PID 4678
@@ -372,11 +373,91 @@ static void test_dir_ours(void **state)
 	assert_false(cp_pprof_dir_still_ours(&f, &st, 0));
 }
 
+/*
+ * A recording whose program (two mappings, code in the second) sits below
+ * a library, the only stack's leaf in the library: the first mapping met
+ * is the library's, but pprof's consumers take the first one for the main
+ * binary, so the program's code mapping comes first.
+ */
+static const char lib_first_maps[] =
+	"00400000-00401000 r--p 00000000 00:00 0 /nonexistent/cp-test/prog\n"
+	"00401000-00402000 r-xp 00001000 00:00 0 /nonexistent/cp-test/prog\n"
+	"7f0000000000-7f0000001000 r-xp 00000000 00:00 0 /nonexistent/cp-test/libfoo.so\n";
+static const __u64 lib_first_stack[] = {0x7f0000000100, 0x401100};
+
+static struct cp_replay *replay_lib_first(void)
+{
+	char path[] = "/tmp/cp-main-mapping.XXXXXX", err[512];
+	struct cp_rec_maps m = {
+		.pid = PID,
+		.who = CP_REC_MAPS_SYMBOLS,
+		.text = lib_first_maps,
+		.len = strlen(lib_first_maps),
+	};
+	struct cp_rec_buf b = {0};
+	struct cp_run_end end = {.end_ns = 2000000000ull};
+	struct cp_run_info in;
+	struct cp_rec_writer *w;
+	struct cp_replay *r;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w+");
+
+	assert_non_null(f);
+	w = cp_rec_writer__new(f);
+	assert_non_null(w);
+	rec_test_head(w, &b, &in, PID, &m);
+	cp_rec_encode_end(&b, &end);
+	rec_test_section(w, &b, CP_SEC_END);
+	cp_rec_buf_free(&b);
+	assert_int_equal(cp_rec_writer__close(w), 0);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	if (cp_replay__run(f, path, NULL, NULL, &r, err, sizeof(err)))
+		fail_msg("replay: %s", err);
+	fclose(f);
+	unlink(path);
+	return r;
+}
+
+static void test_pprof_main_binary_first(void **state)
+{
+	struct one o = {lib_first_stack, 2};
+	struct cp_replay *r = replay_lib_first();
+	Perftools__Profiles__Profile *pr;
+	__u8 *gz, *raw;
+	size_t gz_len, len;
+
+	(void)state;
+	assert_int_equal(cp_export_pprof(cp_replay__profile(r), NULL,
+					 (struct cp_stack_walk){one_stack, &o}, 0, 1000, &gz,
+					 &gz_len),
+			 0);
+	raw = gunzip(gz, gz_len, &len);
+	pr = perftools__profiles__profile__unpack(NULL, len, raw);
+	assert_non_null(pr);
+	assert_int_equal(pr->n_mapping, 2);
+	assert_int_equal(pr->mapping[0]->id, 1);
+	assert_string_equal(pr->string_table[pr->mapping[0]->filename],
+			    "/nonexistent/cp-test/prog");
+	assert_int_equal(pr->mapping[0]->memory_start, 0x401000);
+	assert_int_equal(pr->mapping[0]->file_offset, 0x1000);
+	assert_string_equal(pr->string_table[pr->mapping[1]->filename],
+			    "/nonexistent/cp-test/libfoo.so");
+	/* the leaf is the library's location, the caller the program's */
+	assert_int_equal(pr->location[pr->sample[0]->location_id[0] - 1]->mapping_id, 2);
+	assert_int_equal(pr->location[pr->sample[0]->location_id[1] - 1]->mapping_id, 1);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(raw);
+	free(gz);
+	cp_replay__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_call_stack),
 		cmocka_unit_test(test_call_stack_pprof),
+		cmocka_unit_test(test_pprof_main_binary_first),
 		cmocka_unit_test(test_issue_by_line),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_dir_names),

@@ -72,11 +72,7 @@ static struct file small_recording(bool odd)
 	};
 
 	assert_non_null(w);
-	rec_test_info(&in, PID);
-	cp_rec_encode_info(&b, &in);
-	rec_test_section(w, &b, CP_SEC_HEADER);
-	cp_rec_encode_maps(&b, &m);
-	rec_test_section(w, &b, CP_SEC_MAPS);
+	rec_test_head(w, &b, &in, PID, &m);
 	cp_rec_encode_stacks(&b, PID, &stack, 1);
 	rec_test_section(w, &b, CP_SEC_STACKS);
 	assert_int_equal(cp_rec_writer__event(w, &ev, sizeof(ev)), 0);

@@ -95,6 +95,17 @@ static void pprof_header(const struct cp_profile *p, const struct cp_measures *m
 	h->comments[0] = comment;
 }
 
+/* The main process's program first: pprof's consumers take it for the main binary. */
+static int add_main_mapping(struct cp_profile *p, struct cp_pprof *b)
+{
+	char hex[2 * CP_SYM_BUILD_ID_MAX + 1];
+	struct cp_pprof_mapping m;
+
+	if (cp_export_main_mapping(p, &m, hex, sizeof(hex)))
+		return 0;
+	return cp_pprof__add_mapping(b, &m);
+}
+
 int cp_export_pprof(struct cp_profile *p, const struct cp_classification *issues,
 		    struct cp_stack_walk sw, __s64 time_ns, __s64 duration_ns, __u8 **gz,
 		    size_t *len)
@@ -114,7 +125,9 @@ int cp_export_pprof(struct cp_profile *p, const struct cp_classification *issues
 	w.b = cp_pprof__new(&h);
 	if (!w.b)
 		return -ENOMEM;
-	ret = cp_export_stacks(p, issues, sw, on_pprof_stack, &w);
+	ret = add_main_mapping(p, w.b);
+	if (!ret)
+		ret = cp_export_stacks(p, issues, sw, on_pprof_stack, &w);
 	if (!ret)
 		ret = cp_pprof__pack(w.b, &raw, &raw_len);
 	if (!ret)

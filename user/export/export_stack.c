@@ -234,6 +234,21 @@ static void keep_lines(struct walk *w, const struct cp_symbol_info *info, struct
 		};
 }
 
+/* @m as pprof's mapping: its strings @m's, or @hex (its build-id as text). */
+static struct cp_pprof_mapping pprof_mapping(const struct cp_sym_mapping *m, char *hex,
+					     size_t hex_sz)
+{
+	return (struct cp_pprof_mapping){
+		.start = m->start,
+		.limit = m->end,
+		.offset = m->offset,
+		.file = m->path,
+		.build_id = m->build_id_len
+				    ? cp_build_id_hex(m->build_id, m->build_id_len, hex, hex_sz)
+				    : NULL,
+	};
+}
+
 /* Frame @i: @pc of process @tgid, a return address unless it is the leaf. */
 static void symbolize(struct walk *w, __u32 tgid, __u64 pc, __u32 i)
 {
@@ -251,16 +266,29 @@ static void symbolize(struct walk *w, __u32 tgid, __u64 pc, __u32 i)
 		keep_lines(w, &info, f, w->lines[i]);
 	if (cp_symbolizer__mapping(w->p->sym, (pid_t)tgid, pc, &m))
 		return;
-	w->maps[i] = (struct cp_pprof_mapping){
-		.start = m.start,
-		.limit = m.end,
-		.offset = m.offset,
-		.file = keep(w, m.path),
-		.build_id = m.build_id_len ? keep(w, cp_build_id_hex(m.build_id, m.build_id_len,
-								     hex, sizeof(hex)))
-					   : NULL,
-	};
+	w->maps[i] = pprof_mapping(&m, hex, sizeof(hex));
+	w->maps[i].file = keep(w, w->maps[i].file);
+	w->maps[i].build_id = keep(w, w->maps[i].build_id);
 	f->mapping = &w->maps[i];
+}
+
+int cp_export_main_mapping(struct cp_profile *p, struct cp_pprof_mapping *out, char *hex,
+			   size_t hex_sz)
+{
+	const struct cp_proc_summary *top;
+	struct cp_sym_mapping m;
+	pid_t pid = p->info.nr_targets ? (pid_t)p->info.targets[0].pid : 0;
+	int ret;
+
+	/* -a: the process with the most samples */
+	if (!pid && cp_proc_summaries__top(p->procs, &top, 1))
+		pid = top->pid;
+	if (!pid)
+		return -ENOENT;
+	ret = cp_symbolizer__main_mapping(p->sym, pid, &m);
+	if (!ret)
+		*out = pprof_mapping(&m, hex, hex_sz);
+	return ret;
 }
 
 static int on_stack(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr,

@@ -65,4 +65,13 @@ struct cp_stack_walk cp_stack_walk_of_interval(const struct cp_interval_stacks *
 int cp_export_stacks(struct cp_profile *p, const struct cp_classification *issues,
 		     struct cp_stack_walk w, cp_export_fn fn, void *ctx);
 
+/*
+ * The mapping of the main process's program into @out (its build-id as
+ * text in @hex): the first target's, or with -a the most sampled
+ * process's (cp_symbolizer__main_mapping()). pprof's consumers take a
+ * profile's first mapping for its main binary. 0, or < 0 for none.
+ */
+int cp_export_main_mapping(struct cp_profile *p, struct cp_pprof_mapping *out, char *hex,
+			   size_t hex_sz);
+
 #endif /* CP_EXPORT_STACK_H */

@@ -312,6 +312,11 @@ static int64_t mapping_id(struct cp_pprof *b, const struct cp_pprof_mapping *m)
 	return idx + 1;
 }
 
+int cp_pprof__add_mapping(struct cp_pprof *b, const struct cp_pprof_mapping *m)
+{
+	return mapping_id(b, m) < 0 ? -ENOMEM : 0;
+}
+
 /* What a mapping can say about its locations, from one of them. */
 static void mapping_flags(pb_mapping *m, const struct cp_pprof_frame *f)
 {

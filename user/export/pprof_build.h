@@ -91,6 +91,13 @@ struct cp_pprof;
 struct cp_pprof *cp_pprof__new(const struct cp_pprof_header *h);
 void cp_pprof__free(struct cp_pprof *b);
 
+/*
+ * Adds mapping @m (copied) if it is not there: added first, it is the
+ * profile's first, which pprof's consumers take for the main binary. 0 or
+ * -ENOMEM.
+ */
+int cp_pprof__add_mapping(struct cp_pprof *b, const struct cp_pprof_mapping *m);
+
 /* Adds @s (everything copied). 0, -EINVAL (no frame), -ENOMEM. */
 int cp_pprof__add(struct cp_pprof *b, const struct cp_pprof_sample *s);
 

@@ -1460,22 +1460,15 @@ static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *
 	return dwfl_addrmodule(sp->dwfl, ip);
 }
 
-int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
-			   struct cp_sym_mapping *out)
+/* @m of @sn into @out, with the build-id of the file read for it. */
+static int fill_mapping(struct cp_symbolizer *s, struct cp_sym_snap *sn, const struct cp_map *m,
+			__u64 ip, struct cp_sym_mapping *out)
 {
-	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
 	const unsigned char *bits;
-	const struct cp_map *m;
 	Dwfl_Module *mod;
 	GElf_Addr vaddr;
 	int len, err = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (!sn)
-		return -ESRCH;
-	m = cp_maps__find(sn->maps, ip);
-	if (!m || (m->kind != CP_MAP_FILE && m->kind != CP_MAP_VDSO))
-		return -ENOENT;
 	out->start = m->start;
 	out->end = m->end;
 	out->offset = m->offset;
@@ -1489,6 +1482,43 @@ int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 		out->build_id_len = (__u32)len;
 	}
 	return 0;
+}
+
+int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			   struct cp_sym_mapping *out)
+{
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
+	const struct cp_map *m;
+
+	memset(out, 0, sizeof(*out));
+	if (!sn)
+		return -ESRCH;
+	m = cp_maps__find(sn->maps, ip);
+	if (!m || (m->kind != CP_MAP_FILE && m->kind != CP_MAP_VDSO))
+		return -ENOENT;
+	return fill_mapping(s, sn, m, ip, out);
+}
+
+int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sym_mapping *out)
+{
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
+	const char *program = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!sn)
+		return -ESRCH;
+	for (size_t i = 0; i < sn->maps->nr; i++) {
+		const struct cp_map *m = &sn->maps->maps[i];
+
+		if (m->kind != CP_MAP_FILE)
+			continue;
+		/* the kernel maps the program before the loader maps any library */
+		if (!program)
+			program = m->path;
+		if (!strcmp(m->path, program) && (m->prot & CP_MAP_EXEC))
+			return fill_mapping(s, sn, m, m->start, out);
+	}
+	return -ENOENT;
 }
 
 void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid)

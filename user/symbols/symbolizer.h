@@ -221,6 +221,14 @@ struct cp_sym_mapping {
 int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_sym_mapping *out);
 
+/*
+ * The executable mapping of @pid's program, as cp_symbolizer__mapping()
+ * gives it: the first one of the file mapped first in its snapshot (the
+ * kernel maps the program, below the libraries the loader maps after it).
+ * 0; -ENOENT when the snapshot maps no file with code; -ESRCH without one.
+ */
+int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sym_mapping *out);
+
 /* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
 typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 

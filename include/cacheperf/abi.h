@@ -82,6 +82,8 @@ enum cp_record_type {
 	/* made by user space when it read a call site's stack from the BPF stack
 	 * map, so that a recording's replay has the frames the run had */
 	CP_REC_ALLOC_STACK = 65,	/* struct cp_alloc_stack_record (cacheperf/alloc.h) */
+	/* user space: the comm and cgroup a live run read for a process */
+	CP_REC_PROC_DESC = 66,	/* struct cp_proc_desc_record */
 };
 
 enum cp_proc_event_kind {
@@ -316,5 +318,24 @@ struct cp_history_record {
 	__u32 __pad;
 	__u64 addrs[CP_HISTORY_MAX];
 };
+
+/*
+ * Record CP_REC_PROC_DESC (user space, recorded): the comm and cgroup a
+ * live run read from /proc for a process it summarized, written after the
+ * record that made it read them, so a replay's reports name the process as
+ * the live run's did. Strings are NUL-padded, "" unknown.
+ */
+#define CP_PROC_DESC_CGROUP_LEN 256	/* CP_CGROUP_PATH_LEN */
+struct cp_proc_desc_record {
+	__u32 type;		/* CP_REC_PROC_DESC */
+	__u32 pid;
+	__u8 v2;		/* the cgroup is of the unified hierarchy */
+	__u8 __pad[7];
+	char comm[16];
+	char container_id[72];	/* 64 hex digits (found in the whole path, not cut) */
+	char runtime[16];	/* "docker", "containerd", "cri-o", "podman", "" */
+	char cgroup[CP_PROC_DESC_CGROUP_LEN];
+};
+_Static_assert(sizeof(struct cp_proc_desc_record) == 376, "cp_proc_desc_record is recorded");
 
 #endif /* CACHEPERF_ABI_H */

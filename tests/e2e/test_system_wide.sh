@@ -93,7 +93,7 @@ for path in "/$name" "$cg2/$name"; do
 	run_in_cgroup "$cg2/$name/inner" &
 	wl=$!
 	profile -v -a --cgroup "$path" --source faults -d 5 --max-bp-rate 0 --top 1000 \
-		--json "$out/cg.json"
+		--json "$out/cg.json" --record "$out/cg.cprec"
 	wait "$wl"
 	procs=$(procs_of "$out/cg.json")
 	others=$(grep -v " /$name/inner\$" <<<"$procs")
@@ -102,6 +102,15 @@ for path in "/$name" "$cg2/$name"; do
 		_ok "--cgroup $path: only the cgroup's processes"
 	else
 		_not_ok "--cgroup $path: only the cgroup's processes" "status $rc" "$procs"
+	fi
+	# the replay names the processes as the live run did: comm and cgroup recorded
+	"$BIN" report --json "$out/replay.json" "$out/cg.cprec" >/dev/null 2>"$out/replay.err"
+	replayed=$(procs_of "$out/replay.json")
+	if [ -n "$procs" ] && [ "$replayed" = "$procs" ]; then
+		_ok "--cgroup $path: the replay lists the same pids, comms and cgroups"
+	else
+		_not_ok "--cgroup $path: the replay lists the same pids, comms and cgroups" \
+			"live: $procs" "replay: $replayed" "$(cat "$out/replay.err")"
 	fi
 done
 if grep -q ' touch (touch_pages.c:[0-9]*)$' "$tap_out"; then

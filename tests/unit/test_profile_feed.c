@@ -4,12 +4,20 @@
  * site's frames before the object event that names the site, an object
  * from glibc's chunk headers. What a user would see: the object's call
  * stack, the counts of object events and chunk objects, and what the
- * recording holds, in order.
+ * recording holds, in order. And a process's comm and cgroup, as a live run
+ * read them from /proc, go into the recording (CP_REC_PROC_DESC) after the
+ * record that made it read them, so that a replay's process table and
+ * labels name the process as the live run's did: a process first seen by a
+ * sample, and two processes exec'd in one container, the second described
+ * from the first's cgroup without a read. A hostile recording's strings are
+ * cut, and a container id that is not one is no container.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -30,7 +38,9 @@ static void on_recorded(void *ctx, const void *data, size_t size)
 	memcpy(&s->types[s->nr++], data, sizeof(__u32));
 }
 
-static struct cp_profile *profile(struct seen *s)
+/* A profile with @hooks (NULL: none, a replay's) and @describe (NULL: none, a replay's). */
+static struct cp_profile *new_profile(const struct cp_profile_hooks *hooks,
+				      cp_proc_describe_fn describe)
 {
 	struct cp_profile_cfg cfg = {
 		.l1d = {.level = 1,
@@ -40,10 +50,15 @@ static struct cp_profile *profile(struct seen *s)
 			.sets = 64,
 			.line_bytes = 64,
 			.valid = true},
+		.describe = describe,
 	};
-	struct cp_profile_hooks hooks = {.record = on_recorded, .ctx = s};
 
-	return cp_profile__new(&cfg, &hooks);
+	return cp_profile__new(&cfg, hooks);
+}
+
+static struct cp_profile *profile(struct seen *s)
+{
+	return new_profile(&(struct cp_profile_hooks){.record = on_recorded, .ctx = s}, NULL);
 }
 
 static struct cp_object_event alloc_at(__u64 addr, __s64 stack_id, __u16 flags)
@@ -136,11 +151,182 @@ static void test_chunk_objects(void **state)
 	cp_profile__free(p);
 }
 
+#define CGROUP_ID 777
+#define ID64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define CGROUP_PATH "/system.slice/docker-" ID64 ".scope"
+#define PID_SAMPLED 31001
+#define PID_EXEC1 31002
+#define PID_EXEC2 31003
+
+struct tape {
+	unsigned char *bytes[16];
+	size_t size[16];
+	size_t nr;
+	unsigned int describes;
+};
+
+static struct tape *the_tape;
+
+static void on_tape(void *ctx, const void *data, size_t size)
+{
+	struct tape *t = ctx;
+
+	assert_true(t->nr < 16);
+	t->bytes[t->nr] = malloc(size);
+	assert_non_null(t->bytes[t->nr]);
+	memcpy(t->bytes[t->nr], data, size);
+	t->size[t->nr++] = size;
+}
+
+/* What /proc would say: every process in one docker container, of cgroup CGROUP_ID. */
+static void describe(void *ctx, struct cp_proc_summary *s, unsigned int what)
+{
+	(void)ctx;
+	the_tape->describes++;
+	if (what & CP_DESCRIBE_COMM)
+		snprintf(s->comm, sizeof(s->comm), "from-proc");
+	if (what & CP_DESCRIBE_CGROUP) {
+		cp_cgroup_info_unknown(&s->cg);
+		snprintf(s->cg.path, sizeof(s->cg.path), "%s", CGROUP_PATH);
+		s->cg.v2 = true;
+		s->cg.id = CGROUP_ID;
+		cp_container_id(s->cg.path, strlen(s->cg.path), s->cg.container_id,
+				&s->cg.runtime);
+	}
+}
+
+static struct cp_profile *tape_profile(struct tape *t)
+{
+	if (!t)
+		return new_profile(NULL, NULL);
+	return new_profile(&(struct cp_profile_hooks){.record = on_tape, .ctx = t}, describe);
+}
+
+static __u32 type_of(const struct tape *t, size_t i)
+{
+	__u32 type;
+
+	memcpy(&type, t->bytes[i], sizeof(type));
+	return type;
+}
+
+static struct cp_proc_exec_event exec_of(__u32 pid)
+{
+	struct cp_proc_exec_event e = {
+		.ev = {.type = CP_REC_PROC, .kind = CP_PROC_EXEC, .tgid = pid, .time_ns = 1},
+		.cgroup_id = CGROUP_ID,
+	};
+
+	snprintf(e.comm, sizeof(e.comm), "worker");
+	return e;
+}
+
+static void free_tape(struct tape *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->bytes[i]);
+}
+
+static void assert_in_container(const struct cp_profile *p, pid_t pid, const char *comm)
+{
+	const struct cp_proc_summary *s = cp_proc_summaries__find(p->procs, pid);
+
+	assert_non_null(s);
+	assert_string_equal(s->comm, comm);
+	assert_string_equal(s->cg.path, CGROUP_PATH);
+	assert_true(s->cg.v2);
+	assert_string_equal(s->cg.container_id, ID64);
+	assert_string_equal(s->cg.runtime, "docker");
+}
+
+static void test_live_description_replayed(void **state)
+{
+	struct tape t = {0};
+	struct cp_profile *live, *replay;
+	struct cp_sample smp = {
+		.type = CP_REC_SAMPLE, .tgid = PID_SAMPLED, .tid = PID_SAMPLED, .ip = 0x401000,
+		.flags = CP_SAMPLE_ALL | CP_SAMPLE_NA, .size = 8,
+	};
+	struct cp_proc_exec_event e1 = exec_of(PID_EXEC1), e2 = exec_of(PID_EXEC2);
+
+	(void)state;
+	the_tape = &t;
+	live = tape_profile(&t);
+	assert_non_null(live);
+	assert_int_equal(cp_profile__feed(live, &smp, sizeof(smp)), 0);
+	assert_int_equal(cp_profile__feed(live, &e1, sizeof(e1)), 0);
+	assert_int_equal(cp_profile__feed(live, &e2, sizeof(e2)), 0);
+	/* the sample's process read whole, the first exec's cgroup read, the second's known */
+	assert_int_equal(t.describes, 2);
+	/* each description after the record that made it */
+	assert_int_equal(t.nr, 6);
+	assert_int_equal(type_of(&t, 0), CP_REC_SAMPLE);
+	assert_int_equal(type_of(&t, 1), CP_REC_PROC_DESC);
+	assert_int_equal(type_of(&t, 2), CP_REC_PROC);
+	assert_int_equal(type_of(&t, 3), CP_REC_PROC_DESC);
+	assert_int_equal(type_of(&t, 4), CP_REC_PROC);
+	assert_int_equal(type_of(&t, 5), CP_REC_PROC_DESC);
+	assert_int_equal(t.size[1], sizeof(struct cp_proc_desc_record));
+
+	/* the replay reads no /proc: the recording names them */
+	replay = tape_profile(NULL);
+	assert_non_null(replay);
+	for (size_t i = 0; i < t.nr; i++)
+		assert_int_equal(cp_profile__feed(replay, t.bytes[i], t.size[i]), 0);
+	assert_int_equal(replay->counts.unknown + replay->counts.malformed, 0);
+	assert_in_container(live, PID_SAMPLED, "from-proc");
+	assert_in_container(replay, PID_SAMPLED, "from-proc");
+	assert_in_container(replay, PID_EXEC1, "worker");
+	assert_in_container(replay, PID_EXEC2, "worker");
+	cp_profile__free(replay);
+	cp_profile__free(live);
+	free_tape(&t);
+}
+
+static void test_hostile_description(void **state)
+{
+	struct cp_profile *replay = tape_profile(NULL);
+	struct cp_proc_desc_record d;
+	const struct cp_proc_summary *s;
+
+	(void)state;
+	assert_non_null(replay);
+	/* no NUL anywhere; an id of 64 characters that are not hex; a runtime nobody has */
+	memset(&d, 'X', sizeof(d));
+	d.type = CP_REC_PROC_DESC;
+	d.pid = PID_SAMPLED;
+	d.v2 = 1;
+	memset(d.__pad, 0, sizeof(d.__pad));
+	memcpy(d.runtime, "docker", 7);
+	assert_int_equal(cp_profile__feed(replay, &d, sizeof(d)), 0);
+	s = cp_proc_summaries__find(replay->procs, PID_SAMPLED);
+	assert_non_null(s);
+	assert_int_equal(strlen(s->comm), sizeof(s->comm) - 1);
+	assert_int_equal(strlen(s->cg.path), sizeof(d.cgroup) - 1);
+	assert_string_equal(s->cg.container_id, "");
+	assert_string_equal(s->cg.runtime, "");
+	/* a real id under an unknown runtime is no container either */
+	memcpy(d.container_id, ID64, sizeof(ID64));
+	memcpy(d.runtime, "lxc", 4);
+	assert_int_equal(cp_profile__feed(replay, &d, sizeof(d)), 0);
+	assert_string_equal(cp_proc_summaries__find(replay->procs, PID_SAMPLED)->cg.container_id,
+			    "");
+	/* pid 0 and a short record are malformed, counted */
+	d.pid = 0;
+	assert_int_equal(cp_profile__feed(replay, &d, sizeof(d)), 0);
+	d.pid = PID_SAMPLED;
+	assert_int_equal(cp_profile__feed(replay, &d, sizeof(d) - 8), 0);
+	assert_int_equal(replay->counts.malformed, 2);
+	cp_profile__free(replay);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_then_event),
 		cmocka_unit_test(test_chunk_objects),
+		cmocka_unit_test(test_live_description_replayed),
+		cmocka_unit_test(test_hostile_description),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -404,7 +404,7 @@ static void test_version_mismatch(void **state)
 		put_file_header(rec.p, v);
 		assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
 		snprintf(want, sizeof(want),
-			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 6", v);
+			 "rec: recording format version %u at byte 8; this cacheperf-bpf reads versions 4 to 7", v);
 		assert_string_equal(msg, want);
 		free(msg);
 	}
@@ -414,9 +414,9 @@ static void test_version_mismatch(void **state)
 	if (!strstr(msg, "a sample-stacks section in a version 5 recording"))
 		fail_msg("got: %s", msg);
 	free(msg);
-	put_file_header(rec.p, 7);
+	put_file_header(rec.p, 8);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);
-	assert_string_equal(msg, "rec: recording format version 7 at byte 8; this cacheperf-bpf reads versions 4 to 6");
+	assert_string_equal(msg, "rec: recording format version 8 at byte 8; this cacheperf-bpf reads versions 4 to 7");
 	free(msg);
 	put_file_header(rec.p, 0);
 	assert_int_not_equal(replay(rec.p, rec.len, &msg, NULL), 0);

@@ -143,6 +143,23 @@ bool cp_container_id(const char *path, size_t len, char *id, const char **runtim
 	return false;
 }
 
+bool cp_container_named(const char *id, const char *runtime, char *out_id,
+			const char **out_runtime)
+{
+	out_id[0] = '\0';
+	*out_runtime = "";
+	if (strlen(id) != CP_CONTAINER_HEX || !all_hex(id, CP_CONTAINER_HEX))
+		return false;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (strcmp(rules[i].runtime, runtime))
+			continue;
+		memcpy(out_id, id, CP_CONTAINER_HEX + 1);
+		*out_runtime = rules[i].runtime;
+		return true;
+	}
+	return false;
+}
+
 /* Copies the path [p, p + n) into @out, keeping its end when too long. */
 static void copy_path(char *out, const char *p, size_t n)
 {

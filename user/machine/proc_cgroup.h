@@ -59,6 +59,15 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out);
 bool cp_container_id(const char *path, size_t len, char *id, const char **runtime);
 
 /*
+ * A container id and runtime named elsewhere (a recording's): @id, 64
+ * lowercase hex digits, into @out_id (CP_CONTAINER_ID_LEN bytes) and the
+ * runtime among those cp_container_id() knows into @out_runtime; else
+ * false, with "" for both.
+ */
+bool cp_container_named(const char *id, const char *runtime, char *out_id,
+			const char **out_runtime);
+
+/*
  * The mount point of the cgroup2 file system in /proc/self/mountinfo @text
  * ("/sys/fs/cgroup", or "/sys/fs/cgroup/unified" on hybrid hosts) into @out.
  * Returns 0, -ENOENT when none is mounted, -ENAMETOOLONG.

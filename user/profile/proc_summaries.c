@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Per-process summaries (see proc_summary.h): an array and a pid index. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ struct cp_proc_summaries {
 	__u64 clock, seen, evicted;
 	cp_proc_describe_fn describe;
 	void *ctx;
+	cp_proc_described_fn described;
+	void *described_ctx;
 	struct known_cgroup {
 		__u64 id; /* 0: empty */
 		__u64 v1; /* 0: a unified hierarchy's description, whatever the v1 cgroups */
@@ -196,6 +199,8 @@ static struct cp_proc_summary *get_live(struct cp_proc_summaries *t, pid_t pid)
 	s = new_live(t, pid);
 	if (t->describe)
 		t->describe(t->ctx, s, CP_DESCRIBE_COMM | CP_DESCRIBE_CGROUP);
+	if (t->described)
+		t->described(t->described_ctx, s);
 	return s;
 }
 
@@ -259,6 +264,8 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 	}
 	if (what && t->describe)
 		t->describe(t->ctx, s, what);
+	if (t->described)
+		t->described(t->described_ctx, s);
 	if (!(what & CP_DESCRIBE_CGROUP))
 		return;
 	/*
@@ -276,6 +283,27 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 										  cp_cgroup_v1_salt())
 								 : 0)))
 		*k1 = (struct known_cgroup){ .id = cgroup_id, .v1 = cgroup_v1, .cg = s->cg };
+}
+
+void cp_proc_summaries__on_described(struct cp_proc_summaries *t, cp_proc_described_fn fn,
+				     void *ctx)
+{
+	t->described = fn;
+	t->described_ctx = ctx;
+}
+
+void cp_proc_summaries__describe_as(struct cp_proc_summaries *t, pid_t pid, const char *comm,
+				    const struct cp_cgroup_info *cg)
+{
+	struct cp_proc_summary *s;
+
+	if (pid <= 0)
+		return;
+	s = find_live(t, pid);
+	if (!s)
+		s = new_live(t, pid);
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->cg = *cg;
 }
 
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid)

@@ -77,6 +77,20 @@ int cp_proc_summaries__sample(struct cp_proc_summaries *t, pid_t pid, bool miss)
 void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char *comm,
 			     __u64 cgroup_id, __u64 cgroup_v1);
 
+/* Told each time summary @s was described anew (its first sample, an exec). */
+typedef void (*cp_proc_described_fn)(void *ctx, const struct cp_proc_summary *s);
+
+void cp_proc_summaries__on_described(struct cp_proc_summaries *t, cp_proc_described_fn fn,
+				     void *ctx);
+
+/*
+ * A description read elsewhere (a recording's, CP_REC_PROC_DESC): @pid's
+ * live summary, created if it has none (no sample), takes @comm (cut to
+ * fit) and @cg.
+ */
+void cp_proc_summaries__describe_as(struct cp_proc_summaries *t, pid_t pid, const char *comm,
+				    const struct cp_cgroup_info *cg);
+
 /* @pid exited: its summary stays for the report, the pid may be reused. */
 void cp_proc_summaries__exit(struct cp_proc_summaries *t, pid_t pid);
 

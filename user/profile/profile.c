@@ -29,11 +29,61 @@ void cp_profile__limits_tick(struct cp_profile *p, bool now)
 		       cp_now_ns(), now);
 }
 
-/* Every record once handled, to the hooks (--record): what the handling read comes first. */
+/*
+ * Every record once handled, to the hooks (--record): what the handling
+ * read comes first, the process it described after it (an exec record,
+ * replayed, forgets its process's old description).
+ */
 static void recorded(struct cp_profile *p, const void *data, size_t size)
 {
-	if (p->hooks.record)
-		p->hooks.record(p->hooks.ctx, data, size);
+	if (!p->hooks.record)
+		return;
+	p->hooks.record(p->hooks.ctx, data, size);
+	if (p->desc_pending) {
+		p->desc_pending = false;
+		p->hooks.record(p->hooks.ctx, &p->desc, sizeof(p->desc));
+	}
+}
+
+/* cp_proc_described_fn: a process's comm and cgroup as read now, for the recording. */
+static void on_described(void *ctx, const struct cp_proc_summary *s)
+{
+	struct cp_profile *p = ctx;
+	struct cp_proc_desc_record *d = &p->desc;
+
+	if (!p->hooks.record)
+		return;
+	/* one record described two (a chunk object's feed in between): the first goes now */
+	if (p->desc_pending)
+		p->hooks.record(p->hooks.ctx, d, sizeof(*d));
+	memset(d, 0, sizeof(*d));
+	d->type = CP_REC_PROC_DESC;
+	d->pid = (__u32)s->pid;
+	d->v2 = s->cg.v2;
+	snprintf(d->comm, sizeof(d->comm), "%s", s->comm);
+	snprintf(d->container_id, sizeof(d->container_id), "%s", s->cg.container_id);
+	snprintf(d->runtime, sizeof(d->runtime), "%s", s->cg.runtime ? s->cg.runtime : "");
+	snprintf(d->cgroup, sizeof(d->cgroup), "%s", s->cg.path);
+	p->desc_pending = true;
+}
+
+/* A recorded description (on_described()): the process named as the live run named it. */
+static void on_desc_record(struct cp_profile *p, const void *data)
+{
+	struct cp_proc_desc_record d;
+	struct cp_cgroup_info cg;
+
+	memcpy(&d, data, sizeof(d));
+	/* a recording is a tenant's file like any other: every string ends here */
+	d.comm[sizeof(d.comm) - 1] = '\0';
+	d.container_id[sizeof(d.container_id) - 1] = '\0';
+	d.runtime[sizeof(d.runtime) - 1] = '\0';
+	d.cgroup[sizeof(d.cgroup) - 1] = '\0';
+	cp_cgroup_info_unknown(&cg);
+	snprintf(cg.path, sizeof(cg.path), "%s", d.cgroup);
+	cg.v2 = d.v2 != 0;
+	cp_container_named(d.container_id, d.runtime, cg.container_id, &cg.runtime);
+	cp_proc_summaries__describe_as(p->procs, (pid_t)d.pid, d.comm, &cg);
 }
 
 /*
@@ -234,6 +284,9 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 	case CP_REC_ALLOC_STACK:
 		on_stack_record(p, data, size);
 		break;
+	case CP_REC_PROC_DESC:
+		on_desc_record(p, data);
+		break;
 	default:
 		/* a type the table knows and this switch does not: a defect, counted */
 		p->counts.unknown++;
@@ -263,6 +316,8 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	p->seen = cp_seen_objects__new(0);
 	p->sym = cp_symbolizer__new(0, 0);
 	p->procs = cp_proc_summaries__new(0, cfg->describe, NULL);
+	if (p->procs)
+		cp_proc_summaries__on_described(p->procs, on_described, p);
 	p->stacks = cp_stack_store__new(0);
 	p->interval_stacks = cp_stack_store__new(CP_MAX_INTERVAL_STACKS);
 	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->shared || !p->seen || !p->sym ||

@@ -114,6 +114,9 @@ struct cp_profile {
 	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */
 	struct cp_run_info info;
 	struct cp_run_end end;
+	/* a process described while a record was handled: recorded after it */
+	struct cp_proc_desc_record desc;
+	bool desc_pending;
 };
 
 /* A profile with the stores of @cfg and @hooks (NULL: none, offline). NULL: out of memory. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The record types' table and the one dispatcher live and replay share. */
+#include <stdint.h>
 #include <string.h>
 
 #include "cacheperf/alloc.h"
@@ -32,6 +33,15 @@ static bool proc_valid(const void *data, size_t size)
 		(size == CP_PROC_EXEC_V2_ONLY_SIZE || size == sizeof(struct cp_proc_exec_event)));
 }
 
+/* A process's description: of a process. */
+static bool proc_desc_valid(const void *data, size_t size)
+{
+	struct cp_proc_desc_record d;
+
+	memcpy(&d, data, size);
+	return d.pid != 0 && d.pid <= INT32_MAX;
+}
+
 static const struct cp_record_kind kinds[] = {
 	{CP_REC_SAMPLE, sizeof(struct cp_sample), 0, NULL, "sample", false},
 	{CP_REC_OBJECT, sizeof(struct cp_object_event), 0, NULL, "object event", false},
@@ -44,6 +54,8 @@ static const struct cp_record_kind kinds[] = {
 	{CP_REC_HISTORY, sizeof(struct cp_history_record), 0, NULL, "breakpoint history", false},
 	{CP_REC_ALLOC_STACK, offsetof(struct cp_alloc_stack_record, ips),
 	 sizeof(struct cp_alloc_stack_record), alloc_stack_valid, "call site's frames", false},
+	{CP_REC_PROC_DESC, sizeof(struct cp_proc_desc_record), 0, proc_desc_valid,
+	 "process description", false},
 };
 
 const struct cp_record_kind *cp_record_kind(__u32 type)

@@ -31,10 +31,11 @@
  * 5: the BPF counter kernel_ip and the end's kernel throttles (version 4
  * files read with them 0); 6: the samples' call stacks (sample-stacks
  * sections, and three BPF counters of their drops; older files have
- * neither). Older files are refused: their counter entries and stats are
- * shorter.
+ * neither); 7: the processes' descriptions (CP_REC_PROC_DESC records; older
+ * files name a process by its exec record only). Older files than 4 are
+ * refused: their counter entries and stats are shorter.
  */
-#define CP_REC_VERSION		6
+#define CP_REC_VERSION		7
 #define CP_REC_VERSION_MIN	4
 #define CP_REC_FILE_HDR_LEN	16
 #define CP_REC_SEC_HDR_LEN	16

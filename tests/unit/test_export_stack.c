@@ -374,28 +374,48 @@ static void test_dir_ours(void **state)
 }
 
 /*
- * A recording whose program (two mappings, code in the second) sits below
- * a library, the only stack's leaf in the library: the first mapping met
- * is the library's, but pprof's consumers take the first one for the main
- * binary, so the program's code mapping comes first.
+ * pprof's consumers take a profile's first mapping for its main binary:
+ * whatever mapping the first stack's leaf is in (a library's here), the
+ * program's code mapping comes first. Two layouts: the usual one, the
+ * program below its libraries (the golden program itself, so its
+ * build-id is read and the mapping added first is the very one its frames
+ * name, not a second one), and a program run through ld.so, which maps it
+ * above the libraries and below itself.
  */
-static const char lib_first_maps[] =
-	"00400000-00401000 r--p 00000000 00:00 0 /nonexistent/cp-test/prog\n"
-	"00401000-00402000 r-xp 00001000 00:00 0 /nonexistent/cp-test/prog\n"
+static const char usual_maps[] =
+	"00400000-00401000 r--p 00000000 fe:00 10961963 /tmp/cacheperf-golden/chain\n"
+	"00401000-00402000 r-xp 00001000 fe:00 10961963 /tmp/cacheperf-golden/chain\n"
 	"7f0000000000-7f0000001000 r-xp 00000000 00:00 0 /nonexistent/cp-test/libfoo.so\n";
-static const __u64 lib_first_stack[] = {0x7f0000000100, 0x401100};
+static const __u64 usual_stack[] = {0x7f0000000100, 0x401063};
+static const char ld_so_maps[] =
+	"7e0000000000-7e0000001000 r-xp 00000000 00:00 0 /nonexistent/cp-test/libfoo.so\n"
+	"7f0000400000-7f0000401000 r--p 00000000 00:00 0 /nonexistent/cp-test/prog\n"
+	"7f0000401000-7f0000402000 r-xp 00001000 00:00 0 /nonexistent/cp-test/prog\n"
+	"7f1000000000-7f1000001000 r-xp 00000000 00:00 0 /nonexistent/cp-test/ld-linux-x86-64.so.2\n";
+static const __u64 ld_so_stack[] = {0x7e0000000100, 0x7f0000401100};
 
-static struct cp_replay *replay_lib_first(void)
+static const struct cp_rec_build_id chain_id = {
+	.inode = 10961963,
+	.id_len = 20,
+	.id = {0x27, 0x55, 0x94, 0xab, 0x65, 0x59, 0xd6, 0xaf, 0xed, 0xd5,
+	       0xb9, 0x87, 0xae, 0x7e, 0x50, 0x69, 0x73, 0xa5, 0x2e, 0xf4},
+	.path = "/tmp/cacheperf-golden/chain",
+};
+
+/* A recording of process PID mapped as @maps, replayed with the golden program mapped back. */
+static struct cp_replay *replay_maps(const char *maps)
 {
-	char path[] = "/tmp/cp-main-mapping.XXXXXX", err[512];
+	const char *root = getenv("CP_ROOT") ? getenv("CP_ROOT") : ".";
+	char path[] = "/tmp/cp-main-mapping.XXXXXX", err[512], where[4096];
 	struct cp_rec_maps m = {
 		.pid = PID,
 		.who = CP_REC_MAPS_SYMBOLS,
-		.text = lib_first_maps,
-		.len = strlen(lib_first_maps),
+		.text = maps,
+		.len = strlen(maps),
 	};
 	struct cp_rec_buf b = {0};
 	struct cp_run_end end = {.end_ns = 2000000000ull};
+	struct cp_path_map map = {0};
 	struct cp_run_info in;
 	struct cp_rec_writer *w;
 	struct cp_replay *r;
@@ -406,28 +426,34 @@ static struct cp_replay *replay_lib_first(void)
 	w = cp_rec_writer__new(f);
 	assert_non_null(w);
 	rec_test_head(w, &b, &in, PID, &m);
+	/* the golden program's build-id as the live run read it (tests/golden/README.md) */
+	cp_rec_encode_build_id(&b, &chain_id);
+	rec_test_section(w, &b, CP_SEC_BUILD_ID);
 	cp_rec_encode_end(&b, &end);
 	rec_test_section(w, &b, CP_SEC_END);
 	cp_rec_buf_free(&b);
 	assert_int_equal(cp_rec_writer__close(w), 0);
+	snprintf(where, sizeof(where), "/tmp/cacheperf-golden=%s/tests/golden", root);
+	assert_int_equal(cp_path_map_add(&map, where, err, sizeof(err)), 0);
 	f = fopen(path, "re");
 	assert_non_null(f);
-	if (cp_replay__run(f, path, NULL, NULL, &r, err, sizeof(err)))
+	if (cp_replay__run(f, path, NULL, &map, &r, err, sizeof(err)))
 		fail_msg("replay: %s", err);
 	fclose(f);
 	unlink(path);
 	return r;
 }
 
-static void test_pprof_main_binary_first(void **state)
+/* The pprof profile of @stack (a library's leaf, the program's caller) in @maps. */
+static void check_main_first(const char *maps, const __u64 *stack, const char *program,
+			     __u64 start, const char *build_id)
 {
-	struct one o = {lib_first_stack, 2};
-	struct cp_replay *r = replay_lib_first();
+	struct one o = {stack, 2};
+	struct cp_replay *r = replay_maps(maps);
 	Perftools__Profiles__Profile *pr;
 	__u8 *gz, *raw;
 	size_t gz_len, len;
 
-	(void)state;
 	assert_int_equal(cp_export_pprof(cp_replay__profile(r), NULL,
 					 (struct cp_stack_walk){one_stack, &o}, 0, 1000, &gz,
 					 &gz_len),
@@ -437,9 +463,9 @@ static void test_pprof_main_binary_first(void **state)
 	assert_non_null(pr);
 	assert_int_equal(pr->n_mapping, 2);
 	assert_int_equal(pr->mapping[0]->id, 1);
-	assert_string_equal(pr->string_table[pr->mapping[0]->filename],
-			    "/nonexistent/cp-test/prog");
-	assert_int_equal(pr->mapping[0]->memory_start, 0x401000);
+	assert_string_equal(pr->string_table[pr->mapping[0]->filename], program);
+	assert_string_equal(pr->string_table[pr->mapping[0]->build_id], build_id);
+	assert_int_equal(pr->mapping[0]->memory_start, start);
 	assert_int_equal(pr->mapping[0]->file_offset, 0x1000);
 	assert_string_equal(pr->string_table[pr->mapping[1]->filename],
 			    "/nonexistent/cp-test/libfoo.so");
@@ -450,6 +476,15 @@ static void test_pprof_main_binary_first(void **state)
 	free(raw);
 	free(gz);
 	cp_replay__free(r);
+}
+
+static void test_pprof_main_binary_first(void **state)
+{
+	(void)state;
+	check_main_first(usual_maps, usual_stack, "/tmp/cacheperf-golden/chain", 0x401000,
+			 "275594ab6559d6afedd5b987ae7e506973a52ef4");
+	check_main_first(ld_so_maps, ld_so_stack, "/nonexistent/cp-test/prog", 0x7f0000401000,
+			 "");
 }
 
 int main(void)

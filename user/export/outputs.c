@@ -168,14 +168,6 @@ int cp_outputs_check(const struct cp_report_opts *ro, char *err, size_t err_sz)
 	return 0;
 }
 
-bool cp_outputs_at(const struct cp_outputs *o, enum cp_out_moment at)
-{
-	for (size_t i = 0; i < CP_OUT_ROWS; i++)
-		if ((rows[i].moments & AT(at)) && row_path(o, i))
-			return true;
-	return false;
-}
-
 /*
  * One output's result into the moment's: the first failure's message stays
  * in @err, a later one is logged. A live interval's is said once when the
@@ -184,7 +176,8 @@ bool cp_outputs_at(const struct cp_outputs *o, enum cp_out_moment at)
 static int account(struct cp_outputs *o, enum cp_out_moment at, size_t i, int ret, int first,
 		   const char *msg, const char *path, char *err, size_t err_sz)
 {
-	if (at == CP_OUT_INTERVAL) {
+	/* SIGHUP rewrites what the intervals write: one failing state between them */
+	if (at == CP_OUT_INTERVAL || at == CP_OUT_HUP) {
 		if (ret && !o->failing[i])
 			cp_warn("%s", msg);
 		else if (!ret && o->failing[i])
@@ -250,15 +243,16 @@ static int summarize(struct cp_outputs *o, struct cp_profile *p, struct cp_class
 static int write_rows(struct cp_outputs *o, enum cp_out_moment at, bool summary,
 		      const struct cp_out_facts *f, int first, char *err, size_t err_sz)
 {
-	char msg[512];
-
 	for (size_t i = 0; i < CP_OUT_ROWS; i++) {
+		char msg[512] = "";
 		const char *path = row_path(o, i);
 		int ret;
 
 		if (!(rows[i].moments & AT(at)) || !path || from_summary(i, at) != summary)
 			continue;
 		ret = rows[i].write(o, f, path, msg, sizeof(msg));
+		if (ret && !msg[0])
+			snprintf(msg, sizeof(msg), "%s %s: %s", rows[i].opt, path, strerror(-ret));
 		first = account(o, at, i, ret, first, msg, path, err, err_sz);
 	}
 	return first;

@@ -17,8 +17,9 @@
  * end, cp_profile__summary() for a summary) and every output gets the same
  * facts (struct cp_out_facts). Each output is written even when another
  * one failed: the first failure is returned, a later one logged; in a live
- * run an interval's failure is said when an output starts failing and when
- * it is written again. A new format is one row and its writer.
+ * run a failure at an interval or SIGHUP is said when an output starts
+ * failing, and its next good write is noticed. A new format is one row and
+ * its writer.
  */
 #ifndef CP_OUTPUTS_H
 #define CP_OUTPUTS_H
@@ -77,9 +78,6 @@ int cp_outputs_check(const struct cp_report_opts *ro, char *err, size_t err_sz);
 /* Writes every output of moment @at from @p. 0 or < 0 with @err (the first failure). */
 int cp_outputs_write(struct cp_outputs *o, enum cp_out_moment at, struct cp_profile *p, char *err,
 		     size_t err_sz);
-
-/* Pure: whether some output of @ro is written at @at (a summary is worth making). */
-bool cp_outputs_at(const struct cp_outputs *o, enum cp_out_moment at);
 
 /* Frees what @o remembers (not its files). */
 void cp_outputs_free(struct cp_outputs *o);

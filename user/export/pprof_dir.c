@@ -236,9 +236,10 @@ static int put_profile(struct cp_pprof_dir *d, __u64 unix_s, const __u8 *gz, siz
 			return -ENAMETOOLONG;
 		}
 		ret = cp_export_file(path, gz, len, &id, err, err_sz);
-		if (!ret)
-			return id.created ? note_file(d, unix_s, seq, id.dev, id.ino) : 0;
-		if (!name_taken(ret))
+		if (!ret && id.created && (ret = note_file(d, unix_s, seq, id.dev, id.ino)))
+			snprintf(err, err_sz, "--pprof-dir %s: %s written, not remembered: %s",
+				 d->dir, name, strerror(-ret));
+		if (!ret || !name_taken(ret))
 			return ret;
 	}
 	return ret;

@@ -1499,10 +1499,17 @@ int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 	return fill_mapping(s, sn, m, ip, out);
 }
 
+/* Whether the file at @path is named as a shared object is ("libc.so.6", "ld-linux-x86-64.so.2"). */
+static bool named_shared(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strstr(base ? base + 1 : path, ".so") != NULL;
+}
+
 int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sym_mapping *out)
 {
 	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
-	const char *program = NULL;
 
 	memset(out, 0, sizeof(*out));
 	if (!sn)
@@ -1510,12 +1517,7 @@ int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sy
 	for (size_t i = 0; i < sn->maps->nr; i++) {
 		const struct cp_map *m = &sn->maps->maps[i];
 
-		if (m->kind != CP_MAP_FILE)
-			continue;
-		/* the kernel maps the program before the loader maps any library */
-		if (!program)
-			program = m->path;
-		if (!strcmp(m->path, program) && (m->prot & CP_MAP_EXEC))
+		if (m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC) && !named_shared(m->path))
 			return fill_mapping(s, sn, m, m->start, out);
 	}
 	return -ENOENT;

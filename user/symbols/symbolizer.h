@@ -222,10 +222,13 @@ int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			   struct cp_sym_mapping *out);
 
 /*
- * The executable mapping of @pid's program, as cp_symbolizer__mapping()
- * gives it: the first one of the file mapped first in its snapshot (the
- * kernel maps the program, below the libraries the loader maps after it).
- * 0; -ENOENT when the snapshot maps no file with code; -ESRCH without one.
+ * The code mapping of @pid's program, as cp_symbolizer__mapping() gives it:
+ * the lowest file mapping with code in its snapshot whose name is not a
+ * shared object's ("*.so*": the libraries, and the loader, which maps a
+ * program it runs below itself and libraries below that). Files without
+ * code mapped below the program (a JVM's class archive) are passed over; a
+ * file with code mapped lower and not named as a library would be taken.
+ * 0; -ENOENT when there is none; -ESRCH without a snapshot.
  */
 int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sym_mapping *out);
 

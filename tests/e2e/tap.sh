@@ -86,12 +86,12 @@ need_bp() {
 # A report without what only a live run knows: the "Breakpoints" paragraph
 # (the breakpoint manager's own figures are not recorded), the "Overhead
 # budget" paragraph (unit costs measured on the machine at start), the
-# header's "profiler:" line (its own CPU time and memory) and the Limits'
+# header's "profiler:" and "drain:" lines (its own CPU time, memory, records) and the Limits'
 # "memory:" and "file copies:" lines (the profiler's RSS, the copies of
 # targets' files it made). What a replay must reproduce exactly.
 replayable() {
 	awk -v RS= -v ORS='\n\n' '!/^Breakpoints \(/ && !/^Overhead budget\n/' "$1" |
-		grep -v -e '^  memory: ' -e '^  file copies: ' -e '^  profiler: '
+		grep -v -e '^  memory: ' -e '^  file copies: ' -e '^  profiler: ' -e '^  drain: '
 }
 
 # The hostile-tenant tests: a tenant is an unprivileged user (nobody) acting

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "machine/agent_cost.h"
+#include "cacheperf/abi.h"
 #include "report/report_agent.h"
 #include "util/self_usage.h"
 
@@ -83,6 +84,9 @@ static const struct cp_agent_cost example = {
 	.memory_counter = CP_SELF_MEM_CGROUP_V2,
 	.memory_bytes = 38ull << 20,
 	.peak_memory_bytes = 52ull << 20,
+	/* 1000 records in 4 ms of handling: 250000/s; one object event held the rings 17.25 ms */
+	.drain = {.records = 1000, .busy_ns = 4 * MS, .longest_ns = 17250000,
+		  .longest_type = CP_REC_OBJECT},
 };
 
 static void test_text_line(void **state)
@@ -142,6 +146,8 @@ static void test_report_line_and_json(void **state)
 	(void)state;
 	text = written(cp_report_agent_print, &example);
 	assert_non_null(strstr(text, "  profiler: 0.42 s CPU at start-up (in 1.3 s), "));
+	assert_non_null(strstr(text, "\n  drain: 1000 records, 250000/s while handling them; the "
+				     "longest took 17.2 ms (object event)\n"));
 	assert_int_equal(text[strlen(text) - 1], '\n');
 	free(text);
 	text = written(cp_report_agent_print, &none);
@@ -158,6 +164,10 @@ static void test_report_line_and_json(void **state)
 	assert_non_null(strstr(text, "\"memory_bytes\": 39845888"));
 	assert_non_null(strstr(text, "\"peak_memory_bytes\": 54525952"));
 	assert_non_null(strstr(text, "\"memory_counter\": \"cgroup memory.current\""));
+	assert_non_null(strstr(text, "\"records\": 1000"));
+	assert_non_null(strstr(text, "\"busy_s\": 0.004000"));
+	assert_non_null(strstr(text, "\"longest_s\": 0.017250"));
+	assert_non_null(strstr(text, "\"longest_record\": \"object event\""));
 	free(text);
 	/* a replay's document has no "agent" */
 	text = written(json_of, &none);

@@ -28,13 +28,37 @@ struct cp_drain {
 	bool caught_up;			/* the last poll read every ring to its end */
 	void (*tick)(void *ctx, __u64 now_ns);	/* between records; NULL: none */
 	void *tick_ctx;
+	__u64 last_ns;				/* the last record's end; 0: none this poll */
+	struct cp_drain_timing timing;
 };
+
+/*
+ * How long record @data took, from the end of the one before it (a clock
+ * read per record; the first of a poll, after its wait, reads one more).
+ */
+static void time_record(struct cp_drain *d, __u64 start_ns, const void *data, size_t size)
+{
+	__u64 end = cp_now_ns(), took = end - start_ns;
+	__u32 type = 0;
+
+	d->last_ns = end;
+	d->timing.records++;
+	d->timing.busy_ns += took;
+	if (took <= d->timing.longest_ns)
+		return;
+	if (size >= sizeof(type))
+		memcpy(&type, data, sizeof(type));
+	d->timing.longest_ns = took;
+	d->timing.longest_type = type;
+}
 
 static int cp_drain_record(void *ctx, void *data, size_t size)
 {
 	struct cp_drain *d = ctx;
+	__u64 start = d->last_ns ? d->last_ns : cp_now_ns();
 	int ret = cp_record_dispatch(&d->ops, &d->counts, data, size);
 
+	time_record(d, start, data, size);
 	if (ret)
 		return ret;
 	/* the record is consumed either way: a negative return only ends this poll */
@@ -103,6 +127,7 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms)
 	int ret;
 
 	d->handled = 0;
+	d->last_ns = 0;
 	d->deadline_ns = cp_now_ns() + (__u64)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull +
 			 CP_DRAIN_BUDGET_NS;
 	if (timeout_ms == 0) {
@@ -124,11 +149,17 @@ int cp_drain__flush(struct cp_drain *d)
 
 	do {
 		d->handled = 0;
+		d->last_ns = 0;
 		d->deadline_ns = cp_now_ns() + CP_DRAIN_BUDGET_NS;
 		ret = ring_buffer__consume(d->rb);
 		total += d->handled;
 	} while (ret == -EAGAIN && cp_now_ns() < end);
 	return ret < 0 && ret != -EAGAIN ? ret : total;
+}
+
+void cp_drain__timing(const struct cp_drain *d, struct cp_drain_timing *out)
+{
+	*out = d->timing;
 }
 
 bool cp_drain__caught_up(const struct cp_drain *d)

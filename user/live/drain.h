@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "cacheperf/abi.h"
+#include "machine/agent_cost.h"
 #include "profile/insn_store.h"
 #include "profile/records.h"
 
@@ -65,6 +66,13 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms);
  * consumed, or a negative errno as cp_drain__poll().
  */
 int cp_drain__flush(struct cp_drain *d);
+
+/*
+ * The records handled so far, the time they took (each from the end of the
+ * one before it in its poll, so nothing of a poll's wait) and the longest
+ * one with its type: how long the drain kept the rings waiting at once.
+ */
+void cp_drain__timing(const struct cp_drain *d, struct cp_drain_timing *out);
 
 /* True when the last cp_drain__poll() read every ring to its end (not cut by its budget). */
 bool cp_drain__caught_up(const struct cp_drain *d);

@@ -326,6 +326,7 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 	run_prog_ns(l, e, &l->prof->info.unit);
 	budget_spent(l, &l->prof->info.unit, e);
 	cp_agent_cost_read(&l->agent, &e->agent);
+	cp_drain__timing(l->drain, &e->agent.drain);
 }
 
 static void on_end_facts_hook(void *ctx, struct cp_run_end *e)

@@ -35,6 +35,14 @@ struct cp_agent_since {
 };
 
 /* The profiler's own cost so far: a live run's (a replay has none: known false). */
+/* The records a live run's drain handled, and how long they took. */
+struct cp_drain_timing {
+	__u64 records;
+	__u64 busy_ns;	    /* handling them */
+	__u64 longest_ns;   /* the longest one: the rings waited that long at once */
+	__u32 longest_type; /* its type (enum cp_record_type) */
+};
+
 struct cp_agent_cost {
 	bool known;	       /* a live run measured it */
 	__u64 startup_cpu_ns;  /* CPU time from exec until sampling began */
@@ -44,7 +52,8 @@ struct cp_agent_cost {
 	bool memory_known;     /* the memory counter could be read */
 	enum cp_self_mem_counter memory_counter; /* which count the bytes are */
 	__u64 memory_bytes;			 /* the kernel's count now */
-	__u64 peak_memory_bytes; /* ... its peak (the kernel's, or the highest read) */
+	__u64 peak_memory_bytes;      /* ... its peak (the kernel's, or the highest read) */
+	struct cp_drain_timing drain; /* the ring buffers' records as handled */
 };
 
 /* Marks the end of the start-up: now, with the CPU time spent so far and the exec time. */

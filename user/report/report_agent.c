@@ -2,6 +2,7 @@
 /* The profiler's own cost in the report (see report_agent.h). */
 #include <stdio.h>
 
+#include "profile/records.h"
 #include "report/report_agent.h"
 
 #define MiB(b) ((double)(b) / (1024.0 * 1024.0))
@@ -32,6 +33,27 @@ void cp_report_agent_format(const struct cp_agent_cost *a, char *buf, size_t sz)
 		snprintf(buf + n, sz - (size_t)n, "memory not read");
 }
 
+/* The name of record type @type, as the dispatcher's table has it. */
+static const char *record_name(__u32 type)
+{
+	const struct cp_record_kind *k = cp_record_kind(type);
+
+	return k ? k->name : "record of an unknown type";
+}
+
+void cp_report_drain_format(const struct cp_drain_timing *d, char *buf, size_t sz)
+{
+	if (!sz)
+		return;
+	buf[0] = '\0';
+	if (!d->records)
+		return;
+	snprintf(buf, sz, "%llu records, %.0f/s while handling them; the longest took %.1f ms (%s)",
+		 (unsigned long long)d->records,
+		 d->busy_ns ? (double)d->records * 1e9 / (double)d->busy_ns : 0.0,
+		 d->longest_ns / 1e6, record_name(d->longest_type));
+}
+
 void cp_report_agent_print(const struct cp_agent_cost *a, FILE *f)
 {
 	char line[320];
@@ -40,6 +62,9 @@ void cp_report_agent_print(const struct cp_agent_cost *a, FILE *f)
 		return;
 	cp_report_agent_format(a, line, sizeof(line));
 	fprintf(f, "  profiler: %s\n", line);
+	cp_report_drain_format(&a->drain, line, sizeof(line));
+	if (line[0])
+		fprintf(f, "  drain: %s\n", line);
 }
 
 void cp_report_agent_json(struct cp_json *j, const struct cp_agent_cost *a)
@@ -65,5 +90,14 @@ void cp_report_agent_json(struct cp_json *j, const struct cp_agent_cost *a)
 		cp_json_null(j, "peak_memory_bytes");
 		cp_json_null(j, "memory_counter");
 	}
+	cp_json_object(j, "drain");
+	cp_json_u64(j, "records", a->drain.records);
+	cp_json_double(j, "busy_s", a->drain.busy_ns / 1e9, 6);
+	cp_json_double(j, "longest_s", a->drain.longest_ns / 1e9, 6);
+	if (a->drain.records)
+		cp_json_str(j, "longest_record", record_name(a->drain.longest_type));
+	else
+		cp_json_null(j, "longest_record");
+	cp_json_end(j);
 	cp_json_end(j);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The profiler's own cost in the report (machine/agent_cost.h): a line of
- * the text report's header and the JSON "agent" object; nothing in a replay,
+ * The profiler's own cost in the report (machine/agent_cost.h): lines of
+ * the text report's header and the JSON "agent" object (with the drain's
+ * records and their longest stall); nothing in a replay,
  * which has no profiler of its own to speak of. Pure.
  */
 #ifndef CP_REPORT_AGENT_H
@@ -20,7 +21,14 @@
  */
 void cp_report_agent_format(const struct cp_agent_cost *a, char *buf, size_t sz);
 
-/* "  profiler: ..." (the header's line); nothing when @a is not known. */
+/*
+ * "1234 records, 250000/s while handling them; the longest took 17.2 ms
+ * (object event)": the drain's (live/drain.h), no newline; "" when it
+ * handled none.
+ */
+void cp_report_drain_format(const struct cp_drain_timing *d, char *buf, size_t sz);
+
+/* "  profiler: ..." and "  drain: ..." (the header's lines); nothing when @a is not known. */
 void cp_report_agent_print(const struct cp_agent_cost *a, FILE *f);
 
 /* "agent": an object; absent when @a is not known (a replay). */

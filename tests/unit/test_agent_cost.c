@@ -86,7 +86,10 @@ static const struct cp_agent_cost example = {
 	.peak_memory_bytes = 52ull << 20,
 	/* 1000 records in 4 ms of handling: 250000/s; one object event held the rings 17.25 ms */
 	.drain = {.records = 1000, .busy_ns = 4 * MS, .longest_ns = 17250000,
-		  .longest_type = CP_REC_OBJECT},
+		  .longest_type = CP_REC_OBJECT,
+		  /* 40 new call sites, 3 unwound in the callback all the same */
+		  .sites_queued = 40, .sites_in_drain = 3, .sites_most = 12,
+		  .sites_longest_ns = 96 * MS},
 };
 
 static void test_text_line(void **state)
@@ -147,7 +150,9 @@ static void test_report_line_and_json(void **state)
 	text = written(cp_report_agent_print, &example);
 	assert_non_null(strstr(text, "  profiler: 0.42 s CPU at start-up (in 1.3 s), "));
 	assert_non_null(strstr(text, "\n  drain: 1000 records, 250000/s while handling them; the "
-				     "longest took 17.2 ms (object event)\n"));
+				     "longest took 17.2 ms (object event); new call sites unwound "
+				     "between polls: 37 of 40 (at most 12 waiting, the longest "
+				     "96.0 ms)\n"));
 	assert_int_equal(text[strlen(text) - 1], '\n');
 	free(text);
 	text = written(cp_report_agent_print, &none);
@@ -168,6 +173,10 @@ static void test_report_line_and_json(void **state)
 	assert_non_null(strstr(text, "\"busy_s\": 0.004000"));
 	assert_non_null(strstr(text, "\"longest_s\": 0.017250"));
 	assert_non_null(strstr(text, "\"longest_record\": \"object event\""));
+	assert_non_null(strstr(text, "\"sites_queued\": 40"));
+	assert_non_null(strstr(text, "\"sites_in_drain\": 3"));
+	assert_non_null(strstr(text, "\"sites_most_waiting\": 12"));
+	assert_non_null(strstr(text, "\"sites_longest_s\": 0.096000"));
 	free(text);
 	/* a replay's document has no "agent" */
 	text = written(json_of, &none);

@@ -24,6 +24,7 @@
 #include "live/rate_cap.h"
 #include "live/run.h"
 #include "live/signals.h"
+#include "live/site_jobs.h"
 #include "live/soft_source.h"
 #include "live/stack_drain.h"
 #include "machine/agent_cost.h"
@@ -75,6 +76,9 @@ struct cp_live {
 	bool retry_lax[CP_PENDING_PROBES];	/* woken for late: retry_due() */
 	int nr_retry;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
+	struct cp_site_jobs sites;		/* new call sites waiting to be unwound */
+	struct cp_site_job site_job;		/* one taken out of the middle */
+	__u64 sites_run, sites_in_drain, sites_longest_ns;
 	/* walked events' stack copies unwound since the last collect */
 	struct cp_stack_sample *copied;
 	size_t nr_copied;
@@ -327,6 +331,10 @@ static void live_end(const struct cp_live *l, struct cp_run_end *e)
 	budget_spent(l, &l->prof->info.unit, e);
 	cp_agent_cost_read(&l->agent, &e->agent);
 	cp_drain__timing(l->drain, &e->agent.drain);
+	e->agent.drain.sites_queued = l->sites.queued;
+	e->agent.drain.sites_in_drain = l->sites_in_drain;
+	e->agent.drain.sites_most = l->sites.most;
+	e->agent.drain.sites_longest_ns = l->sites_longest_ns;
 }
 
 static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
@@ -399,10 +407,9 @@ static bool walk_whole(struct cp_live *l, pid_t pid, const __u64 *ips, size_t n)
  * Opening a process's modules for it takes ~17 ms, once per process, and
  * counts against the same cap as the samples' copies (may_open_modules()).
  */
-static size_t unwind_short(struct cp_live *l, pid_t pid, __u64 caller, __u64 *ips, size_t n,
-			   size_t max)
+static size_t unwind_short(struct cp_live *l, const struct cp_ustack_record *r, pid_t pid,
+			   __u64 *ips, size_t n, size_t max)
 {
-	const struct cp_ustack_record *r = cp_stack_copies_take(&l->copies, (__u32)pid, caller);
 	__u64 cfi[CP_ALLOC_STACK_DEPTH];
 	size_t k;
 
@@ -491,41 +498,92 @@ static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *p
 }
 
 /*
- * A new call site's frames, from the BPF stack map and, where the
- * frame-pointer walk stopped short, the site's stack copy: fed as a
- * CP_REC_ALLOC_STACK record before the object event that names the site,
- * handled and recorded like any record, so a replay reaches the same
- * frames. A site whose stack cannot be read gets a record without frames.
+ * A queued call site's frames (site_jobs.h): the walk deepened by CFI from
+ * the site's stack copy where it stopped short, fed as a
+ * CP_REC_ALLOC_STACK record, handled and recorded like any record, so a
+ * replay reaches the same frames. @in_drain: run inside the ring-buffer
+ * callback (the queue full, a process event next), counted.
+ */
+static void run_site_job(struct cp_live *l, struct cp_site_job *j, bool in_drain)
+{
+	struct cp_alloc_stack_record *r = &j->r;
+	__u64 start = cp_now_ns(), took;
+
+	r->nr = (__u32)unwind_short(l, j->have_copy ? &j->copy : NULL, (pid_t)r->tgid, r->ips,
+				    j->n, CP_ALLOC_STACK_DEPTH);
+	/* within its row (records.c): nr <= CP_ALLOC_STACK_DEPTH, a tgid, a stack id */
+	cp_profile__feed(l->prof, r, offsetof(struct cp_alloc_stack_record, ips) +
+				     r->nr * sizeof(r->ips[0]));
+	took = cp_now_ns() - start;
+	l->sites_run++;
+	l->sites_in_drain += in_drain;
+	if (took > l->sites_longest_ns)
+		l->sites_longest_ns = took;
+}
+
+/* The queued call sites, oldest first, for @budget_ns (0: all of them); at least one. */
+static void run_site_jobs(struct cp_live *l, __u64 budget_ns, bool in_drain)
+{
+	__u64 end = cp_now_ns() + budget_ns;
+	struct cp_site_job *j;
+
+	while ((j = cp_site_jobs_take(&l->sites))) {
+		run_site_job(l, j, in_drain);
+		if (budget_ns && cp_now_ns() >= end)
+			break;
+	}
+}
+
+/*
+ * A new call site an object event names: its frame-pointer walk read from
+ * the BPF stack map now (the map's generation may end; a lookup), its
+ * stack copy taken from the ring before newer ones overwrite it, and the
+ * rest queued for between polls. The site's frames then follow its first
+ * object event. A site whose stack cannot be read gets a record without
+ * frames.
  */
 static void feed_site_frames(struct cp_live *l, const struct cp_object_event *ev)
 {
 	pid_t pid = (pid_t)ev->tgid;
-	struct cp_alloc_stack_record r;
+	const struct cp_ustack_record *copy;
+	struct cp_alloc_stack_record *r;
+	struct cp_site_job *j;
 	__s64 stack_id;
 	__u64 caller;
 	size_t n;
 
 	if (!cp_alloc_event_site(ev, &caller, &stack_id) ||
-	    !cp_objects__callsite_unread(l->prof->objects, pid, caller, stack_id))
+	    !cp_objects__callsite_unread(l->prof->objects, pid, caller, stack_id) ||
+	    cp_site_jobs_has(&l->sites, ev->tgid, caller, stack_id))
 		return;
-	r = (struct cp_alloc_stack_record){
+	j = cp_site_jobs_add(&l->sites);
+	if (!j) {
+		/* the queue is full: its oldest runs now, in the callback */
+		run_site_job(l, cp_site_jobs_take(&l->sites), true);
+		j = cp_site_jobs_add(&l->sites);
+		if (!j)
+			return;
+	}
+	r = &j->r;
+	*r = (struct cp_alloc_stack_record){
 		.type = CP_REC_ALLOC_STACK, .tgid = ev->tgid, .caller = caller, .stack_id = stack_id,
 	};
-	n = cp_alloc_stack_read(l->sess->skel, r.stack_id, r.ips, CP_ALLOC_STACK_DEPTH);
-	cp_stack_gen_read(&l->stack_gen, r.stack_id, n > 0);
+	n = cp_alloc_stack_read(l->sess->skel, r->stack_id, r->ips, CP_ALLOC_STACK_DEPTH);
+	cp_stack_gen_read(&l->stack_gen, r->stack_id, n > 0);
 	/*
 	 * taken at the entry of an exit-probed operator new (bpf/alloc.bpf.c),
 	 * the walk began inside the allocator; at a function's first
 	 * instruction the kernel puts the return address second
 	 */
-	if (n > 1 && r.ips[0] != r.caller && r.ips[1] == r.caller)
-		memmove(r.ips, r.ips + 1, --n * sizeof(r.ips[0]));
-	else if (n && r.ips[0] != r.caller)
-		r.ips[0] = r.caller;
-	r.nr = (__u32)unwind_short(l, pid, r.caller, r.ips, n, CP_ALLOC_STACK_DEPTH);
-	/* within its row (records.c): nr <= CP_ALLOC_STACK_DEPTH, a tgid, a stack id */
-	cp_profile__feed(l->prof, &r, offsetof(struct cp_alloc_stack_record, ips) +
-				      r.nr * sizeof(r.ips[0]));
+	if (n > 1 && r->ips[0] != r->caller && r->ips[1] == r->caller)
+		memmove(r->ips, r->ips + 1, --n * sizeof(r->ips[0]));
+	else if (n && r->ips[0] != r->caller)
+		r->ips[0] = r->caller;
+	j->n = n;
+	copy = cp_stack_copies_take(&l->copies, ev->tgid, caller);
+	j->have_copy = copy != NULL;
+	if (copy)
+		j->copy = *copy;
 }
 
 /* cp_record_ops.sample of a live run: the profile's. */
@@ -549,6 +607,13 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 		memcpy(&ev, data, sizeof(ev));
 		feed_site_frames(l, &ev);
+	} else if (type == CP_REC_PROC) {
+		struct cp_proc_event pe;
+
+		/* no frames after their process exec'd or exited: its maps and symbols go */
+		memcpy(&pe, data, sizeof(pe));
+		while (cp_site_jobs_take_pid(&l->sites, pe.tgid, &l->site_job))
+			run_site_job(l, &l->site_job, true);
 	}
 	return l->prof->ops.record(type, data, size, l->prof->ops.ctx);
 }
@@ -664,7 +729,7 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
 	l->stack_batch = calloc(CP_STACK_BATCH, sizeof(*l->stack_batch));
 	l->copied = calloc(CP_STACK_BATCH, sizeof(*l->copied));
-	if (!l->prof || !l->batch || !l->stack_batch || !l->copied) {
+	if (!l->prof || !l->batch || !l->stack_batch || !l->copied || cp_site_jobs_init(&l->sites)) {
 		cp_live__free(l);
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -721,6 +786,7 @@ void cp_live__free(struct cp_live *l)
 	cp_soft_source__free(l->soft);
 	cp_drain__free(l->drain);
 	cp_stack_drain__free(l->stacks);
+	cp_site_jobs_free(&l->sites);
 	cp_recorder__close(l->rec, NULL, NULL, 0);
 	cp_profile__free(l->prof);
 	free(l->batch);
@@ -780,6 +846,9 @@ static void collect(struct cp_live *l, bool all)
 		cp_drain__flush(l->drain);
 	else
 		cp_drain__poll(l->drain, 0);
+	/* a report reads every call site's frames */
+	if (all)
+		run_site_jobs(l, 0, false);
 	do {
 		n = cp_drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
 		if (n > 0)
@@ -1097,6 +1166,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			if (cp_drain__caught_up(l->drain))
 				l->drained_ns = now;
 		}
+		/* the slow part of new call sites, off the callback: a few ms a turn */
+		run_site_jobs(l, CP_SITE_JOBS_TURN_NS, false);
 		/* records woke this turn soon after the last work: they are read, the rest waits */
 		work = !woken || cp_now_ns() - worked_ns >= CP_TURN_WORK_MS * 1000000ull;
 		attach_pending(l);

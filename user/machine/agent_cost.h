@@ -38,9 +38,13 @@ struct cp_agent_since {
 /* The records a live run's drain handled, and how long they took. */
 struct cp_drain_timing {
 	__u64 records;
-	__u64 busy_ns;	    /* handling them */
-	__u64 longest_ns;   /* the longest one: the rings waited that long at once */
-	__u32 longest_type; /* its type (enum cp_record_type) */
+	__u64 busy_ns;		/* handling them */
+	__u64 longest_ns;	/* the longest one: the rings waited that long at once */
+	__u32 longest_type;	/* its type (enum cp_record_type) */
+	__u32 sites_most;	/* new call sites waiting to be unwound at once, at most */
+	__u64 sites_queued;	/* new call sites whose unwinding was queued (live/site_jobs.h) */
+	__u64 sites_in_drain;	/* ... run inside the callback: queue full, a process event */
+	__u64 sites_longest_ns; /* the longest unwinding of one */
 };
 
 struct cp_agent_cost {

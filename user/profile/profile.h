@@ -8,7 +8,7 @@
  * recording, the run's counters so far) is behind struct cp_profile_hooks,
  * which only the live run sets. What a live run computes on the side (a new
  * call site's frames, a breakpoint history) it feeds as records through
- * cp_profile__feed() before the record that needs them. Assembling a report
+ * cp_profile__feed(). Assembling a report
  * from the stores is report/profile_report.h.
  */
 #ifndef CP_PROFILE_H

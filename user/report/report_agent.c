@@ -43,20 +43,30 @@ static const char *record_name(__u32 type)
 
 void cp_report_drain_format(const struct cp_drain_timing *d, char *buf, size_t sz)
 {
+	int n;
+
 	if (!sz)
 		return;
 	buf[0] = '\0';
 	if (!d->records)
 		return;
-	snprintf(buf, sz, "%llu records, %.0f/s while handling them; the longest took %.1f ms (%s)",
-		 (unsigned long long)d->records,
-		 d->busy_ns ? (double)d->records * 1e9 / (double)d->busy_ns : 0.0,
-		 d->longest_ns / 1e6, record_name(d->longest_type));
+	n = snprintf(buf, sz,
+		     "%llu records, %.0f/s while handling them; the longest took %.1f ms (%s)",
+		     (unsigned long long)d->records,
+		     d->busy_ns ? (double)d->records * 1e9 / (double)d->busy_ns : 0.0,
+		     d->longest_ns / 1e6, record_name(d->longest_type));
+	if (n < 0 || (size_t)n >= sz || !d->sites_queued)
+		return;
+	snprintf(buf + n, sz - (size_t)n,
+		 "; new call sites unwound between polls: %llu of %llu (at most %u waiting, "
+		 "the longest %.1f ms)",
+		 (unsigned long long)(d->sites_queued - d->sites_in_drain),
+		 (unsigned long long)d->sites_queued, d->sites_most, d->sites_longest_ns / 1e6);
 }
 
 void cp_report_agent_print(const struct cp_agent_cost *a, FILE *f)
 {
-	char line[320];
+	char line[512];
 
 	if (!a->known)
 		return;
@@ -98,6 +108,10 @@ void cp_report_agent_json(struct cp_json *j, const struct cp_agent_cost *a)
 		cp_json_str(j, "longest_record", record_name(a->drain.longest_type));
 	else
 		cp_json_null(j, "longest_record");
+	cp_json_u64(j, "sites_queued", a->drain.sites_queued);
+	cp_json_u64(j, "sites_in_drain", a->drain.sites_in_drain);
+	cp_json_u64(j, "sites_most_waiting", a->drain.sites_most);
+	cp_json_double(j, "sites_longest_s", a->drain.sites_longest_ns / 1e9, 6);
 	cp_json_end(j);
 	cp_json_end(j);
 }

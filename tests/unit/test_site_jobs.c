@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The call sites waiting to be unwound (live/site_jobs.h): oldest first;
+ * a full ring takes no more (the caller runs the oldest to make room); a
+ * site queued is known as queued, so its next object events queue nothing;
+ * a process's jobs come out before its process event, the others keep
+ * their order; the figures the report's drain line states.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "live/site_jobs.h"
+
+static void put(struct cp_site_jobs *q, __u32 tgid, __u64 caller)
+{
+	struct cp_site_job *j = cp_site_jobs_add(q);
+
+	assert_non_null(j);
+	j->r = (struct cp_alloc_stack_record){.tgid = tgid, .caller = caller, .stack_id = 7};
+}
+
+static void test_fifo_and_full(void **state)
+{
+	struct cp_site_jobs q;
+	struct cp_site_job *j;
+
+	(void)state;
+	assert_int_equal(cp_site_jobs_init(&q), 0);
+	assert_null(cp_site_jobs_take(&q));
+	for (__u64 i = 0; i < CP_SITE_JOBS; i++)
+		put(&q, 1, 0x1000 + i);
+	assert_null(cp_site_jobs_add(&q));
+	assert_true(cp_site_jobs_has(&q, 1, 0x1000 + CP_SITE_JOBS - 1, 7));
+	assert_false(cp_site_jobs_has(&q, 1, 0x1000, 8));
+	assert_false(cp_site_jobs_has(&q, 2, 0x1000, 7));
+	/* the oldest first; its slot is the next one added */
+	j = cp_site_jobs_take(&q);
+	assert_int_equal(j->r.caller, 0x1000);
+	assert_false(cp_site_jobs_has(&q, 1, 0x1000, 7));
+	put(&q, 1, 0x9000);
+	for (__u64 i = 1; i < CP_SITE_JOBS; i++)
+		assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x1000 + i);
+	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x9000);
+	assert_null(cp_site_jobs_take(&q));
+	assert_int_equal(q.queued, CP_SITE_JOBS + 1);
+	assert_int_equal(q.most, CP_SITE_JOBS);
+	cp_site_jobs_free(&q);
+}
+
+static void test_take_pid_keeps_the_rest_in_order(void **state)
+{
+	static const struct {
+		__u32 tgid;
+		__u64 caller;
+	} in[] = {{1, 0x10}, {2, 0x20}, {1, 0x11}, {3, 0x30}, {2, 0x21}, {1, 0x12}};
+	struct cp_site_jobs q;
+	struct cp_site_job out;
+
+	(void)state;
+	assert_int_equal(cp_site_jobs_init(&q), 0);
+	/* the ring wrapped: its head in the middle */
+	for (int i = 0; i < CP_SITE_JOBS - 2; i++)
+		put(&q, 9, 0x9000 + (__u64)i);
+	while (cp_site_jobs_take(&q))
+		;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		put(&q, in[i].tgid, in[i].caller);
+	/* process 1's, oldest first */
+	for (__u64 c = 0x10; c <= 0x12; c++) {
+		assert_true(cp_site_jobs_take_pid(&q, 1, &out));
+		assert_int_equal(out.r.caller, c);
+	}
+	assert_false(cp_site_jobs_take_pid(&q, 1, &out));
+	/* the others as they came */
+	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x20);
+	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x30);
+	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x21);
+	assert_null(cp_site_jobs_take(&q));
+	cp_site_jobs_free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fifo_and_full),
+		cmocka_unit_test(test_take_pid_keeps_the_rest_in_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

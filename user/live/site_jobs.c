@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The call sites waiting to be unwound (see site_jobs.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "live/site_jobs.h"
+
+int cp_site_jobs_init(struct cp_site_jobs *q)
+{
+	*q = (struct cp_site_jobs){0};
+	q->v = calloc(CP_SITE_JOBS, sizeof(*q->v));
+	return q->v ? 0 : -ENOMEM;
+}
+
+void cp_site_jobs_free(struct cp_site_jobs *q)
+{
+	free(q->v);
+	q->v = NULL;
+	q->nr = 0;
+}
+
+bool cp_site_jobs_has(const struct cp_site_jobs *q, __u32 tgid, __u64 caller, __s64 stack_id)
+{
+	for (size_t i = 0; i < q->nr; i++) {
+		const struct cp_alloc_stack_record *r = &q->v[(q->head + i) % CP_SITE_JOBS].r;
+
+		if (r->tgid == tgid && r->caller == caller && r->stack_id == stack_id)
+			return true;
+	}
+	return false;
+}
+
+struct cp_site_job *cp_site_jobs_add(struct cp_site_jobs *q)
+{
+	struct cp_site_job *j;
+
+	if (!q->v || q->nr == CP_SITE_JOBS)
+		return NULL;
+	j = &q->v[(q->head + q->nr++) % CP_SITE_JOBS];
+	q->queued++;
+	if (q->nr > q->most)
+		q->most = q->nr;
+	return j;
+}
+
+struct cp_site_job *cp_site_jobs_take(struct cp_site_jobs *q)
+{
+	struct cp_site_job *j;
+
+	if (!q->nr)
+		return NULL;
+	j = &q->v[q->head];
+	q->head = (q->head + 1) % CP_SITE_JOBS;
+	q->nr--;
+	return j;
+}
+
+bool cp_site_jobs_take_pid(struct cp_site_jobs *q, __u32 tgid, struct cp_site_job *out)
+{
+	for (size_t i = 0; i < q->nr; i++) {
+		size_t at = (q->head + i) % CP_SITE_JOBS;
+
+		if (q->v[at].r.tgid != tgid)
+			continue;
+		*out = q->v[at];
+		/* the later ones move up a slot, in order */
+		for (size_t k = i; k + 1 < q->nr; k++)
+			q->v[(q->head + k) % CP_SITE_JOBS] = q->v[(q->head + k + 1) % CP_SITE_JOBS];
+		q->nr--;
+		return true;
+	}
+	return false;
+}

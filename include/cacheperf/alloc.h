@@ -128,7 +128,8 @@ _Static_assert(sizeof(struct cp_object_event) == 64, "struct cp_object_event is 
 /*
  * Record CP_REC_ALLOC_STACK (user space): the frames a live run read for
  * the call site (@caller, @stack_id) of process @tgid, fed and recorded
- * before the object event that names the site; nr 0: none could be read.
+ * once unwound, after the object event that named the site (before it in
+ * recordings older than version 7); nr 0: none could be read.
  * Its size is offsetof(ips) + nr * 8: only the frames used are written.
  */
 struct cp_alloc_stack_record {

@@ -125,6 +125,49 @@ static void test_frames_then_event(void **state)
 }
 
 /*
+ * A live run feeds a new site's frames once unwound, after the object event
+ * that named it. In a new stack-map generation the same stack has a new id:
+ * the event interns a second site, and the frames make it another name of
+ * the first. An object that took the second id resolves to the first site,
+ * with its frames, as when the frames came first.
+ */
+static void test_frames_after_event_new_generation(void **state)
+{
+	__u64 gen0 = CP_ALLOC_STACK_ID(0, 5), gen1 = CP_ALLOC_STACK_ID(1, 5);
+	struct cp_alloc_stack_record r = {
+		.type = CP_REC_ALLOC_STACK,
+		.tgid = (__u32)getpid(),
+		.caller = 0x401000,
+		.stack_id = gen0,
+		.nr = 3,
+		.ips = {0x401000, 0x402000, 0x403000},
+	};
+	size_t size = offsetof(struct cp_alloc_stack_record, ips) + 3 * sizeof(r.ips[0]);
+	struct cp_object_event first = alloc_at(0x10000, gen0, 0), again = alloc_at(0x20000, gen1, 0);
+	struct seen s = {0};
+	struct cp_profile *p = profile(&s);
+	struct cp_resolved one, two;
+	const __u64 *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(cp_profile__feed(p, &first, sizeof(first)), 0);
+	assert_int_equal(cp_profile__feed(p, &r, size), 0);
+	assert_int_equal(cp_profile__feed(p, &again, sizeof(again)), 0);
+	r.stack_id = gen1;
+	assert_int_equal(cp_profile__feed(p, &r, size), 0);
+	assert_int_equal(cp_objects__resolve(p->objects, getpid(), 0x10008, &one), 0);
+	assert_int_equal(cp_objects__resolve(p->objects, getpid(), 0x20008, &two), 0);
+	assert_int_not_equal(one.callsite, 0);
+	assert_int_equal(two.callsite, one.callsite);
+	f = cp_objects__callsite_stack(p->objects, getpid(), two.callsite, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(f, r.ips, 3 * sizeof(r.ips[0]));
+	cp_profile__free(p);
+}
+
+/*
  * An object from the chunk headers is counted apart from the probes'
  * events and recorded; one the table cannot take is neither (find_chunk()
  * tries again at the next sample, and a replay must not find it).
@@ -324,6 +367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_then_event),
+		cmocka_unit_test(test_frames_after_event_new_generation),
 		cmocka_unit_test(test_chunk_objects),
 		cmocka_unit_test(test_live_description_replayed),
 		cmocka_unit_test(test_hostile_description),

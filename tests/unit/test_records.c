@@ -108,6 +108,7 @@ static void test_sizes(void **state)
 		{CP_REC_OBJECT, sizeof(struct cp_object_event) - 1},
 		{CP_REC_OBJECT, sizeof(struct cp_object_event) + 1},
 		{CP_REC_HISTORY, sizeof(struct cp_history_record) + 8},
+		{CP_REC_PROC_DESC, sizeof(struct cp_proc_desc_record) - 8},
 		{CP_REC_PROC, sizeof(struct cp_proc_event) - 4},
 		{CP_REC_PROC, sizeof(struct cp_proc_exec_event) + 8},
 		{CP_REC_PROC, 32},
@@ -140,7 +141,7 @@ static void test_sizes(void **state)
 		g = feed(bad[i].type, bad[i].size, &c);
 		assert_int_equal(g.samples + g.records + g.live, 0);
 	}
-	assert_int_equal(c.malformed, 10);
+	assert_int_equal(c.malformed, 11);
 	assert_int_equal(c.unknown, 0);
 }
 
@@ -187,7 +188,7 @@ static void test_proc_sizes(void **state)
 /* A type this version does not know: counted, handed to no one. */
 static void test_unknown(void **state)
 {
-	static const __u32 types[] = {0, 7, 63, 66, 0xffffffffu};
+	static const __u32 types[] = {0, 7, 63, 67, 0xffffffffu};
 	struct cp_record_counts c = {0};
 	struct cp_record_ops none = {.sample = on_sample};
 	__u32 obj = CP_REC_OBJECT;

@@ -50,18 +50,31 @@ static void test_fifo_and_full(void **state)
 	cp_site_jobs_free(&q);
 }
 
-static void test_take_pid_keeps_the_rest_in_order(void **state)
+struct ran {
+	__u64 callers[8];
+	size_t nr;
+};
+
+static void note_run(void *ctx, struct cp_site_job *j)
+{
+	struct ran *r = ctx;
+
+	assert_true(r->nr < 8);
+	r->callers[r->nr++] = j->r.caller;
+}
+
+static void test_run_pid_keeps_the_rest_in_order(void **state)
 {
 	static const struct {
 		__u32 tgid;
 		__u64 caller;
 	} in[] = {{1, 0x10}, {2, 0x20}, {1, 0x11}, {3, 0x30}, {2, 0x21}, {1, 0x12}};
 	struct cp_site_jobs q;
-	struct cp_site_job out;
+	struct ran ran = {0};
 
 	(void)state;
 	assert_int_equal(cp_site_jobs_init(&q), 0);
-	/* the ring wrapped: its head in the middle */
+	/* the ring wrapped: its head near the end, the jobs across it */
 	for (int i = 0; i < CP_SITE_JOBS - 2; i++)
 		put(&q, 9, 0x9000 + (__u64)i);
 	while (cp_site_jobs_take(&q))
@@ -69,15 +82,21 @@ static void test_take_pid_keeps_the_rest_in_order(void **state)
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
 		put(&q, in[i].tgid, in[i].caller);
 	/* process 1's, oldest first */
-	for (__u64 c = 0x10; c <= 0x12; c++) {
-		assert_true(cp_site_jobs_take_pid(&q, 1, &out));
-		assert_int_equal(out.r.caller, c);
-	}
-	assert_false(cp_site_jobs_take_pid(&q, 1, &out));
-	/* the others as they came */
+	cp_site_jobs_run_pid(&q, 1, note_run, &ran);
+	assert_int_equal(ran.nr, 3);
+	assert_int_equal(ran.callers[0], 0x10);
+	assert_int_equal(ran.callers[1], 0x11);
+	assert_int_equal(ran.callers[2], 0x12);
+	cp_site_jobs_run_pid(&q, 1, note_run, &ran);
+	assert_int_equal(ran.nr, 3);
+	assert_false(cp_site_jobs_has(&q, 1, 0x10, 7));
+	assert_true(cp_site_jobs_has(&q, 2, 0x21, 7));
+	/* the others as they came, and room for more */
 	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x20);
 	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x30);
+	put(&q, 4, 0x40);
 	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x21);
+	assert_int_equal(cp_site_jobs_take(&q)->r.caller, 0x40);
 	assert_null(cp_site_jobs_take(&q));
 	cp_site_jobs_free(&q);
 }
@@ -86,7 +105,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fifo_and_full),
-		cmocka_unit_test(test_take_pid_keeps_the_rest_in_order),
+		cmocka_unit_test(test_run_pid_keeps_the_rest_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,8 +65,11 @@ static int cp_drain_record(void *ctx, void *data, size_t size)
 	if (++d->handled % CP_DRAIN_CHECK_EVERY == 0) {
 		__u64 now = cp_now_ns();
 
-		if (d->tick)
+		if (d->tick) {
 			d->tick(d->tick_ctx, now);
+			/* the tick's work is no record's */
+			d->last_ns = cp_now_ns();
+		}
 		if (now >= d->deadline_ns)
 			return -EAGAIN;
 	}

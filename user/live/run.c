@@ -77,8 +77,7 @@ struct cp_live {
 	int nr_retry;
 	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
 	struct cp_site_jobs sites;		/* new call sites waiting to be unwound */
-	struct cp_site_job site_job;		/* one taken out of the middle */
-	__u64 sites_run, sites_in_drain, sites_longest_ns;
+	__u64 sites_in_drain, sites_longest_ns;
 	/* walked events' stack copies unwound since the last collect */
 	struct cp_stack_sample *copied;
 	size_t nr_copied;
@@ -515,10 +514,15 @@ static void run_site_job(struct cp_live *l, struct cp_site_job *j, bool in_drain
 	cp_profile__feed(l->prof, r, offsetof(struct cp_alloc_stack_record, ips) +
 				     r->nr * sizeof(r->ips[0]));
 	took = cp_now_ns() - start;
-	l->sites_run++;
 	l->sites_in_drain += in_drain;
 	if (took > l->sites_longest_ns)
 		l->sites_longest_ns = took;
+}
+
+/* cp_site_jobs_run_pid()'s: before a process event, in the callback. */
+static void run_site_job_in_drain(void *ctx, struct cp_site_job *j)
+{
+	run_site_job(ctx, j, true);
 }
 
 /* The queued call sites, oldest first, for @budget_ns (0: all of them); at least one. */
@@ -612,8 +616,7 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 
 		/* no frames after their process exec'd or exited: its maps and symbols go */
 		memcpy(&pe, data, sizeof(pe));
-		while (cp_site_jobs_take_pid(&l->sites, pe.tgid, &l->site_job))
-			run_site_job(l, &l->site_job, true);
+		cp_site_jobs_run_pid(&l->sites, pe.tgid, run_site_job_in_drain, l);
 	}
 	return l->prof->ops.record(type, data, size, l->prof->ops.ctx);
 }
@@ -846,9 +849,8 @@ static void collect(struct cp_live *l, bool all)
 		cp_drain__flush(l->drain);
 	else
 		cp_drain__poll(l->drain, 0);
-	/* a report reads every call site's frames */
-	if (all)
-		run_site_jobs(l, 0, false);
+	/* every output of an interval or a report shows each call site's frames */
+	run_site_jobs(l, 0, false);
 	do {
 		n = cp_drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
 		if (n > 0)
@@ -1141,13 +1143,19 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 			next_interval += interval_ns;
 		}
 		cp_log_tick(now);
-		if (cp_signals_take_reopen_request() && cfg->on_reopen)
+		if (cp_signals_take_reopen_request() && cfg->on_reopen) {
+			/* the Prometheus file's object labels name call sites by their frames */
+			run_site_jobs(l, 0, false);
 			cfg->on_reopen(p, cfg->ctx);
+		}
 		if (cp_signals_take_report_request() && cfg->on_report) {
 			cp_live__collect(l);
 			p->end.end_ns = cp_now_ns();
 			cfg->on_report(p, cfg->ctx);
 		}
+		/* call sites wait to be unwound: the rings are read, and the loop comes back */
+		if (l->sites.nr)
+			timeout_ms = 0;
 		timeout_ms = wake_by(deadline, now, timeout_ms);
 		timeout_ms = wake_by(retry_due(l), now, timeout_ms);
 		/* an allocation window ends on time, not at the next record batch */

@@ -55,19 +55,21 @@ struct cp_site_job *cp_site_jobs_take(struct cp_site_jobs *q)
 	return j;
 }
 
-bool cp_site_jobs_take_pid(struct cp_site_jobs *q, __u32 tgid, struct cp_site_job *out)
+void cp_site_jobs_run_pid(struct cp_site_jobs *q, __u32 tgid,
+			  void (*fn)(void *ctx, struct cp_site_job *j), void *ctx)
 {
-	for (size_t i = 0; i < q->nr; i++) {
-		size_t at = (q->head + i) % CP_SITE_JOBS;
+	size_t kept = 0;
 
-		if (q->v[at].r.tgid != tgid)
+	for (size_t i = 0; i < q->nr; i++) {
+		struct cp_site_job *j = &q->v[(q->head + i) % CP_SITE_JOBS];
+
+		if (j->r.tgid == tgid) {
+			fn(ctx, j);
 			continue;
-		*out = q->v[at];
-		/* the later ones move up a slot, in order */
-		for (size_t k = i; k + 1 < q->nr; k++)
-			q->v[(q->head + k) % CP_SITE_JOBS] = q->v[(q->head + k + 1) % CP_SITE_JOBS];
-		q->nr--;
-		return true;
+		}
+		if (kept != i)
+			q->v[(q->head + kept) % CP_SITE_JOBS] = *j;
+		kept++;
 	}
-	return false;
+	q->nr = kept;
 }

@@ -32,9 +32,8 @@ struct cp_site_job {
 struct cp_site_jobs {
 	struct cp_site_job *v; /* CP_SITE_JOBS of them, a ring */
 	size_t head, nr;
-	__u64 queued;  /* jobs ever queued */
-	__u64 at_once; /* ... run inside the callback: the ring full */
-	size_t most;   /* the most waiting at once */
+	__u64 queued; /* jobs ever queued */
+	size_t most;  /* the most waiting at once */
 };
 
 /* 0, or -ENOMEM. */
@@ -51,9 +50,10 @@ struct cp_site_job *cp_site_jobs_add(struct cp_site_jobs *q);
 struct cp_site_job *cp_site_jobs_take(struct cp_site_jobs *q);
 
 /*
- * The oldest job of process @tgid, removed, copied into @out (the others
- * keep their order); false when none of it waits.
+ * Calls @fn with each job of process @tgid, oldest first, and removes them;
+ * the others keep their order (one pass). @fn must not add jobs.
  */
-bool cp_site_jobs_take_pid(struct cp_site_jobs *q, __u32 tgid, struct cp_site_job *out);
+void cp_site_jobs_run_pid(struct cp_site_jobs *q, __u32 tgid,
+			  void (*fn)(void *ctx, struct cp_site_job *j), void *ctx);
 
 #endif /* CP_SITE_JOBS_H */

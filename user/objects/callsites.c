@@ -135,7 +135,17 @@ __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id
 
 const struct cp_callsite *cp_callsites__get(const struct cp_callsites *cs, __u64 id)
 {
-	return id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+	const struct cp_callsite *c = id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+
+	/* a site found the same as an earlier one after objects took its id */
+	return c && c->same_as ? &cs->sites[c->same_as - 1] : c;
+}
+
+__u64 cp_callsites__canonical(const struct cp_callsites *cs, __u64 id)
+{
+	const struct cp_callsite *c = id && id <= cs->nr ? &cs->sites[id - 1] : NULL;
+
+	return c && c->same_as ? c->same_as : id;
 }
 
 size_t cp_callsites__count(const struct cp_callsites *cs)

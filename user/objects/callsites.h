@@ -43,8 +43,15 @@ void cp_callsites__free(struct cp_callsites *cs);
  */
 __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id);
 
-/* The call site of @id, or NULL for 0 or an id never handed out. */
+/*
+ * The call site of @id, or NULL for 0 or an id never handed out; for an id
+ * cp_callsites__set_stack() made another name of an earlier site (after
+ * objects took it), that site.
+ */
 const struct cp_callsite *cp_callsites__get(const struct cp_callsites *cs, __u64 id);
+
+/* The id @id stands for: itself, or the earlier site it is another name of. */
+__u64 cp_callsites__canonical(const struct cp_callsites *cs, __u64 id);
 
 /*
  * The id cp_callsites__intern() gives (@caller, @stack_id), without
@@ -72,8 +79,9 @@ int cp_callsites__set_frames(struct cp_callsites *cs, __u64 id, const __u64 *ips
  * when an earlier site has the same caller and the same frames (the same
  * stack again, under another stack id: cacheperf/alloc.h's stack
  * generations), @id becomes another name of that site: cp_callsites__intern()
- * returns the earlier id for it from then on. Returns the id to use, 0 for
- * an unknown @id.
+ * returns the earlier id for it from then on, and objects that took @id
+ * before its frames came resolve to it too (cp_callsites__get(),
+ * __canonical()). Returns the id to use, 0 for an unknown @id.
  */
 __u64 cp_callsites__set_stack(struct cp_callsites *cs, __u64 id, const __u64 *ips, size_t n);
 

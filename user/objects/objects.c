@@ -685,7 +685,8 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 		out->kind = obj->kind;
 		out->flags = obj->flags;
 		out->tid = obj->tid;
-		out->callsite = obj->callsite;
+		/* an object that took its site's id before the frames made it another name */
+		out->callsite = cp_callsites__canonical(p->callsites, obj->callsite);
 		out->start = obj->start;
 		out->size = obj->size;
 		out->offset = addr - obj->start;

@@ -144,7 +144,7 @@ void cp_objects__hint(struct cp_objects *o, pid_t pid, __u64 addr, int stage);
 /*
  * The call-site id of (@caller, @stack_id) in @pid's table; 0 if it cannot
  * be kept. Its frames come by cp_objects__callsite_frames(), from a
- * CP_REC_ALLOC_STACK record fed before the event that names the site.
+ * CP_REC_ALLOC_STACK record fed after the event that names the site.
  */
 __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);
 /*

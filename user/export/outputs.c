@@ -109,10 +109,9 @@ static const char *opt_path(const struct cp_report_opts *ro, size_t i)
 
 	if (!rows[i].opt)
 		return NULL;
+	if (rows[i].path == PATH(output))
+		return cp_emit_text_path(ro->output, ro->json);
 	memcpy(&path, (const char *)ro + rows[i].path, sizeof(path));
-	/* the text goes to stdout unless the JSON does and no -o was given */
-	if (!path && rows[i].path == PATH(output) && !(ro->json && !strcmp(ro->json, "-")))
-		return "-";
 	return path;
 }
 
@@ -213,28 +212,36 @@ static void summary_report(const struct cp_outputs *o, const struct cp_summary *
 	r->classify_cfg = cfg;
 }
 
-/* The facts of a summary now into @f, @s, @r and @shown; 0 or < 0 with @err. */
-static int summarize(struct cp_outputs *o, struct cp_profile *p, struct cp_classify_cfg *cfg,
-		     struct cp_summary *s, struct cp_report *r, struct cp_classification *shown,
-		     struct cp_out_facts *f, char *err, size_t err_sz)
+/* A summary and what its facts point into; cp_summary_free() its s. */
+struct summary_now {
+	struct cp_classify_cfg cfg;
+	struct cp_summary s;
+	struct cp_report r;
+	struct cp_classification shown;
+	struct cp_out_facts f;
+};
+
+/* The summary now, its facts in @n->f; 0 or < 0 with @err. */
+static int summarize(struct cp_outputs *o, struct cp_profile *p, struct summary_now *n, char *err,
+		     size_t err_sz)
 {
 	int ret;
 
 	/* every serious issue: the Prometheus file sums those past --prom-top, labels name all */
-	*cfg = *o->ro->classify;
-	cfg->top = CP_SUMMARY_ALL_ISSUES;
-	ret = cp_profile__summary(p, o->geo, cfg, s);
+	n->cfg = *o->ro->classify;
+	n->cfg.top = CP_SUMMARY_ALL_ISSUES;
+	ret = cp_profile__summary(p, o->geo, &n->cfg, &n->s);
 	if (ret) {
 		snprintf(err, err_sz, "cannot summarize: %s", strerror(-ret));
 		return ret;
 	}
-	summary_report(o, s, r, shown);
-	*f = (struct cp_out_facts){
+	summary_report(o, &n->s, &n->r, &n->shown);
+	n->f = (struct cp_out_facts){
 		.p = p,
-		.r = r,
-		.sum = s,
-		.all = &s->issues,
-		.misses = s->win.misses ? s->win.misses : p->misses,
+		.r = &n->r,
+		.sum = &n->s,
+		.all = &n->s.issues,
+		.misses = n->s.win.misses ? n->s.win.misses : p->misses,
 	};
 	return 0;
 }
@@ -290,20 +297,16 @@ static int write_end(struct cp_outputs *o, struct cp_profile *p, int first, char
 int cp_outputs_write(struct cp_outputs *o, enum cp_out_moment at, struct cp_profile *p, char *err,
 		     size_t err_sz)
 {
-	struct cp_classification shown;
-	struct cp_classify_cfg cfg;
-	struct cp_summary s;
-	struct cp_report r;
-	struct cp_out_facts f;
+	struct summary_now n;
 	int ret = 0;
 
 	if (wants_summary(o, at)) {
-		ret = summarize(o, p, &cfg, &s, &r, &shown, &f, err, err_sz);
+		ret = summarize(o, p, &n, err, err_sz);
 		if (ret && at == CP_OUT_INTERVAL)
 			cp_warn("no summary this interval: %s", err);
 		if (!ret) {
-			ret = write_rows(o, at, true, &f, 0, err, err_sz);
-			cp_summary_free(&s);
+			ret = write_rows(o, at, true, &n.f, 0, err, err_sz);
+			cp_summary_free(&n.s);
 		}
 	}
 	if (at == CP_OUT_END)

@@ -525,14 +525,14 @@ static void run_site_job_in_drain(void *ctx, struct cp_site_job *j)
 	run_site_job(ctx, j, true);
 }
 
-/* The queued call sites, oldest first, for @budget_ns (0: all of them); at least one. */
-static void run_site_jobs(struct cp_live *l, __u64 budget_ns, bool in_drain)
+/* Between polls: the queued call sites, oldest first, for @budget_ns (0: all); at least one. */
+static void run_site_jobs(struct cp_live *l, __u64 budget_ns)
 {
 	__u64 end = cp_now_ns() + budget_ns;
 	struct cp_site_job *j;
 
 	while ((j = cp_site_jobs_take(&l->sites))) {
-		run_site_job(l, j, in_drain);
+		run_site_job(l, j, false);
 		if (budget_ns && cp_now_ns() >= end)
 			break;
 	}
@@ -850,7 +850,7 @@ static void collect(struct cp_live *l, bool all)
 	else
 		cp_drain__poll(l->drain, 0);
 	/* every output of an interval or a report shows each call site's frames */
-	run_site_jobs(l, 0, false);
+	run_site_jobs(l, 0);
 	do {
 		n = cp_drain__ip_counts(l->drain, l->batch, CP_IP_BATCH);
 		if (n > 0)
@@ -1145,7 +1145,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		cp_log_tick(now);
 		if (cp_signals_take_reopen_request() && cfg->on_reopen) {
 			/* the Prometheus file's object labels name call sites by their frames */
-			run_site_jobs(l, 0, false);
+			run_site_jobs(l, 0);
 			cfg->on_reopen(p, cfg->ctx);
 		}
 		if (cp_signals_take_report_request() && cfg->on_report) {
@@ -1175,7 +1175,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 				l->drained_ns = now;
 		}
 		/* the slow part of new call sites, off the callback: a few ms a turn */
-		run_site_jobs(l, CP_SITE_JOBS_TURN_NS, false);
+		run_site_jobs(l, CP_SITE_JOBS_TURN_NS);
 		/* records woke this turn soon after the last work: they are read, the rest waits */
 		work = !woken || cp_now_ns() - worked_ns >= CP_TURN_WORK_MS * 1000000ull;
 		attach_pending(l);

@@ -13,6 +13,9 @@
 #include "report/report.h"
 #include "util/out_file.h"
 
+/* Where the text goes by the rule above: @output, "-" (stdout), or NULL (nowhere). */
+const char *cp_emit_text_path(const char *output, const char *json);
+
 /*
  * The text by @text to @output (NULL: stdout) and, with @json, the JSON by
  * @json_fn there, both on @ctx, as the rule above says; 0 or < 0 with @err

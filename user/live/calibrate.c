@@ -269,14 +269,19 @@ static void bp_cost(struct cp_unit_costs *out, char *why, size_t why_sz)
 	close(fd);
 }
 
-/* Spins @n times; returns the CPU time taken. */
+/*
+ * Spins @n times; returns the CPU time taken. The counter stays in a
+ * register: a counter in memory (a volatile on the stack) runs at two
+ * speeds, its store forwarding fast or slow by the code's alignment and
+ * the interrupts it took, and once a tick had slowed it the unticked spin
+ * stayed as slow: the tick measured 0 in some builds (~17 us here).
+ */
 static __u64 spin_n(__u64 n)
 {
-	volatile __u64 spins = 0;
 	__u64 t0 = thread_ns();
 
-	while (spins < n)
-		spins++;
+	for (__u64 i = 0; i < n; i++)
+		__asm__ volatile("" : "+r"(i));
 	return thread_ns() - t0;
 }
 

@@ -28,6 +28,8 @@
 #   $CP_BUILD        where the profiler is (default build)
 #   $CP_BENCH_CASES  which cases to run (default "redis build"; a median of a
 #                    case not run is not printed)
+#   $CP_BENCH_ARGS   more profiler options, word-split (default none; e.g.
+#                    "--overhead 0" to compare two builds at the same tick rate)
 #   $CP_BENCH_KEEP   a directory to copy the reports and logs to (default: none)
 #   $CP_BENCH_PERF   a directory: each profiler runs under `perf record -g`
 #                    ($CP_BENCH_PERF_OPTS, default "-g -F 999"), one file a run
@@ -88,8 +90,9 @@ trap 'exit 130' INT TERM
 profile() { # NAME ARGS...
 	local name=$1 pid c
 	shift
-	local cmd=("$bin" "$@" -d "$secs" --log-level notice --json "$work/$name.json"
-		-o "$work/$name.txt")
+	# shellcheck disable=SC2206 # options, word-split
+	local cmd=("$bin" "$@" ${CP_BENCH_ARGS:-} -d "$secs" --log-level notice
+		--json "$work/$name.json" -o "$work/$name.txt")
 	if [ -n "${CP_BENCH_PERF:-}" ]; then
 		# shellcheck disable=SC2086 # options, word-split
 		perf record ${CP_BENCH_PERF_OPTS:--g -F 999} -o "$CP_BENCH_PERF/$name.data" -- \

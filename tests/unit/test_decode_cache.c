@@ -143,6 +143,67 @@ static void test_forget_pid(void **state)
 }
 
 /*
+ * A function's sweep is kept by its entry's key: asked again (another
+ * instruction, another process of the file) it is the same, not swept
+ * again; a pid's anonymous code's sweeps go with the pid; at most
+ * CP_CODE_WALKS are kept, the least recently used going.
+ */
+static void test_walk_kept(void **state)
+{
+	/* mov (%rdi),%rax; test %rax,%rax; jne -5 (to the mov); ret */
+	static const __u8 loop[] = { 0x48, 0x8b, 0x07, 0x48, 0x85, 0xc0, 0x75, 0xf8, 0xc3 };
+	struct cp_map jit = { .start = 0x10000, .end = 0x20000, .kind = CP_MAP_ANON };
+	struct cp_map lib = { .start = 0x7f0000000000, .end = 0x7f0000100000, .inode = 100,
+			      .dev_major = 8, .dev_minor = 1, .kind = CP_MAP_FILE };
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	const struct cp_code_walk *w, *again;
+	struct cp_decode_cache_stats st;
+	struct cp_decode_key k, anon;
+
+	(void)state;
+	assert_non_null(c);
+	cp_decode_key_of(1, &lib, 0x7f0000000100, &k);
+	w = cp_decode_cache__walk(c, &k, loop, sizeof(loop));
+	assert_non_null(w);
+	assert_int_equal(w->nr_starts, 4);
+	assert_int_equal(w->starts[3], 8);
+	assert_int_equal(w->decoded, sizeof(loop));
+	assert_int_equal(w->nr_targets, 1);
+	assert_true(cp_code_walk_target(w, 0));
+	assert_int_equal(cp_code_walk_prev(w, 6), 3);
+	assert_int_equal(cp_code_walk_prev(w, 7), -1);	/* inside the jne */
+	assert_int_equal(cp_code_walk_prev(w, 0), -1);
+	/* another process of the same file: the same sweep */
+	cp_decode_key_of(2, &lib, 0x7f0000000100, &k);
+	again = cp_decode_cache__walk(c, &k, loop, sizeof(loop));
+	assert_ptr_equal(again, w);
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.walks, 1);
+	assert_int_equal(st.walk_hits, 1);
+	/* anonymous code's sweep is its pid's */
+	cp_decode_key_of(7, &jit, 0x10000, &anon);
+	assert_non_null(cp_decode_cache__walk(c, &anon, loop, sizeof(loop)));
+	cp_decode_cache__forget(c, 7);
+	assert_non_null(cp_decode_cache__walk(c, &anon, loop, sizeof(loop)));
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.walks, 3);
+	/* CP_CODE_WALKS other functions push the first out, as the oldest */
+	for (int i = 1; i <= CP_CODE_WALKS; i++) {
+		struct cp_decode_key f;
+
+		cp_decode_key_of(1, &lib, 0x7f0000000100 + (__u64)i * 64, &f);
+		assert_non_null(cp_decode_cache__walk(c, &f, loop, sizeof(loop)));
+	}
+	cp_decode_key_of(1, &lib, 0x7f0000000100, &k);
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.walks, 3 + CP_CODE_WALKS);
+	assert_non_null(cp_decode_cache__walk(c, &k, loop, sizeof(loop)));
+	cp_decode_cache__stats(c, &st);
+	assert_int_equal(st.walks, 4 + CP_CODE_WALKS);
+	cp_decode_cache__free(c);
+}
+
+/*
  * The soft source's charge of an instruction is the code's: kept with its
  * operand, found by another process of the same file, gone when the
  * operand's entry is (evicted, or a pid's anonymous code forgotten), never
@@ -281,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_key_by_code),
 		cmocka_unit_test(test_bounded_lru),
 		cmocka_unit_test(test_forget_pid),
+		cmocka_unit_test(test_walk_kept),
 		cmocka_unit_test(test_charge_kept_with_operand),
 		cmocka_unit_test(test_decodes_own_text_once),
 		cmocka_unit_test(test_code_file_held),

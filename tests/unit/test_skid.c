@@ -190,11 +190,21 @@ static void test_cases(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct skid_case *c = &cases[i];
-		struct cp_skid sk;
-		enum cp_skid_verdict v = cp_skid_find(c->code, c->len, c->y_off, &sk);
+		struct cp_skid sk, kept_sk;
+		enum cp_skid_verdict v = cp_skid_find(c->code, c->len, NULL, c->y_off, &sk);
+		struct cp_code_walk walk;
+		ZydisDecoder dec;
 
 		print_message("# %s: %s\n", c->what, cp_skid_verdict_str(v));
 		assert_int_equal(v, c->verdict);
+		/* a sweep kept for the function (the soft source's) decides the same */
+		assert_true(ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+							  ZYDIS_STACK_WIDTH_64)));
+		assert_int_equal(cp_code_walk(&dec, c->code, c->len, &walk), 0);
+		assert_int_equal(cp_skid_find(c->code, c->len, &walk, c->y_off, &kept_sk), v);
+		cp_code_walk_free(&walk);
+		if (v == CP_SKID_CHARGE)
+			assert_memory_equal(&kept_sk, &sk, sizeof(sk));
 		if (v != CP_SKID_CHARGE)
 			continue;
 		assert_int_equal(sk.prev_off, c->prev_off);
@@ -259,7 +269,7 @@ static void test_charge_own(void **state)
 
 		cp_decode_operand(cases[i].code + cases[i].y_off, cases[i].len - cases[i].y_off, &y);
 		assert_int_equal(y.status, CP_OPND_OK);
-		v = cp_skid_charge(cases[i].code, cases[i].len, cases[i].y_off, &y, &sk);
+		v = cp_skid_charge(cases[i].code, cases[i].len, NULL, cases[i].y_off, &y, &sk);
 		print_message("# %s: %s\n", cases[i].what, cp_skid_verdict_str(v));
 		assert_int_equal(v, cases[i].verdict);
 		if (v == CP_SKID_CHARGE)
@@ -286,18 +296,18 @@ static void test_next_run_ea(void **state)
 	__u64 ea = 0;
 
 	(void)state;
-	assert_int_equal(cp_skid_find(index, sizeof(index), 9, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(index, sizeof(index), NULL, 9, &sk), CP_SKID_CHARGE);
 	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
 	assert_int_equal(ea, 0x10000 + (5 << 6));
 
 	regs.ax = 0xfffffffe; /* eax = -2 */
-	assert_int_equal(cp_skid_find(sext, sizeof(sext), 5, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(sext, sizeof(sext), NULL, 5, &sk), CP_SKID_CHARGE);
 	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
 	assert_int_equal(ea, 0x10000 - 8);
 
 	/* p = p->next: rdx at the tick is the next node, the address itself */
 	regs.dx = 0x7f0000123440ull;
-	assert_int_equal(cp_skid_find(chase, sizeof(chase), 3, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(chase, sizeof(chase), NULL, 3, &sk), CP_SKID_CHARGE);
 	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
 	assert_int_equal(ea, 0x7f0000123440ull);
 }
@@ -322,7 +332,7 @@ static void test_base_loaded_ea(void **state)
 	__u64 ea;
 
 	(void)state;
-	assert_int_equal(cp_skid_find(fp, sizeof(fp), 11, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(fp, sizeof(fp), NULL, 11, &sk), CP_SKID_CHARGE);
 	regs.ip = entry + sk.prev_off;
 	/* rax holds what P loaded, not its base: the plain address is refused */
 	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), -1);
@@ -330,13 +340,13 @@ static void test_base_loaded_ea(void **state)
 	assert_int_equal(cp_operand_ea_from(&sk.op, &regs, 0x5000, 0, &ea), 0);
 	assert_int_equal(ea, 0x5000);
 
-	assert_int_equal(cp_skid_find(rip, sizeof(rip), 10, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(rip, sizeof(rip), NULL, 10, &sk), CP_SKID_CHARGE);
 	regs.ip = entry + sk.prev_off;
 	/* objdump: 0x100(%rip) from the end of Q, which is where P starts */
 	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), entry + 7 + 0x100);
 
 	/* mov 0x10(%rsp),%rdi; mov 8(%rdi,%rcx,8),%rdi: slot rsp + 16, then 8 + rcx * 8 */
-	assert_int_equal(cp_skid_find(idx, sizeof(idx), 10, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(idx, sizeof(idx), NULL, 10, &sk), CP_SKID_CHARGE);
 	regs = (struct cp_regs){ .ip = entry + sk.prev_off, .sp = 0x7ffd2000, .cx = 3,
 				 .di = 0xdead };
 	assert_int_equal(cp_operand_base_slot(&sk.op, &regs), 0x7ffd2000 + 0x10);
@@ -394,7 +404,7 @@ static void test_stack_access(void **state)
 	/* the prologue alone is enough to tell (endbr64, push, mov: 16 bytes at most) */
 	assert_true(cp_skid_stack_access(framed, 16, &y));
 	/* the store before the counter: charged, and no frame access itself */
-	assert_int_equal(cp_skid_find(framed, sizeof(framed), 11, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(framed, sizeof(framed), NULL, 11, &sk), CP_SKID_CHARGE);
 	assert_int_equal(sk.prev_off, 8);
 	assert_int_equal(sk.op.access, CP_OPND_WRITE);
 	assert_false(cp_skid_stack_access(framed, sizeof(framed), &sk.op));
@@ -415,7 +425,7 @@ static void test_rip_relative_ea(void **state)
 	__u64 ea;
 
 	(void)state;
-	assert_int_equal(cp_skid_find(code, sizeof(code), 7, &sk), CP_SKID_CHARGE);
+	assert_int_equal(cp_skid_find(code, sizeof(code), NULL, 7, &sk), CP_SKID_CHARGE);
 	regs.ip = entry + sk.prev_off;
 	assert_int_equal(cp_operand_ea(&sk.op, &regs, 0, &ea), 0);
 	assert_int_equal(ea, y + 0x100);	/* objdump: 0x100(%rip) # Y + 0x100 */
@@ -506,7 +516,7 @@ static void test_stored_back_reloaded(void **state)
 
 		print_message("# %s\n", cases[i].what);
 		/* Y is the lea after the load */
-		assert_int_equal(cp_skid_find(cases[i].code, cases[i].len, cases[i].y, &sk),
+		assert_int_equal(cp_skid_find(cases[i].code, cases[i].len, NULL, cases[i].y, &sk),
 				 CP_SKID_CHARGE);
 		assert_true(sk.op.flags & CP_OPND_F_BASE_LOADED);
 		assert_int_equal(sk.op.access, cases[i].access);

@@ -26,6 +26,13 @@ struct code_file {
 	__u64 used;		/* clock of the last read; 0: empty */
 };
 
+/* A function's sweep, by its entry's key. */
+struct walk_slot {
+	struct cp_decode_key key;
+	struct cp_code_walk walk;
+	__u64 used;		/* clock of the last use; 0: empty */
+};
+
 struct cp_decode_cache {
 	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
 	size_t nr_sets;			/* a power of two */
@@ -33,6 +40,8 @@ struct cp_decode_cache {
 	size_t nr_by_pid;		/* entries keyed by a pid (code of no file) */
 	struct code_file files[CP_CODE_FILES];
 	__u64 files_clock;
+	struct walk_slot walks[CP_CODE_WALKS];
+	size_t walk_bytes;		/* of the kept sweeps' arrays */
 	struct cp_decode_cache_stats stats;
 };
 
@@ -63,6 +72,8 @@ void cp_decode_cache__free(struct cp_decode_cache *c)
 	for (size_t i = 0; i < CP_CODE_FILES; i++)
 		if (c->files[i].used)
 			close(c->files[i].fd);
+	for (size_t i = 0; i < CP_CODE_WALKS; i++)
+		cp_code_walk_free(&c->walks[i].walk);
 	free(c->e);
 	free(c);
 }
@@ -164,8 +175,67 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 	victim->used = ++c->clock;
 }
 
+static size_t walk_bytes(const struct cp_code_walk *w)
+{
+	return (w->nr_starts + w->nr_targets) * sizeof(__u32);
+}
+
+static void drop_walk(struct cp_decode_cache *c, struct walk_slot *w)
+{
+	c->walk_bytes -= walk_bytes(&w->walk);
+	cp_code_walk_free(&w->walk);
+	w->used = 0;
+}
+
+const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
+						 const struct cp_decode_key *key, const __u8 *code,
+						 size_t len)
+{
+	struct walk_slot *slot = NULL;
+	struct cp_code_walk walk;
+	ZydisDecoder dec;
+
+	for (size_t i = 0; i < CP_CODE_WALKS; i++) {
+		struct walk_slot *w = &c->walks[i];
+
+		if (w->used && same_key(&w->key, key) && w->walk.len == len) {
+			w->used = ++c->clock;
+			c->stats.walk_hits++;
+			return &w->walk;
+		}
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)) ||
+	    cp_code_walk(&dec, code, len, &walk))
+		return NULL;
+	c->stats.walks++;
+	/* room: an empty slot, else the least recently used, until the bytes fit */
+	for (;;) {
+		struct walk_slot *lru = NULL;
+
+		slot = NULL;
+		for (size_t i = 0; i < CP_CODE_WALKS && !slot; i++)
+			if (!c->walks[i].used)
+				slot = &c->walks[i];
+		for (size_t i = 0; i < CP_CODE_WALKS; i++)
+			if (c->walks[i].used && (!lru || c->walks[i].used < lru->used))
+				lru = &c->walks[i];
+		if (slot && (!lru || c->walk_bytes + walk_bytes(&walk) <= CP_CODE_WALK_BYTES))
+			break;
+		drop_walk(c, lru);
+	}
+	slot->key = *key;
+	slot->walk = walk;
+	slot->used = ++c->clock;
+	c->walk_bytes += walk_bytes(&walk);
+	return &slot->walk;
+}
+
 void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid)
 {
+	for (size_t i = 0; i < CP_CODE_WALKS; i++)
+		if (c->walks[i].used && !c->walks[i].key.dev && c->walks[i].key.ino == (__u64)pid)
+			drop_walk(c, &c->walks[i]);
 	/* most processes run only code of files: no look through the cache at their exit */
 	for (size_t i = 0; c->nr_by_pid && i < c->nr_sets * CP_DECODE_WAYS; i++) {
 		if (c->e[i].used && !c->e[i].key.dev && c->e[i].key.ino == (__u64)pid) {

@@ -23,11 +23,14 @@
 #include <linux/types.h>
 
 #include "cacheperf/operand.h"
+#include "decode/insn_effects.h"
 #include "objects/proc_maps.h"
 
 #define CP_DECODE_WAYS		4
 #define CP_DECODE_CACHE_DEFAULT	4096	/* entries */
 #define CP_CODE_FILES		16	/* code files held open for their bytes (cp_insn_read()) */
+#define CP_CODE_WALKS		64	/* functions' sweeps kept (cp_decode_cache__walk()) */
+#define CP_CODE_WALK_BYTES	(8u << 20)	/* and at most this much of them */
 
 struct cp_decode_key {
 	__u64 dev;		/* major << 32 | minor; 0 for anonymous code */
@@ -53,6 +56,8 @@ struct cp_decode_cache_stats {
 	__u64 evictions;	/* entries replaced by newer ones */
 	__u64 unreadable;	/* reads that failed (status CP_OPND_UNREADABLE, not cached) */
 	__u64 charge_hits;	/* charges found decided (cp_decode_cache__charge()) */
+	__u64 walks;		/* functions swept (cp_decode_cache__walk()) */
+	__u64 walk_hits;	/* sweeps served kept */
 };
 
 struct cp_decode_cache;
@@ -84,9 +89,22 @@ void cp_decode_cache__set_charge(struct cp_decode_cache *c, const struct cp_deco
 				 const struct cp_decode_charge *ch);
 
 /*
+ * The sweep (cp_code_walk()) of the function whose entry is @key and whose
+ * code is @code (@len bytes): kept, as the instructions of one function
+ * ask for it one after another (a compiler's thousand processes, each
+ * ticked at other instructions of the same big functions), or made and
+ * kept, the least recently used going when CP_CODE_WALKS or
+ * CP_CODE_WALK_BYTES would be passed. Valid until the next call; NULL when
+ * out of memory.
+ */
+const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
+						 const struct cp_decode_key *key, const __u8 *code,
+						 size_t len);
+
+/*
  * Process @pid exited or exec'd: its anonymous code's entries (keyed by the
- * pid) go, so a process that takes the pid, or the new image, never gets
- * its operands. File-backed entries are the file's and stay.
+ * pid) go, and their sweeps, so a process that takes the pid, or the new
+ * image, never gets its operands. File-backed entries are the file's and stay.
  */
 void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid);
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Register writes, control transfers and branch targets of decoded instructions. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cacheperf/operand.h"
 #include "decode/insn_effects.h"
+#include "util/grow.h"
 
 int cp_reg_of(ZydisRegister reg)
 {
@@ -60,36 +64,105 @@ bool cp_insn_transfers(const ZydisDecodedInstruction *insn)
 	}
 }
 
-void cp_code_branches(const ZydisDecoder *dec, const __u8 *code, size_t len, bool *targets,
-		      size_t nr, struct cp_code_branches *out)
+/* Appends @v to the array @a of @nr (capacity @cap). */
+static int push_u32(__u32 **a, size_t *nr, size_t *cap, __u32 v)
+{
+	if (cp_grow((void **)a, cap, *nr, sizeof(**a), 64))
+		return -ENOMEM;
+	(*a)[(*nr)++] = v;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cp_code_walk(const ZydisDecoder *dec, const __u8 *code, size_t len, struct cp_code_walk *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
-	struct cp_code_branches res = { 0 };
-	size_t off = 0;
+	size_t off = 0, starts_cap = 0, targets_cap = 0, n = 0;
 
+	memset(out, 0, sizeof(*out));
+	if (len > UINT32_MAX)
+		len = UINT32_MAX;
+	out->len = len;
 	while (off < len) {
 		bool branch;
 		ZyanU64 target;
 
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
 			break;
+		if (push_u32(&out->starts, &out->nr_starts, &starts_cap, (__u32)off))
+			goto nomem;
 		branch = insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
 			 insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 			 insn.meta.category == ZYDIS_CATEGORY_CALL;
 		if (branch && (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
 		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) &&
-		    target < nr)
-			targets[target] = true;
-		else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
-			 ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
-			res.indirect_jump = true;
+		    target < len) {
+			if (push_u32(&out->targets, &out->nr_targets, &targets_cap, (__u32)target))
+				goto nomem;
+		} else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+			   ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			out->indirect_jump = true;
+		}
 		off += insn.length;
 	}
-	res.decoded = off;
-	if (out)
-		*out = res;
+	out->decoded = off;
+	qsort(out->targets, out->nr_targets, sizeof(*out->targets), cmp_u32);
+	for (size_t i = 0; i < out->nr_targets; i++)
+		if (!n || out->targets[n - 1] != out->targets[i])
+			out->targets[n++] = out->targets[i];
+	out->nr_targets = n;
+	return 0;
+nomem:
+	cp_code_walk_free(out);
+	return -ENOMEM;
+}
+
+void cp_code_walk_free(struct cp_code_walk *w)
+{
+	free(w->starts);
+	free(w->targets);
+	memset(w, 0, sizeof(*w));
+}
+
+/* The index of the first of @a's @nr ascending values >= @v. */
+static size_t lower_bound(const __u32 *a, size_t nr, size_t v)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool cp_code_walk_target(const struct cp_code_walk *w, size_t off)
+{
+	size_t i = lower_bound(w->targets, w->nr_targets, off);
+
+	return i < w->nr_targets && w->targets[i] == off;
+}
+
+long cp_code_walk_prev(const struct cp_code_walk *w, size_t off)
+{
+	size_t i = lower_bound(w->starts, w->nr_starts, off);
+
+	/* the instruction at @off itself need not decode: the sweep ends there */
+	if (i && (i < w->nr_starts ? w->starts[i] == off : off == w->decoded))
+		return (long)w->starts[i - 1];
+	return -1;
 }
 
 bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen)

@@ -27,22 +27,38 @@ __u32 cp_insn_regs_written(const ZydisDecodedInstruction *insn, const ZydisDecod
 /* True when @insn may transfer control: branch, call, return, system call, trap. */
 bool cp_insn_transfers(const ZydisDecodedInstruction *insn);
 
-/* What a linear sweep over a function's code found (cp_code_branches()). */
-struct cp_code_branches {
-	bool indirect_jump;	/* a jmp through a register or memory: a jump table, maybe */
+/*
+ * What a linear sweep over a function's code found (cp_code_walk()): where
+ * its instructions start and which offsets its relative branches reach.
+ * Built once per function, it serves every instruction of it.
+ */
+struct cp_code_walk {
+	size_t len;		/* the function's bytes */
 	size_t decoded;		/* bytes decoded before the end or an undecodable byte */
+	bool indirect_jump;	/* a jmp through a register or memory: a jump table, maybe */
+	__u32 *starts;		/* offsets of the instructions decoded, ascending */
+	size_t nr_starts;
+	__u32 *targets;		/* offsets a relative jump, conditional jump or call reaches, */
+	size_t nr_targets;	/* ascending, each once, all below len */
 };
 
 /*
- * Sweeps the function at @code (@len bytes from its entry) and marks in
- * @targets[0..@nr) every offset a relative jump, conditional jump or call
- * of it reaches. Linear: it stops at the first undecodable byte (data or
- * padding), which is good enough for compiled code; @out (may be NULL)
- * says how far it got and whether it met an indirect jump, whose targets no
- * sweep can know.
+ * Sweeps the function at @code (@len bytes from its entry, at most 4 GiB)
+ * into @out. Linear: it stops at the first undecodable byte (data or
+ * padding), which is good enough for compiled code; an indirect jump's
+ * targets no sweep can know. Returns 0, or -ENOMEM with @out empty.
  */
-void cp_code_branches(const ZydisDecoder *dec, const __u8 *code, size_t len, bool *targets,
-		      size_t nr, struct cp_code_branches *out);
+int cp_code_walk(const ZydisDecoder *dec, const __u8 *code, size_t len, struct cp_code_walk *out);
+void cp_code_walk_free(struct cp_code_walk *w);
+
+/* True when a branch of the function reaches offset @off. */
+bool cp_code_walk_target(const struct cp_code_walk *w, size_t off);
+
+/*
+ * The offset of the instruction that ends at @off (the one before the
+ * instruction there); -1 when none does.
+ */
+long cp_code_walk_prev(const struct cp_code_walk *w, size_t off);
 
 /*
  * True when the kernel emulates, as a uprobe's probed

@@ -33,23 +33,6 @@ bool cp_skid_applies(unsigned int status)
 	       status == CP_OPND_IMPLICIT;
 }
 
-/* The offset of the instruction ending at @y_off, walking from 0; -1 when none does. */
-static long prev_insn(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t y_off)
-{
-	ZydisDecodedInstruction insn;
-	size_t off = 0;
-
-	while (off < y_off) {
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, code + off, len - off,
-								 &insn)))
-			return -1;
-		if (off + insn.length == y_off)
-			return (long)off;
-		off += insn.length;
-	}
-	return -1;
-}
-
 /* True when registers @written (CP_REG_BIT()s) include one of @op's address. */
 static bool writes_addr(__u32 written, const struct cp_operand *op)
 {
@@ -93,8 +76,8 @@ static bool mov8_into(const ZydisDecodedInstruction *insn, const ZydisDecodedOpe
  * it, counted from P's address when Q's operand is RIP-relative (Q ends
  * where P starts). False, @op unchanged, for anything else.
  */
-static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len, size_t p_off,
-			  struct cp_operand *op)
+static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
+			  const struct cp_code_walk *walk, size_t p_off, struct cp_operand *op)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
@@ -108,7 +91,7 @@ static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + p_off, len - p_off, &insn, ops)) ||
 	    (cp_insn_regs_written(&insn, ops) & ~CP_REG_BIT(op->base)))
 		return false;
-	q = prev_insn(dec, code, len, p_off);
+	q = cp_code_walk_prev(walk, p_off);
 	if (q < 0 ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + q, len - (size_t)q, &insn, ops)) ||
 	    !mov8_into(&insn, ops, op->base))
@@ -390,10 +373,11 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
 	       keeps_frame_pointer(&dec, code, len);
 }
 
-enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len,
+				    const struct cp_code_walk *walk, size_t y_off,
 				    const struct cp_operand *y, struct cp_skid *out)
 {
-	enum cp_skid_verdict v = cp_skid_find(code, len, y_off, out);
+	enum cp_skid_verdict v = cp_skid_find(code, len, walk, y_off, out);
 	bool own = y->status == CP_OPND_OK, frame;
 
 	if (v != CP_SKID_CHARGE)
@@ -407,55 +391,64 @@ enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
 	return v;
 }
 
-enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
-				  struct cp_skid *out)
+/* cp_skid_find() with the function's sweep at hand. */
+static enum cp_skid_verdict find_walked(const ZydisDecoder *dec, const __u8 *code, size_t len,
+					const struct cp_code_walk *walk, size_t y_off,
+					struct cp_skid *out)
 {
-	struct cp_code_branches br;
 	enum cp_skid_verdict v;
 	struct cp_operand as_read;
-	ZydisDecoder dec;
-	bool *targets, reloaded;
-	long p;
+	bool reloaded;
+	long p = cp_code_walk_prev(walk, y_off);
 
-	if (y_off == 0)
-		return CP_SKID_AT_ENTRY;
-	if (y_off >= len || len > CP_SKID_MAX_FUNC_BYTES ||
-	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
-		return CP_SKID_NOT_BOUNDARY;
-	p = prev_insn(&dec, code, len, y_off);
 	if (p < 0)
 		return CP_SKID_NOT_BOUNDARY;
 	memset(out, 0, sizeof(*out));
 	cp_decode_operand(code + p, len - (size_t)p, &out->op);
-	v = judge_prev(&dec, code + p, len - (size_t)p, &out->op);
+	v = judge_prev(dec, code + p, len - (size_t)p, &out->op);
 	as_read = out->op;
-	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(&dec, code, len, (size_t)p, &out->op);
+	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(dec, code, len, walk, (size_t)p, &out->op);
 	if (reloaded ||
-	    (v == CP_SKID_ADDR_WRITTEN && next_run(&dec, code, len, y_off, (size_t)p, &out->op)))
+	    (v == CP_SKID_ADDR_WRITTEN && next_run(dec, code, len, y_off, (size_t)p, &out->op)))
 		v = CP_SKID_CHARGE;
 	if (v != CP_SKID_CHARGE)
 		return v;
-	/* one flag per offset up to Y: bounded by CP_SKID_MAX_FUNC_BYTES */
-	targets = calloc(y_off + 1, sizeof(*targets));
-	if (!targets)
-		return CP_SKID_NOT_BOUNDARY;
-	cp_code_branches(&dec, code, len, targets, y_off + 1, &br);
-	if (br.decoded < len)
+	if (walk->decoded < len)
 		v = CP_SKID_NOT_BOUNDARY;	/* branches past undecodable bytes unseen */
-	else if (targets[y_off])
+	else if (cp_code_walk_target(walk, y_off))
 		v = CP_SKID_BRANCH_TARGET;
-	else if (reloaded && targets[p]) {
+	else if (reloaded && cp_code_walk_target(walk, (size_t)p)) {
 		/* P's base is the slot's only after Q: in a loop through P, its next run */
 		out->op = as_read;
-		if (!next_run(&dec, code, len, y_off, (size_t)p, &out->op))
+		if (!next_run(dec, code, len, y_off, (size_t)p, &out->op))
 			v = CP_SKID_BRANCH_TARGET;
 	}
-	if (v == CP_SKID_CHARGE && br.indirect_jump)
+	if (v == CP_SKID_CHARGE && walk->indirect_jump)
 		v = CP_SKID_INDIRECT_JUMP;
-	free(targets);
 	out->prev_off = (__u32)p;
 	if (v == CP_SKID_CHARGE && cp_skid_stored_back(code, len, (size_t)p, &out->op))
 		out->op.access = CP_OPND_RMW;
+	return v;
+}
+
+enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, const struct cp_code_walk *walk,
+				  size_t y_off, struct cp_skid *out)
+{
+	struct cp_code_walk own;
+	enum cp_skid_verdict v;
+	ZydisDecoder dec;
+
+	if (y_off == 0)
+		return CP_SKID_AT_ENTRY;
+	if (y_off >= len || len > CP_SKID_MAX_FUNC_BYTES || (walk && walk->len != len) ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return CP_SKID_NOT_BOUNDARY;
+	if (walk)
+		return find_walked(&dec, code, len, walk, y_off, out);
+	if (cp_code_walk(&dec, code, len, &own))
+		return CP_SKID_NOT_BOUNDARY;
+	v = find_walked(&dec, code, len, &own, y_off, out);
+	cp_code_walk_free(&own);
 	return v;
 }

@@ -50,6 +50,7 @@
 #include <linux/types.h>
 
 #include "cacheperf/operand.h"
+#include "decode/insn_effects.h"
 
 /* Instructions on the way from Y back to a chase load P (CP_OPND_F_NEXT_RUN). */
 #define CP_SKID_NEXT_SCAN	16
@@ -92,10 +93,12 @@ bool cp_skid_applies(unsigned int status);
  * Decides whether a tick on the instruction at offset @y_off of the
  * function whose code is @code (@len bytes from its entry: the whole
  * function, so branches after Y are seen) is charged to the instruction
- * before it. Fills @out for CP_SKID_CHARGE.
+ * before it. Fills @out for CP_SKID_CHARGE. @walk is the function's sweep
+ * (cp_code_walk() of the same @code and @len), kept by the caller so the
+ * instructions of one function share it; NULL: swept here.
  */
-enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
-				  struct cp_skid *out);
+enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, const struct cp_code_walk *walk,
+				  size_t y_off, struct cp_skid *out);
 
 /*
  * cp_skid_find(), for a ticked instruction Y whose own operand is @y (any
@@ -109,7 +112,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, size_t y_off,
  * access, a load or a read-modify-write gives its ticks to P as an
  * instruction without an access does. Pure.
  */
-enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, size_t y_off,
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len,
+				    const struct cp_code_walk *walk, size_t y_off,
 				    const struct cp_operand *y, struct cp_skid *out);
 
 /*

@@ -42,6 +42,7 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	bool targets[CP_PLACE_PROLOGUE_BYTES] = { false };
 	ZydisDecodedInstruction insn;
+	struct cp_code_walk walk;
 	struct insn_effect fx;
 	ZydisDecoder dec;
 	__u32 off = 0, sp = 0;
@@ -53,7 +54,11 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 					   ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	/* a branch into the prologue would fire the probe without a call */
-	cp_code_branches(&dec, code, len, targets, CP_PLACE_PROLOGUE_BYTES, NULL);
+	if (cp_code_walk(&dec, code, len, &walk))
+		return -ENOMEM;
+	for (size_t i = 0; i < walk.nr_targets && walk.targets[i] < CP_PLACE_PROLOGUE_BYTES; i++)
+		targets[walk.targets[i]] = true;
+	cp_code_walk_free(&walk);
 	for (int n = 0; n < CP_PLACE_MAX_INSNS && off < len; n++) {
 		bool emulated;
 

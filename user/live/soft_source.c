@@ -17,8 +17,17 @@
 #include "live/soft_source.h"
 #include "symbols/symbolizer.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define CP_SOFT_FORGET_BATCH	256
+/*
+ * Instructions whose operand and charge are kept (96 bytes each, 3 MiB):
+ * under -a a build's compilers tick at tens of thousands of instructions
+ * of one binary, and with the decode cache's default of 4096, 49735 of
+ * 53833 decoded in 15 s were evicted and decoded again, each charge's
+ * function swept again.
+ */
+#define CP_SOFT_DECODED		32768
 
 /* A process's maps snapshot, kept for the next ticks (cp_soft_maps_reuse()). */
 struct kept_maps {
@@ -59,7 +68,7 @@ struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_sym
 		return NULL;
 	s->pending_fd = bpf_map__fd(skel->maps.soft_pending);
 	s->insns_fd = bpf_map__fd(skel->maps.soft_insns);
-	s->decoded = cp_decode_cache__new(0);
+	s->decoded = cp_decode_cache__new(CP_SOFT_DECODED);
 	s->items = calloc(CP_MAX_SOFT_PENDING, sizeof(*s->items));
 	s->sym = sym;
 	s->code = malloc(CP_SKID_MAX_FUNC_BYTES);
@@ -79,8 +88,20 @@ struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_sym
 
 void cp_soft_source__free(struct cp_soft_source *s)
 {
+	struct cp_decode_cache_stats st;
+
 	if (!s)
 		return;
+	if (s->decoded) {
+		cp_decode_cache__stats(s->decoded, &st);
+		cp_log(CP_LOG_INFO,
+		       "soft source: %llu instructions decoded, %llu found decoded, %llu "
+		       "evicted; %llu charges found decided; %llu functions swept, %llu sweeps "
+		       "found kept",
+		       (unsigned long long)st.decodes, (unsigned long long)st.hits,
+		       (unsigned long long)st.evictions, (unsigned long long)st.charge_hits,
+		       (unsigned long long)st.walks, (unsigned long long)st.walk_hits);
+	}
 	cp_decode_cache__free(s->decoded);
 	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++)
 		cp_maps__free(s->kept[i].maps);
@@ -135,11 +156,12 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 
 /*
  * The code of the function holding @ip in process @pid, read whole from the
- * mapped file into s->code: its size, with its entry in @entry, or a
- * negative errno (-ENOENT: no sized function symbol holds @ip).
+ * mapped file into s->code: its size, with its entry in @entry and the
+ * entry's key in @key, or a negative errno (-ENOENT: no sized function
+ * symbol holds @ip).
  */
 static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
-		     __u64 *entry)
+		     __u64 *entry, struct cp_decode_key *key)
 {
 	struct cp_symbol_info info;
 	const struct cp_map *map;
@@ -156,6 +178,7 @@ static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *
 	if (n < 0 || (__u64)n != info.sym_size)
 		return n < 0 ? n : -EIO;
 	*entry = info.sym_start;
+	cp_decode_key_of(pid, map, info.sym_start, key);
 	return n;
 }
 
@@ -187,6 +210,8 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
 {
 	bool own = op->status == CP_OPND_OK;
+	const struct cp_code_walk *walk;
+	struct cp_decode_key fkey;
 	struct cp_skid sk;
 	__u64 entry;
 	int n;
@@ -194,12 +219,15 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 	memset(ch, 0, sizeof(*ch));
 	if (!own && !cp_skid_applies(op->status))
 		return 0;
-	n = func_code(s, pid, maps, ip, &entry);
+	n = func_code(s, pid, maps, ip, &entry, &fkey);
 	if (n == -ENOENT && own)
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
-	if (cp_skid_charge(s->code, (size_t)n, (size_t)(ip - entry), op, &sk) == CP_SKID_CHARGE) {
+	/* the function's sweep, kept for its other instructions (NULL: swept for this one) */
+	walk = cp_decode_cache__walk(s->decoded, &fkey, s->code, (size_t)n);
+	if (cp_skid_charge(s->code, (size_t)n, walk, (size_t)(ip - entry), op, &sk) ==
+	    CP_SKID_CHARGE) {
 		ch->to_prev = true;
 		ch->back = (__u32)(ip - entry - sk.prev_off);
 		ch->op = sk.op;

@@ -270,55 +270,6 @@ static void test_globals_of_the_pie(void **state)
 }
 
 /*
- * Places every module of @g as lookups do, one address of each, and asks
- * for the executable as the first thread-local lookup does.
- */
-static void place_all(struct cp_globals *g)
-{
-	struct cp_global_hit h;
-
-	for (size_t i = 0; i < g->nr; i++)
-		cp_globals_module(g, g->mods[i].lo);
-	cp_globals_tls_find(g, 0, 0, &h);
-}
-
-/*
- * A process's first look reads no symbol table: the view lists its files,
- * and an address places only the file it falls in. An address outside
- * every file's mappings (the heap, a thread's stack) places nothing.
- */
-static void test_placed_when_needed(void **state)
-{
-	struct workload *w = *state;
-	struct cp_elf_cache *cache = cp_elf_cache__new(0);
-	const struct var *arr = var(w, "global", "cp_wl_array", 0);
-	const struct var *heap = var(w, "heap", "-", 0), *stack = var(w, "stack", "-", 0);
-	struct cp_elf_cache_stats st;
-	struct cp_global_hit h;
-	struct cp_globals *g;
-	struct cp_maps *m;
-
-	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
-	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g), 0);
-	cp_elf_cache__stats(cache, &st);
-	assert_true(g->nr >= 2); /* the PIE and libc at least */
-	assert_int_equal(g->nr_placed, 0);
-	assert_int_equal(st.files_read + st.hits, 0);
-	assert_int_equal(cp_globals_find(g, heap->addr, &h), -ENOENT);
-	assert_int_equal(cp_globals_find(g, stack->addr, &h), -ENOENT);
-	assert_int_equal(g->nr_placed, 0);
-	assert_int_equal(cp_globals_find(g, arr->addr + 8, &h), 0);
-	assert_string_equal(h.sym->name, "cp_wl_array");
-	assert_int_equal(h.offset, 8);
-	assert_int_equal(g->nr_placed, 1);
-	cp_elf_cache__stats(cache, &st);
-	assert_int_equal(st.files_read + st.hits, 1);
-	cp_globals__free(g);
-	cp_maps__free(m);
-	cp_elf_cache__free(cache);
-}
-
-/*
  * The executable is asked of /proc only for its TLS: sleep(1) has none, so
  * its globals name no executable (the workload's own, with TLS, is named
  * above) though libc, mapped, has TLS of its own.
@@ -349,8 +300,6 @@ static void test_exec_without_tls(void **state)
 	assert_true(libc);
 	assert_int_equal(cp_globals__load(cache, m, NULL, pid, NULL, &g), 0);
 	assert_true(g->nr >= 2);
-	place_all(g);
-	assert_true(g->exec_asked);
 	assert_null(g->exec);
 	for (size_t i = 0; i < g->nr; i++)
 		assert_false(g->mods[i].is_exec);
@@ -373,9 +322,8 @@ static void test_pie_load_bias(void **state)
 
 	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
 	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g), 0);
+	assert_non_null(g->exec);
 	mod = cp_globals_module(g, arr->addr);
-	assert_non_null(mod);
-	place_all(g);
 	assert_ptr_equal(mod, g->exec);
 	assert_int_equal(mod->elf->e_type, ET_DYN);
 	assert_true(mod->elf->from_symtab);
@@ -410,16 +358,14 @@ static void test_second_load_from_cache(void **state)
 
 	assert_int_equal(cp_maps__read(NULL, w->pid, &m), 0);
 	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g1), 0);
-	place_all(g1);
 	cp_elf_cache__stats(cache, &first);
-	assert_true(g1->nr_placed >= 2); /* the PIE and libc at least */
+	assert_true(g1->nr >= 2); /* the PIE and libc at least */
 	assert_int_equal(first.hits, 0);
 	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g2), 0);
-	place_all(g2);
 	cp_elf_cache__stats(cache, &second);
 	assert_int_equal(second.files_read, first.files_read);
-	assert_true(second.hits >= g2->nr_placed); /* and any mapped file that is no module */
-	assert_int_equal(g2->nr_placed, g1->nr_placed);
+	assert_true(second.hits >= g2->nr); /* and any mapped file that is no module */
+	assert_int_equal(g2->nr, g1->nr);
 	assert_ptr_equal(g2->exec->elf, g1->exec->elf);
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)w->pid);
@@ -484,8 +430,7 @@ static void test_load_by_maps_line(void **state)
 	}
 	assert_non_null(mkdtemp(root));
 	assert_int_equal(cp_globals__load(cache, m, NULL, w->pid, NULL, &g1), 0);
-	place_all(g1);
-	assert_true(g1->nr_placed >= 2); /* the PIE and libc at least */
+	assert_true(g1->nr >= 2); /* the PIE and libc at least */
 	copy = calloc(m->nr, sizeof(*copy));
 	assert_non_null(copy);
 	memcpy(copy, m->maps, m->nr * sizeof(*copy));
@@ -495,18 +440,15 @@ static void test_load_by_maps_line(void **state)
 	moved = (struct cp_maps){.maps = copy, .nr = m->nr};
 
 	assert_int_equal(cp_globals__load(cache, &moved, root, w->pid, NULL, &g2), 0);
-	place_all(g2);
-	assert_int_equal(g2->nr_placed, g1->nr_placed);
+	assert_int_equal(g2->nr, g1->nr);
 	for (size_t i = 0; i < g1->nr; i++) {
-		assert_int_equal(g2->mods[i].state, g1->mods[i].state);
 		assert_ptr_equal(g2->mods[i].elf, g1->mods[i].elf);
 		assert_int_equal(g2->mods[i].start, g1->mods[i].start);
 	}
 	cp_tf_seen_for(0);
 	assert_int_equal(cp_globals__load(cache, &moved, root, w->pid, NULL, &g3), 0);
-	place_all(g3);
 	cp_tf_seen_for(CP_TF_SEEN_NS);
-	assert_int_equal(g3->nr_placed, 0);
+	assert_int_equal(g3->nr, 0);
 
 	cp_globals__free(g3);
 	cp_globals__free(g2);
@@ -606,8 +548,6 @@ static void test_stack_heap_and_tracked_objects(void **state)
 	r = resolve(o, w->pid, heap->addr);
 	assert_true(r.before_attach);
 	/* exec empties the store and the call sites; the globals are re-read */
-	assert_var(o, w->pid, var(w, "global", "cp_wl_array", 0)->addr, CP_OBJ_GLOBAL,
-		   "cp_wl_array", 4000, 0);
 	assert_int_equal(cp_objects__on_alloc(o, w->pid, &obj), 0);
 	assert_int_equal(cp_objects__on_exec(o, w->pid), 0);
 	r = resolve(o, w->pid, heap->addr);
@@ -708,7 +648,6 @@ int main(void)
 	};
 	const struct CMUnitTest live[] = {
 		cmocka_unit_test(test_globals_of_the_pie),
-		cmocka_unit_test(test_placed_when_needed),
 		cmocka_unit_test(test_pie_load_bias),
 		cmocka_unit_test(test_exec_without_tls),
 		cmocka_unit_test(test_second_load_from_cache),

@@ -112,6 +112,13 @@ static int module_syms(struct cp_elf_cache *cache, const char *proc_root, pid_t 
 	return err;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct cp_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static void module_span(struct cp_module *mod)
 {
 	const struct cp_elf_syms *e = mod->elf;
@@ -127,73 +134,50 @@ static void module_span(struct cp_module *mod)
 	mod->end = hi + mod->bias;
 }
 
-static bool same_file(const struct cp_map *a, const struct cp_map *b)
+/* Places the file of maps[first] using every mapping of the same file. */
+static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first,
+			bool *done, const struct cp_map **group, const char *proc_root, pid_t pid,
+			const struct cp_path_map *map)
 {
-	return a->kind == CP_MAP_FILE && b->kind == CP_MAP_FILE && a->inode == b->inode &&
-	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
-}
-
-/* Reads and places @mod's file using every mapping of it. -ENOMEM, else 0. */
-static int place_module(struct cp_globals *g, struct cp_module *mod)
-{
-	const struct cp_maps *maps = g->maps;
-	const struct cp_map *m = &maps->maps[mod->first];
-	const struct cp_map **group;
+	const struct cp_map *m = &maps->maps[first];
 	const struct cp_elf_syms *elf;
+	struct cp_module *mod;
 	size_t ng = 0;
 	__u64 bias;
 	int err;
 
-	mod->state = CP_MOD_NONE;
-	group = calloc(maps->nr - mod->first, sizeof(*group));
-	if (!group)
-		return -ENOMEM;
-	for (size_t j = mod->first; j < maps->nr; j++)
-		if (same_file(&maps->maps[j], m))
-			group[ng++] = &maps->maps[j];
-	/* gone or unreadable: its addresses classify as a mapping */
-	err = module_syms(g->cache, g->proc_root, g->pid, m, g->path_map, &elf);
-	if (err) {
-		free(group);
-		return err == -ENOMEM ? err : 0;
+	for (size_t j = first; j < maps->nr; j++) {
+		const struct cp_map *o = &maps->maps[j];
+
+		if (o->kind == CP_MAP_FILE && o->inode == m->inode &&
+		    o->dev_major == m->dev_major && o->dev_minor == m->dev_minor) {
+			group[ng++] = o;
+			done[j] = true;
+		}
 	}
-	if (!elf->is_elf || !elf->nr_segs || cp_load_bias(elf->segs, elf->nr_segs, group, ng, &bias))
+	/* gone or unreadable: its addresses classify as a mapping */
+	err = module_syms(g->cache, proc_root, pid, m, map, &elf);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	if (!elf->is_elf || !elf->nr_segs ||
+	    cp_load_bias(elf->segs, elf->nr_segs, group, ng, &bias))
 		goto skip;
+	mod = &g->mods[g->nr];
+	memset(mod, 0, sizeof(*mod));
 	mod->path = strdup(m->path);
 	if (!mod->path) {
-		err = -ENOMEM;
-		goto skip;
+		cp_elf_cache__put(g->cache, elf);
+		return -ENOMEM;
 	}
 	mod->elf = elf;
 	mod->bias = bias;
 	mod->inode = m->inode;
 	module_span(mod);
-	mod->state = CP_MOD_PLACED;
-	g->nr_placed++;
-	free(group);
+	g->nr++;
 	return 0;
 skip:
-	free(group);
 	cp_elf_cache__put(g->cache, elf);
-	return err;
-}
-
-/* Where @maps' mapping @i ends, and the anonymous mapping right after it (.bss) with it. */
-static __u64 reach_of(const struct cp_maps *maps, size_t i)
-{
-	__u64 end = maps->maps[i].end;
-
-	if (i + 1 < maps->nr && maps->maps[i + 1].start == end &&
-	    maps->maps[i + 1].kind == CP_MAP_ANON)
-		end = maps->maps[i + 1].end;
-	return end;
-}
-
-static int by_lo(const void *a, const void *b)
-{
-	const struct cp_module *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	return 0;
 }
 
 int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
@@ -201,43 +185,64 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
 		     struct cp_globals **out)
 {
 	struct cp_globals *g = calloc(1, sizeof(*g));
+	const struct cp_map **group = NULL;
+	char exe[PATH_MAX];
 	bool *done = NULL;
+	struct stat st;
+	__u64 exe_ino = 0;
+	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!g)
 		return -ENOMEM;
-	*g = (struct cp_globals){ .cache = cache, .maps = maps, .pid = pid, .path_map = map,
-				  .proc_root = proc_root ? proc_root : "/proc" };
+	g->cache = cache;
+	if (!proc_root)
+		proc_root = "/proc";
 	if (!maps->nr)
 		goto ok;
 	g->mods = calloc(maps->nr, sizeof(*g->mods));
+	group = calloc(maps->nr, sizeof(*group));
 	done = calloc(maps->nr, sizeof(*done));
-	if (!g->mods || !done) {
-		free(done);
-		cp_globals__free(g);
-		return -ENOMEM;
-	}
+	if (!g->mods || !group || !done)
+		goto cleanup;
 	for (size_t i = 0; i < maps->nr; i++) {
-		const struct cp_map *m = &maps->maps[i];
-		struct cp_module *mod = &g->mods[g->nr];
-
-		if (done[i] || m->kind != CP_MAP_FILE || !m->inode)
+		if (done[i] || maps->maps[i].kind != CP_MAP_FILE || !maps->maps[i].inode)
 			continue;
-		*mod = (struct cp_module){ .lo = m->start, .reach = reach_of(maps, i), .first = i };
-		for (size_t j = i + 1; j < maps->nr; j++) {
-			if (!same_file(&maps->maps[j], m))
-				continue;
-			done[j] = true;
-			if (reach_of(maps, j) > mod->reach)
-				mod->reach = reach_of(maps, j);
-		}
-		g->nr++;
+		err = place_module(g, maps, i, done, group, proc_root, pid, map);
+		if (err)
+			goto cleanup;
 	}
-	qsort(g->mods, g->nr, sizeof(*g->mods), by_lo);
+	qsort(g->mods, g->nr, sizeof(*g->mods), by_start);
+	/* the executable matters for its TLS alone: asked of /proc only when a module has one */
+	for (size_t i = 0; i < g->nr && !exe_ino; i++) {
+		if (!g->mods[i].elf->has_tls)
+			continue;
+		snprintf(exe, sizeof(exe), "%s/%d/exe", proc_root, (int)pid);
+		exe_ino = stat(exe, &st) ? ~0ull : st.st_ino;
+	}
+	for (size_t i = 0; i < g->nr && exe_ino; i++) {
+		struct cp_module *mod = &g->mods[i];
+
+		if (mod->inode != exe_ino || !mod->elf->has_tls)
+			continue;
+		mod->is_exec = true;
+		g->exec = mod;
+		if (mod->elf->has_tls)
+			g->exec_tls_offset = cp_tls_exec_offset(mod->elf->tls_memsz,
+								mod->elf->tls_align,
+								mod->elf->tls_vaddr);
+		break;
+	}
 ok:
+	free(group);
 	free(done);
 	*out = g;
 	return 0;
+cleanup:
+	free(group);
+	free(done);
+	cp_globals__free(g);
+	return err;
 }
 
 void cp_globals__free(struct cp_globals *g)
@@ -245,8 +250,6 @@ void cp_globals__free(struct cp_globals *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->nr; i++) {
-		if (g->mods[i].state != CP_MOD_PLACED)
-			continue;
 		cp_elf_cache__put(g->cache, g->mods[i].elf);
 		free((char *)g->mods[i].path);
 	}
@@ -254,65 +257,24 @@ void cp_globals__free(struct cp_globals *g)
 	free(g);
 }
 
-/* @mod, placed now if it was not yet; NULL when it cannot be. */
-static const struct cp_module *placed(struct cp_globals *g, struct cp_module *mod)
+const struct cp_module *cp_globals_module(const struct cp_globals *g, __u64 addr)
 {
-	if (mod->state == CP_MOD_UNTRIED)
-		place_module(g, mod); /* -ENOMEM too: the module names nothing */
-	return mod->state == CP_MOD_PLACED ? mod : NULL;
-}
-
-const struct cp_module *cp_globals_module(struct cp_globals *g, __u64 addr)
-{
-	const struct cp_module *mod;
 	size_t lo = 0, hi = g ? g->nr : 0;
 
-	/* the last module whose lowest mapping starts at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (g->mods[mid].lo <= addr)
+		if (addr < g->mods[mid].start)
+			hi = mid;
+		else if (addr >= g->mods[mid].end)
 			lo = mid + 1;
 		else
-			hi = mid;
+			return &g->mods[mid];
 	}
-	if (!lo || addr >= g->mods[lo - 1].reach)
-		return NULL;
-	mod = placed(g, &g->mods[lo - 1]);
-	return mod && mod->start <= addr && addr < mod->end ? mod : NULL;
+	return NULL;
 }
 
-/*
- * The executable, for its TLS: asked of /proc once, at the first
- * thread-local lookup, and placed then.
- */
-static const struct cp_module *exec_module(struct cp_globals *g)
-{
-	char exe[PATH_MAX];
-	struct stat st;
-
-	if (g->exec_asked)
-		return g->exec;
-	g->exec_asked = true;
-	snprintf(exe, sizeof(exe), "%s/%d/exe", g->proc_root, (int)g->pid);
-	if (stat(exe, &st))
-		return NULL;
-	for (size_t i = 0; i < g->nr; i++) {
-		struct cp_module *mod = &g->mods[i];
-
-		if (g->maps->maps[mod->first].inode != st.st_ino || !placed(g, mod) ||
-		    !mod->elf->has_tls)
-			continue;
-		mod->is_exec = true;
-		g->exec = mod;
-		g->exec_tls_offset = cp_tls_exec_offset(mod->elf->tls_memsz, mod->elf->tls_align,
-							mod->elf->tls_vaddr);
-		break;
-	}
-	return g->exec;
-}
-
-int cp_globals_find(struct cp_globals *g, __u64 addr, struct cp_global_hit *out)
+int cp_globals_find(const struct cp_globals *g, __u64 addr, struct cp_global_hit *out)
 {
 	const struct cp_module *mod = cp_globals_module(g, addr);
 	const struct cp_symbol *sym;
@@ -330,24 +292,23 @@ int cp_globals_find(struct cp_globals *g, __u64 addr, struct cp_global_hit *out)
 	return 0;
 }
 
-int cp_globals_tls_find(struct cp_globals *g, __u64 tp, __u64 addr,
+int cp_globals_tls_find(const struct cp_globals *g, __u64 tp, __u64 addr,
 			struct cp_global_hit *out)
 {
-	const struct cp_module *exec = g ? exec_module(g) : NULL;
 	const struct cp_symbol *sym;
 	__u64 block;
 
-	if (!exec || tp < g->exec_tls_offset)
+	if (!g || !g->exec || !g->exec->elf->has_tls || tp < g->exec_tls_offset)
 		return -ENOENT;
 	block = tp - g->exec_tls_offset;
-	if (addr < block || addr - block >= exec->elf->tls_memsz)
+	if (addr < block || addr - block >= g->exec->elf->tls_memsz)
 		return -ENOENT;
-	sym = cp_elf_syms__tls_find(exec->elf, addr - block);
+	sym = cp_elf_syms__tls_find(g->exec->elf, addr - block);
 	if (!sym)
 		return -ENOENT;
 	out->kind = CP_OBJ_TLS;
 	out->sym = sym;
-	out->mod = exec;
+	out->mod = g->exec;
 	out->start = block + sym->value;
 	out->offset = addr - out->start;
 	return 0;

@@ -32,16 +32,8 @@
 
 #define CP_ELF_PAGE_SIZE	4096ull	/* the kernel maps segments at page granularity */
 
-/*
- * One ELF file mapped in a process, placed when an address first needs it
- * (cp_globals_module()): a process's first look reads no symbol table.
- */
+/* One ELF file placed in a process. */
 struct cp_module {
-	__u64 lo;		/* where its lowest mapping starts */
-	__u64 reach;		/* where its mappings end, with the anonymous one after them (.bss) */
-	size_t first;		/* its first mapping in the snapshot */
-	enum { CP_MOD_UNTRIED, CP_MOD_PLACED, CP_MOD_NONE } state;
-	/* once placed: */
 	__u64 start;		/* runtime span of its PT_LOAD segments, .bss included */
 	__u64 end;
 	__u64 bias;		/* runtime address - link-time address */
@@ -52,18 +44,11 @@ struct cp_module {
 };
 
 struct cp_globals {
-	struct cp_module *mods;	/* one per mapped file, sorted by lo */
+	struct cp_module *mods;	/* sorted by start, spans disjoint */
 	size_t nr;
-	size_t nr_placed;	/* how many were read and placed */
 	const struct cp_module *exec;	/* NULL if not found, or without TLS */
-	bool exec_asked;	/* /proc/PID/exe asked, at the first thread-local lookup */
 	__u64 exec_tls_offset;	/* thread pointer - start of the executable's TLS block */
 	struct cp_elf_cache *cache;
-	/* what placing needs: borrowed, and outliving the globals */
-	const struct cp_maps *maps;
-	const char *proc_root;
-	pid_t pid;
-	const struct cp_path_map *path_map;
 };
 
 /* A variable an address falls in. */
@@ -96,14 +81,11 @@ int cp_load_bias(const struct cp_load_seg *segs, size_t nr_segs, const struct cp
 __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr);
 
 /*
- * The ELF files mapped in @maps (a snapshot of @pid), each to be read
- * through @cache and placed when an address first falls among its
- * mappings: an allocation reads no symbol table, and a sample only that of
- * the file it lands in. A file is opened via /proc/PID/map_files, then
+ * Places every ELF file mapped in @maps (a snapshot of @pid), reading each
+ * through @cache (files are opened via /proc/PID/map_files, then
  * /proc/PID/root/PATH, then PATH, and must match the mapping's inode; a
  * PATH that @map moves (report --path-map; NULL: none) is opened where it
- * points, whatever its inode. Files that cannot be read name no variable.
- * @maps, @proc_root and @map are borrowed and must outlive the result.
+ * points, whatever its inode). Files that cannot be read are skipped.
  * @proc_root NULL means "/proc". Returns 0 or -ENOMEM.
  */
 int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
@@ -111,23 +93,17 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
 		     struct cp_globals **out);
 void cp_globals__free(struct cp_globals *g);
 
-/*
- * The module whose span holds @addr, or NULL: the file whose mappings
- * begin last at or below @addr, placed now if it was not, when @addr lies
- * before their reach (spans are disjoint, and each starts at its file's
- * lowest mapping).
- */
-const struct cp_module *cp_globals_module(struct cp_globals *g, __u64 addr);
+/* The module whose span holds @addr, or NULL. */
+const struct cp_module *cp_globals_module(const struct cp_globals *g, __u64 addr);
 
 /* The global variable holding @addr. Returns 0 or -ENOENT. */
-int cp_globals_find(struct cp_globals *g, __u64 addr, struct cp_global_hit *out);
+int cp_globals_find(const struct cp_globals *g, __u64 addr, struct cp_global_hit *out);
 
 /*
  * The executable's thread-local variable holding @addr in the TLS block of
- * the thread whose thread pointer is @tp. The executable is asked of
- * /proc/PID/exe at the first call. Returns 0 or -ENOENT.
+ * the thread whose thread pointer is @tp. Returns 0 or -ENOENT.
  */
-int cp_globals_tls_find(struct cp_globals *g, __u64 tp, __u64 addr,
+int cp_globals_tls_find(const struct cp_globals *g, __u64 tp, __u64 addr,
 			struct cp_global_hit *out);
 
 #endif /* CP_GLOBALS_H */

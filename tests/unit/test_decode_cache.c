@@ -204,6 +204,41 @@ static void test_walk_kept(void **state)
 }
 
 /*
+ * The same function's key with other bytes (a file rewritten in place) is
+ * swept again; a sweep that stops at an undecodable byte still gives the
+ * instruction ending there.
+ */
+static void test_walk_of_the_bytes(void **state)
+{
+	/* mov (%rdi),%rax; ret / nop; nop; nop; nop */
+	static const __u8 one[] = { 0x48, 0x8b, 0x07, 0xc3 };
+	static const __u8 other[] = { 0x90, 0x90, 0x90, 0x90 };
+	/* mov (%rdi),%rax, then 0x0f 0xff: no instruction */
+	static const __u8 cut[] = { 0x48, 0x8b, 0x07, 0x0f, 0xff };
+	struct cp_map lib = { .start = 0x7f0000000000, .end = 0x7f0000100000, .inode = 100,
+			      .dev_major = 8, .dev_minor = 1, .kind = CP_MAP_FILE };
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	const struct cp_code_walk *w;
+	struct cp_decode_key k;
+
+	(void)state;
+	assert_non_null(c);
+	cp_decode_key_of(1, &lib, 0x7f0000000100, &k);
+	w = cp_decode_cache__walk(c, &k, one, sizeof(one));
+	assert_int_equal(w->nr_starts, 2);
+	w = cp_decode_cache__walk(c, &k, other, sizeof(other));
+	assert_int_equal(w->nr_starts, 4);
+	assert_int_equal(cp_code_walk_prev(w, 3), 2);
+	cp_decode_key_of(1, &lib, 0x7f0000000200, &k);
+	w = cp_decode_cache__walk(c, &k, cut, sizeof(cut));
+	assert_int_equal(w->decoded, 3);
+	assert_int_equal(w->nr_starts, 1);
+	assert_int_equal(cp_code_walk_prev(w, 3), 0);
+	assert_int_equal(cp_code_walk_prev(w, 4), -1);
+	cp_decode_cache__free(c);
+}
+
+/*
  * The soft source's charge of an instruction is the code's: kept with its
  * operand, found by another process of the same file, gone when the
  * operand's entry is (evicted, or a pid's anonymous code forgotten), never
@@ -343,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_lru),
 		cmocka_unit_test(test_forget_pid),
 		cmocka_unit_test(test_walk_kept),
+		cmocka_unit_test(test_walk_of_the_bytes),
 		cmocka_unit_test(test_charge_kept_with_operand),
 		cmocka_unit_test(test_decodes_own_text_once),
 		cmocka_unit_test(test_code_file_held),

@@ -26,9 +26,10 @@ struct code_file {
 	__u64 used;		/* clock of the last read; 0: empty */
 };
 
-/* A function's sweep, by its entry's key. */
+/* A function's sweep, by its entry's key and a sum of its bytes. */
 struct walk_slot {
 	struct cp_decode_key key;
+	__u64 sum;		/* code_sum() of the bytes swept */
 	struct cp_code_walk walk;
 	__u64 used;		/* clock of the last use; 0: empty */
 };
@@ -175,6 +176,26 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 	victim->used = ++c->clock;
 }
 
+/*
+ * A sum of @code's @len bytes: a file rewritten in place under the same
+ * inode gets no sweep of its old bytes.
+ */
+static __u64 code_sum(const __u8 *code, size_t len)
+{
+	__u64 h = len;
+	size_t i = 0;
+
+	for (; i + sizeof(__u64) <= len; i += sizeof(__u64)) {
+		__u64 w;
+
+		memcpy(&w, code + i, sizeof(w));
+		h = cp_hash64(h ^ w);
+	}
+	for (; i < len; i++)
+		h = cp_hash64(h ^ code[i]);
+	return h;
+}
+
 static size_t walk_bytes(const struct cp_code_walk *w)
 {
 	return (w->nr_starts + w->nr_targets) * sizeof(__u32);
@@ -191,6 +212,7 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 						 const struct cp_decode_key *key, const __u8 *code,
 						 size_t len)
 {
+	__u64 sum = code_sum(code, len);
 	struct walk_slot *slot = NULL;
 	struct cp_code_walk walk;
 	ZydisDecoder dec;
@@ -198,7 +220,7 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 	for (size_t i = 0; i < CP_CODE_WALKS; i++) {
 		struct walk_slot *w = &c->walks[i];
 
-		if (w->used && same_key(&w->key, key) && w->walk.len == len) {
+		if (w->used && same_key(&w->key, key) && w->walk.len == len && w->sum == sum) {
 			w->used = ++c->clock;
 			c->stats.walk_hits++;
 			return &w->walk;
@@ -225,6 +247,7 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 		drop_walk(c, lru);
 	}
 	slot->key = *key;
+	slot->sum = sum;
 	slot->walk = walk;
 	slot->used = ++c->clock;
 	c->walk_bytes += walk_bytes(&walk);

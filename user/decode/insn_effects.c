@@ -73,6 +73,21 @@ static int push_u32(__u32 **a, size_t *nr, size_t *cap, __u32 v)
 	return 0;
 }
 
+/* @a, @nr used: its room cut to them (none: freed). */
+static void shrink_u32(__u32 **a, size_t nr)
+{
+	__u32 *s;
+
+	if (!nr) {
+		free(*a);
+		*a = NULL;
+		return;
+	}
+	s = realloc(*a, nr * sizeof(**a));
+	if (s)
+		*a = s;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
@@ -119,6 +134,9 @@ int cp_code_walk(const ZydisDecoder *dec, const __u8 *code, size_t len, struct c
 		if (!n || out->targets[n - 1] != out->targets[i])
 			out->targets[n++] = out->targets[i];
 	out->nr_targets = n;
+	/* kept for a while: no doubled room left over (a failed shrink keeps the room) */
+	shrink_u32(&out->starts, out->nr_starts);
+	shrink_u32(&out->targets, out->nr_targets);
 	return 0;
 nomem:
 	cp_code_walk_free(out);

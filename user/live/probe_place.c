@@ -54,8 +54,10 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 					   ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	/* a branch into the prologue would fire the probe without a call */
-	if (cp_code_walk(&dec, code, len, &walk))
+	if (cp_code_walk(&dec, code, len, &walk)) {
+		out->why = "out of memory for the sweep of its code";
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < walk.nr_targets && walk.targets[i] < CP_PLACE_PROLOGUE_BYTES; i++)
 		targets[walk.targets[i]] = true;
 	cp_code_walk_free(&walk);

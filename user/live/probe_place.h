@@ -49,8 +49,8 @@ struct cp_placement {
  * bytes: the whole function if its size is known, so branches into the
  * prologue are seen; at least the prologue). @args is the CP_ARG_* the probe
  * reads; @need_ret says a return probe shares the offset. Always fills @out;
- * returns 0, or -EINVAL when @code cannot be decoded at all (@out is then
- * the entry, not emulated).
+ * returns 0, or -EINVAL when @code cannot be decoded at all, -ENOMEM when
+ * its sweep cannot be held (@out is then the entry, not emulated).
  */
 int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 		   struct cp_placement *out);

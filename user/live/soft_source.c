@@ -224,8 +224,9 @@ static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_ma
 		return op->access == CP_OPND_READ ? load_charge(s, pid, maps, ip, op, ch) : 0;
 	if (n < 0)
 		return n;
-	/* the function's sweep, kept for its other instructions (NULL: swept for this one) */
-	walk = cp_decode_cache__walk(s->decoded, &fkey, s->code, (size_t)n);
+	/* the function's sweep, kept for its other instructions (NULL: swept for this one);
+	 * an entry has no instruction before it, and needs none */
+	walk = ip == entry ? NULL : cp_decode_cache__walk(s->decoded, &fkey, s->code, (size_t)n);
 	if (cp_skid_charge(s->code, (size_t)n, walk, (size_t)(ip - entry), op, &sk) ==
 	    CP_SKID_CHARGE) {
 		ch->to_prev = true;

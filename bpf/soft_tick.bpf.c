@@ -69,8 +69,8 @@ static __always_inline void cp_soft_queue(const struct cp_ip_key *key, __u64 mm,
 		cp_add(&stats.drop_pending, 1);
 }
 
-SEC("?perf_event")
-int on_tick(struct bpf_perf_event_data *ctx)
+/* A tick: 1 when it landed on a target (counted in cpu_costs.ticks), else 0. */
+static __always_inline int tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), mm, ea, seg_base = 0;
 	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 }, at;
@@ -81,7 +81,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	struct cp_regs regs;
 
 	if (!cp_mem_wanted(key.tgid))
-		return 0;
+		return 0;	/* not a target's: no tick of the budget's */
 	cost = cp_cpu_cost();
 	if (cost)
 		cost->ticks++;
@@ -90,7 +90,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	/* a tick in a system call or an interrupt: kernel time, no user instruction */
 	if (!cp_soft_user_mode(regs.cs)) {
 		cp_add(&stats.ticks_kernel, 1);
-		return 0;
+		return 1;
 	}
 	key.ip = regs.ip;
 	at = key;
@@ -141,9 +141,25 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	s.time_ns = bpf_ktime_get_ns();
 	s.ticks = 1;	/* the pipeline counts the tick with the sample on the stack */
 	cp_mem_sample_ctx(&s, ctx);
-	return 0;
+	return 1;
 tick_only:
 	/* no memory sample: the time alone, on the stack that spent it */
 	cp_stack_walked(ctx, CP_STACK_ARG(at.tgid, CP_STACK_TICK), at.ip, 0);
+	return 1;
+}
+
+/*
+ * The program: a target's tick's run time is timed in it and counted
+ * with the tick's unit cost (budget/budget.h: the calibration's tick is a
+ * bare cpu-clock event's, without this program).
+ */
+SEC("?perf_event")
+int on_tick(struct bpf_perf_event_data *ctx)
+{
+	__u64 t0 = bpf_ktime_get_ns();
+	struct cp_cpu_cost *c;
+
+	if (tick(ctx) && (c = cp_cpu_cost()))
+		c->tick_prog_ns += bpf_ktime_get_ns() - t0;
 	return 0;
 }

@@ -293,6 +293,7 @@ struct cp_cpu_cost {
 	__u64 alloc_prog_ns;	/* every allocation program: entries, returns, exit points */
 	__u64 alloc_prog_calls;	/* runs of the entry programs: one per allocator call */
 	__u64 sys_prog_ns;	/* the raw sys_enter and sys_exit programs */
+	__u64 tick_prog_ns;	/* on_tick, on the targets' ticks (counted in ticks) */
 };
 
 /*

@@ -39,6 +39,7 @@
 #include "cacheperf/soft_tick.h"
 #include "cacheperf.skel.h"
 #include "machine/cpuset.h"
+#include "live/cpu_costs.h"
 #include "live/drain.h"
 #include "profile/insn_store.h"
 #include "live/perf_events.h"
@@ -269,6 +270,7 @@ static void test_loop_samples(void **state)
 	__u64 lo = w->load_ip - 64, hi = w->store_ip + 64;
 	__u64 ticks_load = 0, ticks_store = 0, ticks_other = 0, ticks_after = 0, markers = 0;
 	__u64 skid0, skid, loads0;
+	struct cp_cpu_cost cost;
 	int n;
 
 	take_counts(f);
@@ -291,6 +293,12 @@ static void test_loop_samples(void **state)
 	assert_int_equal(w->wrong_dir, 0);
 	assert_int_equal(w->wrong_size, 0);
 	assert_int_equal(w->with_level, 0);
+	/* the program timed itself on the target's ticks: some time, under 100 us a tick */
+	assert_int_equal(cp_cpu_costs__sum(f->skel, &cost), 0);
+	print_message("# %llu ticks, on_tick %llu ns each\n", (unsigned long long)cost.ticks,
+		      cost.ticks ? (unsigned long long)(cost.tick_prog_ns / cost.ticks) : 0ull);
+	assert_true(cost.ticks > 0);
+	assert_true(cost.tick_prog_ns > 0 && cost.tick_prog_ns < cost.ticks * 100000);
 
 	/* time counts: the labels, and loop instructions without a memory operand */
 	n = take_counts(f);

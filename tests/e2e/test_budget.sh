@@ -80,8 +80,10 @@ import json, sys
 o = json.load(open(sys.argv[1]))["overhead"]
 u, bad = o["unit_costs_ns"], []
 if o["budget_pct"] != 5.0: bad.append("budget %s, want 5 (-- CMD)" % o["budget_pct"])
-# allocation_programs: measured on the storm's first calls
-measured = ["tick", "uprobe", "uretprobe", "wakeup", "syscall", "allocation_programs"]
+# allocation_programs: measured on the storm's first calls; tick_program: on_tick
+# timed itself on the target's ticks
+measured = ["tick", "uprobe", "uretprobe", "wakeup", "syscall", "allocation_programs",
+            "tick_program"]
 if sys.argv[2] == "1":
     measured.append("breakpoint_hit")
 elif u["breakpoint_hit"] != 0:
@@ -91,6 +93,11 @@ if not all(u[k] > 0 for k in measured):
 # ticks get at most half the budget: freq x tick cost <= 2.5 % (the floor aside)
 if o["soft_freq_hz"] * u["tick"] > 25000 * 1000 or o["soft_freq_hz"] > o["soft_freq_asked_hz"]:
     bad.append("soft frequency %s Hz at %s ns a tick" % (o["soft_freq_hz"], u["tick"]))
+# the ticks' estimate is their count at the tick's cost with its program's
+want = 100.0 * o["ticks"] * (u["tick"] + u["tick_program"]) / (o["target_cpu_s"] * 1e9)
+if abs(o["spent_pct"]["ticks"] - want) > 0.02 + want / 100:
+    bad.append("ticks estimated %s %%, %s ticks at %s + %s ns: %.3f %%" % (
+        o["spent_pct"]["ticks"], o["ticks"], u["tick"], u["tick_program"], want))
 if o["spent_pct"]["total"] > o["budget_pct"]:
     bad.append("estimated %s %% over the budget" % o["spent_pct"])
 if o["alloc_calls"] == 0 or not 0 < o["alloc_attached_pct"] < 100:

@@ -379,6 +379,11 @@ static void test_estimate(void **state)
 	assert_int_equal(s.alloc_ns, 35 * MS);
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 5000);	/* 50 ms of 10 s */
 	assert_int_equal(cp_budget_total_ppm(&s), 9900);		/* 99 ms of 10 s */
+	/* the tick's program timed itself at 2 us a tick: 5000 ticks cost 60 ms */
+	u.tick_prog_ns = 2000;
+	cp_budget_estimate(&u, &s);
+	assert_int_equal(s.ticks_ns, 60 * MS);
+	assert_int_equal(cp_budget_total_ppm(&s), 10900);
 	s.target_cpu_ns = 0;
 	assert_int_equal(cp_budget_ppm_of(&s, s.ticks_ns), 0);
 }
@@ -479,6 +484,13 @@ static void test_per_cpu(void **state)
 	allocating.alloc_prog_ns = 30 * MS;
 	allocating.sys_prog_ns = 2 * MS;
 	assert_int_equal(cp_budget_cpu_ppm(&u, &allocating, s.wall_ns), 11290);
+	/* the tick's program's run time on that CPU, 3 ms: on top of the 1000 ticks' */
+	ticked.tick_prog_ns = 3 * MS;
+	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, s.wall_ns), 1350);
+	/* not timed there: at its cost per tick over the run, 2 us */
+	ticked.tick_prog_ns = 0;
+	u.tick_prog_ns = 2000;
+	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, s.wall_ns), 1250);
 	assert_int_equal(cp_budget_cpu_ppm(&u, &ticked, 0), 0);
 	cp_budget_add_cpu(&s, 0, 1050);
 	cp_budget_add_cpu(&s, 1, 8090);

@@ -73,7 +73,7 @@ __u32 cp_budget_bp_rate(__u32 planned, __u64 cpu_ns, __u64 wall_ns)
 
 void cp_budget_estimate(const struct cp_unit_costs *u, struct cp_budget_spent *s)
 {
-	s->ticks_ns = s->ticks * u->tick_ns;
+	s->ticks_ns = s->ticks * (u->tick_ns + u->tick_prog_ns);
 	s->bp_ns = s->bp_hits * u->bp_hit_ns;
 	s->wakeups_ns = s->wakeups * u->wakeup_ns;
 	s->syscalls_ns = s->syscalls * cp_unit_syscall_ns(u);
@@ -110,9 +110,11 @@ __u64 cp_budget_counts_ns(const struct cp_unit_costs *u, const struct cp_budget_
 {
 	__u64 alloc_prog = c->alloc_prog_ns ? c->alloc_prog_ns : c->alloc_calls * u->alloc_prog_ns;
 	__u64 sys_prog = c->sys_prog_ns ? c->sys_prog_ns : c->syscalls * u->syscall_prog_ns;
+	__u64 tick_prog = c->tick_prog_ns ? c->tick_prog_ns : c->ticks * u->tick_prog_ns;
 
-	return c->ticks * u->tick_ns + c->alloc_calls * (u->uprobe_ns + u->uretprobe_ns) +
-	       alloc_prog + c->exit_traps * cp_unit_exit_ns(u) + c->bp_hits * u->bp_hit_ns +
+	return c->ticks * u->tick_ns + tick_prog +
+	       c->alloc_calls * (u->uprobe_ns + u->uretprobe_ns) + alloc_prog +
+	       c->exit_traps * cp_unit_exit_ns(u) + c->bp_hits * u->bp_hit_ns +
 	       c->wakeups * u->wakeup_ns + c->syscalls * u->syscall_ns + sys_prog;
 }
 

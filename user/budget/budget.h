@@ -63,6 +63,8 @@ struct cp_unit_costs {
 	__u64 alloc_prog_ns;
 	/* the raw sys_enter and sys_exit programs' own run time per system call, measured so */
 	__u64 syscall_prog_ns;
+	/* on_tick's own run time per target's tick, timed in it over the run; 0: not yet */
+	__u64 tick_prog_ns;
 };
 
 /* An allocator call probed: its entry trap, its return trap and their programs. */
@@ -199,7 +201,7 @@ __u32 cp_budget_total_ppm(const struct cp_budget_spent *s);
  */
 struct cp_budget_cpu_counts {
 	__u64 ticks, alloc_calls, bp_hits, wakeups, syscalls, exit_traps;
-	__u64 alloc_prog_ns, sys_prog_ns;
+	__u64 alloc_prog_ns, sys_prog_ns, tick_prog_ns;
 };
 
 /*

@@ -44,6 +44,7 @@ static struct cp_budget_cpu_counts counts_of(const struct cp_cpu_cost *c)
 		.exit_traps = c->exit_traps,
 		.alloc_prog_ns = c->alloc_prog_ns,
 		.sys_prog_ns = c->sys_prog_ns,
+		.tick_prog_ns = c->tick_prog_ns,
 	};
 }
 
@@ -85,6 +86,7 @@ int cp_cpu_costs__sum(struct cacheperf *skel, struct cp_cpu_cost *out)
 		out->alloc_prog_ns += c[cpu].alloc_prog_ns;
 		out->alloc_prog_calls += c[cpu].alloc_prog_calls;
 		out->sys_prog_ns += c[cpu].sys_prog_ns;
+		out->tick_prog_ns += c[cpu].tick_prog_ns;
 	}
 	free(c);
 	return 0;

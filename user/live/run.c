@@ -305,7 +305,11 @@ static void run_prog_ns(const struct cp_live *l, const struct cp_run_end *e,
 
 	u->alloc_prog_ns = e->alloc.prog_ns;
 	u->syscall_prog_ns = e->alloc.sys_prog_ns;
-	if (!l->sess->alloc || cp_cpu_costs__sum(l->sess->skel, &sum))
+	if (cp_cpu_costs__sum(l->sess->skel, &sum))
+		return;
+	if (sum.ticks)
+		u->tick_prog_ns = sum.tick_prog_ns / sum.ticks;
+	if (!l->sess->alloc)
 		return;
 	prog = (struct cp_prog_cost){.run_ns = sum.alloc_prog_ns, .calls = sum.alloc_prog_calls};
 	sys = (struct cp_prog_cost){.run_ns = sum.sys_prog_ns, .calls = sum.syscalls};

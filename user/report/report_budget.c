@@ -94,6 +94,11 @@ void cp_report_budget_print(const struct cp_report_budget *b, FILE *f)
 			"  as the programs timed themselves over the run: the probes' programs "
 			"%.2f us per call, the system-call programs %.2f us per system call\n",
 			u->alloc_prog_ns / 1e3, u->syscall_prog_ns / 1e3);
+	if (u->tick_prog_ns)
+		fprintf(f,
+			"  the tick's program timed itself over the run: %.2f us per tick, counted "
+			"with the tick\n",
+			u->tick_prog_ns / 1e3);
 	fprintf(f, "  chosen:");
 	if (p->soft_freq_asked_hz)
 		fprintf(f, " %u ticks/s per CPU (asked %u),", p->soft_freq_hz,
@@ -144,6 +149,7 @@ void cp_report_budget_json(struct cp_json *j, const struct cp_report_budget *b)
 	cp_json_u64(j, "syscall", b->unit.syscall_ns);
 	cp_json_u64(j, "syscall_programs", b->unit.syscall_prog_ns);
 	cp_json_u64(j, "allocation_programs", b->unit.alloc_prog_ns);
+	cp_json_u64(j, "tick_program", b->unit.tick_prog_ns);
 	cp_json_end(j);
 	cp_json_u64(j, "soft_freq_hz", p->soft_freq_hz);
 	cp_json_u64(j, "soft_freq_asked_hz", p->soft_freq_asked_hz);

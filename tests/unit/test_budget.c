@@ -40,31 +40,34 @@ struct plan_case {
 };
 
 static const struct plan_case plans[] = {
-	/* ticks get 5000 ppm: 5000 * 1000 / 10000 ns = 500 Hz, costing 500 * 10 us = 0.5 %;
-	 * hits get 2500 ppm: 2500 * 1000 / 10000 = 250/s; the system-call programs keep
-	 * 10000 / 16 = 625; the rest, 1875, is the probes' */
+	/* ticks get 5000 ppm at 10 us and a quarter for their program: 5000 * 1000 /
+	 * 12500 ns = 400 Hz, costing 400 * 12.5 us = 0.5 %; hits get 2500 ppm: 2500 *
+	 * 1000 / 10000 = 250/s; the system-call programs keep 10000 / 16 = 625; the rest,
+	 * 1875, is the probes' */
 	{ "1 % in a VM", 10000, UNIT(10000, 800, 600, 10000, 0), true, 4999, 2000,
-	  500, 250, 5000, 2500, 1875, 1 * MS, 0 },
+	  400, 250, 5000, 2500, 1875, 1 * MS, 0 },
 	/* wakeups get 10000 / 16 = 625 ppm: 625 * 1000 / 5000 ns = 125/s, one per 8 ms,
 	 * costing 125 * 5 us = 625 ppm; the probes keep 10000 - 5000 - 2500 - 625 - 625 */
 	{ "1 % in a VM, wakeups", 10000, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000,
-	  500, 250, 5000, 2500, 1250, 8 * MS, 625 },
-	/* bare metal: 5000 * 1000 / 2000 = 2500 Hz is under 4999; 2500 * 1000 / 1000 = 2500
-	 * hits; a 1 us wakeup could come 625 times a second: one per 1.6 ms (625 ppm) */
+	  400, 250, 5000, 2500, 1250, 8 * MS, 625 },
+	/* bare metal: 5000 * 1000 / 2500 (2 us and its program's quarter) = 2000 Hz is
+	 * under 4999; 2500 * 1000 / 1000 = 2500 hits; a 1 us wakeup could come 625 times a
+	 * second: one per 1.6 ms (625 ppm) */
 	{ "1 % on bare metal", 10000, UNIT(2000, 300, 200, 1000, 1000), true, 4999, 2000,
-	  2500, 2000, 5000, 2000, 1750, 1600000, 625 },
-	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm */
+	  2000, 2000, 5000, 2000, 1750, 1600000, 625 },
+	/* a wakeup so cheap the budget would allow more than one per ms: one per ms, 300 ppm;
+	 * the probes get 50000 - 2492 - 100 - 300 - 3125 */
 	{ "wakeups at the floor", 50000, UNIT(2000, 300, 200, 1000, 300), true, 997, 100,
-	  997, 100, 1994, 100, 44481, 1 * MS, 300 },
-	/* asked rates under the shares stay as asked: 997 * 2 us = 1994 ppm; the
-	 * probes get 50000 - 1994 - 100 - 3125 (the system-call programs' 1/16) */
+	  997, 100, 2492, 100, 43983, 1 * MS, 300 },
+	/* asked rates under the shares stay as asked: 997 * 2.5 us = 2492 ppm; the
+	 * probes get 50000 - 2492 - 100 - 3125 (the system-call programs' 1/16) */
 	{ "asked less than allowed", 50000, UNIT(2000, 300, 200, 1000, 0), true, 997, 100,
-	  997, 100, 1994, 100, 44781, 1 * MS, 0 },
+	  997, 100, 2492, 100, 44283, 1 * MS, 0 },
 	/* no budget: everything as asked, nothing for the probes' windows */
 	{ "no budget", 0, UNIT(10000, 800, 600, 10000, 5000), true, 4999, 2000, 4999, 2000, 0, 0, 0,
 	  0, 0 },
-	/* a budget so small the floor (10 Hz) costs 10 * 20 us = 200 ppm, over the 100 */
-	{ "the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 200, 0, 0,
+	/* a budget so small the floor (10 Hz) costs 10 * 25 us = 250 ppm, over the 100 */
+	{ "the soft floor", 100, UNIT(20000, 800, 600, 10000, 0), true, 4999, 0, 10, 0, 250, 0, 0,
 	  1 * MS, 0 },
 	/* not a soft run: no ticks; breakpoints off stay off */
 	{ "PEBS, no breakpoints", 10000, UNIT(0, 800, 600, 10000, 0), false, 4999, 0,

@@ -18,6 +18,15 @@ static __u32 ppm_for(__u64 rate, __u64 unit_ns)
 	return ppm > CP_PPM ? CP_PPM : (__u32)ppm;
 }
 
+/* A tick as the plan prices it: calibrated, with its program's reserve (CP_BUDGET_TICK_PROG_PART).
+ */
+static __u64 planned_tick_ns(const struct cp_unit_costs *u)
+{
+	__u64 prog = u->tick_ns / CP_BUDGET_TICK_PROG_PART;
+
+	return u->tick_ns + (u->tick_prog_ns > prog ? u->tick_prog_ns : prog);
+}
+
 void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, __u32 freq_hz,
 		    __u32 bp_rate, struct cp_budget_plan *out)
 {
@@ -32,13 +41,14 @@ void cp_budget_plan(__u32 budget_ppm, const struct cp_unit_costs *u, bool soft, 
 	if (!budget_ppm)
 		return;
 	if (soft && u->tick_ns) {
-		__u64 max = rate_for(budget_ppm / CP_BUDGET_TICK_SHARE, u->tick_ns);
+		__u64 tick = planned_tick_ns(u);
+		__u64 max = rate_for(budget_ppm / CP_BUDGET_TICK_SHARE, tick);
 
 		if (max < CP_BUDGET_MIN_SOFT_HZ)
 			max = CP_BUDGET_MIN_SOFT_HZ;
 		if (out->soft_freq_hz > max)
 			out->soft_freq_hz = (__u32)max;
-		out->tick_ppm = ppm_for(out->soft_freq_hz, u->tick_ns);
+		out->tick_ppm = ppm_for(out->soft_freq_hz, tick);
 	}
 	if (bp_rate && u->bp_hit_ns) {
 		__u64 max = rate_for(budget_ppm / CP_BUDGET_BP_SHARE, u->bp_hit_ns);

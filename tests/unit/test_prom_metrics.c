@@ -439,7 +439,8 @@ static void test_live_golden(void **state)
 	r.budget.plan.budget_ppm = 10000;
 	r.budget.unit = (struct cp_unit_costs){ .tick_ns = 2000, .uprobe_ns = 1000,
 						.uretprobe_ns = 1500, .bp_hit_ns = 4000,
-						.wakeup_ns = 3000, .syscall_ns = 100 };
+						.wakeup_ns = 3000, .syscall_ns = 100,
+						.tick_prog_ns = 300 };
 	r.budget.spent.target_cpu_ns = 1000000000;
 	r.budget.spent.ticks_ns = 2000000;
 	r.budget.spent.bp_ns = 1000000;

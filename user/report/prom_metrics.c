@@ -665,7 +665,7 @@ static void write_budget(struct ctx *x)
 					      "allocation_probes" };
 	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit",
 					     "wakeup", "syscall", "syscall_programs",
-					     "allocation_programs" };
+					     "allocation_programs", "tick_program" };
 	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
 			   cp_budget_ppm_of(s, s->wakeups_ns) / 1e6,
@@ -674,7 +674,8 @@ static void write_budget(struct ctx *x)
 	double cost[] = { b->unit.tick_ns / 1e9,   b->unit.uprobe_ns / 1e9,
 			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9,
 			  b->unit.wakeup_ns / 1e9, b->unit.syscall_ns / 1e9,
-			  b->unit.syscall_prog_ns / 1e9, b->unit.alloc_prog_ns / 1e9 };
+			  b->unit.syscall_prog_ns / 1e9, b->unit.alloc_prog_ns / 1e9,
+			  b->unit.tick_prog_ns / 1e9 };
 
 	if (!b->plan.budget_ppm)
 		return;
@@ -686,8 +687,9 @@ static void write_budget(struct ctx *x)
 		     "probe", probes, spent, 5);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
 		     "What one probe costs a target on this machine, measured at start "
-		     "(allocation_programs: per call, as the programs time themselves).",
-		     "probe", units, cost, 8);
+		     "(allocation_programs: per call, tick_program: per tick, as the programs "
+		     "time themselves).",
+		     "probe", units, cost, 9);
 	write_one(x, "cacheperf_overhead_cpu_max_estimated_ratio", CP_PROM_GAUGE,
 		  "The probes' estimated cost on the CPU they cost most, as a share of its time.",
 		  s->nr_cpus ? s->cpu_ppm[s->cpu_max] / 1e6 : 0);

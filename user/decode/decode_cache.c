@@ -220,11 +220,14 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 	for (size_t i = 0; i < CP_CODE_WALKS; i++) {
 		struct walk_slot *w = &c->walks[i];
 
-		if (w->used && same_key(&w->key, key) && w->walk.len == len && w->sum == sum) {
+		if (!w->used || !same_key(&w->key, key))
+			continue;
+		if (w->walk.len == len && w->sum == sum) {
 			w->used = ++c->clock;
 			c->stats.walk_hits++;
 			return &w->walk;
 		}
+		drop_walk(c, w); /* other bytes under the key now: the old sweep is of nothing */
 	}
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)) ||

@@ -30,6 +30,9 @@ run_cmd() { "$@" >"$tap_out" 2>&1 </dev/null; rc=$?; }
 # regex PATTERN (default 60 s): a profiler started with -v says "N sampling
 # events" once everything is attached, which on a busy machine takes seconds
 # (the probes' costs are measured at start too). Status 1 on time-out.
+# A file a background command writes with `>FILE &` is emptied only once
+# that command's shell runs: empty it before starting the command (`: >FILE`),
+# or a wait_for right after may find an earlier run's line.
 wait_for() {
 	local tenths=$((${3:-60} * 10))
 

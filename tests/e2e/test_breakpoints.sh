@@ -73,6 +73,7 @@ cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 cg=cp-bp-test-$$
 trap 'rm -f "$tap_out"; [ -n "$cg2" ] && rmdir "$cg2/$cg" 2>/dev/null' EXIT
 if need_bp "-a: per-CPU breakpoints settle the 8 column walks"; then
+	: >"$tap_out" # not the last run's "sampling events" (wait_for, tap.sh)
 	if [ -n "$cg2" ] && mkdir "$cg2/$cg"; then
 		"$BIN" -v --source faults -a --cgroup "/$cg" -d 8 --overhead 5 --max-alloc-rate 0 \
 			>"$tap_out" 2>&1 &

@@ -178,6 +178,7 @@ if grep -q "ring buffer full: 0, counter map full: 0, no window for the CPU: 0" 
 # location text is optional: the symbolizer sometimes misses a short-lived
 # process, a known problem of its own.)
 ma_line=$(grep -n 'cp:malloc-site' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
+: >"$tap_out" # not the last run's "sampling events" (wait_for, tap.sh)
 "$BIN" -v --source faults -a -d 4 --overhead 0 --max-alloc-rate 0 >"$tap_out" 2>&1 &
 ppid=$!
 # -v says how many sampling events it opened once everything is attached
@@ -217,6 +218,7 @@ if kill -0 $spid 2>/dev/null; then _ok "the -p target survives the profiler"; el
 	_not_ok "the -p target survives the profiler"; fi
 
 # SIGUSR1 prints the report so far; SIGINT stops with a final report
+: >"$tap_out" # not the last run's "sampling events" (wait_for, tap.sh)
 "$BIN" -v --source faults -p $spid >"$tap_out" 2>&1 &
 ppid=$!
 wait_for "sampling events" "$tap_out"

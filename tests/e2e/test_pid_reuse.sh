@@ -56,6 +56,7 @@ sleep 0.5
 setarch "$(uname -m)" -R "$3" -f "$tpid" 64 800 2500
 EOF
 
+: >"$tap_out" # not an earlier run's lines (wait_for, tap.sh)
 "$BIN" -v -a --cgroup "/$name" --source faults -d 14 --max-bp-rate 0 --top 1000 \
 	-o "$out/a.txt" --record "$out/a.cprec" >"$tap_out" 2>&1 </dev/null &
 prof=$!

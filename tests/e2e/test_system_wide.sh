@@ -32,7 +32,10 @@ run_in_cgroup() {
 }
 
 # profile ARGS...: the profiler in the background (its pid in $prof), output in $tap_out
+# (emptied first: the background shell empties it only once it runs, and a
+# wait_for before that would find the last run's lines)
 profile() {
+	: >"$tap_out"
 	"$BIN" "$@" >"$tap_out" 2>&1 </dev/null &
 	prof=$!
 	wait "$prof"
@@ -129,6 +132,9 @@ mkdir "$out/lib"
 cp "$(ldd "$WL/touch_pages" | awk '/libc\.so/ { print $3 }')" "$out/lib/libc.so.6"
 mkfifo "$out/go"
 late_line=$(grep -n 'cp:malloc-late' "$CP_ROOT/tests/workloads/touch_pages.c" | cut -d: -f1)
+# emptied first: the background shell empties it only once it runs, and part 2's
+# "sampling events" would start the workload before the attach (no exec record)
+: >"$tap_out"
 "$BIN" -v -a --cgroup "/$name" --source faults -d 10 --max-bp-rate 0 --overhead 0 \
 	--max-alloc-rate 0 >"$tap_out" 2>&1 </dev/null &
 prof=$!

@@ -18,8 +18,7 @@ static __u32 ppm_for(__u64 rate, __u64 unit_ns)
 	return ppm > CP_PPM ? CP_PPM : (__u32)ppm;
 }
 
-/* A tick as the plan prices it: calibrated, with its program's reserve (CP_BUDGET_TICK_PROG_PART).
- */
+/* A tick as the plan prices it: calibrated, with its program's reserve. */
 static __u64 planned_tick_ns(const struct cp_unit_costs *u)
 {
 	__u64 prog = u->tick_ns / CP_BUDGET_TICK_PROG_PART;

@@ -208,6 +208,17 @@ static void drop_walk(struct cp_decode_cache *c, struct walk_slot *w)
 	w->used = 0;
 }
 
+/* The least recently used kept sweep, or NULL when none is kept. */
+static struct walk_slot *lru_walk(struct cp_decode_cache *c)
+{
+	struct walk_slot *lru = NULL;
+
+	for (size_t i = 0; i < CP_CODE_WALKS; i++)
+		if (c->walks[i].used && (!lru || c->walks[i].used < lru->used))
+			lru = &c->walks[i];
+	return lru;
+}
+
 const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 						 const struct cp_decode_key *key, const __u8 *code,
 						 size_t len)
@@ -234,20 +245,16 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 	    cp_code_walk(&dec, code, len, &walk))
 		return NULL;
 	c->stats.walks++;
-	/* room: an empty slot, else the least recently used, until the bytes fit */
-	for (;;) {
-		struct walk_slot *lru = NULL;
-
-		slot = NULL;
-		for (size_t i = 0; i < CP_CODE_WALKS && !slot; i++)
-			if (!c->walks[i].used)
-				slot = &c->walks[i];
-		for (size_t i = 0; i < CP_CODE_WALKS; i++)
-			if (c->walks[i].used && (!lru || c->walks[i].used < lru->used))
-				lru = &c->walks[i];
-		if (slot && (!lru || c->walk_bytes + walk_bytes(&walk) <= CP_CODE_WALK_BYTES))
-			break;
-		drop_walk(c, lru);
+	/* room: the least recently used go until the bytes fit, then one more if no slot is free */
+	while (c->walk_bytes + walk_bytes(&walk) > CP_CODE_WALK_BYTES && (slot = lru_walk(c)))
+		drop_walk(c, slot);
+	slot = NULL;
+	for (size_t i = 0; i < CP_CODE_WALKS && !slot; i++)
+		if (!c->walks[i].used)
+			slot = &c->walks[i];
+	if (!slot) {
+		slot = lru_walk(c);
+		drop_walk(c, slot);
 	}
 	slot->key = *key;
 	slot->sum = sum;

@@ -66,11 +66,11 @@ static void test_few_links_wake_few(void **state)
 	(void)state;
 	assert_non_null(r);
 	usleep(50000); /* every worker waiting */
-	before = others_sleeps();
+	before = thread_sleeps("cp-reaper");
 	hand_over(r, fds, 2);
 	cp_link_reaper__flush(r);
 	usleep(50000);
-	woke = others_sleeps() - before;
+	woke = thread_sleeps("cp-reaper") - before;
 	print_message("# %llu sleeps of the workers for 2 links\n", woke);
 	assert_false(is_open(fds[0]));
 	assert_false(is_open(fds[1]));

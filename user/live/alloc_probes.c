@@ -1592,7 +1592,7 @@ static void start_cutter(struct cp_alloc_probes *ap)
 	if (ap->cutter_on || !ap->guard_cfg.budget_ppm || !ap->guard_cfg.call_ns)
 		return;
 	open_marks(ap);
-	err = cp_rt_thread_start(&ap->cutter, cutter_main, ap);
+	err = cp_rt_thread_start(&ap->cutter, "cp-cutter", cutter_main, ap);
 	if (err) {
 		close_marks(ap);
 		cp_warn("the allocation probes' windows are cut by the profiling loop only: no "

@@ -87,7 +87,7 @@ struct cp_link_reaper *cp_link_reaper__new(void)
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->idle, NULL);
 	for (int i = 0; i < CP_REAPER_THREADS; i++) {
-		err = cp_rt_thread_start(&r->threads[i], reap, r);
+		err = cp_rt_thread_start(&r->threads[i], "cp-reaper", reap, r);
 		if (err)
 			break;
 		r->nr_threads++;

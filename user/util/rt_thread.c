@@ -5,7 +5,7 @@
 
 #include "util/rt_thread.h"
 
-int cp_rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+int cp_rt_thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg)
 {
 	struct sched_param prio = {.sched_priority = 1};
 	pthread_attr_t attr;
@@ -20,5 +20,7 @@ int cp_rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	pthread_attr_destroy(&attr);
 	if (err == EPERM)
 		err = pthread_create(t, NULL, fn, arg);
+	if (!err)
+		pthread_setname_np(*t, name);
 	return err;
 }

@@ -14,8 +14,10 @@
 
 /*
  * pthread_create(@t, @fn, @arg) at SCHED_FIFO priority 1, or as an
- * ordinary thread where that is refused (EPERM). Returns 0 or an errno.
+ * ordinary thread where that is refused (EPERM), named @name (at most 15
+ * characters: what top -H and /proc/PID/task/TID/comm show). Returns 0 or
+ * an errno.
  */
-int cp_rt_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+int cp_rt_thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
 
 #endif /* CP_RT_THREAD_H */

@@ -110,6 +110,47 @@ static void test_bounded_lru(void **state)
 }
 
 /*
+ * Many processes with code of no file ([vdso] ticks, JIT code), more than
+ * the cache's bits for pids, so that pids share bits: each exit takes
+ * exactly its own entries, with exits and new entries interleaved, since
+ * an exit's look sets the bits again from what it leaves.
+ */
+static void test_forget_many_pids(void **state)
+{
+	struct cp_map vdso = { .start = 0x7ffd0000, .end = 0x7ffd2000, .kind = CP_MAP_ANON };
+	struct cp_decode_cache *c = cp_decode_cache__new(1 << 16);
+	struct cp_operand op = op_with_disp(7);
+	enum { PIDS = 9000, LIVE = 700 };
+	struct cp_decode_key k;
+	int dropped = 0;
+
+	(void)state;
+	assert_non_null(c);
+	for (int pid = 1; pid <= PIDS + LIVE; pid++) {
+		if (pid <= PIDS) {
+			cp_decode_key_of(pid, &vdso, 0x7ffd0000 + (__u64)(pid % 512) * 8, &k);
+			cp_decode_cache__insert(c, &k, &op);
+		}
+		if (pid <= LIVE)
+			continue;
+		/* the process started LIVE before exits: its entry goes, the younger ones' stay */
+		cp_decode_key_of(pid - LIVE, &vdso, 0x7ffd0000 + (__u64)((pid - LIVE) % 512) * 8,
+				 &k);
+		if (!cp_decode_cache__lookup(c, &k))
+			dropped++; /* evicted by a set's newer keys: nothing to check */
+		cp_decode_cache__forget(c, pid - LIVE);
+		assert_null(cp_decode_cache__lookup(c, &k));
+		for (int young = pid - LIVE + 1; young <= pid && young <= PIDS; young += 97) {
+			cp_decode_key_of(young, &vdso, 0x7ffd0000 + (__u64)(young % 512) * 8, &k);
+			assert_non_null(cp_decode_cache__lookup(c, &k));
+		}
+	}
+	/* the sets hold these keys: a check that checked nothing would pass */
+	assert_true(dropped < PIDS / 100);
+	cp_decode_cache__free(c);
+}
+
+/*
  * A process exits (or execs) and another takes its pid: the old anonymous
  * code's operands go with it; the file's stay, other processes' too.
  */
@@ -377,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_key_by_code),
 		cmocka_unit_test(test_bounded_lru),
 		cmocka_unit_test(test_forget_pid),
+		cmocka_unit_test(test_forget_many_pids),
 		cmocka_unit_test(test_walk_kept),
 		cmocka_unit_test(test_walk_of_the_bytes),
 		cmocka_unit_test(test_charge_kept_with_operand),

@@ -34,17 +34,51 @@ struct walk_slot {
 	__u64 used;		/* clock of the last use; 0: empty */
 };
 
+#define CP_DECODE_PID_BITS 4096
+
 struct cp_decode_cache {
 	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
 	size_t nr_sets;			/* a power of two */
 	__u64 clock;
 	size_t nr_by_pid;		/* entries keyed by a pid (code of no file) */
+	/*
+	 * A bit per pid hash, set for the pids that may have such entries:
+	 * a process's exit looks through the cache only when its bit is set,
+	 * and that look sets the bits again from what it leaves. Every
+	 * process that ticks in the [vdso] has entries of its own, so
+	 * nr_by_pid alone sent each exit of a build through all the cache.
+	 */
+	__u64 by_pid_bits[CP_DECODE_PID_BITS / 64];
 	struct code_file files[CP_CODE_FILES];
 	__u64 files_clock;
 	struct walk_slot walks[CP_CODE_WALKS];
 	size_t walk_bytes;		/* of the kept sweeps' arrays */
 	struct cp_decode_cache_stats stats;
 };
+
+/* The word of @c->by_pid_bits holding @pid's bit, and the bit (a multiplicative hash's top 12 bits). */
+static __u64 *pid_word(struct cp_decode_cache *c, __u64 pid, __u64 *bit)
+{
+	unsigned int b = (__u32)pid * 2654435761u >> 20;
+
+	*bit = 1ull << (b % 64);
+	return &c->by_pid_bits[b / 64];
+}
+
+static void mark_pid(struct cp_decode_cache *c, __u64 pid)
+{
+	__u64 bit, *w = pid_word(c, pid, &bit);
+
+	*w |= bit;
+}
+
+/* Whether @pid may have entries keyed by it (a false yes costs a look, never a miss). */
+static bool pid_marked(struct cp_decode_cache *c, __u64 pid)
+{
+	__u64 bit, *w = pid_word(c, pid, &bit);
+
+	return c->nr_by_pid && (*w & bit);
+}
 
 struct cp_decode_cache *cp_decode_cache__new(size_t max)
 {
@@ -169,6 +203,8 @@ void cp_decode_cache__insert(struct cp_decode_cache *c, const struct cp_decode_k
 		c->stats.evictions++;
 	c->nr_by_pid -= victim->used && !victim->key.dev;
 	c->nr_by_pid += !key->dev;
+	if (!key->dev)
+		mark_pid(c, key->ino);
 	if (!victim->used || !same_key(&victim->key, key))
 		victim->charged = false;
 	victim->key = *key;
@@ -270,11 +306,20 @@ void cp_decode_cache__forget(struct cp_decode_cache *c, pid_t pid)
 		if (c->walks[i].used && !c->walks[i].key.dev && c->walks[i].key.ino == (__u64)pid)
 			drop_walk(c, &c->walks[i]);
 	/* most processes run only code of files: no look through the cache at their exit */
-	for (size_t i = 0; c->nr_by_pid && i < c->nr_sets * CP_DECODE_WAYS; i++) {
-		if (c->e[i].used && !c->e[i].key.dev && c->e[i].key.ino == (__u64)pid) {
-			c->e[i].used = 0;
+	if (!pid_marked(c, (__u64)pid))
+		return;
+	memset(c->by_pid_bits, 0, sizeof(c->by_pid_bits));
+	for (size_t i = 0; i < c->nr_sets * CP_DECODE_WAYS; i++) {
+		struct cp_decode_entry *e = &c->e[i];
+
+		if (!e->used || e->key.dev)
+			continue;
+		if (e->key.ino == (__u64)pid) {
+			e->used = 0;
 			c->nr_by_pid--;
+			continue;
 		}
+		mark_pid(c, e->key.ino);
 	}
 }
 

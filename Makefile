@@ -301,7 +301,7 @@ layers:
 doc-names:
 	$(Q)tests/doc_names.sh
 
-# clang-format's layout for every C file but the legacy ones (tests/format_check.sh).
+# clang-format's layout for every C file (tests/format_check.sh).
 format-check:
 	$(Q)tests/format_check.sh
 

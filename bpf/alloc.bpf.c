@@ -35,34 +35,34 @@
 #include "fp_walk.bpf.h"
 #include "ustack.bpf.h"
 
-#define CP_MAP_ANONYMOUS	0x20
-#define CP_MAP_STACK		0x20000
-#define CP_MAX_ERRNO		4095
-#define CP_ALLOC_WAKEUP_NS	50000000ull	/* 50 ms: an event wakes the consumer after this quiet */
+#define CP_MAP_ANONYMOUS   0x20
+#define CP_MAP_STACK	   0x20000
+#define CP_MAX_ERRNO	   4095
+#define CP_ALLOC_WAKEUP_NS 50000000ull /* 50 ms: an event wakes the consumer after this quiet */
 
 /* A thread inside mmap, mremap or brk. */
 struct cp_map_entry {
-	__u64 addr;		/* mremap: old address; brk: the break before */
-	__u64 len;		/* mmap: length; mremap: new length */
+	__u64 addr; /* mremap: old address; brk: the break before */
+	__u64 len;  /* mmap: length; mremap: new length */
 	__u64 caller;
 	__u8 func;
 	__u8 __pad[7];
-	struct cp_live_object old;	/* mremap: the mapping taken out at entry */
+	struct cp_live_object old; /* mremap: the mapping taken out at entry */
 };
 
 /* A thread's probed allocator call, from its entry to its return. */
 struct cp_alloc_entry {
-	__u64 sp;		/* address of the return address; 0: in no probed call */
+	__u64 sp; /* address of the return address; 0: in no probed call */
 	__u64 size;
-	__u64 old_addr;		/* realloc, reallocarray */
-	__u64 memptr;		/* posix_memalign's out-parameter */
-	__u64 caller;		/* exit-probed: the return address read at the entry */
-	__s64 stack_id;		/* exit-probed: the deeper stack, taken at the entry */
-	__u32 gen;		/* alloc_gen at entry */
-	__u32 calls;		/* calls of the thread not yet added to alloc_calls */
-	__u16 nest;		/* probed calls entered inside this one, not yet returned */
-	__u8 func;		/* enum cp_alloc_func */
-	__u8 exits;		/* exit points take the result, not a return probe */
+	__u64 old_addr; /* realloc, reallocarray */
+	__u64 memptr;	/* posix_memalign's out-parameter */
+	__u64 caller;	/* exit-probed: the return address read at the entry */
+	__s64 stack_id; /* exit-probed: the deeper stack, taken at the entry */
+	__u32 gen;	/* alloc_gen at entry */
+	__u32 calls;	/* calls of the thread not yet added to alloc_calls */
+	__u16 nest;	/* probed calls entered inside this one, not yet returned */
+	__u8 func;	/* enum cp_alloc_func */
+	__u8 exits;	/* exit points take the result, not a return probe */
 	__u8 __pad[4];
 	/* realloc: old_addr's live object, taken out at entry (kind 0: it was not tracked) */
 	struct cp_live_object old;
@@ -110,13 +110,13 @@ struct cp_site_key {
 	__u32 tgid;
 	__u32 __pad;
 	__u64 caller;
-	__u64 parent;		/* return address in the caller's frame, 0 if unreadable */
+	__u64 parent; /* return address in the caller's frame, 0 if unreadable */
 };
 
 struct cp_site_stack {
-	__s64 stack_id;		/* the last stack taken here */
-	__u64 uses;		/* allocations that returned here since */
-	__u32 gen;		/* alloc_stack_gen when it was taken */
+	__s64 stack_id; /* the last stack taken here */
+	__u64 uses;	/* allocations that returned here since */
+	__u32 gen;	/* alloc_stack_gen when it was taken */
 	__u32 __pad;
 };
 
@@ -200,8 +200,9 @@ const volatile __u32 targ_ustack_bytes = CP_USTACK_BYTES;
 /* Bench only: the uprobe programs return at once, to measure the probes' own floor. */
 const volatile bool targ_alloc_empty = false;
 
-#define CP_INC(field) \
-	__sync_fetch_and_add(&alloc_stats[offsetof(struct cp_alloc_stats, field) / sizeof(__u64)], 1)
+#define CP_INC(field)                                                                              \
+	__sync_fetch_and_add(&alloc_stats[offsetof(struct cp_alloc_stats, field) / sizeof(__u64)], \
+			     1)
 
 static __always_inline struct cp_alloc_entry *cp_entry_of_current(__u64 flags)
 {
@@ -266,7 +267,7 @@ static __always_inline void cp_alloc_count(struct cp_alloc_entry *e, __u32 tgid,
 		return;
 	}
 	if (!n)
-		n = bpf_map_lookup_elem(&alloc_calls, &tgid);	/* another CPU raced us */
+		n = bpf_map_lookup_elem(&alloc_calls, &tgid); /* another CPU raced us */
 	if (!n) {
 		CP_INC(drop_counter_full);
 		return;
@@ -311,9 +312,9 @@ static __always_inline __u64 cp_read_caller(__u64 sp)
  * woken by every record while the data stays above the threshold: ~6 µs
  * more per record, a target 3-4 times slower than with the probes alone.
  */
-static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid_tgid,
-				    __u64 addr, __u64 size, __u64 old_addr, __u64 caller,
-				    __s64 stack_id, __u64 now)
+static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid_tgid, __u64 addr,
+				    __u64 size, __u64 old_addr, __u64 caller, __s64 stack_id,
+				    __u64 now)
 {
 	struct cp_object_event *ev;
 
@@ -343,10 +344,15 @@ static __always_inline void cp_emit(__u16 kind, __u8 func, __u8 flags, __u64 pid
 static __always_inline __u8 cp_live_add(__u64 pid_tgid, __u64 addr, __u64 size, __u64 caller,
 					__s64 stack_id, __u64 now, __u8 func, __u16 kind)
 {
-	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = addr };
+	struct cp_live_key key = {.tgid = pid_tgid >> 32, .addr = addr};
 	struct cp_live_object obj = {
-		.size = size, .caller = caller, .stack_id = stack_id, .time_ns = now,
-		.tid = (__u32)pid_tgid, .func = func, .kind = kind,
+		.size = size,
+		.caller = caller,
+		.stack_id = stack_id,
+		.time_ns = now,
+		.tid = (__u32)pid_tgid,
+		.func = func,
+		.kind = kind,
 	};
 
 	if (bpf_map_update_elem(&live_objects, &key, &obj, BPF_ANY)) {
@@ -358,7 +364,7 @@ static __always_inline __u8 cp_live_add(__u64 pid_tgid, __u64 addr, __u64 size, 
 
 static __always_inline bool cp_live_del(__u32 tgid, __u64 addr)
 {
-	struct cp_live_key key = { .tgid = tgid, .addr = addr };
+	struct cp_live_key key = {.tgid = tgid, .addr = addr};
 
 	return bpf_map_delete_elem(&live_objects, &key) == 0;
 }
@@ -374,7 +380,7 @@ static __always_inline bool cp_live_del(__u32 tgid, __u64 addr)
 static __always_inline void cp_realloc_take_old(__u64 pid_tgid, __u64 addr, __u8 func,
 						struct cp_live_object *old)
 {
-	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = addr };
+	struct cp_live_key key = {.tgid = pid_tgid >> 32, .addr = addr};
 	struct cp_live_object *obj = bpf_map_lookup_elem(&live_objects, &key);
 
 	if (!obj) {
@@ -383,7 +389,7 @@ static __always_inline void cp_realloc_take_old(__u64 pid_tgid, __u64 addr, __u8
 	}
 	*old = *obj;
 	if (bpf_map_delete_elem(&live_objects, &key)) {
-		old->kind = 0;		/* freed meanwhile by another thread: a double free */
+		old->kind = 0; /* freed meanwhile by another thread: a double free */
 		CP_INC(free_untracked);
 		return;
 	}
@@ -399,8 +405,8 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
 
 	flags = cp_live_add(owner, addr, old->size, old->caller, old->stack_id, old->time_ns,
 			    old->func, old->kind);
-	cp_emit(old->kind, old->func, flags, owner, addr, old->size, 0, old->caller,
-		old->stack_id, old->time_ns);
+	cp_emit(old->kind, old->func, flags, owner, addr, old->size, 0, old->caller, old->stack_id,
+		old->time_ns);
 }
 
 /*
@@ -445,8 +451,7 @@ static __always_inline __s64 cp_user_stack(__u64 ip, __u64 fp, __u64 sp, __u32 g
  * (cacheperf/alloc.h). Stacks shallower than CP_USTACK_BYTES are read
  * again for a quarter of it. A full ring buffer loses only the snapshot.
  */
-static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u64 caller,
-					   __u64 sp)
+static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u64 caller, __u64 sp)
 {
 	__u32 want = targ_ustack_bytes & (2 * CP_USTACK_BYTES - 1);
 	struct cp_ustack_record *r;
@@ -481,11 +486,10 @@ static __always_inline void cp_ustack_emit(struct pt_regs *ctx, __u32 tgid, __u6
  * first frame is then inside the allocator: user space puts the caller
  * there (user/live/run.c).
  */
-static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller,
-					    __u64 sp)
+static __always_inline __s64 cp_alloc_stack(struct pt_regs *ctx, __u32 tgid, __u64 caller, __u64 sp)
 {
-	struct cp_site_key key = { .tgid = tgid, .caller = caller };
-	struct cp_site_stack *site, fresh = { .uses = 1 };
+	struct cp_site_key key = {.tgid = tgid, .caller = caller};
+	struct cp_site_stack *site, fresh = {.uses = 1};
 	__u32 gen = alloc_stack_gen;
 
 	if (!targ_alloc_stacks)
@@ -540,8 +544,8 @@ static __always_inline bool cp_exception_ended(const struct cp_alloc_entry *e, _
 	return true;
 }
 
-static __always_inline int cp_alloc_enter_untimed(struct pt_regs *ctx, __u64 size,
-						  __u64 old_addr, __u64 memptr)
+static __always_inline int cp_alloc_enter_untimed(struct pt_regs *ctx, __u64 size, __u64 old_addr,
+						  __u64 memptr)
 {
 	__u64 cookie, pid_tgid, sp;
 	struct cp_alloc_entry *e;
@@ -566,8 +570,13 @@ static __always_inline int cp_alloc_enter_untimed(struct pt_regs *ctx, __u64 siz
 	}
 	/* a call still open here lost its return (longjmp, detach): this one replaces it */
 	*e = (struct cp_alloc_entry){
-		.sp = sp, .size = size, .old_addr = old_addr, .memptr = memptr, .gen = alloc_gen,
-		.calls = e->calls, .func = CP_ALLOC_COOKIE_FUNC(cookie),
+		.sp = sp,
+		.size = size,
+		.old_addr = old_addr,
+		.memptr = memptr,
+		.gen = alloc_gen,
+		.calls = e->calls,
+		.func = CP_ALLOC_COOKIE_FUNC(cookie),
 		.exits = !!(cookie & CP_ALLOC_COOKIE_EXITS),
 	};
 	/* the caller, as a return probe would see it; and what tells a call gone */
@@ -663,10 +672,10 @@ static __always_inline int cp_alloc_complete(struct pt_regs *ctx, struct cp_allo
 			kind = CP_OBJ_EV_REALLOC;
 	}
 	if (!ptr)
-		return 0;		/* failed allocation, or realloc(p, 0) freed p */
+		return 0; /* failed allocation, or realloc(p, 0) freed p */
 	now = bpf_ktime_get_ns();
-	stack_id = e->exits ? e->stack_id :
-			      cp_alloc_stack(ctx, pid_tgid >> 32, caller, PT_REGS_SP(ctx));
+	stack_id = e->exits ? e->stack_id
+			    : cp_alloc_stack(ctx, pid_tgid >> 32, caller, PT_REGS_SP(ctx));
 	flags = cp_live_add(pid_tgid, ptr, size, caller, stack_id, now, func, kind);
 	cp_emit(kind, func, flags, pid_tgid, ptr, size, 0, caller, stack_id, now);
 	return 0;
@@ -742,7 +751,7 @@ static __always_inline int alloc_exit(struct pt_regs *ctx)
 		CP_INC(stale_entry);
 		return 0;
 	}
-	e->nest = 0;		/* calls folded into this one that never returned */
+	e->nest = 0; /* calls folded into this one that never returned */
 	/* fixed-offset 8-byte loads: the only ctx reads the verifier allows */
 	__builtin_memcpy(&regs, ctx, sizeof(regs));
 	return cp_alloc_complete(ctx, e, bpf_get_current_pid_tgid(),
@@ -825,7 +834,7 @@ static __always_inline void cp_mmap_enter(__u64 len, __u64 flags)
 
 	if ((flags & (CP_MAP_ANONYMOUS | CP_MAP_STACK)) != CP_MAP_ANONYMOUS)
 		return;
-	struct cp_map_entry m = { .len = len, .func = CP_FN_MMAP };
+	struct cp_map_entry m = {.len = len, .func = CP_FN_MMAP};
 
 	if (!cp_map_wanted(pid_tgid))
 		return;
@@ -851,18 +860,18 @@ static __always_inline void cp_munmap_enter(__u64 addr)
 static __always_inline void cp_mremap_enter(__u64 old_addr, __u64 new_len)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct cp_map_entry m = { .addr = old_addr, .len = new_len, .func = CP_FN_MREMAP };
-	struct cp_live_key key = { .tgid = pid_tgid >> 32, .addr = old_addr };
+	struct cp_map_entry m = {.addr = old_addr, .len = new_len, .func = CP_FN_MREMAP};
+	struct cp_live_key key = {.tgid = pid_tgid >> 32, .addr = old_addr};
 	struct cp_live_object *old;
 
 	if (!cp_map_wanted(pid_tgid))
 		return;
 	old = bpf_map_lookup_elem(&live_objects, &key);
 	if (!old)
-		return;		/* not a mapping we track */
+		return; /* not a mapping we track */
 	m.old = *old;
 	if (bpf_map_delete_elem(&live_objects, &key))
-		return;		/* unmapped meanwhile by another thread */
+		return; /* unmapped meanwhile by another thread */
 	cp_emit(CP_OBJ_EV_UNMAP, CP_FN_MREMAP, 0, pid_tgid, old_addr, 0, 0, 0, -1,
 		bpf_ktime_get_ns());
 	cp_map_enter(&m);
@@ -871,7 +880,7 @@ static __always_inline void cp_mremap_enter(__u64 old_addr, __u64 new_len)
 static __always_inline void cp_brk_enter(void)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct cp_map_entry m = { .func = CP_FN_BRK };
+	struct cp_map_entry m = {.func = CP_FN_BRK};
 	struct task_struct *task;
 
 	if (!cp_map_wanted(pid_tgid))
@@ -914,15 +923,14 @@ static __always_inline void cp_map_exit(__s64 ret)
 	}
 	if (m.func == CP_FN_BRK) {
 		if (addr <= m.addr)
-			return;		/* a query (brk(0)) or a shrink */
+			return; /* a query (brk(0)) or a shrink */
 		m.len = addr - m.addr;
 		addr = m.addr;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	stack_id = cp_user_stack(BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, bp),
 				 BPF_CORE_READ(regs, sp), alloc_stack_gen);
-	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func,
-			    CP_OBJ_EV_MAP);
+	flags = cp_live_add(pid_tgid, addr, m.len, m.caller, stack_id, now, m.func, CP_OBJ_EV_MAP);
 	CP_INC(mappings);
 	cp_emit(CP_OBJ_EV_MAP, m.func, flags, pid_tgid, addr, m.len, 0, m.caller, stack_id, now);
 }
@@ -981,10 +989,10 @@ int on_brk_exit(struct trace_event_raw_sys_exit *ctx)
  * The same through the raw sys_enter/sys_exit tracepoints, for hosts without
  * tracefs mounted: every system call of the machine runs the id check.
  */
-#define CP_NR_MMAP	9
-#define CP_NR_MUNMAP	11
-#define CP_NR_BRK	12
-#define CP_NR_MREMAP	25
+#define CP_NR_MMAP   9
+#define CP_NR_MUNMAP 11
+#define CP_NR_BRK    12
+#define CP_NR_MREMAP 25
 
 SEC("raw_tp/sys_enter")
 int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)

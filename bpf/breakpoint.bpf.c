@@ -69,7 +69,7 @@ SEC("?perf_event")
 int on_breakpoint(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now, ea, seg_base = 0;
-	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 };
+	struct cp_ip_key key = {.tgid = pid_tgid >> 32, .__pad = 0};
 	struct cp_cpu_cost *cost;
 	struct cp_bp_access *a;
 	struct cp_bp_insn *v;

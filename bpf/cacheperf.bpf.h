@@ -33,11 +33,11 @@ CP_SHARED struct {
  * last 1/CP_RINGBUF_KEEP_SHARE to themselves. NULL (the caller counts the
  * drop) past it.
  */
-#define cp_events_reserve(size, fill)                                                   \
-	(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >                                  \
-			 bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / CP_RINGBUF_KEEP_SHARE * \
-				 (fill)                                                           \
-		 ? NULL                                                                   \
+#define cp_events_reserve(size, fill)                                                              \
+	(bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >                                           \
+			 bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / CP_RINGBUF_KEEP_SHARE *    \
+				 (fill)                                                            \
+		 ? NULL                                                                            \
 		 : bpf_ringbuf_reserve(&events, (size), 0))
 
 /*
@@ -103,7 +103,7 @@ extern const volatile __u32 targ_window_ratio_ppm;
 extern const volatile bool targ_filter_cgroup;
 #endif
 
-#define CP_PF_KTHREAD	0x00200000	/* include/linux/sched.h: a kernel thread */
+#define CP_PF_KTHREAD 0x00200000 /* include/linux/sched.h: a kernel thread */
 
 /*
  * -a: the current task is profiled unless it is a kernel thread (no user
@@ -112,7 +112,7 @@ extern const volatile bool targ_filter_cgroup;
 static __always_inline bool cp_current_wanted(void)
 {
 #ifdef CP_SYNTHETIC_SAMPLES
-	return true;	/* mem_sample_test.bpf.c: test runs, no task behind the sample */
+	return true; /* mem_sample_test.bpf.c: test runs, no task behind the sample */
 #else
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 

@@ -33,7 +33,7 @@ static __always_inline void cp_mem_sample_init(struct cp_mem_input *s,
 	cp_sample_read_regs(s, &regs);
 	s->time_ns = bpf_ktime_get_ns();
 	s->ticks = 0;
-	s->stack_id = -1;	/* read after the pipeline (cp_mem_sample_ctx()) */
+	s->stack_id = -1; /* read after the pipeline (cp_mem_sample_ctx()) */
 }
 
 SEC("perf_event")
@@ -71,8 +71,7 @@ int on_mem_sample_compat(struct bpf_perf_event_data *ctx)
 		return 0;
 	cp_mem_sample_init(&s, ctx, pid_tgid);
 	/* the program context really is struct bpf_perf_event_data_kern */
-	bpf_probe_read_kernel(&data, sizeof(data),
-			      &((struct bpf_perf_event_data_kern *)ctx)->data);
+	bpf_probe_read_kernel(&data, sizeof(data), &((struct bpf_perf_event_data_kern *)ctx)->data);
 	cp_sample_read_data(&s, data);
 	cp_mem_sample_ctx(&s, ctx);
 	return 0;

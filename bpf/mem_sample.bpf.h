@@ -97,7 +97,7 @@ static __always_inline struct cp_ip_counts *cp_ip_counts_get(const struct cp_ip_
 static __always_inline void cp_mem_count_ip(const struct cp_mem_input *s,
 					    const struct cp_data_src *d, __u32 kind)
 {
-	struct cp_ip_key key = { .tgid = s->tgid, .__pad = 0, .ip = s->ip };
+	struct cp_ip_key key = {.tgid = s->tgid, .__pad = 0, .ip = s->ip};
 	struct cp_ip_counts *c = cp_ip_counts_get(&key);
 	__u32 lvl = d->lvl;
 
@@ -143,8 +143,8 @@ static __always_inline int cp_mem_flush(struct cp_window *w, const struct cp_win
 		e = &w->e[slot & (CP_WINDOW_MAX - 1)];
 		if (!(e->flags & CP_SAMPLE_MISS))
 			continue;
-		sent += cp_mem_emit(e->tgid, e->tid, cpu, e->ip, e->addr, e->data_src,
-				    e->weight, e->time_ns, e->flags, 0);
+		sent += cp_mem_emit(e->tgid, e->tid, cpu, e->ip, e->addr, e->data_src, e->weight,
+				    e->time_ns, e->flags, 0);
 		left--;
 	}
 	return sent;
@@ -199,17 +199,18 @@ static __always_inline int cp_mem_pipeline(const struct cp_mem_input *s, void *c
 	cp_mem_count_ip(s, &d, kind);
 	/* shifts, not branches: one state on the way to the window's loop */
 	/* an L1 hit: neither CP_SAMPLE_MISS nor CP_SAMPLE_NA, in bits, not branches */
-	what = CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) | ((s->ticks & 1) << 2) |
+	what = CP_STACK_ARG(s->tgid, CP_STACK_SAMPLE | ((__u32)d.miss << 1) |
+					     ((s->ticks & 1) << 2) |
 					     ((~(flags >> 1 | flags >> 2) & 1) << 4));
 	if (ctx)
 		cp_stack_walked(ctx, what, s->ip, s->weight);
-	else	/* test programs: on the stack they name, chosen alike */
+	else /* test programs: on the stack they name, chosen alike */
 		cp_stack_counted(s->stack_id, what | CP_STACK_ARG(0, CP_STACK_CHOOSE), s->ip,
 				 s->weight);
 
 	if (targ_forward_all)
-		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
-				   s->weight, s->time_ns, flags | CP_SAMPLE_ALL, s->size);
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src, s->weight,
+				   s->time_ns, flags | CP_SAMPLE_ALL, s->size);
 
 	idx = s->cpu * CP_ACCESS_NR + kind;
 	w = bpf_map_lookup_elem(&windows, &idx);
@@ -235,8 +236,8 @@ static __always_inline int cp_mem_pipeline(const struct cp_mem_input *s, void *c
 		return 0;
 	/* the common case above the ratio: only the new miss is pending */
 	if (v.fwd_cnt == 1 && v.fwd_from == v.slot)
-		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src,
-				   s->weight, s->time_ns, flags, 0);
+		return cp_mem_emit(s->tgid, s->tid, s->cpu, s->ip, s->addr, src, s->weight,
+				   s->time_ns, flags, 0);
 	return cp_mem_flush(w, &v, cp_window_size(targ_window_size), s->cpu);
 }
 

@@ -59,7 +59,7 @@ struct {
 /* Queues @key for decoding, once: a second tick finds it there (EEXIST). */
 static __always_inline void cp_soft_queue(const struct cp_ip_key *key, __u64 mm, __u64 now)
 {
-	struct cp_soft_pending v = { .mm = mm, .time_ns = now };
+	struct cp_soft_pending v = {.mm = mm, .time_ns = now};
 	long ret;
 
 	ret = bpf_map_update_elem(&soft_pending, key, &v, BPF_NOEXIST);
@@ -73,7 +73,7 @@ static __always_inline void cp_soft_queue(const struct cp_ip_key *key, __u64 mm,
 static __always_inline int tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), mm, ea, seg_base = 0;
-	struct cp_ip_key key = { .tgid = pid_tgid >> 32, .__pad = 0 }, at;
+	struct cp_ip_key key = {.tgid = pid_tgid >> 32, .__pad = 0}, at;
 	struct cp_mem_input s;
 	struct cp_soft_insn *v;
 	struct cp_ip_counts *c;
@@ -81,7 +81,7 @@ static __always_inline int tick(struct bpf_perf_event_data *ctx)
 	struct cp_regs regs;
 
 	if (!cp_mem_wanted(key.tgid))
-		return 0;	/* not a target's: no tick of the budget's */
+		return 0; /* not a target's: no tick of the budget's */
 	cost = cp_cpu_cost();
 	if (cost)
 		cost->ticks++;
@@ -98,7 +98,7 @@ static __always_inline int tick(struct bpf_perf_event_data *ctx)
 	mm = (__u64)bpf_get_current_task_btf()->mm;
 	v = bpf_map_lookup_elem(&soft_insns, &key);
 	if (v && v->mm != mm)
-		v = NULL;	/* decoded in the address space before an exec */
+		v = NULL; /* decoded in the address space before an exec */
 	if (v && v->charge_ip) {
 		/* skid: the time and the sample are the access's before it */
 		at.ip = v->charge_ip;
@@ -139,7 +139,7 @@ static __always_inline int tick(struct bpf_perf_event_data *ctx)
 	s.data_src = cp_soft_data_src(v->op.access);
 	s.weight = 0;
 	s.time_ns = bpf_ktime_get_ns();
-	s.ticks = 1;	/* the pipeline counts the tick with the sample on the stack */
+	s.ticks = 1; /* the pipeline counts the tick with the sample on the stack */
 	cp_mem_sample_ctx(&s, ctx);
 	return 1;
 tick_only:

@@ -20,51 +20,51 @@
 #include "cacheperf/abi.h"
 #include "cacheperf/operand.h"
 
-#define CP_BP_HISTORY		64	/* accesses kept per instruction (paper §3.3) */
-#define CP_BP_SETTLE_RUN	8	/* consecutive same-set accesses that settle a conflict, at least */
-#define CP_BP_SETTLE_MAX	17	/* ... at most: a 16-way L1, plus one */
-#define CP_BP_MAX_SETS		128	/* L1 sets the per-set counts cover (64 on current x86) */
+#define CP_BP_HISTORY	 64  /* accesses kept per instruction (paper §3.3) */
+#define CP_BP_SETTLE_RUN 8   /* consecutive same-set accesses that settle a conflict, at least */
+#define CP_BP_SETTLE_MAX 17  /* ... at most: a 16-way L1, plus one */
+#define CP_BP_MAX_SETS	 128 /* L1 sets the per-set counts cover (64 on current x86) */
 /* armed instructions at once: 4 debug registers per task, several targets, slack for disarming */
-#define CP_MAX_BP_INSNS		64
+#define CP_MAX_BP_INSNS 64
 
 _Static_assert((CP_BP_HISTORY & (CP_BP_HISTORY - 1)) == 0, "history slots are masked");
 
 /* Where an armed instruction stands (cp_bp_insn.state, cp_bp_event.kind). */
 enum cp_bp_state {
-	CP_BP_ARMED = 0,	/* collecting */
-	CP_BP_FULL = 1,		/* CP_BP_HISTORY accesses collected without settling */
-	CP_BP_CONFLICT = 2,	/* settled early: a run of accesses on one set */
+	CP_BP_ARMED = 0,    /* collecting */
+	CP_BP_FULL = 1,	    /* CP_BP_HISTORY accesses collected without settling */
+	CP_BP_CONFLICT = 2, /* settled early: a run of accesses on one set */
 };
 
 /* One access seen by a breakpoint. time_ns is written last: 0 means not yet written. */
 struct cp_bp_access {
-	__u64 addr;		/* effective address */
-	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	__u64 addr;    /* effective address */
+	__u64 time_ns; /* bpf_ktime_get_ns() */
 	__u32 tid;
-	__u32 set;		/* L1 set of addr (targ_l1_line_bytes, targ_l1_sets) */
+	__u32 set; /* L1 set of addr (targ_l1_line_bytes, targ_l1_sets) */
 };
 _Static_assert(sizeof(struct cp_bp_access) == 24, "struct cp_bp_access is ABI");
 
 /* Value of the bp_insns map, key struct cp_ip_key {tgid, ip}. */
 struct cp_bp_insn {
-	struct cp_operand op;	/* written by user space when arming */
-	__u32 state;		/* enum cp_bp_state */
-	__u32 claimed;		/* history slots claimed; may pass CP_BP_HISTORY by racing hits */
-	__u32 late;		/* hits after the instruction was full or settled */
-	__u32 uncomputable;	/* hits whose address could not be computed */
-	__u64 last_ns;		/* time of the latest hit: expiry is decided on it */
-	__u32 set_counts[CP_BP_MAX_SETS];	/* recorded accesses per L1 set */
-	struct cp_bp_access hist[CP_BP_HISTORY];	/* in claim order */
+	struct cp_operand op; /* written by user space when arming */
+	__u32 state;	      /* enum cp_bp_state */
+	__u32 claimed;	      /* history slots claimed; may pass CP_BP_HISTORY by racing hits */
+	__u32 late;	      /* hits after the instruction was full or settled */
+	__u32 uncomputable;   /* hits whose address could not be computed */
+	__u64 last_ns;	      /* time of the latest hit: expiry is decided on it */
+	__u32 set_counts[CP_BP_MAX_SETS];	 /* recorded accesses per L1 set */
+	struct cp_bp_access hist[CP_BP_HISTORY]; /* in claim order */
 };
-_Static_assert(sizeof(struct cp_bp_insn) == 24 + 24 + CP_BP_MAX_SETS * 4 +
-	       CP_BP_HISTORY * 24, "struct cp_bp_insn is ABI");
+_Static_assert(sizeof(struct cp_bp_insn) == 24 + 24 + CP_BP_MAX_SETS * 4 + CP_BP_HISTORY * 24,
+	       "struct cp_bp_insn is ABI");
 
 /* Ring-buffer record CP_REC_BP: an armed instruction is done, disarm it. */
 struct cp_bp_event {
-	__u32 type;		/* CP_REC_BP */
-	__u32 kind;		/* CP_BP_FULL or CP_BP_CONFLICT */
+	__u32 type; /* CP_REC_BP */
+	__u32 kind; /* CP_BP_FULL or CP_BP_CONFLICT */
 	__u32 tgid;
-	__u32 set;		/* CP_BP_CONFLICT: the set of the run */
+	__u32 set; /* CP_BP_CONFLICT: the set of the run */
 	__u64 ip;
 	__u64 time_ns;
 };
@@ -102,8 +102,8 @@ CP_INLINE __u32 cp_bp_settle_run(__u32 ways)
  * written yet fails the test, so racing threads may delay a settle, never
  * fake one.
  */
-CP_INLINE bool cp_bp_conflict_run(const struct cp_bp_access *hist, __u32 last,
-				  __u32 line_bytes, __u32 run)
+CP_INLINE bool cp_bp_conflict_run(const struct cp_bp_access *hist, __u32 last, __u32 line_bytes,
+				  __u32 run)
 {
 	__u64 lines[CP_BP_SETTLE_MAX];
 	__u32 set;

@@ -24,25 +24,25 @@
 
 /* The level that served an access, as the classifier counts it. */
 enum cp_mem_lvl {
-	CP_LVL_NA = 0,		/* not available: unknown, never a miss */
+	CP_LVL_NA = 0, /* not available: unknown, never a miss */
 	CP_LVL_L1,
-	CP_LVL_LFB,		/* line fill buffer: a miss already in flight */
+	CP_LVL_LFB, /* line fill buffer: a miss already in flight */
 	CP_LVL_L2,
 	CP_LVL_L3,
 	CP_LVL_LOCAL_RAM,
 	CP_LVL_REMOTE_RAM,
-	CP_LVL_REMOTE_CACHE,	/* another node's (or, with FWD, another core's) cache */
+	CP_LVL_REMOTE_CACHE, /* another node's (or, with FWD, another core's) cache */
 	CP_LVL_PMEM,
 	CP_LVL_IO,
 	CP_LVL_UNCACHED,
-	CP_LVL_L4,		/* a cache past the LLC: eDRAM L4, memory-side cache */
-	CP_LVL_CXL,		/* CXL-attached memory */
-	CP_LVL_BEYOND,		/* past cp_data_src.miss_lvl, which it missed; where: unknown */
+	CP_LVL_L4,     /* a cache past the LLC: eDRAM L4, memory-side cache */
+	CP_LVL_CXL,    /* CXL-attached memory */
+	CP_LVL_BEYOND, /* past cp_data_src.miss_lvl, which it missed; where: unknown */
 	CP_LVL_NR,
 };
 
 enum cp_mem_op {
-	CP_OP_NA = 0,		/* not a load or store we know of (IBS: any other op) */
+	CP_OP_NA = 0, /* not a load or store we know of (IBS: any other op) */
 	CP_OP_LOAD,
 	CP_OP_STORE,
 	CP_OP_PFETCH,
@@ -51,10 +51,10 @@ enum cp_mem_op {
 
 enum cp_snoop {
 	CP_SNOOP_NA = 0,
-	CP_SNOOP_NONE,		/* no snoop needed */
-	CP_SNOOP_MISS,		/* snooped, no other cache had the line */
-	CP_SNOOP_HIT,		/* another core's cache had a clean copy */
-	CP_SNOOP_HITM,		/* another core's cache had it modified */
+	CP_SNOOP_NONE, /* no snoop needed */
+	CP_SNOOP_MISS, /* snooped, no other cache had the line */
+	CP_SNOOP_HIT,  /* another core's cache had a clean copy */
+	CP_SNOOP_HITM, /* another core's cache had it modified */
 };
 
 enum cp_tlb {
@@ -70,10 +70,10 @@ enum cp_tlb {
  * the operation wrong (cp_data_src_for_event() below).
  */
 enum cp_sample_event {
-	CP_SEV_UNKNOWN = 0,	/* no cookie (before 5.15), software events, soft ticks */
-	CP_SEV_LOAD,		/* PEBS mem-loads */
-	CP_SEV_STORE,		/* PEBS mem-stores */
-	CP_SEV_IBS,		/* AMD IBS op: any op, data_src.mem_op tells */
+	CP_SEV_UNKNOWN = 0, /* no cookie (before 5.15), software events, soft ticks */
+	CP_SEV_LOAD,	    /* PEBS mem-loads */
+	CP_SEV_STORE,	    /* PEBS mem-stores */
+	CP_SEV_IBS,	    /* AMD IBS op: any op, data_src.mem_op tells */
 };
 
 /*
@@ -81,117 +81,118 @@ enum cp_sample_event {
  * (v6.18). L2_MHB, MSC, L0 and UNC level numbers are newer than some distro
  * headers; the unit test checks those only where the header has them.
  */
-#define CP_MEM_OP_SHIFT		0
-#define CP_MEM_OP_NA		0x01ULL
-#define CP_MEM_OP_LOAD		0x02ULL
-#define CP_MEM_OP_STORE		0x04ULL
-#define CP_MEM_OP_PFETCH	0x08ULL
-#define CP_MEM_OP_EXEC		0x10ULL
+#define CP_MEM_OP_SHIFT	 0
+#define CP_MEM_OP_NA	 0x01ULL
+#define CP_MEM_OP_LOAD	 0x02ULL
+#define CP_MEM_OP_STORE	 0x04ULL
+#define CP_MEM_OP_PFETCH 0x08ULL
+#define CP_MEM_OP_EXEC	 0x10ULL
 
-#define CP_MEM_LVL_SHIFT	5
-#define CP_MEM_LVL_NA		0x01ULL
-#define CP_MEM_LVL_HIT		0x02ULL
-#define CP_MEM_LVL_MISS		0x04ULL
-#define CP_MEM_LVL_L1		0x08ULL
-#define CP_MEM_LVL_LFB		0x10ULL
-#define CP_MEM_LVL_L2		0x20ULL
-#define CP_MEM_LVL_L3		0x40ULL
-#define CP_MEM_LVL_LOC_RAM	0x80ULL
-#define CP_MEM_LVL_REM_RAM1	0x100ULL
-#define CP_MEM_LVL_REM_RAM2	0x200ULL
-#define CP_MEM_LVL_REM_CCE1	0x400ULL
-#define CP_MEM_LVL_REM_CCE2	0x800ULL
-#define CP_MEM_LVL_IO		0x1000ULL
-#define CP_MEM_LVL_UNC		0x2000ULL
+#define CP_MEM_LVL_SHIFT    5
+#define CP_MEM_LVL_NA	    0x01ULL
+#define CP_MEM_LVL_HIT	    0x02ULL
+#define CP_MEM_LVL_MISS	    0x04ULL
+#define CP_MEM_LVL_L1	    0x08ULL
+#define CP_MEM_LVL_LFB	    0x10ULL
+#define CP_MEM_LVL_L2	    0x20ULL
+#define CP_MEM_LVL_L3	    0x40ULL
+#define CP_MEM_LVL_LOC_RAM  0x80ULL
+#define CP_MEM_LVL_REM_RAM1 0x100ULL
+#define CP_MEM_LVL_REM_RAM2 0x200ULL
+#define CP_MEM_LVL_REM_CCE1 0x400ULL
+#define CP_MEM_LVL_REM_CCE2 0x800ULL
+#define CP_MEM_LVL_IO	    0x1000ULL
+#define CP_MEM_LVL_UNC	    0x2000ULL
 
-#define CP_MEM_SNOOP_SHIFT	19
-#define CP_MEM_SNOOP_NA		0x01ULL
-#define CP_MEM_SNOOP_NONE	0x02ULL
-#define CP_MEM_SNOOP_HIT	0x04ULL
-#define CP_MEM_SNOOP_MISS	0x08ULL
-#define CP_MEM_SNOOP_HITM	0x10ULL
+#define CP_MEM_SNOOP_SHIFT 19
+#define CP_MEM_SNOOP_NA	   0x01ULL
+#define CP_MEM_SNOOP_NONE  0x02ULL
+#define CP_MEM_SNOOP_HIT   0x04ULL
+#define CP_MEM_SNOOP_MISS  0x08ULL
+#define CP_MEM_SNOOP_HITM  0x10ULL
 
-#define CP_MEM_LOCK_SHIFT	24
-#define CP_MEM_LOCK_NA		0x01ULL
-#define CP_MEM_LOCK_LOCKED	0x02ULL
+#define CP_MEM_LOCK_SHIFT  24
+#define CP_MEM_LOCK_NA	   0x01ULL
+#define CP_MEM_LOCK_LOCKED 0x02ULL
 
-#define CP_MEM_TLB_SHIFT	26
-#define CP_MEM_TLB_NA		0x01ULL
-#define CP_MEM_TLB_HIT		0x02ULL
-#define CP_MEM_TLB_MISS		0x04ULL
-#define CP_MEM_TLB_L1		0x08ULL
-#define CP_MEM_TLB_L2		0x10ULL
-#define CP_MEM_TLB_WK		0x20ULL
-#define CP_MEM_TLB_OS		0x40ULL
+#define CP_MEM_TLB_SHIFT 26
+#define CP_MEM_TLB_NA	 0x01ULL
+#define CP_MEM_TLB_HIT	 0x02ULL
+#define CP_MEM_TLB_MISS	 0x04ULL
+#define CP_MEM_TLB_L1	 0x08ULL
+#define CP_MEM_TLB_L2	 0x10ULL
+#define CP_MEM_TLB_WK	 0x20ULL
+#define CP_MEM_TLB_OS	 0x40ULL
 
 #define CP_MEM_LVLNUM_SHIFT	33
 #define CP_MEM_LVLNUM_L1	0x01ULL
 #define CP_MEM_LVLNUM_L2	0x02ULL
 #define CP_MEM_LVLNUM_L3	0x03ULL
 #define CP_MEM_LVLNUM_L4	0x04ULL
-#define CP_MEM_LVLNUM_L2_MHB	0x05ULL	/* L2 miss handling buffer */
-#define CP_MEM_LVLNUM_MSC	0x06ULL	/* memory-side cache */
+#define CP_MEM_LVLNUM_L2_MHB	0x05ULL /* L2 miss handling buffer */
+#define CP_MEM_LVLNUM_MSC	0x06ULL /* memory-side cache */
 #define CP_MEM_LVLNUM_L0	0x07ULL
 #define CP_MEM_LVLNUM_UNC	0x08ULL
 #define CP_MEM_LVLNUM_CXL	0x09ULL
 #define CP_MEM_LVLNUM_IO	0x0aULL
-#define CP_MEM_LVLNUM_ANY_CACHE	0x0bULL
+#define CP_MEM_LVLNUM_ANY_CACHE 0x0bULL
 #define CP_MEM_LVLNUM_LFB	0x0cULL
 #define CP_MEM_LVLNUM_RAM	0x0dULL
 #define CP_MEM_LVLNUM_PMEM	0x0eULL
 #define CP_MEM_LVLNUM_NA	0x0fULL
 
-#define CP_MEM_REMOTE_SHIFT	37
-#define CP_MEM_REMOTE_REMOTE	0x01ULL
+#define CP_MEM_REMOTE_SHIFT  37
+#define CP_MEM_REMOTE_REMOTE 0x01ULL
 
-#define CP_MEM_SNOOPX_SHIFT	38
-#define CP_MEM_SNOOPX_FWD	0x01ULL
-#define CP_MEM_SNOOPX_PEER	0x02ULL
+#define CP_MEM_SNOOPX_SHIFT 38
+#define CP_MEM_SNOOPX_FWD   0x01ULL
+#define CP_MEM_SNOOPX_PEER  0x02ULL
 
-#define CP_MEM_BLK_SHIFT	40
-#define CP_MEM_BLK_NA		0x01ULL
-#define CP_MEM_BLK_DATA		0x02ULL
-#define CP_MEM_BLK_ADDR		0x04ULL
+#define CP_MEM_BLK_SHIFT 40
+#define CP_MEM_BLK_NA	 0x01ULL
+#define CP_MEM_BLK_DATA	 0x02ULL
+#define CP_MEM_BLK_ADDR	 0x04ULL
 
-#define CP_MEM_HOPS_SHIFT	43
-#define CP_MEM_HOPS_0		0x01ULL	/* remote core, same node */
-#define CP_MEM_HOPS_1		0x02ULL	/* remote node, same socket */
-#define CP_MEM_HOPS_2		0x03ULL	/* remote socket, same board */
-#define CP_MEM_HOPS_3		0x04ULL	/* remote board */
+#define CP_MEM_HOPS_SHIFT 43
+#define CP_MEM_HOPS_0	  0x01ULL /* remote core, same node */
+#define CP_MEM_HOPS_1	  0x02ULL /* remote node, same socket */
+#define CP_MEM_HOPS_2	  0x03ULL /* remote socket, same board */
+#define CP_MEM_HOPS_3	  0x04ULL /* remote board */
 
-#define CP_MEM_S(field, val)	((__u64)CP_MEM_##field##_##val << CP_MEM_##field##_SHIFT)
+#define CP_MEM_S(field, val) ((__u64)CP_MEM_##field##_##val << CP_MEM_##field##_SHIFT)
 
 /*
  * "Nothing known", 0x5080021: PERF_MEM_NA of kernels before lvl_num NA was
  * added to it, and of perf's own tools. PERF_MEM_NA is not uapi.
  */
-#define CP_MEM_NA (CP_MEM_S(OP, NA) | CP_MEM_S(LVL, NA) | CP_MEM_S(SNOOP, NA) | \
-		   CP_MEM_S(LOCK, NA) | CP_MEM_S(TLB, NA))
+#define CP_MEM_NA                                                                                  \
+	(CP_MEM_S(OP, NA) | CP_MEM_S(LVL, NA) | CP_MEM_S(SNOOP, NA) | CP_MEM_S(LOCK, NA) |         \
+	 CP_MEM_S(TLB, NA))
 /* Today's PERF_MEM_NA (include/linux/perf_event.h) also sets lvl_num NA: 0x1e05080021. */
 #define CP_MEM_NA_KERNEL (CP_MEM_NA | CP_MEM_S(LVLNUM, NA))
 
 /* One decoded sample source; every field is known-or-NA, never garbage. */
 struct cp_data_src {
-	__u8 op;	/* enum cp_mem_op */
-	__u8 lvl;	/* enum cp_mem_lvl: the level that served the access */
-	__u8 miss_lvl;	/* with CP_LVL_BEYOND: the level reported as missed (L1, L3) */
-	__u8 snoop;	/* enum cp_snoop, after folding in SNOOPX_FWD */
-	__u8 tlb;	/* enum cp_tlb */
-	__u8 hops;	/* raw mem_hops: CP_MEM_HOPS_0..3, 0 if not reported */
-	__u8 lvl_hops;	/* 1 or 2 from the old REM_RAM1/2, REM_CCE1/2 bits, else 0 */
-	__u8 blk;	/* CP_MEM_BLK_DATA | CP_MEM_BLK_ADDR: load blocked by a store */
-	bool remote;	/* served from another node (or socket) */
-	bool locked;	/* locked (atomic) access */
-	bool fwd;	/* snoopx FWD: data forwarded from another core's cache */
-	bool peer;	/* snoopx PEER: data transferred from a peer cache */
-	bool miss;	/* not served by L1 (an LFB hit is a miss in flight); never for NA */
+	__u8 op;       /* enum cp_mem_op */
+	__u8 lvl;      /* enum cp_mem_lvl: the level that served the access */
+	__u8 miss_lvl; /* with CP_LVL_BEYOND: the level reported as missed (L1, L3) */
+	__u8 snoop;    /* enum cp_snoop, after folding in SNOOPX_FWD */
+	__u8 tlb;      /* enum cp_tlb */
+	__u8 hops;     /* raw mem_hops: CP_MEM_HOPS_0..3, 0 if not reported */
+	__u8 lvl_hops; /* 1 or 2 from the old REM_RAM1/2, REM_CCE1/2 bits, else 0 */
+	__u8 blk;      /* CP_MEM_BLK_DATA | CP_MEM_BLK_ADDR: load blocked by a store */
+	bool remote;   /* served from another node (or socket) */
+	bool locked;   /* locked (atomic) access */
+	bool fwd;      /* snoopx FWD: data forwarded from another core's cache */
+	bool peer;     /* snoopx PEER: data transferred from a peer cache */
+	bool miss;     /* not served by L1 (an LFB hit is a miss in flight); never for NA */
 };
 
 /* The level named by a valid lvl_num, or CP_LVL_NA to fall back to the old bits. */
 CP_INLINE __u8 cp_data_src_lvlnum(__u64 num, __u64 old, bool remote)
 {
 	switch (num) {
-	case CP_MEM_LVLNUM_L0:	/* closer than L1: not a miss */
+	case CP_MEM_LVLNUM_L0: /* closer than L1: not a miss */
 	case CP_MEM_LVLNUM_L1:
 		return CP_LVL_L1;
 	case CP_MEM_LVLNUM_LFB:
@@ -234,7 +235,7 @@ CP_INLINE __u8 cp_data_src_lvlnum(__u64 num, __u64 old, bool remote)
 		return CP_LVL_IO;
 	case CP_MEM_LVLNUM_UNC:
 		return CP_LVL_UNCACHED;
-	default:		/* 0: not filled (old kernels, precise stores); NA */
+	default: /* 0: not filled (old kernels, precise stores); NA */
 		return CP_LVL_NA;
 	}
 }

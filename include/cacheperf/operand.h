@@ -35,45 +35,45 @@ enum cp_reg {
 	CP_REG_R13,
 	CP_REG_R14,
 	CP_REG_R15,
-	CP_REG_RIP,	/* as a base: RIP-relative, counted from the next instruction */
+	CP_REG_RIP, /* as a base: RIP-relative, counted from the next instruction */
 	CP_REG_NR,
 };
 
 /* Segment override that adds a base: in 64-bit mode only fs and gs have one. */
 enum cp_seg {
 	CP_SEG_NONE = 0,
-	CP_SEG_FS,	/* thread-local storage (glibc) */
+	CP_SEG_FS, /* thread-local storage (glibc) */
 	CP_SEG_GS,
 };
 
 /* Why an instruction's address cannot be computed (cp_operand.status). */
 enum cp_opnd_status {
 	CP_OPND_OK = 0,
-	CP_OPND_NO_MEMORY,	/* no memory operand at all */
-	CP_OPND_NO_ACCESS,	/* a memory form that touches no memory: lea, nopw 0(%rax) */
-	CP_OPND_IMPLICIT,	/* only implicit stack accesses: push, pop, call, ret */
-	CP_OPND_VSIB,		/* gathers and scatters: one address per vector element */
-	CP_OPND_STRING,		/* movs, stos, cmps...: rsi/rdi-implied, rep repeats */
-	CP_OPND_UNSUPPORTED,	/* MIB (MPX) operands, a base or index that is no GPR */
-	CP_OPND_UNDECODABLE,	/* the bytes are no valid instruction */
-	CP_OPND_UNREADABLE,	/* the bytes could not be read from the target */
+	CP_OPND_NO_MEMORY,   /* no memory operand at all */
+	CP_OPND_NO_ACCESS,   /* a memory form that touches no memory: lea, nopw 0(%rax) */
+	CP_OPND_IMPLICIT,    /* only implicit stack accesses: push, pop, call, ret */
+	CP_OPND_VSIB,	     /* gathers and scatters: one address per vector element */
+	CP_OPND_STRING,	     /* movs, stos, cmps...: rsi/rdi-implied, rep repeats */
+	CP_OPND_UNSUPPORTED, /* MIB (MPX) operands, a base or index that is no GPR */
+	CP_OPND_UNDECODABLE, /* the bytes are no valid instruction */
+	CP_OPND_UNREADABLE,  /* the bytes could not be read from the target */
 	CP_OPND_STATUS_NR,
 };
 
 /* cp_operand.access */
-#define CP_OPND_READ		(1u << 0)
-#define CP_OPND_WRITE		(1u << 1)	/* also conditional writes (cmpxchg, cmov) */
-#define CP_OPND_RMW		(CP_OPND_READ | CP_OPND_WRITE)
+#define CP_OPND_READ  (1u << 0)
+#define CP_OPND_WRITE (1u << 1) /* also conditional writes (cmpxchg, cmov) */
+#define CP_OPND_RMW   (CP_OPND_READ | CP_OPND_WRITE)
 
 /* cp_operand.flags */
-#define CP_OPND_F_ADDR32	(1u << 0)	/* 0x67 prefix: the address wraps at 4 GiB */
+#define CP_OPND_F_ADDR32 (1u << 0) /* 0x67 prefix: the address wraps at 4 GiB */
 /*
  * The base register no longer holds the base (soft skid, user/decode/skid.h:
  * `mov -8(%rbp),%rax; mov (%rax),%rax`): its value is the 8 bytes at
  * @base_from + @base_disp, the slot it was loaded from just before
  * (cp_operand_base_slot()); cp_operand_ea() refuses such an operand.
  */
-#define CP_OPND_F_BASE_LOADED	(1u << 1)
+#define CP_OPND_F_BASE_LOADED (1u << 1)
 /*
  * The registers hold what the instruction's next run will use, not what it
  * used (soft skid, user/decode/skid.h: a chase, `mov (%rdx),%rdx` or `mov
@@ -83,25 +83,25 @@ enum cp_opnd_status {
  * CP_OPND_F_IDX_SEXT32), then shifted left by @index_shl, as that way back
  * does. The address is the next access's of the same instruction.
  */
-#define CP_OPND_F_NEXT_RUN	(1u << 2)
-#define CP_OPND_F_IDX_ZEXT32	(1u << 3)
-#define CP_OPND_F_IDX_SEXT32	(1u << 4)
+#define CP_OPND_F_NEXT_RUN   (1u << 2)
+#define CP_OPND_F_IDX_ZEXT32 (1u << 3)
+#define CP_OPND_F_IDX_SEXT32 (1u << 4)
 
 /* One decoded memory operand. A map value of BPF (struct cp_bp_insn): ABI. */
 struct cp_operand {
-	__s64 disp;		/* displacement, sign-extended */
-	__u8 status;		/* enum cp_opnd_status; the rest is valid only when CP_OPND_OK */
-	__u8 base;		/* enum cp_reg */
-	__u8 index;		/* enum cp_reg */
-	__u8 scale;		/* 1, 2, 4 or 8 when there is an index */
-	__u8 seg;		/* enum cp_seg */
-	__u8 access;		/* CP_OPND_READ | CP_OPND_WRITE */
-	__u8 insn_len;		/* bytes: RIP-relative addresses count from the next instruction */
-	__u8 flags;		/* CP_OPND_F_* */
-	__u16 size;		/* bytes accessed (1..64), 0 when the decoder does not say */
+	__s64 disp;    /* displacement, sign-extended */
+	__u8 status;   /* enum cp_opnd_status; the rest is valid only when CP_OPND_OK */
+	__u8 base;     /* enum cp_reg */
+	__u8 index;    /* enum cp_reg */
+	__u8 scale;    /* 1, 2, 4 or 8 when there is an index */
+	__u8 seg;      /* enum cp_seg */
+	__u8 access;   /* CP_OPND_READ | CP_OPND_WRITE */
+	__u8 insn_len; /* bytes: RIP-relative addresses count from the next instruction */
+	__u8 flags;    /* CP_OPND_F_* */
+	__u16 size;    /* bytes accessed (1..64), 0 when the decoder does not say */
 	/* CP_OPND_F_BASE_LOADED: the base's slot; CP_REG_RIP counts from the access's address */
-	__u8 base_from;		/* enum cp_reg */
-	__u8 index_shl;		/* CP_OPND_F_NEXT_RUN: the index's shift, 0..31 */
+	__u8 base_from; /* enum cp_reg */
+	__u8 index_shl; /* CP_OPND_F_NEXT_RUN: the index's shift, 0..31 */
 	__s32 base_disp;
 };
 _Static_assert(sizeof(struct cp_operand) == 24, "struct cp_operand is ABI");
@@ -122,24 +122,42 @@ _Static_assert(sizeof(struct cp_regs) == 21 * 8, "struct cp_regs is x86-64 pt_re
 CP_INLINE __u64 cp_reg_value(const struct cp_regs *r, __u32 reg)
 {
 	switch (reg) {
-	case CP_REG_RAX: return r->ax;
-	case CP_REG_RCX: return r->cx;
-	case CP_REG_RDX: return r->dx;
-	case CP_REG_RBX: return r->bx;
-	case CP_REG_RSP: return r->sp;
-	case CP_REG_RBP: return r->bp;
-	case CP_REG_RSI: return r->si;
-	case CP_REG_RDI: return r->di;
-	case CP_REG_R8: return r->r8;
-	case CP_REG_R9: return r->r9;
-	case CP_REG_R10: return r->r10;
-	case CP_REG_R11: return r->r11;
-	case CP_REG_R12: return r->r12;
-	case CP_REG_R13: return r->r13;
-	case CP_REG_R14: return r->r14;
-	case CP_REG_R15: return r->r15;
-	case CP_REG_RIP: return r->ip;
-	default: return 0;
+	case CP_REG_RAX:
+		return r->ax;
+	case CP_REG_RCX:
+		return r->cx;
+	case CP_REG_RDX:
+		return r->dx;
+	case CP_REG_RBX:
+		return r->bx;
+	case CP_REG_RSP:
+		return r->sp;
+	case CP_REG_RBP:
+		return r->bp;
+	case CP_REG_RSI:
+		return r->si;
+	case CP_REG_RDI:
+		return r->di;
+	case CP_REG_R8:
+		return r->r8;
+	case CP_REG_R9:
+		return r->r9;
+	case CP_REG_R10:
+		return r->r10;
+	case CP_REG_R11:
+		return r->r11;
+	case CP_REG_R12:
+		return r->r12;
+	case CP_REG_R13:
+		return r->r13;
+	case CP_REG_R14:
+		return r->r14;
+	case CP_REG_R15:
+		return r->r15;
+	case CP_REG_RIP:
+		return r->ip;
+	default:
+		return 0;
 	}
 }
 
@@ -148,8 +166,8 @@ CP_INLINE __u64 cp_reg_value(const struct cp_regs *r, __u32 reg)
  * RIP-relative operand's: the next instruction's address), its index
  * taken from @r, @seg_base added for a segment. Returns 0 with *@ea set.
  */
-CP_INLINE int cp_operand_ea_from(const struct cp_operand *op, const struct cp_regs *r,
-				 __u64 base, __u64 seg_base, __u64 *ea)
+CP_INLINE int cp_operand_ea_from(const struct cp_operand *op, const struct cp_regs *r, __u64 base,
+				 __u64 seg_base, __u64 *ea)
 {
 	__u64 a = (__u64)op->disp + base;
 
@@ -179,8 +197,8 @@ CP_INLINE int cp_operand_ea_from(const struct cp_operand *op, const struct cp_re
  * @op is not computable (op->status; a base loaded from a slot: see
  * cp_operand_base_slot()).
  */
-CP_INLINE int cp_operand_ea(const struct cp_operand *op, const struct cp_regs *r,
-			    __u64 seg_base, __u64 *ea)
+CP_INLINE int cp_operand_ea(const struct cp_operand *op, const struct cp_regs *r, __u64 seg_base,
+			    __u64 *ea)
 {
 	__u64 base = 0;
 

@@ -18,9 +18,9 @@
 #include "cacheperf/data_src.h"
 #include "cacheperf/operand.h"
 
-#define CP_MAX_SOFT_INSNS	16384	/* soft_insns: decoded instructions (descriptors, markers) */
-#define CP_MAX_SOFT_PENDING	1024	/* soft_pending: instructions waiting to be decoded */
-#define CP_SOFT_FREQ_DEFAULT	4999	/* ticks per second per CPU: not a multiple of HZ */
+#define CP_MAX_SOFT_INSNS    16384 /* soft_insns: decoded instructions (descriptors, markers) */
+#define CP_MAX_SOFT_PENDING  1024  /* soft_pending: instructions waiting to be decoded */
+#define CP_SOFT_FREQ_DEFAULT 4999  /* ticks per second per CPU: not a multiple of HZ */
 
 /*
  * Value of soft_insns, key struct cp_ip_key. op.status CP_OPND_OK: a
@@ -42,14 +42,14 @@
 struct cp_soft_insn {
 	struct cp_operand op;
 	__u64 mm;
-	__u64 charge_ip;	/* 0: the operand is the ticked instruction's own */
+	__u64 charge_ip; /* 0: the operand is the ticked instruction's own */
 };
 _Static_assert(sizeof(struct cp_soft_insn) == 40, "struct cp_soft_insn is ABI");
 
 /* Value of soft_pending, key struct cp_ip_key: queued by on_tick, taken by user space. */
 struct cp_soft_pending {
-	__u64 mm;		/* the task's mm at the tick: copied into the descriptor */
-	__u64 time_ns;		/* when it was queued */
+	__u64 mm;      /* the task's mm at the tick: copied into the descriptor */
+	__u64 time_ns; /* when it was queued */
 };
 _Static_assert(sizeof(struct cp_soft_pending) == 16, "struct cp_soft_pending is ABI");
 

@@ -41,17 +41,17 @@ struct cp_window_entry {
 	__u32 tgid;
 	__u32 tid;
 	__u32 weight;
-	__u32 flags;		/* CP_SAMPLE_*: CP_SAMPLE_MISS marks a miss */
+	__u32 flags; /* CP_SAMPLE_*: CP_SAMPLE_MISS marks a miss */
 };
 _Static_assert(sizeof(struct cp_window_entry) == 48, "struct cp_window_entry is ABI");
 
 struct cp_window {
-	__u64 seq;		/* samples pushed since the window was set up */
-	__u64 fwd_seq;		/* misses pushed before this one were forwarded */
-	__u32 size;		/* N, 1..CP_WINDOW_MAX; 0 until the first push */
-	__u32 head;		/* slot of the next push, seq % size */
-	__u32 misses;		/* misses among the entries in the window */
-	__u32 pending;		/* of those, not forwarded: pushed at or after fwd_seq */
+	__u64 seq;     /* samples pushed since the window was set up */
+	__u64 fwd_seq; /* misses pushed before this one were forwarded */
+	__u32 size;    /* N, 1..CP_WINDOW_MAX; 0 until the first push */
+	__u32 head;    /* slot of the next push, seq % size */
+	__u32 misses;  /* misses among the entries in the window */
+	__u32 pending; /* of those, not forwarded: pushed at or after fwd_seq */
 	struct cp_window_entry e[CP_WINDOW_MAX];
 };
 /* BPF keeps one per CPU and kind in an array map; the value must stay < 32 KiB */
@@ -60,10 +60,10 @@ _Static_assert((CP_WINDOW_MAX & (CP_WINDOW_MAX - 1)) == 0, "slot masks need a po
 
 /* What a push decided. */
 struct cp_window_verdict {
-	__u32 slot;		/* the new sample's entry: fill its payload if it is a miss */
-	__u32 fwd_from;		/* first slot to scan for misses to forward */
-	__u32 fwd_cnt;		/* misses to forward, scanning from fwd_from; 0: none */
-	__u32 aged_out;		/* 1 if a miss left the window unforwarded */
+	__u32 slot;	/* the new sample's entry: fill its payload if it is a miss */
+	__u32 fwd_from; /* first slot to scan for misses to forward */
+	__u32 fwd_cnt;	/* misses to forward, scanning from fwd_from; 0: none */
+	__u32 aged_out; /* 1 if a miss left the window unforwarded */
 };
 
 /* The window size actually used for a --window knob: 0 or too large means the maximum. */
@@ -94,8 +94,8 @@ CP_INLINE bool cp_window_above(__u32 misses, __u32 size, __u32 ratio_ppm)
  * v->fwd_from with cp_window_next() and forwards the first v->fwd_cnt entries
  * that have CP_SAMPLE_MISS (the new sample may be one of them).
  */
-CP_INLINE void cp_window_push(struct cp_window *w, __u32 size_knob, __u32 ratio_ppm,
-			      __u32 flags, struct cp_window_verdict *v)
+CP_INLINE void cp_window_push(struct cp_window *w, __u32 size_knob, __u32 ratio_ppm, __u32 flags,
+			      struct cp_window_verdict *v)
 {
 	__u32 size = cp_window_size(size_knob);
 	struct cp_window_entry *e;
@@ -141,7 +141,7 @@ CP_INLINE void cp_window_push(struct cp_window *w, __u32 size_knob, __u32 ratio_
 	first = w->seq - filled;
 	if (w->fwd_seq > first)
 		first = w->fwd_seq;
-	back = w->seq - first;		/* 1..size entries, ending with the new one */
+	back = w->seq - first; /* 1..size entries, ending with the new one */
 	v->fwd_from = w->head >= back ? w->head - back : w->head + size - back;
 	v->fwd_cnt = w->pending;
 	w->pending = 0;

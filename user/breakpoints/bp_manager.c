@@ -8,33 +8,33 @@
 #include "classify/stream_evidence.h"
 #include "util/hash.h"
 
-#define CP_BPM_INDEX		(2 * CP_BPM_MAX_CANDIDATES)	/* hash slots, a power of two */
-#define CP_BPM_PILE_SETS	4	/* sets counted per candidate and window */
-#define CP_BPM_SECOND_NS	1000000000ull
+#define CP_BPM_INDEX	 (2 * CP_BPM_MAX_CANDIDATES) /* hash slots, a power of two */
+#define CP_BPM_PILE_SETS 4			     /* sets counted per candidate and window */
+#define CP_BPM_SECOND_NS 1000000000ull
 
 enum cand_state {
-	CAND_WATCH = 0,		/* collecting misses; armed once qualified */
+	CAND_WATCH = 0, /* collecting misses; armed once qualified */
 	CAND_ARMED,
-	CAND_DONE,		/* history delivered: not armed again until forgotten */
-	CAND_SKIPPED,		/* cannot be armed */
+	CAND_DONE,    /* history delivered: not armed again until forgotten */
+	CAND_SKIPPED, /* cannot be armed */
 };
 
 struct cand {
 	__u32 tgid;
-	__u32 state;		/* enum cand_state */
+	__u32 state; /* enum cand_state */
 	__u64 ip;
-	__u64 misses;		/* forwarded misses noted */
-	__u32 best_run;		/* longest run of consecutive misses on one CPU */
-	__u32 tries;		/* times armed */
-	__u64 pile_start_ns;	/* the pile window began */
+	__u64 misses;	     /* forwarded misses noted */
+	__u32 best_run;	     /* longest run of consecutive misses on one CPU */
+	__u32 tries;	     /* times armed */
+	__u64 pile_start_ns; /* the pile window began */
 	__u32 pile_set[CP_BPM_PILE_SETS];
 	__u32 pile_cnt[CP_BPM_PILE_SETS];
 	__u32 nr_pile;
-	__u32 hot_set;		/* the set with the most misses of a window */
-	bool piled;		/* CP_BPM_PILE misses on one set within a window */
-	__u64 last_ns;		/* latest miss or change */
+	__u32 hot_set; /* the set with the most misses of a window */
+	bool piled;    /* CP_BPM_PILE misses on one set within a window */
+	__u64 last_ns; /* latest miss or change */
 	__u64 armed_ns;
-	__u64 not_before_ns;	/* not armed before (retry after ENOSPC, budget) */
+	__u64 not_before_ns; /* not armed before (retry after ENOSPC, budget) */
 };
 
 /* The previous forwarded miss on one CPU: a run continues while its instruction repeats. */
@@ -55,14 +55,14 @@ struct cp_bp_manager {
 	struct cp_bp_manager_cfg cfg;
 	struct cand cands[CP_BPM_MAX_CANDIDATES];
 	__u32 nr;
-	__u16 index[CP_BPM_INDEX];	/* 1 + position in cands[], 0: empty */
+	__u16 index[CP_BPM_INDEX]; /* 1 + position in cands[], 0: empty */
 	struct last_miss last[CP_BPM_MAX_CPUS];
 	struct domain_limit limits[CP_BPM_MAX_DOMAINS];
-	__u64 window_start_ns;		/* the budget's current second */
-	__u64 window_base;		/* hits before it, less the hits owed from before */
-	__u64 hits;			/* running total */
-	__u64 noted;			/* forwarded samples noted: by_time's whole */
-	bool window_over;		/* this second's budget reached */
+	__u64 window_start_ns; /* the budget's current second */
+	__u64 window_base;     /* hits before it, less the hits owed from before */
+	__u64 hits;	       /* running total */
+	__u64 noted;	       /* forwarded samples noted: by_time's whole */
+	bool window_over;      /* this second's budget reached */
 	struct cp_bp_manager_stats stats;
 };
 
@@ -146,14 +146,14 @@ static void pile(struct cand *c, __u32 set, __u64 now_ns)
 		;
 	if (i == c->nr_pile) {
 		if (c->nr_pile == CP_BPM_PILE_SETS)
-			return;	/* misses spread over many sets: no pile */
+			return; /* misses spread over many sets: no pile */
 		c->pile_set[i] = set;
 		c->pile_cnt[i] = 0;
 		c->nr_pile++;
 	}
 	c->pile_cnt[i]++;
 	if (c->piled)
-		return;	/* the set that piled up stays the hot one */
+		return; /* the set that piled up stays the hot one */
 	for (__u32 j = 0; j < c->nr_pile; j++)
 		if (c->pile_set[j] == c->hot_set && c->pile_cnt[j] > c->pile_cnt[i])
 			return;
@@ -290,10 +290,11 @@ static bool qualified(const struct cp_bp_manager *m, const struct cand *c)
 static __u64 impact(const struct cp_bp_manager *m, const struct cand *c,
 		    const struct cp_insn_store *insns)
 {
-	struct cp_ip_key key = { .tgid = c->tgid, .ip = c->ip };
+	struct cp_ip_key key = {.tgid = c->tgid, .ip = c->ip};
 	const struct cp_insn *in = insns ? cp_insn_store__find(insns, &key) : NULL;
-	__u64 sampled = !in ? 0 : m->cfg.by_time ? cp_insn_time_samples(in) :
-			in->counts.load_misses + in->counts.store_misses;
+	__u64 sampled = !in		 ? 0
+			: m->cfg.by_time ? cp_insn_time_samples(in)
+					 : in->counts.load_misses + in->counts.store_misses;
 
 	return sampled > c->misses ? sampled : c->misses;
 }

@@ -44,64 +44,64 @@
 #include "profile/insn_store.h"
 #include "profile/miss_store.h"
 
-#define CP_BPM_SLOTS		4	/* x86 debug registers per task and per CPU */
-#define CP_BPM_MAX_CANDIDATES	256
-#define CP_BPM_MIN_RUN		4	/* consecutive misses of one instruction on one CPU */
-#define CP_BPM_PILE		8	/* misses of one instruction on one set ... */
-#define CP_BPM_PILE_WINDOW_NS	100000000ull	/* ... within 100 ms */
-#define CP_BPM_RETRY_NS		1000000000ull	/* after ENOSPC: fewer slots for 1 s */
-#define CP_BPM_LIFETIME_EXPIRIES 10	/* armed at most 10 expiry times */
-#define CP_BPM_MAX_TRIES	3	/* arming attempts of an instruction seen idle */
-#define CP_BPM_STALE_NS		10000000000ull	/* forget candidates untouched for 10 s */
-#define CP_BPM_EXPIRY_MS_DEFAULT 100	/* paper §3.3 */
-#define CP_BPM_RATE_DEFAULT	2000	/* hits/s: ~2 % of a CPU at ~10 µs a hit */
-#define CP_BPM_MAX_CPUS		256	/* CPUs whose last miss is remembered (others share) */
-#define CP_BPM_MAX_DOMAINS	16	/* domains with a lowered slot limit at once */
-#define CP_BPM_TIME_PPM		10000	/* by_time: 1 % of the time samples, the classifier's filter */
+#define CP_BPM_SLOTS		 4 /* x86 debug registers per task and per CPU */
+#define CP_BPM_MAX_CANDIDATES	 256
+#define CP_BPM_MIN_RUN		 4	      /* consecutive misses of one instruction on one CPU */
+#define CP_BPM_PILE		 8	      /* misses of one instruction on one set ... */
+#define CP_BPM_PILE_WINDOW_NS	 100000000ull /* ... within 100 ms */
+#define CP_BPM_RETRY_NS		 1000000000ull	/* after ENOSPC: fewer slots for 1 s */
+#define CP_BPM_LIFETIME_EXPIRIES 10		/* armed at most 10 expiry times */
+#define CP_BPM_MAX_TRIES	 3		/* arming attempts of an instruction seen idle */
+#define CP_BPM_STALE_NS		 10000000000ull /* forget candidates untouched for 10 s */
+#define CP_BPM_EXPIRY_MS_DEFAULT 100		/* paper §3.3 */
+#define CP_BPM_RATE_DEFAULT	 2000		/* hits/s: ~2 % of a CPU at ~10 µs a hit */
+#define CP_BPM_MAX_CPUS		 256   /* CPUs whose last miss is remembered (others share) */
+#define CP_BPM_MAX_DOMAINS	 16    /* domains with a lowered slot limit at once */
+#define CP_BPM_TIME_PPM		 10000 /* by_time: 1 % of the time samples, the classifier's filter */
 
 struct cp_bp_manager_cfg {
-	__u64 expiry_ns;	/* no hit for this long: let go (--bp-expiry) */
-	__u32 max_rate;		/* hits per second (--max-bp-rate), > 0 */
-	bool per_cpu;		/* per-CPU events: one slot domain for every process */
-	bool by_time;		/* samples are time ticks on accesses (soft): qualify by time share */
+	__u64 expiry_ns; /* no hit for this long: let go (--bp-expiry) */
+	__u32 max_rate;	 /* hits per second (--max-bp-rate), > 0 */
+	bool per_cpu;	 /* per-CPU events: one slot domain for every process */
+	bool by_time;	 /* samples are time ticks on accesses (soft): qualify by time share */
 };
 
 /* Why a watched instruction was let go. */
 enum cp_bp_manager_reason {
-	CP_BPM_KEEP = 0,	/* not let go */
-	CP_BPM_FULL,		/* CP_BP_HISTORY accesses collected */
-	CP_BPM_SETTLED,		/* settled early as a conflict (CP_REC_BP) */
-	CP_BPM_IDLE,		/* no hit for the expiry time */
-	CP_BPM_LIFETIME,	/* armed for CP_BPM_LIFETIME_EXPIRIES expiry times */
-	CP_BPM_BUDGET,		/* over --max-bp-rate this second */
-	CP_BPM_GONE,		/* its process exited or exec'd, or the run ended */
+	CP_BPM_KEEP = 0, /* not let go */
+	CP_BPM_FULL,	 /* CP_BP_HISTORY accesses collected */
+	CP_BPM_SETTLED,	 /* settled early as a conflict (CP_REC_BP) */
+	CP_BPM_IDLE,	 /* no hit for the expiry time */
+	CP_BPM_LIFETIME, /* armed for CP_BPM_LIFETIME_EXPIRIES expiry times */
+	CP_BPM_BUDGET,	 /* over --max-bp-rate this second */
+	CP_BPM_GONE,	 /* its process exited or exec'd, or the run ended */
 	CP_BPM_REASON_NR,
 };
 
 /* What the BPF entry of a watched instruction says (struct cp_bp_insn). */
 struct cp_bp_manager_view {
-	__u32 state;		/* enum cp_bp_state */
-	__u32 recorded;		/* accesses in the history */
-	__u64 last_ns;		/* latest hit, 0: none */
+	__u32 state;	/* enum cp_bp_state */
+	__u32 recorded; /* accesses in the history */
+	__u64 last_ns;	/* latest hit, 0: none */
 };
 
 /* An instruction to arm: cp_bp_manager__next(). */
 struct cp_bp_manager_pick {
 	__u32 tgid;
 	__u64 ip;
-	__u64 impact;		/* its sampled misses */
+	__u64 impact; /* its sampled misses */
 };
 
 struct cp_bp_manager_stats {
-	__u64 hits;		/* breakpoint hits (BPF) */
-	__u64 armed;		/* instructions armed */
-	__u64 released[CP_BPM_REASON_NR];	/* let go, by reason */
-	__u64 skipped;		/* qualified, but not armable: no computable operand, gone */
-	__u64 enospc;		/* arming refused for want of slots: retried later */
-	__u64 dropped;		/* candidates not tracked: table full */
-	__u64 over_budget;	/* seconds in which the budget was reached */
-	__u32 watching;		/* armed now */
-	bool off;		/* given up: breakpoints cannot be opened here */
+	__u64 hits;			  /* breakpoint hits (BPF) */
+	__u64 armed;			  /* instructions armed */
+	__u64 released[CP_BPM_REASON_NR]; /* let go, by reason */
+	__u64 skipped;	   /* qualified, but not armable: no computable operand, gone */
+	__u64 enospc;	   /* arming refused for want of slots: retried later */
+	__u64 dropped;	   /* candidates not tracked: table full */
+	__u64 over_budget; /* seconds in which the budget was reached */
+	__u32 watching;	   /* armed now */
+	bool off;	   /* given up: breakpoints cannot be opened here */
 };
 
 struct cp_bp_manager;

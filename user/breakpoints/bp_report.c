@@ -11,7 +11,7 @@ void cp_bp_finding_of(const struct cp_bp_insn *v, __u32 tgid, __u64 ip,
 {
 	struct cp_bp_access h[CP_BP_HISTORY];
 	__u64 addrs[2 * CP_BP_HISTORY], lines[CP_BP_HISTORY];
-	__u32 count[CP_BP_HISTORY] = { 0 };
+	__u32 count[CP_BP_HISTORY] = {0};
 	size_t n = cp_bp_history(v, h), best = 0, nr_lines = 0;
 	__u32 line_bytes = l1 && l1->line_bytes ? l1->line_bytes : 64;
 
@@ -91,28 +91,33 @@ void cp_bp_report_print(const struct cp_bp_summary *s,
 	fprintf(f, "\nBreakpoints (exact access histories, paper section 3.3)\n");
 	if (s->disabled) {
 		fprintf(f, "  off (%s)\n",
-			s->silent ? "they open but never fire on this machine: cacheperf-bpf --probe"
-				  : "--max-bp-rate 0");
+			s->silent
+				? "they open but never fire on this machine: cacheperf-bpf --probe"
+				: "--max-bp-rate 0");
 		return;
 	}
 	st = &s->stats;
 	fprintf(f, "  budget %u hits/s, expiry %llu ms%s\n", s->max_rate, (ull)s->expiry_ms,
 		st->off ? "; gave up: this machine refuses breakpoints" : "");
-	fprintf(f, "  hits: %llu; armed: %llu; settled as conflict: %llu, full: %llu, expired: %llu "
+	fprintf(f,
+		"  hits: %llu; armed: %llu; settled as conflict: %llu, full: %llu, expired: %llu "
 		"(idle %llu, armed too long %llu), over budget: %llu, process gone: %llu\n",
 		(ull)st->hits, (ull)st->armed, (ull)st->released[CP_BPM_SETTLED],
 		(ull)st->released[CP_BPM_FULL],
 		(ull)(st->released[CP_BPM_IDLE] + st->released[CP_BPM_LIFETIME]),
 		(ull)st->released[CP_BPM_IDLE], (ull)st->released[CP_BPM_LIFETIME],
 		(ull)st->released[CP_BPM_BUDGET], (ull)st->released[CP_BPM_GONE]);
-	fprintf(f, "  skipped candidates: %llu, no free slot (ENOSPC, retried): %llu, "
+	fprintf(f,
+		"  skipped candidates: %llu, no free slot (ENOSPC, retried): %llu, "
 		"candidates dropped (table full): %llu, seconds at the budget: %llu\n",
 		(ull)st->skipped, (ull)st->enospc, (ull)st->dropped, (ull)st->over_budget);
 	if (!s->nr)
 		return;
-	fprintf(f, "  (sim. conflict: C2Sim's conflict misses when the history repeats, per L1 miss of\n"
-		"  the repetition; \"fits\": the repetition hits)\n");
-	fprintf(f, "  accesses    set  on it lines  sim. conflict   outcome                  pid  ip               location\n");
+	fprintf(f, "  (sim. conflict: C2Sim's conflict misses when the history repeats, per L1 "
+		   "miss of\n"
+		   "  the repetition; \"fits\": the repetition hits)\n");
+	fprintf(f, "  accesses    set  on it lines  sim. conflict   outcome                  pid  "
+		   "ip               location\n");
 	for (__u32 i = 0; i < s->nr; i++)
 		print_finding(&s->findings[i], locate, locate_ctx, f);
 	if (s->not_listed)

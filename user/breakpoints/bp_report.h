@@ -14,35 +14,35 @@
 #include "breakpoints/bp_manager.h"
 #include "classify/lru_model.h"
 
-#define CP_BP_FINDINGS		32	/* findings listed in the report */
+#define CP_BP_FINDINGS 32 /* findings listed in the report */
 
 /* One finished history. */
 struct cp_bp_finding {
 	__u32 tgid;
-	__u32 accesses;		/* recorded */
+	__u32 accesses; /* recorded */
 	__u64 ip;
-	enum cp_bp_manager_reason reason;	/* why it was let go */
-	__u32 top_set;		/* the L1 set with the most accesses */
+	enum cp_bp_manager_reason reason; /* why it was let go */
+	__u32 top_set;			  /* the L1 set with the most accesses */
 	__u32 top_set_accesses;
-	__u32 top_set_lines;	/* distinct lines among them */
-	__u32 late;		/* hits after it was full or settled */
+	__u32 top_set_lines; /* distinct lines among them */
+	__u32 late;	     /* hits after it was full or settled */
 	/*
 	 * The history and then its repetition through the L1 models
 	 * (lru_model.h): an instruction's pattern repeats (paper §2.2, its
 	 * key observation), and only a repetition can show conflicts.
 	 */
 	struct cp_lru_result sim;
-	bool simulated;		/* sim is valid */
+	bool simulated; /* sim is valid */
 };
 
 struct cp_bp_summary {
-	bool disabled;		/* breakpoint sampling was off (--max-bp-rate 0) */
-	bool silent;		/* ... because breakpoints never fire on this machine */
+	bool disabled; /* breakpoint sampling was off (--max-bp-rate 0) */
+	bool silent;   /* ... because breakpoints never fire on this machine */
 	struct cp_bp_manager_stats stats;
 	__u64 expiry_ms;
 	__u32 max_rate;
 	__u32 nr;
-	__u64 not_listed;	/* findings beyond CP_BP_FINDINGS */
+	__u64 not_listed; /* findings beyond CP_BP_FINDINGS */
 	struct cp_bp_finding findings[CP_BP_FINDINGS];
 };
 

@@ -50,43 +50,43 @@
 
 #include "budget/intervals.h"
 
-#define CP_GUARD_INTERVAL_NS	 100000000ull	/* rates are measured over >= 100 ms */
-#define CP_GUARD_BACKOFF_NS	1000000000ull	/* first back-off: 1 s */
-#define CP_GUARD_MAX_BACKOFF_NS	60000000000ull	/* at most 60 s */
+#define CP_GUARD_INTERVAL_NS	100000000ull   /* rates are measured over >= 100 ms */
+#define CP_GUARD_BACKOFF_NS	1000000000ull  /* first back-off: 1 s */
+#define CP_GUARD_MAX_BACKOFF_NS 60000000000ull /* at most 60 s */
 
-#define CP_GUARD_MIN_OFF_NS	  10000000ull	/* time off shorter than this: stay attached */
-#define CP_GUARD_MIN_CPU_PPM	  10000u	/* a target is taken to run at least 1 % of a CPU */
+#define CP_GUARD_MIN_OFF_NS  10000000ull /* time off shorter than this: stay attached */
+#define CP_GUARD_MIN_CPU_PPM 10000u	 /* a target is taken to run at least 1 % of a CPU */
 /* a budget window: short, since a hot allocator spends a window's worth at once */
 #define CP_GUARD_BUDGET_WINDOW_NS 5000000ull
 /* the account's credit at the start: the share of half a second of one CPU */
-#define CP_GUARD_CREDIT_NS	500000000ull
-#define CP_GUARD_MIN_CALLS	64u	/* a window is opened for at least this many calls */
+#define CP_GUARD_CREDIT_NS 500000000ull
+#define CP_GUARD_MIN_CALLS 64u /* a window is opened for at least this many calls */
 /*
  * the account keeps at most what 3 s of the target's CPU time earn, and a
  * storm's window opens once it holds nine tenths of that: a window every
  * 3 s or so, where each costs the profiler ~10 ms (alloc_guard.c, open_ns())
  */
-#define CP_GUARD_BANK_NS	3000000000ull
+#define CP_GUARD_BANK_NS 3000000000ull
 /*
  * Calls a cut window takes past its allowance before the watcher sees them
  * (BPF adds each thread's calls in batches of CP_ALLOC_COUNT_BATCH) and
  * while the probes come off, until one was measured: two threads' batches
  */
-#define CP_GUARD_LATE_CALLS	128u
+#define CP_GUARD_LATE_CALLS 128u
 /*
  * The target's CPU rate is measured over spans of at least this: its time
  * comes in clock ticks (10 ms at 100 Hz), so a 5 ms window reads 0 or 10 ms
  * of CPU, and a window's own rate said "1 %" or "two CPUs" by chance
  */
-#define CP_GUARD_CPU_SPAN_NS	 500000000ull
+#define CP_GUARD_CPU_SPAN_NS 500000000ull
 
 struct cp_alloc_guard_cfg {
-	__u64 max_rate;		/* allocator calls per second; 0: no cap */
-	__u32 budget_ppm;	/* share of the target's CPU time the calls may cost; 0: none */
-	__u64 call_ns;		/* what a probed call costs the target (budget/budget.h) */
-	__u64 window_ns;	/* shortest budget window */
-	__u64 interval_ns;	/* shortest measuring interval */
-	__u64 backoff_ns;	/* first back-off */
+	__u64 max_rate;	   /* allocator calls per second; 0: no cap */
+	__u32 budget_ppm;  /* share of the target's CPU time the calls may cost; 0: none */
+	__u64 call_ns;	   /* what a probed call costs the target (budget/budget.h) */
+	__u64 window_ns;   /* shortest budget window */
+	__u64 interval_ns; /* shortest measuring interval */
+	__u64 backoff_ns;  /* first back-off */
 	__u64 max_backoff_ns;
 };
 
@@ -95,8 +95,8 @@ void cp_alloc_guard_cfg_init(struct cp_alloc_guard_cfg *cfg, __u64 max_rate);
 
 enum cp_guard_action {
 	CP_GUARD_NONE = 0,
-	CP_GUARD_DETACH,	/* over budget: detach the allocation probes */
-	CP_GUARD_ATTACH,	/* back-off over: attach them again */
+	CP_GUARD_DETACH, /* over budget: detach the allocation probes */
+	CP_GUARD_ATTACH, /* back-off over: attach them again */
 };
 
 struct cp_alloc_guard {
@@ -108,7 +108,7 @@ struct cp_alloc_guard {
 	__u64 next_backoff_ns;	/* length of the next back-off */
 	__u64 last_rate;	/* calls/s of the last complete interval */
 	__u64 backoffs;		/* back-offs so far */
-	__u64 backoff_total_ns;	/* time spent backed off (completed back-offs) */
+	__u64 backoff_total_ns; /* time spent backed off (completed back-offs) */
 	__u64 span_start_ns;	/* start of the span the target's CPU rate is measured over */
 	__u64 span_cpu_ns;	/* the target's CPU time in it so far */
 	__u64 cpu_ppm;		/* of one CPU, the target's rate over the last whole span */
@@ -130,7 +130,7 @@ struct cp_alloc_guard {
 	 * so a window that is due waits for a tick without it.
 	 */
 	bool hold;
-	__u64 holds;		/* ticks a due window waited so */
+	__u64 holds; /* ticks a due window waited so */
 };
 
 /* A guard starting to measure at @now_ns. */

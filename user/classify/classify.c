@@ -11,8 +11,8 @@
 
 #include "classify/classify.h"
 
-#define CP_FOUND_MAX	64	/* objects looked up per line or history: one per byte at most */
-#define CP_CAPACITY_LOOKUPS 8	/* addresses of a capacity issue looked up for its objects */
+#define CP_FOUND_MAX	    64 /* objects looked up per line or history: one per byte at most */
+#define CP_CAPACITY_LOOKUPS 8  /* addresses of a capacity issue looked up for its objects */
 
 /* Growing list of candidate issues (at most ~100 lines and ~100 instructions pass 1 %). */
 struct issue_list {
@@ -66,12 +66,12 @@ static const struct {
 	const char *name;
 	const char *text;
 } issue_types[CP_ISSUE_TYPE_NR] = {
-	[CP_ISSUE_FALSE_SHARING] = { "false_sharing", "false sharing" },
-	[CP_ISSUE_TRUE_SHARING] = { "true_sharing", "true sharing" },
-	[CP_ISSUE_CONFLICT] = { "conflict", "conflict misses" },
-	[CP_ISSUE_CAPACITY] = { "capacity", "capacity misses" },
-	[CP_ISSUE_CAPACITY_OR_CONFLICT] = { "capacity_or_conflict",
-					    "capacity or conflict misses (pending access pattern)" },
+	[CP_ISSUE_FALSE_SHARING] = {"false_sharing", "false sharing"},
+	[CP_ISSUE_TRUE_SHARING] = {"true_sharing", "true sharing"},
+	[CP_ISSUE_CONFLICT] = {"conflict", "conflict misses"},
+	[CP_ISSUE_CAPACITY] = {"capacity", "capacity misses"},
+	[CP_ISSUE_CAPACITY_OR_CONFLICT] = {"capacity_or_conflict",
+					   "capacity or conflict misses (pending access pattern)"},
 };
 
 bool cp_src_loc_at(const struct cp_src_loc *loc, const char *file, __u32 line)
@@ -92,7 +92,9 @@ const char *cp_issue_type_text(enum cp_issue_type t)
 
 const char *cp_issue_origin_name(enum cp_issue_origin o)
 {
-	return o == CP_ORIGIN_ALLOCATOR ? "allocator" : o == CP_ORIGIN_APPLICATION ? "application" : "?";
+	return o == CP_ORIGIN_ALLOCATOR	    ? "allocator"
+	       : o == CP_ORIGIN_APPLICATION ? "application"
+					    : "?";
 }
 
 /* @part is at least @ppm parts per million of @whole (never for an empty whole). */
@@ -122,7 +124,8 @@ static double per_second(const struct cp_classify_input *in, __u64 load_samples,
 	if (in->duration_s <= 0)
 		return 0;
 	return ((double)load_samples * (double)in->load_period +
-		(double)store_samples * (double)in->store_period) / in->duration_s;
+		(double)store_samples * (double)in->store_period) /
+	       in->duration_s;
 }
 
 /* Latency-weighted cost, cycles per second; weights stand for their samples' period. */
@@ -139,7 +142,11 @@ static void add_insn(struct classify_ctx *c, struct cp_issue *is, __u32 tgid, __
 		     __u64 samples, __u64 misses)
 {
 	struct cp_issue_insn e = {
-		.tgid = tgid, .ip = ip, .nr_ips = 1, .samples = samples, .misses = misses,
+		.tgid = tgid,
+		.ip = ip,
+		.nr_ips = 1,
+		.samples = samples,
+		.misses = misses,
 	};
 
 	if (c->in->locate)
@@ -164,7 +171,7 @@ static __u64 find_object(struct classify_ctx *c, __u32 tgid, __u64 addr)
 	if (i < c->nr_found)
 		c->found[i].refs++;
 	else if (c->nr_found < CP_FOUND_MAX)
-		c->found[c->nr_found++] = (struct found){ .obj = o, .refs = 1 };
+		c->found[c->nr_found++] = (struct found){.obj = o, .refs = 1};
 	return o.start + (o.size ? o.size : 1);
 }
 
@@ -240,7 +247,7 @@ static __u64 line_mask_of(const struct cp_issue_object *o, const struct cp_issue
 static bool objects_of_separate_threads(const struct classify_ctx *c,
 					const struct cp_issue_sharing *sh)
 {
-	__u64 owned = 0;	/* found[] indexes with a thread of their own */
+	__u64 owned = 0; /* found[] indexes with a thread of their own */
 	__u32 heaps = 0;
 
 	for (__u32 t = 0; t < sh->nr_threads; t++) {
@@ -277,7 +284,8 @@ static int note_explained(struct classify_ctx *c, const struct cp_line *l)
 	for (__u32 i = 0; i < CP_LINE_MAX_IPS && l->ips[i].misses; i++) {
 		if (cp_grow((void **)&e->v, &e->cap, e->n, sizeof(*e->v), 64))
 			return -ENOMEM;
-		e->v[e->n++] = (struct explained){ cp_line_ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses };
+		e->v[e->n++] =
+			(struct explained){cp_line_ip_tgid(l, i), l->ips[i].ip, l->ips[i].misses};
 	}
 	return 0;
 }
@@ -315,8 +323,9 @@ static void explained_finish(struct explained_list *e)
  */
 static bool explained(const struct explained_list *e, const struct cp_insn *in)
 {
-	struct explained key = { .tgid = in->key.tgid, .ip = in->key.ip };
-	const struct explained *hit = e->n ? bsearch(&key, e->v, e->n, sizeof(*e->v), by_key) : NULL;
+	struct explained key = {.tgid = in->key.tgid, .ip = in->key.ip};
+	const struct explained *hit =
+		e->n ? bsearch(&key, e->v, e->n, sizeof(*e->v), by_key) : NULL;
 
 	return hit && hit->misses * 2 >= in->fwd_misses;
 }
@@ -330,7 +339,7 @@ static bool explained(const struct explained_list *e, const struct cp_insn *in)
 struct line_part {
 	__u64 bytes;
 	__u64 misses;
-	const __u32 *accesses;	/* NULL: the threads' own counts */
+	const __u32 *accesses; /* NULL: the threads' own counts */
 	__u64 other_bytes;
 };
 
@@ -338,7 +347,7 @@ struct line_part {
 static __u64 part_of(const struct cp_line *l, const struct line_part *p, __u64 v)
 {
 	if (p->misses == l->misses)
-		return v;	/* the whole line, exactly */
+		return v; /* the whole line, exactly */
 	return l->misses ? (__u64)((double)v * (double)p->misses / (double)l->misses) : 0;
 }
 
@@ -374,7 +383,7 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	const struct cp_classify_input *in = c->in;
 	__u32 line_bytes = in->l1->line_bytes;
 	__u64 line_addr = l->line * line_bytes, mask = 0, stores = part_of(l, p, l->stores);
-	bool in_file = cp_space_is_file(l->tgid);	/* a shared file's line */
+	bool in_file = cp_space_is_file(l->tgid); /* a shared file's line */
 	struct cp_issue *is;
 
 	is = issue_new(c, sh == CP_SHARING_TRUE ? CP_ISSUE_TRUE_SHARING : CP_ISSUE_FALSE_SHARING,
@@ -384,8 +393,8 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	is->sharing.line_space = l->tgid;
 	is->samples = is->misses = p->misses;
 	/* soft: the line's samples are ticks on instructions accessing it */
-	is->score = (double)p->misses / (double)(c->out->soft ? c->out->time_samples :
-							  c->out->forwarded_misses);
+	is->score = (double)p->misses /
+		    (double)(c->out->soft ? c->out->time_samples : c->out->forwarded_misses);
 	/* a part's stores and weights: the line's, in proportion to its samples */
 	is->misses_per_s = per_second(in, p->misses - stores, stores);
 	set_cost(is, in, part_of(l, p, l->weight_sum));
@@ -398,9 +407,11 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 	for (__u32 i = 0; i < l->nr_threads; i++) {
 		const struct cp_line_thread *t = &l->thr[i];
 		struct cp_issue_thread it = {
-			.tid = t->tid, .pid = t->pid ? t->pid : l->tgid,
+			.tid = t->tid,
+			.pid = t->pid ? t->pid : l->tgid,
 			.accesses = p->accesses ? p->accesses[i] : t->accesses,
-			.read_mask = t->read_mask & p->bytes, .write_mask = t->write_mask & p->bytes,
+			.read_mask = t->read_mask & p->bytes,
+			.write_mask = t->write_mask & p->bytes,
 		};
 
 		if (!it.read_mask && !it.write_mask)
@@ -418,8 +429,9 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 			continue;
 		}
 		end = find_object(c, l->tgid, line_addr + b);
-		b = end > line_addr + b ? (end - line_addr > line_bytes ? line_bytes :
-					   (__u32)(end - line_addr)) : b + 1;
+		b = end > line_addr + b
+			    ? (end - line_addr > line_bytes ? line_bytes : (__u32)(end - line_addr))
+			    : b + 1;
 	}
 	/*
 	 * the hint pads "the object": one that is one, never the mapping
@@ -454,7 +466,8 @@ static int sharing_issue(struct classify_ctx *c, const struct cp_line *l, enum c
 /* Whether @misses of a line (or of a part of one) are enough for an issue. */
 static bool line_share(const struct classify_ctx *c, __u64 misses)
 {
-	return share_at_least(misses, c->out->soft ? c->out->time_samples : c->out->forwarded_misses,
+	return share_at_least(misses,
+			      c->out->soft ? c->out->time_samples : c->out->forwarded_misses,
 			      c->cfg->min_line_miss_ppm);
 }
 
@@ -466,7 +479,7 @@ static bool line_share(const struct classify_ctx *c, __u64 misses)
  */
 static int line_issues(struct classify_ctx *c, const struct cp_line *l, enum cp_sharing sh)
 {
-	struct line_part whole = { .bytes = ~0ull, .misses = l->misses };
+	struct line_part whole = {.bytes = ~0ull, .misses = l->misses};
 	struct cp_line_parts parts;
 	int err;
 
@@ -474,16 +487,17 @@ static int line_issues(struct classify_ctx *c, const struct cp_line *l, enum cp_
 	    !line_share(c, parts.shared_misses) || !line_share(c, parts.rest_misses))
 		return sharing_issue(c, l, sh, &whole);
 	err = sharing_issue(c, l, CP_SHARING_TRUE,
-			    &(struct line_part){ .bytes = parts.shared,
-						 .misses = parts.shared_misses,
-						 .accesses = parts.shared_accesses,
-						 .other_bytes = parts.rest });
+			    &(struct line_part){.bytes = parts.shared,
+						.misses = parts.shared_misses,
+						.accesses = parts.shared_accesses,
+						.other_bytes = parts.rest});
 	if (err)
 		return err;
 	return sharing_issue(c, l, CP_SHARING_FALSE,
-			     &(struct line_part){ .bytes = parts.rest, .misses = parts.rest_misses,
-						  .accesses = parts.rest_accesses,
-						  .other_bytes = parts.shared });
+			     &(struct line_part){.bytes = parts.rest,
+						 .misses = parts.rest_misses,
+						 .accesses = parts.rest_accesses,
+						 .other_bytes = parts.shared});
 }
 
 static int classify_lines(struct classify_ctx *c)
@@ -502,8 +516,8 @@ static int classify_lines(struct classify_ctx *c)
 		return -ENOMEM;
 	n = cp_miss_store__top(ms, lines, st.lines);
 	for (size_t i = 0; i < n && !err; i++) {
-		enum cp_sharing sh = c->out->soft ? cp_line_sharing_concurrent(lines[i]) :
-						    cp_line_sharing(lines[i]);
+		enum cp_sharing sh = c->out->soft ? cp_line_sharing_concurrent(lines[i])
+						  : cp_line_sharing(lines[i]);
 
 		if (sh == CP_SHARING_NONE)
 			continue;
@@ -576,8 +590,12 @@ static bool conflict_of(struct classify_ctx *c, const struct cp_insn *in,
 	    !share_at_least(set_misses, c->out->forwarded_misses, c->cfg->min_line_miss_ppm))
 		return false;
 	*out = (struct cp_issue_conflict){
-		.set = set, .ways = l1->ways, .accesses = acc, .history = h->len,
-		.distinct_lines = lines, .set_misses = set_misses,
+		.set = set,
+		.ways = l1->ways,
+		.accesses = acc,
+		.history = h->len,
+		.distinct_lines = lines,
+		.set_misses = set_misses,
 	};
 	c->nr_found = 0;
 	for (__u32 i = 0; i < h->len; i++)
@@ -628,7 +646,7 @@ static __u64 sampled_lines(const struct classify_ctx *c, const struct cp_insn *i
 static bool stream_of(struct classify_ctx *c, const struct cp_insn *in,
 		      const struct cp_insn_history *h, struct cp_issue_capacity *out)
 {
-	struct cp_issue_capacity e = { .stream = true };
+	struct cp_issue_capacity e = {.stream = true};
 
 	if (!cp_history_stream(h, &e.stride))
 		return false;
@@ -657,7 +675,7 @@ static int insn_issue(struct classify_ctx *c, const struct cp_insn *in)
 	const struct cp_insn_history *h = cp_insn_store__history(c->in->insns, in);
 	const struct cp_ip_counts *k = &in->counts;
 	struct cp_issue_conflict conflict;
-	struct cp_issue_capacity capacity = { 0 };
+	struct cp_issue_capacity capacity = {0};
 	enum cp_issue_type type = CP_ISSUE_CAPACITY_OR_CONFLICT;
 	bool soft = c->out->soft;
 	struct cp_issue *is;
@@ -686,11 +704,11 @@ static int insn_issue(struct classify_ctx *c, const struct cp_insn *in)
 		return -ENOMEM;
 	is->samples = k->loads + k->stores;
 	is->misses = misses;
-	is->score = soft ? (double)cp_insn_time_samples(in) / (double)c->out->time_samples :
-			   (double)misses / (double)c->out->sampled_misses;
-	is->misses_per_s = c->in->no_levels || soft ? per_second(c->in, k->loads, k->stores) :
-						      per_second(c->in, k->load_misses,
-								 k->store_misses);
+	is->score = soft ? (double)cp_insn_time_samples(in) / (double)c->out->time_samples
+			 : (double)misses / (double)c->out->sampled_misses;
+	is->misses_per_s = c->in->no_levels || soft
+				   ? per_second(c->in, k->loads, k->stores)
+				   : per_second(c->in, k->load_misses, k->store_misses);
 	set_cost(is, c->in, k->lat_sum);
 	if (type == CP_ISSUE_CONFLICT) {
 		is->conflict = conflict;
@@ -730,8 +748,9 @@ static int classify_insns(struct classify_ctx *c)
 		if (!share_at_least(in->counts.loads + in->counts.stores, c->out->accesses,
 				    cfg->min_access_ppm) ||
 		    (c->out->soft ? !share_at_least(cp_insn_time_samples(in), c->out->time_samples,
-						    cfg->min_miss_ppm) :
-				    !share_at_least(misses, c->out->sampled_misses, cfg->min_miss_ppm))) {
+						    cfg->min_miss_ppm)
+				  : !share_at_least(misses, c->out->sampled_misses,
+						    cfg->min_miss_ppm))) {
 			c->out->suppressed++;
 			continue;
 		}
@@ -769,23 +788,24 @@ static void app_filter(const struct cp_classify_input *in, const struct cp_class
 	out->soft = in->soft;
 	if (in->soft)
 		out->time_samples = in->time_samples ? in->time_samples : out->accesses;
-	out->sampled_misses = in->no_levels || in->soft ? out->accesses :
-							   in->load_misses + in->store_misses;
+	out->sampled_misses =
+		in->no_levels || in->soft ? out->accesses : in->load_misses + in->store_misses;
 	out->forwarded_misses = cp_miss_store__total(in->misses);
 	if (in->loads)
 		out->load_miss_ratio = (double)in->load_misses / (double)in->loads;
 	if (in->stores)
 		out->store_miss_ratio = (double)in->store_misses / (double)in->stores;
 	out->app_filter_applies = !in->no_levels && !in->soft && out->accesses;
-	out->app_filter_passed = !out->app_filter_applies ||
-				 share_at_least(in->load_misses, in->loads, cfg->app_load_miss_ppm) ||
-				 share_at_least(in->store_misses, in->stores, cfg->app_store_miss_ppm);
+	out->app_filter_passed =
+		!out->app_filter_applies ||
+		share_at_least(in->load_misses, in->loads, cfg->app_load_miss_ppm) ||
+		share_at_least(in->store_misses, in->stores, cfg->app_store_miss_ppm);
 }
 
 int cp_classify(const struct cp_classify_input *in, const struct cp_classify_cfg *cfg,
 		struct cp_classification *out)
 {
-	struct classify_ctx c = { .in = in, .cfg = cfg, .out = out };
+	struct classify_ctx c = {.in = in, .cfg = cfg, .out = out};
 	unsigned int top;
 	int err;
 

@@ -81,9 +81,9 @@ static __u64 object_refs(const void *e)
 void cp_issue_add_insn(struct cp_issue *is, const struct cp_issue_insn *in)
 {
 	bool added;
-	struct cp_issue_insn *t = find_or_append(is->insns, &is->nr_insns, CP_ISSUE_MAX_INSNS,
-						 sizeof(*in), in, same_line, &is->more_insns,
-						 &added);
+	struct cp_issue_insn *t =
+		find_or_append(is->insns, &is->nr_insns, CP_ISSUE_MAX_INSNS, sizeof(*in), in,
+			       same_line, &is->more_insns, &added);
 
 	if (!t)
 		return;
@@ -112,9 +112,9 @@ static void add_tid(struct cp_issue_object *g, __u32 tid)
 void cp_issue_add_object(struct cp_issue *is, const struct cp_issue_object *obj, __u32 refs)
 {
 	bool added;
-	struct cp_issue_object *g = find_or_append(is->objects, &is->nr_objects,
-						   CP_ISSUE_MAX_OBJECTS, sizeof(*obj), obj,
-						   same_group, &is->more_objects, &added);
+	struct cp_issue_object *g =
+		find_or_append(is->objects, &is->nr_objects, CP_ISSUE_MAX_OBJECTS, sizeof(*obj),
+			       obj, same_group, &is->more_objects, &added);
 
 	if (!g)
 		return;

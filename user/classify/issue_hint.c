@@ -31,8 +31,8 @@ int cp_byte_ranges(__u64 mask, __s64 base, char *buf, size_t sz)
 	for (b = cp_byte_run(mask, 0, &e); b >= 0; b = cp_byte_run(mask, e + 1, &e))
 		/* past the end: count what the full text needs, write nothing */
 		n += snprintf((size_t)n < sz ? buf + n : NULL, (size_t)n < sz ? sz - (size_t)n : 0,
-			      e > b ? "%s%lld-%lld" : "%s%lld", n ? "," : "",
-			      (long long)(b + base), (long long)(e + base));
+			      e > b ? "%s%lld-%lld" : "%s%lld", n ? "," : "", (long long)(b + base),
+			      (long long)(e + base));
 	return n;
 }
 
@@ -83,8 +83,8 @@ static void thread_offsets(const struct cp_issue_sharing *sh, bool procs, char *
 	bool in_object = object_offsets(sh, &base);
 	char w[128], r[128];
 
-	append(buf, sz, len, in_object ? " Offsets in the %llu-byte object: " :
-					 " Bytes of the line: ",
+	append(buf, sz, len,
+	       in_object ? " Offsets in the %llu-byte object: " : " Bytes of the line: ",
 	       (unsigned long long)sh->object_size);
 	for (__u32 i = 0; i < sh->nr_threads; i++) {
 		const struct cp_issue_thread *t = &sh->thr[i];
@@ -138,75 +138,99 @@ void cp_issue_hint(struct cp_issue *is, const struct cp_cache_level *l1)
 	switch (is->type) {
 	case CP_ISSUE_FALSE_SHARING:
 		if (procs && !is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "Processes write different bytes of one %u-byte line "
+			append(h, sz, &len,
+			       "Processes write different bytes of one %u-byte line "
 			       "of memory they map shared: in the layout they share, give each "
 			       "process's data a line of its own (pad or align each one's part to "
-			       "%u bytes).", line, line);
+			       "%u bytes).",
+			       line, line);
 		else if (is->sharing.other_part && is->origin != CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "Beside the bytes the threads share (%s: true "
+			append(h, sz, &len,
+			       "Beside the bytes the threads share (%s: true "
 			       "sharing, reported apart), threads use bytes of their own on this "
-			       "%u-byte line: move each thread's fields to a line of their own, away "
+			       "%u-byte line: move each thread's fields to a line of their own, "
+			       "away "
 			       "from the shared ones (pad or align them to %u bytes).",
 			       other_part(&is->sharing, other, sizeof(other)), line, line);
 		else if (is->origin == CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "Objects %s by different threads share a %u-byte "
-			       "line: align these allocations to %u bytes (posix_memalign, or round "
+			append(h, sz, &len,
+			       "Objects %s by different threads share a %u-byte "
+			       "line: align these allocations to %u bytes (posix_memalign, or "
+			       "round "
 			       "the size up to a multiple of %u) or give each thread its own arena "
-			       "or allocator.", alloc_threads_seen(is) ? "allocated" : "each used",
-			       line, line, line);
+			       "or allocator.",
+			       alloc_threads_seen(is) ? "allocated" : "each used", line, line,
+			       line);
 		else if (is->sharing.object_size)
-			append(h, sz, &len, "Threads write different bytes of one %u-byte line: "
+			append(h, sz, &len,
+			       "Threads write different bytes of one %u-byte line: "
 			       "pad or align the object (%llu bytes) or the fields each thread "
-			       "writes to %u bytes, e.g. __attribute__((aligned(%u))).", line,
-			       (unsigned long long)is->sharing.object_size, line, line);
+			       "writes to %u bytes, e.g. __attribute__((aligned(%u))).",
+			       line, (unsigned long long)is->sharing.object_size, line, line);
 		else
-			append(h, sz, &len, "Threads write different bytes of one %u-byte line: "
-			       "pad or align the data each thread writes to %u bytes.", line, line);
+			append(h, sz, &len,
+			       "Threads write different bytes of one %u-byte line: "
+			       "pad or align the data each thread writes to %u bytes.",
+			       line, line);
 		if (is->sharing.other_part && is->origin == CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, " The bytes the threads share (%s) are true "
-			       "sharing, reported apart.", other_part(&is->sharing, other, sizeof(other)));
+			append(h, sz, &len,
+			       " The bytes the threads share (%s) are true "
+			       "sharing, reported apart.",
+			       other_part(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, procs, h, sz, &len);
 		break;
 	case CP_ISSUE_TRUE_SHARING:
 		if (procs)
-			append(h, sz, &len, "Processes read and write the same bytes of memory "
-			       "they map shared: padding cannot help; update per-process copies and "
+			append(h, sz, &len,
+			       "Processes read and write the same bytes of memory "
+			       "they map shared: padding cannot help; update per-process copies "
+			       "and "
 			       "combine them once, or write less often.");
 		else
-			append(h, sz, &len, "Threads read and write the same bytes: padding "
+			append(h, sz, &len,
+			       "Threads read and write the same bytes: padding "
 			       "cannot help; update per-thread copies and combine them once, or "
 			       "write less often.");
 		if (is->sharing.other_part)
-			append(h, sz, &len, " The line's other bytes (%s) are false sharing, "
+			append(h, sz, &len,
+			       " The line's other bytes (%s) are false sharing, "
 			       "reported apart: padding fixes that part.",
 			       other_part(&is->sharing, other, sizeof(other)));
 		thread_offsets(&is->sharing, procs, h, sz, &len);
 		break;
 	case CP_ISSUE_CONFLICT:
 		if (is->origin == CP_ORIGIN_ALLOCATOR)
-			append(h, sz, &len, "The allocator placed these heap objects so that %u "
+			append(h, sz, &len,
+			       "The allocator placed these heap objects so that %u "
 			       "of their lines map to L1 set %u (%u ways): change the sizes or "
-			       "the alignment of those allocations (avoid multiples of %llu bytes), "
-			       "or use another allocator.", is->conflict.distinct_lines,
-			       is->conflict.set, is->conflict.ways, stride);
+			       "the alignment of those allocations (avoid multiples of %llu "
+			       "bytes), "
+			       "or use another allocator.",
+			       is->conflict.distinct_lines, is->conflict.set, is->conflict.ways,
+			       stride);
 		else
-			append(h, sz, &len, "%u distinct lines map to L1 set %u (%u ways): pad "
+			append(h, sz, &len,
+			       "%u distinct lines map to L1 set %u (%u ways): pad "
 			       "the leading dimension so the row stride in lines is odd (add %u "
 			       "bytes per row when rows are a multiple of %llu bytes), or stagger "
-			       "the start addresses of the arrays.", is->conflict.distinct_lines,
-			       is->conflict.set, is->conflict.ways, line, stride);
+			       "the start addresses of the arrays.",
+			       is->conflict.distinct_lines, is->conflict.set, is->conflict.ways,
+			       line, stride);
 		break;
 	case CP_ISSUE_CAPACITY:
-		append(h, sz, &len, "The data these lines walk does not fit in the cache: fuse "
+		append(h, sz, &len,
+		       "The data these lines walk does not fit in the cache: fuse "
 		       "loops over the same data, tile (block) the loops, or regroup arrays "
 		       "used together into one array of structures.");
 		break;
 	case CP_ISSUE_CAPACITY_OR_CONFLICT:
 	default:
-		append(h, sz, &len, "Access pattern pending (no breakpoint history yet): if "
+		append(h, sz, &len,
+		       "Access pattern pending (no breakpoint history yet): if "
 		       "these lines stride by a multiple of %llu bytes it is a conflict (pad the "
 		       "stride to an odd number of lines); otherwise capacity (fuse, tile, "
-		       "regroup).", stride);
+		       "regroup).",
+		       stride);
 		break;
 	}
 }

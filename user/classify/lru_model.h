@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_LRU_MAX_ACCESSES	1024	/* longest sequence simulated */
+#define CP_LRU_MAX_ACCESSES 1024 /* longest sequence simulated */
 
 /* The cache modelled: sets x ways lines of line_bytes. */
 struct cp_lru_geom {
@@ -29,11 +29,11 @@ struct cp_lru_geom {
 
 struct cp_lru_result {
 	__u32 accesses;
-	__u32 lines;		/* distinct lines */
-	__u32 compulsory;	/* first touches: misses in both caches */
-	__u32 sa_misses;	/* set-associative LRU, compulsory included */
-	__u32 fa_misses;	/* fully-associative LRU of sets x ways lines */
-	__u32 conflict;		/* set-associative misses that hit fully-associatively */
+	__u32 lines;	  /* distinct lines */
+	__u32 compulsory; /* first touches: misses in both caches */
+	__u32 sa_misses;  /* set-associative LRU, compulsory included */
+	__u32 fa_misses;  /* fully-associative LRU of sets x ways lines */
+	__u32 conflict;	  /* set-associative misses that hit fully-associatively */
 };
 
 /*

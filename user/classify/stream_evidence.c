@@ -37,8 +37,7 @@ bool cp_history_stream(const struct cp_insn_history *h, __s64 *stride)
 	return true;
 }
 
-__u64 cp_stream_footprint(__s64 stride, __u64 object_bytes, __u64 sampled_lines,
-			  __u32 line_bytes)
+__u64 cp_stream_footprint(__s64 stride, __u64 object_bytes, __u64 sampled_lines, __u32 line_bytes)
 {
 	__u64 step = (__u64)(stride < 0 ? -stride : stride);
 

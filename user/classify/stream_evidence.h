@@ -25,8 +25,8 @@
 #include "machine/geometry.h"
 #include "profile/insn_store.h"
 
-#define CP_STREAM_MIN_HISTORY	16	/* addresses before a history can show a stream */
-#define CP_STREAM_STRIDE_PCT	75	/* % of the steps that take the one stride */
+#define CP_STREAM_MIN_HISTORY 16 /* addresses before a history can show a stream */
+#define CP_STREAM_STRIDE_PCT  75 /* % of the steps that take the one stride */
 
 /*
  * True when @h, read oldest first, is a stream: at least
@@ -41,8 +41,7 @@ bool cp_history_stream(const struct cp_insn_history *h, __s64 *stride);
  * @object_bytes (0: unknown) or, failing that, @sampled_lines distinct
  * lines sampled, with @line_bytes lines.
  */
-__u64 cp_stream_footprint(__s64 stride, __u64 object_bytes, __u64 sampled_lines,
-			  __u32 line_bytes);
+__u64 cp_stream_footprint(__s64 stride, __u64 object_bytes, __u64 sampled_lines, __u32 line_bytes);
 
 /*
  * The cache a stream of @footprint bytes streams through: the largest of

@@ -43,20 +43,20 @@
 #define CP_VERSION "0.1.0"
 #endif
 
-#define CP_CHILD_GRACE_MS	2000
+#define CP_CHILD_GRACE_MS 2000
 
 /* Everything main() sets up, so one cleanup path frees it all. */
 struct cp_main {
 	struct cp_options opts;
 	struct cp_sysinfo si;
-	bool bp_silent;			/* breakpoints never fire here: none armed */
+	bool bp_silent; /* breakpoints never fire here: none armed */
 	struct cp_geometry geo;
 	struct cp_pmus *pmus;
 	struct cp_session_cfg cfg;
 	struct cp_session *sess;
-	struct cp_calibration *cal;	/* measuring the probes' costs; NULL: done or none */
+	struct cp_calibration *cal; /* measuring the probes' costs; NULL: done or none */
 	struct cp_live *live;
-	struct cp_recorder *rec;	/* --record; the live run owns it once made */
+	struct cp_recorder *rec; /* --record; the live run owns it once made */
 	struct cp_child child;
 	bool have_child;
 	pid_t pids[CP_MAX_TGIDS];
@@ -68,8 +68,8 @@ struct cp_main {
 	bool alive[CP_MAX_TGIDS];
 	bool alive_fresh;
 	struct cp_run_info info;
-	struct cp_report_opts ro;	/* where reports go */
-	struct cp_outputs outs;		/* the run's outputs (export/outputs.h) */
+	struct cp_report_opts ro; /* where reports go */
+	struct cp_outputs outs;	  /* the run's outputs (export/outputs.h) */
 	char err[768];
 };
 
@@ -103,15 +103,20 @@ static void fill_info(struct cp_main *m)
 static struct cp_report_opts report_opts(const struct cp_main *m)
 {
 	return (struct cp_report_opts){
-		.classify = &m->opts.classify, .output = m->opts.output, .json = m->opts.json,
+		.classify = &m->opts.classify,
+		.output = m->opts.output,
+		.json = m->opts.json,
 		.html = m->opts.html,
-		.prom = m->opts.prom_file, .prom_top = m->opts.prom_top,
+		.prom = m->opts.prom_file,
+		.prom_top = m->opts.prom_top,
 		.prom_pid_label = m->opts.prom_pid_label,
-		.pprof = m->opts.pprof, .folded = m->opts.folded,
+		.pprof = m->opts.pprof,
+		.folded = m->opts.folded,
 		.pprof_dir = m->opts.mode == CP_MODE_PROFILE ? m->opts.pprof_dir : NULL,
 		.pprof_keep = m->opts.pprof_keep,
 		.record = m->opts.mode == CP_MODE_REPORT ? NULL : m->opts.record_path,
-		.path_map = &m->opts.path_map, .alloc_wrappers = &m->opts.alloc_wrappers,
+		.path_map = &m->opts.path_map,
+		.alloc_wrappers = &m->opts.alloc_wrappers,
 		.callers = m->opts.callers,
 	};
 }
@@ -176,7 +181,8 @@ static void debuginfod_check(void)
 	case CP_NET_REACH_OK:
 		return;
 	}
-	cp_warn("DEBUGINFOD_URLS is set, but %s: no debug info will be downloaded; for the service, "
+	cp_warn("DEBUGINFOD_URLS is set, but %s: no debug info will be downloaded; for the "
+		"service, "
 		"enable the drop-in /usr/share/cacheperf-bpf/debuginfod.conf (cacheperf-bpf(8), "
 		"DEBUGINFOD), else unset DEBUGINFOD_URLS or pass --no-debuginfod",
 		why);
@@ -211,8 +217,9 @@ static int run_command(struct cp_main *m)
 		printf("cacheperf-bpf %s\n", CP_VERSION);
 		return CP_EXIT_OK;
 	case CP_MODE_PROBE:
-		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout) ?
-			       CP_EXIT_RUNTIME : CP_EXIT_OK;
+		return cp_probe_print(m->opts.sysfs_root, m->opts.cache_spec, stdout)
+			       ? CP_EXIT_RUNTIME
+			       : CP_EXIT_OK;
 	case CP_MODE_REPORT: {
 		struct cp_report_opts o = report_opts(m);
 
@@ -229,8 +236,8 @@ static int run_command(struct cp_main *m)
 		struct cp_diff_counts c;
 
 		if (cp_outputs_check(&o, m->err, sizeof(m->err)) ||
-		    cp_diff_cmd(m->opts.diff_paths[0], m->opts.diff_paths[1],
-						    &o, stderr, &c, m->err, sizeof(m->err)))
+		    cp_diff_cmd(m->opts.diff_paths[0], m->opts.diff_paths[1], &o, stderr, &c,
+				m->err, sizeof(m->err)))
 			return fail(m, CP_EXIT_RUNTIME);
 		return m->opts.fail_on_new && c.added ? CP_EXIT_NEW_ISSUES : CP_EXIT_OK;
 	}
@@ -321,7 +328,9 @@ static void plan_budget(struct cp_main *m, struct cp_live_cfg *lcfg)
 	if (soft)
 		snprintf(ticks, sizeof(ticks), "; %u ticks/s (asked %u)", plan->soft_freq_hz,
 			 plan->soft_freq_asked_hz);
-	cp_notice("overhead budget %.2f %%: tick %.1f us, uprobe %.2f + return %.2f us, breakpoint hit %.1f us%s; breakpoints %u hits/s; wakeup %.1f us, at most one per %.1f ms; allocation probes %.2f %%",
+	cp_notice("overhead budget %.2f %%: tick %.1f us, uprobe %.2f + return %.2f us, breakpoint "
+		  "hit %.1f us%s; breakpoints %u hits/s; wakeup %.1f us, at most one per %.1f ms; "
+		  "allocation probes %.2f %%",
 		  plan->budget_ppm / 1e4, u->tick_ns / 1e3, u->uprobe_ns / 1e3,
 		  u->uretprobe_ns / 1e3, u->bp_hit_ns / 1e3, ticks, plan->bp_rate,
 		  u->wakeup_ns / 1e3, plan->wakeup_min_ns / 1e6, plan->alloc_ppm / 1e4);

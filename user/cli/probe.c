@@ -10,13 +10,15 @@ int cp_preflight(const struct cp_sysinfo *si, char *err, size_t err_sz)
 {
 	if (!si->priv_err && !si->priv.ok) {
 		snprintf(err, err_sz,
-			 "not enough privileges: missing %s; run as root or grant CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8)",
+			 "not enough privileges: missing %s; run as root or grant CAP_BPF and "
+			 "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8)",
 			 si->priv.missing);
 		return -EPERM;
 	}
 	if (si->btf_err) {
 		snprintf(err, err_sz,
-			 "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s); cacheperf-bpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			 "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s); cacheperf-bpf needs "
+			 "a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 			 strerror(-si->btf_err));
 		return -ENOENT;
 	}
@@ -26,7 +28,9 @@ int cp_preflight(const struct cp_sysinfo *si, char *err, size_t err_sz)
 	}
 	if (si->bpf_load_err == -EPERM) {
 		snprintf(err, err_sz,
-			 "the kernel refuses to load BPF programs (EPERM): check kernel.unprivileged_bpf_disabled, lockdown and the capabilities CAP_BPF and CAP_PERFMON");
+			 "the kernel refuses to load BPF programs (EPERM): check "
+			 "kernel.unprivileged_bpf_disabled, lockdown and the capabilities CAP_BPF "
+			 "and CAP_PERFMON");
 		return -EPERM;
 	}
 	return 0;
@@ -40,14 +44,16 @@ static void print_pmu(const struct cp_pmus *pmus, const struct cp_pmu *p, FILE *
 		fprintf(f, "  ibs: %s PMU, type %u%s\n", p->name, p->type,
 			p->zen4_ext ? ", Zen 4 extensions" : "");
 		fprintf(f, "        kernel samples: %s\n",
-			swfilt ? "excluded (swfilt)" :
-				 "sampled too (no swfilt before Linux 6.14): dropped and counted");
+			swfilt ? "excluded (swfilt)"
+			       : "sampled too (no swfilt before Linux 6.14): dropped and counted");
 		fprintf(f, "        HITM: %s\n",
-			cp_ibs_has_hitm(&pmus->cpu) ?
-				"loads served modified by another core's cache" :
-				"never on this CPU (Zen 3): sharing is judged from stores");
-		fprintf(f, "        store levels: L1 or L2 hit; past L2 a miss of unknown level (IBS has no data source for stores)\n");
-		fprintf(f, "        read-modify-write ops: loads to the kernel, stores here (IbsOpData3 in the raw record)\n");
+			cp_ibs_has_hitm(&pmus->cpu)
+				? "loads served modified by another core's cache"
+				: "never on this CPU (Zen 3): sharing is judged from stores");
+		fprintf(f, "        store levels: L1 or L2 hit; past L2 a miss of unknown level "
+			   "(IBS has no data source for stores)\n");
+		fprintf(f, "        read-modify-write ops: loads to the kernel, stores here "
+			   "(IbsOpData3 in the raw record)\n");
 		return;
 	}
 	fprintf(f, "  pebs: %s PMU (%s), type %u, max precise %d, precise_ip from %d\n", p->name,
@@ -64,7 +70,8 @@ static void print_pmu(const struct cp_pmus *pmus, const struct cp_pmu *p, FILE *
 	if (!p->mem_stores[0])
 		fprintf(f, "        stores: not sampled (no mem-stores event)\n");
 	else if (cp_pmu_is_atom(p))
-		fprintf(f, "        store levels: decoded with the load table by the kernel; the event tells stores from loads (Linux 5.15+)\n");
+		fprintf(f, "        store levels: decoded with the load table by the kernel; the "
+			   "event tells stores from loads (Linux 5.15+)\n");
 	else if (cp_pmu_store_levels(p))
 		fprintf(f, "        store levels: yes (store latency facility)\n");
 	else
@@ -73,7 +80,7 @@ static void print_pmu(const struct cp_pmus *pmus, const struct cp_pmu *p, FILE *
 
 void cp_pmus_print(const struct cp_pmus *pmus, FILE *f)
 {
-	static const char *const vendors[] = { "unknown", "Intel", "AMD", "other" };
+	static const char *const vendors[] = {"unknown", "Intel", "AMD", "other"};
 
 	if (!pmus->cpu_err)
 		fprintf(f, "CPU: %s family %u model 0x%x%s\n",
@@ -110,8 +117,9 @@ int cp_probe_print(const char *root, const char *cache_spec, FILE *f)
 		cp_pmus_print(pmus, f);
 		/* cpu-clock needs no PMU: the soft source runs where perf_event programs load */
 		fprintf(f, "--source soft: %s\n",
-			si.bpf_load_err ? "not available: BPF perf_event programs do not load" :
-			"available (cpu-clock timer ticks: addresses and time, no cache levels)");
+			si.bpf_load_err ? "not available: BPF perf_event programs do not load"
+					: "available (cpu-clock timer ticks: addresses and time, "
+					  "no cache levels)");
 		if (!cp_source_decide(CP_SOURCE_AUTO, pmus, &si.kernel, &choice))
 			fprintf(f, "--source auto: %s\n", choice.reason);
 		cp_pmus__free(pmus);

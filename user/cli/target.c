@@ -61,7 +61,8 @@ int cp_target_check_pids(const pid_t *pids, int nr, char *err, size_t err_sz)
 		if (errno == EACCES || errno == EPERM) {
 			snprintf(err, err_sz,
 				 "no permission to profile PID %d: run as root or with CAP_BPF, "
-				 "CAP_PERFMON and CAP_SYS_PTRACE", pids[i]);
+				 "CAP_PERFMON and CAP_SYS_PTRACE",
+				 pids[i]);
 			return -EPERM;
 		}
 		snprintf(err, err_sz, "no such process: PID %d", pids[i]);
@@ -94,7 +95,7 @@ int cp_child_spawn(char *const argv[], struct cp_child *child, char *err, size_t
 		close(ex[0]);
 		/* hold here until the profiler has attached everything */
 		if (read(go[0], &c, 1) != 1)
-			_exit(126);	/* the profiler gave up: never run unobserved */
+			_exit(126); /* the profiler gave up: never run unobserved */
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
@@ -149,7 +150,7 @@ bool cp_child_poll(struct cp_child *child)
 /* Waits up to @ms for the child to exit; true once it has. */
 static bool wait_child(struct cp_child *child, int ms)
 {
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct timespec ts = {0, 10 * 1000 * 1000};
 
 	for (int waited = 0; !cp_child_poll(child) && waited < ms; waited += 10)
 		nanosleep(&ts, NULL);

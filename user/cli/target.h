@@ -13,10 +13,10 @@
 /* A command launched by `-- CMD`, stopped before its exec. */
 struct cp_child {
 	pid_t pid;
-	int go_fd;	/* write end: one byte lets the child exec */
-	int exec_fd;	/* read end, close-on-exec in the child: errno if exec failed */
+	int go_fd;   /* write end: one byte lets the child exec */
+	int exec_fd; /* read end, close-on-exec in the child: errno if exec failed */
 	bool exited;
-	int status;	/* waitpid status once exited */
+	int status; /* waitpid status once exited */
 };
 
 /*

@@ -79,8 +79,9 @@ void cp_decode_operand(const __u8 *code, size_t len, struct cp_operand *out)
 
 	memset(out, 0, sizeof(*out));
 	out->status = CP_OPND_UNDECODABLE;
-	if (!len || !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-						   ZYDIS_STACK_WIDTH_64)) ||
+	if (!len ||
+	    !ZYAN_SUCCESS(
+		    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code, len, &insn, ops)))
 		return;
 	out->insn_len = insn.length;

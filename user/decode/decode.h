@@ -19,7 +19,7 @@
 
 #include "cacheperf/operand.h"
 
-#define CP_INSN_MAX_LEN		15	/* the architectural limit */
+#define CP_INSN_MAX_LEN 15 /* the architectural limit */
 
 /*
  * Decodes the instruction at the start of @code (@len bytes available) into

@@ -15,32 +15,32 @@ struct cp_decode_entry {
 	struct cp_decode_key key;
 	struct cp_operand op;
 	struct cp_decode_charge charge;
-	bool charged;		/* charge is decided */
-	__u64 used;		/* clock of the last use; 0: empty */
+	bool charged; /* charge is decided */
+	__u64 used;   /* clock of the last use; 0: empty */
 };
 
 /* A code file held open for its bytes: the file a mapping names, by device and inode. */
 struct code_file {
 	__u64 dev, ino;
 	int fd;
-	__u64 used;		/* clock of the last read; 0: empty */
+	__u64 used; /* clock of the last read; 0: empty */
 };
 
 /* A function's sweep, by its entry's key and a sum of its bytes. */
 struct walk_slot {
 	struct cp_decode_key key;
-	__u64 sum;		/* code_sum() of the bytes swept */
+	__u64 sum; /* code_sum() of the bytes swept */
 	struct cp_code_walk walk;
-	__u64 used;		/* clock of the last use; 0: empty */
+	__u64 used; /* clock of the last use; 0: empty */
 };
 
 #define CP_DECODE_PID_BITS 4096
 
 struct cp_decode_cache {
-	struct cp_decode_entry *e;	/* nr_sets * CP_DECODE_WAYS */
-	size_t nr_sets;			/* a power of two */
+	struct cp_decode_entry *e; /* nr_sets * CP_DECODE_WAYS */
+	size_t nr_sets;		   /* a power of two */
 	__u64 clock;
-	size_t nr_by_pid;		/* entries keyed by a pid (code of no file) */
+	size_t nr_by_pid; /* entries keyed by a pid (code of no file) */
 	/*
 	 * A bit per pid hash, set for the pids that may have such entries:
 	 * a process's exit looks through the cache only when its bit is set,
@@ -52,11 +52,11 @@ struct cp_decode_cache {
 	struct code_file files[CP_CODE_FILES];
 	__u64 files_clock;
 	struct walk_slot walks[CP_CODE_WALKS];
-	size_t walk_bytes;		/* of the kept sweeps' arrays */
+	size_t walk_bytes; /* of the kept sweeps' arrays */
 	struct cp_decode_cache_stats stats;
 };
 
-/* The word of @c->by_pid_bits holding @pid's bit, and the bit (a multiplicative hash's top 12 bits). */
+/* The word of by_pid_bits holding @pid's bit, and the bit: a multiplicative hash's top 12 bits. */
 static __u64 *pid_word(struct cp_decode_cache *c, __u64 pid, __u64 *bit)
 {
 	unsigned int b = (__u32)pid * 2654435761u >> 20;
@@ -276,8 +276,8 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 		}
 		drop_walk(c, w); /* other bytes under the key now: the old sweep is of nothing */
 	}
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)) ||
+	if (!ZYAN_SUCCESS(
+		    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
 	    cp_code_walk(&dec, code, len, &walk))
 		return NULL;
 	c->stats.walks++;
@@ -376,8 +376,8 @@ static int code_fd(struct cp_decode_cache *c, pid_t pid, const struct cp_map *ma
 		return fd;
 	if (lru->used)
 		close(lru->fd);
-	*lru = (struct code_file){.dev = dev, .ino = map->inode, .fd = fd,
-				  .used = ++c->files_clock};
+	*lru = (struct code_file){
+		.dev = dev, .ino = map->inode, .fd = fd, .used = ++c->files_clock};
 	*held = true;
 	return fd;
 }
@@ -422,8 +422,8 @@ int cp_insn_read(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map,
 	return read_at(path, ip, buf, len);
 }
 
-int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps,
-			 __u64 ip, struct cp_operand *out)
+int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps, __u64 ip,
+			 struct cp_operand *out)
 {
 	const struct cp_map *map = cp_maps__find(maps, ip);
 	__u8 code[CP_INSN_MAX_LEN];

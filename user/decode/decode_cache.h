@@ -27,15 +27,15 @@
 #include "objects/proc_maps.h"
 
 #define CP_DECODE_WAYS		4
-#define CP_DECODE_CACHE_DEFAULT	4096	/* entries */
-#define CP_CODE_FILES		16	/* code files held open for their bytes (cp_insn_read()) */
-#define CP_CODE_WALKS		64	/* functions' sweeps kept (cp_decode_cache__walk()) */
-#define CP_CODE_WALK_BYTES	(8u << 20)	/* and at most this much of them */
+#define CP_DECODE_CACHE_DEFAULT 4096 /* entries */
+#define CP_CODE_FILES		16   /* code files held open for their bytes (cp_insn_read()) */
+#define CP_CODE_WALKS		64   /* functions' sweeps kept (cp_decode_cache__walk()) */
+#define CP_CODE_WALK_BYTES	(8u << 20) /* and at most this much of them */
 
 struct cp_decode_key {
-	__u64 dev;		/* major << 32 | minor; 0 for anonymous code */
-	__u64 ino;		/* inode; anonymous code: the pid */
-	__u64 off;		/* file offset of the instruction; anonymous code: its address */
+	__u64 dev; /* major << 32 | minor; 0 for anonymous code */
+	__u64 ino; /* inode; anonymous code: the pid */
+	__u64 off; /* file offset of the instruction; anonymous code: its address */
 };
 
 /*
@@ -44,20 +44,20 @@ struct cp_decode_key {
  * process that maps the code, so it is kept beside the operand.
  */
 struct cp_decode_charge {
-	bool to_prev;		/* to the access just before it (skid) */
-	bool rmw;		/* a load whose bytes the code right after it stores back */
-	__u32 back;		/* to_prev: bytes from that access's start to this instruction's */
-	struct cp_operand op;	/* to_prev: that access's operand */
+	bool to_prev;	      /* to the access just before it (skid) */
+	bool rmw;	      /* a load whose bytes the code right after it stores back */
+	__u32 back;	      /* to_prev: bytes from that access's start to this instruction's */
+	struct cp_operand op; /* to_prev: that access's operand */
 };
 
 struct cp_decode_cache_stats {
 	__u64 hits;
-	__u64 decodes;		/* misses: bytes read and decoded */
-	__u64 evictions;	/* entries replaced by newer ones */
-	__u64 unreadable;	/* reads that failed (status CP_OPND_UNREADABLE, not cached) */
-	__u64 charge_hits;	/* charges found decided (cp_decode_cache__charge()) */
-	__u64 walks;		/* functions swept (cp_decode_cache__walk()) */
-	__u64 walk_hits;	/* sweeps served kept */
+	__u64 decodes;	   /* misses: bytes read and decoded */
+	__u64 evictions;   /* entries replaced by newer ones */
+	__u64 unreadable;  /* reads that failed (status CP_OPND_UNREADABLE, not cached) */
+	__u64 charge_hits; /* charges found decided (cp_decode_cache__charge()) */
+	__u64 walks;	   /* functions swept (cp_decode_cache__walk()) */
+	__u64 walk_hits;   /* sweeps served kept */
 };
 
 struct cp_decode_cache;
@@ -125,8 +125,8 @@ int cp_insn_read(struct cp_decode_cache *c, pid_t pid, const struct cp_map *map,
  * computable"; unreadable bytes give CP_OPND_UNREADABLE, not cached, so a
  * later call retries), or -ENOENT when no mapping holds @ip.
  */
-int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps,
-			 __u64 ip, struct cp_operand *out);
+int cp_decode_cache__get(struct cp_decode_cache *c, pid_t pid, const struct cp_maps *maps, __u64 ip,
+			 struct cp_operand *out);
 
 void cp_decode_cache__stats(const struct cp_decode_cache *c, struct cp_decode_cache_stats *out);
 

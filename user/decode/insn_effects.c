@@ -14,7 +14,7 @@ int cp_reg_of(ZydisRegister reg)
 	static const ZydisRegister gprs[] = {
 		ZYDIS_REGISTER_RAX, ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_RDX, ZYDIS_REGISTER_RBX,
 		ZYDIS_REGISTER_RSP, ZYDIS_REGISTER_RBP, ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDI,
-		ZYDIS_REGISTER_R8, ZYDIS_REGISTER_R9, ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11,
+		ZYDIS_REGISTER_R8,  ZYDIS_REGISTER_R9,	ZYDIS_REGISTER_R10, ZYDIS_REGISTER_R11,
 		ZYDIS_REGISTER_R12, ZYDIS_REGISTER_R13, ZYDIS_REGISTER_R14, ZYDIS_REGISTER_R15,
 	};
 	ZydisRegister r;
@@ -190,17 +190,17 @@ bool cp_probe_insn_emulated(const __u8 *code, size_t len, __u32 *ilen)
 	if (len < 1)
 		return false;
 	if (code[0] >= 0x50 && code[0] <= 0x57)
-		n = 1;				/* push reg */
+		n = 1; /* push reg */
 	else if (code[0] == 0x41 && len >= 2 && code[1] >= 0x50 && code[1] <= 0x57)
-		n = 2;				/* push r8..r15: only REX 41 is accepted */
+		n = 2; /* push r8..r15: only REX 41 is accepted */
 	else if (code[0] == 0x90)
-		n = 1;				/* nop (41 90 would be xchg r8, rax) */
+		n = 1; /* nop (41 90 would be xchg r8, rax) */
 	else if (code[0] == 0xeb || (code[0] >= 0x70 && code[0] <= 0x7f))
-		n = 2;				/* jmp rel8, jcc rel8 */
+		n = 2; /* jmp rel8, jcc rel8 */
 	else if (code[0] == 0xe8 || code[0] == 0xe9)
-		n = 5;				/* call rel32, jmp rel32 */
+		n = 5; /* call rel32, jmp rel32 */
 	else if (code[0] == 0x0f && len >= 2 && code[1] >= 0x80 && code[1] <= 0x8f)
-		n = 6;				/* jcc rel32 */
+		n = 6; /* jcc rel32 */
 	if (!n || n > len)
 		return false;
 	if (ilen)

@@ -16,7 +16,7 @@
 #include <Zydis/Zydis.h>
 
 /* Bit of enum cp_reg (cacheperf/operand.h) in a register mask. */
-#define CP_REG_BIT(reg)		(1u << (reg))
+#define CP_REG_BIT(reg) (1u << (reg))
 
 /* enum cp_reg of a general-purpose register of any width, or of rip; -1 otherwise. */
 int cp_reg_of(ZydisRegister reg);
@@ -33,13 +33,13 @@ bool cp_insn_transfers(const ZydisDecodedInstruction *insn);
  * Built once per function, it serves every instruction of it.
  */
 struct cp_code_walk {
-	size_t len;		/* the function's bytes */
-	size_t decoded;		/* bytes decoded before the end or an undecodable byte */
-	bool indirect_jump;	/* a jmp through a register or memory: a jump table, maybe */
-	__u32 *starts;		/* offsets of the instructions decoded, ascending */
+	size_t len;	    /* the function's bytes */
+	size_t decoded;	    /* bytes decoded before the end or an undecodable byte */
+	bool indirect_jump; /* a jmp through a register or memory: a jump table, maybe */
+	__u32 *starts;	    /* offsets of the instructions decoded, ascending */
 	size_t nr_starts;
-	__u32 *targets;		/* offsets a relative jump, conditional jump or call reaches, */
-	size_t nr_targets;	/* ascending, each once, all below len */
+	__u32 *targets;	   /* offsets a relative jump, conditional jump or call reaches, */
+	size_t nr_targets; /* ascending, each once, all below len */
 };
 
 /*

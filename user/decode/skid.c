@@ -114,11 +114,12 @@ static bool base_reloaded(const ZydisDecoder *dec, const __u8 *code, size_t len,
  * %eax,%rax`, `cltq`) before any shift left by a constant; false for
  * anything else.
  */
-static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
-		       int reg, struct cp_operand *op)
+static bool index_step(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops, int reg,
+		       struct cp_operand *op)
 {
 	bool to_reg = insn->operand_count_visible >= 1 &&
-		      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && cp_reg_of(ops[0].reg.value) == reg;
+		      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		      cp_reg_of(ops[0].reg.value) == reg;
 	bool from_reg = insn->operand_count_visible == 2 &&
 			ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			cp_reg_of(ops[1].reg.value) == reg && ops[1].size == 32;
@@ -208,7 +209,8 @@ static bool next_run(const ZydisDecoder *dec, const __u8 *code, size_t len, size
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
 			return false;
 		if (cp_insn_transfers(&insn)) {
-			if (back || !plain_jump(&insn) || !(insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			if (back || !plain_jump(&insn) ||
+			    !(insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
 			    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
 			    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) ||
 			    target > p_off)
@@ -221,7 +223,8 @@ static bool next_run(const ZydisDecoder *dec, const __u8 *code, size_t len, size
 		if (op->base != CP_REG_NONE && (written & CP_REG_BIT(op->base)))
 			return false;
 		if (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index)) &&
-		    ((written & ~CP_REG_BIT(op->index)) || !index_step(&insn, ops, op->index, &next)))
+		    ((written & ~CP_REG_BIT(op->index)) ||
+		     !index_step(&insn, ops, op->index, &next)))
 			return false;
 		off += insn.length;
 	}
@@ -241,9 +244,8 @@ static __s64 place_of(const struct cp_operand *o, size_t off)
 static bool same_place(const struct cp_operand *a, size_t a_off, const struct cp_operand *b,
 		       size_t b_off)
 {
-	if (a->base != b->base || a->index != b->index || a->seg != b->seg ||
-	    a->size != b->size || !a->size || a->flags != b->flags ||
-	    (a->index != CP_REG_NONE && a->scale != b->scale))
+	if (a->base != b->base || a->index != b->index || a->seg != b->seg || a->size != b->size ||
+	    !a->size || a->flags != b->flags || (a->index != CP_REG_NONE && a->scale != b->scale))
 		return false;
 	return place_of(a, a_off) == place_of(b, b_off);
 }
@@ -259,8 +261,8 @@ static bool may_touch(const struct cp_operand *slot, size_t s_off, const struct 
 {
 	__s64 a, b;
 
-	if (o->base != slot->base || o->index != CP_REG_NONE || o->seg != CP_SEG_NONE ||
-	    o->flags || !o->size)
+	if (o->base != slot->base || o->index != CP_REG_NONE || o->seg != CP_SEG_NONE || o->flags ||
+	    !o->size)
 		return true;
 	a = place_of(slot, s_off);
 	b = place_of(o, o_off);
@@ -281,14 +283,16 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 	 */
 	bool loaded = op->flags & CP_OPND_F_BASE_LOADED, base_ok = !loaded;
 	struct cp_operand at = *op, slot = {
-		.status = CP_OPND_OK, .base = op->base_from, .disp = op->base_disp, .size = 8,
-		.access = CP_OPND_READ,
-	};
+					    .status = CP_OPND_OK,
+					    .base = op->base_from,
+					    .disp = op->base_disp,
+					    .size = 8,
+					    .access = CP_OPND_READ,
+				    };
 
 	at.flags &= (__u8)~CP_OPND_F_BASE_LOADED;
 	if (op->status != CP_OPND_OK || op->access != CP_OPND_READ ||
-	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return false;
 	/* P itself first: it may write its own base (mov (%rax),%rax) */
 	for (int i = 0; i <= CP_SKID_RMW_SCAN && off < len; i++) {
@@ -319,8 +323,9 @@ bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struc
 			    (op->index != CP_REG_NONE && (written & CP_REG_BIT(op->index))))
 				return false;
 			if (written & CP_REG_BIT(op->base))
-				base_ok = mov8_into(&insn, ops, op->base) && o.status == CP_OPND_OK &&
-					  o.access == CP_OPND_READ && same_place(&slot, p_off, &o, off);
+				base_ok = mov8_into(&insn, ops, op->base) &&
+					  o.status == CP_OPND_OK && o.access == CP_OPND_READ &&
+					  same_place(&slot, p_off, &o, off);
 		}
 		off += insn.length;
 	}
@@ -354,7 +359,8 @@ static bool keeps_frame_pointer(const ZydisDecoder *dec, const __u8 *code, size_
 		return false;
 	off += insn.length;
 	return decode_at(dec, code, len, off, &insn, ops) && insn.mnemonic == ZYDIS_MNEMONIC_MOV &&
-	       ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[0].reg.value == ZYDIS_REGISTER_RBP &&
+	       ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	       ops[0].reg.value == ZYDIS_REGISTER_RBP &&
 	       ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[1].reg.value == ZYDIS_REGISTER_RSP;
 }
 
@@ -368,14 +374,13 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
 	if (op->base == CP_REG_RSP)
 		return true;
 	return op->base == CP_REG_RBP &&
-	       ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					     ZYDIS_STACK_WIDTH_64)) &&
+	       ZYAN_SUCCESS(
+		       ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) &&
 	       keeps_frame_pointer(&dec, code, len);
 }
 
-enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len,
-				    const struct cp_code_walk *walk, size_t y_off,
-				    const struct cp_operand *y, struct cp_skid *out)
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, const struct cp_code_walk *walk,
+				    size_t y_off, const struct cp_operand *y, struct cp_skid *out)
 {
 	enum cp_skid_verdict v = cp_skid_find(code, len, walk, y_off, out);
 	bool own = y->status == CP_OPND_OK, frame;
@@ -407,14 +412,15 @@ static enum cp_skid_verdict find_walked(const ZydisDecoder *dec, const __u8 *cod
 	cp_decode_operand(code + p, len - (size_t)p, &out->op);
 	v = judge_prev(dec, code + p, len - (size_t)p, &out->op);
 	as_read = out->op;
-	reloaded = v == CP_SKID_ADDR_WRITTEN && base_reloaded(dec, code, len, walk, (size_t)p, &out->op);
+	reloaded = v == CP_SKID_ADDR_WRITTEN &&
+		   base_reloaded(dec, code, len, walk, (size_t)p, &out->op);
 	if (reloaded ||
 	    (v == CP_SKID_ADDR_WRITTEN && next_run(dec, code, len, y_off, (size_t)p, &out->op)))
 		v = CP_SKID_CHARGE;
 	if (v != CP_SKID_CHARGE)
 		return v;
 	if (walk->decoded < len)
-		v = CP_SKID_NOT_BOUNDARY;	/* branches past undecodable bytes unseen */
+		v = CP_SKID_NOT_BOUNDARY; /* branches past undecodable bytes unseen */
 	else if (cp_code_walk_target(walk, y_off))
 		v = CP_SKID_BRANCH_TARGET;
 	else if (reloaded && cp_code_walk_target(walk, (size_t)p)) {
@@ -441,8 +447,7 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, const struct cp_
 	if (y_off == 0)
 		return CP_SKID_AT_ENTRY;
 	if (y_off >= len || len > CP_SKID_MAX_FUNC_BYTES || (walk && walk->len != len) ||
-	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return CP_SKID_NOT_BOUNDARY;
 	if (walk)
 		return find_walked(&dec, code, len, walk, y_off, out);

@@ -53,30 +53,30 @@
 #include "decode/insn_effects.h"
 
 /* Instructions on the way from Y back to a chase load P (CP_OPND_F_NEXT_RUN). */
-#define CP_SKID_NEXT_SCAN	16
+#define CP_SKID_NEXT_SCAN 16
 
 /* Functions longer than this are not walked: their ticks stay time-only (bounded work). */
-#define CP_SKID_MAX_FUNC_BYTES	(256u << 10)
+#define CP_SKID_MAX_FUNC_BYTES (256u << 10)
 
 /* Why a tick on Y is or is not charged to the access before it. */
 enum cp_skid_verdict {
 	CP_SKID_CHARGE = 0,	/* charge P: cp_skid.op, cp_skid.prev_off */
 	CP_SKID_AT_ENTRY,	/* Y is the function's entry: no instruction before it */
 	CP_SKID_NOT_BOUNDARY,	/* the walk from the entry does not reach Y (data, bad bounds) */
-	CP_SKID_PREV_NO_ACCESS,	/* P has no computable memory access */
+	CP_SKID_PREV_NO_ACCESS, /* P has no computable memory access */
 	CP_SKID_PREV_TRANSFER,	/* P branches, calls or returns: Y does not follow it */
 	CP_SKID_ADDR_WRITTEN,	/* P writes a register its address is built from */
 	CP_SKID_BRANCH_TARGET,	/* a branch of the function reaches Y */
 	CP_SKID_INDIRECT_JUMP,	/* the function jumps through a register or memory */
-	CP_SKID_OWN_STORE,	/* Y stores after a store: one finding the store buffer full waits at Y */
-	CP_SKID_FRAME_PAIR,	/* P and Y both access the function's stack frame: both hit */
+	CP_SKID_OWN_STORE, /* Y stores after a store: one finding the store buffer full waits at Y */
+	CP_SKID_FRAME_PAIR, /* P and Y both access the function's stack frame: both hit */
 	CP_SKID_VERDICT_NR,
 };
 
 /* The access a tick is charged to. */
 struct cp_skid {
-	struct cp_operand op;	/* P's memory operand (status CP_OPND_OK) */
-	__u32 prev_off;		/* P's offset from the function's entry */
+	struct cp_operand op; /* P's memory operand (status CP_OPND_OK) */
+	__u32 prev_off;	      /* P's offset from the function's entry */
 };
 
 /*
@@ -112,9 +112,8 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, const struct cp_
  * access, a load or a read-modify-write gives its ticks to P as an
  * instruction without an access does. Pure.
  */
-enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len,
-				    const struct cp_code_walk *walk, size_t y_off,
-				    const struct cp_operand *y, struct cp_skid *out);
+enum cp_skid_verdict cp_skid_charge(const __u8 *code, size_t len, const struct cp_code_walk *walk,
+				    size_t y_off, const struct cp_operand *y, struct cp_skid *out);
 
 /*
  * True when @op, the operand of an instruction of the function whose code
@@ -144,9 +143,9 @@ bool cp_skid_stack_access(const __u8 *code, size_t len, const struct cp_operand 
  * written at every one of those ticks. The load is then counted as a write
  * too (CP_OPND_RMW), as `addq $1,(%rdi)` would be.
  */
-#define CP_SKID_RMW_SCAN	8
+#define CP_SKID_RMW_SCAN 8
 /* the bytes that hold the load and the instructions scanned (15 at most each) */
-#define CP_SKID_RMW_BYTES	((CP_SKID_RMW_SCAN + 1) * 15)
+#define CP_SKID_RMW_BYTES ((CP_SKID_RMW_SCAN + 1) * 15)
 bool cp_skid_stored_back(const __u8 *code, size_t len, size_t p_off, const struct cp_operand *op);
 
 /* A short text for @v ("base register written by the access"), "unknown" if out of range. */

@@ -18,26 +18,26 @@
 
 /* What user space did with the instructions on_tick queued (the report's figures). */
 struct cp_soft_stats {
-	__u64 taken;		/* pending instructions taken from soft_pending */
-	__u64 descriptors;	/* ... installed with a memory operand: their ticks are samples */
-	__u64 skid;		/* ... of them, charging the access before them (user/decode/skid.h) */
-	__u64 markers;		/* ... installed as "no computable memory operand": time only */
-	__u64 gone;		/* ... whose process was gone before they were decoded */
-	__u64 drop_insns;	/* ... not installed: soft_insns (or the registry) is full */
-	__u64 forgotten;	/* entries removed because their process exec'd or exited */
+	__u64 taken;	   /* pending instructions taken from soft_pending */
+	__u64 descriptors; /* ... installed with a memory operand: their ticks are samples */
+	__u64 skid;	   /* ... of them, charging the access before them (user/decode/skid.h) */
+	__u64 markers;	   /* ... installed as "no computable memory operand": time only */
+	__u64 gone;	   /* ... whose process was gone before they were decoded */
+	__u64 drop_insns;  /* ... not installed: soft_insns (or the registry) is full */
+	__u64 forgotten;   /* entries removed because their process exec'd or exited */
 };
-#define CP_SOFT_STATS_NR	(sizeof(struct cp_soft_stats) / sizeof(__u64))
+#define CP_SOFT_STATS_NR (sizeof(struct cp_soft_stats) / sizeof(__u64))
 
 /* What to do with one pending instruction once it was looked up. */
 enum cp_soft_action {
-	CP_SOFT_INSTALL,	/* install *out: a descriptor (status OK) or a marker */
-	CP_SOFT_GONE,		/* its process is gone: nothing to install */
+	CP_SOFT_INSTALL, /* install *out: a descriptor (status OK) or a marker */
+	CP_SOFT_GONE,	 /* its process is gone: nothing to install */
 };
 
 /* The access before a ticked instruction that its ticks are charged to (skid). */
 struct cp_soft_prev {
-	struct cp_operand op;	/* its operand, status CP_OPND_OK */
-	__u64 ip;		/* its address in the process */
+	struct cp_operand op; /* its operand, status CP_OPND_OK */
+	__u64 ip;	      /* its address in the process */
 	/* the ticked instruction has an access of its own, and its ticks are still
 	 * the access's before it (user/decode/skid.h) */
 	bool past_access;

@@ -86,7 +86,7 @@ struct target {
 	bool mark_failed;  /* the last mark could not be set: the cutter polls while it is open */
 	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
 	ino_t file_ino;
-	int held_fd;	   /* -a: that file, held open for the run (-1: none yet) */
+	int held_fd; /* -a: that file, held open for the run (-1: none yet) */
 };
 
 /* The system-call tracepoints the mapping programs go on (sys_tp_progs()). */
@@ -99,20 +99,20 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
-	__u64 sys_tp_ids[SYS_TPS];		/* sys_tp_progs()' tracepoint ids, 0: not read yet */
-	bool sys_warned;			/* said once that they failed to attach again */
-	struct cp_sys_windows sys_windows;	/* which windows they go with */
-	bool sys_skipped;			/* the open window goes without them */
-	__u64 sys_mappings;			/* the mappings recorded when they went on */
-	struct cp_link_reaper *reaper;		/* destroys detached uprobes off the loop */
-	bool multi;				/* uprobe multi links (live/uprobe_multi.h) */
-	bool measuring;				/* the programs' cost is being measured */
-	struct cp_prog_cost prog_base;		/* the programs' counters when it began */
-	__u64 prog_ns;				/* their run time per call, once measured */
-	struct cp_prog_cost sys_base;		/* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;			/* their run time per system call, once measured */
+	__u64 sys_tp_ids[SYS_TPS];	   /* sys_tp_progs()' tracepoint ids, 0: not read yet */
+	bool sys_warned;		   /* said once that they failed to attach again */
+	struct cp_sys_windows sys_windows; /* which windows they go with */
+	bool sys_skipped;		   /* the open window goes without them */
+	__u64 sys_mappings;		   /* the mappings recorded when they went on */
+	struct cp_link_reaper *reaper;	   /* destroys detached uprobes off the loop */
+	bool multi;			   /* uprobe multi links (live/uprobe_multi.h) */
+	bool measuring;			   /* the programs' cost is being measured */
+	struct cp_prog_cost prog_base;	   /* the programs' counters when it began */
+	__u64 prog_ns;			   /* their run time per call, once measured */
+	struct cp_prog_cost sys_base;	   /* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;		   /* their run time per system call, once measured */
 	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
-	__u64 prog_at_ns;			/* measuring: since then; else: measure again then */
+	__u64 prog_at_ns; /* measuring: since then; else: measure again then */
 	__u64 prog_measures;
 	bool raw_syscalls;
 	__u64 exit_traps_seen; /* all CPUs' exit points' traps at the last tick */
@@ -613,7 +613,8 @@ static const struct cp_elf_code *place_elf(struct target *t, struct place_ctx *p
 static size_t read_fn(const struct place_ctx *pc, const struct cp_alloc_fn *fn)
 {
 	size_t want = fn->size && fn->size < CP_PLACE_CODE_MAX ? fn->size : CP_PLACE_CODE_MAX;
-	ssize_t got = pc->code && pc->fd >= 0 ? pread(pc->fd, pc->code, want, (off_t)fn->file_off) : 0;
+	ssize_t got =
+		pc->code && pc->fd >= 0 ? pread(pc->fd, pc->code, want, (off_t)fn->file_off) : 0;
 
 	return got > 0 ? (size_t)got : 0;
 }
@@ -740,7 +741,7 @@ static void place_sites(struct cp_alloc_probes *ap, struct target *t)
 		.fd = cp_allocator_open(t->alloc),
 		.copy = -1,
 	};
-	bool forwards[CP_FN_NR_PROBED] = { false };
+	bool forwards[CP_FN_NR_PROBED] = {false};
 	__u64 jumps_to[CP_FN_NR_PROBED]; /* a forwarder's first jump */
 
 	t->nr_sites = 0;
@@ -914,7 +915,8 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
 						 site_cookie(t, &t->sites[i]), true, path);
 		for (int i = 0; i < t->nr_sites && !err; i++)
 			err = attach_one(t, entry_prog(ap->skel, t->sites[i].func, &args),
-					 t->sites[i].off, site_cookie(t, &t->sites[i]), false, path);
+					 t->sites[i].off, site_cookie(t, &t->sites[i]), false,
+					 path);
 	}
 	if (err)
 		detach_links(ap, t);
@@ -933,7 +935,8 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
  */
 static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 {
-	int fd = t->held_fd >= 0 ? fcntl(t->held_fd, F_DUPFD_CLOEXEC, 0) : cp_allocator_open(t->alloc);
+	int fd = t->held_fd >= 0 ? fcntl(t->held_fd, F_DUPFD_CLOEXEC, 0)
+				 : cp_allocator_open(t->alloc);
 	struct stat st;
 	char path[32];
 	int err;
@@ -971,7 +974,7 @@ static const struct cp_alloc_probed *all_probed(const struct cp_alloc_probes *ap
 
 	if (!all)
 		return NULL;
-	*p = (struct cp_alloc_probed){ .dev = all->file_dev, .ino = all->file_ino };
+	*p = (struct cp_alloc_probed){.dev = all->file_dev, .ino = all->file_ino};
 	return p;
 }
 
@@ -1069,8 +1072,8 @@ static int allocator_changed(const struct cp_alloc_probes *ap, const struct targ
 {
 	struct cp_allocator *now = calloc(1, sizeof(*now));
 	struct cp_alloc_probed probed;
-	int err = now ? cp_allocator__find(NULL, pid, early, all_probed(ap, &probed), now)
-		      : -ENOMEM;
+	int err =
+		now ? cp_allocator__find(NULL, pid, early, all_probed(ap, &probed), now) : -ENOMEM;
 	int changed = err ? err
 			  : now->inode != t->alloc->inode ||
 				      now->dev_major != t->alloc->dev_major ||
@@ -1125,8 +1128,7 @@ static void note_own_loader(struct cp_alloc_probes *ap)
 	ld = cp_allocator_loader(m);
 	if (ld)
 		ap->all_loader = (struct cp_alloc_probed){
-			.dev = makedev(ld->dev_major, ld->dev_minor), .ino = ld->inode
-		};
+			.dev = makedev(ld->dev_major, ld->dev_minor), .ino = ld->inode};
 	cp_maps__free(m);
 }
 
@@ -1563,8 +1565,8 @@ static void open_marks(struct cp_alloc_probes *ap)
 {
 	ap->cut_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ap->cut_efd >= 0)
-		ap->cut_rb = ring_buffer__new(bpf_map__fd(ap->skel->maps.alloc_cuts), on_mark,
-					      NULL, NULL);
+		ap->cut_rb = ring_buffer__new(bpf_map__fd(ap->skel->maps.alloc_cuts), on_mark, NULL,
+					      NULL);
 	if (!ap->cut_rb)
 		cp_warn("the allocation probes' cutter polls their counts every millisecond: its "
 			"wakeups could not be set up: %s",

@@ -39,7 +39,7 @@ struct cp_alloc_probes;
 struct cp_alloc_prepare {
 	bool no_stacks;		/* do not capture deeper allocation stacks */
 	bool no_stack_copy;	/* no stack copies for CFI unwinding (CP_REC_USTACK) */
-	__u32 stack_copy_bytes;	/* their size, at most CP_USTACK_BYTES; 0: that */
+	__u32 stack_copy_bytes; /* their size, at most CP_USTACK_BYTES; 0: that */
 	bool no_count;		/* do not count calls (no guard) */
 	bool empty;		/* bench: the uprobe programs do nothing (the floor) */
 	__u32 max_live;		/* live-object map entries, 0: CP_MAX_LIVE_OBJECTS */
@@ -55,11 +55,11 @@ struct cp_alloc_prepare {
 int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepare *p);
 
 struct cp_alloc_probes_opts {
-	__u64 max_alloc_rate;	/* --max-alloc-rate, calls/s per process; 0: no guard */
-	__u32 budget_ppm;	/* the overhead budget's share for the probes; 0: none */
-	__u64 call_ns;		/* what a probed call costs the target (calibrated) */
-	__u64 exit_ns;		/* what an exit point's trap costs it (cp_unit_exit_ns()) */
-	FILE *log;		/* -v: where probes went and why; NULL: quiet */
+	__u64 max_alloc_rate; /* --max-alloc-rate, calls/s per process; 0: no guard */
+	__u32 budget_ppm;     /* the overhead budget's share for the probes; 0: none */
+	__u64 call_ns;	      /* what a probed call costs the target (calibrated) */
+	__u64 exit_ns;	      /* what an exit point's trap costs it (cp_unit_exit_ns()) */
+	FILE *log;	      /* -v: where probes went and why; NULL: quiet */
 	/* the guard backed off (true) or resumed (false) for @pid (-1: all processes) */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *ctx;

@@ -9,7 +9,7 @@
 
 int cp_bp_arm(int map_fd, __u32 tgid, __u64 ip, const struct cp_operand *op)
 {
-	struct cp_ip_key key = { .tgid = tgid, .ip = ip };
+	struct cp_ip_key key = {.tgid = tgid, .ip = ip};
 	struct cp_bp_insn *v;
 	int ret = 0;
 
@@ -28,14 +28,14 @@ int cp_bp_arm(int map_fd, __u32 tgid, __u64 ip, const struct cp_operand *op)
 
 int cp_bp_read(int map_fd, __u32 tgid, __u64 ip, struct cp_bp_insn *out)
 {
-	struct cp_ip_key key = { .tgid = tgid, .ip = ip };
+	struct cp_ip_key key = {.tgid = tgid, .ip = ip};
 
 	return bpf_map_lookup_elem(map_fd, &key, out) ? -errno : 0;
 }
 
 int cp_bp_disarm(int map_fd, __u32 tgid, __u64 ip)
 {
-	struct cp_ip_key key = { .tgid = tgid, .ip = ip };
+	struct cp_ip_key key = {.tgid = tgid, .ip = ip};
 
 	return bpf_map_delete_elem(map_fd, &key) ? -errno : 0;
 }

@@ -15,9 +15,9 @@
 #include "machine/pmu_attr.h"
 #include "objects/proc_maps.h"
 
-#define CP_BP_PRUNE_NS	1000000000ull	/* candidate pruning, at most once a second */
+#define CP_BP_PRUNE_NS 1000000000ull /* candidate pruning, at most once a second */
 /* ticks closer than this do nothing: the loop may wake for every ring-buffer batch */
-#define CP_BP_TICK_NS	10000000ull
+#define CP_BP_TICK_NS 10000000ull
 
 struct armed {
 	__u32 tgid;
@@ -30,20 +30,22 @@ struct cp_bp_sampler {
 	struct cp_bp_manager *m;
 	struct cp_decode_cache *decoded;
 	int map_fd;
-	struct cp_cpuset cpus;		/* per-CPU events go on these */
+	struct cp_cpuset cpus; /* per-CPU events go on these */
 	struct armed armed[CP_MAX_BP_INSNS];
 	int nr_armed;
 	bool stopped;
 	__u64 pruned_ns;
 	__u64 ticked_ns;
-	struct cp_bp_insn entry;	/* scratch: a final BPF entry */
+	struct cp_bp_insn entry; /* scratch: a final BPF entry */
 	struct cp_bp_summary sum;
 };
 
 struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 {
 	struct cp_bp_manager_cfg mcfg = {
-		.expiry_ns = cfg->expiry_ns, .max_rate = cfg->max_rate, .per_cpu = cfg->per_cpu,
+		.expiry_ns = cfg->expiry_ns,
+		.max_rate = cfg->max_rate,
+		.per_cpu = cfg->per_cpu,
 		.by_time = cfg->by_time,
 	};
 	struct cp_bp_sampler *s;
@@ -79,8 +81,8 @@ struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg)
 	return s;
 }
 
-void cp_bp_sampler__note_miss(struct cp_bp_sampler *s, __u32 tgid, __u32 cpu, __u64 ip,
-			      __u64 addr, __u64 now_ns)
+void cp_bp_sampler__note_miss(struct cp_bp_sampler *s, __u32 tgid, __u32 cpu, __u64 ip, __u64 addr,
+			      __u64 now_ns)
 {
 	cp_bp_manager__note_miss(s->m, tgid, cpu, ip,
 				 cp_l1_set(addr, s->cfg.l1.line_bytes, s->cfg.l1.sets), now_ns);
@@ -162,10 +164,15 @@ static void say_enospc(struct cp_bp_sampler *s, const struct cp_bp_manager_pick 
 	if (!s->cfg.log)
 		return;
 	if (s->cfg.per_cpu)
-		fprintf(s->cfg.log, "cacheperf-bpf: hardware breakpoint slots are taken (a debugger or another profiler?): watching %d instruction(s) for now, trying again in %llu s\n",
+		fprintf(s->cfg.log,
+			"cacheperf-bpf: hardware breakpoint slots are taken (a debugger or another "
+			"profiler?): watching %d instruction(s) for now, trying again in %llu s\n",
 			s->nr_armed, CP_BPM_RETRY_NS / 1000000000ull);
 	else
-		fprintf(s->cfg.log, "cacheperf-bpf: hardware breakpoint slots of process %u are taken (a debugger or another profiler?): fewer breakpoints there for now, trying again in %llu s\n",
+		fprintf(s->cfg.log,
+			"cacheperf-bpf: hardware breakpoint slots of process %u are taken (a "
+			"debugger or another profiler?): fewer breakpoints there for now, trying "
+			"again in %llu s\n",
 			p->tgid, CP_BPM_RETRY_NS / 1000000000ull);
 }
 
@@ -186,7 +193,9 @@ static void fill(struct cp_bp_sampler *s, const struct cp_insn_store *insns,
 			say_enospc(s, &p);
 		if (cp_bp_manager__armed(s->m, &p, ret, now_ns)) {
 			if (s->cfg.log)
-				fprintf(s->cfg.log, "cacheperf-bpf: breakpoint sampling off: this machine refuses hardware breakpoints (%s)\n",
+				fprintf(s->cfg.log,
+					"cacheperf-bpf: breakpoint sampling off: this machine "
+					"refuses hardware breakpoints (%s)\n",
 					strerror(-ret));
 			break;
 		}
@@ -221,7 +230,7 @@ void cp_bp_sampler__tick(struct cp_bp_sampler *s, const struct cp_insn_store *in
 	s->ticked_ns = now_ns;
 	cp_bp_manager__hits(s->m, s->cfg.skel->bss->bp_stats.hits, now_ns);
 	for (int i = s->nr_armed - 1; i >= 0; i--) {
-		struct cp_bp_manager_view v = { 0 };
+		struct cp_bp_manager_view v = {0};
 		enum cp_bp_manager_reason why;
 
 		/* an entry that vanished reads as idle since arming */

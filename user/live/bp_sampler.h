@@ -36,16 +36,16 @@ typedef void (*cp_bp_history_fn)(void *ctx, const struct cp_bp_finding *f,
 				 const struct cp_bp_insn *h);
 
 struct cp_bp_sampler_cfg {
-	struct cacheperf *skel;		/* loaded with on_breakpoint */
-	bool per_cpu;			/* per-CPU events (else per thread, inherited) */
-	const char *sysfs_root;		/* online CPUs, for per-CPU events */
-	__u64 expiry_ns;		/* --bp-expiry */
-	__u32 max_rate;			/* --max-bp-rate, > 0 */
-	bool by_time;			/* soft source: candidates by time share (bp_manager.h) */
-	struct cp_lru_geom l1;		/* sets of the accesses, and the LRU models */
-	cp_bp_history_fn on_history;	/* NULL: findings only */
+	struct cacheperf *skel;	     /* loaded with on_breakpoint */
+	bool per_cpu;		     /* per-CPU events (else per thread, inherited) */
+	const char *sysfs_root;	     /* online CPUs, for per-CPU events */
+	__u64 expiry_ns;	     /* --bp-expiry */
+	__u32 max_rate;		     /* --max-bp-rate, > 0 */
+	bool by_time;		     /* soft source: candidates by time share (bp_manager.h) */
+	struct cp_lru_geom l1;	     /* sets of the accesses, and the LRU models */
+	cp_bp_history_fn on_history; /* NULL: findings only */
 	void *ctx;
-	FILE *log;			/* slot shortages, giving up; NULL: silent */
+	FILE *log; /* slot shortages, giving up; NULL: silent */
 };
 
 struct cp_bp_sampler;
@@ -57,8 +57,8 @@ struct cp_bp_sampler *cp_bp_sampler__new(const struct cp_bp_sampler_cfg *cfg);
 void cp_bp_sampler__free(struct cp_bp_sampler *s);
 
 /* A forwarded miss (or, for sources without levels, any sampled access). */
-void cp_bp_sampler__note_miss(struct cp_bp_sampler *s, __u32 tgid, __u32 cpu, __u64 ip,
-			      __u64 addr, __u64 now_ns);
+void cp_bp_sampler__note_miss(struct cp_bp_sampler *s, __u32 tgid, __u32 cpu, __u64 ip, __u64 addr,
+			      __u64 now_ns);
 
 /*
  * A CP_REC_BP record: lets the instruction go now, then arms the next

@@ -22,13 +22,13 @@ struct cp_drain {
 	struct ring_buffer *rb;
 	struct cp_record_ops ops;
 	struct cp_record_counts counts;
-	bool no_lookup_and_delete;	/* kernel < 5.14: hash maps lack it */
-	__u64 deadline_ns;		/* this poll stops handling records here */
-	int handled;			/* records of this poll */
-	bool caught_up;			/* the last poll read every ring to its end */
-	void (*tick)(void *ctx, __u64 now_ns);	/* between records; NULL: none */
+	bool no_lookup_and_delete;	       /* kernel < 5.14: hash maps lack it */
+	__u64 deadline_ns;		       /* this poll stops handling records here */
+	int handled;			       /* records of this poll */
+	bool caught_up;			       /* the last poll read every ring to its end */
+	void (*tick)(void *ctx, __u64 now_ns); /* between records; NULL: none */
 	void *tick_ctx;
-	__u64 last_ns;				/* the last record's end; 0: none this poll */
+	__u64 last_ns; /* the last record's end; 0: none this poll */
 	struct cp_drain_timing timing;
 };
 
@@ -213,7 +213,7 @@ __u32 cp_map_keys_u32(int fd, __u32 *keys, __u32 cap)
 }
 
 /* Entries a batch call takes at most: a bucket holds far fewer. */
-#define CP_MAP_DRAIN_BATCH	64
+#define CP_MAP_DRAIN_BATCH 64
 
 /*
  * cp_map_drain() in batches (BPF_MAP_LOOKUP_AND_DELETE_BATCH, 5.6): one
@@ -237,7 +237,9 @@ static bool drain_batch(int fd, size_t key_size, size_t val_size, size_t cap, cp
 		__u32 count = (__u32)(cap - *taken < CP_MAP_DRAIN_BATCH ? cap - *taken
 									: CP_MAP_DRAIN_BATCH);
 		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : in, out, keys, vals,
-							  &count, NULL) ? -errno : 0;
+							  &count, NULL)
+				  ? -errno
+				  : 0;
 
 		/* the last batch ends the walk with -ENOENT, its entries taken all the same */
 		if (err && err != -ENOENT)
@@ -310,7 +312,7 @@ static void take_insn(void *ctx, const void *key, const void *val)
 
 int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap)
 {
-	struct insn_out o = { .out = out };
+	struct insn_out o = {.out = out};
 
 	return cp_map_drain(bpf_map__fd(d->skel->maps.ip_counts), sizeof(struct cp_ip_key),
 			    sizeof(struct cp_ip_counts), cap, &d->no_lookup_and_delete, take_insn,

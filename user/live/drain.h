@@ -18,7 +18,6 @@
 struct cacheperf;
 struct cp_drain;
 
-
 /* A drain of @skel's maps (loaded) calling @ops; NULL with errno set on failure. */
 struct cp_drain *cp_drain__new(struct cacheperf *skel, const struct cp_record_ops *ops);
 void cp_drain__free(struct cp_drain *d);
@@ -30,8 +29,8 @@ void cp_drain__free(struct cp_drain *d);
  * rate cap's first interval) never lets happen, and the loop's ticks, the
  * rate cap and the rolling summaries would stop with it.
  */
-#define CP_DRAIN_BUDGET_NS	50000000ull
-#define CP_DRAIN_CHECK_EVERY	256	/* records between looks at the clock */
+#define CP_DRAIN_BUDGET_NS   50000000ull
+#define CP_DRAIN_CHECK_EVERY 256 /* records between looks at the clock */
 
 /*
  * Calls @tick every CP_DRAIN_CHECK_EVERY records handled, with the time:
@@ -56,7 +55,7 @@ int cp_drain__poll(struct cp_drain *d, int timeout_ms);
  * bounded number of records, but targets still running (-p, -a) keep
  * adding to them.
  */
-#define CP_DRAIN_FLUSH_NS	1000000000ull
+#define CP_DRAIN_FLUSH_NS 1000000000ull
 
 /*
  * Hands every record waiting in the rings to the callbacks: polls without
@@ -96,8 +95,8 @@ int cp_drain__ip_counts(struct cp_drain *d, struct cp_insn *out, size_t cap);
 /* One entry a map drain took: @key and @val as the map holds them. */
 typedef void (*cp_map_entry_fn)(void *ctx, const void *key, const void *val);
 
-#define CP_MAP_DRAIN_MAX_KEY	64	/* bytes */
-#define CP_MAP_DRAIN_MAX_VALUE	256
+#define CP_MAP_DRAIN_MAX_KEY   64 /* bytes */
+#define CP_MAP_DRAIN_MAX_VALUE 256
 
 /*
  * The keys of hash map @fd, whose keys are __u32 (the stack maps' buckets),

@@ -16,18 +16,18 @@
  * the time of one instead of one after the other (the budget's windows need
  * probes that stop firing soon after they are detached).
  */
-#define CP_REAPER_THREADS	32
+#define CP_REAPER_THREADS 32
 
 struct cp_link_reaper {
 	pthread_t threads[CP_REAPER_THREADS];
 	int nr_threads;
 	pthread_mutex_t lock;
-	pthread_cond_t work;		/* links queued, or stop */
-	pthread_cond_t idle;		/* the queue ran empty */
+	pthread_cond_t work; /* links queued, or stop */
+	pthread_cond_t idle; /* the queue ran empty */
 	struct cp_probe_link *queue;
 	size_t n, cap;
-	size_t head;			/* the next link to take */
-	size_t busy;			/* links taken by workers, not yet destroyed */
+	size_t head; /* the next link to take */
+	size_t busy; /* links taken by workers, not yet destroyed */
 	bool stop;
 };
 
@@ -45,7 +45,7 @@ static void *reap(void *arg)
 			break;
 		link = r->queue[r->head++];
 		if (r->head == r->n)
-			r->head = r->n = 0;	/* the queue is empty: start over at its front */
+			r->head = r->n = 0; /* the queue is empty: start over at its front */
 		r->busy++;
 		pthread_mutex_unlock(&r->lock);
 		cp_probe_link_destroy(&link);

@@ -13,7 +13,7 @@ struct bpf_program;
 /* The perf_event program variants (bpf/mem_sample.bpf.c). */
 enum cp_mem_prog {
 	CP_MEM_PROG_KFUNC = 1,	/* on_mem_sample: bpf_cast_to_kern_ctx, kernel >= 6.2 */
-	CP_MEM_PROG_COMPAT = 2,	/* on_mem_sample_compat: bpf_probe_read_kernel, 5.x */
+	CP_MEM_PROG_COMPAT = 2, /* on_mem_sample_compat: bpf_probe_read_kernel, 5.x */
 };
 
 /*

@@ -19,9 +19,9 @@ struct cp_perf_events {
 	struct cp_perf_event *ev;
 	int nr;
 	int cap;
-	bool rate_baseline;		/* the rate cap has read every counter once */
+	bool rate_baseline; /* the rate cap has read every counter once */
 	__u64 rate_last_ns;
-	char precise[CP_PRECISE_TEXT_LEN];	/* the precise_ip levels the PMUs took */
+	char precise[CP_PRECISE_TEXT_LEN]; /* the precise_ip levels the PMUs took */
 	/* the per-thread events' specs and programs, to reopen a process's events */
 	struct cp_event_spec specs[CP_PERF_MAX_SPECS];
 	struct bpf_program *spec_prog[CP_PERF_MAX_SPECS];
@@ -34,7 +34,7 @@ struct cp_perf_events *cp_perf_events__new(void)
 }
 
 /* One header page and one data page: room for ~150 throttle records between readings. */
-#define CP_RB_PAGES	2
+#define CP_RB_PAGES 2
 
 static size_t rb_bytes(void)
 {
@@ -47,7 +47,7 @@ static void close_event(struct cp_perf_event *e)
 	if (e->rb)
 		munmap(e->rb, rb_bytes());
 	if (e->link)
-		bpf_link__destroy(e->link);	/* closes e->fd too */
+		bpf_link__destroy(e->link); /* closes e->fd too */
 	else if (e->fd >= 0)
 		close(e->fd);
 	e->rb = NULL;
@@ -135,13 +135,15 @@ void cp_perf_open_strerror(char *buf, size_t sz, const char *name, int cpu, pid_
 	case EOPNOTSUPP:
 	case ENODEV:
 		if (pmu_event)
-			hint = "; the kernel has no PMU for this event here (a VM without a virtual PMU?): use --source soft";
+			hint = "; the kernel has no PMU for this event here (a VM without a "
+			       "virtual PMU?): use --source soft";
 		else if (err == -ENODEV)
 			hint = "; the CPU is offline";
 		break;
 	case EACCES:
 	case EPERM:
-		hint = "; run as root or grant CAP_PERFMON (see /proc/sys/kernel/perf_event_paranoid)";
+		hint = "; run as root or grant CAP_PERFMON (see "
+		       "/proc/sys/kernel/perf_event_paranoid)";
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -162,8 +164,8 @@ void cp_perf_open_strerror(char *buf, size_t sz, const char *name, int cpu, pid_
 	snprintf(buf, sz, "cannot open %s %s: %s%s", name, where, strerror(-err), hint);
 }
 
-void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread,
-			  bool per_task_ok, long nofile_limit, struct cp_perf_scope *out)
+void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread, bool per_task_ok,
+			  long nofile_limit, struct cp_perf_scope *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (system_wide) {
@@ -175,7 +177,8 @@ void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_threa
 	out->filter_tgid = true;
 	if (!per_task_ok) {
 		snprintf(out->reason, sizeof(out->reason),
-			 "per-CPU events with a PID filter: the source has no per-thread events on this kernel");
+			 "per-CPU events with a PID filter: the source has no per-thread events on "
+			 "this kernel");
 	} else if (nr_threads > CP_PERF_MAX_THREADS) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "per-CPU events with a PID filter: %d threads > %d", nr_threads,
@@ -183,7 +186,8 @@ void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_threa
 	} else if (nofile_limit > 0 &&
 		   (long long)nr_threads * events_per_thread > nofile_limit / 2) {
 		snprintf(out->reason, sizeof(out->reason),
-			 "per-CPU events with a PID filter: %d threads x %d events > half of ulimit -n %ld",
+			 "per-CPU events with a PID filter: %d threads x %d events > half of "
+			 "ulimit -n %ld",
 			 nr_threads, events_per_thread, nofile_limit);
 	} else {
 		out->per_cpu = false;
@@ -201,8 +205,7 @@ void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_threa
  * link, 5.15+); before that, without it: the samples' data_src alone tells
  * loads from stores.
  */
-static struct bpf_link *attach_with_role(struct bpf_program *prog, int fd,
-					 enum cp_event_role role)
+static struct bpf_link *attach_with_role(struct bpf_program *prog, int fd, enum cp_event_role role)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cp_event_role_cookie(role));
 	struct bpf_link *link = bpf_program__attach_perf_event_opts(prog, fd, &opts);
@@ -314,8 +317,8 @@ fail:
 }
 
 int cp_perf_events__open_cpus(struct cp_perf_events *set, struct cp_event_spec *spec,
-			      const struct cp_cpuset *cpus, struct bpf_program *prog,
-			      char *err, size_t err_sz)
+			      const struct cp_cpuset *cpus, struct bpf_program *prog, char *err,
+			      size_t err_sz)
 {
 	char first[256] = "";
 	int opened = 0, ret;
@@ -399,8 +402,8 @@ static int cmp_tid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec,
-				 pid_t pid, struct bpf_program *prog, char *err, size_t err_sz)
+int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec, pid_t pid,
+				 struct bpf_program *prog, char *err, size_t err_sz)
 {
 	int s = keep_spec(set, spec, prog);
 	pid_t *tids = NULL;
@@ -412,8 +415,8 @@ int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spe
 			snprintf(err, err_sz, "cannot open %s for process %d: it has exited",
 				 spec->name, (int)pid);
 		else
-			snprintf(err, err_sz, "cannot list the threads of process %d: %s",
-				 (int)pid, strerror(-ret));
+			snprintf(err, err_sz, "cannot list the threads of process %d: %s", (int)pid,
+				 strerror(-ret));
 		goto out;
 	}
 	/* lowest TID first: the main thread, which usually creates the others */
@@ -423,7 +426,7 @@ int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spe
 
 		ret = cp_perf_events__open_one(set, spec, tids[i], -1, prog, err, err_sz);
 		if (ret == -ESRCH)
-			continue;	/* exited since the listing */
+			continue; /* exited since the listing */
 		if (ret)
 			goto out;
 		for (int k = from; k < set->nr; k++) {
@@ -492,7 +495,7 @@ static void note_precise(struct cp_perf_events *set, const struct cp_pmu *pmu,
 				     sp->name, (unsigned int)sp->attr.precise_ip);
 		first = false;
 		if (n < 0 || (size_t)n >= sizeof(set->precise) - len)
-			return;	/* cut: the text is already terminated */
+			return; /* cut: the text is already terminated */
 		len += n;
 	}
 }
@@ -565,7 +568,8 @@ int cp_perf_events__open_mem(struct cp_perf_events *set, const struct cp_pmus *p
 		return open_pmu(set, &pmus->ibs, cfg, scope, cpus, pids, nr_pids, prog, err,
 				err_sz);
 	default:
-		snprintf(err, err_sz, "source %s opens no PMU events", cp_source_name(choice->kind));
+		snprintf(err, err_sz, "source %s opens no PMU events",
+			 cp_source_name(choice->kind));
 		return -EINVAL;
 	}
 }
@@ -602,7 +606,7 @@ static int read_count(int fd, __u64 *count)
 static int cap_unit(struct cp_perf_events *set, const int *idx, int n, const __u64 *counts,
 		    const struct cp_rate_cap_cfg *cfg, __u64 elapsed_ns, FILE *log)
 {
-	struct cp_rate_unit u = { 0 };
+	struct cp_rate_unit u = {0};
 	int changed, applied = 0;
 	__u64 rate;
 
@@ -636,7 +640,9 @@ static int cap_unit(struct cp_perf_events *set, const int *idx, int n, const __u
 				fprintf(log, "CPU %d", e->cpu);
 			else
 				fprintf(log, "thread %d", (int)e->tid);
-			fprintf(log, ": %llu samples/s against a budget of %llu/s: %s period %llu -> %llu\n",
+			fprintf(log,
+				": %llu samples/s against a budget of %llu/s: %s period %llu -> "
+				"%llu\n",
 				(unsigned long long)rate, (unsigned long long)cfg->max_rate,
 				e->name, (unsigned long long)e->period, (unsigned long long)p);
 		}
@@ -661,7 +667,7 @@ static void read_throttles(struct cp_perf_event *e)
 		/* a header never wraps: records are 8-byte aligned, the size a power of two */
 		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h))
-			break;	/* cannot happen; do not loop on it */
+			break; /* cannot happen; do not loop on it */
 		if (h.type == PERF_RECORD_THROTTLE)
 			e->throttles++;
 		tail += h.size;
@@ -695,7 +701,7 @@ static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
 	int *to = calloc(set->nr, sizeof(*to)), n = 0;
 
 	if (!to)
-		return;	/* they stay: sampled twice until the end, never lost */
+		return; /* they stay: sampled twice until the end, never lost */
 	/* members were added after their leaders: close in reverse */
 	for (int i = below - 1; i >= 0; i--) {
 		struct cp_perf_event *e = &set->ev[i];
@@ -703,7 +709,7 @@ static void drop_old_events(struct cp_perf_events *set, pid_t tgid, int below)
 		if (e->tgid != tgid)
 			continue;
 		close_event(e);
-		e->tgid = -1;	/* gone */
+		e->tgid = -1; /* gone */
 	}
 	for (int i = 0; i < set->nr; i++) {
 		to[i] = set->ev[i].tgid == -1 ? -1 : n;
@@ -744,8 +750,8 @@ static void drop_new_events(struct cp_perf_events *set, int from)
  */
 static int reopen_process(struct cp_perf_events *set, pid_t tgid, FILE *log)
 {
-	__u64 period[CP_PERF_MAX_SPECS] = { 0 };
-	bool used[CP_PERF_MAX_SPECS] = { false };
+	__u64 period[CP_PERF_MAX_SPECS] = {0};
+	bool used[CP_PERF_MAX_SPECS] = {false};
 	int nr = 0, cap = 0, inherited = 0, old_nr = set->nr, ret = 0;
 	pid_t *tids = NULL;
 	char err[256];
@@ -773,7 +779,7 @@ static int reopen_process(struct cp_perf_events *set, pid_t tgid, FILE *log)
 			ret = cp_perf_events__open_threads(set, &set->specs[s], tgid,
 							   set->spec_prog[s], err, sizeof(err));
 	if (ret < 0) {
-		drop_new_events(set, old_nr);	/* the old ones stay */
+		drop_new_events(set, old_nr); /* the old ones stay */
 		if (log)
 			fprintf(log, "process %d: cannot reopen its events per thread: %s\n",
 				(int)tgid, err);
@@ -791,8 +797,11 @@ static int reopen_process(struct cp_perf_events *set, pid_t tgid, FILE *log)
 	}
 	drop_old_events(set, tgid, old_nr);
 	if (log)
-		fprintf(log, "process %d: %d thread%s had inherited %s events: events of their own now, the cap reaches each\n",
-			(int)tgid, inherited, inherited == 1 ? "" : "s", inherited == 1 ? "its" : "their");
+		fprintf(log,
+			"process %d: %d thread%s had inherited %s events: events of their own now, "
+			"the cap reaches each\n",
+			(int)tgid, inherited, inherited == 1 ? "" : "s",
+			inherited == 1 ? "its" : "their");
 	return inherited;
 }
 
@@ -815,7 +824,7 @@ static void reopen_inherited(struct cp_perf_events *set, FILE *log)
 			continue;
 		done[nr_done++] = tgid;
 		reopen_process(set, tgid, log);
-		i = -1;	/* the array changed: look again, skipping what is done */
+		i = -1; /* the array changed: look again, skipping what is done */
 	}
 }
 

@@ -47,32 +47,32 @@ struct bpf_link;
  * fds whatever the thread count, but also sample other processes, whose
  * samples BPF drops after paying their interrupts.
  */
-#define CP_PERF_MAX_THREADS	64
-#define CP_PERF_MAX_SPECS	(2 * CP_PMU_MAX_CORE + 2)	/* per-thread specs kept */
-#define CP_PERF_MAX_REOPEN	64	/* processes reopened per rate-cap decision */
+#define CP_PERF_MAX_THREADS 64
+#define CP_PERF_MAX_SPECS   (2 * CP_PMU_MAX_CORE + 2) /* per-thread specs kept */
+#define CP_PERF_MAX_REOPEN  64			      /* processes reopened per rate-cap decision */
 
 /* One opened event. */
 struct cp_perf_event {
 	int fd;
-	int cpu;			/* -1: follows its thread on any CPU */
-	pid_t tid;			/* -1: every task on @cpu */
-	pid_t tgid;			/* per-thread events: the thread's process; else 0 */
-	int spec;			/* per-thread events: the spec kept to reopen; -1 */
+	int cpu;    /* -1: follows its thread on any CPU */
+	pid_t tid;  /* -1: every task on @cpu */
+	pid_t tgid; /* per-thread events: the thread's process; else 0 */
+	int spec;   /* per-thread events: the spec kept to reopen; -1 */
 	enum cp_event_role role;
 	char name[CP_EVENT_NAME_LEN];
-	int leader;			/* index of this event's group leader, -1 if none */
-	struct bpf_link *link;		/* NULL when no program is attached */
-	__u64 base_period;		/* after jitter: the rate cap's floor; 0 when counting */
-	__u64 period;			/* in effect */
-	__u64 max_period;		/* 0: none */
+	int leader;	       /* index of this event's group leader, -1 if none */
+	struct bpf_link *link; /* NULL when no program is attached */
+	__u64 base_period;     /* after jitter: the rate cap's floor; 0 when counting */
+	__u64 period;	       /* in effect */
+	__u64 max_period;      /* 0: none */
 	__u32 period_align;
-	__u64 last_count;		/* rate cap: the counter at the previous interval */
-	void *rb;			/* per-CPU sampling events: a one-page buffer, where
+	__u64 last_count; /* rate cap: the counter at the previous interval */
+	void *rb;	  /* per-CPU sampling events: a one-page buffer, where
 					 * the kernel writes PERF_RECORD_THROTTLE; NULL: none */
-	__u64 throttles;		/* of them, read so far */
+	__u64 throttles;  /* of them, read so far */
 };
 
-#define CP_PRECISE_TEXT_LEN	160	/* cp_perf_events__precise() */
+#define CP_PRECISE_TEXT_LEN 160 /* cp_perf_events__precise() */
 
 struct cp_perf_events;
 
@@ -104,8 +104,8 @@ int cp_perf_events__open_one(struct cp_perf_events *set, struct cp_event_spec *s
  * than ENODEV, or the ENODEV error when no CPU opened.
  */
 int cp_perf_events__open_cpus(struct cp_perf_events *set, struct cp_event_spec *spec,
-			      const struct cp_cpuset *cpus, struct bpf_program *prog,
-			      char *err, size_t err_sz);
+			      const struct cp_cpuset *cpus, struct bpf_program *prog, char *err,
+			      size_t err_sz);
 
 /*
  * @spec with inherit on every thread of process @pid (/proc/PID/task, one
@@ -113,16 +113,16 @@ int cp_perf_events__open_cpus(struct cp_perf_events *set, struct cp_event_spec *
  * skipped. Returns the number of threads opened (> 0), or a negative errno
  * with @err set (-ESRCH: the process is gone).
  */
-int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec,
-				 pid_t pid, struct bpf_program *prog, char *err, size_t err_sz);
+int cp_perf_events__open_threads(struct cp_perf_events *set, struct cp_event_spec *spec, pid_t pid,
+				 struct bpf_program *prog, char *err, size_t err_sz);
 
 /* Threads in /proc/@pid/task now, or a negative errno. */
 int cp_perf_count_threads(pid_t pid);
 
 /* Where the memory events go. */
 struct cp_perf_scope {
-	bool per_cpu;			/* per-CPU events (else per-thread) */
-	bool filter_tgid;		/* BPF must keep only the targets' samples */
+	bool per_cpu;	  /* per-CPU events (else per-thread) */
+	bool filter_tgid; /* BPF must keep only the targets' samples */
 	char reason[160];
 };
 
@@ -133,8 +133,8 @@ struct cp_perf_scope {
  * @events_per_thread would use more than half of @nofile_limit fds.
  * Per-CPU events for -p / -- need the BPF tgid filter.
  */
-void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread,
-			  bool per_task_ok, long nofile_limit, struct cp_perf_scope *out);
+void cp_perf_scope_decide(bool system_wide, int nr_threads, int events_per_thread, bool per_task_ok,
+			  long nofile_limit, struct cp_perf_scope *out);
 
 /*
  * Pure: the error sentence for a failed perf_event_open of event @name on

@@ -7,12 +7,12 @@
 #include "decode/insn_effects.h"
 #include "live/probe_place.h"
 
-#define CP_PLACE_PROLOGUE_BYTES	128	/* branch targets beyond this cannot matter */
+#define CP_PLACE_PROLOGUE_BYTES 128 /* branch targets beyond this cannot matter */
 
 struct insn_effect {
-	__u32 args_written;	/* CP_ARG_* bits written */
+	__u32 args_written; /* CP_ARG_* bits written */
 	bool rsp_written;
-	bool transfer;		/* branch, call, return, system call, trap */
+	bool transfer; /* branch, call, return, system call, trap */
 };
 
 static void effect_of(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
@@ -40,7 +40,7 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 		   struct cp_placement *out)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	bool targets[CP_PLACE_PROLOGUE_BYTES] = { false };
+	bool targets[CP_PLACE_PROLOGUE_BYTES] = {false};
 	ZydisDecodedInstruction insn;
 	struct cp_code_walk walk;
 	struct insn_effect fx;
@@ -50,8 +50,7 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	at_entry(out, code, len, "no emulated instruction before the arguments change");
 	if (out->emulated)
 		return 0;
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	/* a branch into the prologue would fire the probe without a call */
 	if (cp_code_walk(&dec, code, len, &walk)) {
@@ -64,7 +63,8 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	for (int n = 0; n < CP_PLACE_MAX_INSNS && off < len; n++) {
 		bool emulated;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops))) {
+		if (!ZYAN_SUCCESS(
+			    ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops))) {
 			if (off == 0) {
 				out->why = "entry instruction cannot be decoded";
 				return -EINVAL;
@@ -78,8 +78,8 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 			out->offset = off;
 			out->sp_adjust = sp;
 			out->emulated = true;
-			out->why = sp ? "first emulated instruction, after pushes" :
-					"first emulated instruction";
+			out->why = sp ? "first emulated instruction, after pushes"
+				      : "first emulated instruction";
 			return 0;
 		}
 		effect_of(&insn, ops, &fx);
@@ -94,7 +94,8 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 		if (fx.rsp_written) {
 			if (insn.mnemonic != ZYDIS_MNEMONIC_PUSH || need_ret ||
 			    insn.operand_width != 64) {
-				out->why = "the stack pointer changes before an emulated instruction";
+				out->why =
+					"the stack pointer changes before an emulated instruction";
 				return 0;
 			}
 			sp += 8;
@@ -113,8 +114,7 @@ bool cp_probe_forwards(const __u8 *code, size_t len, __u64 vaddr, __u64 *target)
 	ZyanU64 abs;
 	size_t off = 0;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return false;
 	for (int n = 0; n < 2 && off < len; n++) {
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off, len - off, &insn, ops)))
@@ -123,8 +123,8 @@ bool cp_probe_forwards(const __u8 *code, size_t len, __u64 vaddr, __u64 *target)
 			off += insn.length;
 			continue;
 		}
-		if (insn.mnemonic != ZYDIS_MNEMONIC_JMP || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
-		    !ops[0].imm.is_relative ||
+		if (insn.mnemonic != ZYDIS_MNEMONIC_JMP ||
+		    ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !ops[0].imm.is_relative ||
 		    !ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], vaddr + off, &abs)))
 			return false;
 		*target = abs;

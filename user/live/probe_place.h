@@ -30,18 +30,18 @@
 #include "decode/insn_effects.h"
 
 /* Argument registers a probe reads (System V x86-64 order). */
-#define CP_ARG_RDI	(1u << 0)
-#define CP_ARG_RSI	(1u << 1)
-#define CP_ARG_RDX	(1u << 2)
-#define CP_ARG_RCX	(1u << 3)
+#define CP_ARG_RDI (1u << 0)
+#define CP_ARG_RSI (1u << 1)
+#define CP_ARG_RDX (1u << 2)
+#define CP_ARG_RCX (1u << 3)
 
-#define CP_PLACE_MAX_INSNS	16	/* prologue instructions examined */
+#define CP_PLACE_MAX_INSNS 16 /* prologue instructions examined */
 
 struct cp_placement {
-	__u32 offset;		/* bytes from the function's entry */
-	__u32 sp_adjust;	/* bytes pushed before it: the return address is at sp + this */
-	bool emulated;		/* the kernel emulates the probed instruction */
-	const char *why;	/* a short reason, for -v: where it went or why it fell back */
+	__u32 offset;	 /* bytes from the function's entry */
+	__u32 sp_adjust; /* bytes pushed before it: the return address is at sp + this */
+	bool emulated;	 /* the kernel emulates the probed instruction */
+	const char *why; /* a short reason, for -v: where it went or why it fell back */
 };
 
 /*

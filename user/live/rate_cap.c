@@ -5,7 +5,7 @@
 
 #include "live/rate_cap.h"
 
-#define NSEC_PER_SEC	1000000000ull
+#define NSEC_PER_SEC 1000000000ull
 
 void cp_rate_cap_cfg_init(struct cp_rate_cap_cfg *cfg, __u64 max_rate)
 {
@@ -51,8 +51,8 @@ static __u64 scaled_period(const struct cp_rate_event *e, __u64 rate, __u64 targ
 	return (__u64)p;
 }
 
-int cp_rate_cap_decide(const struct cp_rate_cap_cfg *cfg, struct cp_rate_unit *u,
-		       __u64 elapsed_ns, __u64 *rate_out)
+int cp_rate_cap_decide(const struct cp_rate_cap_cfg *cfg, struct cp_rate_unit *u, __u64 elapsed_ns,
+		       __u64 *rate_out)
 {
 	unsigned __int128 total = 0;
 	__u64 rate, target;
@@ -79,8 +79,8 @@ int cp_rate_cap_decide(const struct cp_rate_cap_cfg *cfg, struct cp_rate_unit *u
 	if (!target)
 		target = 1;
 	raise = rate > cfg->max_rate;
-	if (!raise && (unsigned __int128)rate * 100 < (unsigned __int128)cfg->max_rate *
-						      cfg->lower_below_pct) {
+	if (!raise && (unsigned __int128)rate * 100 <
+			      (unsigned __int128)cfg->max_rate * cfg->lower_below_pct) {
 		for (int i = 0; i < u->nr; i++)
 			lower |= u->ev[i].period > u->ev[i].base_period;
 	}

@@ -23,18 +23,18 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_RATE_MAX_EVENTS		4	/* sampling events of one CPU or thread */
-#define CP_RATE_HEADROOM_PCT		25	/* aim at budget / 1.25 when raising */
-#define CP_RATE_LOWER_BELOW_PCT		50	/* lower periods only under half the budget */
+#define CP_RATE_MAX_EVENTS	4  /* sampling events of one CPU or thread */
+#define CP_RATE_HEADROOM_PCT	25 /* aim at budget / 1.25 when raising */
+#define CP_RATE_LOWER_BELOW_PCT 50 /* lower periods only under half the budget */
 
 struct cp_rate_cap_cfg {
-	__u64 max_rate;		/* samples per second per unit; 0: no cap */
-	__u32 headroom_pct;	/* new periods aim at max_rate * 100 / (100 + headroom_pct) */
-	__u32 lower_below_pct;	/* periods come down only while the rate is below this % */
+	__u64 max_rate;	       /* samples per second per unit; 0: no cap */
+	__u32 headroom_pct;    /* new periods aim at max_rate * 100 / (100 + headroom_pct) */
+	__u32 lower_below_pct; /* periods come down only while the rate is below this % */
 };
 
-#define CP_RATE_CAP_NS			1000000000ull	/* how often the cap is decided */
-#define CP_RATE_KERNEL_SHARE_PCT	50	/* of perf_event_max_sample_rate */
+#define CP_RATE_CAP_NS		 1000000000ull /* how often the cap is decided */
+#define CP_RATE_KERNEL_SHARE_PCT 50	       /* of perf_event_max_sample_rate */
 
 /*
  * The cap in effect: --max-sample-rate @user_max (0: none asked), or
@@ -53,12 +53,12 @@ __u64 cp_rate_cap_limit(__u64 user_max, __u64 kernel_max);
 void cp_rate_cap_cfg_init(struct cp_rate_cap_cfg *cfg, __u64 max_rate);
 
 struct cp_rate_event {
-	__u64 base_period;	/* configured (after jitter): never gone below */
-	__u64 period;		/* in effect during the interval */
-	__u64 samples;		/* taken during the interval */
-	__u64 max_period;	/* the PMU's limit; 0: none */
-	__u32 align;		/* periods are multiples of this (IBS: 16); 0: 1 */
-	__u64 new_period;	/* output: the period to set (== period when unchanged) */
+	__u64 base_period; /* configured (after jitter): never gone below */
+	__u64 period;	   /* in effect during the interval */
+	__u64 samples;	   /* taken during the interval */
+	__u64 max_period;  /* the PMU's limit; 0: none */
+	__u32 align;	   /* periods are multiples of this (IBS: 16); 0: 1 */
+	__u64 new_period;  /* output: the period to set (== period when unchanged) */
 };
 
 /* The sampling events of one CPU (per-CPU events) or one thread (per-thread). */
@@ -77,8 +77,8 @@ struct cp_rate_unit {
  * measured rate (samples/s) in *@rate if non-NULL, and returns how many
  * periods change.
  */
-int cp_rate_cap_decide(const struct cp_rate_cap_cfg *cfg, struct cp_rate_unit *u,
-		       __u64 elapsed_ns, __u64 *rate);
+int cp_rate_cap_decide(const struct cp_rate_cap_cfg *cfg, struct cp_rate_unit *u, __u64 elapsed_ns,
+		       __u64 *rate);
 
 /*
  * Estimated samples in an interval from two counter readings: the counted

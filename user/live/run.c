@@ -36,36 +36,36 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define CP_IP_BATCH	4096	/* counter entries moved per map walk */
-#define CP_STACK_BATCH	1024	/* stack counter entries moved per map walk */
+#define CP_IP_BATCH    4096 /* counter entries moved per map walk */
+#define CP_STACK_BATCH 1024 /* stack counter entries moved per map walk */
 /* re-read maps for an unmapped sample address at most this often */
-#define CP_MAPS_REFRESH_FAST_NS	20000000ull
+#define CP_MAPS_REFRESH_FAST_NS 20000000ull
 /* exec'd processes whose allocation probes wait for the end of the batch */
-#define CP_PENDING_PROBES	64
+#define CP_PENDING_PROBES 64
 /* how long an exec'd target's allocator is looked for again while its libraries are mapped */
 #define CP_PROBE_RETRY_NS	2000000000ull
-#define CP_PROBE_RETRY_EVERY_NS	5000000ull
-#define CP_PROBE_RETRY_LAX_NS	45000000ull	/* -a: a retry waits for a turn this long */
+#define CP_PROBE_RETRY_EVERY_NS 5000000ull
+#define CP_PROBE_RETRY_LAX_NS	45000000ull /* -a: a retry waits for a turn this long */
 /* processes a second whose modules may be opened to unwind stack copies */
-#define CP_UNWIND_OPENS_PER_S	8
+#define CP_UNWIND_OPENS_PER_S 8
 
 struct cp_live {
 	struct cp_profile *prof;
 	struct cp_session *sess;
 	struct cp_drain *drain;
-	struct cp_recorder *rec;		/* --record; NULL otherwise */
-	struct cp_bp_sampler *bps;		/* breakpoint sampling; NULL when off */
-	bool bp_silent;				/* off: breakpoints never fire here */
-	struct cp_soft_source *soft;		/* --source soft: decodes ticked ips; NULL otherwise */
+	struct cp_recorder *rec;     /* --record; NULL otherwise */
+	struct cp_bp_sampler *bps;   /* breakpoint sampling; NULL when off */
+	bool bp_silent;		     /* off: breakpoints never fire here */
+	struct cp_soft_source *soft; /* --source soft: decodes ticked ips; NULL otherwise */
 	struct cp_rate_cap_cfg rate;
 	struct cp_insn *batch;
-	struct cp_stack_drain *stacks;		/* the samples' call stacks */
+	struct cp_stack_drain *stacks; /* the samples' call stacks */
 	struct cp_stack_sample *stack_batch;
-	bool ended;				/* end facts final: the run is over */
-	bool blind_warned;			/* the PMU's samples carry no data source: said */
-	__u64 cpu_first_ns, cpu_last_ns;	/* the targets' CPU time: first and last reading */
-	__u64 bp_rate_ns, bp_rate_cpu_ns;	/* when the hit rate last followed it, and it then */
-	pid_t pending[CP_PENDING_PROBES];	/* exec'd, allocation probes not attached yet */
+	bool ended;			  /* end facts final: the run is over */
+	bool blind_warned;		  /* the PMU's samples carry no data source: said */
+	__u64 cpu_first_ns, cpu_last_ns;  /* the targets' CPU time: first and last reading */
+	__u64 bp_rate_ns, bp_rate_cpu_ns; /* when the hit rate last followed it, and it then */
+	pid_t pending[CP_PENDING_PROBES]; /* exec'd, allocation probes not attached yet */
 	int nr_pending;
 	/*
 	 * exec'd processes whose allocator is not mapped yet, asked again at
@@ -73,10 +73,10 @@ struct cp_live {
 	 */
 	pid_t retry[CP_PENDING_PROBES];
 	__u64 retry_until[CP_PENDING_PROBES], retry_next[CP_PENDING_PROBES];
-	bool retry_lax[CP_PENDING_PROBES];	/* woken for late: retry_due() */
+	bool retry_lax[CP_PENDING_PROBES]; /* woken for late: retry_due() */
 	int nr_retry;
-	struct cp_stack_copies copies;		/* call sites' stack copies, for CFI */
-	struct cp_site_jobs sites;		/* new call sites waiting to be unwound */
+	struct cp_stack_copies copies; /* call sites' stack copies, for CFI */
+	struct cp_site_jobs sites;     /* new call sites waiting to be unwound */
 	__u64 sites_in_drain, sites_longest_ns;
 	/* walked events' stack copies unwound since the last collect */
 	struct cp_stack_sample *copied;
@@ -84,12 +84,12 @@ struct cp_live {
 	/* processes whose modules were opened for copies in second opens_s */
 	__u64 opens_s;
 	unsigned int opens;
-	pid_t opened; /* the last of them: its next copies count no second open */
-	__u64 opens_refused; /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
-	struct cp_agent_since agent;	/* the profiler's start-up ended: the loop began */
-	struct cp_stack_gen stack_gen;	/* the allocation stack maps' generations */
-	__u64 drained_ns;		/* the ring buffer was last read to its end then */
-	struct cp_budget_intervals intervals;	/* the budget's estimate per interval */
+	pid_t opened;		       /* the last of them: its next copies count no second open */
+	__u64 opens_refused;	       /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
+	struct cp_agent_since agent;   /* the profiler's start-up ended: the loop began */
+	struct cp_stack_gen stack_gen; /* the allocation stack maps' generations */
+	__u64 drained_ns;	       /* the ring buffer was last read to its end then */
+	struct cp_budget_intervals intervals; /* the budget's estimate per interval */
 };
 
 /* --- the profile's hooks, and the live-only records ------------------------ */
@@ -212,7 +212,7 @@ static void budget_worst_interval(const struct cp_live *l, const struct cp_unit_
  */
 static void budget_reading(struct cp_live *l, __u64 now)
 {
-	struct cp_budget_reading r = { .at_ns = now, .cpu_ns = l->cpu_last_ns };
+	struct cp_budget_reading r = {.at_ns = now, .cpu_ns = l->cpu_last_ns};
 	struct cp_unit_costs u = l->prof->info.unit;
 	__u32 budget = l->prof->info.budget.budget_ppm;
 
@@ -249,7 +249,7 @@ static void budget_spent(const struct cp_live *l, const struct cp_unit_costs *u,
 			 struct cp_run_end *e)
 {
 	struct cp_budget_spent *s = &e->spent;
-	struct proc_spent ps = { u, s };
+	struct proc_spent ps = {u, s};
 
 	memset(s, 0, sizeof(*s));
 	s->target_cpu_ns = l->cpu_last_ns - l->cpu_first_ns;
@@ -278,8 +278,9 @@ static void live_drops(const struct cp_live *l, struct cp_live_drops *d)
 		.stacks_lost = cp_stack_drain__lost(l->stacks),
 		.alloc_stacks_missing = l->stack_gen.missing,
 	};
-	bpf_object__for_each_program(prog, l->sess->skel->obj) {
-		struct bpf_prog_info info = { 0 };
+	bpf_object__for_each_program(prog, l->sess->skel->obj)
+	{
+		struct bpf_prog_info info = {0};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
@@ -350,8 +351,8 @@ static void on_end_facts_hook(void *ctx, struct cp_run_end *e)
 
 static const struct cp_bp_summary *on_bp_summary_hook(void *ctx)
 {
-	static const struct cp_bp_summary bp_off = { .disabled = true };
-	static const struct cp_bp_summary bp_silent = { .disabled = true, .silent = true };
+	static const struct cp_bp_summary bp_off = {.disabled = true};
+	static const struct cp_bp_summary bp_silent = {.disabled = true, .silent = true};
 	struct cp_live *l = ctx;
 
 	if (l->bps)
@@ -418,7 +419,8 @@ static size_t unwind_short(struct cp_live *l, const struct cp_ustack_record *r, 
 
 	if (!r || walk_whole(l, pid, ips, n) || !may_open_modules(l, pid))
 		return n;
-	k = cp_unwind(l->prof->sym, r, cfi, max < CP_ALLOC_STACK_DEPTH ? max : CP_ALLOC_STACK_DEPTH);
+	k = cp_unwind(l->prof->sym, r, cfi,
+		      max < CP_ALLOC_STACK_DEPTH ? max : CP_ALLOC_STACK_DEPTH);
 	if (k <= n)
 		return n;
 	memcpy(ips, cfi, k * sizeof(*ips));
@@ -512,11 +514,11 @@ static void run_site_job(struct cp_live *l, struct cp_site_job *j, bool in_drain
 	struct cp_alloc_stack_record *r = &j->r;
 	__u64 start = cp_now_ns(), took;
 
-	r->nr = (__u32)unwind_short(l, j->have_copy ? &j->copy : NULL, (pid_t)r->tgid, r->ips,
-				    j->n, CP_ALLOC_STACK_DEPTH);
+	r->nr = (__u32)unwind_short(l, j->have_copy ? &j->copy : NULL, (pid_t)r->tgid, r->ips, j->n,
+				    CP_ALLOC_STACK_DEPTH);
 	/* within its row (records.c): nr <= CP_ALLOC_STACK_DEPTH, a tgid, a stack id */
-	cp_profile__feed(l->prof, r, offsetof(struct cp_alloc_stack_record, ips) +
-				     r->nr * sizeof(r->ips[0]));
+	cp_profile__feed(l->prof, r,
+			 offsetof(struct cp_alloc_stack_record, ips) + r->nr * sizeof(r->ips[0]));
 	took = cp_now_ns() - start;
 	l->sites_in_drain += in_drain;
 	if (took > l->sites_longest_ns)
@@ -574,7 +576,10 @@ static void feed_site_frames(struct cp_live *l, const struct cp_object_event *ev
 	}
 	r = &j->r;
 	*r = (struct cp_alloc_stack_record){
-		.type = CP_REC_ALLOC_STACK, .tgid = ev->tgid, .caller = caller, .stack_id = stack_id,
+		.type = CP_REC_ALLOC_STACK,
+		.tgid = ev->tgid,
+		.caller = caller,
+		.stack_id = stack_id,
 	};
 	n = cp_alloc_stack_read(l->sess->skel, r->stack_id, r->ips, CP_ALLOC_STACK_DEPTH);
 	cp_stack_gen_read(&l->stack_gen, r->stack_id, n > 0);
@@ -699,12 +704,13 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	/* a new process maps its libraries and arenas in its first milliseconds */
 	struct cp_profile_cfg cfg = {
 		.l1d = geo->slot[CP_CACHE_L1D],
-		.objects = {
-			.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
-			.src = rec ? cp_recorder__proc_source(rec) : NULL,
-			/* glibc's chunk headers: objects allocated before attach */
-			.read_mem = cp_proc_read_mem,
-		},
+		.objects =
+			{
+				.maps_refresh_ns = CP_MAPS_REFRESH_FAST_NS,
+				.src = rec ? cp_recorder__proc_source(rec) : NULL,
+				/* glibc's chunk headers: objects allocated before attach */
+				.read_mem = cp_proc_read_mem,
+			},
 		.describe = cp_proc_describe,
 		.maps_text = rec ? cp_recorder__maps_text : NULL,
 		.maps_ctx = rec,
@@ -731,12 +737,13 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	l->sess = s;
 	cp_stack_gen_init(&l->stack_gen, bpf_map__max_entries(s->skel->maps.alloc_stacks));
 	s->skel->bss->alloc_stack_spare = cp_stack_gen_spare(&l->stack_gen);
-	l->rec = rec;	/* owned from here on */
+	l->rec = rec; /* owned from here on */
 	l->prof = cp_profile__new(&cfg, &hooks);
 	l->batch = calloc(CP_IP_BATCH, sizeof(*l->batch));
 	l->stack_batch = calloc(CP_STACK_BATCH, sizeof(*l->stack_batch));
 	l->copied = calloc(CP_STACK_BATCH, sizeof(*l->copied));
-	if (!l->prof || !l->batch || !l->stack_batch || !l->copied || cp_site_jobs_init(&l->sites)) {
+	if (!l->prof || !l->batch || !l->stack_batch || !l->copied ||
+	    cp_site_jobs_init(&l->sites)) {
 		cp_live__free(l);
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -766,10 +773,10 @@ int cp_live__new(struct cp_session *s, const struct cp_geometry *geo, struct cp_
 	}
 	if (s->skel->rodata->targ_stack_copy_bytes)
 		cp_stack_drain__set_unwinder(l->stacks, &(struct cp_stack_unwinder){
-							.whole = stack_whole,
-							.unwind = stack_unwind,
-							.ctx = l,
-						});
+								.whole = stack_whole,
+								.unwind = stack_unwind,
+								.ctx = l,
+							});
 	if (s->alloc_windows)
 		cp_drain__set_tick(l->drain, drain_tick, l);
 	if (s->soft_on && !(l->soft = cp_soft_source__new(s->skel, l->prof->sym))) {
@@ -816,8 +823,8 @@ static __u64 period_of(const struct cp_perf_events *set, enum cp_event_role role
 	for (int i = 0; set && i < cp_perf_events__nr(set); i++) {
 		const struct cp_perf_event *e = cp_perf_events__get(set, i);
 
-		if (e->period && (e->role == role || e->role == CP_EVENT_MEM ||
-				  e->role == CP_EVENT_OTHER))
+		if (e->period &&
+		    (e->role == role || e->role == CP_EVENT_MEM || e->role == CP_EVENT_OTHER))
 			return e->period;
 	}
 	return 0;
@@ -879,7 +886,7 @@ void cp_live__collect(struct cp_live *l)
 static void on_bp_history(void *ctx, const struct cp_bp_finding *f, const struct cp_bp_insn *h)
 {
 	struct cp_live *l = ctx;
-	struct cp_history_record rec = { .type = CP_REC_HISTORY, .tgid = f->tgid, .ip = f->ip };
+	struct cp_history_record rec = {.type = CP_REC_HISTORY, .tgid = f->tgid, .ip = f->ip};
 	struct cp_bp_access acc[CP_HISTORY_MAX];
 	size_t n = cp_bp_history(h, acc);
 
@@ -901,7 +908,7 @@ static void start_breakpoints(struct cp_live *l, const struct cp_live_cfg *c)
 		.expiry_ns = (__u64)c->bp_expiry_ms * 1000000ull,
 		.max_rate = c->max_bp_rate,
 		.by_time = cp_source_of(l->prof->info.source)->by_time,
-		.l1 = { l1->line_bytes, l1->sets, l1->ways },
+		.l1 = {l1->line_bytes, l1->sets, l1->ways},
 		.on_history = on_bp_history,
 		.ctx = l,
 		.log = cp_log_file(CP_LOG_NOTICE),
@@ -952,8 +959,9 @@ static void attach_pending(struct cp_live *l)
 		if (last || now >= l->retry_next[i]) {
 			if (cp_session__probe_allocs(l->sess, l->retry[i], last) != -EAGAIN || last)
 				continue;
-			l->retry_next[i] = now + (since > CP_PROBE_RETRY_EVERY_NS
-							  ? since : CP_PROBE_RETRY_EVERY_NS);
+			l->retry_next[i] =
+				now +
+				(since > CP_PROBE_RETRY_EVERY_NS ? since : CP_PROBE_RETRY_EVERY_NS);
 		}
 		l->retry_until[n] = l->retry_until[i];
 		l->retry_next[n] = l->retry_next[i];
@@ -1008,7 +1016,8 @@ static void rate_tick(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 no
 		end->period_changes += (__u64)ret;
 	throttles = cp_perf_events__throttles(l->sess->events, &without);
 	if (throttles > end->throttles && !end->throttles)
-		cp_warn("the kernel throttled sampling (perf_event_max_sample_rate): samples are lost until the next tick; a lower --max-sample-rate avoids it");
+		cp_warn("the kernel throttled sampling (perf_event_max_sample_rate): samples are "
+			"lost until the next tick; a lower --max-sample-rate avoids it");
 	end->throttles = throttles;
 }
 
@@ -1020,7 +1029,9 @@ static void warn_blind(struct cp_live *l, const struct cp_stats *bpf)
 	if (l->blind_warned || !src->needs_pmu || !cp_stats_pmu_blind(bpf, src->every_op))
 		return;
 	l->blind_warned = true;
-	cp_warn("%d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?); no miss can be found, try a newer kernel or --source soft",
+	cp_warn("%d %% or more of the PMU's samples carry no data source: this kernel does not "
+		"decode them for this CPU (older than the CPU?); no miss can be found, try a newer "
+		"kernel or --source soft",
 		CP_BLIND_PCT);
 }
 
@@ -1089,8 +1100,8 @@ static bool run_over(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now
 		snprintf(e->end_reason, sizeof(e->end_reason), "duration reached");
 		return true;
 	}
-	return cfg->targets_gone && cfg->targets_gone(cfg->ctx, e->end_reason,
-						      sizeof(e->end_reason));
+	return cfg->targets_gone &&
+	       cfg->targets_gone(cfg->ctx, e->end_reason, sizeof(e->end_reason));
 }
 
 int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz)
@@ -1107,7 +1118,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
 	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
 	cp_self_mem_set_limit(cfg->max_memory_bytes); /* what copies of targets' files may take */
-	cp_tf_kept_limit(cfg->max_memory_bytes); /* and the copies kept for reuse: half */
+	cp_tf_kept_limit(cfg->max_memory_bytes);      /* and the copies kept for reuse: half */
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
 	next_interval = p->info.start_ns + interval_ns;
@@ -1163,9 +1174,9 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 		timeout_ms = wake_by(deadline, now, timeout_ms);
 		timeout_ms = wake_by(retry_due(l), now, timeout_ms);
 		/* an allocation window ends on time, not at the next record batch */
-		timeout_ms = wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc)
-						    : 0,
-				     now, timeout_ms);
+		timeout_ms =
+			wake_by(l->sess->alloc ? cp_alloc_probes__next_tick_ns(l->sess->alloc) : 0,
+				now, timeout_ms);
 		/* the maps an exec record reads serve the attach, and the soft source on a turn of work */
 		cp_maps_turn(true);
 		ret = cp_drain__poll(l->drain, timeout_ms);

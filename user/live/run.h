@@ -37,11 +37,11 @@
  * CAP_SYS_RESOURCE (RLIMIT_MEMLOCK, RLIMIT_NOFILE) is only needed while
  * loading; CAP_DAC_OVERRIDE, CAP_KILL, CAP_SETUID and the rest never.
  */
-#define CP_LIVE_CAPS                                                                 \
-	(CP_CAP(CAP_BPF) | CP_CAP(CAP_PERFMON) | CP_CAP(CAP_SYS_ADMIN) |             \
-	 CP_CAP(CAP_SYS_PTRACE) | CP_CAP(CAP_DAC_READ_SEARCH))
+#define CP_LIVE_CAPS                                                                               \
+	(CP_CAP(CAP_BPF) | CP_CAP(CAP_PERFMON) | CP_CAP(CAP_SYS_ADMIN) | CP_CAP(CAP_SYS_PTRACE) |  \
+	 CP_CAP(CAP_DAC_READ_SEARCH))
 
-#define CP_TICK_MS		100	/* target liveness and signal checks */
+#define CP_TICK_MS 100 /* target liveness and signal checks */
 /*
  * A turn that records woke this soon after the last turn's work reads them,
  * attaches what they ask and leaves its ticks (the allocation probes' counts
@@ -52,7 +52,7 @@
  * ran out does its work, and records that keep waking the loop get it done
  * at least once per CP_TURN_WORK_MS and their own spacing.
  */
-#define CP_TURN_WORK_MS		25
+#define CP_TURN_WORK_MS 25
 
 struct cp_live;
 
@@ -61,13 +61,13 @@ typedef void (*cp_report_fn)(struct cp_profile *p, void *ctx);
 
 /* How a live run goes and when it ends. */
 struct cp_live_cfg {
-	__u32 duration_s;		/* 0: until the targets end or a signal */
-	__u32 interval_s;		/* counters, rate cap, window epochs */
-	__u32 window_s;			/* --window-seconds */
-	__u32 max_sample_rate;		/* samples per second per CPU (rate cap) */
-	__u64 max_memory_bytes;		/* --max-memory */
+	__u32 duration_s;	/* 0: until the targets end or a signal */
+	__u32 interval_s;	/* counters, rate cap, window epochs */
+	__u32 window_s;		/* --window-seconds */
+	__u32 max_sample_rate;	/* samples per second per CPU (rate cap) */
+	__u64 max_memory_bytes; /* --max-memory */
 	const char *sysfs_root;
-	__u32 bp_expiry_ms;		/* breakpoint sampling */
+	__u32 bp_expiry_ms; /* breakpoint sampling */
 	__u32 max_bp_rate;
 	bool bp_silent; /* max_bp_rate is 0 because breakpoints never fire here */
 	/*
@@ -82,10 +82,10 @@ struct cp_live_cfg {
 	bool (*targets_gone)(void *ctx, char *reason, size_t sz);
 	/* the targets' CPU time so far (-a: the machine's busy time); NULL: not known */
 	__u64 (*targets_cpu_ns)(void *ctx);
-	cp_report_fn on_report;		/* SIGUSR1; NULL: ignored */
-	cp_report_fn on_interval;	/* each interval, after the stores took it all */
-	cp_report_fn on_reopen;		/* SIGHUP: output files reopened */
-	void *ctx;			/* of every callback */
+	cp_report_fn on_report;	  /* SIGUSR1; NULL: ignored */
+	cp_report_fn on_interval; /* each interval, after the stores took it all */
+	cp_report_fn on_reopen;	  /* SIGHUP: output files reopened */
+	void *ctx;		  /* of every callback */
 };
 
 /*

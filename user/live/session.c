@@ -27,7 +27,7 @@
 #include "util/log.h"
 
 /* Page faults are rare next to memory accesses: sample every one of them. */
-#define CP_FAULTS_PERIOD	1
+#define CP_FAULTS_PERIOD 1
 
 void cp_session_route_libbpf(void)
 {
@@ -56,10 +56,10 @@ static int cp_events_per_thread(const struct cp_session_cfg *cfg)
 	return 1;
 }
 
-static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scope *scope,
-			   char *err, size_t err_sz)
+static int cp_decide_scope(const struct cp_session_cfg *cfg, struct cp_perf_scope *scope, char *err,
+			   size_t err_sz)
 {
-	struct rlimit nofile = { 0 };
+	struct rlimit nofile = {0};
 	int threads = 0;
 
 	for (int i = 0; i < cfg->nr_pids; i++) {
@@ -91,8 +91,9 @@ static int cp_fill_targets(struct cp_session *s, const struct cp_session_cfg *cf
 		__u32 tgid = (__u32)cfg->pids[i];
 
 		if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
-			return fail(err, err_sz, -errno, "cannot add process %d to the BPF filter: %s",
-				    (int)tgid, strerror(errno));
+			return fail(err, err_sz, -errno,
+				    "cannot add process %d to the BPF filter: %s", (int)tgid,
+				    strerror(errno));
 	}
 	return 0;
 }
@@ -108,7 +109,7 @@ static int cp_fill_cgroup(struct cp_session *s, const char *path, char *err, siz
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targ_cgroups), &zero, &fd, BPF_ANY))
 		ret = fail(err, err_sz, -errno, "--cgroup: cannot set the BPF cgroup filter: %s",
 			   strerror(errno));
-	close(fd);	/* the map holds the cgroup */
+	close(fd); /* the map holds the cgroup */
 	return ret;
 }
 
@@ -129,7 +130,7 @@ static const char *proc_name(pid_t pid, char *buf, size_t sz)
 static struct cp_log_tally guard_tally = {
 	.level = CP_LOG_NOTICE,
 	.subject = "allocation probes over --max-alloc-rate",
-	.why = { "backed off", "resumed" },
+	.why = {"backed off", "resumed"},
 };
 
 static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
@@ -165,7 +166,7 @@ static void cp_on_guard(pid_t pid, bool backed_off, void *ctx)
 static struct cp_log_tally skipped_tally = {
 	.level = CP_LOG_NOTICE,
 	.subject = "allocation probes skipped",
-	.why = { "had mapped no malloc yet", "exited before attach" },
+	.why = {"had mapped no malloc yet", "exited before attach"},
 };
 /* a failure that is no race: one line each, a few a period */
 static struct cp_log_limit probe_fails = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
@@ -183,9 +184,10 @@ static void say_probe_failure(pid_t pid, int ret, bool target)
 		cp_warn("no allocation probes for process %s: %s; its heap objects stay unknown",
 			proc_name(pid, name, sizeof(name)), why);
 	else
-		cp_log_limited(&probe_fails,
-			       "no allocation probes for process %s: %s; its heap objects stay unknown",
-			       proc_name(pid, name, sizeof(name)), why);
+		cp_log_limited(
+			&probe_fails,
+			"no allocation probes for process %s: %s; its heap objects stay unknown",
+			proc_name(pid, name, sizeof(name)), why);
 }
 
 /* An exec'd process skipped: it @exited, or had mapped no malloc yet. */
@@ -197,8 +199,8 @@ static void say_skipped(pid_t pid, bool exited)
 
 		cp_info("allocation probes skipped for process %s: %s",
 			proc_name(pid, name, sizeof(name)),
-			exited ? "it exited before they were attached" :
-				 "nothing it maps defines malloc yet");
+			exited ? "it exited before they were attached"
+			       : "nothing it maps defines malloc yet");
 	}
 }
 
@@ -265,9 +267,9 @@ void cp_session__set_budget(struct cp_session *s, const struct cp_budget_plan *p
  */
 static int alloc_at_run(struct cacheperf *skel)
 {
-	struct bpf_map *maps[] = {skel->maps.live_objects,  skel->maps.alloc_stacks,
+	struct bpf_map *maps[] = {skel->maps.live_objects,     skel->maps.alloc_stacks,
 				  skel->maps.alloc_stacks_odd, skel->maps.sample_stacks,
-				  skel->maps.stack_kinds,  skel->maps.soft_insns};
+				  skel->maps.stack_kinds,      skel->maps.soft_insns};
 	int err = 0;
 
 	if (cp_sysinfo_bpf_runtime_alloc() != 1)
@@ -355,7 +357,8 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	if (cfg->max_bp_rate) {
 		bpf_program__set_autoload(s->skel->progs.on_breakpoint, true);
 		if (cfg->geo) {
-			s->skel->rodata->targ_l1_line_bytes = cfg->geo->slot[CP_CACHE_L1D].line_bytes;
+			s->skel->rodata->targ_l1_line_bytes =
+				cfg->geo->slot[CP_CACHE_L1D].line_bytes;
 			s->skel->rodata->targ_l1_sets = cfg->geo->slot[CP_CACHE_L1D].sets;
 			s->skel->rodata->targ_l1_ways = cfg->geo->slot[CP_CACHE_L1D].ways;
 		}
@@ -368,7 +371,8 @@ int cp_session__open(const struct cp_session_cfg *cfg, struct cp_session **out, 
 	ret = cacheperf__load(s->skel);
 	if (ret) {
 		fail(err, err_sz, ret,
-		     "cannot load the BPF programs: %s (run with -vv for the verifier log; needs a kernel with BTF, 5.8 or newer)",
+		     "cannot load the BPF programs: %s (run with -vv for the verifier log; needs a "
+		     "kernel with BTF, 5.8 or newer)",
 		     strerror(-ret));
 		goto fail;
 	}
@@ -443,8 +447,8 @@ static int cp_attach_soft(struct cp_session *s, const struct cp_session_cfg *cfg
 	ret = cp_perf_online_cpus(cfg->sysfs_root, &cpus);
 	if (ret < 0)
 		return fail(err, err_sz, ret, "cannot read the online CPUs: %s", strerror(-ret));
-	return cp_soft_events_open(s->events, &cpus, cfg->soft_freq_hz, s->skel->progs.on_tick,
-				   err, err_sz);
+	return cp_soft_events_open(s->events, &cpus, cfg->soft_freq_hz, s->skel->progs.on_tick, err,
+				   err_sz);
 }
 
 static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
@@ -471,7 +475,9 @@ static int cp_attach_pmu(struct cp_session *s, const struct cp_session_cfg *cfg,
 static int cp_attach_lifecycle(struct cp_session *s, char *err, size_t err_sz)
 {
 	struct bpf_program *progs[CP_SESSION_LIFECYCLE_LINKS] = {
-		s->skel->progs.on_fork, s->skel->progs.on_exec, s->skel->progs.on_exit,
+		s->skel->progs.on_fork,
+		s->skel->progs.on_exec,
+		s->skel->progs.on_exit,
 	};
 
 	for (int i = 0; i < CP_SESSION_LIFECYCLE_LINKS; i++) {

@@ -22,29 +22,29 @@ struct cacheperf;
 struct bpf_link;
 struct cp_alloc_probes;
 
-#define CP_SESSION_LIFECYCLE_LINKS	3
+#define CP_SESSION_LIFECYCLE_LINKS 3
 
 /* What a session opens and loads: main() fills it from the options. */
 struct cp_session_cfg {
-	bool system_wide;		/* -a: per-CPU events, no tgid filter */
-	bool held;			/* `-- CMD`: the child is held until its exec */
-	const char *sysfs_root;		/* --sysfs-root */
-	const char *cgroup;		/* --cgroup PATH (-a only); NULL: every cgroup */
-	__u32 window;			/* accesses in a miss window */
-	__u32 stack_every;		/* one event's stack in N walked (bpf/stacks.bpf.h); 0: none */
-	__u32 stack_copy_bytes;		/* ... copied for CFI where the walk stops short; 0: none */
-	__u32 window_ratio_ppm;		/* miss ratio above which misses are forwarded */
-	__u32 ldlat_cycles;		/* PEBS load latency threshold */
-	__u64 load_period;		/* sample periods asked for */
+	bool system_wide;	/* -a: per-CPU events, no tgid filter */
+	bool held;		/* `-- CMD`: the child is held until its exec */
+	const char *sysfs_root; /* --sysfs-root */
+	const char *cgroup;	/* --cgroup PATH (-a only); NULL: every cgroup */
+	__u32 window;		/* accesses in a miss window */
+	__u32 stack_every;	/* one event's stack in N walked (bpf/stacks.bpf.h); 0: none */
+	__u32 stack_copy_bytes; /* ... copied for CFI where the walk stops short; 0: none */
+	__u32 window_ratio_ppm; /* miss ratio above which misses are forwarded */
+	__u32 ldlat_cycles;	/* PEBS load latency threshold */
+	__u64 load_period;	/* sample periods asked for */
 	__u64 store_period;
-	__u32 soft_freq_hz;		/* --source soft: ticks per second per CPU */
-	__u32 max_bp_rate;		/* 0: on_breakpoint is not loaded */
-	bool no_objects;		/* --no-objects: no allocation probes */
+	__u32 soft_freq_hz; /* --source soft: ticks per second per CPU */
+	__u32 max_bp_rate;  /* 0: on_breakpoint is not loaded */
+	bool no_objects;    /* --no-objects: no allocation probes */
 	/* --alloc-stack-bytes: stack copied at a call site's first allocation, for CFI */
 	__u32 alloc_stack_bytes;
-	__u64 max_alloc_rate;		/* allocation guard: calls/s per process; 0: off */
+	__u64 max_alloc_rate; /* allocation guard: calls/s per process; 0: off */
 	const struct cp_pmus *pmus;
-	struct cp_source_choice source;	/* from cp_source_decide() */
+	struct cp_source_choice source; /* from cp_source_decide() */
 	const pid_t *pids;		/* -p PIDs, or the held `-- CMD` child */
 	int nr_pids;			/* 0 with -a */
 	const struct cp_geometry *geo;	/* L1D for the breakpoint program's sets; NULL: 64 x 64 B */
@@ -55,17 +55,17 @@ struct cp_session {
 	struct cp_perf_events *events;
 	struct cp_perf_scope scope;
 	enum cp_mem_prog variant;
-	int nr_events;			/* sampling events opened */
+	int nr_events; /* sampling events opened */
 	/* fork, exec and exit: the filter follows the targets, user space hears of them */
 	struct bpf_link *lifecycle[CP_SESSION_LIFECYCLE_LINKS];
-	struct cp_alloc_probes *alloc;	/* allocation probes; NULL with --no-objects */
-	__u64 guard_backoffs;		/* times the allocation guard backed off */
+	struct cp_alloc_probes *alloc; /* allocation probes; NULL with --no-objects */
+	__u64 guard_backoffs;	       /* times the allocation guard backed off */
 	/* told of every back-off (@backed_off) and resume; NULL: nobody listens */
 	void (*on_guard)(pid_t pid, bool backed_off, void *ctx);
 	void *on_guard_ctx;
-	bool bp_on;			/* on_breakpoint loaded (--max-bp-rate > 0) */
-	bool alloc_windows;		/* allocation probes attached in budget windows */
-	bool soft_on;			/* on_tick loaded (--source soft) */
+	bool bp_on;	    /* on_breakpoint loaded (--max-bp-rate > 0) */
+	bool alloc_windows; /* allocation probes attached in budget windows */
+	bool soft_on;	    /* on_tick loaded (--source soft) */
 };
 
 /*

@@ -38,7 +38,7 @@ static void on_reopen(int sig)
 
 static void on_child(int sig)
 {
-	(void)sig;	/* only to interrupt poll(); the loop reaps the child */
+	(void)sig; /* only to interrupt poll(); the loop reaps the child */
 }
 
 int cp_signals_install(void)

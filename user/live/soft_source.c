@@ -19,7 +19,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define CP_SOFT_FORGET_BATCH	256
+#define CP_SOFT_FORGET_BATCH 256
 /*
  * Instructions whose operand and charge are kept (96 bytes each, 3 MiB):
  * under -a a build's compilers tick at tens of thousands of instructions
@@ -27,13 +27,13 @@
  * 53833 decoded in 15 s were evicted and decoded again, each charge's
  * function swept again.
  */
-#define CP_SOFT_DECODED		32768
+#define CP_SOFT_DECODED 32768
 
 /* A process's maps snapshot, kept for the next ticks (cp_soft_maps_reuse()). */
 struct kept_maps {
 	__u32 tgid;
-	int err;		/* of the read: 0, or a negative errno (maps NULL) */
-	__u64 read_ns;		/* 0: a free slot */
+	int err;       /* of the read: 0, or a negative errno (maps NULL) */
+	__u64 read_ns; /* 0: a free slot */
 	struct cp_maps *maps;
 };
 
@@ -42,11 +42,11 @@ struct cp_soft_source {
 	int insns_fd;
 	struct cp_decode_cache *decoded;
 	struct cp_soft_registry installed;
-	struct cp_soft_item *items;		/* CP_MAX_SOFT_PENDING */
-	size_t nr_items;			/* taken by the last take_pending() */
-	bool no_lookup_and_delete;		/* cp_map_drain()'s */
-	struct cp_symbolizer *sym;		/* function bounds for the skid walk; NULL: none */
-	__u8 *code;				/* CP_SKID_MAX_FUNC_BYTES: the walked function */
+	struct cp_soft_item *items; /* CP_MAX_SOFT_PENDING */
+	size_t nr_items;	    /* taken by the last take_pending() */
+	bool no_lookup_and_delete;  /* cp_map_drain()'s */
+	struct cp_symbolizer *sym;  /* function bounds for the skid walk; NULL: none */
+	__u8 *code;		    /* CP_SKID_MAX_FUNC_BYTES: the walked function */
 	struct kept_maps kept[CP_SOFT_MAPS_KEPT];
 	struct cp_soft_stats stats;
 };
@@ -206,8 +206,8 @@ static int load_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps
  * its function found); an access in no sized function symbol keeps its
  * ticks.
  */
-static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps,
-			 __u64 ip, const struct cp_operand *op, struct cp_decode_charge *ch)
+static int decide_charge(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
+			 const struct cp_operand *op, struct cp_decode_charge *ch)
 {
 	bool own = op->status == CP_OPND_OK;
 	const struct cp_code_walk *walk;
@@ -318,14 +318,15 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_soft_item *it = &s->items[i];
 		__u32 tgid = it->key.tgid;
-		struct cp_operand op = { 0 };
+		struct cp_operand op = {0};
 		struct cp_soft_prev prev, *pp = NULL;
 		struct cp_soft_insn v;
 		int get_ret = -ENOENT;
 
 		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
-			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip, &op);
+			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip,
+						       &op);
 		if (!get_ret)
 			pp = charge_of(s, (pid_t)tgid, maps, it->key.ip, &op, &prev);
 		if (cp_soft_decide(maps_ret, get_ret, &op, pp, it->val.mm, &v) == CP_SOFT_GONE) {
@@ -348,7 +349,7 @@ void cp_soft_source__forget(struct cp_soft_source *s, __u32 tgid)
 	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++) {
 		if (s->kept[i].read_ns && s->kept[i].tgid == tgid) {
 			cp_maps__free(s->kept[i].maps);
-			s->kept[i] = (struct kept_maps){ 0 };
+			s->kept[i] = (struct kept_maps){0};
 		}
 	}
 	do {

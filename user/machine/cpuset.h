@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 /* x86 CONFIG_NR_CPUS tops out at 8192 (MAXSMP) */
-#define CP_MAX_CPUS	8192
+#define CP_MAX_CPUS 8192
 
 struct cp_cpuset {
 	__u64 bits[CP_MAX_CPUS / 64];

@@ -22,7 +22,8 @@ __u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align
 	return p < align ? align : p;
 }
 
-void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key, struct perf_event_attr *attr)
+void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key,
+			    struct perf_event_attr *attr)
 {
 	*attr = spec->attr;
 	if (!attr->freq && attr->sample_period)

@@ -12,30 +12,30 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
-#define CP_EVENT_NAME_LEN	32
+#define CP_EVENT_NAME_LEN 32
 
 /* What an opened event samples; the rate cap scales a CPU's events together. */
 enum cp_event_role {
-	CP_EVENT_LOAD = 0,	/* PEBS mem-loads */
-	CP_EVENT_STORE,		/* PEBS mem-stores */
-	CP_EVENT_MEM,		/* IBS op: loads and stores (and other ops) */
-	CP_EVENT_AUX,		/* counting-only group leader (mem-loads-aux) */
-	CP_EVENT_OTHER,		/* software events: page faults, cpu-clock */
+	CP_EVENT_LOAD = 0, /* PEBS mem-loads */
+	CP_EVENT_STORE,	   /* PEBS mem-stores */
+	CP_EVENT_MEM,	   /* IBS op: loads and stores (and other ops) */
+	CP_EVENT_AUX,	   /* counting-only group leader (mem-loads-aux) */
+	CP_EVENT_OTHER,	   /* software events: page faults, cpu-clock */
 };
 
 struct cp_event_spec {
-	char name[CP_EVENT_NAME_LEN];		/* "mem-loads", "page-faults": named in errors */
+	char name[CP_EVENT_NAME_LEN]; /* "mem-loads", "page-faults": named in errors */
 	enum cp_event_role role;
-	struct perf_event_attr attr;		/* sample_period is the base period */
+	struct perf_event_attr attr; /* sample_period is the base period */
 	bool has_leader;
 	char leader_name[CP_EVENT_NAME_LEN];
-	struct perf_event_attr leader;		/* opened first, @attr joins its group */
-	bool pmu_event;				/* hardware PMU: ENOENT/EOPNOTSUPP/ENODEV mean no PMU */
-	bool probe_precise;			/* lower precise_ip on EOPNOTSUPP/EINVAL */
-	__u32 jitter_pct;			/* each instance's period within base +- pct % */
+	struct perf_event_attr leader; /* opened first, @attr joins its group */
+	bool pmu_event;		       /* hardware PMU: ENOENT/EOPNOTSUPP/ENODEV mean no PMU */
+	bool probe_precise;	       /* lower precise_ip on EOPNOTSUPP/EINVAL */
+	__u32 jitter_pct;	       /* each instance's period within base +- pct % */
 	__u64 jitter_seed;
-	__u32 period_align;			/* periods are multiples of this (IBS: 16); 0 or 1: any */
-	__u64 max_period;			/* the rate cap never raises a period above; 0: none */
+	__u32 period_align; /* periods are multiples of this (IBS: 16); 0 or 1: any */
+	__u64 max_period;   /* the rate cap never raises a period above; 0: none */
 };
 
 /*
@@ -48,7 +48,8 @@ struct cp_event_spec {
 __u64 cp_period_jitter(__u64 base, __u32 pct, __u64 seed, __u64 key, __u32 align);
 
 /* The attributes of instance @key of @spec: @spec->attr with its jittered period. */
-void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key, struct perf_event_attr *attr);
+void cp_event_spec_instance(const struct cp_event_spec *spec, __u64 key,
+			    struct perf_event_attr *attr);
 
 /*
  * The bpf_cookie of an event of @role, which on_mem_sample reads as the

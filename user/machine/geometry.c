@@ -12,8 +12,8 @@
 #include "util/parse.h"
 #include "util/sysfs.h"
 
-#define CACHE_DIR	"sys/devices/system/cpu/cpu0/cache"
-#define FIELD_LEN	64	/* longest sysfs value or --cache field we accept */
+#define CACHE_DIR "sys/devices/system/cpu/cpu0/cache"
+#define FIELD_LEN 64 /* longest sysfs value or --cache field we accept */
 
 static const char *const slot_names[CP_CACHE_NR_SLOTS] = {
 	[CP_CACHE_L1D] = "L1D",
@@ -54,8 +54,8 @@ const char *cp_cache_type_name(enum cp_cache_type type)
 	}
 }
 
-static const char *source_name(const struct cp_geometry *geo, enum cp_cache_slot slot,
-			       char *buf, size_t sz)
+static const char *source_name(const struct cp_geometry *geo, enum cp_cache_slot slot, char *buf,
+			       size_t sz)
 {
 	switch (geo->source[slot]) {
 	case CP_GEO_SYSFS:
@@ -82,7 +82,7 @@ static bool is_pow2(__u64 v)
 /* "48 KiB", "1 MiB", "1280 KiB": the largest binary unit that divides exactly. */
 static const char *format_size(__u64 bytes, char *buf, size_t sz)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	unsigned int u = 0;
 
 	while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
@@ -116,13 +116,16 @@ int cp_cache_parse_size(const char *s, __u64 *out)
 	switch (s[n]) {
 	case '\0':
 		break;
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		shift = 10;
 		break;
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		shift = 20;
 		break;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		shift = 30;
 		break;
 	default:
@@ -161,11 +164,11 @@ struct cp_cache_level cp_cache_fallback(enum cp_cache_slot slot)
 		__u64 size_bytes;
 		__u32 ways;
 	} model[CP_CACHE_NR_SLOTS] = {
-		[CP_CACHE_L1D] = { 1, CP_CACHE_TYPE_DATA, 32ULL << 10, 8 },
-		[CP_CACHE_L2] = { 2, CP_CACHE_TYPE_UNIFIED, 1ULL << 20, 16 },
-		[CP_CACHE_LLC] = { 3, CP_CACHE_TYPE_UNIFIED, 32ULL << 20, 16 },
+		[CP_CACHE_L1D] = {1, CP_CACHE_TYPE_DATA, 32ULL << 10, 8},
+		[CP_CACHE_L2] = {2, CP_CACHE_TYPE_UNIFIED, 1ULL << 20, 16},
+		[CP_CACHE_LLC] = {3, CP_CACHE_TYPE_UNIFIED, 32ULL << 20, 16},
 	};
-	struct cp_cache_level l = { .index = -1 };
+	struct cp_cache_level l = {.index = -1};
 
 	if (slot >= CP_CACHE_NR_SLOTS)
 		slot = CP_CACHE_L1D;
@@ -342,9 +345,8 @@ void cp_geometry_init(struct cp_geometry *geo)
 }
 
 /* The first index of @level with type @want, else with type @alt; NULL if none. */
-static const struct cp_cache_level *find_index(const struct cp_cache_level *idx, int nr,
-					       int level, enum cp_cache_type want,
-					       enum cp_cache_type alt)
+static const struct cp_cache_level *find_index(const struct cp_cache_level *idx, int nr, int level,
+					       enum cp_cache_type want, enum cp_cache_type alt)
 {
 	const struct cp_cache_level *found = NULL;
 
@@ -367,15 +369,18 @@ static void use_index(struct cp_geometry *geo, enum cp_cache_slot slot,
 
 	describe(&geo->slot[slot], model, sizeof(model));
 	if (!l) {
-		warn(geo, "no %s cache in %s; using the fallback %s model %s "
+		warn(geo,
+		     "no %s cache in %s; using the fallback %s model %s "
 		     "(set the real one with --cache %s=SIZE:WAYS:LINE)",
-		     slot == CP_CACHE_LLC ? "level-2 or higher" :
-		     slot == CP_CACHE_L2 ? "level-2" : "level-1 data",
+		     slot == CP_CACHE_LLC  ? "level-2 or higher"
+		     : slot == CP_CACHE_L2 ? "level-2"
+					   : "level-1 data",
 		     where, name, model, name);
 		return;
 	}
 	if (!l->valid) {
-		warn(geo, "sysfs index%d (L%d %s) %s; using the fallback %s model %s "
+		warn(geo,
+		     "sysfs index%d (L%d %s) %s; using the fallback %s model %s "
 		     "(set the real one with --cache %s=SIZE:WAYS:LINE)",
 		     l->index, l->level, cp_cache_type_name(l->type), l->problem, name, model,
 		     name);
@@ -385,8 +390,8 @@ static void use_index(struct cp_geometry *geo, enum cp_cache_slot slot,
 	geo->source[slot] = CP_GEO_SYSFS;
 }
 
-void cp_geometry_from_indexes(struct cp_geometry *geo, const struct cp_cache_level *idx,
-			      int nr, const char *where)
+void cp_geometry_from_indexes(struct cp_geometry *geo, const struct cp_cache_level *idx, int nr,
+			      const char *where)
 {
 	const struct cp_cache_level *llc = NULL;
 
@@ -396,14 +401,14 @@ void cp_geometry_from_indexes(struct cp_geometry *geo, const struct cp_cache_lev
 		if (idx[i].level == 0 || idx[i].type == CP_CACHE_TYPE_UNKNOWN)
 			warn(geo, "sysfs index%d %s; ignored", idx[i].index, idx[i].problem);
 	}
-	use_index(geo, CP_CACHE_L1D, find_index(idx, nr, 1, CP_CACHE_TYPE_DATA,
-						CP_CACHE_TYPE_UNIFIED), where);
-	use_index(geo, CP_CACHE_L2, find_index(idx, nr, 2, CP_CACHE_TYPE_UNIFIED,
-					       CP_CACHE_TYPE_DATA), where);
+	use_index(geo, CP_CACHE_L1D,
+		  find_index(idx, nr, 1, CP_CACHE_TYPE_DATA, CP_CACHE_TYPE_UNIFIED), where);
+	use_index(geo, CP_CACHE_L2,
+		  find_index(idx, nr, 2, CP_CACHE_TYPE_UNIFIED, CP_CACHE_TYPE_DATA), where);
 	/* the LLC is the highest data-holding level, valid or not (then: fallback) */
 	for (int i = 0; i < nr; i++) {
-		if (idx[i].level < 2 || (idx[i].type != CP_CACHE_TYPE_UNIFIED &&
-					 idx[i].type != CP_CACHE_TYPE_DATA))
+		if (idx[i].level < 2 ||
+		    (idx[i].type != CP_CACHE_TYPE_UNIFIED && idx[i].type != CP_CACHE_TYPE_DATA))
 			continue;
 		if (!llc || idx[i].level > llc->level)
 			llc = find_index(idx, nr, idx[i].level, CP_CACHE_TYPE_UNIFIED,
@@ -432,8 +437,9 @@ static int cmp_index(const void *a, const void *b)
 static void read_index(const char *root, int n, struct cp_cache_level *out)
 {
 	static const char *const files[] = {
-		"level", "type", "size", "ways_of_associativity", "number_of_sets",
-		"coherency_line_size",
+		"level",	  "type",
+		"size",		  "ways_of_associativity",
+		"number_of_sets", "coherency_line_size",
 	};
 	char text[6][FIELD_LEN], rel[128];
 	const char *ptr[6];
@@ -448,8 +454,12 @@ static void read_index(const char *root, int n, struct cp_cache_level *out)
 		ptr[f] = ret >= 0 ? text[f] : ret == -EFBIG ? "(too long)" : NULL;
 	}
 	t = (struct cp_cache_index_text){
-		.level = ptr[0], .type = ptr[1], .size = ptr[2],
-		.ways = ptr[3], .sets = ptr[4], .line = ptr[5],
+		.level = ptr[0],
+		.type = ptr[1],
+		.size = ptr[2],
+		.ways = ptr[3],
+		.sets = ptr[4],
+		.line = ptr[5],
 	};
 	cp_cache_index_parse(&t, n, out);
 }
@@ -464,14 +474,17 @@ int cp_geometry_read_sysfs(struct cp_geometry *geo, const char *root)
 
 	if (cp_sysfs_path(dir, sizeof(dir), root, CACHE_DIR)) {
 		cp_geometry_init(geo);
-		warn(geo, "sysfs root '%.256s' is too long; using the fallback model for "
-		     "every level", root);
+		warn(geo,
+		     "sysfs root '%.256s' is too long; using the fallback model for "
+		     "every level",
+		     root);
 		return 0;
 	}
 	d = opendir(dir);
 	if (!d) {
 		cp_geometry_init(geo);
-		warn(geo, "cannot read %s: %s; using the fallback model for L1D, L2 and LLC "
+		warn(geo,
+		     "cannot read %s: %s; using the fallback model for L1D, L2 and LLC "
 		     "(set the real one with --cache L1D=SIZE:WAYS:LINE,L2=...,LLC=...)",
 		     dir, strerror(errno));
 		return 0;
@@ -502,8 +515,8 @@ static int fail(int err, char *buf, size_t sz, const char *fmt, ...)
 }
 
 /* A whole number field of --cache: 0, or a negative errno with @err set. */
-static int override_number(const char *item, const char *what, const char *text,
-			   __u64 max, __u64 *out, char *err, size_t err_sz)
+static int override_number(const char *item, const char *what, const char *text, __u64 max,
+			   __u64 *out, char *err, size_t err_sz)
 {
 	int ret = cp_parse_u64(text, 0, max, out);
 
@@ -511,8 +524,8 @@ static int override_number(const char *item, const char *what, const char *text,
 		return fail(-ERANGE, err, err_sz, "--cache %s: %s '%s' is too large", item, what,
 			    text);
 	if (ret)
-		return fail(-EINVAL, err, err_sz, "--cache %s: %s '%s' is not a number", item,
-			    what, text);
+		return fail(-EINVAL, err, err_sz, "--cache %s: %s '%s' is not a number", item, what,
+			    text);
 	return 0;
 }
 
@@ -520,15 +533,17 @@ static int override_number(const char *item, const char *what, const char *text,
 static int parse_override_item(const char *item, enum cp_cache_slot *slot,
 			       struct cp_cache_level *out, char *err, size_t err_sz)
 {
-	static const char *const field_names[] = { "size", "ways", "line size" };
+	static const char *const field_names[] = {"size", "ways", "line size"};
 	char name[FIELD_LEN], field[3][FIELD_LEN], sz_text[32];
 	const char *eq = strchr(item, '='), *p;
 	__u64 size, ways, line, set_bytes, sets;
 	int nf, ret;
 
 	if (!eq)
-		return fail(-EINVAL, err, err_sz, "--cache '%s': expected LEVEL=SIZE:WAYS:LINE, "
-			    "e.g. L1D=48K:12:64", item);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache '%s': expected LEVEL=SIZE:WAYS:LINE, "
+			    "e.g. L1D=48K:12:64",
+			    item);
 	if ((size_t)(eq - item) >= sizeof(name))
 		return fail(-EINVAL, err, err_sz, "--cache '%s': unknown level; use L1D, L2 or LLC",
 			    item);
@@ -538,16 +553,20 @@ static int parse_override_item(const char *item, enum cp_cache_slot *slot,
 		if (!strcasecmp(name, slot_names[*slot]))
 			break;
 	if (*slot == CP_CACHE_NR_SLOTS)
-		return fail(-EINVAL, err, err_sz, "--cache: unknown level '%s' in '%s'; use L1D, "
-			    "L2 or LLC", name, item);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache: unknown level '%s' in '%s'; use L1D, "
+			    "L2 or LLC",
+			    name, item);
 	/* split SIZE:WAYS:LINE; anything after a third ':' is junk */
 	p = eq + 1;
 	for (nf = 0; nf < 3; nf++) {
 		size_t len = strcspn(p, ":");
 
 		if (len == 0)
-			return fail(-EINVAL, err, err_sz, "--cache %s: missing the %s; expected "
-				    "SIZE:WAYS:LINE, e.g. 48K:12:64", item, field_names[nf]);
+			return fail(-EINVAL, err, err_sz,
+				    "--cache %s: missing the %s; expected "
+				    "SIZE:WAYS:LINE, e.g. 48K:12:64",
+				    item, field_names[nf]);
 		if (len >= sizeof(field[nf]))
 			return fail(-EINVAL, err, err_sz, "--cache %s: the %s is too long", item,
 				    field_names[nf]);
@@ -556,9 +575,10 @@ static int parse_override_item(const char *item, enum cp_cache_slot *slot,
 		p += len;
 		if (nf < 2) {
 			if (*p != ':')
-				return fail(-EINVAL, err, err_sz, "--cache %s: missing the %s; "
-					    "expected SIZE:WAYS:LINE, e.g. 48K:12:64", item,
-					    field_names[nf + 1]);
+				return fail(-EINVAL, err, err_sz,
+					    "--cache %s: missing the %s; "
+					    "expected SIZE:WAYS:LINE, e.g. 48K:12:64",
+					    item, field_names[nf + 1]);
 			p++;
 		}
 	}
@@ -571,8 +591,10 @@ static int parse_override_item(const char *item, enum cp_cache_slot *slot,
 		return fail(-ERANGE, err, err_sz, "--cache %s: size '%s' is too large", item,
 			    field[0]);
 	if (ret)
-		return fail(-EINVAL, err, err_sz, "--cache %s: size '%s' is not a number with an "
-			    "optional K, M or G suffix", item, field[0]);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache %s: size '%s' is not a number with an "
+			    "optional K, M or G suffix",
+			    item, field[0]);
 	if (size == 0)
 		return fail(-EINVAL, err, err_sz, "--cache %s: size must not be zero", item);
 	ret = override_number(item, "ways", field[1], ~0U, &ways, err, err_sz);
@@ -584,45 +606,49 @@ static int parse_override_item(const char *item, enum cp_cache_slot *slot,
 	if (ret)
 		return ret;
 	if (!is_pow2(line) || line < CP_CACHE_LINE_MIN || line > CP_CACHE_LINE_MAX)
-		return fail(-EINVAL, err, err_sz, "--cache %s: line size %llu must be a power of "
-			    "two from %u to %u", item, (unsigned long long)line,
-			    CP_CACHE_LINE_MIN, CP_CACHE_LINE_MAX);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache %s: line size %llu must be a power of "
+			    "two from %u to %u",
+			    item, (unsigned long long)line, CP_CACHE_LINE_MIN, CP_CACHE_LINE_MAX);
 	/* ways < 2^32 and line <= 256: the product cannot overflow */
 	set_bytes = ways * line;
 	format_size(size, sz_text, sizeof(sz_text));
 	if (size % set_bytes)
-		return fail(-EINVAL, err, err_sz, "--cache %s: %s is not a whole number of sets of "
-			    "%llu ways x %llu B lines", item, sz_text, (unsigned long long)ways,
-			    (unsigned long long)line);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache %s: %s is not a whole number of sets of "
+			    "%llu ways x %llu B lines",
+			    item, sz_text, (unsigned long long)ways, (unsigned long long)line);
 	sets = size / set_bytes;
 	if (sets > ~0U)
 		return fail(-ERANGE, err, err_sz, "--cache %s: gives %llu sets, too many", item,
 			    (unsigned long long)sets);
 	if (!is_pow2(sets))
-		return fail(-EINVAL, err, err_sz, "--cache %s: gives %llu sets (%s / (%llu ways x "
-			    "%llu B)), not a power of two", item, (unsigned long long)sets, sz_text,
-			    (unsigned long long)ways, (unsigned long long)line);
+		return fail(-EINVAL, err, err_sz,
+			    "--cache %s: gives %llu sets (%s / (%llu ways x "
+			    "%llu B)), not a power of two",
+			    item, (unsigned long long)sets, sz_text, (unsigned long long)ways,
+			    (unsigned long long)line);
 
 	*out = cp_cache_fallback(*slot);
 	out->size_bytes = size;
 	out->ways = (__u32)ways;
 	out->line_bytes = (__u32)line;
 	out->sets = (__u32)sets;
-	if (!cp_cache_level_check(out))	/* cannot happen after the checks above */
+	if (!cp_cache_level_check(out)) /* cannot happen after the checks above */
 		return fail(-EINVAL, err, err_sz, "--cache %s: %s", item, out->problem);
 	return 0;
 }
 
-int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec,
-			       char *err, size_t err_sz)
+int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec, char *err, size_t err_sz)
 {
 	struct cp_cache_level parsed[CP_CACHE_NR_SLOTS];
-	bool given[CP_CACHE_NR_SLOTS] = { false };
+	bool given[CP_CACHE_NR_SLOTS] = {false};
 	char item[FIELD_LEN * 3];
 	const char *p = spec;
 
 	if (!spec || !*spec)
-		return fail(-EINVAL, err, err_sz, "--cache: empty; expected LEVEL=SIZE:WAYS:LINE"
+		return fail(-EINVAL, err, err_sz,
+			    "--cache: empty; expected LEVEL=SIZE:WAYS:LINE"
 			    "[,...], e.g. L1D=48K:12:64,L2=2M:16:64,LLC=32M:16:64");
 	for (;;) {
 		size_t len = strcspn(p, ",");
@@ -649,7 +675,7 @@ int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec,
 		p += len;
 		if (!*p)
 			break;
-		p++;	/* the ',' */
+		p++; /* the ',' */
 	}
 	for (int s = 0; s < CP_CACHE_NR_SLOTS; s++) {
 		if (!given[s])
@@ -660,8 +686,7 @@ int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec,
 	return 0;
 }
 
-int cp_geometry_format(const struct cp_geometry *geo, enum cp_cache_slot slot,
-		       char *buf, size_t sz)
+int cp_geometry_format(const struct cp_geometry *geo, enum cp_cache_slot slot, char *buf, size_t sz)
 {
 	char what[96], src[32];
 

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#define CP_CACHE_PROBLEM_LEN	192
-#define CP_GEO_MAX_WARNINGS	8
-#define CP_GEO_WARNING_LEN	384
-#define CP_GEO_MAX_INDEXES	16	/* sysfs index dirs looked at (x86 has 4 or 5) */
-#define CP_CACHE_LINE_MIN	16
-#define CP_CACHE_LINE_MAX	256
+#define CP_CACHE_PROBLEM_LEN 192
+#define CP_GEO_MAX_WARNINGS  8
+#define CP_GEO_WARNING_LEN   384
+#define CP_GEO_MAX_INDEXES   16 /* sysfs index dirs looked at (x86 has 4 or 5) */
+#define CP_CACHE_LINE_MIN    16
+#define CP_CACHE_LINE_MAX    256
 
 enum cp_cache_type {
 	CP_CACHE_TYPE_UNKNOWN = 0,
@@ -31,15 +31,15 @@ enum cp_cache_type {
 
 /* One cache as sysfs describes it (or as a model or --cache defines it). */
 struct cp_cache_level {
-	int level;			/* 1, 2, 3 ...; 0 when sysfs did not say */
-	int index;			/* sysfs indexN it came from, -1 otherwise */
+	int level; /* 1, 2, 3 ...; 0 when sysfs did not say */
+	int index; /* sysfs indexN it came from, -1 otherwise */
 	enum cp_cache_type type;
 	__u64 size_bytes;
 	__u32 ways;
 	__u32 sets;
 	__u32 line_bytes;
-	bool valid;			/* passed cp_cache_level_check() */
-	char problem[CP_CACHE_PROBLEM_LEN];	/* why not valid: a phrase for warnings */
+	bool valid;			    /* passed cp_cache_level_check() */
+	char problem[CP_CACHE_PROBLEM_LEN]; /* why not valid: a phrase for warnings */
 };
 
 /* The caches the classifier uses. */
@@ -52,28 +52,28 @@ enum cp_cache_slot {
 
 /* Where a slot's numbers came from. */
 enum cp_geo_source {
-	CP_GEO_FALLBACK = 0,	/* the built-in model: sysfs missing or implausible */
+	CP_GEO_FALLBACK = 0, /* the built-in model: sysfs missing or implausible */
 	CP_GEO_SYSFS,
-	CP_GEO_OVERRIDE,	/* --cache */
-	CP_GEO_RECORDED,	/* a recording's (report FILE) */
+	CP_GEO_OVERRIDE, /* --cache */
+	CP_GEO_RECORDED, /* a recording's (report FILE) */
 };
 
 struct cp_geometry {
-	struct cp_cache_level slot[CP_CACHE_NR_SLOTS];	/* always valid */
+	struct cp_cache_level slot[CP_CACHE_NR_SLOTS]; /* always valid */
 	enum cp_geo_source source[CP_CACHE_NR_SLOTS];
 	unsigned int nr_warnings;
-	unsigned int warnings_dropped;	/* beyond CP_GEO_MAX_WARNINGS */
+	unsigned int warnings_dropped; /* beyond CP_GEO_MAX_WARNINGS */
 	char warnings[CP_GEO_MAX_WARNINGS][CP_GEO_WARNING_LEN];
 };
 
 /* Text of the sysfs files of one cache index; NULL for a missing file. */
 struct cp_cache_index_text {
-	const char *level;		/* "1\n" */
-	const char *type;		/* "Data\n", "Instruction\n", "Unified\n" */
-	const char *size;		/* "32K\n" */
-	const char *ways;		/* ways_of_associativity */
-	const char *sets;		/* number_of_sets */
-	const char *line;		/* coherency_line_size */
+	const char *level; /* "1\n" */
+	const char *type;  /* "Data\n", "Instruction\n", "Unified\n" */
+	const char *size;  /* "32K\n" */
+	const char *ways;  /* ways_of_associativity */
+	const char *sets;  /* number_of_sets */
+	const char *line;  /* coherency_line_size */
 };
 
 /* "L1D", "L2", "LLC". */
@@ -124,8 +124,8 @@ void cp_geometry_init(struct cp_geometry *geo);
  * model and a warning naming what sysfs reported; @where (the directory
  * read) goes into the warnings. Resets @geo first.
  */
-void cp_geometry_from_indexes(struct cp_geometry *geo, const struct cp_cache_level *idx,
-			      int nr, const char *where);
+void cp_geometry_from_indexes(struct cp_geometry *geo, const struct cp_cache_level *idx, int nr,
+			      const char *where);
 
 /*
  * Reads @root/sys/devices/system/cpu/cpu0/cache/index* and fills @geo via
@@ -143,16 +143,15 @@ int cp_geometry_read_sysfs(struct cp_geometry *geo, const char *root);
  * is unchanged and @err holds a sentence naming the bad part. Returns 0,
  * -EINVAL (malformed) or -ERANGE (a number too large).
  */
-int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec,
-			       char *err, size_t err_sz);
+int cp_geometry_apply_override(struct cp_geometry *geo, const char *spec, char *err, size_t err_sz);
 
 /*
  * Writes one line (no newline) describing @slot, e.g.
  * "L1D 48 KiB, 12-way, 64 B lines, 64 sets (sysfs)". Returns the length
  * snprintf would have written.
  */
-int cp_geometry_format(const struct cp_geometry *geo, enum cp_cache_slot slot,
-		       char *buf, size_t sz);
+int cp_geometry_format(const struct cp_geometry *geo, enum cp_cache_slot slot, char *buf,
+		       size_t sz);
 
 /* Writes the three slot lines, then one "warning: ..." line per warning. */
 void cp_geometry_print(const struct cp_geometry *geo, FILE *f);

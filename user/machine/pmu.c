@@ -15,8 +15,8 @@
 #include "machine/pmu.h"
 #include "util/sysfs.h"
 
-#define DEVICES_REL		"sys/bus/event_source/devices"
-#define CPUINFO_HEAD_BYTES	16384	/* the first processor block fits many times */
+#define DEVICES_REL	   "sys/bus/event_source/devices"
+#define CPUINFO_HEAD_BYTES 16384 /* the first processor block fits many times */
 
 /* --- /proc/cpuinfo ------------------------------------------------------ */
 
@@ -157,9 +157,9 @@ static int read_pmu_common(const char *root, const char *name, struct cp_pmu *pm
 
 static void no_pmu_reasons(struct cp_pmus *p, bool have_core_dir)
 {
-	const char *why = p->cpu.hypervisor ?
-		"so this looks like a VM without a virtual PMU" :
-		"so the kernel exposes no hardware PMU (perf support for this CPU not built in?)";
+	const char *why = p->cpu.hypervisor ? "so this looks like a VM without a virtual PMU"
+					    : "so the kernel exposes no hardware PMU (perf support "
+					      "for this CPU not built in?)";
 
 	if (!have_core_dir && !p->has_ibs)
 		snprintf(p->pebs_why, sizeof(p->pebs_why),
@@ -175,7 +175,8 @@ static void no_pmu_reasons(struct cp_pmus *p, bool have_core_dir)
 			 "no IBS PMU: %s has no ibs_op directory, %s", CP_PMU_DEVICES_DIR, why);
 	else
 		snprintf(p->ibs_why, sizeof(p->ibs_why),
-			 "no IBS PMU: %s has no ibs_op directory (IBS is AMD-only, and VMs rarely pass it through)",
+			 "no IBS PMU: %s has no ibs_op directory (IBS is AMD-only, and VMs rarely "
+			 "pass it through)",
 			 CP_PMU_DEVICES_DIR);
 }
 
@@ -211,18 +212,22 @@ static void detect_core(const char *root, const char *name, struct cp_pmus *p)
 	if (!pmu->mem_loads[0]) {
 		if (p->cpu.vendor == CP_VENDOR_AMD)
 			snprintf(p->pebs_why, sizeof(p->pebs_why),
-				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event (PEBS is Intel-only; AMD samples with IBS)",
+				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event (PEBS "
+				 "is Intel-only; AMD samples with IBS)",
 				 name);
 		else
 			snprintf(p->pebs_why, sizeof(p->pebs_why),
-				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event: this kernel does not know CPU family %u model 0x%x, so it has no PEBS data-source decoding for it (a newer kernel would)",
+				 "no PEBS-capable PMU: the %s PMU exports no mem-loads event: this "
+				 "kernel does not know CPU family %u model 0x%x, so it has no PEBS "
+				 "data-source decoding for it (a newer kernel would)",
 				 name, p->cpu.family, p->cpu.model);
 		return;
 	}
 	/* KVM exports the model's event strings even when the guest has no PEBS */
 	if (pmu->max_precise == 0) {
 		snprintf(p->pebs_why, sizeof(p->pebs_why),
-			 "no PEBS: the %s PMU reports caps/max_precise 0 (a virtual PMU without PEBS?)",
+			 "no PEBS: the %s PMU reports caps/max_precise 0 (a virtual PMU without "
+			 "PEBS?)",
 			 name);
 		return;
 	}
@@ -278,7 +283,7 @@ struct cp_pmus *cp_pmus__new(const char *root)
 		 * E-cores of the SoC tile cpu_lowpower. Each PMU counts only on its
 		 * own CPUs: one left out leaves the threads there unsampled.
 		 */
-		static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
+		static const char *const hybrid_pmus[] = {"cpu_core", "cpu_atom", "cpu_lowpower"};
 
 		for (size_t i = 0; i < sizeof(hybrid_pmus) / sizeof(hybrid_pmus[0]); i++) {
 			char rel[128];
@@ -334,7 +339,9 @@ static void describe_pebs(const struct cp_pmus *p, char *buf, size_t sz)
 		/* "cpu_core and cpu_atom", "cpu_core, cpu_atom and cpu_lowpower" */
 		for (int i = 0; i < p->nr_core; i++)
 			len += snprintf(names + len, sizeof(names) - len, "%s%s",
-					!i ? "" : i == p->nr_core - 1 ? " and " : ", ",
+					!i		      ? ""
+					: i == p->nr_core - 1 ? " and "
+							      : ", ",
 					p->core[i].name);
 		snprintf(buf, sz, "pebs: %s PMUs (%s) export mem-loads and mem-stores", names,
 			 c->caps_name[0] ? c->caps_name : "hybrid");
@@ -360,7 +367,8 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 		out->kind = CP_SOURCE_FAULTS;
 		out->per_task = true;
 		snprintf(out->reason, sizeof(out->reason),
-			 "faults: page-fault samples with their addresses (a pipeline check: no cache levels)");
+			 "faults: page-fault samples with their addresses (a pipeline check: no "
+			 "cache levels)");
 		return 0;
 	case CP_SOURCE_SOFT:
 		out->kind = CP_SOURCE_SOFT;
@@ -382,7 +390,8 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 		}
 		if (!ibs_ok) {
 			snprintf(out->reason, sizeof(out->reason),
-				 "IBS needs kernel 6.1 or newer for data addresses and sources (this is %u.%u); use --source soft",
+				 "IBS needs kernel 6.1 or newer for data addresses and sources "
+				 "(this is %u.%u); use --source soft",
 				 kv->major, kv->minor);
 			return ibs_err;
 		}
@@ -404,8 +413,9 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 		snprintf(out->reason, sizeof(out->reason),
 			 "ibs: the ibs_op PMU (type %u) samples every op; kernel %u.%u %s",
 			 pmus->ibs.type, kv->major, kv->minor,
-			 per_task ? "has per-thread IBS" :
-				    "has no per-thread IBS (6.2): per-CPU events with a PID filter");
+			 per_task
+				 ? "has per-thread IBS"
+				 : "has no per-thread IBS (6.2): per-CPU events with a PID filter");
 		return 0;
 	}
 	out->kind = CP_SOURCE_SOFT;
@@ -421,8 +431,8 @@ int cp_source_decide(enum cp_source_kind want, const struct cp_pmus *pmus,
 
 bool cp_ibs_has_hitm(const struct cp_cpu_id *cpu)
 {
-	return !(cpu->family == 0x19 && (cpu->model <= 0x0f || (cpu->model >= 0x20 &&
-								 cpu->model <= 0x5f)));
+	return !(cpu->family == 0x19 &&
+		 (cpu->model <= 0x0f || (cpu->model >= 0x20 && cpu->model <= 0x5f)));
 }
 
 bool cp_pmu_store_levels(const struct cp_pmu *pmu)

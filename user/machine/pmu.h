@@ -28,14 +28,14 @@
 #include "machine/source.h"
 #include "machine/sysinfo.h"
 
-#define CP_PMU_MAX_CORE		3	/* "cpu", or hybrid cpu_core, cpu_atom, cpu_lowpower */
-#define CP_PMU_NAME_LEN		32
-#define CP_PMU_EVENT_LEN	128
-#define CP_PMU_WHY_LEN		256
-#define CP_PMU_REASON_LEN	384	/* a why plus the advice around it */
+#define CP_PMU_MAX_CORE	  3 /* "cpu", or hybrid cpu_core, cpu_atom, cpu_lowpower */
+#define CP_PMU_NAME_LEN	  32
+#define CP_PMU_EVENT_LEN  128
+#define CP_PMU_WHY_LEN	  256
+#define CP_PMU_REASON_LEN 384 /* a why plus the advice around it */
 
 /* Where PMU devices live, relative to the root (for messages as well). */
-#define CP_PMU_DEVICES_DIR	"/sys/bus/event_source/devices"
+#define CP_PMU_DEVICES_DIR "/sys/bus/event_source/devices"
 
 enum cp_cpu_vendor {
 	CP_VENDOR_UNKNOWN = 0,
@@ -47,9 +47,9 @@ enum cp_cpu_vendor {
 /* The first processor block of /proc/cpuinfo, as far as PMU choice needs it. */
 struct cp_cpu_id {
 	enum cp_cpu_vendor vendor;
-	unsigned int family;	/* "cpu family", decimal */
-	unsigned int model;	/* "model", decimal */
-	bool hypervisor;	/* "hypervisor" flag: running as a guest */
+	unsigned int family; /* "cpu family", decimal */
+	unsigned int model;  /* "model", decimal */
+	bool hypervisor;     /* "hypervisor" flag: running as a guest */
 };
 
 /*
@@ -66,29 +66,29 @@ enum cp_pmu_kind {
 /* One usable sampling PMU. */
 struct cp_pmu {
 	enum cp_pmu_kind kind;
-	char name[CP_PMU_NAME_LEN];		/* sysfs directory: cpu, cpu_core, cpu_atom, ibs_op */
-	__u32 type;				/* perf_event_attr.type (dynamic except "cpu") */
-	struct cp_pmu_formats formats;		/* format/ files */
-	bool has_cpus;				/* hybrid: only the CPUs in @cpus */
-	struct cp_cpuset cpus;			/* the "cpus" file */
-	int max_precise;			/* caps/max_precise; -1 when absent */
-	char caps_name[CP_PMU_NAME_LEN];	/* caps/pmu_name ("skylake"); "" when absent */
-	char mem_loads[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-loads */
-	char mem_stores[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-stores ("" if none) */
-	char mem_loads_aux[CP_PMU_EVENT_LEN];	/* PEBS: events/mem-loads-aux ("" if none) */
-	bool zen4_ext;				/* IBS: caps/zen4_ibs_extensions */
+	char name[CP_PMU_NAME_LEN];	      /* sysfs directory: cpu, cpu_core, cpu_atom, ibs_op */
+	__u32 type;			      /* perf_event_attr.type (dynamic except "cpu") */
+	struct cp_pmu_formats formats;	      /* format/ files */
+	bool has_cpus;			      /* hybrid: only the CPUs in @cpus */
+	struct cp_cpuset cpus;		      /* the "cpus" file */
+	int max_precise;		      /* caps/max_precise; -1 when absent */
+	char caps_name[CP_PMU_NAME_LEN];      /* caps/pmu_name ("skylake"); "" when absent */
+	char mem_loads[CP_PMU_EVENT_LEN];     /* PEBS: events/mem-loads */
+	char mem_stores[CP_PMU_EVENT_LEN];    /* PEBS: events/mem-stores ("" if none) */
+	char mem_loads_aux[CP_PMU_EVENT_LEN]; /* PEBS: events/mem-loads-aux ("" if none) */
+	bool zen4_ext;			      /* IBS: caps/zen4_ibs_extensions */
 };
 
 /* What cp_pmus__new() found. */
 struct cp_pmus {
 	struct cp_cpu_id cpu;
-	int cpu_err;				/* 0, or why proc/cpuinfo was not usable */
-	int nr_core;				/* usable PEBS PMUs in @core */
+	int cpu_err; /* 0, or why proc/cpuinfo was not usable */
+	int nr_core; /* usable PEBS PMUs in @core */
 	struct cp_pmu core[CP_PMU_MAX_CORE];
 	bool has_ibs;
 	struct cp_pmu ibs;
-	char pebs_why[CP_PMU_WHY_LEN];	/* why PEBS is unusable; "" when nr_core > 0 */
-	char ibs_why[CP_PMU_WHY_LEN];	/* why there is no ibs_op; "" when has_ibs */
+	char pebs_why[CP_PMU_WHY_LEN]; /* why PEBS is unusable; "" when nr_core > 0 */
+	char ibs_why[CP_PMU_WHY_LEN];  /* why there is no ibs_op; "" when has_ibs */
 };
 
 /*
@@ -117,9 +117,9 @@ int cp_ibs_kernel_check(const struct cp_kernel_version *kv, bool *per_task);
 
 /* The outcome of --source. */
 struct cp_source_choice {
-	enum cp_source_kind kind;		/* never CP_SOURCE_AUTO */
-	bool per_task;				/* per-thread events possible (IBS < 6.2: no) */
-	char reason[CP_PMU_REASON_LEN];		/* one line: why this source, or the error */
+	enum cp_source_kind kind;	/* never CP_SOURCE_AUTO */
+	bool per_task;			/* per-thread events possible (IBS < 6.2: no) */
+	char reason[CP_PMU_REASON_LEN]; /* one line: why this source, or the error */
 };
 
 /*

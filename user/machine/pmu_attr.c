@@ -33,7 +33,8 @@ static int set_config(struct perf_event_attr *attr, const __u64 config[CP_PMU_CO
 		      const char *what, char *err, size_t err_sz)
 {
 	if (config[3]) {
-		snprintf(err, err_sz, "%s needs perf_event_attr.config3, which this build lacks", what);
+		snprintf(err, err_sz, "%s needs perf_event_attr.config3, which this build lacks",
+			 what);
 		return -EINVAL;
 	}
 	attr->config = config[0];
@@ -43,8 +44,8 @@ static int set_config(struct perf_event_attr *attr, const __u64 config[CP_PMU_CO
 }
 
 /* Parses event string @text of @pmu into @attr's config words. */
-static int pebs_config(const struct cp_pmu *pmu, const char *event, const char *text,
-		       __u32 ldlat, struct perf_event_attr *attr, char *err, size_t err_sz)
+static int pebs_config(const struct cp_pmu *pmu, const char *event, const char *text, __u32 ldlat,
+		       struct perf_event_attr *attr, char *err, size_t err_sz)
 {
 	__u64 config[CP_PMU_CONFIG_WORDS];
 	char why[160];
@@ -141,7 +142,7 @@ static int build_ibs(const struct cp_pmu *pmu, const struct cp_sampling_cfg *cfg
 {
 	struct cp_event_spec *s = &out->spec[0];
 	const struct cp_pmu_format *cnt_ctl, *swfilt;
-	__u64 config[CP_PMU_CONFIG_WORDS] = { 0 };
+	__u64 config[CP_PMU_CONFIG_WORDS] = {0};
 	int ret;
 
 	common_attr(&s->attr, pmu->type);
@@ -185,8 +186,8 @@ int cp_mem_specs_build(const struct cp_pmu *pmu, const struct cp_sampling_cfg *c
 }
 
 /* A user-space-only sampling spec of @type / @config that wakes at every sample. */
-static void user_event_spec(struct cp_event_spec *spec, const char *name, __u32 type,
-			    __u64 config, __u64 period)
+static void user_event_spec(struct cp_event_spec *spec, const char *name, __u32 type, __u64 config,
+			    __u64 period)
 {
 	memset(spec, 0, sizeof(*spec));
 	snprintf(spec->name, sizeof(spec->name), "%s", name);
@@ -204,8 +205,7 @@ static void user_event_spec(struct cp_event_spec *spec, const char *name, __u32 
 
 void cp_page_fault_spec(struct cp_event_spec *spec, __u64 period)
 {
-	user_event_spec(spec, "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-			period);
+	user_event_spec(spec, "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, period);
 	spec->attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR;
 }
 

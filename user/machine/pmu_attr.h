@@ -48,28 +48,29 @@
 #include "machine/event_spec.h"
 #include "machine/pmu.h"
 
-#define CP_MEM_SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | \
-				 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT)
-#define CP_JITTER_PCT_DEFAULT	10	/* +-10 %, paper §3.1 */
-#define CP_IBS_PERIOD_ALIGN	16	/* IbsOpMaxCnt counts in units of 16 ops */
+#define CP_MEM_SAMPLE_TYPE                                                                         \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |              \
+	 PERF_SAMPLE_WEIGHT)
+#define CP_JITTER_PCT_DEFAULT 10 /* +-10 %, paper §3.1 */
+#define CP_IBS_PERIOD_ALIGN   16 /* IbsOpMaxCnt counts in units of 16 ops */
 /* ibs_op max_period without the OPCNTEXT extension: IBS_OP_MAX_CNT << 4 */
-#define CP_IBS_MAX_PERIOD	0xffff0ull
+#define CP_IBS_MAX_PERIOD 0xffff0ull
 /*
  * Dispatched ops per load: IBS samples one op in N of every kind, PEBS one
  * load in N. Loads are about a quarter of the ops of ordinary code (integer
  * SPEC CPU: ~25 % loads, ~10 % stores), so --load-period N becomes one op in
  * 4 N: the same density of load samples, not four times it.
  */
-#define CP_IBS_OPS_PER_LOAD	4
+#define CP_IBS_OPS_PER_LOAD 4
 /* x86 counters take 31-bit periods unless full-width writes are supported */
-#define CP_PEBS_MAX_PERIOD	((1ull << 31) - 1)
+#define CP_PEBS_MAX_PERIOD ((1ull << 31) - 1)
 
 struct cp_sampling_cfg {
-	__u32 ldlat_cycles;	/* --ldlat: replaces the ldlat of events/mem-loads */
-	__u64 load_period;	/* --load-period: one load in N (IBS: one op in N) */
-	__u64 store_period;	/* --store-period: one store in N */
-	__u32 jitter_pct;	/* per-CPU/per-thread period spread */
-	__u64 jitter_seed;	/* fixed in tests; random in production */
+	__u32 ldlat_cycles; /* --ldlat: replaces the ldlat of events/mem-loads */
+	__u64 load_period;  /* --load-period: one load in N (IBS: one op in N) */
+	__u64 store_period; /* --store-period: one store in N */
+	__u32 jitter_pct;   /* per-CPU/per-thread period spread */
+	__u64 jitter_seed;  /* fixed in tests; random in production */
 };
 
 /* The IBS op period for --load-period @load_period (CP_IBS_OPS_PER_LOAD), aligned, capped. */

@@ -8,10 +8,13 @@
 
 #include "machine/pmu_format.h"
 
-#define EVENT_TEXT_MAX	512	/* sysfs event strings are a few dozen bytes */
+#define EVENT_TEXT_MAX 512 /* sysfs event strings are a few dozen bytes */
 
 static const char *const word_names[CP_PMU_CONFIG_WORDS] = {
-	"config", "config1", "config2", "config3",
+	"config",
+	"config1",
+	"config2",
+	"config3",
 };
 
 /* A bit number 0..63 at *@s, advanced past it; -1 if none. */
@@ -105,8 +108,7 @@ const struct cp_pmu_format *cp_pmu_formats_find(const struct cp_pmu_formats *fs,
 	return NULL;
 }
 
-int cp_pmu_format_set(const struct cp_pmu_format *f, __u64 value,
-		      __u64 config[CP_PMU_CONFIG_WORDS])
+int cp_pmu_format_set(const struct cp_pmu_format *f, __u64 value, __u64 config[CP_PMU_CONFIG_WORDS])
 {
 	__u64 out = 0, m = f->mask;
 	int width = __builtin_popcountll(m);
@@ -190,7 +192,8 @@ int cp_pmu_event_parse(const struct cp_pmu_formats *fs, const char *text,
 			*eq = '\0';
 			ret = parse_value(eq + 1, &value);
 			if (ret) {
-				snprintf(err, err_sz, "term '%s': '%s' is not a number", term, eq + 1);
+				snprintf(err, err_sz, "term '%s': '%s' is not a number", term,
+					 eq + 1);
 				return ret;
 			}
 		}

@@ -14,15 +14,15 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_PMU_CONFIG_WORDS	4	/* config, config1, config2, config3 */
-#define CP_PMU_MAX_FORMATS	32	/* Intel cpu_core has 13, ibs_op 5 */
-#define CP_PMU_FORMAT_NAME_LEN	32
+#define CP_PMU_CONFIG_WORDS    4  /* config, config1, config2, config3 */
+#define CP_PMU_MAX_FORMATS     32 /* Intel cpu_core has 13, ibs_op 5 */
+#define CP_PMU_FORMAT_NAME_LEN 32
 
 /* One format field: which config word, and which bits of it. */
 struct cp_pmu_format {
 	char name[CP_PMU_FORMAT_NAME_LEN];
-	__u8 word;		/* 0: config, 1: config1, 2: config2, 3: config3 */
-	__u64 mask;		/* the field's bits; a value fills them from the lowest up */
+	__u8 word;  /* 0: config, 1: config1, 2: config2, 3: config3 */
+	__u64 mask; /* the field's bits; a value fills them from the lowest up */
 };
 
 struct cp_pmu_formats {

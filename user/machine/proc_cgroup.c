@@ -11,7 +11,7 @@
 
 #include "machine/proc_cgroup.h"
 
-#define CP_CONTAINER_HEX	64
+#define CP_CONTAINER_HEX 64
 
 /*
  * Where each runtime puts its containers: the first path component (a
@@ -21,7 +21,7 @@
  * /user.slice/user-1000.slice/... the user names cgroups as it likes
  * (docker-<64 hex>.scope included), so rootless containers get no id.
  */
-#define CP_POD_LEVELS	2
+#define CP_POD_LEVELS 2
 
 static const struct container_rule {
 	const char *parent;
@@ -29,15 +29,15 @@ static const struct container_rule {
 	const char *prefix, *suffix, *runtime;
 } rules[] = {
 	/* systemd cgroup driver: docker, podman, kubelet with its CRIs */
-	{ "system.slice", false, "docker-", ".scope", "docker" },
-	{ "machine.slice", false, "libpod-", ".scope", "podman" },
-	{ "kubepods.slice", true, "cri-containerd-", ".scope", "containerd" },
-	{ "kubepods.slice", true, "crio-", ".scope", "cri-o" },
-	{ "kubepods.slice", true, "docker-", ".scope", "docker" },
+	{"system.slice", false, "docker-", ".scope", "docker"},
+	{"machine.slice", false, "libpod-", ".scope", "podman"},
+	{"kubepods.slice", true, "cri-containerd-", ".scope", "containerd"},
+	{"kubepods.slice", true, "crio-", ".scope", "cri-o"},
+	{"kubepods.slice", true, "docker-", ".scope", "docker"},
 	/* cgroupfs driver: /docker/<id>, /kubepods/<qos>/pod<uid>/<id>, podman's parent */
-	{ "docker", false, "", "", "" },
-	{ "kubepods", true, "", "", "" },
-	{ "libpod_parent", false, "libpod-", "", "podman" },
+	{"docker", false, "", "", ""},
+	{"kubepods", true, "", "", ""},
+	{"libpod_parent", false, "libpod-", "", "podman"},
 };
 
 struct comp {
@@ -143,8 +143,7 @@ bool cp_container_id(const char *path, size_t len, char *id, const char **runtim
 	return false;
 }
 
-bool cp_container_named(const char *id, const char *runtime, char *out_id,
-			const char **out_runtime)
+bool cp_container_named(const char *id, const char *runtime, char *out_id, const char **out_runtime)
 {
 	out_id[0] = '\0';
 	*out_runtime = "";
@@ -282,7 +281,7 @@ static bool mount_line(const char *line, const char *end, struct mount_line *m)
 			after++;
 		}
 		if (to)
-			*to = (struct span){ tok, te };
+			*to = (struct span){tok, te};
 		if (to == &m->super)
 			break;
 	}
@@ -293,7 +292,8 @@ static bool mount_line(const char *line, const char *end, struct mount_line *m)
 static bool next_mount(const char **at, struct mount_line *m)
 {
 	while (*at && **at) {
-		const char *line = *at, *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		const char *line = *at, *nl = strchr(line, '\n'),
+			   *end = nl ? nl : line + strlen(line);
 
 		*at = nl ? nl + 1 : NULL;
 		if (mount_line(line, end, m))
@@ -400,7 +400,7 @@ int cp_cgroup_line_dirs(const char *text, const char *mounts, cp_cgroup_dir_fn f
 		__u32 hierarchy = 0;
 
 		if (!l.c2 || l.c1 == l.start || l.c1 - l.start > 9 || l.c2 + 1 >= l.end ||
-		    l.c2[1] != '/' || copy_span((struct span){ l.c2 + 1, l.end }, path, sizeof(path)))
+		    l.c2[1] != '/' || copy_span((struct span){l.c2 + 1, l.end}, path, sizeof(path)))
 			return -EINVAL;
 		for (const char *d = l.start; d < l.c1; d++) {
 			if (*d < '0' || *d > '9')

@@ -11,16 +11,16 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_CGROUP_PATH_LEN	256
-#define CP_CONTAINER_ID_LEN	65	/* 64 hex digits and a NUL */
+#define CP_CGROUP_PATH_LEN  256
+#define CP_CONTAINER_ID_LEN 65 /* 64 hex digits and a NUL */
 
 struct cp_cgroup_info {
-	char path[CP_CGROUP_PATH_LEN];	/* "/system.slice/foo.service"; "" unknown */
-	bool v2;			/* from the unified hierarchy ("0::") */
-	char container_id[CP_CONTAINER_ID_LEN];	/* "" when the path names none */
-	const char *runtime;		/* "docker", "containerd", "cri-o", "podman", "" */
-	__u64 id;			/* its cgroup2 directory's inode (the kernel's cgroup id) when looked up; 0 unknown */
-	bool v2_line;			/* the text has the unified hierarchy's line */
+	char path[CP_CGROUP_PATH_LEN];		/* "/system.slice/foo.service"; "" unknown */
+	bool v2;				/* from the unified hierarchy ("0::") */
+	char container_id[CP_CONTAINER_ID_LEN]; /* "" when the path names none */
+	const char *runtime;			/* "docker", "containerd", "cri-o", "podman", "" */
+	__u64 id; /* its cgroup2 directory's inode (the kernel's cgroup id) when looked up; 0 unknown */
+	bool v2_line; /* the text has the unified hierarchy's line */
 	/*
 	 * cp_cgroup_v1_of() over every line of the text, the unified one's as
 	 * hierarchy 0, each directory's inode looked up (cp_cgroup_line_dirs());

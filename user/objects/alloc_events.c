@@ -38,8 +38,7 @@ bool cp_alloc_event_site(const struct cp_object_event *ev, __u64 *caller, __s64 
 	return true;
 }
 
-static void to_object(struct cp_objects *o, const struct cp_object_event *ev,
-		      struct cp_object *obj)
+static void to_object(struct cp_objects *o, const struct cp_object_event *ev, struct cp_object *obj)
 {
 	bool heap = ev->kind == CP_OBJ_EV_ALLOC || ev->kind == CP_OBJ_EV_REALLOC;
 	bool chunk = heap && (ev->flags & CP_OBJ_EV_F_CHUNK);

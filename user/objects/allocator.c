@@ -15,7 +15,7 @@
 #include "objects/allocator.h"
 #include "util/path.h"
 
-#define CP_MAX_PHDRS	64
+#define CP_MAX_PHDRS 64
 
 static const char *const fn_names[CP_FN_NR_PROBED] = {
 	[CP_FN_MALLOC] = "malloc",
@@ -51,13 +51,11 @@ static const char *const fn_names[CP_FN_NR_PROBED] = {
 };
 
 /* Prefixes by rank: allocators that do not replace malloc export only these. */
-static const char *const prefixes[] = { "", "je_", "tc_", "mi_" };
+static const char *const prefixes[] = {"", "je_", "tc_", "mi_"};
 
 static const char *const kind_names[CP_ALLOCATOR_NR] = {
-	[CP_ALLOCATOR_LIBC] = "libc",
-	[CP_ALLOCATOR_JEMALLOC] = "jemalloc",
-	[CP_ALLOCATOR_TCMALLOC] = "tcmalloc",
-	[CP_ALLOCATOR_MIMALLOC] = "mimalloc",
+	[CP_ALLOCATOR_LIBC] = "libc",	      [CP_ALLOCATOR_JEMALLOC] = "jemalloc",
+	[CP_ALLOCATOR_TCMALLOC] = "tcmalloc", [CP_ALLOCATOR_MIMALLOC] = "mimalloc",
 	[CP_ALLOCATOR_EXEC] = "executable",
 };
 
@@ -260,7 +258,8 @@ static int read_fns(int fd, struct cp_allocator *out)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -EINVAL;
-	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) || elf_getshdrstrndx(elf, &shstrndx)) {
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph) ||
+	    elf_getshdrstrndx(elf, &shstrndx)) {
 		err = -EINVAL;
 		goto cleanup;
 	}
@@ -273,8 +272,8 @@ static int read_fns(int fd, struct cp_allocator *out)
 		Elf_Data *data = NULL;
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
 			continue;
 		while ((data = elf_getdata(scn, data))) {
 			size_t nsyms = data->d_size / sh.sh_entsize;
@@ -291,7 +290,8 @@ static int read_fns(int fd, struct cp_allocator *out)
 				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 					continue;
 				name = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (!name || !cp_alloc_func_match(name, &f, &rank) || rank >= ranks[f])
+				if (!name || !cp_alloc_func_match(name, &f, &rank) ||
+				    rank >= ranks[f])
 					continue;
 				fn = &out->fns[f];
 				if (!vaddr_to_off(ph, nph, sym.st_value, &fn->file_off))
@@ -438,12 +438,17 @@ static void alloc_where(const struct cp_allocator *a, struct cp_tf_where *w,
 			struct cp_tf_want *want)
 {
 	*w = (struct cp_tf_where){
-		.proc_root = a->proc_root[0] ? a->proc_root : NULL, .pid = a->pid,
-		.path = a->path, .start = a->map_start, .end = a->map_end,
+		.proc_root = a->proc_root[0] ? a->proc_root : NULL,
+		.pid = a->pid,
+		.path = a->path,
+		.start = a->map_start,
+		.end = a->map_end,
 	};
 	*want = (struct cp_tf_want){
-		.ino = a->inode, .dev_major = a->dev_major, .dev_minor = a->dev_minor,
-		.follow = !a->pid,	/* a path the profiler itself named */
+		.ino = a->inode,
+		.dev_major = a->dev_major,
+		.dev_minor = a->dev_minor,
+		.follow = !a->pid, /* a path the profiler itself named */
 	};
 }
 
@@ -507,8 +512,8 @@ static size_t collect_files(const struct cp_maps *m, const char *exe, const stru
 	return n;
 }
 
-#define CP_MAX_ALLOC_FILES	512
-#define CP_MAX_READ_FILES	8	/* candidates read whose functions are kept for the pick */
+#define CP_MAX_ALLOC_FILES 512
+#define CP_MAX_READ_FILES  8 /* candidates read whose functions are kept for the pick */
 
 /* What a candidate's file gave: the pick's functions are not read twice. */
 struct read_kept {

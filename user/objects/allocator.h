@@ -32,28 +32,28 @@ enum cp_allocator_kind {
 	CP_ALLOCATOR_JEMALLOC,
 	CP_ALLOCATOR_TCMALLOC,
 	CP_ALLOCATOR_MIMALLOC,
-	CP_ALLOCATOR_EXEC,	/* the executable: statically linked or its own malloc */
+	CP_ALLOCATOR_EXEC, /* the executable: statically linked or its own malloc */
 	CP_ALLOCATOR_NR,
 };
 
 /* One probed function as found in the file. */
 struct cp_alloc_fn {
 	bool found;
-	__u64 vaddr;		/* link-time address */
-	__u64 size;		/* symbol size, 0 if unknown */
-	__u64 file_off;		/* offset in the file: what a uprobe is attached to */
-	char name[32];		/* the symbol that matched */
+	__u64 vaddr;	/* link-time address */
+	__u64 size;	/* symbol size, 0 if unknown */
+	__u64 file_off; /* offset in the file: what a uprobe is attached to */
+	char name[32];	/* the symbol that matched */
 };
 
 struct cp_allocator {
 	enum cp_allocator_kind kind;
-	char path[PATH_MAX];	/* as /proc/PID/maps names it */
+	char path[PATH_MAX]; /* as /proc/PID/maps names it */
 	/* where the file is found again (cp_allocator_open()): target_file.h */
-	char proc_root[64];	/* "": /proc */
-	pid_t pid;		/* 0: in the profiler's root (cp_allocator__from_file()) */
-	__u64 map_start;	/* one of its mappings, for map_files; 0: none */
+	char proc_root[64]; /* "": /proc */
+	pid_t pid;	    /* 0: in the profiler's root (cp_allocator__from_file()) */
+	__u64 map_start;    /* one of its mappings, for map_files; 0: none */
 	__u64 map_end;
-	__u64 inode;		/* 0: any regular file at path */
+	__u64 inode; /* 0: any regular file at path */
 	__u32 dev_major;
 	__u32 dev_minor;
 	struct cp_alloc_fn fns[CP_FN_NR_PROBED];
@@ -98,8 +98,8 @@ enum cp_allocator_kind cp_allocator_of_maps(const struct cp_maps *m, bool *glibc
 /* A mapped ELF file, as cp_allocator_pick() sees it. */
 struct cp_alloc_candidate {
 	const char *path;
-	bool is_exec;		/* the main executable */
-	bool defines_malloc;	/* defines malloc (or a prefixed malloc) */
+	bool is_exec;	     /* the main executable */
+	bool defines_malloc; /* defines malloc (or a prefixed malloc) */
 };
 
 /* Index of the file implementing malloc in @c (maps order), or -1 if none does. */

@@ -18,9 +18,9 @@
 #include <linux/types.h>
 
 struct cp_backoff_marks {
-	__u64 since_ns;		/* backed off since then; 0: probes attached */
-	__u64 doubt_before_ns;	/* objects allocated before this may be stale */
-	bool unseen;		/* a back-off happened: untracked memory may be from it */
+	__u64 since_ns;	       /* backed off since then; 0: probes attached */
+	__u64 doubt_before_ns; /* objects allocated before this may be stale */
+	bool unseen;	       /* a back-off happened: untracked memory may be from it */
 };
 
 /* The guard backed off (@backed_off) or resumed at @now_ns. */

@@ -16,12 +16,12 @@
 struct cp_callsites {
 	struct cp_callsite *sites;
 	size_t nr, cap, max;
-	__u32 *slots;		/* index + 1, 0 = empty */
-	size_t nr_slots;	/* a power of two */
-	__u32 *fslots;		/* by caller and frames: index + 1 of a site with frames */
-	size_t nr_fslots, nr_fsites;	/* a power of two; sites in it */
+	__u32 *slots;		     /* index + 1, 0 = empty */
+	size_t nr_slots;	     /* a power of two */
+	__u32 *fslots;		     /* by caller and frames: index + 1 of a site with frames */
+	size_t nr_fslots, nr_fsites; /* a power of two; sites in it */
 	__u64 dropped;
-	__u64 *frames;		/* the sites' stacks, back to back, append-only */
+	__u64 *frames; /* the sites' stacks, back to back, append-only */
 	size_t nr_frames, cap_frames;
 	__u64 frames_dropped;
 };
@@ -127,8 +127,8 @@ __u64 cp_callsites__intern(struct cp_callsites *cs, __u64 caller, __s64 stack_id
 		cs->dropped++;
 		return 0;
 	}
-	i = probe(cs, caller, stack_id);	/* the table may have been rebuilt */
-	cs->sites[cs->nr] = (struct cp_callsite){ .caller = caller, .stack_id = stack_id };
+	i = probe(cs, caller, stack_id); /* the table may have been rebuilt */
+	cs->sites[cs->nr] = (struct cp_callsite){.caller = caller, .stack_id = stack_id};
 	cs->slots[i] = ++cs->nr;
 	return cs->nr;
 }
@@ -215,8 +215,7 @@ static size_t hash_frames(__u64 caller, const __u64 *ips, size_t n)
 }
 
 /* The fslots slot of (@caller, @ips, @n): the site's with them, or an empty one. */
-static size_t probe_frames(const struct cp_callsites *cs, __u64 caller, const __u64 *ips,
-			   size_t n)
+static size_t probe_frames(const struct cp_callsites *cs, __u64 caller, const __u64 *ips, size_t n)
 {
 	size_t mask = cs->nr_fslots - 1, i = cp_hash_slot(hash_frames(caller, ips, n), 0, mask);
 

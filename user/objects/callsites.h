@@ -14,19 +14,19 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_MAX_CALLSITES	65536	/* default cap per process */
-#define CP_NO_STACK		(-1)	/* stack_id when no stack was captured */
-#define CP_CALLSITE_MAX_FRAMES	32	/* frames per call site: CP_ALLOC_STACK_DEPTH */
+#define CP_MAX_CALLSITES       65536 /* default cap per process */
+#define CP_NO_STACK	       (-1)  /* stack_id when no stack was captured */
+#define CP_CALLSITE_MAX_FRAMES 32    /* frames per call site: CP_ALLOC_STACK_DEPTH */
 /* frames kept per table: 4 MiB, a 32-deep stack for each of 16384 call sites */
-#define CP_CALLSITE_FRAMES_CAP	(1u << 19)
+#define CP_CALLSITE_FRAMES_CAP (1u << 19)
 
 struct cp_callsite {
-	__u64 caller;		/* return address into the code that called the allocator */
-	__s64 stack_id;		/* id in the BPF stack map, CP_NO_STACK if none */
-	__u32 frames_at;	/* first of its frames in the table's frame pool */
-	__u16 nr_frames;	/* return addresses, innermost first; 0: none resolved */
-	bool stack_read;	/* its stack id was looked up (successfully or not) */
-	__u32 same_as;		/* 0, or the earlier site with the same caller and frames */
+	__u64 caller;	 /* return address into the code that called the allocator */
+	__s64 stack_id;	 /* id in the BPF stack map, CP_NO_STACK if none */
+	__u32 frames_at; /* first of its frames in the table's frame pool */
+	__u16 nr_frames; /* return addresses, innermost first; 0: none resolved */
+	bool stack_read; /* its stack id was looked up (successfully or not) */
+	__u32 same_as;	 /* 0, or the earlier site with the same caller and frames */
 };
 
 struct cp_callsites;

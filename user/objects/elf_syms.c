@@ -394,7 +394,7 @@ void cp_elf_syms__free(struct cp_elf_syms *e)
  * Nested symbols are rare in C but exist (an asm label inside an array), so
  * a miss on the nearest symbol looks back a few entries before giving up.
  */
-#define NESTED_LOOKBACK	4
+#define NESTED_LOOKBACK 4
 
 static const struct cp_symbol *find_in(const struct cp_symbol *s, size_t nr, __u64 v)
 {

@@ -16,8 +16,8 @@
 
 #include "machine/copy_cache.h"
 
-#define CP_MAX_ELF_FILES	256	/* unreferenced files kept cached */
-#define CP_MAX_ELF_SYMBOLS	(1u << 22)	/* a bound on hostile input */
+#define CP_MAX_ELF_FILES   256	      /* unreferenced files kept cached */
+#define CP_MAX_ELF_SYMBOLS (1u << 22) /* a bound on hostile input */
 
 /* One PT_LOAD program header. */
 struct cp_load_seg {
@@ -25,11 +25,11 @@ struct cp_load_seg {
 	__u64 offset;
 	__u64 filesz;
 	__u64 memsz;
-	__u32 flags;		/* PF_R | PF_W | PF_X */
+	__u32 flags; /* PF_R | PF_W | PF_X */
 };
 
 struct cp_symbol {
-	__u64 value;		/* link-time address; TLS: offset in the module's TLS block */
+	__u64 value; /* link-time address; TLS: offset in the module's TLS block */
 	__u64 size;
 	const char *name;
 };
@@ -41,23 +41,23 @@ struct cp_elf_syms {
 	__u64 mtime_ns;
 	__u64 file_size;
 
-	bool is_elf;		/* false: not ELF (locale archive, ...); cached all the same */
-	bool from_symtab;	/* symbols came from .symtab (else .dynsym) */
-	__u16 e_type;		/* ET_EXEC or ET_DYN */
+	bool is_elf;	  /* false: not ELF (locale archive, ...); cached all the same */
+	bool from_symtab; /* symbols came from .symtab (else .dynsym) */
+	__u16 e_type;	  /* ET_EXEC or ET_DYN */
 	struct cp_load_seg *segs;
 	size_t nr_segs;
-	bool has_tls;		/* a PT_TLS header */
+	bool has_tls; /* a PT_TLS header */
 	__u64 tls_vaddr;
 	__u64 tls_memsz;
 	__u64 tls_align;
-	struct cp_symbol *objs;	/* STT_OBJECT, sorted by value, aliases folded */
+	struct cp_symbol *objs; /* STT_OBJECT, sorted by value, aliases folded */
 	size_t nr_objs;
-	struct cp_symbol *tls;	/* STT_TLS, sorted by offset */
+	struct cp_symbol *tls; /* STT_TLS, sorted by offset */
 	size_t nr_tls;
 	char *strings;
 
-	int refs;		/* cache-private */
-	__u64 last_use;		/* cache-private */
+	int refs;	/* cache-private */
+	__u64 last_use; /* cache-private */
 };
 
 /*
@@ -80,10 +80,10 @@ const struct cp_symbol *cp_elf_syms__find(const struct cp_elf_syms *e, __u64 vad
 const struct cp_symbol *cp_elf_syms__tls_find(const struct cp_elf_syms *e, __u64 off);
 
 struct cp_elf_cache_stats {
-	__u64 files_read;	/* ELF files parsed */
-	__u64 hits;		/* lookups served from the cache */
-	__u64 not_elf;		/* files that were not ELF */
-	__u64 errors;		/* files that could not be read */
+	__u64 files_read; /* ELF files parsed */
+	__u64 hits;	  /* lookups served from the cache */
+	__u64 not_elf;	  /* files that were not ELF */
+	__u64 errors;	  /* files that could not be read */
 };
 
 struct cp_elf_cache;

@@ -35,15 +35,15 @@ int cp_load_bias(const struct cp_load_seg *segs, size_t nr_segs, const struct cp
 				const struct cp_load_seg *s = &segs[k];
 				bool hit;
 
-				if (!s->filesz)	/* all .bss: mapped anonymously */
+				if (!s->filesz) /* all .bss: mapped anonymously */
 					continue;
 				if (pass == 0)
 					hit = page_down(s->offset) == m->offset;
 				else
 					hit = page_down(s->offset) <= m->offset &&
 					      m->offset < s->offset + s->filesz;
-				if (hit && (!best || (exec_bit_matches(s, m) &&
-						      !exec_bit_matches(best, m))))
+				if (hit && (!best ||
+					    (exec_bit_matches(s, m) && !exec_bit_matches(best, m))))
 					best = s;
 			}
 			if (best) {
@@ -92,8 +92,8 @@ static int module_syms(struct cp_elf_cache *cache, const char *proc_root, pid_t 
 		return -ENOENT;
 	cp_map_target_file(m, proc_root, pid, &w, &want);
 	if (at != m->path) {
-		w = (struct cp_tf_where){ .path = at };
-		want = (struct cp_tf_want){ .follow = true };
+		w = (struct cp_tf_where){.path = at};
+		want = (struct cp_tf_want){.follow = true};
 	}
 	/* found lately and held: nothing opened */
 	if (cp_tf_seen(&want, &st, &key) && !cp_elf_cache__find_key(cache, &key, elf))
@@ -135,8 +135,8 @@ static void module_span(struct cp_module *mod)
 }
 
 /* Places the file of maps[first] using every mapping of the same file. */
-static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first,
-			bool *done, const struct cp_map **group, const char *proc_root, pid_t pid,
+static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first, bool *done,
+			const struct cp_map **group, const char *proc_root, pid_t pid,
 			const struct cp_path_map *map)
 {
 	const struct cp_map *m = &maps->maps[first];
@@ -180,9 +180,8 @@ skip:
 	return 0;
 }
 
-int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
-		     const char *proc_root, pid_t pid, const struct cp_path_map *map,
-		     struct cp_globals **out)
+int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps, const char *proc_root,
+		     pid_t pid, const struct cp_path_map *map, struct cp_globals **out)
 {
 	struct cp_globals *g = calloc(1, sizeof(*g));
 	const struct cp_map **group = NULL;
@@ -228,9 +227,8 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
 		mod->is_exec = true;
 		g->exec = mod;
 		if (mod->elf->has_tls)
-			g->exec_tls_offset = cp_tls_exec_offset(mod->elf->tls_memsz,
-								mod->elf->tls_align,
-								mod->elf->tls_vaddr);
+			g->exec_tls_offset = cp_tls_exec_offset(
+				mod->elf->tls_memsz, mod->elf->tls_align, mod->elf->tls_vaddr);
 		break;
 	}
 ok:
@@ -292,8 +290,7 @@ int cp_globals_find(const struct cp_globals *g, __u64 addr, struct cp_global_hit
 	return 0;
 }
 
-int cp_globals_tls_find(const struct cp_globals *g, __u64 tp, __u64 addr,
-			struct cp_global_hit *out)
+int cp_globals_tls_find(const struct cp_globals *g, __u64 tp, __u64 addr, struct cp_global_hit *out)
 {
 	const struct cp_symbol *sym;
 	__u64 block;

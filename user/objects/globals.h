@@ -30,34 +30,34 @@
 #include "objects/proc_maps.h"
 #include "util/path_map.h"
 
-#define CP_ELF_PAGE_SIZE	4096ull	/* the kernel maps segments at page granularity */
+#define CP_ELF_PAGE_SIZE 4096ull /* the kernel maps segments at page granularity */
 
 /* One ELF file placed in a process. */
 struct cp_module {
-	__u64 start;		/* runtime span of its PT_LOAD segments, .bss included */
+	__u64 start; /* runtime span of its PT_LOAD segments, .bss included */
 	__u64 end;
-	__u64 bias;		/* runtime address - link-time address */
+	__u64 bias; /* runtime address - link-time address */
 	__u64 inode;
-	bool is_exec;		/* the main executable, when it has TLS (module 1) */
+	bool is_exec; /* the main executable, when it has TLS (module 1) */
 	const struct cp_elf_syms *elf;
-	const char *path;	/* as /proc/PID/maps names it */
+	const char *path; /* as /proc/PID/maps names it */
 };
 
 struct cp_globals {
-	struct cp_module *mods;	/* sorted by start, spans disjoint */
+	struct cp_module *mods; /* sorted by start, spans disjoint */
 	size_t nr;
-	const struct cp_module *exec;	/* NULL if not found, or without TLS */
-	__u64 exec_tls_offset;	/* thread pointer - start of the executable's TLS block */
+	const struct cp_module *exec; /* NULL if not found, or without TLS */
+	__u64 exec_tls_offset;	      /* thread pointer - start of the executable's TLS block */
 	struct cp_elf_cache *cache;
 };
 
 /* A variable an address falls in. */
 struct cp_global_hit {
-	enum cp_obj_kind kind;		/* CP_OBJ_GLOBAL or CP_OBJ_TLS */
+	enum cp_obj_kind kind; /* CP_OBJ_GLOBAL or CP_OBJ_TLS */
 	const struct cp_symbol *sym;
 	const struct cp_module *mod;
-	__u64 start;			/* runtime address (TLS: this thread's copy) */
-	__u64 offset;			/* address - start */
+	__u64 start;  /* runtime address (TLS: this thread's copy) */
+	__u64 offset; /* address - start */
 };
 
 /*
@@ -88,9 +88,8 @@ __u64 cp_tls_exec_offset(__u64 memsz, __u64 align, __u64 vaddr);
  * points, whatever its inode). Files that cannot be read are skipped.
  * @proc_root NULL means "/proc". Returns 0 or -ENOMEM.
  */
-int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps,
-		     const char *proc_root, pid_t pid, const struct cp_path_map *map,
-		     struct cp_globals **out);
+int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps, const char *proc_root,
+		     pid_t pid, const struct cp_path_map *map, struct cp_globals **out);
 void cp_globals__free(struct cp_globals *g);
 
 /* The module whose span holds @addr, or NULL. */

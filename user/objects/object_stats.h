@@ -16,25 +16,25 @@
 
 #include "objects/objects.h"
 
-#define CP_MAX_OBJECT_GROUPS	4096
-#define CP_OBJ_GROUP_TIDS	4	/* allocating threads remembered per group */
+#define CP_MAX_OBJECT_GROUPS 4096
+#define CP_OBJ_GROUP_TIDS    4 /* allocating threads remembered per group */
 
 struct cp_object_group {
-	__u64 id;			/* the call site, else the start: what groups objects */
+	__u64 id; /* the call site, else the start: what groups objects */
 	__u32 tgid;
-	__u8 kind;			/* enum cp_obj_kind */
-	bool before_attach;		/* no allocation seen: allocated before we attached */
-	bool backoff;			/* ... or while the allocation probes were backed off */
-	__u16 flags;			/* CP_OBJ_F_* seen on its objects */
-	__u64 callsite;			/* heap/mapping: call-site id in the process, else 0 */
-	__u64 caller;			/* heap/mapping: the allocator's caller, 0 if unknown */
-	__u64 start;			/* globals, mappings: the start; heap: first object seen */
-	__u64 size;			/* bytes of the (last) object */
-	__u64 objects;			/* distinct starts seen (heap groups) */
+	__u8 kind;	    /* enum cp_obj_kind */
+	bool before_attach; /* no allocation seen: allocated before we attached */
+	bool backoff;	    /* ... or while the allocation probes were backed off */
+	__u16 flags;	    /* CP_OBJ_F_* seen on its objects */
+	__u64 callsite;	    /* heap/mapping: call-site id in the process, else 0 */
+	__u64 caller;	    /* heap/mapping: the allocator's caller, 0 if unknown */
+	__u64 start;	    /* globals, mappings: the start; heap: first object seen */
+	__u64 size;	    /* bytes of the (last) object */
+	__u64 objects;	    /* distinct starts seen (heap groups) */
 	__u64 samples;
 	__u64 misses;
-	__u64 doubtful;			/* samples in objects that may be stale (a back-off) */
-	__u32 tids[CP_OBJ_GROUP_TIDS];	/* allocating threads */
+	__u64 doubtful;		       /* samples in objects that may be stale (a back-off) */
+	__u32 tids[CP_OBJ_GROUP_TIDS]; /* allocating threads */
 	__u32 nr_tids;
 	char name[CP_RESOLVED_NAME_LEN];
 	char path[CP_RESOLVED_PATH_LEN];

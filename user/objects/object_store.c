@@ -17,20 +17,20 @@
 #include "util/hash.h"
 #include "util/prefetch.h"
 
-#define NIL		UINT32_MAX
-#define POOL_MIN	1024		/* first pool allocation, in nodes */
-#define TABLE_MIN	64		/* buckets of a fresh hash table, a power of two */
-#define SLOTS_MIN	2		/* most pages hold a handful of objects */
-#define CP_OBJ_RECENT	256		/* granules whose last object found is remembered */
+#define NIL	      UINT32_MAX
+#define POOL_MIN      1024 /* first pool allocation, in nodes */
+#define TABLE_MIN     64   /* buckets of a fresh hash table, a power of two */
+#define SLOTS_MIN     2	   /* most pages hold a handful of objects */
+#define CP_OBJ_RECENT 256  /* granules whose last object found is remembered */
 /* a page: 39 % hits in the replay bench, 16 KiB: 28 % */
-#define CP_OBJ_RECENT_SHIFT	CP_OBJ_PAGE_SHIFT
+#define CP_OBJ_RECENT_SHIFT CP_OBJ_PAGE_SHIFT
 /* a sorted array's entries hinted: all up to 1.5 KiB (128), else 15 spread over it */
-#define CP_OBJ_HINT_BYTES	1536
-#define CP_OBJ_HINT_SPLITS	16
+#define CP_OBJ_HINT_BYTES  1536
+#define CP_OBJ_HINT_SPLITS 16
 
 struct node {
 	struct cp_object obj;
-	__u32 older;		/* age list; next free node while unused */
+	__u32 older; /* age list; next free node while unused */
 	__u32 newer;
 };
 
@@ -42,8 +42,8 @@ struct node {
  * candidate ends before the address.
  */
 struct slot {
-	__u32 off;		/* start - base */
-	__u32 last;		/* last byte - base */
+	__u32 off;  /* start - base */
+	__u32 last; /* last byte - base */
 	__u32 idx;
 };
 
@@ -51,27 +51,27 @@ struct slot {
 struct slots {
 	__u32 nr;
 	__u32 cap;
-	__u64 base;		/* first byte of the granule */
+	__u64 base; /* first byte of the granule */
 	struct slot e[];
 };
 
 struct bucket {
-	__u64 key;		/* page or chunk number */
-	struct slots *arr;	/* NULL: empty bucket */
+	__u64 key;	   /* page or chunk number */
+	struct slots *arr; /* NULL: empty bucket */
 };
 
 /* Open addressing, linear probing, load factor <= 1/2, backward-shift deletion. */
 struct table {
 	struct bucket *b;
-	size_t nr_b;		/* a power of two */
+	size_t nr_b; /* a power of two */
 	size_t used;
-	unsigned int shift;	/* 64 - log2(nr_b): Fibonacci hashing keeps the high bits */
+	unsigned int shift; /* 64 - log2(nr_b): Fibonacci hashing keeps the high bits */
 };
 
 struct cp_object_store {
 	struct node *pool;
-	size_t pool_cap;	/* nodes allocated */
-	size_t pool_used;	/* nodes ever handed out */
+	size_t pool_cap;  /* nodes allocated */
+	size_t pool_used; /* nodes ever handed out */
 	__u32 free_head;
 	__u32 oldest, newest;
 	size_t max;
@@ -79,8 +79,8 @@ struct cp_object_store {
 	struct cp_treap *huge;
 	size_t nr_huge;
 	__u32 rng;
-	size_t slot_bytes;	/* bytes held by slots arrays */
-	__u32 *victims;		/* scratch: objects an insert overlaps */
+	size_t slot_bytes; /* bytes held by slots arrays */
+	__u32 *victims;	   /* scratch: objects an insert overlaps */
 	size_t nr_victims, victims_cap;
 	struct cp_object_store_stats st;
 	/*
@@ -89,18 +89,17 @@ struct cp_object_store {
 	 * objects (paper §2.2.2), and a hit skips the two or three cache
 	 * misses of a walk through the levels.
 	 */
-	__u64 gen;		/* starts at 1 */
+	__u64 gen; /* starts at 1 */
 	struct {
-		__u64 key;	/* address >> CP_OBJ_RECENT_SHIFT */
-		__u64 gen;	/* 0: never filled */
+		__u64 key; /* address >> CP_OBJ_RECENT_SHIFT */
+		__u64 gen; /* 0: never filled */
 		__u32 idx;
 	} recent[CP_OBJ_RECENT];
 };
 
 static const char *const kind_names[CP_OBJ_KIND_NR] = {
-	[CP_OBJ_UNKNOWN] = "unknown", [CP_OBJ_HEAP] = "heap",
-	[CP_OBJ_MAPPING] = "mapping", [CP_OBJ_GLOBAL] = "global",
-	[CP_OBJ_TLS] = "tls",	      [CP_OBJ_STACK] = "stack",
+	[CP_OBJ_UNKNOWN] = "unknown", [CP_OBJ_HEAP] = "heap", [CP_OBJ_MAPPING] = "mapping",
+	[CP_OBJ_GLOBAL] = "global",   [CP_OBJ_TLS] = "tls",   [CP_OBJ_STACK] = "stack",
 };
 
 const char *cp_object_kind_name(enum cp_obj_kind kind)
@@ -259,7 +258,8 @@ static int level_insert(struct cp_object_store *s, struct table *t, unsigned int
 	memmove(&a->e[pos + 1], &a->e[pos], (a->nr - pos) * sizeof(a->e[0]));
 	a->e[pos] = (struct slot){
 		.off = (__u32)(node_start(s, idx) - a->base),
-		.last = (__u32)(node_last(s, idx) - a->base), .idx = idx,
+		.last = (__u32)(node_last(s, idx) - a->base),
+		.idx = idx,
 	};
 	a->nr++;
 	return 0;
@@ -463,8 +463,7 @@ static int victim_add(struct cp_object_store *s, __u32 i)
 }
 
 /* Adds the objects of @a that overlap [start, last]. */
-static int collect_slots(struct cp_object_store *s, const struct slots *a, __u64 start,
-			 __u64 last)
+static int collect_slots(struct cp_object_store *s, const struct slots *a, __u64 start, __u64 last)
 {
 	long pos;
 
@@ -521,7 +520,8 @@ static int collect_overlaps(struct cp_object_store *s, __u64 start, __u64 last)
 	t = cp_treap_floor(s->huge, start);
 	if (t && node_last(s, t->idx) >= start && victim_add(s, t->idx))
 		return -ENOMEM;
-	for (t = cp_treap_after(s->huge, start); t && t->start <= last; t = cp_treap_after(s->huge, t->start))
+	for (t = cp_treap_after(s->huge, start); t && t->start <= last;
+	     t = cp_treap_after(s->huge, t->start))
 		if (victim_add(s, t->idx))
 			return -ENOMEM;
 	return 0;

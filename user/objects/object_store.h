@@ -27,52 +27,52 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_MAX_OBJECTS		(1u << 20)	/* default cap per process */
-#define CP_OBJ_PAGE_SHIFT	12		/* page table granule: 4 KiB */
-#define CP_OBJ_CHUNK_SHIFT	20		/* chunk table granule: 1 MiB */
+#define CP_MAX_OBJECTS	   (1u << 20) /* default cap per process */
+#define CP_OBJ_PAGE_SHIFT  12	      /* page table granule: 4 KiB */
+#define CP_OBJ_CHUNK_SHIFT 20	      /* chunk table granule: 1 MiB */
 
 /* What an address belongs to, as far as the profiler can tell. */
 enum cp_obj_kind {
-	CP_OBJ_UNKNOWN = 0,	/* not attributable (e.g. allocated before attach) */
-	CP_OBJ_HEAP,		/* a malloc-family allocation we saw */
-	CP_OBJ_MAPPING,		/* an mmap region, or a file-backed mapping */
-	CP_OBJ_GLOBAL,		/* a global or static variable (ELF STT_OBJECT) */
-	CP_OBJ_TLS,		/* a thread-local variable (ELF STT_TLS) */
-	CP_OBJ_STACK,		/* a thread's stack */
+	CP_OBJ_UNKNOWN = 0, /* not attributable (e.g. allocated before attach) */
+	CP_OBJ_HEAP,	    /* a malloc-family allocation we saw */
+	CP_OBJ_MAPPING,	    /* an mmap region, or a file-backed mapping */
+	CP_OBJ_GLOBAL,	    /* a global or static variable (ELF STT_OBJECT) */
+	CP_OBJ_TLS,	    /* a thread-local variable (ELF STT_TLS) */
+	CP_OBJ_STACK,	    /* a thread's stack */
 	CP_OBJ_KIND_NR,
 };
 
 /* cp_object.flags */
 /* lived through a back-off of the allocation probes (objects/objects.h sets it
  * when resolving): it may have been freed unseen and its memory reused */
-#define CP_OBJ_F_GUARD_BACKOFF	(1u << 0)
-#define CP_OBJ_F_REALLOC	(1u << 1)	/* the result of a realloc */
+#define CP_OBJ_F_GUARD_BACKOFF (1u << 0)
+#define CP_OBJ_F_REALLOC       (1u << 1) /* the result of a realloc */
 /* no allocation probe saw it: found in the allocator's chunk headers
  * (objects/glibc_chunks.h); no call site, no thread, size malloc_usable_size() */
-#define CP_OBJ_F_CHUNK		(1u << 2)
+#define CP_OBJ_F_CHUNK (1u << 2)
 
 /* One live object. Plain C: filled by whoever decodes the allocation events. */
 struct cp_object {
-	__u64 start;		/* first byte */
-	__u64 size;		/* bytes requested; 0 is stored as occupying 1 byte */
-	__u64 callsite;		/* key in the call-site table (callsites.h), 0 if unknown */
-	__u64 alloc_ns;		/* allocation time, event clock */
-	__u32 tid;		/* allocating thread */
-	__u8 kind;		/* enum cp_obj_kind */
+	__u64 start;	/* first byte */
+	__u64 size;	/* bytes requested; 0 is stored as occupying 1 byte */
+	__u64 callsite; /* key in the call-site table (callsites.h), 0 if unknown */
+	__u64 alloc_ns; /* allocation time, event clock */
+	__u32 tid;	/* allocating thread */
+	__u8 kind;	/* enum cp_obj_kind */
 	__u8 __pad;
-	__u16 flags;		/* CP_OBJ_F_* */
+	__u16 flags; /* CP_OBJ_F_* */
 };
 
 struct cp_object_store_stats {
-	__u64 live;		/* objects held now */
-	__u64 inserted;		/* successful inserts */
-	__u64 removed;		/* objects removed by a free (or realloc's free half) */
-	__u64 evicted;		/* oldest objects dropped to stay under the cap */
-	__u64 replaced;		/* stale objects a new insert overlapped: missed frees */
-	__u64 lookup_hits;	/* cp_object_store__find() found an object */
-	__u64 lookup_misses;	/* ... found none */
-	__u64 unknown_frees;	/* frees of an address that starts no live object */
-	__u64 nomem;		/* inserts lost for lack of memory */
+	__u64 live;	     /* objects held now */
+	__u64 inserted;	     /* successful inserts */
+	__u64 removed;	     /* objects removed by a free (or realloc's free half) */
+	__u64 evicted;	     /* oldest objects dropped to stay under the cap */
+	__u64 replaced;	     /* stale objects a new insert overlapped: missed frees */
+	__u64 lookup_hits;   /* cp_object_store__find() found an object */
+	__u64 lookup_misses; /* ... found none */
+	__u64 unknown_frees; /* frees of an address that starts no live object */
+	__u64 nomem;	     /* inserts lost for lack of memory */
 };
 
 struct cp_object_store;
@@ -120,7 +120,7 @@ int cp_object_store__realloc(struct cp_object_store *s, __u64 old_start,
  * remembers it as its page's last, where the lookup then finds it. No
  * lookup answers differently for it, and nothing is counted.
  */
-#define CP_OBJ_HINT_STAGES	4
+#define CP_OBJ_HINT_STAGES 4
 void cp_object_store__hint(struct cp_object_store *s, __u64 addr, int stage);
 
 /*

@@ -71,4 +71,3 @@ void cp_treap_free(struct cp_treap *t)
 		t = r;
 	}
 }
-

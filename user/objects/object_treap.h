@@ -11,9 +11,9 @@
 #include <linux/types.h>
 
 struct cp_treap {
-	__u64 start;		/* first byte of the object */
-	__u32 idx;		/* its node in the store's pool */
-	__u32 prio;		/* heap order: a parent's is higher */
+	__u64 start; /* first byte of the object */
+	__u32 idx;   /* its node in the store's pool */
+	__u32 prio;  /* heap order: a parent's is higher */
 	struct cp_treap *l, *r;
 };
 

@@ -23,14 +23,14 @@ struct proc {
 	__u64 last_use;
 	struct cp_object_store *store;
 	struct cp_callsites *callsites;
-	struct cp_maps *maps;		/* NULL when the last read failed */
+	struct cp_maps *maps; /* NULL when the last read failed */
 	struct cp_globals *globals;
 	__u64 maps_read_ns;
-	struct cp_range *stacks;	/* the caller's ranges first, then detected ones */
+	struct cp_range *stacks; /* the caller's ranges first, then detected ones */
 	size_t nr_stacks, nr_user_stacks, stacks_cap;
 	struct thread_ptr *tps;
 	size_t nr_tps, tps_cap;
-	struct cp_backoff_marks backoff;	/* the guard's back-offs of this process */
+	struct cp_backoff_marks backoff; /* the guard's back-offs of this process */
 	/* the allocator its maps show (cp_allocator_of_maps()), per snapshot; -1: not asked */
 	__s8 allocator;
 	bool glibc;
@@ -45,12 +45,12 @@ struct cp_objects {
 	struct proc **slots;
 	size_t nr_slots;
 	size_t nr;
-	size_t nr_exited;		/* of nr: kept only for the report */
+	size_t nr_exited; /* of nr: kept only for the report */
 	__u64 tick;
 	struct cp_elf_cache *elf;
-	struct cp_glibc_chunks *chunks;		/* heaps walked (live runs only); NULL until then */
-	struct cp_backoff_marks backoff_all;	/* -a: back-offs of every process */
-	struct cp_objects_stats st;	/* store part: objects of processes already gone */
+	struct cp_glibc_chunks *chunks;	     /* heaps walked (live runs only); NULL until then */
+	struct cp_backoff_marks backoff_all; /* -a: back-offs of every process */
+	struct cp_objects_stats st;	     /* store part: objects of processes already gone */
 };
 
 static size_t home(const struct cp_objects *o, pid_t pid)
@@ -98,8 +98,7 @@ struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts)
 	return o;
 }
 
-static void add_store_stats(struct cp_object_store_stats *to,
-			    const struct cp_object_store_stats *s)
+static void add_store_stats(struct cp_object_store_stats *to, const struct cp_object_store_stats *s)
 {
 	to->live += s->live;
 	to->inserted += s->inserted;
@@ -299,7 +298,7 @@ static void trim_exited(struct cp_objects *o)
 		keep = o->opts.max_exited;
 	for (size_t i = 0; v && i < o->nr_slots; i++)
 		if (o->slots[i] && o->slots[i]->exited)
-			v[n++] = (struct exited_ref){ o->slots[i]->last_use, o->slots[i]->pid };
+			v[n++] = (struct exited_ref){o->slots[i]->last_use, o->slots[i]->pid};
 	if (v)
 		qsort(v, n, sizeof(*v), by_last_use);
 	for (size_t k = 0; v && k < n && o->nr_exited > keep; k++) {
@@ -477,8 +476,7 @@ __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 
 	return p ? cp_callsites__intern(p->callsites, caller, stack_id) : 0;
 }
 
-bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
-				 __s64 stack_id)
+bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id)
 {
 	struct proc *p = stack_id >= 0 ? live_proc(o, pid) : NULL;
 	const struct cp_callsite *cs;
@@ -679,8 +677,8 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	obj = cp_object_store__find(p->store, addr);
 	if (obj) {
 		/* the mapping is looked up only for the kind that names it */
-		const struct cp_map *map = obj->kind == CP_OBJ_MAPPING ?
-					   cp_maps__find(p->maps, addr) : NULL;
+		const struct cp_map *map =
+			obj->kind == CP_OBJ_MAPPING ? cp_maps__find(p->maps, addr) : NULL;
 
 		out->kind = obj->kind;
 		out->flags = obj->flags;
@@ -784,7 +782,7 @@ int cp_objects__chunk_event(struct cp_objects *o, pid_t pid, __u64 addr, __u64 t
 {
 	const __u8 rw = CP_MAP_READ | CP_MAP_WRITE;
 	struct proc *p = find_proc(o, pid);
-	struct mem_ctx mc = { o, pid };
+	struct mem_ctx mc = {o, pid};
 	const struct cp_map *m;
 	struct cp_chunk ch;
 	bool glibc;
@@ -801,8 +799,8 @@ int cp_objects__chunk_event(struct cp_objects *o, pid_t pid, __u64 addr, __u64 t
 	if (!o->chunks && !(o->chunks = cp_glibc_chunks__new(NULL)))
 		return -ENOMEM;
 	if (cp_glibc_chunks__find(o->chunks, pid, m->start, m->end,
-				  m->kind == CP_MAP_HEAP ? CP_CHUNK_MAP_BRK : CP_CHUNK_MAP_ANON, addr,
-				  cp_now_ns(), read_target, &mc, &ch) != CP_CHUNK_IN_USE)
+				  m->kind == CP_MAP_HEAP ? CP_CHUNK_MAP_BRK : CP_CHUNK_MAP_ANON,
+				  addr, cp_now_ns(), read_target, &mc, &ch) != CP_CHUNK_IN_USE)
 		return -ENOENT;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = CP_REC_OBJECT;

@@ -25,23 +25,23 @@
 #include "util/path_map.h"
 #include "objects/proc_maps.h"
 
-#define CP_MAX_PROCESSES	1024
+#define CP_MAX_PROCESSES 1024
 /* exited processes kept for the report: each holds its objects, maps and globals */
-#define CP_MAX_EXITED_PROCESSES	32
-#define CP_MAX_THREAD_POINTERS	4096		/* per process */
-#define CP_MAPS_REFRESH_NS	1000000000ull	/* re-read maps on a miss: at most 1/s */
+#define CP_MAX_EXITED_PROCESSES 32
+#define CP_MAX_THREAD_POINTERS	4096	      /* per process */
+#define CP_MAPS_REFRESH_NS	1000000000ull /* re-read maps on a miss: at most 1/s */
 #define CP_RESOLVED_NAME_LEN	128
 #define CP_RESOLVED_PATH_LEN	256
 
 struct cp_objects_opts {
-	const char *proc_root;		/* NULL: "/proc" */
-	size_t max_processes;		/* 0: CP_MAX_PROCESSES */
-	size_t max_exited;		/* of them exited, 0: CP_MAX_EXITED_PROCESSES */
-	size_t max_objects;		/* per process, 0: CP_MAX_OBJECTS */
-	size_t max_callsites;		/* per process, 0: CP_MAX_CALLSITES */
-	__u64 maps_refresh_ns;		/* 0: CP_MAPS_REFRESH_NS */
-	const struct cp_proc_source *src;	/* maps and thread stacks; NULL: /proc */
-	const struct cp_path_map *path_map;	/* offline: where mapped files are now */
+	const char *proc_root;		    /* NULL: "/proc" */
+	size_t max_processes;		    /* 0: CP_MAX_PROCESSES */
+	size_t max_exited;		    /* of them exited, 0: CP_MAX_EXITED_PROCESSES */
+	size_t max_objects;		    /* per process, 0: CP_MAX_OBJECTS */
+	size_t max_callsites;		    /* per process, 0: CP_MAX_CALLSITES */
+	__u64 maps_refresh_ns;		    /* 0: CP_MAPS_REFRESH_NS */
+	const struct cp_proc_source *src;   /* maps and thread stacks; NULL: /proc */
+	const struct cp_path_map *path_map; /* offline: where mapped files are now */
 	/*
 	 * Reads @len bytes of @pid's memory at @addr (a live run:
 	 * cp_proc_read_mem()); returns the bytes read or a negative errno.
@@ -56,44 +56,44 @@ struct cp_objects_opts {
 /* What an address belongs to. Strings are copies, truncated to fit. */
 struct cp_resolved {
 	enum cp_obj_kind kind;
-	bool before_attach;	/* heap/anonymous memory with no allocation seen */
-	bool backoff;		/* ... after a guard back-off: maybe allocated during it */
+	bool before_attach; /* heap/anonymous memory with no allocation seen */
+	bool backoff;	    /* ... after a guard back-off: maybe allocated during it */
 	/* CP_OBJ_F_* of a tracked object; CP_OBJ_F_GUARD_BACKOFF: it lived through
 	 * a back-off of the allocation probes, so it may be stale */
 	__u16 flags;
-	__u32 tid;		/* allocating thread of a tracked object, else 0 */
-	__u64 callsite;		/* call-site id of a tracked object, else 0 */
-	__u64 start;		/* first byte of the object, variable or mapping */
+	__u32 tid;	/* allocating thread of a tracked object, else 0 */
+	__u64 callsite; /* call-site id of a tracked object, else 0 */
+	__u64 start;	/* first byte of the object, variable or mapping */
 	__u64 size;
-	__u64 offset;		/* address - start; file mapping: offset in the file */
+	__u64 offset; /* address - start; file mapping: offset in the file */
 	/* before_attach: the process's allocator as its maps show it (enum
 	 * cp_allocator_kind, objects/allocator.h): whose metadata could name the object */
 	__u8 allocator;
 	/* variable name, or a label: "heap", "[heap]", "[stack]", "thread stack",
 	 * "[anon]", a file name */
 	char name[CP_RESOLVED_NAME_LEN];
-	char path[CP_RESOLVED_PATH_LEN];	/* module or mapped file, "" if none */
+	char path[CP_RESOLVED_PATH_LEN]; /* module or mapped file, "" if none */
 };
 
 struct cp_objects_stats {
-	__u64 processes;		/* tracked now */
-	__u64 evicted;			/* processes dropped at the cap (LRU) */
-	__u64 exited_dropped;		/* exited ones dropped beyond max_exited (LRU, to 3/4 of it) */
+	__u64 processes;      /* tracked now */
+	__u64 evicted;	      /* processes dropped at the cap (LRU) */
+	__u64 exited_dropped; /* exited ones dropped beyond max_exited (LRU, to 3/4 of it) */
 	__u64 execs;
 	__u64 exits;
 	__u64 maps_reads;		/* /proc/PID/maps snapshots taken */
 	__u64 maps_errors;		/* ... that failed (process gone, no access) */
-	__u64 resolved[CP_OBJ_KIND_NR];	/* cp_objects__resolve() answers by kind */
+	__u64 resolved[CP_OBJ_KIND_NR]; /* cp_objects__resolve() answers by kind */
 	__u64 unmapped;			/* addresses no mapping holds */
 	__u64 tp_dropped;		/* thread pointers not kept: per-process cap */
 	__u64 callsites_dropped;	/* call sites not interned: per-process cap */
 	__u64 stacks_dropped;		/* call-site stacks not kept: frame pool full */
 	/* answers the guard's back-offs made uncertain (backoff_marks.h): */
-	__u64 backoff_doubtful;		/* tracked objects that lived through a back-off */
-	__u64 backoff_unseen;		/* memory with no allocation seen, after a back-off */
-	struct cp_object_store_stats store;	/* over all processes, past and present */
+	__u64 backoff_doubtful;		    /* tracked objects that lived through a back-off */
+	__u64 backoff_unseen;		    /* memory with no allocation seen, after a back-off */
+	struct cp_object_store_stats store; /* over all processes, past and present */
 	struct cp_elf_cache_stats elf;
-	struct cp_glibc_chunks_stats chunks;	/* cp_objects__chunk_event()'s walks */
+	struct cp_glibc_chunks_stats chunks; /* cp_objects__chunk_event()'s walks */
 };
 
 struct cp_objects;
@@ -153,8 +153,7 @@ __u64 cp_objects__callsite(struct cp_objects *o, pid_t pid, __u64 caller, __s64 
  * frames given yet, or a new one the table has room for. Interns nothing;
  * @pid is taken in, as the event naming the site would take it.
  */
-bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller,
-				 __s64 stack_id);
+bool cp_objects__callsite_unread(struct cp_objects *o, pid_t pid, __u64 caller, __s64 stack_id);
 const struct cp_callsite *cp_objects__callsite_get(struct cp_objects *o, pid_t pid, __u64 id);
 /* The frames of call site @id of @pid (*@n of them, innermost first), NULL if none. */
 const __u64 *cp_objects__callsite_stack(struct cp_objects *o, pid_t pid, __u64 id, size_t *n);

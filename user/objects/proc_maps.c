@@ -14,8 +14,8 @@
 
 #include "objects/proc_maps.h"
 
-#define DELETED_SUFFIX	" (deleted)"
-#define READ_CHUNK	65536
+#define DELETED_SUFFIX " (deleted)"
+#define READ_CHUNK     65536
 
 /* Hex digits at *@p up to @end; advances *@p. -EINVAL if none or over 64 bits. */
 static int take_hex(const char **p, const char *end, __u64 *out)
@@ -112,8 +112,8 @@ int cp_maps_parse_line(const char *line, size_t len, struct cp_map *m, const cha
 	char perms[4];
 
 	memset(m, 0, sizeof(*m));
-	if (take_hex(&p, end, &m->start) || take_char(&p, end, '-') ||
-	    take_hex(&p, end, &m->end) || take_spaces(&p, end))
+	if (take_hex(&p, end, &m->start) || take_char(&p, end, '-') || take_hex(&p, end, &m->end) ||
+	    take_spaces(&p, end))
 		return -EINVAL;
 	if (end - p < 4)
 		return -EINVAL;
@@ -285,8 +285,8 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
  * The texts cp_maps_hold() keeps: each held process's maps as first read in
  * the hold (text NULL: not yet), with their bytes in all, bounded.
  */
-#define CP_MAPS_HELD		64
-#define CP_MAPS_HELD_BYTES	(8u << 20)
+#define CP_MAPS_HELD	   64
+#define CP_MAPS_HELD_BYTES (8u << 20)
 
 struct held_maps {
 	pid_t pid;
@@ -298,7 +298,7 @@ static __thread struct {
 	struct held_maps h[CP_MAPS_HELD];
 	int nr;
 	size_t bytes;
-	bool turn;	/* cp_maps_turn(true): the holds last to its end */
+	bool turn; /* cp_maps_turn(true): the holds last to its end */
 } held;
 
 static struct held_maps *held_of(pid_t pid)
@@ -328,7 +328,7 @@ void cp_maps_hold(pid_t pid)
 	if (h)
 		drop_text(h);
 	else if (held.nr < CP_MAPS_HELD)
-		held.h[held.nr++] = (struct held_maps){ .pid = pid };
+		held.h[held.nr++] = (struct held_maps){.pid = pid};
 }
 
 static void release_all(void)
@@ -391,8 +391,8 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
 	*len = 0;
 	if (copy_held(proc_root, pid, text, len))
 		return 0;
-	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc",
-		     (int)pid) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid) >=
+	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	err = read_capped(path, CP_MAX_MAPS_BYTES, text, len, &cut);
 	if (err)
@@ -436,8 +436,8 @@ static int live_maps(void *ctx, const char *proc_root, pid_t pid, struct cp_maps
 	return cp_maps__read(proc_root, pid, out);
 }
 
-static int live_thread_stacks(void *ctx, const char *proc_root, pid_t pid,
-			      const struct cp_maps *m, struct cp_range *out, size_t max)
+static int live_thread_stacks(void *ctx, const char *proc_root, pid_t pid, const struct cp_maps *m,
+			      struct cp_range *out, size_t max)
 {
 	(void)ctx;
 	return cp_maps_thread_stacks(proc_root, pid, m, out, max);
@@ -450,7 +450,7 @@ const struct cp_proc_source cp_proc_live = {
 
 ssize_t cp_proc_read_mem(void *ctx, pid_t pid, __u64 addr, void *buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
 	ssize_t n;
 
 	(void)ctx;
@@ -462,11 +462,16 @@ void cp_map_target_file(const struct cp_map *m, const char *proc_root, pid_t pid
 			struct cp_tf_where *w, struct cp_tf_want *want)
 {
 	*w = (struct cp_tf_where){
-		.proc_root = proc_root, .pid = pid, .path = m->path, .start = m->start,
+		.proc_root = proc_root,
+		.pid = pid,
+		.path = m->path,
+		.start = m->start,
 		.end = m->end,
 	};
 	*want = (struct cp_tf_want){
-		.ino = m->inode, .dev_major = m->dev_major, .dev_minor = m->dev_minor,
+		.ino = m->inode,
+		.dev_major = m->dev_major,
+		.dev_minor = m->dev_minor,
 	};
 }
 
@@ -585,7 +590,7 @@ int cp_maps_thread_stacks(const char *proc_root, pid_t pid, const struct cp_maps
 			continue;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			continue;	/* the thread exited, or no ptrace access */
+			continue; /* the thread exited, or no ptrace access */
 		r = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		if (r <= 0)

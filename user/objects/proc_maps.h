@@ -18,51 +18,51 @@
 #include "objects/object_store.h"
 
 /* Far above vm.max_map_count (65530 by default): a bound on hostile input. */
-#define CP_MAX_MAPS		(1u << 20)
-#define CP_MAX_THREAD_STACKS	4096
+#define CP_MAX_MAPS	     (1u << 20)
+#define CP_MAX_THREAD_STACKS 4096
 /*
  * Bytes of /proc/PID/maps read: 65,530 mappings of 256 bytes each. A
  * target can name every mapping with a 4 KiB path (65,000 of them were
  * 322 MB and 5 s of CPU to read whole); the lines past the cap are dropped
  * and counted (CP_TF_MAPS_CAP, machine/target_file.h).
  */
-#define CP_MAX_MAPS_BYTES	(16u << 20)
+#define CP_MAX_MAPS_BYTES (16u << 20)
 
 enum cp_map_kind {
-	CP_MAP_ANON = 0,	/* no path, or a named anonymous region "[anon:NAME]" */
-	CP_MAP_FILE,		/* a file (possibly deleted, possibly shmem/memfd) */
-	CP_MAP_HEAP,		/* [heap]: the brk area */
-	CP_MAP_STACK,		/* [stack] (or "[stack:TID]" on kernels before 4.5) */
-	CP_MAP_VDSO,		/* [vdso] */
-	CP_MAP_VVAR,		/* [vvar], [vvar_vclock] */
-	CP_MAP_VSYSCALL,	/* [vsyscall] */
-	CP_MAP_SPECIAL,		/* any other "[...]" name the kernel gives */
+	CP_MAP_ANON = 0, /* no path, or a named anonymous region "[anon:NAME]" */
+	CP_MAP_FILE,	 /* a file (possibly deleted, possibly shmem/memfd) */
+	CP_MAP_HEAP,	 /* [heap]: the brk area */
+	CP_MAP_STACK,	 /* [stack] (or "[stack:TID]" on kernels before 4.5) */
+	CP_MAP_VDSO,	 /* [vdso] */
+	CP_MAP_VVAR,	 /* [vvar], [vvar_vclock] */
+	CP_MAP_VSYSCALL, /* [vsyscall] */
+	CP_MAP_SPECIAL,	 /* any other "[...]" name the kernel gives */
 };
 
 /* cp_map.prot */
-#define CP_MAP_READ	(1u << 0)
-#define CP_MAP_WRITE	(1u << 1)
-#define CP_MAP_EXEC	(1u << 2)
+#define CP_MAP_READ  (1u << 0)
+#define CP_MAP_WRITE (1u << 1)
+#define CP_MAP_EXEC  (1u << 2)
 
 struct cp_map {
-	__u64 start;		/* first byte */
-	__u64 end;		/* one past the last byte */
-	__u64 offset;		/* file offset mapped at start */
+	__u64 start;  /* first byte */
+	__u64 end;    /* one past the last byte */
+	__u64 offset; /* file offset mapped at start */
 	__u64 inode;
 	__u32 dev_major;
 	__u32 dev_minor;
-	__u8 prot;		/* CP_MAP_READ | CP_MAP_WRITE | CP_MAP_EXEC */
-	bool shared;		/* 's' rather than 'p' */
-	bool deleted;		/* the path ended in " (deleted)", now stripped */
-	__u8 kind;		/* enum cp_map_kind */
-	const char *path;	/* "" when anonymous; the kernel writes '\n' as "\012" */
+	__u8 prot;	  /* CP_MAP_READ | CP_MAP_WRITE | CP_MAP_EXEC */
+	bool shared;	  /* 's' rather than 'p' */
+	bool deleted;	  /* the path ended in " (deleted)", now stripped */
+	__u8 kind;	  /* enum cp_map_kind */
+	const char *path; /* "" when anonymous; the kernel writes '\n' as "\012" */
 };
 
 /* One snapshot, sorted by start (the kernel's order, checked). */
 struct cp_maps {
 	struct cp_map *maps;
 	size_t nr;
-	char *strings;		/* every path, NUL-terminated, owned by the snapshot */
+	char *strings; /* every path, NUL-terminated, owned by the snapshot */
 };
 
 /* A caller-known address range, [start, end). */
@@ -74,9 +74,9 @@ struct cp_range {
 /* What cp_maps_classify() decided about an address. */
 struct cp_map_class {
 	enum cp_obj_kind kind;
-	const struct cp_map *map;	/* the mapping holding the address, NULL if none */
-	const char *label;		/* "[heap]", "[anon]", "thread stack", a path...; never NULL */
-	__u64 file_offset;		/* file-backed: the address's offset in the file */
+	const struct cp_map *map; /* the mapping holding the address, NULL if none */
+	const char *label;	  /* "[heap]", "[anon]", "thread stack", a path...; never NULL */
+	__u64 file_offset;	  /* file-backed: the address's offset in the file */
 	/* heap/anonymous memory with no allocation seen: allocated before we
 	 * attached (or through a path we do not probe) */
 	bool before_attach;
@@ -138,8 +138,8 @@ void cp_maps__free(struct cp_maps *m);
  */
 struct cp_proc_source {
 	int (*maps)(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out);
-	int (*thread_stacks)(void *ctx, const char *proc_root, pid_t pid,
-			     const struct cp_maps *m, struct cp_range *out, size_t max);
+	int (*thread_stacks)(void *ctx, const char *proc_root, pid_t pid, const struct cp_maps *m,
+			     struct cp_range *out, size_t max);
 	void *ctx;
 };
 

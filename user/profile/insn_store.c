@@ -20,13 +20,13 @@
  */
 struct cp_insn_store {
 	struct cp_insn *ent;
-	bool *ent_used;		/* true for ent[0..count), for cp_top_n() */
-	__u32 *slots;		/* index + 1 into ent; 0: empty */
-	size_t nr_slots;	/* a power of two */
+	bool *ent_used;	 /* true for ent[0..count), for cp_top_n() */
+	__u32 *slots;	 /* index + 1 into ent; 0: empty */
+	size_t nr_slots; /* a power of two */
 	size_t count;
 	size_t cap;
 	__u64 dropped;
-	struct cp_insn_history *histories;	/* allocated on the first one */
+	struct cp_insn_history *histories; /* allocated on the first one */
 	__u32 nr_histories;
 	__u64 history_dropped;
 };
@@ -95,7 +95,7 @@ static struct cp_insn *find_or_add(struct cp_insn_store *s, const struct cp_ip_k
 			return NULL;
 		}
 		in = &s->ent[s->count];
-		memset(in, 0, sizeof(*in));	/* a cleared store reuses entries */
+		memset(in, 0, sizeof(*in)); /* a cleared store reuses entries */
 		in->key = *key;
 		in->key.__pad = 0;
 		s->ent_used[s->count++] = true;
@@ -239,9 +239,9 @@ int cp_insn_store__copy_history(struct cp_insn_store *dst, const struct cp_insn_
 		return 0;
 	/* oldest first: once full, the oldest sits at next */
 	for (__u32 k = 0; k < h->len && !ret; k++)
-		ret = cp_insn_store__add_history(dst, key,
-						 h->addrs[h->len < CP_INSN_HISTORY ? k :
-						       (h->next + k) % CP_INSN_HISTORY]);
+		ret = cp_insn_store__add_history(
+			dst, key,
+			h->addrs[h->len < CP_INSN_HISTORY ? k : (h->next + k) % CP_INSN_HISTORY]);
 	return ret;
 }
 

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include "cacheperf/abi.h"
 
-#define CP_INSN_HISTORY		64	/* addresses kept per access history (paper §3.5) */
-#define CP_INSN_MAX_HISTORIES	1024	/* instructions with a history, per store */
-#define CP_INSN_SETS		4	/* L1 sets remembered per instruction */
-#define CP_INSN_MISS_ADDRS	4	/* miss addresses (distinct 64-byte lines) kept */
+#define CP_INSN_HISTORY	      64   /* addresses kept per access history (paper §3.5) */
+#define CP_INSN_MAX_HISTORIES 1024 /* instructions with a history, per store */
+#define CP_INSN_SETS	      4	   /* L1 sets remembered per instruction */
+#define CP_INSN_MISS_ADDRS    4	   /* miss addresses (distinct 64-byte lines) kept */
 
 /* An L1 set an instruction's forwarded misses landed on. */
 struct cp_insn_set {
@@ -28,22 +28,22 @@ struct cp_insn_set {
 struct cp_insn {
 	struct cp_ip_key key;
 	struct cp_ip_counts counts;
-	__u64 fwd_misses;		/* forwarded misses noted (cp_insn_store__note_miss) */
-	__u64 time_samples;		/* soft source: timer ticks on it (__add_time) */
+	__u64 fwd_misses;   /* forwarded misses noted (cp_insn_store__note_miss) */
+	__u64 time_samples; /* soft source: timer ticks on it (__add_time) */
 	__u32 nr_sets;
-	__u32 other_set_misses;		/* ... on sets beyond sets[] */
+	__u32 other_set_misses; /* ... on sets beyond sets[] */
 	struct cp_insn_set sets[CP_INSN_SETS];
 	__u32 nr_miss_addrs;
-	__u32 history;			/* 1 + index of its history in the pool; 0: none */
-	bool located;			/* symbolized (cp_insn_store__set_located()) */
-	__u64 miss_addrs[CP_INSN_MISS_ADDRS];	/* first miss address on each of its first lines */
+	__u32 history;			      /* 1 + index of its history in the pool; 0: none */
+	bool located;			      /* symbolized (cp_insn_store__set_located()) */
+	__u64 miss_addrs[CP_INSN_MISS_ADDRS]; /* first miss address on each of its first lines */
 };
 
 /* The latest accesses of one instruction, oldest replaced once full. */
 struct cp_insn_history {
-	__u32 len;			/* addresses in addrs[] */
-	__u32 next;			/* slot the next address overwrites once full */
-	__u64 seen;			/* addresses ever added */
+	__u32 len;  /* addresses in addrs[] */
+	__u32 next; /* slot the next address overwrites once full */
+	__u64 seen; /* addresses ever added */
 	__u64 addrs[CP_INSN_HISTORY];
 };
 

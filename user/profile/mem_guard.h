@@ -18,30 +18,30 @@
  * could reach the limit, at most CP_MEM_CHECK_MAX_NS later: the reading was
  * a third of the profiler's steady CPU time under -p at 10 a second.
  */
-#define CP_MEM_CHECK_NS		100000000ull
-#define CP_MEM_CHECK_MAX_NS	1000000000ull
-#define CP_MEM_GROWTH_PER_S	(100ull << 20)
+#define CP_MEM_CHECK_NS	    100000000ull
+#define CP_MEM_CHECK_MAX_NS 1000000000ull
+#define CP_MEM_GROWTH_PER_S (100ull << 20)
 /*
  * Between two shrinks: each halves the symbolizer's cap, so shrinking at
  * every check of a burst ends, and memory is re-read after the heap is trimmed.
  */
-#define CP_MEM_HOLDOFF_NS	100000000ull
+#define CP_MEM_HOLDOFF_NS 100000000ull
 /*
  * A reading asked for at once (a new symbolizer snapshot) waits this long
  * after the last: the kernel's count costs up to a millisecond to read
  * (the memfds in /proc/self/maps and fd), and -a takes hundreds of
  * snapshots a second.
  */
-#define CP_MEM_URGENT_NS	10000000ull
+#define CP_MEM_URGENT_NS 10000000ull
 
 struct cp_mem_guard {
 	__u64 limit_bytes;
-	__u64 bytes;			/* at the last check */
-	__u64 peak_bytes;		/* the highest seen at a check, or the kernel's peak */
-	__u64 shrinks;			/* times over the limit, and shrunk */
+	__u64 bytes;	  /* at the last check */
+	__u64 peak_bytes; /* the highest seen at a check, or the kernel's peak */
+	__u64 shrinks;	  /* times over the limit, and shrunk */
 	__u64 last_shrink_ns;
 	__u64 next_check_ns;
-	__u64 last_read_ns;		/* of the last cp_mem_guard_over() */
+	__u64 last_read_ns; /* of the last cp_mem_guard_over() */
 };
 
 void cp_mem_guard_init(struct cp_mem_guard *g, __u64 limit_bytes);

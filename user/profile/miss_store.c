@@ -13,7 +13,7 @@
 #include "profile/miss_store.h"
 
 /* How many slots past the home slot eviction looks at for the coldest line. */
-#define CP_EVICT_PROBE	8
+#define CP_EVICT_PROBE 8
 
 struct cp_miss_store {
 	__u32 line_bytes;
@@ -170,7 +170,7 @@ static int note_ip(struct cp_line *l, __u32 tgid, __u64 ip, __u64 mask)
 		l->more_ips++;
 		return -1;
 	}
-	l->ips[i] = (struct cp_line_ip){ .ip = ip, .misses = 1, .mask = mask, .tgid = tgid };
+	l->ips[i] = (struct cp_line_ip){.ip = ip, .misses = 1, .mask = mask, .tgid = tgid};
 	return (int)i;
 }
 
@@ -179,8 +179,8 @@ static int note_ip(struct cp_line *l, __u32 tgid, __u64 ip, __u64 mask)
  * counts it as concurrent when another thread touched the line in the same
  * epoch with a write on either side: true when the bytes meet.
  */
-static void note_epoch(struct cp_line *l, struct cp_line_thread *t,
-		       const struct cp_mem_access *a, __u64 mask)
+static void note_epoch(struct cp_line *l, struct cp_line_thread *t, const struct cp_mem_access *a,
+		       __u64 mask)
 {
 	__u32 epoch = (__u32)(a->time_ns / CP_SHARE_EPOCH_NS);
 	bool met = false, overlap = false;
@@ -355,7 +355,8 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 		if (!src->ips[i].misses)
 			continue;
 		for (k = 0; k < CP_LINE_MAX_IPS && dst->ips[k].misses; k++)
-			if (dst->ips[k].ip == src->ips[i].ip && dst->ips[k].tgid == src->ips[i].tgid)
+			if (dst->ips[k].ip == src->ips[i].ip &&
+			    dst->ips[k].tgid == src->ips[i].tgid)
 				break;
 		if (k == CP_LINE_MAX_IPS) {
 			dst->more_ips += src->ips[i].misses;
@@ -376,7 +377,7 @@ static void merge_line(struct cp_line *dst, const struct cp_line *src)
 				t = &dst->thr[j];
 		if (!t && dst->nr_threads < CP_LINE_MAX_THREADS) {
 			t = &dst->thr[dst->nr_threads++];
-			*t = (struct cp_line_thread){ .tid = st->tid, .pid = st->pid };
+			*t = (struct cp_line_thread){.tid = st->tid, .pid = st->pid};
 		}
 		if (!t) {
 			dst->more_threads += st->accesses;
@@ -470,7 +471,7 @@ bool cp_line_parts(const struct cp_line *line, bool soft, struct cp_line_parts *
 {
 	__u64 touched = 0, written = 0;
 
-	*out = (struct cp_line_parts){ .rest = owned_bytes(line) };
+	*out = (struct cp_line_parts){.rest = owned_bytes(line)};
 	for (__u32 i = 0; i < line->nr_threads; i++) {
 		touched |= line->thr[i].read_mask | line->thr[i].write_mask;
 		written |= line->thr[i].write_mask;

@@ -23,10 +23,10 @@
 
 #include "machine/geometry.h"
 
-#define CP_LINE_MAX_THREADS	4	/* threads whose bytes a line remembers */
-#define CP_MAX_LINES		(1u << 16)	/* default cap on tracked lines */
-#define CP_LINE_MAX_BYTES	64	/* the byte masks cover 64-byte lines */
-#define CP_LINE_MAX_IPS		4	/* instructions whose misses a line remembers */
+#define CP_LINE_MAX_THREADS 4	       /* threads whose bytes a line remembers */
+#define CP_MAX_LINES	    (1u << 16) /* default cap on tracked lines */
+#define CP_LINE_MAX_BYTES   64	       /* the byte masks cover 64-byte lines */
+#define CP_LINE_MAX_IPS	    4	       /* instructions whose misses a line remembers */
 /*
  * Sharing epoch of the soft source: two threads share a line when they
  * touch it within the same 100 ms of sample time. Long enough for two
@@ -34,7 +34,7 @@
  * a few ms), short against start-up writes read later by workers.
  */
 #define CP_SHARE_EPOCH_NS	100000000ull
-#define CP_SHARE_MIN_CONCURRENT	4	/* concurrent samples before a soft line is shared */
+#define CP_SHARE_MIN_CONCURRENT 4 /* concurrent samples before a soft line is shared */
 
 /*
  * Line spaces: a process's addresses (its pid, below 2^22) or, from
@@ -51,37 +51,37 @@ static inline bool cp_space_is_file(__u32 space)
 struct cp_line_thread {
 	__u32 tid;
 	__u32 accesses;
-	__u32 hitm_reads;		/* loads that hit the line modified in another core */
-	__u32 pid;			/* its process (a shared mapping's lines mix processes) */
+	__u32 hitm_reads; /* loads that hit the line modified in another core */
+	__u32 pid;	  /* its process (a shared mapping's lines mix processes) */
 	__u64 read_mask;
 	__u64 write_mask;
-	__u64 epoch_read;		/* ... bytes read in the line's current epoch */
-	__u64 epoch_write;		/* ... and written */
+	__u64 epoch_read;		    /* ... bytes read in the line's current epoch */
+	__u64 epoch_write;		    /* ... and written */
 	__u32 ip_accesses[CP_LINE_MAX_IPS]; /* ... of them by the line's ips[i] */
 };
 
 /* An instruction that missed on a line. */
 struct cp_line_ip {
 	__u64 ip;
-	__u64 mask;			/* the bytes of the line it touched */
-	__u32 misses;			/* 32 bits as the threads' counts; saturates */
-	__u32 tgid;			/* its process: @ip is an address there */
+	__u64 mask;   /* the bytes of the line it touched */
+	__u32 misses; /* 32 bits as the threads' counts; saturates */
+	__u32 tgid;   /* its process: @ip is an address there */
 };
 
 struct cp_line {
-	__u32 tgid;			/* its line space: a process, or a shared file */
-	__u32 nr_threads;		/* entries used in thr[] */
-	__u64 line;			/* address / line size */
-	__u64 misses;			/* forwarded samples on the line */
-	__u64 stores;			/* ... of them stores */
-	__u64 hitm;			/* ... of them that hit a line modified elsewhere */
-	__u64 weight_sum;		/* ... their sample weights (load latency, cycles) */
-	__u32 more_threads;		/* accesses by threads beyond CP_LINE_MAX_THREADS */
-	__u32 more_ips;			/* misses by instructions beyond CP_LINE_MAX_IPS */
-	__u32 epoch;			/* sample time / CP_SHARE_EPOCH_NS of the epoch masks */
+	__u32 tgid;	    /* its line space: a process, or a shared file */
+	__u32 nr_threads;   /* entries used in thr[] */
+	__u64 line;	    /* address / line size */
+	__u64 misses;	    /* forwarded samples on the line */
+	__u64 stores;	    /* ... of them stores */
+	__u64 hitm;	    /* ... of them that hit a line modified elsewhere */
+	__u64 weight_sum;   /* ... their sample weights (load latency, cycles) */
+	__u32 more_threads; /* accesses by threads beyond CP_LINE_MAX_THREADS */
+	__u32 more_ips;	    /* misses by instructions beyond CP_LINE_MAX_IPS */
+	__u32 epoch;	    /* sample time / CP_SHARE_EPOCH_NS of the epoch masks */
 	/* samples that met another thread's bytes of the same epoch, a write involved: */
-	__u32 concurrent_true;		/* ... on a byte the other wrote or this one wrote */
-	__u32 concurrent_false;		/* ... on disjoint bytes only */
+	__u32 concurrent_true;	/* ... on a byte the other wrote or this one wrote */
+	__u32 concurrent_false; /* ... on disjoint bytes only */
 	struct cp_line_thread thr[CP_LINE_MAX_THREADS];
 	struct cp_line_ip ips[CP_LINE_MAX_IPS];
 };
@@ -103,25 +103,25 @@ struct cp_mem_access {
 	 * process mapping it meet on one line, compared as threads' are.
 	 */
 	__u32 space;
-	__u64 ip;			/* the instruction, 0 if unknown */
+	__u64 ip; /* the instruction, 0 if unknown */
 	__u64 addr;
-	__u64 weight;			/* load latency in cycles, 0 if unknown */
-	__u32 size;			/* bytes accessed; 0: unknown, taken as 1 */
-	__u64 time_ns;			/* sample time (the epoch); 0: unknown, one epoch */
+	__u64 weight;  /* load latency in cycles, 0 if unknown */
+	__u32 size;    /* bytes accessed; 0: unknown, taken as 1 */
+	__u64 time_ns; /* sample time (the epoch); 0: unknown, one epoch */
 	bool store;
 	bool hitm;
 };
 
 enum cp_sharing {
-	CP_SHARING_NONE = 0,		/* one thread, or nobody writes */
-	CP_SHARING_TRUE,		/* threads touch the same bytes, one of them writing */
-	CP_SHARING_FALSE,		/* threads touch disjoint bytes, one of them writing */
+	CP_SHARING_NONE = 0, /* one thread, or nobody writes */
+	CP_SHARING_TRUE,     /* threads touch the same bytes, one of them writing */
+	CP_SHARING_FALSE,    /* threads touch disjoint bytes, one of them writing */
 };
 
 struct cp_miss_store_stats {
 	__u64 added;
-	__u64 lines;			/* tracked now */
-	__u64 evicted;			/* lines dropped at the cap */
+	__u64 lines;   /* tracked now */
+	__u64 evicted; /* lines dropped at the cap */
 };
 
 struct cp_miss_store;
@@ -199,10 +199,10 @@ enum cp_sharing cp_line_sharing_concurrent(const struct cp_line *line);
  * instructions past CP_LINE_MAX_IPS count in the shared part.
  */
 struct cp_line_parts {
-	__u64 shared;			/* bytes several threads touched */
-	__u64 rest;			/* bytes one thread alone touched */
-	__u64 shared_misses;		/* samples in the shared part */
-	__u64 rest_misses;		/* samples of instructions touching only rest bytes */
+	__u64 shared;	     /* bytes several threads touched */
+	__u64 rest;	     /* bytes one thread alone touched */
+	__u64 shared_misses; /* samples in the shared part */
+	__u64 rest_misses;   /* samples of instructions touching only rest bytes */
 	__u32 shared_accesses[CP_LINE_MAX_THREADS]; /* thr[i]'s samples in each part */
 	__u32 rest_accesses[CP_LINE_MAX_THREADS];
 };

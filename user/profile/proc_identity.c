@@ -13,7 +13,7 @@
 #include "cacheperf/abi.h"
 #include "profile/proc_identity.h"
 
-#define CP_CGROUP2_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
+#define CP_CGROUP2_MAGIC 0x63677270 /* CGROUP2_SUPER_MAGIC */
 
 /* The whole of a small file into @buf (NUL-terminated); bytes read or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t sz)
@@ -125,7 +125,9 @@ int cp_cgroup_open(const char *path, char *err, size_t err_sz)
 	int fd, ret;
 
 	if (!mount[0]) {
-		snprintf(err, err_sz, "--cgroup: no cgroup2 file system is mounted (cgroup v1 only is not supported)");
+		snprintf(err, err_sz,
+			 "--cgroup: no cgroup2 file system is mounted (cgroup v1 only is not "
+			 "supported)");
 		return -ENOENT;
 	}
 	ret = cp_cgroup_dir(mount, path, dir, sizeof(dir));

@@ -10,15 +10,15 @@
 #include "util/hash.h"
 #include "util/top_n.h"
 
-#define CP_NO_SLOT	(-1)
+#define CP_NO_SLOT (-1)
 
 struct cp_proc_summaries {
-	struct cp_proc_summary *v;	/* max entries */
-	bool *used;			/* per entry */
-	size_t *free;			/* the unused slots, a stack of max */
+	struct cp_proc_summary *v; /* max entries */
+	bool *used;		   /* per entry */
+	size_t *free;		   /* the unused slots, a stack of max */
 	size_t max, nr, nr_free;
-	int *index;			/* live pid -> slot, linear probing, index_cap */
-	size_t index_cap;		/* power of two, >= 2 * max */
+	int *index;	  /* live pid -> slot, linear probing, index_cap */
+	size_t index_cap; /* power of two, >= 2 * max */
 	__u64 clock, seen, evicted;
 	cp_proc_describe_fn describe;
 	void *ctx;
@@ -224,7 +224,8 @@ static struct known_cgroup *known_slot(struct cp_proc_summaries *t, __u64 id, __
 {
 	if (!id)
 		return NULL;
-	return &t->cgroups[cp_hash_slot(cp_hash64(id ^ cp_hash64(v1)), 58, CP_PROC_CGROUPS_KEPT - 1)];
+	return &t->cgroups[cp_hash_slot(cp_hash64(id ^ cp_hash64(v1)), 58,
+					CP_PROC_CGROUPS_KEPT - 1)];
 }
 
 /* Whether @k holds the description of cgroup @id with v1 cgroups @v1 (0: any). */
@@ -277,12 +278,12 @@ void cp_proc_summaries__exec(struct cp_proc_summaries *t, pid_t pid, const char 
 	 * record's cgroups, the unified one's too (hierarchy 0)
 	 */
 	if (k && s->cg.v2 && s->cg.id == cgroup_id && s->cg.path[0] && strcmp(s->cg.path, "/"))
-		*k = (struct known_cgroup){ .id = cgroup_id, .cg = s->cg };
+		*k = (struct known_cgroup){.id = cgroup_id, .cg = s->cg};
 	else if (k1 && s->cg.lines &&
-		 s->cg.lines == (cgroup_v1 ^ (s->cg.v2_line ? cp_cgroup_v1_of(0, cgroup_id,
-										  cp_cgroup_v1_salt())
-								 : 0)))
-		*k1 = (struct known_cgroup){ .id = cgroup_id, .v1 = cgroup_v1, .cg = s->cg };
+		 s->cg.lines ==
+			 (cgroup_v1 ^
+			  (s->cg.v2_line ? cp_cgroup_v1_of(0, cgroup_id, cp_cgroup_v1_salt()) : 0)))
+		*k1 = (struct known_cgroup){.id = cgroup_id, .v1 = cgroup_v1, .cg = s->cg};
 }
 
 void cp_proc_summaries__on_described(struct cp_proc_summaries *t, cp_proc_described_fn fn,
@@ -332,12 +333,11 @@ static int by_samples(const void *a, const void *b)
 size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp_proc_summary **out,
 			      size_t n)
 {
-	return cp_top_n(t->v, t->used, t->max, sizeof(*t->v), t->nr, by_samples,
-			(const void **)out, n);
+	return cp_top_n(t->v, t->used, t->max, sizeof(*t->v), t->nr, by_samples, (const void **)out,
+			n);
 }
 
-const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t,
-						      pid_t pid)
+const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t, pid_t pid)
 {
 	const struct cp_proc_summary *found;
 

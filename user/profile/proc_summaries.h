@@ -17,27 +17,27 @@
 
 #include "machine/proc_cgroup.h"
 
-#define CP_MAX_PROC_SUMMARIES	4096	/* default cap */
-#define CP_PROC_COMM_LEN	16	/* TASK_COMM_LEN */
+#define CP_MAX_PROC_SUMMARIES 4096 /* default cap */
+#define CP_PROC_COMM_LEN      16   /* TASK_COMM_LEN */
 
 struct cp_proc_summary {
 	pid_t pid;
-	char comm[CP_PROC_COMM_LEN];	/* "" when the process was gone before it was read */
+	char comm[CP_PROC_COMM_LEN]; /* "" when the process was gone before it was read */
 	struct cp_cgroup_info cg;
-	__u64 samples;			/* forwarded samples */
-	__u64 misses;			/* ... that were misses (PMU sources) */
-	__u32 execs;			/* exec'd while summarized (comm re-read each time) */
+	__u64 samples; /* forwarded samples */
+	__u64 misses;  /* ... that were misses (PMU sources) */
+	__u32 execs;   /* exec'd while summarized (comm re-read each time) */
 	bool exited;
-	__u64 last_use;			/* LRU stamp */
+	__u64 last_use; /* LRU stamp */
 };
 
-#define CP_PROC_CGROUPS_KEPT	64	/* cgroups known by their ids, for the execs to come */
+#define CP_PROC_CGROUPS_KEPT 64 /* cgroups known by their ids, for the execs to come */
 
 /* What a describe function is asked to fill. */
 enum {
 	CP_DESCRIBE_COMM = 1u << 0,
 	CP_DESCRIBE_CGROUP = 1u << 1,
-	CP_DESCRIBE_CGROUP_LINES = 1u << 2,	/* and cg.lines, looked up */
+	CP_DESCRIBE_CGROUP_LINES = 1u << 2, /* and cg.lines, looked up */
 };
 
 /*
@@ -105,11 +105,10 @@ size_t cp_proc_summaries__top(const struct cp_proc_summaries *t, const struct cp
  * The summary of @pid: the live process's, else the one of an exited process
  * with that pid that was sampled last; NULL when none is held.
  */
-const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t,
-						      pid_t pid);
+const struct cp_proc_summary *cp_proc_summaries__find(const struct cp_proc_summaries *t, pid_t pid);
 
-size_t cp_proc_summaries__count(const struct cp_proc_summaries *t);	/* held now */
-__u64 cp_proc_summaries__seen(const struct cp_proc_summaries *t);	/* ever created */
+size_t cp_proc_summaries__count(const struct cp_proc_summaries *t); /* held now */
+__u64 cp_proc_summaries__seen(const struct cp_proc_summaries *t);   /* ever created */
 __u64 cp_proc_summaries__evicted(const struct cp_proc_summaries *t);
 
 #endif /* CP_PROC_SUMMARIES_H */

@@ -15,8 +15,12 @@
 static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct cp_resolved *r)
 {
 	struct cp_seen_object o = {
-		.start = r->start, .size = r->size, .callsite = r->callsite, .tid = r->tid,
-		.flags = r->flags, .kind = (__u16)r->kind,
+		.start = r->start,
+		.size = r->size,
+		.callsite = r->callsite,
+		.tid = r->tid,
+		.flags = r->flags,
+		.kind = (__u16)r->kind,
 	};
 
 	if ((r->kind == CP_OBJ_HEAP || r->kind == CP_OBJ_MAPPING) && !r->before_attach && r->size)
@@ -25,7 +29,7 @@ static void note_seen(struct cp_profile *p, __u32 tgid, __u64 addr, const struct
 
 void cp_profile__limits_tick(struct cp_profile *p, bool now)
 {
-	cp_limits_tick(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
+	cp_limits_tick(&p->lim, &(struct cp_limits_stores){p->sym, p->objects, p->procs},
 		       cp_now_ns(), now);
 }
 
@@ -113,10 +117,16 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 {
 	bool miss = s->flags & (CP_SAMPLE_MISS | CP_SAMPLE_ALL);
 	struct cp_mem_access a = {
-		.tgid = s->tgid, .tid = s->tid, .ip = s->ip, .addr = s->addr, .size = s->size,
-		.weight = s->weight, .store = s->flags & CP_SAMPLE_STORE, .time_ns = s->time_ns,
+		.tgid = s->tgid,
+		.tid = s->tid,
+		.ip = s->ip,
+		.addr = s->addr,
+		.size = s->size,
+		.weight = s->weight,
+		.store = s->flags & CP_SAMPLE_STORE,
+		.time_ns = s->time_ns,
 	};
-	struct cp_ip_key key = { .tgid = s->tgid, .ip = s->ip };
+	struct cp_ip_key key = {.tgid = s->tgid, .ip = s->ip};
 	const struct cp_callsite *cs;
 	struct cp_symbol_info info;
 	struct cp_data_src d;
@@ -136,7 +146,8 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 		return;
 	if (miss) {
 		__u32 set = cp_cache_set_of(&p->l1, s->addr);
-		const struct cp_map *m = cp_objects__shared_map(p->objects, (pid_t)s->tgid, s->addr);
+		const struct cp_map *m =
+			cp_objects__shared_map(p->objects, (pid_t)s->tgid, s->addr);
 
 		/* memory processes share: the file's lines, where every process's accesses meet */
 		if (m)
@@ -271,7 +282,7 @@ static int on_record(__u32 type, const void *data, size_t size, void *ctx)
 		break;
 	}
 	case CP_REC_PROC: {
-		struct cp_proc_exec_event who = { 0 };
+		struct cp_proc_exec_event who = {0};
 
 		/* an older recording's record: the event alone, or no v1 cgroups (0: unknown) */
 		memcpy(&who, data, size);
@@ -306,7 +317,7 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 	p->cfg = *cfg;
 	if (hooks)
 		p->hooks = *hooks;
-	p->ops = (struct cp_record_ops){ .sample = on_sample, .record = on_record, .ctx = p };
+	p->ops = (struct cp_record_ops){.sample = on_sample, .record = on_record, .ctx = p};
 	p->insns = cp_insn_store__new(CP_MAX_INSNS);
 	p->objects = cp_objects__new(&cfg->objects);
 	p->ostats = cp_object_stats__new(0);
@@ -320,8 +331,8 @@ struct cp_profile *cp_profile__new(const struct cp_profile_cfg *cfg,
 		cp_proc_summaries__on_described(p->procs, on_described, p);
 	p->stacks = cp_stack_store__new(0);
 	p->interval_stacks = cp_stack_store__new(CP_MAX_INTERVAL_STACKS);
-	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->shared || !p->seen || !p->sym ||
-	    !p->procs || !p->stacks || !p->interval_stacks) {
+	if (!p->insns || !p->objects || !p->ostats || !p->misses || !p->shared || !p->seen ||
+	    !p->sym || !p->procs || !p->stacks || !p->interval_stacks) {
 		cp_profile__free(p);
 		return NULL;
 	}
@@ -384,7 +395,7 @@ void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int s
 
 	if (size != sizeof(*s) || s->type != CP_REC_SAMPLE)
 		return;
-	key = (struct cp_ip_key){ .tgid = s->tgid, .ip = s->ip };
+	key = (struct cp_ip_key){.tgid = s->tgid, .ip = s->ip};
 	if (stage == 0) {
 		cp_miss_store__prefetch(p->misses, s->tgid, s->addr);
 		cp_insn_store__prefetch(p->insns, &key);

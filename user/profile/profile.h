@@ -39,7 +39,7 @@
 #include "symbols/symbolizer.h"
 #include "util/path_map.h"
 
-#define CP_MAX_INSNS		65536	/* instruction store cap */
+#define CP_MAX_INSNS 65536 /* instruction store cap */
 
 struct cp_bp_summary;
 
@@ -65,14 +65,14 @@ struct cp_profile_hooks {
 
 /* How a profile is made: its L1D, its object table, where symbols come from. */
 struct cp_profile_cfg {
-	struct cp_cache_level l1d;		/* the L1D misses map onto */
+	struct cp_cache_level l1d; /* the L1D misses map onto */
 	struct cp_objects_opts objects;
-	cp_proc_describe_fn describe;		/* comm and cgroup of a process; NULL: none */
+	cp_proc_describe_fn describe; /* comm and cgroup of a process; NULL: none */
 	/* the symbolizer's maps (a recording's); NULL: /proc */
 	cp_maps_text_fn maps_text;
 	void *maps_ctx;
-	bool maps_offline;			/* maps_text is all there is: no /proc fallback */
-	const struct cp_path_map *path_map;	/* where the files are now; NULL: as named */
+	bool maps_offline;		    /* maps_text is all there is: no /proc fallback */
+	const struct cp_path_map *path_map; /* where the files are now; NULL: as named */
 	/* a location for an ip the symbolizer cannot place (a file changed since) */
 	cp_locate_fn explain;
 	void *explain_ctx;
@@ -84,34 +84,34 @@ struct cp_profile_cfg {
  * stores while records flow.
  */
 struct cp_profile {
-	struct cp_record_ops ops;		/* the handlers below, live and offline */
-	struct cp_record_counts counts;		/* records cp_profile__feed()'s checks dropped */
+	struct cp_record_ops ops;	/* the handlers below, live and offline */
+	struct cp_record_counts counts; /* records cp_profile__feed()'s checks dropped */
 	struct cp_profile_hooks hooks;
 	struct cp_profile_cfg cfg;
 	struct cp_insn_store *insns;
-	struct cp_objects *objects;		/* what an address belongs to, per process */
-	struct cp_object_stats *ostats;		/* samples per object */
-	struct cp_miss_store *misses;		/* misses per line and set */
-	struct cp_shared_maps *shared;		/* shared files' line spaces */
-	struct cp_seen_objects *seen;		/* heap objects as samples found them */
-	struct cp_rolling *roll;		/* the last window's epochs; NULL: none */
-	struct cp_timeline *timeline;		/* counts per interval; NULL: none yet */
-	struct cp_stack_store *stacks;		/* counts per (process, user call stack) */
+	struct cp_objects *objects;	/* what an address belongs to, per process */
+	struct cp_object_stats *ostats; /* samples per object */
+	struct cp_miss_store *misses;	/* misses per line and set */
+	struct cp_shared_maps *shared;	/* shared files' line spaces */
+	struct cp_seen_objects *seen;	/* heap objects as samples found them */
+	struct cp_rolling *roll;	/* the last window's epochs; NULL: none */
+	struct cp_timeline *timeline;	/* counts per interval; NULL: none yet */
+	struct cp_stack_store *stacks;	/* counts per (process, user call stack) */
 	/* ... of the interval under way only (--pprof-dir): cleared at each rotation */
 	struct cp_stack_store *interval_stacks;
 	/* --alloc-wrapper: frames an allocation site skips beside the built-in ones; NULL: none */
 	const struct cp_alloc_wrappers *alloc_wrappers;
-	struct cp_cache_level l1;		/* the L1D misses map onto */
-	struct cp_symbolizer *sym;		/* maps snapshot at a process's first sight */
-	struct cp_proc_summaries *procs;	/* per process (-a's report) */
-	struct cp_limits_state lim;		/* --max-memory; limit 0 offline */
+	struct cp_cache_level l1;	 /* the L1D misses map onto */
+	struct cp_symbolizer *sym;	 /* maps snapshot at a process's first sight */
+	struct cp_proc_summaries *procs; /* per process (-a's report) */
+	struct cp_limits_state lim;	 /* --max-memory; limit 0 offline */
 	__u64 received;
-	__u64 last_sample_ns;			/* the latest sample's time (the timeline's) */
+	__u64 last_sample_ns; /* the latest sample's time (the timeline's) */
 	__u64 object_events;
-	__u64 chunk_objects;			/* objects found in glibc's chunk headers */
+	__u64 chunk_objects; /* objects found in glibc's chunk headers */
 	__u64 execs;
 	__u64 exits;
-	__u64 snapshots_seen;			/* the symbolizer's, at the last RSS check */
+	__u64 snapshots_seen; /* the symbolizer's, at the last RSS check */
 	struct cp_run_info info;
 	struct cp_run_end end;
 	/* a process described while a record was handled: recorded after it */
@@ -146,7 +146,7 @@ int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
  * (cp_object_store__hint()), 1 the instruction's entry, 2 and 3 the object.
  * The handling's results do not change.
  */
-#define CP_PROFILE_HINT_STAGES	4
+#define CP_PROFILE_HINT_STAGES 4
 void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage);
 
 /*

@@ -37,18 +37,18 @@ struct cp_record_ops {
 };
 
 struct cp_record_counts {
-	__u64 malformed;	/* shorter than a type, or a size its type cannot have */
-	__u64 unknown;		/* a type this version does not know, or no callback takes */
+	__u64 malformed; /* shorter than a type, or a size its type cannot have */
+	__u64 unknown;	 /* a type this version does not know, or no callback takes */
 };
 
 /* A record type and the sizes it comes in, from the type field on. */
 struct cp_record_kind {
-	__u32 type;		/* CP_REC_* */
-	__u32 min_size, max_size;	/* max_size 0: exactly min_size */
+	__u32 type;		  /* CP_REC_* */
+	__u32 min_size, max_size; /* max_size 0: exactly min_size */
 	/* what else a well-formed record of the type holds to (NULL: its size is all) */
 	bool (*valid)(const void *data, size_t size);
-	const char *name;	/* for messages: "sample", "object event" */
-	bool live_only;		/* to cp_record_ops.live: never to the profile or a recording */
+	const char *name; /* for messages: "sample", "object event" */
+	bool live_only;	  /* to cp_record_ops.live: never to the profile or a recording */
 };
 
 /* The row of record type @type, NULL for a type this version does not know. */

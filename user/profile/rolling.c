@@ -13,14 +13,14 @@ struct cp_epoch {
 	struct cp_insn_store *insns;
 	struct cp_miss_store *misses;
 	__u64 start_ns;
-	struct cp_stats start;		/* the BPF counters as it started */
+	struct cp_stats start; /* the BPF counters as it started */
 };
 
 struct cp_rolling {
 	struct cp_cache_level l1;
-	unsigned int nr;		/* epochs: the window's intervals and the one filling */
-	unsigned int cur;		/* the one filling */
-	unsigned int used;		/* epochs started so far, up to nr */
+	unsigned int nr;   /* epochs: the window's intervals and the one filling */
+	unsigned int cur;  /* the one filling */
+	unsigned int used; /* epochs started so far, up to nr */
 	struct cp_epoch ep[];
 };
 

@@ -26,10 +26,10 @@
 #include "profile/insn_store.h"
 #include "profile/miss_store.h"
 
-#define CP_ROLL_MAX_INTERVALS	60	/* intervals in a window */
-#define CP_ROLL_INSNS		16384	/* instructions over all epochs, and in a window */
-#define CP_ROLL_LINES		16384	/* lines over all epochs, and in a window */
-#define CP_ROLL_MIN_PER_EPOCH	256	/* ... but at least this many per epoch */
+#define CP_ROLL_MAX_INTERVALS 60    /* intervals in a window */
+#define CP_ROLL_INSNS	      16384 /* instructions over all epochs, and in a window */
+#define CP_ROLL_LINES	      16384 /* lines over all epochs, and in a window */
+#define CP_ROLL_MIN_PER_EPOCH 256   /* ... but at least this many per epoch */
 
 struct cp_rolling;
 
@@ -37,9 +37,9 @@ struct cp_rolling;
 struct cp_roll_window {
 	struct cp_insn_store *insns;
 	struct cp_miss_store *misses;
-	struct cp_stats bpf;		/* the BPF counters' growth over the window */
-	__u64 start_ns;			/* start of its oldest epoch */
-	__u64 insns_dropped;		/* instructions a full window store could not take */
+	struct cp_stats bpf; /* the BPF counters' growth over the window */
+	__u64 start_ns;	     /* start of its oldest epoch */
+	__u64 insns_dropped; /* instructions a full window store could not take */
 };
 
 /*

@@ -7,7 +7,7 @@
 #include "symbols/parse_worker.h"
 #include "util/log.h"
 
-#define MiB(b)	((double)(b) / 1048576.0)
+#define MiB(b) ((double)(b) / 1048576.0)
 
 /* a long run over its limit sheds every few seconds: said once a period */
 static struct cp_log_limit shrink_said = CP_LOG_LIMIT_INIT(CP_LOG_NOTICE, 1);
@@ -37,10 +37,12 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 	st->shrunk_copies += copies;
 	if (!cp_self_mem_scan(&st->mem))
 		st->guard.bytes = st->mem.bytes;
-	cp_log_limited(&shrink_said,
-		       "memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer snapshots, %zu exited processes' objects and %zu kept file copies; now %.1f MiB",
-		       MiB(before), cp_self_mem_counter_name(st->mem.counter),
-		       MiB(st->guard.limit_bytes), dwfls, procs, copies, MiB(st->guard.bytes));
+	cp_log_limited(
+		&shrink_said,
+		"memory %.1f MiB (%s) over --max-memory %.0f MiB: dropped %zu symbolizer "
+		"snapshots, %zu exited processes' objects and %zu kept file copies; now %.1f MiB",
+		MiB(before), cp_self_mem_counter_name(st->mem.counter), MiB(st->guard.limit_bytes),
+		dwfls, procs, copies, MiB(st->guard.bytes));
 }
 
 void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_stores *s,

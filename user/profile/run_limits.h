@@ -20,32 +20,32 @@
 /* The stores a shrink reaches. */
 /* What the stores dropped to stay bounded, and the memory they stayed in. */
 struct cp_limits {
-	bool live;			/* memory figures exist (not offline) */
-	const char *memory_counter;	/* which the kernel's count is (machine/self_mem.h) */
-	__u64 memory_bytes;		/* the kernel's count, at the last check */
-	__u64 peak_memory_bytes;	/* ... its peak (the kernel's, or the highest seen) */
-	__u64 rss_bytes;		/* the resident set alone (VmRSS), at the last check */
-	__u64 peak_rss_bytes;		/* ... its peak (VmHWM) */
-	__u64 max_memory_bytes;		/* --max-memory */
-	__u64 shrinks;			/* times over it, and shrunk */
-	__u64 shrunk_dwfls;		/* ... symbolizer snapshots dropped by shrinks */
-	__u64 shrunk_processes;		/* ... exited processes' objects dropped by shrinks */
-	__u64 processes_evicted;	/* live processes' objects dropped at their cap (LRU) */
-	__u64 exited_dropped;		/* exited processes' objects beyond their cap (LRU) */
-	__u64 objects_evicted;		/* heap objects dropped at the per-process cap (oldest) */
-	__u64 lines_evicted;		/* miss-store lines dropped at the cap */
-	__u64 insns_dropped;		/* new instructions not stored at the cap */
-	__u64 dwfls_evicted;		/* symbolizer snapshots dropped at the cap (LRU) */
-	__u64 string_flushes;		/* symbolizer strings and results dropped */
-	__u64 summaries_evicted;	/* per-process summaries dropped at the cap */
-	__u64 stacks_held;		/* (process, call stack) entries in the stack store */
-	__u64 stacks_evicted;		/* ... dropped at its cap (the least counted) */
+	bool live;		    /* memory figures exist (not offline) */
+	const char *memory_counter; /* which the kernel's count is (machine/self_mem.h) */
+	__u64 memory_bytes;	    /* the kernel's count, at the last check */
+	__u64 peak_memory_bytes;    /* ... its peak (the kernel's, or the highest seen) */
+	__u64 rss_bytes;	    /* the resident set alone (VmRSS), at the last check */
+	__u64 peak_rss_bytes;	    /* ... its peak (VmHWM) */
+	__u64 max_memory_bytes;	    /* --max-memory */
+	__u64 shrinks;		    /* times over it, and shrunk */
+	__u64 shrunk_dwfls;	    /* ... symbolizer snapshots dropped by shrinks */
+	__u64 shrunk_processes;	    /* ... exited processes' objects dropped by shrinks */
+	__u64 processes_evicted;    /* live processes' objects dropped at their cap (LRU) */
+	__u64 exited_dropped;	    /* exited processes' objects beyond their cap (LRU) */
+	__u64 objects_evicted;	    /* heap objects dropped at the per-process cap (oldest) */
+	__u64 lines_evicted;	    /* miss-store lines dropped at the cap */
+	__u64 insns_dropped;	    /* new instructions not stored at the cap */
+	__u64 dwfls_evicted;	    /* symbolizer snapshots dropped at the cap (LRU) */
+	__u64 string_flushes;	    /* symbolizer strings and results dropped */
+	__u64 summaries_evicted;    /* per-process summaries dropped at the cap */
+	__u64 stacks_held;	    /* (process, call stack) entries in the stack store */
+	__u64 stacks_evicted;	    /* ... dropped at its cap (the least counted) */
 	/* shared files followed and dropped, accesses given to them or left */
 	struct cp_shared_maps_stats shared;
-	__u64 files_refused;		/* files targets named, refused (machine/target_file.h) */
-	__u64 files_refused_by[CP_TF_NR];	/* ... by reason */
-	struct cp_copy_stats copies;	/* sealed copies of targets' files: kept, reused */
-	__u64 parse_workers;		/* files parsed first by a worker (symbols/parse_worker.h) */
+	__u64 files_refused;		  /* files targets named, refused (machine/target_file.h) */
+	__u64 files_refused_by[CP_TF_NR]; /* ... by reason */
+	struct cp_copy_stats copies;	  /* sealed copies of targets' files: kept, reused */
+	__u64 parse_workers; /* files parsed first by a worker (symbols/parse_worker.h) */
 };
 
 struct cp_limits_stores {
@@ -55,11 +55,11 @@ struct cp_limits_stores {
 };
 
 struct cp_limits_state {
-	struct cp_mem_guard guard;	/* limit 0: not watched (offline) */
-	struct cp_self_mem mem;		/* the last reading */
-	__u64 shrunk_dwfls;		/* what the shrinks dropped */
+	struct cp_mem_guard guard; /* limit 0: not watched (offline) */
+	struct cp_self_mem mem;	   /* the last reading */
+	__u64 shrunk_dwfls;	   /* what the shrinks dropped */
 	__u64 shrunk_processes;
-	__u64 shrunk_copies;		/* kept copies of targets' files let go */
+	__u64 shrunk_copies; /* kept copies of targets' files let go */
 };
 
 /*

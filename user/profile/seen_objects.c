@@ -8,7 +8,7 @@
 #include "util/prefetch.h"
 #include "profile/seen_objects.h"
 
-#define CP_SEEN_PROBES	8	/* slots looked at from a line's home */
+#define CP_SEEN_PROBES 8 /* slots looked at from a line's home */
 
 /*
  * A slot's key apart from its objects: a lookup walks up to CP_SEEN_PROBES
@@ -17,10 +17,10 @@
  * made it walk eighteen lines for a line not held. Same 144 bytes a slot.
  */
 struct seen_key {
-	__u64 line;		/* address / line size */
+	__u64 line; /* address / line size */
 	__u32 tgid;
 	__u8 used;
-	__u8 nr;		/* objects in its seen_objs, newest first */
+	__u8 nr; /* objects in its seen_objs, newest first */
 	__u8 __pad[2];
 };
 
@@ -30,8 +30,8 @@ struct seen_objs {
 
 struct cp_seen_objects {
 	struct seen_key *keys;
-	struct seen_objs *objs;		/* objs[i]: those of keys[i]; 64-byte aligned */
-	void *objs_mem;			/* what objs lies in */
+	struct seen_objs *objs; /* objs[i]: those of keys[i]; 64-byte aligned */
+	void *objs_mem;		/* what objs lies in */
 	size_t mask;
 	struct cp_seen_stats st;
 };
@@ -104,8 +104,8 @@ void cp_seen_objects__prefetch(const struct cp_seen_objects *s, __u32 tgid, __u6
 	size_t run = s->mask + 1 - home;
 
 	/* the probe run's keys (one that wraps: up to the table's end) */
-	cp_prefetch_range(&s->keys[home], (run < CP_SEEN_PROBES ? run : CP_SEEN_PROBES) *
-					  sizeof(s->keys[0]));
+	cp_prefetch_range(&s->keys[home],
+			  (run < CP_SEEN_PROBES ? run : CP_SEEN_PROBES) * sizeof(s->keys[0]));
 	cp_prefetch_range(&s->objs[home], sizeof(s->objs[home]));
 }
 
@@ -128,7 +128,7 @@ void cp_seen_objects__note(struct cp_seen_objects *s, __u32 tgid, __u64 addr, __
 			at = (long)home_of(s, tgid, line);
 			s->st.evicted_lines++;
 		}
-		s->keys[at] = (struct seen_key){ .line = line, .tgid = tgid, .used = 1 };
+		s->keys[at] = (struct seen_key){.line = line, .tgid = tgid, .used = 1};
 		memset(&s->objs[at], 0, sizeof(s->objs[at]));
 	}
 	k = &s->keys[at];
@@ -143,15 +143,15 @@ void cp_seen_objects__note(struct cp_seen_objects *s, __u32 tgid, __u64 addr, __
 			k->nr++;
 		else
 			s->st.evicted_objects++;
-		i = k->nr - 1;		/* the oldest goes if the line is full */
+		i = k->nr - 1; /* the oldest goes if the line is full */
 	}
 	/* newest first */
 	memmove(&objs[1], &objs[0], i * sizeof(objs[0]));
 	objs[0] = *obj;
 }
 
-int cp_seen_objects__find(const struct cp_seen_objects *s, __u32 tgid, __u64 addr,
-			  __u32 line_bytes, struct cp_seen_object *out)
+int cp_seen_objects__find(const struct cp_seen_objects *s, __u32 tgid, __u64 addr, __u32 line_bytes,
+			  struct cp_seen_object *out)
 {
 	long at = lookup(s, tgid, addr / (line_bytes ? line_bytes : 64), NULL);
 

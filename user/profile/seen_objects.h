@@ -21,24 +21,24 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define CP_SEEN_PER_LINE	4	/* distinct objects remembered per line */
-#define CP_SEEN_LINES_DEFAULT	65536	/* the miss store's line cap */
+#define CP_SEEN_PER_LINE      4	    /* distinct objects remembered per line */
+#define CP_SEEN_LINES_DEFAULT 65536 /* the miss store's line cap */
 
 /* A heap object as a sample saw it (struct cp_resolved, without the names). */
 struct cp_seen_object {
 	__u64 start;
 	__u64 size;
-	__u64 callsite;		/* call-site id (objects/objects.h) */
-	__u32 tid;		/* allocating thread */
-	__u16 flags;		/* CP_OBJ_F_* */
-	__u16 kind;		/* enum cp_obj_kind: heap or mapping */
+	__u64 callsite; /* call-site id (objects/objects.h) */
+	__u32 tid;	/* allocating thread */
+	__u16 flags;	/* CP_OBJ_F_* */
+	__u16 kind;	/* enum cp_obj_kind: heap or mapping */
 };
 
 struct cp_seen_stats {
-	__u64 noted;		/* objects noted (new to their line) */
-	__u64 lines;		/* lines held now */
-	__u64 evicted_lines;	/* lines overwritten: the table was full */
-	__u64 evicted_objects;	/* objects pushed out of a full line */
+	__u64 noted;	       /* objects noted (new to their line) */
+	__u64 lines;	       /* lines held now */
+	__u64 evicted_lines;   /* lines overwritten: the table was full */
+	__u64 evicted_objects; /* objects pushed out of a full line */
 };
 
 struct cp_seen_objects;
@@ -61,8 +61,8 @@ void cp_seen_objects__prefetch(const struct cp_seen_objects *s, __u32 tgid, __u6
 			       __u32 line_bytes);
 
 /* The object noted for @tgid that contains @addr: 0, or -ENOENT. */
-int cp_seen_objects__find(const struct cp_seen_objects *s, __u32 tgid, __u64 addr,
-			  __u32 line_bytes, struct cp_seen_object *out);
+int cp_seen_objects__find(const struct cp_seen_objects *s, __u32 tgid, __u64 addr, __u32 line_bytes,
+			  struct cp_seen_object *out);
 
 void cp_seen_objects__stats(const struct cp_seen_objects *s, struct cp_seen_stats *out);
 

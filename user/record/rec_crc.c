@@ -6,26 +6,27 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define FOLD_MIN	64	/* four 16-byte lanes to start with */
+#define FOLD_MIN 64 /* four 16-byte lanes to start with */
 
 /*
  * x^(n*8) mod P, bit-reflected, for the distances folded: 512 + 64 and
  * 512 bits (four lanes), 128 + 64 and 128 bits (one lane), 64 bits (the
  * last 96 bits to 64), and P itself with the Barrett constant floor(x^64 / P).
  */
-#define K1	0x154442bd4ull
-#define K2	0x1c6e41596ull
-#define K3	0x1751997d0ull
-#define K4	0x0ccaa009eull
-#define K5	0x163cd6124ull
-#define P_X	0x1db710641ull
-#define MU	0x1f7011641ull
+#define K1  0x154442bd4ull
+#define K2  0x1c6e41596ull
+#define K3  0x1751997d0ull
+#define K4  0x0ccaa009eull
+#define K5  0x163cd6124ull
+#define P_X 0x1db710641ull
+#define MU  0x1f7011641ull
 
 /* @x carried 128 bits further (by @k) and added to the next 16 bytes. */
 __attribute__((target("pclmul"))) static inline __m128i fold(__m128i x, __m128i k, __m128i next)
 {
-	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
-					   _mm_clmulepi64_si128(x, k, 0x11)), next);
+	return _mm_xor_si128(
+		_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)),
+		next);
 }
 
 __attribute__((target("pclmul"))) static inline __m128i load(const __u8 *p)

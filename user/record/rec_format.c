@@ -9,25 +9,27 @@
 #include "machine/source.h"
 #include "record/rec_format.h"
 
-#define CP_REC_NR_BPF_STATS	(sizeof(struct cp_stats) / sizeof(__u64))
-#define CP_REC_NR_BPF_STATS_V4	21	/* before kernel_ip */
-#define CP_REC_NR_BPF_STATS_V5	22	/* before the stack drops */
+#define CP_REC_NR_BPF_STATS    (sizeof(struct cp_stats) / sizeof(__u64))
+#define CP_REC_NR_BPF_STATS_V4 21 /* before kernel_ip */
+#define CP_REC_NR_BPF_STATS_V5 22 /* before the stack drops */
 _Static_assert(sizeof(struct cp_stats) == 25 * sizeof(__u64),
 	       "struct cp_stats changed: bump CP_REC_VERSION and docs/recording.md");
 /* a counter entry on file: struct cp_ip_key, then struct cp_ip_counts */
-#define CP_REC_COUNTER_BYTES	(sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
-_Static_assert(CP_REC_COUNTER_BYTES == 16 + (7 + CP_LVL_NR) * sizeof(__u64),
-	       "struct cp_ip_key or cp_ip_counts changed: bump CP_REC_VERSION and docs/recording.md");
+#define CP_REC_COUNTER_BYTES (sizeof(struct cp_ip_key) + sizeof(struct cp_ip_counts))
+_Static_assert(
+	CP_REC_COUNTER_BYTES == 16 + (7 + CP_LVL_NR) * sizeof(__u64),
+	"struct cp_ip_key or cp_ip_counts changed: bump CP_REC_VERSION and docs/recording.md");
 _Static_assert(CP_SOFT_STATS_NR == 7,
 	       "struct cp_soft_stats changed: bump CP_REC_VERSION and docs/recording.md");
 
 static const char *const section_names[CP_SEC_NR] = {
-	[CP_SEC_HEADER] = "header", [CP_SEC_EVENTS] = "events", [CP_SEC_COUNTERS] = "counters",
-	[CP_SEC_MAPS] = "maps", [CP_SEC_BUILD_ID] = "build-id", [CP_SEC_STACKS] = "stacks",
-	[CP_SEC_END] = "end", [CP_SEC_SAMPLE_STACKS] = "sample-stacks",
+	[CP_SEC_HEADER] = "header",	[CP_SEC_EVENTS] = "events",
+	[CP_SEC_COUNTERS] = "counters", [CP_SEC_MAPS] = "maps",
+	[CP_SEC_BUILD_ID] = "build-id", [CP_SEC_STACKS] = "stacks",
+	[CP_SEC_END] = "end",		[CP_SEC_SAMPLE_STACKS] = "sample-stacks",
 };
 /* a sample-stacks entry on file: u32 tgid, u32 nr, the counts, nr frames */
-#define CP_REC_STACK_HEAD_BYTES	(8 + sizeof(struct cp_stack_counts))
+#define CP_REC_STACK_HEAD_BYTES (8 + sizeof(struct cp_stack_counts))
 _Static_assert(sizeof(struct cp_stack_counts) == 5 * sizeof(__u64),
 	       "struct cp_stack_counts changed: bump CP_REC_VERSION and docs/recording.md");
 
@@ -68,7 +70,7 @@ void cp_rec_put(struct cp_rec_buf *b, const void *data, size_t len)
 
 void cp_rec_put_u32(struct cp_rec_buf *b, __u32 v)
 {
-	cp_rec_put(b, &v, sizeof(v));	/* x86-64: little-endian already */
+	cp_rec_put(b, &v, sizeof(v)); /* x86-64: little-endian already */
 }
 
 void cp_rec_put_u64(struct cp_rec_buf *b, __u64 v)
@@ -100,8 +102,8 @@ __u64 cp_rec_where(const struct cp_rec_cursor *c)
 	return c->file_off + c->pos;
 }
 
-__attribute__((format(printf, 4, 5)))
-static int bad(const struct cp_rec_cursor *c, char *err, size_t sz, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int bad(const struct cp_rec_cursor *c, char *err,
+						     size_t sz, const char *fmt, ...)
 {
 	char what[160];
 	va_list ap;
@@ -119,8 +121,8 @@ static int short_read(const struct cp_rec_cursor *c, char *err, size_t sz, const
 }
 
 /* A u32 length, then that many bytes (at most @max - 1), into a NUL-terminated @out. */
-static int get_string(struct cp_rec_cursor *c, char *out, size_t max, const char *what,
-		      char *err, size_t sz)
+static int get_string(struct cp_rec_cursor *c, char *out, size_t max, const char *what, char *err,
+		      size_t sz)
 {
 	__u32 len;
 
@@ -143,8 +145,8 @@ static void put_string(struct cp_rec_buf *b, const char *s, size_t max)
 }
 
 /* A u32 count that must equal what this version knows, then that many u64. */
-static int get_u64s(struct cp_rec_cursor *c, __u64 *out, __u32 want, const char *what,
-		    char *err, size_t sz)
+static int get_u64s(struct cp_rec_cursor *c, __u64 *out, __u32 want, const char *what, char *err,
+		    size_t sz)
 {
 	__u32 n;
 
@@ -228,8 +230,8 @@ int cp_rec_decode_info(struct cp_rec_cursor *c, struct cp_run_info *out, char *e
 		    cp_rec_get_u32(c, &l->line_bytes) || cp_rec_get_u32(c, &v[2]))
 			return short_read(c, err, sz, "the cache geometry");
 		l->level = (int)v[0];
-		l->type = v[1] <= CP_CACHE_TYPE_UNIFIED ? (enum cp_cache_type)v[1] :
-							  CP_CACHE_TYPE_UNKNOWN;
+		l->type = v[1] <= CP_CACHE_TYPE_UNIFIED ? (enum cp_cache_type)v[1]
+							: CP_CACHE_TYPE_UNKNOWN;
 		l->index = -1;
 		/* the miss store re-checks what it uses (cp_cache_level_check) */
 		l->valid = v[2] != 0;
@@ -253,8 +255,8 @@ int cp_rec_decode_info(struct cp_rec_cursor *c, struct cp_run_info *out, char *e
 void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 {
 	const struct cp_alloc_probes_stats *a = &e->alloc;
-	__u64 more[] = { a->calls, a->targets, a->links, a->placed, a->entry_emulated,
-			 a->single_step, a->backoffs, a->backed_off, a->backoff_ns };
+	__u64 more[] = {a->calls,	a->targets,  a->links,	    a->placed,	  a->entry_emulated,
+			a->single_step, a->backoffs, a->backed_off, a->backoff_ns};
 
 	cp_rec_put_u64(b, e->end_ns);
 	put_string(b, e->end_reason, sizeof(e->end_reason));
@@ -274,8 +276,9 @@ void cp_rec_encode_end(struct cp_rec_buf *b, const struct cp_run_end *e)
 int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err, size_t sz)
 {
 	struct cp_alloc_probes_stats *a = &out->alloc;
-	size_t nr_bpf = c->version == 4 ? CP_REC_NR_BPF_STATS_V4 :
-			c->version == 5 ? CP_REC_NR_BPF_STATS_V5 : CP_REC_NR_BPF_STATS;
+	size_t nr_bpf = c->version == 4	  ? CP_REC_NR_BPF_STATS_V4
+			: c->version == 5 ? CP_REC_NR_BPF_STATS_V5
+					  : CP_REC_NR_BPF_STATS;
 	__u64 more[9];
 	__u32 flag;
 
@@ -288,8 +291,7 @@ int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err
 	if (cp_rec_get_u64(c, &out->malformed) || cp_rec_get_u64(c, &out->unknown) ||
 	    cp_rec_get_u64(c, &out->period_changes) ||
 	    (c->version != 4 && cp_rec_get_u64(c, &out->throttles)) ||
-	    cp_rec_get_u64(c, &out->guard_backoffs) ||
-	    cp_rec_get_u32(c, &flag))
+	    cp_rec_get_u64(c, &out->guard_backoffs) || cp_rec_get_u32(c, &flag))
 		return short_read(c, err, sz, "the drop counters");
 	out->have_alloc = flag != 0;
 	if (get_u64s(c, (__u64 *)&a->bpf, CP_ALLOC_STATS_NR, "allocation counters", err, sz) ||
@@ -333,8 +335,7 @@ void cp_rec_counter_get(const void *raw, size_t i, struct cp_insn *out)
 	memcpy(&out->counts, e + sizeof(out->key), sizeof(out->counts));
 }
 
-int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n,
-			   char *err, size_t sz)
+int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n, char *err, size_t sz)
 {
 	__u32 levels, count;
 
@@ -445,7 +446,8 @@ int cp_rec_decode_stacks(struct cp_rec_cursor *c, pid_t *pid, struct cp_range *r
 	if (!p || p > 4194304)
 		return bad(c, err, sz, "process ID %u", p);
 	if (count > CP_MAX_THREAD_STACKS)
-		return bad(c, err, sz, "%u thread stacks (at most %u)", count, CP_MAX_THREAD_STACKS);
+		return bad(c, err, sz, "%u thread stacks (at most %u)", count,
+			   CP_MAX_THREAD_STACKS);
 	for (__u32 i = 0; i < count; i++) {
 		if (cp_rec_get_u64(c, &r[i].start) || cp_rec_get_u64(c, &r[i].end))
 			return short_read(c, err, sz, "a thread stack");

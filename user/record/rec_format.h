@@ -23,8 +23,8 @@
 #include "objects/proc_maps.h"
 #include "profile/run_facts.h"
 
-#define CP_REC_MAGIC		"CPERFREC"
-#define CP_REC_MAGIC_LEN	8
+#define CP_REC_MAGIC	 "CPERFREC"
+#define CP_REC_MAGIC_LEN 8
 /*
  * 2: ticks in the counters and stats (the soft source); 3: call-site stacks
  * (CP_REC_ALLOC_STACK records); 4: the skid counters of the soft source;
@@ -35,25 +35,25 @@
  * files name a process by its exec record only). Older files than 4 are
  * refused: their counter entries and stats are shorter.
  */
-#define CP_REC_VERSION		7
-#define CP_REC_VERSION_MIN	4
-#define CP_REC_FILE_HDR_LEN	16
-#define CP_REC_SEC_HDR_LEN	16
-#define CP_REC_MAX_SECTION	(16u << 20)	/* payload bytes: a maps text fits easily */
-#define CP_REC_MAX_RECORD	4096		/* one ring-buffer record */
-#define CP_REC_EVENTS_BYTES	(64u << 10)	/* the writer's batch of records */
-#define CP_REC_MAX_BUILD_ID	64
-#define CP_REC_MAX_PATH		4096
+#define CP_REC_VERSION	    7
+#define CP_REC_VERSION_MIN  4
+#define CP_REC_FILE_HDR_LEN 16
+#define CP_REC_SEC_HDR_LEN  16
+#define CP_REC_MAX_SECTION  (16u << 20) /* payload bytes: a maps text fits easily */
+#define CP_REC_MAX_RECORD   4096	/* one ring-buffer record */
+#define CP_REC_EVENTS_BYTES (64u << 10) /* the writer's batch of records */
+#define CP_REC_MAX_BUILD_ID 64
+#define CP_REC_MAX_PATH	    4096
 
 enum cp_rec_section_type {
-	CP_SEC_HEADER = 1,	/* struct cp_run_info; first, once */
-	CP_SEC_EVENTS = 2,	/* ring-buffer records, in the order drained */
-	CP_SEC_COUNTERS = 3,	/* one interval's per-instruction counter entries */
-	CP_SEC_MAPS = 4,	/* a process's /proc/PID/maps text as read, and by whom */
-	CP_SEC_BUILD_ID = 5,	/* a mapped file's build-id, at its first appearance */
-	CP_SEC_STACKS = 6,	/* a process's thread stacks as found */
-	CP_SEC_END = 7,		/* struct cp_run_end; last, once */
-	CP_SEC_SAMPLE_STACKS = 8,	/* one interval's counts per (instruction, call stack) */
+	CP_SEC_HEADER = 1,	  /* struct cp_run_info; first, once */
+	CP_SEC_EVENTS = 2,	  /* ring-buffer records, in the order drained */
+	CP_SEC_COUNTERS = 3,	  /* one interval's per-instruction counter entries */
+	CP_SEC_MAPS = 4,	  /* a process's /proc/PID/maps text as read, and by whom */
+	CP_SEC_BUILD_ID = 5,	  /* a mapped file's build-id, at its first appearance */
+	CP_SEC_STACKS = 6,	  /* a process's thread stacks as found */
+	CP_SEC_END = 7,		  /* struct cp_run_end; last, once */
+	CP_SEC_SAMPLE_STACKS = 8, /* one interval's counts per (instruction, call stack) */
 	CP_SEC_NR,
 };
 
@@ -81,8 +81,8 @@ struct cp_rec_cursor {
 	const __u8 *p;
 	size_t len;
 	size_t pos;
-	__u64 file_off;		/* file offset of p[0] */
-	__u32 version;		/* of the file; 0: CP_REC_VERSION */
+	__u64 file_off; /* file offset of p[0] */
+	__u32 version;	/* of the file; 0: CP_REC_VERSION */
 };
 
 int cp_rec_get(struct cp_rec_cursor *c, void *out, size_t len);
@@ -102,8 +102,8 @@ int cp_rec_decode_end(struct cp_rec_cursor *c, struct cp_run_end *out, char *err
 
 void cp_rec_encode_counters(struct cp_rec_buf *b, const struct cp_insn *v, size_t n);
 /* Points *@v at the payload's @n entries; read each with cp_rec_counter_get(). */
-int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n,
-			   char *err, size_t sz);
+int cp_rec_decode_counters(struct cp_rec_cursor *c, const void **v, size_t *n, char *err,
+			   size_t sz);
 /* Entry @i of decoded counters: key and counts, the rest of @out zero. */
 void cp_rec_counter_get(const void *raw, size_t i, struct cp_insn *out);
 
@@ -125,8 +125,8 @@ enum cp_rec_maps_reader {
 /* One maps read of @pid by @who: the text, or @error (a positive errno) and no text. */
 struct cp_rec_maps {
 	pid_t pid;
-	__u32 who;		/* enum cp_rec_maps_reader */
-	__u32 error;		/* 0, or why the read failed (ESRCH: the process was gone) */
+	__u32 who;   /* enum cp_rec_maps_reader */
+	__u32 error; /* 0, or why the read failed (ESRCH: the process was gone) */
 	const char *text;
 	size_t len;
 };
@@ -141,9 +141,9 @@ int cp_rec_decode_stacks(struct cp_rec_cursor *c, pid_t *pid, struct cp_range *r
 
 struct cp_rec_build_id {
 	__u64 inode;
-	__u32 id_len;			/* 0: the file had none, or could not be read */
+	__u32 id_len; /* 0: the file had none, or could not be read */
 	__u8 id[CP_REC_MAX_BUILD_ID];
-	char path[CP_REC_MAX_PATH];	/* NUL-terminated */
+	char path[CP_REC_MAX_PATH]; /* NUL-terminated */
 };
 
 void cp_rec_encode_build_id(struct cp_rec_buf *b, const struct cp_rec_build_id *id);
@@ -158,6 +158,6 @@ int cp_rec_decode_build_id(struct cp_rec_cursor *c, struct cp_rec_build_id *out,
 int cp_rec_next_event(struct cp_rec_cursor *c, const void **data, size_t *size, char *err,
 		      size_t sz);
 /* The bytes one record of @size takes in an events payload. */
-#define CP_REC_EVENT_LEN(size)	(8 + (((size) + 7) & ~(size_t)7))
+#define CP_REC_EVENT_LEN(size) (8 + (((size) + 7) & ~(size_t)7))
 
 #endif /* CP_REC_FORMAT_H */

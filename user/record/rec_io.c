@@ -9,20 +9,20 @@
 #include "record/rec_io.h"
 
 struct cp_rec_writer {
-	struct cp_out out;		/* renamed over the path when closed */
+	struct cp_out out; /* renamed over the path when closed */
 	FILE *f;
-	struct cp_rec_buf events;	/* records not yet written */
+	struct cp_rec_buf events; /* records not yet written */
 	__u64 bytes;
-	int err;			/* the first error, negative errno */
+	int err; /* the first error, negative errno */
 };
 
 struct cp_rec_reader {
 	FILE *f;
-	__u64 off;			/* of the next byte */
+	__u64 off; /* of the next byte */
 	__u8 *buf;
 	size_t cap;
-	__u32 last;			/* type of the previous section, 0 before the first */
-	__u32 version;			/* the file's format version */
+	__u32 last;    /* type of the previous section, 0 before the first */
+	__u32 version; /* the file's format version */
 };
 
 /* ---- writer ---- */
@@ -86,7 +86,7 @@ struct cp_rec_writer *cp_rec_writer__open(const char *path, char *err, size_t er
 
 static void write_section(struct cp_rec_writer *w, __u32 type, const void *payload, size_t len)
 {
-	__u32 hdr[4] = { type, (__u32)len, cp_rec_crc(payload, len), 0 };
+	__u32 hdr[4] = {type, (__u32)len, cp_rec_crc(payload, len), 0};
 
 	hdr[3] = cp_rec_crc(hdr, 12);
 	write_bytes(w, hdr, sizeof(hdr));
@@ -106,7 +106,7 @@ static void flush_events(struct cp_rec_writer *w)
 int cp_rec_writer__event(struct cp_rec_writer *w, const void *data, size_t size)
 {
 	static const __u8 zeros[8];
-	__u32 hdr[2] = { (__u32)size, 0 };
+	__u32 hdr[2] = {(__u32)size, 0};
 
 	if (!size || size > CP_REC_MAX_RECORD)
 		return -EINVAL;
@@ -204,17 +204,20 @@ struct cp_rec_reader *cp_rec_reader__new(FILE *f, char *err, size_t err_sz)
 	memcpy(&version, hdr + 8, 4);
 	memcpy(&c, hdr + 12, 4);
 	if (c != cp_rec_crc(hdr, 12)) {
-		snprintf(err, err_sz, "corrupt at byte 8: the file header's checksum does not match");
+		snprintf(err, err_sz,
+			 "corrupt at byte 8: the file header's checksum does not match");
 		goto fail;
 	}
 	if (version < CP_REC_VERSION_MIN || version > CP_REC_VERSION) {
 		if (CP_REC_VERSION_MIN == CP_REC_VERSION)
 			snprintf(err, err_sz,
-				 "recording format version %u at byte 8; this cacheperf-bpf reads version %d",
+				 "recording format version %u at byte 8; this cacheperf-bpf reads "
+				 "version %d",
 				 version, CP_REC_VERSION);
 		else
 			snprintf(err, err_sz,
-				 "recording format version %u at byte 8; this cacheperf-bpf reads versions %d to %d",
+				 "recording format version %u at byte 8; this cacheperf-bpf reads "
+				 "versions %d to %d",
 				 version, CP_REC_VERSION_MIN, CP_REC_VERSION);
 		goto fail;
 	}
@@ -257,17 +260,21 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 	if (n == 0 && r->last == CP_SEC_END)
 		return 0;
 	if (n == 0) {
-		snprintf(err, err_sz, "truncated at byte %llu: the recording ends without its end section (was the recording cut short?)",
+		snprintf(err, err_sz,
+			 "truncated at byte %llu: the recording ends without its end section (was "
+			 "the recording cut short?)",
 			 (unsigned long long)at);
 		return -EINVAL;
 	}
 	if (n < sizeof(hdr)) {
-		snprintf(err, err_sz, "truncated at byte %llu: a section header needs %d bytes, %zu left",
+		snprintf(err, err_sz,
+			 "truncated at byte %llu: a section header needs %d bytes, %zu left",
 			 (unsigned long long)at, CP_REC_SEC_HDR_LEN, n);
 		return -EINVAL;
 	}
 	if (hdr[3] != cp_rec_crc(hdr, 12)) {
-		snprintf(err, err_sz, "corrupt at byte %llu: the section header's checksum does not match",
+		snprintf(err, err_sz,
+			 "corrupt at byte %llu: the section header's checksum does not match",
 			 (unsigned long long)at);
 		return -EINVAL;
 	}
@@ -301,13 +308,17 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 	}
 	n = read_at(r, r->buf, hdr[1]);
 	if (n < hdr[1]) {
-		snprintf(err, err_sz, "truncated at byte %llu: the %s section at byte %llu needs %u bytes, %zu left",
+		snprintf(err, err_sz,
+			 "truncated at byte %llu: the %s section at byte %llu needs %u bytes, %zu "
+			 "left",
 			 (unsigned long long)r->off, cp_rec_section_name(hdr[0]),
 			 (unsigned long long)at, hdr[1], n);
 		return -EINVAL;
 	}
 	if (hdr[2] != cp_rec_crc(r->buf, hdr[1])) {
-		snprintf(err, err_sz, "corrupt at byte %llu: the checksum of the %s section (%u bytes) does not match",
+		snprintf(err, err_sz,
+			 "corrupt at byte %llu: the checksum of the %s section (%u bytes) does not "
+			 "match",
 			 (unsigned long long)at + CP_REC_SEC_HDR_LEN, cp_rec_section_name(hdr[0]),
 			 hdr[1]);
 		return -EINVAL;
@@ -316,7 +327,9 @@ int cp_rec_reader__next(struct cp_rec_reader *r, struct cp_rec_section *out, cha
 	out->type = hdr[0];
 	out->offset = at;
 	out->payload = (struct cp_rec_cursor){
-		.p = r->buf, .len = hdr[1], .file_off = at + CP_REC_SEC_HDR_LEN,
+		.p = r->buf,
+		.len = hdr[1],
+		.file_off = at + CP_REC_SEC_HDR_LEN,
 		.version = r->version,
 	};
 	return 1;

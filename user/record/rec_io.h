@@ -49,9 +49,9 @@ int cp_rec_writer__finish(struct cp_rec_writer *w, char *why, size_t why_sz);
 int cp_rec_writer__discard(struct cp_rec_writer *w);
 
 struct cp_rec_section {
-	__u32 type;			/* enum cp_rec_section_type */
-	__u64 offset;			/* file offset of its section header */
-	struct cp_rec_cursor payload;	/* valid until the next call */
+	__u32 type;		      /* enum cp_rec_section_type */
+	__u64 offset;		      /* file offset of its section header */
+	struct cp_rec_cursor payload; /* valid until the next call */
 };
 
 struct cp_rec_reader;

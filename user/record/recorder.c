@@ -9,13 +9,13 @@
 #include "record/rec_io.h"
 #include "record/recorder.h"
 
-#define CP_REC_SEEN_SLOTS	8192	/* pids and files remembered; beyond, written again */
+#define CP_REC_SEEN_SLOTS 8192 /* pids and files remembered; beyond, written again */
 
 /* What was last written down for one process. */
 struct seen_proc {
-	pid_t pid;		/* 0: free */
-	bool have_maps[2];	/* by enum cp_rec_maps_reader */
-	__u32 maps_crc[2];	/* of the text, or of the error */
+	pid_t pid;	   /* 0: free */
+	bool have_maps[2]; /* by enum cp_rec_maps_reader */
+	__u32 maps_crc[2]; /* of the text, or of the error */
 	__u64 maps_len[2];
 	__u32 stacks_crc;
 	__u32 nr_stacks;
@@ -26,10 +26,10 @@ struct cp_recorder {
 	struct cp_rec_writer *w;
 	char *path;
 	struct cp_proc_source src;
-	struct cp_rec_buf buf;		/* one section's payload being built */
-	bool lost;			/* a section could not be built (out of memory) */
+	struct cp_rec_buf buf; /* one section's payload being built */
+	bool lost;	       /* a section could not be built (out of memory) */
 	struct seen_proc procs[CP_REC_SEEN_SLOTS];
-	__u64 files[CP_REC_SEEN_SLOTS];	/* build-ids written: hash of (path, inode); 0 free */
+	__u64 files[CP_REC_SEEN_SLOTS]; /* build-ids written: hash of (path, inode); 0 free */
 	char *sym_text;			/* the symbolizer's last maps text */
 	__u64 sym_gen;
 };
@@ -114,7 +114,7 @@ static void write_build_ids(struct cp_recorder *r, const char *proc_root, pid_t 
 static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __u32 who,
 		     char **text, size_t *len, bool *changed)
 {
-	struct cp_rec_maps m = { .pid = pid, .who = who };
+	struct cp_rec_maps m = {.pid = pid, .who = who};
 	struct seen_proc *s = seen_proc(r, pid);
 	struct cp_maps *parsed;
 	int err = cp_maps_read_text(proc_root, pid, text, len);
@@ -216,7 +216,9 @@ struct cp_recorder *cp_recorder__open(const char *path, char *err, size_t err_sz
 		return NULL;
 	}
 	r->src = (struct cp_proc_source){
-		.maps = rec_maps, .thread_stacks = rec_thread_stacks, .ctx = r,
+		.maps = rec_maps,
+		.thread_stacks = rec_thread_stacks,
+		.ctx = r,
 	};
 	return r;
 }

@@ -15,9 +15,9 @@
 /* What the run read from /proc for one process, last as of the replay's position. */
 struct replay_proc {
 	pid_t pid;
-	char *text;		/* maps as the object table read them; NULL: unreadable */
+	char *text; /* maps as the object table read them; NULL: unreadable */
 	size_t len;
-	char *sym_text;		/* as the symbolizer read them, less lines of bad files */
+	char *sym_text; /* as the symbolizer read them, less lines of bad files */
 	size_t sym_len;
 	__u64 gen;
 	/* the symbolizer's last text read, parsed, for explain(): a failed read
@@ -27,8 +27,8 @@ struct replay_proc {
 	size_t nr_stacks;
 };
 
-#define CP_REPLAY_AHEAD	16	/* records hinted before they are handled */
-#define CP_REPLAY_STEP	(CP_REPLAY_AHEAD / CP_PROFILE_HINT_STAGES)	/* ... between stages */
+#define CP_REPLAY_AHEAD 16 /* records hinted before they are handled */
+#define CP_REPLAY_STEP	(CP_REPLAY_AHEAD / CP_PROFILE_HINT_STAGES) /* ... between stages */
 
 struct bad_file {
 	char *path;
@@ -38,14 +38,14 @@ struct bad_file {
 struct cp_replay {
 	struct cp_profile *p;
 	FILE *warn;
-	const struct cp_path_map *path_map;	/* --path-map; NULL: files where named */
+	const struct cp_path_map *path_map; /* --path-map; NULL: files where named */
 	struct replay_proc *procs;
 	size_t nr_procs;
 	__u64 text_bytes;
 	__u64 gen;
 	struct bad_file *bad;
 	size_t nr_bad;
-	struct cp_range *stack_buf;	/* CP_MAX_THREAD_STACKS, for decoding */
+	struct cp_range *stack_buf; /* CP_MAX_THREAD_STACKS, for decoding */
 	struct cp_proc_source src;
 	struct cp_replay_stats st;
 };
@@ -156,8 +156,9 @@ static char *filter_bad(const struct cp_replay *r, const char *text, size_t len,
 		size_t path_len;
 		bool drop = false;
 
-		if (r->nr_bad && !cp_maps_parse_line(text + i, end - i - (nl ? 1 : 0), &m, &path,
-						     &path_len) && path_len && path_len < 4096) {
+		if (r->nr_bad &&
+		    !cp_maps_parse_line(text + i, end - i - (nl ? 1 : 0), &m, &path, &path_len) &&
+		    path_len && path_len < 4096) {
 			char p[4096];
 
 			memcpy(p, path, path_len);
@@ -225,14 +226,17 @@ static int on_maps(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size
 	if (cp_rec_decode_maps(c, &m, err, err_sz))
 		return -EINVAL;
 	if (!m.error && cp_maps__parse(m.text, m.len, &parsed)) {
-		snprintf(err, err_sz, "corrupt at byte %llu: the maps text of process %d does not parse",
+		snprintf(err, err_sz,
+			 "corrupt at byte %llu: the maps text of process %d does not parse",
 			 (unsigned long long)at, (int)m.pid);
 		return -EINVAL;
 	}
 	p = get_proc(r, m.pid);
 	if (!p || r->text_bytes + m.len > CP_REPLAY_MAX_TEXT) {
 		cp_maps__free(parsed);
-		snprintf(err, err_sz, "at byte %llu: more than %d processes or %u MiB of maps text; this replay keeps no more",
+		snprintf(err, err_sz,
+			 "at byte %llu: more than %d processes or %u MiB of maps text; this replay "
+			 "keeps no more",
 			 (unsigned long long)at, CP_REPLAY_MAX_PROCS, CP_REPLAY_MAX_TEXT >> 20);
 		return -E2BIG;
 	}
@@ -300,7 +304,8 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 			 n ? cp_build_id_hex(now, (size_t)n, now_hex, sizeof(now_hex)) : "none");
 	/* a copy elsewhere (--path-map) has another inode: only a build-id tells */
 	else if (!id.id_len && at == id.path && (stat(id.path, &st) || st.st_ino != id.inode))
-		snprintf(why, sizeof(why), "file replaced since the recording (no build-id; inode differs)");
+		snprintf(why, sizeof(why),
+			 "file replaced since the recording (no build-id; inode differs)");
 	if (why[0] && at != id.path)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), " (looked at %s)",
 			 at ? at : "a path too long");
@@ -308,7 +313,8 @@ static int on_build_id(struct cp_replay *r, struct cp_rec_cursor *c, char *err, 
 		return 0;
 	r->st.bad_files++;
 	if (r->warn)
-		fprintf(r->warn, "cacheperf-bpf: warning: %s: %s; its instructions are shown as offsets\n",
+		fprintf(r->warn,
+			"cacheperf-bpf: warning: %s: %s; its instructions are shown as offsets\n",
 			cp_printable(id.path, shown, sizeof(shown)),
 			cp_printable(why, shown_why, sizeof(shown_why)));
 	if (r->nr_bad == CP_REPLAY_MAX_BAD_FILES)
@@ -373,13 +379,19 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 	 * record that carries it.
 	 */
 	struct cp_profile_cfg cfg = {
-		.objects = {
-			.maps_refresh_ns = ~0ull, .src = &r->src, .proc_root = "/nonexistent/proc",
-			.path_map = r->path_map,
-		},
-		.maps_text = sym_maps_text, .maps_ctx = r, .maps_offline = true,
+		.objects =
+			{
+				.maps_refresh_ns = ~0ull,
+				.src = &r->src,
+				.proc_root = "/nonexistent/proc",
+				.path_map = r->path_map,
+			},
+		.maps_text = sym_maps_text,
+		.maps_ctx = r,
+		.maps_offline = true,
 		.path_map = r->path_map,
-		.explain = explain, .explain_ctx = r,
+		.explain = explain,
+		.explain_ctx = r,
 	};
 	struct cp_run_info info;
 
@@ -401,14 +413,14 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 }
 
 /* One interval's counts per (instruction, call stack): format 6 on. */
-static int on_sample_stacks(struct cp_replay *r, struct cp_rec_cursor *c, char *err,
-			    size_t err_sz)
+static int on_sample_stacks(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size_t err_sz)
 {
 	struct cp_stack_sample s;
 	__u32 n;
 
 	if (c->version && c->version < 6) {
-		snprintf(err, err_sz, "corrupt at byte %llu: a sample-stacks section in a version %u recording",
+		snprintf(err, err_sz,
+			 "corrupt at byte %llu: a sample-stacks section in a version %u recording",
 			 (unsigned long long)cp_rec_where(c), c->version);
 		return -EINVAL;
 	}
@@ -461,7 +473,7 @@ static int on_section(struct cp_replay *r, struct cp_rec_section *sec, char *err
 		cp_profile__set_end(r->p, &end);
 		return 0;
 	default:
-		return -EINVAL;	/* the reader lets none through */
+		return -EINVAL; /* the reader lets none through */
 	}
 }
 
@@ -482,7 +494,9 @@ int cp_replay__run(FILE *f, const char *name, FILE *warn, const struct cp_path_m
 	r->warn = warn;
 	r->path_map = map;
 	r->src = (struct cp_proc_source){
-		.maps = src_maps, .thread_stacks = src_thread_stacks, .ctx = r,
+		.maps = src_maps,
+		.thread_stacks = src_thread_stacks,
+		.ctx = r,
 	};
 	rd = cp_rec_reader__new(f, why, sizeof(why));
 	if (!rd) {

@@ -17,16 +17,16 @@
 
 #include "profile/profile.h"
 
-#define CP_REPLAY_MAX_PROCS	4096		/* processes with recorded maps */
-#define CP_REPLAY_MAX_TEXT	(256u << 20)	/* maps text kept, all processes */
-#define CP_REPLAY_MAX_BAD_FILES	1024
+#define CP_REPLAY_MAX_PROCS	4096	     /* processes with recorded maps */
+#define CP_REPLAY_MAX_TEXT	(256u << 20) /* maps text kept, all processes */
+#define CP_REPLAY_MAX_BAD_FILES 1024
 
 struct cp_replay_stats {
 	__u64 sections;
-	__u64 records;		/* ring-buffer records fed */
-	__u64 counters;		/* counter entries added */
-	__u64 maps;		/* maps texts applied */
-	__u64 bad_files;	/* mapped files changed or missing since the recording */
+	__u64 records;	 /* ring-buffer records fed */
+	__u64 counters;	 /* counter entries added */
+	__u64 maps;	 /* maps texts applied */
+	__u64 bad_files; /* mapped files changed or missing since the recording */
 };
 
 struct cp_replay;

@@ -57,8 +57,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->exits = p->exits;
 	r->objects_live = os.store.live;
 	r->insns_dropped = cp_insn_store__dropped(p->insns);
-	r->duration_s = e.end_ns > p->info.start_ns ?
-		(double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
+	r->duration_s =
+		e.end_ns > p->info.start_ns ? (double)(e.end_ns - p->info.start_ns) / 1e9 : 0;
 	/* offline: the histories were recorded, the manager's figures are not */
 	r->bp = p->hooks.bp_summary ? p->hooks.bp_summary(p->hooks.ctx) : NULL;
 	r->end_reason = p->end.end_reason;
@@ -69,8 +69,8 @@ void cp_profile__fill_report(const struct cp_profile *p, struct cp_report *r)
 	r->budget.unit = p->info.unit;
 	r->budget.spent = e.spent;
 	r->agent = e.agent;
-	cp_limits_fill(&p->lim, &(struct cp_limits_stores){ p->sym, p->objects, p->procs },
-		       p->misses, p->insns, &r->limits);
+	cp_limits_fill(&p->lim, &(struct cp_limits_stores){p->sym, p->objects, p->procs}, p->misses,
+		       p->insns, &r->limits);
 	r->limits.stacks_held = cp_stack_store__held(p->stacks);
 	r->limits.stacks_evicted = cp_stack_store__evicted(p->stacks);
 	cp_shared_maps__stats(p->shared, &r->limits.shared);
@@ -119,7 +119,8 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
 			break;
 		}
 		c = &callers->c[callers->nr++];
-		snprintf(c->function, sizeof(c->function), "%s", ic->function ? ic->function : "??");
+		snprintf(c->function, sizeof(c->function), "%s",
+			 ic->function ? ic->function : "??");
 		snprintf(c->file, sizeof(c->file), "%s", ic->file ? cp_base_name(ic->file) : "");
 		c->line = ic->line;
 	}
@@ -135,7 +136,7 @@ static int class_locate(void *ctx, __u32 tgid, __u64 ip, struct cp_src_loc *out,
 
 struct frames {
 	__u32 nr;
-	bool more;		/* there were more than CP_FRAMES_MAX */
+	bool more; /* there were more than CP_FRAMES_MAX */
 	struct cp_src_loc v[CP_FRAMES_MAX];
 };
 
@@ -242,7 +243,8 @@ static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, s
 	if (alloc_stack(ctx, tgid, callsite, o) && o->nr_frames) {
 		l = &o->alloc_stack[0];
 		if (l->file[0] && l->line)
-			snprintf(buf, sz, "%s (%s:%u)", l->function, cp_base_name(l->file), l->line);
+			snprintf(buf, sz, "%s (%s:%u)", l->function, cp_base_name(l->file),
+				 l->line);
 		else
 			snprintf(buf, sz, "%s", l->function);
 		ret = 0;
@@ -252,8 +254,7 @@ static int report_alloc_site(void *ctx, __u32 tgid, __u64 callsite, char *buf, s
 }
 
 /* The shared file of line space @space as an object: its offsets are the file's. */
-static int shared_file_object(const struct cp_profile *p, __u32 space,
-			      struct cp_issue_object *out)
+static int shared_file_object(const struct cp_profile *p, __u32 space, struct cp_issue_object *out)
 {
 	struct cp_shared_file f;
 
@@ -410,9 +411,9 @@ int cp_profile__summary(struct cp_profile *p, const struct cp_geometry *geo,
 		misses = out->win.misses;
 		out->report.bpf = out->win.bpf;
 		out->report.insns = insns;
-		out->report.objects = NULL;	/* samples per object are the run's */
-		out->window_s = end_ns > out->win.start_ns ?
-			(double)(end_ns - out->win.start_ns) / 1e9 : 0;
+		out->report.objects = NULL; /* samples per object are the run's */
+		out->window_s =
+			end_ns > out->win.start_ns ? (double)(end_ns - out->win.start_ns) / 1e9 : 0;
 		out->report.duration_s = out->window_s;
 	}
 	snprintf(out->end_reason, sizeof(out->end_reason), "summary of the last %.0f s",

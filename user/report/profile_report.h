@@ -44,20 +44,20 @@ int cp_profile__classify(struct cp_profile *p, const struct cp_report *r,
 /* Where a report goes and how it is judged (export/outputs.h writes them). */
 struct cp_report_opts {
 	const struct cp_classify_cfg *classify;
-	const char *output;		/* text: a file, NULL: stdout */
-	const char *json;		/* JSON: a file, "-": stdout, NULL: none */
-	const char *html;		/* --html: a file, NULL: none */
-	const char *prom;		/* --prom-file, NULL: none */
-	const char *pprof;		/* --pprof FILE; NULL: none */
-	const char *folded;		/* --folded FILE ("-": stdout); NULL: none */
-	const char *pprof_dir;		/* --pprof-dir DIR, live; NULL: none */
-	unsigned int pprof_keep;	/* --pprof-keep */
-	const char *record;		/* --record FILE, live: only checked; NULL: none */
-	unsigned int prom_top;		/* --prom-top */
-	bool prom_pid_label;		/* --prom-pid-label */
-	const struct cp_path_map *path_map;	/* report FILE: recorded files' new places */
-	const struct cp_alloc_wrappers *alloc_wrappers;	/* --alloc-wrapper; NULL: none */
-	unsigned int callers;		/* --callers: paths per issue instruction in the text */
+	const char *output;		    /* text: a file, NULL: stdout */
+	const char *json;		    /* JSON: a file, "-": stdout, NULL: none */
+	const char *html;		    /* --html: a file, NULL: none */
+	const char *prom;		    /* --prom-file, NULL: none */
+	const char *pprof;		    /* --pprof FILE; NULL: none */
+	const char *folded;		    /* --folded FILE ("-": stdout); NULL: none */
+	const char *pprof_dir;		    /* --pprof-dir DIR, live; NULL: none */
+	unsigned int pprof_keep;	    /* --pprof-keep */
+	const char *record;		    /* --record FILE, live: only checked; NULL: none */
+	unsigned int prom_top;		    /* --prom-top */
+	bool prom_pid_label;		    /* --prom-pid-label */
+	const struct cp_path_map *path_map; /* report FILE: recorded files' new places */
+	const struct cp_alloc_wrappers *alloc_wrappers; /* --alloc-wrapper; NULL: none */
+	unsigned int callers; /* --callers: paths per issue instruction in the text */
 };
 
 /*
@@ -76,13 +76,13 @@ int cp_profile__judge(struct cp_profile *p, const struct cp_geometry *geo,
  * samples per object) or of the whole run (offline, or without a ring).
  */
 struct cp_summary {
-	struct cp_report report;	/* end_reason says which window */
+	struct cp_report report; /* end_reason says which window */
 	struct cp_classification issues;
-	struct cp_roll_window win;		/* owns the window's stores */
-	struct cp_geometry geo;		/* the recording's caches, when none were given */
-	struct cp_stats run_bpf;	/* the BPF counters of the whole run */
-	double window_s;		/* span of the summary */
-	double run_s;			/* span of the run so far */
+	struct cp_roll_window win; /* owns the window's stores */
+	struct cp_geometry geo;	   /* the recording's caches, when none were given */
+	struct cp_stats run_bpf;   /* the BPF counters of the whole run */
+	double window_s;	   /* span of the summary */
+	double run_s;		   /* span of the run so far */
 	char end_reason[64];
 };
 

@@ -16,7 +16,8 @@ int cp_prom_file_check(const char *path, char *err, size_t err_sz)
 		snprintf(err, err_sz, "--prom-file %s", why);
 	else if (ret)
 		snprintf(err, err_sz,
-			 "--prom-file %s: cannot create a file in its directory: %s; make the directory writable or choose another one",
+			 "--prom-file %s: cannot create a file in its directory: %s; make the "
+			 "directory writable or choose another one",
 			 path, strerror(-ret));
 	return ret;
 }

@@ -24,7 +24,7 @@ struct idents {
 		__u32 pid;
 		ssize_t total; /* its entry of proc_totals()'s, -1 until known */
 		struct cp_prom_ident id;
-	} **v;
+	} * *v;
 	size_t nr, cap;
 	size_t *slots; /* index in v + 1, 0: empty; a power of two, over 2 * nr */
 	size_t nr_slots;
@@ -166,15 +166,18 @@ static size_t issue_series(struct ctx *x, struct series *out)
 {
 	const struct cp_classification *c = x->in->issues;
 	size_t n = 0, top = x->in->top ? x->in->top : 1;
-	struct series other = { .type = "other", .origin = "" };
+	struct series other = {.type = "other", .origin = ""};
 
 	for (size_t i = 0; c && i < c->nr_issues; i++) {
 		const struct cp_issue *is = &c->issues[i];
 		const struct cp_prom_ident *id = ident(x, is->tgid);
 		struct series s = {
-			.type = cp_issue_type_name(is->type), .origin = cp_issue_origin_name(is->origin),
-			.share = is->score, .rate = is->misses_per_s,
-			.cost = is->cost_cycles_per_s, .have_cost = is->have_cost,
+			.type = cp_issue_type_name(is->type),
+			.origin = cp_issue_origin_name(is->origin),
+			.share = is->score,
+			.rate = is->misses_per_s,
+			.cost = is->cost_cycles_per_s,
+			.have_cost = is->have_cost,
 		};
 		size_t k;
 
@@ -196,7 +199,7 @@ static size_t issue_series(struct ctx *x, struct series *out)
 	return n;
 }
 
-#define CP_ISSUE_LABELS	8
+#define CP_ISSUE_LABELS 8
 
 /* The labels of @s into @l: how many (the pid only with --prom-pid-label). */
 static size_t issue_labels(const struct ctx *x, const struct series *s,
@@ -204,15 +207,15 @@ static size_t issue_labels(const struct ctx *x, const struct series *s,
 {
 	size_t n = 0;
 
-	l[n++] = (struct cp_prom_label){ "type", s->type };
-	l[n++] = (struct cp_prom_label){ "origin", s->origin };
+	l[n++] = (struct cp_prom_label){"type", s->type};
+	l[n++] = (struct cp_prom_label){"origin", s->origin};
 	if (x->in->pid_label)
-		l[n++] = (struct cp_prom_label){ "pid", s->id.pid };
-	l[n++] = (struct cp_prom_label){ "comm", s->id.comm };
-	l[n++] = (struct cp_prom_label){ "container", s->id.container };
-	l[n++] = (struct cp_prom_label){ "cgroup", s->id.cgroup };
-	l[n++] = (struct cp_prom_label){ "location", s->location };
-	l[n++] = (struct cp_prom_label){ "object", s->object };
+		l[n++] = (struct cp_prom_label){"pid", s->id.pid};
+	l[n++] = (struct cp_prom_label){"comm", s->id.comm};
+	l[n++] = (struct cp_prom_label){"container", s->id.container};
+	l[n++] = (struct cp_prom_label){"cgroup", s->id.cgroup};
+	l[n++] = (struct cp_prom_label){"location", s->location};
+	l[n++] = (struct cp_prom_label){"object", s->object};
 	return n;
 }
 
@@ -226,8 +229,9 @@ static void write_issue_family(struct ctx *x, const struct series *s, size_t n,
 
 	cp_prom_family(&x->w, name, CP_PROM_GAUGE, help);
 	for (size_t i = 0; i < n; i++) {
-		double v = what == ISSUE_SHARE ? s[i].share : what == ISSUE_RATE ? s[i].rate :
-			   s[i].cost;
+		double v = what == ISSUE_SHARE	? s[i].share
+			   : what == ISSUE_RATE ? s[i].rate
+						: s[i].cost;
 
 		if (what == ISSUE_COST && !s[i].have_cost && i + 1 < n)
 			continue;
@@ -253,23 +257,26 @@ static int write_issues(struct ctx *x)
 	write_issue_family(x, s, n, ISSUE_SHARE, "cacheperf_issue_miss_share_ratio",
 			   "Share of the window's sampled misses that the issue explains (0..1).");
 	write_issue_family(x, s, n, ISSUE_RATE, "cacheperf_issue_misses_per_second",
-			   "Estimated misses per second of the issue in the window (samples x period / seconds).");
+			   "Estimated misses per second of the issue in the window (samples x "
+			   "period / seconds).");
 	if (cp_source_named(x->in->r->source)->has_latency)
 		write_issue_family(x, s, n, ISSUE_COST, "cacheperf_issue_latency_cycles_per_second",
-				   "Estimated load latency of the issue's misses, cycles per second of the window.");
+				   "Estimated load latency of the issue's misses, cycles per "
+				   "second of the window.");
 	free(s);
 	cp_prom_family(&x->w, "cacheperf_issues", CP_PROM_GAUGE,
 		       "Serious issues found in the window (with their own series or in other).");
 	cp_prom_sample(&x->w, NULL, 0, c ? (double)(c->nr_issues + c->beyond_top) : 0);
-	cp_prom_family(&x->w, "cacheperf_issues_suppressed", CP_PROM_GAUGE,
-		       "Minor issue candidates below a ratio filter in the window (paper section 2.2.2).");
+	cp_prom_family(
+		&x->w, "cacheperf_issues_suppressed", CP_PROM_GAUGE,
+		"Minor issue candidates below a ratio filter in the window (paper section 2.2.2).");
 	cp_prom_sample(&x->w, NULL, 0, c ? (double)c->suppressed : 0);
 	return 0;
 }
 
 /* The window's samples of the processes with one identity (or of "other"). */
 struct proc_total {
-	const struct cp_prom_ident *id;	/* NULL: "other" */
+	const struct cp_prom_ident *id; /* NULL: "other" */
 	__u64 loads, stores, load_misses, store_misses;
 };
 
@@ -335,9 +342,10 @@ static ssize_t proc_totals(struct ctx *x, const struct cp_insn_store *s, struct 
 		struct proc_total *o = &t[CP_PROM_MAX_PROCS];
 
 		for (size_t i = CP_PROM_MAX_PROCS + 1; i < nr; i++) {
-			struct cp_ip_counts c = { .loads = t[i].loads, .stores = t[i].stores,
-						  .load_misses = t[i].load_misses,
-						  .store_misses = t[i].store_misses };
+			struct cp_ip_counts c = {.loads = t[i].loads,
+						 .stores = t[i].stores,
+						 .load_misses = t[i].load_misses,
+						 .store_misses = t[i].store_misses};
 
 			add_total(o, &c);
 		}
@@ -359,7 +367,10 @@ enum proc_value { PROC_SAMPLES, PROC_MISSES, PROC_LOAD_RATIO, PROC_STORE_RATIO }
  * "other" (64 hex digits; a path from "/"), so it is no process's series.
  */
 static const struct cp_prom_ident other_ident = {
-	.pid = "other", .comm = "other", .container = "other", .cgroup = "other",
+	.pid = "other",
+	.comm = "other",
+	.container = "other",
+	.cgroup = "other",
 };
 
 static void write_proc_family(struct ctx *x, const struct proc_total *t, size_t n,
@@ -376,15 +387,15 @@ static void write_proc_family(struct ctx *x, const struct proc_total *t, size_t 
 			continue;
 		if (what == PROC_STORE_RATIO && !t[i].stores)
 			continue;
-		v = what == PROC_SAMPLES ? (double)(t[i].loads + t[i].stores) :
-		    what == PROC_MISSES ? (double)(t[i].load_misses + t[i].store_misses) :
-		    what == PROC_LOAD_RATIO ? (double)t[i].load_misses / (double)t[i].loads :
-					       (double)t[i].store_misses / (double)t[i].stores;
+		v = what == PROC_SAMPLES      ? (double)(t[i].loads + t[i].stores)
+		    : what == PROC_MISSES     ? (double)(t[i].load_misses + t[i].store_misses)
+		    : what == PROC_LOAD_RATIO ? (double)t[i].load_misses / (double)t[i].loads
+					      : (double)t[i].store_misses / (double)t[i].stores;
 		if (x->in->pid_label)
-			l[nl++] = (struct cp_prom_label){ "pid", id->pid };
-		l[nl++] = (struct cp_prom_label){ "comm", id->comm };
-		l[nl++] = (struct cp_prom_label){ "container", id->container };
-		l[nl++] = (struct cp_prom_label){ "cgroup", id->cgroup };
+			l[nl++] = (struct cp_prom_label){"pid", id->pid};
+		l[nl++] = (struct cp_prom_label){"comm", id->comm};
+		l[nl++] = (struct cp_prom_label){"container", id->container};
+		l[nl++] = (struct cp_prom_label){"cgroup", id->cgroup};
 		cp_prom_sample(&x->w, l, nl, v);
 	}
 }
@@ -406,10 +417,12 @@ static int write_processes(struct ctx *x)
 	if (!cp_stats_levels_unknown(run)) {
 		write_proc_family(x, t, (size_t)n, PROC_MISSES, "cacheperf_process_misses",
 				  "Sampled L1 misses of the process in the window.");
-		write_proc_family(x, t, (size_t)n, PROC_LOAD_RATIO, "cacheperf_process_load_miss_ratio",
-				  "Sampled load misses over sampled loads of the process in the window.");
-		write_proc_family(x, t, (size_t)n, PROC_STORE_RATIO, "cacheperf_process_store_miss_ratio",
-				  "Sampled store misses over sampled stores of the process in the window.");
+		write_proc_family(
+			x, t, (size_t)n, PROC_LOAD_RATIO, "cacheperf_process_load_miss_ratio",
+			"Sampled load misses over sampled loads of the process in the window.");
+		write_proc_family(
+			x, t, (size_t)n, PROC_STORE_RATIO, "cacheperf_process_store_miss_ratio",
+			"Sampled store misses over sampled stores of the process in the window.");
 	}
 	free(t);
 	return 0;
@@ -418,7 +431,7 @@ static int write_processes(struct ctx *x)
 /* One family with a sample per (label value, value) pair. */
 struct labelled {
 	const char *value;
-	double n;	/* a count (exact up to 2^53) or a measure */
+	double n; /* a count (exact up to 2^53) or a measure */
 };
 
 static void write_labelled(struct ctx *x, const char *name, enum cp_prom_type type,
@@ -426,7 +439,7 @@ static void write_labelled(struct ctx *x, const char *name, enum cp_prom_type ty
 {
 	cp_prom_family(&x->w, name, type, help);
 	for (size_t i = 0; i < n; i++) {
-		struct cp_prom_label l = { label, v[i].value };
+		struct cp_prom_label l = {label, v[i].value};
 
 		cp_prom_sample(&x->w, label ? &l : NULL, label ? 1 : 0, v[i].n);
 	}
@@ -447,7 +460,7 @@ static void write_one(struct ctx *x, const char *name, enum cp_prom_type type, c
  */
 struct loss {
 	const char *family;
-	const char *reason;	/* NULL: the family's only sample */
+	const char *reason; /* NULL: the family's only sample */
 	__u64 n;
 };
 
@@ -456,39 +469,39 @@ struct loss_family {
 };
 
 static const struct loss_family loss_families[] = {
-	{ "cacheperf_samples_lost_total",
-	  "Samples lost over the run (a soft tick is a sample), by where: ring_buffer (record not "
-	  "delivered), counter_map (not counted per instruction), no_window (no miss window for "
-	  "the CPU), soft_pending (its instruction could not be queued for decoding)." },
-	{ "cacheperf_instruction_store_full_total",
-	  "Updates of instructions the instruction store had no room for over the run (an "
-	  "interval's counts or a forwarded miss)." },
-	{ "cacheperf_object_samples_lost_total",
-	  "Samples not counted per object over the run: the samples-per-object table was full." },
-	{ "cacheperf_soft_instructions_lost_total",
-	  "Instructions the soft source decoded but had no room to install over the run: their "
-	  "ticks are not counted." },
-	{ "cacheperf_process_events_lost_total",
-	  "Process events lost over the run: ring_buffer (exec and exit records), target_filter "
-	  "(forks of a target not followed: the filter map was full)." },
-	{ "cacheperf_records_rejected_total",
-	  "Ring-buffer records received but rejected over the run: malformed (wrong size), "
-	  "unknown (wrong type)." },
-	{ "cacheperf_allocation_events_lost_total",
-	  "Allocation events lost over the run: ring_buffer (records), live_map (objects not "
-	  "kept, so their free is not seen), entry_map (allocator calls not followed)." },
-	{ "cacheperf_allocation_stack_errors_total",
-	  "Allocations kept without their call stack over the run (the stack could not be read)." },
-	{ "cacheperf_kernel_throttles_total",
-	  "Times the kernel throttled a per-CPU sampling event over the run (its samples are lost "
-	  "until the next tick)." },
-	{ "cacheperf_sample_stacks_lost_total",
-	  "Samples counted without their call stack over the run: stack_map (the stack map had "
-	  "no room), counter_map (the per-stack counter map was full), no_user_stack (no user "
-	  "stack could be read), lost_at_take (the stack was gone from the map when its counts "
-	  "were taken), store_evicted (evicted from the interval's stacks at their cap)." },
+	{"cacheperf_samples_lost_total",
+	 "Samples lost over the run (a soft tick is a sample), by where: ring_buffer (record not "
+	 "delivered), counter_map (not counted per instruction), no_window (no miss window for "
+	 "the CPU), soft_pending (its instruction could not be queued for decoding)."},
+	{"cacheperf_instruction_store_full_total",
+	 "Updates of instructions the instruction store had no room for over the run (an "
+	 "interval's counts or a forwarded miss)."},
+	{"cacheperf_object_samples_lost_total",
+	 "Samples not counted per object over the run: the samples-per-object table was full."},
+	{"cacheperf_soft_instructions_lost_total",
+	 "Instructions the soft source decoded but had no room to install over the run: their "
+	 "ticks are not counted."},
+	{"cacheperf_process_events_lost_total",
+	 "Process events lost over the run: ring_buffer (exec and exit records), target_filter "
+	 "(forks of a target not followed: the filter map was full)."},
+	{"cacheperf_records_rejected_total",
+	 "Ring-buffer records received but rejected over the run: malformed (wrong size), "
+	 "unknown (wrong type)."},
+	{"cacheperf_allocation_events_lost_total",
+	 "Allocation events lost over the run: ring_buffer (records), live_map (objects not "
+	 "kept, so their free is not seen), entry_map (allocator calls not followed)."},
+	{"cacheperf_allocation_stack_errors_total",
+	 "Allocations kept without their call stack over the run (the stack could not be read)."},
+	{"cacheperf_kernel_throttles_total",
+	 "Times the kernel throttled a per-CPU sampling event over the run (its samples are lost "
+	 "until the next tick)."},
+	{"cacheperf_sample_stacks_lost_total",
+	 "Samples counted without their call stack over the run: stack_map (the stack map had "
+	 "no room), counter_map (the per-stack counter map was full), no_user_stack (no user "
+	 "stack could be read), lost_at_take (the stack was gone from the map when its counts "
+	 "were taken), store_evicted (evicted from the interval's stacks at their cap)."},
 };
-#define CP_PROM_NR_LOSSES	24
+#define CP_PROM_NR_LOSSES 24
 
 static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 			struct loss out[CP_PROM_NR_LOSSES])
@@ -498,28 +511,28 @@ static size_t loss_list(const struct cp_report *r, const struct cp_stats *b,
 	const char *records = loss_families[5].name, *alloc = loss_families[6].name;
 	const char *stacks = loss_families[9].name;
 	struct loss v[CP_PROM_NR_LOSSES] = {
-		{ samples, "ring_buffer", b->drop_ringbuf },
-		{ samples, "counter_map", b->drop_ipmap },
-		{ samples, "no_window", b->drop_window },
-		{ samples, "soft_pending", b->drop_pending },
-		{ loss_families[1].name, NULL, r->insns_dropped },
-		{ loss_families[2].name, NULL,
-		  r->objects ? cp_object_stats__dropped(r->objects) : 0 },
-		{ loss_families[3].name, NULL, r->soft.drop_insns },
-		{ procs, "ring_buffer", b->drop_proc },
-		{ procs, "target_filter", b->drop_targets },
-		{ records, "malformed", r->malformed },
-		{ records, "unknown", r->unknown },
-		{ alloc, "ring_buffer", a->drop_ringbuf },
-		{ alloc, "live_map", a->drop_live_full },
-		{ alloc, "entry_map", a->drop_entry_full },
-		{ loss_families[7].name, NULL, a->stack_errors },
-		{ loss_families[8].name, NULL, r->throttles },
-		{ stacks, "stack_map", b->drop_stack_map },
-		{ stacks, "counter_map", b->drop_stack_counts },
-		{ stacks, "no_user_stack", b->no_ustack },
-		{ stacks, "lost_at_take", r->live.stacks_lost },
-		{ stacks, "store_evicted", r->limits.stacks_evicted },
+		{samples, "ring_buffer", b->drop_ringbuf},
+		{samples, "counter_map", b->drop_ipmap},
+		{samples, "no_window", b->drop_window},
+		{samples, "soft_pending", b->drop_pending},
+		{loss_families[1].name, NULL, r->insns_dropped},
+		{loss_families[2].name, NULL,
+		 r->objects ? cp_object_stats__dropped(r->objects) : 0},
+		{loss_families[3].name, NULL, r->soft.drop_insns},
+		{procs, "ring_buffer", b->drop_proc},
+		{procs, "target_filter", b->drop_targets},
+		{records, "malformed", r->malformed},
+		{records, "unknown", r->unknown},
+		{alloc, "ring_buffer", a->drop_ringbuf},
+		{alloc, "live_map", a->drop_live_full},
+		{alloc, "entry_map", a->drop_entry_full},
+		{loss_families[7].name, NULL, a->stack_errors},
+		{loss_families[8].name, NULL, r->throttles},
+		{stacks, "stack_map", b->drop_stack_map},
+		{stacks, "counter_map", b->drop_stack_counts},
+		{stacks, "no_user_stack", b->no_ustack},
+		{stacks, "lost_at_take", r->live.stacks_lost},
+		{stacks, "store_evicted", r->limits.stacks_evicted},
 	};
 	size_t n = 0;
 
@@ -546,9 +559,10 @@ static void write_losses(struct ctx *x, const struct cp_stats *b)
 	size_t n = loss_list(x->in->r, b, d);
 
 	for (size_t f = 0; f < sizeof(loss_families) / sizeof(loss_families[0]); f++) {
-		cp_prom_family(&x->w, loss_families[f].name, CP_PROM_COUNTER, loss_families[f].help);
+		cp_prom_family(&x->w, loss_families[f].name, CP_PROM_COUNTER,
+			       loss_families[f].help);
 		for (size_t i = 0; i < n; i++) {
-			struct cp_prom_label l = { "reason", d[i].reason };
+			struct cp_prom_label l = {"reason", d[i].reason};
 
 			if (d[i].family == loss_families[f].name)
 				cp_prom_sample(&x->w, &l, d[i].reason ? 1 : 0, (double)d[i].n);
@@ -563,7 +577,7 @@ static void write_prog_misses(struct ctx *x)
 	struct labelled v[CP_MAX_PROG_DROPS];
 
 	for (__u32 i = 0; i < d->nr_progs; i++)
-		v[i] = (struct labelled){ d->progs[i].name, d->progs[i].misses };
+		v[i] = (struct labelled){d->progs[i].name, d->progs[i].misses};
 	write_labelled(x, "cacheperf_bpf_recursion_misses_total", CP_PROM_COUNTER,
 		       "Runs of a BPF program of the profiler the kernel skipped over the run, by "
 		       "program: a BPF program was already running on that CPU (live runs only; "
@@ -576,24 +590,27 @@ static void write_samples(struct ctx *x)
 	const struct cp_report *r = x->in->r;
 	const struct cp_stats *b = x->in->run ? x->in->run : &r->bpf;
 	struct labelled samples[] = {
-		{ "load", b->samples[CP_ACCESS_LOAD] }, { "store", b->samples[CP_ACCESS_STORE] },
+		{"load", b->samples[CP_ACCESS_LOAD]},
+		{"store", b->samples[CP_ACCESS_STORE]},
 	};
 	struct labelled misses[] = {
-		{ "load", b->misses[CP_ACCESS_LOAD] }, { "store", b->misses[CP_ACCESS_STORE] },
+		{"load", b->misses[CP_ACCESS_LOAD]},
+		{"store", b->misses[CP_ACCESS_STORE]},
 	};
 
 	write_labelled(x, "cacheperf_samples_total", CP_PROM_COUNTER,
 		       "Sampled accesses of the targets over the run, by access.", "access",
 		       samples, 2);
 	write_labelled(x, "cacheperf_sample_misses_total", CP_PROM_COUNTER,
-		       "Of them, sampled L1 misses (sources with cache levels).", "access",
-		       misses, 2);
+		       "Of them, sampled L1 misses (sources with cache levels).", "access", misses,
+		       2);
 	write_one(x, "cacheperf_received_total", CP_PROM_COUNTER,
 		  "Ring-buffer records the profiler received over the run.", (double)r->received);
 	write_losses(x, b);
 	write_prog_misses(x);
 	write_one(x, "cacheperf_samples_filtered_total", CP_PROM_COUNTER,
-		  "Misses not forwarded over the run: their miss-ratio window was below the threshold.",
+		  "Misses not forwarded over the run: their miss-ratio window was below the "
+		  "threshold.",
 		  (double)b->filtered);
 	write_one(x, "cacheperf_sample_period_changes_total", CP_PROM_COUNTER,
 		  "Sample periods raised or lowered by the sample-rate cap over the run.",
@@ -602,7 +619,7 @@ static void write_samples(struct ctx *x)
 
 /* Label values of enum cp_bp_manager_reason (the report's wording has spaces). */
 static const char *const release_names[CP_BPM_REASON_NR] = {
-	[CP_BPM_KEEP] = "kept", [CP_BPM_FULL] = "full", [CP_BPM_SETTLED] = "settled",
+	[CP_BPM_KEEP] = "kept", [CP_BPM_FULL] = "full",		[CP_BPM_SETTLED] = "settled",
 	[CP_BPM_IDLE] = "idle", [CP_BPM_LIFETIME] = "lifetime", [CP_BPM_BUDGET] = "budget",
 	[CP_BPM_GONE] = "gone",
 };
@@ -617,7 +634,7 @@ static void write_breakpoints(struct ctx *x)
 	if (!bp)
 		return;
 	for (int i = CP_BPM_KEEP + 1; i < CP_BPM_REASON_NR; i++)
-		released[n++] = (struct labelled){ release_names[i], bp->stats.released[i] };
+		released[n++] = (struct labelled){release_names[i], bp->stats.released[i]};
 	write_one(x, "cacheperf_breakpoints_armed_total", CP_PROM_COUNTER,
 		  "Instructions armed with a hardware breakpoint over the run.",
 		  (double)bp->stats.armed);
@@ -626,11 +643,12 @@ static void write_breakpoints(struct ctx *x)
 	write_labelled(x, "cacheperf_breakpoints_released_total", CP_PROM_COUNTER,
 		       "Breakpoints let go over the run, by reason (idle, lifetime: expired).",
 		       "reason", released, n);
-	write_one(x, "cacheperf_breakpoints_watching", CP_PROM_GAUGE,
-		  "Instructions armed now.", (double)bp->stats.watching);
+	write_one(x, "cacheperf_breakpoints_watching", CP_PROM_GAUGE, "Instructions armed now.",
+		  (double)bp->stats.watching);
 	write_one(x, "cacheperf_breakpoint_candidates_dropped_total", CP_PROM_COUNTER,
 		  "Instructions that qualified for a breakpoint but were not tracked over the run "
-		  "(the candidate table was full).", (double)bp->stats.dropped);
+		  "(the candidate table was full).",
+		  (double)bp->stats.dropped);
 }
 
 /* A family of gauges with one label, @n values. */
@@ -639,7 +657,7 @@ static void write_gauges(struct ctx *x, const char *name, const char *help, cons
 {
 	cp_prom_family(&x->w, name, CP_PROM_GAUGE, help);
 	for (size_t i = 0; i < n; i++) {
-		struct cp_prom_label l = { label, values[i] };
+		struct cp_prom_label l = {label, values[i]};
 
 		cp_prom_sample(&x->w, &l, 1, v[i]);
 	}
@@ -661,30 +679,30 @@ static void write_budget(struct ctx *x)
 {
 	const struct cp_report_budget *b = &x->in->r->budget;
 	const struct cp_budget_spent *s = &b->spent;
-	static const char *const probes[] = { "ticks", "breakpoints", "wakeups", "syscalls",
-					      "allocation_probes" };
-	static const char *const units[] = { "tick", "uprobe", "uretprobe", "breakpoint_hit",
-					     "wakeup", "syscall", "syscall_programs",
-					     "allocation_programs", "tick_program" };
-	double spent[] = { cp_budget_ppm_of(s, s->ticks_ns) / 1e6,
-			   cp_budget_ppm_of(s, s->bp_ns) / 1e6,
-			   cp_budget_ppm_of(s, s->wakeups_ns) / 1e6,
-			   cp_budget_ppm_of(s, s->syscalls_ns) / 1e6,
-			   cp_budget_ppm_of(s, s->alloc_ns) / 1e6 };
-	double cost[] = { b->unit.tick_ns / 1e9,   b->unit.uprobe_ns / 1e9,
-			  b->unit.uretprobe_ns / 1e9, b->unit.bp_hit_ns / 1e9,
-			  b->unit.wakeup_ns / 1e9, b->unit.syscall_ns / 1e9,
-			  b->unit.syscall_prog_ns / 1e9, b->unit.alloc_prog_ns / 1e9,
-			  b->unit.tick_prog_ns / 1e9 };
+	static const char *const probes[] = {"ticks", "breakpoints", "wakeups", "syscalls",
+					     "allocation_probes"};
+	static const char *const units[] = {
+		"tick",	   "uprobe",	       "uretprobe",	      "breakpoint_hit", "wakeup",
+		"syscall", "syscall_programs", "allocation_programs", "tick_program"};
+	double spent[] = {
+		cp_budget_ppm_of(s, s->ticks_ns) / 1e6, cp_budget_ppm_of(s, s->bp_ns) / 1e6,
+		cp_budget_ppm_of(s, s->wakeups_ns) / 1e6, cp_budget_ppm_of(s, s->syscalls_ns) / 1e6,
+		cp_budget_ppm_of(s, s->alloc_ns) / 1e6};
+	double cost[] = {b->unit.tick_ns / 1e9,		b->unit.uprobe_ns / 1e9,
+			 b->unit.uretprobe_ns / 1e9,	b->unit.bp_hit_ns / 1e9,
+			 b->unit.wakeup_ns / 1e9,	b->unit.syscall_ns / 1e9,
+			 b->unit.syscall_prog_ns / 1e9, b->unit.alloc_prog_ns / 1e9,
+			 b->unit.tick_prog_ns / 1e9};
 
 	if (!b->plan.budget_ppm)
 		return;
 	write_one(x, "cacheperf_overhead_budget_ratio", CP_PROM_GAUGE,
 		  "The share of the targets' CPU time the probes may take (--overhead).",
 		  b->plan.budget_ppm / 1e6);
-	write_gauges(x, "cacheperf_overhead_estimated_ratio",
-		     "The probes' estimated cost over the run, as a share of the targets' CPU time.",
-		     "probe", probes, spent, 5);
+	write_gauges(
+		x, "cacheperf_overhead_estimated_ratio",
+		"The probes' estimated cost over the run, as a share of the targets' CPU time.",
+		"probe", probes, spent, 5);
 	write_gauges(x, "cacheperf_probe_unit_cost_seconds",
 		     "What one probe costs a target on this machine, measured at start "
 		     "(allocation_programs: per call, tick_program: per tick, as the programs "
@@ -710,7 +728,9 @@ static void write_budget(struct ctx *x)
 static void write_copies(struct ctx *x, const struct cp_copy_stats *c)
 {
 	const struct labelled v[] = {
-		{ "made", c->made }, { "reused", c->hits }, { "evicted", c->evictions },
+		{"made", c->made},
+		{"reused", c->hits},
+		{"evicted", c->evictions},
 	};
 
 	write_labelled(x, "cacheperf_file_copies_total", CP_PROM_COUNTER,
@@ -725,10 +745,12 @@ static void write_copies(struct ctx *x, const struct cp_copy_stats *c)
 static void write_agent(struct ctx *x, const struct cp_agent_cost *a)
 {
 	struct labelled cpu[] = {
-		{ "startup", a->startup_cpu_ns / 1e9 }, { "steady", a->steady_cpu_ns / 1e9 },
+		{"startup", a->startup_cpu_ns / 1e9},
+		{"steady", a->steady_cpu_ns / 1e9},
 	};
 	struct labelled mem[] = {
-		{ "now", (double)a->memory_bytes }, { "peak", (double)a->peak_memory_bytes },
+		{"now", (double)a->memory_bytes},
+		{"peak", (double)a->peak_memory_bytes},
 	};
 
 	if (!a->known)
@@ -739,19 +761,21 @@ static void write_agent(struct ctx *x, const struct cp_agent_cost *a)
 		       "attaching) and steady (since).",
 		       "phase", cpu, 2);
 	if (a->memory_known)
-		write_labelled(x, "cacheperf_agent_memory_bytes", CP_PROM_GAUGE,
-			       "The profiler's memory as the kernel counts it, now and at its peak.",
-			       "kind", mem, 2);
+		write_labelled(
+			x, "cacheperf_agent_memory_bytes", CP_PROM_GAUGE,
+			"The profiler's memory as the kernel counts it, now and at its peak.",
+			"kind", mem, 2);
 }
 
 static void write_self(struct ctx *x)
 {
 	const struct cp_prom_input *in = x->in;
 	const struct cp_report *r = in->r;
-	struct cp_prom_label info[] = { { "source", r->source }, { "pmu", in->pmu } };
+	struct cp_prom_label info[] = {{"source", r->source}, {"pmu", in->pmu}};
 
 	write_one(x, "cacheperf_objects_tracked", CP_PROM_GAUGE,
-		  "Objects (heap allocations, mappings) in the profiler's object table now.", (double)r->objects_live);
+		  "Objects (heap allocations, mappings) in the profiler's object table now.",
+		  (double)r->objects_live);
 	write_one(x, "cacheperf_allocation_guard_backoffs_total", CP_PROM_COUNTER,
 		  "Times the allocation-rate guard detached a process's allocation probes.",
 		  (double)r->guard_backoffs);
@@ -771,7 +795,7 @@ static void write_self(struct ctx *x)
 
 int cp_prom_metrics_write(const struct cp_prom_input *in, FILE *f)
 {
-	struct ctx x = { .in = in };
+	struct ctx x = {.in = in};
 	int ret;
 
 	cp_prom_writer_init(&x.w, f);

@@ -24,12 +24,12 @@
 #include "report/prom_labels.h"
 #include "report/report.h"
 
-#define CP_PROM_MAX_PROCS	64	/* process series; the rest: one "other" series */
+#define CP_PROM_MAX_PROCS 64 /* process series; the rest: one "other" series */
 
 /* The time of a live run's write; not written for a recording. */
 struct cp_prom_self {
-	double write_time;		/* unix seconds of this write */
-	struct cp_copy_stats copies;	/* sealed copies of targets' files (copy_cache.h) */
+	double write_time;	     /* unix seconds of this write */
+	struct cp_copy_stats copies; /* sealed copies of targets' files (copy_cache.h) */
 };
 
 /* The command name of @pid into @buf; 0, or < 0 when unknown. */
@@ -38,7 +38,7 @@ typedef int (*cp_comm_fn)(void *ctx, __u32 pid, char *buf, size_t sz);
 struct cp_prom_input {
 	const struct cp_report *r;		/* window counters, insns; run losses; procs */
 	const struct cp_stats *run;		/* the BPF counters of the run; NULL: r's */
-	const struct cp_classification *issues;	/* of the window, all of them (ranked) */
+	const struct cp_classification *issues; /* of the window, all of them (ranked) */
 	double window_s;			/* span of the summary */
 	unsigned int top;			/* issues with their own series */
 	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */

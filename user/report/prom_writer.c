@@ -7,7 +7,7 @@
 
 #include "report/prom_writer.h"
 
-static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
 
 void cp_prom_writer_init(struct cp_prom_writer *w, FILE *f)
 {
@@ -51,7 +51,7 @@ size_t cp_utf8_seq_len(const unsigned char *s)
 	else if (c >= 0xf0 && c <= 0xf4)
 		n = 4, cp = c & 0x07;
 	else
-		return 0;	/* a continuation byte, an overlong lead (c0, c1), or past U+10FFFF */
+		return 0; /* a continuation byte, an overlong lead (c0, c1), or past U+10FFFF */
 	for (size_t i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -88,7 +88,7 @@ size_t cp_prom_escape_label(const char *in, char *out, size_t sz)
 		if (len + n <= fits)
 			memcpy(out + len, piece, n);
 		else
-			fits = len;	/* nothing after a piece that did not fit */
+			fits = len; /* nothing after a piece that did not fit */
 		len += n;
 		s += step;
 	}
@@ -101,7 +101,7 @@ bool cp_prom_label_bound(const char *in, char *out, size_t max)
 {
 	const size_t cut_len = sizeof(CP_PROM_CUT) - 1;
 	const unsigned char *s = (const unsigned char *)in;
-	size_t len = 0, keep = 0;	/* keep: what fits before the marker */
+	size_t len = 0, keep = 0; /* keep: what fits before the marker */
 
 	while (*s) {
 		size_t n = cp_utf8_seq_len(s), piece = n ? n : sizeof(replacement) - 1;
@@ -129,7 +129,7 @@ void cp_prom_format_value(double v, char *buf, size_t sz)
 		snprintf(buf, sz, "NaN");
 	else if (isinf(v))
 		snprintf(buf, sz, v > 0 ? "+Inf" : "-Inf");
-	else if (v == floor(v) && fabs(v) < 9007199254740992.0)	/* 2^53: exact */
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0) /* 2^53: exact */
 		snprintf(buf, sz, "%.0f", v == 0 ? 0.0 : v);
 	else
 		snprintf(buf, sz, "%.15g", v);

@@ -14,12 +14,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CP_PROM_MAX_FAMILIES	64	/* families per file */
-#define CP_PROM_NAME_LEN	96
+#define CP_PROM_MAX_FAMILIES 64 /* families per file */
+#define CP_PROM_NAME_LEN     96
 
 enum cp_prom_type {
 	CP_PROM_GAUGE,
-	CP_PROM_COUNTER,	/* names end in _total */
+	CP_PROM_COUNTER, /* names end in _total */
 };
 
 struct cp_prom_label {
@@ -30,7 +30,7 @@ struct cp_prom_label {
 /* One file being written; fields are the writer's. */
 struct cp_prom_writer {
 	FILE *f;
-	int err;			/* the first error: -EEXIST, -EINVAL, -EIO */
+	int err; /* the first error: -EEXIST, -EINVAL, -EIO */
 	unsigned int nr_families;
 	char families[CP_PROM_MAX_FAMILIES][CP_PROM_NAME_LEN];
 };
@@ -71,7 +71,7 @@ size_t cp_prom_escape_label(const char *in, char *out, size_t sz);
  * held invalid bytes: callers that must not repeat a series compare results.
  * Returns true when @in was cut.
  */
-#define CP_PROM_CUT	"\xe2\x80\xa6"	/* U+2026 HORIZONTAL ELLIPSIS */
+#define CP_PROM_CUT "\xe2\x80\xa6" /* U+2026 HORIZONTAL ELLIPSIS */
 bool cp_prom_label_bound(const char *in, char *out, size_t max);
 
 /* Pure: @v as the format writes it: "NaN", "+Inf", integers without exponent, else %.15g. */

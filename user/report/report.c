@@ -36,8 +36,8 @@ static void print_header(const struct cp_report *r, FILE *f)
 		fprintf(f, "every process (-a)");
 	for (int i = 0; i < r->nr_targets; i++)
 		fprintf(f, "%s%d (%s)", i ? ", " : "", (int)r->targets[i].pid,
-			r->targets[i].comm[0] ?
-				cp_printable(r->targets[i].comm, comm, sizeof(comm)) : "?");
+			r->targets[i].comm[0] ? cp_printable(r->targets[i].comm, comm, sizeof(comm))
+					      : "?");
 	fprintf(f, "\n");
 	if (r->bpf.followed)
 		fprintf(f, "            and %llu processes they started\n",
@@ -55,32 +55,46 @@ static void print_totals(const struct cp_report *r, FILE *f)
 
 	fprintf(f, "\nTotals\n");
 	if (src->needs_pmu && cp_stats_pmu_blind(b, src->every_op))
-		fprintf(f, "  warning: %d %% or more of the PMU's samples carry no data source: this kernel does not decode them for this CPU (older than the CPU?), so no miss can be found; try a newer kernel or --source soft\n",
+		fprintf(f,
+			"  warning: %d %% or more of the PMU's samples carry no data source: this "
+			"kernel does not decode them for this CPU (older than the CPU?), so no "
+			"miss can be found; try a newer kernel or --source soft\n",
 			CP_BLIND_PCT);
 	if (b->ticks || b->ticks_kernel)
-		fprintf(f, "  time samples: %llu ticks in user mode (%llu of them on a decoded memory access, %llu charged to the access before them (skid)), %llu in the kernel (not counted)\n",
+		fprintf(f,
+			"  time samples: %llu ticks in user mode (%llu of them on a decoded memory "
+			"access, %llu charged to the access before them (skid)), %llu in the "
+			"kernel (not counted)\n",
 			(unsigned long long)b->ticks,
-			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]),
+			(unsigned long long)(b->samples[CP_ACCESS_LOAD] +
+					     b->samples[CP_ACCESS_STORE]),
 			(unsigned long long)b->ticks_skid, (unsigned long long)b->ticks_kernel);
 	if (cp_stats_levels_unknown(b)) {
 		fprintf(f, "  samples: %llu (the source reports no cache levels)\n",
-			(unsigned long long)(b->samples[CP_ACCESS_LOAD] + b->samples[CP_ACCESS_STORE]));
+			(unsigned long long)(b->samples[CP_ACCESS_LOAD] +
+					     b->samples[CP_ACCESS_STORE]));
 		return;
 	}
 	fprintf(f, "  load samples:  %llu, misses %llu (%s), level unknown %llu\n",
-		(unsigned long long)b->samples[CP_ACCESS_LOAD], (unsigned long long)b->misses[CP_ACCESS_LOAD],
-		cp_report_pct(b->misses[CP_ACCESS_LOAD], b->samples[CP_ACCESS_LOAD], p1, sizeof(p1)),
+		(unsigned long long)b->samples[CP_ACCESS_LOAD],
+		(unsigned long long)b->misses[CP_ACCESS_LOAD],
+		cp_report_pct(b->misses[CP_ACCESS_LOAD], b->samples[CP_ACCESS_LOAD], p1,
+			      sizeof(p1)),
 		(unsigned long long)b->na[CP_ACCESS_LOAD]);
 	fprintf(f, "  store samples: %llu, misses %llu (%s), level unknown %llu\n",
-		(unsigned long long)b->samples[CP_ACCESS_STORE], (unsigned long long)b->misses[CP_ACCESS_STORE],
+		(unsigned long long)b->samples[CP_ACCESS_STORE],
+		(unsigned long long)b->misses[CP_ACCESS_STORE],
 		cp_report_pct(b->misses[CP_ACCESS_STORE], b->samples[CP_ACCESS_STORE], p2,
 			      sizeof(p2)),
 		(unsigned long long)b->na[CP_ACCESS_STORE]);
 	if (b->kernel_ip)
-		fprintf(f, "  kernel-mode samples: %llu (the source cannot exclude the kernel: not counted)\n",
+		fprintf(f,
+			"  kernel-mode samples: %llu (the source cannot exclude the kernel: not "
+			"counted)\n",
 			(unsigned long long)b->kernel_ip);
 	fprintf(f, "  misses forwarded: %llu; filtered (window below %s): %llu\n",
-		(unsigned long long)b->forwarded, "the miss-ratio threshold", (unsigned long long)b->filtered);
+		(unsigned long long)b->forwarded, "the miss-ratio threshold",
+		(unsigned long long)b->filtered);
 }
 
 /* The level past L1 that served most of @c's misses; NA when none missed. */
@@ -94,8 +108,7 @@ static enum cp_mem_lvl miss_level(const struct cp_ip_counts *c)
 	return best;
 }
 
-static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool no_levels,
-		       FILE *f)
+static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool no_levels, FILE *f)
 {
 	const struct cp_ip_counts *c = &in->counts;
 	__u64 samples = c->loads + c->stores, misses = c->load_misses + c->store_misses;
@@ -118,9 +131,8 @@ static void print_insn(const struct cp_report *r, const struct cp_insn *in, bool
 	}
 	if (c->loads && c->lat_sum)
 		snprintf(lat, sizeof(lat), "%llu", (unsigned long long)(c->lat_sum / c->loads));
-	fprintf(f, "  %8llu  %8llu  %7s  %6llu  %7s  %-12s %7u  0x%-14llx %s\n",
-		samples, misses, cp_report_pct(misses, samples, pct, sizeof(pct)),
-		(unsigned long long)c->hitm, lat,
+	fprintf(f, "  %8llu  %8llu  %7s  %6llu  %7s  %-12s %7u  0x%-14llx %s\n", samples, misses,
+		cp_report_pct(misses, samples, pct, sizeof(pct)), (unsigned long long)c->hitm, lat,
 		misses ? cp_mem_lvl_name(miss_level(c)) : "-", in->key.tgid,
 		(unsigned long long)in->key.ip, loc);
 }
@@ -139,13 +151,14 @@ static void print_insns(const struct cp_report *r, FILE *f)
 		return;
 	n = cp_insn_store__top(r->insns, list, top);
 	fprintf(f, "\n%s (%zu of %zu)\n",
-		no_levels ? "Instructions with the most samples" :
-			    "Instructions with the most sampled misses",
+		no_levels ? "Instructions with the most samples"
+			  : "Instructions with the most sampled misses",
 		n, cp_insn_store__count(r->insns));
 	if (!n)
 		fprintf(f, "  none: no sample of a target arrived\n");
 	else if (no_levels && r->bpf.ticks)
-		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "ticks", "samples", "pid", "ip", "location");
+		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "ticks", "samples", "pid", "ip",
+			"location");
 	else if (no_levels)
 		fprintf(f, "  %8s  %7s  %-16s %s\n", "samples", "pid", "ip", "location");
 	else
@@ -169,9 +182,9 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		snprintf(at, sizeof(at), " allocated at %s", loc);
 	/* a return address: the call is the instruction before it */
 	else if (g->caller && r->locate &&
-	    r->locate(r->locate_ctx, g->tgid, g->caller - 1, loc, sizeof(loc)) == 0)
-		snprintf(at, sizeof(at), " allocated at 0x%llx (%s)",
-			 (unsigned long long)g->caller, loc);
+		 r->locate(r->locate_ctx, g->tgid, g->caller - 1, loc, sizeof(loc)) == 0)
+		snprintf(at, sizeof(at), " allocated at 0x%llx (%s)", (unsigned long long)g->caller,
+			 loc);
 	else if (g->caller)
 		snprintf(at, sizeof(at), " allocated at 0x%llx", (unsigned long long)g->caller);
 	switch (g->kind) {
@@ -180,14 +193,16 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 		if (g->flags & CP_OBJ_F_CHUNK)
 			n = snprintf(buf, sz, "heap object at 0x%llx (%llu bytes, glibc chunk), %s",
 				     (unsigned long long)g->start, (unsigned long long)g->size,
-				     r->launched ? "no allocation seen" : "allocated before attach");
+				     r->launched ? "no allocation seen"
+						 : "allocated before attach");
 		else
-			n = snprintf(buf, sz, "heap object (%llu bytes)%s", (unsigned long long)g->size,
-				     at);
+			n = snprintf(buf, sz, "heap object (%llu bytes)%s",
+				     (unsigned long long)g->size, at);
 		break;
 	case CP_OBJ_MAPPING:
 		if (g->callsite)
-			n = snprintf(buf, sz, "mapping (%llu bytes)%s", (unsigned long long)g->size, at);
+			n = snprintf(buf, sz, "mapping (%llu bytes)%s", (unsigned long long)g->size,
+				     at);
 		else
 			n = snprintf(buf, sz, "mapping %s", g->name);
 		break;
@@ -203,19 +218,23 @@ static void describe_object(const struct cp_report *r, const struct cp_object_gr
 	default:
 		/* a launched command had probes from its exec: the allocator's own memory */
 		n = snprintf(buf, sz, "%s%s", g->name,
-			     !g->before_attach ? "" :
-			     g->backoff && r->launched ?
-			     ", allocated while allocation probes were backed off" :
-			     g->backoff ? ", allocated before attach or while allocation probes were backed off" :
-			     r->launched ? ", no allocation seen" : ", allocated before attach");
+			     !g->before_attach ? ""
+			     : g->backoff && r->launched
+				     ? ", allocated while allocation probes were backed off"
+			     : g->backoff  ? ", allocated before attach or while allocation probes "
+					     "were backed off"
+			     : r->launched ? ", no allocation seen"
+					   : ", allocated before attach");
 		break;
 	}
 	for (__u32 i = 0; i < g->nr_tids && n > 0 && (size_t)n < sz; i++)
-		n += snprintf(buf + n, sz - (size_t)n, "%s%u", i ? ", " : " by thread ", g->tids[i]);
+		n += snprintf(buf + n, sz - (size_t)n, "%s%u", i ? ", " : " by thread ",
+			      g->tids[i]);
 	if (g->doubtful && n > 0 && (size_t)n < sz)
-		snprintf(buf + n, sz - (size_t)n,
-			 " (%llu samples may be stale: allocation probes backed off while it lived)",
-			 (unsigned long long)g->doubtful);
+		snprintf(
+			buf + n, sz - (size_t)n,
+			" (%llu samples may be stale: allocation probes backed off while it lived)",
+			(unsigned long long)g->doubtful);
 }
 
 /* The BPF programs' runs the kernel skipped, when any: the total, then by program. */
@@ -223,10 +242,12 @@ static void print_prog_misses(const struct cp_live_drops *d, FILE *f)
 {
 	if (!d->recursion_misses)
 		return;
-	fprintf(f, "  BPF program runs skipped (another BPF program was running on the CPU): %llu (",
+	fprintf(f,
+		"  BPF program runs skipped (another BPF program was running on the CPU): %llu (",
 		(unsigned long long)d->recursion_misses);
 	for (__u32 i = 0; i < d->nr_progs; i++)
-		fprintf(f, "%s%s %llu", i ? ", " : "", d->progs[i].name, (unsigned long long)d->progs[i].misses);
+		fprintf(f, "%s%s %llu", i ? ", " : "", d->progs[i].name,
+			(unsigned long long)d->progs[i].misses);
 	fputs(")\n", f);
 }
 
@@ -255,7 +276,8 @@ static void print_objects(const struct cp_report *r, FILE *f)
 			list[i]->tgid, cp_printable(what, shown, sizeof(shown)));
 	}
 	if (r->chunk_objects)
-		fprintf(f, "  objects no allocation probe saw, read from glibc's chunk headers: %llu "
+		fprintf(f,
+			"  objects no allocation probe saw, read from glibc's chunk headers: %llu "
 			"(size: malloc_usable_size(), call site unknown)\n",
 			(unsigned long long)r->chunk_objects);
 	free(list);
@@ -267,9 +289,12 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	const struct cp_stats *b = &r->bpf;
 
 	fprintf(f, "\nDrops (events lost; 0 everywhere means nothing was lost)\n");
-	fprintf(f, "  ring buffer full: %llu, counter map full: %llu, no window for the CPU: %llu\n",
+	fprintf(f,
+		"  ring buffer full: %llu, counter map full: %llu, no window for the CPU: %llu\n",
 		(ull)b->drop_ringbuf, (ull)b->drop_ipmap, (ull)b->drop_window);
-	fprintf(f, "  instruction store full: %llu, target filter full: %llu, exec/exit records: %llu\n",
+	fprintf(f,
+		"  instruction store full: %llu, target filter full: %llu, exec/exit records: "
+		"%llu\n",
 		(ull)(r->insns ? cp_insn_store__dropped(r->insns) : 0), (ull)b->drop_targets,
 		(ull)b->drop_proc);
 	fprintf(f, "  object table full: %llu, malformed records: %llu, unknown records: %llu\n",
@@ -278,43 +303,61 @@ void cp_report_drops_print(const struct cp_report *r, FILE *f)
 	fprintf(f, "  records received: %llu of %llu forwarded\n", (ull)r->received,
 		(ull)b->forwarded);
 	if (r->period_changes)
-		fprintf(f, "  sample periods changed by the rate cap: %llu\n", (ull)r->period_changes);
+		fprintf(f, "  sample periods changed by the rate cap: %llu\n",
+			(ull)r->period_changes);
 	if (r->throttles)
-		fprintf(f, "  sampling throttled by the kernel: %llu times (that event's samples lost until the next tick)\n",
+		fprintf(f,
+			"  sampling throttled by the kernel: %llu times (that event's samples lost "
+			"until the next tick)\n",
 			(ull)r->throttles);
 	if (b->ticks || b->ticks_kernel || r->soft.taken)
-		fprintf(f, "  soft source: %llu instructions decoded (%llu with a memory operand, %llu of them the access before (skid), %llu without, %llu of exited processes); lost: pending table full %llu, descriptor table full %llu\n",
+		fprintf(f,
+			"  soft source: %llu instructions decoded (%llu with a memory operand, "
+			"%llu of them the access before (skid), %llu without, %llu of exited "
+			"processes); lost: pending table full %llu, descriptor table full %llu\n",
 			(ull)r->soft.taken, (ull)r->soft.descriptors, (ull)r->soft.skid,
-			(ull)r->soft.markers,
-			(ull)r->soft.gone, (ull)b->drop_pending, (ull)r->soft.drop_insns);
+			(ull)r->soft.markers, (ull)r->soft.gone, (ull)b->drop_pending,
+			(ull)r->soft.drop_insns);
 	if (b->drop_stack_map || b->drop_stack_counts || b->no_ustack)
-		fprintf(f, "  call stacks not counted: stack map full %llu, stack counter map full %llu, no user stack %llu\n",
+		fprintf(f,
+			"  call stacks not counted: stack map full %llu, stack counter map full "
+			"%llu, no user stack %llu\n",
 			(ull)b->drop_stack_map, (ull)b->drop_stack_counts, (ull)b->no_ustack);
 	if (r->live.stacks_lost || r->limits.stacks_evicted)
-		fprintf(f, "  call stacks lost: gone from the stack map when taken %llu, evicted from the interval's stacks %llu\n",
+		fprintf(f,
+			"  call stacks lost: gone from the stack map when taken %llu, evicted from "
+			"the interval's stacks %llu\n",
 			(ull)r->live.stacks_lost, (ull)r->limits.stacks_evicted);
 	print_prog_misses(&r->live, f);
 	if (!r->have_alloc) {
 		fprintf(f, "  allocation probes: off (--no-objects)\n");
 		return;
 	}
-	fprintf(f, "  allocation events: %llu applied; lost: ring buffer %llu, live-object map full %llu, "
-		"entry map full %llu\n", (ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
+	fprintf(f,
+		"  allocation events: %llu applied; lost: ring buffer %llu, live-object map full "
+		"%llu, "
+		"entry map full %llu\n",
+		(ull)r->object_events, (ull)r->alloc.bpf.drop_ringbuf,
 		(ull)r->alloc.bpf.drop_live_full, (ull)r->alloc.bpf.drop_entry_full);
 	if (r->alloc.bpf.stack_errors)
-		fprintf(f, "  allocation call stacks not taken: %llu (their bucket taken in both "
+		fprintf(f,
+			"  allocation call stacks not taken: %llu (their bucket taken in both "
 			"stack maps: the object keeps its caller)\n",
 			(ull)r->alloc.bpf.stack_errors);
 	if (r->alloc.new_unprobed || r->alloc.exit_lost)
-		fprintf(f, "  operator new that may throw: %llu variants left unprobed (their objects unknown), %llu calls an exception ended\n",
+		fprintf(f,
+			"  operator new that may throw: %llu variants left unprobed (their objects "
+			"unknown), %llu calls an exception ended\n",
 			(ull)r->alloc.new_unprobed, (ull)r->alloc.exit_lost);
 	if (r->alloc.syscall_windows_skipped)
-		fprintf(f, "  system-call programs: with %llu allocation windows, without %llu (the "
+		fprintf(f,
+			"  system-call programs: with %llu allocation windows, without %llu (the "
 			"last they went with recorded no mapping; mappings made then are unseen)\n",
 			(ull)r->alloc.syscall_windows, (ull)r->alloc.syscall_windows_skipped);
 	fprintf(f, "  allocation guard back-offs: %llu", (ull)r->guard_backoffs);
 	if (r->guard_backoffs || r->backoff_doubtful || r->backoff_unseen)
-		fprintf(f, "; samples attributed with doubt: %llu in objects that lived through a "
+		fprintf(f,
+			"; samples attributed with doubt: %llu in objects that lived through a "
 			"back-off, %llu in memory maybe allocated during one",
 			(ull)r->backoff_doubtful, (ull)r->backoff_unseen);
 	fputc('\n', f);

@@ -31,7 +31,7 @@ int cp_emit_outputs(const char *output, const char *json, cp_out_fn text, cp_out
 		    void *ctx, char *err, size_t err_sz)
 {
 	const char *text_path = cp_emit_text_path(output, json);
-	char later[512];	/* a second error's message: the first one is kept */
+	char later[512]; /* a second error's message: the first one is kept */
 	int ret = 0, ret2;
 
 	if (text_path)

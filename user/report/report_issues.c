@@ -107,7 +107,7 @@ static void print_path(const struct cp_caller_path *cp, FILE *f)
 static void print_insn_callers(const struct cp_issue_insn *in, const struct cp_callers_view *v,
 			       FILE *f)
 {
-	struct cp_insn_callers c = { 0 };
+	struct cp_insn_callers c = {0};
 
 	if (!v || !v->top || !v->fn)
 		return;
@@ -119,7 +119,8 @@ static void print_insn_callers(const struct cp_issue_insn *in, const struct cp_c
 	fprintf(f, "      called from (%u of %u paths; %llu %s with a stack):\n", c.nr, c.nr_paths,
 		(unsigned long long)c.total, c.unit);
 	for (__u32 i = 0; i < c.nr; i++) {
-		fprintf(f, "        %5.1f %%  ", 100.0 * (double)c.paths[i].count / (double)c.total);
+		fprintf(f, "        %5.1f %%  ",
+			100.0 * (double)c.paths[i].count / (double)c.total);
 		print_path(&c.paths[i], f);
 		fprintf(f, "\n");
 	}
@@ -130,7 +131,7 @@ static void print_insns(const struct cp_issue *is, bool soft, const struct cp_ca
 			FILE *f)
 {
 	__u32 pids[CP_ISSUE_MAX_PIDS];
-	bool procs = cp_issue_pids(is, pids) > 1;	/* sharing between processes */
+	bool procs = cp_issue_pids(is, pids) > 1; /* sharing between processes */
 
 	if (is->nr_insns == 1 && !is->more_insns) {
 		fprintf(f, ", accessed by the instruction at:\n    - ");
@@ -224,8 +225,9 @@ static void print_object(const struct cp_issue_object *o, FILE *f)
 	if (o->nr_frames && o->more_frames)
 		fprintf(f, " \u2190 \u2026");
 	if (o->flags & CP_OBJ_F_CHUNK)
-		fprintf(f, o->before_attach ? " allocated before profiling began, call site unknown" :
-					      " allocated where no probe saw it, call site unknown");
+		fprintf(f, o->before_attach
+				   ? " allocated before profiling began, call site unknown"
+				   : " allocated where no probe saw it, call site unknown");
 	fprintf(f, "\n");
 }
 
@@ -252,13 +254,14 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 {
 	const struct cp_issue_sharing *sh = &is->sharing;
 	__u32 pids[CP_ISSUE_MAX_PIDS];
-	bool procs = cp_issue_pids(is, pids) > 1;	/* sharing between processes */
+	bool procs = cp_issue_pids(is, pids) > 1; /* sharing between processes */
 	char w[160], r[160];
 
 	if (is->type == CP_ISSUE_FALSE_SHARING || is->type == CP_ISSUE_TRUE_SHARING) {
 		/* processes map a shared file at addresses of their own: its offset */
-		fprintf(f, cp_space_is_file(sh->line_space) ? "  Line at offset 0x%llx of the file" :
-							      "  Line 0x%llx",
+		fprintf(f,
+			cp_space_is_file(sh->line_space) ? "  Line at offset 0x%llx of the file"
+							 : "  Line 0x%llx",
 			(unsigned long long)sh->line_addr);
 		fprintf(f, " (%llu %s", (unsigned long long)sh->line_misses, unit(soft));
 		if (sh->nr_lines > 1)
@@ -276,15 +279,18 @@ static void print_evidence(const struct cp_issue *is, bool soft, FILE *f)
 		if (sh->more_threads)
 			fprintf(f, "    other threads: %u %s\n", sh->more_threads, unit(soft));
 	} else if (is->type == CP_ISSUE_CONFLICT) {
-		fprintf(f, "  Access history: %u of %u accesses on L1 set %u, %u distinct lines "
-			"for %u ways\n", is->conflict.accesses, is->conflict.history,
-			is->conflict.set, is->conflict.distinct_lines, is->conflict.ways);
+		fprintf(f,
+			"  Access history: %u of %u accesses on L1 set %u, %u distinct lines "
+			"for %u ways\n",
+			is->conflict.accesses, is->conflict.history, is->conflict.set,
+			is->conflict.distinct_lines, is->conflict.ways);
 	} else if (is->type == CP_ISSUE_CAPACITY && is->capacity.stream) {
 		const struct cp_issue_capacity *c = &is->capacity;
 
-		fprintf(f, "  Access history: a stream with a stride of %lld bytes; footprint "
-			"%llu KiB (%s) > %s %llu KiB\n", (long long)c->stride,
-			(unsigned long long)(c->footprint >> 10),
+		fprintf(f,
+			"  Access history: a stream with a stride of %lld bytes; footprint "
+			"%llu KiB (%s) > %s %llu KiB\n",
+			(long long)c->stride, (unsigned long long)(c->footprint >> 10),
 			c->object_bytes ? "one pass over the object" : "distinct lines sampled",
 			cp_cache_slot_name(c->level), (unsigned long long)(c->level_bytes >> 10));
 	}
@@ -297,8 +303,9 @@ void cp_report_issue_print(size_t n, const struct cp_issue *is, bool soft,
 	__u32 pids[CP_ISSUE_MAX_PIDS];
 	size_t nr_pids;
 
-	fprintf(f, "\n#%zu %s %s", n, is->origin == CP_ORIGIN_ALLOCATOR ? "Allocator's" :
-				       "Application's", cp_issue_type_text(is->type));
+	fprintf(f, "\n#%zu %s %s", n,
+		is->origin == CP_ORIGIN_ALLOCATOR ? "Allocator's" : "Application's",
+		cp_issue_type_text(is->type));
 	print_insns(is, soft, v, f);
 	print_objects(is, f);
 	fprintf(f, "  Impact: %.1f %% of %s", 100.0 * is->score,
@@ -324,13 +331,16 @@ void cp_report_issues_print(const struct cp_classification *c, const struct cp_c
 	if (c->soft)
 		fprintf(f, "  source: soft, %s\n", CP_SOFT_NOTE);
 	if (c->app_filter_applies && !c->app_filter_passed)
-		fprintf(f, "  none reported: load misses are %.2f %% of sampled loads (below %.2f %%) "
+		fprintf(f,
+			"  none reported: load misses are %.2f %% of sampled loads (below %.2f %%) "
 			"and store misses %.2f %% of sampled stores (below %.2f %%)\n",
 			100.0 * c->load_miss_ratio, cfg->app_load_miss_ppm / 1e4,
 			100.0 * c->store_miss_ratio, cfg->app_store_miss_ppm / 1e4);
 	else if (!c->nr_issues && c->soft)
-		fprintf(f, "  none: no line or instruction with %.2f %% of the time samples shows "
-			"sharing, a conflict or a stream larger than L2\n", cfg->min_miss_ppm / 1e4);
+		fprintf(f,
+			"  none: no line or instruction with %.2f %% of the time samples shows "
+			"sharing, a conflict or a stream larger than L2\n",
+			cfg->min_miss_ppm / 1e4);
 	else if (!c->nr_issues)
 		fprintf(f, "  none: no instruction or line has %.2f %% of the misses\n",
 			cfg->min_miss_ppm / 1e4);
@@ -341,7 +351,8 @@ void cp_report_issues_print(const struct cp_classification *c, const struct cp_c
 			cfg->top ? cfg->top : CP_ISSUES_TOP_DEFAULT);
 	fprintf(f, "\n%zu minor issues suppressed\n", c->suppressed);
 	if (c->soft && c->unproven)
-		fprintf(f, "%zu hot memory instruction%s not reported: no conflict or stream larger "
+		fprintf(f,
+			"%zu hot memory instruction%s not reported: no conflict or stream larger "
 			"than L2 in the access history (%zu without a history yet)\n",
 			c->unproven, c->unproven == 1 ? "" : "s", c->unproven_no_history);
 }

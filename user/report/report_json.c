@@ -9,7 +9,7 @@
 
 void cp_report_geometry_json(struct cp_json *j, const struct cp_geometry *geo)
 {
-	static const char *const keys[CP_CACHE_NR_SLOTS] = { "l1d", "l2", "llc" };
+	static const char *const keys[CP_CACHE_NR_SLOTS] = {"l1d", "l2", "llc"};
 
 	cp_json_object(j, "geometry");
 	for (int s = 0; geo && s < CP_CACHE_NR_SLOTS; s++) {
@@ -158,7 +158,7 @@ static void put_insn_callers(struct cp_json *j, const struct cp_issue_insn *in,
 			     const struct cp_callers_view *v)
 {
 	unsigned int max = v && v->top > CP_CALLERS_JSON_MIN ? v->top : CP_CALLERS_JSON_MIN;
-	struct cp_insn_callers c = { 0 };
+	struct cp_insn_callers c = {0};
 
 	cp_json_array(j, "callers");
 	c.paths = v && v->fn ? calloc(max, sizeof(*c.paths)) : NULL;
@@ -255,9 +255,12 @@ static void put_u64s(struct cp_json *j, const struct u64_field *f, size_t n)
 static void put_conflict(struct cp_json *j, const struct cp_issue_conflict *c)
 {
 	const struct u64_field f[] = {
-		{ "set", c->set }, { "ways", c->ways }, { "accesses", c->accesses },
-		{ "history", c->history }, { "distinct_lines", c->distinct_lines },
-		{ "set_misses", c->set_misses },
+		{"set", c->set},
+		{"ways", c->ways},
+		{"accesses", c->accesses},
+		{"history", c->history},
+		{"distinct_lines", c->distinct_lines},
+		{"set_misses", c->set_misses},
 	};
 
 	cp_json_object(j, "conflict");
@@ -268,8 +271,10 @@ static void put_conflict(struct cp_json *j, const struct cp_issue_conflict *c)
 static void put_stream(struct cp_json *j, const struct cp_issue_capacity *c)
 {
 	const struct u64_field f[] = {
-		{ "footprint", c->footprint }, { "object_size", c->object_bytes },
-		{ "sampled_lines", c->sampled_lines }, { "level_size", c->level_bytes },
+		{"footprint", c->footprint},
+		{"object_size", c->object_bytes},
+		{"sampled_lines", c->sampled_lines},
+		{"level_size", c->level_bytes},
 	};
 
 	cp_json_object(j, "stream");

@@ -14,7 +14,7 @@
 #include "util/json_writer.h"
 
 /* Bumped when a key changes meaning or goes away; new keys do not bump it. */
-#define CP_JSON_VERSION	1
+#define CP_JSON_VERSION 1
 
 /* "geometry": {l1d, l2, llc: {size, ways, sets, line, from}} of @geo (NULL: empty). */
 void cp_report_geometry_json(struct cp_json *j, const struct cp_geometry *geo);

@@ -9,7 +9,7 @@
 
 typedef unsigned long long ull;
 
-#define MiB(b)	((double)(b) / (1024.0 * 1024.0))
+#define MiB(b) ((double)(b) / (1024.0 * 1024.0))
 
 /* "container docker 0123456789ab" (12 digits, as docker ps shows them) or "". */
 static void container_text(const struct cp_proc_summary *s, char *buf, size_t sz)
@@ -22,7 +22,6 @@ static void container_text(const struct cp_proc_summary *s, char *buf, size_t sz
 		 s->cg.container_id);
 }
 
-
 void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, FILE *f)
 {
 	const struct cp_proc_summary **list;
@@ -32,7 +31,7 @@ void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, 
 	if (!t || !top || !(list = calloc(top, sizeof(*list))))
 		return;
 	n = cp_proc_summaries__top(t, list, top);
-	while (n && !list[n - 1]->samples)	/* exec'd, never sampled */
+	while (n && !list[n - 1]->samples) /* exec'd, never sampled */
 		n--;
 	fprintf(f, "\nProcesses with the most samples (%zu of %zu; %llu seen, %llu evicted)\n", n,
 		cp_proc_summaries__count(t), (ull)cp_proc_summaries__seen(t),
@@ -40,15 +39,16 @@ void cp_report_procs_print(const struct cp_proc_summaries *t, unsigned int top, 
 	if (!n)
 		fprintf(f, "  none: no sample of a process arrived\n");
 	else
-		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "samples", "misses", "pid", "comm", "cgroup");
+		fprintf(f, "  %8s  %8s  %7s  %-16s %s\n", "samples", "misses", "pid", "comm",
+			"cgroup");
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_proc_summary *s = list[i];
 
 		container_text(s, ctr, sizeof(ctr));
 		fprintf(f, "  %8llu  %8llu  %7d  %-16s %s%s%s\n", (ull)s->samples, (ull)s->misses,
 			(int)s->pid, s->comm[0] ? cp_printable(s->comm, comm, sizeof(comm)) : "?",
-			s->cg.path[0] ? cp_printable(s->cg.path, cg, sizeof(cg)) : "?",
-			ctr, s->exited ? " (exited)" : "");
+			s->cg.path[0] ? cp_printable(s->cg.path, cg, sizeof(cg)) : "?", ctr,
+			s->exited ? " (exited)" : "");
 	}
 	free(list);
 }
@@ -130,33 +130,38 @@ static void json_refusals(struct cp_json *j, const struct cp_limits *l)
 void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 {
 	fprintf(f, "\nLimits (every store is capped; what made room is counted)\n");
-	fprintf(f, "  evicted: process states %llu live, %llu exited; heap objects %llu, miss lines %llu, "
+	fprintf(f,
+		"  evicted: process states %llu live, %llu exited; heap objects %llu, miss lines "
+		"%llu, "
 		"process summaries %llu; instructions not stored %llu\n",
 		(ull)l->processes_evicted, (ull)l->exited_dropped, (ull)l->objects_evicted,
-		(ull)l->lines_evicted,
-		(ull)l->summaries_evicted, (ull)l->insns_dropped);
+		(ull)l->lines_evicted, (ull)l->summaries_evicted, (ull)l->insns_dropped);
 	fprintf(f, "  symbolizer: snapshots evicted %llu, strings flushed %llu\n",
 		(ull)l->dwfls_evicted, (ull)l->string_flushes);
 	if (l->stacks_held || l->stacks_evicted)
 		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
 			(ull)l->stacks_held, (ull)l->stacks_evicted);
 	if (l->shared.files || l->shared.dropped || l->shared.refused)
-		fprintf(f, "  shared files (lines every mapping process meets on): %llu followed, "
+		fprintf(f,
+			"  shared files (lines every mapping process meets on): %llu followed, "
 			"%llu dropped at the cap of %u (their lines reported unnamed); accesses "
-			"left in their process's lines %llu\n", (ull)l->shared.files,
-			(ull)l->shared.dropped, CP_MAX_SHARED_FILES, (ull)l->shared.refused);
+			"left in their process's lines %llu\n",
+			(ull)l->shared.files, (ull)l->shared.dropped, CP_MAX_SHARED_FILES,
+			(ull)l->shared.refused);
 	print_refusals(l, f);
 	if (!l->live)
 		return;
-	fprintf(f, "  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB; "
+	fprintf(f,
+		"  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB; "
 		"%llu parsed first by a worker\n",
 		(ull)l->copies.made, (ull)l->copies.hits, (ull)l->copies.evictions,
 		(ull)l->copies.held, MiB(l->copies.held_bytes), (ull)l->parse_workers);
-	fprintf(f, "  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
-		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu", MiB(l->memory_bytes),
-		MiB(l->peak_memory_bytes), l->memory_counter ? l->memory_counter : "?",
-		MiB(l->max_memory_bytes), MiB(l->rss_bytes), MiB(l->peak_rss_bytes),
-		(ull)l->shrinks);
+	fprintf(f,
+		"  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
+		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu",
+		MiB(l->memory_bytes), MiB(l->peak_memory_bytes),
+		l->memory_counter ? l->memory_counter : "?", MiB(l->max_memory_bytes),
+		MiB(l->rss_bytes), MiB(l->peak_rss_bytes), (ull)l->shrinks);
 	if (l->shrinks)
 		fprintf(f, " (dropped %llu snapshots, %llu exited processes' objects)",
 			(ull)l->shrunk_dwfls, (ull)l->shrunk_processes);
@@ -167,26 +172,28 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 static const struct limit_key {
 	const char *key;
 	size_t off;
-} limit_keys[] = {
-	{ "process_states_evicted", offsetof(struct cp_limits, processes_evicted) },
-	{ "exited_process_states_dropped", offsetof(struct cp_limits, exited_dropped) },
-	{ "objects_evicted", offsetof(struct cp_limits, objects_evicted) },
-	{ "lines_evicted", offsetof(struct cp_limits, lines_evicted) },
-	{ "process_summaries_evicted", offsetof(struct cp_limits, summaries_evicted) },
-	{ "instructions_dropped", offsetof(struct cp_limits, insns_dropped) },
-	{ "symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted) },
-	{ "symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes) },
-	{ "stacks_evicted", offsetof(struct cp_limits, stacks_evicted) },
-	{ "shared_files", offsetof(struct cp_limits, shared.files) },
-	{ "shared_files_dropped", offsetof(struct cp_limits, shared.dropped) },
-	{ "shared_accesses_refused", offsetof(struct cp_limits, shared.refused) },
-}, memory_keys[] = {
-	{ "memory_bytes", offsetof(struct cp_limits, memory_bytes) },
-	{ "peak_memory_bytes", offsetof(struct cp_limits, peak_memory_bytes) },
-	{ "rss_bytes", offsetof(struct cp_limits, rss_bytes) },
-	{ "peak_rss_bytes", offsetof(struct cp_limits, peak_rss_bytes) },
-	{ "max_memory_bytes", offsetof(struct cp_limits, max_memory_bytes) },
-	{ "shrinks", offsetof(struct cp_limits, shrinks) },
+} limit_keys[] =
+	{
+		{"process_states_evicted", offsetof(struct cp_limits, processes_evicted)},
+		{"exited_process_states_dropped", offsetof(struct cp_limits, exited_dropped)},
+		{"objects_evicted", offsetof(struct cp_limits, objects_evicted)},
+		{"lines_evicted", offsetof(struct cp_limits, lines_evicted)},
+		{"process_summaries_evicted", offsetof(struct cp_limits, summaries_evicted)},
+		{"instructions_dropped", offsetof(struct cp_limits, insns_dropped)},
+		{"symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted)},
+		{"symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes)},
+		{"stacks_evicted", offsetof(struct cp_limits, stacks_evicted)},
+		{"shared_files", offsetof(struct cp_limits, shared.files)},
+		{"shared_files_dropped", offsetof(struct cp_limits, shared.dropped)},
+		{"shared_accesses_refused", offsetof(struct cp_limits, shared.refused)},
+},
+  memory_keys[] = {
+	  {"memory_bytes", offsetof(struct cp_limits, memory_bytes)},
+	  {"peak_memory_bytes", offsetof(struct cp_limits, peak_memory_bytes)},
+	  {"rss_bytes", offsetof(struct cp_limits, rss_bytes)},
+	  {"peak_rss_bytes", offsetof(struct cp_limits, peak_rss_bytes)},
+	  {"max_memory_bytes", offsetof(struct cp_limits, max_memory_bytes)},
+	  {"shrinks", offsetof(struct cp_limits, shrinks)},
 };
 
 static __u64 limit_value(const struct cp_limits *l, const struct limit_key *k)

@@ -81,10 +81,15 @@ int cp_summary_out_prom(struct cp_summary_out *o, const struct cp_summary *s, ch
 {
 	struct cp_prom_self self;
 	struct cp_prom_input in = {
-		.r = &s->report, .run = &s->run_bpf, .issues = &s->issues,
-		.window_s = s->window_s, .top = o->ro->prom_top, .pmu = o->pmu,
+		.r = &s->report,
+		.run = &s->run_bpf,
+		.issues = &s->issues,
+		.window_s = s->window_s,
+		.top = o->ro->prom_top,
+		.pmu = o->pmu,
 		.pid_label = o->ro->prom_pid_label,
-		.comm = o->live ? live_comm : NULL, .comm_ctx = o,
+		.comm = o->live ? live_comm : NULL,
+		.comm_ctx = o,
 	};
 
 	if (o->live) {

@@ -15,8 +15,8 @@
 
 #include "report/profile_report.h"
 
-#define CP_SUMMARY_ALL_ISSUES	1000	/* classified per summary: every serious one */
-#define CP_SUMMARY_COMMS	256	/* comms remembered, for processes gone by the next write */
+#define CP_SUMMARY_ALL_ISSUES 1000 /* classified per summary: every serious one */
+#define CP_SUMMARY_COMMS      256  /* comms remembered, for processes gone by the next write */
 
 /* A process's name as last read, so a series keeps it after the process exits. */
 struct cp_comm_seen {
@@ -25,15 +25,15 @@ struct cp_comm_seen {
 };
 
 struct cp_summary_out {
-	const struct cp_report_opts *ro;	/* files, filters, --prom-top */
-	const struct cp_geometry *geo;		/* NULL: the recording's */
-	const char *pmu;			/* "pebs", "ibs", "none", "unknown" */
-	bool live;				/* the profiler's own figures are written */
-	FILE *status;				/* the status line's stream; NULL: none */
-	__u64 last_cpu_ns;			/* the profiler's CPU time at the last status line */
+	const struct cp_report_opts *ro; /* files, filters, --prom-top */
+	const struct cp_geometry *geo;	 /* NULL: the recording's */
+	const char *pmu;		 /* "pebs", "ibs", "none", "unknown" */
+	bool live;			 /* the profiler's own figures are written */
+	FILE *status;			 /* the status line's stream; NULL: none */
+	__u64 last_cpu_ns;		 /* the profiler's CPU time at the last status line */
 	double last_s;
 	__u64 last_samples;
-	unsigned int next_comm;			/* comms[] slot the next new pid takes */
+	unsigned int next_comm; /* comms[] slot the next new pid takes */
 	struct cp_comm_seen comms[CP_SUMMARY_COMMS];
 };
 
@@ -42,7 +42,7 @@ struct cp_status {
 	double samples_per_s;
 	size_t issues;
 	__u64 drops;
-	double cpu_pct;				/* of one CPU, since the last line */
+	double cpu_pct; /* of one CPU, since the last line */
 };
 
 /*

@@ -60,18 +60,17 @@ static void call_site(Dwarf_Die *inl, struct cp_inline_caller *c)
 	/* the file index is into the line table of the unit holding @inl (with
 	 * dwz that need not be the CU the address led us to) */
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) ||
-	    !dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nr) ||
-	    idx >= nr)
+	    !dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nr) || idx >= nr)
 		return;
 	c->file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
 /* A function symbol of a module's symbol table. */
 struct func_sym {
-	__u64 addr;		/* Dwfl address (load bias applied) */
-	__u64 size;		/* 0: hand-written assembly, or unknown */
-	const char *name;	/* in libdw's copy of the string table */
-	unsigned char bind;	/* STB_* */
+	__u64 addr;	    /* Dwfl address (load bias applied) */
+	__u64 size;	    /* 0: hand-written assembly, or unknown */
+	const char *name;   /* in libdw's copy of the string table */
+	unsigned char bind; /* STB_* */
 };
 
 /*
@@ -89,24 +88,24 @@ struct func_index {
 /* One address range of a subprogram (a function split hot/cold has two). */
 struct func_range {
 	Dwarf_Addr lo;
-	Dwarf_Addr hi;		/* one past the end */
+	Dwarf_Addr hi; /* one past the end */
 	Dwarf_Die die;
 };
 
 struct cu_funcs {
 	Dwarf_Off cu_off;
 	size_t nr;
-	struct func_range *ranges;	/* sorted by lo */
-	bool cut;			/* past CP_MAX_FUNC_RANGES or CP_MAX_CU_RANGES */
+	struct func_range *ranges; /* sorted by lo */
+	bool cut;		   /* past CP_MAX_FUNC_RANGES or CP_MAX_CU_RANGES */
 };
 
 struct mod_cache {
-	struct func_index *syms;	/* NULL until built */
-	bool syms_failed;		/* out of memory: use the slow paths */
-	struct cu_funcs *cus;		/* sorted by cu_off */
+	struct func_index *syms; /* NULL until built */
+	bool syms_failed;	 /* out of memory: use the slow paths */
+	struct cu_funcs *cus;	 /* sorted by cu_off */
 	size_t nr_cus;
 	size_t cap_cus;
-	bool deep_said;			/* DWARF nested beyond our caps: counted */
+	bool deep_said; /* DWARF nested beyond our caps: counted */
 };
 
 static struct mod_cache *mod_cache(Dwfl_Module *mod)
@@ -143,8 +142,10 @@ static int cmp_func(const void *a, const void *b)
 	if (!x->size != !y->size)
 		return x->size ? -1 : 1;
 	if (x->bind != y->bind)
-		return x->bind == STB_GLOBAL ? -1 : y->bind == STB_GLOBAL ? 1 :
-		       x->bind == STB_WEAK ? -1 : 1;
+		return x->bind == STB_GLOBAL   ? -1
+		       : y->bind == STB_GLOBAL ? 1
+		       : x->bind == STB_WEAK   ? -1
+					       : 1;
 	if (underscores(x->name) != underscores(y->name))
 		return underscores(x->name) - underscores(y->name);
 	return strcmp(x->name, y->name);
@@ -175,7 +176,9 @@ static struct func_index *module_index(Dwfl_Module *mod, struct mod_cache *mc)
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
 		idx->syms[idx->nr++] = (struct func_sym){
-			.addr = addr, .size = sym.st_size, .name = name,
+			.addr = addr,
+			.size = sym.st_size,
+			.name = name,
 			.bind = GELF_ST_BIND(sym.st_info),
 		};
 	}
@@ -194,7 +197,7 @@ static void index_lookup(const struct func_index *idx, __u64 ip, const struct fu
 	size_t lo = 0, hi = idx->nr;
 
 	*cover = *below = NULL;
-	while (lo < hi) {	/* lo: the first symbol above ip */
+	while (lo < hi) { /* lo: the first symbol above ip */
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (idx->syms[mid].addr <= ip)
@@ -279,8 +282,8 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 	return NULL;
 }
 
-static int release_module(Dwfl_Module *mod, void **userdata, const char *name,
-			  Dwarf_Addr start, void *arg)
+static int release_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
 {
 	struct mod_cache *mc = *userdata;
 
@@ -346,7 +349,7 @@ static int add_ranges(struct cu_funcs *cf, size_t *cap, Dwarf_Die *die)
 			cf->ranges = r;
 			*cap = n;
 		}
-		cf->ranges[cf->nr++] = (struct func_range){ .lo = lo, .hi = hi, .die = *die };
+		cf->ranges[cf->nr++] = (struct func_range){.lo = lo, .hi = hi, .die = *die};
 	}
 	return 0;
 }
@@ -381,7 +384,7 @@ static const struct cu_funcs *cu_funcs(struct mod_cache *mc, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	size_t lo = 0, hi = mc->nr_cus, cap = 0;
-	struct cu_funcs cf = { .cu_off = off };
+	struct cu_funcs cf = {.cu_off = off};
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -561,17 +564,17 @@ int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut)
 		bool enter = r == 1;
 
 		if (!inside && r == 0)
-			enter = kind == SCOPE_WALK || (kind == SCOPE_MATCH &&
-							 !dwarf_hasattr(d, DW_AT_low_pc) &&
-							 !dwarf_hasattr(d, DW_AT_ranges));
+			enter = kind == SCOPE_WALK ||
+				(kind == SCOPE_MATCH && !dwarf_hasattr(d, DW_AT_low_pc) &&
+				 !dwarf_hasattr(d, DW_AT_ranges));
 		if (r == 1) {
 			int tag = dwarf_tag(d);
 
 			inside = true;
 			if (tag == DW_TAG_subprogram) /* a nested function: the innermost */
 				len = 0;
-			if (len < CP_MAX_DIE_DEPTH && (tag == DW_TAG_subprogram ||
-						       (tag == DW_TAG_inlined_subroutine && len)))
+			if (len < CP_MAX_DIE_DEPTH &&
+			    (tag == DW_TAG_subprogram || (tag == DW_TAG_inlined_subroutine && len)))
 				path[len++] = *d;
 		}
 		if (enter && dwarf_haschildren(d) > 0 && depth + 1 == CP_MAX_SCOPE_DEPTH) {
@@ -668,7 +671,7 @@ void cp_sym_describe(Dwfl_Module *mod, __u64 ip, struct cp_symbol_info *out)
 		out->function_offset = ip - entry;
 	}
 	if (out->function) {
-		out->nearest = NULL;	/* DWARF named it */
+		out->nearest = NULL; /* DWARF named it */
 		out->nearest_offset = 0;
 	}
 

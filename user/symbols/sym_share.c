@@ -7,21 +7,25 @@
 
 bool cp_sym_map_shareable(const struct cp_map *m)
 {
-	return m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC) && !m->deleted &&
-	       m->path && m->path[0] == '/' && m->inode;
+	return m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC) && !m->deleted && m->path &&
+	       m->path[0] == '/' && m->inode;
 }
 
 struct cp_sym_file_key cp_sym_map_key(const struct cp_map *m)
 {
 	return (struct cp_sym_file_key){
-		.dev_major = m->dev_major, .dev_minor = m->dev_minor, .ino = m->inode,
+		.dev_major = m->dev_major,
+		.dev_minor = m->dev_minor,
+		.ino = m->inode,
 	};
 }
 
 struct cp_sym_file_key cp_sym_stat_key(__u64 st_dev, __u64 st_ino)
 {
 	return (struct cp_sym_file_key){
-		.dev_major = major(st_dev), .dev_minor = minor(st_dev), .ino = st_ino,
+		.dev_major = major(st_dev),
+		.dev_minor = minor(st_dev),
+		.ino = st_ino,
 	};
 }
 
@@ -30,8 +34,8 @@ bool cp_sym_key_equal(const struct cp_sym_file_key *a, const struct cp_sym_file_
 	return a->ino == b->ino && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
-int cp_sym_link_addr(const struct cp_sym_load *loads, size_t nr, __u64 map_start,
-		     __u64 map_end, __u64 map_offset, __u64 ip, __u64 *vaddr)
+int cp_sym_link_addr(const struct cp_sym_load *loads, size_t nr, __u64 map_start, __u64 map_end,
+		     __u64 map_offset, __u64 ip, __u64 *vaddr)
 {
 	const struct cp_sym_load *seg = NULL;
 	__u64 off, map_last;

@@ -15,9 +15,9 @@
 
 /* A PT_LOAD segment: where its bytes are in the file and at link time. */
 struct cp_sym_load {
-	__u64 offset;		/* p_offset */
-	__u64 filesz;		/* p_filesz */
-	__u64 vaddr;		/* p_vaddr */
+	__u64 offset; /* p_offset */
+	__u64 filesz; /* p_filesz */
+	__u64 vaddr;  /* p_vaddr */
 };
 
 /* Which file a mapping holds: the kernel's device and inode (maps or stat). */
@@ -50,7 +50,7 @@ bool cp_sym_key_equal(const struct cp_sym_file_key *a, const struct cp_sym_file_
  * a load bias would place it). Returns 0, or -ENOENT when ip is outside the
  * mapping or the mapping maps no segment's bytes (the caller falls back).
  */
-int cp_sym_link_addr(const struct cp_sym_load *loads, size_t nr, __u64 map_start,
-		     __u64 map_end, __u64 map_offset, __u64 ip, __u64 *vaddr);
+int cp_sym_link_addr(const struct cp_sym_load *loads, size_t nr, __u64 map_start, __u64 map_end,
+		     __u64 map_offset, __u64 ip, __u64 *vaddr);
 
 #endif /* CP_SYM_SHARE_H */

@@ -32,36 +32,36 @@
 #include "util/hash.h"
 #include "util/path.h"
 
-#define CP_SYM_WAYS		4	/* result cache associativity */
+#define CP_SYM_WAYS 4 /* result cache associativity */
 /* The result cache's pid of a shared file's descriptions: no process has it */
-#define CP_SYM_FILE_PID		((pid_t)-1)
-#define CP_SYM_PID_BUCKETS	4096	/* counts of cached results by pid */
-#define CP_SYM_CHUNK		(64u << 10)	/* interned strings are carved from these */
+#define CP_SYM_FILE_PID	   ((pid_t)-1)
+#define CP_SYM_PID_BUCKETS 4096	       /* counts of cached results by pid */
+#define CP_SYM_CHUNK	   (64u << 10) /* interned strings are carved from these */
 
 /*
  * One Dwfl: a process's full snapshot (the fallback), an ELF file resolved
  * offline (by path), or an ELF file processes map (shared, by its key).
  */
 struct cp_sym_space {
-	Dwfl *dwfl;		/* NULL: slot free */
-	pid_t pid;		/* 0 for a file */
+	Dwfl *dwfl; /* NULL: slot free */
+	pid_t pid;  /* 0 for a file */
 	/* processes: the incarnation of @pid (struct cp_sym_snap); shared files: a number of
 	 * the same count, new for each file opened, that its cached descriptions are under */
 	__u32 inc;
-	char *path;		/* files only: as opened */
-	bool shared;		/* found by @key, not by @path */
+	char *path;  /* files only: as opened */
+	bool shared; /* found by @key, not by @path */
 	struct cp_sym_file_key key;
-	struct cp_sym_load *loads;	/* shared files: the PT_LOAD segments */
+	struct cp_sym_load *loads; /* shared files: the PT_LOAD segments */
 	size_t nr_loads;
-	__u64 bias;		/* shared files: Dwfl address - link-time address */
+	__u64 bias; /* shared files: Dwfl address - link-time address */
 	__u64 last_use;
-	__u64 snapshot_ns;	/* when the maps were read (processes) */
-	__u64 text_gen;		/* the maps text's generation (cp_symbolizer__set_maps_text) */
+	__u64 snapshot_ns; /* when the maps were read (processes) */
+	__u64 text_gen;	   /* the maps text's generation (cp_symbolizer__set_maps_text) */
 };
 
 /* How a shared file is opened. */
 enum cp_sym_open {
-	CP_SYM_OPEN_TARGET = 0,	/* in the process's root, the mapping's very file (target_file.h) */
+	CP_SYM_OPEN_TARGET = 0, /* in the process's root, the mapping's very file (target_file.h) */
 	CP_SYM_OPEN_NAMED,	/* a path a recording names, in ours */
 	CP_SYM_OPEN_MOVED,	/* where --path-map says: the user's word, symlinks followed */
 	CP_SYM_OPEN_VDSO,	/* our own [vdso] copy */
@@ -69,7 +69,7 @@ enum cp_sym_open {
 
 /* Where a mapping's file is opened to be shared. */
 struct cp_sym_share {
-	const char *open_path;	/* the mapped path, or a copy; NULL: not shared (the fallback) */
+	const char *open_path; /* the mapped path, or a copy; NULL: not shared (the fallback) */
 	struct cp_sym_file_key key;
 	enum cp_sym_open how;
 };
@@ -82,33 +82,33 @@ struct cp_sym_share {
  * are cached under both.
  */
 struct cp_sym_snap {
-	pid_t pid;		/* 0: slot free */
+	pid_t pid; /* 0: slot free */
 	__u32 inc;
-	bool exited;		/* kept for its results and late samples, never for a new process */
-	__u64 start_ticks;	/* its starttime (machine/proc_start.h): who it is; 0: unknown */
-	__u64 start_ns;		/* ... on the records' clock */
+	bool exited;	   /* kept for its results and late samples, never for a new process */
+	__u64 start_ticks; /* its starttime (machine/proc_start.h): who it is; 0: unknown */
+	__u64 start_ns;	   /* ... on the records' clock */
 	struct cp_maps *maps;
-	struct cp_sym_share *share;	/* one per mapping of maps */
+	struct cp_sym_share *share; /* one per mapping of maps */
 	__u64 last_use;
-	__u64 snapshot_ns;	/* when the maps were read */
-	__u64 text_gen;		/* the maps text's generation */
+	__u64 snapshot_ns; /* when the maps were read */
+	__u64 text_gen;	   /* the maps text's generation */
 };
 
 struct cp_sym_key {
 	__u64 ip;
-	__u64 stamp;		/* last use; 0: empty */
+	__u64 stamp; /* last use; 0: empty */
 	pid_t pid;
-	__u32 inc;		/* the incarnation of @pid that sampled @ip */
+	__u32 inc; /* the incarnation of @pid that sampled @ip */
 };
 
 /* Interned strings: an open-addressing set over chunk-allocated copies. */
 struct cp_sym_strings {
 	const char **slots;
-	size_t cap;		/* power of two */
+	size_t cap; /* power of two */
 	size_t nr;
 	char **chunks;
 	size_t nr_chunks;
-	size_t chunk_used;	/* in the last chunk */
+	size_t chunk_used; /* in the last chunk */
 	__u64 bytes;
 };
 
@@ -117,22 +117,22 @@ struct cp_symbolizer {
 	size_t max_spaces;
 	struct cp_sym_snap *snaps;
 	size_t max_snaps;
-	size_t nr_exited;		/* snapshots of exited processes held */
-	__u32 last_inc;			/* the last incarnation given */
-	struct cp_sym_key *keys;	/* nr_sets * CP_SYM_WAYS */
+	size_t nr_exited;	 /* snapshots of exited processes held */
+	__u32 last_inc;		 /* the last incarnation given */
+	struct cp_sym_key *keys; /* nr_sets * CP_SYM_WAYS */
 	/* results cached per pid bucket (pid % CP_SYM_PID_BUCKETS), to skip most drops' look */
 	__u32 by_pid[CP_SYM_PID_BUCKETS];
 	struct cp_symbol_info *results;
-	size_t nr_sets;			/* power of two */
+	size_t nr_sets; /* power of two */
 	struct cp_sym_strings strings;
 	__u64 clock;
 	struct cp_symbolizer_stats stats;
-	size_t max_string_bytes;	/* interned strings beyond this are flushed */
-	cp_maps_text_fn maps_text;	/* NULL: /proc/PID/maps */
+	size_t max_string_bytes;   /* interned strings beyond this are flushed */
+	cp_maps_text_fn maps_text; /* NULL: /proc/PID/maps */
 	void *maps_text_ctx;
-	bool replay;			/* snapshots only when told (cp_symbolizer__refresh) */
-	const struct cp_path_map *path_map;	/* where named files are now; NULL: as named */
-	int vdso_fd;			/* our own [vdso] as a file (own_vdso.h); -1: none yet */
+	bool replay;			    /* snapshots only when told (cp_symbolizer__refresh) */
+	const struct cp_path_map *path_map; /* where named files are now; NULL: as named */
+	int vdso_fd; /* our own [vdso] as a file (own_vdso.h); -1: none yet */
 	size_t vdso_len;
 	struct cp_sym_file_key vdso_key; /* its key, taken once: a sealed copy of ours */
 	bool vdso_tried;
@@ -142,7 +142,7 @@ struct cp_symbolizer {
 
 static __u64 hash_str(const char *s)
 {
-	__u64 h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	__u64 h = 0xcbf29ce484222325ull; /* FNV-1a */
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
@@ -296,7 +296,8 @@ static void cache_put(struct cp_symbolizer *s, pid_t pid, __u32 inc, __u64 ip,
 	if (s->keys[victim].stamp)
 		s->by_pid[(__u32)s->keys[victim].pid % CP_SYM_PID_BUCKETS]--;
 	s->by_pid[(__u32)pid % CP_SYM_PID_BUCKETS]++;
-	s->keys[victim] = (struct cp_sym_key){ .ip = ip, .pid = pid, .inc = inc, .stamp = ++s->clock };
+	s->keys[victim] =
+		(struct cp_sym_key){.ip = ip, .pid = pid, .inc = inc, .stamp = ++s->clock};
 	s->results[victim] = *info;
 }
 
@@ -337,10 +338,10 @@ static void flush_strings(struct cp_symbolizer *s)
  * Set while a process's modules are opened, for find_elf below. Thread-local
  * because libdwfl gives find_elf no argument of ours that would carry it.
  */
-static __thread pid_t opening_pid;		/* 0: files named by a recording */
+static __thread pid_t opening_pid; /* 0: files named by a recording */
 static __thread const struct cp_path_map *opening_map;
-static __thread const struct cp_maps *opening_maps;	/* the mappings, for their files' keys */
-static __thread size_t opening_modules;		/* modules opened in this Dwfl */
+static __thread const struct cp_maps *opening_maps; /* the mappings, for their files' keys */
+static __thread size_t opening_modules;		    /* modules opened in this Dwfl */
 
 /*
  * Where libdwfl's module @name (reported at @low) is and what it must be:
@@ -353,16 +354,16 @@ static const char *module_where(const char *name, __u64 low, char *buf, size_t s
 	const char *path = cp_path_map_apply(opening_map, name, buf, sz);
 	const struct cp_map *m;
 
-	*w = (struct cp_tf_where){ .path = path };
-	*want = (struct cp_tf_want){ .follow = path != name };
+	*w = (struct cp_tf_where){.path = path};
+	*want = (struct cp_tf_want){.follow = path != name};
 	if (!path || path != name || !opening_pid)
 		return path;
 	m = cp_maps__find(opening_maps, low);
 	w->pid = opening_pid;
 	if (m && m->kind == CP_MAP_FILE && m->inode)
-		cp_map_target_file(m, NULL, opening_pid, w, want);	/* without " (deleted)" */
+		cp_map_target_file(m, NULL, opening_pid, w, want); /* without " (deleted)" */
 	else if (strstr(name, " (deleted)"))
-		return NULL;	/* only map_files reaches it: a mapping we do not know */
+		return NULL; /* only map_files reaches it: a mapping we do not know */
 	return w->path;
 }
 
@@ -447,14 +448,14 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
  * .gnu_debuglink names a file next to the binary, which is the target's to
  * make a FIFO or a link to anything.
  */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
 	const unsigned char *bits;
-	struct cp_tf_where w = { .path = path };
-	struct cp_tf_want want = { .follow = true };
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {.follow = true};
 	enum cp_tf_refusal why;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
@@ -657,8 +658,12 @@ static int space_for_pid(struct cp_symbolizer *s, const struct cp_sym_snap *sn,
 	s->stats.fallbacks++;
 	sp = space_slot(s);
 	*sp = (struct cp_sym_space){
-		.dwfl = dwfl, .pid = sn->pid, .inc = sn->inc, .last_use = ++s->clock,
-		.snapshot_ns = cp_now_ns(), .text_gen = gen,
+		.dwfl = dwfl,
+		.pid = sn->pid,
+		.inc = sn->inc,
+		.last_use = ++s->clock,
+		.snapshot_ns = cp_now_ns(),
+		.text_gen = gen,
 	};
 	*out = sp;
 	return 0;
@@ -689,7 +694,9 @@ static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
 
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			sp->loads[sp->nr_loads++] = (struct cp_sym_load){
-				.offset = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+				.offset = ph.p_offset,
+				.filesz = ph.p_filesz,
+				.vaddr = ph.p_vaddr,
 			};
 	}
 	sp->bias = bias;
@@ -718,7 +725,7 @@ static int open_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
 		close(fd);
 	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
 		dwfl_end(dwfl);
-		return -ENOEXEC;	/* readable but not ELF */
+		return -ENOEXEC; /* readable but not ELF */
 	}
 	*out = dwfl;
 	return 0;
@@ -727,8 +734,8 @@ static int open_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
 /* A sealed, checked copy of a file a path names (a recording, --path-map, the user). */
 static int open_named(const char *path, bool follow)
 {
-	struct cp_tf_where w = { .path = path };
-	struct cp_tf_want want = { .follow = follow };
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {.follow = follow};
 	enum cp_tf_refusal why;
 
 	return cp_elf_guard_open(&w, &want, &why);
@@ -772,7 +779,7 @@ static struct cp_sym_space *shared_space(struct cp_symbolizer *s, const struct c
 static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *map,
 			    const struct cp_sym_share *m, struct cp_sym_space **out)
 {
-	struct cp_sym_space tmp = { .shared = true, .key = m->key };
+	struct cp_sym_space tmp = {.shared = true, .key = m->key};
 	Dwfl_Module *mod;
 	int err;
 
@@ -986,8 +993,8 @@ static const char *own_vdso_path(struct cp_symbolizer *s, const struct cp_map *m
  * --path-map says, or at their paths; a live process's file must be the
  * very file it maps (device and inode), found as target_file.h finds it.
  */
-static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
-			      char *buf, size_t sz, struct cp_sym_share *sh)
+static const char *share_path(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m, char *buf,
+			      size_t sz, struct cp_sym_share *sh)
 {
 	struct cp_tf_where w;
 	struct cp_tf_want want;
@@ -1092,7 +1099,7 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
-		space_for_pid(s, sn, &sp);	/* failing: the process is gone already */
+		space_for_pid(s, sn, &sp); /* failing: the process is gone already */
 	*snp = sn;
 	return 0;
 }
@@ -1103,8 +1110,7 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
  * after @when_ns (a record's time; 0: no check) is another's than the
  * record's: -ESRCH too, but it is kept for that other process.
  */
-static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, __u64 when_ns,
-			struct cp_sym_snap **out)
+static int snap_for_pid(struct cp_symbolizer *s, pid_t pid, __u64 when_ns, struct cp_sym_snap **out)
 {
 	struct cp_maps *maps;
 	__u64 gen = 0, start;
@@ -1242,8 +1248,7 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 
 	if (err)
 		return err;
-	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip,
-			     &vaddr))
+	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr))
 		return -ENOENT;
 	hit = cache_find(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias);
 	if (hit) {
@@ -1340,8 +1345,7 @@ static void flush_if_due(struct cp_symbolizer *s)
 		flush_strings(s);
 }
 
-int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip,
-			   struct cp_symbol_info *out)
+int cp_symbolizer__resolve(struct cp_symbolizer *s, pid_t pid, __u64 ip, struct cp_symbol_info *out)
 {
 	const struct cp_symbol_info *hit;
 	struct cp_sym_snap *sn;
@@ -1484,8 +1488,7 @@ static int fill_mapping(struct cp_symbolizer *s, struct cp_sym_snap *sn, const s
 	return 0;
 }
 
-int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip,
-			   struct cp_sym_mapping *out)
+int cp_symbolizer__mapping(struct cp_symbolizer *s, pid_t pid, __u64 ip, struct cp_sym_mapping *out)
 {
 	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
 	const struct cp_map *m;
@@ -1558,7 +1561,7 @@ static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_s
 		return -ENOMEM;
 	}
 	sp = space_slot(s);
-	*sp = (struct cp_sym_space){ .dwfl = dwfl, .path = copy, .last_use = ++s->clock };
+	*sp = (struct cp_sym_space){.dwfl = dwfl, .path = copy, .last_use = ++s->clock};
 	*out = sp;
 	return 0;
 }
@@ -1624,8 +1627,9 @@ static int by_recent_use(const void *a, const void *b)
 
 size_t cp_symbolizer__shrink(struct cp_symbolizer *s)
 {
-	size_t new_max = s->max_spaces / 2 > CP_SYM_MIN_PROCESSES ? s->max_spaces / 2 :
-			 CP_SYM_MIN_PROCESSES, dropped = 0;
+	size_t new_max = s->max_spaces / 2 > CP_SYM_MIN_PROCESSES ? s->max_spaces / 2
+								  : CP_SYM_MIN_PROCESSES,
+	       dropped = 0;
 
 	/*
 	 * Dwfls are what grows (libdw's copies of debug sections): keep fewer

@@ -49,35 +49,35 @@
 #include <elfutils/libdwfl.h>
 #include "util/path_map.h"
 
-#define CP_SYM_MAX_PROCESSES	64	/* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
-#define CP_SYM_MAX_MODULES	512	/* files opened per process (a Dwfl of its own) */
-#define CP_SYM_BUILD_ID_DIR	"/usr/lib/debug/.build-id"	/* the only separate debug info read */
-#define CP_SYM_MIN_PROCESSES	8	/* ... and the fewest shrinks leave */
-#define CP_SYM_MAX_RESULTS	16384	/* default cached (pid, ip) results */
-#define CP_SYM_MAX_EXITED	32	/* snapshots of exited processes kept for the report */
-#define CP_MAX_INLINE_DEPTH	8	/* callers kept per inline chain */
+#define CP_SYM_MAX_PROCESSES 64	 /* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
+#define CP_SYM_MAX_MODULES   512 /* files opened per process (a Dwfl of its own) */
+#define CP_SYM_BUILD_ID_DIR  "/usr/lib/debug/.build-id" /* the only separate debug info read */
+#define CP_SYM_MIN_PROCESSES 8				/* ... and the fewest shrinks leave */
+#define CP_SYM_MAX_RESULTS   16384			/* default cached (pid, ip) results */
+#define CP_SYM_MAX_EXITED    32 /* snapshots of exited processes kept for the report */
+#define CP_MAX_INLINE_DEPTH  8	/* callers kept per inline chain */
 /* interned strings kept before they and the result cache are flushed */
-#define CP_SYM_MAX_STRING_BYTES	(16u << 20)
+#define CP_SYM_MAX_STRING_BYTES (16u << 20)
 /* Re-snapshots for a newly mapped file: often enough that a dlopen'd library
  * resolves within a report, rarely enough that a process mapping files
  * without code cannot make us re-read its maps per sample. */
-#define CP_SYM_REFRESH_MIN_MS	200
+#define CP_SYM_REFRESH_MIN_MS 200
 
 /* A function that the one before it in the chain was inlined into. */
 struct cp_inline_caller {
-	const char *function;	/* NULL if DWARF names none */
-	const char *file;	/* the call site of the inlined function, NULL if unknown */
+	const char *function; /* NULL if DWARF names none */
+	const char *file;     /* the call site of the inlined function, NULL if unknown */
 	__u32 line;
 	__u32 column;
 };
 
 /* cp_symbol_info.flags */
-#define CP_SYM_DEBUG_INFO	(1u << 0)	/* file and line came from DWARF */
-#define CP_SYM_INLINE_TRUNCATED	(1u << 1)	/* deeper than CP_MAX_INLINE_DEPTH */
+#define CP_SYM_DEBUG_INFO	(1u << 0) /* file and line came from DWARF */
+#define CP_SYM_INLINE_TRUNCATED (1u << 1) /* deeper than CP_MAX_INLINE_DEPTH */
 
 struct cp_symbol_info {
 	__u64 ip;
-	const char *module;	/* path of the mapped file, "[vdso]"; NULL if none maps ip */
+	const char *module; /* path of the mapped file, "[vdso]"; NULL if none maps ip */
 	/* ip - the module's load bias: the link-time address, what `addr2line -e
 	 * MODULE` and cp_symbolizer__resolve_file() take */
 	__u64 module_offset;
@@ -85,9 +85,9 @@ struct cp_symbol_info {
 	 * else the ELF symbol (.symtab, or .dynsym in a stripped file) whose range
 	 * holds ip; NULL if neither */
 	const char *function;
-	__u64 function_offset;	/* ip - entry of the out-of-line function holding ip */
-	const char *file;	/* source file of ip as DWARF names it; NULL without DWARF */
-	__u32 line;		/* 0 if unknown */
+	__u64 function_offset; /* ip - entry of the out-of-line function holding ip */
+	const char *file;      /* source file of ip as DWARF names it; NULL without DWARF */
+	__u32 line;	       /* 0 if unknown */
 	__u32 column;
 	/* function NULL (stripped, ip in a static function): the closest function
 	 * symbol below ip, any table, and ip's distance from it; NULL if none */
@@ -98,24 +98,24 @@ struct cp_symbol_info {
 	 * decode from a known instruction boundary) */
 	__u64 sym_start;
 	__u64 sym_size;
-	__u32 flags;		/* CP_SYM_* */
-	__u32 nr_inlined;	/* callers in inlined[], innermost first */
+	__u32 flags;	  /* CP_SYM_* */
+	__u32 nr_inlined; /* callers in inlined[], innermost first */
 	struct cp_inline_caller inlined[CP_MAX_INLINE_DEPTH];
 };
 
 struct cp_symbolizer_stats {
-	__u64 lookups;		/* cp_symbolizer__resolve() calls */
-	__u64 cache_hits;	/* served from the (pid, ip) result cache */
-	__u64 snapshots;	/* maps read (attach, refresh, evicted and back; fallbacks too) */
-	__u64 auto_refreshes;	/* snapshots taken for an ip in a file mapped since (dlopen) */
-	__u64 evictions;	/* Dwfls and snapshots dropped to stay within max_processes */
-	__u64 failures;		/* lookups that returned an error */
-	__u64 string_bytes;	/* interned strings held now */
-	__u64 string_flushes;	/* strings and results dropped: over the cap, or a shrink */
-	__u64 file_spaces;	/* ELF files opened to be shared by the processes mapping them */
-	__u64 shared_lookups;	/* lookups answered from a shared file */
-	__u64 file_cache_hits;	/* of those, described before for a process mapping the file */
-	__u64 fallbacks;	/* processes' own Dwfls taken (files not found again, ...) */
+	__u64 lookups;		  /* cp_symbolizer__resolve() calls */
+	__u64 cache_hits;	  /* served from the (pid, ip) result cache */
+	__u64 snapshots;	  /* maps read (attach, refresh, evicted and back; fallbacks too) */
+	__u64 auto_refreshes;	  /* snapshots taken for an ip in a file mapped since (dlopen) */
+	__u64 evictions;	  /* Dwfls and snapshots dropped to stay within max_processes */
+	__u64 failures;		  /* lookups that returned an error */
+	__u64 string_bytes;	  /* interned strings held now */
+	__u64 string_flushes;	  /* strings and results dropped: over the cap, or a shrink */
+	__u64 file_spaces;	  /* ELF files opened to be shared by the processes mapping them */
+	__u64 shared_lookups;	  /* lookups answered from a shared file */
+	__u64 file_cache_hits;	  /* of those, described before for a process mapping the file */
+	__u64 fallbacks;	  /* processes' own Dwfls taken (files not found again, ...) */
 	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
 };
 
@@ -199,15 +199,15 @@ void cp_symbolizer__forget(struct cp_symbolizer *s, pid_t pid);
 int cp_symbolizer__resolve_file(struct cp_symbolizer *s, const char *path, __u64 vaddr,
 				struct cp_symbol_info *out);
 
-#define CP_SYM_BUILD_ID_MAX	64	/* bytes of a build-id kept (SHA-1's 20 in practice) */
+#define CP_SYM_BUILD_ID_MAX 64 /* bytes of a build-id kept (SHA-1's 20 in practice) */
 
 /* A file mapping of a process and the build-id of the file symbolized for it. */
 struct cp_sym_mapping {
-	__u64 start;		/* first byte */
-	__u64 end;		/* one past the last */
-	__u64 offset;		/* file offset mapped at start */
-	const char *path;	/* as the maps name it; a string like cp_symbol_info's */
-	__u32 build_id_len;	/* 0: none known (no ELF file opened, or none in it) */
+	__u64 start;	    /* first byte */
+	__u64 end;	    /* one past the last */
+	__u64 offset;	    /* file offset mapped at start */
+	const char *path;   /* as the maps name it; a string like cp_symbol_info's */
+	__u32 build_id_len; /* 0: none known (no ELF file opened, or none in it) */
 	__u8 build_id[CP_SYM_BUILD_ID_MAX];
 };
 
@@ -239,8 +239,7 @@ typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t s
  * @pid's maps as text, owned by the callee, and a generation that changes
  * whenever the text does; 0, or a negative errno when it has none.
  */
-typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *len,
-			       __u64 *gen);
+typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen);
 
 /*
  * Takes processes' maps from @fn instead of /proc/PID/maps: a recorder that

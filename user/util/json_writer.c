@@ -59,11 +59,21 @@ void cp_json_write_string(FILE *f, const char *str)
 			continue;
 		}
 		switch (*s) {
-		case '"':  fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
 		default:
 			if (*s < 0x20 || *s == 0x7f)
 				fprintf(f, "\\u%04x", *s);
@@ -103,8 +113,14 @@ static void open_nested(struct cp_json *j, const char *key, char c)
 	j->closer[j->depth] = c == '{' ? '}' : ']';
 }
 
-void cp_json_object(struct cp_json *j, const char *key) { open_nested(j, key, '{'); }
-void cp_json_array(struct cp_json *j, const char *key) { open_nested(j, key, '['); }
+void cp_json_object(struct cp_json *j, const char *key)
+{
+	open_nested(j, key, '{');
+}
+void cp_json_array(struct cp_json *j, const char *key)
+{
+	open_nested(j, key, '[');
+}
 
 void cp_json_end(struct cp_json *j)
 {
@@ -145,7 +161,7 @@ void cp_json_double(struct cp_json *j, const char *key, double v, int decimals)
 	if (isfinite(v))
 		fprintf(j->f, "%.*f", decimals, v);
 	else
-		fputs("null", j->f);	/* JSON has no NaN or infinity */
+		fputs("null", j->f); /* JSON has no NaN or infinity */
 }
 
 void cp_json_bool(struct cp_json *j, const char *key, bool v)

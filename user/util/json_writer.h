@@ -12,23 +12,23 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#define CP_JSON_DEPTH	16
+#define CP_JSON_DEPTH 16
 
 struct cp_json {
 	FILE *f;
 	int depth;
-	bool first[CP_JSON_DEPTH];	/* no member written yet at this depth */
-	char closer[CP_JSON_DEPTH];	/* '}' or ']' */
-	bool after_key;			/* a key was written; its value comes next */
-	bool error;			/* nesting overflow or mismatch */
+	bool first[CP_JSON_DEPTH];  /* no member written yet at this depth */
+	char closer[CP_JSON_DEPTH]; /* '}' or ']' */
+	bool after_key;		    /* a key was written; its value comes next */
+	bool error;		    /* nesting overflow or mismatch */
 };
 
 void cp_json_init(struct cp_json *j, FILE *f);
 /* Starts an object or array; @key names it inside an object, NULL elsewhere. */
 void cp_json_object(struct cp_json *j, const char *key);
 void cp_json_array(struct cp_json *j, const char *key);
-void cp_json_end(struct cp_json *j);		/* closes the innermost one */
-void cp_json_str(struct cp_json *j, const char *key, const char *s);	/* NULL: null */
+void cp_json_end(struct cp_json *j);				     /* closes the innermost one */
+void cp_json_str(struct cp_json *j, const char *key, const char *s); /* NULL: null */
 void cp_json_u64(struct cp_json *j, const char *key, __u64 v);
 void cp_json_i64(struct cp_json *j, const char *key, long long v);
 void cp_json_double(struct cp_json *j, const char *key, double v, int decimals);

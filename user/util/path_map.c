@@ -29,8 +29,7 @@ int cp_path_map_add(struct cp_path_map *m, char *arg, char *err, size_t err_sz)
 	return 0;
 }
 
-const char *cp_path_map_apply(const struct cp_path_map *m, const char *path, char *buf,
-			      size_t sz)
+const char *cp_path_map_apply(const struct cp_path_map *m, const char *path, char *buf, size_t sz)
 {
 	/* "[vdso]", "[heap]" and the like name no file */
 	for (unsigned int i = 0; m && path[0] == '/' && i < m->nr; i++) {

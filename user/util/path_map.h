@@ -10,12 +10,12 @@
 
 #include <stddef.h>
 
-#define CP_MAX_PATH_MAPS	16
+#define CP_MAX_PATH_MAPS 16
 
 struct cp_path_map {
 	unsigned int nr;
 	struct {
-		const char *from;	/* absolute, no trailing '/' (but "/" itself) */
+		const char *from; /* absolute, no trailing '/' (but "/" itself) */
 		size_t from_len;
 		const char *to;
 	} e[CP_MAX_PATH_MAPS];
@@ -33,7 +33,6 @@ int cp_path_map_add(struct cp_path_map *m, char *arg, char *err, size_t err_sz);
  * it, in @buf; @path itself when none does (or @m is NULL). NULL when the
  * mapped path does not fit in @buf.
  */
-const char *cp_path_map_apply(const struct cp_path_map *m, const char *path, char *buf,
-			      size_t sz);
+const char *cp_path_map_apply(const struct cp_path_map *m, const char *path, char *buf, size_t sz);
 
 #endif /* CP_PATH_MAP_H */

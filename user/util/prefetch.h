@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CP_PREFETCH_LINE	64
+#define CP_PREFETCH_LINE 64
 
 static inline void cp_prefetch_range(const void *p, size_t len)
 {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The allocation probes (live/alloc_probes.h): their targets, the probes
+ * placed and attached on each target's allocator, the system-call programs
+ * that follow them, detaching, and the counters; the budget windows are
+ * live/alloc_windows.c's.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <pthread.h>
-#include <time.h>
 #include <signal.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,7 +25,7 @@
 #include "objects/allocator.h"
 #include "objects/elf_code.h"
 #include "live/alloc_probes.h"
-#include "budget/prog_cost.h"
+#include "live/alloc_probes_priv.h"
 #include "budget/sys_windows.h"
 #include "live/cpu_costs.h"
 #include "live/drain.h"
@@ -36,124 +39,20 @@
 #include "util/log.h"
 #include "util/printable.h"
 #include "util/perf_open.h"
-#include "util/rt_thread.h"
 #include "util/sysfs.h"
 
-#define CP_MAX_ALLOC_TARGETS CP_MAX_TGIDS
-#define CP_PLACE_CODE_MAX    4096 /* function bytes decoded for placement */
-#define CP_PURGE_BATCH	     4096
-#define CP_PURGE_KEY_MAX     32	     /* bytes of the largest key purge_tgid() handles */
-#define CP_CUT_POLL_NS	     1000000 /* a window with no mark: the cutter looks every ms */
-#define CP_MAX_EXIT_SITES    128     /* exit-point probes per target */
-
-/* One distinct probed address of an allocator. */
-struct site {
-	enum cp_alloc_func func;
-	__u64 off; /* file offset of the probe (function + placement) */
-	__u32 sp_adjust;
-	bool need_ret;
-	bool exits; /* its result comes from exit-point probes (it may throw) */
-};
-
-/* One exit-point probe (decode/exit_points.h), shared by the variants that reach it. */
-struct exit_site {
-	__u64 off;    /* file offset of the jcc or jmp */
-	__u64 cookie; /* CP_EXIT_COOKIE_* */
-};
-
-struct target {
-	pid_t pid; /* -1: every process (-a) */
-	struct cp_allocator *alloc;
-	struct site sites[CP_FN_NR_PROBED];
-	int nr_sites;
-	struct exit_site exits[CP_MAX_EXIT_SITES];
-	int nr_exits;
-	struct cp_probe_link links[2 * CP_FN_NR_PROBED + CP_MAX_EXIT_SITES];
-	int nr_links;
-	struct cp_alloc_guard guard;
-	__u64 calls;	       /* taken from alloc_calls so far */
-	struct cp_cpu_src cpu; /* where that is read, held open */
-	__u64 cpu_ns;	       /* its CPU time at the last tick (-a: the machine's busy time) */
-	__u64 cpu_total_ns;    /* CPU time it used while probed */
-	__u64 since_ns;	       /* first tick */
-	__u64 allow_calls; /* budget windows: calls the open window may take past the last tick */
-	__u64 cut_base;	   /* -a: all CPUs' counted calls when the window's allowance was set */
-	__u64 tick_base;   /* -a: all CPUs' counted calls at the last tick */
-	__u64 exit_traps;  /* its share of the exit points' traps so far */
-	__u64 tick_calls;  /* calls taken at the current tick */
-	bool cut;	   /* the cutter detached the probes; the guard is told at the next tick */
-	__u64 mark;	   /* its mark as last set here (0: none; -a: all CPUs' count) */
-	bool mark_failed;  /* the last mark could not be set: the cutter polls while it is open */
-	dev_t file_dev;	   /* the file the probes are on (attach_links()) */
-	ino_t file_ino;
-	int held_fd; /* -a: that file, held open for the run (-1: none yet) */
-};
-
-/* The system-call tracepoints the mapping programs go on (sys_tp_progs()). */
-#define SYS_TPS 7
-
-struct cp_alloc_probes {
-	struct cacheperf *skel;
-	struct cp_alloc_probed all_loader; /* -a: the profiler's own loader (ino 0: unknown) */
-	struct cp_alloc_probes_opts opts;
-	struct cp_alloc_guard_cfg guard_cfg;
-	struct bpf_link *sys_links[8];
-	int nr_sys_links;
-	__u64 sys_tp_ids[SYS_TPS];	   /* sys_tp_progs()' tracepoint ids, 0: not read yet */
-	bool sys_warned;		   /* said once that they failed to attach again */
-	struct cp_sys_windows sys_windows; /* which windows they go with */
-	bool sys_skipped;		   /* the open window goes without them */
-	__u64 sys_mappings;		   /* the mappings recorded when they went on */
-	struct cp_link_reaper *reaper;	   /* destroys detached uprobes off the loop */
-	bool multi;			   /* uprobe multi links (live/uprobe_multi.h) */
-	bool measuring;			   /* the programs' cost is being measured */
-	struct cp_prog_cost prog_base;	   /* the programs' counters when it began */
-	__u64 prog_ns;			   /* their run time per call, once measured */
-	struct cp_prog_cost sys_base;	   /* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;		   /* their run time per system call, once measured */
-	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
-	__u64 prog_at_ns; /* measuring: since then; else: measure again then */
-	__u64 prog_measures;
-	bool raw_syscalls;
-	__u64 exit_traps_seen; /* all CPUs' exit points' traps at the last tick */
-	/*
-	 * The cutter: a thread that ends a budget window where its allowance
-	 * ends (cp_alloc_guard_allowance()), even while the profiling loop is
-	 * busy with a slow record. @lock guards the targets and their links
-	 * between it and the loop's calls.
-	 */
-	pthread_t cutter;
-	bool cutter_on, cutter_stop;
-	/*
-	 * What wakes it while only processes' windows are open: alloc_cuts,
-	 * where a count that reached its mark (alloc_cut_at) puts a record,
-	 * and @cut_efd, written to stop it. NULL and -1 when either could not
-	 * be had: it polls then, as for -a's window.
-	 */
-	struct ring_buffer *cut_rb;
-	int cut_efd;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct target *targets[CP_MAX_ALLOC_TARGETS];
-	int nr_targets;
-	__u64 placed, entry_emulated, single_step;
-	__u64 new_unprobed;		      /* throwing operator new variants left unprobed */
-	__u64 forwarded;		      /* variants that only jump to a probed function */
-	__u64 backoffs_gone, backoff_ns_gone; /* of targets already detached */
-	__u64 attached_ns_gone, run_ns_gone, cpu_ns_gone, budget_offs_gone, calls_gone;
-	/* the targets already detached with the most calls, most first */
-	struct cp_budget_proc gone[CP_BUDGET_TOP_PROCS];
-	__u32 nr_gone;
-};
+#define CP_PLACE_CODE_MAX 4096 /* function bytes decoded for placement */
+#define CP_PURGE_BATCH	  4096
+#define CP_PURGE_KEY_MAX  32 /* bytes of the largest key purge_tgid() handles */
 
 /* A target's CPU time now: the process's, or with -a the machine's busy time. */
-static __u64 target_cpu_ns(struct target *t)
+__u64 cp_ap_target_cpu_ns(struct target *t)
 {
 	return cp_cpu_src_ns(&t->cpu, NULL);
 }
 
 /* Time @t's probes were attached up to @now_ns: completed windows and the current one. */
-static __u64 attached_ns(const struct target *t, __u64 now_ns)
+__u64 cp_ap_attached_ns(const struct target *t, __u64 now_ns)
 {
 	__u64 ns = t->guard.attached_ns;
 
@@ -392,7 +291,7 @@ static __u64 mappings_now(const struct cp_alloc_probes *ap)
  * with the probes attached 1 % of the time. Mappings made while they are off
  * are unseen, like the objects allocated then.
  */
-static void sync_syscalls(struct cp_alloc_probes *ap)
+void cp_ap_sync_syscalls(struct cp_alloc_probes *ap)
 {
 	bool want = false;
 	int err;
@@ -456,12 +355,8 @@ struct cp_alloc_probes *cp_alloc_probes__new(struct cacheperf *skel,
 	return ap;
 }
 
-static void stop_cutter(struct cp_alloc_probes *ap);
-static void set_allowance(struct cp_alloc_probes *ap, struct target *t);
-static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target *t);
-
 /* All CPUs' counted allocator calls so far (-a's windows); 0 when unread. */
-static __u64 all_calls(const struct cp_alloc_probes *ap)
+__u64 cp_ap_all_calls(const struct cp_alloc_probes *ap)
 {
 	struct cp_cpu_cost sum;
 
@@ -469,7 +364,7 @@ static __u64 all_calls(const struct cp_alloc_probes *ap)
 }
 
 /* Hands @t's links to the reaper: the loop does not wait for the kernel. */
-static void detach_links(struct cp_alloc_probes *ap, struct target *t)
+void cp_ap_detach_links(struct cp_alloc_probes *ap, struct target *t)
 {
 	struct cp_probe_link order[sizeof(t->links) / sizeof(t->links[0])];
 
@@ -486,7 +381,7 @@ static void free_target(struct cp_alloc_probes *ap, struct target *t)
 
 	if (!t)
 		return;
-	detach_links(ap, t);
+	cp_ap_detach_links(ap, t);
 	key = (__u32)t->pid;
 	if (t->mark && t->pid > 0)
 		bpf_map__delete_elem(ap->skel->maps.alloc_cut_at, &key, sizeof(key), 0);
@@ -503,7 +398,7 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 {
 	if (!ap)
 		return;
-	stop_cutter(ap);
+	cp_ap_stop_cutter(ap);
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
 	cp_link_reaper__free(ap->reaper); /* waits for every link */
@@ -513,7 +408,7 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	free(ap);
 }
 
-static struct target *find_target(const struct cp_alloc_probes *ap, pid_t pid, int *idx)
+struct target *cp_ap_find_target(const struct cp_alloc_probes *ap, pid_t pid, int *idx)
 {
 	for (int i = 0; i < ap->nr_targets; i++) {
 		if (ap->targets[i]->pid == pid) {
@@ -919,7 +814,7 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
 					 path);
 	}
 	if (err)
-		detach_links(ap, t);
+		cp_ap_detach_links(ap, t);
 	return err;
 }
 
@@ -933,7 +828,7 @@ static int attach_fd(struct cp_alloc_probes *ap, struct target *t, const char *p
  * whose processes get probes of their own; probed at the old offsets, every
  * new process of the host would have trapped mid-instruction.
  */
-static int attach_links(struct cp_alloc_probes *ap, struct target *t)
+int cp_ap_attach_links(struct cp_alloc_probes *ap, struct target *t)
 {
 	int fd = t->held_fd >= 0 ? fcntl(t->held_fd, F_DUPFD_CLOEXEC, 0)
 				 : cp_allocator_open(t->alloc);
@@ -970,7 +865,7 @@ static int attach_links(struct cp_alloc_probes *ap, struct target *t)
 static const struct cp_alloc_probed *all_probed(const struct cp_alloc_probes *ap,
 						struct cp_alloc_probed *p)
 {
-	const struct target *all = find_target(ap, -1, NULL);
+	const struct target *all = cp_ap_find_target(ap, -1, NULL);
 
 	if (!all)
 		return NULL;
@@ -997,7 +892,7 @@ bool cp_alloc_probes__all_likely(const struct cp_alloc_probes *ap, pid_t pid)
 	struct cp_maps *m;
 	bool same;
 
-	if (!ap->all_loader.ino || !find_target(ap, -1, NULL) || cp_maps__read(NULL, pid, &m))
+	if (!ap->all_loader.ino || !cp_ap_find_target(ap, -1, NULL) || cp_maps__read(NULL, pid, &m))
 		return false;
 	ld = cp_allocator_loader(m);
 	same = ld && cp_alloc_probed_is(&ap->all_loader, ld->dev_major, ld->dev_minor, ld->inode);
@@ -1011,7 +906,7 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 	struct target *t;
 	int err;
 
-	if (find_target(ap, pid, NULL))
+	if (cp_ap_find_target(ap, pid, NULL))
 		return -EEXIST;
 	if (ap->nr_targets >= CP_MAX_ALLOC_TARGETS)
 		return -ENOSPC;
@@ -1038,19 +933,19 @@ static int add_target(struct cp_alloc_probes *ap, pid_t pid, const char *libc_pa
 		goto fail;
 	cp_cpu_src_open(&t->cpu, NULL, pid);
 	place_sites(ap, t);
-	err = attach_links(ap, t);
+	err = cp_ap_attach_links(ap, t);
 	if (err)
 		goto fail;
 	/* measured from the attach: a hot allocator's first calls count against the budget */
 	t->since_ns = cp_now_ns();
-	t->cpu_ns = target_cpu_ns(t);
+	t->cpu_ns = cp_ap_target_cpu_ns(t);
 	cp_alloc_guard_init(&t->guard, &ap->guard_cfg, t->since_ns);
 	pthread_mutex_lock(&ap->lock);
 	if (pid <= 0)
-		t->tick_base = all_calls(ap);
-	set_allowance(ap, t);
+		t->tick_base = cp_ap_all_calls(ap);
+	cp_ap_set_allowance(ap, t);
 	ap->targets[ap->nr_targets++] = t;
-	sync_syscalls(ap);
+	cp_ap_sync_syscalls(ap);
 	pthread_cond_signal(&ap->wake);
 	pthread_mutex_unlock(&ap->lock);
 	return 0;
@@ -1091,7 +986,7 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 
 	if (pid <= 0)
 		return -EINVAL;
-	t = find_target(ap, pid, NULL);
+	t = cp_ap_find_target(ap, pid, NULL);
 	err = t ? allocator_changed(ap, t, pid, early) : 0;
 	if (err < 0 && err != -ENOMEM)
 		return -EAGAIN;
@@ -1104,14 +999,14 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 		cp_alloc_probes__detach_pid(ap, pid);
 	}
 	err = add_target(ap, pid, NULL, early);
-	t = err ? NULL : find_target(ap, pid, NULL);
+	t = err ? NULL : cp_ap_find_target(ap, pid, NULL);
 	if (ap->opts.log && t)
 		fprintf(ap->opts.log, "alloc probes: pid %d: probed in its own %s (%s)\n", (int)pid,
 			cp_allocator_kind_name(t->alloc->kind), t->alloc->path);
 	/* -v: why a process got no probes of its own (failures are the caller's to say) */
 	if (ap->opts.log && err == -EEXIST)
 		fprintf(ap->opts.log, "alloc probes: pid %d: %s\n", (int)pid,
-			find_target(ap, pid, NULL)
+			cp_ap_find_target(ap, pid, NULL)
 				? "has its probes already"
 				: "its allocator is the system-wide one, probed already");
 	return err;
@@ -1246,7 +1141,7 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	int i;
 
 	pthread_mutex_lock(&ap->lock);
-	t = find_target(ap, pid, &i);
+	t = cp_ap_find_target(ap, pid, &i);
 	if (!t) {
 		pthread_mutex_unlock(&ap->lock);
 		return -ENOENT;
@@ -1256,13 +1151,13 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 	ap->backoff_ns_gone += t->guard.backoff_total_ns;
 	ap->budget_offs_gone += t->guard.budget_offs;
 	ap->cpu_ns_gone += t->cpu_total_ns;
-	ap->attached_ns_gone += attached_ns(t, cp_now_ns());
+	ap->attached_ns_gone += cp_ap_attached_ns(t, cp_now_ns());
 	ap->run_ns_gone += t->since_ns ? cp_now_ns() - t->since_ns : 0;
 	if (t->pid > 0)
 		keep_gone(ap, t);
 	ap->targets[i] = ap->targets[--ap->nr_targets];
 	free_target(ap, t);
-	sync_syscalls(ap);
+	cp_ap_sync_syscalls(ap);
 	pthread_mutex_unlock(&ap->lock);
 	if (pid > 0) {
 		bpf_map__delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), 0);
@@ -1270,545 +1165,6 @@ int cp_alloc_probes__detach_pid(struct cp_alloc_probes *ap, pid_t pid)
 		purge_tgid(ap->skel->maps.alloc_site_stacks, pid);
 	}
 	return 0;
-}
-
-/* Calls counted for @t (a process) since the last tick. */
-static __u64 take_calls(struct cp_alloc_probes *ap, const struct target *t)
-{
-	__u32 key = t->pid;
-	__u64 n = 0;
-
-	if (bpf_map__lookup_and_delete_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &n,
-					    sizeof(n), 0))
-		return 0;
-	return n;
-}
-
-/*
- * -a: the calls of every process since the last tick, as all CPUs counted
- * them (each call at once), less @others, those the processes probed on
- * their own (another allocator) were counted through their own probes. The
- * busiest process's count alone, as before, let the windows spend half
- * again their share while a build ran beside them. The system-wide probes
- * count nothing per process (CP_ALLOC_COOKIE_ALL): alloc_calls holds the
- * processes probed on their own alone, and is not walked.
- */
-static __u64 take_all_calls(struct cp_alloc_probes *ap, struct target *t, __u64 others)
-{
-	__u64 all, n;
-
-	all = all_calls(ap);
-	n = all > t->tick_base ? all - t->tick_base : 0;
-	if (all)
-		t->tick_base = all;
-	return n > others ? n - others : 0;
-}
-
-/*
- * The run time and runs of the allocation probes' programs so far (@prog),
- * and of the raw system-call programs, with the system calls they ran on
- * (@sys), as the programs time themselves (bpf/cpu_cost.bpf.h); zeros
- * when unread.
- */
-static void prog_costs(const struct cp_alloc_probes *ap, struct cp_prog_cost *prog,
-		       struct cp_prog_cost *sys)
-{
-	struct cp_cpu_cost sum;
-
-	memset(prog, 0, sizeof(*prog));
-	memset(sys, 0, sizeof(*sys));
-	if (cp_cpu_costs__sum(ap->skel, &sum))
-		return;
-	*prog = (struct cp_prog_cost){.run_ns = sum.alloc_prog_ns, .calls = sum.alloc_prog_calls};
-	if (ap->raw_syscalls)
-		*sys = (struct cp_prog_cost){.run_ns = sum.sys_prog_ns, .calls = sum.syscalls};
-}
-
-/*
- * What the windows take a call to cost: the traps (calibrated) and the
- * programs. Until the programs' cost is measured on the targets' first
- * calls it is taken to be the traps' again (it measures 0.9-1.1 us against
- * 1.2 us of traps here): sizing the first windows on the traps alone made
- * them twice too long.
- */
-static __u64 guard_call_ns(const struct cp_alloc_probes *ap)
-{
-	return ap->opts.call_ns + (ap->prog_ns ? ap->prog_ns : ap->opts.call_ns);
-}
-
-/* A measure ends: the next CP_PROG_COST_AGAIN_NS after @now_ns. */
-static void measure_end(struct cp_alloc_probes *ap, __u64 now_ns)
-{
-	ap->measuring = false;
-	ap->prog_at_ns = now_ns + CP_PROG_COST_AGAIN_NS;
-}
-
-/* A measure begins: the programs' counters now are its base. */
-static void measure_begin(struct cp_alloc_probes *ap, __u64 now_ns)
-{
-	prog_costs(ap, &ap->prog_base, &ap->sys_base);
-	ap->measuring = true;
-	ap->prog_at_ns = now_ns;
-}
-
-/*
- * A later measure @ns per call (@sys_ns per system call) against the
- * figures in use: a higher one is kept, and every target's account is
- * charged what its calls so far owe on top, so the windows from now on pay
- * for the past too (the run's estimate prices the calls at what the
- * programs took over the run: user/live/run.c).
- */
-static void revise_prog_cost(struct cp_alloc_probes *ap, __u64 ns, __u64 sys_ns)
-{
-	__u64 owed = cp_prog_cost_raise(&ap->prog_ns, ns);
-
-	cp_prog_cost_raise(&ap->sys_prog_ns, sys_ns);
-	for (int i = 0; i < ap->nr_targets && owed; i++)
-		cp_alloc_guard_charge(&ap->targets[i]->guard, &ap->guard_cfg,
-				      ap->targets[i]->calls * owed);
-}
-
-/*
- * The programs' own cost per call, once the targets made
- * CP_PROG_COST_CALLS of them since the measure began: windows from then on
- * count it. CP_PROG_COST_AGAIN_NS after, it is measured again, over the
- * windows of at most CP_PROG_COST_SPAN_NS (revise_prog_cost()).
- */
-static void measure_prog_cost(struct cp_alloc_probes *ap, __u64 now_ns)
-{
-	struct cp_prog_cost now, sys;
-	__u64 ns, sys_ns = 0;
-
-	if (!ap->measuring) {
-		if (ap->prog_ns && ap->nr_targets && now_ns >= ap->prog_at_ns)
-			measure_begin(ap, now_ns);
-		return;
-	}
-	prog_costs(ap, &now, &sys);
-	if (!cp_prog_cost_per_call(&now, &ap->prog_base,
-				   ap->prog_ns ? CP_PROG_COST_AGAIN_CALLS : CP_PROG_COST_CALLS,
-				   &ns)) {
-		/* a later measure that found too few calls: another time */
-		if (ap->prog_ns && now_ns - ap->prog_at_ns >= CP_PROG_COST_SPAN_NS)
-			measure_end(ap, now_ns);
-		return;
-	}
-	/* the system-call programs ran in the same windows, on every system call */
-	cp_prog_cost_per_call(&sys, &ap->sys_base, 1, &sys_ns);
-	ap->prog_measures++;
-	if (!ap->prog_ns) {
-		ap->prog_ns = ap->prog_ns_first = ns;
-		ap->sys_prog_ns = ap->sys_prog_ns_first = sys_ns;
-	} else {
-		revise_prog_cost(ap, ns, sys_ns);
-	}
-	measure_end(ap, now_ns);
-	ap->guard_cfg.call_ns = guard_call_ns(ap);
-}
-
-/* @t's calls counted since the last tick, as the cutter sees them. */
-static __u64 window_calls(const struct cp_alloc_probes *ap, const struct target *t)
-{
-	__u64 n;
-
-	if (t->pid > 0)
-		return pending_calls(ap, t);
-	n = all_calls(ap);
-	return n > t->cut_base ? n - t->cut_base : 0;
-}
-
-/* Whether @t has a budget window open: what the cutter watches. */
-static bool window_open(const struct target *t)
-{
-	return t->nr_links && t->allow_calls != ~0ull;
-}
-
-/*
- * Sets process @t's mark in BPF to where its open window's allowance ends
- * (0: no window), when the cutter waits on the marks: when it is not what
- * was set last, or always (@again: BPF clears a mark it reached). Under
- * ap->lock.
- */
-static void set_mark(struct cp_alloc_probes *ap, struct target *t, bool again)
-{
-	__u32 key = (__u32)t->pid;
-	__u64 mark = 0;
-	int err;
-
-	if (!ap->cut_rb)
-		return;
-	/* a window with nothing left is cut by the next call (batch) */
-	if (window_open(t))
-		mark = t->allow_calls ? t->allow_calls : 1;
-	/* -a: where all CPUs' count ends the window */
-	if (mark && t->pid <= 0)
-		mark += t->cut_base;
-	if (mark == t->mark && !again)
-		return;
-	if (t->pid > 0)
-		err = bpf_map__update_elem(ap->skel->maps.alloc_cut_at, &key, sizeof(key), &mark,
-					   sizeof(mark), BPF_ANY);
-	else
-		/* no one count in BPF holds all CPUs' calls: each CPU gets a mark */
-		err = cp_cpu_costs__mark_calls(ap->skel, mark);
-	/* not set (a full map): the cutter polls, as without the marks */
-	t->mark = err ? 0 : mark;
-	t->mark_failed = err != 0;
-}
-
-/* What the open window of @t may still take, from the calls counted now on; under ap->lock. */
-static void set_allowance(struct cp_alloc_probes *ap, struct target *t)
-{
-	t->allow_calls = cp_alloc_guard_allowance(&t->guard, &ap->guard_cfg);
-	if (t->pid <= 0 && t->allow_calls != ~0ull)
-		t->cut_base = all_calls(ap);
-	set_mark(ap, t, false);
-}
-
-/*
- * Ends each open budget window whose calls reached its allowance: its
- * links go to the reaper, whose real-time workers take them off at once and
- * together; under ap->lock. Returns true while a window is open.
- */
-static bool cut_windows(struct cp_alloc_probes *ap)
-{
-	bool open = false, cut = false;
-
-	for (int i = 0; i < ap->nr_targets; i++) {
-		struct target *t = ap->targets[i];
-
-		if (!window_open(t))
-			continue;
-		if (window_calls(ap, t) < t->allow_calls) {
-			open = true;
-			continue;
-		}
-		detach_links(ap, t);
-		t->cut = true;
-		cut = true;
-	}
-	if (cut)
-		sync_syscalls(ap);
-	return open;
-}
-
-/*
- * Sets every open window's mark again, so that a count that reaches it
- * from now on wakes the cutter, and one that reached it before is seen by
- * the cut_windows() that follows. Whether the marks serve: they are had,
- * and every open window's is set. Under ap->lock.
- */
-static bool marks_serve(struct cp_alloc_probes *ap)
-{
-	bool serve = ap->cut_rb != NULL;
-
-	for (int i = 0; serve && i < ap->nr_targets; i++) {
-		struct target *t = ap->targets[i];
-
-		set_mark(ap, t, window_open(t));
-		serve = !(window_open(t) && t->mark_failed);
-	}
-	return serve;
-}
-
-/* Waits for a record in alloc_cuts (a mark reached) or the stop, and takes the records. */
-static void wait_for_mark(struct cp_alloc_probes *ap)
-{
-	struct pollfd fds[2] = {
-		{.fd = ring_buffer__epoll_fd(ap->cut_rb), .events = POLLIN},
-		{.fd = ap->cut_efd, .events = POLLIN},
-	};
-
-	if (poll(fds, 2, -1) > 0 && fds[0].revents)
-		ring_buffer__consume(ap->cut_rb);
-}
-
-/*
- * The cutter's loop: while a window is open, woken by its mark, or every
- * CP_CUT_POLL_NS when a mark could not be set.
- */
-static void *cutter_main(void *arg)
-{
-	struct cp_alloc_probes *ap = arg;
-	const struct timespec poll = {.tv_nsec = CP_CUT_POLL_NS};
-
-	pthread_mutex_lock(&ap->lock);
-	while (!ap->cutter_stop) {
-		bool marked = marks_serve(ap);
-
-		if (!cut_windows(ap)) {
-			pthread_cond_wait(&ap->wake, &ap->lock);
-			continue;
-		}
-		pthread_mutex_unlock(&ap->lock);
-		if (marked)
-			wait_for_mark(ap);
-		else
-			nanosleep(&poll, NULL);
-		pthread_mutex_lock(&ap->lock);
-	}
-	pthread_mutex_unlock(&ap->lock);
-	return NULL;
-}
-
-/* A record in alloc_cuts: what matters is that it woke the cutter. */
-static int on_mark(void *ctx, void *data, size_t size)
-{
-	(void)ctx;
-	(void)data;
-	(void)size;
-	return 0;
-}
-
-/* The marks' ring and the stop's eventfd; without either the cutter polls. */
-static void open_marks(struct cp_alloc_probes *ap)
-{
-	ap->cut_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ap->cut_efd >= 0)
-		ap->cut_rb = ring_buffer__new(bpf_map__fd(ap->skel->maps.alloc_cuts), on_mark, NULL,
-					      NULL);
-	if (!ap->cut_rb)
-		cp_warn("the allocation probes' cutter polls their counts every millisecond: its "
-			"wakeups could not be set up: %s",
-			strerror(errno));
-}
-
-static void close_marks(struct cp_alloc_probes *ap)
-{
-	ring_buffer__free(ap->cut_rb);
-	ap->cut_rb = NULL;
-	if (ap->cut_efd >= 0)
-		close(ap->cut_efd);
-	ap->cut_efd = -1;
-}
-
-/*
- * Starts the cutter once budget windows are on; without it the loop's
- * ticks cut them. Real-time where it may be (util/rt_thread.h): it sleeps
- * between polls, a few microseconds of work each.
- */
-static void start_cutter(struct cp_alloc_probes *ap)
-{
-	int err;
-
-	if (ap->cutter_on || !ap->guard_cfg.budget_ppm || !ap->guard_cfg.call_ns)
-		return;
-	open_marks(ap);
-	err = cp_rt_thread_start(&ap->cutter, "cp-cutter", cutter_main, ap);
-	if (err) {
-		close_marks(ap);
-		cp_warn("the allocation probes' windows are cut by the profiling loop only: no "
-			"thread: %s",
-			strerror(err));
-		return;
-	}
-	ap->cutter_on = true;
-}
-
-static void stop_cutter(struct cp_alloc_probes *ap)
-{
-	if (!ap->cutter_on)
-		return;
-	pthread_mutex_lock(&ap->lock);
-	ap->cutter_stop = true;
-	pthread_cond_signal(&ap->wake);
-	if (ap->cut_efd >= 0 && eventfd_write(ap->cut_efd, 1))
-		cp_warn("the allocation probes' cutter: its stop not written: %s", strerror(errno));
-	pthread_mutex_unlock(&ap->lock);
-	pthread_join(ap->cutter, NULL);
-	ap->cutter_on = false;
-	close_marks(ap);
-}
-
-/* Says what the guard did to @t (@act, or a cut) on -v and to the owner. */
-static void said_guard(const struct cp_alloc_probes *ap, const struct target *t,
-		       enum cp_guard_action act, bool cut)
-{
-	if (ap->opts.log)
-		fprintf(ap->opts.log,
-			"alloc probes: pid %d: %s (%llu calls/s, budget %llu; next window %llu "
-			"calls, %llu came late; spent %llu ns of %llu earned)\n",
-			(int)t->pid,
-			cut			 ? "window cut at its allowance"
-			: act == CP_GUARD_DETACH ? "backing off"
-						 : "resuming",
-			(unsigned long long)t->guard.last_rate,
-			(unsigned long long)ap->guard_cfg.max_rate,
-			(unsigned long long)t->allow_calls, (unsigned long long)t->guard.late_calls,
-			(unsigned long long)t->guard.spent_ns,
-			(unsigned long long)t->guard.earned_ns);
-	if (ap->opts.on_guard)
-		ap->opts.on_guard(t->pid, cut || act == CP_GUARD_DETACH, ap->opts.ctx);
-}
-
-/* The exit points' traps of all CPUs since the last tick; 0 where no target has exit points. */
-static __u64 new_exit_traps(struct cp_alloc_probes *ap)
-{
-	struct cp_cpu_cost sum;
-	__u64 n;
-	bool any = false;
-
-	for (int i = 0; i < ap->nr_targets && !any; i++)
-		any = ap->targets[i]->nr_exits > 0;
-	if (!any || cp_cpu_costs__sum(ap->skel, &sum))
-		return 0;
-	n = sum.exit_traps > ap->exit_traps_seen ? sum.exit_traps - ap->exit_traps_seen : 0;
-	ap->exit_traps_seen = sum.exit_traps;
-	return n;
-}
-
-/*
- * The exit points' @traps of this tick, a uprobe trap each (cp_unit_exit_ns()),
- * charged to the targets' accounts: by their calls at this tick, or, when
- * none called (traps of calls counted earlier), to the first with exit points.
- */
-static void charge_exit_traps(struct cp_alloc_probes *ap, __u64 traps)
-{
-	__u64 all = 0, left = traps;
-	struct target *first = NULL;
-
-	if (!traps)
-		return;
-	for (int i = 0; i < ap->nr_targets; i++) {
-		all += ap->targets[i]->tick_calls;
-		if (!first && ap->targets[i]->nr_exits)
-			first = ap->targets[i];
-	}
-	for (int i = 0; i < ap->nr_targets && all; i++) {
-		struct target *t = ap->targets[i];
-		__u64 n = (__u64)((unsigned __int128)traps * t->tick_calls / all);
-
-		t->exit_traps += n;
-		left -= n;
-		cp_alloc_guard_charge(&t->guard, &ap->guard_cfg, n * ap->opts.exit_ns);
-	}
-	if (left && first) {
-		first->exit_traps += left;
-		cp_alloc_guard_charge(&first->guard, &ap->guard_cfg, left * ap->opts.exit_ns);
-	}
-}
-
-int cp_alloc_probes__tick(struct cp_alloc_probes *ap, __u64 now_ns)
-{
-	__u64 others = 0;
-	int changed = 0, err = 0;
-	bool open = false;
-
-	pthread_mutex_lock(&ap->lock);
-	measure_prog_cost(ap, now_ns);
-	for (int i = 0; i < ap->nr_targets; i++)
-		if (ap->targets[i]->pid > 0)
-			others += ap->targets[i]->tick_calls = take_calls(ap, ap->targets[i]);
-	for (int i = 0; i < ap->nr_targets; i++)
-		if (ap->targets[i]->pid <= 0)
-			ap->targets[i]->tick_calls = take_all_calls(ap, ap->targets[i], others);
-	charge_exit_traps(ap, new_exit_traps(ap));
-	for (int i = 0; i < ap->nr_targets; i++) {
-		struct target *t = ap->targets[i];
-		__u64 calls = t->tick_calls;
-		enum cp_guard_action act;
-
-		__u64 cpu = target_cpu_ns(t), cpu_delta = cpu > t->cpu_ns ? cpu - t->cpu_ns : 0;
-
-		t->calls += calls;
-		t->cpu_ns = cpu;
-		t->cpu_total_ns += cpu_delta;
-		if (t->cut) {
-			t->cut = false;
-			cp_alloc_guard_cut(&t->guard, t->allow_calls, now_ns);
-			said_guard(ap, t, CP_GUARD_DETACH, true);
-			changed++;
-		}
-		/* attaching while links come off waits for them with the window open, uncut */
-		t->guard.hold = cp_link_reaper__pending(ap->reaper) > 0;
-		act = cp_alloc_guard_tick(&t->guard, &ap->guard_cfg, calls, cpu_delta, now_ns);
-		if (act == CP_GUARD_DETACH) {
-			detach_links(ap, t);
-		} else if (act == CP_GUARD_ATTACH) {
-			int e = attach_links(ap, t);
-
-			if (e && !err)
-				err = e;
-		}
-		set_allowance(ap, t);
-		open = open || window_open(t);
-		if (act == CP_GUARD_NONE)
-			continue;
-		changed++;
-		said_guard(ap, t, act, false);
-	}
-	if (changed)
-		sync_syscalls(ap);
-	/*
-	 * The cutter waits while no window is open: woken only when one is (a
-	 * futex wake and a context switch ten times a second were a tenth of
-	 * the profiler's steady CPU time under -p)
-	 */
-	if (open)
-		pthread_cond_signal(&ap->wake);
-	pthread_mutex_unlock(&ap->lock);
-	return err ? err : changed;
-}
-
-void cp_alloc_probes__flush(struct cp_alloc_probes *ap)
-{
-	cp_link_reaper__flush(ap->reaper);
-}
-
-__u64 cp_alloc_probes__next_tick_ns(const struct cp_alloc_probes *ap)
-{
-	__u64 next = 0;
-
-	for (int i = 0; i < ap->nr_targets; i++) {
-		__u64 t;
-
-		/*
-		 * an open window is the cutter's to end: the loop need not wake
-		 * at each shortest window's end (a quiet target's stays open,
-		 * and that was 200 wakeups a second)
-		 */
-		if (ap->cutter_on && window_open(ap->targets[i]))
-			continue;
-		t = cp_alloc_guard_next_ns(&ap->targets[i]->guard, &ap->guard_cfg);
-
-		if (t && (!next || t < next))
-			next = t;
-	}
-	return next;
-}
-
-bool cp_alloc_probes__backed_off(const struct cp_alloc_probes *ap, pid_t pid)
-{
-	const struct target *t = find_target(ap, pid, NULL);
-
-	return t && t->guard.backed_off;
-}
-
-void cp_alloc_probes__set_budget(struct cp_alloc_probes *ap, __u32 budget_ppm, __u64 call_ns,
-				 __u64 exit_ns)
-{
-	pthread_mutex_lock(&ap->lock);
-	ap->opts.budget_ppm = budget_ppm;
-	ap->opts.call_ns = call_ns;
-	ap->opts.exit_ns = exit_ns;
-	ap->guard_cfg.budget_ppm = budget_ppm;
-	ap->guard_cfg.call_ns = guard_call_ns(ap);
-	if (budget_ppm && call_ns && !ap->measuring && !ap->prog_ns)
-		measure_begin(ap, cp_now_ns());
-	pthread_mutex_unlock(&ap->lock);
-	start_cutter(ap);
-}
-
-/* @t's calls counted in BPF and not taken yet (the guard takes them each tick). */
-static __u64 pending_calls(const struct cp_alloc_probes *ap, const struct target *t)
-{
-	__u32 key = t->pid;
-	__u64 pending = 0;
-
-	if (t->pid > 0)
-		bpf_map__lookup_elem(ap->skel->maps.alloc_calls, &key, sizeof(key), &pending,
-				     sizeof(pending), 0);
-	return pending;
 }
 
 void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
@@ -1819,7 +1175,7 @@ void cp_alloc_probes__each_proc(const struct cp_alloc_probes *ap,
 		struct cp_budget_proc p = {
 			.pid = t->pid,
 			.cpu_ns = t->cpu_total_ns,
-			.alloc_calls = t->calls + pending_calls(ap, t),
+			.alloc_calls = t->calls + cp_ap_pending_calls(ap, t),
 			.exit_traps = t->exit_traps,
 		};
 
@@ -1865,14 +1221,14 @@ void cp_alloc_probes__stats(const struct cp_alloc_probes *ap, struct cp_alloc_pr
 	for (int i = 0; i < ap->nr_targets; i++) {
 		const struct target *t = ap->targets[i];
 
-		out->calls += t->calls + pending_calls(ap, t);
+		out->calls += t->calls + cp_ap_pending_calls(ap, t);
 		out->links += t->nr_links;
 		out->backoffs += t->guard.backoffs;
 		out->backoff_ns += t->guard.backoff_total_ns;
 		out->backed_off += t->guard.backed_off;
 		out->budget_offs += t->guard.budget_offs;
 		out->cpu_ns += t->cpu_total_ns;
-		out->attached_ns += attached_ns(t, now);
+		out->attached_ns += cp_ap_attached_ns(t, now);
 		out->run_ns += t->since_ns && now > t->since_ns ? now - t->since_ns : 0;
 	}
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The allocation probes' state, shared by their two files and no other:
- * live/alloc_probes.c (targets, placing and attaching the probes, the
- * system-call programs, counters) and live/alloc_windows.c (the budget
- * windows: the calls counted, the programs' cost measured, the cutter and
- * the tick). Users include live/alloc_probes.h.
+ * The allocation probes' state, shared by their three files and no other:
+ * live/alloc_probes.c (targets, attaching the probes, the system-call
+ * programs, counters), live/alloc_place.c (where the probes go) and
+ * live/alloc_windows.c (the budget windows: the calls counted, the
+ * programs' cost measured, the cutter and the tick). Users include
+ * live/alloc_probes.h.
  */
 #ifndef CP_ALLOC_PROBES_PRIV_H
 #define CP_ALLOC_PROBES_PRIV_H
@@ -143,6 +144,14 @@ void cp_ap_detach_links(struct cp_alloc_probes *ap, struct target *t);
 struct target *cp_ap_find_target(const struct cp_alloc_probes *ap, pid_t pid, int *idx);
 /* Attaches @t's probes; 0 or -errno. */
 int cp_ap_attach_links(struct cp_alloc_probes *ap, struct target *t);
+
+/* The entry program of @func and the argument registers it reads. */
+struct bpf_program *cp_ap_entry_prog(struct cacheperf *skel, enum cp_alloc_func func, __u32 *args);
+
+/* alloc_place.c */
+
+/* Places @t's probes: its sites, exit points and the variants left unprobed or forwarded. */
+void cp_ap_place_sites(struct cp_alloc_probes *ap, struct target *t);
 
 /* alloc_windows.c */
 

@@ -703,18 +703,20 @@ static void test_guard_backs_off(void **state)
 
 /*
  * The cutter's wakeups in one window, at most. One process's mark is its
- * allowance, 2500 calls here: one wake, at the cut. With -a (@all) each
- * CPU's mark is its share of what is left, so a wake leaves at most
- * (1 - 1/CPUs) of it, whatever the machine's other processes allocate; and
- * -a's window may be a full bank of the machine's earnings (3 s of every
- * CPU at 1 %, 15000 calls of 2 us per CPU), once the others' calls spent
- * the start-up credit: 15 wakes on 2 CPUs. One more for the cut, one for
- * the wait that follows, and each doubled: two CPUs that reach their marks
- * together put two records, which may wake it twice.
+ * allowance: one wake, at the cut. With -a (@all) each CPU's mark is its
+ * share of what is left, so a wake leaves at most (1 - 1/CPUs) of it,
+ * whatever the machine's other processes allocate; and -a's window may be
+ * a full bank of the machine's earnings (3 s of every CPU at 1 %: 15000
+ * calls per CPU at the 2 us given, fewer as the guard prices a call with
+ * its programs' cost on top), once the others' calls spent the start-up
+ * credit: 15 wakes on 2 CPUs. One more for the cut, one for the wait that
+ * follows, and each doubled: two CPUs that reach their marks together put
+ * two records, which may wake it twice.
  */
 static unsigned cutter_wakes_bound(bool all)
 {
-	unsigned long long cpus = all ? (unsigned long long)libbpf_num_possible_cpus() : 1;
+	int possible = libbpf_num_possible_cpus();
+	unsigned long long cpus = all && possible > 1 ? (unsigned long long)possible : 1;
 	unsigned long long left = all ? 15000 * cpus : 2500;
 	unsigned shrinks = 0;
 
@@ -747,9 +749,18 @@ static void test_cutter_sleeps_until_the_mark(void **state)
 	int cuts;
 
 	REQUIRE_ROOT();
+	/* on many CPUs the marks may wake it as often as the old polling did: nothing to tell */
+	if (cutter_wakes_bound(*state != NULL) >= 300) {
+		print_message("# skipped: the marks of %d CPUs may wake the cutter 300 times\n",
+			      libbpf_num_possible_cpus());
+		skip();
+	}
 	spawn(&c, workload("alloc_sites"), "storm", "30", NULL);
 	start_run(&r, *state ? 0 : c.pid, 0);
-	/* a budget of 1 %, calls at 2 us: the start-up credit, 5 ms, allows 2500 calls */
+	/*
+	 * a budget of 1 %, calls at 2 us and as much again for the programs
+	 * until they are measured: the start-up credit, 5 ms, allows 1250 calls
+	 */
 	cp_alloc_probes__set_budget(r.ap, 10000, 2000, 0);
 	start = mono_ns();
 	do {

@@ -110,14 +110,44 @@ static void test_bounded_lru(void **state)
 }
 
 /*
- * Many processes with code of no file ([vdso] ticks, JIT code), more than
+ * The [vdso] is the kernel's one image in every process, wherever it is
+ * mapped: its decoded instructions are shared by offset, and a process's
+ * exit leaves them to the others.
+ */
+static void test_vdso_shared(void **state)
+{
+	struct cp_map a = { .start = 0x7ffd10000000, .end = 0x7ffd10002000, .kind = CP_MAP_VDSO };
+	struct cp_map b = { .start = 0x7fff20000000, .end = 0x7fff20002000, .kind = CP_MAP_VDSO };
+	struct cp_map small = { .start = 0xf7f00000, .end = 0xf7f01000, .kind = CP_MAP_VDSO };
+	struct cp_decode_cache *c = cp_decode_cache__new(0);
+	struct cp_operand op = op_with_disp(7);
+	struct cp_decode_key ka, kb, ks;
+
+	(void)state;
+	assert_non_null(c);
+	cp_decode_key_of(100, &a, a.start + 0x9a0, &ka);
+	cp_decode_key_of(200, &b, b.start + 0x9a0, &kb);
+	/* another image (a 32-bit process's): another size, another key */
+	cp_decode_key_of(300, &small, small.start + 0x9a0, &ks);
+	assert_memory_equal(&ka, &kb, sizeof(ka));
+	assert_memory_not_equal(&ka, &ks, sizeof(ka));
+	cp_decode_cache__insert(c, &ka, &op);
+	assert_non_null(cp_decode_cache__lookup(c, &kb));
+	assert_null(cp_decode_cache__lookup(c, &ks));
+	cp_decode_cache__forget(c, 100);
+	assert_non_null(cp_decode_cache__lookup(c, &kb));
+	cp_decode_cache__free(c);
+}
+
+/*
+ * Many processes with code of no file (JIT code), more than
  * the cache's bits for pids, so that pids share bits: each exit takes
  * exactly its own entries, with exits and new entries interleaved, since
  * an exit's look sets the bits again from what it leaves.
  */
 static void test_forget_many_pids(void **state)
 {
-	struct cp_map vdso = { .start = 0x7ffd0000, .end = 0x7ffd2000, .kind = CP_MAP_ANON };
+	struct cp_map jit = { .start = 0x7ffd0000, .end = 0x7ffd2000, .kind = CP_MAP_ANON };
 	struct cp_decode_cache *c = cp_decode_cache__new(1 << 16);
 	struct cp_operand op = op_with_disp(7);
 	enum { PIDS = 9000, LIVE = 700 };
@@ -128,20 +158,20 @@ static void test_forget_many_pids(void **state)
 	assert_non_null(c);
 	for (int pid = 1; pid <= PIDS + LIVE; pid++) {
 		if (pid <= PIDS) {
-			cp_decode_key_of(pid, &vdso, 0x7ffd0000 + (__u64)(pid % 512) * 8, &k);
+			cp_decode_key_of(pid, &jit, 0x7ffd0000 + (__u64)(pid % 512) * 8, &k);
 			cp_decode_cache__insert(c, &k, &op);
 		}
 		if (pid <= LIVE)
 			continue;
 		/* the process started LIVE before exits: its entry goes, the younger ones' stay */
-		cp_decode_key_of(pid - LIVE, &vdso, 0x7ffd0000 + (__u64)((pid - LIVE) % 512) * 8,
+		cp_decode_key_of(pid - LIVE, &jit, 0x7ffd0000 + (__u64)((pid - LIVE) % 512) * 8,
 				 &k);
 		if (!cp_decode_cache__lookup(c, &k))
 			dropped++; /* evicted by a set's newer keys: nothing to check */
 		cp_decode_cache__forget(c, pid - LIVE);
 		assert_null(cp_decode_cache__lookup(c, &k));
 		for (int young = pid - LIVE + 1; young <= pid && young <= PIDS; young += 97) {
-			cp_decode_key_of(young, &vdso, 0x7ffd0000 + (__u64)(young % 512) * 8, &k);
+			cp_decode_key_of(young, &jit, 0x7ffd0000 + (__u64)(young % 512) * 8, &k);
 			assert_non_null(cp_decode_cache__lookup(c, &k));
 		}
 	}
@@ -419,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_lru),
 		cmocka_unit_test(test_forget_pid),
 		cmocka_unit_test(test_forget_many_pids),
+		cmocka_unit_test(test_vdso_shared),
 		cmocka_unit_test(test_walk_kept),
 		cmocka_unit_test(test_walk_of_the_bytes),
 		cmocka_unit_test(test_charge_kept_with_operand),

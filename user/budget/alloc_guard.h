@@ -38,7 +38,7 @@
  * inside the interval's share.
  * --max-alloc-rate stays a hard cap beside it; the longer time off wins.
  *
- * Pure: user/live/alloc_probes.c counts calls in BPF (alloc_calls), feeds them
+ * Pure: user/live/alloc_windows.c counts calls in BPF (alloc_calls), feeds them
  * and the target's CPU time here once per tick and detaches or re-attaches as
  * told.
  */

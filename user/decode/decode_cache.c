@@ -44,9 +44,10 @@ struct cp_decode_cache {
 	/*
 	 * A bit per pid hash, set for the pids that may have such entries:
 	 * a process's exit looks through the cache only when its bit is set,
-	 * and that look sets the bits again from what it leaves. Every
-	 * process that ticks in the [vdso] has entries of its own, so
-	 * nr_by_pid alone sent each exit of a build through all the cache.
+	 * and that look sets the bits again from what it leaves. A process
+	 * that ran JIT code or ticked in [vdso] before the vdso was keyed
+	 * apart kept nr_by_pid above 0, and each exit of a build then went
+	 * through all the cache.
 	 */
 	__u64 by_pid_bits[CP_DECODE_PID_BITS / 64];
 	struct code_file files[CP_CODE_FILES];
@@ -120,6 +121,10 @@ void cp_decode_key_of(pid_t pid, const struct cp_map *map, __u64 ip, struct cp_d
 		key->dev = (__u64)map->dev_major << 32 | map->dev_minor;
 		key->ino = map->inode;
 		key->off = map->offset + (ip - map->start);
+	} else if (map->kind == CP_MAP_VDSO) {
+		key->dev = CP_DECODE_VDSO_DEV;
+		key->ino = map->end - map->start;
+		key->off = ip - map->start;
 	} else {
 		key->ino = (__u64)pid;
 		key->off = ip;

@@ -32,10 +32,19 @@
 #define CP_CODE_WALKS		64   /* functions' sweeps kept (cp_decode_cache__walk()) */
 #define CP_CODE_WALK_BYTES	(8u << 20) /* and at most this much of them */
 
+/*
+ * The [vdso]'s device in keys: every process of the machine maps the same
+ * image of the kernel's, so its instructions are keyed by their offset in
+ * it and its size (a 32-bit process's image is another), not by pid: a
+ * build's processes each ticked there, and each exit then looked through
+ * the whole cache for its own entries.
+ */
+#define CP_DECODE_VDSO_DEV (~0ull)
+
 struct cp_decode_key {
-	__u64 dev; /* major << 32 | minor; 0 for anonymous code */
-	__u64 ino; /* inode; anonymous code: the pid */
-	__u64 off; /* file offset of the instruction; anonymous code: its address */
+	__u64 dev; /* major << 32 | minor; 0 for anonymous code; CP_DECODE_VDSO_DEV */
+	__u64 ino; /* inode; anonymous code: the pid; [vdso]: its size */
+	__u64 off; /* offset of the instruction in the file or [vdso]; anonymous code: its address */
 };
 
 /*

@@ -107,10 +107,10 @@ struct cp_alloc_probes {
 	pthread_t cutter;
 	bool cutter_on, cutter_stop;
 	/*
-	 * What wakes it while only processes' windows are open: alloc_cuts,
-	 * where a count that reached its mark (alloc_cut_at) puts a record,
-	 * and @cut_efd, written to stop it. NULL and -1 when either could not
-	 * be had: it polls then, as for -a's window.
+	 * What wakes it: alloc_cuts, where a count that reached its mark (a
+	 * process's alloc_cut_at, or with -a a CPU's alloc_cut_cpu) puts a
+	 * record, and @cut_efd, written to stop it. NULL and -1 when either
+	 * could not be had: it polls then.
 	 */
 	struct ring_buffer *cut_rb;
 	int cut_efd;

@@ -447,7 +447,7 @@ static int empty_raw_tp(void)
  * tracepoints, as the allocation windows attach them: attaching any puts
  * every task on the system-call slow path. Empty programs: the real ones'
  * run time (~0.15 us each here) is measured on the run's own system calls
- * (user/live/alloc_probes.c), as the allocation programs' is. Attached
+ * (user/live/alloc_windows.c), as the allocation programs' is. Attached
  * and detached in each round, the unprobed calls first.
  */
 struct sys_bench {

@@ -4,7 +4,7 @@
  * jumps and calls go: into its own code, or through a PLT stub to a
  * function named in .rela.plt (defined in the file itself, or another
  * file's). What the exit-point analysis of a throwing operator new reads
- * (decode/exit_points.h, through user/live/alloc_probes.c). Read from a
+ * (decode/exit_points.h, through user/live/alloc_place.c). Read from a
  * sealed copy of the file (objects/target_file.h): a tenant cannot change
  * it meanwhile. Bounded: relocation and symbol counts are capped.
  */

@@ -31,12 +31,12 @@
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/path.h"
+#include "util/str_set.h"
 
 #define CP_SYM_WAYS 4 /* result cache associativity */
 /* The result cache's pid of a shared file's descriptions: no process has it */
 #define CP_SYM_FILE_PID	   ((pid_t)-1)
-#define CP_SYM_PID_BUCKETS 4096	       /* counts of cached results by pid */
-#define CP_SYM_CHUNK	   (64u << 10) /* interned strings are carved from these */
+#define CP_SYM_PID_BUCKETS 4096 /* counts of cached results by pid */
 
 /*
  * One Dwfl: a process's full snapshot (the fallback), an ELF file resolved
@@ -101,17 +101,6 @@ struct cp_sym_key {
 	__u32 inc; /* the incarnation of @pid that sampled @ip */
 };
 
-/* Interned strings: an open-addressing set over chunk-allocated copies. */
-struct cp_sym_strings {
-	const char **slots;
-	size_t cap; /* power of two */
-	size_t nr;
-	char **chunks;
-	size_t nr_chunks;
-	size_t chunk_used; /* in the last chunk */
-	__u64 bytes;
-};
-
 struct cp_symbolizer {
 	struct cp_sym_space *spaces;
 	size_t max_spaces;
@@ -124,7 +113,7 @@ struct cp_symbolizer {
 	__u32 by_pid[CP_SYM_PID_BUCKETS];
 	struct cp_symbol_info *results;
 	size_t nr_sets; /* power of two */
-	struct cp_sym_strings strings;
+	struct cp_str_set strings;
 	__u64 clock;
 	struct cp_symbolizer_stats stats;
 	size_t max_string_bytes;   /* interned strings beyond this are flushed */
@@ -140,111 +129,22 @@ struct cp_symbolizer {
 
 /* ---- strings ---- */
 
-static __u64 hash_str(const char *s)
-{
-	__u64 h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
-static char *strings_alloc(struct cp_sym_strings *t, size_t len)
-{
-	size_t cap = len > CP_SYM_CHUNK ? len : CP_SYM_CHUNK;
-	char **chunks;
-
-	if (t->nr_chunks && t->chunk_used + len <= CP_SYM_CHUNK) {
-		t->chunk_used += len;
-		return t->chunks[t->nr_chunks - 1] + t->chunk_used - len;
-	}
-	chunks = realloc(t->chunks, (t->nr_chunks + 1) * sizeof(*chunks));
-	if (!chunks)
-		return NULL;
-	t->chunks = chunks;
-	chunks[t->nr_chunks] = malloc(cap);
-	if (!chunks[t->nr_chunks])
-		return NULL;
-	t->chunk_used = len;
-	return chunks[t->nr_chunks++];
-}
-
-static int strings_grow(struct cp_sym_strings *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	const char **slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slots[i])
-			continue;
-		for (j = cp_hash_slot(hash_str(t->slots[i]), 0, cap - 1); slots[j];
-		     j = cp_probe_next(j, cap - 1))
-			;
-		slots[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
-/* The one copy of @str (NULL stays NULL); NULL when out of memory. */
-static const char *intern(struct cp_sym_strings *t, const char *str, int *err)
-{
-	size_t i, len;
-	char *copy;
-
-	if (!str)
-		return NULL;
-	if (t->nr * 2 >= t->cap && strings_grow(t)) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	for (i = cp_hash_slot(hash_str(str), 0, t->cap - 1); t->slots[i];
-	     i = cp_probe_next(i, t->cap - 1))
-		if (!strcmp(t->slots[i], str))
-			return t->slots[i];
-	len = strlen(str) + 1;
-	copy = strings_alloc(t, len);
-	if (!copy) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	memcpy(copy, str, len);
-	t->slots[i] = copy;
-	t->nr++;
-	t->bytes += len;
-	return copy;
-}
-
 /* Makes every string of @info the symbolizer's own, so it outlives the Dwfl. */
 static int intern_info(struct cp_symbolizer *s, struct cp_symbol_info *info)
 {
-	struct cp_sym_strings *t = &s->strings;
+	struct cp_str_set *t = &s->strings;
 	int err = 0;
 
-	info->module = intern(t, info->module, &err);
-	info->function = intern(t, info->function, &err);
-	info->file = intern(t, info->file, &err);
-	info->nearest = intern(t, info->nearest, &err);
+	info->module = cp_str_set_intern(t, info->module, &err);
+	info->function = cp_str_set_intern(t, info->function, &err);
+	info->file = cp_str_set_intern(t, info->file, &err);
+	info->nearest = cp_str_set_intern(t, info->nearest, &err);
 	for (__u32 i = 0; i < info->nr_inlined; i++) {
-		info->inlined[i].function = intern(t, info->inlined[i].function, &err);
-		info->inlined[i].file = intern(t, info->inlined[i].file, &err);
+		info->inlined[i].function = cp_str_set_intern(t, info->inlined[i].function, &err);
+		info->inlined[i].file = cp_str_set_intern(t, info->inlined[i].file, &err);
 	}
 	s->stats.string_bytes = t->bytes;
 	return err;
-}
-
-static void strings_free(struct cp_sym_strings *t)
-{
-	for (size_t i = 0; i < t->nr_chunks; i++)
-		free(t->chunks[i]);
-	free(t->chunks);
-	free(t->slots);
 }
 
 /* ---- result cache ---- */
@@ -324,8 +224,7 @@ static void cache_drop_pid(struct cp_symbolizer *s, pid_t pid, __u32 inc)
  */
 static void flush_strings(struct cp_symbolizer *s)
 {
-	strings_free(&s->strings);
-	memset(&s->strings, 0, sizeof(s->strings));
+	cp_str_set_free(&s->strings);
 	memset(s->keys, 0, s->nr_sets * CP_SYM_WAYS * sizeof(*s->keys));
 	memset(s->by_pid, 0, sizeof(s->by_pid));
 	s->stats.string_bytes = 0;
@@ -1212,7 +1111,7 @@ void cp_symbolizer__free(struct cp_symbolizer *s)
 	free(s->snaps);
 	free(s->keys);
 	free(s->results);
-	strings_free(&s->strings);
+	cp_str_set_free(&s->strings);
 	free(s);
 }
 
@@ -1267,7 +1166,7 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 	if (out->sym_size)
 		out->sym_start += ip - (vaddr + fs->bias);
 	out->ip = ip;
-	out->module = intern(&s->strings, m->path, &err);
+	out->module = cp_str_set_intern(&s->strings, m->path, &err);
 	s->stats.shared_lookups++;
 	return err;
 }
@@ -1476,7 +1375,7 @@ static int fill_mapping(struct cp_symbolizer *s, struct cp_sym_snap *sn, const s
 	out->start = m->start;
 	out->end = m->end;
 	out->offset = m->offset;
-	out->path = intern(&s->strings, m->path, &err);
+	out->path = cp_str_set_intern(&s->strings, m->path, &err);
 	if (err)
 		return err;
 	mod = mapping_module(s, sn, m, ip);

@@ -20,6 +20,7 @@ int cp_rt_thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void
 	pthread_attr_destroy(&attr);
 	if (err == EPERM)
 		err = pthread_create(t, NULL, fn, arg);
+	/* a name is for people (top -H) and tests: one refused (over 15 characters) is not an error */
 	if (!err)
 		pthread_setname_np(*t, name);
 	return err;

@@ -169,6 +169,49 @@ static void test_window_merges_lines_and_sets(void **state)
 	cp_rolling__free(r);
 }
 
+/*
+ * A window's stores are sized by what its epochs hold, not by the caps: three
+ * epochs of 1000 lines and instructions each, none shared, come out whole
+ * (3000 of each, nothing evicted or dropped), and an empty window is empty.
+ */
+static void test_window_holds_every_epoch_whole(void **state)
+{
+	struct cp_stats s = { 0 };
+	struct cp_rolling *r = cp_rolling__new(&l1, 3, 0, &s);
+	struct cp_miss_store_stats ms;
+	struct cp_roll_window w;
+
+	(void)state;
+	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
+	assert_int_equal(cp_insn_store__count(w.insns), 0);
+	cp_miss_store__stats(w.misses, &ms);
+	assert_int_equal(ms.lines, 0);
+	cp_roll_window_free(&w);
+	for (__u64 e = 0; e < 3; e++) {
+		for (__u64 i = 0; i < 1000; i++) {
+			__u64 n = e * 1000 + i;
+			struct cp_mem_access a = { .tgid = 7, .tid = 1, .ip = 0x1000 + n,
+						   .addr = LINE + n * 64, .size = 4 };
+
+			add_insn(r, 0x1000 + n, 1);
+			assert_int_equal(cp_miss_store__add(cp_rolling__misses(r), &a), 0);
+		}
+		if (e < 2)
+			cp_rolling__rotate(r, (e + 1) * SEC, &s);
+	}
+	assert_int_equal(cp_rolling__window(r, NULL, &s, &w), 0);
+	assert_int_equal(cp_insn_store__count(w.insns), 3000);
+	assert_int_equal(w.insns_dropped, 0);
+	assert_int_equal(loads_of(&w, 0x1000), 1);
+	assert_int_equal(loads_of(&w, 0x1000 + 2999), 1);
+	cp_miss_store__stats(w.misses, &ms);
+	assert_int_equal(ms.lines, 3000);
+	assert_int_equal(ms.evicted, 0);
+	assert_non_null(cp_miss_store__find(w.misses, 7, LINE + 2999 * 64));
+	cp_roll_window_free(&w);
+	cp_rolling__free(r);
+}
+
 /* A soft sample (a tick: every access, its time the sharing epoch) into the window and the run. */
 static void tick(struct cp_rolling *r, struct cp_miss_store *whole, __u32 tid, __u64 addr,
 		 bool store, __u64 time_ns)
@@ -348,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_old_intervals_age_out),
 		cmocka_unit_test(test_last_epoch),
 		cmocka_unit_test(test_window_merges_lines_and_sets),
+		cmocka_unit_test(test_window_holds_every_epoch_whole),
 		cmocka_unit_test(test_soft_sharing_through_the_window),
 		cmocka_unit_test(test_histories_from_the_whole_run),
 		cmocka_unit_test(test_bounded_however_long),

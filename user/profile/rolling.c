@@ -135,11 +135,28 @@ int cp_rolling__window(const struct cp_rolling *r, const struct cp_insn_store *w
 	/* the oldest epoch started: the one after the filling one, once the ring went round */
 	const struct cp_epoch *oldest = &r->ep[r->used < r->nr ? 0 : (r->cur + 1) % r->nr];
 	const struct cp_insn **list = NULL;
-	size_t n;
+	size_t n, nr_insns = 0, nr_lines = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->insns = cp_insn_store__new(CP_ROLL_INSNS);
-	out->misses = cp_miss_store__new(&r->l1, CP_ROLL_LINES);
+	/*
+	 * Sized by what the epochs hold (the merged stores hold at most their
+	 * sum), not by the caps: a window is written every interval, and the
+	 * tables at the caps are over 20 MiB to zero each time for the few lines a
+	 * soft source's window has.
+	 */
+	for (unsigned int i = 0; i < r->used; i++) {
+		struct cp_miss_store_stats ms;
+
+		cp_miss_store__stats(r->ep[i].misses, &ms);
+		nr_insns += cp_insn_store__count(r->ep[i].insns);
+		nr_lines += ms.lines;
+	}
+	if (nr_insns > CP_ROLL_INSNS)
+		nr_insns = CP_ROLL_INSNS;
+	/* at least one line: 0 would ask for the default cap */
+	nr_lines = nr_lines < 1 ? 1 : nr_lines < CP_ROLL_LINES ? nr_lines : CP_ROLL_LINES;
+	out->insns = cp_insn_store__new(nr_insns);
+	out->misses = cp_miss_store__new(&r->l1, nr_lines);
 	if (!out->insns || !out->misses)
 		goto nomem;
 	for (unsigned int i = 0; i < r->used; i++) {

@@ -11,7 +11,8 @@
  * window has), and a merged window holds at most as many again. A store's
  * table has a power of two of slots, at least twice its cap, so the ring
  * has at most 4 x CP_ROLL_INSNS instruction slots (288 bytes each) and
- * 4 x CP_ROLL_LINES line slots (424 bytes), and a window half as many:
+ * 4 x CP_ROLL_LINES line slots (424 bytes), and a window at most half as many
+ * (sized by what its epochs hold):
  * 6 x 16384 x 289 + 6 x 16384 x 425 bytes, under 68 MiB, whatever the run's
  * length, plus the L1 set counters. What does not fit is counted (the
  * stores' dropped and evicted counters), never grown into.

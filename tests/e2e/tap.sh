@@ -5,12 +5,14 @@
 BIN=$CP_BUILD/cacheperf-bpf
 WL=$CP_BUILD/tests/workloads
 tap_n=0
+tap_failed=0
 tap_out=$(mktemp)
 trap 'rm -f "$tap_out"' EXIT
 
 _ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 _not_ok() {
 	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_n - $1"
 	shift
 	for l in "$@"; do printf '# %s\n' "$l"; done
@@ -59,7 +61,12 @@ expect() {
 	fi
 }
 
-done_testing() { echo "1..$tap_n"; }
+# done_testing: the plan; status 1 if a case failed, so a script run by hand
+# (tests/bench/soak.sh) fails as tests/run.sh would count it
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ] || exit 1
+}
 
 # bp_fires: status 0 unless hardware breakpoints open but never fire here
 # (cacheperf-bpf --probe says so: a hypervisor, such as Firecracker, that

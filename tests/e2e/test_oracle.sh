@@ -29,4 +29,4 @@ for w in adi_conflict raytrace_conflict irs_capacity counter_true_sharing cache_
 		_not_ok "$w: reported type, origin, line and object match the truth" "$row"
 	fi
 done
-echo "1..$tap_n"
+done_testing

@@ -4,7 +4,8 @@
  * shared Dwfl per ELF file those map (LRU, found by device and inode), a
  * per-process Dwfl for what a shared file cannot answer, a (pid, ip) result
  * cache and the strings they all hand out. libdw reading itself is in
- * sym_dwarf.c; what may be shared is decided in sym_share.c.
+ * sym_dwarf.c; what may be shared is decided in sym_share.c; the Dwfls are
+ * made over sealed copies in sym_dwfl.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +21,11 @@
 
 #include "machine/proc_start.h"
 #include "machine/target_file.h"
-#include "symbols/cfi_guard.h"
-#include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
 #include "symbols/own_vdso.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
+#include "symbols/sym_dwfl.h"
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 #include "util/clock.h"
@@ -234,264 +234,29 @@ static void flush_strings(struct cp_symbolizer *s)
 /* ---- Dwfls ---- */
 
 /*
- * Set while a process's modules are opened, for find_elf below. Thread-local
- * because libdwfl gives find_elf no argument of ours that would carry it.
- */
-static __thread pid_t opening_pid; /* 0: files named by a recording */
-static __thread const struct cp_path_map *opening_map;
-static __thread const struct cp_maps *opening_maps; /* the mappings, for their files' keys */
-static __thread size_t opening_modules;		    /* modules opened in this Dwfl */
-
-/*
- * Where libdwfl's module @name (reported at @low) is and what it must be:
- * moved by --path-map (the user's word), named by a recording, or the file
- * the process maps there (device and inode from its maps line).
- */
-static const char *module_where(const char *name, __u64 low, char *buf, size_t sz,
-				struct cp_tf_where *w, struct cp_tf_want *want)
-{
-	const char *path = cp_path_map_apply(opening_map, name, buf, sz);
-	const struct cp_map *m;
-
-	*w = (struct cp_tf_where){.path = path};
-	*want = (struct cp_tf_want){.follow = path != name};
-	if (!path || path != name || !opening_pid)
-		return path;
-	m = cp_maps__find(opening_maps, low);
-	w->pid = opening_pid;
-	if (m && m->kind == CP_MAP_FILE && m->inode)
-		cp_map_target_file(m, NULL, opening_pid, w, want); /* without " (deleted)" */
-	else if (strstr(name, " (deleted)"))
-		return NULL; /* only map_files reaches it: a mapping we do not know */
-	return w->path;
-}
-
-/*
- * Whether libdw may take @elf as a process's module: not an ELF file (a
- * locale archive, a font: libdwfl finds nothing in it), or an executable or
- * a shared object. A relocatable file (a .o a process mapped with exec
- * rights, and ran) has no load addresses: libdwfl would ask the callbacks
- * where its sections are, which the maps cannot say.
- */
-static bool loadable(Elf *elf)
-{
-	GElf_Ehdr eh;
-
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
-		return true;
-	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
-}
-
-/* No section of a process's module has an address of its own to give (see loadable()). */
-static int no_section_address(Dwfl_Module *mod, void **userdata, const char *modname,
-			      Dwarf_Addr base, const char *secname, GElf_Word shndx,
-			      const GElf_Shdr *shdr, Dwarf_Addr *addr)
-{
-	(void)mod;
-	(void)userdata;
-	(void)modname;
-	(void)base;
-	(void)secname;
-	(void)shndx;
-	(void)shdr;
-	*addr = (Dwarf_Addr)-1;
-	return -1;
-}
-
-/*
- * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
- * never a path to open and no descriptor to keep: a FIFO, a symlink out of
- * the process's root, a file swapped or truncated since it was mapped, or
- * a decompression bomb is refused and counted. [vdso] is read from memory.
- */
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
-		    char **file_name, Elf **elfp)
-{
-	char buf[PATH_MAX];
-	struct cp_tf_where w;
-	struct cp_tf_want want;
-	enum cp_tf_refusal why;
-	Dwarf_Addr low;
-	int mfd;
-
-	if (name[0] == '[')
-		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
-	if (++opening_modules > CP_SYM_MAX_MODULES) {
-		cp_tf_count(CP_TF_MODULE_CAP);
-		return -1;
-	}
-	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
-		return -1;
-	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd < 0)
-		return -1;
-	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
-	*elfp = cp_elf_guard_elf(mfd);
-	close(mfd);
-	if (*elfp && !loadable(*elfp)) {
-		elf_end(*elfp);
-		*elfp = NULL;
-		cp_tf_count(CP_TF_NOT_LOADABLE);
-	}
-	if (*elfp)
-		*elfp = cp_cfi_guard_elf(*elfp);
-	if (*elfp)
-		*file_name = strdup(name);
-	return -1;
-}
-
-/*
- * Separate debug info only from the build-id directory, then from a
- * debuginfod server (debuginfod.h), through the same checks:
- * .gnu_debuglink names a file next to the binary, which is the target's to
- * make a FIFO or a link to anything.
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
-	const unsigned char *bits;
-	struct cp_tf_where w = {.path = path};
-	struct cp_tf_want want = {.follow = true};
-	enum cp_tf_refusal why;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
-	char *fetched;
-
-	(void)userdata;
-	(void)modname;
-	(void)base;
-	(void)file_name;
-	(void)debuglink_file;
-	(void)debuglink_crc;
-	if (len < 2 || len > 64)
-		return -1;
-	n = snprintf(path, sizeof(path), "%s/%02x/", CP_SYM_BUILD_ID_DIR, bits[0]);
-	for (int i = 1; i < len; i++)
-		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
-	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
-		close(mfd);
-		return -1;
-	}
-	if (mfd >= 0) {
-		*debuginfo_file_name = strdup(path);
-		return mfd;
-	}
-	fetched = cp_debuginfod_fetch(bits, len);
-	if (!fetched)
-		return -1;
-	w.path = fetched;
-	want.foreign = true;
-	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
-		close(mfd);
-		mfd = -1;
-	}
-	if (mfd < 0) {
-		free(fetched);
-		return -1;
-	}
-	*debuginfo_file_name = fetched;
-	return mfd;
-}
-
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = find_elf,
-	.find_debuginfo = find_debuginfo,
-	/* libdwfl calls it without a check: NULL was a jump to address 0 */
-	.section_address = no_section_address,
-};
-
-/* Shared and offline files are reported with a descriptor: find_elf is never asked. */
-static const Dwfl_Callbacks file_callbacks = {
-	.find_elf = find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
-		       void *arg)
-{
-	GElf_Addr bias;
-
-	(void)userdata;
-	(void)name;
-	(void)start;
-	(void)arg;
-	/* failures (a file gone since it was mapped) leave the module nameless */
-	dwfl_module_getelf(mod, &bias);
-	return DWARF_CB_OK;
-}
-
-/*
- * Reports @pid's maps into @dwfl: the text the caller gave (a recording), or
- * /proc's, read under its byte cap (libdwfl's own reader has none).
- */
-static int report_maps_text(struct cp_symbolizer *s, Dwfl *dwfl, pid_t pid, __u64 *gen)
-{
-	const char *text;
-	char *own = NULL;
-	size_t len;
-	FILE *f;
-	int r;
-
-	if (s->maps_text) {
-		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
-			return ESRCH;
-	} else {
-		r = cp_maps_read_text(NULL, pid, &own, &len);
-		if (r)
-			return -r;
-		text = own;
-	}
-	f = fmemopen((void *)text, len, "r");
-	if (!f) {
-		free(own);
-		return errno;
-	}
-	r = dwfl_linux_proc_maps_report(dwfl, f);
-	fclose(f);
-	free(own);
-	return r;
-}
-
-/*
- * Reports @pid's maps into a new Dwfl and opens every module's ELF file now,
- * not at first lookup: once the process exits, "[vdso]" can no longer be
- * read from its memory, and a file replaced on disk (an upgrade) would give
- * another binary's symbols.
+ * @pid's modules in a new Dwfl (cp_sym_dwfl_process()), from the maps text
+ * the caller gave (a recording) or /proc's, read under its byte cap.
  */
 static int snapshot(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps, Dwfl **out,
 		    __u64 *gen)
 {
-	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
-	int r;
+	const char *text;
+	char *own = NULL;
+	size_t len;
+	int err;
 
-	if (!dwfl)
-		return -ENOMEM;
-	dwfl_report_begin(dwfl);
-	r = report_maps_text(s, dwfl, pid, gen);
-	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
-		r = -1;
-	if (r) {
-		dwfl_end(dwfl);
-		/* positive: errno opening /proc/PID/maps; -1: a libdwfl error */
-		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
+	if (s->maps_text) {
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+			return -ESRCH;
+	} else {
+		err = cp_maps_read_text(NULL, pid, &own, &len);
+		if (err)
+			return err == -ENOENT ? -ESRCH : err;
+		text = own;
 	}
-	opening_pid = s->maps_text ? 0 : pid;
-	opening_map = s->path_map;
-	opening_maps = maps;
-	opening_modules = 0;
-	dwfl_getmodules(dwfl, open_module, NULL, 0);
-	opening_pid = 0;
-	opening_map = NULL;
-	opening_maps = NULL;
-	*out = dwfl;
-	return 0;
+	err = cp_sym_dwfl_process(s->maps_text ? 0 : pid, text, len, maps, s->path_map, out);
+	free(own);
+	return err;
 }
 
 static void space_clear(struct cp_sym_space *sp)
@@ -602,44 +367,6 @@ static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
 	return sp->nr_loads ? 0 : -ENOEXEC;
 }
 
-/*
- * The ELF file open at @fd (taken over), named @path, at link-time
- * addresses in a new Dwfl: reported at base 0 (dwfl_report_offline would
- * place an ET_DYN file at a made-up base). libdwfl keeps @fd.
- */
-static int open_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
-{
-	Dwfl *dwfl;
-
-	if (fd < 0)
-		return fd;
-	dwfl = dwfl_begin(&file_callbacks);
-	if (!dwfl) {
-		close(fd);
-		return -ENOMEM;
-	}
-	dwfl_report_begin(dwfl);
-	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
-	if (!*mod)
-		close(fd);
-	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
-		dwfl_end(dwfl);
-		return -ENOEXEC; /* readable but not ELF */
-	}
-	*out = dwfl;
-	return 0;
-}
-
-/* A sealed, checked copy of a file a path names (a recording, --path-map, the user). */
-static int open_named(const char *path, bool follow)
-{
-	struct cp_tf_where w = {.path = path};
-	struct cp_tf_want want = {.follow = follow};
-	enum cp_tf_refusal why;
-
-	return cp_elf_guard_open(&w, &want, &why);
-}
-
 /* The descriptor for @sh's file, mapped by @m in @pid: a sealed, checked copy. */
 static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
 		       const struct cp_sym_share *sh)
@@ -656,7 +383,7 @@ static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp
 		return fd < 0 ? -errno : fd;
 	case CP_SYM_OPEN_NAMED:
 	case CP_SYM_OPEN_MOVED:
-		return open_named(sh->open_path, sh->how == CP_SYM_OPEN_MOVED);
+		return cp_sym_open_named(sh->open_path, sh->how == CP_SYM_OPEN_MOVED);
 	default:
 		return cp_elf_guard_open(&w, &want, &why);
 	}
@@ -687,7 +414,7 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 		(*out)->last_use = ++s->clock;
 		return 0;
 	}
-	err = open_file(m->open_path, open_shared(s, pid, map, m), &tmp.dwfl, &mod);
+	err = cp_sym_dwfl_file(m->open_path, open_shared(s, pid, map, m), &tmp.dwfl, &mod);
 	if (err)
 		return err;
 	tmp.path = strdup(m->open_path);
@@ -1451,7 +1178,7 @@ static int space_for_file(struct cp_symbolizer *s, const char *path, struct cp_s
 		*out = sp;
 		return 0;
 	}
-	err = open_file(path, open_named(path, true), &dwfl, &mod);
+	err = cp_sym_dwfl_file(path, cp_sym_open_named(path, true), &dwfl, &mod);
 	if (err)
 		return err;
 	copy = strdup(path);

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The Dwfls the symbolizer reads, made over sealed, checked copies only:
+ * libdwfl's callbacks for a process's modules and their separate debug
+ * info, and the openers of a process's maps and of one ELF file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gelf.h>
+
+#include "machine/target_file.h"
+#include "symbols/cfi_guard.h"
+#include "symbols/debuginfod.h"
+#include "symbols/elf_guard.h"
+#include "symbols/sym_dwfl.h"
+#include "symbols/symbolizer.h"
+
+/*
+ * Set while a process's modules are opened, for find_elf below. Thread-local
+ * because libdwfl gives find_elf no argument of ours that would carry it.
+ */
+static __thread pid_t opening_pid; /* 0: files named by a recording */
+static __thread const struct cp_path_map *opening_map;
+static __thread const struct cp_maps *opening_maps; /* the mappings, for their files' keys */
+static __thread size_t opening_modules;		    /* modules opened in this Dwfl */
+
+/*
+ * Where libdwfl's module @name (reported at @low) is and what it must be:
+ * moved by --path-map (the user's word), named by a recording, or the file
+ * the process maps there (device and inode from its maps line).
+ */
+static const char *module_where(const char *name, __u64 low, char *buf, size_t sz,
+				struct cp_tf_where *w, struct cp_tf_want *want)
+{
+	const char *path = cp_path_map_apply(opening_map, name, buf, sz);
+	const struct cp_map *m;
+
+	*w = (struct cp_tf_where){.path = path};
+	*want = (struct cp_tf_want){.follow = path != name};
+	if (!path || path != name || !opening_pid)
+		return path;
+	m = cp_maps__find(opening_maps, low);
+	w->pid = opening_pid;
+	if (m && m->kind == CP_MAP_FILE && m->inode)
+		cp_map_target_file(m, NULL, opening_pid, w, want); /* without " (deleted)" */
+	else if (strstr(name, " (deleted)"))
+		return NULL; /* only map_files reaches it: a mapping we do not know */
+	return w->path;
+}
+
+/*
+ * Whether libdw may take @elf as a process's module: not an ELF file (a
+ * locale archive, a font: libdwfl finds nothing in it), or an executable or
+ * a shared object. A relocatable file (a .o a process mapped with exec
+ * rights, and ran) has no load addresses: libdwfl would ask the callbacks
+ * where its sections are, which the maps cannot say.
+ */
+static bool loadable(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return true;
+	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
+}
+
+/* No section of a process's module has an address of its own to give (see loadable()). */
+static int no_section_address(Dwfl_Module *mod, void **userdata, const char *modname,
+			      Dwarf_Addr base, const char *secname, GElf_Word shndx,
+			      const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)secname;
+	(void)shndx;
+	(void)shdr;
+	*addr = (Dwarf_Addr)-1;
+	return -1;
+}
+
+/*
+ * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
+ * never a path to open and no descriptor to keep: a FIFO, a symlink out of
+ * the process's root, a file swapped or truncated since it was mapped, or
+ * a decompression bomb is refused and counted. [vdso] is read from memory.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	char buf[PATH_MAX];
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	enum cp_tf_refusal why;
+	Dwarf_Addr low;
+	int mfd;
+
+	if (name[0] == '[')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	if (++opening_modules > CP_SYM_MAX_MODULES) {
+		cp_tf_count(CP_TF_MODULE_CAP);
+		return -1;
+	}
+	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
+		return -1;
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd < 0)
+		return -1;
+	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
+	*elfp = cp_elf_guard_elf(mfd);
+	close(mfd);
+	if (*elfp && !loadable(*elfp)) {
+		elf_end(*elfp);
+		*elfp = NULL;
+		cp_tf_count(CP_TF_NOT_LOADABLE);
+	}
+	if (*elfp)
+		*elfp = cp_cfi_guard_elf(*elfp);
+	if (*elfp)
+		*file_name = strdup(name);
+	return -1;
+}
+
+/*
+ * Separate debug info only from the build-id directory, then from a
+ * debuginfod server (debuginfod.h), through the same checks:
+ * .gnu_debuglink names a file next to the binary, which is the target's to
+ * make a FIFO or a link to anything.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
+	const unsigned char *bits;
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {.follow = true};
+	enum cp_tf_refusal why;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
+	char *fetched;
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	if (len < 2 || len > 64)
+		return -1;
+	n = snprintf(path, sizeof(path), "%s/%02x/", CP_SYM_BUILD_ID_DIR, bits[0]);
+	for (int i = 1; i < len; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
+	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		return -1;
+	}
+	if (mfd >= 0) {
+		*debuginfo_file_name = strdup(path);
+		return mfd;
+	}
+	fetched = cp_debuginfod_fetch(bits, len);
+	if (!fetched)
+		return -1;
+	w.path = fetched;
+	want.foreign = true;
+	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		mfd = -1;
+	}
+	if (mfd < 0) {
+		free(fetched);
+		return -1;
+	}
+	*debuginfo_file_name = fetched;
+	return mfd;
+}
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
+	/* libdwfl calls it without a check: NULL was a jump to address 0 */
+	.section_address = no_section_address,
+};
+
+/* Shared and offline files are reported with a descriptor: find_elf is never asked. */
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	GElf_Addr bias;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	(void)arg;
+	/* failures (a file gone since it was mapped) leave the module nameless */
+	dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
+			const struct cp_path_map *path_map, Dwfl **out)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	FILE *f;
+	int r;
+
+	if (!dwfl)
+		return -ENOMEM;
+	/* libdwfl's own reader of /proc/PID/maps has no byte cap: the caller's text has */
+	f = fmemopen((void *)text, len, "r");
+	if (!f) {
+		r = -errno;
+		dwfl_end(dwfl);
+		return r;
+	}
+	dwfl_report_begin(dwfl);
+	r = dwfl_linux_proc_maps_report(dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
+		r = -1;
+	if (r) {
+		dwfl_end(dwfl);
+		/* positive: an errno; -1: a libdwfl error */
+		return r == ENOENT || r == ESRCH ? -ESRCH : r > 0 ? -r : -EIO;
+	}
+	opening_pid = pid;
+	opening_map = path_map;
+	opening_maps = maps;
+	opening_modules = 0;
+	dwfl_getmodules(dwfl, open_module, NULL, 0);
+	opening_pid = 0;
+	opening_map = NULL;
+	opening_maps = NULL;
+	*out = dwfl;
+	return 0;
+}
+
+int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
+{
+	Dwfl *dwfl;
+
+	if (fd < 0)
+		return fd;
+	dwfl = dwfl_begin(&file_callbacks);
+	if (!dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(dwfl);
+	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
+	if (!*mod)
+		close(fd);
+	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {
+		dwfl_end(dwfl);
+		return -ENOEXEC; /* readable but not ELF */
+	}
+	*out = dwfl;
+	return 0;
+}
+
+int cp_sym_open_named(const char *path, bool follow)
+{
+	struct cp_tf_where w = {.path = path};
+	struct cp_tf_want want = {.follow = follow};
+	enum cp_tf_refusal why;
+
+	return cp_elf_guard_open(&w, &want, &why);
+}

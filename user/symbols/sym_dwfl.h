@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The Dwfls the symbolizer reads. Every file reaches libdw as a sealed,
+ * checked copy (elf_guard.h, its CFI through cfi_guard.h), never as a path
+ * libdwfl would open: a FIFO, a symlink out of the process's root, a file
+ * swapped or truncated since it was mapped, or a decompression bomb is
+ * refused and counted. Separate debug info comes only from the build-id
+ * directory, then from debuginfod (debuginfod.h), through the same checks.
+ */
+#ifndef CP_SYM_DWFL_H
+#define CP_SYM_DWFL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <elfutils/libdwfl.h>
+
+#include "objects/proc_maps.h"
+#include "util/path_map.h"
+
+/*
+ * A new Dwfl of a process's modules, from its maps text @text (@len bytes,
+ * read under the caller's byte cap), every module's ELF file opened now,
+ * not at first lookup: once the process exits, "[vdso]" can no longer be
+ * read from its memory, and a file replaced on disk (an upgrade) would give
+ * another binary's symbols. @pid's files are the very ones it maps (device
+ * and inode from @maps) in its root; @pid 0: files a recording names, in
+ * ours. @path_map moves named files (NULL: none). At most
+ * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
+ * -ENOMEM, or another -errno (-EIO: a libdwfl error).
+ */
+int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
+			const struct cp_path_map *path_map, Dwfl **out);
+
+/*
+ * The ELF file open at @fd (taken over; a negative @fd is returned as it
+ * is), named @path, at link-time addresses in a new Dwfl: reported at base
+ * 0 (dwfl_report_offline would place an ET_DYN file at a made-up base).
+ * libdwfl keeps @fd. Returns 0, -ENOMEM, or -ENOEXEC (readable, not ELF).
+ */
+int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod);
+
+/*
+ * A sealed, checked copy of the file @path names (a recording, --path-map,
+ * the user), symlinks followed if @follow: its descriptor, or -errno.
+ */
+int cp_sym_open_named(const char *path, bool follow);
+
+#endif /* CP_SYM_DWFL_H */

@@ -11,8 +11,15 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <Zydis/Zydis.h>
 
 #include "decode/decode.h"
+#include "decode/insn_effects.h"
 #include "decode/skid.h"
 
 #define MAX_CODE	32
@@ -193,14 +200,11 @@ static void test_cases(void **state)
 		struct cp_skid sk, kept_sk;
 		enum cp_skid_verdict v = cp_skid_find(c->code, c->len, NULL, c->y_off, &sk);
 		struct cp_code_walk walk;
-		ZydisDecoder dec;
 
 		print_message("# %s: %s\n", c->what, cp_skid_verdict_str(v));
 		assert_int_equal(v, c->verdict);
 		/* a sweep kept for the function (the soft source's) decides the same */
-		assert_true(ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-							  ZYDIS_STACK_WIDTH_64)));
-		assert_int_equal(cp_code_walk(&dec, c->code, c->len, &walk), 0);
+		assert_int_equal(cp_code_walk(c->code, c->len, &walk), 0);
 		assert_int_equal(cp_skid_find(c->code, c->len, &walk, c->y_off, &kept_sk), v);
 		cp_code_walk_free(&walk);
 		if (v == CP_SKID_CHARGE)
@@ -550,6 +554,188 @@ static void test_applies(void **state)
 	assert_string_equal(cp_skid_verdict_str(CP_SKID_VERDICT_NR), "unknown");
 }
 
+/* dl_iterate_phdr(): the path of the C library this test runs on */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so")) {
+		*(const char **)data = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+/* A function of a library: its offset in .text and its size. */
+struct func {
+	size_t off, len;
+};
+
+/*
+ * The .text of the ELF file at @path, read whole (its size to @len), and
+ * its functions as .dynsym names them (to @funcs, @nr_funcs).
+ */
+static __u8 *read_text(const char *path, size_t *len, struct func **funcs, size_t *nr_funcs)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	GElf_Shdr text_sh = {0};
+	Elf_Scn *scn = NULL;
+	__u8 *text = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".text"))
+			text_sh = sh;
+	}
+	assert_true(text_sh.sh_size > 0);
+	text = malloc(text_sh.sh_size);
+	assert_non_null(text);
+	assert_int_equal(pread(fd, text, text_sh.sh_size, (off_t)text_sh.sh_offset),
+			 (ssize_t)text_sh.sh_size);
+	*len = text_sh.sh_size;
+	*funcs = NULL;
+	*nr_funcs = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		*funcs = calloc(sh.sh_size / sh.sh_entsize, sizeof(**funcs));
+		assert_non_null(*funcs);
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+
+			if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    sym.st_size && sym.st_value >= text_sh.sh_addr &&
+			    sym.st_value + sym.st_size <= text_sh.sh_addr + text_sh.sh_size)
+				(*funcs)[(*nr_funcs)++] =
+					(struct func){sym.st_value - text_sh.sh_addr, sym.st_size};
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return text;
+}
+
+/*
+ * The sweep decodes lengths and raw immediates only (Zydis's minimal mode).
+ * Ground truth is Zydis's full decoding, the targets computed by
+ * ZydisCalcAbsoluteAddress() from the decoded operand, an indirect jump as
+ * a jmp whose operand is no immediate: over every function the C library
+ * exports, the two agree on every start, target and indirect jump.
+ */
+static void test_walk_agrees_with_full_decoding(void **state)
+{
+	size_t len = 0, nr_funcs = 0, insns = 0, targets = 0, indirect_funcs = 0;
+	const char *libc = NULL;
+	struct func *funcs;
+	ZydisDecoder dec;
+	__u8 *text;
+
+	(void)state;
+	dl_iterate_phdr(find_libc, &libc);
+	assert_non_null(libc);
+	text = read_text(libc, &len, &funcs, &nr_funcs);
+	assert_true(ZYAN_SUCCESS(
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)));
+	for (size_t f = 0; f < nr_funcs; f++) {
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		const __u8 *code = text + funcs[f].off;
+		size_t at = 0, n = 0, t = 0, nr = funcs[f].len;
+		ZydisDecodedInstruction insn;
+		struct cp_code_walk w;
+		bool indirect = false;
+		__u8 *want;
+
+		assert_int_equal(cp_code_walk(code, nr, &w), 0);
+		want = calloc(nr, 1);
+		assert_non_null(want);
+		while (at < nr &&
+		       ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + at, nr - at, &insn, ops))) {
+			ZyanU64 to;
+
+			assert_true(n < w.nr_starts);
+			assert_int_equal(w.starts[n++], at);
+			if ((insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
+			     insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+			     insn.meta.category == ZYDIS_CATEGORY_CALL) &&
+			    (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+			    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], at, &to)) &&
+			    to < nr)
+				want[to] = 1;
+			else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+				 ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				indirect = true;
+			at += insn.length;
+		}
+		assert_int_equal(w.nr_starts, n);
+		assert_int_equal(w.decoded, at);
+		assert_int_equal(w.indirect_jump, indirect);
+		for (size_t i = 0; i < nr; i++) {
+			if (!want[i])
+				continue;
+			assert_true(t < w.nr_targets);
+			assert_int_equal(w.targets[t++], i);
+		}
+		assert_int_equal(w.nr_targets, t);
+		insns += n;
+		targets += t;
+		indirect_funcs += indirect;
+		free(want);
+		cp_code_walk_free(&w);
+	}
+	print_message("# %s: %zu functions (%zu with an indirect jump), %zu instructions, %zu "
+		      "branch targets\n",
+		      libc, nr_funcs, indirect_funcs, insns, targets);
+	/* the C library exports thousands of functions: the test saw them */
+	assert_true(nr_funcs > 1000 && insns > 100000 && indirect_funcs > 0);
+	free(funcs);
+	free(text);
+}
+
+/*
+ * Which jmps a sweep takes for an indirect jump (a jump table, maybe):
+ * through a register or memory, never xabort (a jmp by Zydis's category,
+ * with an imm8 that is no target) nor a relative jmp.
+ */
+static void test_walk_indirect_jumps(void **state)
+{
+	static const struct {
+		const char *what;
+		__u8 code[8];
+		size_t len;
+		bool indirect;
+	} cases[] = {
+		{"xabort $0xff; ret", {0xc6, 0xf8, 0xff, 0xc3}, 4, false},
+		{"jmp .+2; ret", {0xeb, 0x00, 0xc3}, 3, false},
+		{"jmp *%rax", {0xff, 0xe0}, 2, true},
+		{"jmp *0x0(%rip)", {0xff, 0x25, 0x00, 0x00, 0x00, 0x00}, 6, true},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cp_code_walk w;
+
+		print_message("# %s\n", cases[i].what);
+		assert_int_equal(cp_code_walk(cases[i].code, cases[i].len, &w), 0);
+		assert_int_equal(w.decoded, cases[i].len);
+		assert_int_equal(w.indirect_jump, cases[i].indirect);
+		cp_code_walk_free(&w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +748,8 @@ int main(void)
 		cmocka_unit_test(test_stored_back),
 		cmocka_unit_test(test_stored_back_reloaded),
 		cmocka_unit_test(test_applies),
+		cmocka_unit_test(test_walk_agrees_with_full_decoding),
+		cmocka_unit_test(test_walk_indirect_jumps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

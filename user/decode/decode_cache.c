@@ -267,7 +267,6 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 	__u64 sum = code_sum(code, len);
 	struct walk_slot *slot = NULL;
 	struct cp_code_walk walk;
-	ZydisDecoder dec;
 
 	for (size_t i = 0; i < CP_CODE_WALKS; i++) {
 		struct walk_slot *w = &c->walks[i];
@@ -281,9 +280,7 @@ const struct cp_code_walk *cp_decode_cache__walk(struct cp_decode_cache *c,
 		}
 		drop_walk(c, w); /* other bytes under the key now: the old sweep is of nothing */
 	}
-	if (!ZYAN_SUCCESS(
-		    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    cp_code_walk(&dec, code, len, &walk))
+	if (cp_code_walk(code, len, &walk))
 		return NULL;
 	c->stats.walks++;
 	/* room: the least recently used go until the bytes fit, then one more if no slot is free */

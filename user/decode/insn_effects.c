@@ -95,35 +95,46 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cp_code_walk(const ZydisDecoder *dec, const __u8 *code, size_t len, struct cp_code_walk *out)
+int cp_code_walk(const __u8 *code, size_t len, struct cp_code_walk *out)
 {
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction insn;
+	ZydisDecoder dec;
 	size_t off = 0, starts_cap = 0, targets_cap = 0, n = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (len > UINT32_MAX)
 		len = UINT32_MAX;
 	out->len = len;
+	/*
+	 * Lengths, categories and raw immediates are all a sweep needs:
+	 * minimal mode leaves the operands out, which halves the time (cc1's
+	 * .text, 5 million instructions: 1.34 s fully, 0.66 s minimal)
+	 */
+	if (!ZYAN_SUCCESS(
+		    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderEnableMode(&dec, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
+		return 0; /* nothing decoded: every answer is "unknown" */
 	while (off < len) {
 		bool branch;
-		ZyanU64 target;
+		__u64 target;
 
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + off, len - off, &insn, ops)))
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, code + off, len - off,
+								&insn)))
 			break;
 		if (push_u32(&out->starts, &out->nr_starts, &starts_cap, (__u32)off))
 			goto nomem;
 		branch = insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
 			 insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 			 insn.meta.category == ZYDIS_CATEGORY_CALL;
-		if (branch && (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
-		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], off, &target)) &&
-		    target < len) {
-			if (push_u32(&out->targets, &out->nr_targets, &targets_cap, (__u32)target))
+		/* a relative branch's one immediate counts from the next instruction */
+		target = off + insn.length + (__u64)insn.raw.imm[0].value.s;
+		if (branch && insn.raw.imm[0].is_relative) {
+			if (target < len &&
+			    push_u32(&out->targets, &out->nr_targets, &targets_cap, (__u32)target))
 				goto nomem;
 		} else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
-			   ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			   !insn.raw.imm[0].size) {
+			/* through a register or memory (xabort has an imm8) */
 			out->indirect_jump = true;
 		}
 		off += insn.length;

@@ -48,7 +48,7 @@ struct cp_code_walk {
  * padding), which is good enough for compiled code; an indirect jump's
  * targets no sweep can know. Returns 0, or -ENOMEM with @out empty.
  */
-int cp_code_walk(const ZydisDecoder *dec, const __u8 *code, size_t len, struct cp_code_walk *out);
+int cp_code_walk(const __u8 *code, size_t len, struct cp_code_walk *out);
 void cp_code_walk_free(struct cp_code_walk *w);
 
 /* True when a branch of the function reaches offset @off. */

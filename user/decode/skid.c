@@ -451,7 +451,7 @@ enum cp_skid_verdict cp_skid_find(const __u8 *code, size_t len, const struct cp_
 		return CP_SKID_NOT_BOUNDARY;
 	if (walk)
 		return find_walked(&dec, code, len, walk, y_off, out);
-	if (cp_code_walk(&dec, code, len, &own))
+	if (cp_code_walk(code, len, &own))
 		return CP_SKID_NOT_BOUNDARY;
 	v = find_walked(&dec, code, len, &own, y_off, out);
 	cp_code_walk_free(&own);

@@ -53,7 +53,7 @@ int cp_probe_place(const __u8 *code, size_t len, __u32 args, bool need_ret,
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	/* a branch into the prologue would fire the probe without a call */
-	if (cp_code_walk(&dec, code, len, &walk)) {
+	if (cp_code_walk(code, len, &walk)) {
 		out->why = "out of memory for the sweep of its code";
 		return -ENOMEM;
 	}

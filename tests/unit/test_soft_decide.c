@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -194,6 +195,53 @@ static void test_maps_reuse(void **state)
 	assert_false(cp_soft_maps_reuse(t, t - 1, true));	/* a clock that went back */
 }
 
+/*
+ * An instruction is decoded at its second tick, within
+ * CP_SOFT_SEEN_MAX_AGE_NS of its first; one that finds its slot held by
+ * another's young first sighting is decoded at once and takes nothing.
+ */
+static void test_seen_again(void **state)
+{
+	const __u64 t = 50000000000ull, age = CP_SOFT_SEEN_MAX_AGE_NS;
+	struct cp_soft_seen_slot *slots = calloc(CP_SOFT_SEEN_SLOTS, sizeof(*slots));
+	struct cp_ip_key a = {.tgid = 100, .ip = 0x401000}, b = {.tgid = 100};
+	struct cp_ip_key other_pid = {.tgid = 101, .ip = 0x401000};
+	bool found = false;
+
+	(void)state;
+	assert_non_null(slots);
+	assert_false(cp_soft_seen_again(slots, &a, t));		/* first tick: left */
+	assert_false(cp_soft_seen_again(slots, &other_pid, t)); /* its own: another process */
+	assert_true(cp_soft_seen_again(slots, &a, t + 1));	/* second: decoded */
+	assert_true(cp_soft_seen_again(slots, &other_pid, t + 1));
+	/* a first sighting too old counts no more: it starts again */
+	assert_false(cp_soft_seen_again(slots, &a, t));
+	assert_false(cp_soft_seen_again(slots, &a, t + age));
+	assert_true(cp_soft_seen_again(slots, &a, t + age + 1));
+	/* a clock that went back: a first sighting again */
+	assert_false(cp_soft_seen_again(slots, &a, t));
+	assert_false(cp_soft_seen_again(slots, &a, t - 1));
+	assert_true(cp_soft_seen_again(slots, &a, t));
+
+	/* another ip whose slot is a's: found by trying, each try's own slot freed again */
+	assert_false(cp_soft_seen_again(slots, &a, t));
+	for (__u64 ip = 0x500000; ip < 0x500000 + (1ull << 24) && !found; ip++) {
+		b.ip = ip;
+		if (cp_soft_seen_again(slots, &b, t))
+			found = true; /* the only slot held is a's */
+		else
+			assert_true(cp_soft_seen_again(slots, &b, t));
+	}
+	assert_true(found);
+	assert_true(cp_soft_seen_again(slots, &b, t + 1)); /* decoded at once, again */
+	assert_true(cp_soft_seen_again(slots, &a, t + 2)); /* a kept its slot */
+	/* once a's first sighting is old, b's takes the slot */
+	assert_false(cp_soft_seen_again(slots, &a, t));
+	assert_false(cp_soft_seen_again(slots, &b, t + age));
+	assert_true(cp_soft_seen_again(slots, &b, t + age + 1));
+	free(slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_maps_reuse),
+		cmocka_unit_test(test_seen_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

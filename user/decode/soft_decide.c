@@ -51,6 +51,32 @@ bool cp_soft_maps_reuse(__u64 read_ns, __u64 now_ns, bool holds)
 	return holds && now_ns >= read_ns && now_ns - read_ns < CP_SOFT_MAPS_MAX_AGE_NS;
 }
 
+_Static_assert((CP_SOFT_SEEN_SLOTS & (CP_SOFT_SEEN_SLOTS - 1)) == 0,
+	       "CP_SOFT_SEEN_SLOTS is a power of two");
+
+bool cp_soft_seen_again(struct cp_soft_seen_slot *slots, const struct cp_ip_key *key, __u64 now_ns)
+{
+	/* splitmix64's finalizer over both halves of the key */
+	__u64 h = key->ip ^ ((__u64)key->tgid << 47 | (__u64)key->tgid >> 17);
+	struct cp_soft_seen_slot *sl;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	h ^= h >> 31;
+	sl = &slots[h & (CP_SOFT_SEEN_SLOTS - 1)];
+	h |= 1; /* a tag, never 0 */
+	if (sl->ns && sl->tag == h && now_ns >= sl->ns &&
+	    now_ns - sl->ns < CP_SOFT_SEEN_MAX_AGE_NS) {
+		sl->ns = 0;
+		return true;
+	}
+	if (sl->ns && sl->tag != h && now_ns >= sl->ns && now_ns - sl->ns < CP_SOFT_SEEN_MAX_AGE_NS)
+		return true;
+	sl->tag = h;
+	sl->ns = now_ns ? now_ns : 1;
+	return false;
+}
+
 int cp_soft_registry_init(struct cp_soft_registry *r, size_t cap)
 {
 	r->keys = calloc(cap ? cap : 1, sizeof(*r->keys));

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The no-PMU source's user-space decisions (--source soft), pure: what to
- * install for a decoded instruction, the order pending instructions are
- * decoded in and how long a maps snapshot serves them, and the bounded registry of what
+ * install for a decoded instruction, which are decoded now, the order pending
+ * instructions are decoded in and how long a maps snapshot serves them, and the bounded registry of what
  * was installed, so a process that exec'd or exited can have its entries
  * removed without walking the BPF map. user/live/soft_source.c carries them out.
  */
@@ -87,6 +87,36 @@ void cp_soft_items_sort(struct cp_soft_item *items, size_t n);
  * read again), and it is younger than CP_SOFT_MAPS_MAX_AGE_NS. Pure.
  */
 bool cp_soft_maps_reuse(__u64 read_ns, __u64 now_ns, bool holds);
+
+/*
+ * Instructions ticked once and not decoded yet. Under -a a build's
+ * compilers tick at a new instruction almost every time (7622 distinct
+ * instructions in 7725 ticks of 20 s), and each new one cost its
+ * function's symbolization and sweep, a third of the profiler's CPU, for a
+ * descriptor no later tick used: ticks before an instruction's descriptor
+ * are time only anyway. So an instruction is decoded when it is taken a
+ * second time (on_tick queues it again at its next tick), at most
+ * CP_SOFT_SEEN_MAX_AGE_NS after its first. The first sightings are a
+ * direct-mapped table of CP_SOFT_SEEN_SLOTS (16 bytes each, 1 MiB); a slot
+ * another instruction holds, younger than that, is not taken from it: the
+ * newcomer is decoded at once, as before, so no two instructions can keep
+ * each other waiting.
+ */
+#define CP_SOFT_SEEN_SLOTS	65536
+#define CP_SOFT_SEEN_MAX_AGE_NS 10000000000ull
+
+struct cp_soft_seen_slot {
+	__u64 tag; /* a hash of the key, never 0 */
+	__u64 ns;  /* its first sighting; 0: a free slot */
+};
+
+/*
+ * Whether the instruction @key, taken at @now_ns, is decoded now: true when
+ * @slots (CP_SOFT_SEEN_SLOTS) hold its first sighting (the slot is freed)
+ * or another instruction's younger than CP_SOFT_SEEN_MAX_AGE_NS; false when
+ * this is its first sighting, now kept. Pure.
+ */
+bool cp_soft_seen_again(struct cp_soft_seen_slot *slots, const struct cp_ip_key *key, __u64 now_ns);
 
 /*
  * The keys installed in soft_insns, at most @cap (its max_entries). Plain

@@ -48,6 +48,8 @@ struct cp_soft_source {
 	struct cp_symbolizer *sym;  /* function bounds for the skid walk; NULL: none */
 	__u8 *code;		    /* CP_SKID_MAX_FUNC_BYTES: the walked function */
 	struct kept_maps kept[CP_SOFT_MAPS_KEPT];
+	struct cp_soft_seen_slot *seen; /* CP_SOFT_SEEN_SLOTS: ticked once, not decoded */
+	__u64 seen_once;		/* instructions taken and left for their next tick */
 	struct cp_soft_stats stats;
 };
 
@@ -72,7 +74,8 @@ struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_sym
 	s->items = calloc(CP_MAX_SOFT_PENDING, sizeof(*s->items));
 	s->sym = sym;
 	s->code = malloc(CP_SKID_MAX_FUNC_BYTES);
-	if (!s->decoded || !s->items || !s->code ||
+	s->seen = calloc(CP_SOFT_SEEN_SLOTS, sizeof(*s->seen));
+	if (!s->decoded || !s->items || !s->code || !s->seen ||
 	    cp_soft_registry_init(&s->installed, bpf_map__max_entries(skel->maps.soft_insns))) {
 		cp_soft_source__free(s);
 		errno = ENOMEM;
@@ -95,12 +98,13 @@ void cp_soft_source__free(struct cp_soft_source *s)
 	if (s->decoded) {
 		cp_decode_cache__stats(s->decoded, &st);
 		cp_log(CP_LOG_INFO,
-		       "soft source: %llu instructions decoded, %llu found decoded, %llu "
-		       "evicted; %llu charges found decided; %llu functions swept, %llu sweeps "
-		       "found kept",
-		       (unsigned long long)st.decodes, (unsigned long long)st.hits,
-		       (unsigned long long)st.evictions, (unsigned long long)st.charge_hits,
-		       (unsigned long long)st.walks, (unsigned long long)st.walk_hits);
+		       "soft source: %llu instructions left for their next tick; %llu decoded, "
+		       "%llu found decoded, %llu evicted; %llu charges found decided; %llu "
+		       "functions swept, %llu sweeps found kept",
+		       (unsigned long long)s->seen_once, (unsigned long long)st.decodes,
+		       (unsigned long long)st.hits, (unsigned long long)st.evictions,
+		       (unsigned long long)st.charge_hits, (unsigned long long)st.walks,
+		       (unsigned long long)st.walk_hits);
 	}
 	cp_decode_cache__free(s->decoded);
 	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++)
@@ -108,6 +112,7 @@ void cp_soft_source__free(struct cp_soft_source *s)
 	cp_soft_registry_free(&s->installed);
 	free(s->items);
 	free(s->code);
+	free(s->seen);
 	free(s);
 }
 
@@ -323,6 +328,11 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 		struct cp_soft_insn v;
 		int get_ret = -ENOENT;
 
+		/* decoded at its second tick: most instructions of -a's short processes get one */
+		if (!cp_soft_seen_again(s->seen, &it->key, now)) {
+			s->seen_once++;
+			continue;
+		}
 		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip,

@@ -18,7 +18,7 @@
 
 /* What user space did with the instructions on_tick queued (the report's figures). */
 struct cp_soft_stats {
-	__u64 taken;	   /* pending instructions taken from soft_pending */
+	__u64 taken;	   /* pending instructions taken from soft_pending to decode */
 	__u64 descriptors; /* ... installed with a memory operand: their ticks are samples */
 	__u64 skid;	   /* ... of them, charging the access before them (user/decode/skid.h) */
 	__u64 markers;	   /* ... installed as "no computable memory operand": time only */

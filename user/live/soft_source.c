@@ -318,7 +318,6 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 	int maps_ret = 0, installed = 0;
 	__u64 now = n ? cp_now_ns() : 0;
 
-	s->stats.taken += n;
 	cp_soft_items_sort(s->items, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_soft_item *it = &s->items[i];
@@ -333,6 +332,7 @@ int cp_soft_source__tick(struct cp_soft_source *s)
 			s->seen_once++;
 			continue;
 		}
+		s->stats.taken++; /* the report's "instructions decoded" */
 		maps_ret = maps_for(s, tgid, it->key.ip, now, &maps);
 		if (!maps_ret)
 			get_ret = cp_decode_cache__get(s->decoded, (pid_t)tgid, maps, it->key.ip,

@@ -27,7 +27,8 @@
  * back does.
  *
  * An instruction not decoded yet is queued once in soft_pending for user
- * space (user/live/soft_source.c), which installs a descriptor or a "no memory
+ * space (user/live/soft_source.c), which notes it the first time and, when it
+ * is queued again by a later tick, installs a descriptor or a "no memory
  * operand" marker. A plain hash, not an LRU: an LRU would evict silently,
  * and a full table must be counted (stats.drop_pending); the ip is queued
  * again at its next tick anyway.

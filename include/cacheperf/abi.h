@@ -258,7 +258,7 @@ struct cp_stats {
 	/* --source soft (bpf/soft_tick.bpf.c), of target processes only: */
 	__u64 ticks;	    /* ticks in user mode, counted per instruction */
 	__u64 ticks_kernel; /* ticks in the kernel: not counted */
-	__u64 soft_queued;  /* instructions queued for user space to decode */
+	__u64 soft_queued;  /* instructions queued for user space (twice before decoding) */
 	__u64 drop_pending; /* ... not queued: the pending table is full */
 	__u64 ticks_skid;   /* user-mode ticks charged to the access before (skid) */
 	/* samples of kernel-mode instructions (IBS before swfilt, 6.14): dropped */

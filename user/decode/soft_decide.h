@@ -92,7 +92,7 @@ bool cp_soft_maps_reuse(__u64 read_ns, __u64 now_ns, bool holds);
  * Instructions ticked once and not decoded yet. Under -a a build's
  * compilers tick at a new instruction almost every time (7622 distinct
  * instructions in 7725 ticks of 20 s), and each new one cost its
- * function's symbolization and sweep, a third of the profiler's CPU, for a
+ * function's symbolization and sweep, about 40 % of the profiler's CPU, for a
  * descriptor no later tick used: ticks before an instruction's descriptor
  * are time only anyway. So an instruction is decoded when it is taken a
  * second time (on_tick queues it again at its next tick), at most

@@ -152,10 +152,10 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
 	}
 	if (v->op.status == CP_OPND_OK)
 		s->stats.descriptors++;
-	if (v->charge_ip)
-		s->stats.skid++;
 	else
 		s->stats.markers++;
+	if (v->charge_ip)
+		s->stats.skid++;
 	return 0;
 }
 

@@ -628,16 +628,73 @@ static __u8 *read_text(const char *path, size_t *len, struct func **funcs, size_
 	return text;
 }
 
+/* What the sweep of @nr bytes at @code found, and the same from full decoding. */
+struct walk_counts {
+	size_t decoded, insns, targets;
+	bool indirect;
+};
+
 /*
- * The sweep decodes lengths and raw immediates only (Zydis's minimal mode).
- * Ground truth is Zydis's full decoding, the targets computed by
- * ZydisCalcAbsoluteAddress() from the decoded operand, an indirect jump as
- * a jmp whose operand is no immediate: over every function the C library
- * exports, the two agree on every start, target and indirect jump.
+ * Sweeps @nr bytes at @code both ways and asserts they agree: the sweep
+ * (minimal mode, raw immediates) against Zydis's full decoding, the
+ * targets computed by ZydisCalcAbsoluteAddress() from the decoded operand,
+ * an indirect jump as a jmp whose operand is no immediate.
+ */
+static struct walk_counts walk_both(const ZydisDecoder *dec, const __u8 *code, size_t nr)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct walk_counts c = { 0 };
+	ZydisDecodedInstruction insn;
+	struct cp_code_walk w;
+	__u8 *want;
+
+	assert_int_equal(cp_code_walk(code, nr, &w), 0);
+	want = calloc(nr, 1);
+	assert_non_null(want);
+	while (c.decoded < nr && ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + c.decoded,
+								     nr - c.decoded, &insn, ops))) {
+		ZyanU64 to;
+
+		assert_true(c.insns < w.nr_starts);
+		assert_int_equal(w.starts[c.insns++], c.decoded);
+		if ((insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		     insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		     insn.meta.category == ZYDIS_CATEGORY_CALL) &&
+		    (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], c.decoded, &to)) && to < nr)
+			want[to] = 1;
+		else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+			 ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			c.indirect = true;
+		c.decoded += insn.length;
+	}
+	assert_int_equal(w.nr_starts, c.insns);
+	assert_int_equal(w.decoded, c.decoded);
+	assert_int_equal(w.indirect_jump, c.indirect);
+	for (size_t i = 0; i < nr; i++) {
+		if (!want[i])
+			continue;
+		assert_true(c.targets < w.nr_targets);
+		assert_int_equal(w.targets[c.targets++], i);
+	}
+	assert_int_equal(w.nr_targets, c.targets);
+	free(want);
+	cp_code_walk_free(&w);
+	return c;
+}
+
+/*
+ * The sweep decodes lengths and raw immediates only (Zydis's minimal mode),
+ * and agrees with full decoding (walk_both()) over every function the C
+ * library exports in .dynsym, and over its whole .text, swept on from each
+ * undecodable byte: that holds the local and IFUNC implementations too (the
+ * AVX and EVEX string functions).
  */
 static void test_walk_agrees_with_full_decoding(void **state)
 {
-	size_t len = 0, nr_funcs = 0, insns = 0, targets = 0, indirect_funcs = 0;
+	size_t len = 0, nr_funcs = 0, insns = 0, targets = 0, indirect_funcs = 0, off = 0;
+	struct walk_counts all = { 0 };
 	const char *libc = NULL;
 	struct func *funcs;
 	ZydisDecoder dec;
@@ -650,57 +707,27 @@ static void test_walk_agrees_with_full_decoding(void **state)
 	assert_true(ZYAN_SUCCESS(
 		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)));
 	for (size_t f = 0; f < nr_funcs; f++) {
-		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-		const __u8 *code = text + funcs[f].off;
-		size_t at = 0, n = 0, t = 0, nr = funcs[f].len;
-		ZydisDecodedInstruction insn;
-		struct cp_code_walk w;
-		bool indirect = false;
-		__u8 *want;
+		struct walk_counts c = walk_both(&dec, text + funcs[f].off, funcs[f].len);
 
-		assert_int_equal(cp_code_walk(code, nr, &w), 0);
-		want = calloc(nr, 1);
-		assert_non_null(want);
-		while (at < nr &&
-		       ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + at, nr - at, &insn, ops))) {
-			ZyanU64 to;
-
-			assert_true(n < w.nr_starts);
-			assert_int_equal(w.starts[n++], at);
-			if ((insn.meta.category == ZYDIS_CATEGORY_COND_BR ||
-			     insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
-			     insn.meta.category == ZYDIS_CATEGORY_CALL) &&
-			    (insn.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
-			    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], at, &to)) &&
-			    to < nr)
-				want[to] = 1;
-			else if (insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
-				 ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
-				indirect = true;
-			at += insn.length;
-		}
-		assert_int_equal(w.nr_starts, n);
-		assert_int_equal(w.decoded, at);
-		assert_int_equal(w.indirect_jump, indirect);
-		for (size_t i = 0; i < nr; i++) {
-			if (!want[i])
-				continue;
-			assert_true(t < w.nr_targets);
-			assert_int_equal(w.targets[t++], i);
-		}
-		assert_int_equal(w.nr_targets, t);
-		insns += n;
-		targets += t;
-		indirect_funcs += indirect;
-		free(want);
-		cp_code_walk_free(&w);
+		insns += c.insns;
+		targets += c.targets;
+		indirect_funcs += c.indirect;
 	}
 	print_message("# %s: %zu functions (%zu with an indirect jump), %zu instructions, %zu "
 		      "branch targets\n",
 		      libc, nr_funcs, indirect_funcs, insns, targets);
 	/* the C library exports thousands of functions: the test saw them */
-	assert_true(nr_funcs > 1000 && insns > 100000 && indirect_funcs > 0);
+	assert_true(nr_funcs > 1000 && insns > 100000 && targets > 10000 && indirect_funcs > 0);
+	while (off < len) {
+		struct walk_counts c = walk_both(&dec, text + off, len - off);
+
+		all.insns += c.insns;
+		all.targets += c.targets;
+		off += c.decoded + 1; /* past the undecodable byte */
+	}
+	print_message("# its whole .text: %zu instructions, %zu branch targets\n", all.insns,
+		      all.targets);
+	assert_true(all.insns > insns && all.targets > targets);
 	free(funcs);
 	free(text);
 }

@@ -6,6 +6,7 @@
 
 #include "decode/skid.h"
 #include "decode/soft_decide.h"
+#include "util/hash.h"
 
 enum cp_soft_action cp_soft_decide(int maps_ret, int get_ret, const struct cp_operand *op,
 				   const struct cp_soft_prev *prev, __u64 mm,
@@ -56,22 +57,17 @@ _Static_assert((CP_SOFT_SEEN_SLOTS & (CP_SOFT_SEEN_SLOTS - 1)) == 0,
 
 bool cp_soft_seen_again(struct cp_soft_seen_slot *slots, const struct cp_ip_key *key, __u64 now_ns)
 {
-	/* splitmix64's finalizer over both halves of the key */
-	__u64 h = key->ip ^ ((__u64)key->tgid << 47 | (__u64)key->tgid >> 17);
-	struct cp_soft_seen_slot *sl;
+	/* full avalanche: the slot takes the low bits, the tag all of them */
+	__u64 h = cp_splitmix64(key->ip ^ ((__u64)key->tgid << 47 | (__u64)key->tgid >> 17));
+	struct cp_soft_seen_slot *sl = &slots[cp_hash_slot(h, 0, CP_SOFT_SEEN_SLOTS - 1)];
+	bool young = sl->ns && now_ns >= sl->ns && now_ns - sl->ns < CP_SOFT_SEEN_MAX_AGE_NS;
 
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	h ^= h >> 31;
-	sl = &slots[h & (CP_SOFT_SEEN_SLOTS - 1)];
 	h |= 1; /* a tag, never 0 */
-	if (sl->ns && sl->tag == h && now_ns >= sl->ns &&
-	    now_ns - sl->ns < CP_SOFT_SEEN_MAX_AGE_NS) {
-		sl->ns = 0;
-		return true;
+	if (young) {
+		if (sl->tag == h)
+			sl->ns = 0; /* its second sighting: decoded, the slot free again */
+		return true;	    /* or another's: not taken from it, decoded at once */
 	}
-	if (sl->ns && sl->tag != h && now_ns >= sl->ns && now_ns - sl->ns < CP_SOFT_SEEN_MAX_AGE_NS)
-		return true;
 	sl->tag = h;
 	sl->ns = now_ns ? now_ns : 1;
 	return false;

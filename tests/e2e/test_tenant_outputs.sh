@@ -17,7 +17,10 @@
 #    --pprof-keep profiles whatever files the tenant names as its own, and
 #    removes none of the tenant's.
 #  - Strings: a tenant process whose binary, library, symbol and cgroup names
-#    hold terminal escapes: no ESC byte (0x1b) reaches the text report or the
+#    hold terminal escapes, and a symbol holding U+2028 and a right-to-left
+#    override before a number of its own (" 999999999"): none of those
+#    characters reaches the text report, HTML or folded stacks, the number
+#    adds no count to its folded line; no ESC byte (0x1b) reaches the text report or the
 #    profiler's messages, the names still show, cleaned, and the JSON report
 #    escapes them.
 #  - Container ids: a tenant in a delegated cgroup it names
@@ -273,7 +276,7 @@ tenants() {
 >"$tap_out"
 tenants &
 "$BIN" -v -a --source faults -d 8 --max-bp-rate 0 --top 1000 -o "$out/a.txt" \
-	--json "$out/a.json" >"$tap_out" 2>&1 </dev/null
+	--json "$out/a.json" --html "$out/a.html" --folded "$out/a.folded" >"$tap_out" 2>&1 </dev/null
 rc=$?
 wait
 drops=$(sed -n 's/.*ring buffer full: \([0-9]*\),.*/\1/p' "$out/a.txt" | head -1)
@@ -302,6 +305,26 @@ if ! grep -q "$ESC" "$out/a.json" &&
 else
 	_not_ok "the JSON report is valid and escapes the names" \
 		"$(grep -a "$ESC" "$out/a.json" | cat -v | head -3)"
+fi
+# cp_evil_count's name holds U+2028 and U+202E, then " 999999999": neither
+# character reaches a text output (an override drew the report's own numbers
+# backwards, U+2028 ends a line for speedscope), and in the folded stacks the
+# number is joined to the name, so the line's count is the profiler's
+LS=$'\xe2\x80\xa8' RLO=$'\xe2\x80\xae'
+if grep -qa -e "$LS" -e "$RLO" "$out/a.txt" "$out/a.html" "$out/a.folded" "$tap_out"; then
+	_not_ok "no character that rearranges text reaches the report, HTML or folded stacks" \
+		"$(grep -la -e "$LS" -e "$RLO" "$out/a.txt" "$out/a.html" "$out/a.folded" "$tap_out")"
+else
+	_ok "no character that rearranges text reaches the report, HTML or folded stacks"
+fi
+if grep -qaE ';cp_evil_count\?\?_999999999 [0-9]+$' "$out/a.folded" &&
+   ! grep -qaE ' 999999999 [0-9]+$' "$out/a.folded"; then
+	_ok "a name ending in a number adds no count to its folded line"
+elif [ "${drops:-0}" -gt 0 ]; then
+	skip "the tenant's counting name: $drops records lost to a full ring buffer"
+else
+	_not_ok "a name ending in a number adds no count to its folded line" \
+		"$(grep -a cp_evil_count "$out/a.folded" | cat -v | head -3)"
 fi
 if grep -qF "/$name/esc?]0;x??[2J" "$out/a.txt"; then
 	_ok "the cgroup name shows, cleaned"

@@ -309,6 +309,39 @@ static void test_folded(void **state)
 	cp_folded__free(fo);
 }
 
+/*
+ * A tenant's names cannot add a count to their line: readers take the last
+ * number after a space as the count (speedscope, whose lines also end at
+ * U+2028) and the one before it as a second count (flamegraph.pl's and
+ * inferno's differential mode). The numbers are joined to their names;
+ * a number inside a name, or after a dot, stays as it is.
+ */
+static void test_folded_counts_not_forged(void **state)
+{
+	const struct cp_pprof_line leaf[] = {{.function = "hot_fn  999999999"}};
+	const struct cp_pprof_line mid[] = {{.function = "f\xe2\x80\xa8 5 x"}};
+	const struct cp_pprof_line ver[] = {{.function = "v.1.5"}, {.function = "g 1.5"}};
+	struct cp_export_stack s = {.tgid = 7, .nr_frames = 2, .comm = "sh 2", .container = ""};
+	struct cp_folded *fo = cp_folded__new();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	s.frames[0] = (struct cp_pprof_frame){.address = 0x10, .lines = leaf, .nr_lines = 1};
+	s.frames[1] = (struct cp_pprof_frame){.address = 0x20, .lines = mid, .nr_lines = 1};
+	assert_int_equal(cp_folded__add(fo, &s, 64), 0);
+	s.nr_frames = 1;
+	s.frames[0] = (struct cp_pprof_frame){.address = 0x30, .lines = ver, .nr_lines = 2};
+	assert_int_equal(cp_folded__add(fo, &s, 3), 0);
+	assert_int_equal(cp_folded__write(fo, f), 0);
+	fclose(f);
+	assert_string_equal(text, "sh_2;f? 5 x;hot_fn__999999999 64\n"
+				  "sh_2;g_1.5;v.1.5 3\n");
+	free(text);
+	cp_folded__free(fo);
+}
+
 static void test_dir_names(void **state)
 {
 	__u64 t[5] = { 100, 100, 99, 200, 100 }, seq[5] = { 2, 1, 7, 0, 3 };
@@ -495,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_main_binary_first),
 		cmocka_unit_test(test_issue_by_line),
 		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_folded_counts_not_forged),
 		cmocka_unit_test(test_dir_names),
 		cmocka_unit_test(test_dir_ours),
 	};

@@ -79,6 +79,27 @@ static void test_escape(void **state)
 	free(s);
 }
 
+static void esc_reordering(FILE *f, const void *arg)
+{
+	(void)arg;
+	/* RLO (U+202E), an 8-bit CSI (U+009B), a stray byte, then é */
+	cp_html_esc(f, "hot\xe2\x80\xae<x\xc2\x9b\xff caf\xc3\xa9");
+}
+
+/*
+ * A name cannot draw the page's own text after it backwards (a right-to-left
+ * override made "(138 samples" read "(selpmas 831"): one '?' for each
+ * character the text report replaces, other characters kept whole.
+ */
+static void test_escape_reordering(void **state)
+{
+	char *s = capture(esc_reordering, NULL);
+
+	(void)state;
+	assert_string_equal(s, "hot?&lt;x?? caf\xc3\xa9");
+	free(s);
+}
+
 /*
  * tests/workloads/false_sharing.c: struct counters is one long (8 bytes)
  * per thread, 8 bytes apart, in a 128-byte object aligned to the line.
@@ -457,6 +478,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escape_reordering),
 		cmocka_unit_test(test_line_map_cells),
 		cmocka_unit_test(test_line_map_global_hostile),
 		cmocka_unit_test(test_pad_offsets),

@@ -90,6 +90,14 @@ static void test_escapes(void **state)
 	expect_json_string("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
 	/* é (2 bytes) and U+1F600 (4 bytes) are valid and pass through */
 	expect_json_string("caf\xc3\xa9 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
+	/*
+	 * valid, but escaped: an 8-bit CSI (U+009B) would act on a terminal that
+	 * shows the file, RLO (U+202E) and U+2028 rearrange what follows them
+	 */
+	expect_json_string("a\xc2\x9b[2J", "\"a\\u009b[2J\"");
+	expect_json_string("f\xe2\x80\xaex\xe2\x80\xa8", "\"f\\u202ex\\u2028\"");
+	/* U+00A0, the first character after the C1 controls, passes */
+	expect_json_string("\xc2\xa0", "\"\xc2\xa0\"");
 }
 
 static void test_invalid_utf8(void **state)

@@ -86,7 +86,7 @@ static void test_format(void **state)
 		/* a comm with a newline forges no line, nor a priority; escapes are text */
 		{ true, CP_LOG_INFO, "process 7 (a\n<0>b): x", "<6>process 7 (a?<0>b): x\n" },
 		{ false, CP_LOG_INFO, "p (\033]0;pwned\007\033[2J)", "cacheperf-bpf: p (?]0;pwned??[2J)\n" },
-		{ false, CP_LOG_INFO, "x\302\233y\r", "cacheperf-bpf: x??y?\n" },
+		{ false, CP_LOG_INFO, "x\302\233y\r", "cacheperf-bpf: x?y?\n" },
 		{ false, CP_LOG_INFO, NULL, "cacheperf-bpf: \n" },
 	};
 	char buf[CP_LOG_LINE_MAX];

@@ -34,7 +34,10 @@ static const struct esc_case esc_cases[] = {
 	{ "a\nb", "a\\nb" },				/* newline: \n */
 	{ "\\n", "\\\\n" },				/* a backslash and an n stay two characters */
 	{ "\"}\n# x 1", "\\\"}\\n# x 1" },		/* no way out of the label, no fake line */
-	{ "tab\there\r", "tab\there\r" },		/* other controls are allowed as they are */
+	/* other controls, as the text report replaces them: ESC would act on a terminal */
+	{ "tab\there\r\x1b[2J\x7f", "tab" FFFD "here" FFFD FFFD "[2J" FFFD },
+	/* C1 (8-bit CSI), RLO and the line separator: one U+FFFD each */
+	{ "\xc2\x9b" "a\xe2\x80\xae" "b\xe2\x80\xa8", FFFD "a" FFFD "b" FFFD },
 	{ "caf\xc3\xa9", "caf\xc3\xa9" },		/* valid UTF-8 (é) kept */
 	{ "\xe2\x82\xac\xf0\x9f\x98\x80", "\xe2\x82\xac\xf0\x9f\x98\x80" },	/* €, 😀 */
 	{ "a\xff" "b", "a" FFFD "b" },		/* never valid */
@@ -221,17 +224,6 @@ static void test_values(void **state)
 	assert_string_equal(buf, "-Inf");
 }
 
-static void test_utf8_lengths(void **state)
-{
-	(void)state;
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"a"), 1);
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"\xc3\xa9"), 2);
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"\xef\xbf\xbd"), 3);
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"\xf4\x8f\xbf\xbf"), 4);
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"\xf5\x80\x80\x80"), 0);
-	assert_int_equal(cp_utf8_seq_len((const unsigned char *)"\xc1\xbf"), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,7 +232,6 @@ int main(void)
 		cmocka_unit_test(test_file_exact_bytes),
 		cmocka_unit_test(test_families_once_and_names_checked),
 		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_utf8_lengths),
 		cmocka_unit_test(test_label_bound),
 	};
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Collapsed stacks (see folded.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,30 @@ void cp_folded__free(struct cp_folded *f)
 	free(f);
 }
 
-/* Appends @name, printable, ';' made ':', after a ';' unless it is the first. */
+/*
+ * A name ending in spaces and a number ("f 12345", "f 1.5") joined to it
+ * by '_': at the end of a stack, readers take the last number after a
+ * space as the count (speedscope), and the one before it as a second
+ * count (flamegraph.pl's and inferno's differential mode), so a tenant
+ * could set its own stack's weight.
+ */
+static void join_number(char *name, size_t n)
+{
+	size_t i = n, digits;
+
+	while (i > 0 && (isdigit((unsigned char)name[i - 1]) || name[i - 1] == '.'))
+		i--;
+	digits = n - i;
+	if (!digits || !isdigit((unsigned char)name[i]))
+		return;
+	while (i > 0 && name[i - 1] == ' ')
+		name[--i] = '_';
+}
+
+/*
+ * Appends @name, printable, ';' made ':' and a number at its end joined to
+ * it, after a ';' unless it is the first.
+ */
 static int put_name(struct cp_folded *f, const char *name)
 {
 	char safe[CP_FOLDED_NAME_LEN];
@@ -50,6 +74,7 @@ static int put_name(struct cp_folded *f, const char *name)
 		if (*c == ';')
 			*c = ':';
 	n = strlen(safe);
+	join_number(safe, n);
 	while (f->len + n + 2 > f->buf_cap) {
 		size_t cap = f->buf_cap ? 2 * f->buf_cap : 256;
 		char *b = realloc(f->buf, cap);

@@ -6,7 +6,9 @@
  * others were inlined into first); a frame with no function is
  * "0xADDR in lib.so" (its mapped file's name), or "[unknown]" outside every
  * file. The process is "pid-N" when its comm is not known. Names are made
- * printable and ';' becomes ':' (the separator). Identical stacks are
+ * printable and ';' becomes ':' (the separator); spaces before a number
+ * that ends a name become '_', so no name adds a count to its line.
+ * Identical stacks are
  * summed, stacks with a count of 0 left out, lines sorted: the same input
  * gives the same text. Pure: the caller writes the text where it wants.
  */

@@ -3,17 +3,30 @@
 #include <stdarg.h>
 
 #include "report/html_out.h"
+#include "util/printable.h"
 
 #define CP_HTML_ESCF_MAX 1024
 
 static void esc(FILE *f, const char *s, bool lines)
 {
+	size_t n;
+	bool keep;
+
 	if (!s)
 		return;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '&')
+		if (c >= 0x80) {
+			/* as the text report prints it: a bidirectional control, a C1
+			 * control or a stray byte is one '?' */
+			n = cp_printable_char(s, &keep);
+			if (keep)
+				fwrite(s, 1, n, f);
+			else
+				fputc('?', f);
+			s += n - 1;
+		} else if (c == '&')
 			fputs("&amp;", f);
 		else if (c == '<')
 			fputs("&lt;", f);

@@ -4,9 +4,10 @@
  * file, function, object and path names: docs/security.md) goes through
  * cp_html_esc(), as element text and as attribute value alike: & < > " '
  * become entities, so no name can close an element, open one or end an
- * attribute, and control bytes become '?' as in the text report
- * (printable.h). Bytes past ASCII pass: a browser shows a malformed UTF-8
- * sequence as U+FFFD and reads the '<' after it, escaped, as text. Pure.
+ * attribute, and what the text report replaces becomes '?' here too
+ * (cp_printable_char(): control bytes, the C1 controls, the bidirectional
+ * controls that would draw the page's own numbers backwards, the line
+ * separators, bytes that are not well-formed UTF-8). Pure.
  */
 #ifndef CP_HTML_OUT_H
 #define CP_HTML_OUT_H

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/prom_writer.h"
+#include "util/printable.h"
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
 
@@ -36,31 +37,19 @@ static bool name_ok(const char *s, bool colon)
 	return true;
 }
 
-size_t cp_utf8_seq_len(const unsigned char *s)
+/*
+ * The character at @s in a label value: its length (1 for a byte that
+ * begins no well-formed character), and in *@keep whether it stays, else
+ * U+FFFD stands for it: what the text report replaces (cp_printable_char():
+ * controls, bidirectional controls, line separators, bytes that are not
+ * UTF-8), but the newline, which the format escapes.
+ */
+static size_t label_char(const char *s, bool *keep)
 {
-	unsigned int c = s[0];
-	size_t n;
-	unsigned int cp;
+	size_t n = cp_printable_char(s, keep);
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0; /* a continuation byte, an overlong lead (c0, c1), or past U+10FFFF */
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, UTF-16 surrogates, past U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
+	if (*s == '\n')
+		*keep = true;
 	return n;
 }
 
@@ -71,15 +60,16 @@ size_t cp_prom_escape_label(const char *in, char *out, size_t sz)
 
 	while (*s) {
 		const char *piece;
-		size_t n = cp_utf8_seq_len(s), step = n ? n : 1;
+		bool keep;
+		size_t n = label_char((const char *)s, &keep), step = n;
 		char esc[2];
 
-		if (n == 1 && (*s == '\\' || *s == '"' || *s == '\n')) {
+		if (*s == '\\' || *s == '"' || *s == '\n') {
 			esc[0] = '\\';
 			esc[1] = *s == '\n' ? 'n' : (char)*s;
 			piece = esc;
 			n = 2;
-		} else if (n) {
+		} else if (keep) {
 			piece = (const char *)s;
 		} else {
 			piece = replacement;
@@ -104,15 +94,17 @@ bool cp_prom_label_bound(const char *in, char *out, size_t max)
 	size_t len = 0, keep = 0; /* keep: what fits before the marker */
 
 	while (*s) {
-		size_t n = cp_utf8_seq_len(s), piece = n ? n : sizeof(replacement) - 1;
+		bool kept;
+		size_t n = label_char((const char *)s, &kept),
+		       piece = kept ? n : sizeof(replacement) - 1;
 
 		if (len + piece > max)
 			break;
-		memcpy(out + len, n ? (const char *)s : replacement, piece);
+		memcpy(out + len, kept ? (const char *)s : replacement, piece);
 		len += piece;
 		if (len + cut_len <= max)
 			keep = len;
-		s += n ? n : 1;
+		s += n;
 	}
 	if (!*s) {
 		out[len] = '\0';

@@ -57,18 +57,23 @@ int cp_prom_writer_finish(struct cp_prom_writer *w);
 
 /*
  * Pure: @in as a label value's content (escaped, valid UTF-8) into @out
- * (NUL-terminated, truncated at a character boundary). Returns the length
- * the whole text needs, like snprintf.
+ * (NUL-terminated, truncated at a character boundary): '\\', '"' and the
+ * newline escaped, U+FFFD for each character the text report would
+ * replace (a control byte, a bidirectional control, a line separator, a
+ * byte that is not UTF-8: printable.h), so no tenant's name acts on a
+ * terminal that shows the file. Returns the length the whole text needs,
+ * like snprintf.
  */
 size_t cp_prom_escape_label(const char *in, char *out, size_t sz);
 
 /*
- * Pure: @in made a bounded label text into @out (@max + 1 bytes): each byte
- * that is not part of valid UTF-8 replaced by U+FFFD; when that is longer
+ * Pure: @in made a bounded label text into @out (@max + 1 bytes): what
+ * cp_prom_escape_label() replaces by U+FFFD replaced; when that is longer
  * than @max bytes (@max >= 3), cut at a character boundary and ended with
  * CP_PROM_CUT ("\u2026", 3 bytes) so that the whole is at most @max bytes.
  * Two texts that differ give two different results unless one was cut or
- * held invalid bytes: callers that must not repeat a series compare results.
+ * held replaced characters: callers that must not repeat a series compare
+ * results.
  * Returns true when @in was cut.
  */
 #define CP_PROM_CUT "\xe2\x80\xa6" /* U+2026 HORIZONTAL ELLIPSIS */
@@ -76,8 +81,5 @@ bool cp_prom_label_bound(const char *in, char *out, size_t max);
 
 /* Pure: @v as the format writes it: "NaN", "+Inf", integers without exponent, else %.15g. */
 void cp_prom_format_value(double v, char *buf, size_t sz);
-
-/* Pure: the length of the valid UTF-8 sequence at @s (1..4), or 0 if invalid there. */
-size_t cp_utf8_seq_len(const unsigned char *s);
 
 #endif /* CP_PROM_WRITER_H */

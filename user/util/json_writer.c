@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/json_writer.h"
+#include "util/utf8.h"
 
 void cp_json_init(struct cp_json *j, FILE *f)
 {
@@ -12,32 +13,15 @@ void cp_json_init(struct cp_json *j, FILE *f)
 	j->depth = -1;
 }
 
-/* Length of the valid UTF-8 sequence at @s (1..4), or 0 when it is not one. */
-static int utf8_len(const unsigned char *s)
+/*
+ * Characters written as \u escapes though JSON allows them raw: the C1
+ * controls (an 8-bit CSI to a terminal that `cat`s the file), the
+ * bidirectional controls and the line separators (printable.h). The value
+ * stays the same; its bytes can no longer act.
+ */
+static bool escaped_anyway(__u32 cp)
 {
-	int n;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
+	return (cp >= 0x80 && cp <= 0x9f) || cp_utf8_layout_control(cp);
 }
 
 void cp_json_write_string(FILE *f, const char *str)
@@ -46,11 +30,17 @@ void cp_json_write_string(FILE *f, const char *str)
 
 	fputc('"', f);
 	while (*s) {
-		int n = utf8_len(s);
+		__u32 cp;
+		size_t n = cp_utf8_char((const char *)s, &cp);
 
 		if (!n) {
 			fputs("\\ufffd", f);
 			s++;
+			continue;
+		}
+		if (n > 1 && escaped_anyway(cp)) {
+			fprintf(f, "\\u%04x", cp);
+			s += n;
 			continue;
 		}
 		if (n > 1) {

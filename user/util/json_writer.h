@@ -3,7 +3,9 @@
  * A streaming JSON writer: objects and arrays nest up to CP_JSON_DEPTH, commas
  * and indentation are placed by the writer, strings are escaped (control bytes,
  * quotes, backslashes; bytes that are not valid UTF-8 become U+FFFD, so a
- * hostile process name cannot break the document). Pure: writes to a FILE.
+ * hostile process name cannot break the document; the C1, bidirectional
+ * and line-separator characters are written as \u escapes, so none acts on
+ * a terminal or viewer showing the file). Pure: writes to a FILE.
  */
 #ifndef CP_JSON_WRITER_H
 #define CP_JSON_WRITER_H

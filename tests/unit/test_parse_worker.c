@@ -255,15 +255,15 @@ static int copy_of(const char *path)
 static void test_honest_library_passes_once(void **state)
 {
 	int mfd = copy_of(build_path("tests/workloads/libcp_symlib.so")), dup_fd;
-	__u64 w0, r0, w1, r1, w2, r2, h0, h1;
+	__u64 w0, r0, w1, r1, w2, r2, h0, h1, q;
 
 	(void)state;
 	if (geteuid())
 		skip();
-	cp_parse_worker_stats(&w0, &r0);
+	cp_parse_worker_stats(&w0, &r0, &q);
 	h0 = cp_self_helpers_cpu_ns();
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
-	cp_parse_worker_stats(&w1, &r1);
+	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
 	/*
@@ -276,7 +276,7 @@ static void test_honest_library_passes_once(void **state)
 	/* the same copy again (another descriptor): the kept verdict, no worker */
 	dup_fd = dup(mfd);
 	assert_int_equal(cp_parse_worker_vet(dup_fd, "test"), CP_PW_PASSED);
-	cp_parse_worker_stats(&w2, &r2);
+	cp_parse_worker_stats(&w2, &r2, &q);
 	assert_int_equal(w2, w1);
 	close(dup_fd);
 	close(mfd);
@@ -306,7 +306,7 @@ static void test_exercise(void **state)
  */
 static void test_parse_past_the_room_is_refused(void **state)
 {
-	__u64 w0, r0, w1, r1;
+	__u64 w0, r0, w1, r1, q;
 	struct cp_self_mem now;
 	int mfd = copy_of(build_path("cacheperf-bpf"));
 
@@ -317,15 +317,15 @@ static void test_parse_past_the_room_is_refused(void **state)
 	cp_self_mem_set_limit(now.bytes + 1 * MIB);
 	assert_true(cp_self_mem_room() <= 1 * MIB);
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
-	cp_parse_worker_stats(&w0, &r0);
+	cp_parse_worker_stats(&w0, &r0, &q);
 	/* asked again in as little room: the refusal stands, no second worker */
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
-	cp_parse_worker_stats(&w1, &r1);
+	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0);
 	/* the room a run has: the same copy gets another worker, and passes */
 	cp_self_mem_set_limit(0);
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
-	cp_parse_worker_stats(&w1, &r1);
+	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
 	close(mfd);
@@ -333,6 +333,69 @@ static void test_parse_past_the_room_is_refused(void **state)
 	mfd = copy_of(build_path("cacheperf-bpf"));
 	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
 	close(mfd);
+}
+
+/*
+ * The live run's budget for workers: it starts full (CP_PW_SECONDS of
+ * CPU), is earned at a share of the wall time, never past full, and a
+ * worker may start only with a whole second in it.
+ */
+static void test_budget(void **state)
+{
+	struct cp_pw_budget b = {.tokens_ns = CP_PW_SECONDS * 1000000000ll};
+	const __u64 s = 1000000000ull;
+
+	(void)state;
+	assert_int_equal(cp_pw_budget_cpu_s(&b), CP_PW_SECONDS);
+	/* the first refill starts the clock, earns nothing */
+	cp_pw_budget_refill(&b, 5 * s, 20);
+	assert_int_equal(b.tokens_ns, CP_PW_SECONDS * (__s64)s);
+	/* a tenant's big files spend it, and the last worker overspends */
+	b.tokens_ns = -(__s64)s / 2;
+	assert_int_equal(cp_pw_budget_cpu_s(&b), 0);
+	/* 2 % of 50 s is 1 s: back from -0.5 s to 0.5 s, still no worker */
+	cp_pw_budget_refill(&b, 55 * s, 20);
+	assert_int_equal(b.tokens_ns, (__s64)s / 2);
+	assert_int_equal(cp_pw_budget_cpu_s(&b), 0);
+	/* 25 s more earn 0.5 s: one second for the next worker */
+	cp_pw_budget_refill(&b, 80 * s, 20);
+	assert_int_equal(cp_pw_budget_cpu_s(&b), 1);
+	/* a clock that goes back earns nothing; an hour fills it, never past full */
+	cp_pw_budget_refill(&b, 70 * s, 20);
+	assert_int_equal(b.tokens_ns, (__s64)s);
+	cp_pw_budget_refill(&b, 3700 * s, 20);
+	assert_int_equal(b.tokens_ns, CP_PW_SECONDS * (__s64)s);
+	assert_int_equal(cp_pw_budget_cpu_s(&b), CP_PW_SECONDS);
+}
+
+/*
+ * Paced as a live run, without a wait: a file's worker goes on alone and
+ * the file waits (not refused); another file waits for it too (one worker
+ * at a time), then the verdict is the next call's, from the same worker.
+ */
+static void test_paced_waits(void **state)
+{
+	int big = copy_of(build_path("cacheperf-bpf")), lib = copy_of(build_path("tests/workloads/libcp_symlib.so"));
+	__u64 w0, r0, q0, w1, r1, q1;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	cp_parse_worker_pace(0, 1000);
+	cp_parse_worker_stats(&w0, &r0, &q0);
+	assert_int_equal(cp_parse_worker_vet(big, "big"), CP_PW_WAITING);
+	assert_int_equal(cp_parse_worker_vet(lib, "lib"), CP_PW_WAITING);
+	cp_parse_worker_settle();
+	assert_int_equal(cp_parse_worker_vet(big, "big"), CP_PW_PASSED);
+	cp_parse_worker_stats(&w1, &r1, &q1);
+	assert_int_equal(w1, w0 + 1);
+	assert_int_equal(r1, r0);
+	assert_int_equal(q1, q0 + 2);
+	/* the library's turn: its worker, at once in this test's pace */
+	cp_parse_worker_pace(UINT_MAX, 0);
+	assert_int_equal(cp_parse_worker_vet(lib, "lib"), CP_PW_PASSED);
+	close(big);
+	close(lib);
 }
 
 int main(void)
@@ -345,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_honest_library_passes_once),
 		cmocka_unit_test(test_exercise),
 		cmocka_unit_test(test_parse_past_the_room_is_refused),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_paced_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

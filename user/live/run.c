@@ -17,6 +17,7 @@
 #include "machine/source.h"
 #include "machine/target_file.h"
 #include "live/cpu_costs.h"
+#include "symbols/parse_worker.h"
 #include "symbols/unwind.h"
 #include "symbols/stack_copies.h"
 #include "live/bp_sampler.h"
@@ -1119,6 +1120,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
 	cp_self_mem_set_limit(cfg->max_memory_bytes); /* what copies of targets' files may take */
 	cp_tf_kept_limit(cfg->max_memory_bytes);      /* and the copies kept for reuse: half */
+	/* a tenant's big file is parsed beside the drain, at a share of one CPU */
+	cp_parse_worker_pace(CP_PW_LIVE_WAIT_MS, CP_PW_LIVE_PER_MILLE);
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
 	next_interval = p->info.start_ns + interval_ns;
@@ -1219,6 +1222,8 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	read_targets_cpu(l, cfg);
 	l->intervals.next_ns = 0;
 	budget_reading(l, cp_now_ns());
+	/* a file whose worker is still at work gets its verdict before the outputs ask for it */
+	cp_parse_worker_settle();
 	cp_live__collect(l);
 	say_stack_copies(l);
 	cp_log_flush();

@@ -849,6 +849,18 @@ out:
 	return mfd;
 }
 
+int cp_tf_kept_copy(int fd, __u64 size, bool no_code)
+{
+	struct cp_copy_key key = {0};
+	int mfd;
+
+	if (cp_tf_key(fd, &key) || key.size != size)
+		return -ENOENT;
+	key.no_code = no_code;
+	mfd = kept_find(&key);
+	return mfd < 0 ? -ENOENT : mfd;
+}
+
 int cp_tf_copy(int fd, __u64 size, enum cp_tf_refusal *why)
 {
 	return cp_tf_copy_keyed(fd, size, false, NULL, why);

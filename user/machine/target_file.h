@@ -228,6 +228,12 @@ int cp_tf_copy_keyed(int fd, __u64 size, bool no_code, struct cp_copy_key *key,
 /* What fstat() of @fd says of its content (copy_cache.h). 0 or -errno. */
 int cp_tf_key(int fd, struct cp_copy_key *key);
 
+/*
+ * The copy of @fd's content (@size bytes; @no_code as for
+ * cp_tf_copy_keyed()) when one is kept, else -ENOENT: no copy is made.
+ */
+int cp_tf_kept_copy(int fd, __u64 size, bool no_code);
+
 /* The kept copies' figures: hits, misses (copies made), evictions, what is held. */
 void cp_tf_kept_stats(struct cp_copy_stats *out);
 

@@ -79,5 +79,5 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	};
 	out->files_refused = cp_tf_refusals(out->files_refused_by);
 	cp_tf_kept_stats(&out->copies);
-	cp_parse_worker_stats(&out->parse_workers, &refused);
+	cp_parse_worker_stats(&out->parse_workers, &refused, &out->parse_waits);
 }

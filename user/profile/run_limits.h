@@ -46,6 +46,8 @@ struct cp_limits {
 	__u64 files_refused_by[CP_TF_NR]; /* ... by reason */
 	struct cp_copy_stats copies;	  /* sealed copies of targets' files: kept, reused */
 	__u64 parse_workers; /* files parsed first by a worker (symbols/parse_worker.h) */
+	__u64 parse_waits;   /* lookups that found no verdict yet: the worker at work, or its
+				budget spent; their files asked again later */
 };
 
 struct cp_limits_stores {

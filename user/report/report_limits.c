@@ -153,9 +153,10 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		return;
 	fprintf(f,
 		"  file copies: %llu made, %llu reused, %llu evicted; %llu kept, %.1f MiB; "
-		"%llu parsed first by a worker\n",
+		"%llu parsed first by a worker, %llu lookups waited for one\n",
 		(ull)l->copies.made, (ull)l->copies.hits, (ull)l->copies.evictions,
-		(ull)l->copies.held, MiB(l->copies.held_bytes), (ull)l->parse_workers);
+		(ull)l->copies.held, MiB(l->copies.held_bytes), (ull)l->parse_workers,
+		(ull)l->parse_waits);
 	fprintf(f,
 		"  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
 		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu",
@@ -222,6 +223,7 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 		json_refusals(j, l);
 		json_copies(j, &l->copies);
 		cp_json_u64(j, "parse_workers", l->parse_workers);
+		cp_json_u64(j, "parse_worker_waits", l->parse_waits);
 	}
 	cp_json_end(j);
 }

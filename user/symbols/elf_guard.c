@@ -68,13 +68,27 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	struct cp_tf_want mine = *want;
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
-	int mfd, err = 0;
+	int fd, mfd, err = 0;
+	bool host, wait;
+	Elf *elf;
 
 	/* symbols, DWARF, CFI and notes are what libdw reads here, never the code */
 	mine.no_code = true;
-	mfd = cp_tf_open_copy(w, &mine, &st, why);
-	Elf *elf;
-
+	fd = cp_tf_open(w, &mine, &st, why);
+	if (fd < 0)
+		return fd;
+	/* the host's own files (root's alone) need no worker: it would cost a parse more */
+	host = cp_tf_host_file(w, want, &st);
+	/* while no worker may take a new file, a tenant's is not even copied: a churn of
+	 * new big files costs no copying; one copied before (with its verdict) serves */
+	wait = !host && cp_parse_worker_must_wait();
+	mfd = wait ? cp_tf_kept_copy(fd, st.size, true)
+		   : cp_tf_copy_keyed(fd, st.size, true, NULL, why);
+	close(fd);
+	if (wait && mfd < 0) {
+		*why = CP_TF_OK;
+		return -EAGAIN;
+	}
 	if (mfd < 0)
 		return mfd;
 	elf_version(EV_CURRENT);
@@ -89,13 +103,16 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 		close(mfd);
 		return err;
 	}
-	/* the host's own files (root's alone) need no worker: it would cost a parse more */
-	if (cp_tf_host_file(w, want, &st))
+	if (host)
 		return mfd;
 	switch (cp_parse_worker_vet(mfd, w->path)) {
 	case CP_PW_PASSED:
 	case CP_PW_FAILED: /* no worker: said once (parse_worker.c) */
 		return mfd;
+	case CP_PW_WAITING: /* no verdict yet: not a refusal, asked again later */
+		close(mfd);
+		*why = CP_TF_OK;
+		return -EAGAIN;
 	case CP_PW_MEMORY:
 		*why = CP_TF_MEMORY;
 		break;

@@ -32,8 +32,10 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
  * The sealed copy of @w's file (cp_tf_open_copy()) with its code sections
  * left holes (cp_tf_want.no_code: libdw reads symbols, DWARF, CFI and notes
  * here, never the code), refused (counted, CP_TF_INFLATES) when it is ELF
- * whose compressed sections inflate past CP_MAX_INFLATED_BYTES. Returns the
- * memfd or a negative errno, @why said.
+ * whose compressed sections inflate past CP_MAX_INFLATED_BYTES, or by the
+ * parse worker (symbols/parse_worker.h). Returns the memfd or a negative
+ * errno, @why said; -EAGAIN (not counted, @why CP_TF_OK) while the
+ * worker's verdict is not in: the file is asked again later.
  */
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why);

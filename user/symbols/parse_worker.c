@@ -2,10 +2,12 @@
 /* A tenant's file parsed first by a bounded worker (parse_worker.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "machine/self_mem.h"
+#include "machine/target_file.h"
 #include "symbols/cfi_guard.h"
 #include "symbols/parse_worker.h"
 #include "symbols/sym_dwarf.h"
@@ -48,8 +51,31 @@ static struct kept {
 	unsigned int tries; /* workers that judged the copy, this one the last */
 } kept[CP_PW_VERDICTS];
 static unsigned int nr_kept, next_kept;
-static __u64 nr_workers, nr_refused;
+static __u64 nr_workers, nr_refused, nr_waited;
 static bool said_unbounded;
+
+/* The worker at work (pid 0: none); one at a time. */
+static struct running {
+	pid_t pid;
+	int pfd;     /* its pidfd, -1 without one */
+	int said_fd; /* the read end of its report */
+	dev_t dev;   /* the copy it parses */
+	ino_t ino;
+	__u64 room;	   /* the room it was given */
+	__u64 deadline_ns; /* when it is killed if it has not ended */
+	char name[96];	   /* the file, for the log */
+	bool alone; /* left to work after the call that started it: its refusal is counted here */
+} run = {.pfd = -1, .said_fd = -1};
+/* The copy whose last worker could not bound itself: parsed unbounded. */
+static struct {
+	bool set;
+	dev_t dev;
+	ino_t ino;
+} unbounded;
+
+/* The live run's pace (cp_parse_worker_pace()); without it, a vet waits for its worker. */
+static unsigned int wait_ms = UINT_MAX, per_mille;
+static struct cp_pw_budget budget = {.tokens_ns = CP_PW_SECONDS * 1000000000ll};
 
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 {
@@ -100,10 +126,33 @@ const char *cp_pw_verdict_name(enum cp_pw_verdict v)
 	static const char *const names[] = {
 		[CP_PW_PASSED] = "passed",    [CP_PW_CRASHED] = "crashed",
 		[CP_PW_TIME] = "out of time", [CP_PW_MEMORY] = "out of memory",
-		[CP_PW_FAILED] = "no worker",
+		[CP_PW_FAILED] = "no worker", [CP_PW_WAITING] = "waiting",
 	};
 
 	return (unsigned int)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+void cp_pw_budget_refill(struct cp_pw_budget *b, __u64 now_ns, unsigned int per_mille)
+{
+	const __s64 full = CP_PW_SECONDS * 1000000000ll;
+	__u64 since = b->at_ns && now_ns > b->at_ns ? now_ns - b->at_ns : 0;
+
+	if (b->at_ns && now_ns < b->at_ns)
+		return; /* a clock that went back earns nothing */
+	b->at_ns = now_ns;
+	/* a share of a day's wall time at most: no overflow, and it fills the bucket anyway */
+	if (since > 86400ull * 1000000000ull)
+		since = 86400ull * 1000000000ull;
+	b->tokens_ns += (__s64)(since / 1000 * per_mille);
+	if (b->tokens_ns > full)
+		b->tokens_ns = full;
+}
+
+unsigned int cp_pw_budget_cpu_s(const struct cp_pw_budget *b)
+{
+	__s64 s = b->tokens_ns / 1000000000ll;
+
+	return s < 1 ? 0 : s > CP_PW_SECONDS ? CP_PW_SECONDS : (unsigned int)s;
 }
 
 static int no_file(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -308,13 +357,13 @@ static __u64 allowance(__u64 room)
  * beside its resident set, which a count of each process's resident set
  * (GNU time's) sees whole: so the worker alone stays within @room, and the
  * profiler and the worker together (the kernel's count: shared pages
- * once) within --max-memory.
+ * once) within --max-memory. It has @cpu_s seconds of CPU time.
  */
-static void worker(int mfd, int said, __u64 room)
+static void worker(int mfd, int said, __u64 room, unsigned int cpu_s)
 {
 	struct cp_sandbox sb = {
 		.stack_bytes = CP_PW_STACK_BYTES,
-		.cpu_s = CP_PW_SECONDS,
+		.cpu_s = cpu_s,
 		.wall_s = CP_PW_SECONDS,
 		.keep_fds = FD_KEPT,
 	};
@@ -341,136 +390,242 @@ static void worker(int mfd, int said, __u64 room)
 	_exit(n == -ENOMEM ? EXIT_MEMORY : n < 0 && n != -ENOEXEC ? EXIT_UNBOUNDED : 0);
 }
 
-/* Runs a worker on @mfd and judges it. */
-static struct cp_pw_outcome run_worker(int mfd)
+/* Keeps outcome @o for the copy (@dev, @ino), in its slot or the next one free or oldest. */
+static void keep(dev_t dev, ino_t ino, const struct cp_pw_outcome *o)
 {
-	struct cp_pw_outcome o = {.v = CP_PW_FAILED};
-	__u64 room, report[2] = {0, 0}, peak, deadline;
+	unsigned int slot, tries = 1;
+
+	/* a verdict that no longer stood is replaced in its slot */
+	for (slot = 0; slot < nr_kept; slot++)
+		if (kept[slot].dev == dev && kept[slot].ino == ino) {
+			tries = kept[slot].tries + 1;
+			break;
+		}
+	if (slot == nr_kept) {
+		slot = next_kept;
+		next_kept = (next_kept + 1) % CP_PW_VERDICTS;
+		if (nr_kept < CP_PW_VERDICTS)
+			nr_kept++;
+	}
+	kept[slot] = (struct kept){
+		.dev = dev, .ino = ino, .o = *o, .made_ns = cp_now_ns(), .tries = tries};
+	if (o->v != CP_PW_PASSED)
+		nr_refused++;
+}
+
+/* The verdict kept for copy (@dev, @ino) while it stands, else CP_PW_FAILED. */
+static enum cp_pw_verdict kept_verdict(dev_t dev, ino_t ino)
+{
+	for (unsigned int i = 0; i < nr_kept; i++)
+		if (kept[i].dev == dev && kept[i].ino == ino &&
+		    cp_pw_verdict_stands(&kept[i].o, kept[i].tries, cp_now_ns() - kept[i].made_ns,
+					 cp_self_mem_room()))
+			return kept[i].o.v;
+	return CP_PW_FAILED;
+}
+
+/*
+ * Starts a worker on @mfd with @cpu_s seconds of CPU time: 0, or -errno
+ * when none could be made.
+ */
+static int start_worker(int mfd, const struct stat *st, const char *name, unsigned int cpu_s)
+{
 	struct cp_self_mem now;
-	struct rusage ru;
-	size_t said = 0;
-	int p[2], status, pfd, ms;
-	pid_t pid, got;
-	ssize_t n;
+	int p[2];
+	pid_t pid;
 
 	cp_self_mem_read(&now); /* the room from a reading of now, not of the start */
-	room = cp_self_mem_room();
-	if (room > CP_PW_MAX_BYTES)
-		room = CP_PW_MAX_BYTES;
-	o.room = room;
+	run.room = cp_self_mem_room();
+	if (run.room > CP_PW_MAX_BYTES)
+		run.room = CP_PW_MAX_BYTES;
 	if (pipe2(p, O_CLOEXEC))
-		return o;
+		return -errno;
 	pid = fork();
 	if (pid == 0)
-		worker(mfd, p[1], room);
+		worker(mfd, p[1], run.room, cpu_s);
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		return o;
+		return -errno;
 	}
-	/*
-	 * its alarm ends it; a worker stopped (SIGSTOP) past that is killed
-	 * here. Its pidfd becomes readable when it ends: no polling meanwhile.
-	 */
-	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	deadline = cp_now_ns() + (CP_PW_SECONDS + 2) * 1000000000ull;
-	while ((got = wait4(pid, &status, WNOHANG, &ru)) == 0 || (got < 0 && errno == EINTR)) {
-		__u64 now = cp_now_ns();
-		struct pollfd pf = {.fd = pfd, .events = POLLIN};
+	run.pid = pid;
+	run.said_fd = p[0];
+	/* its pidfd becomes readable when it ends: no polling meanwhile */
+	run.pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	run.dev = st->st_dev;
+	run.ino = st->st_ino;
+	run.alone = false;
+	/* its alarm ends it; a worker stopped (SIGSTOP) past that is killed here */
+	run.deadline_ns = cp_now_ns() + (CP_PW_SECONDS + 2) * 1000000000ull;
+	snprintf(run.name, sizeof(run.name), "%s", name ? name : "?");
+	return 0;
+}
 
-		if (now > deadline) {
-			kill(pid, SIGKILL);
-			deadline = UINT64_MAX;
+/*
+ * Waits up to @ms (0: only looks) for the worker at work to end; once it
+ * has, judges it, keeps its verdict, spends its CPU time from the budget
+ * and says it. Past its deadline it is killed. True when none is at work
+ * any more.
+ */
+static bool reap(unsigned int ms)
+{
+	static struct cp_log_limit refused_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+	__u64 end = cp_now_ns() + (__u64)ms * 1000000ull, report[2] = {0, 0}, peak, now;
+	struct cp_pw_outcome o = {.v = CP_PW_FAILED, .room = run.room};
+	struct rusage ru;
+	size_t said = 0;
+	int status;
+	pid_t got;
+	ssize_t n;
+
+	if (!run.pid)
+		return true;
+	while ((got = wait4(run.pid, &status, WNOHANG, &ru)) == 0 || (got < 0 && errno == EINTR)) {
+		struct pollfd pf = {.fd = run.pfd, .events = POLLIN};
+		__u64 until;
+
+		now = cp_now_ns();
+		if (now >= run.deadline_ns) {
+			kill(run.pid, SIGKILL);
+			/* killed: its end is a moment away */
+			run.deadline_ns = UINT64_MAX;
+			end = now + 100000000ull;
+		} else if (now >= end) {
+			return false;
 		}
-		/* killed: its end is a moment away */
-		ms = deadline == UINT64_MAX ? 100 : (int)((deadline - now) / 1000000 + 1);
-		if (pfd < 0 || poll(&pf, 1, ms) < 0)
-			usleep(2000); /* no pidfd (before Linux 5.3), or a signal: look again soon
-				       */
+		until = end < run.deadline_ns ? end : run.deadline_ns;
+		/* no pidfd (before Linux 5.3), or a signal: look again soon */
+		if (run.pfd < 0 || poll(&pf, 1, (int)((until - now) / 1000000 + 1)) < 0)
+			usleep(2000);
 	}
-	if (pfd >= 0)
-		close(pfd);
+	if (run.pfd >= 0)
+		close(run.pfd);
 	while (said < sizeof(report) &&
-	       (n = read(p[0], (char *)report + said, sizeof(report) - said)) > 0)
+	       (n = read(run.said_fd, (char *)report + said, sizeof(report) - said)) > 0)
 		said += (size_t)n;
-	close(p[0]);
-	if (got != pid)
-		return o;
-	__atomic_add_fetch(&nr_workers, 1, __ATOMIC_RELAXED);
+	close(run.said_fd);
+	run.pid = 0;
+	run.pfd = run.said_fd = -1;
+	if (got < 0)
+		return true; /* not our child any more: no verdict, the file is asked again */
+	nr_workers++;
 	peak = (__u64)ru.ru_maxrss << 10;
 	o.cpu_ns = cp_rusage_cpu_ns(&ru);
 	/* the profiler's own cost: a worker is a helper of it */
 	cp_self_helpers_add_ns(o.cpu_ns);
-	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0, allowance(room));
-	return o;
+	if (per_mille)
+		budget.tokens_ns -= (__s64)o.cpu_ns;
+	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0,
+			  allowance(run.room));
+	if (o.v == CP_PW_FAILED) {
+		/* no verdict on the file: it is parsed unbounded, as when no worker is made */
+		unbounded.set = true;
+		unbounded.dev = run.dev;
+		unbounded.ino = run.ino;
+		return true;
+	}
+	keep(run.dev, run.ino, &o);
+	/* the call that started it answered "waiting": no caller counts this refusal */
+	if (run.alone && o.v != CP_PW_PASSED)
+		cp_tf_count(o.v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
+	cp_info("parse worker: %s: %s in %.1f ms of CPU", run.name, cp_pw_verdict_name(o.v),
+		(double)o.cpu_ns / 1e6);
+	if (o.v != CP_PW_PASSED)
+		cp_log_limited(&refused_said, "parse worker: %s: %s; its symbols are not read",
+			       run.name, cp_pw_verdict_name(o.v));
+	return true;
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 {
-	static struct cp_log_limit refused_said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
-	struct cp_pw_outcome o;
 	enum cp_pw_verdict v;
+	unsigned int cpu_s = CP_PW_SECONDS;
 	struct stat st;
-	unsigned int slot;
 
 	if (fstat(mfd, &st))
 		return CP_PW_FAILED;
 	pthread_mutex_lock(&lock);
-	for (unsigned int i = 0; i < nr_kept; i++)
-		if (kept[i].dev == st.st_dev && kept[i].ino == st.st_ino &&
-		    cp_pw_verdict_stands(&kept[i].o, kept[i].tries, cp_now_ns() - kept[i].made_ns,
-					 cp_self_mem_room())) {
-			v = kept[i].o.v;
-			pthread_mutex_unlock(&lock);
-			return v;
-		}
-	pthread_mutex_unlock(&lock);
-	o = run_worker(mfd);
-	v = o.v;
+	reap(0);
+	v = kept_verdict(st.st_dev, st.st_ino);
 	if (v != CP_PW_FAILED)
-		cp_info("parse worker: %s: %s in %.1f ms of CPU", name ? name : "?",
-			cp_pw_verdict_name(v), (double)o.cpu_ns / 1e6);
-	pthread_mutex_lock(&lock);
-	if (v == CP_PW_FAILED) {
+		goto out;
+	/* one worker at a time: the file waits for the one at work (its own too) */
+	v = CP_PW_WAITING;
+	if (run.pid)
+		goto waited;
+	if (per_mille) {
+		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
+		cpu_s = cp_pw_budget_cpu_s(&budget);
+		if (!cpu_s)
+			goto waited;
+	}
+	unbounded.set = false;
+	if (start_worker(mfd, &st, name, cpu_s) ||
+	    (reap(wait_ms) && unbounded.set && unbounded.dev == st.st_dev &&
+	     unbounded.ino == st.st_ino)) {
 		/* no worker, no verdict: parsed unbounded, as before the worker existed */
 		if (!said_unbounded)
 			cp_warn("parse worker: none could be made or bounded; tenants' files "
 				"are parsed in the profiler");
 		said_unbounded = true;
-	} else {
-		unsigned int tries = 1;
-
-		/* a verdict that no longer stood is replaced in its slot */
-		for (slot = 0; slot < nr_kept; slot++)
-			if (kept[slot].dev == st.st_dev && kept[slot].ino == st.st_ino) {
-				tries = kept[slot].tries + 1;
-				break;
-			}
-		if (slot == nr_kept) {
-			slot = next_kept;
-			next_kept = (next_kept + 1) % CP_PW_VERDICTS;
-			if (nr_kept < CP_PW_VERDICTS)
-				nr_kept++;
-		}
-		kept[slot] = (struct kept){.dev = st.st_dev,
-					   .ino = st.st_ino,
-					   .o = o,
-					   .made_ns = cp_now_ns(),
-					   .tries = tries};
-		if (v != CP_PW_PASSED)
-			nr_refused++;
+		v = CP_PW_FAILED;
+		goto out;
 	}
+	/* its verdict, or none yet (also when it was lost: not our child any more) */
+	run.alone = run.pid;
+	v = run.pid ? CP_PW_WAITING : kept_verdict(st.st_dev, st.st_ino);
+	if (v == CP_PW_FAILED)
+		v = CP_PW_WAITING;
+	if (v != CP_PW_WAITING)
+		goto out;
+waited:
+	nr_waited++;
+out:
 	pthread_mutex_unlock(&lock);
-	if (v != CP_PW_PASSED && v != CP_PW_FAILED)
-		cp_log_limited(&refused_said, "parse worker: %s: %s; its symbols are not read",
-			       name ? name : "?", cp_pw_verdict_name(v));
 	return v;
 }
 
-void cp_parse_worker_stats(__u64 *workers, __u64 *refused)
+bool cp_parse_worker_must_wait(void)
 {
-	*workers = __atomic_load_n(&nr_workers, __ATOMIC_RELAXED);
+	bool wait;
+
 	pthread_mutex_lock(&lock);
+	reap(0);
+	wait = run.pid;
+	if (!wait && per_mille) {
+		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
+		wait = !cp_pw_budget_cpu_s(&budget);
+	}
+	if (wait)
+		nr_waited++;
+	pthread_mutex_unlock(&lock);
+	return wait;
+}
+
+void cp_parse_worker_pace(unsigned int ms, unsigned int share_per_mille)
+{
+	pthread_mutex_lock(&lock);
+	wait_ms = ms;
+	per_mille = share_per_mille;
+	/* earned from now */
+	budget = (struct cp_pw_budget){.tokens_ns = CP_PW_LIVE_START_S * 1000000000ll};
+	pthread_mutex_unlock(&lock);
+}
+
+void cp_parse_worker_settle(void)
+{
+	pthread_mutex_lock(&lock);
+	reap(UINT_MAX);
+	wait_ms = UINT_MAX;
+	per_mille = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+void cp_parse_worker_stats(__u64 *workers, __u64 *refused, __u64 *waited)
+{
+	pthread_mutex_lock(&lock);
+	*workers = nr_workers;
 	*refused = nr_refused;
+	*waited = nr_waited;
 	pthread_mutex_unlock(&lock);
 }

@@ -38,6 +38,19 @@
 #define CP_PW_MAX_POINTS (1u << 18)
 /* Compile units whose ranges give points, at most (and half the points). */
 #define CP_PW_MAX_UNITS (1u << 16)
+/*
+ * A live run's pace (cp_parse_worker_pace()): how long a lookup waits for a
+ * worker's verdict (a library's parse takes 5-20 ms here), and the share of
+ * one CPU, in thousandths, workers' CPU time is held to.
+ */
+#define CP_PW_LIVE_WAIT_MS   200
+#define CP_PW_LIVE_PER_MILLE 20
+/*
+ * The CPU seconds workers have at a live run's start (a hundred libraries
+ * of a container); the budget then fills up to CP_PW_SECONDS, the most one
+ * worker may take, in eight quiet minutes at that share.
+ */
+#define CP_PW_LIVE_START_S 2
 /* Verdicts kept (least recently made let go first). */
 #define CP_PW_VERDICTS 1024
 /*
@@ -55,6 +68,8 @@ enum cp_pw_verdict {
 	CP_PW_TIME,    /* past its wall or CPU time */
 	CP_PW_MEMORY,  /* took more than half its room, or failed for memory */
 	CP_PW_FAILED,  /* the worker could not be made or bounded: the file is not parsed */
+	CP_PW_WAITING, /* no verdict yet: its worker (or another's) is at work, or the live
+			* run's budget for workers is spent; not kept: asked again later */
 };
 
 /*
@@ -96,9 +111,59 @@ const char *cp_pw_verdict_name(enum cp_pw_verdict v);
  * Whether libdw may parse sealed copy @mfd (of the file @name) in the
  * profiler: the kept verdict, else a worker's. Returns the verdict
  * (CP_PW_PASSED: yes); a worker's refusal is said in the log (a few per
- * period), each refusal counted by the caller.
+ * period), each refusal counted by the caller. One worker works at a
+ * time. Without cp_parse_worker_pace(), the call waits for its worker's
+ * verdict. With it (a live run), it waits that long at most: a worker
+ * that takes longer goes on alone, and its verdict is kept for the next
+ * call about the copy; meanwhile, and while another worker is at work or
+ * the budget is spent, the answer is CP_PW_WAITING (the file's symbols
+ * wait, its refusal is not kept).
  */
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
+
+/*
+ * The live run's pace: cp_parse_worker_vet() waits @wait_ms at most for a
+ * worker's verdict (a big file's parse of seconds no longer stops the
+ * records' drain), and workers' CPU time is held to @share_per_mille
+ * thousandths of the wall time from now on, after a first
+ * CP_PW_LIVE_START_S seconds (a tenant mapping new big files, one after
+ * another, costs the host that share at most; its files, and others'
+ * meanwhile, wait). A worker gets the whole seconds the budget holds when
+ * it starts, CP_PW_SECONDS at most.
+ */
+void cp_parse_worker_pace(unsigned int wait_ms, unsigned int share_per_mille);
+
+/*
+ * Whether a copy without a verdict would wait now (counted as a wait): a
+ * worker is at work, or the budget is spent. Then a tenant's new file is
+ * not even copied (symbols/elf_guard.h).
+ */
+bool cp_parse_worker_must_wait(void);
+
+/*
+ * Waits for the worker at work, if any, to end, and ends the pace: later
+ * calls wait for their workers' verdicts (the run's last outputs).
+ */
+void cp_parse_worker_settle(void);
+
+/* Workers' CPU time, held to a share of the wall time (cp_parse_worker_pace()). */
+struct cp_pw_budget {
+	__s64 tokens_ns; /* the CPU time workers may still use; below 0: overspent */
+	__u64 at_ns;	 /* when it was refilled last (0: never) */
+};
+
+/*
+ * Refills @b for the wall time since its last refill, up to @now_ns, at
+ * @per_mille thousandths of it, up to CP_PW_SECONDS of CPU time. The
+ * first refill only starts the clock. Pure.
+ */
+void cp_pw_budget_refill(struct cp_pw_budget *b, __u64 now_ns, unsigned int per_mille);
+
+/*
+ * The whole seconds of CPU time a worker starting now may take: 0 (none
+ * may start) under one, at most CP_PW_SECONDS. Pure.
+ */
+unsigned int cp_pw_budget_cpu_s(const struct cp_pw_budget *b);
 
 /*
  * What a worker does with the ELF file at @fd (not taken over): returns
@@ -110,7 +175,10 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
  */
 long cp_pw_exercise(int fd, __u64 max_rss);
 
-/* Workers made and verdicts other than CP_PW_PASSED, since the start. */
-void cp_parse_worker_stats(__u64 *workers, __u64 *refused);
+/*
+ * Workers that ended, verdicts other than CP_PW_PASSED, and answers
+ * CP_PW_WAITING, since the start.
+ */
+void cp_parse_worker_stats(__u64 *workers, __u64 *refused, __u64 *waited);
 
 #endif /* CP_PARSE_WORKER_H */

@@ -915,7 +915,8 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 	}
 	if (sh->open_path) {
 		err = describe_shared(s, sn->pid, m, sh, ip, out);
-		if (!err || err == -ENOMEM)
+		/* -EAGAIN: its parse worker is at work; the process's own Dwfl would keep it nameless */
+		if (!err || err == -ENOMEM || err == -EAGAIN)
 			return err;
 	}
 	err = space_for_pid(s, sn, &sp);

@@ -228,16 +228,21 @@ $(BUILD)/tests/bench/%: tests/bench/%.c $(LIB) | $(BUILD)/tests/bench
 	$(call msg,BENCH,$@)
 	$(Q)$(CC) $(CP_CFLAGS) -Itests $< $(LIB) $(LDLIBS) -o $@
 
-# The recording reader's libFuzzer target (tests/fuzz), over the library
-# compiled again with clang, instrumented. Built by `make tests` when clang
-# can link libFuzzer (libclang-rt); tests/e2e/test_fuzz_recording.sh runs it
-# for CP_FUZZ_SECONDS (30). `make fuzz FUZZ_SECONDS=600` runs it longer.
-FUZZ_BIN	:= $(BUILD)/tests/fuzz/fuzz_recording
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c), over the library compiled again
+# with clang, instrumented (AddressSanitizer, UndefinedBehaviorSanitizer):
+# recording (the recording reader, the replay and the report), elf (the
+# project's own readers of a tenant's ELF file) and tenant_bytes (its code,
+# heap and /proc text as the project reads them). Built by `make tests` when
+# clang can link libFuzzer (libclang-rt); tests/e2e/test_fuzz.sh runs each
+# from its seeds for CP_FUZZ_SECONDS (30). `make fuzz FUZZ_SECONDS=600` runs
+# them longer.
+FUZZ_NAMES	:= recording elf tenant_bytes
+FUZZ_BINS	:= $(patsubst %,$(BUILD)/tests/fuzz/fuzz_%,$(FUZZ_NAMES))
 # The replay links without the live run: no skeleton, session, drain or perf
 # events (user/live/) and no command line (user/cli/) in the fuzzer.
 FUZZ_OBJS	:= $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(filter-out user/live/% user/cli/%,$(USER_SRCS))) \
 		   $(patsubst %.proto,$(BUILD)/fuzz/%.pb-c.o,$(PROTOS))
-FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address
+FUZZ_FLAGS	:= -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 FUZZ_SECONDS	?= 300
 HAVE_LIBFUZZER	:= $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
 		   $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo y)
@@ -249,7 +254,7 @@ $(BUILD)/fuzz/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(FUZZ_BIN): tests/fuzz/fuzz_recording.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
+$(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
@@ -257,7 +262,7 @@ $(BUILD)/bpf $(BUILD)/tests/unit $(BUILD)/tests/bpf $(BUILD)/tests/workloads \
 $(BUILD)/tests/bench $(BUILD)/tests/fuzz:
 	$(Q)mkdir -p $@
 
-tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BIN))
+tests: $(BIN) $(TEST_BINS) $(WL_BINS) $(BENCH_BINS) $(if $(HAVE_LIBFUZZER),$(FUZZ_BINS))
 
 # The ground-truth oracle (tests/oracle): the simulator, linked with
 # the library, and its corpus: workloads compiled with clang's -fsanitize=thread
@@ -285,8 +290,8 @@ $(BUILD)/tests/oracle $(BUILD)/tests/oracle/workloads:
 	$(Q)mkdir -p $@
 tests: $(ORACLE) $(ORACLE_WLS)
 
-fuzz: $(FUZZ_BIN)
-	$(Q)CP_BUILD=$(BUILD) CP_FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/e2e/test_fuzz_recording.sh
+fuzz: $(FUZZ_BINS)
+	$(Q)CP_BUILD=$(BUILD) CP_ROOT=$(CURDIR) CP_FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/e2e/test_fuzz.sh
 
 # The README's two commands: install what is missing, build, then run.
 check: deps

@@ -299,6 +299,31 @@ static void test_guard_elf(void **state)
 	close(fd);
 }
 
+/*
+ * A plain .debug_frame (gcc -g -fno-asynchronous-unwind-tables keeps its CFI
+ * there) passes as it is: it was taken for compressed data, judged
+ * malformed, and the module unwound without it.
+ */
+static void test_guard_plain_debug_frame(void **state)
+{
+	char path[4096];
+	const char *root = getenv("CP_ROOT");
+	int fd;
+	Elf *elf;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus_elf/seed_debug_frame.so",
+		 root ? root : ".");
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	assert_non_null(elf);
+	assert_int_equal(cp_cfi_guard_check(elf, false), CP_CFI_OK);
+	elf_end(elf);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_opcode_ends),
 		cmocka_unit_test(test_64bit_lengths),
 		cmocka_unit_test(test_guard_elf),
+		cmocka_unit_test(test_guard_plain_debug_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,7 +140,8 @@ int cp_code_walk(const __u8 *code, size_t len, struct cp_code_walk *out)
 		off += insn.length;
 	}
 	out->decoded = off;
-	qsort(out->targets, out->nr_targets, sizeof(*out->targets), cmp_u32);
+	if (out->nr_targets) /* none: NULL, which qsort() must not be given */
+		qsort(out->targets, out->nr_targets, sizeof(*out->targets), cmp_u32);
 	for (size_t i = 0; i < out->nr_targets; i++)
 		if (!n || out->targets[n - 1] != out->targets[i])
 			out->targets[n++] = out->targets[i];

@@ -47,7 +47,8 @@ __u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct c
 	__u64 sum = 0, start = 0, end = 0;
 	bool open = false;
 
-	qsort(ranges, nr, sizeof(*ranges), by_off);
+	if (nr) /* a file that is not ELF has none: NULL, which qsort() must not be given */
+		qsort(ranges, nr, sizeof(*ranges), by_off);
 	for (size_t i = 0; i < nr; i++) {
 		__u64 a = ranges[i].off, b = a + ranges[i].len;
 
@@ -214,7 +215,8 @@ size_t cp_copy_ranges_minus(struct cp_copy_range *ext, size_t n, size_t cap,
 
 	if (!o)
 		return n; /* all of it copied: more than needed, never less */
-	qsort(cut, nc, sizeof(*cut), by_off);
+	if (nc) /* a file without code sections has none: NULL, which qsort() must not be given */
+		qsort(cut, nc, sizeof(*cut), by_off);
 	for (size_t i = 0; i < n; i++) {
 		__u64 a = ext[i].off, b = a + ext[i].len;
 

@@ -236,6 +236,9 @@ int cp_cgroup_parse(const char *text, struct cp_cgroup_info *out)
 		v1_len = v2_len;
 		out->v2 = true;
 	}
+	/* only v1 lines at their root ("1:cpu:/"): no path, as unknown */
+	if (!v1)
+		return 0;
 	copy_path(out->path, v1, v1_len);
 	/* from the whole path: the parent that makes it a container may be cut from out->path */
 	cp_container_id(v1, v1_len, out->container_id, &out->runtime);

@@ -10,6 +10,8 @@
 
 #define CP_ELF_CODE_MAX_SEGS 16
 #define CP_ELF_CODE_MAX_PLTS 4 /* .plt, .plt.sec, .plt.got */
+/* Relocations' names kept, in all: many relocations may name one long string */
+#define CP_ELF_CODE_MAX_NAME_BYTES (4u << 20)
 
 struct reloc {
 	__u64 slot; /* the GOT slot a stub jumps through */
@@ -26,7 +28,8 @@ struct cp_elf_code {
 	} plt[CP_ELF_CODE_MAX_PLTS];
 	size_t nr_plt;
 	struct reloc *relocs;
-	size_t nr_relocs;
+	size_t nr_relocs, cap_relocs;
+	size_t name_bytes; /* of the relocs' names */
 };
 
 void cp_elf_code__free(struct cp_elf_code *c)
@@ -55,6 +58,7 @@ static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GE
 		GElf_Rela rel;
 		GElf_Sym sym;
 		__u32 type;
+		size_t len;
 
 		if (c->nr_relocs >= CP_ELF_CODE_MAX_RELOCS || !gelf_getrela(rd, (int)i, &rel))
 			return;
@@ -65,18 +69,29 @@ static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GE
 		name = elf_strptr(elf, ssh.sh_link, sym.st_name);
 		if (!name)
 			continue;
-		tmp = realloc(c->relocs, (c->nr_relocs + 1) * sizeof(*c->relocs));
-		if (!tmp)
-			return;
-		c->relocs = tmp;
+		len = strnlen(name, CP_ELF_CODE_MAX_NAME_BYTES - c->name_bytes);
+		if (len == CP_ELF_CODE_MAX_NAME_BYTES - c->name_bytes)
+			return; /* the rest stays unknown: never more proven than read */
+		/* doubled: one more at a time copies the array once per relocation */
+		if (c->nr_relocs == c->cap_relocs) {
+			size_t cap = c->cap_relocs ? 2 * c->cap_relocs : 64;
+
+			tmp = realloc(c->relocs, cap * sizeof(*c->relocs));
+			if (!tmp)
+				return;
+			c->relocs = tmp;
+			c->cap_relocs = cap;
+		}
 		r = &c->relocs[c->nr_relocs];
 		r->slot = rel.r_offset;
 		r->def = sym.st_shndx != SHN_UNDEF && GELF_ST_TYPE(sym.st_info) == STT_FUNC
 				 ? sym.st_value
 				 : 0;
-		r->name = strdup(name);
-		if (r->name)
+		r->name = strndup(name, len);
+		if (r->name) {
 			c->nr_relocs++;
+			c->name_bytes += len + 1;
+		}
 	}
 }
 

@@ -195,6 +195,9 @@ static int read_symbols(Elf *elf, struct cp_elf_syms *e)
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
+		/* past the cap the rest is not read either: reading is what costs */
+		if (str_len + strnlen(name, CP_MAX_ELF_NAME_BYTES) >= CP_MAX_ELF_NAME_BYTES)
+			break;
 		r = type == STT_TLS ? &tls[nr_tls++] : &objs[nr_objs++];
 		r->s.value = sym.st_value;
 		r->s.size = sym.st_size;

@@ -18,6 +18,8 @@
 
 #define CP_MAX_ELF_FILES   256	      /* unreferenced files kept cached */
 #define CP_MAX_ELF_SYMBOLS (1u << 22) /* a bound on hostile input */
+/* The names kept per file, in all: every symbol may name one long string. */
+#define CP_MAX_ELF_NAME_BYTES (64u << 20)
 
 /* One PT_LOAD program header. */
 struct cp_load_seg {

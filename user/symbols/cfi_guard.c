@@ -14,6 +14,7 @@ struct cfi_scns {
 	GElf_Shdr eh_sh, hdr_sh;
 	bool twice; /* a name seen twice: which one libdw takes is not followed */
 	bool eh_segment;
+	bool zdebug; /* .zdebug_frame: GNU's older compression */
 };
 
 static void note(Elf_Scn **slot, Elf_Scn *scn, bool *twice)
@@ -49,6 +50,7 @@ static int find_scns(Elf *elf, struct cfi_scns *f)
 			f->hdr_sh = sh;
 		} else if (!strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame")) {
 			note(&f->debug, scn, &f->twice);
+			f->zdebug = name[1] == 'z';
 		}
 	}
 	if (elf_getphdrnum(elf, &phnum))
@@ -63,7 +65,7 @@ static int find_scns(Elf *elf, struct cfi_scns *f)
 }
 
 /* .debug_frame as libdw reads it: decompressed (kept so in @elf). */
-static Elf_Data *debug_frame_data(Elf_Scn *scn)
+static Elf_Data *debug_frame_data(Elf_Scn *scn, bool zdebug)
 {
 	GElf_Shdr sh;
 
@@ -72,7 +74,8 @@ static Elf_Data *debug_frame_data(Elf_Scn *scn)
 	if (sh.sh_flags & SHF_COMPRESSED) {
 		if (elf_compress(scn, 0, 0) < 0)
 			return NULL;
-	} else if (elf_compress_gnu(scn, 0, 0) < 0) {
+	} else if (zdebug && elf_compress_gnu(scn, 0, 0) < 0) {
+		/* by name, as libdw: a plain .debug_frame fails "not compressed" */
 		return NULL;
 	}
 	return elf_rawdata(scn, NULL);
@@ -98,7 +101,7 @@ enum cp_cfi_verdict cp_cfi_guard_check(Elf *elf, bool eh)
 		v = cp_cfi_check(&sec, &hdr);
 	}
 	if (!v && f.debug) {
-		d = debug_frame_data(f.debug);
+		d = debug_frame_data(f.debug, f.zdebug);
 		if (!d)
 			return CP_CFI_MALFORMED;
 		if (d->d_buf)

@@ -254,7 +254,7 @@ $(BUILD)/fuzz/proto/%.pb-c.o: $(BUILD)/proto/%.pb-c.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
+$(FUZZ_BINS): $(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS) | $(BUILD)/tests/fuzz
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(CP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(filter %.c %.o,$^) $(LDLIBS) -o $@
 

@@ -98,14 +98,14 @@ static void test_judge(void **state)
 static void test_verdict_stands(void **state)
 {
 	const __u64 s = 1000000000ull;
-	const struct cp_pw_outcome pass = {CP_PW_PASSED, 8 * MIB, 1 * s};
-	const struct cp_pw_outcome crash = {CP_PW_CRASHED, 8 * MIB, 0};
-	const struct cp_pw_outcome mem = {CP_PW_MEMORY, 24 * MIB, 1 * s};
-	const struct cp_pw_outcome mem_none = {CP_PW_MEMORY, 0, 0};
-	const struct cp_pw_outcome mem_max = {CP_PW_MEMORY, CP_PW_MAX_BYTES, 1 * s};
-	const struct cp_pw_outcome starved = {CP_PW_TIME, 64 * MIB, 1 * s};
-	const struct cp_pw_outcome busy = {CP_PW_TIME, 64 * MIB, CP_PW_SECONDS * s / 2};
-	const struct cp_pw_outcome none = {CP_PW_FAILED, 64 * MIB, 0};
+	const struct cp_pw_outcome pass = {CP_PW_PASSED, 8 * MIB, 1 * s, 0};
+	const struct cp_pw_outcome crash = {CP_PW_CRASHED, 8 * MIB, 0, 0};
+	const struct cp_pw_outcome mem = {CP_PW_MEMORY, 24 * MIB, 1 * s, 0};
+	const struct cp_pw_outcome mem_none = {CP_PW_MEMORY, 0, 0, 0};
+	const struct cp_pw_outcome mem_max = {CP_PW_MEMORY, CP_PW_MAX_BYTES, 1 * s, 0};
+	const struct cp_pw_outcome starved = {CP_PW_TIME, 64 * MIB, 1 * s, 0};
+	const struct cp_pw_outcome busy = {CP_PW_TIME, 64 * MIB, CP_PW_SECONDS * s / 2, 0};
+	const struct cp_pw_outcome none = {CP_PW_FAILED, 64 * MIB, 0, 0};
 
 	(void)state;
 	assert_true(cp_pw_verdict_stands(&pass, 1, 3600 * s, 0));
@@ -390,7 +390,8 @@ static void test_paced_waits(void **state)
 	cp_parse_worker_stats(&w1, &r1, &q1);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
-	assert_int_equal(q1, q0 + 2);
+	/* the lookups that waited are the caller's to count (symbols/elf_guard.c) */
+	assert_int_equal(q1, q0);
 	/* the library's turn: its worker, at once in this test's pace */
 	cp_parse_worker_pace(UINT_MAX, 0);
 	assert_int_equal(cp_parse_worker_vet(lib, "lib"), CP_PW_PASSED);

@@ -1224,6 +1224,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	budget_reading(l, cp_now_ns());
 	/* a file whose worker is still at work gets its verdict before the outputs ask for it */
 	cp_parse_worker_settle();
+	cp_profile__locate_waiting(p);
 	cp_live__collect(l);
 	say_stack_copies(l);
 	cp_log_flush();

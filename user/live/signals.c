@@ -58,7 +58,9 @@ int cp_signals_install(void)
 	if (sigaction(SIGHUP, &sa, NULL))
 		return -errno;
 	sa.sa_handler = on_child;
-	sa.sa_flags = SA_NOCLDSTOP;
+	/* a parse worker ends at any moment now: a write of the recording is not cut by it
+	 * (the loop's poll and epoll_wait return anyway) */
+	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
 	if (sigaction(SIGCHLD, &sa, NULL))
 		return -errno;
 	return 0;

@@ -163,17 +163,19 @@ static int install(struct cp_soft_source *s, const struct cp_ip_key *key,
  * The code of the function holding @ip in process @pid, read whole from the
  * mapped file into s->code: its size, with its entry in @entry and the
  * entry's key in @key, or a negative errno (-ENOENT: no sized function
- * symbol holds @ip).
+ * symbol holds @ip; -EAGAIN: its file waits for its parse worker, nothing
+ * about it is decided yet).
  */
 static int func_code(struct cp_soft_source *s, pid_t pid, const struct cp_maps *maps, __u64 ip,
 		     __u64 *entry, struct cp_decode_key *key)
 {
 	struct cp_symbol_info info;
 	const struct cp_map *map;
-	int n;
+	int n = s->sym ? cp_symbolizer__resolve_now(s->sym, pid, ip, 0, &info) : -ENOENT;
 
-	if (!s->sym || cp_symbolizer__resolve_now(s->sym, pid, ip, 0, &info) || !info.sym_size ||
-	    info.sym_size > CP_SKID_MAX_FUNC_BYTES || ip < info.sym_start ||
+	if (n == -EAGAIN)
+		return n;
+	if (n || !info.sym_size || info.sym_size > CP_SKID_MAX_FUNC_BYTES || ip < info.sym_start ||
 	    ip - info.sym_start >= info.sym_size)
 		return -ENOENT;
 	map = cp_maps__find(maps, info.sym_start);

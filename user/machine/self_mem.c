@@ -60,6 +60,7 @@ static struct {
 	bool read_once;
 	__u64 limit;
 	pid_t command; /* the child that is a target (-- CMD); 0: none */
+	pid_t worker;  /* the parse worker at work beside the drain; 0: none */
 	/* /proc: the memfds and children, counted at the last scan */
 	__u64 scan_ns;	  /* when; 0: never */
 	__u64 scan_memfd; /* the memfds' bytes then */
@@ -376,7 +377,8 @@ static __u64 children_bytes(void)
 		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
 		f = fopen(path, "re");
 		while (f && fscanf(f, "%23s", pid) == 1)
-			if ((m.command <= 0 || atoi(pid) != m.command) && !private_rss(pid, &b))
+			if ((m.command <= 0 || atoi(pid) != m.command) &&
+			    (m.worker <= 0 || atoi(pid) != m.worker) && !private_rss(pid, &b))
 				sum += b;
 		if (f)
 			fclose(f);
@@ -466,6 +468,13 @@ void cp_self_mem_set_command(pid_t pid)
 {
 	pthread_mutex_lock(&lock);
 	m.command = pid;
+	pthread_mutex_unlock(&lock);
+}
+
+void cp_self_mem_set_worker(pid_t pid)
+{
+	pthread_mutex_lock(&lock);
+	m.worker = pid;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -92,6 +92,16 @@ const char *cp_self_mem_counter_name(enum cp_self_mem_counter c);
  */
 void cp_self_mem_set_command(pid_t pid);
 
+/*
+ * The parse worker at work beside the drain (@pid; 0: none,
+ * symbols/parse_worker.h): not one of the children counted. Its resident
+ * set holds the profiler's pages it shares copy on write, which counted
+ * again made a reading twice the profiler's and shrank it for nothing; its
+ * growth is bounded by its RLIMIT_DATA, three quarters of the room left
+ * when it started.
+ */
+void cp_self_mem_set_worker(pid_t pid);
+
 /* The limit copies are admitted under (--max-memory); 0: any. */
 void cp_self_mem_set_limit(__u64 limit_bytes);
 

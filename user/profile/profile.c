@@ -386,6 +386,22 @@ void cp_profile__maps_changed(struct cp_profile *p, pid_t pid, bool symbols)
 		cp_objects__refresh(p->objects, pid);
 }
 
+void cp_profile__locate_waiting(struct cp_profile *p)
+{
+	size_t n = cp_insn_store__count(p->insns);
+	const struct cp_insn **v = n ? malloc(n * sizeof(*v)) : NULL;
+	struct cp_symbol_info info;
+
+	if (!v)
+		return;
+	n = cp_insn_store__top(p->insns, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->fwd_misses && !v[i]->located &&
+		    !cp_symbolizer__resolve(p->sym, (pid_t)v[i]->key.tgid, v[i]->key.ip, &info))
+			cp_insn_store__set_located(p->insns, &v[i]->key);
+	free(v);
+}
+
 _Static_assert(CP_PROFILE_HINT_STAGES == CP_OBJ_HINT_STAGES, "the object's stages are the last");
 
 void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage)

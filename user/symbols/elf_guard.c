@@ -86,6 +86,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 		   : cp_tf_copy_keyed(fd, st.size, true, NULL, why);
 	close(fd);
 	if (wait && mfd < 0) {
+		cp_parse_worker_waited();
 		*why = CP_TF_OK;
 		return -EAGAIN;
 	}
@@ -110,6 +111,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	case CP_PW_FAILED: /* no worker: said once (parse_worker.c) */
 		return mfd;
 	case CP_PW_WAITING: /* no verdict yet: not a refusal, asked again later */
+		cp_parse_worker_waited();
 		close(mfd);
 		*why = CP_TF_OK;
 		return -EAGAIN;

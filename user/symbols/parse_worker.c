@@ -65,6 +65,7 @@ static struct running {
 	__u64 deadline_ns; /* when it is killed if it has not ended */
 	char name[96];	   /* the file, for the log */
 	bool alone; /* left to work after the call that started it: its refusal is counted here */
+	unsigned int cpu_s; /* its CPU seconds (RLIMIT_CPU) */
 } run = {.pfd = -1, .said_fd = -1};
 /* The copy whose last worker could not bound itself: parsed unbounded. */
 static struct {
@@ -409,18 +410,30 @@ static void keep(dev_t dev, ino_t ino, const struct cp_pw_outcome *o)
 	}
 	kept[slot] = (struct kept){
 		.dev = dev, .ino = ino, .o = *o, .made_ns = cp_now_ns(), .tries = tries};
-	if (o->v != CP_PW_PASSED)
+	if (o->v != CP_PW_PASSED && o->v != CP_PW_WAITING)
 		nr_refused++;
 }
 
-/* The verdict kept for copy (@dev, @ino) while it stands, else CP_PW_FAILED. */
+/*
+ * The verdict kept for copy (@dev, @ino) while it stands, else CP_PW_FAILED;
+ * CP_PW_FAILED also for a copy whose worker could not bound itself (parsed
+ * unbounded). A copy stopped at the CPU time the budget gave it waits
+ * until the budget holds what it needs.
+ */
 static enum cp_pw_verdict kept_verdict(dev_t dev, ino_t ino)
 {
-	for (unsigned int i = 0; i < nr_kept; i++)
-		if (kept[i].dev == dev && kept[i].ino == ino &&
-		    cp_pw_verdict_stands(&kept[i].o, kept[i].tries, cp_now_ns() - kept[i].made_ns,
+	for (unsigned int i = 0; i < nr_kept; i++) {
+		const struct kept *k = &kept[i];
+
+		if (k->dev != dev || k->ino != ino)
+			continue;
+		if (k->o.v == CP_PW_WAITING)
+			return cp_pw_budget_cpu_s(&budget) < k->o.need_s ? CP_PW_WAITING
+									 : CP_PW_FAILED;
+		if (cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns,
 					 cp_self_mem_room()))
-			return kept[i].o.v;
+			return k->o.v;
+	}
 	return CP_PW_FAILED;
 }
 
@@ -450,15 +463,25 @@ static int start_worker(int mfd, const struct stat *st, const char *name, unsign
 	}
 	run.pid = pid;
 	run.said_fd = p[0];
+	cp_self_mem_set_worker(pid);
 	/* its pidfd becomes readable when it ends: no polling meanwhile */
 	run.pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	run.dev = st->st_dev;
 	run.ino = st->st_ino;
 	run.alone = false;
+	run.cpu_s = cpu_s;
 	/* its alarm ends it; a worker stopped (SIGSTOP) past that is killed here */
 	run.deadline_ns = cp_now_ns() + (CP_PW_SECONDS + 2) * 1000000000ull;
 	snprintf(run.name, sizeof(run.name), "%s", name ? name : "?");
 	return 0;
+}
+
+/* The copy of the worker that just ended gets no verdict: it is parsed unbounded. */
+static void set_unbounded(void)
+{
+	unbounded.set = true;
+	unbounded.dev = run.dev;
+	unbounded.ino = run.ino;
 }
 
 /*
@@ -504,10 +527,15 @@ static bool reap(unsigned int ms)
 	       (n = read(run.said_fd, (char *)report + said, sizeof(report) - said)) > 0)
 		said += (size_t)n;
 	close(run.said_fd);
+	cp_self_mem_set_worker(0);
 	run.pid = 0;
 	run.pfd = run.said_fd = -1;
-	if (got < 0)
-		return true; /* not our child any more: no verdict, the file is asked again */
+	if (got < 0) {
+		/* not our child any more (SIGCHLD ignored: reaped by the kernel): no verdict
+		 * can be had, the file is parsed unbounded, as when no worker is made */
+		set_unbounded();
+		return true;
+	}
 	nr_workers++;
 	peak = (__u64)ru.ru_maxrss << 10;
 	o.cpu_ns = cp_rusage_cpu_ns(&ru);
@@ -519,21 +547,32 @@ static bool reap(unsigned int ms)
 			  allowance(run.room));
 	if (o.v == CP_PW_FAILED) {
 		/* no verdict on the file: it is parsed unbounded, as when no worker is made */
-		unbounded.set = true;
-		unbounded.dev = run.dev;
-		unbounded.ino = run.ino;
+		set_unbounded();
 		return true;
+	}
+	/* stopped at the CPU time the budget gave it, short of a worker's own: not the
+	 * file's fault; it waits until the budget holds twice that */
+	if (o.v == CP_PW_TIME && run.cpu_s < CP_PW_SECONDS && WIFSIGNALED(status) &&
+	    WTERMSIG(status) != SIGALRM) {
+		o.v = CP_PW_WAITING;
+		o.need_s = 2 * run.cpu_s < CP_PW_SECONDS ? 2 * run.cpu_s : CP_PW_SECONDS;
 	}
 	keep(run.dev, run.ino, &o);
 	/* the call that started it answered "waiting": no caller counts this refusal */
-	if (run.alone && o.v != CP_PW_PASSED)
+	if (run.alone && o.v != CP_PW_PASSED && o.v != CP_PW_WAITING)
 		cp_tf_count(o.v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
 	cp_info("parse worker: %s: %s in %.1f ms of CPU", run.name, cp_pw_verdict_name(o.v),
 		(double)o.cpu_ns / 1e6);
-	if (o.v != CP_PW_PASSED)
+	if (o.v != CP_PW_PASSED && o.v != CP_PW_WAITING)
 		cp_log_limited(&refused_said, "parse worker: %s: %s; its symbols are not read",
 			       run.name, cp_pw_verdict_name(o.v));
 	return true;
+}
+
+/* Whether copy (@dev, @ino) is the one whose worker could not bound itself. */
+static bool is_unbounded(dev_t dev, ino_t ino)
+{
+	return unbounded.set && unbounded.dev == dev && unbounded.ino == ino;
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
@@ -546,41 +585,36 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 		return CP_PW_FAILED;
 	pthread_mutex_lock(&lock);
 	reap(0);
+	if (per_mille)
+		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
 	v = kept_verdict(st.st_dev, st.st_ino);
-	if (v != CP_PW_FAILED)
+	if (v != CP_PW_FAILED || is_unbounded(st.st_dev, st.st_ino))
 		goto out;
 	/* one worker at a time: the file waits for the one at work (its own too) */
 	v = CP_PW_WAITING;
 	if (run.pid)
-		goto waited;
+		goto out;
 	if (per_mille) {
-		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
 		cpu_s = cp_pw_budget_cpu_s(&budget);
 		if (!cpu_s)
-			goto waited;
+			goto out;
 	}
-	unbounded.set = false;
-	if (start_worker(mfd, &st, name, cpu_s) ||
-	    (reap(wait_ms) && unbounded.set && unbounded.dev == st.st_dev &&
-	     unbounded.ino == st.st_ino)) {
+	if (start_worker(mfd, &st, name, cpu_s)) {
+		v = CP_PW_FAILED;
+		goto out;
+	}
+	reap(wait_ms);
+	/* its verdict, or none yet */
+	run.alone = run.pid;
+	v = run.pid ? CP_PW_WAITING : kept_verdict(st.st_dev, st.st_ino);
+out:
+	if (v == CP_PW_FAILED) {
 		/* no worker, no verdict: parsed unbounded, as before the worker existed */
 		if (!said_unbounded)
 			cp_warn("parse worker: none could be made or bounded; tenants' files "
 				"are parsed in the profiler");
 		said_unbounded = true;
-		v = CP_PW_FAILED;
-		goto out;
 	}
-	/* its verdict, or none yet (also when it was lost: not our child any more) */
-	run.alone = run.pid;
-	v = run.pid ? CP_PW_WAITING : kept_verdict(st.st_dev, st.st_ino);
-	if (v == CP_PW_FAILED)
-		v = CP_PW_WAITING;
-	if (v != CP_PW_WAITING)
-		goto out;
-waited:
-	nr_waited++;
-out:
 	pthread_mutex_unlock(&lock);
 	return v;
 }
@@ -596,10 +630,13 @@ bool cp_parse_worker_must_wait(void)
 		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
 		wait = !cp_pw_budget_cpu_s(&budget);
 	}
-	if (wait)
-		nr_waited++;
 	pthread_mutex_unlock(&lock);
 	return wait;
+}
+
+void cp_parse_worker_waited(void)
+{
+	__atomic_add_fetch(&nr_waited, 1, __ATOMIC_RELAXED);
 }
 
 void cp_parse_worker_pace(unsigned int ms, unsigned int share_per_mille)
@@ -608,7 +645,8 @@ void cp_parse_worker_pace(unsigned int ms, unsigned int share_per_mille)
 	wait_ms = ms;
 	per_mille = share_per_mille;
 	/* earned from now */
-	budget = (struct cp_pw_budget){.tokens_ns = CP_PW_LIVE_START_S * 1000000000ll};
+	budget = (struct cp_pw_budget){.tokens_ns = CP_PW_LIVE_START_S * 1000000000ll,
+				       .at_ns = cp_now_ns()};
 	pthread_mutex_unlock(&lock);
 }
 
@@ -616,8 +654,8 @@ void cp_parse_worker_settle(void)
 {
 	pthread_mutex_lock(&lock);
 	reap(UINT_MAX);
+	/* the budget stays: files that waited do not all get a worker of their own now */
 	wait_ms = UINT_MAX;
-	per_mille = 0;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -626,6 +664,6 @@ void cp_parse_worker_stats(__u64 *workers, __u64 *refused, __u64 *waited)
 	pthread_mutex_lock(&lock);
 	*workers = nr_workers;
 	*refused = nr_refused;
-	*waited = nr_waited;
+	*waited = __atomic_load_n(&nr_waited, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 }

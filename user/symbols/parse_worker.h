@@ -68,8 +68,10 @@ enum cp_pw_verdict {
 	CP_PW_TIME,    /* past its wall or CPU time */
 	CP_PW_MEMORY,  /* took more than half its room, or failed for memory */
 	CP_PW_FAILED,  /* the worker could not be made or bounded: the file is not parsed */
-	CP_PW_WAITING, /* no verdict yet: its worker (or another's) is at work, or the live
-			* run's budget for workers is spent; not kept: asked again later */
+	CP_PW_WAITING, /* no verdict yet: its worker (or another's) is at work, the live
+			* run's budget for workers is spent, or its worker was stopped at the
+			* CPU time the budget gave it (kept: it waits until the budget holds
+			* twice that); asked again later */
 };
 
 /*
@@ -85,6 +87,7 @@ struct cp_pw_outcome {
 	enum cp_pw_verdict v;
 	__u64 room;   /* the memory room it ran in, bytes (at most CP_PW_MAX_BYTES) */
 	__u64 cpu_ns; /* the CPU time it used */
+	__u32 need_s; /* CP_PW_WAITING: the CPU seconds the budget must hold for the next */
 };
 
 /*
@@ -134,15 +137,18 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
 void cp_parse_worker_pace(unsigned int wait_ms, unsigned int share_per_mille);
 
 /*
- * Whether a copy without a verdict would wait now (counted as a wait): a
- * worker is at work, or the budget is spent. Then a tenant's new file is
- * not even copied (symbols/elf_guard.h).
+ * Whether a copy without a verdict would wait now: a worker is at work, or
+ * the budget is spent. Then a tenant's new file is not even copied
+ * (symbols/elf_guard.h).
  */
 bool cp_parse_worker_must_wait(void);
 
+/* A lookup that waited for a worker's verdict (symbols/elf_guard.c): the report's count. */
+void cp_parse_worker_waited(void);
+
 /*
- * Waits for the worker at work, if any, to end, and ends the pace: later
- * calls wait for their workers' verdicts (the run's last outputs).
+ * Waits for the worker at work, if any, to end; later calls wait for their
+ * workers' verdicts (the run's last outputs), the budget still held.
  */
 void cp_parse_worker_settle(void);
 
@@ -176,8 +182,9 @@ unsigned int cp_pw_budget_cpu_s(const struct cp_pw_budget *b);
 long cp_pw_exercise(int fd, __u64 max_rss);
 
 /*
- * Workers that ended, verdicts other than CP_PW_PASSED, and answers
- * CP_PW_WAITING, since the start.
+ * Workers that ended, refusals (verdicts other than CP_PW_PASSED and
+ * CP_PW_WAITING), and lookups that waited (cp_parse_worker_waited()), since
+ * the start.
  */
 void cp_parse_worker_stats(__u64 *workers, __u64 *refused, __u64 *waited);
 

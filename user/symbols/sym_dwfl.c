@@ -27,6 +27,24 @@ static __thread pid_t opening_pid; /* 0: files named by a recording */
 static __thread const struct cp_path_map *opening_map;
 static __thread const struct cp_maps *opening_maps; /* the mappings, for their files' keys */
 static __thread size_t opening_modules;		    /* modules opened in this Dwfl */
+/* a file a callback asked for waited for its parse worker (cp_sym_dwfl_take_waited()) */
+static __thread bool waited;
+
+/* Notes a callback's open that waited for a parse worker; -1, libdwfl's "no file". */
+static int note_wait(int mfd)
+{
+	if (mfd == -EAGAIN)
+		waited = true;
+	return -1;
+}
+
+bool cp_sym_dwfl_take_waited(void)
+{
+	bool w = waited;
+
+	waited = false;
+	return w;
+}
 
 /*
  * Where libdwfl's module @name (reported at @low) is and what it must be:
@@ -111,7 +129,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 		return -1;
 	mfd = cp_elf_guard_open(&w, &want, &why);
 	if (mfd < 0)
-		return -1;
+		return note_wait(mfd);
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
 	*elfp = cp_elf_guard_elf(mfd);
 	close(mfd);
@@ -167,6 +185,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		*debuginfo_file_name = strdup(path);
 		return mfd;
 	}
+	if (mfd == -EAGAIN)
+		return note_wait(mfd);
 	fetched = cp_debuginfod_fetch(bits, len);
 	if (!fetched)
 		return -1;
@@ -179,7 +199,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	}
 	if (mfd < 0) {
 		free(fetched);
-		return -1;
+		return note_wait(mfd);
 	}
 	*debuginfo_file_name = fetched;
 	return mfd;
@@ -243,10 +263,16 @@ int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp
 	opening_map = path_map;
 	opening_maps = maps;
 	opening_modules = 0;
+	cp_sym_dwfl_take_waited();
 	dwfl_getmodules(dwfl, open_module, NULL, 0);
 	opening_pid = 0;
 	opening_map = NULL;
 	opening_maps = NULL;
+	/* kept, a module whose file waited would stay nameless: none is kept yet */
+	if (cp_sym_dwfl_take_waited()) {
+		dwfl_end(dwfl); /* nothing described in it yet */
+		return -EAGAIN;
+	}
 	*out = dwfl;
 	return 0;
 }

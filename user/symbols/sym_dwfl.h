@@ -27,10 +27,20 @@
  * and inode from @maps) in its root; @pid 0: files a recording names, in
  * ours. @path_map moves named files (NULL: none). At most
  * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
- * -ENOMEM, or another -errno (-EIO: a libdwfl error).
+ * -EAGAIN (a module's file waits for its parse worker: no Dwfl, the caller
+ * asks again later), -ENOMEM, or another -errno (-EIO: a libdwfl error).
  */
 int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
 			const struct cp_path_map *path_map, Dwfl **out);
+
+/*
+ * Whether a file libdwfl's callbacks asked for on this thread (a module's,
+ * or its separate debug information) waited for its parse worker since
+ * the last call (symbols/elf_guard.h: -EAGAIN); clears it. libdwfl keeps
+ * such a failure for the module: a Dwfl or a result made meanwhile must
+ * not be kept.
+ */
+bool cp_sym_dwfl_take_waited(void);
 
 /*
  * The ELF file open at @fd (taken over; a negative @fd is returned as it

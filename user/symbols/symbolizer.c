@@ -884,7 +884,13 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 		mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
 		if (!mod)
 			return -ENOENT;
+		cp_sym_dwfl_take_waited();
 		cp_sym_describe(mod, vaddr + fs->bias, out);
+		/* its debug information waited: libdwfl would keep the module without it */
+		if (cp_sym_dwfl_take_waited()) {
+			space_clear(fs);
+			return -EAGAIN;
+		}
 		err = intern_info(s, out);
 		if (err)
 			return err;
@@ -922,7 +928,14 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 	err = space_for_pid(s, sn, &sp);
 	if (err)
 		return err;
-	return describe(s, sp->dwfl, ip, out);
+	cp_sym_dwfl_take_waited();
+	err = describe(s, sp->dwfl, ip, out);
+	/* a module's debug information waited: the Dwfl would keep it without */
+	if (cp_sym_dwfl_take_waited()) {
+		space_clear(sp);
+		return -EAGAIN;
+	}
+	return err;
 }
 
 /* @ip in @sn's process, cached under its incarnation; a live one re-snapshots for a dlopen. */
@@ -1081,10 +1094,16 @@ static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *
 	struct cp_sym_space *sp;
 	Dwfl_Module *mod = NULL;
 
-	if (sh->open_path && !space_for_shared(s, sn->pid, m, sh, &sp)) {
-		dwfl_getmodules(sp->dwfl, first_module, &mod, 0);
+	if (sh->open_path) {
+		int err = space_for_shared(s, sn->pid, m, sh, &sp);
+
+		if (!err)
+			dwfl_getmodules(sp->dwfl, first_module, &mod, 0);
 		if (mod)
 			return mod;
+		/* its parse worker is at work: the process's own Dwfl would keep it nameless */
+		if (err == -EAGAIN)
+			return NULL;
 	}
 	if (space_for_pid(s, sn, &sp))
 		return NULL;

@@ -396,7 +396,7 @@ void cp_profile__locate_waiting(struct cp_profile *p)
 		return;
 	n = cp_insn_store__top(p->insns, v, n);
 	for (size_t i = 0; i < n; i++)
-		if (v[i]->fwd_misses && !v[i]->located &&
+		if (!v[i]->located &&
 		    !cp_symbolizer__resolve(p->sym, (pid_t)v[i]->key.tgid, v[i]->key.ip, &info))
 			cp_insn_store__set_located(p->insns, &v[i]->key);
 	free(v);

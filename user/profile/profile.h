@@ -150,11 +150,12 @@ int cp_profile__feed(struct cp_profile *p, const void *data, size_t size);
 void cp_profile__hint(struct cp_profile *p, const void *data, size_t size, int stage);
 
 /*
- * The instructions with forwarded samples not symbolized yet (their files
- * waited for a parse worker: symbols/parse_worker.h) asked again, once
- * the workers are settled: what their lookups find or count (a refusal,
- * DWARF past its caps) is in the report's Limits, which are read before
- * the report's own lookups.
+ * The instructions not symbolized yet (their files may have waited for a
+ * parse worker: symbols/parse_worker.h; a soft source's ticks without an
+ * address are symbolized by the report only) asked now, once the workers
+ * are settled: what their lookups find or count (a refusal, DWARF past its
+ * caps) is in the report's Limits, which are read before the report's own
+ * lookups. The results stay cached for the report.
  */
 void cp_profile__locate_waiting(struct cp_profile *p);
 

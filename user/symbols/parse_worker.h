@@ -46,11 +46,11 @@
 #define CP_PW_LIVE_WAIT_MS   200
 #define CP_PW_LIVE_PER_MILLE 20
 /*
- * The CPU seconds workers have at a live run's start (a hundred libraries
- * of a container); the budget then fills up to CP_PW_SECONDS, the most one
- * worker may take, in eight quiet minutes at that share.
+ * The CPU seconds workers have at a live run's start: a full worker's, so
+ * the first file of any size gets what it had before the budget; spent,
+ * the budget fills up to it again in eight quiet minutes at that share.
  */
-#define CP_PW_LIVE_START_S 2
+#define CP_PW_LIVE_START_S 10
 /* Verdicts kept (least recently made let go first). */
 #define CP_PW_VERDICTS 1024
 /*

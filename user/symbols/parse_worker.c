@@ -575,30 +575,37 @@ static bool is_unbounded(dev_t dev, ino_t ino)
 	return unbounded.set && unbounded.dev == dev && unbounded.ino == ino;
 }
 
+/*
+ * The CPU seconds a worker starting now gets, after the one that ended is
+ * reaped and the budget refilled: 0 while one is at work (one at a time)
+ * or the live run's budget holds less than a second. Under the lock.
+ */
+static unsigned int worker_seconds(void)
+{
+	reap(0);
+	if (!per_mille)
+		return run.pid ? 0 : CP_PW_SECONDS;
+	cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
+	return run.pid ? 0 : cp_pw_budget_cpu_s(&budget);
+}
+
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
 {
 	enum cp_pw_verdict v;
-	unsigned int cpu_s = CP_PW_SECONDS;
+	unsigned int cpu_s;
 	struct stat st;
 
 	if (fstat(mfd, &st))
 		return CP_PW_FAILED;
 	pthread_mutex_lock(&lock);
-	reap(0);
-	if (per_mille)
-		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
+	cpu_s = worker_seconds();
 	v = kept_verdict(st.st_dev, st.st_ino);
 	if (v != CP_PW_FAILED || is_unbounded(st.st_dev, st.st_ino))
 		goto out;
-	/* one worker at a time: the file waits for the one at work (its own too) */
+	/* the file waits for the worker at work (its own too), or for the budget */
 	v = CP_PW_WAITING;
-	if (run.pid)
+	if (!cpu_s)
 		goto out;
-	if (per_mille) {
-		cpu_s = cp_pw_budget_cpu_s(&budget);
-		if (!cpu_s)
-			goto out;
-	}
 	if (start_worker(mfd, &st, name, cpu_s)) {
 		v = CP_PW_FAILED;
 		goto out;
@@ -624,12 +631,7 @@ bool cp_parse_worker_must_wait(void)
 	bool wait;
 
 	pthread_mutex_lock(&lock);
-	reap(0);
-	wait = run.pid;
-	if (!wait && per_mille) {
-		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
-		wait = !cp_pw_budget_cpu_s(&budget);
-	}
+	wait = !worker_seconds();
 	pthread_mutex_unlock(&lock);
 	return wait;
 }

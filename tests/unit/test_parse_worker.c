@@ -262,7 +262,7 @@ static void test_honest_library_passes_once(void **state)
 		skip();
 	cp_parse_worker_stats(&w0, &r0, &q);
 	h0 = cp_self_helpers_cpu_ns();
-	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(mfd, NULL, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
@@ -275,11 +275,74 @@ static void test_honest_library_passes_once(void **state)
 	assert_true(cp_self_cpu_ns() >= h1);
 	/* the same copy again (another descriptor): the kept verdict, no worker */
 	dup_fd = dup(mfd);
-	assert_int_equal(cp_parse_worker_vet(dup_fd, "test"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(dup_fd, NULL, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w2, &r2, &q);
 	assert_int_equal(w2, w1);
 	close(dup_fd);
 	close(mfd);
+}
+
+/* The key of @path's content, as symbols/elf_guard.c reads it before copying. */
+static struct cp_copy_key content_key(const char *path)
+{
+	struct cp_copy_key key = {0};
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(cp_tf_key(fd, &key), 0);
+	key.no_code = true;
+	close(fd);
+	return key;
+}
+
+/*
+ * A verdict belongs to the file's content, not to one copy: a copy made
+ * again (its copy was not kept: over the kept copies' cap, or after a
+ * shrink) gets the verdict without a worker, and a refusal is known before
+ * any copy is made. Without the content's key, each copy is judged anew.
+ */
+static void test_verdict_per_content(void **state)
+{
+	struct cp_copy_key lib = content_key(build_path("tests/workloads/libcp_symlib.so"));
+	struct cp_copy_key big = content_key(build_path("cacheperf-bpf"));
+	int one = copy_of(build_path("tests/workloads/libcp_symlib.so"));
+	int two = copy_of(build_path("tests/workloads/libcp_symlib.so"));
+	int bomb = copy_of(build_path("cacheperf-bpf"));
+	__u64 w0, r0, w1, r1, q;
+	struct cp_self_mem now;
+	enum cp_pw_verdict v;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	assert_false(cp_parse_worker_known(&lib, &v));
+	cp_parse_worker_stats(&w0, &r0, &q);
+	assert_int_equal(cp_parse_worker_vet(one, &lib, "one"), CP_PW_PASSED);
+	assert_true(cp_parse_worker_known(&lib, &v));
+	assert_int_equal(v, CP_PW_PASSED);
+	/* another copy of the same content: no worker */
+	assert_int_equal(cp_parse_worker_vet(two, &lib, "two"), CP_PW_PASSED);
+	cp_parse_worker_stats(&w1, &r1, &q);
+	assert_int_equal(w1, w0 + 1);
+	/* the same copy without its content's key: judged as a copy of its own */
+	assert_int_equal(cp_parse_worker_vet(two, NULL, "two"), CP_PW_PASSED);
+	cp_parse_worker_stats(&w1, &r1, &q);
+	assert_int_equal(w1, w0 + 2);
+	/* a refusal is known by the content's key: elf_guard copies nothing more */
+	assert_int_equal(cp_self_mem_scan(&now), 0);
+	cp_self_mem_set_limit(now.bytes + 1 * MIB);
+	assert_int_equal(cp_parse_worker_vet(bomb, &big, "big"), CP_PW_MEMORY);
+	assert_true(cp_parse_worker_known(&big, &v));
+	assert_int_equal(v, CP_PW_MEMORY);
+	/* with the room back, a refusal for memory no longer stands: no verdict known */
+	cp_self_mem_set_limit(0);
+	assert_false(cp_parse_worker_known(&big, &v));
+	/* a key without an inode (the file changed while copied) is no content */
+	big.ino = 0;
+	assert_false(cp_parse_worker_known(&big, &v));
+	close(one);
+	close(two);
+	close(bomb);
 }
 
 static void test_exercise(void **state)
@@ -316,22 +379,22 @@ static void test_parse_past_the_room_is_refused(void **state)
 	assert_int_equal(cp_self_mem_scan(&now), 0);
 	cp_self_mem_set_limit(now.bytes + 1 * MIB);
 	assert_true(cp_self_mem_room() <= 1 * MIB);
-	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
+	assert_int_equal(cp_parse_worker_vet(mfd, NULL, "test"), CP_PW_MEMORY);
 	cp_parse_worker_stats(&w0, &r0, &q);
 	/* asked again in as little room: the refusal stands, no second worker */
-	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_MEMORY);
+	assert_int_equal(cp_parse_worker_vet(mfd, NULL, "test"), CP_PW_MEMORY);
 	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0);
 	/* the room a run has: the same copy gets another worker, and passes */
 	cp_self_mem_set_limit(0);
-	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(mfd, NULL, "test"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w1, &r1, &q);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
 	close(mfd);
 	/* the same bytes in a copy of their own, with that room: parsed whole */
 	mfd = copy_of(build_path("cacheperf-bpf"));
-	assert_int_equal(cp_parse_worker_vet(mfd, "test"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(mfd, NULL, "test"), CP_PW_PASSED);
 	close(mfd);
 }
 
@@ -383,10 +446,10 @@ static void test_paced_waits(void **state)
 		skip();
 	cp_parse_worker_pace(0, 1000);
 	cp_parse_worker_stats(&w0, &r0, &q0);
-	assert_int_equal(cp_parse_worker_vet(big, "big"), CP_PW_WAITING);
-	assert_int_equal(cp_parse_worker_vet(lib, "lib"), CP_PW_WAITING);
+	assert_int_equal(cp_parse_worker_vet(big, NULL, "big"), CP_PW_WAITING);
+	assert_int_equal(cp_parse_worker_vet(lib, NULL, "lib"), CP_PW_WAITING);
 	cp_parse_worker_settle();
-	assert_int_equal(cp_parse_worker_vet(big, "big"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(big, NULL, "big"), CP_PW_PASSED);
 	cp_parse_worker_stats(&w1, &r1, &q1);
 	assert_int_equal(w1, w0 + 1);
 	assert_int_equal(r1, r0);
@@ -394,7 +457,7 @@ static void test_paced_waits(void **state)
 	assert_int_equal(q1, q0);
 	/* the library's turn: its worker, at once in this test's pace */
 	cp_parse_worker_pace(UINT_MAX, 0);
-	assert_int_equal(cp_parse_worker_vet(lib, "lib"), CP_PW_PASSED);
+	assert_int_equal(cp_parse_worker_vet(lib, NULL, "lib"), CP_PW_PASSED);
 	close(big);
 	close(lib);
 }
@@ -407,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_root_wrote),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_honest_library_passes_once),
+		cmocka_unit_test(test_verdict_per_content),
 		cmocka_unit_test(test_exercise),
 		cmocka_unit_test(test_parse_past_the_room_is_refused),
 		cmocka_unit_test(test_budget),

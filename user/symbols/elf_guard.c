@@ -62,14 +62,32 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes)
 	return 0;
 }
 
+/* A worker's refusal of a file: counted, said as @why; -EIO. */
+static int refused(enum cp_pw_verdict v, enum cp_tf_refusal *why)
+{
+	*why = v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE;
+	cp_tf_count(*why);
+	return -EIO;
+}
+
+/* -EAGAIN: the file waits for a parse worker's verdict (not a refusal, counted apart). */
+static int waits(enum cp_tf_refusal *why)
+{
+	cp_parse_worker_waited();
+	*why = CP_TF_OK;
+	return -EAGAIN;
+}
+
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why)
 {
 	struct cp_tf_want mine = *want;
+	struct cp_copy_key key = {0};
+	enum cp_pw_verdict v = CP_PW_FAILED;
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
 	int fd, mfd, err = 0;
-	bool host, wait;
+	bool host, known = false, wait;
 	Elf *elf;
 
 	/* symbols, DWARF, CFI and notes are what libdw reads here, never the code */
@@ -79,17 +97,23 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 		return fd;
 	/* the host's own files (root's alone) need no worker: it would cost a parse more */
 	host = cp_tf_host_file(w, want, &st);
+	/* a content judged before: refused again uncopied, or copied while workers wait */
+	if (!host && !cp_tf_key(fd, &key) && key.size == st.size) {
+		key.no_code = true;
+		known = cp_parse_worker_known(&key, &v);
+	}
+	if (known && v != CP_PW_PASSED) {
+		close(fd);
+		return refused(v, why);
+	}
 	/* while no worker may take a new file, a tenant's is not even copied: a churn of
 	 * new big files costs no copying; one copied before (with its verdict) serves */
-	wait = !host && cp_parse_worker_must_wait();
+	wait = !host && !known && cp_parse_worker_must_wait();
 	mfd = wait ? cp_tf_kept_copy(fd, st.size, true)
-		   : cp_tf_copy_keyed(fd, st.size, true, NULL, why);
+		   : cp_tf_copy_keyed(fd, st.size, true, &key, why);
 	close(fd);
-	if (wait && mfd < 0) {
-		cp_parse_worker_waited();
-		*why = CP_TF_OK;
-		return -EAGAIN;
-	}
+	if (wait && mfd < 0)
+		return waits(why);
 	if (mfd < 0)
 		return mfd;
 	elf_version(EV_CURRENT);
@@ -106,25 +130,12 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	}
 	if (host)
 		return mfd;
-	switch (cp_parse_worker_vet(mfd, w->path)) {
-	case CP_PW_PASSED:
-	case CP_PW_FAILED: /* no worker: said once (parse_worker.c) */
+	/* a kept copy is the content of the key read before it */
+	v = cp_parse_worker_vet(mfd, &key, w->path);
+	if (v == CP_PW_PASSED || v == CP_PW_FAILED) /* no worker: said once (parse_worker.c) */
 		return mfd;
-	case CP_PW_WAITING: /* no verdict yet: not a refusal, asked again later */
-		cp_parse_worker_waited();
-		close(mfd);
-		*why = CP_TF_OK;
-		return -EAGAIN;
-	case CP_PW_MEMORY:
-		*why = CP_TF_MEMORY;
-		break;
-	default:
-		*why = CP_TF_PARSE;
-		break;
-	}
-	cp_tf_count(*why);
 	close(mfd);
-	return -EIO;
+	return v == CP_PW_WAITING ? waits(why) : refused(v, why);
 }
 
 Elf *cp_elf_guard_elf(int mfd)

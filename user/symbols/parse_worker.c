@@ -44,8 +44,7 @@ enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kept {
-	dev_t dev;
-	ino_t ino;
+	struct cp_copy_key key; /* the file's content (cp_parse_worker_vet()) */
 	struct cp_pw_outcome o;
 	__u64 made_ns;	    /* when the worker that gave it ended (cp_now_ns()) */
 	unsigned int tries; /* workers that judged the copy, this one the last */
@@ -57,21 +56,19 @@ static bool said_unbounded;
 /* The worker at work (pid 0: none); one at a time. */
 static struct running {
 	pid_t pid;
-	int pfd;     /* its pidfd, -1 without one */
-	int said_fd; /* the read end of its report */
-	dev_t dev;   /* the copy it parses */
-	ino_t ino;
-	__u64 room;	   /* the room it was given */
-	__u64 deadline_ns; /* when it is killed if it has not ended */
-	char name[96];	   /* the file, for the log */
+	int pfd;		/* its pidfd, -1 without one */
+	int said_fd;		/* the read end of its report */
+	struct cp_copy_key key; /* the content it parses */
+	__u64 room;		/* the room it was given */
+	__u64 deadline_ns;	/* when it is killed if it has not ended */
+	char name[96];		/* the file, for the log */
 	bool alone; /* left to work after the call that started it: its refusal is counted here */
 	unsigned int cpu_s; /* its CPU seconds (RLIMIT_CPU) */
 } run = {.pfd = -1, .said_fd = -1};
 /* The copy whose last worker could not bound itself: parsed unbounded. */
 static struct {
 	bool set;
-	dev_t dev;
-	ino_t ino;
+	struct cp_copy_key key;
 } unbounded;
 
 /* The live run's pace (cp_parse_worker_pace()); without it, a vet waits for its worker. */
@@ -391,14 +388,14 @@ static void worker(int mfd, int said, __u64 room, unsigned int cpu_s)
 	_exit(n == -ENOMEM ? EXIT_MEMORY : n < 0 && n != -ENOEXEC ? EXIT_UNBOUNDED : 0);
 }
 
-/* Keeps outcome @o for the copy (@dev, @ino), in its slot or the next one free or oldest. */
-static void keep(dev_t dev, ino_t ino, const struct cp_pw_outcome *o)
+/* Keeps outcome @o for the content @key, in its slot or the next one free or oldest. */
+static void keep(const struct cp_copy_key *key, const struct cp_pw_outcome *o)
 {
 	unsigned int slot, tries = 1;
 
 	/* a verdict that no longer stood is replaced in its slot */
 	for (slot = 0; slot < nr_kept; slot++)
-		if (kept[slot].dev == dev && kept[slot].ino == ino) {
+		if (cp_copy_key_equal(&kept[slot].key, key)) {
 			tries = kept[slot].tries + 1;
 			break;
 		}
@@ -408,24 +405,23 @@ static void keep(dev_t dev, ino_t ino, const struct cp_pw_outcome *o)
 		if (nr_kept < CP_PW_VERDICTS)
 			nr_kept++;
 	}
-	kept[slot] = (struct kept){
-		.dev = dev, .ino = ino, .o = *o, .made_ns = cp_now_ns(), .tries = tries};
+	kept[slot] = (struct kept){.key = *key, .o = *o, .made_ns = cp_now_ns(), .tries = tries};
 	if (o->v != CP_PW_PASSED && o->v != CP_PW_WAITING)
 		nr_refused++;
 }
 
 /*
- * The verdict kept for copy (@dev, @ino) while it stands, else CP_PW_FAILED;
+ * The verdict kept for content @key while it stands, else CP_PW_FAILED;
  * CP_PW_FAILED also for a copy whose worker could not bound itself (parsed
  * unbounded). A copy stopped at the CPU time the budget gave it waits
  * until the budget holds what it needs.
  */
-static enum cp_pw_verdict kept_verdict(dev_t dev, ino_t ino)
+static enum cp_pw_verdict kept_verdict(const struct cp_copy_key *key)
 {
 	for (unsigned int i = 0; i < nr_kept; i++) {
 		const struct kept *k = &kept[i];
 
-		if (k->dev != dev || k->ino != ino)
+		if (!cp_copy_key_equal(&k->key, key))
 			continue;
 		if (k->o.v == CP_PW_WAITING)
 			return cp_pw_budget_cpu_s(&budget) < k->o.need_s ? CP_PW_WAITING
@@ -441,7 +437,8 @@ static enum cp_pw_verdict kept_verdict(dev_t dev, ino_t ino)
  * Starts a worker on @mfd with @cpu_s seconds of CPU time: 0, or -errno
  * when none could be made.
  */
-static int start_worker(int mfd, const struct stat *st, const char *name, unsigned int cpu_s)
+static int start_worker(int mfd, const struct cp_copy_key *key, const char *name,
+			unsigned int cpu_s)
 {
 	struct cp_self_mem now;
 	int p[2];
@@ -466,8 +463,7 @@ static int start_worker(int mfd, const struct stat *st, const char *name, unsign
 	cp_self_mem_set_worker(pid);
 	/* its pidfd becomes readable when it ends: no polling meanwhile */
 	run.pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	run.dev = st->st_dev;
-	run.ino = st->st_ino;
+	run.key = *key;
 	run.alone = false;
 	run.cpu_s = cpu_s;
 	/* its alarm ends it; a worker stopped (SIGSTOP) past that is killed here */
@@ -480,8 +476,7 @@ static int start_worker(int mfd, const struct stat *st, const char *name, unsign
 static void set_unbounded(void)
 {
 	unbounded.set = true;
-	unbounded.dev = run.dev;
-	unbounded.ino = run.ino;
+	unbounded.key = run.key;
 }
 
 /*
@@ -557,7 +552,7 @@ static bool reap(unsigned int ms)
 		o.v = CP_PW_WAITING;
 		o.need_s = 2 * run.cpu_s < CP_PW_SECONDS ? 2 * run.cpu_s : CP_PW_SECONDS;
 	}
-	keep(run.dev, run.ino, &o);
+	keep(&run.key, &o);
 	/* the call that started it answered "waiting": no caller counts this refusal */
 	if (run.alone && o.v != CP_PW_PASSED && o.v != CP_PW_WAITING)
 		cp_tf_count(o.v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
@@ -569,10 +564,10 @@ static bool reap(unsigned int ms)
 	return true;
 }
 
-/* Whether copy (@dev, @ino) is the one whose worker could not bound itself. */
-static bool is_unbounded(dev_t dev, ino_t ino)
+/* Whether content @key is the one whose worker could not bound itself. */
+static bool is_unbounded(const struct cp_copy_key *key)
 {
-	return unbounded.set && unbounded.dev == dev && unbounded.ino == ino;
+	return unbounded.set && cp_copy_key_equal(&unbounded.key, key);
 }
 
 /*
@@ -589,31 +584,34 @@ static unsigned int worker_seconds(void)
 	return run.pid ? 0 : cp_pw_budget_cpu_s(&budget);
 }
 
-enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name)
+enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, const char *name)
 {
+	struct cp_copy_key key = {0};
 	enum cp_pw_verdict v;
 	unsigned int cpu_s;
-	struct stat st;
 
-	if (fstat(mfd, &st))
+	/* no key of the file's content: the copy's own (a new copy, a new verdict) */
+	if (file && file->ino)
+		key = *file;
+	else if (cp_tf_key(mfd, &key))
 		return CP_PW_FAILED;
 	pthread_mutex_lock(&lock);
 	cpu_s = worker_seconds();
-	v = kept_verdict(st.st_dev, st.st_ino);
-	if (v != CP_PW_FAILED || is_unbounded(st.st_dev, st.st_ino))
+	v = kept_verdict(&key);
+	if (v != CP_PW_FAILED || is_unbounded(&key))
 		goto out;
 	/* the file waits for the worker at work (its own too), or for the budget */
 	v = CP_PW_WAITING;
 	if (!cpu_s)
 		goto out;
-	if (start_worker(mfd, &st, name, cpu_s)) {
+	if (start_worker(mfd, &key, name, cpu_s)) {
 		v = CP_PW_FAILED;
 		goto out;
 	}
 	reap(wait_ms);
 	/* its verdict, or none yet */
 	run.alone = run.pid;
-	v = run.pid ? CP_PW_WAITING : kept_verdict(st.st_dev, st.st_ino);
+	v = run.pid ? CP_PW_WAITING : kept_verdict(&key);
 out:
 	if (v == CP_PW_FAILED) {
 		/* no worker, no verdict: parsed unbounded, as before the worker existed */
@@ -624,6 +622,17 @@ out:
 	}
 	pthread_mutex_unlock(&lock);
 	return v;
+}
+
+bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v)
+{
+	if (!file->ino)
+		return false;
+	pthread_mutex_lock(&lock);
+	*v = kept_verdict(file);
+	pthread_mutex_unlock(&lock);
+	/* "no worker" and "waiting" are no verdict on the file */
+	return *v != CP_PW_FAILED && *v != CP_PW_WAITING;
 }
 
 bool cp_parse_worker_must_wait(void)

@@ -15,11 +15,11 @@
  * refused (counted, CP_TF_PARSE, or CP_TF_MEMORY), so it costs that file's symbols, never the
  * profiler.
  *
- * A verdict is kept per copy (the memfd's inode: machine/copy_cache.h
- * hands out one copy per file content), so a file is parsed twice per run
- * (once here, once for real), not once per process mapping it; a refusal
- * the machine may have caused, not the file, is tried again
- * (cp_pw_verdict_stands()).
+ * A verdict is kept per file content (its device, inode, size, mtime and
+ * ctime: machine/copy_cache.h), so a file is parsed twice per run (once
+ * here, once for real), not once per process mapping it, nor once per copy
+ * when its copy is not kept; a refusal the machine may have caused, not the
+ * file, is tried again (cp_pw_verdict_stands()).
  */
 #ifndef CP_PARSE_WORKER_H
 #define CP_PARSE_WORKER_H
@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+
+#include "machine/copy_cache.h"
 
 /* Wall and CPU seconds a worker has for one file. */
 #define CP_PW_SECONDS 10
@@ -111,8 +113,10 @@ bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u
 const char *cp_pw_verdict_name(enum cp_pw_verdict v);
 
 /*
- * Whether libdw may parse sealed copy @mfd (of the file @name) in the
- * profiler: the kept verdict, else a worker's. Returns the verdict
+ * Whether libdw may parse sealed copy @mfd (of the file @name, whose
+ * content @file is: cp_tf_copy_keyed(); NULL or no inode: unknown, the
+ * copy's own key serves) in the profiler: the verdict kept for that
+ * content, else a worker's. Returns the verdict
  * (CP_PW_PASSED: yes); a worker's refusal is said in the log (a few per
  * period), each refusal counted by the caller. One worker works at a
  * time. Without cp_parse_worker_pace(), the call waits for its worker's
@@ -122,7 +126,15 @@ const char *cp_pw_verdict_name(enum cp_pw_verdict v);
  * the budget is spent, the answer is CP_PW_WAITING (the file's symbols
  * wait, its refusal is not kept).
  */
-enum cp_pw_verdict cp_parse_worker_vet(int mfd, const char *name);
+enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, const char *name);
+
+/*
+ * Whether a verdict on content @file (an inode of 0: none known) stands
+ * now: true with it in @v (passed, or a refusal), without a worker or a
+ * copy. A file refused before is then refused again without being copied,
+ * and one that passed is copied even while workers must wait.
+ */
+bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v);
 
 /*
  * The live run's pace: cp_parse_worker_vet() waits @wait_ms at most for a

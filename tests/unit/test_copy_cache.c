@@ -62,6 +62,12 @@ static void test_find(void **state)
 	/* the whole copy serves a reader that needs no code */
 	other = k, other.no_code = 1;
 	assert_int_equal(cp_copy_cache_find(&c, &other), 100);
+	/* a probe (no copy made on a miss) counts its hit, never its miss */
+	assert_int_equal(cp_copy_cache_probe(&c, &k), 100);
+	other = k, other.ino++;
+	assert_int_equal(cp_copy_cache_probe(&c, &other), -1);
+	assert_int_equal(c.stats.hits, 3);
+	assert_int_equal(c.stats.misses, 6);
 }
 
 /* A copy without the code serves only readers that need none: a whole one is copied apart. */

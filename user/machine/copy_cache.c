@@ -30,7 +30,8 @@ static bool serves(const struct cp_copy_key *have, const struct cp_copy_key *wan
 	return cp_copy_key_equal(&h, want);
 }
 
-int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key)
+/* The handle kept for @key, made the most recently used and counted a hit; -1: none. */
+static int hit(struct cp_copy_cache *c, const struct cp_copy_key *key)
 {
 	for (size_t i = 0; key->ino && i < c->max_entries; i++) {
 		struct cp_copy_entry *e = &c->e[i];
@@ -41,8 +42,21 @@ int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key)
 			return e->handle;
 		}
 	}
-	c->stats.misses++;
 	return -1;
+}
+
+int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key)
+{
+	int h = hit(c, key);
+
+	if (h < 0)
+		c->stats.misses++;
+	return h;
+}
+
+int cp_copy_cache_probe(struct cp_copy_cache *c, const struct cp_copy_key *key)
+{
+	return hit(c, key);
 }
 
 /* Takes slot @i's copy out: its handle to @out_handles. */

@@ -73,6 +73,13 @@ bool cp_copy_key_equal(const struct cp_copy_key *a, const struct cp_copy_key *b)
 int cp_copy_cache_find(struct cp_copy_cache *c, const struct cp_copy_key *key);
 
 /*
+ * cp_copy_cache_find() for a caller that makes no copy when none is kept
+ * (a file that waits for its parse worker): a miss is not counted, so
+ * misses stay the copies made plus those refused.
+ */
+int cp_copy_cache_probe(struct cp_copy_cache *c, const struct cp_copy_key *key);
+
+/*
  * Whether a copy of @bytes may be kept at all (not larger than the cache),
  * and if so the slot to keep it in: a free one, after the least recently
  * used copies that leave room for it are taken out, their handles

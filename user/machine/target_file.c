@@ -746,14 +746,17 @@ static int reopen_copy(int mfd)
 	return fd < 0 ? -errno : fd;
 }
 
-/* A descriptor on the kept copy of @key, or -1 (a miss, counted). */
-static int kept_find(const struct cp_copy_key *key)
+/*
+ * A descriptor on the kept copy of @key, or -1: a miss, counted when the
+ * caller copies on it (@copies).
+ */
+static int kept_find(const struct cp_copy_key *key, bool copies)
 {
 	int fd;
 
 	pthread_mutex_lock(&kept_lock);
 	kept_init();
-	fd = cp_copy_cache_find(&kept, key);
+	fd = copies ? cp_copy_cache_find(&kept, key) : cp_copy_cache_probe(&kept, key);
 	if (fd >= 0)
 		fd = reopen_copy(fd);
 	pthread_mutex_unlock(&kept_lock);
@@ -821,7 +824,7 @@ int cp_tf_copy_keyed(int fd, __u64 size, bool no_code, struct cp_copy_key *key,
 	if (cp_tf_key(fd, &before) || before.size != size)
 		before.ino = 0;
 	before.no_code = no_code;
-	mfd = kept_find(&before);
+	mfd = kept_find(&before, true);
 	if (mfd >= 0)
 		goto out;
 	/*
@@ -857,7 +860,7 @@ int cp_tf_kept_copy(int fd, __u64 size, bool no_code)
 	if (cp_tf_key(fd, &key) || key.size != size)
 		return -ENOENT;
 	key.no_code = no_code;
-	mfd = kept_find(&key);
+	mfd = kept_find(&key, false);
 	return mfd < 0 ? -ENOENT : mfd;
 }
 

@@ -131,6 +131,45 @@ static void test_verdict_stands(void **state)
 	assert_false(cp_pw_verdict_stands(&none, 1, 0, 64 * MIB));
 }
 
+/*
+ * Verdicts kept per file: a file judged again keeps its slot and counts
+ * one more try; past CP_PW_VERDICTS files, the slot taken first is let go.
+ */
+static void test_verdicts_kept(void **state)
+{
+	static struct cp_pw_verdicts t;
+	const struct cp_pw_outcome crash = {CP_PW_CRASHED, 8 * MIB, 0, 0};
+	const struct cp_pw_outcome pass = {CP_PW_PASSED, 8 * MIB, 0, 0};
+	struct cp_copy_key one = {.dev = 1, .ino = 1, .size = 4096}, two = one, key;
+	const struct cp_pw_kept *k;
+
+	(void)state;
+	two.ino = 2;
+	assert_null(cp_pw_verdicts_find(&t, &one));
+	cp_pw_verdicts_keep(&t, &one, &pass, 10);
+	cp_pw_verdicts_keep(&t, &two, &pass, 20);
+	cp_pw_verdicts_keep(&t, &one, &crash, 30);
+	k = cp_pw_verdicts_find(&t, &one);
+	assert_non_null(k);
+	assert_int_equal(k->o.v, CP_PW_CRASHED);
+	assert_int_equal(k->tries, 2);
+	assert_int_equal(k->made_ns, 30);
+	assert_int_equal(cp_pw_verdicts_find(&t, &two)->tries, 1);
+	key = one, key.dev = 2; /* another device */
+	assert_null(cp_pw_verdicts_find(&t, &key));
+	key = one, key.ctime_ns = 1; /* the same file written since */
+	assert_null(cp_pw_verdicts_find(&t, &key));
+	for (__u64 ino = 3; ino <= CP_PW_VERDICTS; ino++) {
+		key = one, key.ino = ino;
+		cp_pw_verdicts_keep(&t, &key, &pass, 40);
+	}
+	assert_non_null(cp_pw_verdicts_find(&t, &one));
+	key = one, key.ino = CP_PW_VERDICTS + 1;
+	cp_pw_verdicts_keep(&t, &key, &pass, 50);
+	assert_null(cp_pw_verdicts_find(&t, &one));
+	assert_non_null(cp_pw_verdicts_find(&t, &two));
+}
+
 static void test_root_wrote(void **state)
 {
 	const struct cp_tf_stat root = {.mode = S_IFREG | 0755, .uid = 0};
@@ -438,7 +477,8 @@ static void test_budget(void **state)
  */
 static void test_paced_waits(void **state)
 {
-	int big = copy_of(build_path("cacheperf-bpf")), lib = copy_of(build_path("tests/workloads/libcp_symlib.so"));
+	int big = copy_of(build_path("cacheperf-bpf")),
+	    lib = copy_of(build_path("tests/workloads/libcp_symlib.so"));
 	__u64 w0, r0, q0, w1, r1, q1;
 
 	(void)state;
@@ -467,6 +507,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_verdict_stands),
+		cmocka_unit_test(test_verdicts_kept),
 		cmocka_unit_test(test_root_wrote),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_honest_library_passes_once),

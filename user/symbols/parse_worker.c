@@ -30,9 +30,6 @@
 
 /* The worker's descriptors: the copy, then its report. */
 enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
-/* What the worker exits with when it could not be bounded, and when it outgrew half its room. */
-#define EXIT_UNBOUNDED 97
-#define EXIT_MEMORY    98
 /* Points described between two looks at the resident set's peak. */
 #define RSS_EVERY 1u
 /* Points placed across each executable segment, besides the symbols. */
@@ -43,13 +40,7 @@ enum { FD_COPY = 3, FD_SAID = 4, FD_KEPT = 5 };
 #define CFI_REGS 17
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kept {
-	struct cp_copy_key key; /* the file's content (cp_parse_worker_vet()) */
-	struct cp_pw_outcome o;
-	__u64 made_ns;	    /* when the worker that gave it ended (cp_now_ns()) */
-	unsigned int tries; /* workers that judged the copy, this one the last */
-} kept[CP_PW_VERDICTS];
-static unsigned int nr_kept, next_kept;
+static struct cp_pw_verdicts kept;
 static __u64 nr_workers, nr_refused, nr_waited;
 static bool said_unbounded;
 
@@ -78,7 +69,7 @@ static struct cp_pw_budget budget = {.tokens_ns = CP_PW_SECONDS * 1000000000ll};
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 {
 	/* a storm first, however it ended: at its limit, libdw may fail, loop or crash */
-	if (grown > room / 2 || (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_MEMORY))
+	if (grown > room / 2 || (WIFEXITED(status) && WEXITSTATUS(status) == CP_PW_EXIT_MEMORY))
 		return CP_PW_MEMORY;
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
@@ -90,7 +81,7 @@ enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 	}
 	if (!WIFEXITED(status))
 		return CP_PW_CRASHED;
-	if (WEXITSTATUS(status) == EXIT_UNBOUNDED)
+	if (WEXITSTATUS(status) == CP_PW_EXIT_UNBOUNDED)
 		return CP_PW_FAILED;
 	/* exit(1) from libdw's out-of-memory handler, or a report cut short */
 	if (WEXITSTATUS(status) || said < 16)
@@ -333,18 +324,19 @@ long cp_pw_exercise(int fd, __u64 max_rss)
 	return p.n || !past(max_rss) ? (long)p.n : -ENOMEM;
 }
 
-/*
- * What a worker may grow by in @room (the profiler's room under
- * --max-memory): three quarters of it. The kernel counts the profiler and
- * the worker's growth (their shared pages once) within the limit; a count
- * of each process's resident set (GNU time's) sees the worker's shared
- * pages, about the profiler's, plus the growth, within it too.
- * RLIMIT_DATA bounds the heap, not the copy's pages it maps: the quarter
- * is for those and its stack.
- */
-static __u64 allowance(__u64 room)
+__u64 cp_pw_allowance(__u64 room)
 {
 	return room / 4 * 3;
+}
+
+__u64 cp_pw_room(void)
+{
+	struct cp_self_mem now;
+	__u64 room;
+
+	cp_self_mem_read(&now);
+	room = cp_self_mem_room();
+	return room > CP_PW_MAX_BYTES ? CP_PW_MAX_BYTES : room;
 }
 
 /*
@@ -372,40 +364,50 @@ static void worker(int mfd, int said, __u64 room, unsigned int cpu_s)
 
 	if (null < 0 || copy < 0 || out < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 	    dup2(null, 2) < 0 || dup2(copy, FD_COPY) < 0 || dup2(out, FD_SAID) < 0)
-		_exit(EXIT_UNBOUNDED);
+		_exit(CP_PW_EXIT_UNBOUNDED);
 	clear = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 	if (clear < 0 || write(clear, "5", 1) != 1) /* the peak resident set is now's */
-		_exit(EXIT_UNBOUNDED);
+		_exit(CP_PW_EXIT_UNBOUNDED);
 	close(clear);
 	cp_self_status_bytes("VmRSS", &rss);
-	sb.data_more_bytes = allowance(room);
+	sb.data_more_bytes = cp_pw_allowance(room);
 	if (write(FD_SAID, &rss, sizeof(rss)) != sizeof(rss) || cp_sandbox_enter(&sb))
-		_exit(EXIT_UNBOUNDED);
+		_exit(CP_PW_EXIT_UNBOUNDED);
 	n = cp_pw_exercise(FD_COPY, rss + sb.data_more_bytes / 2);
 	if (write(FD_SAID, &n, sizeof(n)) != sizeof(n))
-		_exit(EXIT_UNBOUNDED);
+		_exit(CP_PW_EXIT_UNBOUNDED);
 	/* not ELF: nothing for libdw either; no descriptor: not a verdict on the file */
-	_exit(n == -ENOMEM ? EXIT_MEMORY : n < 0 && n != -ENOEXEC ? EXIT_UNBOUNDED : 0);
+	_exit(n == -ENOMEM ? CP_PW_EXIT_MEMORY : n < 0 && n != -ENOEXEC ? CP_PW_EXIT_UNBOUNDED : 0);
 }
 
-/* Keeps outcome @o for the content @key, in its slot or the next one free or oldest. */
+void cp_pw_verdicts_keep(struct cp_pw_verdicts *t, const struct cp_copy_key *key,
+			 const struct cp_pw_outcome *o, __u64 now_ns)
+{
+	struct cp_pw_kept *k = (struct cp_pw_kept *)cp_pw_verdicts_find(t, key);
+	unsigned int tries = k ? k->tries + 1 : 1;
+
+	if (!k) {
+		k = &t->k[t->next];
+		t->next = (t->next + 1) % CP_PW_VERDICTS;
+		if (t->nr < CP_PW_VERDICTS)
+			t->nr++;
+	}
+	*k = (struct cp_pw_kept){.key = *key, .o = *o, .made_ns = now_ns, .tries = tries};
+}
+
+const struct cp_pw_kept *cp_pw_verdicts_find(const struct cp_pw_verdicts *t,
+					     const struct cp_copy_key *key)
+{
+	for (unsigned int i = 0; i < t->nr; i++)
+		if (cp_copy_key_equal(&t->k[i].key, key))
+			return &t->k[i];
+	return NULL;
+}
+
+/* Keeps outcome @o for the content @key, counted when it refuses the file. */
 static void keep(const struct cp_copy_key *key, const struct cp_pw_outcome *o)
 {
-	unsigned int slot, tries = 1;
-
-	/* a verdict that no longer stood is replaced in its slot */
-	for (slot = 0; slot < nr_kept; slot++)
-		if (cp_copy_key_equal(&kept[slot].key, key)) {
-			tries = kept[slot].tries + 1;
-			break;
-		}
-	if (slot == nr_kept) {
-		slot = next_kept;
-		next_kept = (next_kept + 1) % CP_PW_VERDICTS;
-		if (nr_kept < CP_PW_VERDICTS)
-			nr_kept++;
-	}
-	kept[slot] = (struct kept){.key = *key, .o = *o, .made_ns = cp_now_ns(), .tries = tries};
+	cp_pw_verdicts_keep(&kept, key, o, cp_now_ns());
 	if (o->v != CP_PW_PASSED && o->v != CP_PW_WAITING)
 		nr_refused++;
 }
@@ -418,18 +420,14 @@ static void keep(const struct cp_copy_key *key, const struct cp_pw_outcome *o)
  */
 static enum cp_pw_verdict kept_verdict(const struct cp_copy_key *key)
 {
-	for (unsigned int i = 0; i < nr_kept; i++) {
-		const struct kept *k = &kept[i];
+	const struct cp_pw_kept *k = cp_pw_verdicts_find(&kept, key);
 
-		if (!cp_copy_key_equal(&k->key, key))
-			continue;
-		if (k->o.v == CP_PW_WAITING)
-			return cp_pw_budget_cpu_s(&budget) < k->o.need_s ? CP_PW_WAITING
-									 : CP_PW_FAILED;
-		if (cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns,
-					 cp_self_mem_room()))
-			return k->o.v;
-	}
+	if (!k)
+		return CP_PW_FAILED;
+	if (k->o.v == CP_PW_WAITING)
+		return cp_pw_budget_cpu_s(&budget) < k->o.need_s ? CP_PW_WAITING : CP_PW_FAILED;
+	if (cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns, cp_self_mem_room()))
+		return k->o.v;
 	return CP_PW_FAILED;
 }
 
@@ -440,14 +438,10 @@ static enum cp_pw_verdict kept_verdict(const struct cp_copy_key *key)
 static int start_worker(int mfd, const struct cp_copy_key *key, const char *name,
 			unsigned int cpu_s)
 {
-	struct cp_self_mem now;
 	int p[2];
 	pid_t pid;
 
-	cp_self_mem_read(&now); /* the room from a reading of now, not of the start */
-	run.room = cp_self_mem_room();
-	if (run.room > CP_PW_MAX_BYTES)
-		run.room = CP_PW_MAX_BYTES;
+	run.room = cp_pw_room();
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	pid = fork();
@@ -539,7 +533,7 @@ static bool reap(unsigned int ms)
 	if (per_mille)
 		budget.tokens_ns -= (__s64)o.cpu_ns;
 	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0,
-			  allowance(run.room));
+			  cp_pw_allowance(run.room));
 	if (o.v == CP_PW_FAILED) {
 		/* no verdict on the file: it is parsed unbounded, as when no worker is made */
 		set_unbounded();

@@ -77,6 +77,13 @@ enum cp_pw_verdict {
 };
 
 /*
+ * What a worker (or the describe server, symbols/sym_server.h) exits with
+ * when it could not be bounded, and when it outgrew half its room.
+ */
+#define CP_PW_EXIT_UNBOUNDED 97
+#define CP_PW_EXIT_MEMORY    98
+
+/*
  * The verdict on a worker that ended with wait status @status, having
  * written @said bytes of its report (it writes 8 at its start, 8 more at
  * its end) and grown its resident set by @grown bytes of the @room it was
@@ -108,6 +115,49 @@ struct cp_pw_outcome {
  */
 bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
 			  __u64 room_now);
+
+/* A verdict kept for a file's content (machine/copy_cache.h). */
+struct cp_pw_kept {
+	struct cp_copy_key key;
+	struct cp_pw_outcome o;
+	__u64 made_ns;	    /* when the worker that gave it ended (cp_now_ns()) */
+	unsigned int tries; /* workers that judged the file, this one the last */
+};
+
+/* The verdicts kept, CP_PW_VERDICTS at most, the least recently made let go first. */
+struct cp_pw_verdicts {
+	struct cp_pw_kept k[CP_PW_VERDICTS];
+	unsigned int nr;
+	unsigned int next; /* the slot the next new file takes */
+};
+
+/*
+ * Keeps outcome @o, made at @now_ns, for content @key in @t: in
+ * its own slot (one more try: a verdict that no longer stood is
+ * replaced), else in the next free or oldest one. Pure.
+ */
+void cp_pw_verdicts_keep(struct cp_pw_verdicts *t, const struct cp_copy_key *key,
+			 const struct cp_pw_outcome *o, __u64 now_ns);
+
+/* The verdict kept in @t for content @key; NULL when none. Pure. */
+const struct cp_pw_kept *cp_pw_verdicts_find(const struct cp_pw_verdicts *t,
+					     const struct cp_copy_key *key);
+
+/*
+ * The room under --max-memory a worker starting now has: read from a
+ * reading of now (not of the start), CP_PW_MAX_BYTES at most.
+ */
+__u64 cp_pw_room(void);
+
+/*
+ * What a worker may grow by in @room: three quarters of it. The kernel
+ * counts the profiler and the worker's growth (their shared pages once)
+ * within the limit; a count of each process's resident set (GNU time's)
+ * sees the worker's shared pages, about the profiler's, plus the growth,
+ * within it too. RLIMIT_DATA bounds the heap, not the copy's pages it
+ * maps: the quarter is for those and its stack. Pure.
+ */
+__u64 cp_pw_allowance(__u64 room);
 
 /* "crashed", ...: what logs and tests say. */
 const char *cp_pw_verdict_name(enum cp_pw_verdict v);

@@ -31,7 +31,10 @@
  * What libelf, libdw and glibc (malloc, qsort's sysinfo, stdio) need on
  * descriptors already open. No signal to anyone (abort() then ends the
  * worker by its own fault), no fcntl (a lease on the copy would outlive
- * it); a stat of a path passes (metadata only).
+ * it); a stat of a path passes (metadata only). recvmsg is the describe
+ * server's (symbols/sym_server.c): its requests come on the socket it was
+ * given, each with a descriptor (SCM_RIGHTS) its client sends; it touches
+ * no descriptor but its own, and it makes no socket (socket() fails).
  */
 static const int allowed[] = {
 	SYS_read,	   SYS_write,	       SYS_pread64,	 SYS_lseek,   SYS_close,
@@ -40,7 +43,7 @@ static const int allowed[] = {
 	SYS_rt_sigreturn,  SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_gettid,  SYS_getpid,
 	SYS_clock_gettime, SYS_getrandom,      SYS_sched_yield,	 SYS_exit,    SYS_exit_group,
 	SYS_getuid,	   SYS_geteuid,	       SYS_getgid,	 SYS_getegid, SYS_sysinfo,
-	SYS_uname,	   SYS_getrlimit,      SYS_getrusage,	 SYS_dup,
+	SYS_uname,	   SYS_getrlimit,      SYS_getrusage,	 SYS_dup,     SYS_recvmsg,
 };
 
 /* Paths fail cleanly: libdw looks for files beside the one it reads. */
@@ -128,7 +131,9 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
-	__u64 data = 0;
+	__u64 data = 0, nofile = sb->keep_fds + 8ull + sb->more_fds;
+	/* RLIMIT_CPU 0 would be one second (the kernel's reading of 0) */
+	__u64 cpu = sb->cpu_s ? sb->cpu_s : RLIM_INFINITY;
 	int ret;
 
 	for (int sig = 1; sig < NSIG; sig++)
@@ -145,10 +150,10 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 	if ((ret = cp_self_status_bytes("VmData", &data))) /* what RLIMIT_DATA counts */
 		return ret;
 	if ((ret = limit(RLIMIT_CORE, 0, 0)) || (ret = limit(RLIMIT_FSIZE, 0, 0)) ||
-	    (ret = limit(RLIMIT_NOFILE, sb->keep_fds + 8, sb->keep_fds + 8)) ||
+	    (ret = limit(RLIMIT_NOFILE, nofile, nofile)) ||
 	    (ret = limit(RLIMIT_DATA, data + sb->data_more_bytes, data + sb->data_more_bytes)) ||
 	    (ret = limit(RLIMIT_STACK, sb->stack_bytes, sb->stack_bytes)) ||
-	    (ret = limit(RLIMIT_CPU, sb->cpu_s, sb->cpu_s + 1)))
+	    (ret = limit(RLIMIT_CPU, cpu, sb->cpu_s ? cpu + 1 : cpu)))
 		return ret;
 	/*
 	 * nobody where the setuid capability is still ours (a live run keeps

@@ -7,7 +7,8 @@
  * dies with its parent, and is bounded by rlimits (heap and
  * private mappings, stack, CPU), an alarm (wall time) and a seccomp filter
  * that lets through memory management, reading and writing descriptors it
- * holds, and exiting: opening a path fails with EACCES, any other call
+ * holds (receiving descriptors on a socket it holds too), and exiting:
+ * opening a path fails with EACCES, any other call
  * (a signal to anyone included) with ENOSYS (a call an honest parse makes that is not listed
  * fails it, never kills it), and another architecture's calls kill it. The
  * filter is built for x86-64 and arm64; elsewhere the rest still applies
@@ -23,9 +24,11 @@ struct cp_sandbox {
 	__u64 data_more_bytes; /* RLIMIT_DATA: heap and private writable mappings, this much
 				  more than the child held at the start */
 	__u64 stack_bytes;     /* RLIMIT_STACK */
-	unsigned int cpu_s;    /* RLIMIT_CPU: SIGXCPU, then SIGKILL a second later */
-	unsigned int wall_s;   /* alarm(): SIGALRM */
+	unsigned int cpu_s;    /* RLIMIT_CPU: SIGXCPU, then SIGKILL a second later; 0: none (a
+				  long-lived server, whose client bounds each request's time) */
+	unsigned int wall_s;   /* alarm(): SIGALRM; 0: none */
 	unsigned int keep_fds; /* descriptors 0 .. keep_fds - 1 stay open, the rest close */
+	unsigned int more_fds; /* RLIMIT_NOFILE: keep_fds + 8 + this (descriptors received) */
 };
 
 /*

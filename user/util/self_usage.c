@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "util/self_usage.h"
@@ -58,4 +59,18 @@ int cp_self_status_bytes(const char *key, __u64 *bytes)
 		}
 	fclose(f);
 	return ret;
+}
+
+__u64 cp_statm_resident_bytes(int fd)
+{
+	unsigned long long size, pages;
+	char buf[128];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &size, &pages) != 2)
+		return 0;
+	return pages * (__u64)sysconf(_SC_PAGESIZE);
 }

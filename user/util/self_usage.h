@@ -35,4 +35,11 @@ __u64 cp_rusage_cpu_ns(const struct rusage *ru);
  */
 int cp_self_status_bytes(const char *key, __u64 *bytes);
 
+/*
+ * The resident set, in bytes, of the process whose /proc/PID/statm is open
+ * at @fd (read again from its start: one pread, no open, which a
+ * sandboxed child may no longer do). 0 when it cannot be read.
+ */
+__u64 cp_statm_resident_bytes(int fd);
+
 #endif /* CP_SELF_USAGE_H */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The describe server's client: requests, deadlines, verdicts (sym_server.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "machine/self_mem.h"
+#include "machine/target_file.h"
+#include "symbols/parse_worker.h"
+#include "symbols/sym_serve.h"
+#include "symbols/sym_server.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/self_usage.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* The server now (pid 0: none). */
+static struct {
+	pid_t pid;
+	int pfd;	     /* its pidfd; -1 without one (before Linux 5.3) */
+	int sock;	     /* our end */
+	int statm;	     /* its /proc/PID/statm; -1: none */
+	__u64 room;	     /* the room it was given */
+	clockid_t cpu_clock; /* its CPU time's clock */
+	bool cpu_clock_ok;
+	/* the request in flight (id 0: none) */
+	__u64 id;
+	struct cp_copy_key file; /* its file, as verdicts know it */
+	__u64 deadline_ns;	 /* when the server is killed if it has not answered */
+	__u64 cpu_ns;		 /* the server's CPU time when it was sent */
+	__u64 rss;		 /* its resident set then (its peak is reset to it) */
+} srv = {.pfd = -1, .sock = -1, .statm = -1};
+static __u64 next_id = 1;
+static unsigned int wait_ms = UINT_MAX, deadline_ms = CP_PW_SECONDS * 1000;
+static struct cp_pw_verdicts verdicts;
+static struct cp_sym_server_stats stats;
+static bool died;      /* the last server died or was killed: the next is a restart */
+static bool unbounded; /* a server could not bound itself: none is made again */
+
+/* The server's CPU time so far, 0 when unknown. */
+static __u64 server_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (!srv.cpu_clock_ok || clock_gettime(srv.cpu_clock, &ts))
+		return 0;
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Forks a server: 0, or -ENOSYS when none could be made. */
+static int start(void)
+{
+	char path[64];
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -ENOSYS;
+	srv.room = cp_pw_room();
+	pid = fork();
+	if (pid == 0)
+		cp_sym_serve(sv[1], srv.room);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -ENOSYS;
+	}
+	srv.pid = pid;
+	srv.sock = sv[0];
+	/* its pidfd becomes readable when it ends: no polling meanwhile */
+	srv.pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	srv.statm = open(path, O_RDONLY | O_CLOEXEC);
+	srv.cpu_clock_ok = !clock_getcpuclockid(pid, &srv.cpu_clock);
+	stats.started++;
+	stats.restarts += died;
+	died = false;
+	return 0;
+}
+
+/* The file of the request in flight refused with outcome @o: kept, counted, said. */
+static void refuse(const struct cp_pw_outcome *o)
+{
+	static struct cp_log_limit said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
+
+	cp_pw_verdicts_keep(&verdicts, &srv.file, o, cp_now_ns());
+	stats.refused++;
+	cp_log_limited(&said,
+		       "symbol server: a file (device %llu, inode %llu) ended it (%s); its symbols "
+		       "are not read",
+		       (unsigned long long)srv.file.dev, (unsigned long long)srv.file.ino,
+		       cp_pw_verdict_name(o->v));
+}
+
+/*
+ * Waits for the server, killed or ended, and judges its end: the file of
+ * a request in flight refused (a server that ended unasked is no
+ * verdict on any file), one that could not bound itself ends the making
+ * of servers. Its CPU time is the profiler's cost.
+ */
+static void reap(void)
+{
+	struct cp_pw_outcome o = {.room = srv.room};
+	struct rusage ru;
+	int status = 0;
+	pid_t got;
+
+	while ((got = wait4(srv.pid, &status, 0, &ru)) < 0 && errno == EINTR)
+		;
+	if (srv.pfd >= 0)
+		close(srv.pfd);
+	if (srv.statm >= 0)
+		close(srv.statm);
+	close(srv.sock);
+	if (got == srv.pid) {
+		__u64 cpu = cp_rusage_cpu_ns(&ru), peak = (__u64)ru.ru_maxrss << 10;
+
+		cp_self_helpers_add_ns(cpu);
+		o.cpu_ns = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0;
+		/* a parse worker's rules; its peak is the request's (reset as it began) */
+		o.v = cp_pw_judge(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
+				  srv.room);
+		/* it ended unasked with a request in flight: that request ended it */
+		if (o.v == CP_PW_PASSED)
+			o.v = CP_PW_CRASHED;
+		if (o.v == CP_PW_FAILED && !unbounded)
+			cp_warn("symbol server: it could not be bounded; no server is made again");
+		unbounded |= o.v == CP_PW_FAILED;
+		if (srv.id && o.v != CP_PW_FAILED)
+			refuse(&o);
+	}
+	/* not our child any more (SIGCHLD ignored): no verdict, a new server next time */
+	died = true;
+	srv.pid = 0;
+	srv.pfd = srv.sock = srv.statm = -1;
+	srv.id = 0;
+}
+
+/* Kills the server (past its deadline: the request's file is refused for time) and reaps it. */
+static void kill_server(void)
+{
+	kill(srv.pid, SIGKILL);
+	reap();
+}
+
+/*
+ * Reads an answer into @r when one is there: 1 for the request in flight
+ * (no longer in flight), 0 for none yet; one of another size or id (no
+ * answer of ours) is dropped.
+ */
+static int take_answer(struct cp_sym_reply *r)
+{
+	ssize_t n = recv(srv.sock, r, sizeof(*r), MSG_DONTWAIT | MSG_TRUNC);
+
+	if (n != (ssize_t)sizeof(*r) || r->id != srv.id)
+		return 0;
+	srv.id = 0;
+	return 1;
+}
+
+/*
+ * Waits until @until_ns for the answer to the request in flight, into
+ * @r: 1 when it came, 0 when the wait ended first, -EIO when the server
+ * ended (reaped; past the request's deadline it is killed).
+ */
+static int await(__u64 until_ns, struct cp_sym_reply *r)
+{
+	for (;;) {
+		struct pollfd pf[2] = {{.fd = srv.sock, .events = POLLIN},
+				       {.fd = srv.pfd, .events = POLLIN}};
+		__u64 now = cp_now_ns(),
+		      end = until_ns < srv.deadline_ns ? until_ns : srv.deadline_ns;
+
+		if (take_answer(r))
+			return 1;
+		if (now >= srv.deadline_ns) {
+			kill_server();
+			return -EIO;
+		}
+		if (now >= end)
+			return 0;
+		/* no pidfd: a socket's hangup says it too */
+		if (poll(pf, srv.pfd >= 0 ? 2 : 1, (int)((end - now) / 1000000 + 1)) < 0 &&
+		    errno != EINTR)
+			usleep(2000);
+		/* its end (no pidfd: the socket's hangup says it), after an answer sent before it */
+		if ((pf[1].revents & POLLIN) || (pf[0].revents & (POLLHUP | POLLERR))) {
+			if (take_answer(r))
+				return 1;
+			reap();
+			return -EIO;
+		}
+	}
+}
+
+/* Sends request @rq with the copy @mfd; the request is in flight then. 0 or -errno. */
+static int send_request(const struct cp_sym_request *rq, int mfd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c = {0};
+	struct iovec iov = {.iov_base = (void *)rq, .iov_len = sizeof(*rq)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	ssize_t n;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+	srv.cpu_ns = server_cpu_ns();
+	srv.rss = cp_statm_resident_bytes(srv.statm);
+	n = sendmsg(srv.sock, &msg, MSG_NOSIGNAL);
+	if (n != (ssize_t)sizeof(*rq))
+		return n < 0 ? -errno : -EIO;
+	srv.id = rq->id;
+	srv.deadline_ns = cp_now_ns() + deadline_ms * 1000000ull;
+	return 0;
+}
+
+/* The string at offset @off of an answer copied into @strings (@n bytes), NULL when none. */
+static const char *unpack_str(__u32 off, const char *strings, size_t n)
+{
+	return off < n ? strings + off : NULL;
+}
+
+/*
+ * @r, checked, into @out and @strings (@size bytes): strings past the
+ * buffer are NULL, the last one in it cut. Returns the answer's error.
+ */
+static int unpack(const struct cp_sym_reply *r, struct cp_symbol_info *out, char *strings,
+		  size_t size)
+{
+	size_t n = r->used < sizeof(r->strings) ? r->used : sizeof(r->strings);
+
+	if (r->err && r->err != -ENOENT && r->err != -ENOEXEC && r->err != -ENOMEM &&
+	    r->err != -EBADF)
+		return -EPROTO;
+	if (r->err)
+		return r->err;
+	n = n < size ? n : size;
+	if (n) {
+		memcpy(strings, r->strings, n);
+		strings[n - 1] = '\0'; /* every string ends in the buffer, whatever was sent */
+	}
+	out->flags = r->flags;
+	out->function_offset = r->function_offset;
+	out->nearest_offset = r->nearest_offset;
+	out->sym_start = r->sym_start;
+	out->sym_size = r->sym_size;
+	out->line = r->line;
+	out->column = r->column;
+	out->function = unpack_str(r->str[CP_SYM_STR_FUNCTION], strings, n);
+	out->file = unpack_str(r->str[CP_SYM_STR_FILE], strings, n);
+	out->nearest = unpack_str(r->str[CP_SYM_STR_NEAREST], strings, n);
+	out->nr_inlined = r->nr_inlined < CP_MAX_INLINE_DEPTH ? r->nr_inlined : CP_MAX_INLINE_DEPTH;
+	for (__u32 i = 0; i < out->nr_inlined; i++) {
+		struct cp_inline_caller *c = &out->inlined[i];
+
+		c->function = unpack_str(r->str[CP_SYM_STR_INLINED + 2 * i], strings, n);
+		c->file = unpack_str(r->str[CP_SYM_STR_INLINED + 2 * i + 1], strings, n);
+		c->line = r->inl_line[i];
+		c->column = r->inl_column[i];
+	}
+	return 0;
+}
+
+/*
+ * The file of copy @mfd as verdicts know it, into @file: its content's
+ * key (@key), else the copy's own. 0, or -errno when @mfd is no descriptor.
+ */
+static int verdict_key(int mfd, const struct cp_copy_key *key, struct cp_copy_key *file)
+{
+	*file = *key;
+	return key->ino ? 0 : cp_tf_key(mfd, file);
+}
+
+/* Whether @file is refused now. */
+static bool refused(const struct cp_copy_key *file)
+{
+	const struct cp_pw_kept *k = cp_pw_verdicts_find(&verdicts, file);
+
+	return k &&
+	       cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns, cp_self_mem_room());
+}
+
+/*
+ * Asks the server about @rq (the copy @mfd of @file) and waits
+ * until @until_ns for the answer, into @r. 1 with an answer, else as
+ * cp_sym_server_describe() returns. Under the lock.
+ */
+static int ask(const struct cp_sym_request *rq, int mfd, const struct cp_copy_key *file,
+	       __u64 until_ns, struct cp_sym_reply *r)
+{
+	static struct cp_sym_reply late;
+	int got = srv.pid && srv.id ? await(until_ns, &late) : -1;
+
+	/* an earlier request first: its answer, late, is dropped */
+	if (!got)
+		return -EAGAIN;
+	stats.late += got == 1;
+	if (refused(file))
+		return -EIO;
+	if (unbounded || (!srv.pid && start()))
+		return -ENOSYS;
+	srv.file = *file;
+	if (send_request(rq, mfd)) {
+		kill_server(); /* a server that takes no request is no use (none in flight) */
+		return -EAGAIN;
+	}
+	got = await(until_ns, r);
+	if (got < 0)
+		return unbounded ? -ENOSYS : -EIO;
+	return got ? 1 : -EAGAIN;
+}
+
+int cp_sym_server_describe(int mfd, const struct cp_copy_key *key, __u64 addr,
+			   struct cp_symbol_info *out, char *strings, size_t size)
+{
+	static struct cp_sym_reply r;
+	struct cp_sym_request rq = {.addr = addr, .key = *key};
+	struct cp_copy_key file;
+	__u64 until;
+	int err = verdict_key(mfd, key, &file);
+
+	memset(out, 0, sizeof(*out));
+	out->ip = addr;
+	if (err)
+		return err;
+	pthread_mutex_lock(&lock);
+	stats.requests++;
+	rq.id = next_id++;
+	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
+	err = ask(&rq, mfd, &file, until, &r);
+	if (err == 1)
+		err = unpack(&r, out, strings, size);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+void cp_sym_server_pace(unsigned int ms, unsigned int dl_ms)
+{
+	pthread_mutex_lock(&lock);
+	wait_ms = ms;
+	deadline_ms = dl_ms ? dl_ms : CP_PW_SECONDS * 1000;
+	pthread_mutex_unlock(&lock);
+}
+
+void cp_sym_server_stats(struct cp_sym_server_stats *out)
+{
+	pthread_mutex_lock(&lock);
+	*out = stats;
+	pthread_mutex_unlock(&lock);
+}
+
+pid_t cp_sym_server_pid(void)
+{
+	pid_t pid;
+
+	pthread_mutex_lock(&lock);
+	pid = srv.pid;
+	pthread_mutex_unlock(&lock);
+	return pid;
+}
+
+void cp_sym_server_stop(void)
+{
+	pthread_mutex_lock(&lock);
+	if (srv.pid) {
+		/* whatever it does (at work, stopped): no verdict on any file */
+		srv.id = 0;
+		kill_server();
+		died = false;
+	}
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A persistent describe server (issue #29, its first brick): one
+ * long-lived child, forked at the first request and made unprivileged and
+ * bounded (util/sandbox.h: no capability, the user nobody where it may,
+ * no_new_privs, seccomp, RLIMIT_DATA at three quarters of the room left
+ * under --max-memory, RLIMIT_STACK CP_PW_STACK_BYTES; no CPU limit nor
+ * alarm, which would end it for its total time), runs libdw over tenants'
+ * files and answers "what is at this address": the describe of
+ * cp_sym_describe() (symbols/sym_dwarf.h) over the Dwfl cp_sym_dwfl_file()
+ * makes, with the strings copied into the reply, never a pointer.
+ *
+ * A request carries the file's sealed copy (SCM_RIGHTS on a
+ * SOCK_SEQPACKET socketpair), its copy key (machine/copy_cache.h) and the
+ * address. The server keeps CP_SYM_SERVER_FILES Dwfls by copy key, the
+ * least recently used let go first, so a file is parsed once while it is
+ * asked about; a copy it holds already is closed. Inside the sandbox no
+ * path opens (EACCES): separate debug info (/usr/lib/debug/.build-id, a
+ * .dwz file) and debuginfod are not read there; a file without its own
+ * DWARF is described from its ELF symbols.
+ *
+ * A server that dies while a request is in flight (a crash: SIGSEGV,
+ * SIGABRT, SIGSYS; libdw's exit for memory; its own stop past half its
+ * allowance) or does not answer within the request's deadline (killed
+ * then) is judged as a parse worker is (cp_pw_judge()), and the file of
+ * that request is refused for the run as cp_pw_verdict_stands() says:
+ * counted, said in the log a few times per period, answered -EIO from
+ * then on, never given to another server. The next request forks a new
+ * server (a restart, counted). Its CPU time is the profiler's own cost
+ * (cp_self_helpers_add_ns()), added when it is reaped.
+ *
+ * Everything the server sends is checked before it is used (sizes,
+ * offsets, termination of strings, the inline chain's length): a server
+ * is what a tenant's file may have taken over. Thread-safe (one lock); one
+ * request is in flight at a time.
+ *
+ * Not yet wired into the symbolizer. Its memory is still counted by
+ * machine/self_mem as any child's, whole (RssAnon + RssFile: the
+ * profiler's pages it shares copy on write are counted again), not as its
+ * own pages alone; the files' verdicts are its own, not the parse
+ * worker's.
+ */
+#ifndef CP_SYM_SERVER_H
+#define CP_SYM_SERVER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "machine/copy_cache.h"
+#include "symbols/sym_serve.h"
+#include "symbols/symbolizer.h"
+
+/*
+ * What is at link-time address @addr of the file whose sealed copy is
+ * @mfd (not taken over: the server gets a duplicate) and whose content
+ * key is @key (ino 0: the file is parsed for this request alone). Fills
+ * @out as cp_sym_describe() would, but for the module, left NULL (the
+ * caller names it), its strings in @strings (@size bytes, valid until
+ * the next call; CP_SYM_SERVER_STRING_BYTES lose none, else a string past
+ * the buffer is cut, or NULL). Waits for the answer as long as
+ * cp_sym_server_pace() says, else up to the request's deadline. Returns
+ * 0; -ENOENT when no module holds @addr; -ENOEXEC when the copy is no ELF
+ * file libdw takes; -EAGAIN when the server is still at work, on this
+ * request or an earlier one, past the wait (ask again later; a late
+ * answer is read and dropped); -EIO when the file is refused (its request
+ * ended a server, or one did before); -ENOSYS when no server could be
+ * made or bounded; another -errno (-EBADF: @mfd is no descriptor;
+ * -EPROTO: an answer that made no sense).
+ */
+int cp_sym_server_describe(int mfd, const struct cp_copy_key *key, __u64 addr,
+			   struct cp_symbol_info *out, char *strings, size_t size);
+
+/*
+ * A live run's pace: a call waits @wait_ms at most for its answer
+ * (UINT_MAX: up to the deadline), and a request has @deadline_ms of wall
+ * time (0: CP_PW_SECONDS), after which the server is killed and the file
+ * refused. Tests shorten the deadline.
+ */
+void cp_sym_server_pace(unsigned int wait_ms, unsigned int deadline_ms);
+
+struct cp_sym_server_stats {
+	__u64 requests; /* cp_sym_server_describe() calls */
+	__u64 started;	/* servers forked */
+	__u64 restarts; /* of those, forked after one died or was killed */
+	__u64 refused;	/* files refused: their request ended a server */
+	__u64 late;	/* answers that came after their caller stopped waiting, dropped */
+};
+
+void cp_sym_server_stats(struct cp_sym_server_stats *out);
+
+/* The server's pid now; 0 when none runs. For tests and the report. */
+pid_t cp_sym_server_pid(void);
+
+/*
+ * Ends the server, if any (at the run's end; tests): its socket closed, it
+ * exits, and it is reaped, its CPU time counted. The next request forks a
+ * new one (not a restart). Verdicts stay.
+ */
+void cp_sym_server_stop(void);
+
+#endif /* CP_SYM_SERVER_H */

@@ -61,6 +61,7 @@ static struct {
 	__u64 limit;
 	pid_t command; /* the child that is a target (-- CMD); 0: none */
 	pid_t worker;  /* the parse worker at work beside the drain; 0: none */
+	pid_t server;  /* the describe server, counted by its own pages; 0: none */
 	/* /proc: the memfds and children, counted at the last scan */
 	__u64 scan_ns;	  /* when; 0: never */
 	__u64 scan_memfd; /* the memfds' bytes then */
@@ -332,6 +333,17 @@ static __u64 memfd_bytes(void)
 	return sum;
 }
 
+/* The values of @keys in /proc/@pid/@file, in kB, into @kb (zeroed first). */
+static int pid_keys(const char *pid, const char *file, const char *const *keys, __u64 *kb)
+{
+	char path[64];
+
+	for (int i = 0; keys[i]; i++)
+		kb[i] = 0;
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
+	return read_keys(path, keys, kb);
+}
+
 /*
  * Resident bytes of process @pid but shared memory's: RssAnon + RssFile of
  * /proc/PID/status, the kernel's counters of what smaps_rollup's Rss less
@@ -341,20 +353,49 @@ static __u64 memfd_bytes(void)
 static int private_rss(const char *pid, __u64 *bytes)
 {
 	static const char *const keys[] = {"RssAnon", "RssFile", NULL};
-	__u64 kb[2] = {0, 0};
-	char path[64];
-	int err;
+	__u64 kb[2];
+	int err = pid_keys(pid, "status", keys, kb);
 
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
-	err = read_keys(path, keys, kb);
 	*bytes = err ? 0 : (kb[0] + kb[1]) * 1024;
 	return err;
 }
 
 /*
- * The resident bytes of this process's children (a helper it started), from
- * each thread's list; not the command of -- CMD, a target.
+ * The pages of the describe server (@pid) no other process maps:
+ * Private_Clean + Private_Dirty of its smaps_rollup (a walk of its page
+ * tables, once per scan), less Pss_Shmem: the pages of the sealed copies
+ * it maps, counted with the memfds the profiler holds (those it alone
+ * maps are in both whole; those the profiler maps too, in neither
+ * Private_* nor wholly in Pss_Shmem: a little under, never over).
  */
+static int server_private(const char *pid, __u64 *bytes)
+{
+	static const char *const keys[] = {"Private_Clean", "Private_Dirty", "Pss_Shmem", NULL};
+	__u64 kb[3];
+	int err = pid_keys(pid, "smaps_rollup", keys, kb);
+
+	*bytes = err || kb[0] + kb[1] < kb[2] ? 0 : (kb[0] + kb[1] - kb[2]) * 1024;
+	return err;
+}
+
+/*
+ * Whether child @pid is counted, its bytes in @b then: not the command of
+ * -- CMD (a target), nor the parse worker (bounded by its RLIMIT_DATA);
+ * the describe server by its own pages alone; any other by its resident
+ * set.
+ */
+static bool child_counted(const char *pid, __u64 *b)
+{
+	int p = atoi(pid);
+
+	if (m.server > 0 && p == m.server)
+		return !server_private(pid, b);
+	if ((m.command > 0 && p == m.command) || (m.worker > 0 && p == m.worker))
+		return false;
+	return !private_rss(pid, b);
+}
+
+/* The bytes of this process's children (helpers it started), from each thread's list. */
 static __u64 children_bytes(void)
 {
 	char path[PATH_MAX], pid[24];
@@ -377,8 +418,7 @@ static __u64 children_bytes(void)
 		snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
 		f = fopen(path, "re");
 		while (f && fscanf(f, "%23s", pid) == 1)
-			if ((m.command <= 0 || atoi(pid) != m.command) &&
-			    (m.worker <= 0 || atoi(pid) != m.worker) && !private_rss(pid, &b))
+			if (child_counted(pid, &b))
 				sum += b;
 		if (f)
 			fclose(f);
@@ -475,6 +515,13 @@ void cp_self_mem_set_worker(pid_t pid)
 {
 	pthread_mutex_lock(&lock);
 	m.worker = pid;
+	pthread_mutex_unlock(&lock);
+}
+
+void cp_self_mem_set_server(pid_t pid)
+{
+	pthread_mutex_lock(&lock);
+	m.server = pid;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -86,6 +86,7 @@ static int start(void)
 	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
 	srv.statm = open(path, O_RDONLY | O_CLOEXEC);
 	srv.cpu_clock_ok = !clock_getcpuclockid(pid, &srv.cpu_clock);
+	cp_self_mem_set_server(pid);
 	stats.started++;
 	stats.restarts += died;
 	died = false;
@@ -126,6 +127,7 @@ static void reap(void)
 	if (srv.statm >= 0)
 		close(srv.statm);
 	close(srv.sock);
+	cp_self_mem_set_server(0);
 	if (got == srv.pid) {
 		__u64 cpu = cp_rusage_cpu_ns(&ru), peak = (__u64)ru.ru_maxrss << 10;
 

@@ -34,11 +34,10 @@
  * is what a tenant's file may have taken over. Thread-safe (one lock); one
  * request is in flight at a time.
  *
- * Not yet wired into the symbolizer. Its memory is still counted by
- * machine/self_mem as any child's, whole (RssAnon + RssFile: the
- * profiler's pages it shares copy on write are counted again), not as its
- * own pages alone; the files' verdicts are its own, not the parse
- * worker's.
+ * While it lives, machine/self_mem counts it by the pages it alone holds
+ * (cp_self_mem_set_server()), not by its resident set, which holds the
+ * profiler's pages it shares copy on write. Not yet wired into the
+ * symbolizer; the files' verdicts are its own, not the parse worker's.
  */
 #ifndef CP_SYM_SERVER_H
 #define CP_SYM_SERVER_H

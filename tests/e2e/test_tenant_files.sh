@@ -435,10 +435,11 @@ fi
 # each file copied once, not once per process (the report's "file copies",
 # JSON limits.file_copies, Prometheus cacheperf_file_copies_total), and
 # both processes still named in the library.
-copies() {
+# limits_of JSON SECTION KEY...: the report's limits.SECTION.KEY figures, on one line.
+limits_of() {
 	python3 -c 'import json, sys
-c = json.load(open(sys.argv[1]))["limits"]["file_copies"]
-print(c["made"], c["reused"])' "$1" 2>/dev/null
+s = json.load(open(sys.argv[1]))["limits"][sys.argv[2]]
+print(*(s[k] for k in sys.argv[3:]))' "$@" 2>/dev/null
 }
 if ! command -v python3 >/dev/null; then
 	skip "copies per file (no python3 to read the JSON report)"
@@ -456,8 +457,8 @@ elif tenant shared1 "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
 		more_pids=()
 	fi
 	finished two "two processes of the same files: a report"
-	read -r one_made _ <<<"$(copies "$out/one.json")"
-	read -r two_made two_reused <<<"$(copies "$out/two.json")"
+	read -r one_made _ <<<"$(limits_of "$out/one.json" file_copies made reused)"
+	read -r two_made two_reused <<<"$(limits_of "$out/two.json" file_copies made reused)"
 	if [ -n "$one_made" ] && [ "$one_made" -gt 0 ] && [ "$two_made" = "$one_made" ]; then
 		_ok "two processes, one copy of each file: $two_made made ($two_reused reused), one process $one_made"
 	else
@@ -472,6 +473,57 @@ elif tenant shared1 "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
 	else
 		_not_ok "the copies counted in the report and Prometheus; the library named" \
 			"$(grep file_copies "$out/two.prom" 2>/dev/null)" "$(grep '^  file copies' "$out/two.txt")"
+	fi
+fi
+
+# 11. The describe server: a tenant's files are described in a sandboxed
+# child of the profiler's (cp-symbols: seccomp, no capability), not by
+# libdw in the profiler. A server killed mid-run, as a crash in libdw would
+# end it, costs the profiler nothing: it finishes with its report, and the
+# library is named (by the server before it died, or by the next one), or,
+# had a request been in flight, that file alone is refused and counted.
+if ! command -v python3 >/dev/null; then
+	skip "the describe server (no python3 to read the JSON report)"
+elif tenant server "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
+	timeout -k 5 60 "$BIN" --source soft -d 4 --quiet -p "$pid" -o "$out/server.txt" \
+		--json "$out/server.json" &
+	guard=$!
+	srv=
+	for _ in $(seq 100); do
+		prof=$(pgrep -P "$guard" -x cacheperf-bpf)
+		srv=${prof:+$(pgrep -P "$prof" -x cp-symbols)}
+		[ -n "$srv" ] && break
+		sleep 0.05
+	done
+	# forked a moment ago, it may not have bounded itself yet
+	for _ in $(seq 40); do
+		status=$(cat "/proc/$srv/status" 2>/dev/null)
+		grep -q '^Seccomp:[[:space:]]*2' <<<"$status" && break
+		sleep 0.05
+	done
+	[ -n "$srv" ] && kill -SEGV "$srv"
+	wait "$guard"
+	rc=$?
+	kill "$wl_pid" 2>/dev/null
+	wait "$wl_pid" 2>/dev/null
+	wl_pid=
+	end_tenants
+	finished server "the describe server killed mid-run: a report"
+	# (the user nobody only where the profiler may still switch: it dropped CAP_SETUID)
+	bounds='^(Seccomp:\s*2|NoNewPrivs:\s*1|CapEff:\s*0+|CapPrm:\s*0+)$'
+	if [ -n "$srv" ] && [ "$(grep -cE "$bounds" <<<"$status")" = 4 ]; then
+		_ok "the tenant's files are described by cp-symbols: seccomp, no_new_privs, no capability"
+	else
+		_not_ok "the tenant's files are described by cp-symbols: seccomp, no_new_privs, no capability" \
+			"server pid '${srv}'" "$status"
+	fi
+	read -r started refused_n <<<"$(limits_of "$out/server.json" describe_server started refused)"
+	if [ "${started:-0}" -ge 1 ] && { grep -q "cp_tenant_stream" "$out/server.txt" ||
+		{ [ "${refused_n:-0}" -ge 1 ] && refused server "its parse failed in the worker"; }; }; then
+		_ok "the library named after the server's death ($started started, $refused_n refused)"
+	else
+		_not_ok "the library named after the server's death" \
+			"started ${started:-?}, refused ${refused_n:-?}" "$(grep -A12 '^Limits' "$out/server.txt")"
 	fi
 fi
 done_testing

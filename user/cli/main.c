@@ -35,6 +35,7 @@
 #include "machine/sysinfo.h"
 #include "machine/net_reach.h"
 #include "symbols/debuginfod.h"
+#include "symbols/sym_server.h"
 #include "cli/target.h"
 #include "util/log.h"
 #include "util/privs.h"
@@ -573,6 +574,8 @@ cleanup:
 		cp_calibrate__join(m->cal, &u, why, sizeof(why));
 	}
 	cp_live__free(m->live);
+	/* the describe server ends with the symbolizers that asked it */
+	cp_sym_server_stop();
 	cp_recorder__close(m->rec, NULL, NULL, 0);
 	cp_session__free(m->sess);
 	cp_pmus__free(m->pmus);

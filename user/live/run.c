@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The live run loop and the profile's hooks. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "machine/target_file.h"
 #include "live/cpu_costs.h"
 #include "symbols/parse_worker.h"
+#include "symbols/sym_server.h"
 #include "symbols/unwind.h"
 #include "symbols/stack_copies.h"
 #include "live/bp_sampler.h"
@@ -1122,6 +1124,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	cp_tf_kept_limit(cfg->max_memory_bytes);      /* and the copies kept for reuse: half */
 	/* a tenant's big file is parsed beside the drain, at a share of one CPU */
 	cp_parse_worker_pace(CP_PW_LIVE_WAIT_MS, CP_PW_LIVE_PER_MILLE);
+	cp_sym_server_pace(CP_PW_LIVE_WAIT_MS, 0); /* and described beside it */
 	start_breakpoints(l, cfg);
 	start_rolling(l, cfg);
 	next_interval = p->info.start_ns + interval_ns;
@@ -1224,6 +1227,7 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	budget_reading(l, cp_now_ns());
 	/* a file whose worker is still at work gets its verdict before the outputs ask for it */
 	cp_parse_worker_settle();
+	cp_sym_server_pace(UINT_MAX, 0);
 	cp_profile__locate_waiting(p);
 	cp_live__collect(l);
 	say_stack_copies(l);

@@ -30,6 +30,8 @@ void cp_limits_tick(struct cp_limits_state *st, const struct cp_limits_stores *s
 	dwfls = cp_symbolizer__shrink(s->sym);
 	procs = cp_objects__shrink(s->objects);
 	copies = cp_tf_kept_drop();
+	/* the describe server's parsed files too: the next request starts one in the room left */
+	cp_sym_server_stop();
 	/* glibc keeps freed memory in its arenas: RSS falls only when it is returned */
 	malloc_trim(0);
 	st->shrunk_dwfls += dwfls;
@@ -80,4 +82,5 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 	out->files_refused = cp_tf_refusals(out->files_refused_by);
 	cp_tf_kept_stats(&out->copies);
 	cp_parse_worker_stats(&out->parse_workers, &refused, &out->parse_waits);
+	cp_sym_server_stats(&out->server);
 }

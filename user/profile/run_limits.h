@@ -16,6 +16,7 @@
 #include "objects/objects.h"
 #include "profile/proc_summaries.h"
 #include "symbols/symbolizer.h"
+#include "symbols/sym_server.h"
 
 /* The stores a shrink reaches. */
 /* What the stores dropped to stay bounded, and the memory they stayed in. */
@@ -48,6 +49,7 @@ struct cp_limits {
 	__u64 parse_workers; /* files parsed first by a worker (symbols/parse_worker.h) */
 	__u64 parse_waits;   /* lookups that found no verdict yet: the worker at work, or its
 				budget spent; their files asked again later */
+	struct cp_sym_server_stats server; /* tenants' files described (symbols/sym_server.h) */
 };
 
 struct cp_limits_stores {

@@ -104,17 +104,33 @@ static void print_refusals(const struct cp_limits *l, FILE *f)
 	fprintf(f, ")\n");
 }
 
+/* An object @name of @n counters: @keys[i] is @v[i]. */
+static void json_counts(struct cp_json *j, const char *name, const char *const *keys,
+			const __u64 *v, size_t n)
+{
+	cp_json_object(j, name);
+	for (size_t i = 0; i < n; i++)
+		cp_json_u64(j, keys[i], v[i]);
+	cp_json_end(j);
+}
+
+/* The describe server of tenants' files (symbols/sym_server.h). */
+static void json_server(struct cp_json *j, const struct cp_sym_server_stats *st)
+{
+	static const char *const keys[] = {"requests", "started", "restarts", "refused", "late"};
+	const __u64 v[] = {st->requests, st->started, st->restarts, st->refused, st->late};
+
+	json_counts(j, "describe_server", keys, v, sizeof(v) / sizeof(v[0]));
+}
+
 /* The sealed copies of targets' files (machine/copy_cache.h). */
 static void json_copies(struct cp_json *j, const struct cp_copy_stats *c)
 {
-	cp_json_object(j, "file_copies");
-	cp_json_u64(j, "made", c->made);
-	cp_json_u64(j, "missed", c->misses);
-	cp_json_u64(j, "reused", c->hits);
-	cp_json_u64(j, "evicted", c->evictions);
-	cp_json_u64(j, "kept", c->held);
-	cp_json_u64(j, "kept_bytes", c->held_bytes);
-	cp_json_end(j);
+	static const char *const keys[] = {"made",    "missed", "reused",
+					   "evicted", "kept",	"kept_bytes"};
+	const __u64 v[] = {c->made, c->misses, c->hits, c->evictions, c->held, c->held_bytes};
+
+	json_counts(j, "file_copies", keys, v, sizeof(v) / sizeof(v[0]));
 }
 
 static void json_refusals(struct cp_json *j, const struct cp_limits *l)
@@ -157,6 +173,12 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		(ull)l->copies.made, (ull)l->copies.hits, (ull)l->copies.evictions,
 		(ull)l->copies.held, MiB(l->copies.held_bytes), (ull)l->parse_workers,
 		(ull)l->parse_waits);
+	if (l->server.started)
+		fprintf(f,
+			"  describe server (tenants' files): %llu requests, %llu started, %llu "
+			"restarted, %llu files refused, %llu late answers dropped\n",
+			(ull)l->server.requests, (ull)l->server.started, (ull)l->server.restarts,
+			(ull)l->server.refused, (ull)l->server.late);
 	fprintf(f,
 		"  memory: %.1f MiB, peak %.1f MiB (%s), limit %.0f MiB (--max-memory); "
 		"RSS %.1f MiB, peak %.1f MiB; shrinks %llu",
@@ -224,6 +246,7 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 		json_copies(j, &l->copies);
 		cp_json_u64(j, "parse_workers", l->parse_workers);
 		cp_json_u64(j, "parse_worker_waits", l->parse_waits);
+		json_server(j, &l->server);
 	}
 	cp_json_end(j);
 }

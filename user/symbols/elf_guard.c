@@ -81,8 +81,16 @@ static int waits(enum cp_tf_refusal *why)
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why)
 {
+	struct cp_elf_guard_info info;
+
+	return cp_elf_guard_file(w, want, why, &info);
+}
+
+int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info)
+{
 	struct cp_tf_want mine = *want;
-	struct cp_copy_key key = {0};
+	struct cp_copy_key *key = &info->key;
 	enum cp_pw_verdict v = CP_PW_FAILED;
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
@@ -90,6 +98,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	bool host, known = false, wait;
 	Elf *elf;
 
+	*info = (struct cp_elf_guard_info){0};
 	/* symbols, DWARF, CFI and notes are what libdw reads here, never the code */
 	mine.no_code = true;
 	fd = cp_tf_open(w, &mine, &st, why);
@@ -97,10 +106,11 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 		return fd;
 	/* the host's own files (root's alone) need no worker: it would cost a parse more */
 	host = cp_tf_host_file(w, want, &st);
+	*info = (struct cp_elf_guard_info){.tenant = !host};
 	/* a content judged before: refused again uncopied, or copied while workers wait */
-	if (!host && !cp_tf_key(fd, &key) && key.size == st.size) {
-		key.no_code = true;
-		known = cp_parse_worker_known(&key, &v);
+	if (!host && !cp_tf_key(fd, key) && key->size == st.size) {
+		key->no_code = true;
+		known = cp_parse_worker_known(key, &v);
 	}
 	if (known && v != CP_PW_PASSED) {
 		close(fd);
@@ -110,7 +120,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	 * new big files costs no copying; one copied before (with its verdict) serves */
 	wait = !host && !known && cp_parse_worker_must_wait();
 	mfd = wait ? cp_tf_kept_copy(fd, st.size, true)
-		   : cp_tf_copy_keyed(fd, st.size, true, &key, why);
+		   : cp_tf_copy_keyed(fd, st.size, true, key, why);
 	close(fd);
 	if (wait && mfd < 0)
 		return waits(why);
@@ -131,7 +141,7 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	if (host)
 		return mfd;
 	/* a kept copy is the content of the key read before it */
-	v = cp_parse_worker_vet(mfd, &key, w->path);
+	v = cp_parse_worker_vet(mfd, key, w->path);
 	if (v == CP_PW_PASSED || v == CP_PW_FAILED) /* no worker: said once (parse_worker.c) */
 		return mfd;
 	close(mfd);

@@ -13,6 +13,7 @@
 #ifndef CP_ELF_GUARD_H
 #define CP_ELF_GUARD_H
 
+#include <stdbool.h>
 #include <libelf.h>
 #include <linux/types.h>
 
@@ -39,6 +40,16 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
  */
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why);
+
+/* What cp_elf_guard_file() tells of a file besides its copy. */
+struct cp_elf_guard_info {
+	bool tenant;		/* not the host's own (cp_tf_host_file()): a worker judged it */
+	struct cp_copy_key key; /* its content's key (ino 0: unknown: it changed while copied) */
+};
+
+/* cp_elf_guard_open(), and @info of the file whose copy is returned. */
+int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info);
 
 /*
  * An Elf over sealed @mfd that needs no descriptor: mapped privately, the

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <gelf.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -362,6 +363,7 @@ static void worker(int mfd, int said, __u64 room, unsigned int cpu_s)
 	__u64 rss = 0; /* 0 when unread */
 	long n;
 
+	prctl(PR_SET_NAME, "cp-parse"); /* what ps and top call it */
 	if (null < 0 || copy < 0 || out < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 	    dup2(null, 2) < 0 || dup2(copy, FD_COPY) < 0 || dup2(out, FD_SAID) < 0)
 		_exit(CP_PW_EXIT_UNBOUNDED);

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include "symbols/debuginfod.h"
@@ -134,24 +135,32 @@ static int file_dwfl(const struct cp_sym_request *rq, int fd, struct held *tmp, 
 /* Answers @rq about the copy at @fd (taken over; -1: none came) into @r. */
 static void answer(const struct cp_sym_request *rq, int fd, struct cp_sym_reply *r)
 {
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
 	struct cp_symbol_info info;
 	struct held tmp = {0}, *h;
 
 	r->id = rq->id;
 	for (unsigned int i = 0; i < CP_SYM_NR_STR; i++)
 		r->str[i] = CP_SYM_NO_STR;
+	cp_tf_refusals(before);
 	r->err = file_dwfl(rq, fd, &tmp, &h);
-	if (r->err)
-		return;
-	h->last_use = ++held_clock;
-	if (!dwfl_addrmodule(h->dwfl, rq->addr)) {
-		r->err = -ENOENT;
-	} else {
-		cp_sym_describe(h->mod, rq->addr, &info);
-		pack(&info, r);
+	if (!r->err) {
+		h->last_use = ++held_clock;
+		if (!dwfl_addrmodule(h->dwfl, rq->addr)) {
+			r->err = -ENOENT;
+		} else {
+			cp_sym_describe(h->mod, rq->addr, &info);
+			pack(&info, r);
+		}
+		if (h == &tmp)
+			held_drop(&tmp);
 	}
-	if (h == &tmp)
-		held_drop(&tmp);
+	/* what the parse counted here is the profiler's to count (DWARF past the caps) */
+	cp_tf_refusals(after);
+	r->counted = 0;
+	for (unsigned int i = 0; i < CP_TF_NR; i++)
+		if (after[i] > before[i])
+			r->counted |= 1u << i;
 }
 
 /*
@@ -242,6 +251,8 @@ void cp_sym_serve(int sock, __u64 room)
 	    dup2(null, 2) < 0 || dup2(s, FD_SOCK) < 0 || dup2(st, FD_STATM) < 0 ||
 	    dup2(cl, FD_CLEAR) < 0)
 		_exit(CP_PW_EXIT_UNBOUNDED);
+	/* what ps and top call it: the profiler's, not a tenant's */
+	prctl(PR_SET_NAME, "cp-symbols");
 	/* no fetch from inside: a socket would fail anyway, after a resolver's files did */
 	cp_debuginfod_enable(false);
 	if (cp_sandbox_enter(&sb))

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "machine/copy_cache.h"
+#include "machine/target_file.h"
 #include "symbols/symbolizer.h"
 
 /*
@@ -60,11 +61,13 @@ struct cp_sym_reply {
 	__u32 inl_line[CP_MAX_INLINE_DEPTH];
 	__u32 inl_column[CP_MAX_INLINE_DEPTH];
 	__u32 str[CP_SYM_NR_STR]; /* offsets into strings[], CP_SYM_NO_STR: none */
-	__u32 __pad;
+	/* 1 << reason: what the parse counted (machine/target_file.h, cp_tf_count()) */
+	__u32 counted;
 	char strings[CP_SYM_SERVER_STRING_BYTES];
 };
 
 _Static_assert(sizeof(struct cp_sym_request) == 64, "a request is 64 bytes");
+_Static_assert(CP_TF_NR <= 32, "a reply's counted reasons fit its mask");
 _Static_assert(offsetof(struct cp_sym_reply, strings) % 8 == 0 &&
 		       sizeof(struct cp_sym_reply) ==
 			       offsetof(struct cp_sym_reply, strings) + CP_SYM_SERVER_STRING_BYTES,

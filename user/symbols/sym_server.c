@@ -86,6 +86,9 @@ static int start(void)
 	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
 	srv.statm = open(path, O_RDONLY | O_CLOEXEC);
 	srv.cpu_clock_ok = !clock_getcpuclockid(pid, &srv.cpu_clock);
+	/* the profiler's own cost as it goes, not only once it is reaped */
+	if (srv.cpu_clock_ok)
+		cp_self_helper_clock(srv.cpu_clock, true);
 	cp_self_mem_set_server(pid);
 	stats.started++;
 	stats.restarts += died;
@@ -100,6 +103,8 @@ static void refuse(const struct cp_pw_outcome *o)
 
 	cp_pw_verdicts_keep(&verdicts, &srv.file, o, cp_now_ns());
 	stats.refused++;
+	/* the report's refusals, as a parse worker's are */
+	cp_tf_count(o->v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
 	cp_log_limited(&said,
 		       "symbol server: a file (device %llu, inode %llu) ended it (%s); its symbols "
 		       "are not read",
@@ -128,6 +133,7 @@ static void reap(void)
 		close(srv.statm);
 	close(srv.sock);
 	cp_self_mem_set_server(0);
+	cp_self_helper_clock(0, false);
 	if (got == srv.pid) {
 		__u64 cpu = cp_rusage_cpu_ns(&ru), peak = (__u64)ru.ru_maxrss << 10;
 
@@ -256,6 +262,12 @@ static int unpack(const struct cp_sym_reply *r, struct cp_symbol_info *out, char
 	if (r->err && r->err != -ENOENT && r->err != -ENOEXEC && r->err != -ENOMEM &&
 	    r->err != -EBADF)
 		return -EPROTO;
+	/* what the server's parse counted of the file's content, once a reason an answer
+	 * (not its opens, which the sandbox refuses: separate debug information) */
+	if (r->counted & (1u << CP_TF_DEEP_DWARF))
+		cp_tf_count(CP_TF_DEEP_DWARF);
+	if (r->counted & (1u << CP_TF_BAD_CFI))
+		cp_tf_count(CP_TF_BAD_CFI);
 	if (r->err)
 		return r->err;
 	n = n < size ? n : size;

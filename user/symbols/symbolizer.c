@@ -26,6 +26,7 @@
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
+#include "symbols/sym_server.h"
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 #include "util/clock.h"
@@ -54,6 +55,11 @@ struct cp_sym_space {
 	struct cp_sym_load *loads; /* shared files: the PT_LOAD segments */
 	size_t nr_loads;
 	__u64 bias; /* shared files: Dwfl address - link-time address */
+	/* shared files of tenants (cp_elf_guard_info.tenant): described by the describe
+	 * server (sym_server.h) from this copy of theirs, never by libdw here */
+	bool remote;
+	int remote_fd;
+	struct cp_copy_key remote_key; /* ... and its file's content */
 	__u64 last_use;
 	__u64 snapshot_ns; /* when the maps were read (processes) */
 	__u64 text_gen;	   /* the maps text's generation (cp_symbolizer__set_maps_text) */
@@ -121,7 +127,8 @@ struct cp_symbolizer {
 	void *maps_text_ctx;
 	bool replay;			    /* snapshots only when told (cp_symbolizer__refresh) */
 	const struct cp_path_map *path_map; /* where named files are now; NULL: as named */
-	int vdso_fd; /* our own [vdso] as a file (own_vdso.h); -1: none yet */
+	char *server_strings; /* a describe server's answer's strings; NULL: none asked yet */
+	int vdso_fd;	      /* our own [vdso] as a file (own_vdso.h); -1: none yet */
 	size_t vdso_len;
 	struct cp_sym_file_key vdso_key; /* its key, taken once: a sealed copy of ours */
 	bool vdso_tried;
@@ -265,6 +272,8 @@ static void space_clear(struct cp_sym_space *sp)
 		cp_sym_release(sp->dwfl);
 		dwfl_end(sp->dwfl);
 	}
+	if (sp->remote)
+		close(sp->remote_fd);
 	free(sp->path);
 	free(sp->loads);
 	memset(sp, 0, sizeof(*sp));
@@ -367,15 +376,19 @@ static int file_loads(Dwfl_Module *mod, struct cp_sym_space *sp)
 	return sp->nr_loads ? 0 : -ENOEXEC;
 }
 
-/* The descriptor for @sh's file, mapped by @m in @pid: a sealed, checked copy. */
+/*
+ * The descriptor for @sh's file, mapped by @m in @pid: a sealed, checked
+ * copy; @info says whether it is a tenant's.
+ */
 static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
-		       const struct cp_sym_share *sh)
+		       const struct cp_sym_share *sh, struct cp_elf_guard_info *info)
 {
 	struct cp_tf_where w;
 	struct cp_tf_want want;
 	enum cp_tf_refusal why;
 	int fd;
 
+	*info = (struct cp_elf_guard_info){0};
 	cp_map_target_file(m, NULL, pid, &w, &want);
 	switch (sh->how) {
 	case CP_SYM_OPEN_VDSO:
@@ -385,8 +398,26 @@ static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp
 	case CP_SYM_OPEN_MOVED:
 		return cp_sym_open_named(sh->open_path, sh->how == CP_SYM_OPEN_MOVED);
 	default:
-		return cp_elf_guard_open(&w, &want, &why);
+		return cp_elf_guard_file(&w, &want, &why, info);
 	}
+}
+
+/*
+ * A tenant's file (@info) is described by the describe server: @sp keeps
+ * a copy of @fd for it, and its content's key (else the copy's own).
+ */
+static int keep_remote(struct cp_sym_space *sp, int fd, const struct cp_elf_guard_info *info)
+{
+	if (!info->tenant)
+		return 0;
+	sp->remote_key = info->key;
+	if (!sp->remote_key.ino && cp_tf_key(fd, &sp->remote_key))
+		return -EBADF;
+	sp->remote_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (sp->remote_fd < 0)
+		return -errno;
+	sp->remote = true;
+	return 0;
 }
 
 /* The shared space held for the file of @key; NULL when none is. */
@@ -406,17 +437,27 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 			    const struct cp_sym_share *m, struct cp_sym_space **out)
 {
 	struct cp_sym_space tmp = {.shared = true, .key = m->key};
+	struct cp_elf_guard_info info;
 	Dwfl_Module *mod;
-	int err;
+	int err, fd;
 
 	*out = shared_space(s, &m->key);
 	if (*out) {
 		(*out)->last_use = ++s->clock;
 		return 0;
 	}
-	err = cp_sym_dwfl_file(m->open_path, open_shared(s, pid, map, m), &tmp.dwfl, &mod);
-	if (err)
+	fd = open_shared(s, pid, map, m, &info);
+	err = fd >= 0 ? keep_remote(&tmp, fd, &info) : 0;
+	if (err) {
+		close(fd);
 		return err;
+	}
+	/* libdw reads its ELF headers here (segments, build-id), its DWARF only if not remote */
+	err = cp_sym_dwfl_file(m->open_path, fd, &tmp.dwfl, &mod);
+	if (err) {
+		space_clear(&tmp);
+		return err;
+	}
 	tmp.path = strdup(m->open_path);
 	err = tmp.path ? file_loads(mod, &tmp) : -ENOMEM;
 	if (err) {
@@ -838,6 +879,7 @@ void cp_symbolizer__free(struct cp_symbolizer *s)
 	free(s->snaps);
 	free(s->keys);
 	free(s->results);
+	free(s->server_strings);
 	cp_str_set_free(&s->strings);
 	free(s);
 }
@@ -856,6 +898,41 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
 }
 
 /*
+ * @addr (a Dwfl address) of shared file @fs, in @mod, into @out: by the
+ * describe server for a tenant's file, else by libdw here (and when no
+ * server could be made: the parse worker let the file through). Returns 0;
+ * 1 when the file is refused (it ended a server): @out names nothing, and
+ * the file is never parsed here; -EAGAIN while the server is at work, or
+ * when the file's debug information waited for its parse worker (@fs is
+ * dropped: libdwfl would keep the module without it); or another -errno.
+ */
+static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_Module *mod,
+			 __u64 addr, struct cp_symbol_info *out)
+{
+	int err = -ENOSYS;
+
+	if (fs->remote && !s->server_strings)
+		s->server_strings = malloc(CP_SYM_SERVER_STRING_BYTES);
+	if (fs->remote && s->server_strings)
+		err = cp_sym_server_describe(fs->remote_fd, &fs->remote_key, addr, out,
+					     s->server_strings, CP_SYM_SERVER_STRING_BYTES);
+	if (err == -EIO || err == -ENOEXEC) {
+		memset(out, 0, sizeof(*out));
+		out->ip = addr;
+		return 1;
+	}
+	if (err != -ENOSYS)
+		return err;
+	cp_sym_dwfl_take_waited();
+	cp_sym_describe(mod, addr, out);
+	if (cp_sym_dwfl_take_waited()) {
+		space_clear(fs);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
  * @ip of @m in its file's shared space, told as the process sees it: the
  * module named as the maps name it, addresses back in the process. The
  * file's description of the address is cached for every process mapping
@@ -870,7 +947,7 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 	struct cp_sym_space *fs;
 	Dwfl_Module *mod;
 	__u64 vaddr;
-	int err = space_for_shared(s, pid, m, sh, &fs);
+	int refused, err = space_for_shared(s, pid, m, sh, &fs);
 
 	if (err)
 		return err;
@@ -884,17 +961,15 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 		mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias);
 		if (!mod)
 			return -ENOENT;
-		cp_sym_dwfl_take_waited();
-		cp_sym_describe(mod, vaddr + fs->bias, out);
-		/* its debug information waited: libdwfl would keep the module without it */
-		if (cp_sym_dwfl_take_waited()) {
-			space_clear(fs);
-			return -EAGAIN;
-		}
+		refused = describe_file(s, fs, mod, vaddr + fs->bias, out);
+		if (refused < 0)
+			return refused;
 		err = intern_info(s, out);
 		if (err)
 			return err;
-		cache_put(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias, out);
+		/* a refused file's address is not kept: a refusal for memory may lift */
+		if (!refused)
+			cache_put(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias, out);
 	}
 	if (out->sym_size)
 		out->sym_start += ip - (vaddr + fs->bias);

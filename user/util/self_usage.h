@@ -3,6 +3,8 @@
 #ifndef CP_SELF_USAGE_H
 #define CP_SELF_USAGE_H
 
+#include <stdbool.h>
+#include <time.h>
 #include <linux/types.h>
 
 /*
@@ -22,6 +24,13 @@ void cp_self_helpers_add_ns(__u64 ns);
 
 /* The helper processes' CPU time counted so far, ns. */
 __u64 cp_self_helpers_cpu_ns(void);
+
+/*
+ * A long-lived helper (symbols/sym_server.h) whose CPU time counts while it
+ * runs: its clock (clock_getcpuclockid()), read by cp_self_helpers_cpu_ns();
+ * @on false once it ended, before its CPU time is added. One at a time.
+ */
+void cp_self_helper_clock(clockid_t clock, bool on);
 
 struct rusage;
 /* User + system CPU time of @ru in ns (a child's, from wait4()). */

@@ -32,6 +32,8 @@
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
 #include "symbols/sym_server.h"
+#include "symbols/parse_worker.h"
+#include "util/clock.h"
 #include "util/self_usage.h"
 #include "lib/require_root.h"
 
@@ -234,6 +236,19 @@ static void test_small_buffer_cuts_strings(void **state)
 }
 
 /* An answer the caller stopped waiting for is read and dropped; asked again, it is served. */
+/* The server, stopped (SIGSTOP) after it described @addr of @c: its pid. */
+static pid_t stopped_after(const struct copy *c, __u64 addr)
+{
+	struct cp_symbol_info info;
+	pid_t pid;
+
+	assert_int_equal(describe(c, addr, &info), 0);
+	pid = cp_sym_server_pid();
+	assert_true(pid > 0);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	return pid;
+}
+
 static void test_late_answer_dropped(void **state)
 {
 	struct copy lib = copy_built("tests/workloads/libcp_symlib.so");
@@ -244,10 +259,8 @@ static void test_late_answer_dropped(void **state)
 
 	(void)state;
 	REQUIRE_ROOT();
-	assert_int_equal(describe(&lib, addr, &info), 0);
-	pid = cp_sym_server_pid();
 	cp_sym_server_stats(&s0);
-	assert_int_equal(kill(pid, SIGSTOP), 0);
+	pid = stopped_after(&lib, addr);
 	cp_sym_server_pace(0, 0);
 	assert_int_equal(describe(&lib, addr, &info), -EAGAIN);
 	assert_int_equal(kill(pid, SIGCONT), 0);
@@ -262,20 +275,44 @@ static void test_late_answer_dropped(void **state)
 }
 
 /*
+ * A lookup waits for its own answer, never for another request's: while
+ * the server works on one (stopped here), the next lookup is answered
+ * "later" at once, not after its 200 ms wait; told to wait to the end, it
+ * gets its answer once the server goes on.
+ */
+static void test_no_wait_behind_another(void **state)
+{
+	struct copy lib = copy_built("tests/workloads/libcp_symlib.so");
+	__u64 addr = function_addr(&lib, "cp_symlib_exported"), t0;
+	struct cp_symbol_info info;
+	pid_t pid;
+
+	(void)state;
+	REQUIRE_ROOT();
+	pid = stopped_after(&lib, addr);
+	cp_sym_server_pace(200, 0);
+	t0 = cp_now_ns();
+	assert_int_equal(describe(&lib, addr + 1, &info), -EAGAIN);
+	assert_true(cp_now_ns() - t0 >= 200000000ull); /* its own: waited */
+	t0 = cp_now_ns();
+	assert_int_equal(describe(&lib, addr + 2, &info), -EAGAIN);
+	assert_true(cp_now_ns() - t0 < 150000000ull); /* another's: not waited for */
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	cp_sym_server_pace(UINT_MAX, 0);
+	assert_int_equal(describe(&lib, addr, &info), 0);
+	assert_string_equal(info.function, "cp_symlib_exported");
+	close(lib.mfd);
+}
+
+/*
  * The server, stopped (SIGSTOP) after it described @c's main; @s0 its
  * figures then. Returns its pid.
  */
 static pid_t stopped_server(const struct copy *c, struct cp_sym_server_stats *s0)
 {
-	struct cp_symbol_info info;
-	pid_t pid;
+	pid_t pid = stopped_after(c, function_addr(c, "main"));
 
-	assert_int_equal(describe(c, function_addr(c, "main"), &info), 0);
-	assert_string_equal(info.function, "main");
-	pid = cp_sym_server_pid();
-	assert_true(pid > 0);
 	cp_sym_server_stats(s0);
-	assert_int_equal(kill(pid, SIGSTOP), 0);
 	return pid;
 }
 
@@ -290,11 +327,16 @@ static void refused_then_restarted(const struct copy *victim, __u64 addr, const 
 	struct cp_sym_server_stats s1;
 	struct cp_symbol_info info;
 
+	enum cp_pw_verdict v;
+
 	assert_int_equal(kill(pid, 0), -1); /* reaped */
 	assert_int_equal(describe(victim, addr, &info), -EIO);
 	assert_int_equal(describe(victim, addr + 1, &info), -EIO);
 	cp_sym_server_stats(&s1);
 	assert_int_equal(s1.refused, s0->refused + 1);
+	/* the parse worker's own verdict: no libdw of the profiler's takes the file either */
+	assert_true(cp_parse_worker_known(&victim->key, &v));
+	assert_int_not_equal(v, CP_PW_PASSED);
 	assert_int_equal(cp_sym_server_pid(), 0);
 	assert_int_equal(describe(other, function_addr(other, "main"), &info), 0);
 	assert_string_equal(info.function, "main");
@@ -461,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_no_module_and_no_elf),
 		cmocka_unit_test(test_small_buffer_cuts_strings),
 		cmocka_unit_test(test_late_answer_dropped),
+		cmocka_unit_test(test_no_wait_behind_another),
 		cmocka_unit_test(test_crash_refuses_the_file),
 		cmocka_unit_test(test_overrun_refuses_the_file),
 		cmocka_unit_test(test_memory_refusal_waits_for_room),

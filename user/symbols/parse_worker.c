@@ -631,6 +631,13 @@ bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v
 	return *v != CP_PW_FAILED && *v != CP_PW_WAITING;
 }
 
+void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_outcome *o)
+{
+	pthread_mutex_lock(&lock);
+	keep(file, o);
+	pthread_mutex_unlock(&lock);
+}
+
 bool cp_parse_worker_must_wait(void)
 {
 	bool wait;

@@ -187,6 +187,14 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, 
 bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v);
 
 /*
+ * Keeps outcome @o for content @file as a worker's verdict would be kept
+ * (counted when it refuses): the describe server's refusals
+ * (symbols/sym_server.h), so that no libdw of the profiler's takes the
+ * file either.
+ */
+void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_outcome *o);
+
+/*
  * The live run's pace: cp_parse_worker_vet() waits @wait_ms at most for a
  * worker's verdict (a big file's parse of seconds no longer stops the
  * records' drain), and workers' CPU time is held to @share_per_mille

@@ -257,5 +257,8 @@ void cp_sym_serve(int sock, __u64 room)
 	cp_debuginfod_enable(false);
 	if (cp_sandbox_enter(&sb))
 		_exit(CP_PW_EXIT_UNBOUNDED);
+	/* bounded: from here on, its end is a request's doing (sym_server.c, start()) */
+	if (write(FD_SOCK, CP_SYM_READY, sizeof(CP_SYM_READY)) != sizeof(CP_SYM_READY))
+		_exit(CP_PW_EXIT_UNBOUNDED);
 	serve(sb.data_more_bytes);
 }

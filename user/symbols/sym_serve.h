@@ -27,6 +27,8 @@
 /* Files (their Dwfls) the server keeps parsed. */
 #define CP_SYM_SERVER_FILES 16
 
+/* The server's first message, once it bounded itself: its ends are requests' doing after it. */
+#define CP_SYM_READY "ready"
 /* An offset of a string not sent. */
 #define CP_SYM_NO_STR UINT32_MAX
 /* Strings of an answer: the function, the file, the nearest symbol, then each caller's two. */

@@ -40,14 +40,21 @@ static struct {
 	/* the request in flight (id 0: none) */
 	__u64 id;
 	struct cp_copy_key file; /* its file, as verdicts know it */
+	__u64 sent_ns;		 /* when it was sent */
 	__u64 deadline_ns;	 /* when the server is killed if it has not answered */
 	__u64 cpu_ns;		 /* the server's CPU time when it was sent */
 	__u64 rss;		 /* its resident set then (its peak is reset to it) */
 } srv = {.pfd = -1, .sock = -1, .statm = -1};
 static __u64 next_id = 1;
 static unsigned int wait_ms = UINT_MAX, deadline_ms = CP_PW_SECONDS * 1000;
-static struct cp_pw_verdicts verdicts;
 static struct cp_sym_server_stats stats;
+/* The wall time the server spent on each file's requests (charge()), the last CP_SYM_SPENT files. */
+#define CP_SYM_SPENT 64
+static struct spent {
+	struct cp_copy_key key;
+	__u64 ns;
+} spent[CP_SYM_SPENT];
+static unsigned int next_spent;
 static bool died;      /* the last server died or was killed: the next is a restart */
 static bool unbounded; /* a server could not bound itself: none is made again */
 
@@ -59,6 +66,27 @@ static __u64 server_cpu_ns(void)
 	if (!srv.cpu_clock_ok || clock_gettime(srv.cpu_clock, &ts))
 		return 0;
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static void reap(void);
+
+/*
+ * Waits for the new server's word that it bounded itself: 0, else it is
+ * killed and reaped (no request in flight: an end before the word is the
+ * sandbox's failure, not a file's) and -ENOSYS.
+ */
+static int ready(void)
+{
+	struct pollfd pf = {.fd = srv.sock, .events = POLLIN};
+	char word[sizeof(CP_SYM_READY)];
+
+	srv.id = 0;
+	if (poll(&pf, 1, (int)deadline_ms) == 1 &&
+	    recv(srv.sock, word, sizeof(word), MSG_DONTWAIT) == (ssize_t)sizeof(word) &&
+	    !memcmp(word, CP_SYM_READY, sizeof(word)))
+		return 0;
+	reap();
+	return -ENOSYS;
 }
 
 /* Forks a server: 0, or -ENOSYS when none could be made. */
@@ -93,7 +121,7 @@ static int start(void)
 	stats.started++;
 	stats.restarts += died;
 	died = false;
-	return 0;
+	return ready();
 }
 
 /* The file of the request in flight refused with outcome @o: kept, counted, said. */
@@ -101,7 +129,8 @@ static void refuse(const struct cp_pw_outcome *o)
 {
 	static struct cp_log_limit said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
 
-	cp_pw_verdicts_keep(&verdicts, &srv.file, o, cp_now_ns());
+	/* one table of verdicts: the file is refused to the profiler's own libdw too */
+	cp_parse_worker_keep(&srv.file, o);
 	stats.refused++;
 	/* the report's refusals, as a parse worker's are */
 	cp_tf_count(o->v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
@@ -125,6 +154,8 @@ static void reap(void)
 	int status = 0;
 	pid_t got;
 
+	/* a server that hung up and lives on (or loops) would be waited for ever */
+	kill(srv.pid, SIGKILL);
 	while ((got = wait4(srv.pid, &status, 0, &ru)) < 0 && errno == EINTR)
 		;
 	if (srv.pfd >= 0)
@@ -142,8 +173,9 @@ static void reap(void)
 		/* a parse worker's rules; its peak is the request's (reset as it began) */
 		o.v = cp_pw_judge(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
 				  srv.room);
-		/* it ended unasked with a request in flight: that request ended it */
-		if (o.v == CP_PW_PASSED)
+		/* it ended with a request in flight, after it bounded itself (ready()):
+		 * whatever it says, that request ended it */
+		if (srv.id && (o.v == CP_PW_PASSED || o.v == CP_PW_FAILED))
 			o.v = CP_PW_CRASHED;
 		if (o.v == CP_PW_FAILED && !unbounded)
 			cp_warn("symbol server: it could not be bounded; no server is made again");
@@ -166,6 +198,31 @@ static void kill_server(void)
 }
 
 /*
+ * Adds @ns, the wall time of a request answered, to its file's: a file
+ * that keeps the server busy past CP_PW_SECONDS in all (each request under
+ * its deadline) is refused for time, as a worker past its time is.
+ */
+static void charge(__u64 ns)
+{
+	struct spent *e = NULL;
+
+	for (unsigned int i = 0; i < CP_SYM_SPENT && !e; i++)
+		if (cp_copy_key_equal(&spent[i].key, &srv.file))
+			e = &spent[i];
+	if (!e) {
+		e = &spent[next_spent++ % CP_SYM_SPENT];
+		*e = (struct spent){.key = srv.file};
+	}
+	e->ns += ns;
+	if (e->ns > CP_PW_SECONDS * 1000000000ull) {
+		struct cp_pw_outcome o = {.v = CP_PW_TIME, .room = srv.room, .cpu_ns = e->ns};
+
+		refuse(&o);
+		e->ns = 0;
+	}
+}
+
+/*
  * Reads an answer into @r when one is there: 1 for the request in flight
  * (no longer in flight), 0 for none yet; one of another size or id (no
  * answer of ours) is dropped.
@@ -177,6 +234,7 @@ static int take_answer(struct cp_sym_reply *r)
 	if (n != (ssize_t)sizeof(*r) || r->id != srv.id)
 		return 0;
 	srv.id = 0;
+	charge(cp_now_ns() - srv.sent_ns);
 	return 1;
 }
 
@@ -240,7 +298,8 @@ static int send_request(const struct cp_sym_request *rq, int mfd)
 	if (n != (ssize_t)sizeof(*rq))
 		return n < 0 ? -errno : -EIO;
 	srv.id = rq->id;
-	srv.deadline_ns = cp_now_ns() + deadline_ms * 1000000ull;
+	srv.sent_ns = cp_now_ns();
+	srv.deadline_ns = srv.sent_ns + deadline_ms * 1000000ull;
 	return 0;
 }
 
@@ -310,10 +369,9 @@ static int verdict_key(int mfd, const struct cp_copy_key *key, struct cp_copy_ke
 /* Whether @file is refused now. */
 static bool refused(const struct cp_copy_key *file)
 {
-	const struct cp_pw_kept *k = cp_pw_verdicts_find(&verdicts, file);
+	enum cp_pw_verdict v;
 
-	return k &&
-	       cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns, cp_self_mem_room());
+	return cp_parse_worker_known(file, &v) && v != CP_PW_PASSED;
 }
 
 /*
@@ -325,7 +383,9 @@ static int ask(const struct cp_sym_request *rq, int mfd, const struct cp_copy_ke
 	       __u64 until_ns, struct cp_sym_reply *r)
 {
 	static struct cp_sym_reply late;
-	int got = srv.pid && srv.id ? await(until_ns, &late) : -1;
+	/* an earlier request's answer is only looked for: this lookup does not wait for
+	 * another file's parse (a live drain would stall at each), unless told to wait */
+	int got = srv.pid && srv.id ? await(wait_ms == UINT_MAX ? until_ns : 0, &late) : -1;
 
 	/* an earlier request first: its answer, late, is dropped */
 	if (!got)

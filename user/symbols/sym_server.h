@@ -19,15 +19,21 @@
  * .dwz file) and debuginfod are not read there; a file without its own
  * DWARF is described from its ELF symbols.
  *
- * A server that dies while a request is in flight (a crash: SIGSEGV,
- * SIGABRT, SIGSYS; libdw's exit for memory; its own stop past half its
- * allowance) or does not answer within the request's deadline (killed
- * then) is judged as a parse worker is (cp_pw_judge()), and the file of
- * that request is refused for the run as cp_pw_verdict_stands() says:
+ * A server says it bounded itself before its first request; one that
+ * ends after that while a request is in flight (a crash: SIGSEGV, SIGABRT,
+ * SIGSYS; libdw's exit for memory; its own stop past half its allowance;
+ * any exit, a hang-up: it is killed before it is waited for) or does not
+ * answer within the request's deadline (killed then) is judged as a parse
+ * worker is (cp_pw_judge()), and the file of that request is refused as
+ * cp_pw_verdict_stands() says, in the parse worker's own verdicts
+ * (cp_parse_worker_keep(): no libdw of the profiler's takes it either):
  * counted, said in the log a few times per period, answered -EIO from
- * then on, never given to another server. The next request forks a new
- * server (a restart, counted). Its CPU time is the profiler's own cost
- * (cp_self_helpers_add_ns()), added when it is reaped.
+ * then on. So is a file whose requests kept the server busy past
+ * CP_PW_SECONDS of wall time in all. The next request forks a new server
+ * (a restart, counted). A lookup waits for its own answer only: while
+ * another request is in flight it is answered -EAGAIN at once (unless told
+ * to wait to the end). Its CPU time is the profiler's own cost, counted as
+ * it runs (cp_self_helper_clock()).
  *
  * Everything the server sends is checked before it is used (sizes,
  * offsets, termination of strings, the inline chain's length): a server
@@ -36,8 +42,8 @@
  *
  * While it lives, machine/self_mem counts it by the pages it alone holds
  * (cp_self_mem_set_server()), not by its resident set, which holds the
- * profiler's pages it shares copy on write. Not yet wired into the
- * symbolizer; the files' verdicts are its own, not the parse worker's.
+ * profiler's pages it shares copy on write. The symbolizer asks it about
+ * tenants' shared files (symbolizer.c, describe_file()).
  */
 #ifndef CP_SYM_SERVER_H
 #define CP_SYM_SERVER_H

@@ -901,8 +901,9 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
  * @addr (a Dwfl address) of shared file @fs, in @mod, into @out: by the
  * describe server for a tenant's file, else by libdw here (and when no
  * server could be made: the parse worker let the file through). Returns 0;
- * 1 when the file is refused (it ended a server): @out names nothing, and
- * the file is never parsed here; -EAGAIN while the server is at work, or
+ * 1 when the file is refused (it ended a server, or the server's answer
+ * was no description): @out names nothing, and the file is never parsed
+ * here; -EAGAIN while the server is at work, or
  * when the file's debug information waited for its parse worker (@fs is
  * dropped: libdwfl would keep the module without it); or another -errno.
  */
@@ -916,13 +917,14 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 	if (fs->remote && s->server_strings)
 		err = cp_sym_server_describe(fs->remote_fd, &fs->remote_key, addr, out,
 					     s->server_strings, CP_SYM_SERVER_STRING_BYTES);
-	if (err == -EIO || err == -ENOEXEC) {
+	if (!err || err == -EAGAIN || err == -ENOMEM)
+		return err;
+	if (err != -ENOSYS) {
+		/* refused, or an answer that made no sense: never parsed here instead */
 		memset(out, 0, sizeof(*out));
 		out->ip = addr;
 		return 1;
 	}
-	if (err != -ENOSYS)
-		return err;
 	cp_sym_dwfl_take_waited();
 	cp_sym_describe(mod, addr, out);
 	if (cp_sym_dwfl_take_waited()) {
@@ -938,10 +940,13 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
  * file's description of the address is cached for every process mapping
  * the file (under CP_SYM_FILE_PID and the space's number), so a new process
  * of a known binary or library costs no DWARF walk for code seen before.
- * Returns 0, -ENOMEM, or another error for the fallback to answer.
+ * Returns 0, -ENOMEM, or another error for the fallback to answer, unless
+ * @remote is set: the file is a tenant's that the describe server has,
+ * which no Dwfl of the profiler's may parse.
  */
 static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
-			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out)
+			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out,
+			   bool *remote)
 {
 	const struct cp_symbol_info *hit;
 	struct cp_sym_space *fs;
@@ -951,6 +956,7 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 
 	if (err)
 		return err;
+	*remote = fs->remote;
 	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr))
 		return -ENOENT;
 	hit = cache_find(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias);
@@ -995,9 +1001,12 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 		return -ENOENT;
 	}
 	if (sh->open_path) {
-		err = describe_shared(s, sn->pid, m, sh, ip, out);
-		/* -EAGAIN: its parse worker is at work; the process's own Dwfl would keep it nameless */
-		if (!err || err == -ENOMEM || err == -EAGAIN)
+		bool remote = false;
+
+		err = describe_shared(s, sn->pid, m, sh, ip, out, &remote);
+		/* -EAGAIN: its parse worker is at work; the process's own Dwfl would keep it
+		 * nameless. A tenant's file the describe server has is never parsed here. */
+		if (!err || err == -ENOMEM || err == -EAGAIN || remote)
 			return err;
 	}
 	err = space_for_pid(s, sn, &sp);

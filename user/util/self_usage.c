@@ -31,20 +31,31 @@ void cp_self_helpers_add_ns(__u64 ns)
 static clockid_t live_clock;
 static bool live_on;
 
+/* The most given so far: a helper reaped between two readings never makes one go back. */
+static __u64 helpers_last;
+
 void cp_self_helper_clock(clockid_t clock, bool on)
 {
+	if (!on) {
+		__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+		return;
+	}
 	live_clock = clock;
-	__atomic_store_n(&live_on, on, __ATOMIC_RELEASE);
+	__atomic_store_n(&live_on, true, __ATOMIC_RELEASE);
 }
 
 __u64 cp_self_helpers_cpu_ns(void)
 {
-	__u64 ns = __atomic_load_n(&helpers_ns, __ATOMIC_RELAXED);
+	__u64 ns = __atomic_load_n(&helpers_ns, __ATOMIC_RELAXED), last;
 	struct timespec ts;
 
 	if (__atomic_load_n(&live_on, __ATOMIC_ACQUIRE) && !clock_gettime(live_clock, &ts))
 		ns += (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-	return ns;
+	last = __atomic_load_n(&helpers_last, __ATOMIC_RELAXED);
+	while (ns > last && !__atomic_compare_exchange_n(&helpers_last, &last, ns, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return ns > last ? ns : last;
 }
 
 __u64 cp_self_cpu_ns(void)

@@ -363,18 +363,18 @@ static int private_rss(const char *pid, __u64 *bytes)
 /*
  * The pages of the describe server (@pid) no other process maps:
  * Private_Clean + Private_Dirty of its smaps_rollup (a walk of its page
- * tables, once per scan), less Pss_Shmem: the pages of the sealed copies
- * it maps, counted with the memfds the profiler holds (those it alone
- * maps are in both whole; those the profiler maps too, in neither
- * Private_* nor wholly in Pss_Shmem: a little under, never over).
+ * tables, once per scan). The pages of sealed copies it alone maps are
+ * in them: counted again when the profiler still holds the copy (the
+ * memfds' count), never missed when it no longer does (the server keeps
+ * 16 files parsed, whatever the profiler let go). Over, never under.
  */
 static int server_private(const char *pid, __u64 *bytes)
 {
-	static const char *const keys[] = {"Private_Clean", "Private_Dirty", "Pss_Shmem", NULL};
-	__u64 kb[3];
+	static const char *const keys[] = {"Private_Clean", "Private_Dirty", NULL};
+	__u64 kb[2];
 	int err = pid_keys(pid, "smaps_rollup", keys, kb);
 
-	*bytes = err || kb[0] + kb[1] < kb[2] ? 0 : (kb[0] + kb[1] - kb[2]) * 1024;
+	*bytes = err ? 0 : (kb[0] + kb[1]) * 1024;
 	return err;
 }
 

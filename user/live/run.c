@@ -1228,8 +1228,9 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 	/* a file whose worker is still at work gets its verdict before the outputs ask for it */
 	cp_parse_worker_settle();
 	cp_sym_server_pace(UINT_MAX, 0);
-	cp_profile__locate_waiting(p);
+	/* the last counts first: an instruction only ticked enters the store with them */
 	cp_live__collect(l);
+	cp_profile__locate_waiting(p);
 	say_stack_copies(l);
 	cp_log_flush();
 	p->end.end_ns = cp_now_ns();

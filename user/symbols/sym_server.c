@@ -235,6 +235,15 @@ static int take_answer(struct cp_sym_reply *r)
 		return 0;
 	srv.id = 0;
 	charge(cp_now_ns() - srv.sent_ns);
+	/*
+	 * what the server's parse counted of the file's content, once a reason an
+	 * answer, a late one's too: the server counts a module's once (not its opens,
+	 * which the sandbox refuses: separate debug information)
+	 */
+	if (r->counted & (1u << CP_TF_DEEP_DWARF))
+		cp_tf_count(CP_TF_DEEP_DWARF);
+	if (r->counted & (1u << CP_TF_BAD_CFI))
+		cp_tf_count(CP_TF_BAD_CFI);
 	return 1;
 }
 
@@ -321,12 +330,6 @@ static int unpack(const struct cp_sym_reply *r, struct cp_symbol_info *out, char
 	if (r->err && r->err != -ENOENT && r->err != -ENOEXEC && r->err != -ENOMEM &&
 	    r->err != -EBADF)
 		return -EPROTO;
-	/* what the server's parse counted of the file's content, once a reason an answer
-	 * (not its opens, which the sandbox refuses: separate debug information) */
-	if (r->counted & (1u << CP_TF_DEEP_DWARF))
-		cp_tf_count(CP_TF_DEEP_DWARF);
-	if (r->counted & (1u << CP_TF_BAD_CFI))
-		cp_tf_count(CP_TF_BAD_CFI);
 	if (r->err)
 		return r->err;
 	n = n < size ? n : size;

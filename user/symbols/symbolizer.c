@@ -914,7 +914,10 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 
 	if (fs->remote && !s->server_strings)
 		s->server_strings = malloc(CP_SYM_SERVER_STRING_BYTES);
-	if (fs->remote && s->server_strings)
+	/* no room for its answer: -ENOMEM, never a parse here instead */
+	if (fs->remote && !s->server_strings)
+		return -ENOMEM;
+	if (fs->remote)
 		err = cp_sym_server_describe(fs->remote_fd, &fs->remote_key, addr, out,
 					     s->server_strings, CP_SYM_SERVER_STRING_BYTES);
 	if (!err || err == -EAGAIN || err == -ENOMEM)

@@ -20,7 +20,7 @@ check_pkgs=(
 	libcmocka-dev
 	chromium
 	g++ libgoogle-perftools-dev libjemalloc-dev libmimalloc-dev
-	util-linux iproute2 debuginfod
+	util-linux iproute2 debuginfod libc6-dbg
 	redis-server redis-tools
 	prometheus prometheus-node-exporter curl python3-yaml
 	debhelper dpkg-dev lintian fakeroot groff-base

@@ -526,4 +526,40 @@ elif tenant server "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
 			"started ${started:-?}, refused ${refused_n:-?}" "$(grep -A12 '^Limits' "$out/server.txt")"
 	fi
 fi
+
+# 12. The tenant's own copy of libc (LD_LIBRARY_PATH, as a container's):
+# a tenant's file, described by the describe server, which opens no path.
+# Its DWARF is in the host's libc6-dbg debug file (same build-id): the
+# profiler finds it and sends it with each request, so the report names
+# libc's memset variant with its source line, as binutils' addr2line
+# (which finds the same debug file) does for the same address.
+libc_so=/lib/x86_64-linux-gnu/libc.so.6
+if ! command -v addr2line >/dev/null || [ ! -f "$libc_so" ]; then
+	skip "a tenant's libc (no addr2line or no $libc_so)"
+else
+	mkdir "$d/tlibc"
+	cp "$libc_so" "$d/tlibc/"
+	chown -R nobody:nogroup "$d/tlibc"
+	if tenant tlibc env LD_LIBRARY_PATH="$d/tlibc" "$d/tenant_files" libc "$RUN_MS"; then
+		base=$(awk -v f="$d/tlibc/libc.so.6" '$6 == f && $3 == "00000000" {
+			split($1, a, "-"); print a[1]; exit }' "/proc/$pid/maps")
+		profile tlibc
+		finished tlibc "a tenant's libc: a report"
+		# the hot memset: "ip function (file:line)" in the report
+		read -r ip got <<<"$(awk '$NF ~ /\.S:[0-9]+\)$/ && $(NF-1) ~ /^__memset/ {
+			print $(NF-2), $(NF-1), $NF; exit }' "$out/tlibc.txt")"
+		want=
+		if [ -n "$ip" ] && [ -n "$base" ]; then
+			want=$(addr2line -f -e "$d/tlibc/libc.so.6" "$(printf '0x%x' $((ip - 0x$base)))" |
+				awk 'NR == 1 { f = $1 } NR == 2 { n = split($1, p, "/"); print f, "(" p[n] ")" }')
+		fi
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			_ok "the tenant's libc described with the host's debug file: $got"
+		else
+			_not_ok "the tenant's libc described with the host's debug file" \
+				"report: ${ip:-no memset line} ${got}; addr2line: ${want:-?} (base ${base:-?})" \
+				"$(grep -i 'memset\|libc' "$out/tlibc.txt" | head -5)"
+		fi
+	fi
+fi
 done_testing

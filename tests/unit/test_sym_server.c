@@ -37,22 +37,23 @@
 #include "util/self_usage.h"
 #include "lib/require_root.h"
 
-/* A sealed copy of a file the project built, and its content key. */
+/* Debian 12's libc: its DWARF is in libc6-dbg's debug file, found by build-id. */
+#define CP_TEST_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+
+/* A sealed copy of a file, its content key, and its separate debug file's copy (-1: none). */
 struct copy {
 	int mfd;
 	struct cp_copy_key key;
+	int debug;
 };
 
-static struct copy copy_built(const char *rel)
+static struct copy copy_path(const char *path)
 {
-	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
-	char path[PATH_MAX];
 	enum cp_tf_refusal why;
-	struct copy c;
+	struct copy c = {.debug = -1};
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", build, rel);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		fail_msg("no %s: build with `make tests`", path);
@@ -62,6 +63,22 @@ static struct copy copy_built(const char *rel)
 	assert_true(c.mfd >= 0);
 	close(fd);
 	return c;
+}
+
+static struct copy copy_built(const char *rel)
+{
+	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", build, rel);
+	return copy_path(path);
+}
+
+static void copy_close(struct copy *c)
+{
+	close(c->mfd);
+	if (c->debug >= 0)
+		close(c->debug);
 }
 
 static void str_equal(const char *got, const char *want)
@@ -79,8 +96,9 @@ static bool same_as_in_process(const struct copy *c, Dwfl_Module *mod, __u64 add
 	struct cp_symbol_info got, want;
 
 	cp_sym_describe(mod, addr, &want);
-	assert_int_equal(
-		cp_sym_server_describe(c->mfd, &c->key, addr, &got, strings, sizeof(strings)), 0);
+	assert_int_equal(cp_sym_server_describe(c->mfd, c->debug, &c->key, addr, &got, strings,
+						sizeof(strings)),
+			 0);
 	assert_int_equal(got.ip, addr);
 	assert_null(got.module); /* the caller names it */
 	str_equal(got.function, want.function);
@@ -104,33 +122,42 @@ static bool same_as_in_process(const struct copy *c, Dwfl_Module *mod, __u64 add
 }
 
 /*
- * Every function symbol of @rel, at its entry and middle, described by
- * the server as in-process; returns how many had a source line.
+ * Every @stride-th function symbol of @c's file, at its entry and middle,
+ * described by the server as in-process (where the file's separate debug
+ * file is found by its build-id: the server gets it as @c->debug); returns
+ * how many had a source line.
  */
-static unsigned int compare_file(const char *rel)
+static unsigned int compare_copy(const struct copy *c, int stride)
 {
-	struct copy c = copy_built(rel);
 	unsigned int lines = 0;
 	Dwfl_Module *mod;
 	Dwfl *dwfl;
 	int nsym;
 
-	assert_int_equal(cp_sym_dwfl_file("file", dup(c.mfd), &dwfl, &mod), 0);
+	assert_int_equal(cp_sym_dwfl_file("file", dup(c->mfd), &dwfl, &mod), 0);
 	nsym = dwfl_module_getsymtab(mod);
 	assert_true(nsym > 1);
-	for (int i = 1; i < nsym; i++) {
+	for (int i = 1; i < nsym; i += stride) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 
 		if (!dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL) ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
 			continue;
-		lines += same_as_in_process(&c, mod, addr);
-		lines += same_as_in_process(&c, mod, addr + sym.st_size / 2);
+		lines += same_as_in_process(c, mod, addr);
+		lines += same_as_in_process(c, mod, addr + sym.st_size / 2);
 	}
 	cp_sym_release(dwfl);
 	dwfl_end(dwfl);
-	close(c.mfd);
+	return lines;
+}
+
+static unsigned int compare_file(const char *rel)
+{
+	struct copy c = copy_built(rel);
+	unsigned int lines = compare_copy(&c, 1);
+
+	copy_close(&c);
 	return lines;
 }
 
@@ -161,7 +188,8 @@ static int describe(const struct copy *c, __u64 addr, struct cp_symbol_info *out
 {
 	static char strings[CP_SYM_SERVER_STRING_BYTES];
 
-	return cp_sym_server_describe(c->mfd, &c->key, addr, out, strings, sizeof(strings));
+	return cp_sym_server_describe(c->mfd, c->debug, &c->key, addr, out, strings,
+				      sizeof(strings));
 }
 
 static void test_same_as_in_process(void **state)
@@ -190,10 +218,52 @@ static void test_same_as_in_process(void **state)
 	assert_true(cp_self_helpers_cpu_ns() > h0);
 }
 
+/*
+ * A file whose DWARF is in a separate debug file (libc, its debug file
+ * from libc6-dbg in the build-id directory): where no path opens, the
+ * server describes it from the debug file its client sends, as libdw does
+ * in-process with the build-id directory; without it, from the file's own
+ * symbols, with no line.
+ */
+static void test_separate_debug_file(void **state)
+{
+	struct copy libc = copy_path(CP_TEST_LIBC), bare = copy_path(CP_TEST_LIBC);
+	struct cp_symbol_info got, want;
+	Dwfl_Module *mod;
+	Dwfl *dwfl;
+	char *name = NULL;
+	__u64 addr;
+
+	(void)state;
+	REQUIRE_ROOT();
+	assert_int_equal(cp_sym_dwfl_file("file", dup(libc.mfd), &dwfl, &mod), 0);
+	libc.debug = cp_sym_dwfl_debug_of(mod, &name);
+	if (libc.debug < 0)
+		fail_msg("no debug file for %s: install libc6-dbg (packaging/deps.sh)",
+			 CP_TEST_LIBC);
+	assert_non_null(strstr(name, CP_SYM_BUILD_ID_DIR "/"));
+	free(name);
+	/* lines for most of them, the same as in-process */
+	assert_true(compare_copy(&libc, 64) > 20);
+	/* the same file, no debug file sent (and no key: not the copy the server holds) */
+	memset(&bare.key, 0, sizeof(bare.key));
+	addr = function_addr(&libc, "malloc");
+	cp_sym_describe(mod, addr + 16, &want);
+	assert_true(want.line > 0);
+	assert_int_equal(describe(&bare, addr + 16, &got), 0);
+	assert_string_equal(got.function, "malloc");
+	assert_int_equal(got.line, 0);
+	assert_null(got.file);
+	cp_sym_release(dwfl);
+	dwfl_end(dwfl);
+	copy_close(&libc);
+	copy_close(&bare);
+}
+
 static void test_no_module_and_no_elf(void **state)
 {
 	struct copy lib = copy_built("tests/workloads/libcp_symlib.so");
-	struct copy text = {.mfd = memfd_create("not-elf", MFD_CLOEXEC)};
+	struct copy text = {.mfd = memfd_create("not-elf", MFD_CLOEXEC), .debug = -1};
 	struct cp_symbol_info info;
 	pid_t pid;
 
@@ -224,7 +294,7 @@ static void test_small_buffer_cuts_strings(void **state)
 	(void)state;
 	REQUIRE_ROOT();
 	memset(buf, 'x', sizeof(buf));
-	assert_int_equal(cp_sym_server_describe(lib.mfd, &lib.key,
+	assert_int_equal(cp_sym_server_describe(lib.mfd, -1, &lib.key,
 						function_addr(&lib, "cp_symlib_exported"), &info,
 						buf, 8),
 			 0);
@@ -500,6 +570,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_in_process),
+		cmocka_unit_test(test_separate_debug_file),
 		cmocka_unit_test(test_no_module_and_no_elf),
 		cmocka_unit_test(test_small_buffer_cuts_strings),
 		cmocka_unit_test(test_late_answer_dropped),

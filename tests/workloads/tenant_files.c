@@ -9,6 +9,8 @@
  *
  *   tenant_files spin MS              walk in the executable
  *   tenant_files lib PATH MS          dlopen(PATH) (lib/cp_tenantlib.c), walk in it
+ *   tenant_files libc MS              set the buffer with libc's memset (the libc
+ *                                     the loader found: LD_LIBRARY_PATH's copy)
  *   tenant_files flip PATH MS         dlopen(PATH); meanwhile truncate PATH and
  *                                     write it back, over and over (a profiler
  *                                     with it mmapped dies of SIGBUS)
@@ -42,6 +44,15 @@ static __attribute__((noinline)) long own_stream(const volatile long *buf, size_
 	for (size_t i = 0; i < longs; i += 8)
 		sum += buf[i];
 	return sum;
+}
+
+/* Reached through a pointer: the compiler cannot inline libc's memset. */
+static void *(*volatile libc_set)(void *, int, size_t) = memset;
+
+static long libc_stream(const volatile long *buf, size_t longs)
+{
+	libc_set((void *)buf, (int)longs & 0x7f, longs * sizeof(long));
+	return buf[0];
 }
 
 static double now_ms(void)
@@ -243,8 +254,10 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[3]));
 		ms_arg = 4;
+	} else if (!strcmp(mode, "libc")) {
+		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
-		fprintf(stderr, "usage: tenant_files spin|lib|flip|maps|longmaps ...\n");
+		fprintf(stderr, "usage: tenant_files spin|lib|libc|flip|maps|longmaps ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)

@@ -145,15 +145,23 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return -1;
 }
 
-/*
- * Separate debug info only from the build-id directory, then from a
- * debuginfod server (debuginfod.h), through the same checks:
- * .gnu_debuglink names a file next to the binary, which is the target's to
- * make a FIFO or a link to anything.
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+/* A separate debug file handed over for the next find_debuginfo (cp_sym_dwfl_give_debug()). */
+static __thread int given_debug = -1;
+
+void cp_sym_dwfl_give_debug(int fd)
+{
+	given_debug = fd;
+}
+
+int cp_sym_dwfl_debug_back(void)
+{
+	int fd = given_debug;
+
+	given_debug = -1;
+	return fd;
+}
+
+int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 {
 	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
 	const unsigned char *bits;
@@ -164,12 +172,6 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
 	char *fetched;
 
-	(void)userdata;
-	(void)modname;
-	(void)base;
-	(void)file_name;
-	(void)debuglink_file;
-	(void)debuglink_crc;
 	if (len < 2 || len > 64)
 		return -1;
 	n = snprintf(path, sizeof(path), "%s/%02x/", CP_SYM_BUILD_ID_DIR, bits[0]);
@@ -177,32 +179,54 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
-		close(mfd);
-		return -1;
-	}
-	if (mfd >= 0) {
-		*debuginfo_file_name = strdup(path);
+	if (mfd >= 0 || mfd == -EAGAIN) {
+		*name = mfd >= 0 ? strdup(path) : NULL;
 		return mfd;
 	}
-	if (mfd == -EAGAIN)
-		return note_wait(mfd);
 	fetched = cp_debuginfod_fetch(bits, len);
 	if (!fetched)
 		return -1;
 	w.path = fetched;
 	want.foreign = true;
 	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
-		close(mfd);
-		mfd = -1;
-	}
 	if (mfd < 0) {
 		free(fetched);
-		return note_wait(mfd);
+		return mfd == -EAGAIN ? mfd : -1;
 	}
-	*debuginfo_file_name = fetched;
+	*name = fetched;
 	return mfd;
+}
+
+/*
+ * Separate debug info handed over (the describe server's: its client
+ * found it), else cp_sym_dwfl_debug_of()'s, its CFI checked: never
+ * .gnu_debuglink, which names a file next to the binary, the target's to
+ * make a FIFO or a link to anything.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int mfd = cp_sym_dwfl_debug_back();
+
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	if (mfd >= 0) {
+		*debuginfo_file_name = strdup("debug");
+		return mfd;
+	}
+	mfd = cp_sym_dwfl_debug_of(mod, debuginfo_file_name);
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = NULL;
+		return -1;
+	}
+	return mfd >= 0 ? mfd : note_wait(mfd);
 }
 
 static const Dwfl_Callbacks proc_callbacks = {

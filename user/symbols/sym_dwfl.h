@@ -51,6 +51,23 @@ bool cp_sym_dwfl_take_waited(void);
 int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod);
 
 /*
+ * The separate debug file of @mod's file, found by its build-id in
+ * CP_SYM_BUILD_ID_DIR, else fetched from debuginfod: a sealed, checked
+ * copy's descriptor, its name in @name (the caller frees it); -EAGAIN
+ * while it waits for its parse worker; -1 when there is none.
+ */
+int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name);
+
+/*
+ * Hands @fd, a module's separate debug file, to the next find_debuginfo
+ * on this thread, which takes it over (the describe server's, where no
+ * path opens: its client sends the file). cp_sym_dwfl_debug_back() takes
+ * it back when no find_debuginfo took it (-1 when one did).
+ */
+void cp_sym_dwfl_give_debug(int fd);
+int cp_sym_dwfl_debug_back(void);
+
+/*
  * A sealed, checked copy of the file @path names (a recording, --path-map,
  * the user), symlinks followed if @follow: its descriptor, or -errno.
  */

@@ -18,12 +18,15 @@
 
 /* The server's descriptors: its socket, its own /proc/self/statm and clear_refs. */
 enum { FD_SOCK = 3, FD_STATM = 4, FD_CLEAR = 5, FD_KEPT = 6 };
+/* The descriptors a request brings: the file's copy, then its separate debug file if any. */
+#define FDS_MAX 2
 
 /* A file the server keeps parsed. */
 static struct held {
 	struct cp_copy_key key; /* ino 0: a free slot */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	int debug_fd; /* its separate debug file until libdwfl takes it; -1: none */
 	__u64 last_use;
 } held[CP_SYM_SERVER_FILES];
 static __u64 held_clock;
@@ -32,7 +35,9 @@ static void held_drop(struct held *h)
 {
 	cp_sym_release(h->dwfl);
 	dwfl_end(h->dwfl);
-	memset(h, 0, sizeof(*h));
+	if (h->debug_fd >= 0)
+		close(h->debug_fd);
+	*h = (struct held){.debug_fd = -1};
 }
 
 static void held_drop_all(void)
@@ -105,35 +110,46 @@ static void pack(const struct cp_symbol_info *info, struct cp_sym_reply *r)
 	}
 }
 
+/* Closes the descriptors a request brought (-1: none). */
+static void close_fds(const int fds[FDS_MAX])
+{
+	for (unsigned int i = 0; i < FDS_MAX; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 /*
- * The Dwfl of @rq's file: held, or made from @fd (taken over) and held
- * when the file has a key. 0 or -errno (-ENOEXEC: not ELF).
+ * The Dwfl of @rq's file: held, or made from @fds (the copy, its separate
+ * debug file or -1; taken over) and held when the file has a key. 0 or
+ * -errno (-ENOEXEC: not ELF).
  */
-static int file_dwfl(const struct cp_sym_request *rq, int fd, struct held *tmp, struct held **out)
+static int file_dwfl(const struct cp_sym_request *rq, const int fds[FDS_MAX], struct held *tmp,
+		     struct held **out)
 {
 	struct held *h = held_find(&rq->key);
 	int err;
 
-	if (h) {
-		close(fd);
+	if (h || fds[0] < 0) {
+		close_fds(fds);
 		*out = h;
-		return 0;
+		return h ? 0 : -EBADF;
 	}
-	if (fd < 0)
-		return -EBADF;
 	h = rq->key.ino ? held_slot() : tmp;
-	err = cp_sym_dwfl_file("file", fd, &h->dwfl, &h->mod);
+	err = cp_sym_dwfl_file("file", fds[0], &h->dwfl, &h->mod);
 	if (err) {
+		if (fds[1] >= 0)
+			close(fds[1]);
 		memset(h, 0, sizeof(*h));
 		return err;
 	}
 	h->key = rq->key;
+	h->debug_fd = fds[1];
 	*out = h;
 	return 0;
 }
 
-/* Answers @rq about the copy at @fd (taken over; -1: none came) into @r. */
-static void answer(const struct cp_sym_request *rq, int fd, struct cp_sym_reply *r)
+/* Answers @rq about the copy @fds brought (taken over; -1: none came) into @r. */
+static void answer(const struct cp_sym_request *rq, const int fds[FDS_MAX], struct cp_sym_reply *r)
 {
 	__u64 before[CP_TF_NR], after[CP_TF_NR];
 	struct cp_symbol_info info;
@@ -143,15 +159,18 @@ static void answer(const struct cp_sym_request *rq, int fd, struct cp_sym_reply 
 	for (unsigned int i = 0; i < CP_SYM_NR_STR; i++)
 		r->str[i] = CP_SYM_NO_STR;
 	cp_tf_refusals(before);
-	r->err = file_dwfl(rq, fd, &tmp, &h);
+	r->err = file_dwfl(rq, fds, &tmp, &h);
 	if (!r->err) {
 		h->last_use = ++held_clock;
+		/* libdwfl asks for the debug file when it first needs DWARF the copy lacks */
+		cp_sym_dwfl_give_debug(h->debug_fd);
 		if (!dwfl_addrmodule(h->dwfl, rq->addr)) {
 			r->err = -ENOENT;
 		} else {
 			cp_sym_describe(h->mod, rq->addr, &info);
 			pack(&info, r);
 		}
+		h->debug_fd = cp_sym_dwfl_debug_back();
 		if (h == &tmp)
 			held_drop(&tmp);
 	}
@@ -164,13 +183,13 @@ static void answer(const struct cp_sym_request *rq, int fd, struct cp_sym_reply 
 }
 
 /*
- * The next request and its descriptor (-1: none) from the socket: 1, 0
+ * The next request and its descriptors (-1: none) from the socket: 1, 0
  * when the client is gone, -1 for a message that is no request.
  */
-static int receive(struct cp_sym_request *rq, int *fd)
+static int receive(struct cp_sym_request *rq, int fds[FDS_MAX])
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} c;
 	struct iovec iov = {.iov_base = rq, .iov_len = sizeof(*rq)};
@@ -181,7 +200,9 @@ static int receive(struct cp_sym_request *rq, int *fd)
 	struct cmsghdr *cm;
 	ssize_t n;
 
-	*fd = -1;
+	size_t nfds;
+
+	fds[0] = fds[1] = -1;
 	do
 		n = recvmsg(FD_SOCK, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -189,8 +210,10 @@ static int receive(struct cp_sym_request *rq, int *fd)
 		return 0;
 	cm = CMSG_FIRSTHDR(&msg);
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(cm), (nfds < FDS_MAX ? nfds : FDS_MAX) * sizeof(int));
+	}
 	return n == sizeof(*rq) && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 1 : -1;
 }
 
@@ -208,7 +231,7 @@ __attribute__((noreturn)) static void serve(__u64 more)
 	for (;;) {
 		struct cp_sym_request rq = {0};
 		__u64 before;
-		int fd, got = receive(&rq, &fd);
+		int fds[FDS_MAX], got = receive(&rq, fds);
 
 		if (!got)
 			_exit(0);
@@ -218,12 +241,11 @@ __attribute__((noreturn)) static void serve(__u64 more)
 			_exit(CP_PW_EXIT_UNBOUNDED);
 		before = cp_statm_resident_bytes(FD_STATM);
 		if (got < 0) {
-			if (fd >= 0)
-				close(fd);
+			close_fds(fds);
 			r.id = rq.id;
 			r.err = -EPROTO;
 		} else {
-			answer(&rq, fd, &r);
+			answer(&rq, fds, &r);
 		}
 		if (cp_statm_resident_bytes(FD_STATM) > before + more / 2)
 			_exit(CP_PW_EXIT_MEMORY);
@@ -240,8 +262,8 @@ void cp_sym_serve(int sock, __u64 room)
 		.data_more_bytes = cp_pw_allowance(room),
 		.stack_bytes = CP_PW_STACK_BYTES,
 		.keep_fds = FD_KEPT,
-		/* the files held, the one a request brings, one libdw may dup */
-		.more_fds = CP_SYM_SERVER_FILES + 2,
+		/* the files held and their debug files, the two a request brings, one libdw may dup */
+		.more_fds = FDS_MAX * (CP_SYM_SERVER_FILES + 1) + 1,
 	};
 	int null = open("/dev/null", O_RDWR), s = fcntl(sock, F_DUPFD, FD_KEPT),
 	    statm = open("/proc/self/statm", O_RDONLY), st = fcntl(statm, F_DUPFD, FD_KEPT),

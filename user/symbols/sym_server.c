@@ -282,11 +282,14 @@ static int await(__u64 until_ns, struct cp_sym_reply *r)
 	}
 }
 
-/* Sends request @rq with the copy @mfd; the request is in flight then. 0 or -errno. */
-static int send_request(const struct cp_sym_request *rq, int mfd)
+/*
+ * Sends request @rq with the copy @fds[0] and its separate debug file
+ * @fds[1] (-1: none); the request is in flight then. 0 or -errno.
+ */
+static int send_request(const struct cp_sym_request *rq, const int fds[2])
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} c = {0};
 	struct iovec iov = {.iov_base = (void *)rq, .iov_len = sizeof(*rq)};
@@ -295,12 +298,14 @@ static int send_request(const struct cp_sym_request *rq, int mfd)
 			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	size_t nfds = fds[1] >= 0 ? 2 : 1;
 	ssize_t n;
 
+	msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	srv.cpu_ns = server_cpu_ns();
 	srv.rss = cp_statm_resident_bytes(srv.statm);
 	n = sendmsg(srv.sock, &msg, MSG_NOSIGNAL);
@@ -378,11 +383,12 @@ static bool refused(const struct cp_copy_key *file)
 }
 
 /*
- * Asks the server about @rq (the copy @mfd of @file) and waits
+ * Asks the server about @rq (the copy @fds[0] of @file, its debug file
+ * @fds[1]) and waits
  * until @until_ns for the answer, into @r. 1 with an answer, else as
  * cp_sym_server_describe() returns. Under the lock.
  */
-static int ask(const struct cp_sym_request *rq, int mfd, const struct cp_copy_key *file,
+static int ask(const struct cp_sym_request *rq, const int fds[2], const struct cp_copy_key *file,
 	       __u64 until_ns, struct cp_sym_reply *r)
 {
 	static struct cp_sym_reply late;
@@ -399,7 +405,7 @@ static int ask(const struct cp_sym_request *rq, int mfd, const struct cp_copy_ke
 	if (unbounded || (!srv.pid && start()))
 		return -ENOSYS;
 	srv.file = *file;
-	if (send_request(rq, mfd)) {
+	if (send_request(rq, fds)) {
 		kill_server(); /* a server that takes no request is no use (none in flight) */
 		return -EAGAIN;
 	}
@@ -409,7 +415,7 @@ static int ask(const struct cp_sym_request *rq, int mfd, const struct cp_copy_ke
 	return got ? 1 : -EAGAIN;
 }
 
-int cp_sym_server_describe(int mfd, const struct cp_copy_key *key, __u64 addr,
+int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key, __u64 addr,
 			   struct cp_symbol_info *out, char *strings, size_t size)
 {
 	static struct cp_sym_reply r;
@@ -426,7 +432,7 @@ int cp_sym_server_describe(int mfd, const struct cp_copy_key *key, __u64 addr,
 	stats.requests++;
 	rq.id = next_id++;
 	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
-	err = ask(&rq, mfd, &file, until, &r);
+	err = ask(&rq, (const int[2]){mfd, debug_fd}, &file, until, &r);
 	if (err == 1)
 		err = unpack(&r, out, strings, size);
 	pthread_mutex_unlock(&lock);

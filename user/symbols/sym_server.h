@@ -11,13 +11,15 @@
  * makes, with the strings copied into the reply, never a pointer.
  *
  * A request carries the file's sealed copy (SCM_RIGHTS on a
- * SOCK_SEQPACKET socketpair), its copy key (machine/copy_cache.h) and the
- * address. The server keeps CP_SYM_SERVER_FILES Dwfls by copy key, the
- * least recently used let go first, so a file is parsed once while it is
- * asked about; a copy it holds already is closed. Inside the sandbox no
- * path opens (EACCES): separate debug info (/usr/lib/debug/.build-id, a
- * .dwz file) and debuginfod are not read there; a file without its own
- * DWARF is described from its ELF symbols.
+ * SOCK_SEQPACKET socketpair), with the copy of its separate debug file
+ * when the client found one (cp_sym_dwfl_debug_of(): by build-id in
+ * /usr/lib/debug/.build-id, else from debuginfod), its copy key
+ * (machine/copy_cache.h) and the address. The server keeps
+ * CP_SYM_SERVER_FILES Dwfls by copy key, the least recently used let go
+ * first, so a file is parsed once while it is asked about; copies of a
+ * file it holds already are closed. Inside the sandbox no path opens
+ * (EACCES): a .dwz file is not read there, and a file with neither DWARF
+ * of its own nor a debug file sent is described from its ELF symbols.
  *
  * A server says it bounded itself before its first request; one that
  * ends after that while a request is in flight (a crash: SIGSEGV, SIGABRT,
@@ -58,7 +60,8 @@
 
 /*
  * What is at link-time address @addr of the file whose sealed copy is
- * @mfd (not taken over: the server gets a duplicate) and whose content
+ * @mfd, with its separate debug file's @debug_fd (-1: none; neither is
+ * taken over: the server gets duplicates), and whose content
  * key is @key (ino 0: the file is parsed for this request alone). Fills
  * @out as cp_sym_describe() would, but for the module, left NULL (the
  * caller names it), its strings in @strings (@size bytes, valid until
@@ -73,7 +76,7 @@
  * made or bounded; another -errno (-EBADF: @mfd is no descriptor;
  * -EPROTO: an answer that made no sense).
  */
-int cp_sym_server_describe(int mfd, const struct cp_copy_key *key, __u64 addr,
+int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key, __u64 addr,
 			   struct cp_symbol_info *out, char *strings, size_t size);
 
 /*

@@ -60,6 +60,8 @@ struct cp_sym_space {
 	bool remote;
 	int remote_fd;
 	struct cp_copy_key remote_key; /* ... and its file's content */
+	bool remote_debug_looked;      /* its separate debug file looked for: */
+	int remote_debug_fd;	       /* a copy of it sent with requests, -1: none */
 	__u64 last_use;
 	__u64 snapshot_ns; /* when the maps were read (processes) */
 	__u64 text_gen;	   /* the maps text's generation (cp_symbolizer__set_maps_text) */
@@ -274,6 +276,8 @@ static void space_clear(struct cp_sym_space *sp)
 	}
 	if (sp->remote)
 		close(sp->remote_fd);
+	if (sp->remote_debug_looked && sp->remote_debug_fd >= 0)
+		close(sp->remote_debug_fd);
 	free(sp->path);
 	free(sp->loads);
 	memset(sp, 0, sizeof(*sp));
@@ -898,8 +902,30 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
 }
 
 /*
+ * Whether remote file @fs's separate debug file was looked for, now if
+ * not yet (the server opens no path: it gets a copy with each request);
+ * false while it waits for its parse worker.
+ */
+static bool remote_debug(struct cp_sym_space *fs, Dwfl_Module *mod)
+{
+	char *name = NULL;
+	int fd;
+
+	if (fs->remote_debug_looked)
+		return true;
+	fd = cp_sym_dwfl_debug_of(mod, &name);
+	free(name);
+	if (fd == -EAGAIN)
+		return false;
+	fs->remote_debug_fd = fd >= 0 ? fd : -1;
+	fs->remote_debug_looked = true;
+	return true;
+}
+
+/*
  * @addr (a Dwfl address) of shared file @fs, in @mod, into @out: by the
- * describe server for a tenant's file, else by libdw here (and when no
+ * describe server for a tenant's file, with its separate debug file
+ * (remote_debug()), else by libdw here (and when no
  * server could be made: the parse worker let the file through). Returns 0;
  * 1 when the file is refused (it ended a server, or the server's answer
  * was no description): @out names nothing, and the file is never parsed
@@ -917,9 +943,12 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 	/* no room for its answer: -ENOMEM, never a parse here instead */
 	if (fs->remote && !s->server_strings)
 		return -ENOMEM;
+	if (fs->remote && !remote_debug(fs, mod))
+		return -EAGAIN;
 	if (fs->remote)
-		err = cp_sym_server_describe(fs->remote_fd, &fs->remote_key, addr, out,
-					     s->server_strings, CP_SYM_SERVER_STRING_BYTES);
+		err = cp_sym_server_describe(fs->remote_fd, fs->remote_debug_fd, &fs->remote_key,
+					     addr, out, s->server_strings,
+					     CP_SYM_SERVER_STRING_BYTES);
 	if (!err || err == -EAGAIN || err == -ENOMEM)
 		return err;
 	if (err != -ENOSYS) {

@@ -86,6 +86,24 @@ static void test_judge(void **state)
 }
 
 /*
+ * One rule for a worker and the describe server, each forked with a room
+ * left under --max-memory: growth is judged against what it may grow by
+ * there (three quarters of the room), past half of that it is memory, a
+ * refusal that lifts once there is room, whatever ended it; judged
+ * against the whole room, a server that grew 28 of its 64 MiB and then
+ * aborted was a crash, its file refused for the run.
+ */
+static void test_judge_in_room(void **state)
+{
+	(void)state;
+	assert_int_equal(cp_pw_judge_in(0, 16, 24 * MIB, 64 * MIB), CP_PW_PASSED);
+	assert_int_equal(cp_pw_judge_in(0, 16, 25 * MIB, 64 * MIB), CP_PW_MEMORY);
+	assert_int_equal(cp_pw_judge_in(SIGABRT, 8, 28 * MIB, 64 * MIB), CP_PW_MEMORY);
+	assert_int_equal(cp_pw_judge_in(SIGABRT, 8, 20 * MIB, 64 * MIB), CP_PW_CRASHED);
+	assert_int_equal(cp_pw_judge_in(0, 16, 1, 0), CP_PW_MEMORY);
+}
+
+/*
  * A crash is the file's doing and stands for the run. Memory and time can
  * be the machine's: near --max-memory under -a, libc's own debug
  * information may not fit in the room left, and a starved worker runs out
@@ -506,6 +524,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_judge_in_room),
 		cmocka_unit_test(test_verdict_stands),
 		cmocka_unit_test(test_verdicts_kept),
 		cmocka_unit_test(test_root_wrote),

@@ -90,6 +90,11 @@ enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 	return CP_PW_PASSED;
 }
 
+enum cp_pw_verdict cp_pw_judge_in(int status, size_t said, __u64 grown, __u64 room)
+{
+	return cp_pw_judge(status, said, grown, cp_pw_allowance(room));
+}
+
 bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
 			  __u64 room_now)
 {
@@ -534,8 +539,7 @@ static bool reap(unsigned int ms)
 	cp_self_helpers_add_ns(o.cpu_ns);
 	if (per_mille)
 		budget.tokens_ns -= (__s64)o.cpu_ns;
-	o.v = cp_pw_judge(status, said, peak > report[0] ? peak - report[0] : 0,
-			  cp_pw_allowance(run.room));
+	o.v = cp_pw_judge_in(status, said, peak > report[0] ? peak - report[0] : 0, run.room);
 	if (o.v == CP_PW_FAILED) {
 		/* no verdict on the file: it is parsed unbounded, as when no worker is made */
 		set_unbounded();

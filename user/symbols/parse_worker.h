@@ -91,6 +91,14 @@ enum cp_pw_verdict {
  */
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room);
 
+/*
+ * cp_pw_judge() of a worker or of the describe server forked with @room
+ * left under --max-memory: its growth against what it was allowed,
+ * cp_pw_allowance(@room), the one rule for both (each stops itself past
+ * half that allowance too). Pure.
+ */
+enum cp_pw_verdict cp_pw_judge_in(int status, size_t said, __u64 grown, __u64 room);
+
 /* A worker's verdict, and what it had to reach it. */
 struct cp_pw_outcome {
 	enum cp_pw_verdict v;

@@ -171,8 +171,8 @@ static void reap(void)
 		cp_self_helpers_add_ns(cpu);
 		o.cpu_ns = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0;
 		/* a parse worker's rules; its peak is the request's (reset as it began) */
-		o.v = cp_pw_judge(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
-				  srv.room);
+		o.v = cp_pw_judge_in(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
+				     srv.room);
 		/* it ended with a request in flight, after it bounded itself (ready()):
 		 * whatever it says, that request ended it */
 		if (srv.id && (o.v == CP_PW_PASSED || o.v == CP_PW_FAILED))

@@ -598,6 +598,42 @@ static void test_replaced_file_copied_again(void **state)
 	assert_int_equal(b.hits - a.hits, 0);
 }
 
+/*
+ * The kept copy is looked up by the key its caller read once (the waiting
+ * path of symbols/elf_guard.c judges the copy under that key): after the
+ * file changed, that key still gives the copy of the content it named,
+ * never the new content, and the new content has no kept copy until one
+ * is made. Read again from the file, the key was the new content's: a
+ * copy of one content could be judged under the other's key.
+ */
+static void test_kept_copy_by_key(void **state)
+{
+	struct cp_copy_key before, after, copied;
+	enum cp_tf_refusal why;
+	char path[256];
+	int fd, m;
+
+	(void)state;
+	put_file("k.so", "content one");
+	snprintf(path, sizeof(path), "%s/k.so", dir);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(cp_tf_key(fd, &before), 0);
+	m = cp_tf_copy_keyed(fd, 11, false, &copied, &why);
+	assert_copy(m, "content one", 11);
+	close(m);
+	assert_true(cp_copy_key_equal(&copied, &before));
+	/* the tenant writes another content between the caller's key and its lookup */
+	put_file("k.so", "the second content");
+	assert_int_equal(cp_tf_key(fd, &after), 0);
+	assert_false(cp_copy_key_equal(&after, &before));
+	m = cp_tf_kept_copy(&before);
+	assert_copy(m, "content one", 11);
+	close(m);
+	assert_int_equal(cp_tf_kept_copy(&after), -ENOENT);
+	close(fd);
+}
+
 /* An ELF file with two compressed sections declaring @a and @b bytes, one .zdebug of @z. */
 static int make_elf(__u64 a, __u64 b, __u64 z)
 {
@@ -779,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_copy_is_sealed),
 		cmocka_unit_test(test_inflated_bytes), cmocka_unit_test(test_same_file_copied_once),
 		cmocka_unit_test(test_replaced_file_copied_again),
+		cmocka_unit_test(test_kept_copy_by_key),
 		cmocka_unit_test(test_ranges_minus), cmocka_unit_test(test_copy_without_code),
 		cmocka_unit_test(test_host_file_of_a_gone_process),
 		cmocka_unit_test(test_host_ns),

@@ -852,15 +852,10 @@ out:
 	return mfd;
 }
 
-int cp_tf_kept_copy(int fd, __u64 size, bool no_code)
+int cp_tf_kept_copy(const struct cp_copy_key *key)
 {
-	struct cp_copy_key key = {0};
-	int mfd;
+	int mfd = key->ino ? kept_find(key, false) : -1;
 
-	if (cp_tf_key(fd, &key) || key.size != size)
-		return -ENOENT;
-	key.no_code = no_code;
-	mfd = kept_find(&key, false);
 	return mfd < 0 ? -ENOENT : mfd;
 }
 

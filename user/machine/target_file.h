@@ -229,10 +229,13 @@ int cp_tf_copy_keyed(int fd, __u64 size, bool no_code, struct cp_copy_key *key,
 int cp_tf_key(int fd, struct cp_copy_key *key);
 
 /*
- * The copy of @fd's content (@size bytes; @no_code as for
- * cp_tf_copy_keyed()) when one is kept, else -ENOENT: no copy is made.
+ * The copy kept for content @key (cp_tf_key() of the file, read once by
+ * the caller, its no_code as for cp_tf_copy_keyed()), on a descriptor of
+ * its own, else -ENOENT: no copy is made, no file read again. The copy is
+ * of the very content the caller judges by @key, even if the file changed
+ * since.
  */
-int cp_tf_kept_copy(int fd, __u64 size, bool no_code);
+int cp_tf_kept_copy(const struct cp_copy_key *key);
 
 /* The kept copies' figures: hits, misses (copies made), evictions, what is held. */
 void cp_tf_kept_stats(struct cp_copy_stats *out);

@@ -95,7 +95,7 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
 	int fd, mfd, err = 0;
-	bool host, known = false, wait;
+	bool host, keyed, known = false, wait;
 	Elf *elf;
 
 	*info = (struct cp_elf_guard_info){0};
@@ -108,9 +108,12 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	host = cp_tf_host_file(w, want, &st);
 	*info = (struct cp_elf_guard_info){.tenant = !host};
 	/* a content judged before: refused again uncopied, or copied while workers wait */
-	if (!host && !cp_tf_key(fd, key) && key->size == st.size) {
+	keyed = !host && !cp_tf_key(fd, key) && key->size == st.size;
+	if (keyed) {
 		key->no_code = true;
 		known = cp_parse_worker_known(key, &v);
+	} else {
+		key->ino = 0;
 	}
 	if (known && v != CP_PW_PASSED) {
 		close(fd);
@@ -119,8 +122,9 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	/* while no worker may take a new file, a tenant's is not even copied: a churn of
 	 * new big files costs no copying; one copied before (with its verdict) serves */
 	wait = !host && !known && cp_parse_worker_must_wait();
-	mfd = wait ? cp_tf_kept_copy(fd, st.size, true)
-		   : cp_tf_copy_keyed(fd, st.size, true, key, why);
+	/* waiting, the kept copy of the content just keyed, not of a key read again: a file
+	 * changed meanwhile would have one content's copy judged under the other's key */
+	mfd = wait ? cp_tf_kept_copy(key) : cp_tf_copy_keyed(fd, st.size, true, key, why);
 	close(fd);
 	if (wait && mfd < 0)
 		return waits(why);

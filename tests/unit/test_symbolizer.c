@@ -6,7 +6,8 @@
  * .symtab, and stripped). The expected answers never come from the
  * symbolizer: addresses from the dynamic linker, link-time addresses from
  * the ELF .symtab read here with libelf, lines from "LINE:" markers in the
- * workload sources. Runs without root: the workloads are our children.
+ * workload sources. Runs without root: the workloads are our children;
+ * a tenant's file (owned by nobody) needs root to be made, else skipped.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -33,9 +35,11 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "machine/self_mem.h"
 #include "machine/target_file.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
+#include "symbols/sym_server.h"
 #include "symbols/symbolizer.h"
 #include "symbols/unwind.h"
 
@@ -1302,6 +1306,85 @@ static void test_deleted_file_falls_back(void **state)
 	cp_symbolizer__free(s);
 }
 
+/* A copy of the profiler's binary (its whole DWARF) in a new directory, owned by nobody. */
+static void tenant_copy(char *dir, char *path, size_t size)
+{
+	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
+	char src[PATH_MAX], buf[1 << 16];
+	int in, out;
+	ssize_t n;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/cacheperf-bpf", build);
+	snprintf(path, size, "%s/tenant-bin", dir);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+}
+
+/*
+ * A tenant's file (owned by nobody, mapped here) whose describe server had
+ * 1 MiB left under --max-memory names its module only: refused for
+ * memory. That answer is no final one: once the room is back, the same
+ * address of the same process names its function (kept for the process,
+ * the refusal hid it for the rest of the run, and the instruction was
+ * taken as located).
+ */
+static void test_memory_refusal_asked_again(void **state)
+{
+	char dir[] = "/tmp/cp_sym_tenantXXXXXX", path[PATH_MAX];
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_symbol_info info;
+	struct cp_self_mem now;
+	struct stat st;
+	__u64 base, at_main;
+	void *map;
+	int fd;
+
+	(void)state;
+	if (geteuid())
+		skip(); /* a tenant's file: owned by another user */
+	assert_non_null(s);
+	tenant_copy(dir, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0 && !fstat(fd, &st));
+	/* the whole file at once: its code's file offsets are its addresses (readelf -l) */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	base = (__u64)(uintptr_t)map;
+	at_main = base + elf_symbol(path, "main");
+
+	/* the room a run has: its worker passes it, the server names a function */
+	info = resolve(s, getpid(), base + elf_symbol(path, "cp_options_parse"));
+	assert_string_equal(info.function, "cp_options_parse");
+	cp_sym_server_stop();
+	assert_int_equal(cp_self_mem_scan(&now), 0);
+	cp_self_mem_set_limit(now.bytes + (1u << 20));
+	assert_int_equal(cp_symbolizer__resolve(s, getpid(), at_main, &info), 0);
+	assert_string_equal(info.module, path);
+	assert_null(info.function);
+	assert_true(info.flags & CP_SYM_REFUSED_FOR_NOW);
+	/* the room is back: a new server, the name */
+	cp_sym_server_stop();
+	cp_self_mem_set_limit(0);
+	info = resolve(s, getpid(), at_main);
+	assert_non_null(info.function);
+	assert_string_equal(info.function, "main");
+	assert_false(info.flags & CP_SYM_REFUSED_FOR_NOW);
+	cp_sym_server_stop();
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	cp_symbolizer__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1330,6 +1413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_agrees_with_process_dwfl, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_file_falls_back, setup, teardown),
+		cmocka_unit_test(test_memory_refusal_asked_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,8 +169,9 @@ static void handle_sample(struct cp_profile *p, const struct cp_sample *s)
 	 * sample of a located instruction was a tenth of a replay's time.
 	 */
 	if (first) {
+		/* a file refused for now (memory) is no location: a later sample asks again */
 		if (!cp_symbolizer__resolve_now(p->sym, (pid_t)s->tgid, s->ip, s->time_ns, &info) &&
-		    miss)
+		    miss && !(info.flags & CP_SYM_REFUSED_FOR_NOW))
 			cp_insn_store__set_located(p->insns, &key);
 		/* a lookup may have taken a snapshot (megabytes): check the memory now */
 		cp_symbolizer__stats(p->sym, &ss);

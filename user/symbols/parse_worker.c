@@ -95,6 +95,12 @@ enum cp_pw_verdict cp_pw_judge_in(int status, size_t said, __u64 grown, __u64 ro
 	return cp_pw_judge(status, said, grown, cp_pw_allowance(room));
 }
 
+bool cp_pw_refusal_lifts(const struct cp_pw_outcome *o)
+{
+	return o->v == CP_PW_MEMORY ||
+	       (o->v == CP_PW_TIME && o->cpu_ns < CP_PW_SECONDS * 1000000000ull / 2);
+}
+
 bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
 			  __u64 room_now)
 {
@@ -633,6 +639,18 @@ bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v
 	pthread_mutex_unlock(&lock);
 	/* "no worker" and "waiting" are no verdict on the file */
 	return *v != CP_PW_FAILED && *v != CP_PW_WAITING;
+}
+
+bool cp_parse_worker_refused_for_now(const struct cp_copy_key *file)
+{
+	const struct cp_pw_kept *k;
+	bool lifts;
+
+	pthread_mutex_lock(&lock);
+	k = file->ino ? cp_pw_verdicts_find(&kept, file) : NULL;
+	lifts = k && cp_pw_refusal_lifts(&k->o);
+	pthread_mutex_unlock(&lock);
+	return lifts;
 }
 
 void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_outcome *o)

@@ -124,6 +124,13 @@ struct cp_pw_outcome {
 bool cp_pw_verdict_stands(const struct cp_pw_outcome *o, unsigned int tries, __u64 age_ns,
 			  __u64 room_now);
 
+/*
+ * Whether refusal @o may lift: one cp_pw_verdict_stands() lets go later
+ * (memory, once there is room; time, when its worker was starved). A
+ * crash, time a worker used whole, a pass and no verdict never lift. Pure.
+ */
+bool cp_pw_refusal_lifts(const struct cp_pw_outcome *o);
+
 /* A verdict kept for a file's content (machine/copy_cache.h). */
 struct cp_pw_kept {
 	struct cp_copy_key key;
@@ -193,6 +200,13 @@ enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, 
  * and one that passed is copied even while workers must wait.
  */
 bool cp_parse_worker_known(const struct cp_copy_key *file, enum cp_pw_verdict *v);
+
+/*
+ * Whether content @file is refused now by a refusal that may lift
+ * (cp_pw_refusal_lifts()): what it describes is no final answer, asked
+ * again later.
+ */
+bool cp_parse_worker_refused_for_now(const struct cp_copy_key *file);
 
 /*
  * Keeps outcome @o for content @file as a worker's verdict would be kept

@@ -23,6 +23,7 @@
 #include "machine/target_file.h"
 #include "symbols/elf_guard.h"
 #include "symbols/own_vdso.h"
+#include "symbols/parse_worker.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
@@ -1002,6 +1003,10 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 		refused = describe_file(s, fs, mod, vaddr + fs->bias, out);
 		if (refused < 0)
 			return refused;
+		/* a server's word is no refusal of ours */
+		out->flags &= ~CP_SYM_REFUSED_FOR_NOW;
+		if (refused && cp_parse_worker_refused_for_now(&fs->remote_key))
+			out->flags |= CP_SYM_REFUSED_FOR_NOW;
 		err = intern_info(s, out);
 		if (err)
 			return err;
@@ -1076,8 +1081,9 @@ static int resolve_in(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
 			err = describe_pid(s, sn, ip, out);
 		}
 	}
-	/* unmapped ips are not cached: a later dlopen may map them */
-	if (!err)
+	/* unmapped ips are not cached: a later dlopen may map them; nor is a refusal that
+	 * may lift (memory): the process's next lookup asks again */
+	if (!err && !(out->flags & CP_SYM_REFUSED_FOR_NOW))
 		cache_put(s, sn->pid, sn->inc, ip, out);
 	return err;
 }

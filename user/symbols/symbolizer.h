@@ -74,6 +74,12 @@ struct cp_inline_caller {
 /* cp_symbol_info.flags */
 #define CP_SYM_DEBUG_INFO	(1u << 0) /* file and line came from DWARF */
 #define CP_SYM_INLINE_TRUNCATED (1u << 1) /* deeper than CP_MAX_INLINE_DEPTH */
+/*
+ * The module only, its file refused for now (memory, or a starved parse:
+ * cp_pw_refusal_lifts()): no final answer; neither kept nor to be taken as
+ * one (an instruction stays to locate), asked again later.
+ */
+#define CP_SYM_REFUSED_FOR_NOW (1u << 2)
 
 struct cp_symbol_info {
 	__u64 ip;

@@ -525,6 +525,17 @@ elif tenant server "$d/tenant_files" lib "$d/libcp_tenant.so" "$RUN_MS"; then
 		_not_ok "the library named after the server's death" \
 			"started ${started:-?}, refused ${refused_n:-?}" "$(grep -A12 '^Limits' "$out/server.txt")"
 	fi
+	# its CPU time answering requests is the workers' budget's, and the report says so
+	read -r srv_cpu srv_waits <<<"$(limits_of "$out/server.json" describe_server cpu_ns budget_waits)"
+	if [ "${srv_cpu:-0}" -gt 0 ] && [ -n "$srv_waits" ] &&
+		grep -q "^  describe server .* s of CPU from the workers' budget, $srv_waits lookups waited" \
+			"$out/server.txt"; then
+		_ok "the server's CPU time shown as the workers' budget's (${srv_cpu} ns, $srv_waits waits)"
+	else
+		_not_ok "the server's CPU time shown as the workers' budget's" \
+			"cpu_ns ${srv_cpu:-?}, budget_waits ${srv_waits:-?}" \
+			"$(grep '^  describe server' "$out/server.txt")"
+	fi
 fi
 
 # 12. The tenant's own copy of libc (LD_LIBRARY_PATH, as a container's):

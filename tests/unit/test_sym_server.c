@@ -6,7 +6,8 @@
  * says -ENOENT where no module is and -ENOEXEC for a file that is no ELF,
  * cuts strings to the caller's buffer, drops a late answer, refuses the
  * file whose request a crash or an overrun ended and serves the next file
- * from a new server, and runs sandboxed (no_new_privs, seccomp, no
+ * from a new server, spends the parse workers' CPU budget (its files wait
+ * once it is spent), and runs sandboxed (no_new_privs, seccomp, no
  * capability, the user nobody). Needs root (the sandbox changes users).
  */
 #include <errno.h>
@@ -496,6 +497,51 @@ static void test_memory_refusal_waits_for_room(void **state)
 	close(big.mfd);
 }
 
+/*
+ * The server's CPU time is the parse workers' budget's, as a live run
+ * paces it: with the budget spent to its last whole second, one request
+ * goes through, and the CPU time the kernel counted for the server on it
+ * is spent from the budget; the next lookup, of the file the server holds
+ * parsed, waits (-EAGAIN, counted) without a request, as a worker's file
+ * would; once the budget holds seconds again, it is answered.
+ */
+static void test_server_spends_the_workers_budget(void **state)
+{
+	struct copy big = copy_built("cacheperf-bpf"),
+		    lib = copy_built("tests/workloads/libcp_symlib.so");
+	__u64 addr = function_addr(&big, "main");
+	struct cp_sym_server_stats s0, s1;
+	struct cp_symbol_info info;
+
+	(void)state;
+	REQUIRE_ROOT();
+	cp_sym_server_stop();
+	/* a server at work, its start behind it */
+	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
+	/* a live run's budget, earning a thousandth of the wall time: microseconds here */
+	cp_parse_worker_pace(UINT_MAX, 1);
+	/* workers spent all but its last second */
+	cp_parse_worker_spent((CP_PW_LIVE_START_S - 1) * 1000000000ull);
+	cp_sym_server_stats(&s0);
+	assert_int_equal(describe(&big, addr, &info), 0);
+	assert_string_equal(info.function, "main");
+	cp_sym_server_stats(&s1);
+	assert_true(s1.cpu_ns > s0.cpu_ns);
+	print_message("# the server's CPU time on the request: %.2f ms\n",
+		      (double)(s1.cpu_ns - s0.cpu_ns) / 1e6);
+	assert_int_equal(describe(&big, addr + 1, &info), -EAGAIN);
+	cp_sym_server_stats(&s1);
+	assert_int_equal(s1.waited, s0.waited + 1);
+	assert_int_equal(s1.refused, s0.refused);
+	/* a live run's start again: a full budget */
+	cp_parse_worker_pace(UINT_MAX, 1);
+	assert_int_equal(describe(&big, addr, &info), 0);
+	assert_string_equal(info.function, "main");
+	cp_parse_worker_pace(UINT_MAX, 0);
+	close(big.mfd);
+	close(lib.mfd);
+}
+
 /* The value of @key in /proc/@pid/status, NULL when absent. */
 static const char *status_of(pid_t pid, const char *key, char *buf, size_t sz)
 {
@@ -578,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_crash_refuses_the_file),
 		cmocka_unit_test(test_overrun_refuses_the_file),
 		cmocka_unit_test(test_memory_refusal_waits_for_room),
+		cmocka_unit_test(test_server_spends_the_workers_budget),
 		cmocka_unit_test(test_memory_counts_own_pages),
 		cmocka_unit_test(test_server_is_sandboxed),
 	};

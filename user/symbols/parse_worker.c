@@ -66,6 +66,8 @@ static struct {
 /* The live run's pace (cp_parse_worker_pace()); without it, a vet waits for its worker. */
 static unsigned int wait_ms = UINT_MAX, per_mille;
 static struct cp_pw_budget budget = {.tokens_ns = CP_PW_SECONDS * 1000000000ll};
+/* The seconds lent to the describe server's request in flight (cp_parse_worker_lend()). */
+static __s64 lent_ns;
 
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 {
@@ -425,6 +427,15 @@ static void keep(const struct cp_copy_key *key, const struct cp_pw_outcome *o)
 		nr_refused++;
 }
 
+/* The whole seconds the budget holds beyond @held_ns lent or given already. */
+static unsigned int budget_s(__s64 held_ns)
+{
+	struct cp_pw_budget b = budget;
+
+	b.tokens_ns -= held_ns;
+	return cp_pw_budget_cpu_s(&b);
+}
+
 /*
  * The verdict kept for content @key while it stands, else CP_PW_FAILED;
  * CP_PW_FAILED also for a copy whose worker could not bound itself (parsed
@@ -438,7 +449,7 @@ static enum cp_pw_verdict kept_verdict(const struct cp_copy_key *key)
 	if (!k)
 		return CP_PW_FAILED;
 	if (k->o.v == CP_PW_WAITING)
-		return cp_pw_budget_cpu_s(&budget) < k->o.need_s ? CP_PW_WAITING : CP_PW_FAILED;
+		return budget_s(lent_ns) < k->o.need_s ? CP_PW_WAITING : CP_PW_FAILED;
 	if (cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns, cp_self_mem_room()))
 		return k->o.v;
 	return CP_PW_FAILED;
@@ -579,7 +590,8 @@ static bool is_unbounded(const struct cp_copy_key *key)
 /*
  * The CPU seconds a worker starting now gets, after the one that ended is
  * reaped and the budget refilled: 0 while one is at work (one at a time)
- * or the live run's budget holds less than a second. Under the lock.
+ * or the live run's budget holds less than a second beyond what the
+ * describe server's request in flight was lent. Under the lock.
  */
 static unsigned int worker_seconds(void)
 {
@@ -587,7 +599,7 @@ static unsigned int worker_seconds(void)
 	if (!per_mille)
 		return run.pid ? 0 : CP_PW_SECONDS;
 	cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
-	return run.pid ? 0 : cp_pw_budget_cpu_s(&budget);
+	return run.pid ? 0 : budget_s(lent_ns);
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, const char *name)
@@ -670,6 +682,31 @@ bool cp_parse_worker_must_wait(void)
 	return wait;
 }
 
+unsigned int cp_parse_worker_lend(void)
+{
+	unsigned int s = CP_PW_SECONDS;
+
+	pthread_mutex_lock(&lock);
+	reap(0);
+	if (per_mille) {
+		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
+		/* a worker at work may spend the seconds it was given: not lent twice */
+		s = budget_s(run.pid ? (__s64)run.cpu_s * 1000000000ll : 0);
+		lent_ns = (__s64)s * 1000000000ll;
+	}
+	pthread_mutex_unlock(&lock);
+	return s;
+}
+
+void cp_parse_worker_spent(__u64 cpu_ns)
+{
+	pthread_mutex_lock(&lock);
+	lent_ns = 0;
+	if (per_mille)
+		budget.tokens_ns -= (__s64)cpu_ns;
+	pthread_mutex_unlock(&lock);
+}
+
 void cp_parse_worker_waited(void)
 {
 	__atomic_add_fetch(&nr_waited, 1, __ATOMIC_RELAXED);
@@ -683,6 +720,7 @@ void cp_parse_worker_pace(unsigned int ms, unsigned int share_per_mille)
 	/* earned from now */
 	budget = (struct cp_pw_budget){.tokens_ns = CP_PW_LIVE_START_S * 1000000000ll,
 				       .at_ns = cp_now_ns()};
+	lent_ns = 0;
 	pthread_mutex_unlock(&lock);
 }
 

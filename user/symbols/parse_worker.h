@@ -219,7 +219,8 @@ void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_out
 /*
  * The live run's pace: cp_parse_worker_vet() waits @wait_ms at most for a
  * worker's verdict (a big file's parse of seconds no longer stops the
- * records' drain), and workers' CPU time is held to @share_per_mille
+ * records' drain), and workers' CPU time (with the describe server's
+ * answering requests: cp_parse_worker_lend()) is held to @share_per_mille
  * thousandths of the wall time from now on, after a first
  * CP_PW_LIVE_START_S seconds (a tenant mapping new big files, one after
  * another, costs the host that share at most; its files, and others'
@@ -227,6 +228,19 @@ void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_out
  * it starts, CP_PW_SECONDS at most.
  */
 void cp_parse_worker_pace(unsigned int wait_ms, unsigned int share_per_mille);
+
+/*
+ * The describe server's requests (symbols/sym_server.h) spend the
+ * workers' budget by the same rule: cp_parse_worker_lend() gives the whole
+ * CPU seconds a request starting now may take (what the budget holds
+ * beyond a worker at work's seconds, CP_PW_SECONDS at most; 0: the file
+ * waits, as for a worker), held for it, and for no worker, until
+ * cp_parse_worker_spent() spends the @cpu_ns of CPU time it took (the
+ * kernel's count of the server's). Without cp_parse_worker_pace(),
+ * CP_PW_SECONDS, nothing spent.
+ */
+unsigned int cp_parse_worker_lend(void);
+void cp_parse_worker_spent(__u64 cpu_ns);
 
 /*
  * Whether a copy without a verdict would wait now: a worker is at work, or

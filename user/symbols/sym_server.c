@@ -44,6 +44,9 @@ static struct {
 	__u64 deadline_ns;	 /* when the server is killed if it has not answered */
 	__u64 cpu_ns;		 /* the server's CPU time when it was sent */
 	__u64 rss;		 /* its resident set then (its peak is reset to it) */
+	unsigned int cpu_s;	 /* the CPU seconds the workers' budget lent it */
+	bool lent;		 /* those seconds are held for it, its CPU time not spent yet */
+	bool over;		 /* killed at those seconds, short of a worker's own */
 } srv = {.pfd = -1, .sock = -1, .statm = -1};
 static __u64 next_id = 1;
 static unsigned int wait_ms = UINT_MAX, deadline_ms = CP_PW_SECONDS * 1000;
@@ -69,6 +72,40 @@ static __u64 server_cpu_ns(void)
 }
 
 static void reap(void);
+
+/*
+ * The CPU time the request in flight took, the server's at @cpu_now_ns
+ * (the kernel's count) less its count when it was sent, spent from the
+ * workers' budget and counted; its loan returned.
+ */
+static void spend(__u64 cpu_now_ns)
+{
+	__u64 used = cpu_now_ns > srv.cpu_ns ? cpu_now_ns - srv.cpu_ns : 0;
+
+	if (!srv.lent)
+		return;
+	srv.lent = false;
+	stats.cpu_ns += used;
+	cp_parse_worker_spent(used);
+}
+
+/*
+ * Whether the request in flight used the CPU seconds it was lent; else,
+ * in @wake_ns, the earliest time it can have (the server runs one thread).
+ */
+static bool over_loan(__u64 now, __u64 *wake_ns)
+{
+	__u64 cpu = server_cpu_ns(), used = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0,
+	      loan = srv.cpu_s * 1000000000ull;
+
+	*wake_ns = UINT64_MAX;
+	if (!srv.lent || !cpu)
+		return false;
+	if (used >= loan)
+		return true;
+	*wake_ns = now + (loan - used);
+	return false;
+}
 
 /*
  * Waits for the new server's word that it bounded itself: 0, else it is
@@ -170,6 +207,7 @@ static void reap(void)
 
 		cp_self_helpers_add_ns(cpu);
 		o.cpu_ns = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0;
+		spend(cpu);
 		/* a parse worker's rules; its peak is the request's (reset as it began) */
 		o.v = cp_pw_judge_in(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
 				     srv.room);
@@ -180,14 +218,23 @@ static void reap(void)
 		if (o.v == CP_PW_FAILED && !unbounded)
 			cp_warn("symbol server: it could not be bounded; no server is made again");
 		unbounded |= o.v == CP_PW_FAILED;
-		if (srv.id && o.v != CP_PW_FAILED)
+		/* stopped at the seconds the budget lent it, as a worker at its RLIMIT_CPU:
+		 * not the file's fault; it waits until the budget holds twice that */
+		if (srv.id && srv.over && srv.cpu_s < CP_PW_SECONDS) {
+			o.v = CP_PW_WAITING;
+			o.need_s = 2 * srv.cpu_s < CP_PW_SECONDS ? 2 * srv.cpu_s : CP_PW_SECONDS;
+			cp_parse_worker_keep(&srv.file, &o);
+		} else if (srv.id && o.v != CP_PW_FAILED) {
 			refuse(&o);
+		}
 	}
+	spend(srv.cpu_ns); /* no count of its own: none spent */
 	/* not our child any more (SIGCHLD ignored): no verdict, a new server next time */
 	died = true;
 	srv.pid = 0;
 	srv.pfd = srv.sock = srv.statm = -1;
 	srv.id = 0;
+	srv.over = false;
 }
 
 /* Kills the server (past its deadline: the request's file is refused for time) and reaps it. */
@@ -234,6 +281,7 @@ static int take_answer(struct cp_sym_reply *r)
 	if (n != (ssize_t)sizeof(*r) || r->id != srv.id)
 		return 0;
 	srv.id = 0;
+	spend(server_cpu_ns());
 	charge(cp_now_ns() - srv.sent_ns);
 	/*
 	 * what the server's parse counted of the file's content, once a reason an
@@ -250,7 +298,9 @@ static int take_answer(struct cp_sym_reply *r)
 /*
  * Waits until @until_ns for the answer to the request in flight, into
  * @r: 1 when it came, 0 when the wait ended first, -EIO when the server
- * ended (reaped; past the request's deadline it is killed).
+ * ended (reaped; past the request's deadline it is killed), -EAGAIN when
+ * it was killed at the CPU seconds the budget lent the request, short of
+ * CP_PW_SECONDS.
  */
 static int await(__u64 until_ns, struct cp_sym_reply *r)
 {
@@ -258,14 +308,24 @@ static int await(__u64 until_ns, struct cp_sym_reply *r)
 		struct pollfd pf[2] = {{.fd = srv.sock, .events = POLLIN},
 				       {.fd = srv.pfd, .events = POLLIN}};
 		__u64 now = cp_now_ns(),
-		      end = until_ns < srv.deadline_ns ? until_ns : srv.deadline_ns;
+		      end = until_ns < srv.deadline_ns ? until_ns : srv.deadline_ns, wake;
 
 		if (take_answer(r))
 			return 1;
+		srv.over = over_loan(now, &wake);
+		if (srv.over) {
+			/* short of a worker's own seconds, its file waits (reap()); at them,
+			 * it is refused for time as a worker would be */
+			int err = srv.cpu_s < CP_PW_SECONDS ? -EAGAIN : -EIO;
+
+			kill_server();
+			return err;
+		}
 		if (now >= srv.deadline_ns) {
 			kill_server();
 			return -EIO;
 		}
+		end = end < wake ? end : wake;
 		if (now >= end)
 			return 0;
 		/* no pidfd: a socket's hangup says it too */
@@ -382,6 +442,14 @@ static bool refused(const struct cp_copy_key *file)
 	return cp_parse_worker_known(file, &v) && v != CP_PW_PASSED;
 }
 
+/* Whether @file waits for the budget: its request was stopped at the seconds it was lent. */
+static bool waits(const struct cp_copy_key *file)
+{
+	enum cp_pw_verdict v = CP_PW_FAILED;
+
+	return !cp_parse_worker_known(file, &v) && v == CP_PW_WAITING;
+}
+
 /*
  * Asks the server about @rq (the copy @fds[0] of @file, its debug file
  * @fds[1]) and waits
@@ -402,14 +470,28 @@ static int ask(const struct cp_sym_request *rq, const int fds[2], const struct c
 	stats.late += got == 1;
 	if (refused(file))
 		return -EIO;
-	if (unbounded || (!srv.pid && start()))
+	if (unbounded)
 		return -ENOSYS;
+	/* the server's CPU time is the workers' budget's: spent, the file waits as theirs
+	 * (no server is forked meanwhile) */
+	srv.cpu_s = waits(file) ? 0 : cp_parse_worker_lend();
+	if (!srv.cpu_s) {
+		stats.waited++;
+		return -EAGAIN;
+	}
+	if (!srv.pid && start()) {
+		cp_parse_worker_spent(0); /* the loan back */
+		return -ENOSYS;
+	}
+	srv.lent = true;
 	srv.file = *file;
 	if (send_request(rq, fds)) {
 		kill_server(); /* a server that takes no request is no use (none in flight) */
 		return -EAGAIN;
 	}
 	got = await(until_ns, r);
+	if (got == -EAGAIN) /* stopped at its loan: waits */
+		return -EAGAIN;
 	if (got < 0)
 		return unbounded ? -ENOSYS : -EIO;
 	return got ? 1 : -EAGAIN;

@@ -35,7 +35,14 @@
  * (a restart, counted). A lookup waits for its own answer only: while
  * another request is in flight it is answered -EAGAIN at once (unless told
  * to wait to the end). Its CPU time is the profiler's own cost, counted as
- * it runs (cp_self_helper_clock()).
+ * it runs (cp_self_helper_clock()), and what it spends answering requests
+ * (the kernel's count of its CPU time, from each request's sending to its
+ * answer) is spent from the parse workers' budget by their rule
+ * (cp_parse_worker_lend()): a request is sent only while the budget holds
+ * a whole second (else the lookup waits, -EAGAIN), may take the whole
+ * seconds it holds (past them the server is killed, as a worker at its
+ * RLIMIT_CPU, and the file waits until the budget holds twice that), and
+ * its CPU time is spent once it is answered or the server ended.
  *
  * Everything the server sends is checked before it is used (sizes,
  * offsets, termination of strings, the inline chain's length): a server
@@ -71,7 +78,8 @@
  * 0; -ENOENT when no module holds @addr; -ENOEXEC when the copy is no ELF
  * file libdw takes; -EAGAIN when the server is still at work, on this
  * request or an earlier one, past the wait (ask again later; a late
- * answer is read and dropped); -EIO when the file is refused (its request
+ * answer is read and dropped), or while the workers' budget is spent;
+ * -EIO when the file is refused (its request
  * ended a server, or one did before); -ENOSYS when no server could be
  * made or bounded; another -errno (-EBADF: @mfd is no descriptor;
  * -EPROTO: an answer that made no sense).
@@ -93,6 +101,8 @@ struct cp_sym_server_stats {
 	__u64 restarts; /* of those, forked after one died or was killed */
 	__u64 refused;	/* files refused: their request ended a server */
 	__u64 late;	/* answers that came after their caller stopped waiting, dropped */
+	__u64 cpu_ns;	/* its CPU time answering requests, spent from the workers' budget */
+	__u64 waited;	/* lookups that waited for that budget, unasked */
 };
 
 void cp_sym_server_stats(struct cp_sym_server_stats *out);

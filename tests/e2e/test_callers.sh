@@ -30,7 +30,7 @@ run() {
 	rm -f "$dir/$name.in"
 	mkfifo "$dir/$name.in"
 	(exec 3>"$dir/$name.in"; wait_for '^ready ' "$dir/$name.all" 60; echo go >&3) &
-	"$BIN" --source faults "$@" -- "$WL/${PROG:-callers}" "${PAGES:-256}" ${LINGER:+"$LINGER"} \
+	"$BIN" --source faults "$@" -- "${WLDIR:-$WL}/${PROG:-callers}" "${PAGES:-256}" ${LINGER:+"$LINGER"} \
 		<"$dir/$name.in" \
 		>"$dir/$name.all" 2>"$dir/$name.err"
 	rc=$?
@@ -165,6 +165,26 @@ else
 	_not_ok "the replay shows the CFI run's callers" "live:   $got" \
 		"replay: $(callers_of "$tap_out")"
 fi
+
+# The same program as a tenant's file (its copy owned by nobody, in nobody's
+# directory): its CFI is read by the describe server alone, which walks its
+# frames and hands the walk back at libc's (the host's, walked here), so the
+# paths are the very ones above, and the Limits line counts the server's walks.
+tdir=$(tenant_dir) || skip_all "cannot make a directory for the tenant"
+cp "$WL/callers_nofp" "$tdir/" && chown nobody:nogroup "$tdir/callers_nofp"
+WLDIR=$tdir PROG=callers_nofp PAGES=128 LINGER=3000 run tenant --stack-every 1 --callers 2 -v
+tgot=$(callers_of "$dir/tenant.all")
+unwinds=$(sed -n 's/^  describe server (tenants. files): [0-9]* requests, \([0-9]*\) unwinds.*/\1/p' \
+	"$dir/tenant.all")
+rm -rf "$tdir"
+if [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$tgot" = "$got" ] && [ "${unwinds:-0}" -ge 384 ]; then
+	_ok "CFI of a tenant's program walked by the describe server: the same paths ($unwinds walks)"
+else
+	_not_ok "CFI of a tenant's program walked by the describe server: the same paths" \
+		"status $rc" "here:   $got" "server: $tgot" "walks: ${unwinds:-none}" \
+		"$(grep -A8 '^Limits' "$dir/tenant.all")"
+fi
+
 PROG=callers_nofp PAGES=128 run nofp_fp --stack-every 1 --callers 2 --stack-copy-bytes 0
 got=$(callers_of "$dir/nofp_fp.all")
 if [ "$rc" -eq 0 ] && grep -qF "called from (1 of 1 paths; 384 samples with a stack):" <<<"$got" &&

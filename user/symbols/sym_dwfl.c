@@ -17,6 +17,7 @@
 #include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
 #include "symbols/sym_dwfl.h"
+#include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 
 /*
@@ -102,6 +103,17 @@ static int no_section_address(Dwfl_Module *mod, void **userdata, const char *mod
 	return -1;
 }
 
+/* The userdata of a process's module left to the describe server (cp_sym_dwfl_remote()). */
+static char remote_mark;
+
+bool cp_sym_dwfl_remote(Dwfl_Module *mod)
+{
+	void **userdata = NULL;
+
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	return userdata && *userdata == &remote_mark;
+}
+
 /*
  * Gives libdwfl each module as an Elf over a sealed copy (elf_guard.h),
  * never a path to open and no descriptor to keep: a FIFO, a symlink out of
@@ -114,6 +126,8 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	char buf[PATH_MAX];
 	struct cp_tf_where w;
 	struct cp_tf_want want;
+	struct cp_elf_guard_info info;
+	const struct cp_map *m;
 	enum cp_tf_refusal why;
 	Dwarf_Addr low;
 	int mfd;
@@ -127,9 +141,16 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
 		return -1;
-	mfd = cp_elf_guard_open(&w, &want, &why);
+	mfd = cp_elf_guard_file(&w, &want, &why, &info);
 	if (mfd < 0)
 		return note_wait(mfd);
+	/* a tenant's file a process maps: the describe server alone parses it (unwind.h) */
+	m = opening_pid ? cp_maps__find(opening_maps, low) : NULL;
+	if (info.tenant && m && cp_sym_map_shareable(m)) {
+		close(mfd);
+		*userdata = &remote_mark;
+		return -1;
+	}
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
 	*elfp = cp_elf_guard_elf(mfd);
 	close(mfd);
@@ -215,6 +236,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	(void)file_name;
 	(void)debuglink_file;
 	(void)debuglink_crc;
+	if (mfd >= 0 && !cp_cfi_guard_fd(mfd)) {
+		close(mfd);
+		return -1;
+	}
 	if (mfd >= 0) {
 		*debuginfo_file_name = strdup("debug");
 		return mfd;
@@ -303,6 +328,11 @@ int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp
 
 int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
 {
+	return cp_sym_dwfl_placed(path, fd, 0, out, mod);
+}
+
+int cp_sym_dwfl_placed(const char *path, int fd, __u64 base, Dwfl **out, Dwfl_Module **mod)
+{
 	Dwfl *dwfl;
 
 	if (fd < 0)
@@ -313,7 +343,7 @@ int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod)
 		return -ENOMEM;
 	}
 	dwfl_report_begin(dwfl);
-	*mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
+	*mod = dwfl_report_elf(dwfl, path, path, fd, base, false);
 	if (!*mod)
 		close(fd);
 	if (!*mod || dwfl_report_end(dwfl, NULL, NULL)) {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
 #include <elfutils/libdwfl.h>
 
 #include "objects/proc_maps.h"
@@ -24,14 +25,22 @@
  * not at first lookup: once the process exits, "[vdso]" can no longer be
  * read from its memory, and a file replaced on disk (an upgrade) would give
  * another binary's symbols. @pid's files are the very ones it maps (device
- * and inode from @maps) in its root; @pid 0: files a recording names, in
- * ours. @path_map moves named files (NULL: none). At most
+ * and inode from @maps) in its root, those of tenants it maps shared
+ * (cp_sym_map_shareable()) left without ELF (cp_sym_dwfl_remote()); @pid
+ * 0: files a recording names, in ours. @path_map moves named files (NULL: none). At most
  * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
  * -EAGAIN (a module's file waits for its parse worker: no Dwfl, the caller
  * asks again later), -ENOMEM, or another -errno (-EIO: a libdwfl error).
  */
 int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
 			const struct cp_path_map *path_map, Dwfl **out);
+
+/*
+ * Whether @mod, a module of a Dwfl cp_sym_dwfl_process() made, is a
+ * tenant's file the describe server describes and unwinds (sym_server.h):
+ * given no ELF here, never parsed in the profiler.
+ */
+bool cp_sym_dwfl_remote(Dwfl_Module *mod);
 
 /*
  * Whether a file libdwfl's callbacks asked for on this thread (a module's,
@@ -49,6 +58,12 @@ bool cp_sym_dwfl_take_waited(void);
  * libdwfl keeps @fd. Returns 0, -ENOMEM, or -ENOEXEC (readable, not ELF).
  */
 int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod);
+
+/*
+ * cp_sym_dwfl_file(), the file placed where a process placed it: a shared
+ * object's link-time address + @base (an executable where it says).
+ */
+int cp_sym_dwfl_placed(const char *path, int fd, __u64 base, Dwfl **out, Dwfl_Module **mod);
 
 /*
  * The separate debug file of @mod's file, found by its build-id in

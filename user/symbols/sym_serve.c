@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include "symbols/cfi_guard.h"
 #include "symbols/debuginfod.h"
 #include "symbols/parse_worker.h"
 #include "symbols/sym_dwarf.h"
@@ -21,12 +22,14 @@ enum { FD_SOCK = 3, FD_STATM = 4, FD_CLEAR = 5, FD_KEPT = 6 };
 /* The descriptors a request brings: the file's copy, then its separate debug file if any. */
 #define FDS_MAX 2
 
-/* A file the server keeps parsed. */
+/* A file the server keeps parsed, at link-time addresses or where a process placed it. */
 static struct held {
 	struct cp_copy_key key; /* ino 0: a free slot */
+	__u64 base;		/* 0, or (unwinding) a process's bias */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	int debug_fd; /* its separate debug file until libdwfl takes it; -1: none */
+	int debug_fd;		  /* its separate debug file until libdwfl takes it; -1: none */
+	bool cfi_checked, cfi_ok; /* its CFI, before the first walk: passed, or hidden */
 	__u64 last_use;
 } held[CP_SYM_SERVER_FILES];
 static __u64 held_clock;
@@ -49,11 +52,11 @@ static void held_drop_all(void)
 	malloc_trim(0);
 }
 
-/* The file of @key held, NULL when none is. */
-static struct held *held_find(const struct cp_copy_key *key)
+/* The file of @key held at @base, NULL when none is. */
+static struct held *held_find(const struct cp_copy_key *key, __u64 base)
 {
 	for (unsigned int i = 0; key->ino && i < CP_SYM_SERVER_FILES; i++)
-		if (held[i].dwfl && cp_copy_key_equal(&held[i].key, key))
+		if (held[i].dwfl && held[i].base == base && cp_copy_key_equal(&held[i].key, key))
 			return &held[i];
 	return NULL;
 }
@@ -119,14 +122,14 @@ static void close_fds(const int fds[FDS_MAX])
 }
 
 /*
- * The Dwfl of @rq's file: held, or made from @fds (the copy, its separate
- * debug file or -1; taken over) and held when the file has a key. 0 or
- * -errno (-ENOEXEC: not ELF).
+ * The Dwfl of the file of @key at @base: held, or made from @fds (the
+ * copy, its separate debug file or -1; taken over) and held when the file
+ * has a key. 0 or -errno (-ENOEXEC: not ELF).
  */
-static int file_dwfl(const struct cp_sym_request *rq, const int fds[FDS_MAX], struct held *tmp,
-		     struct held **out)
+static int file_dwfl(const struct cp_copy_key *key, __u64 base, const int fds[FDS_MAX],
+		     struct held *tmp, struct held **out)
 {
-	struct held *h = held_find(&rq->key);
+	struct held *h = held_find(key, base);
 	int err;
 
 	if (h || fds[0] < 0) {
@@ -134,15 +137,16 @@ static int file_dwfl(const struct cp_sym_request *rq, const int fds[FDS_MAX], st
 		*out = h;
 		return h ? 0 : -EBADF;
 	}
-	h = rq->key.ino ? held_slot() : tmp;
-	err = cp_sym_dwfl_file("file", fds[0], &h->dwfl, &h->mod);
+	h = key->ino ? held_slot() : tmp;
+	err = cp_sym_dwfl_placed("file", fds[0], base, &h->dwfl, &h->mod);
 	if (err) {
 		if (fds[1] >= 0)
 			close(fds[1]);
-		memset(h, 0, sizeof(*h));
+		*h = (struct held){.debug_fd = -1};
 		return err;
 	}
-	h->key = rq->key;
+	h->key = *key;
+	h->base = base;
 	h->debug_fd = fds[1];
 	*out = h;
 	return 0;
@@ -151,42 +155,108 @@ static int file_dwfl(const struct cp_sym_request *rq, const int fds[FDS_MAX], st
 /* Answers @rq about the copy @fds brought (taken over; -1: none came) into @r. */
 static void answer(const struct cp_sym_request *rq, const int fds[FDS_MAX], struct cp_sym_reply *r)
 {
-	__u64 before[CP_TF_NR], after[CP_TF_NR];
 	struct cp_symbol_info info;
-	struct held tmp = {0}, *h;
+	struct held tmp = {.debug_fd = -1}, *h;
 
-	r->id = rq->id;
 	for (unsigned int i = 0; i < CP_SYM_NR_STR; i++)
 		r->str[i] = CP_SYM_NO_STR;
-	cp_tf_refusals(before);
-	r->err = file_dwfl(rq, fds, &tmp, &h);
-	if (!r->err) {
-		h->last_use = ++held_clock;
-		/* libdwfl asks for the debug file when it first needs DWARF the copy lacks */
-		cp_sym_dwfl_give_debug(h->debug_fd);
-		if (!dwfl_addrmodule(h->dwfl, rq->addr)) {
-			r->err = -ENOENT;
-		} else {
-			cp_sym_describe(h->mod, rq->addr, &info);
-			pack(&info, r);
-		}
-		h->debug_fd = cp_sym_dwfl_debug_back();
-		if (h == &tmp)
-			held_drop(&tmp);
+	r->h.err = file_dwfl(&rq->key, 0, fds, &tmp, &h);
+	if (r->h.err)
+		return;
+	h->last_use = ++held_clock;
+	/* libdwfl asks for the debug file when it first needs DWARF the copy lacks */
+	cp_sym_dwfl_give_debug(h->debug_fd);
+	if (!dwfl_addrmodule(h->dwfl, rq->addr)) {
+		r->h.err = -ENOENT;
+	} else {
+		cp_sym_describe(h->mod, rq->addr, &info);
+		pack(&info, r);
 	}
-	/* what the parse counted here is the profiler's to count (DWARF past the caps) */
-	cp_tf_refusals(after);
-	r->counted = 0;
-	for (unsigned int i = 0; i < CP_TF_NR; i++)
-		if (after[i] > before[i])
-			r->counted |= 1u << i;
+	h->debug_fd = cp_sym_dwfl_debug_back();
+	if (h == &tmp)
+		held_drop(&tmp);
 }
 
 /*
- * The next request and its descriptors (-1: none) from the socket: 1, 0
- * when the client is gone, -1 for a message that is no request.
+ * Whether @h's file may be walked: its CFI checked (cfi_guard.h) before
+ * libdw's unwinder first executes it, hidden when it fails (counted: its
+ * frames are walked by frame pointer alone); false when it failed and
+ * stays visible.
  */
-static int receive(struct cp_sym_request *rq, int fds[FDS_MAX])
+static bool cfi_guarded(struct held *h)
+{
+	GElf_Addr bias;
+	Elf *elf;
+
+	if (h->cfi_checked)
+		return h->cfi_ok;
+	h->cfi_checked = true;
+	elf = dwfl_module_getelf(h->mod, &bias);
+	h->cfi_ok = elf && cp_cfi_guard_check(elf, true) == CP_CFI_OK;
+	if (elf && !h->cfi_ok) {
+		cp_tf_count(CP_TF_BAD_CFI);
+		h->cfi_ok = !cp_cfi_guard_hide(elf);
+	}
+	return h->cfi_ok;
+}
+
+/* An unwind walk's hand-over: the first frame outside the file walked (@ctx, its module). */
+static bool other_module(Dwfl_Module *m, void *ctx)
+{
+	return m != ctx;
+}
+
+/* Walks @rq's stack copy in the file the copy @fds brought is (unwind.h) into @r. */
+static void answer_unwind(const struct cp_sym_unwind_request *rq, const int fds[FDS_MAX],
+			  struct cp_sym_unwind_reply *r)
+{
+	struct held tmp = {.debug_fd = -1}, *h;
+	struct cp_unwind_walk w = {
+		.r = &rq->stack,
+		.from = rq->from,
+		.ips = r->ips,
+		.max = rq->max < CP_SYM_UNWIND_FRAMES ? rq->max : CP_SYM_UNWIND_FRAMES,
+		.hand_on = other_module,
+	};
+
+	if (rq->stack.len > sizeof(rq->stack.stack)) {
+		close_fds(fds);
+		r->h.err = -EPROTO;
+		return;
+	}
+	r->h.err = file_dwfl(&rq->head.key, rq->head.addr, fds, &tmp, &h);
+	if (r->h.err)
+		return;
+	h->last_use = ++held_clock;
+	if (!cfi_guarded(h)) {
+		r->h.err = -ENOEXEC;
+		goto out;
+	}
+	w.ctx = h->mod;
+	/* CFI in .debug_frame only: the debug file's */
+	cp_sym_dwfl_give_debug(h->debug_fd);
+	cp_unwind_walk(h->dwfl, 1, &w);
+	h->debug_fd = cp_sym_dwfl_debug_back();
+	r->nr = (__u32)w.n;
+	r->flags =
+		(w.handed ? CP_SYM_UNWIND_HANDED : 0) | (w.reached_start ? CP_SYM_UNWIND_START : 0);
+	r->next = w.next;
+out:
+	if (h == &tmp)
+		held_drop(&tmp);
+}
+
+/* A request, whichever it is: its size tells. */
+union request {
+	struct cp_sym_request describe;
+	struct cp_sym_unwind_request unwind;
+};
+
+/*
+ * The next request and its descriptors (-1: none) from the socket: its
+ * size, 0 when the client is gone, -1 for a message that is no request.
+ */
+static ssize_t receive(union request *rq, int fds[FDS_MAX])
 {
 	union {
 		char buf[CMSG_SPACE(FDS_MAX * sizeof(int))];
@@ -214,7 +284,10 @@ static int receive(struct cp_sym_request *rq, int fds[FDS_MAX])
 		nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		memcpy(fds, CMSG_DATA(cm), (nfds < FDS_MAX ? nfds : FDS_MAX) * sizeof(int));
 	}
-	return n == sizeof(*rq) && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 1 : -1;
+	if ((n != sizeof(rq->describe) && n != sizeof(rq->unwind)) ||
+	    (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return -1;
+	return n;
 }
 
 /*
@@ -225,33 +298,52 @@ static int receive(struct cp_sym_request *rq, int fds[FDS_MAX])
  */
 __attribute__((noreturn)) static void serve(__u64 more)
 {
+	static union request rq;
 	static struct cp_sym_reply r;
+	static struct cp_sym_unwind_reply u;
 	__u64 start = cp_statm_resident_bytes(FD_STATM);
 
 	for (;;) {
-		struct cp_sym_request rq = {0};
-		__u64 before;
-		int fds[FDS_MAX], got = receive(&rq, fds);
+		__u64 before, counts[CP_TF_NR], after[CP_TF_NR];
+		int fds[FDS_MAX];
+		ssize_t got;
+		struct cp_sym_reply_head *h = &r.h;
+		const void *out = &r;
+		size_t size = sizeof(r);
 
+		memset(&rq, 0, sizeof(rq));
+		got = receive(&rq, fds);
 		if (!got)
 			_exit(0);
 		memset(&r, 0, sizeof(r));
+		memset(&u, 0, sizeof(u));
 		/* the peak its client judges a death by is this request's */
 		if (write(FD_CLEAR, "5", 1) != 1)
 			_exit(CP_PW_EXIT_UNBOUNDED);
 		before = cp_statm_resident_bytes(FD_STATM);
-		if (got < 0) {
-			close_fds(fds);
-			r.id = rq.id;
-			r.err = -EPROTO;
+		cp_tf_refusals(counts);
+		if (got == sizeof(rq.unwind)) {
+			h = &u.h;
+			out = &u;
+			size = sizeof(u);
+			answer_unwind(&rq.unwind, fds, &u);
+		} else if (got == sizeof(rq.describe)) {
+			answer(&rq.describe, fds, &r);
 		} else {
-			answer(&rq, fds, &r);
+			close_fds(fds);
+			r.h.err = -EPROTO;
 		}
+		h->id = rq.describe.id;
+		/* what the parse counted here is the profiler's to count (DWARF past the caps) */
+		cp_tf_refusals(after);
+		for (unsigned int i = 0; i < CP_TF_NR; i++)
+			if (after[i] > counts[i])
+				h->counted |= 1u << i;
 		if (cp_statm_resident_bytes(FD_STATM) > before + more / 2)
 			_exit(CP_PW_EXIT_MEMORY);
 		if (cp_statm_resident_bytes(FD_STATM) > start + more / 2)
 			held_drop_all();
-		if (write(FD_SOCK, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		if (write(FD_SOCK, out, size) != (ssize_t)size)
 			_exit(0);
 	}
 }

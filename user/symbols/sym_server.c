@@ -39,6 +39,7 @@ static struct {
 	bool cpu_clock_ok;
 	/* the request in flight (id 0: none) */
 	__u64 id;
+	size_t reply_size;	 /* the size of its answer */
 	struct cp_copy_key file; /* its file, as verdicts know it */
 	__u64 sent_ns;		 /* when it was sent */
 	__u64 deadline_ns;	 /* when the server is killed if it has not answered */
@@ -274,11 +275,12 @@ static void charge(__u64 ns)
  * (no longer in flight), 0 for none yet; one of another size or id (no
  * answer of ours) is dropped.
  */
-static int take_answer(struct cp_sym_reply *r)
+static int take_answer(void *r)
 {
-	ssize_t n = recv(srv.sock, r, sizeof(*r), MSG_DONTWAIT | MSG_TRUNC);
+	const struct cp_sym_reply_head *h = r;
+	ssize_t n = recv(srv.sock, r, srv.reply_size, MSG_DONTWAIT | MSG_TRUNC);
 
-	if (n != (ssize_t)sizeof(*r) || r->id != srv.id)
+	if (n != (ssize_t)srv.reply_size || h->id != srv.id)
 		return 0;
 	srv.id = 0;
 	spend(server_cpu_ns());
@@ -288,9 +290,9 @@ static int take_answer(struct cp_sym_reply *r)
 	 * answer, a late one's too: the server counts a module's once (not its opens,
 	 * which the sandbox refuses: separate debug information)
 	 */
-	if (r->counted & (1u << CP_TF_DEEP_DWARF))
+	if (h->counted & (1u << CP_TF_DEEP_DWARF))
 		cp_tf_count(CP_TF_DEEP_DWARF);
-	if (r->counted & (1u << CP_TF_BAD_CFI))
+	if (h->counted & (1u << CP_TF_BAD_CFI))
 		cp_tf_count(CP_TF_BAD_CFI);
 	return 1;
 }
@@ -302,7 +304,7 @@ static int take_answer(struct cp_sym_reply *r)
  * it was killed at the CPU seconds the budget lent the request, short of
  * CP_PW_SECONDS.
  */
-static int await(__u64 until_ns, struct cp_sym_reply *r)
+static int await(__u64 until_ns, void *r)
 {
 	for (;;) {
 		struct pollfd pf[2] = {{.fd = srv.sock, .events = POLLIN},
@@ -343,16 +345,18 @@ static int await(__u64 until_ns, struct cp_sym_reply *r)
 }
 
 /*
- * Sends request @rq with the copy @fds[0] and its separate debug file
- * @fds[1] (-1: none); the request is in flight then. 0 or -errno.
+ * Sends request @rq (@size bytes, its answer @reply_size) with the copy
+ * @fds[0] and its separate debug file @fds[1] (-1: none); the request is
+ * in flight then. 0 or -errno.
  */
-static int send_request(const struct cp_sym_request *rq, const int fds[2])
+static int send_request(const struct cp_sym_request *rq, size_t size, size_t reply_size,
+			const int fds[2])
 {
 	union {
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} c = {0};
-	struct iovec iov = {.iov_base = (void *)rq, .iov_len = sizeof(*rq)};
+	struct iovec iov = {.iov_base = (void *)rq, .iov_len = size};
 	struct msghdr msg = {.msg_iov = &iov,
 			     .msg_iovlen = 1,
 			     .msg_control = c.buf,
@@ -369,9 +373,10 @@ static int send_request(const struct cp_sym_request *rq, const int fds[2])
 	srv.cpu_ns = server_cpu_ns();
 	srv.rss = cp_statm_resident_bytes(srv.statm);
 	n = sendmsg(srv.sock, &msg, MSG_NOSIGNAL);
-	if (n != (ssize_t)sizeof(*rq))
+	if (n != (ssize_t)size)
 		return n < 0 ? -errno : -EIO;
 	srv.id = rq->id;
+	srv.reply_size = reply_size;
 	srv.sent_ns = cp_now_ns();
 	srv.deadline_ns = srv.sent_ns + deadline_ms * 1000000ull;
 	return 0;
@@ -383,6 +388,15 @@ static const char *unpack_str(__u32 off, const char *strings, size_t n)
 	return off < n ? strings + off : NULL;
 }
 
+/* An answer's error, -EPROTO when it is none the server may give. */
+static int answer_err(const struct cp_sym_reply_head *h)
+{
+	if (h->err && h->err != -ENOENT && h->err != -ENOEXEC && h->err != -ENOMEM &&
+	    h->err != -EBADF)
+		return -EPROTO;
+	return h->err;
+}
+
 /*
  * @r, checked, into @out and @strings (@size bytes): strings past the
  * buffer are NULL, the last one in it cut. Returns the answer's error.
@@ -392,11 +406,8 @@ static int unpack(const struct cp_sym_reply *r, struct cp_symbol_info *out, char
 {
 	size_t n = r->used < sizeof(r->strings) ? r->used : sizeof(r->strings);
 
-	if (r->err && r->err != -ENOENT && r->err != -ENOEXEC && r->err != -ENOMEM &&
-	    r->err != -EBADF)
-		return -EPROTO;
-	if (r->err)
-		return r->err;
+	if (r->h.err)
+		return answer_err(&r->h);
 	n = n < size ? n : size;
 	if (n) {
 		memcpy(strings, r->strings, n);
@@ -451,15 +462,18 @@ static bool waits(const struct cp_copy_key *file)
 }
 
 /*
- * Asks the server about @rq (the copy @fds[0] of @file, its debug file
- * @fds[1]) and waits
- * until @until_ns for the answer, into @r. 1 with an answer, else as
+ * Asks the server @rq (@size bytes: which request it is) about the copy
+ * @fds[0] of @file (its debug file @fds[1]) and waits until @until_ns for
+ * the answer, into @r (@reply_size bytes). 1 with an answer, else as
  * cp_sym_server_describe() returns. Under the lock.
  */
-static int ask(const struct cp_sym_request *rq, const int fds[2], const struct cp_copy_key *file,
-	       __u64 until_ns, struct cp_sym_reply *r)
+static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
+	       const struct cp_copy_key *file, __u64 until_ns, void *r, size_t reply_size)
 {
-	static struct cp_sym_reply late;
+	static union {
+		struct cp_sym_reply describe;
+		struct cp_sym_unwind_reply unwind;
+	} late;
 	/* an earlier request's answer is only looked for: this lookup does not wait for
 	 * another file's parse (a live drain would stall at each), unless told to wait */
 	int got = srv.pid && srv.id ? await(wait_ms == UINT_MAX ? until_ns : 0, &late) : -1;
@@ -485,7 +499,7 @@ static int ask(const struct cp_sym_request *rq, const int fds[2], const struct c
 	}
 	srv.lent = true;
 	srv.file = *file;
-	if (send_request(rq, fds)) {
+	if (send_request(rq, size, reply_size, fds)) {
 		kill_server(); /* a server that takes no request is no use (none in flight) */
 		return -EAGAIN;
 	}
@@ -514,9 +528,59 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
 	stats.requests++;
 	rq.id = next_id++;
 	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
-	err = ask(&rq, (const int[2]){mfd, debug_fd}, &file, until, &r);
+	err = ask(&rq, sizeof(rq), (const int[2]){mfd, debug_fd}, &file, until, &r, sizeof(r));
 	if (err == 1)
 		err = unpack(&r, out, strings, size);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+/*
+ * @r, checked, into @w: its frames after @w's (at most @max), how the walk
+ * ended, and the frame it handed on. Returns the answer's error.
+ */
+static int unpack_unwind(const struct cp_sym_unwind_reply *r, __u32 max, struct cp_unwind_walk *w)
+{
+	const __u32 kept = 1u << 3 | 1u << 6 | 1u << 7 | 0xfu << 12;
+
+	if (r->h.err)
+		return answer_err(&r->h);
+	if (r->nr > max || (r->flags & ~(__u32)(CP_SYM_UNWIND_HANDED | CP_SYM_UNWIND_START)) ||
+	    ((r->flags & CP_SYM_UNWIND_HANDED) && !r->next.pc))
+		return -EPROTO;
+	memcpy(w->ips + w->n, r->ips, r->nr * sizeof(*r->ips));
+	w->n += r->nr;
+	w->handed = r->flags & CP_SYM_UNWIND_HANDED;
+	w->reached_start = r->flags & CP_SYM_UNWIND_START;
+	w->next = r->next;
+	w->next.known &= kept;
+	w->next.resumed = !!w->next.resumed;
+	return 0;
+}
+
+int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w)
+{
+	static struct cp_sym_unwind_request rq;
+	static struct cp_sym_unwind_reply r;
+	size_t room = w->n < w->max ? w->max - w->n : 0;
+	struct cp_copy_key file;
+	__u64 until;
+	int err = verdict_key(f->fd, &f->key, &file);
+
+	w->handed = w->reached_start = false;
+	if (err || !room)
+		return err;
+	pthread_mutex_lock(&lock);
+	stats.unwinds++;
+	rq.head = (struct cp_sym_request){.id = next_id++, .addr = f->bias, .key = f->key};
+	rq.from = w->from;
+	rq.max = room < CP_SYM_UNWIND_FRAMES ? (__u32)room : CP_SYM_UNWIND_FRAMES;
+	rq.stack = *w->r;
+	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
+	err = ask(&rq.head, sizeof(rq), (const int[2]){f->fd, f->debug_fd}, &file, until, &r,
+		  sizeof(r));
+	if (err == 1)
+		err = unpack_unwind(&r, rq.max, w);
 	pthread_mutex_unlock(&lock);
 	return err;
 }

@@ -88,6 +88,16 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
 			   struct cp_symbol_info *out, char *strings, size_t size);
 
 /*
+ * The walk @w (unwind.h) through the tenant's file @f by the server: its
+ * frames after @w->n, how it ended (handed on, with the next frame's
+ * registers in @w->next, or at a thread's start), waiting as
+ * cp_sym_server_describe() does. Returns 0, or as
+ * cp_sym_server_describe() does (-EIO: the file is refused, its CFI
+ * ended a server).
+ */
+int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w);
+
+/*
  * A live run's pace: a call waits @wait_ms at most for its answer
  * (UINT_MAX: up to the deadline), and a request has @deadline_ms of wall
  * time (0: CP_PW_SECONDS), after which the server is killed and the file
@@ -97,6 +107,7 @@ void cp_sym_server_pace(unsigned int wait_ms, unsigned int deadline_ms);
 
 struct cp_sym_server_stats {
 	__u64 requests; /* cp_sym_server_describe() calls */
+	__u64 unwinds;	/* cp_sym_server_unwind() calls */
 	__u64 started;	/* servers forked */
 	__u64 restarts; /* of those, forked after one died or was killed */
 	__u64 refused;	/* files refused: their request ended a server */

@@ -1363,6 +1363,37 @@ Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid)
 	return sp->dwfl;
 }
 
+int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			     struct cp_sym_remote *out)
+{
+	const struct cp_sym_share *sh = NULL;
+	const struct cp_map *m = NULL;
+	struct cp_sym_space *fs;
+	struct cp_sym_snap *sn;
+	Dwfl_Module *mod;
+	__u64 vaddr;
+	int err = snap_for_pid(s, pid, 0, &sn);
+
+	if (!err && (m = cp_maps__find(sn->maps, ip)))
+		sh = &sn->share[m - sn->maps->maps];
+	if (err || !m || m->kind != CP_MAP_FILE || !sh->open_path)
+		return err ? err : -ENOENT;
+	err = space_for_shared(s, pid, m, sh, &fs);
+	if (err)
+		return err;
+	if (!fs->remote ||
+	    cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr) ||
+	    !(mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias)))
+		return -ENOENT;
+	if (!remote_debug(fs, mod))
+		return -EAGAIN;
+	*out = (struct cp_sym_remote){.fd = fs->remote_fd,
+				      .debug_fd = fs->remote_debug_fd,
+				      .key = fs->remote_key,
+				      .bias = ip - vaddr};
+	return 0;
+}
+
 bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid)
 {
 	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_LIVE) : NULL;

@@ -47,6 +47,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include <elfutils/libdwfl.h>
+
+#include "machine/copy_cache.h"
 #include "util/path_map.h"
 
 #define CP_SYM_MAX_PROCESSES 64	 /* default Dwfls and snapshots kept (Dwfls hold parsed DWARF) */
@@ -299,6 +301,27 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
  * @s. NULL when the process is gone.
  */
 Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid);
+
+/*
+ * A tenant's file a process maps, as the describe server takes it: its
+ * sealed copy, its separate debug file's (-1: none), its content key, and
+ * where the process placed it (address = link-time address + @bias).
+ * The descriptors are the symbolizer's: valid until the next call into it.
+ */
+struct cp_sym_remote {
+	int fd, debug_fd;
+	struct cp_copy_key key;
+	__u64 bias;
+};
+
+/*
+ * The tenant's file holding @ip in live process @pid, into @out: 0; -ENOENT
+ * when @ip is in no tenant's file the describe server has (the process's
+ * own Dwfl holds it: cp_symbolizer__process_dwfl()); -EAGAIN while the
+ * file waits for its parse worker; another -errno.
+ */
+int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
+			     struct cp_sym_remote *out);
 
 /* Whether cp_symbolizer__process_dwfl() has @pid's open already (it costs no opening). */
 bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid);

@@ -20,7 +20,7 @@ WERROR		?= -Werror
 CP_CFLAGS	:= $(CFLAGS) -std=gnu11 -Wall -Wextra $(WERROR) -MMD -MP -D_GNU_SOURCE \
 		   -Iinclude -Iuser -I$(BUILD) \
 		   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LDLIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldebuginfod -lZydis -lpthread -lm
+LDLIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lZydis -lpthread -lm
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wno-unused-function $(WERROR) \
 		   -MMD -MP -Iinclude -Ibpf -Ivmlinux/$(ARCH)
 

@@ -416,9 +416,14 @@ static __always_inline void cp_realloc_restore(__u64 pid_tgid, __u64 addr,
  */
 __noinline long cp_alloc_stack_kept(__u64 ip, __u64 fp, __u64 sp, __u32 gen)
 {
+	long err;
+	struct cp_stack_walk *w = cp_fp_walk(ip, fp, sp, &err);
+
+	if (!w)
+		return err;
 	if (gen & 1)
-		return cp_fp_walk_kept(&alloc_stacks_odd, CP_MAX_ALLOC_STACKS, ip, fp, sp);
-	return cp_fp_walk_kept(&alloc_stacks, CP_MAX_ALLOC_STACKS, ip, fp, sp);
+		return cp_fp_walk_keep(w, &alloc_stacks_odd, CP_MAX_ALLOC_STACKS);
+	return cp_fp_walk_keep(w, &alloc_stacks, CP_MAX_ALLOC_STACKS);
 }
 
 /*

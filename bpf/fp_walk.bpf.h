@@ -36,27 +36,29 @@ CP_SHARED struct {
 /*
  * Walks the user stack whose pc, frame pointer and stack pointer are @ip,
  * @fp and @sp (a user-mode frame) by frame pointers, at most CP_STACK_DEPTH
- * frames, and keeps the walk in @map (@buckets entries, a power of two, keys
- * __u32 buckets, values CP_STACK_DEPTH frames): its bucket, or -EEXIST (the
- * bucket holds another stack), -EBUSY (a walk on this CPU was interrupted),
- * -ENOMEM, -EFAULT (no pc). Inline: called from one global function per map.
+ * frames, into this CPU's walk, which it marks busy: the walk, or NULL with
+ * *@err set, -EFAULT (no pc), -ENOMEM, -EBUSY (a walk on this CPU was
+ * interrupted). cp_fp_walk_keep() keeps it and frees it. Apart from the keep
+ * so that a caller choosing among maps has the loop verified once, not once
+ * per map.
  */
-static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, __u64 fp, __u64 sp)
+static __always_inline struct cp_stack_walk *cp_fp_walk(__u64 ip, __u64 fp, __u64 sp, long *err)
 {
 	struct cp_stack_walk *w;
 	struct cp_fp_frame f;
-	__u64 *have, differ = 0;
-	__u32 zero = 0, id;
-	long ret;
+	__u32 zero = 0;
 	int i;
 
+	*err = -14; /* EFAULT */
 	if (!ip)
-		return -14; /* EFAULT */
+		return NULL;
+	*err = -12; /* ENOMEM */
 	w = bpf_map_lookup_elem(&stack_walks, &zero);
 	if (!w)
-		return -12; /* ENOMEM */
+		return NULL;
+	*err = -16; /* EBUSY */
 	if (w->busy)
-		return -16; /* EBUSY */
+		return NULL;
 	w->busy = 1;
 	/*
 	 * Loops with one way through where they can: the verifier walks every
@@ -73,7 +75,21 @@ static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, 
 		sp = fp + sizeof(f);
 		fp = f.next;
 	}
-	id = cp_stack_bucket(w->pcs, buckets);
+	return w;
+}
+
+/*
+ * Keeps walk @w (cp_fp_walk()) in @map (@buckets entries, a power of two,
+ * keys __u32 buckets, values CP_STACK_DEPTH frames) and frees @w: its
+ * bucket, or -EEXIST (the bucket holds another stack), -ENOMEM.
+ */
+static __always_inline long cp_fp_walk_keep(struct cp_stack_walk *w, void *map, __u32 buckets)
+{
+	__u32 id = cp_stack_bucket(w->pcs, buckets);
+	__u64 *have, differ = 0;
+	long ret;
+	int i;
+
 	ret = bpf_map_update_elem(map, &id, w->pcs, BPF_NOEXIST);
 	if (ret == -17 /* EEXIST */) {
 		/* kept before, by this stack or another: the frames say which */
@@ -89,6 +105,18 @@ static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, 
 	if (ret)
 		return ret == -17 ? -17 : -12;
 	return id;
+}
+
+/*
+ * The walk of cp_fp_walk() kept in @map (cp_fp_walk_keep()): its bucket or a
+ * negative errno. Inline: called from one global function per map.
+ */
+static __always_inline long cp_fp_walk_kept(void *map, __u32 buckets, __u64 ip, __u64 fp, __u64 sp)
+{
+	long err;
+	struct cp_stack_walk *w = cp_fp_walk(ip, fp, sp, &err);
+
+	return w ? cp_fp_walk_keep(w, map, buckets) : err;
 }
 
 #endif /* CACHEPERF_FP_WALK_BPF_H */

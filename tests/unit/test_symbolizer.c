@@ -39,11 +39,12 @@
 #include "machine/target_file.h"
 #include "objects/proc_maps.h"
 #include "symbols/sym_dwarf.h"
+#include "symbols/sym_dwfl.h"
 #include "symbols/sym_server.h"
 #include "symbols/symbolizer.h"
 #include "symbols/unwind.h"
 
-#define MAX_NAMES	16
+#define MAX_NAMES 16
 
 struct named_addr {
 	char name[64];
@@ -52,8 +53,8 @@ struct named_addr {
 
 struct workload {
 	pid_t pid;
-	FILE *out;		/* its stdout */
-	int in;			/* its stdin */
+	FILE *out; /* its stdout */
+	int in;	   /* its stdin */
 	struct named_addr labels[MAX_NAMES];
 	int nr;
 	bool reaped;
@@ -179,7 +180,7 @@ static struct workload *start(void)
 	struct workload *w = calloc(1, sizeof(*w));
 	char line[256];
 
-	if (!w || cp_wl_pipe_start((char *const[]){ (char *)path, NULL }, &w->pid, &w->in, &w->out))
+	if (!w || cp_wl_pipe_start((char *const[]){(char *)path, NULL}, &w->pid, &w->in, &w->out))
 		return NULL;
 	if (w->out && !read_until(w, "ready ", line, sizeof(line)))
 		return w;
@@ -298,7 +299,7 @@ static void test_pie_function_and_line(void **state)
 
 	assert_non_null(s);
 	info = resolve(s, w->pid, ip);
-	assert_int_not_equal(ip, link);		/* a PIE, loaded at a random bias */
+	assert_int_not_equal(ip, link); /* a PIE, loaded at a random bias */
 	assert_int_equal(info.module_offset, link);
 	assert_string_equal(base(info.module), "symbols");
 	assert_string_equal(info.function, "sym_plain");
@@ -332,9 +333,8 @@ static void test_inline_chain(void **state)
 	assert_string_equal(base(info.inlined[1].file), "symbols.c");
 	assert_int_equal(info.inlined[1].line, marker_line("symbols.c", "call_middle"));
 	/* the ELF symbol holding the code is the out-of-line function */
-	assert_int_equal(info.function_offset,
-			 elf_symbol(wl_path("symbols"), "cp_sym_inlined") -
-			 elf_symbol(wl_path("symbols"), "sym_outer"));
+	assert_int_equal(info.function_offset, elf_symbol(wl_path("symbols"), "cp_sym_inlined") -
+						       elf_symbol(wl_path("symbols"), "sym_outer"));
 	/* each level at its line: the leaf's, then where each was called from */
 	snprintf(want, sizeof(want),
 		 "sym_leaf (symbols.c:%u) \u2190 sym_middle (symbols.c:%u) \u2190 sym_outer "
@@ -353,9 +353,9 @@ static void test_shared_library_after_refresh(void **state)
 	struct cp_symbol_info info;
 
 	assert_non_null(s);
-	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* snapshot, as at attach */
+	resolve(s, w->pid, label(w, "cp_sym_plain")); /* snapshot, as at attach */
 	load(w, "libcp_symlib.so");
-	assert_int_equal(cp_symbolizer__refresh(s, w->pid), 0);	/* as on dlopen */
+	assert_int_equal(cp_symbolizer__refresh(s, w->pid), 0); /* as on dlopen */
 
 	info = resolve(s, w->pid, label(w, "cp_symlib_insn"));
 	assert_string_equal(info.module, lib);
@@ -403,7 +403,7 @@ static void test_no_debug_info_gives_names(void **state)
 	ip = label(w, "cp_symlib_hidden");
 	info = resolve(s, w->pid, ip);
 	assert_string_equal(info.module, lib);
-	assert_string_equal(info.function, "symlib_static");	/* from .symtab */
+	assert_string_equal(info.function, "symlib_static"); /* from .symtab */
 	assert_int_equal(info.function_offset,
 			 elf_symbol(lib, "cp_symlib_hidden") - elf_symbol(lib, "symlib_static"));
 	assert_null(info.file);
@@ -427,7 +427,7 @@ static void test_stripped_gives_offset_and_nearest(void **state)
 	load(w, "libcp_symlib-stripped.so");
 	hidden = label(w, "cp_symlib_hidden");
 	exported = label(w, "cp_symlib_exported");
-	assert_true(exported < hidden);		/* the layout the library promises */
+	assert_true(exported < hidden); /* the layout the library promises */
 
 	info = resolve(s, w->pid, hidden);
 	assert_string_equal(base(info.module), "libcp_symlib-stripped.so");
@@ -436,7 +436,8 @@ static void test_stripped_gives_offset_and_nearest(void **state)
 	assert_null(info.file);
 	assert_string_equal(info.nearest, "cp_symlib_exported");
 	assert_int_equal(info.nearest_offset, hidden - exported);
-	snprintf(want, sizeof(want), "libcp_symlib-stripped.so+0x%llx (nearest: cp_symlib_exported)",
+	snprintf(want, sizeof(want),
+		 "libcp_symlib-stripped.so+0x%llx (nearest: cp_symlib_exported)",
 		 (unsigned long long)elf_symbol(orig, "cp_symlib_hidden"));
 	assert_format(&info, want);
 
@@ -456,9 +457,9 @@ static void test_exited_process_resolves_from_snapshot(void **state)
 
 	assert_non_null(s);
 	load(w, "libcp_symlib.so");
-	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* the snapshot */
+	resolve(s, w->pid, label(w, "cp_sym_plain")); /* the snapshot */
 	finish(w);
-	assert_int_equal(kill(w->pid, 0), -1);		/* gone */
+	assert_int_equal(kill(w->pid, 0), -1); /* gone */
 
 	/* neither address was looked up before: no cached result can answer */
 	info = resolve(s, w->pid, label(w, "cp_sym_inlined"));
@@ -515,9 +516,9 @@ static void test_reused_pid_is_another_process(void **state)
 	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
 	__u64 old_ip = 0x7f0000000000 + elf_symbol(lib, "cp_symlib_hidden");
 	__u64 new_ip = 0x7f0000000000 + elf_symbol(exe, "cp_sym_inlined");
-	struct reuse_maps m = { 0 };
+	struct reuse_maps m = {0};
 	struct cp_symbol_info info;
-	pid_t pid = 2147483000;	/* above any pid_max: no /proc entry */
+	pid_t pid = 2147483000; /* above any pid_max: no /proc entry */
 
 	(void)state;
 	assert_non_null(s);
@@ -569,17 +570,14 @@ static void test_record_older_than_process(void **state)
 	struct cp_symbol_info info;
 
 	assert_non_null(s);
-	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 1,
-						    &info),
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 1, &info),
 			 -ESRCH);
-	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0,
-						    &info),
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0, &info),
 			 0);
 	assert_non_null(info.function);
 	/* an exec record older than the process: not its maps */
 	assert_int_equal(cp_symbolizer__exec(s, w->pid, 1), -ESRCH);
-	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0,
-						    &info),
+	assert_int_equal(cp_symbolizer__resolve_now(s, w->pid, label(w, "cp_sym_plain"), 0, &info),
 			 0);
 	assert_int_equal(cp_symbolizer__exec(s, w->pid, cp_now_ns()), 0);
 	cp_symbolizer__free(s);
@@ -648,8 +646,8 @@ static void test_string_cap_and_shrink(void **state)
 static void test_shrink_keeps_recent(void **state)
 {
 	static const char *const names[] = {
-		"symbols", "libcp_symlib.so", "libcp_symlib-nodebug.so", "alloc_sites",
-		"touch_pages", "bp_hot",
+		"symbols",     "libcp_symlib.so", "libcp_symlib-nodebug.so",
+		"alloc_sites", "touch_pages",	  "bp_hot",
 	};
 	struct cp_symbolizer *s = cp_symbolizer__new(CP_SYM_MIN_PROCESSES, 0);
 	struct cp_symbolizer_stats st;
@@ -683,7 +681,7 @@ static void test_process_lru(void **state)
 	assert_non_null(s);
 	resolve(s, a->pid, label(a, "cp_sym_plain"));
 	resolve(s, b->pid, label(b, "cp_sym_plain"));
-	info = resolve(s, a->pid, label(a, "cp_sym_inlined"));	/* a again, re-snapshot */
+	info = resolve(s, a->pid, label(a, "cp_sym_inlined")); /* a again, re-snapshot */
 	assert_string_equal(info.function, "sym_leaf");
 	cp_symbolizer__stats(s, &st);
 	assert_int_equal(st.evictions, 2);
@@ -707,16 +705,16 @@ static void test_resolve_file_offline(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	assert_int_equal(cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_sym_inlined"),
-						     &info), 0);
+	assert_int_equal(
+		cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_sym_inlined"), &info), 0);
 	assert_string_equal(info.module, exe);
 	assert_string_equal(info.function, "sym_leaf");
 	assert_int_equal(info.line, marker_line("symbols.c", "leaf"));
 	assert_int_equal(info.nr_inlined, 2);
 	assert_string_equal(info.inlined[1].function, "sym_outer");
 
-	assert_int_equal(cp_symbolizer__resolve_file(s, lib, elf_symbol(lib, "cp_symlib_hidden"),
-						     &info), 0);
+	assert_int_equal(
+		cp_symbolizer__resolve_file(s, lib, elf_symbol(lib, "cp_symlib_hidden"), &info), 0);
 	assert_int_equal(info.module_offset, elf_symbol(lib, "cp_symlib_hidden"));
 	assert_string_equal(info.function, "symlib_static");
 	assert_int_equal(info.line, marker_line("lib/cp_symlib.c", "symlib_static"));
@@ -808,10 +806,11 @@ static void test_indexes_agree_with_libdw_walk(void **state)
 			__u32 lines[CP_MAX_INLINE_DEPTH + 1];
 			int walked;
 			struct cp_symbol_info info;
-			int n = mod ? walk_names(mod, ip, names, lines, CP_MAX_INLINE_DEPTH + 1) : 0;
+			int n = mod ? walk_names(mod, ip, names, lines, CP_MAX_INLINE_DEPTH + 1)
+				    : 0;
 
 			if (!n || !names[0])
-				continue;	/* no DWARF function there */
+				continue; /* no DWARF function there */
 			walked = scope_names(mod, ip, walked_names, CP_MAX_INLINE_DEPTH + 1);
 			assert_int_equal(walked, n);
 			for (int i = 0; i < n; i++)
@@ -872,8 +871,9 @@ static void test_function_symbol_stops_the_unwinder(void **state)
 				continue;
 			want = cp_unwind_reached_start(dwfl_module_addrname(mod, ip));
 			if (cp_unwind_reached_start(cp_sym_function(mod, ip)) != want)
-				fail_msg("%#llx: libdw names %s, the index %s", (unsigned long long)ip,
-					 dwfl_module_addrname(mod, ip), cp_sym_function(mod, ip));
+				fail_msg("%#llx: libdw names %s, the index %s",
+					 (unsigned long long)ip, dwfl_module_addrname(mod, ip),
+					 cp_sym_function(mod, ip));
 			starts += want;
 			compared++;
 		}
@@ -908,8 +908,9 @@ static void test_deep_nesting_cut(void **state)
 	assert_string_equal(info.function, "cp_deep_stream");
 	cp_tf_refusals(after);
 	assert_int_equal(after[CP_TF_DEEP_DWARF] - before[CP_TF_DEEP_DWARF], 1);
-	assert_int_equal(cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_deep_shallow") + 4,
-						     &info), 0);
+	assert_int_equal(
+		cp_symbolizer__resolve_file(s, exe, elf_symbol(exe, "cp_deep_shallow") + 4, &info),
+		0);
 	assert_string_equal(info.function, "cp_deep_shallow");
 	assert_true(info.line > 0);
 	cp_symbolizer__free(s);
@@ -927,7 +928,9 @@ static off_t write_relocatable(const char *path)
 	static char str[] = "\0cp_rel_spin";
 	static Elf64_Sym syms[2] = {
 		{0},
-		{.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
+		{.st_name = 1,
+		 .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		 .st_shndx = 1,
 		 .st_size = sizeof(code)},
 	};
 	struct {
@@ -1044,20 +1047,32 @@ static void test_format_table(void **state)
 		struct cp_symbol_info info;
 		const char *want;
 	} cases[] = {
-		{ { .ip = 0x7f00, .module = "/usr/bin/app", .function = "hot",
-		    .file = "/src/app/hot.c", .line = 42 }, "hot (hot.c:42)" },
-		{ { .ip = 0x7f00, .module = "/usr/bin/app", .function = "f", .file = "a.c",
-		    .line = 7, .nr_inlined = 1, .inlined = { { "g", "a.c", 9, 0 } } },
-		  "f (a.c:7) \u2190 g (a.c:9)" },
-		{ { .module = "/lib/libfoo.so", .function = "foo_get" }, "foo_get" },
-		{ { .module = "/lib/libfoo.so", .module_offset = 0x1234, .nearest = "foo_init",
-		    .nearest_offset = 0x34 }, "libfoo.so+0x1234 (nearest: foo_init)" },
-		{ { .module = "[vdso]", .module_offset = 0x9a0 }, "[vdso]+0x9a0" },
-		{ { .ip = 0xdeadbeef }, "0xdeadbeef" },
+		{{.ip = 0x7f00,
+		  .module = "/usr/bin/app",
+		  .function = "hot",
+		  .file = "/src/app/hot.c",
+		  .line = 42},
+		 "hot (hot.c:42)"},
+		{{.ip = 0x7f00,
+		  .module = "/usr/bin/app",
+		  .function = "f",
+		  .file = "a.c",
+		  .line = 7,
+		  .nr_inlined = 1,
+		  .inlined = {{"g", "a.c", 9, 0}}},
+		 "f (a.c:7) \u2190 g (a.c:9)"},
+		{{.module = "/lib/libfoo.so", .function = "foo_get"}, "foo_get"},
+		{{.module = "/lib/libfoo.so",
+		  .module_offset = 0x1234,
+		  .nearest = "foo_init",
+		  .nearest_offset = 0x34},
+		 "libfoo.so+0x1234 (nearest: foo_init)"},
+		{{.module = "[vdso]", .module_offset = 0x9a0}, "[vdso]+0x9a0"},
+		{{.ip = 0xdeadbeef}, "0xdeadbeef"},
 		/* a line without a function: still worth showing */
-		{ { .module = "/a/b", .module_offset = 0x10, .file = "x.c", .line = 3 },
-		  "b+0x10 (x.c:3)" },
-		{ { .module = "/a/b", .function = "f", .file = "x.c", .line = 0 }, "f" },
+		{{.module = "/a/b", .module_offset = 0x10, .file = "x.c", .line = 3},
+		 "b+0x10 (x.c:3)"},
+		{{.module = "/a/b", .function = "f", .file = "x.c", .line = 0}, "f"},
 	};
 	char small[8];
 
@@ -1132,11 +1147,11 @@ static void test_processes_share_files(void **state)
 	assert_string_equal(ia.module, la->path);
 	assert_int_equal(ia.module_offset, ib.module_offset);
 	assert_non_null(ia.function);
-	assert_non_null(strstr(ia.function, "getpid"));	/* "__getpid" in glibc's DWARF */
+	assert_non_null(strstr(ia.function, "getpid")); /* "__getpid" in glibc's DWARF */
 	assert_string_equal(ia.function, ib.function);
 	assert_int_equal(ia.function_offset, 0);
 	cp_symbolizer__stats(s, &st);
-	assert_int_equal(st.file_spaces, 2);	/* symbols and libc, once each */
+	assert_int_equal(st.file_spaces, 2); /* symbols and libc, once each */
 	assert_int_equal(st.shared_lookups, 4);
 	/* b's two answers are a's descriptions of the same code, moved to b's addresses */
 	assert_int_equal(st.file_cache_hits, 2);
@@ -1154,16 +1169,16 @@ static void test_processes_share_files(void **state)
 			break;
 	}
 	assert_non_null(ia.function);
-	assert_non_null(strstr(ia.function, "vdso"));	/* __vdso_clock_gettime, ... */
+	assert_non_null(strstr(ia.function, "vdso")); /* __vdso_clock_gettime, ... */
 	pid_b = b->pid;
-	stop(b);	/* frees b */
+	stop(b); /* frees b */
 	ib = resolve(s, pid_b, lb->start + fn);
 	assert_string_equal(ib.module, "[vdso]");
 	assert_int_equal(ib.module_offset, ia.module_offset);
 	assert_string_equal(ib.function, ia.function);
 	cp_symbolizer__stats(s, &st);
 	assert_int_equal(st.fallbacks, 0);
-	assert_int_equal(st.file_spaces, 3);	/* and [vdso] */
+	assert_int_equal(st.file_spaces, 3); /* and [vdso] */
 	cp_maps__free(mine);
 	cp_maps__free(ma);
 	cp_maps__free(mb);
@@ -1181,8 +1196,8 @@ static void assert_same_str(const char *got, const char *want)
 /* Every field the same: the strings by content, the rest (no padding) by bytes. */
 static void assert_same_info(struct cp_symbol_info *got, struct cp_symbol_info *want)
 {
-	const char **g[] = { &got->module, &got->function, &got->file, &got->nearest },
-		   **w[] = { &want->module, &want->function, &want->file, &want->nearest };
+	const char **g[] = {&got->module, &got->function, &got->file, &got->nearest},
+		   **w[] = {&want->module, &want->function, &want->file, &want->nearest};
 
 	for (size_t i = 0; i < 4; i++) {
 		assert_same_str(*g[i], *w[i]);
@@ -1236,9 +1251,9 @@ static void test_shared_agrees_with_process_dwfl(void **state)
 		}
 	}
 	cp_symbolizer__stats(s, &st);
-	assert_int_equal(st.fallbacks, 0);		/* all of it from shared files */
+	assert_int_equal(st.fallbacks, 0); /* all of it from shared files */
 	assert_int_equal(st.shared_lookups, compared);
-	assert_true(compared > 8000);	/* 4 files at least, 3000 ips each in the big ones */
+	assert_true(compared > 8000); /* 4 files at least, 3000 ips each in the big ones */
 	cp_maps__free(maps);
 	cp_sym_release(dwfl);
 	dwfl_end(dwfl);
@@ -1279,18 +1294,18 @@ static void test_deleted_file_falls_back(void **state)
 	assert_non_null(dwfl_addrmodule(dwfl, ip));
 	cp_sym_describe(dwfl_addrmodule(dwfl, ip), ip, &want);
 
-	resolve(s, w->pid, label(w, "cp_sym_plain"));	/* the snapshot, as at attach */
+	resolve(s, w->pid, label(w, "cp_sym_plain")); /* the snapshot, as at attach */
 	cp_symbolizer__stats(s, &st);
-	assert_int_equal(st.fallbacks, 1);		/* taken with it */
+	assert_int_equal(st.fallbacks, 1); /* taken with it */
 	finish(w);
 	/* the first lookup in the library, the process gone: the fallback answers */
 	assert_int_equal(cp_symbolizer__resolve(s, w->pid, ip, &got), 0);
 	cp_symbolizer__stats(s, &st);
 	assert_int_equal(st.fallbacks, 1);
-	assert_int_equal(st.file_spaces, 1);		/* the binary; not the deleted file */
+	assert_int_equal(st.file_spaces, 1); /* the binary; not the deleted file */
 	assert_int_equal(st.shared_lookups, 1);
 	assert_non_null(got.module);
-	assert_non_null(strstr(got.module, copy));	/* the name the maps give it */
+	assert_non_null(strstr(got.module, copy)); /* the name the maps give it */
 	assert_int_equal(got.module_offset, want.module_offset);
 	/*
 	 * libdw reads a deleted file from the process's memory (no symbol
@@ -1306,8 +1321,8 @@ static void test_deleted_file_falls_back(void **state)
 	cp_symbolizer__free(s);
 }
 
-/* A copy of the profiler's binary (its whole DWARF) in a new directory, owned by nobody. */
-static void tenant_copy(char *dir, char *path, size_t size)
+/* A copy of the built file @rel, named @name in a new directory @dir, owned by nobody. */
+static void tenant_copy_of(const char *rel, const char *name, char *dir, char *path, size_t size)
 {
 	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
 	char src[PATH_MAX], buf[1 << 16];
@@ -1315,8 +1330,8 @@ static void tenant_copy(char *dir, char *path, size_t size)
 	ssize_t n;
 
 	assert_non_null(mkdtemp(dir));
-	snprintf(src, sizeof(src), "%s/cacheperf-bpf", build);
-	snprintf(path, size, "%s/tenant-bin", dir);
+	snprintf(src, sizeof(src), "%s/%s", build, rel);
+	snprintf(path, size, "%s/%s", dir, name);
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
 	assert_true(in >= 0 && out >= 0);
@@ -1326,6 +1341,63 @@ static void tenant_copy(char *dir, char *path, size_t size)
 	close(out);
 	assert_int_equal(chown(path, 65534, 65534), 0);
 	assert_int_equal(chown(dir, 65534, 65534), 0);
+}
+
+/* A copy of the profiler's binary (its whole DWARF) in a new directory, owned by nobody. */
+static void tenant_copy(char *dir, char *path, size_t size)
+{
+	tenant_copy_of("cacheperf-bpf", "tenant-bin", dir, path, size);
+}
+
+/*
+ * A tenant's library this process maps as the loader does (its first
+ * mapping the read-only ELF header, its code apart) is in the process's
+ * own Dwfl without its ELF: the unwinder hands its frames to the describe
+ * server, which cp_symbolizer__remote_at() places, never to libdw here.
+ * The host's libc keeps its ELF there.
+ */
+static void test_tenant_library_left_to_server(void **state)
+{
+	char dir[] = "/tmp/cp_sym_tenantlibXXXXXX", path[PATH_MAX];
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_sym_remote f;
+	Dwfl_Module *lib, *libc;
+	GElf_Addr bias;
+	__u64 at;
+	Dwfl *dwfl;
+	void *h;
+
+	(void)state;
+	if (geteuid())
+		skip(); /* a tenant's file: owned by another user */
+	assert_non_null(s);
+	tenant_copy_of("tests/workloads/libcp_symlib.so", "libcp_symlib.so", dir, path,
+		       sizeof(path));
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	at = (__u64)(uintptr_t)dlsym(h, "cp_symlib_exported");
+	assert_true(at != 0);
+	dwfl = cp_symbolizer__process_dwfl(s, getpid());
+	assert_non_null(dwfl);
+	lib = dwfl_addrmodule(dwfl, at);
+	libc = dwfl_addrmodule(dwfl, (__u64)(uintptr_t)&getpid);
+	assert_non_null(lib);
+	assert_non_null(libc);
+	assert_true(cp_sym_remote(lib));
+	assert_null(dwfl_module_getelf(lib, &bias));
+	assert_false(cp_sym_remote(libc));
+	assert_non_null(dwfl_module_getelf(libc, &bias));
+	/* where the server places it: the process's address of a symbol, less its value */
+	assert_int_equal(cp_symbolizer__remote_at(s, getpid(), at, &f), 0);
+	assert_int_equal(f.bias, at - elf_symbol(path, "cp_symlib_exported"));
+	assert_true(f.fd >= 0);
+	assert_int_equal(cp_symbolizer__remote_at(s, getpid(), (__u64)(uintptr_t)&getpid, &f),
+			 -ENOENT);
+	cp_sym_server_stop();
+	cp_symbolizer__free(s);
+	dlclose(h);
+	unlink(path);
+	rmdir(dir);
 }
 
 /*
@@ -1389,6 +1461,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_table),
+		cmocka_unit_test(test_tenant_library_left_to_server),
 		cmocka_unit_test_setup_teardown(test_pie_function_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_library_after_refresh, setup, teardown),

@@ -83,10 +83,10 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 {
 	struct cp_elf_guard_info info;
 
-	return cp_elf_guard_file(w, want, why, &info);
+	return cp_elf_guard_file(w, want, false, why, &info);
 }
 
-int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want, bool served,
 		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info)
 {
 	struct cp_tf_want mine = *want;
@@ -121,7 +121,7 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	}
 	/* while no worker may take a new file, a tenant's is not even copied: a churn of
 	 * new big files costs no copying; one copied before (with its verdict) serves */
-	wait = !host && !known && cp_parse_worker_must_wait();
+	wait = !host && !known && !served && cp_parse_worker_must_wait();
 	/* waiting, the kept copy of the content just keyed, not of a key read again: a file
 	 * changed meanwhile would have one content's copy judged under the other's key */
 	mfd = wait ? cp_tf_kept_copy(key) : cp_tf_copy_keyed(fd, st.size, true, key, why);
@@ -142,8 +142,9 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 		close(mfd);
 		return err;
 	}
-	if (host)
+	if (host || served)
 		return mfd;
+	info->vetted = true;
 	/* a kept copy is the content of the key read before it */
 	v = cp_parse_worker_vet(mfd, key, w->path);
 	if (v == CP_PW_PASSED || v == CP_PW_FAILED) /* no worker: said once (parse_worker.c) */

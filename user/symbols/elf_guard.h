@@ -43,12 +43,18 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 
 /* What cp_elf_guard_file() tells of a file besides its copy. */
 struct cp_elf_guard_info {
-	bool tenant;		/* not the host's own (cp_tf_host_file()): a worker judged it */
+	bool tenant;		/* not the host's own (cp_tf_host_file()) */
+	bool vetted;		/* a tenant's a worker judged (not @served) */
 	struct cp_copy_key key; /* its content's key (ino 0: unknown: it changed while copied) */
 };
 
-/* cp_elf_guard_open(), and @info of the file whose copy is returned. */
-int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want,
+/*
+ * cp_elf_guard_open(), and @info of the file whose copy is returned. With
+ * @served, a tenant's file is for the describe server alone (sym_server.h:
+ * libdw reads it only there), and no worker vets it first: one parse, not
+ * two. A refusal known (a worker's, a server's) stands all the same.
+ */
+int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want, bool served,
 		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info);
 
 /*

@@ -106,6 +106,7 @@ struct mod_cache {
 	size_t nr_cus;
 	size_t cap_cus;
 	bool deep_said; /* DWARF nested beyond our caps: counted */
+	bool remote;	/* cp_sym_set_remote() */
 };
 
 static struct mod_cache *mod_cache(Dwfl_Module *mod)
@@ -280,6 +281,23 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 		out->nearest_offset = ip - below->addr;
 	}
 	return NULL;
+}
+
+bool cp_sym_set_remote(Dwfl_Module *mod)
+{
+	struct mod_cache *mc = mod_cache(mod);
+
+	if (mc)
+		mc->remote = true;
+	return mc != NULL;
+}
+
+bool cp_sym_remote(Dwfl_Module *mod)
+{
+	void **userdata = NULL;
+
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	return userdata && *userdata && ((const struct mod_cache *)*userdata)->remote;
 }
 
 static int release_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,

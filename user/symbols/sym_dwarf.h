@@ -62,6 +62,15 @@ const char *cp_sym_function(Dwfl_Module *mod, __u64 ip);
  */
 int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut);
 
+/*
+ * Marks @mod, a module of a process's own Dwfl given no ELF, as a tenant's
+ * file the describe server walks (symbols/unwind.h): false when it could
+ * not be (out of memory). cp_sym_remote() tells. The mark is among what
+ * cp_sym_release() frees.
+ */
+bool cp_sym_set_remote(Dwfl_Module *mod);
+bool cp_sym_remote(Dwfl_Module *mod);
+
 /* Frees what cp_sym_describe() attached to @dwfl's modules: call before dwfl_end(). */
 void cp_sym_release(Dwfl *dwfl);
 

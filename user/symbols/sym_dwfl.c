@@ -16,7 +16,9 @@
 #include "symbols/cfi_guard.h"
 #include "symbols/debuginfod.h"
 #include "symbols/elf_guard.h"
+#include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
+#include "symbols/sym_server.h"
 #include "symbols/sym_share.h"
 #include "symbols/symbolizer.h"
 
@@ -103,15 +105,23 @@ static int no_section_address(Dwfl_Module *mod, void **userdata, const char *mod
 	return -1;
 }
 
-/* The userdata of a process's module left to the describe server (cp_sym_dwfl_remote()). */
-static char remote_mark;
-
-bool cp_sym_dwfl_remote(Dwfl_Module *mod)
+/*
+ * The executable mapping of the file @maps maps at @low, NULL when none:
+ * a module's first mapping is its ELF header's, read-only in a file linked
+ * with separate code segments (binutils' default since 2.31).
+ */
+static const struct cp_map *exec_map_of(const struct cp_maps *maps, __u64 low)
 {
-	void **userdata = NULL;
+	const struct cp_map *first = cp_maps__find(maps, low);
 
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	return userdata && *userdata == &remote_mark;
+	for (size_t i = 0; first && i < maps->nr; i++) {
+		const struct cp_map *m = &maps->maps[i];
+
+		if (m->inode == first->inode && m->dev_major == first->dev_major &&
+		    m->dev_minor == first->dev_minor && (m->prot & CP_MAP_EXEC))
+			return m;
+	}
+	return NULL;
 }
 
 /*
@@ -130,6 +140,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	const struct cp_map *m;
 	enum cp_tf_refusal why;
 	Dwarf_Addr low;
+	bool served;
 	int mfd;
 
 	if (name[0] == '[')
@@ -141,14 +152,15 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
 		return -1;
-	mfd = cp_elf_guard_file(&w, &want, &why, &info);
+	/* a tenant's file a process maps: the describe server alone parses it (unwind.h) */
+	m = opening_pid ? exec_map_of(opening_maps, low) : NULL;
+	served = m && cp_sym_map_shareable(m) && cp_sym_server_usable();
+	mfd = cp_elf_guard_file(&w, &want, served, &why, &info);
 	if (mfd < 0)
 		return note_wait(mfd);
-	/* a tenant's file a process maps: the describe server alone parses it (unwind.h) */
-	m = opening_pid ? cp_maps__find(opening_maps, low) : NULL;
-	if (info.tenant && m && cp_sym_map_shareable(m)) {
+	if (served && info.tenant) {
 		close(mfd);
-		*userdata = &remote_mark;
+		cp_sym_set_remote(mod); /* else a module the unwinder stops in */
 		return -1;
 	}
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */

@@ -26,7 +26,7 @@
  * read from its memory, and a file replaced on disk (an upgrade) would give
  * another binary's symbols. @pid's files are the very ones it maps (device
  * and inode from @maps) in its root, those of tenants it maps shared
- * (cp_sym_map_shareable()) left without ELF (cp_sym_dwfl_remote()); @pid
+ * (cp_sym_map_shareable()) left without ELF (cp_sym_remote()); @pid
  * 0: files a recording names, in ours. @path_map moves named files (NULL: none). At most
  * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
  * -EAGAIN (a module's file waits for its parse worker: no Dwfl, the caller
@@ -34,13 +34,6 @@
  */
 int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
 			const struct cp_path_map *path_map, Dwfl **out);
-
-/*
- * Whether @mod, a module of a Dwfl cp_sym_dwfl_process() made, is a
- * tenant's file the describe server describes and unwinds (sym_server.h):
- * given no ELF here, never parsed in the profiler.
- */
-bool cp_sym_dwfl_remote(Dwfl_Module *mod);
 
 /*
  * Whether a file libdwfl's callbacks asked for on this thread (a module's,

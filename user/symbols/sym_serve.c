@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "symbols/cfi_guard.h"
@@ -22,7 +23,11 @@ enum { FD_SOCK = 3, FD_STATM = 4, FD_CLEAR = 5, FD_KEPT = 6 };
 /* The descriptors a request brings: the file's copy, then its separate debug file if any. */
 #define FDS_MAX 2
 
-/* A file the server keeps parsed, at link-time addresses or where a process placed it. */
+/*
+ * A file the server keeps parsed, at link-time addresses (describing) or
+ * where a process placed it (unwinding: one a process of a file, its
+ * addresses randomized): a pool each, so neither evicts the other's.
+ */
 static struct held {
 	struct cp_copy_key key; /* ino 0: a free slot */
 	__u64 base;		/* 0, or (unwinding) a process's bias */
@@ -31,8 +36,16 @@ static struct held {
 	int debug_fd;		  /* its separate debug file until libdwfl takes it; -1: none */
 	bool cfi_checked, cfi_ok; /* its CFI, before the first walk: passed, or hidden */
 	__u64 last_use;
-} held[CP_SYM_SERVER_FILES];
+} held[2][CP_SYM_SERVER_FILES];
 static __u64 held_clock;
+
+/* The CFI verdicts of files walked, by content (a file walked in many processes: checked once). */
+#define CFI_SEEN 64
+static struct cfi_seen {
+	struct cp_copy_key key;
+	bool hide; /* it failed the check: hidden in each Elf of it walked */
+} cfi_seen[CFI_SEEN];
+static unsigned int next_cfi_seen;
 
 static void held_drop(struct held *h)
 {
@@ -45,32 +58,35 @@ static void held_drop(struct held *h)
 
 static void held_drop_all(void)
 {
-	for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++)
-		if (held[i].dwfl)
-			held_drop(&held[i]);
+	for (unsigned int p = 0; p < 2; p++)
+		for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++)
+			if (held[p][i].dwfl)
+				held_drop(&held[p][i]);
 	/* the freed heap back to the kernel: the next file's growth is measured from here */
 	malloc_trim(0);
 }
 
-/* The file of @key held at @base, NULL when none is. */
-static struct held *held_find(const struct cp_copy_key *key, __u64 base)
+/* The file of @key held at @base in pool @pool, NULL when none is. */
+static struct held *held_find(unsigned int pool, const struct cp_copy_key *key, __u64 base)
 {
+	struct held *h = held[pool];
+
 	for (unsigned int i = 0; key->ino && i < CP_SYM_SERVER_FILES; i++)
-		if (held[i].dwfl && held[i].base == base && cp_copy_key_equal(&held[i].key, key))
-			return &held[i];
+		if (h[i].dwfl && h[i].base == base && cp_copy_key_equal(&h[i].key, key))
+			return &h[i];
 	return NULL;
 }
 
-/* A free slot, the least recently used one's Dwfl ended to make it. */
-static struct held *held_slot(void)
+/* A free slot of pool @pool, the least recently used one's Dwfl ended to make it. */
+static struct held *held_slot(unsigned int pool)
 {
-	struct held *lru = &held[0];
+	struct held *h = held[pool], *lru = &h[0];
 
 	for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++) {
-		if (!held[i].dwfl)
-			return &held[i];
-		if (held[i].last_use < lru->last_use)
-			lru = &held[i];
+		if (!h[i].dwfl)
+			return &h[i];
+		if (h[i].last_use < lru->last_use)
+			lru = &h[i];
 	}
 	held_drop(lru);
 	return lru;
@@ -122,14 +138,14 @@ static void close_fds(const int fds[FDS_MAX])
 }
 
 /*
- * The Dwfl of the file of @key at @base: held, or made from @fds (the
- * copy, its separate debug file or -1; taken over) and held when the file
- * has a key. 0 or -errno (-ENOEXEC: not ELF).
+ * The Dwfl of the file of @key at @base in pool @pool: held, or made from
+ * @fds (the copy, its separate debug file or -1; taken over) and held
+ * when the file has a key. 0 or -errno (-ENOEXEC: not ELF).
  */
-static int file_dwfl(const struct cp_copy_key *key, __u64 base, const int fds[FDS_MAX],
-		     struct held *tmp, struct held **out)
+static int file_dwfl(unsigned int pool, const struct cp_copy_key *key, __u64 base,
+		     const int fds[FDS_MAX], struct held *tmp, struct held **out)
 {
-	struct held *h = held_find(key, base);
+	struct held *h = held_find(pool, key, base);
 	int err;
 
 	if (h || fds[0] < 0) {
@@ -137,7 +153,7 @@ static int file_dwfl(const struct cp_copy_key *key, __u64 base, const int fds[FD
 		*out = h;
 		return h ? 0 : -EBADF;
 	}
-	h = key->ino ? held_slot() : tmp;
+	h = key->ino ? held_slot(pool) : tmp;
 	err = cp_sym_dwfl_placed("file", fds[0], base, &h->dwfl, &h->mod);
 	if (err) {
 		if (fds[1] >= 0)
@@ -160,7 +176,7 @@ static void answer(const struct cp_sym_request *rq, const int fds[FDS_MAX], stru
 
 	for (unsigned int i = 0; i < CP_SYM_NR_STR; i++)
 		r->str[i] = CP_SYM_NO_STR;
-	r->h.err = file_dwfl(&rq->key, 0, fds, &tmp, &h);
+	r->h.err = file_dwfl(0, &rq->key, 0, fds, &tmp, &h);
 	if (r->h.err)
 		return;
 	h->last_use = ++held_clock;
@@ -185,18 +201,27 @@ static void answer(const struct cp_sym_request *rq, const int fds[FDS_MAX], stru
  */
 static bool cfi_guarded(struct held *h)
 {
+	struct cfi_seen *seen = NULL;
 	GElf_Addr bias;
+	bool hide;
 	Elf *elf;
 
 	if (h->cfi_checked)
 		return h->cfi_ok;
 	h->cfi_checked = true;
 	elf = dwfl_module_getelf(h->mod, &bias);
-	h->cfi_ok = elf && cp_cfi_guard_check(elf, true) == CP_CFI_OK;
-	if (elf && !h->cfi_ok) {
-		cp_tf_count(CP_TF_BAD_CFI);
-		h->cfi_ok = !cp_cfi_guard_hide(elf);
-	}
+	if (!elf)
+		return h->cfi_ok = false;
+	for (unsigned int i = 0; h->key.ino && i < CFI_SEEN && !seen; i++)
+		if (cp_copy_key_equal(&cfi_seen[i].key, &h->key))
+			seen = &cfi_seen[i];
+	hide = seen ? seen->hide : cp_cfi_guard_check(elf, true) != CP_CFI_OK;
+	if (hide && !seen)
+		cp_tf_count(CP_TF_BAD_CFI); /* once a file */
+	h->cfi_ok = !hide || !cp_cfi_guard_hide(elf);
+	if (!seen && h->key.ino)
+		cfi_seen[next_cfi_seen++ % CFI_SEEN] =
+			(struct cfi_seen){.key = h->key, .hide = hide};
 	return h->cfi_ok;
 }
 
@@ -224,7 +249,7 @@ static void answer_unwind(const struct cp_sym_unwind_request *rq, const int fds[
 		r->h.err = -EPROTO;
 		return;
 	}
-	r->h.err = file_dwfl(&rq->head.key, rq->head.addr, fds, &tmp, &h);
+	r->h.err = file_dwfl(1, &rq->head.key, rq->head.addr, fds, &tmp, &h);
 	if (r->h.err)
 		return;
 	h->last_use = ++held_clock;
@@ -290,9 +315,17 @@ static ssize_t receive(union request *rq, int fds[FDS_MAX])
 	return n;
 }
 
+/* The resident set's peak since the last reset (clear_refs 5), 0 when unknown. */
+static __u64 peak_bytes(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (__u64)ru.ru_maxrss << 10;
+}
+
 /*
  * Serves requests until the client is gone. A request that grows the
- * resident set by more than half the allowance @more stops the server
+ * resident set (now or at its peak) by more than half the allowance @more stops the server
  * unanswered (CP_PW_EXIT_MEMORY: its file is refused, as a parse worker's
  * would be); past half of it in all, every file held is let go first.
  */
@@ -339,7 +372,10 @@ __attribute__((noreturn)) static void serve(__u64 more)
 		for (unsigned int i = 0; i < CP_TF_NR; i++)
 			if (after[i] > counts[i])
 				h->counted |= 1u << i;
-		if (cp_statm_resident_bytes(FD_STATM) > before + more / 2)
+		/* its peak too: an allocation storm libdw survived (a MiniDebugInfo bomb cut at
+		 * RLIMIT_DATA) is the file's, as it would have been in a parse worker */
+		if (cp_statm_resident_bytes(FD_STATM) > before + more / 2 ||
+		    peak_bytes() > before + more / 2)
 			_exit(CP_PW_EXIT_MEMORY);
 		if (cp_statm_resident_bytes(FD_STATM) > start + more / 2)
 			held_drop_all();
@@ -354,8 +390,9 @@ void cp_sym_serve(int sock, __u64 room)
 		.data_more_bytes = cp_pw_allowance(room),
 		.stack_bytes = CP_PW_STACK_BYTES,
 		.keep_fds = FD_KEPT,
-		/* the files held and their debug files, the two a request brings, one libdw may dup */
-		.more_fds = FDS_MAX * (CP_SYM_SERVER_FILES + 1) + 1,
+		/* the files held (two pools) and their debug files, the two a request brings,
+		 * one libdw may dup */
+		.more_fds = FDS_MAX * (2 * CP_SYM_SERVER_FILES + 1) + 1,
 	};
 	int null = open("/dev/null", O_RDWR), s = fcntl(sock, F_DUPFD, FD_KEPT),
 	    statm = open("/proc/self/statm", O_RDONLY), st = fcntl(statm, F_DUPFD, FD_KEPT),

@@ -40,6 +40,7 @@ static struct {
 	/* the request in flight (id 0: none) */
 	__u64 id;
 	size_t reply_size;	 /* the size of its answer */
+	bool charged;		 /* its wall time counts to its file's (a describe's) */
 	struct cp_copy_key file; /* its file, as verdicts know it */
 	__u64 sent_ns;		 /* when it was sent */
 	__u64 deadline_ns;	 /* when the server is killed if it has not answered */
@@ -284,7 +285,9 @@ static int take_answer(void *r)
 		return 0;
 	srv.id = 0;
 	spend(server_cpu_ns());
-	charge(cp_now_ns() - srv.sent_ns);
+	/* a walk is one frame's CFI: a file walked in many processes is walked without end */
+	if (srv.charged)
+		charge(cp_now_ns() - srv.sent_ns);
 	/*
 	 * what the server's parse counted of the file's content, once a reason an
 	 * answer, a late one's too: the server counts a module's once (not its opens,
@@ -377,6 +380,7 @@ static int send_request(const struct cp_sym_request *rq, size_t size, size_t rep
 		return n < 0 ? -errno : -EIO;
 	srv.id = rq->id;
 	srv.reply_size = reply_size;
+	srv.charged = size == sizeof(*rq);
 	srv.sent_ns = cp_now_ns();
 	srv.deadline_ns = srv.sent_ns + deadline_ms * 1000000ull;
 	return 0;
@@ -554,7 +558,7 @@ static int unpack_unwind(const struct cp_sym_unwind_reply *r, __u32 max, struct 
 	w->reached_start = r->flags & CP_SYM_UNWIND_START;
 	w->next = r->next;
 	w->next.known &= kept;
-	w->next.resumed = !!w->next.resumed;
+	w->next.flags &= CP_UNWIND_RET | CP_UNWIND_KEPT;
 	return 0;
 }
 
@@ -598,6 +602,16 @@ void cp_sym_server_stats(struct cp_sym_server_stats *out)
 	pthread_mutex_lock(&lock);
 	*out = stats;
 	pthread_mutex_unlock(&lock);
+}
+
+bool cp_sym_server_usable(void)
+{
+	bool usable;
+
+	pthread_mutex_lock(&lock);
+	usable = !unbounded;
+	pthread_mutex_unlock(&lock);
+	return usable;
 }
 
 pid_t cp_sym_server_pid(void)

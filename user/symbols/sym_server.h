@@ -118,6 +118,13 @@ struct cp_sym_server_stats {
 
 void cp_sym_server_stats(struct cp_sym_server_stats *out);
 
+/*
+ * Whether tenants' files may be left to the server: false once a server
+ * could not bound itself (this kernel refuses the sandbox), when the
+ * profiler parses them itself, vetted by the parse worker as before.
+ */
+bool cp_sym_server_usable(void);
+
 /* The server's pid now; 0 when none runs. For tests and the report. */
 pid_t cp_sym_server_pid(void);
 

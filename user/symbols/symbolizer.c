@@ -61,6 +61,7 @@ struct cp_sym_space {
 	bool remote;
 	int remote_fd;
 	struct cp_copy_key remote_key; /* ... and its file's content */
+	bool remote_vetted;	       /* a worker judged it: libdw here may take it */
 	bool remote_debug_looked;      /* its separate debug file looked for: */
 	int remote_debug_fd;	       /* a copy of it sent with requests, -1: none */
 	__u64 last_use;
@@ -403,7 +404,8 @@ static int open_shared(const struct cp_symbolizer *s, pid_t pid, const struct cp
 	case CP_SYM_OPEN_MOVED:
 		return cp_sym_open_named(sh->open_path, sh->how == CP_SYM_OPEN_MOVED);
 	default:
-		return cp_elf_guard_file(&w, &want, &why, info);
+		/* a tenant's file the server alone parses: no worker's vet first */
+		return cp_elf_guard_file(&w, &want, cp_sym_server_usable(), &why, info);
 	}
 }
 
@@ -416,6 +418,7 @@ static int keep_remote(struct cp_sym_space *sp, int fd, const struct cp_elf_guar
 	if (!info->tenant)
 		return 0;
 	sp->remote_key = info->key;
+	sp->remote_vetted = info->vetted;
 	if (!sp->remote_key.ino && cp_tf_key(fd, &sp->remote_key))
 		return -EBADF;
 	sp->remote_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -952,6 +955,11 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 					     CP_SYM_SERVER_STRING_BYTES);
 	if (!err || err == -EAGAIN || err == -ENOMEM)
 		return err;
+	/* no server (any more): an unvetted copy is made again, vetted (open_shared()) */
+	if (err == -ENOSYS && fs->remote && !fs->remote_vetted) {
+		space_clear(fs);
+		return -EAGAIN;
+	}
 	if (err != -ENOSYS) {
 		/* refused, or an answer that made no sense: never parsed here instead */
 		memset(out, 0, sizeof(*out));
@@ -1381,7 +1389,7 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 	err = space_for_shared(s, pid, m, sh, &fs);
 	if (err)
 		return err;
-	if (!fs->remote ||
+	if (!fs->remote || !cp_sym_server_usable() ||
 	    cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr) ||
 	    !(mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias)))
 		return -ENOENT;

@@ -18,9 +18,6 @@ enum {
 	DW_X86_64_R15 = 15,
 };
 
-/* A walk's hand-overs at most: a stack crossing between tenants' files and others. */
-#define CP_UNWIND_HOPS 16
-
 /* A register's slot in struct cp_unwind_regs, by its DWARF number; NULL: not kept. */
 static __u64 *reg_slot(struct cp_unwind_regs *g, unsigned int dw)
 {
@@ -80,7 +77,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	struct cp_unwind_walk *w = *(struct cp_unwind_walk **)arg;
 	struct cp_unwind_regs *g = &w->from;
 
-	dwfl_thread_state_register_pc(thread, g->pc - (g->resumed ? 1 : 0));
+	dwfl_thread_state_register_pc(thread, g->pc - (g->flags & CP_UNWIND_RET ? 1 : 0));
 	for (size_t i = 0; i < sizeof(kept_regs) / sizeof(kept_regs[0]); i++) {
 		Dwarf_Word v = *reg_slot(g, kept_regs[i]);
 
@@ -107,7 +104,7 @@ static __thread struct cp_unwind_walk *current;
 /* Frame @state's registers into @g, @pc its pc (@ret: a return address). */
 static void take_regs(Dwfl_Frame *state, __u64 pc, bool ret, struct cp_unwind_regs *g)
 {
-	*g = (struct cp_unwind_regs){.pc = pc, .resumed = ret};
+	*g = (struct cp_unwind_regs){.pc = pc, .flags = CP_UNWIND_KEPT | (ret ? CP_UNWIND_RET : 0)};
 	for (size_t i = 0; i < sizeof(kept_regs) / sizeof(kept_regs[0]); i++) {
 		Dwarf_Word v;
 
@@ -137,8 +134,8 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
 		return DWARF_CB_ABORT;
-	if (first && w->from.resumed) {
-		at = pc; /* set_initial_registers() gave the call's address */
+	if (first && (w->from.flags & CP_UNWIND_KEPT)) {
+		at = pc; /* set_initial_registers() gave where to look it up */
 	} else {
 		w->ips[w->n++] = pc;
 		at = activation ? pc : pc - 1; /* a return address: the call is before it */
@@ -196,7 +193,7 @@ void cp_unwind_walk(Dwfl *dwfl, pid_t tid, struct cp_unwind_walk *w)
 static bool remote_module(Dwfl_Module *m, void *ctx)
 {
 	(void)ctx;
-	return m && cp_sym_dwfl_remote(m);
+	return m && cp_sym_remote(m);
 }
 
 size_t cp_unwind(struct cp_symbolizer *s, const struct cp_ustack_record *r, __u64 *ips, size_t max)
@@ -220,9 +217,10 @@ size_t cp_unwind(struct cp_symbolizer *s, const struct cp_ustack_record *r, __u6
 
 	if (!max || !r->len || !r->caller)
 		return 0;
-	for (unsigned int hop = 0; hop < CP_UNWIND_HOPS && w.n < max; hop++) {
+	/* each hand-over keeps a frame: at most one a frame, whichever side gives it */
+	for (size_t hop = 0; hop <= max && w.n < max; hop++) {
 		struct cp_sym_remote f;
-		__u64 at = w.from.pc - (w.from.resumed ? 1 : 0);
+		__u64 at = w.from.pc - (w.from.flags & CP_UNWIND_RET ? 1 : 0);
 		int err = cp_symbolizer__remote_at(s, (pid_t)r->tgid, at, &f);
 		Dwfl *dwfl;
 

@@ -28,8 +28,13 @@
 /* A frame's registers a walk starts from (x86-64; also a describe server's message). */
 struct cp_unwind_regs {
 	__u64 pc, sp, bp, bx, r12, r13, r14, r15;
-	__u32 known;   /* 1 << DWARF register number: those known (rbx 3, rbp 6, rsp 7, r12-15) */
-	__u32 resumed; /* 1: @pc is a return address, the frame kept by the walk before */
+	__u32 known; /* 1 << DWARF register number: those known (rbx 3, rbp 6, rsp 7, r12-15) */
+	__u32 flags; /* CP_UNWIND_* */
+};
+
+enum {
+	CP_UNWIND_RET = 1,  /* @pc is a return address: its frame is looked up at the call */
+	CP_UNWIND_KEPT = 2, /* the frame was kept by the walk before: a walk from it resumes */
 };
 
 /* One walk over a Dwfl (cp_unwind_walk()), from a frame to where it ends or hands on. */

@@ -121,7 +121,7 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	}
 	/* while no worker may take a new file, a tenant's is not even copied: a churn of
 	 * new big files costs no copying; one copied before (with its verdict) serves */
-	wait = !host && !known && !served && cp_parse_worker_must_wait();
+	wait = !host && !known && cp_parse_worker_must_wait();
 	/* waiting, the kept copy of the content just keyed, not of a key read again: a file
 	 * changed meanwhile would have one content's copy judged under the other's key */
 	mfd = wait ? cp_tf_kept_copy(key) : cp_tf_copy_keyed(fd, st.size, true, key, why);
@@ -134,6 +134,9 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
 	if (elf && (cp_elf_inflated_bytes(elf, &bytes) || bytes > CP_MAX_INFLATED_BYTES))
 		err = -EFBIG;
+	/* only an executable or a shared object is the server's alone: libdwfl lays out
+	 * and relocates any other ELF file (a .o) wherever it is reported */
+	served &= !elf || cp_elf_loadable(elf);
 	if (elf)
 		elf_end(elf);
 	if (err) {
@@ -151,6 +154,15 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 		return mfd;
 	close(mfd);
 	return v == CP_PW_WAITING ? waits(why) : refused(v, why);
+}
+
+bool cp_elf_loadable(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return true;
+	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
 }
 
 Elf *cp_elf_guard_elf(int mfd)

@@ -58,6 +58,15 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info);
 
 /*
+ * Whether libdw may take @elf as a process's module: not an ELF file (a
+ * locale archive, a font: libdwfl finds nothing in it), or an executable or
+ * a shared object. A relocatable file (a .o a process mapped with exec
+ * rights, and ran) has no load addresses: libdwfl would ask where its
+ * sections are, and relocate them, wherever it is reported.
+ */
+bool cp_elf_loadable(Elf *elf);
+
+/*
  * An Elf over sealed @mfd that needs no descriptor: mapped privately, the
  * descriptor released from libelf (the caller closes @mfd); elf_end()
  * unmaps it. What libdwfl takes from a find_elf callback with fd -1.

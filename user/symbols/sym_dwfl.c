@@ -73,22 +73,6 @@ static const char *module_where(const char *name, __u64 low, char *buf, size_t s
 	return w->path;
 }
 
-/*
- * Whether libdw may take @elf as a process's module: not an ELF file (a
- * locale archive, a font: libdwfl finds nothing in it), or an executable or
- * a shared object. A relocatable file (a .o a process mapped with exec
- * rights, and ran) has no load addresses: libdwfl would ask the callbacks
- * where its sections are, which the maps cannot say.
- */
-static bool loadable(Elf *elf)
-{
-	GElf_Ehdr eh;
-
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
-		return true;
-	return eh.e_type == ET_EXEC || eh.e_type == ET_DYN;
-}
-
 /* No section of a process's module has an address of its own to give (see loadable()). */
 static int no_section_address(Dwfl_Module *mod, void **userdata, const char *modname,
 			      Dwarf_Addr base, const char *secname, GElf_Word shndx,
@@ -158,7 +142,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	mfd = cp_elf_guard_file(&w, &want, served, &why, &info);
 	if (mfd < 0)
 		return note_wait(mfd);
-	if (served && info.tenant) {
+	if (info.tenant && !info.vetted && served) {
 		close(mfd);
 		cp_sym_set_remote(mod); /* else a module the unwinder stops in */
 		return -1;
@@ -166,7 +150,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */
 	*elfp = cp_elf_guard_elf(mfd);
 	close(mfd);
-	if (*elfp && !loadable(*elfp)) {
+	if (*elfp && !cp_elf_loadable(*elfp)) {
 		elf_end(*elfp);
 		*elfp = NULL;
 		cp_tf_count(CP_TF_NOT_LOADABLE);

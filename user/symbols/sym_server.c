@@ -62,6 +62,9 @@ static struct spent {
 static unsigned int next_spent;
 static bool died;      /* the last server died or was killed: the next is a restart */
 static bool unbounded; /* a server could not bound itself: none is made again */
+/* After a start that failed, none is tried before this time (cp_now_ns()). */
+#define CP_SYM_RETRY_NS 1000000000ull
+static __u64 retry_ns;
 
 /* The server's CPU time so far, 0 when unknown. */
 static __u64 server_cpu_ns(void)
@@ -497,8 +500,12 @@ static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
 		stats.waited++;
 		return -EAGAIN;
 	}
-	if (!srv.pid && start()) {
+	/* a start that failed (fork, socketpair, no word in time) is not tried again at once:
+	 * each lookup would fork, and wait for the word under the lock */
+	if (!srv.pid && (cp_now_ns() < retry_ns || start())) {
 		cp_parse_worker_spent(0); /* the loan back */
+		if (!srv.pid && cp_now_ns() >= retry_ns)
+			retry_ns = cp_now_ns() + CP_SYM_RETRY_NS;
 		return -ENOSYS;
 	}
 	srv.lent = true;

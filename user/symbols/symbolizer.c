@@ -428,6 +428,21 @@ static int keep_remote(struct cp_sym_space *sp, int fd, const struct cp_elf_guar
 	return 0;
 }
 
+/*
+ * 0 when the file at @fd may be a shared space (cp_elf_loadable()), else
+ * -ENOEXEC: libdwfl would relocate a .o here at its first use. Not counted:
+ * the process's own Dwfl, which answers then, refuses it counted.
+ */
+static int loadable_fd(int fd)
+{
+	Elf *elf = cp_elf_guard_elf(fd);
+	bool ok = !elf || cp_elf_loadable(elf);
+
+	if (elf)
+		elf_end(elf);
+	return ok ? 0 : -ENOEXEC;
+}
+
 /* The shared space held for the file of @key; NULL when none is. */
 static struct cp_sym_space *shared_space(struct cp_symbolizer *s, const struct cp_sym_file_key *key)
 {
@@ -455,7 +470,8 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 		return 0;
 	}
 	fd = open_shared(s, pid, map, m, &info);
-	err = fd >= 0 ? keep_remote(&tmp, fd, &info) : 0;
+	err = fd >= 0 ? loadable_fd(fd) : 0;
+	err = err ? err : fd >= 0 ? keep_remote(&tmp, fd, &info) : 0;
 	if (err) {
 		close(fd);
 		return err;

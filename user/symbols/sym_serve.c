@@ -293,9 +293,8 @@ static ssize_t receive(union request *rq, int fds[FDS_MAX])
 			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c)};
 	struct cmsghdr *cm;
-	ssize_t n;
-
 	size_t nfds;
+	ssize_t n;
 
 	fds[0] = fds[1] = -1;
 	do

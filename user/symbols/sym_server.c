@@ -470,17 +470,18 @@ static bool waits(const struct cp_copy_key *file)
 
 /*
  * Asks the server @rq (@size bytes: which request it is) about the copy
- * @fds[0] of @file (its debug file @fds[1]) and waits until @until_ns for
- * the answer, into @r (@reply_size bytes). 1 with an answer, else as
- * cp_sym_server_describe() returns. Under the lock.
+ * @fds[0] of @file (its debug file @fds[1]) and waits for the answer as
+ * cp_sym_server_pace() says, into @r (@reply_size bytes). 1 with an
+ * answer, else as cp_sym_server_describe() returns. Under the lock.
  */
 static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
-	       const struct cp_copy_key *file, __u64 until_ns, void *r, size_t reply_size)
+	       const struct cp_copy_key *file, void *r, size_t reply_size)
 {
 	static union {
 		struct cp_sym_reply describe;
 		struct cp_sym_unwind_reply unwind;
 	} late;
+	__u64 until_ns = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
 	/* an earlier request's answer is only looked for: this lookup does not wait for
 	 * another file's parse (a live drain would stall at each), unless told to wait */
 	int got = srv.pid && srv.id ? await(wait_ms == UINT_MAX ? until_ns : 0, &late) : -1;
@@ -528,7 +529,6 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
 	static struct cp_sym_reply r;
 	struct cp_sym_request rq = {.addr = addr, .key = *key};
 	struct cp_copy_key file;
-	__u64 until;
 	int err = verdict_key(mfd, key, &file);
 
 	memset(out, 0, sizeof(*out));
@@ -538,8 +538,7 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
 	pthread_mutex_lock(&lock);
 	stats.requests++;
 	rq.id = next_id++;
-	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
-	err = ask(&rq, sizeof(rq), (const int[2]){mfd, debug_fd}, &file, until, &r, sizeof(r));
+	err = ask(&rq, sizeof(rq), (const int[2]){mfd, debug_fd}, &file, &r, sizeof(r));
 	if (err == 1)
 		err = unpack(&r, out, strings, size);
 	pthread_mutex_unlock(&lock);
@@ -552,8 +551,6 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
  */
 static int unpack_unwind(const struct cp_sym_unwind_reply *r, __u32 max, struct cp_unwind_walk *w)
 {
-	const __u32 kept = 1u << 3 | 1u << 6 | 1u << 7 | 0xfu << 12;
-
 	if (r->h.err)
 		return answer_err(&r->h);
 	if (r->nr > max || (r->flags & ~(__u32)(CP_SYM_UNWIND_HANDED | CP_SYM_UNWIND_START)) ||
@@ -564,7 +561,7 @@ static int unpack_unwind(const struct cp_sym_unwind_reply *r, __u32 max, struct 
 	w->handed = r->flags & CP_SYM_UNWIND_HANDED;
 	w->reached_start = r->flags & CP_SYM_UNWIND_START;
 	w->next = r->next;
-	w->next.known &= kept;
+	w->next.known &= CP_UNWIND_REGS_KEPT;
 	w->next.flags &= CP_UNWIND_RET | CP_UNWIND_KEPT;
 	return 0;
 }
@@ -575,7 +572,6 @@ int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w
 	static struct cp_sym_unwind_reply r;
 	size_t room = w->n < w->max ? w->max - w->n : 0;
 	struct cp_copy_key file;
-	__u64 until;
 	int err = verdict_key(f->fd, &f->key, &file);
 
 	w->handed = w->reached_start = false;
@@ -587,9 +583,7 @@ int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w
 	rq.from = w->from;
 	rq.max = room < CP_SYM_UNWIND_FRAMES ? (__u32)room : CP_SYM_UNWIND_FRAMES;
 	rq.stack = *w->r;
-	until = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
-	err = ask(&rq.head, sizeof(rq), (const int[2]){f->fd, f->debug_fd}, &file, until, &r,
-		  sizeof(r));
+	err = ask(&rq.head, sizeof(rq), (const int[2]){f->fd, f->debug_fd}, &file, &r, sizeof(r));
 	if (err == 1)
 		err = unpack_unwind(&r, rq.max, w);
 	pthread_mutex_unlock(&lock);

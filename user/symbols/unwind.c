@@ -211,8 +211,7 @@ size_t cp_unwind(struct cp_symbolizer *s, const struct cp_ustack_record *r, __u6
 			 .r13 = r->r13,
 			 .r14 = r->r14,
 			 .r15 = r->r15,
-			 .known = 1u << DW_X86_64_RBX | 1u << DW_X86_64_RBP | 1u << DW_X86_64_RSP |
-				  0xfu << DW_X86_64_R12},
+			 .known = CP_UNWIND_REGS_KEPT},
 	};
 
 	if (!max || !r->len || !r->caller)

@@ -32,6 +32,9 @@ struct cp_unwind_regs {
 	__u32 flags; /* CP_UNWIND_* */
 };
 
+/* The registers a walk keeps (cp_unwind_regs.known): rbx 3, rbp 6, rsp 7, r12-15. */
+#define CP_UNWIND_REGS_KEPT (1u << 3 | 1u << 6 | 1u << 7 | 0xfu << 12)
+
 enum {
 	CP_UNWIND_RET = 1,  /* @pc is a return address: its frame is looked up at the call */
 	CP_UNWIND_KEPT = 2, /* the frame was kept by the walk before: a walk from it resumes */

@@ -13,9 +13,11 @@
  *
  * A walk is kept once in its map under its bucket, a hash of its frames
  * masked to the map's power-of-two size; the bucket is the stack id. A
- * bucket held by another walk is a drop (-EEXIST), as in the kernel's stack
- * map without BPF_F_REUSE_STACKID, so an id never names two stacks while
- * something points at it; user space deletes the ids nothing uses.
+ * bucket held by another walk is never replaced (as in the kernel's stack
+ * map without BPF_F_REUSE_STACKID), so an id never names two stacks while
+ * something points at it: the walk goes to the next of its CP_STACK_PROBES
+ * buckets, and is a drop (-EEXIST) only when all of them hold other walks.
+ * User space deletes the ids nothing uses.
  */
 #ifndef CACHEPERF_STACK_WALK_H
 #define CACHEPERF_STACK_WALK_H
@@ -67,6 +69,21 @@ CP_INLINE __u32 cp_stack_bucket(const __u64 *pcs, __u32 buckets)
 	}
 	h *= 0xc4ceb9fe1a85ec53ull;
 	return (__u32)(h >> 32) & (buckets - 1);
+}
+
+/*
+ * The buckets a walk may take, its hash's first (cp_stack_bucket()): with
+ * n of the map's b buckets held, all of them are with odds (n/b)^4, where
+ * one bucket alone lost a stack with odds n/b (one in 270 for a short run's
+ * ~60 stacks, all of its events). Four: each costs a failed insert and a
+ * compare, only where the buckets before were held.
+ */
+#define CP_STACK_PROBES 4
+
+/* Probe @k (0 .. CP_STACK_PROBES - 1) of a walk whose first bucket is @home. */
+CP_INLINE __u32 cp_stack_probe(__u32 home, __u32 k, __u32 buckets)
+{
+	return (home + k) & (buckets - 1);
 }
 
 #endif /* CACHEPERF_STACK_WALK_H */

@@ -419,30 +419,85 @@ static void test_walk_stops_where_a_frame_cannot_be(void **state)
 	assert_int_equal(pcs[CP_STACK_DEPTH - 1], 0x420000 + CP_STACK_DEPTH - 2);
 }
 
+/* Another one-frame stack after @prev whose first bucket is @home's (one pc in 16384 is). */
+static __u64 same_home(__u64 prev, __u64 home_pc)
+{
+	__u64 a[CP_STACK_DEPTH] = {home_pc}, b[CP_STACK_DEPTH] = {prev + 1};
+
+	while (cp_stack_bucket(b, CP_MAX_SAMPLE_STACKS) != cp_stack_bucket(a, CP_MAX_SAMPLE_STACKS))
+		b[0]++;
+	return b[0];
+}
+
 /*
- * Two stacks whose frames hash to one bucket: the second is refused
- * (-EEXIST, counted by cp_stack_counted() as a full stack map) and the
- * first keeps its id and frames; no pc at all is no stack (-EFAULT).
+ * Stacks whose frames hash to one bucket: the first keeps it, each next
+ * one takes the next free bucket of its CP_STACK_PROBES (its id), and the
+ * same walk again finds its own; with all of them held by other stacks a
+ * walk is refused (-EEXIST, counted by cp_stack_counted() as a full stack
+ * map) and the others keep their ids and frames. No pc at all is no stack
+ * (-EFAULT).
  */
 static void test_walk_bucket_taken(void **state)
 {
-	__u64 a[CP_STACK_DEPTH] = {0x500000}, b[CP_STACK_DEPTH] = {0};
 	struct cacheperf *skel = ROOT_FIXTURE(struct cacheperf, state);
-	__u64 pcs[CP_STACK_DEPTH];
-	long id;
+	__u64 pcs[CP_STACK_DEPTH], same[CP_STACK_PROBES + 1] = {0x500000};
+	long id[CP_STACK_PROBES];
 
-	/* another one-frame stack in a's bucket: one in 16384 pcs is, so a few 10^4 tries */
-	for (b[0] = a[0] + 1;
-	     cp_stack_bucket(b, CP_MAX_SAMPLE_STACKS) != cp_stack_bucket(a, CP_MAX_SAMPLE_STACKS);
-	     b[0]++)
-		;
-	id = walk(skel, a[0], NULL, NULL);
-	assert_int_equal(stored(skel, id, pcs), 1);
-	assert_int_equal(walk(skel, b[0], NULL, NULL), -EEXIST);
-	assert_int_equal(walk(skel, a[0], NULL, NULL), id);
-	assert_int_equal(stored(skel, id, pcs), 1);
-	assert_int_equal(pcs[0], a[0]);
+	for (int k = 1; k <= CP_STACK_PROBES; k++)
+		same[k] = same_home(same[k - 1], same[0]);
+	for (int k = 0; k < CP_STACK_PROBES; k++) {
+		id[k] = walk(skel, same[k], NULL, NULL);
+		assert_int_equal(id[k], cp_stack_probe((__u32)id[0], k, CP_MAX_SAMPLE_STACKS));
+		assert_int_equal(stored(skel, id[k], pcs), 1);
+		assert_int_equal(pcs[0], same[k]);
+	}
+	assert_int_equal(walk(skel, same[CP_STACK_PROBES], NULL, NULL), -EEXIST);
+	for (int k = CP_STACK_PROBES - 1; k >= 0; k--) {
+		assert_int_equal(walk(skel, same[k], NULL, NULL), id[k]);
+		assert_int_equal(stored(skel, id[k], pcs), 1);
+		assert_int_equal(pcs[0], same[k]);
+	}
 	assert_int_equal(walk(skel, 0, NULL, NULL), -EFAULT);
+}
+
+/*
+ * A path whose bucket an earlier stack holds loses none of its samples: the
+ * same faults through chain_a, in a fresh skeleton, once as they come and
+ * once with the bucket of their stack taken first by another. With one
+ * bucket a stack, every fault of the path was a drop: test_callers' path_a
+ * (512 faults, the whole of its share) in a CI run, one in ~270 runs.
+ */
+static void test_taken_bucket_loses_no_path(void **state)
+{
+	__u64 home_pcs[CP_STACK_DEPTH] = {0}, other[CP_STACK_DEPTH] = {0x7000, 0x7001};
+	struct cp_stack_sample got[4];
+	struct cp_stats st;
+	__u32 home = 0;
+	struct env e;
+
+	(void)state;
+	REQUIRE_ROOT();
+	for (int round = 0; round < 2; round++) {
+		env_open(&e);
+		if (round)
+			assert_int_equal(bpf_map_update_elem(bpf_map__fd(e.skel->maps.sample_stacks),
+							     &home, other, BPF_NOEXIST),
+					 0);
+		/* one call site for both rounds: the same frames, the same bucket */
+		fault_through(&e, chain_a, PAGES);
+		assert_int_equal(take_touch(&e, got, 4), 1);
+		assert_int_equal(got[0].c.samples, PAGES);
+		assert_int_equal(got[0].pcs[3], pc(ret_b));
+		memcpy(&st, &e.skel->bss->stats, sizeof(st));
+		assert_int_equal(st.drop_stack_map, 0);
+		assert_int_equal(cp_stack_drain__lost(e.sd), 0);
+		/* the path walked into the bucket taken: the very frames of the first round */
+		if (round)
+			assert_memory_equal(home_pcs, got[0].pcs, got[0].nr * sizeof(got[0].pcs[0]));
+		memcpy(home_pcs, got[0].pcs, got[0].nr * sizeof(got[0].pcs[0]));
+		home = cp_stack_bucket(home_pcs, CP_MAX_SAMPLE_STACKS);
+		env_close(&e);
+	}
 }
 
 int main(void)
@@ -452,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_two_paths_two_stacks),
 		cmocka_unit_test(test_sweep_empties_the_stack_map),
 		cmocka_unit_test(test_sweep_spares_a_stack_made_after_the_take),
+		cmocka_unit_test(test_taken_bucket_loses_no_path),
 		cmocka_unit_test_setup_teardown(test_walk_follows_a_chain, walk_setup,
 						walk_teardown),
 		cmocka_unit_test_setup_teardown(test_walk_stops_where_a_frame_cannot_be, walk_setup,

@@ -575,4 +575,44 @@ else
 		fi
 	fi
 fi
+# 13. Many big libraries, each a file of its own (12 copies of the tenant's
+# library with 20 MiB of data added), walked in turn under --max-memory
+# 128M. Each Dwfl of the profiler's holds its file's sealed copy, as the
+# describe server holds those it parsed, so they held all twelve: the
+# profiler sat at its limit with no copy kept, files were refused "copy
+# past --max-memory" and the server, without room, was forked again at
+# each request. Now the Dwfls and the server keep a quarter of the limit of
+# copies (Limits counts the Dwfls let go for it) and the unwinder's Dwfl
+# copies a tenant's file only where a walk reaches it: nothing is refused,
+# one server serves the run, and the library's function is named.
+if head -c 20M /dev/urandom >"$d/junk.bin" &&
+	objcopy --add-section .cp_junk="$d/junk.bin" "$d/libcp_tenant.so" "$d/big.so"; then
+	rm -f "$d/junk.bin"
+	libs=()
+	for i in $(seq 1 12); do
+		cp "$d/big.so" "$d/big$i.so"
+		libs+=("$d/big$i.so")
+	done
+	rm -f "$d/big.so"
+	chown nobody:nogroup "${libs[@]}"
+	if tenant biglibs "$d/tenant_files" libs "$RUN_MS" "${libs[@]}"; then
+		opts=(--max-memory 128M)
+		profile biglibs
+		finished biglibs "12 libraries of 20 MiB: a report"
+		lim=$(sed -n '/^Limits/,$p' "$out/biglibs.txt")
+		if ! refused biglibs "copy past --max-memory" &&
+			grep -Eq "^  symbolizer: snapshots evicted [0-9]+ \([1-9][0-9]* to keep their files' copies" <<<"$lim" &&
+			grep -Eq "^  describe server .* 1 started, 0 restarted, 0 files refused" <<<"$lim" &&
+			grep -q "cp_tenant_stream" "$out/biglibs.txt"; then
+			_ok "12 libraries of 20 MiB: none refused, one server, the function named"
+		else
+			_not_ok "12 libraries of 20 MiB: none refused, one server, the function named" \
+				"$(grep -E '^  (files refused|symbolizer|file copies|describe server|memory)' <<<"$lim")" \
+				"$(grep -c cp_tenant_stream "$out/biglibs.txt") lines name cp_tenant_stream"
+		fi
+	fi
+	rm -f "${libs[@]}"
+else
+	skip "many big libraries: no objcopy"
+fi
 done_testing

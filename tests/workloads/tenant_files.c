@@ -9,6 +9,8 @@
  *
  *   tenant_files spin MS              walk in the executable
  *   tenant_files lib PATH MS          dlopen(PATH) (lib/cp_tenantlib.c), walk in it
+ *   tenant_files libs MS PATH...      dlopen(PATH) each (copies of lib/
+ *                                     cp_tenantlib.c), walk in each in turn
  *   tenant_files libc MS              set the buffer with libc's memset (the libc
  *                                     the loader found: LD_LIBRARY_PATH's copy)
  *   tenant_files flip PATH MS         dlopen(PATH); meanwhile truncate PATH and
@@ -229,7 +231,8 @@ static void map_long(const char *dir, long n)
 
 int main(int argc, char **argv)
 {
-	stream_fn fn = own_stream;
+	stream_fn fn = own_stream, fns[64];
+	size_t nfns = 0;
 	const char *mode = argc > 1 ? argv[1] : "";
 	const char *path = NULL;
 	char *img = NULL;
@@ -254,10 +257,13 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[3]));
 		ms_arg = 4;
+	} else if (!strcmp(mode, "libs")) {
+		for (int i = 3; i < argc && nfns < sizeof(fns) / sizeof(fns[0]); i++)
+			fns[nfns++] = load(argv[i]);
 	} else if (!strcmp(mode, "libc")) {
 		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
-		fprintf(stderr, "usage: tenant_files spin|lib|libc|flip|maps|longmaps ...\n");
+		fprintf(stderr, "usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)
@@ -273,8 +279,8 @@ int main(int argc, char **argv)
 		flip_and_fork(path, img, len, fn, buf, end);
 		return 0;
 	}
-	while (now_ms() < end)
-		if (fn(buf, BUF_BYTES / sizeof(long)) == 42)
+	for (size_t i = 0; now_ms() < end; i++)
+		if ((nfns ? fns[i % nfns] : fn)(buf, BUF_BYTES / sizeof(long)) == 42)
 			putchar('.');
 	return 0;
 }

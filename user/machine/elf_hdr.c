@@ -24,7 +24,7 @@ bool cp_elf_ehdr(const void *buf, size_t len, Elf64_Ehdr *eh, bool *is64)
 		return false;
 	memcpy(&e32, buf, sizeof(e32));
 	/* what the readers use: where the header tables are, and their entries */
-	*eh = (Elf64_Ehdr){.e_phoff = e32.e_phoff, .e_shoff = e32.e_shoff};
+	*eh = (Elf64_Ehdr){.e_type = e32.e_type, .e_phoff = e32.e_phoff, .e_shoff = e32.e_shoff};
 	eh->e_phentsize = e32.e_phentsize;
 	eh->e_phnum = e32.e_phnum;
 	eh->e_shentsize = e32.e_shentsize;

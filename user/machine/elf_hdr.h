@@ -15,8 +15,8 @@
 
 /*
  * The file header in @buf (@len bytes from the file's start) as Elf64_Ehdr
- * in @eh (of a 32-bit one, the header tables' offsets, entry sizes and
- * counts, the other fields 0), its class in @is64; false when it is not an
+ * in @eh (of a 32-bit one, its type and the header tables' offsets, entry
+ * sizes and counts, the other fields 0), its class in @is64; false when it is not an
  * ELF header of either class in this machine's byte order, or @len is short
  * of its class's.
  */

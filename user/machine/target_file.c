@@ -805,6 +805,25 @@ void cp_tf_kept_limit(__u64 max_memory_bytes)
 	pthread_mutex_unlock(&kept_lock);
 }
 
+__u64 cp_tf_copy_bytes(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fcntl(fd, F_GET_SEALS) < 0 || fstat(fd, &st))
+		return 0;
+	return (__u64)st.st_blocks * 512;
+}
+
+__u64 cp_tf_kept_max_bytes(void)
+{
+	__u64 max;
+
+	pthread_mutex_lock(&kept_lock);
+	max = kept_max_bytes;
+	pthread_mutex_unlock(&kept_lock);
+	return max;
+}
+
 void cp_tf_kept_stats(struct cp_copy_stats *out)
 {
 	pthread_mutex_lock(&kept_lock);

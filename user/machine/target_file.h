@@ -246,6 +246,16 @@ size_t cp_tf_kept_drop(void);
 /* The kept copies' byte bound from --max-memory: half of it (0: CP_COPY_CACHE_BYTES). */
 void cp_tf_kept_limit(__u64 max_memory_bytes);
 
+/* That bound, which the copies the symbolizer's Dwfls hold keep to as well. */
+__u64 cp_tf_kept_max_bytes(void);
+
+/*
+ * What the sealed copy @fd holds, as the memory reading counts a memfd (its
+ * data pages, holes cost nothing); 0 for a file that is no copy (the page
+ * cache's, not ours) or -1.
+ */
+__u64 cp_tf_copy_bytes(int fd);
+
 /* cp_tf_open() then cp_tf_copy(): the sealed copy of @w's file, @st its original's. */
 int cp_tf_open_copy(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		    struct cp_tf_stat *st, enum cp_tf_refusal *why);

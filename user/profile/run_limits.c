@@ -76,6 +76,7 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 		.lines_evicted = ms.evicted,
 		.insns_dropped = cp_insn_store__dropped(insns),
 		.dwfls_evicted = ss.evictions,
+		.dwfls_copy_evicted = ss.copy_evictions,
 		.string_flushes = ss.string_flushes,
 		.summaries_evicted = cp_proc_summaries__evicted(s->procs),
 	};

@@ -154,8 +154,11 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		"process summaries %llu; instructions not stored %llu\n",
 		(ull)l->processes_evicted, (ull)l->exited_dropped, (ull)l->objects_evicted,
 		(ull)l->lines_evicted, (ull)l->summaries_evicted, (ull)l->insns_dropped);
-	fprintf(f, "  symbolizer: snapshots evicted %llu, strings flushed %llu\n",
-		(ull)l->dwfls_evicted, (ull)l->string_flushes);
+	fprintf(f, "  symbolizer: snapshots evicted %llu", (ull)l->dwfls_evicted);
+	if (l->dwfls_copy_evicted)
+		fprintf(f, " (%llu to keep their files' copies under a quarter of --max-memory)",
+			(ull)l->dwfls_copy_evicted);
+	fprintf(f, ", strings flushed %llu\n", (ull)l->string_flushes);
 	if (l->stacks_held || l->stacks_evicted)
 		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
 			(ull)l->stacks_held, (ull)l->stacks_evicted);
@@ -208,6 +211,7 @@ static const struct limit_key {
 		{"process_summaries_evicted", offsetof(struct cp_limits, summaries_evicted)},
 		{"instructions_dropped", offsetof(struct cp_limits, insns_dropped)},
 		{"symbolizer_snapshots_evicted", offsetof(struct cp_limits, dwfls_evicted)},
+		{"symbolizer_evicted_for_copies", offsetof(struct cp_limits, dwfls_copy_evicted)},
 		{"symbolizer_string_flushes", offsetof(struct cp_limits, string_flushes)},
 		{"stacks_evicted", offsetof(struct cp_limits, stacks_evicted)},
 		{"shared_files", offsetof(struct cp_limits, shared.files)},

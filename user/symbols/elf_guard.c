@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <gelf.h>
 
+#include "machine/elf_hdr.h"
 #include "symbols/elf_guard.h"
 #include "symbols/parse_worker.h"
 
@@ -154,6 +155,29 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 		return mfd;
 	close(mfd);
 	return v == CP_PW_WAITING ? waits(why) : refused(v, why);
+}
+
+int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *want,
+			enum cp_tf_refusal *why)
+{
+	struct cp_tf_want mine = *want;
+	unsigned char head[sizeof(Elf64_Ehdr)];
+	struct cp_tf_stat st;
+	Elf64_Ehdr eh;
+	ssize_t n = 0;
+	bool is64, tenant;
+	int fd;
+
+	mine.no_code = true;
+	fd = cp_tf_open(w, &mine, &st, why);
+	if (fd < 0)
+		return fd;
+	tenant = !cp_tf_host_file(w, want, &st);
+	if (tenant)
+		n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return tenant && n > 0 && cp_elf_ehdr(head, (size_t)n, &eh, &is64) &&
+	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 }
 
 bool cp_elf_loadable(Elf *elf)

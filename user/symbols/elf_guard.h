@@ -49,6 +49,17 @@ struct cp_elf_guard_info {
 };
 
 /*
+ * Whether @w's file is a tenant's executable or shared object, the
+ * describe server's alone (cp_elf_loadable()), judged by its owner and its
+ * file header, no copy made: a Dwfl that holds such a file without its ELF
+ * (the unwinder's) copies it only when a walk reaches it. 1: it is; 0: it
+ * is not (the caller opens it with cp_elf_guard_file()); a negative errno
+ * when it cannot be opened (@why said).
+ */
+int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *want,
+			enum cp_tf_refusal *why);
+
+/*
  * cp_elf_guard_open(), and @info of the file whose copy is returned. With
  * @served, a tenant's file is for the describe server alone (sym_server.h:
  * libdw reads it only there), and no worker vets it first: one parse, not

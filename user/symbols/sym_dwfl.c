@@ -139,7 +139,13 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	/* a tenant's file a process maps: the describe server alone parses it (unwind.h) */
 	m = opening_pid ? exec_map_of(opening_maps, low) : NULL;
 	served = m && cp_sym_map_shareable(m) && cp_sym_server_usable();
-	mfd = cp_elf_guard_file(&w, &want, served, &why, &info);
+	/* judged uncopied: a process mapping many big files costs a copy only where walked */
+	mfd = served ? cp_elf_guard_served(&w, &want, &why) : 0;
+	if (mfd > 0) {
+		cp_sym_set_remote(mod);
+		return -1;
+	}
+	mfd = mfd < 0 ? mfd : cp_elf_guard_file(&w, &want, served, &why, &info);
 	if (mfd < 0)
 		return note_wait(mfd);
 	if (info.tenant && !info.vetted && served) {

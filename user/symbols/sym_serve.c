@@ -35,6 +35,7 @@ static struct held {
 	Dwfl_Module *mod;
 	int debug_fd;		  /* its separate debug file until libdwfl takes it; -1: none */
 	bool cfi_checked, cfi_ok; /* its CFI, before the first walk: passed, or hidden */
+	__u64 bytes;		  /* the pages of its copies (cp_tf_copy_bytes()) */
 	__u64 last_use;
 } held[2][CP_SYM_SERVER_FILES];
 static __u64 held_clock;
@@ -75,6 +76,33 @@ static struct held *held_find(unsigned int pool, const struct cp_copy_key *key, 
 		if (h[i].dwfl && h[i].base == base && cp_copy_key_equal(&h[i].key, key))
 			return &h[i];
 	return NULL;
+}
+
+/*
+ * Room for a file whose copies hold @bytes: the least recently used files
+ * of either pool let go until those held fit what the profiler's Dwfls
+ * keep to (half the kept copies' bound, a quarter of --max-memory: this
+ * process is the profiler's fork). A file the profiler let go stays in
+ * memory while held here, and 32 big files held were the whole limit.
+ */
+static void held_room(__u64 bytes)
+{
+	__u64 max = cp_tf_kept_max_bytes() / 2, sum = 0;
+
+	for (unsigned int p = 0; p < 2; p++)
+		for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++)
+			sum += held[p][i].dwfl ? held[p][i].bytes : 0;
+	while (sum && sum + bytes > max) {
+		struct held *lru = NULL;
+
+		for (unsigned int p = 0; p < 2; p++)
+			for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++)
+				if (held[p][i].dwfl &&
+				    (!lru || held[p][i].last_use < lru->last_use))
+					lru = &held[p][i];
+		sum -= lru->bytes;
+		held_drop(lru);
+	}
 }
 
 /* A free slot of pool @pool, the least recently used one's Dwfl ended to make it. */
@@ -146,6 +174,7 @@ static int file_dwfl(unsigned int pool, const struct cp_copy_key *key, __u64 bas
 		     const int fds[FDS_MAX], struct held *tmp, struct held **out)
 {
 	struct held *h = held_find(pool, key, base);
+	__u64 bytes;
 	int err;
 
 	if (h || fds[0] < 0) {
@@ -153,6 +182,9 @@ static int file_dwfl(unsigned int pool, const struct cp_copy_key *key, __u64 bas
 		*out = h;
 		return h ? 0 : -EBADF;
 	}
+	bytes = cp_tf_copy_bytes(fds[0]) + cp_tf_copy_bytes(fds[1]);
+	if (key->ino)
+		held_room(bytes);
 	h = key->ino ? held_slot(pool) : tmp;
 	err = cp_sym_dwfl_placed("file", fds[0], base, &h->dwfl, &h->mod);
 	if (err) {
@@ -163,6 +195,7 @@ static int file_dwfl(unsigned int pool, const struct cp_copy_key *key, __u64 bas
 	}
 	h->key = *key;
 	h->base = base;
+	h->bytes = bytes;
 	h->debug_fd = fds[1];
 	*out = h;
 	return 0;

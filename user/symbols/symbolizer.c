@@ -64,6 +64,7 @@ struct cp_sym_space {
 	bool remote_vetted;	       /* a worker judged it: libdw here may take it */
 	bool remote_debug_looked;      /* its separate debug file looked for: */
 	int remote_debug_fd;	       /* a copy of it sent with requests, -1: none */
+	__u64 copy_bytes; /* the pages of the sealed copies it holds (held_copy_bytes()) */
 	__u64 last_use;
 	__u64 snapshot_ns; /* when the maps were read (processes) */
 	__u64 text_gen;	   /* the maps text's generation (cp_symbolizer__set_maps_text) */
@@ -300,6 +301,47 @@ static struct cp_sym_space *space_find(struct cp_symbolizer *s, pid_t pid, __u32
 	return NULL;
 }
 
+static __u64 held_copy_bytes(const struct cp_symbolizer *s)
+{
+	__u64 sum = 0;
+
+	for (size_t i = 0; i < s->max_spaces; i++)
+		if (s->spaces[i].dwfl)
+			sum += s->spaces[i].copy_bytes;
+	return sum;
+}
+
+/*
+ * Room for a new space holding @bytes of copies: the least recently used
+ * spaces that hold copies are let go until the copies all spaces hold fit
+ * half the kept copies' bound (cp_tf_kept_max_bytes(): a quarter of
+ * --max-memory). A Dwfl holds its file's copy as long as it lives, whatever
+ * the kept copies let go, so without this bound a process mapping many big
+ * files held them all, up to the memory limit, where nothing new could be
+ * copied and the describe server found no room to start. Mostly the same
+ * copies as the kept ones; at worst other ones, three quarters in all.
+ */
+static void room_for_copies(struct cp_symbolizer *s, __u64 bytes)
+{
+	__u64 max = cp_tf_kept_max_bytes() / 2, held = held_copy_bytes(s);
+
+	while (held && held + bytes > max) {
+		struct cp_sym_space *victim = NULL;
+
+		for (size_t i = 0; i < s->max_spaces; i++) {
+			struct cp_sym_space *sp = &s->spaces[i];
+
+			if (sp->dwfl && sp->copy_bytes &&
+			    (!victim || sp->last_use < victim->last_use))
+				victim = sp;
+		}
+		held -= victim->copy_bytes;
+		space_clear(victim);
+		s->stats.evictions++;
+		s->stats.copy_evictions++;
+	}
+}
+
 /* A free slot, evicting the least recently used Dwfl when all are taken. */
 static struct cp_sym_space *space_slot(struct cp_symbolizer *s)
 {
@@ -470,6 +512,7 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 		return 0;
 	}
 	fd = open_shared(s, pid, map, m, &info);
+	tmp.copy_bytes = cp_tf_copy_bytes(fd);
 	err = fd >= 0 ? loadable_fd(fd) : 0;
 	err = err ? err : fd >= 0 ? keep_remote(&tmp, fd, &info) : 0;
 	if (err) {
@@ -490,6 +533,7 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 	}
 	tmp.inc = ++s->last_inc;
 	s->stats.file_spaces++;
+	room_for_copies(s, tmp.copy_bytes);
 	*out = space_slot(s);
 	tmp.last_use = ++s->clock;
 	**out = tmp;
@@ -939,6 +983,7 @@ static bool remote_debug(struct cp_sym_space *fs, Dwfl_Module *mod)
 		return false;
 	fs->remote_debug_fd = fd >= 0 ? fd : -1;
 	fs->remote_debug_looked = true;
+	fs->copy_bytes += cp_tf_copy_bytes(fd);
 	return true;
 }
 

@@ -125,6 +125,7 @@ struct cp_symbolizer_stats {
 	__u64 file_cache_hits;	  /* of those, described before for a process mapping the file */
 	__u64 fallbacks;	  /* processes' own Dwfls taken (files not found again, ...) */
 	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
+	__u64 copy_evictions;	  /* of evictions: Dwfls let go for the bytes of their copies */
 };
 
 struct cp_symbolizer;

@@ -615,4 +615,58 @@ if head -c 20M /dev/urandom >"$d/junk.bin" &&
 else
 	skip "many big libraries: no objcopy"
 fi
+
+# 14. The tenant's library deleted after dlopen, and one replaced by another
+# file renamed over its path: no file on disk is the mapped one, so the
+# process's own Dwfl answers for it (reached through map_files). It is the
+# describe server's all the same, from the kept copy of the content judged:
+# the report names the function and line binutils' addr2line gives for the
+# same address of the library as it was, the server's requests are counted
+# (Limits, JSON limits.describe_server), and no parse worker vetted it
+# first, as libdw in the profiler never parses it ("0 parsed first by a
+# worker", JSON limits.parse_workers).
+# gone NAME HOW: the library at $d/NAME/, gone by HOW (rm, mv) once mapped.
+gone() {
+	local name=$1 how=$2 base ip got want requests workers
+	mkdir -p "$d/$name" && cp "$WL/libcp_tenant.so" "$d/$name/" && cp "$WL/libcp_tenant.so" "$secret/$name.so"
+	chown -R nobody:nogroup "$d/$name"
+	tenant "$name" "$d/tenant_files" lib "$d/$name/libcp_tenant.so" "$RUN_MS" || return
+	base=$(awk -v f="$d/$name/libcp_tenant.so" '$6 == f && $3 == "00000000" {
+		split($1, a, "-"); print a[1]; exit }' "/proc/$pid/maps")
+	if [ "$how" = rm ]; then
+		rm "$d/$name/libcp_tenant.so"
+	else
+		cp "$d/tenant_files" "$d/$name/new.so" && chown nobody:nogroup "$d/$name/new.so" &&
+			mv "$d/$name/new.so" "$d/$name/libcp_tenant.so"
+	fi
+	opts=(--json "$out/$name.json")
+	profile "$name"
+	finished "$name" "a tenant's library gone since it was mapped ($how): a report"
+	read -r ip got <<<"$(awk 'NF > 2 && $(NF-1) == "cp_tenant_stream" { print $(NF-2), $(NF-1), $NF; exit }' \
+		"$out/$name.txt")"
+	want=
+	if [ -n "$ip" ] && [ -n "$base" ]; then
+		want=$(addr2line -f -e "$secret/$name.so" "$(printf '0x%x' $((ip - 0x$base)))" |
+			awk 'NR == 1 { f = $1 } NR == 2 { n = split($1, p, "/"); print f, "(" p[n] ")" }')
+	fi
+	read -r requests <<<"$(limits_of "$out/$name.json" describe_server requests)"
+	workers=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["limits"]["parse_workers"])' \
+		"$out/$name.json" 2>/dev/null)
+	if [ -n "$want" ] && [ "$got" = "$want" ] && [ "${requests:-0}" -ge 1 ] && [ "$workers" = 0 ] &&
+		grep -q "^  file copies: .*; 0 parsed first by a worker" "$out/$name.txt" &&
+		grep -Eq "^  describe server .*: $requests requests" "$out/$name.txt"; then
+		_ok "the library gone ($how) named by the describe server alone: $got, $requests requests"
+	else
+		_not_ok "the library gone ($how) named by the describe server alone" \
+			"report: ${ip:-no cp_tenant_stream line} ${got}; addr2line: ${want:-?} (base ${base:-?})" \
+			"requests ${requests:-?}, parse_workers ${workers:-?}" \
+			"$(grep 'file copies\|describe server' "$out/$name.txt")"
+	fi
+}
+if ! command -v python3 >/dev/null || ! command -v addr2line >/dev/null; then
+	skip "a tenant's library gone since it was mapped (no python3 or addr2line)"
+else
+	gone deleted rm
+	gone replaced mv
+fi
 done_testing

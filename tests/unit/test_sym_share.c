@@ -83,22 +83,29 @@ static void test_shareable_mappings(void **state)
 
 	(void)state;
 	assert_true(cp_sym_map_shareable(&code));
+	assert_true(cp_sym_map_servable(&code));
 	m = code;
 	m.deleted = true;		/* upgraded since it was mapped */
 	assert_false(cp_sym_map_shareable(&m));
+	/* a tenant's file deleted after dlopen: still the describe server's, through map_files */
+	assert_true(cp_sym_map_servable(&m));
 	m = code;
 	m.prot = CP_MAP_READ;		/* data, not code */
 	assert_false(cp_sym_map_shareable(&m));
+	assert_false(cp_sym_map_servable(&m));
 	m = code;
 	m.kind = CP_MAP_VDSO;
 	m.path = "[vdso]";
 	assert_false(cp_sym_map_shareable(&m));
+	assert_false(cp_sym_map_servable(&m));
 	m = code;
 	m.path = "memfd:jit";		/* no path to open again */
 	assert_false(cp_sym_map_shareable(&m));
+	assert_false(cp_sym_map_servable(&m));
 	m = code;
 	m.inode = 0;
 	assert_false(cp_sym_map_shareable(&m));
+	assert_false(cp_sym_map_servable(&m));
 }
 
 static void test_file_keys(void **state)

@@ -1421,6 +1421,86 @@ static void test_tenant_library_left_to_server(void **state)
 }
 
 /*
+ * A tenant's library deleted after dlopen (what makes the process's own
+ * Dwfl answer: no shared space finds it), or replaced by another file
+ * renamed over its path: the process's own Dwfl holds it without its ELF,
+ * as a tenant's library still there. The describe server names its
+ * addresses, with their lines, from the kept copy of the content judged;
+ * no parse worker vets it first, as libdw here never parses it; the
+ * unwinder's hand-over places it as for a shared file.
+ */
+static void tenant_library_gone(bool replaced)
+{
+	char dir[] = "/tmp/cp_sym_tenantgoneXXXXXX", path[PATH_MAX], other[PATH_MAX + 8];
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0);
+	struct cp_sym_server_stats before, after;
+	__u64 workers0, workers1, refused, waited, link, at;
+	struct cp_symbol_info info;
+	struct cp_sym_remote f;
+	Dwfl_Module *lib;
+	GElf_Addr bias;
+	Dwfl *dwfl;
+	void *h;
+	int fd;
+
+	assert_non_null(s);
+	tenant_copy_of("tests/workloads/libcp_symlib.so", "libcp_symlib.so", dir, path,
+		       sizeof(path));
+	link = elf_symbol(path, "cp_symlib_exported");
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	at = (__u64)(uintptr_t)dlsym(h, "cp_symlib_exported");
+	assert_true(at != 0);
+	if (replaced) {
+		snprintf(other, sizeof(other), "%s.new", path);
+		fd = open(other, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "not the library\n", 16), 16);
+		close(fd);
+		assert_int_equal(chown(other, 65534, 65534), 0);
+		assert_int_equal(rename(other, path), 0);
+	} else {
+		assert_int_equal(unlink(path), 0);
+	}
+	cp_sym_server_stats(&before);
+	cp_parse_worker_stats(&workers0, &refused, &waited);
+	assert_int_equal(cp_symbolizer__resolve(s, getpid(), at, &info), 0);
+	cp_sym_server_stats(&after);
+	cp_parse_worker_stats(&workers1, &refused, &waited);
+	assert_non_null(info.function);
+	assert_string_equal(info.function, "cp_symlib_exported");
+	assert_true(info.flags & CP_SYM_DEBUG_INFO);
+	assert_non_null(info.file);
+	assert_non_null(strstr(info.file, "cp_symlib.c"));
+	assert_true(info.line > 0);
+	assert_true(after.requests > before.requests); /* named by the server */
+	assert_int_equal(workers1, workers0);	       /* vetted by none: parsed there only */
+	dwfl = cp_symbolizer__process_dwfl(s, getpid());
+	assert_non_null(dwfl);
+	lib = dwfl_addrmodule(dwfl, at);
+	assert_non_null(lib);
+	assert_true(cp_sym_remote(lib));
+	assert_null(dwfl_module_getelf(lib, &bias));
+	assert_int_equal(cp_symbolizer__remote_at(s, getpid(), at, &f), 0);
+	assert_int_equal(f.bias, at - link);
+	assert_true(f.fd >= 0);
+	cp_sym_server_stop();
+	cp_symbolizer__free(s);
+	dlclose(h);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_tenant_library_deleted_left_to_server(void **state)
+{
+	(void)state;
+	if (geteuid())
+		skip(); /* a tenant's file: owned by another user */
+	tenant_library_gone(false);
+	tenant_library_gone(true);
+}
+
+/*
  * A tenant's file (owned by nobody, mapped here) whose describe server had
  * 1 MiB left under --max-memory names its module only: refused for
  * memory. That answer is no final one: once the room is back, the same
@@ -1482,6 +1562,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_tenant_library_left_to_server),
+		cmocka_unit_test(test_tenant_library_deleted_left_to_server),
 		cmocka_unit_test_setup_teardown(test_pie_function_and_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_library_after_refresh, setup, teardown),

@@ -158,7 +158,7 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 }
 
 int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *want,
-			enum cp_tf_refusal *why)
+			struct cp_copy_key *key, enum cp_tf_refusal *why)
 {
 	struct cp_tf_want mine = *want;
 	unsigned char head[sizeof(Elf64_Ehdr)];
@@ -175,6 +175,11 @@ int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *wa
 	tenant = !cp_tf_host_file(w, want, &st);
 	if (tenant)
 		n = pread(fd, head, sizeof(head), 0);
+	/* the key cp_elf_guard_file() would give the copy it makes (no code) */
+	if (tenant && !cp_tf_key(fd, key) && key->size == st.size)
+		key->no_code = true;
+	else
+		*key = (struct cp_copy_key){0};
 	close(fd);
 	return tenant && n > 0 && cp_elf_ehdr(head, (size_t)n, &eh, &is64) &&
 	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);

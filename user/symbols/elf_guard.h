@@ -52,12 +52,14 @@ struct cp_elf_guard_info {
  * Whether @w's file is a tenant's executable or shared object, the
  * describe server's alone (cp_elf_loadable()), judged by its owner and its
  * file header, no copy made: a Dwfl that holds such a file without its ELF
- * (the unwinder's) copies it only when a walk reaches it. 1: it is; 0: it
- * is not (the caller opens it with cp_elf_guard_file()); a negative errno
- * when it cannot be opened (@why said).
+ * (a process's own) copies it only when a walk or a lookup reaches it. 1:
+ * it is, its content's key in @key (as cp_elf_guard_file() gives it; ino
+ * 0: unknown); 0: it is not (the caller opens it with
+ * cp_elf_guard_file()); a negative errno when it cannot be opened (@why
+ * said).
  */
 int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *want,
-			enum cp_tf_refusal *why);
+			struct cp_copy_key *key, enum cp_tf_refusal *why);
 
 /*
  * cp_elf_guard_open(), and @info of the file whose copy is returned. With

@@ -105,8 +105,9 @@ struct mod_cache {
 	struct cu_funcs *cus;	 /* sorted by cu_off */
 	size_t nr_cus;
 	size_t cap_cus;
-	bool deep_said; /* DWARF nested beyond our caps: counted */
-	bool remote;	/* cp_sym_set_remote() */
+	bool deep_said;		       /* DWARF nested beyond our caps: counted */
+	bool remote;		       /* cp_sym_set_remote() */
+	struct cp_copy_key remote_key; /* ... the content judged */
 };
 
 static struct mod_cache *mod_cache(Dwfl_Module *mod)
@@ -283,21 +284,40 @@ static const char *describe_symbol(Dwfl_Module *mod, struct mod_cache *mc, __u64
 	return NULL;
 }
 
-bool cp_sym_set_remote(Dwfl_Module *mod)
+bool cp_sym_set_remote(Dwfl_Module *mod, const struct cp_copy_key *key)
 {
 	struct mod_cache *mc = mod_cache(mod);
 
-	if (mc)
+	if (mc) {
 		mc->remote = true;
+		mc->remote_key = *key;
+	}
 	return mc != NULL;
+}
+
+/* @mod's mark, NULL when it has none. */
+static const struct mod_cache *remote_mark(Dwfl_Module *mod)
+{
+	void **userdata = NULL;
+	const struct mod_cache *mc;
+
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	mc = userdata ? *userdata : NULL;
+	return mc && mc->remote ? mc : NULL;
 }
 
 bool cp_sym_remote(Dwfl_Module *mod)
 {
-	void **userdata = NULL;
+	return remote_mark(mod) != NULL;
+}
 
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	return userdata && *userdata && ((const struct mod_cache *)*userdata)->remote;
+bool cp_sym_remote_key(Dwfl_Module *mod, struct cp_copy_key *key)
+{
+	const struct mod_cache *mc = remote_mark(mod);
+
+	if (mc)
+		*key = mc->remote_key;
+	return mc && mc->remote_key.ino;
 }
 
 static int release_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <elfutils/libdwfl.h>
 
+#include "machine/copy_cache.h"
 #include "symbols/symbolizer.h"
 
 /*
@@ -64,12 +65,16 @@ int cp_sym_scope_path(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path, bool *cut);
 
 /*
  * Marks @mod, a module of a process's own Dwfl given no ELF, as a tenant's
- * file the describe server walks (symbols/unwind.h): false when it could
- * not be (out of memory). cp_sym_remote() tells. The mark is among what
- * cp_sym_release() frees.
+ * file the describe server walks (symbols/unwind.h), whose content @key
+ * (machine/copy_cache.h; ino 0: none known) was judged: false when it could
+ * not be (out of memory). cp_sym_remote() tells; cp_sym_remote_key() gives
+ * the key, for the kept copy of that content (a file deleted since it was
+ * mapped has no other way back). The mark is among what cp_sym_release()
+ * frees.
  */
-bool cp_sym_set_remote(Dwfl_Module *mod);
+bool cp_sym_set_remote(Dwfl_Module *mod, const struct cp_copy_key *key);
 bool cp_sym_remote(Dwfl_Module *mod);
+bool cp_sym_remote_key(Dwfl_Module *mod, struct cp_copy_key *key);
 
 /* Frees what cp_sym_describe() attached to @dwfl's modules: call before dwfl_end(). */
 void cp_sym_release(Dwfl *dwfl);

@@ -136,13 +136,22 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	if (name[0] != '/' || !module_where(name, low, buf, sizeof(buf), &w, &want))
 		return -1;
-	/* a tenant's file a process maps: the describe server alone parses it (unwind.h) */
+	/*
+	 * a tenant's file a process maps, deleted or replaced since too: the describe
+	 * server alone parses it (unwind.h), from the kept copy of the content judged
+	 * here (the symbolizer takes it by this key when it needs it: no descriptor
+	 * is held per module)
+	 */
 	m = opening_pid ? exec_map_of(opening_maps, low) : NULL;
-	served = m && cp_sym_map_shareable(m) && cp_sym_server_usable();
-	/* judged uncopied: a process mapping many big files costs a copy only where walked */
-	mfd = served ? cp_elf_guard_served(&w, &want, &why) : 0;
+	served = m && cp_sym_map_servable(m) && cp_sym_server_usable();
+	/*
+	 * judged uncopied while the file is still there: a process mapping many big
+	 * files costs a copy only where a walk or a lookup reaches one; a deleted
+	 * one is copied now, while its process can still be read
+	 */
+	mfd = served && !m->deleted ? cp_elf_guard_served(&w, &want, &info.key, &why) : 0;
 	if (mfd > 0) {
-		cp_sym_set_remote(mod);
+		cp_sym_set_remote(mod, &info.key);
 		return -1;
 	}
 	mfd = mfd < 0 ? mfd : cp_elf_guard_file(&w, &want, served, &why, &info);
@@ -150,7 +159,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 		return note_wait(mfd);
 	if (info.tenant && !info.vetted && served) {
 		close(mfd);
-		cp_sym_set_remote(mod); /* else a module the unwinder stops in */
+		cp_sym_set_remote(mod, &info.key); /* else a module the unwinder stops in */
 		return -1;
 	}
 	/* the Dwfl the unwinder walks (cp_symbolizer__process_dwfl()): its CFI checked */

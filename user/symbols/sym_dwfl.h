@@ -25,9 +25,10 @@
  * not at first lookup: once the process exits, "[vdso]" can no longer be
  * read from its memory, and a file replaced on disk (an upgrade) would give
  * another binary's symbols. @pid's files are the very ones it maps (device
- * and inode from @maps) in its root, those of tenants it maps shared
- * (cp_sym_map_shareable()) left without ELF (cp_sym_remote()); @pid
- * 0: files a recording names, in ours. @path_map moves named files (NULL: none). At most
+ * and inode from @maps) in its root, those of tenants it maps
+ * (cp_sym_map_servable(): deleted or replaced since too) left without ELF
+ * (cp_sym_remote(), with the key of the content judged); @pid 0: files a
+ * recording names, in ours. @path_map moves named files (NULL: none). At most
  * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
  * -EAGAIN (a module's file waits for its parse worker: no Dwfl, the caller
  * asks again later), -ENOMEM, or another -errno (-EIO: a libdwfl error).

@@ -5,10 +5,15 @@
 
 #include "symbols/sym_share.h"
 
+bool cp_sym_map_servable(const struct cp_map *m)
+{
+	return m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC) && m->path && m->path[0] == '/' &&
+	       m->inode;
+}
+
 bool cp_sym_map_shareable(const struct cp_map *m)
 {
-	return m->kind == CP_MAP_FILE && (m->prot & CP_MAP_EXEC) && !m->deleted && m->path &&
-	       m->path[0] == '/' && m->inode;
+	return cp_sym_map_servable(m) && !m->deleted;
 }
 
 struct cp_sym_file_key cp_sym_map_key(const struct cp_map *m)

@@ -34,6 +34,14 @@ struct cp_sym_file_key {
  */
 bool cp_sym_map_shareable(const struct cp_map *m);
 
+/*
+ * Whether @m's file, when a tenant's, is the describe server's to parse
+ * (symbols/sym_server.h): executable code of a file named by an absolute
+ * path, deleted or replaced since it was mapped too (reached through
+ * map_files). A shareable mapping is such a one.
+ */
+bool cp_sym_map_servable(const struct cp_map *m);
+
 /* @m's file as the maps line names it. */
 struct cp_sym_file_key cp_sym_map_key(const struct cp_map *m);
 

@@ -64,6 +64,9 @@ struct cp_sym_space {
 	bool remote_vetted;	       /* a worker judged it: libdw here may take it */
 	bool remote_debug_looked;      /* its separate debug file looked for: */
 	int remote_debug_fd;	       /* a copy of it sent with requests, -1: none */
+	/* remote, found by @remote_key, never by @key: a tenant's file deleted or replaced
+	 * since it was mapped, made from the kept copy of its content (space_for_module()) */
+	bool by_content;
 	__u64 copy_bytes; /* the pages of the sealed copies it holds (held_copy_bytes()) */
 	__u64 last_use;
 	__u64 snapshot_ns; /* when the maps were read (processes) */
@@ -491,10 +494,51 @@ static struct cp_sym_space *shared_space(struct cp_symbolizer *s, const struct c
 	for (size_t i = 0; i < s->max_spaces; i++) {
 		struct cp_sym_space *sp = &s->spaces[i];
 
-		if (sp->dwfl && sp->shared && cp_sym_key_equal(&sp->key, key))
+		if (sp->dwfl && sp->shared && !sp->by_content && cp_sym_key_equal(&sp->key, key))
 			return sp;
 	}
 	return NULL;
+}
+
+/*
+ * A file space over @fd (taken over, a copy of the file opened as @path;
+ * @info: whether a tenant's), made from @tmp's settings into a slot.
+ */
+static int space_of_copy(struct cp_symbolizer *s, struct cp_sym_space *tmp, int fd,
+			 const struct cp_elf_guard_info *info, const char *path,
+			 struct cp_sym_space **out)
+{
+	Dwfl_Module *mod;
+	int err;
+
+	if (fd < 0)
+		return fd;
+	tmp->copy_bytes = cp_tf_copy_bytes(fd);
+	err = loadable_fd(fd);
+	err = err ? err : keep_remote(tmp, fd, info);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	/* libdw reads its ELF headers here (segments, build-id), its DWARF only if not remote */
+	err = cp_sym_dwfl_file(path, fd, &tmp->dwfl, &mod);
+	if (err) {
+		space_clear(tmp);
+		return err;
+	}
+	tmp->path = strdup(path);
+	err = tmp->path ? file_loads(mod, tmp) : -ENOMEM;
+	if (err) {
+		space_clear(tmp);
+		return err;
+	}
+	tmp->inc = ++s->last_inc;
+	s->stats.file_spaces++;
+	room_for_copies(s, tmp->copy_bytes);
+	*out = space_slot(s);
+	tmp->last_use = ++s->clock;
+	**out = *tmp;
+	return 0;
 }
 
 /* The shared space of @m's file: one per file, whichever process maps it. */
@@ -503,8 +547,7 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 {
 	struct cp_sym_space tmp = {.shared = true, .key = m->key};
 	struct cp_elf_guard_info info;
-	Dwfl_Module *mod;
-	int err, fd;
+	int fd;
 
 	*out = shared_space(s, &m->key);
 	if (*out) {
@@ -512,32 +555,57 @@ static int space_for_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_
 		return 0;
 	}
 	fd = open_shared(s, pid, map, m, &info);
-	tmp.copy_bytes = cp_tf_copy_bytes(fd);
-	err = fd >= 0 ? loadable_fd(fd) : 0;
-	err = err ? err : fd >= 0 ? keep_remote(&tmp, fd, &info) : 0;
-	if (err) {
-		close(fd);
-		return err;
+	return space_of_copy(s, &tmp, fd, &info, m->open_path, out);
+}
+
+/*
+ * The file space of @mod, a module @sn's own Dwfl holds without its ELF
+ * (cp_sym_remote(): a tenant's file the describe server has, deleted or
+ * replaced since @m mapped it, which no shared space finds): made from the
+ * kept copy of the content find_elf judged (cp_sym_remote_key()), taken now,
+ * none held per module; else, while the process lives, from a copy of the
+ * mapped file made again, if it is still that content. -ENOENT when neither
+ * can be had (the process exited, the copy was let go): the module's
+ * addresses are named by the module only. -EAGAIN while the file waits for
+ * the workers' budget.
+ */
+static int space_for_module(struct cp_symbolizer *s, const struct cp_sym_snap *sn,
+			    const struct cp_map *m, Dwfl_Module *mod, struct cp_sym_space **out)
+{
+	struct cp_sym_space tmp = {.shared = true, .by_content = true, .key = cp_sym_map_key(m)};
+	struct cp_elf_guard_info info = {0};
+	enum cp_tf_refusal why;
+	struct cp_tf_where w;
+	struct cp_tf_want want;
+	struct cp_copy_key key;
+	int fd;
+
+	if (!cp_sym_remote_key(mod, &key))
+		return -ENOENT;
+	for (size_t i = 0; i < s->max_spaces; i++) {
+		struct cp_sym_space *sp = &s->spaces[i];
+
+		if (sp->dwfl && sp->by_content && cp_copy_key_equal(&sp->remote_key, &key)) {
+			sp->last_use = ++s->clock;
+			*out = sp;
+			return 0;
+		}
 	}
-	/* libdw reads its ELF headers here (segments, build-id), its DWARF only if not remote */
-	err = cp_sym_dwfl_file(m->open_path, fd, &tmp.dwfl, &mod);
-	if (err) {
-		space_clear(&tmp);
-		return err;
+	fd = cp_tf_kept_copy(&key);
+	if (fd < 0 && !sn->exited && !s->replay) {
+		cp_map_target_file(m, NULL, sn->pid, &w, &want);
+		fd = cp_elf_guard_file(&w, &want, true, &why, &info);
+		/* another content since, or one a worker vetted: not the module judged */
+		if (fd >= 0 &&
+		    (!info.tenant || info.vetted || !cp_copy_key_equal(&info.key, &key))) {
+			close(fd);
+			fd = -ENOENT;
+		}
 	}
-	tmp.path = strdup(m->open_path);
-	err = tmp.path ? file_loads(mod, &tmp) : -ENOMEM;
-	if (err) {
-		space_clear(&tmp);
-		return err;
-	}
-	tmp.inc = ++s->last_inc;
-	s->stats.file_spaces++;
-	room_for_copies(s, tmp.copy_bytes);
-	*out = space_slot(s);
-	tmp.last_use = ++s->clock;
-	**out = tmp;
-	return 0;
+	if (fd < 0)
+		return fd == -EAGAIN ? fd : -ENOENT;
+	info = (struct cp_elf_guard_info){.tenant = true, .key = key};
+	return space_of_copy(s, &tmp, fd, &info, m->path, out);
 }
 
 /* ---- light snapshots ---- */
@@ -1037,28 +1105,20 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 }
 
 /*
- * @ip of @m in its file's shared space, told as the process sees it: the
+ * @ip of @m in its file's space @fs, told as the process sees it: the
  * module named as the maps name it, addresses back in the process. The
  * file's description of the address is cached for every process mapping
  * the file (under CP_SYM_FILE_PID and the space's number), so a new process
  * of a known binary or library costs no DWARF walk for code seen before.
- * Returns 0, -ENOMEM, or another error for the fallback to answer, unless
- * @remote is set: the file is a tenant's that the describe server has,
- * which no Dwfl of the profiler's may parse.
  */
-static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
-			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out,
-			   bool *remote)
+static int describe_in(struct cp_symbolizer *s, struct cp_sym_space *fs, const struct cp_map *m,
+		       __u64 ip, struct cp_symbol_info *out)
 {
 	const struct cp_symbol_info *hit;
-	struct cp_sym_space *fs;
 	Dwfl_Module *mod;
 	__u64 vaddr;
-	int refused, err = space_for_shared(s, pid, m, sh, &fs);
+	int refused, err = 0;
 
-	if (err)
-		return err;
-	*remote = fs->remote;
 	if (cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr))
 		return -ENOENT;
 	hit = cache_find(s, CP_SYM_FILE_PID, fs->inc, vaddr + fs->bias);
@@ -1091,13 +1151,33 @@ static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_m
 	return err;
 }
 
+/*
+ * describe_in() @m's file's shared space. Returns 0, -ENOMEM, or another
+ * error for the fallback to answer, unless @remote is set: the file is a
+ * tenant's that the describe server has, which no Dwfl of the profiler's
+ * may parse.
+ */
+static int describe_shared(struct cp_symbolizer *s, pid_t pid, const struct cp_map *m,
+			   const struct cp_sym_share *sh, __u64 ip, struct cp_symbol_info *out,
+			   bool *remote)
+{
+	struct cp_sym_space *fs;
+	int err = space_for_shared(s, pid, m, sh, &fs);
+
+	if (err)
+		return err;
+	*remote = fs->remote;
+	return describe_in(s, fs, m, ip, out);
+}
+
 /* @ip in @sn's process: its file's shared space, else the process's own Dwfl. */
 static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 ip,
 			struct cp_symbol_info *out)
 {
 	const struct cp_map *m = cp_maps__find(sn->maps, ip);
 	const struct cp_sym_share *sh = m ? &sn->share[m - sn->maps->maps] : NULL;
-	struct cp_sym_space *sp;
+	struct cp_sym_space *sp, *fs;
+	Dwfl_Module *mod;
 	int err;
 
 	/* what a Dwfl of the process holds: files and [vdso] */
@@ -1117,6 +1197,17 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 	}
 	err = space_for_pid(s, sn, &sp);
 	if (err)
+		return err;
+	mod = dwfl_addrmodule(sp->dwfl, ip);
+	/* a tenant's file deleted or replaced since it was mapped: the server's too */
+	err = mod && cp_sym_remote(mod) ? space_for_module(s, sn, m, mod, &fs) : -ENOENT;
+	if (!err)
+		err = describe_in(s, fs, m, ip, out);
+	/* no server could be made: the Dwfl is made again, its tenants' files vetted */
+	if (err == -EAGAIN && !cp_sym_server_usable())
+		space_clear(sp);
+	/* else (no copy to be had) named by the module only, as libdw here has no ELF */
+	if (!err || err == -ENOMEM || err == -EAGAIN)
 		return err;
 	cp_sym_dwfl_take_waited();
 	err = describe(s, sp->dwfl, ip, out);
@@ -1298,7 +1389,11 @@ static Dwfl_Module *mapping_module(struct cp_symbolizer *s, struct cp_sym_snap *
 	}
 	if (space_for_pid(s, sn, &sp))
 		return NULL;
-	return dwfl_addrmodule(sp->dwfl, ip);
+	mod = dwfl_addrmodule(sp->dwfl, ip);
+	/* a tenant's file deleted or replaced since: its ELF headers are read in its copy's space */
+	if (mod && cp_sym_remote(mod) && !space_for_module(s, sn, m, mod, &sp))
+		dwfl_getmodules(sp->dwfl, first_module, &mod, 0);
+	return mod;
 }
 
 /* @m of @sn into @out, with the build-id of the file read for it. */
@@ -1437,7 +1532,7 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 {
 	const struct cp_sym_share *sh = NULL;
 	const struct cp_map *m = NULL;
-	struct cp_sym_space *fs;
+	struct cp_sym_space *fs, *sp;
 	struct cp_sym_snap *sn;
 	Dwfl_Module *mod;
 	__u64 vaddr;
@@ -1445,9 +1540,18 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 
 	if (!err && (m = cp_maps__find(sn->maps, ip)))
 		sh = &sn->share[m - sn->maps->maps];
-	if (err || !m || m->kind != CP_MAP_FILE || !sh->open_path)
+	if (err || !m || m->kind != CP_MAP_FILE)
 		return err ? err : -ENOENT;
-	err = space_for_shared(s, pid, m, sh, &fs);
+	if (sh->open_path) {
+		err = space_for_shared(s, pid, m, sh, &fs);
+	} else {
+		/* deleted or replaced since it was mapped: a module of the process's own Dwfl */
+		err = space_for_pid(s, sn, &sp);
+		mod = err ? NULL : dwfl_addrmodule(sp->dwfl, ip);
+		if (!err)
+			err = mod && cp_sym_remote(mod) ? space_for_module(s, sn, m, mod, &fs)
+							: -ENOENT;
+	}
 	if (err)
 		return err;
 	if (!fs->remote || !cp_sym_server_usable() ||

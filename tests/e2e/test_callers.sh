@@ -206,6 +206,25 @@ served() {
 	fi
 }
 
+# With --record: the live run makes the process's own Dwfl from the maps text
+# it records, and judges the tenant's program there as without --record (the
+# server's, never vetted nor walked here); the replay shows the same callers.
+WLDIR=$tdir PROG=callers_nofp PAGES=128 LINGER=3000 run tenant_rec --stack-every 1 --callers 2 -v \
+	--record "$dir/tenant.cprec"
+served tenant_rec "--record, a tenant's program"
+live_callers=$(callers_of "$dir/tenant_rec.all")
+expect "report FILE --callers 2 of the tenant's recording" 0 "" \
+	"$BIN" report "$dir/tenant.cprec" --callers 2
+if [ -n "$live_callers" ] && [ "$(callers_of "$tap_out")" = "$live_callers" ] &&
+	[ "$(replayable "$dir/tenant_rec.all" | grep -Ev '^(ready|touched) |^  describe server ')" = \
+		"$(replayable "$tap_out" | grep -v '^  describe server ')" ]; then
+	_ok "the tenant's recording replays as the live run reported"
+else
+	_not_ok "the tenant's recording replays as the live run reported" \
+		"$(diff <(replayable "$dir/tenant_rec.all" | grep -Ev '^(ready|touched) ') \
+			<(replayable "$tap_out") | head -10)"
+fi
+
 # The tenant's program deleted once it runs (a wrapper opens it, unlinks it
 # and executes what it holds open): no file on disk is the one mapped, so the
 # process's own Dwfl holds it (found through map_files). Its frames are still

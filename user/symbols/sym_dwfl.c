@@ -26,7 +26,7 @@
  * Set while a process's modules are opened, for find_elf below. Thread-local
  * because libdwfl gives find_elf no argument of ours that would carry it.
  */
-static __thread pid_t opening_pid; /* 0: files named by a recording */
+static __thread pid_t opening_pid; /* 0: files a recording names (a replay) */
 static __thread const struct cp_path_map *opening_map;
 static __thread const struct cp_maps *opening_maps; /* the mappings, for their files' keys */
 static __thread size_t opening_modules;		    /* modules opened in this Dwfl */

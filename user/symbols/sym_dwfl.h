@@ -28,7 +28,7 @@
  * and inode from @maps) in its root, those of tenants it maps
  * (cp_sym_map_servable(): deleted or replaced since too) left without ELF
  * (cp_sym_remote(), with the key of the content judged); @pid 0: files a
- * recording names, in ours. @path_map moves named files (NULL: none). At most
+ * recording names, in ours (a replay). @path_map moves named files (NULL: none). At most
  * CP_SYM_MAX_MODULES modules are opened. Returns 0, -ESRCH (no maps),
  * -EAGAIN (a module's file waits for its parse worker: no Dwfl, the caller
  * asks again later), -ENOMEM, or another -errno (-EIO: a libdwfl error).

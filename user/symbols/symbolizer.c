@@ -250,7 +250,10 @@ static void flush_strings(struct cp_symbolizer *s)
 
 /*
  * @pid's modules in a new Dwfl (cp_sym_dwfl_process()), from the maps text
- * the caller gave (a recording) or /proc's, read under its byte cap.
+ * the caller gave (a recording) or /proc's, read under its byte cap. A live
+ * run that records gives the text it read from /proc just now: its files
+ * are the process's, opened and judged as without --record (a tenant's left
+ * to the describe server); only a replay's are files a recording names.
  */
 static int snapshot(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps, Dwfl **out,
 		    __u64 *gen)
@@ -269,7 +272,7 @@ static int snapshot(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *ma
 			return err == -ENOENT ? -ESRCH : err;
 		text = own;
 	}
-	err = cp_sym_dwfl_process(s->maps_text ? 0 : pid, text, len, maps, s->path_map, out);
+	err = cp_sym_dwfl_process(s->replay ? 0 : pid, text, len, maps, s->path_map, out);
 	free(own);
 	return err;
 }

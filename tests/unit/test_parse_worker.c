@@ -4,7 +4,8 @@
  * (util/sandbox.h): how a worker's end is judged (a table), which files
  * need no worker (cp_tf_root_wrote(), a table), what a sandboxed child can
  * no longer do (open a file, make a socket, allocate past its room, run
- * past its alarm, stay root, make a socket), and workers run on real ELF files: an honest
+ * past its alarm, stay root, make a socket, run as a user a tenant holds or
+ * be signalled by one), and workers run on real ELF files: an honest
  * library passes and its verdict is kept, a file whose parse needs more
  * than the room left under --max-memory does not; which verdicts stand how
  * long (a table).
@@ -14,17 +15,21 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <cmocka.h>
 
 #include "machine/self_mem.h"
@@ -32,6 +37,8 @@
 #include "symbols/parse_worker.h"
 #include "util/self_usage.h"
 #include "util/sandbox.h"
+#include "util/sandbox_id.h"
+#include "lib/tenant_signal.h"
 
 #define MIB (1ull << 20)
 
@@ -284,6 +291,104 @@ static void test_sandbox(void **state)
 	assert_int_equal(WTERMSIG(status), SIGALRM);
 }
 
+/* Which of the sandbox's candidate ids a text of ids takes (a table). */
+static void test_sandbox_ids_taken(void **state)
+{
+	static const struct {
+		enum cp_id_text kind;
+		const char *text;
+		__u64 taken;
+	} cases[] = {
+		/* shadow's default subordinate ranges end below the first candidate */
+		{ CP_ID_SUBIDS, "alice:100000:65536\nbob:600034464:65536\n", 0 },
+		{ CP_ID_SUBIDS, "big:1879048192:23130\n", 0 }, /* up to the first, not it */
+		{ CP_ID_SUBIDS, "big:1879048192:23131\n", 1 },
+		{ CP_ID_SUBIDS, "big:1879048192:131072\n", 3 }, /* two blocks, two candidates */
+		{ CP_ID_SUBIDS, "big:1879048192:4294967295\n", ~0ull },
+		{ CP_ID_SUBIDS, "no numbers\n1879071322\n", 0 },
+		/* a namespace's map: the host's ids are the second column */
+		{ CP_ID_MAP, "         0 1879071322          1\n", 1 },
+		{ CP_ID_MAP, "1879071322          0          1\n", 0 },
+		{ CP_ID_MAP, "0 1879071323 65536\n0 1879136858 2\n", 2 },
+		/* a process: each of the four ids of its users and groups */
+		{ CP_ID_STATUS, "Name:\tx\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n", 0 },
+		{ CP_ID_STATUS, "Uid:\t1000\t1000\t1879071322\t1000\n", 1 },
+		{ CP_ID_STATUS, "Gid:\t1000\t1000\t1000\t1879202394\n", 4 },
+		{ CP_ID_STATUS, "Groups:\t1879071322\nUid:\t65534\t65534\t65534\t65534\n", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u64 taken = 0;
+
+		cp_sandbox_ids_mark_text(cases[i].kind, cases[i].text, &taken);
+		if (taken != cases[i].taken)
+			fail_msg("case %zu: %#llx taken, want %#llx", i, (unsigned long long)taken,
+				 (unsigned long long)cases[i].taken);
+	}
+}
+
+/* Sleeps until its alarm ends it (futex: nanosleep is not among the calls a sandbox allows). */
+static int wait_for_alarm(void)
+{
+	static int word;
+	struct timespec ts = {.tv_sec = 1};
+
+	for (;;)
+		syscall(SYS_futex, &word, FUTEX_WAIT, 0, &ts, NULL, 0);
+	return 0;
+}
+
+/*
+ * Where the profiler may still change users (a report's replay, this test),
+ * a worker runs as a user and group no one holds: a tenant running as
+ * nobody can neither stop it nor kill it.
+ */
+static void test_sandbox_user_is_no_tenants(void **state)
+{
+	const struct cp_sandbox sb = {
+		.data_more_bytes = 16 * MIB,
+		.stack_bytes = 8 * MIB,
+		.cpu_s = 10,
+		.wall_s = 5,
+		.keep_fds = 3,
+	};
+	char path[64], line[256];
+	bool bounded = false;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (cp_sandbox_enter(&sb))
+			_exit(90);
+		_exit(wait_for_alarm());
+	}
+	/* bounded once its filter is on, the last step of cp_sandbox_enter() */
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (int i = 0; i < 100 && !bounded; i++) {
+		FILE *f = fopen(path, "re");
+
+		while (f && !bounded && fgets(line, sizeof(line), f))
+			bounded = !strncmp(line, "Seccomp:\t2", 10);
+		if (f)
+			fclose(f);
+		if (!bounded)
+			usleep(20000);
+	}
+	assert_true(bounded || !cp_sandbox_filtered());
+	assert_ids_no_ones(pid);
+	assert_nobody_cannot_signal(pid);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
 static const char *build_path(const char *rel)
 {
 	const char *build = getenv("CP_BUILD") ? getenv("CP_BUILD") : "build";
@@ -529,6 +634,8 @@ int main(void)
 		cmocka_unit_test(test_verdicts_kept),
 		cmocka_unit_test(test_root_wrote),
 		cmocka_unit_test(test_sandbox),
+		cmocka_unit_test(test_sandbox_ids_taken),
+		cmocka_unit_test(test_sandbox_user_is_no_tenants),
 		cmocka_unit_test(test_honest_library_passes_once),
 		cmocka_unit_test(test_verdict_per_content),
 		cmocka_unit_test(test_exercise),

@@ -27,6 +27,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/sandbox.h"
+#include "util/sandbox_id.h"
 #include "util/self_usage.h"
 
 /* The worker's descriptors: the copy, then its report. */
@@ -466,6 +467,7 @@ static int start_worker(int mfd, const struct cp_copy_key *key, const char *name
 	pid_t pid;
 
 	run.room = cp_pw_room();
+	(void)cp_sandbox_id(); /* the sandbox's user, chosen once: the child inherits it */
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	pid = fork();

@@ -2,7 +2,7 @@
 /*
  * A tenant's file is parsed first where a crash cannot end the profiler: a
  * forked worker, made unprivileged and bounded (util/sandbox.h: no
- * capability, the user nobody where it may, seccomp, RLIMIT_DATA at three
+ * capability, a user no one holds where it may, seccomp, RLIMIT_DATA at three
  * quarters of the room left under --max-memory, RLIMIT_STACK, CPU and wall
  * time), runs libelf and
  * libdw over the sealed copy (machine/target_file.h) the way the

@@ -25,6 +25,7 @@
 #include "symbols/sym_server.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/sandbox_id.h"
 #include "util/self_usage.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -141,6 +142,7 @@ static int start(void)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -ENOSYS;
 	srv.room = cp_pw_room();
+	(void)cp_sandbox_id(); /* the sandbox's user, chosen once: the child inherits it */
 	pid = fork();
 	if (pid == 0)
 		cp_sym_serve(sv[1], srv.room);

@@ -2,7 +2,7 @@
 /*
  * A persistent describe server (issue #29, its first brick): one
  * long-lived child, forked at the first request and made unprivileged and
- * bounded (util/sandbox.h: no capability, the user nobody where it may,
+ * bounded (util/sandbox.h: no capability, a user no one holds where it may,
  * no_new_privs, seccomp, RLIMIT_DATA at three quarters of the room left
  * under --max-memory, RLIMIT_STACK CP_PW_STACK_BYTES; no CPU limit nor
  * alarm, which would end it for its total time), runs libdw over tenants'

@@ -15,10 +15,8 @@
 
 #include "util/privs.h"
 #include "util/sandbox.h"
+#include "util/sandbox_id.h"
 #include "util/self_usage.h"
-
-/* The user nobody (Debian, Fedora, systemd's "nobody"): owns nothing of ours. */
-#define CP_SANDBOX_UID 65534
 
 #if defined(__x86_64__)
 #define CP_SANDBOX_ARCH AUDIT_ARCH_X86_64
@@ -134,6 +132,8 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 	__u64 data = 0, nofile = sb->keep_fds + 8ull + sb->more_fds;
 	/* RLIMIT_CPU 0 would be one second (the kernel's reading of 0) */
 	__u64 cpu = sb->cpu_s ? sb->cpu_s : RLIM_INFINITY;
+	/* chosen by the parent before the fork, else here, while /proc still opens */
+	__u32 id = cp_sandbox_id();
 	int ret;
 
 	for (int sig = 1; sig < NSIG; sig++)
@@ -156,13 +156,15 @@ int cp_sandbox_enter(const struct cp_sandbox *sb)
 	    (ret = limit(RLIMIT_CPU, cpu, sb->cpu_s ? cpu + 1 : cpu)))
 		return ret;
 	/*
-	 * nobody where the setuid capability is still ours (a live run keeps
-	 * none: the worker stays root without any capability, its calls
-	 * filtered); none kept either way. A change of user resets the death
-	 * signal and dumpable, so those come after it.
+	 * A user and group no one holds where the setuid capability is still
+	 * ours (util/sandbox_id.h: nobody was any tenant's, who could stop or
+	 * kill the child); a live run keeps none: the worker stays root
+	 * without any capability, its calls filtered, and no tenant may signal
+	 * it. No capability is kept either way. A change of user resets the
+	 * death signal and dumpable, so those come after it.
 	 */
-	if (!setgroups(0, NULL) && !setresgid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID))
-		(void)setresuid(CP_SANDBOX_UID, CP_SANDBOX_UID, CP_SANDBOX_UID);
+	if (!setgroups(0, NULL) && id != CP_SANDBOX_ID_NONE && !setresgid(id, id, id))
+		(void)setresuid(id, id, id);
 	if ((ret = cp_privs_drop_thread()))
 		return ret;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))

@@ -2,7 +2,8 @@
 /*
  * A forked child made fit to parse what it must not trust (a tenant's ELF,
  * DWARF and CFI, symbols/parse_worker.h): it keeps only the descriptors it
- * is given, no capability (the user nobody where it may still switch), no
+ * is given, no capability (a user and group no one holds where it may still
+ * switch, util/sandbox_id.h), no
  * core dump, a process group of its own (a terminal's ^C is the parent's),
  * dies with its parent, and is bounded by rlimits (heap and
  * private mappings, stack, CPU), an alarm (wall time) and a seccomp filter
@@ -33,7 +34,9 @@ struct cp_sandbox {
 
 /*
  * Applies @sb to the calling process, which must be a forked child with
- * one thread. Every signal's action is reset and none blocked. Returns 0,
+ * one thread, whose parent called cp_sandbox_id() before the fork (else
+ * the child chooses the id itself, a scan of /proc, and may log: a lock
+ * another thread of a parent held at the fork stays held). Every signal's action is reset and none blocked. Returns 0,
  * or -errno of the first step that failed (the child should then exit: it
  * is not bounded).
  */

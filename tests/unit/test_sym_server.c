@@ -34,6 +34,7 @@
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
 #include "symbols/sym_server.h"
+#include "symbols/unwind.h"
 #include "symbols/parse_worker.h"
 #include "util/clock.h"
 #include "util/self_usage.h"
@@ -217,7 +218,7 @@ static void test_same_as_in_process(void **state)
 	assert_true(s1.requests > s0.requests + 8);
 	/* its CPU time is the profiler's own cost, counted once it is reaped */
 	cp_sym_server_stop();
-	assert_int_equal(cp_sym_server_pid(), 0);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), 0);
 	assert_true(cp_self_helpers_cpu_ns() > h0);
 }
 
@@ -274,7 +275,7 @@ static void test_no_module_and_no_elf(void **state)
 	REQUIRE_ROOT();
 	assert_int_equal(describe(&lib, 1ull << 40, &info), -ENOENT);
 	assert_null(info.function);
-	pid = cp_sym_server_pid();
+	pid = cp_sym_server_pid(CP_SYM_DESCRIBER);
 	assert_true(pid > 0);
 	/* no key: parsed for the request alone */
 	assert_int_equal(write(text.mfd, "not an ELF file\n", 16), 16);
@@ -282,7 +283,7 @@ static void test_no_module_and_no_elf(void **state)
 	/* an error, not a crash: the same server answers the next file */
 	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
 	assert_string_equal(info.function, "cp_symlib_exported");
-	assert_int_equal(cp_sym_server_pid(), pid);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), pid);
 	close(lib.mfd);
 	close(text.mfd);
 }
@@ -316,7 +317,7 @@ static pid_t stopped_after(const struct copy *c, __u64 addr)
 	pid_t pid;
 
 	assert_int_equal(describe(c, addr, &info), 0);
-	pid = cp_sym_server_pid();
+	pid = cp_sym_server_pid(CP_SYM_DESCRIBER);
 	assert_true(pid > 0);
 	assert_int_equal(kill(pid, SIGSTOP), 0);
 	return pid;
@@ -343,7 +344,7 @@ static void test_late_answer_dropped(void **state)
 	cp_sym_server_stats(&s1);
 	assert_int_equal(s1.late, s0.late + 1);
 	assert_int_equal(s1.refused, s0.refused);
-	assert_int_equal(cp_sym_server_pid(), pid);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), pid);
 	close(lib.mfd);
 }
 
@@ -410,12 +411,12 @@ static void refused_then_restarted(const struct copy *victim, __u64 addr, const 
 	/* the parse worker's own verdict: no libdw of the profiler's takes the file either */
 	assert_true(cp_parse_worker_known(&victim->key, &v));
 	assert_int_not_equal(v, CP_PW_PASSED);
-	assert_int_equal(cp_sym_server_pid(), 0);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), 0);
 	assert_int_equal(describe(other, function_addr(other, "main"), &info), 0);
 	assert_string_equal(info.function, "main");
 	cp_sym_server_stats(&s1);
 	assert_int_equal(s1.restarts, s0->restarts + 1);
-	assert_true(cp_sym_server_pid() > 0 && cp_sym_server_pid() != pid);
+	assert_true(cp_sym_server_pid(CP_SYM_DESCRIBER) > 0 && cp_sym_server_pid(CP_SYM_DESCRIBER) != pid);
 }
 
 /*
@@ -523,7 +524,7 @@ static void test_server_spends_the_workers_budget(void **state)
 	/* a live run's budget, earning a thousandth of the wall time: microseconds here */
 	cp_parse_worker_pace(UINT_MAX, 1);
 	/* workers spent all but its last second */
-	cp_parse_worker_spent((CP_PW_LIVE_START_S - 1) * 1000000000ull);
+	cp_parse_worker_spent(CP_SYM_DESCRIBER, (CP_PW_LIVE_START_S - 1) * 1000000000ull);
 	cp_sym_server_stats(&s0);
 	assert_int_equal(describe(&big, addr, &info), 0);
 	assert_string_equal(info.function, "main");
@@ -542,6 +543,89 @@ static void test_server_spends_the_workers_budget(void **state)
 	cp_parse_worker_pace(UINT_MAX, 0);
 	close(big.mfd);
 	close(lib.mfd);
+}
+
+/*
+ * A stack copy at the entry of callers_nofp's inner() (no frame pointer:
+ * only its CFI finds its caller), called from path_b, called from main:
+ * its return address at sp, path_b's frame (saved rbp, return into main)
+ * above it, rbp pointing there.
+ */
+static void nofp_stack(const struct copy *c, struct cp_ustack_record *r, struct cp_unwind_walk *w,
+		       __u64 *ips, size_t max)
+{
+	const __u64 sp = 0x7ffc00000000ull;
+	const __u64 words[] = {function_addr(c, "path_b") + 8, 0, 0, function_addr(c, "main") + 8};
+
+	*r = (struct cp_ustack_record){.sp = sp, .bp = sp + 16, .len = sizeof(words)};
+	memcpy(r->stack, words, sizeof(words));
+	*w = (struct cp_unwind_walk){
+		.r = r,
+		.ips = ips,
+		.max = max,
+		.from = {.pc = function_addr(c, "inner"),
+			 .sp = sp,
+			 .bp = sp + 16,
+			 .known = CP_UNWIND_REGS_KEPT},
+	};
+}
+
+/*
+ * A walk through a tenant's file while a describe goes on (one that took
+ * longer than the lookup waited, here stopped): answered by the walking
+ * server at once, its CFI frames found (inner, then path_b by inner's CFI).
+ * Before, one server did both: the walk was answered "later" and its stack
+ * kept only its frame-pointer walk, for good where the walk runs once (a
+ * call site's). A walk the walking server cannot take now is counted.
+ */
+static void test_walk_not_behind_a_describe(void **state)
+{
+	struct copy lib = copy_built("tests/workloads/libcp_symlib.so"),
+		    nofp = copy_built("tests/workloads/callers_nofp");
+	const struct cp_sym_remote f = {.fd = nofp.mfd, .debug_fd = -1, .key = nofp.key};
+	static struct cp_ustack_record r;
+	struct cp_sym_server_stats s0, s1;
+	struct cp_unwind_walk w;
+	__u64 ips[8], t0;
+	pid_t describer;
+
+	(void)state;
+	REQUIRE_ROOT();
+	cp_sym_server_stop();
+	describer = stopped_after(&lib, function_addr(&lib, "cp_symlib_exported"));
+	cp_sym_server_pace(200, 0);
+	/* a describe that goes on past its wait: the describing server stays at work */
+	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported") + 1,
+				  &(struct cp_symbol_info){0}),
+			 -EAGAIN);
+	cp_sym_server_stats(&s0);
+	nofp_stack(&nofp, &r, &w, ips, 8);
+	t0 = cp_now_ns();
+	assert_int_equal(cp_sym_server_unwind(&f, &w), 0);
+	print_message("# the walk: %zu frames in %.1f ms\n", w.n, (cp_now_ns() - t0) / 1e6);
+	assert_true(w.n >= 2);
+	assert_int_equal(ips[0], function_addr(&nofp, "inner"));
+	assert_int_equal(ips[1], function_addr(&nofp, "path_b") + 8);
+	cp_sym_server_stats(&s1);
+	assert_int_equal(s1.unwinds, s0.unwinds + 1);
+	assert_int_equal(s1.unwinds_later, s0.unwinds_later);
+	assert_true(cp_sym_server_pid(CP_SYM_WALKER) > 0);
+	assert_int_not_equal(cp_sym_server_pid(CP_SYM_WALKER), describer);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), describer);
+	/* the walking server stopped too: the walk is answered later, and counted */
+	assert_int_equal(kill(cp_sym_server_pid(CP_SYM_WALKER), SIGSTOP), 0);
+	cp_sym_server_pace(50, 0);
+	nofp_stack(&nofp, &r, &w, ips, 8);
+	assert_int_equal(cp_sym_server_unwind(&f, &w), -EAGAIN);
+	assert_int_equal(w.n, 0);
+	cp_sym_server_stats(&s1);
+	assert_int_equal(s1.unwinds_later, s0.unwinds_later + 1);
+	kill(cp_sym_server_pid(CP_SYM_WALKER), SIGCONT);
+	assert_int_equal(kill(describer, SIGCONT), 0);
+	cp_sym_server_pace(UINT_MAX, 0);
+	cp_sym_server_stop();
+	copy_close(&lib);
+	copy_close(&nofp);
 }
 
 /* The value of @key in /proc/@pid/status, NULL when absent. */
@@ -581,7 +665,7 @@ static void test_memory_counts_own_pages(void **state)
 	cp_sym_server_stop();
 	assert_int_equal(cp_self_mem_scan(&before), 0);
 	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
-	pid = cp_sym_server_pid();
+	pid = cp_sym_server_pid(CP_SYM_DESCRIBER);
 	assert_int_equal(cp_self_mem_scan(&with), 0);
 	whole = strtoull(status_of(pid, "RssAnon", buf, sizeof(buf)), NULL, 10) +
 		strtoull(status_of(pid, "RssFile", buf, sizeof(buf)), NULL, 10);
@@ -605,7 +689,7 @@ static void test_server_is_sandboxed(void **state)
 	(void)state;
 	REQUIRE_ROOT();
 	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
-	pid = cp_sym_server_pid();
+	pid = cp_sym_server_pid(CP_SYM_DESCRIBER);
 	assert_string_equal(status_of(pid, "NoNewPrivs", buf, sizeof(buf)), "1");
 	assert_string_equal(status_of(pid, "Seccomp", buf, sizeof(buf)), "2");
 	assert_string_equal(status_of(pid, "CapEff", buf, sizeof(buf)), "0000000000000000");
@@ -631,13 +715,13 @@ static void test_no_tenant_can_signal_the_server(void **state)
 	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
 	assert_non_null(info.function);
 	assert_string_equal(info.function, "cp_symlib_exported");
-	pid = cp_sym_server_pid();
+	pid = cp_sym_server_pid(CP_SYM_DESCRIBER);
 	assert_true(pid > 0);
 	assert_ids_no_ones(pid);
 	assert_nobody_cannot_signal(pid);
 	/* the same server answers the next request */
 	assert_int_equal(describe(&lib, function_addr(&lib, "cp_symlib_exported"), &info), 0);
-	assert_int_equal(cp_sym_server_pid(), pid);
+	assert_int_equal(cp_sym_server_pid(CP_SYM_DESCRIBER), pid);
 	close(lib.mfd);
 }
 
@@ -657,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_memory_counts_own_pages),
 		cmocka_unit_test(test_server_is_sandboxed),
 		cmocka_unit_test(test_no_tenant_can_signal_the_server),
+		cmocka_unit_test(test_walk_not_behind_a_describe),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -61,7 +61,8 @@ static struct {
 	__u64 limit;
 	pid_t command; /* the child that is a target (-- CMD); 0: none */
 	pid_t worker;  /* the parse worker at work beside the drain; 0: none */
-	pid_t server;  /* the describe server, counted by its own pages; 0: none */
+	/* the describe servers, counted by their own pages; 0: none */
+	pid_t server[CP_SELF_MEM_SERVERS];
 	/* /proc: the memfds and children, counted at the last scan */
 	__u64 scan_ns;	  /* when; 0: never */
 	__u64 scan_memfd; /* the memfds' bytes then */
@@ -388,8 +389,9 @@ static bool child_counted(const char *pid, __u64 *b)
 {
 	int p = atoi(pid);
 
-	if (m.server > 0 && p == m.server)
-		return !server_private(pid, b);
+	for (unsigned int i = 0; i < CP_SELF_MEM_SERVERS; i++)
+		if (m.server[i] > 0 && p == m.server[i])
+			return !server_private(pid, b);
 	if ((m.command > 0 && p == m.command) || (m.worker > 0 && p == m.worker))
 		return false;
 	return !private_rss(pid, b);
@@ -518,10 +520,10 @@ void cp_self_mem_set_worker(pid_t pid)
 	pthread_mutex_unlock(&lock);
 }
 
-void cp_self_mem_set_server(pid_t pid)
+void cp_self_mem_set_server(unsigned int slot, pid_t pid)
 {
 	pthread_mutex_lock(&lock);
-	m.server = pid;
+	m.server[slot] = pid;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -103,14 +103,16 @@ void cp_self_mem_set_command(pid_t pid);
 void cp_self_mem_set_worker(pid_t pid);
 
 /*
- * The describe server (@pid; 0: none, symbols/sym_server.h), a child that
+ * A describe server (@pid in @slot, below CP_SELF_MEM_SERVERS; 0: none,
+ * symbols/sym_server.h: one describes, one walks stacks), a child that
  * lives as long as the run: counted by the pages no other process maps
  * (its smaps_rollup's Private_Clean + Private_Dirty, less the sealed
  * copies' pages, which the memfds count), not its resident set, which
  * holds the profiler's pages it shares copy on write. Pages the profiler
  * wrote since the fork stay the server's alone: counted, they are its cost.
  */
-void cp_self_mem_set_server(pid_t pid);
+#define CP_SELF_MEM_SERVERS 2
+void cp_self_mem_set_server(unsigned int slot, pid_t pid);
 
 /* The limit copies are admitted under (--max-memory); 0: any. */
 void cp_self_mem_set_limit(__u64 limit_bytes);

@@ -117,10 +117,11 @@ static void json_counts(struct cp_json *j, const char *name, const char *const *
 /* The describe server of tenants' files (symbols/sym_server.h). */
 static void json_server(struct cp_json *j, const struct cp_sym_server_stats *st)
 {
-	static const char *const keys[] = {"requests", "unwinds", "started", "restarts",
-					   "refused",  "late",	  "cpu_ns",  "budget_waits"};
-	const __u64 v[] = {st->requests, st->unwinds, st->started, st->restarts,
-			   st->refused,	 st->late,    st->cpu_ns,  st->waited};
+	static const char *const keys[] = {"requests", "unwinds",  "unwinds_later",
+					   "started",  "restarts", "refused",
+					   "late",     "cpu_ns",   "budget_waits"};
+	const __u64 v[] = {st->requests, st->unwinds, st->unwinds_later, st->started, st->restarts,
+			   st->refused,	 st->late,    st->cpu_ns,	 st->waited};
 
 	json_counts(j, "describe_server", keys, v, sizeof(v) / sizeof(v[0]));
 }
@@ -180,10 +181,12 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		(ull)l->parse_waits);
 	if (l->server.started || l->server.waited)
 		fprintf(f,
-			"  describe server (tenants' files): %llu requests, %llu unwinds, %llu "
+			"  describe server (tenants' files): %llu requests, %llu unwinds (%llu "
+			"answered later: their stacks kept the frame-pointer walk), %llu "
 			"started, %llu restarted, %llu files refused, %llu late answers dropped; "
 			"%.2f s of CPU from the workers' budget, %llu lookups waited for it\n",
-			(ull)l->server.requests, (ull)l->server.unwinds, (ull)l->server.started,
+			(ull)l->server.requests, (ull)l->server.unwinds,
+			(ull)l->server.unwinds_later, (ull)l->server.started,
 			(ull)l->server.restarts, (ull)l->server.refused, (ull)l->server.late,
 			(double)l->server.cpu_ns / 1e9, (ull)l->server.waited);
 	fprintf(f,

@@ -67,8 +67,18 @@ static struct {
 /* The live run's pace (cp_parse_worker_pace()); without it, a vet waits for its worker. */
 static unsigned int wait_ms = UINT_MAX, per_mille;
 static struct cp_pw_budget budget = {.tokens_ns = CP_PW_SECONDS * 1000000000ll};
-/* The seconds lent to the describe server's request in flight (cp_parse_worker_lend()). */
-static __s64 lent_ns;
+/* The seconds lent to each server's request in flight (cp_parse_worker_lend()), by slot. */
+static __s64 lent_ns[CP_PW_LOANS];
+
+/* What the servers' requests in flight hold: no worker takes it. */
+static __s64 lent_all_ns(void)
+{
+	__s64 sum = 0;
+
+	for (unsigned int i = 0; i < CP_PW_LOANS; i++)
+		sum += lent_ns[i];
+	return sum;
+}
 
 enum cp_pw_verdict cp_pw_judge(int status, size_t said, __u64 grown, __u64 room)
 {
@@ -450,7 +460,7 @@ static enum cp_pw_verdict kept_verdict(const struct cp_copy_key *key)
 	if (!k)
 		return CP_PW_FAILED;
 	if (k->o.v == CP_PW_WAITING)
-		return budget_s(lent_ns) < k->o.need_s ? CP_PW_WAITING : CP_PW_FAILED;
+		return budget_s(lent_all_ns()) < k->o.need_s ? CP_PW_WAITING : CP_PW_FAILED;
 	if (cp_pw_verdict_stands(&k->o, k->tries, cp_now_ns() - k->made_ns, cp_self_mem_room()))
 		return k->o.v;
 	return CP_PW_FAILED;
@@ -601,7 +611,7 @@ static unsigned int worker_seconds(void)
 	if (!per_mille)
 		return run.pid ? 0 : CP_PW_SECONDS;
 	cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
-	return run.pid ? 0 : budget_s(lent_ns);
+	return run.pid ? 0 : budget_s(lent_all_ns());
 }
 
 enum cp_pw_verdict cp_parse_worker_vet(int mfd, const struct cp_copy_key *file, const char *name)
@@ -684,9 +694,9 @@ bool cp_parse_worker_must_wait(void)
 	return wait;
 }
 
-unsigned int cp_parse_worker_lend(void)
+unsigned int cp_parse_worker_lend(unsigned int slot, unsigned int most_s)
 {
-	unsigned int s = CP_PW_SECONDS;
+	unsigned int s = most_s;
 
 	pthread_mutex_lock(&lock);
 	reap(0);
@@ -694,16 +704,17 @@ unsigned int cp_parse_worker_lend(void)
 		cp_pw_budget_refill(&budget, cp_now_ns(), per_mille);
 		/* a worker at work may spend the seconds it was given: not lent twice */
 		s = budget_s(run.pid ? (__s64)run.cpu_s * 1000000000ll : 0);
-		lent_ns = (__s64)s * 1000000000ll;
+		s = s < most_s ? s : most_s;
+		lent_ns[slot] = (__s64)s * 1000000000ll;
 	}
 	pthread_mutex_unlock(&lock);
 	return s;
 }
 
-void cp_parse_worker_spent(__u64 cpu_ns)
+void cp_parse_worker_spent(unsigned int slot, __u64 cpu_ns)
 {
 	pthread_mutex_lock(&lock);
-	lent_ns = 0;
+	lent_ns[slot] = 0;
 	if (per_mille)
 		budget.tokens_ns -= (__s64)cpu_ns;
 	pthread_mutex_unlock(&lock);
@@ -722,7 +733,7 @@ void cp_parse_worker_pace(unsigned int ms, unsigned int share_per_mille)
 	/* earned from now */
 	budget = (struct cp_pw_budget){.tokens_ns = CP_PW_LIVE_START_S * 1000000000ll,
 				       .at_ns = cp_now_ns()};
-	lent_ns = 0;
+	memset(lent_ns, 0, sizeof(lent_ns));
 	pthread_mutex_unlock(&lock);
 }
 

@@ -230,17 +230,22 @@ void cp_parse_worker_keep(const struct cp_copy_key *file, const struct cp_pw_out
 void cp_parse_worker_pace(unsigned int wait_ms, unsigned int share_per_mille);
 
 /*
- * The describe server's requests (symbols/sym_server.h) spend the
+ * The describe servers' requests (symbols/sym_server.h) spend the
  * workers' budget by the same rule: cp_parse_worker_lend() gives the whole
- * CPU seconds a request starting now may take (what the budget holds
- * beyond a worker at work's seconds, CP_PW_SECONDS at most; 0: the file
- * waits, as for a worker), held for it, and for no worker, until
- * cp_parse_worker_spent() spends the @cpu_ns of CPU time it took (the
- * kernel's count of the server's). Without cp_parse_worker_pace(),
- * CP_PW_SECONDS, nothing spent.
+ * CPU seconds a request of server @slot (below CP_PW_LOANS) starting now
+ * may take (what the budget holds beyond a worker at work's seconds,
+ * @most_s at most; 0: the file waits, as for a worker), held for it, and
+ * for no worker, until cp_parse_worker_spent() spends the @cpu_ns of CPU
+ * time it took (the kernel's count of the server's). The two servers'
+ * loans are not held against each other: a walk's second (the walking
+ * server's, short requests) may overlap what a describe was lent, the
+ * budget then spent past nothing by at most the walk's CPU time, repaid
+ * from what it earns next. Without cp_parse_worker_pace(), @most_s,
+ * nothing spent.
  */
-unsigned int cp_parse_worker_lend(void);
-void cp_parse_worker_spent(__u64 cpu_ns);
+#define CP_PW_LOANS 2
+unsigned int cp_parse_worker_lend(unsigned int slot, unsigned int most_s);
+void cp_parse_worker_spent(unsigned int slot, __u64 cpu_ns);
 
 /*
  * Whether a copy without a verdict would wait now: a worker is at work, or

@@ -416,7 +416,7 @@ __attribute__((noreturn)) static void serve(__u64 more)
 	}
 }
 
-void cp_sym_serve(int sock, __u64 room)
+void cp_sym_serve(int sock, __u64 room, const char *name)
 {
 	struct cp_sandbox sb = {
 		.data_more_bytes = cp_pw_allowance(room),
@@ -435,7 +435,7 @@ void cp_sym_serve(int sock, __u64 room)
 	    dup2(cl, FD_CLEAR) < 0)
 		_exit(CP_PW_EXIT_UNBOUNDED);
 	/* what ps and top call it: the profiler's, not a tenant's */
-	prctl(PR_SET_NAME, "cp-symbols");
+	prctl(PR_SET_NAME, name);
 	/* no fetch from inside: a socket would fail anyway, after a resolver's files did */
 	cp_debuginfod_enable(false);
 	if (cp_sandbox_enter(&sb))

@@ -128,7 +128,8 @@ _Static_assert(offsetof(struct cp_sym_reply, strings) % 8 == 0 &&
 	       "a reply has no hidden padding");
 
 /*
- * The server, in a child just forked, its socket @sock: its descriptors
+ * The server, in a child just forked, its socket @sock, named @name in ps
+ * (at most 15 bytes: "cp-symbols", "cp-unwind"): its descriptors
  * set (the standard three on /dev/null, the socket, its own statm and
  * clear_refs), bounded (util/sandbox.h: RLIMIT_DATA cp_pw_allowance(@room),
  * RLIMIT_STACK CP_PW_STACK_BYTES, no CPU limit nor alarm), then serving
@@ -137,6 +138,6 @@ _Static_assert(offsetof(struct cp_sym_reply, strings) % 8 == 0 &&
  * CP_PW_EXIT_MEMORY, unanswered, when one request grew its resident set
  * by more than half its allowance.
  */
-__attribute__((noreturn)) void cp_sym_serve(int sock, __u64 room);
+__attribute__((noreturn)) void cp_sym_serve(int sock, __u64 room, const char *name);
 
 #endif /* CP_SYM_SERVE_H */

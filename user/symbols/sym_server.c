@@ -29,8 +29,11 @@
 #include "util/self_usage.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* The server now (pid 0: none). */
-static struct {
+/*
+ * A server now (pid 0: none): one describes, one walks stacks, so that a
+ * walk, a frame's CFI, never waits behind a describe's parse of seconds.
+ */
+struct server {
 	pid_t pid;
 	int pfd;	     /* its pidfd; -1 without one (before Linux 5.3) */
 	int sock;	     /* our end */
@@ -50,7 +53,19 @@ static struct {
 	unsigned int cpu_s;	 /* the CPU seconds the workers' budget lent it */
 	bool lent;		 /* those seconds are held for it, its CPU time not spent yet */
 	bool over;		 /* killed at those seconds, short of a worker's own */
-} srv = {.pfd = -1, .sock = -1, .statm = -1};
+	bool died;		 /* the last one died or was killed: the next is a restart */
+	__u64 retry_ns;		 /* after a start that failed, none is tried before (cp_now_ns()) */
+	unsigned int slot;	 /* its slot in self_mem's and self_usage's counts */
+};
+static struct server servers[CP_SYM_ROLES] = {
+	[CP_SYM_DESCRIBER] = {.pfd = -1, .sock = -1, .statm = -1, .slot = CP_SYM_DESCRIBER},
+	[CP_SYM_WALKER] = {.pfd = -1, .sock = -1, .statm = -1, .slot = CP_SYM_WALKER},
+};
+_Static_assert(CP_SYM_ROLES <= CP_PW_LOANS && CP_SYM_ROLES <= CP_SELF_MEM_SERVERS &&
+		       CP_SYM_ROLES <= CP_SELF_HELPER_CLOCKS,
+	       "a slot for each server");
+/* The server the call at hand asks (under the lock). */
+static struct server *srv = &servers[CP_SYM_DESCRIBER];
 static __u64 next_id = 1;
 static unsigned int wait_ms = UINT_MAX, deadline_ms = CP_PW_SECONDS * 1000;
 static struct cp_sym_server_stats stats;
@@ -61,18 +76,16 @@ static struct spent {
 	__u64 ns;
 } spent[CP_SYM_SPENT];
 static unsigned int next_spent;
-static bool died;      /* the last server died or was killed: the next is a restart */
 static bool unbounded; /* a server could not bound itself: none is made again */
-/* After a start that failed, none is tried before this time (cp_now_ns()). */
+/* After a start that failed, none is tried again for this long. */
 #define CP_SYM_RETRY_NS 1000000000ull
-static __u64 retry_ns;
 
 /* The server's CPU time so far, 0 when unknown. */
 static __u64 server_cpu_ns(void)
 {
 	struct timespec ts;
 
-	if (!srv.cpu_clock_ok || clock_gettime(srv.cpu_clock, &ts))
+	if (!srv->cpu_clock_ok || clock_gettime(srv->cpu_clock, &ts))
 		return 0;
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
@@ -86,13 +99,13 @@ static void reap(void);
  */
 static void spend(__u64 cpu_now_ns)
 {
-	__u64 used = cpu_now_ns > srv.cpu_ns ? cpu_now_ns - srv.cpu_ns : 0;
+	__u64 used = cpu_now_ns > srv->cpu_ns ? cpu_now_ns - srv->cpu_ns : 0;
 
-	if (!srv.lent)
+	if (!srv->lent)
 		return;
-	srv.lent = false;
+	srv->lent = false;
 	stats.cpu_ns += used;
-	cp_parse_worker_spent(used);
+	cp_parse_worker_spent(srv->slot, used);
 }
 
 /*
@@ -101,11 +114,11 @@ static void spend(__u64 cpu_now_ns)
  */
 static bool over_loan(__u64 now, __u64 *wake_ns)
 {
-	__u64 cpu = server_cpu_ns(), used = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0,
-	      loan = srv.cpu_s * 1000000000ull;
+	__u64 cpu = server_cpu_ns(), used = cpu > srv->cpu_ns ? cpu - srv->cpu_ns : 0,
+	      loan = srv->cpu_s * 1000000000ull;
 
 	*wake_ns = UINT64_MAX;
-	if (!srv.lent || !cpu)
+	if (!srv->lent || !cpu)
 		return false;
 	if (used >= loan)
 		return true;
@@ -120,12 +133,12 @@ static bool over_loan(__u64 now, __u64 *wake_ns)
  */
 static int ready(void)
 {
-	struct pollfd pf = {.fd = srv.sock, .events = POLLIN};
+	struct pollfd pf = {.fd = srv->sock, .events = POLLIN};
 	char word[sizeof(CP_SYM_READY)];
 
-	srv.id = 0;
+	srv->id = 0;
 	if (poll(&pf, 1, (int)deadline_ms) == 1 &&
-	    recv(srv.sock, word, sizeof(word), MSG_DONTWAIT) == (ssize_t)sizeof(word) &&
+	    recv(srv->sock, word, sizeof(word), MSG_DONTWAIT) == (ssize_t)sizeof(word) &&
 	    !memcmp(word, CP_SYM_READY, sizeof(word)))
 		return 0;
 	reap();
@@ -141,30 +154,31 @@ static int start(void)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -ENOSYS;
-	srv.room = cp_pw_room();
+	srv->room = cp_pw_room();
 	(void)cp_sandbox_id(); /* the sandbox's user, chosen once: the child inherits it */
 	pid = fork();
 	if (pid == 0)
-		cp_sym_serve(sv[1], srv.room);
+		cp_sym_serve(sv[1], srv->room,
+			     srv->slot == CP_SYM_WALKER ? "cp-unwind" : "cp-symbols");
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
 		return -ENOSYS;
 	}
-	srv.pid = pid;
-	srv.sock = sv[0];
+	srv->pid = pid;
+	srv->sock = sv[0];
 	/* its pidfd becomes readable when it ends: no polling meanwhile */
-	srv.pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	srv->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
-	srv.statm = open(path, O_RDONLY | O_CLOEXEC);
-	srv.cpu_clock_ok = !clock_getcpuclockid(pid, &srv.cpu_clock);
+	srv->statm = open(path, O_RDONLY | O_CLOEXEC);
+	srv->cpu_clock_ok = !clock_getcpuclockid(pid, &srv->cpu_clock);
 	/* the profiler's own cost as it goes, not only once it is reaped */
-	if (srv.cpu_clock_ok)
-		cp_self_helper_clock(srv.cpu_clock, true);
-	cp_self_mem_set_server(pid);
+	if (srv->cpu_clock_ok)
+		cp_self_helper_clock(srv->slot, srv->cpu_clock, true);
+	cp_self_mem_set_server(srv->slot, pid);
 	stats.started++;
-	stats.restarts += died;
-	died = false;
+	stats.restarts += srv->died;
+	srv->died = false;
 	return ready();
 }
 
@@ -174,14 +188,14 @@ static void refuse(const struct cp_pw_outcome *o)
 	static struct cp_log_limit said = CP_LOG_LIMIT_INIT(CP_LOG_WARNING, 3);
 
 	/* one table of verdicts: the file is refused to the profiler's own libdw too */
-	cp_parse_worker_keep(&srv.file, o);
+	cp_parse_worker_keep(&srv->file, o);
 	stats.refused++;
 	/* the report's refusals, as a parse worker's are */
 	cp_tf_count(o->v == CP_PW_MEMORY ? CP_TF_MEMORY : CP_TF_PARSE);
 	cp_log_limited(&said,
 		       "symbol server: a file (device %llu, inode %llu) ended it (%s); its symbols "
 		       "are not read",
-		       (unsigned long long)srv.file.dev, (unsigned long long)srv.file.ino,
+		       (unsigned long long)srv->file.dev, (unsigned long long)srv->file.ino,
 		       cp_pw_verdict_name(o->v));
 }
 
@@ -193,61 +207,61 @@ static void refuse(const struct cp_pw_outcome *o)
  */
 static void reap(void)
 {
-	struct cp_pw_outcome o = {.room = srv.room};
+	struct cp_pw_outcome o = {.room = srv->room};
 	struct rusage ru;
 	int status = 0;
 	pid_t got;
 
 	/* a server that hung up and lives on (or loops) would be waited for ever */
-	kill(srv.pid, SIGKILL);
-	while ((got = wait4(srv.pid, &status, 0, &ru)) < 0 && errno == EINTR)
+	kill(srv->pid, SIGKILL);
+	while ((got = wait4(srv->pid, &status, 0, &ru)) < 0 && errno == EINTR)
 		;
-	if (srv.pfd >= 0)
-		close(srv.pfd);
-	if (srv.statm >= 0)
-		close(srv.statm);
-	close(srv.sock);
-	cp_self_mem_set_server(0);
-	cp_self_helper_clock(0, false);
-	if (got == srv.pid) {
+	if (srv->pfd >= 0)
+		close(srv->pfd);
+	if (srv->statm >= 0)
+		close(srv->statm);
+	close(srv->sock);
+	cp_self_mem_set_server(srv->slot, 0);
+	cp_self_helper_clock(srv->slot, 0, false);
+	if (got == srv->pid) {
 		__u64 cpu = cp_rusage_cpu_ns(&ru), peak = (__u64)ru.ru_maxrss << 10;
 
 		cp_self_helpers_add_ns(cpu);
-		o.cpu_ns = cpu > srv.cpu_ns ? cpu - srv.cpu_ns : 0;
+		o.cpu_ns = cpu > srv->cpu_ns ? cpu - srv->cpu_ns : 0;
 		spend(cpu);
 		/* a parse worker's rules; its peak is the request's (reset as it began) */
-		o.v = cp_pw_judge_in(status, 16, srv.id && peak > srv.rss ? peak - srv.rss : 0,
-				     srv.room);
+		o.v = cp_pw_judge_in(status, 16, srv->id && peak > srv->rss ? peak - srv->rss : 0,
+				     srv->room);
 		/* it ended with a request in flight, after it bounded itself (ready()):
 		 * whatever it says, that request ended it */
-		if (srv.id && (o.v == CP_PW_PASSED || o.v == CP_PW_FAILED))
+		if (srv->id && (o.v == CP_PW_PASSED || o.v == CP_PW_FAILED))
 			o.v = CP_PW_CRASHED;
 		if (o.v == CP_PW_FAILED && !unbounded)
 			cp_warn("symbol server: it could not be bounded; no server is made again");
 		unbounded |= o.v == CP_PW_FAILED;
 		/* stopped at the seconds the budget lent it, as a worker at its RLIMIT_CPU:
 		 * not the file's fault; it waits until the budget holds twice that */
-		if (srv.id && srv.over && srv.cpu_s < CP_PW_SECONDS) {
+		if (srv->id && srv->over && srv->cpu_s < CP_PW_SECONDS) {
 			o.v = CP_PW_WAITING;
-			o.need_s = 2 * srv.cpu_s < CP_PW_SECONDS ? 2 * srv.cpu_s : CP_PW_SECONDS;
-			cp_parse_worker_keep(&srv.file, &o);
-		} else if (srv.id && o.v != CP_PW_FAILED) {
+			o.need_s = 2 * srv->cpu_s < CP_PW_SECONDS ? 2 * srv->cpu_s : CP_PW_SECONDS;
+			cp_parse_worker_keep(&srv->file, &o);
+		} else if (srv->id && o.v != CP_PW_FAILED) {
 			refuse(&o);
 		}
 	}
-	spend(srv.cpu_ns); /* no count of its own: none spent */
+	spend(srv->cpu_ns); /* no count of its own: none spent */
 	/* not our child any more (SIGCHLD ignored): no verdict, a new server next time */
-	died = true;
-	srv.pid = 0;
-	srv.pfd = srv.sock = srv.statm = -1;
-	srv.id = 0;
-	srv.over = false;
+	srv->died = true;
+	srv->pid = 0;
+	srv->pfd = srv->sock = srv->statm = -1;
+	srv->id = 0;
+	srv->over = false;
 }
 
 /* Kills the server (past its deadline: the request's file is refused for time) and reaps it. */
 static void kill_server(void)
 {
-	kill(srv.pid, SIGKILL);
+	kill(srv->pid, SIGKILL);
 	reap();
 }
 
@@ -261,15 +275,15 @@ static void charge(__u64 ns)
 	struct spent *e = NULL;
 
 	for (unsigned int i = 0; i < CP_SYM_SPENT && !e; i++)
-		if (cp_copy_key_equal(&spent[i].key, &srv.file))
+		if (cp_copy_key_equal(&spent[i].key, &srv->file))
 			e = &spent[i];
 	if (!e) {
 		e = &spent[next_spent++ % CP_SYM_SPENT];
-		*e = (struct spent){.key = srv.file};
+		*e = (struct spent){.key = srv->file};
 	}
 	e->ns += ns;
 	if (e->ns > CP_PW_SECONDS * 1000000000ull) {
-		struct cp_pw_outcome o = {.v = CP_PW_TIME, .room = srv.room, .cpu_ns = e->ns};
+		struct cp_pw_outcome o = {.v = CP_PW_TIME, .room = srv->room, .cpu_ns = e->ns};
 
 		refuse(&o);
 		e->ns = 0;
@@ -284,15 +298,15 @@ static void charge(__u64 ns)
 static int take_answer(void *r)
 {
 	const struct cp_sym_reply_head *h = r;
-	ssize_t n = recv(srv.sock, r, srv.reply_size, MSG_DONTWAIT | MSG_TRUNC);
+	ssize_t n = recv(srv->sock, r, srv->reply_size, MSG_DONTWAIT | MSG_TRUNC);
 
-	if (n != (ssize_t)srv.reply_size || h->id != srv.id)
+	if (n != (ssize_t)srv->reply_size || h->id != srv->id)
 		return 0;
-	srv.id = 0;
+	srv->id = 0;
 	spend(server_cpu_ns());
 	/* a walk is one frame's CFI: a file walked in many processes is walked without end */
-	if (srv.charged)
-		charge(cp_now_ns() - srv.sent_ns);
+	if (srv->charged)
+		charge(cp_now_ns() - srv->sent_ns);
 	/*
 	 * what the server's parse counted of the file's content, once a reason an
 	 * answer, a late one's too: the server counts a module's once (not its opens,
@@ -315,23 +329,23 @@ static int take_answer(void *r)
 static int await(__u64 until_ns, void *r)
 {
 	for (;;) {
-		struct pollfd pf[2] = {{.fd = srv.sock, .events = POLLIN},
-				       {.fd = srv.pfd, .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = srv->sock, .events = POLLIN},
+				       {.fd = srv->pfd, .events = POLLIN}};
 		__u64 now = cp_now_ns(),
-		      end = until_ns < srv.deadline_ns ? until_ns : srv.deadline_ns, wake;
+		      end = until_ns < srv->deadline_ns ? until_ns : srv->deadline_ns, wake;
 
 		if (take_answer(r))
 			return 1;
-		srv.over = over_loan(now, &wake);
-		if (srv.over) {
+		srv->over = over_loan(now, &wake);
+		if (srv->over) {
 			/* short of a worker's own seconds, its file waits (reap()); at them,
 			 * it is refused for time as a worker would be */
-			int err = srv.cpu_s < CP_PW_SECONDS ? -EAGAIN : -EIO;
+			int err = srv->cpu_s < CP_PW_SECONDS ? -EAGAIN : -EIO;
 
 			kill_server();
 			return err;
 		}
-		if (now >= srv.deadline_ns) {
+		if (now >= srv->deadline_ns) {
 			kill_server();
 			return -EIO;
 		}
@@ -339,7 +353,7 @@ static int await(__u64 until_ns, void *r)
 		if (now >= end)
 			return 0;
 		/* no pidfd: a socket's hangup says it too */
-		if (poll(pf, srv.pfd >= 0 ? 2 : 1, (int)((end - now) / 1000000 + 1)) < 0 &&
+		if (poll(pf, srv->pfd >= 0 ? 2 : 1, (int)((end - now) / 1000000 + 1)) < 0 &&
 		    errno != EINTR)
 			usleep(2000);
 		/* its end (no pidfd: the socket's hangup says it), after an answer sent before it */
@@ -378,16 +392,16 @@ static int send_request(const struct cp_sym_request *rq, size_t size, size_t rep
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
 	memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	srv.cpu_ns = server_cpu_ns();
-	srv.rss = cp_statm_resident_bytes(srv.statm);
-	n = sendmsg(srv.sock, &msg, MSG_NOSIGNAL);
+	srv->cpu_ns = server_cpu_ns();
+	srv->rss = cp_statm_resident_bytes(srv->statm);
+	n = sendmsg(srv->sock, &msg, MSG_NOSIGNAL);
 	if (n != (ssize_t)size)
 		return n < 0 ? -errno : -EIO;
-	srv.id = rq->id;
-	srv.reply_size = reply_size;
-	srv.charged = size == sizeof(*rq);
-	srv.sent_ns = cp_now_ns();
-	srv.deadline_ns = srv.sent_ns + deadline_ms * 1000000ull;
+	srv->id = rq->id;
+	srv->reply_size = reply_size;
+	srv->charged = size == sizeof(*rq);
+	srv->sent_ns = cp_now_ns();
+	srv->deadline_ns = srv->sent_ns + deadline_ms * 1000000ull;
 	return 0;
 }
 
@@ -486,7 +500,7 @@ static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
 	__u64 until_ns = wait_ms == UINT_MAX ? UINT64_MAX : cp_now_ns() + wait_ms * 1000000ull;
 	/* an earlier request's answer is only looked for: this lookup does not wait for
 	 * another file's parse (a live drain would stall at each), unless told to wait */
-	int got = srv.pid && srv.id ? await(wait_ms == UINT_MAX ? until_ns : 0, &late) : -1;
+	int got = srv->pid && srv->id ? await(wait_ms == UINT_MAX ? until_ns : 0, &late) : -1;
 
 	/* an earlier request first: its answer, late, is dropped */
 	if (!got)
@@ -498,21 +512,25 @@ static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
 		return -ENOSYS;
 	/* the server's CPU time is the workers' budget's: spent, the file waits as theirs
 	 * (no server is forked meanwhile) */
-	srv.cpu_s = waits(file) ? 0 : cp_parse_worker_lend();
-	if (!srv.cpu_s) {
+	/* a walk is one frame's CFI: a second is plenty, and a describe's loan leaves it */
+	srv->cpu_s = waits(file)
+			     ? 0
+			     : cp_parse_worker_lend(srv->slot,
+						    srv->slot == CP_SYM_WALKER ? 1 : CP_PW_SECONDS);
+	if (!srv->cpu_s) {
 		stats.waited++;
 		return -EAGAIN;
 	}
 	/* a start that failed (fork, socketpair, no word in time) is not tried again at once:
 	 * each lookup would fork, and wait for the word under the lock */
-	if (!srv.pid && (cp_now_ns() < retry_ns || start())) {
-		cp_parse_worker_spent(0); /* the loan back */
-		if (!srv.pid && cp_now_ns() >= retry_ns)
-			retry_ns = cp_now_ns() + CP_SYM_RETRY_NS;
+	if (!srv->pid && (cp_now_ns() < srv->retry_ns || start())) {
+		cp_parse_worker_spent(srv->slot, 0); /* the loan back */
+		if (!srv->pid && cp_now_ns() >= srv->retry_ns)
+			srv->retry_ns = cp_now_ns() + CP_SYM_RETRY_NS;
 		return -ENOSYS;
 	}
-	srv.lent = true;
-	srv.file = *file;
+	srv->lent = true;
+	srv->file = *file;
 	if (send_request(rq, size, reply_size, fds)) {
 		kill_server(); /* a server that takes no request is no use (none in flight) */
 		return -EAGAIN;
@@ -538,6 +556,7 @@ int cp_sym_server_describe(int mfd, int debug_fd, const struct cp_copy_key *key,
 	if (err)
 		return err;
 	pthread_mutex_lock(&lock);
+	srv = &servers[CP_SYM_DESCRIBER];
 	stats.requests++;
 	rq.id = next_id++;
 	err = ask(&rq, sizeof(rq), (const int[2]){mfd, debug_fd}, &file, &r, sizeof(r));
@@ -580,6 +599,7 @@ int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w
 	if (err || !room)
 		return err;
 	pthread_mutex_lock(&lock);
+	srv = &servers[CP_SYM_WALKER];
 	stats.unwinds++;
 	rq.head = (struct cp_sym_request){.id = next_id++, .addr = f->bias, .key = f->key};
 	rq.from = w->from;
@@ -588,6 +608,8 @@ int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w
 	err = ask(&rq.head, sizeof(rq), (const int[2]){f->fd, f->debug_fd}, &file, &r, sizeof(r));
 	if (err == 1)
 		err = unpack_unwind(&r, rq.max, w);
+	/* the walk keeps its frames so far: its stack, the frame-pointer walk from here */
+	stats.unwinds_later += err == -EAGAIN;
 	pthread_mutex_unlock(&lock);
 	return err;
 }
@@ -617,12 +639,12 @@ bool cp_sym_server_usable(void)
 	return usable;
 }
 
-pid_t cp_sym_server_pid(void)
+pid_t cp_sym_server_pid(enum cp_sym_role role)
 {
 	pid_t pid;
 
 	pthread_mutex_lock(&lock);
-	pid = srv.pid;
+	pid = servers[role].pid;
 	pthread_mutex_unlock(&lock);
 	return pid;
 }
@@ -630,11 +652,14 @@ pid_t cp_sym_server_pid(void)
 void cp_sym_server_stop(void)
 {
 	pthread_mutex_lock(&lock);
-	if (srv.pid) {
-		/* whatever it does (at work, stopped): no verdict on any file */
-		srv.id = 0;
-		kill_server();
-		died = false;
+	for (unsigned int i = 0; i < CP_SYM_ROLES; i++) {
+		srv = &servers[i];
+		if (srv->pid) {
+			/* whatever it does (at work, stopped): no verdict on any file */
+			srv->id = 0;
+			kill_server();
+			srv->died = false;
+		}
 	}
 	pthread_mutex_unlock(&lock);
 }

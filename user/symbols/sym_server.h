@@ -8,7 +8,11 @@
  * alarm, which would end it for its total time), runs libdw over tenants'
  * files and answers "what is at this address": the describe of
  * cp_sym_describe() (symbols/sym_dwarf.h) over the Dwfl cp_sym_dwfl_file()
- * makes, with the strings copied into the reply, never a pointer.
+ * makes, with the strings copied into the reply, never a pointer. Stack
+ * walks (cp_sym_server_unwind()) go to a second such child, "cp-unwind"
+ * (enum cp_sym_role): a walk is never answered "later" for a describe's
+ * parse of seconds; each child is started, judged, charged and counted by
+ * the rules below on its own.
  *
  * A request carries the file's sealed copy (SCM_RIGHTS on a
  * SOCK_SEQPACKET socketpair), with the copy of its separate debug file
@@ -66,6 +70,18 @@
 #include "symbols/symbolizer.h"
 
 /*
+ * The two servers: one describes, one walks stacks (cp_sym_server_unwind()),
+ * so that a walk, one frame's CFI, never waits behind a describe that goes
+ * on for seconds (a big file's DWARF) in the background. Each is a slot of
+ * the parse workers' loans, of machine/self_mem's and self_usage's counts.
+ */
+enum cp_sym_role {
+	CP_SYM_DESCRIBER,
+	CP_SYM_WALKER,
+	CP_SYM_ROLES,
+};
+
+/*
  * What is at link-time address @addr of the file whose sealed copy is
  * @mfd, with its separate debug file's @debug_fd (-1: none; neither is
  * taken over: the server gets duplicates), and whose content
@@ -106,14 +122,15 @@ int cp_sym_server_unwind(const struct cp_sym_remote *f, struct cp_unwind_walk *w
 void cp_sym_server_pace(unsigned int wait_ms, unsigned int deadline_ms);
 
 struct cp_sym_server_stats {
-	__u64 requests; /* cp_sym_server_describe() calls */
-	__u64 unwinds;	/* cp_sym_server_unwind() calls */
-	__u64 started;	/* servers forked */
-	__u64 restarts; /* of those, forked after one died or was killed */
-	__u64 refused;	/* files refused: their request ended a server */
-	__u64 late;	/* answers that came after their caller stopped waiting, dropped */
-	__u64 cpu_ns;	/* its CPU time answering requests, spent from the workers' budget */
-	__u64 waited;	/* lookups that waited for that budget, unasked */
+	__u64 requests;	     /* cp_sym_server_describe() calls */
+	__u64 unwinds;	     /* cp_sym_server_unwind() calls */
+	__u64 unwinds_later; /* ... answered -EAGAIN: their stacks kept the frame-pointer walk */
+	__u64 started;	     /* servers forked */
+	__u64 restarts;	     /* of those, forked after one died or was killed */
+	__u64 refused;	     /* files refused: their request ended a server */
+	__u64 late;	     /* answers that came after their caller stopped waiting, dropped */
+	__u64 cpu_ns;	     /* its CPU time answering requests, spent from the workers' budget */
+	__u64 waited;	     /* lookups that waited for that budget, unasked */
 };
 
 void cp_sym_server_stats(struct cp_sym_server_stats *out);
@@ -125,13 +142,13 @@ void cp_sym_server_stats(struct cp_sym_server_stats *out);
  */
 bool cp_sym_server_usable(void);
 
-/* The server's pid now; 0 when none runs. For tests and the report. */
-pid_t cp_sym_server_pid(void);
+/* The pid of the server of @role now; 0 when none runs. For tests and the report. */
+pid_t cp_sym_server_pid(enum cp_sym_role role);
 
 /*
- * Ends the server, if any (at the run's end; tests): its socket closed, it
- * exits, and it is reaped, its CPU time counted. The next request forks a
- * new one (not a restart). Verdicts stay.
+ * Ends the servers, if any (at the run's end; tests): their sockets closed,
+ * they exit, and they are reaped, their CPU time counted. The next request
+ * forks a new one (not a restart). Verdicts stay.
  */
 void cp_sym_server_stop(void);
 

@@ -27,21 +27,21 @@ void cp_self_helpers_add_ns(__u64 ns)
 	__atomic_add_fetch(&helpers_ns, ns, __ATOMIC_RELAXED);
 }
 
-/* The helper at work whose CPU time counts before it is waited for (live_on false: none). */
-static clockid_t live_clock;
-static bool live_on;
+/* The helpers at work whose CPU time counts before they are waited for (live_on false: none). */
+static clockid_t live_clock[CP_SELF_HELPER_CLOCKS];
+static bool live_on[CP_SELF_HELPER_CLOCKS];
 
 /* The most given so far: a helper reaped between two readings never makes one go back. */
 static __u64 helpers_last;
 
-void cp_self_helper_clock(clockid_t clock, bool on)
+void cp_self_helper_clock(unsigned int slot, clockid_t clock, bool on)
 {
 	if (!on) {
-		__atomic_store_n(&live_on, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&live_on[slot], false, __ATOMIC_RELEASE);
 		return;
 	}
-	live_clock = clock;
-	__atomic_store_n(&live_on, true, __ATOMIC_RELEASE);
+	live_clock[slot] = clock;
+	__atomic_store_n(&live_on[slot], true, __ATOMIC_RELEASE);
 }
 
 __u64 cp_self_helpers_cpu_ns(void)
@@ -49,8 +49,10 @@ __u64 cp_self_helpers_cpu_ns(void)
 	__u64 ns = __atomic_load_n(&helpers_ns, __ATOMIC_RELAXED), last;
 	struct timespec ts;
 
-	if (__atomic_load_n(&live_on, __ATOMIC_ACQUIRE) && !clock_gettime(live_clock, &ts))
-		ns += (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	for (unsigned int i = 0; i < CP_SELF_HELPER_CLOCKS; i++)
+		if (__atomic_load_n(&live_on[i], __ATOMIC_ACQUIRE) &&
+		    !clock_gettime(live_clock[i], &ts))
+			ns += (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 	last = __atomic_load_n(&helpers_last, __ATOMIC_RELAXED);
 	while (ns > last && !__atomic_compare_exchange_n(&helpers_last, &last, ns, false,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))

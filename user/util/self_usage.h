@@ -28,9 +28,11 @@ __u64 cp_self_helpers_cpu_ns(void);
 /*
  * A long-lived helper (symbols/sym_server.h) whose CPU time counts while it
  * runs: its clock (clock_getcpuclockid()), read by cp_self_helpers_cpu_ns();
- * @on false once it ended, before its CPU time is added. One at a time.
+ * @on false once it ended, before its CPU time is added. One at a time in
+ * each @slot (below CP_SELF_HELPER_CLOCKS).
  */
-void cp_self_helper_clock(clockid_t clock, bool on);
+#define CP_SELF_HELPER_CLOCKS 2
+void cp_self_helper_clock(unsigned int slot, clockid_t clock, bool on);
 
 struct rusage;
 /* User + system CPU time of @ru in ns (a child's, from wait4()). */

@@ -480,6 +480,41 @@ static void test_exited_process_resolves_from_snapshot(void **state)
 	cp_symbolizer__free(s);
 }
 
+/*
+ * A stack copy read after its process's exit record (the copies' ring is
+ * read apart from the events'): it is walked in the Dwfl opened while the
+ * process lived, as the copies before the exit were. Without one, none can
+ * be opened any more (its maps went with it).
+ */
+static void test_exited_process_keeps_its_dwfl(void **state)
+{
+	struct workload *w = *state;
+	struct cp_symbolizer *s = cp_symbolizer__new(0, 0), *late = cp_symbolizer__new(0, 0);
+	__u64 ip = label(w, "cp_sym_plain");
+	struct cp_sym_remote f;
+	Dwfl *dwfl;
+
+	assert_non_null(s);
+	assert_non_null(late);
+	assert_non_null(cp_symbolizer__process_dwfl(s, w->pid)); /* a copy while it lives */
+	assert_int_equal(cp_symbolizer__refresh(late, w->pid), 0); /* its maps, no Dwfl */
+	finish(w);
+	cp_symbolizer__exit(s, w->pid);
+	cp_symbolizer__exit(late, w->pid);
+
+	assert_true(cp_symbolizer__has_process_dwfl(s, w->pid));
+	dwfl = cp_symbolizer__process_dwfl(s, w->pid);
+	assert_non_null(dwfl);
+	assert_non_null(dwfl_addrmodule(dwfl, ip));
+	/* the workload's own file, not a tenant's: the process's Dwfl walks it */
+	assert_int_equal(cp_symbolizer__remote_at(s, w->pid, ip, &f), -ENOENT);
+
+	assert_false(cp_symbolizer__has_process_dwfl(late, w->pid));
+	assert_null(cp_symbolizer__process_dwfl(late, w->pid));
+	cp_symbolizer__free(s);
+	cp_symbolizer__free(late);
+}
+
 /* Maps text of the process holding a pid, as a recording gives it. */
 struct reuse_maps {
 	char text[PATH_MAX + 128];
@@ -1572,6 +1607,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exited_process_resolves_from_snapshot, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_exited_process_keeps_its_dwfl, setup, teardown),
 		cmocka_unit_test(test_reused_pid_is_another_process),
 		cmocka_unit_test_setup_teardown(test_record_older_than_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_cache_and_unmapped, setup, teardown),

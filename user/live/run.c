@@ -89,6 +89,7 @@ struct cp_live {
 	unsigned int opens;
 	pid_t opened;		       /* the last of them: its next copies count no second open */
 	__u64 opens_refused;	       /* copies not unwound: over CP_UNWIND_OPENS_PER_S */
+	__u64 unwind_gone;	       /* copies not unwound: no maps of their process left */
 	struct cp_agent_since agent;   /* the profiler's start-up ended: the loop began */
 	struct cp_stack_gen stack_gen; /* the allocation stack maps' generations */
 	__u64 drained_ns;	       /* the ring buffer was last read to its end then */
@@ -439,10 +440,11 @@ static void say_stack_copies(const struct cp_live *l)
 	if (b->copied || b->ring_full)
 		cp_info("call stacks: %llu walked events copied, %llu made deeper by CFI; "
 			"%llu counted on their frame-pointer walk, the copy ring full; "
-			"%llu not unwound, over %d processes a second to open",
+			"%llu not unwound, over %d processes a second to open; "
+			"%llu not unwound, their process gone before its modules were opened",
 			(unsigned long long)t.copies, (unsigned long long)t.deeper,
 			(unsigned long long)b->ring_full, (unsigned long long)l->opens_refused,
-			CP_UNWIND_OPENS_PER_S);
+			CP_UNWIND_OPENS_PER_S, (unsigned long long)l->unwind_gone);
 }
 
 /* The copied stacks unwound so far into the profile (and a recording), one batch. */
@@ -494,15 +496,22 @@ static bool stack_whole(void *ctx, __u32 tgid, const __u64 *pcs, __u32 nr)
  * process's modules for it takes ~17 ms: at most CP_UNWIND_OPENS_PER_S
  * processes a second have them opened for copies (a `-- make` starts
  * compilers without frame pointers by the hundred); the copies of the
- * others keep their frame-pointer walks.
+ * others keep their frame-pointer walks. A copy read after its process's
+ * exit record (the copies' ring is read apart from the events') is walked
+ * in the modules opened while it lived; one whose process had none opened
+ * cannot be (its maps went with it), counted in unwind_gone.
  */
 static size_t stack_unwind(void *ctx, const struct cp_ustack_record *r, __u64 *pcs, size_t max)
 {
 	struct cp_live *l = ctx;
+	size_t n;
 
 	if (!may_open_modules(l, (pid_t)r->tgid))
 		return 0;
-	return cp_unwind(l->prof->sym, r, pcs, max);
+	n = cp_unwind(l->prof->sym, r, pcs, max);
+	if (!n && !cp_symbolizer__has_process_dwfl(l->prof->sym, (pid_t)r->tgid))
+		l->unwind_gone++;
+	return n;
 }
 
 /*

@@ -1520,12 +1520,27 @@ void cp_symbolizer__set_path_map(struct cp_symbolizer *s, const struct cp_path_m
 	s->path_map = m && m->nr ? m : NULL;
 }
 
+/*
+ * The snapshot a stack copy of @pid is unwound in: the live process's,
+ * else the latest exited one's. A copy was taken while its process ran,
+ * but its ring is read apart from the events', so the process's exit
+ * record may have been handled first; its snapshot and Dwfl are kept.
+ */
+static int snap_for_copy(struct cp_symbolizer *s, pid_t pid, struct cp_sym_snap **out)
+{
+	int err = snap_for_pid(s, pid, 0, out);
+
+	if (err == -ESRCH && (*out = snap_find(s, pid, CP_SYM_EXITED)))
+		err = 0;
+	return err;
+}
+
 Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid)
 {
 	struct cp_sym_space *sp;
 	struct cp_sym_snap *sn;
 
-	if (snap_for_pid(s, pid, 0, &sn) || space_for_pid(s, sn, &sp))
+	if (snap_for_copy(s, pid, &sn) || space_for_pid(s, sn, &sp))
 		return NULL;
 	return sp->dwfl;
 }
@@ -1539,7 +1554,7 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 	struct cp_sym_snap *sn;
 	Dwfl_Module *mod;
 	__u64 vaddr;
-	int err = snap_for_pid(s, pid, 0, &sn);
+	int err = snap_for_copy(s, pid, &sn);
 
 	if (!err && (m = cp_maps__find(sn->maps, ip)))
 		sh = &sn->share[m - sn->maps->maps];
@@ -1572,7 +1587,7 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 
 bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid)
 {
-	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_LIVE) : NULL;
+	struct cp_sym_snap *sn = pid > 0 ? snap_find(s, pid, CP_SYM_ANY) : NULL;
 
 	return sn && space_find(s, pid, sn->inc, NULL) != NULL;
 }

@@ -299,7 +299,9 @@ int cp_symbol_info_format(const struct cp_symbol_info *info, char *buf, size_t s
  * A Dwfl of live process @pid's own: its maps reported, every module
  * opened through the same checks as for symbols (symbols/unwind.h unwinds
  * in it). Owned by the symbolizer's cache: valid until the next call into
- * @s. NULL when the process is gone.
+ * @s. After @pid's exit (cp_symbolizer__exit()) and no process holding it
+ * now, the one opened while it lived: a stack copy it made may be read
+ * after its exit record. NULL when the process is gone and none was opened.
  */
 Dwfl *cp_symbolizer__process_dwfl(struct cp_symbolizer *s, pid_t pid);
 
@@ -316,7 +318,8 @@ struct cp_sym_remote {
 };
 
 /*
- * The tenant's file holding @ip in live process @pid, into @out: 0; -ENOENT
+ * The tenant's file holding @ip in process @pid (live, else exited as for
+ * cp_symbolizer__process_dwfl()), into @out: 0; -ENOENT
  * when @ip is in no tenant's file the describe server has (the process's
  * own Dwfl holds it: cp_symbolizer__process_dwfl()); -EAGAIN while the
  * file waits for its parse worker; another -errno.
@@ -324,7 +327,10 @@ struct cp_sym_remote {
 int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 			     struct cp_sym_remote *out);
 
-/* Whether cp_symbolizer__process_dwfl() has @pid's open already (it costs no opening). */
+/*
+ * Whether cp_symbolizer__process_dwfl() has @pid's open already (it costs
+ * no opening), the live process's or, with none, the exited one's.
+ */
 bool cp_symbolizer__has_process_dwfl(struct cp_symbolizer *s, pid_t pid);
 
 #endif /* CP_SYMBOLIZER_H */

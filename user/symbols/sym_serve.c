@@ -15,6 +15,7 @@
 #include "symbols/sym_dwarf.h"
 #include "symbols/sym_dwfl.h"
 #include "symbols/sym_serve.h"
+#include "symbols/sym_server.h"
 #include "util/sandbox.h"
 #include "util/self_usage.h"
 
@@ -80,14 +81,15 @@ static struct held *held_find(unsigned int pool, const struct cp_copy_key *key, 
 
 /*
  * Room for a file whose copies hold @bytes: the least recently used files
- * of either pool let go until those held fit what the profiler's Dwfls
- * keep to (half the kept copies' bound, a quarter of --max-memory: this
- * process is the profiler's fork). A file the profiler let go stays in
- * memory while held here, and 32 big files held were the whole limit.
+ * of either pool let go until those held fit this server's share of what
+ * the profiler's Dwfls keep to (half the kept copies' bound, a quarter of
+ * --max-memory: this process is the profiler's fork), shared by the
+ * CP_SYM_ROLES servers. A file the profiler let go stays in memory while
+ * held here, and 32 big files held were the whole limit.
  */
 static void held_room(__u64 bytes)
 {
-	__u64 max = cp_tf_kept_max_bytes() / 2, sum = 0;
+	__u64 max = cp_tf_kept_max_bytes() / 2 / CP_SYM_ROLES, sum = 0;
 
 	for (unsigned int p = 0; p < 2; p++)
 		for (unsigned int i = 0; i < CP_SYM_SERVER_FILES; i++)

@@ -51,6 +51,7 @@ struct server {
 	__u64 cpu_ns;		 /* the server's CPU time when it was sent */
 	__u64 rss;		 /* its resident set then (its peak is reset to it) */
 	unsigned int cpu_s;	 /* the CPU seconds the workers' budget lent it */
+	unsigned int cap_s;	 /* ... at most, by its role: past them its file is refused */
 	bool lent;		 /* those seconds are held for it, its CPU time not spent yet */
 	bool over;		 /* killed at those seconds, short of a worker's own */
 	bool died;		 /* the last one died or was killed: the next is a restart */
@@ -241,9 +242,9 @@ static void reap(void)
 		unbounded |= o.v == CP_PW_FAILED;
 		/* stopped at the seconds the budget lent it, as a worker at its RLIMIT_CPU:
 		 * not the file's fault; it waits until the budget holds twice that */
-		if (srv->id && srv->over && srv->cpu_s < CP_PW_SECONDS) {
+		if (srv->id && srv->over && srv->cpu_s < srv->cap_s) {
 			o.v = CP_PW_WAITING;
-			o.need_s = 2 * srv->cpu_s < CP_PW_SECONDS ? 2 * srv->cpu_s : CP_PW_SECONDS;
+			o.need_s = 2 * srv->cpu_s < srv->cap_s ? 2 * srv->cpu_s : srv->cap_s;
 			cp_parse_worker_keep(&srv->file, &o);
 		} else if (srv->id && o.v != CP_PW_FAILED) {
 			refuse(&o);
@@ -338,9 +339,10 @@ static int await(__u64 until_ns, void *r)
 			return 1;
 		srv->over = over_loan(now, &wake);
 		if (srv->over) {
-			/* short of a worker's own seconds, its file waits (reap()); at them,
-			 * it is refused for time as a worker would be */
-			int err = srv->cpu_s < CP_PW_SECONDS ? -EAGAIN : -EIO;
+			/* short of its role's seconds, its file waits (reap()); at them, it
+			 * is refused for time as a worker would be: a walk's cap is one
+			 * second, which a walk past it would otherwise wait for forever */
+			int err = srv->cpu_s < srv->cap_s ? -EAGAIN : -EIO;
 
 			kill_server();
 			return err;
@@ -513,10 +515,8 @@ static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
 	/* the server's CPU time is the workers' budget's: spent, the file waits as theirs
 	 * (no server is forked meanwhile) */
 	/* a walk is one frame's CFI: a second is plenty, and a describe's loan leaves it */
-	srv->cpu_s = waits(file)
-			     ? 0
-			     : cp_parse_worker_lend(srv->slot,
-						    srv->slot == CP_SYM_WALKER ? 1 : CP_PW_SECONDS);
+	srv->cap_s = srv->slot == CP_SYM_WALKER ? 1 : CP_PW_SECONDS;
+	srv->cpu_s = waits(file) ? 0 : cp_parse_worker_lend(srv->slot, srv->cap_s);
 	if (!srv->cpu_s) {
 		stats.waited++;
 		return -EAGAIN;

@@ -325,9 +325,11 @@ static __u64 held_copy_bytes(const struct cp_symbolizer *s)
  * the kept copies let go, so without this bound a process mapping many big
  * files held them all, up to the memory limit, where nothing new could be
  * copied and the describe server found no room to start. Mostly the same
- * copies as the kept ones; at worst other ones, three quarters in all.
+ * copies as the kept ones and the servers' (sym_serve.c, another quarter);
+ * at worst other ones, the whole limit, which the memory reading sees.
+ * @keep: a space the caller holds, never let go.
  */
-static void room_for_copies(struct cp_symbolizer *s, __u64 bytes)
+static void room_for_copies(struct cp_symbolizer *s, __u64 bytes, const struct cp_sym_space *keep)
 {
 	__u64 max = cp_tf_kept_max_bytes() / 2, held = held_copy_bytes(s);
 
@@ -337,10 +339,12 @@ static void room_for_copies(struct cp_symbolizer *s, __u64 bytes)
 		for (size_t i = 0; i < s->max_spaces; i++) {
 			struct cp_sym_space *sp = &s->spaces[i];
 
-			if (sp->dwfl && sp->copy_bytes &&
+			if (sp != keep && sp->dwfl && sp->copy_bytes &&
 			    (!victim || sp->last_use < victim->last_use))
 				victim = sp;
 		}
+		if (!victim)
+			break;
 		held -= victim->copy_bytes;
 		space_clear(victim);
 		s->stats.evictions++;
@@ -537,7 +541,7 @@ static int space_of_copy(struct cp_symbolizer *s, struct cp_sym_space *tmp, int 
 	}
 	tmp->inc = ++s->last_inc;
 	s->stats.file_spaces++;
-	room_for_copies(s, tmp->copy_bytes);
+	room_for_copies(s, tmp->copy_bytes, NULL);
 	*out = space_slot(s);
 	tmp->last_use = ++s->clock;
 	**out = *tmp;
@@ -1041,7 +1045,7 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
  * not yet (the server opens no path: it gets a copy with each request);
  * false while it waits for its parse worker.
  */
-static bool remote_debug(struct cp_sym_space *fs, Dwfl_Module *mod)
+static bool remote_debug(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_Module *mod)
 {
 	char *name = NULL;
 	int fd;
@@ -1054,6 +1058,7 @@ static bool remote_debug(struct cp_sym_space *fs, Dwfl_Module *mod)
 		return false;
 	fs->remote_debug_fd = fd >= 0 ? fd : -1;
 	fs->remote_debug_looked = true;
+	room_for_copies(s, cp_tf_copy_bytes(fd), fs);
 	fs->copy_bytes += cp_tf_copy_bytes(fd);
 	return true;
 }
@@ -1079,7 +1084,7 @@ static int describe_file(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 	/* no room for its answer: -ENOMEM, never a parse here instead */
 	if (fs->remote && !s->server_strings)
 		return -ENOMEM;
-	if (fs->remote && !remote_debug(fs, mod))
+	if (fs->remote && !remote_debug(s, fs, mod))
 		return -EAGAIN;
 	if (fs->remote)
 		err = cp_sym_server_describe(fs->remote_fd, fs->remote_debug_fd, &fs->remote_key,
@@ -1206,6 +1211,10 @@ static int describe_pid(struct cp_symbolizer *s, struct cp_sym_snap *sn, __u64 i
 	err = mod && cp_sym_remote(mod) ? space_for_module(s, sn, m, mod, &fs) : -ENOENT;
 	if (!err)
 		err = describe_in(s, fs, m, ip, out);
+	/* the file's space may have taken the process's slot (a symbolizer of few Dwfls) */
+	sp = space_find(s, sn->pid, sn->inc, NULL);
+	if (!sp && space_for_pid(s, sn, &sp))
+		return err ? err : -ENOENT;
 	/* no server could be made: the Dwfl is made again, its tenants' files vetted */
 	if (err == -EAGAIN && !cp_sym_server_usable())
 		space_clear(sp);
@@ -1576,7 +1585,7 @@ int cp_symbolizer__remote_at(struct cp_symbolizer *s, pid_t pid, __u64 ip,
 	    cp_sym_link_addr(fs->loads, fs->nr_loads, m->start, m->end, m->offset, ip, &vaddr) ||
 	    !(mod = dwfl_addrmodule(fs->dwfl, vaddr + fs->bias)))
 		return -ENOENT;
-	if (!remote_debug(fs, mod))
+	if (!remote_debug(s, fs, mod))
 		return -EAGAIN;
 	*out = (struct cp_sym_remote){.fd = fs->remote_fd,
 				      .debug_fd = fs->remote_debug_fd,

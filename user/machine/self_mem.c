@@ -286,7 +286,36 @@ static void note_memfd(struct memfd_seen **v, size_t *n, size_t *cap, const stru
  */
 static char maps_buf[64 * 1024];
 
-/* Bytes in every memfd this process maps or holds open, each counted once. */
+/*
+ * The memfds process @pid (a symbols server) holds open, into @v: the
+ * copies it keeps parsed, libdw holding each one's descriptor, which the
+ * profiler may have let go (its own pages alone, Private_*, miss those two
+ * servers both map).
+ */
+static void note_server_memfds(pid_t pid, struct memfd_seen **v, size_t *n, size_t *cap)
+{
+	char dir[64], path[128], target[64];
+	struct dirent *de;
+	struct stat st;
+	ssize_t len;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%.32s", dir, de->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len >= 7 && !strncmp(target, "/memfd:", 7) && !stat(path, &st))
+			note_memfd(v, n, cap, &st);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Bytes in every memfd this process maps or holds open, or its symbols
+ * servers hold, each counted once.
+ */
 static __u64 memfd_bytes(void)
 {
 	struct memfd_seen *v = NULL;
@@ -325,6 +354,9 @@ static __u64 memfd_bytes(void)
 	}
 	if (d)
 		closedir(d);
+	for (unsigned int i = 0; i < CP_SELF_MEM_SERVERS; i++)
+		if (m.server[i] > 0)
+			note_server_memfds(m.server[i], &v, &n, &cap);
 	if (n)
 		qsort(v, n, sizeof(*v), by_ino);
 	for (size_t i = 0; i < n; i++)
@@ -365,9 +397,10 @@ static int private_rss(const char *pid, __u64 *bytes)
  * The pages of the describe server (@pid) no other process maps:
  * Private_Clean + Private_Dirty of its smaps_rollup (a walk of its page
  * tables, once per scan). The pages of sealed copies it alone maps are
- * in them: counted again when the profiler still holds the copy (the
- * memfds' count), never missed when it no longer does (the server keeps
- * 16 files parsed, whatever the profiler let go). Over, never under.
+ * in them: counted again with the memfds (memfd_bytes() counts those it
+ * holds open, once with the profiler's and the other server's), never
+ * missed when the profiler let the copy go, nor when both servers map it
+ * (shared then, in neither's Private_*). Over, never under.
  */
 static int server_private(const char *pid, __u64 *bytes)
 {

@@ -287,12 +287,12 @@ static void note_memfd(struct memfd_seen **v, size_t *n, size_t *cap, const stru
 static char maps_buf[64 * 1024];
 
 /*
- * The memfds process @pid (a symbols server) holds open, into @v: the
- * copies it keeps parsed, libdw holding each one's descriptor, which the
- * profiler may have let go (its own pages alone, Private_*, miss those two
- * servers both map).
+ * The memfds the process of /proc/@who holds open ("self", or a symbols
+ * server's pid: the copies it keeps parsed, libdw holding each one's
+ * descriptor, which the profiler may have let go; its own pages alone,
+ * Private_*, miss those two servers both map), into @v.
  */
-static void note_server_memfds(pid_t pid, struct memfd_seen **v, size_t *n, size_t *cap)
+static void note_open_memfds(const char *who, struct memfd_seen **v, size_t *n, size_t *cap)
 {
 	char dir[64], path[128], target[64];
 	struct dirent *de;
@@ -300,7 +300,7 @@ static void note_server_memfds(pid_t pid, struct memfd_seen **v, size_t *n, size
 	ssize_t len;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	snprintf(dir, sizeof(dir), "/proc/%.24s/fd", who);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%.32s", dir, de->d_name);
@@ -320,12 +320,10 @@ static __u64 memfd_bytes(void)
 {
 	struct memfd_seen *v = NULL;
 	size_t n = 0, cap = 0;
-	char line[PATH_MAX + 128], path[PATH_MAX];
-	struct dirent *de;
+	char line[PATH_MAX + 128], path[PATH_MAX], pid[24];
 	struct stat st;
 	__u64 sum = 0;
 	FILE *f = fopen("/proc/self/maps", "re");
-	DIR *d;
 
 	if (f)
 		setvbuf(f, maps_buf, _IOFBF, sizeof(maps_buf));
@@ -340,23 +338,13 @@ static __u64 memfd_bytes(void)
 	}
 	if (f)
 		fclose(f);
-	d = opendir("/proc/self/fd");
-	while (d && (de = readdir(d))) {
-		char target[64];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len < 7 || strncmp(target, "/memfd:", 7))
+	note_open_memfds("self", &v, &n, &cap);
+	for (unsigned int i = 0; i < CP_SELF_MEM_SERVERS; i++) {
+		if (m.server[i] <= 0)
 			continue;
-		if (!fstat(atoi(de->d_name), &st))
-			note_memfd(&v, &n, &cap, &st);
+		snprintf(pid, sizeof(pid), "%d", (int)m.server[i]);
+		note_open_memfds(pid, &v, &n, &cap);
 	}
-	if (d)
-		closedir(d);
-	for (unsigned int i = 0; i < CP_SELF_MEM_SERVERS; i++)
-		if (m.server[i] > 0)
-			note_server_memfds(m.server[i], &v, &n, &cap);
 	if (n)
 		qsort(v, n, sizeof(*v), by_ino);
 	for (size_t i = 0; i < n; i++)

@@ -51,7 +51,6 @@ struct server {
 	__u64 cpu_ns;		 /* the server's CPU time when it was sent */
 	__u64 rss;		 /* its resident set then (its peak is reset to it) */
 	unsigned int cpu_s;	 /* the CPU seconds the workers' budget lent it */
-	unsigned int cap_s;	 /* ... at most, by its role: past them its file is refused */
 	bool lent;		 /* those seconds are held for it, its CPU time not spent yet */
 	bool over;		 /* killed at those seconds, short of a worker's own */
 	bool died;		 /* the last one died or was killed: the next is a restart */
@@ -67,6 +66,16 @@ _Static_assert(CP_SYM_ROLES <= CP_PW_LOANS && CP_SYM_ROLES <= CP_SELF_MEM_SERVER
 	       "a slot for each server");
 /* The server the call at hand asks (under the lock). */
 static struct server *srv = &servers[CP_SYM_DESCRIBER];
+
+/*
+ * The CPU seconds a request of @srv's may take at most, past which its file
+ * is refused: a walk is one frame's CFI, a second is plenty, and a
+ * describe's loan leaves it; a describe, a worker's own.
+ */
+static unsigned int cap_s(const struct server *s)
+{
+	return s->slot == CP_SYM_WALKER ? 1 : CP_PW_SECONDS;
+}
 static __u64 next_id = 1;
 static unsigned int wait_ms = UINT_MAX, deadline_ms = CP_PW_SECONDS * 1000;
 static struct cp_sym_server_stats stats;
@@ -242,9 +251,9 @@ static void reap(void)
 		unbounded |= o.v == CP_PW_FAILED;
 		/* stopped at the seconds the budget lent it, as a worker at its RLIMIT_CPU:
 		 * not the file's fault; it waits until the budget holds twice that */
-		if (srv->id && srv->over && srv->cpu_s < srv->cap_s) {
+		if (srv->id && srv->over && srv->cpu_s < cap_s(srv)) {
 			o.v = CP_PW_WAITING;
-			o.need_s = 2 * srv->cpu_s < srv->cap_s ? 2 * srv->cpu_s : srv->cap_s;
+			o.need_s = 2 * srv->cpu_s < cap_s(srv) ? 2 * srv->cpu_s : cap_s(srv);
 			cp_parse_worker_keep(&srv->file, &o);
 		} else if (srv->id && o.v != CP_PW_FAILED) {
 			refuse(&o);
@@ -342,7 +351,7 @@ static int await(__u64 until_ns, void *r)
 			/* short of its role's seconds, its file waits (reap()); at them, it
 			 * is refused for time as a worker would be: a walk's cap is one
 			 * second, which a walk past it would otherwise wait for forever */
-			int err = srv->cpu_s < srv->cap_s ? -EAGAIN : -EIO;
+			int err = srv->cpu_s < cap_s(srv) ? -EAGAIN : -EIO;
 
 			kill_server();
 			return err;
@@ -514,9 +523,7 @@ static int ask(const struct cp_sym_request *rq, size_t size, const int fds[2],
 		return -ENOSYS;
 	/* the server's CPU time is the workers' budget's: spent, the file waits as theirs
 	 * (no server is forked meanwhile) */
-	/* a walk is one frame's CFI: a second is plenty, and a describe's loan leaves it */
-	srv->cap_s = srv->slot == CP_SYM_WALKER ? 1 : CP_PW_SECONDS;
-	srv->cpu_s = waits(file) ? 0 : cp_parse_worker_lend(srv->slot, srv->cap_s);
+	srv->cpu_s = waits(file) ? 0 : cp_parse_worker_lend(srv->slot, cap_s(srv));
 	if (!srv->cpu_s) {
 		stats.waited++;
 		return -EAGAIN;

@@ -1048,6 +1048,7 @@ static int describe(struct cp_symbolizer *s, Dwfl *dwfl, __u64 ip, struct cp_sym
 static bool remote_debug(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_Module *mod)
 {
 	char *name = NULL;
+	__u64 bytes;
 	int fd;
 
 	if (fs->remote_debug_looked)
@@ -1058,8 +1059,9 @@ static bool remote_debug(struct cp_symbolizer *s, struct cp_sym_space *fs, Dwfl_
 		return false;
 	fs->remote_debug_fd = fd >= 0 ? fd : -1;
 	fs->remote_debug_looked = true;
-	room_for_copies(s, cp_tf_copy_bytes(fd), fs);
-	fs->copy_bytes += cp_tf_copy_bytes(fd);
+	bytes = cp_tf_copy_bytes(fd);
+	room_for_copies(s, bytes, fs);
+	fs->copy_bytes += bytes;
 	return true;
 }
 

@@ -2,7 +2,6 @@
 /* The sandbox's user and group: an id no one holds (sandbox_id.h). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -18,6 +17,7 @@
 #include "util/log.h"
 #include "util/privs.h"
 #include "util/sandbox_id.h"
+#include "util/sysfs.h"
 
 void cp_sandbox_ids_mark(__u64 *taken, __u64 first, __u64 count)
 {
@@ -73,28 +73,12 @@ void cp_sandbox_ids_mark_text(enum cp_id_text kind, const char *text, __u64 *tak
 	}
 }
 
-/* @path's text (cut at @size - 1 bytes) into @buf; false when it cannot be read. */
-static bool read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-	ssize_t got = 1;
-
-	if (fd < 0)
-		return false;
-	while (n < size - 1 && (got = read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)got;
-	close(fd);
-	buf[n] = '\0';
-	return got >= 0;
-}
-
 static void mark_file(enum cp_id_text kind, const char *path, __u64 *taken)
 {
 	/* a map has at most 340 lines (the kernel's limit) of three numbers */
 	static char text[16384];
 
-	if (read_text(path, text, sizeof(text)))
+	if (cp_sysfs_read_head("/", path, text, sizeof(text)) >= 0)
 		cp_sandbox_ids_mark_text(kind, text, taken);
 }
 

@@ -82,6 +82,11 @@ static void test_alone_and_fits(void **state)
 	assert_false(cp_self_mem_fits(100, 157, 256));
 	assert_false(cp_self_mem_fits(300, 1, 256));
 	assert_false(cp_self_mem_fits(100, UINT64_MAX, 256)); /* no overflow */
+	/* copies leave an eighth of the limit to the growth nobody admits */
+	assert_int_equal(cp_self_mem_copy_limit(0), 0); /* no limit stays none */
+	assert_int_equal(cp_self_mem_copy_limit(128ull << 20), 112ull << 20);
+	assert_false(cp_self_mem_fits(100ull << 20, 13ull << 20, cp_self_mem_copy_limit(128ull << 20)));
+	assert_true(cp_self_mem_fits(100ull << 20, 12ull << 20, cp_self_mem_copy_limit(128ull << 20)));
 }
 
 #define SEC 1000000000ull

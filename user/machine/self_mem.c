@@ -29,6 +29,11 @@ bool cp_self_mem_fits(__u64 held, __u64 bytes, __u64 limit)
 	return !limit || (held <= limit && bytes <= limit - held);
 }
 
+__u64 cp_self_mem_copy_limit(__u64 limit)
+{
+	return limit - limit / CP_SELF_MEM_HEADROOM_DIV;
+}
+
 bool cp_self_mem_scan_due(__u64 last_scan_ns, __u64 now_ns, __u64 estimate, __u64 limit)
 {
 	return !last_scan_ns || now_ns < last_scan_ns ||
@@ -572,7 +577,8 @@ bool cp_self_mem_admit(__u64 bytes)
 	bool ok;
 
 	pthread_mutex_lock(&lock);
-	ok = m.read_once && cp_self_mem_fits(m.last + m.since, bytes, m.limit);
+	ok = m.read_once &&
+	     cp_self_mem_fits(m.last + m.since, bytes, cp_self_mem_copy_limit(m.limit));
 	if (ok || !m.limit) {
 		m.since += bytes;
 		m.scan_since += bytes;
@@ -584,7 +590,7 @@ bool cp_self_mem_admit(__u64 bytes)
 	if (cp_self_mem_scan(&now))
 		return true;
 	pthread_mutex_lock(&lock);
-	ok = cp_self_mem_fits(m.last + m.since, bytes, m.limit);
+	ok = cp_self_mem_fits(m.last + m.since, bytes, cp_self_mem_copy_limit(m.limit));
 	if (ok) {
 		m.since += bytes;
 		m.scan_since += bytes;

@@ -674,4 +674,61 @@ else
 	gone deleted rm
 	gone replaced mv
 fi
+# 15. ELF files whose headers cost libelf and libdw far more than their
+# bytes (tests/workloads/tenant_elf.c), each a copy of the tenant's library
+# its program loads and walks in: 65,000 section names in a 40 MiB
+# .shstrtab with no NUL (libelf's elf_strptr() looked for one from each
+# name to the table's end: the run hung for minutes), 1,000,000 object
+# symbols named in a 32 MiB .strtab without one (the globals' reader, the
+# same), 998 compressed sections over one MiB at an odd offset
+# (gelf_getchdr() copied each first: a GiB with --max-memory 256M), and,
+# recorded then replayed, 1,000 note sections over such a MiB (libdw's
+# build-id reader copied each: a GiB). The profiler
+# reads them in bounds (user/machine/elf_bounds.h): each run ends with a
+# report, GNU time's maximum resident set under --max-memory, in under
+# 15 s (3 s of profiling).
+# Unterminated tables are refused before libdw sees the file, and counted.
+# hostile KIND DESC REASON [OPTION...]: the library made so, loaded,
+# profiled; a refusal for REASON counted (none: "").
+hostile() {
+	local kind=$1 desc=$2 why=$3
+	shift 3
+	if ! "$WL/tenant_elf" "$kind" "$WL/libcp_tenant.so" "$d/h$kind.so" ||
+		! chown nobody:nogroup "$d/h$kind.so"; then
+		_not_ok "$desc: the library is made"
+		return 1
+	fi
+	tenant "h$kind" "$d/tenant_files" lib "$d/h$kind.so" "$RUN_MS" || return 1
+	timer_for "h$kind"
+	opts=(--max-memory 256M "$@")
+	profile "h$kind" "${timer[@]}"
+	finished "h$kind" "$desc: a report"
+	rss_under "h$kind" 256 "$desc: the profiler and its workers under --max-memory"
+	wall_under "h$kind" 15 "$desc: the run's wall time"
+	if [ -z "$why" ]; then
+		:
+	elif refused "h$kind" "$why"; then
+		_ok "$desc: refused and counted ($why)"
+	else
+		_not_ok "$desc: refused and counted ($why)" "$(grep -A8 '^Limits' "$out/h$kind.txt")"
+	fi
+}
+hostile names "65,000 section names in a 40 MiB table without a NUL" "string tables unterminated"
+hostile syms "1,000,000 object symbols named in a 32 MiB table without a NUL" \
+	"string tables unterminated"
+hostile chdrs "998 compressed sections over one odd-placed MiB" ""
+if hostile notes "1,000 note sections over one odd-placed MiB, recorded" "" \
+	--record "$out/hnotes.rec"; then
+	timer_for hnotes-replay
+	run_cmd timeout -k 5 60 "${timer[@]}" "$BIN" report "$out/hnotes.rec" --max-memory 256M
+	if [ "$rc" -eq 0 ]; then
+		_ok "the recording replayed beside the file with 1,000 note sections"
+	else
+		_not_ok "the recording replayed beside the file with 1,000 note sections" \
+			"exit status $rc" "$(tail -3 "$tap_out")"
+	fi
+	rss_under hnotes-replay 256 "the replay under --max-memory"
+	wall_under hnotes-replay 15 "the replay's wall time"
+fi
+rm -f "$d"/h*.so
 done_testing

@@ -23,6 +23,7 @@
 #include "decode/exit_elf.h"
 #include "decode/exit_points.h"
 #include "machine/copy_cost.h"
+#include "machine/elf_bounds.h"
 #include "machine/elf_hdr.h"
 #include "machine/target_file.h"
 #include "objects/allocator.h"
@@ -153,7 +154,8 @@ static void fuzz_code(int copy, const struct addrs *a, const __u64 *fns, int nr_
 
 /*
  * What libdw may be given, as cp_elf_guard_open() then sym_dwfl.c hand a
- * module's file and a debug file over: nothing that inflates past the cap.
+ * module's file and a debug file over: nothing that inflates past the cap,
+ * no string table without its ending NUL.
  */
 static void fuzz_guards(int copy)
 {
@@ -166,6 +168,8 @@ static void fuzz_guards(int copy)
 	if (!elf)
 		return;
 	err = cp_elf_inflated_bytes(elf, &bytes);
+	if (!err && !cp_elf_strtabs_end(elf))
+		err = -EBADMSG;
 	elf_end(elf);
 	if (err || bytes > CP_MAX_INFLATED_BYTES)
 		return;

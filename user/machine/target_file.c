@@ -43,6 +43,7 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_DEEP_DWARF] = "DWARF past the walk's caps",
 	[CP_TF_PARSE] = "its parse failed in the worker",
 	[CP_TF_NOT_LOADABLE] = "no executable or shared object",
+	[CP_TF_MALFORMED] = "string tables unterminated",
 };
 
 /* The same as JSON keys. */
@@ -65,6 +66,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_DEEP_DWARF] = "deep_dwarf",
 	[CP_TF_PARSE] = "parse_failed",
 	[CP_TF_NOT_LOADABLE] = "not_loadable",
+	[CP_TF_MALFORMED] = "malformed",
 };
 
 static __u64 refusals[CP_TF_NR];

@@ -54,6 +54,7 @@ enum cp_tf_refusal {
 	CP_TF_DEEP_DWARF,  /* DWARF past the walk's caps (depth, ranges, DIEs): cut there */
 	CP_TF_PARSE,	   /* its parse killed the parse worker, or ran past its time */
 	CP_TF_NOT_LOADABLE, /* mapped, but no executable or shared object (a .o): no symbols */
+	CP_TF_MALFORMED,    /* a string table libelf names from without its ending NUL */
 	CP_TF_NR,
 };
 

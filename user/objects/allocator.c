@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "machine/copy_cache.h"
+#include "machine/elf_bounds.h"
 #include "machine/target_file.h"
 #include "objects/allocator.h"
 #include "util/path.h"
@@ -245,7 +246,7 @@ static int read_fns(int fd, struct cp_allocator *out)
 {
 	int ranks[CP_FN_NR_PROBED];
 	GElf_Phdr ph[CP_MAX_PHDRS];
-	size_t nph = 0, shstrndx;
+	size_t nph = 0, shstrndx, tables[2] = {0};
 	Elf_Scn *scn = NULL;
 	int err = 0;
 	Elf *elf;
@@ -269,11 +270,15 @@ static int read_fns(int fd, struct cp_allocator *out)
 		if (!gelf_getphdr(elf, (int)i, &ph[i]))
 			memset(&ph[i], 0, sizeof(ph[i]));
 	while ((scn = elf_nextscn(elf, scn))) {
+		struct cp_elf_strtab names;
 		Elf_Data *data = NULL;
 		GElf_Shdr sh;
 
+		/* a linker's one table of each kind, read in place (elf_bounds.h) */
 		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    tables[sh.sh_type == SHT_DYNSYM]++ || !cp_elf_in_place(elf, &sh) ||
+		    cp_elf_strtab(elf, sh.sh_link, &names))
 			continue;
 		while ((data = elf_getdata(scn, data))) {
 			size_t nsyms = data->d_size / sh.sh_entsize;
@@ -289,7 +294,7 @@ static int read_fns(int fd, struct cp_allocator *out)
 				    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 				    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 					continue;
-				name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				name = cp_elf_strtab_name(&names, sym.st_name);
 				if (!name || !cp_alloc_func_match(name, &f, &rank) ||
 				    rank >= ranks[f])
 					continue;

@@ -6,10 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine/elf_bounds.h"
 #include "objects/elf_code.h"
 
 #define CP_ELF_CODE_MAX_SEGS 16
 #define CP_ELF_CODE_MAX_PLTS 4 /* .plt, .plt.sec, .plt.got */
+/* Relocation sections read (.rela.dyn, .rela.plt: a linker's two) */
+#define CP_ELF_CODE_MAX_RELA_SCNS 8
 /* Relocations' names kept, in all: many relocations may name one long string */
 #define CP_ELF_CODE_MAX_NAME_BYTES (4u << 20)
 
@@ -46,11 +49,15 @@ void cp_elf_code__free(struct cp_elf_code *c)
 static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh)
 {
 	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
-	Elf_Data *rd = elf_getdata(rela, NULL), *sd;
+	struct cp_elf_strtab names;
+	Elf_Data *rd, *sd;
 	GElf_Shdr ssh;
 
-	if (!rd || !symscn || !gelf_getshdr(symscn, &ssh) || !(sd = elf_getdata(symscn, NULL)) ||
-	    !rsh->sh_entsize)
+	/* entries libelf would copy whole first (odd-placed) are not read */
+	if (!cp_elf_in_place(elf, rsh) || !(rd = elf_getdata(rela, NULL)) || !symscn ||
+	    !gelf_getshdr(symscn, &ssh) || !cp_elf_in_place(elf, &ssh) ||
+	    !(sd = elf_getdata(symscn, NULL)) || !rsh->sh_entsize ||
+	    cp_elf_strtab(elf, ssh.sh_link, &names))
 		return;
 	for (size_t i = 0; i < rd->d_size / rsh->sh_entsize; i++) {
 		struct reloc *r, *tmp;
@@ -66,7 +73,7 @@ static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GE
 		if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
 		    !gelf_getsym(sd, (int)GELF_R_SYM(rel.r_info), &sym))
 			continue;
-		name = elf_strptr(elf, ssh.sh_link, sym.st_name);
+		name = cp_elf_strtab_name(&names, sym.st_name);
 		if (!name)
 			continue;
 		len = strnlen(name, CP_ELF_CODE_MAX_NAME_BYTES - c->name_bytes);
@@ -98,7 +105,8 @@ static void read_relocs(struct cp_elf_code *c, Elf *elf, Elf_Scn *rela, const GE
 struct cp_elf_code *cp_elf_code__new(int fd)
 {
 	struct cp_elf_code *c = calloc(1, sizeof(*c));
-	size_t nph, shstrndx;
+	size_t nph, shstrndx, nr_rela = 0;
+	struct cp_elf_strtab names;
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 
@@ -123,14 +131,15 @@ struct cp_elf_code *cp_elf_code__new(int fd)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
 			c->segs[c->nr_segs++] = ph;
 	}
+	cp_elf_strtab(elf, shstrndx, &names);
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (sh.sh_type == SHT_RELA)
+		name = cp_elf_strtab_name(&names, sh.sh_name);
+		if (sh.sh_type == SHT_RELA && nr_rela++ < CP_ELF_CODE_MAX_RELA_SCNS)
 			read_relocs(c, elf, scn, &sh);
 		else if (name && !strncmp(name, ".plt", 4) && (sh.sh_flags & SHF_EXECINSTR) &&
 			 c->nr_plt < CP_ELF_CODE_MAX_PLTS) {

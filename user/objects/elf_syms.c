@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "machine/elf_bounds.h"
 #include "machine/elf_hdr.h"
 #include "machine/target_file.h"
 #include "objects/elf_syms.h"
@@ -162,6 +163,7 @@ static int read_symbols(Elf *elf, struct cp_elf_syms *e)
 {
 	struct raw_sym *objs = NULL, *tls = NULL;
 	size_t nr, nr_objs = 0, nr_tls = 0, str_len = 0;
+	struct cp_elf_strtab names;
 	GElf_Shdr sh;
 	Elf_Scn *scn = symbol_section(elf, &sh, &e->from_symtab);
 	Elf_Data *data;
@@ -172,6 +174,8 @@ static int read_symbols(Elf *elf, struct cp_elf_syms *e)
 	data = elf_getdata(scn, NULL);
 	if (!data)
 		return -EIO;
+	/* a table with no NUL gives no name: libelf's elf_strptr() would look for one per symbol */
+	cp_elf_strtab(elf, sh.sh_link, &names);
 	nr = sh.sh_size / sh.sh_entsize;
 	if (nr > CP_MAX_ELF_SYMBOLS)
 		nr = CP_MAX_ELF_SYMBOLS;
@@ -192,7 +196,7 @@ static int read_symbols(Elf *elf, struct cp_elf_syms *e)
 		if ((type != STT_OBJECT && type != STT_TLS) || !sym.st_size ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS)
 			continue;
-		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		name = cp_elf_strtab_name(&names, sym.st_name);
 		if (!name || !*name)
 			continue;
 		/* past the cap the rest is not read either: reading is what costs */

@@ -4,17 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <elfutils/libdwelf.h>
 #include <libelf.h>
 
+#include "machine/elf_bounds.h"
 #include "machine/target_file.h"
 #include "symbols/build_id.h"
 
 /* The build-id of the sealed copy at @mfd (closed). */
 static int read_copy(int mfd, __u8 *id, size_t cap)
 {
-	const void *bits;
-	ssize_t len = 0;
+	const void *bits = NULL;
+	int len = 0;
 	Elf *elf;
 
 	if (mfd < 0)
@@ -22,16 +22,16 @@ static int read_copy(int mfd, __u8 *id, size_t cap)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		len = dwelf_elf_gnu_build_id(elf, &bits);
-		if (len > 0) {
-			if ((size_t)len > cap)
-				len = (ssize_t)cap;
+		/* in bounds: libdw's dwelf_elf_gnu_build_id() copies odd-placed notes */
+		len = cp_elf_build_id(elf, &bits);
+		if ((size_t)len > cap)
+			len = (int)cap;
+		if (len > 0)
 			memcpy(id, bits, (size_t)len);
-		}
 		elf_end(elf);
 	}
 	close(mfd);
-	return len > 0 ? (int)len : 0;
+	return len;
 }
 
 int cp_build_id_read(const char *path, __u8 *id, size_t cap)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <gelf.h>
 
+#include "machine/elf_bounds.h"
 #include "machine/target_file.h"
 #include "symbols/cfi_guard.h"
 #include "symbols/elf_guard.h"
@@ -25,13 +26,14 @@ static void note(Elf_Scn **slot, Elf_Scn *scn, bool *twice)
 
 static int find_scns(Elf *elf, struct cfi_scns *f)
 {
+	struct cp_elf_strtab names;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx = 0, phnum = 0;
 
 	memset(f, 0, sizeof(*f));
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64)
 		return -EINVAL;
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &shstrndx) || cp_elf_strtab(elf, shstrndx, &names))
 		shstrndx = 0;
 	while (shstrndx && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -39,7 +41,7 @@ static int find_scns(Elf *elf, struct cfi_scns *f)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = cp_elf_strtab_name(&names, sh.sh_name);
 		if (!name)
 			continue;
 		if (!strcmp(name, ".eh_frame")) {
@@ -113,17 +115,18 @@ enum cp_cfi_verdict cp_cfi_guard_check(Elf *elf, bool eh)
 
 int cp_cfi_guard_hide(Elf *elf)
 {
+	struct cp_elf_strtab names;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx = 0, phnum = 0;
 	int err = 0;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &shstrndx) || cp_elf_strtab(elf, shstrndx, &names))
 		shstrndx = 0;
 	while (shstrndx && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		if (!gelf_getshdr(scn, &sh) || !(name = cp_elf_strtab_name(&names, sh.sh_name)))
 			continue;
 		if (strcmp(name, ".eh_frame") && strcmp(name, ".eh_frame_hdr") &&
 		    strcmp(name, ".debug_frame") && strcmp(name, ".zdebug_frame"))

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Sealed, size-checked ELF copies for libdw (elf_guard.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <gelf.h>
 
+#include "machine/elf_bounds.h"
 #include "machine/elf_hdr.h"
 #include "symbols/elf_guard.h"
 #include "symbols/parse_worker.h"
@@ -31,6 +33,7 @@ static __u64 add_sat(__u64 a, __u64 b)
 
 int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes)
 {
+	struct cp_elf_strtab names;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
@@ -39,19 +42,18 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes)
 		return 0;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return -EINVAL;
+	cp_elf_strtab(elf, shstrndx, &names);
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
-		GElf_Chdr ch;
 		GElf_Shdr sh;
 		__u64 size;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = cp_elf_strtab_name(&names, sh.sh_name);
 		if (sh.sh_flags & SHF_COMPRESSED) {
-			if (!gelf_getchdr(scn, &ch))
+			if (cp_elf_chdr_size(elf, &sh, &size))
 				return -EINVAL;
-			size = ch.ch_size;
 		} else if (name && !strncmp(name, ".zdebug", 7)) {
 			if (zdebug_size(scn, &size))
 				return -EINVAL;
@@ -61,6 +63,48 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes)
 		*bytes = add_sat(*bytes, size);
 	}
 	return 0;
+}
+
+/* Contents refused here once copied (their compressed sections, their string tables). */
+static struct {
+	struct cp_copy_key key;
+	enum cp_tf_refusal why;
+} guard_refused[CP_ELF_GUARD_REFUSED];
+static unsigned int guard_next;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Counts refusal @bad, said in @why: -EFBIG (inflating) or -EBADMSG. */
+static int refuse(enum cp_tf_refusal bad, enum cp_tf_refusal *why)
+{
+	*why = bad;
+	cp_tf_count(bad);
+	return bad == CP_TF_INFLATES ? -EFBIG : -EBADMSG;
+}
+
+/* Keeps @key (an inode of 0: none) refused for @why; the oldest kept goes first. */
+static void keep_refused(const struct cp_copy_key *key, enum cp_tf_refusal why)
+{
+	if (!key->ino)
+		return;
+	pthread_mutex_lock(&guard_lock);
+	guard_refused[guard_next].key = *key;
+	guard_refused[guard_next].why = why;
+	guard_next = (guard_next + 1) % CP_ELF_GUARD_REFUSED;
+	pthread_mutex_unlock(&guard_lock);
+}
+
+int cp_elf_guard_refused(const struct cp_copy_key *key, enum cp_tf_refusal *why)
+{
+	enum cp_tf_refusal bad = CP_TF_OK;
+
+	if (!key->ino)
+		return 0;
+	pthread_mutex_lock(&guard_lock);
+	for (unsigned int i = 0; i < CP_ELF_GUARD_REFUSED && bad == CP_TF_OK; i++)
+		if (guard_refused[i].key.ino && cp_copy_key_equal(&guard_refused[i].key, key))
+			bad = guard_refused[i].why;
+	pthread_mutex_unlock(&guard_lock);
+	return bad == CP_TF_OK ? 0 : refuse(bad, why);
 }
 
 /* A worker's refusal of a file: counted, said as @why; -EIO. */
@@ -92,10 +136,11 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 {
 	struct cp_tf_want mine = *want;
 	struct cp_copy_key *key = &info->key;
+	enum cp_tf_refusal bad = CP_TF_OK;
 	enum cp_pw_verdict v = CP_PW_FAILED;
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
-	int fd, mfd, err = 0;
+	int fd, mfd, err;
 	bool host, keyed, known = false, wait;
 	Elf *elf;
 
@@ -120,6 +165,11 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 		close(fd);
 		return refused(v, why);
 	}
+	err = keyed ? cp_elf_guard_refused(key, why) : 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
 	/* while no worker may take a new file, a tenant's is not even copied: a churn of
 	 * new big files costs no copying; one copied before (with its verdict) serves */
 	wait = !host && !known && cp_parse_worker_must_wait();
@@ -134,17 +184,19 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	elf_version(EV_CURRENT);
 	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
 	if (elf && (cp_elf_inflated_bytes(elf, &bytes) || bytes > CP_MAX_INFLATED_BYTES))
-		err = -EFBIG;
+		bad = CP_TF_INFLATES;
+	else if (elf && elf_kind(elf) == ELF_K_ELF && !cp_elf_strtabs_end(elf))
+		bad = CP_TF_MALFORMED; /* libdw's elf_strptr() would look for each name's end */
 	/* only an executable or a shared object is the server's alone: libdwfl lays out
 	 * and relocates any other ELF file (a .o) wherever it is reported */
 	served &= !elf || cp_elf_loadable(elf);
 	if (elf)
 		elf_end(elf);
-	if (err) {
-		*why = CP_TF_INFLATES;
-		cp_tf_count(*why);
+	if (bad != CP_TF_OK) {
+		/* its copy may be kept for others: the content is not judged again */
+		keep_refused(key, bad);
 		close(mfd);
-		return err;
+		return refuse(bad, why);
 	}
 	if (host || served)
 		return mfd;

@@ -33,13 +33,25 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
  * The sealed copy of @w's file (cp_tf_open_copy()) with its code sections
  * left holes (cp_tf_want.no_code: libdw reads symbols, DWARF, CFI and notes
  * here, never the code), refused (counted, CP_TF_INFLATES) when it is ELF
- * whose compressed sections inflate past CP_MAX_INFLATED_BYTES, or by the
- * parse worker (symbols/parse_worker.h). Returns the memfd or a negative
+ * whose compressed sections inflate past CP_MAX_INFLATED_BYTES
+ * (CP_TF_MALFORMED when a string table libdw names from does not end in a
+ * NUL: machine/elf_bounds.h), or by the parse worker (symbols/parse_worker.h). Returns the memfd or a negative
  * errno, @why said; -EAGAIN (not counted, @why CP_TF_OK) while the
  * worker's verdict is not in: the file is asked again later.
  */
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why);
+
+/* Contents cp_elf_guard_file() refused once copied, kept so (the oldest let go first). */
+#define CP_ELF_GUARD_REFUSED 64
+
+/*
+ * Whether content @key (an inode of 0: unknown) was refused by
+ * cp_elf_guard_file() once copied (its compressed sections, its string
+ * tables): then -EFBIG or -EBADMSG, the refusal counted again and said in
+ * @why (a copy kept for the content is not to be used), else 0.
+ */
+int cp_elf_guard_refused(const struct cp_copy_key *key, enum cp_tf_refusal *why);
 
 /* What cp_elf_guard_file() tells of a file besides its copy. */
 struct cp_elf_guard_info {

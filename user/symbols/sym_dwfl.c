@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <gelf.h>
 
+#include "machine/elf_bounds.h"
 #include "machine/target_file.h"
 #include "symbols/cfi_guard.h"
 #include "symbols/debuginfod.h"
@@ -193,6 +194,17 @@ int cp_sym_dwfl_debug_back(void)
 	return fd;
 }
 
+int cp_sym_dwfl_build_id(Dwfl_Module *mod, const unsigned char **bits)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	const void *p = NULL;
+	int len = elf ? cp_elf_build_id(elf, &p) : 0;
+
+	*bits = p;
+	return len;
+}
+
 int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 {
 	char path[sizeof(CP_SYM_BUILD_ID_DIR) + 2 * 64 + 16];
@@ -200,8 +212,7 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 	struct cp_tf_where w = {.path = path};
 	struct cp_tf_want want = {.follow = true};
 	enum cp_tf_refusal why;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(mod, &bits, &vaddr), n, mfd;
+	int len = cp_sym_dwfl_build_id(mod, &bits), n, mfd;
 	char *fetched;
 
 	if (len < 2 || len > 64)

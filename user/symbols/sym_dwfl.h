@@ -60,6 +60,14 @@ int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod);
 int cp_sym_dwfl_placed(const char *path, int fd, __u64 base, Dwfl **out, Dwfl_Module **mod);
 
 /*
+ * The GNU build-id of @mod's file, if libdwfl has its ELF: its length, the
+ * bytes at *@bits (valid while @mod is), 0 when none. Read in bounds
+ * (machine/elf_bounds.h), never by dwfl_module_build_id(): libdw's reader
+ * copies every note area of a tenant's file lying at an odd offset.
+ */
+int cp_sym_dwfl_build_id(Dwfl_Module *mod, const unsigned char **bits);
+
+/*
  * The separate debug file of @mod's file, found by its build-id in
  * CP_SYM_BUILD_ID_DIR, else fetched from debuginfod: a sealed, checked
  * copy's descriptor, its name in @name (the caller frees it); -EAGAIN

@@ -598,6 +598,9 @@ static int space_for_module(struct cp_symbolizer *s, const struct cp_sym_snap *s
 			return 0;
 		}
 	}
+	/* a kept copy of a content the guard refused is not for the server either */
+	if (cp_elf_guard_refused(&key, &why))
+		return -ENOENT;
 	fd = cp_tf_kept_copy(&key);
 	if (fd < 0 && !sn->exited && !s->replay) {
 		cp_map_target_file(m, NULL, sn->pid, &w, &want);
@@ -1416,7 +1419,6 @@ static int fill_mapping(struct cp_symbolizer *s, struct cp_sym_snap *sn, const s
 {
 	const unsigned char *bits;
 	Dwfl_Module *mod;
-	GElf_Addr vaddr;
 	int len, err = 0;
 
 	out->start = m->start;
@@ -1426,7 +1428,7 @@ static int fill_mapping(struct cp_symbolizer *s, struct cp_sym_snap *sn, const s
 	if (err)
 		return err;
 	mod = mapping_module(s, sn, m, ip);
-	len = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+	len = mod ? cp_sym_dwfl_build_id(mod, &bits) : 0;
 	if (len > 0 && len <= CP_SYM_BUILD_ID_MAX) {
 		memcpy(out->build_id, bits, (size_t)len);
 		out->build_id_len = (__u32)len;

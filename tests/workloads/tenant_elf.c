@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tenant_elf: makes what a hostile tenant maps out of a shared library
+ * (tests/e2e/test_tenant_files.sh), each still loadable by dlopen(). Each
+ * attack costs libelf or libdw far more than the file's bytes, through
+ * readers the profiler ran as root:
+ *
+ *   tenant_elf names IN OUT   65,000 section headers named in a 40 MiB
+ *                             .shstrtab with no NUL: elf_strptr() looks
+ *                             for one from each name to the table's end
+ *   tenant_elf syms IN OUT    1,000,000 object symbols named in a 32 MiB
+ *                             .strtab with no NUL (the same, per symbol)
+ *   tenant_elf chdrs IN OUT   998 compressed sections over one MiB at an
+ *                             odd offset: gelf_getchdr() copies each first
+ *   tenant_elf notes IN OUT   1,000 note sections over one MiB at an odd
+ *                             offset, no build-id: libdw's build-id reader
+ *                             copies each first
+ *
+ * IN is a 64-bit ELF file of this machine's byte order; OUT is IN with the
+ * attack's bytes and new header tables appended (IN's own stay in place,
+ * so the loader maps it as before).
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1ul << 20)
+
+static unsigned char *img;
+static size_t len, cap;
+
+static void grow(size_t to)
+{
+	if (to <= cap)
+		return;
+	cap = to + to / 2;
+	img = realloc(img, cap);
+	if (!img) {
+		perror("realloc");
+		exit(1);
+	}
+}
+
+/*
+ * Appends @n bytes (IN's at @from, or @fill when @from is 0) at an offset
+ * aligned to @align, plus @skew; returns it.
+ */
+static size_t put(size_t from, size_t n, int fill, size_t align, size_t skew)
+{
+	size_t at = (len + align - 1) / align * align + skew;
+
+	grow(at + n);
+	memset(img + len, 0, at - len);
+	if (from)
+		memcpy(img + at, img + from, n);
+	else
+		memset(img + at, fill, n);
+	len = at + n;
+	return at;
+}
+
+static Elf64_Ehdr *ehdr(void)
+{
+	return (Elf64_Ehdr *)img;
+}
+
+/* IN's section headers, then @extra more (zeroed), appended; returns the table. */
+static Elf64_Shdr *more_sections(size_t extra)
+{
+	Elf64_Ehdr *eh = ehdr();
+	size_t n = eh->e_shnum, at;
+
+	at = put(eh->e_shoff, n * sizeof(Elf64_Shdr), 0, 8, 0);
+	put(0, extra * sizeof(Elf64_Shdr), 0, 1, 0);
+	eh = ehdr();
+	eh->e_shoff = at;
+	eh->e_shnum = (Elf64_Half)(n + extra);
+	return (Elf64_Shdr *)(img + at);
+}
+
+static void names(void)
+{
+	size_t blob = put(0, 40 * MIB, 'A', 8, 0), n = ehdr()->e_shnum, total = 65000;
+	Elf64_Shdr *sh = more_sections(total - n);
+
+	sh[n] = (Elf64_Shdr){.sh_type = SHT_STRTAB, .sh_offset = blob, .sh_size = 40 * MIB};
+	for (size_t i = n + 1; i < total; i++)
+		sh[i] = (Elf64_Shdr){.sh_name = (Elf64_Word)(i * 613 % (40 * MIB / 2)),
+				     .sh_type = SHT_PROGBITS,
+				     .sh_addralign = 1};
+	ehdr()->e_shstrndx = (Elf64_Half)n;
+}
+
+static void syms(void)
+{
+	size_t nsyms = 1000000, str = put(0, 32 * MIB, 'B', 8, 0), tab, n;
+	Elf64_Sym *s;
+	Elf64_Shdr *sh;
+
+	tab = put(0, nsyms * sizeof(*s), 0, 8, 0);
+	s = (Elf64_Sym *)(img + tab);
+	for (size_t i = 1; i < nsyms; i++)
+		s[i] = (Elf64_Sym){.st_name = (Elf64_Word)(i * 7919 % (16 * MIB)),
+				   .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
+				   .st_shndx = 1,
+				   .st_value = i * 8,
+				   .st_size = 8};
+	n = ehdr()->e_shnum;
+	sh = more_sections(2);
+	/* IN's own tables step aside: the readers take the first .symtab */
+	for (size_t i = 0; i < n; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			sh[i].sh_type = SHT_PROGBITS;
+	sh[n] = (Elf64_Shdr){.sh_type = SHT_STRTAB, .sh_offset = str, .sh_size = 32 * MIB};
+	sh[n + 1] = (Elf64_Shdr){.sh_type = SHT_SYMTAB,
+				 .sh_offset = tab,
+				 .sh_size = nsyms * sizeof(*s),
+				 .sh_link = (Elf64_Word)n,
+				 .sh_info = 1,
+				 .sh_addralign = 8,
+				 .sh_entsize = sizeof(*s)};
+}
+
+static void chdrs(void)
+{
+	Elf64_Chdr ch = {.ch_type = ELFCOMPRESS_ZLIB, .ch_size = 4096, .ch_addralign = 1};
+	size_t blob = put(0, MIB, 0, 8, 1), n = ehdr()->e_shnum;
+	Elf64_Shdr *sh;
+
+	memcpy(img + blob, &ch, sizeof(ch));
+	sh = more_sections(998);
+	for (size_t i = n; i < n + 998; i++)
+		sh[i] = (Elf64_Shdr){.sh_type = SHT_PROGBITS,
+				     .sh_flags = SHF_COMPRESSED,
+				     .sh_offset = blob,
+				     .sh_size = MIB,
+				     .sh_addralign = 1};
+}
+
+static void notes(void)
+{
+	size_t blob = put(0, MIB, 0, 8, 1), n = ehdr()->e_shnum;
+	Elf64_Shdr *sh = more_sections(1000);
+
+	for (size_t i = 0; i < n; i++)
+		if (sh[i].sh_type == SHT_NOTE)
+			sh[i].sh_type = SHT_PROGBITS; /* IN's build-id goes */
+	for (size_t i = n; i < n + 1000; i++)
+		sh[i] = (Elf64_Shdr){
+			.sh_type = SHT_NOTE, .sh_offset = blob, .sh_size = MIB, .sh_addralign = 4};
+}
+
+int main(int argc, char **argv)
+{
+	FILE *f;
+	long size;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: tenant_elf names|syms|chdrs|notes IN OUT\n");
+		return 2;
+	}
+	f = fopen(argv[2], "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < (long)sizeof(Elf64_Ehdr) ||
+	    fseek(f, 0, SEEK_SET)) {
+		perror(argv[2]);
+		return 1;
+	}
+	grow((size_t)size);
+	len = fread(img, 1, (size_t)size, f);
+	fclose(f);
+	if (len != (size_t)size || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64) {
+		fprintf(stderr, "%s: not a 64-bit ELF file\n", argv[2]);
+		return 1;
+	}
+	if (!strcmp(argv[1], "names"))
+		names();
+	else if (!strcmp(argv[1], "syms"))
+		syms();
+	else if (!strcmp(argv[1], "chdrs"))
+		chdrs();
+	else if (!strcmp(argv[1], "notes"))
+		notes();
+	else
+		return 2;
+	f = fopen(argv[3], "wb");
+	if (!f || fwrite(img, 1, len, f) != len || fclose(f)) {
+		perror(argv[3]);
+		return 1;
+	}
+	return 0;
+}

@@ -148,6 +148,12 @@ static void test_symbol_names_unterminated(void **state)
 	elf = image(sh, 3, 1, NULL, 0);
 	assert_true(cp_elf_strtabs_end(elf));
 	elf_end(elf);
+	/* its names' table compressed: libelf would inflate it, then look through it */
+	sh[1].sh_flags = SHF_COMPRESSED;
+	elf = image(sh, 3, 1, NULL, 0);
+	assert_false(cp_elf_strtabs_end(elf));
+	elf_end(elf);
+	sh[1].sh_flags = 0;
 	/* a symbol table naming from no string table at all */
 	sh[2].sh_link = 0;
 	elf = image(sh, 3, 1, NULL, 0);

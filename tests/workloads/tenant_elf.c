@@ -15,6 +15,15 @@
  *   tenant_elf notes IN OUT   1,000 note sections over one MiB at an odd
  *                             offset, no build-id: libdw's build-id reader
  *                             copies each first
+ *   tenant_elf sections IN OUT  1,000,000 section headers (extended
+ *                             numbering: 64 MB of file): libelf keeps
+ *                             ~270 bytes of heap for each, 5 times the file
+ *   tenant_elf gzip OUT       no ELF file: a gzip member holding, at file
+ *                             offset 4096, code a process maps executable
+ *                             and runs (tenant_files code OUT 4096 MS); the
+ *                             caller appends a member inflating to what it
+ *                             likes (libdw's opener inflates a file that is
+ *                             not ELF, all of it, to look inside)
  *
  * IN is a 64-bit ELF file of this machine's byte order; OUT is IN with the
  * attack's bytes and new header tables appended (IN's own stay in place,
@@ -151,13 +160,73 @@ static void notes(void)
 			.sh_type = SHT_NOTE, .sh_offset = blob, .sh_size = MIB, .sh_addralign = 4};
 }
 
+static void sections(void)
+{
+	size_t total = 1000000, n = ehdr()->e_shnum;
+	Elf64_Shdr *sh = more_sections(total - n);
+
+	ehdr()->e_shnum = 0;
+	sh[0].sh_size = total; /* the count in the null section's size */
+}
+
+/* zlib's CRC-32 of @n bytes at @p (gzip's trailer). */
+static unsigned int crc32_of(const unsigned char *p, size_t n)
+{
+	unsigned int c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c >> 1 ^ (0xedb88320u & -(c & 1));
+	}
+	return ~c;
+}
+
+/*
+ * A gzip member of one stored deflate block: the 10-byte header, the
+ * block's 5 (final, stored; its length and the length's complement), its
+ * bytes from offset 15: up to 4096, nothing, then the code, a walk of
+ * tenant_files' stream_fn kind (sum of @longs longs at @buf):
+ *   xor eax,eax; 1: test rsi,rsi; je 2f; add rax,[rdi]; add rdi,8;
+ *   dec rsi; jmp 1b; 2: ret
+ */
+static void gzip_code(void)
+{
+	static const unsigned char code[] = {0x31, 0xc0, 0x48, 0x85, 0xf6, 0x74, 0x0c,
+					     0x48, 0x03, 0x07, 0x48, 0x83, 0xc7, 0x08,
+					     0x48, 0xff, 0xce, 0xeb, 0xef, 0xc3};
+	static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+	size_t n = 4096 - 15 + sizeof(code), at;
+	unsigned int crc;
+
+	at = put(0, 15 + n + 8, 0, 1, 0);
+	memcpy(img + at, head, sizeof(head));
+	img[at + 10] = 1; /* BFINAL, stored */
+	img[at + 11] = (unsigned char)n;
+	img[at + 12] = (unsigned char)(n >> 8);
+	img[at + 13] = (unsigned char)~n;
+	img[at + 14] = (unsigned char)(~n >> 8);
+	memcpy(img + 4096, code, sizeof(code));
+	crc = crc32_of(img + 15, n);
+	for (int i = 0; i < 4; i++) {
+		img[15 + n + i] = (unsigned char)(crc >> 8 * i);
+		img[15 + n + 4 + i] = (unsigned char)(n >> 8 * i);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	const char *out;
 	FILE *f;
 	long size;
 
+	if (argc == 3 && !strcmp(argv[1], "gzip")) {
+		gzip_code();
+		out = argv[2];
+		goto write;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: tenant_elf names|syms|chdrs|notes IN OUT\n");
+		fprintf(stderr, "usage: tenant_elf names|syms|chdrs|notes|sections IN OUT | gzip OUT\n");
 		return 2;
 	}
 	f = fopen(argv[2], "rb");
@@ -181,11 +250,15 @@ int main(int argc, char **argv)
 		chdrs();
 	else if (!strcmp(argv[1], "notes"))
 		notes();
+	else if (!strcmp(argv[1], "sections"))
+		sections();
 	else
 		return 2;
-	f = fopen(argv[3], "wb");
+	out = argv[3];
+write:
+	f = fopen(out, "wb");
 	if (!f || fwrite(img, 1, len, f) != len || fclose(f)) {
-		perror(argv[3]);
+		perror(out);
 		return 1;
 	}
 	return 0;

@@ -22,6 +22,9 @@
  *                                     process's every file)
  *   tenant_files longmaps DIR N MS    map one file N times under a path of
  *                                     ~4000 bytes (a long /proc/PID/maps)
+ *   tenant_files code FILE OFF MS     walk with the code at offset OFF of
+ *                                     FILE (any file: tenant_elf gzip makes
+ *                                     one), mapped executable
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,6 +49,20 @@ static __attribute__((noinline)) long own_stream(const volatile long *buf, size_
 	for (size_t i = 0; i < longs; i += 8)
 		sum += buf[i];
 	return sum;
+}
+
+/* The code at @off of @path (a page's offset), mapped executable. */
+static stream_fn map_code(const char *path, long off)
+{
+	int fd = open(path, O_RDONLY);
+	void *p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off);
+
+	if (p == MAP_FAILED) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+	return (stream_fn)p;
 }
 
 /* Reached through a pointer: the compiler cannot inline libc's memset. */
@@ -257,13 +274,19 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[3]));
 		ms_arg = 4;
+	} else if (!strcmp(mode, "code")) {
+		if (argc < 5)
+			return 2;
+		fn = map_code(argv[2], atol(argv[3]));
+		ms_arg = 4;
 	} else if (!strcmp(mode, "libs")) {
 		for (int i = 3; i < argc && nfns < sizeof(fns) / sizeof(fns[0]); i++)
 			fns[nfns++] = load(argv[i]);
 	} else if (!strcmp(mode, "libc")) {
 		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
-		fprintf(stderr, "usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps ...\n");
+		fprintf(stderr,
+			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|code ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)

@@ -142,11 +142,15 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct range
 		if (phnum == PN_XNUM)
 			phnum = sh0.sh_info;
 	}
-	if (!eh.e_shoff)
+	if (!eh.e_shoff || eh.e_shoff >= r->size)
 		shnum = 0;
+	/* at most what the file holds: libelf refuses a table that runs past it */
+	if (shnum > (r->size - eh.e_shoff) / cp_elf_entry_size(is64, false))
+		shnum = (r->size - eh.e_shoff) / cp_elf_entry_size(is64, false);
+	/* libelf's heap whatever else: a million sections cost it 5 times their bytes */
+	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES;
 	if (shnum > CP_MAX_COPY_SECTIONS || phnum > CP_MAX_COPY_SECTIONS)
 		return false;
-	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES;
 	if (add(r, 0, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
 	    add(r, eh.e_phoff, phnum * cp_elf_entry_size(is64, true)) ||
 	    add(r, eh.e_shoff, shnum * cp_elf_entry_size(is64, false)))

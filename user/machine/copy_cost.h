@@ -23,8 +23,12 @@
 #define CP_MAX_COPY_SECTIONS 65536
 /* Holes a reader of the ELF would touch above this refuse the copy, whatever the limit. */
 #define CP_MAX_COPY_HOLE_BYTES (64ull << 20)
-/* libelf's bookkeeping per section, on the heap, whatever the file holds. */
-#define CP_COPY_SECTION_HEAP_BYTES 128
+/*
+ * libelf's bookkeeping per section, on the heap, whatever the file holds:
+ * elfutils 0.188's elf_begin() touches ~270 bytes for each section header
+ * (a million of them, 64 MB of file, took 321 MiB).
+ */
+#define CP_COPY_SECTION_HEAP_BYTES 320
 
 /* A byte range of a file: a data extent, or what a reader of the ELF touches. */
 struct cp_copy_range {
@@ -45,7 +49,7 @@ __u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct c
  * SHT_NOBITS, every segment's but PT_LOAD. A file that is not ELF (no
  * magic) has none; an ELF file that cannot be read so (another byte order,
  * more than CP_MAX_COPY_SECTIONS sections) is the whole file. Adds libelf's
- * heap for its sections to *@heap_bytes. With @code (may be NULL), the code
+ * heap for its sections to *@heap_bytes, however many they are. With @code (may be NULL), the code
  * sections (SHT_PROGBITS with SHF_EXECINSTR) go to *@code (*@nr_code of
  * them, malloc()ed) instead of *@out. Returns 0 or -ENOMEM.
  */

@@ -70,13 +70,17 @@ const char *cp_elf_strtab_name(const struct cp_elf_strtab *t, __u64 off)
 	return off < t->len ? t->base + off : NULL;
 }
 
-/* Whether section @ndx of @elf (in @im) is a string table whose last byte is a NUL. */
+/*
+ * Whether section @ndx of @elf (in @im) is a string table whose last byte
+ * is a NUL, not compressed (libelf would inflate it, then look through it).
+ */
 static bool strtab_ends(Elf *elf, const struct image *im, size_t ndx)
 {
 	Elf_Scn *scn = elf_getscn(elf, ndx);
 	GElf_Shdr sh;
 
-	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB && sh.sh_size &&
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
+	       !(sh.sh_flags & SHF_COMPRESSED) && sh.sh_size &&
 	       inside(im, sh.sh_offset, sh.sh_size) && !im->p[sh.sh_offset + sh.sh_size - 1];
 }
 

@@ -42,8 +42,9 @@ const char *cp_elf_strtab_name(const struct cp_elf_strtab *t, __u64 off);
 /*
  * Whether the string tables libelf's elf_strptr() is asked of by libdw (the
  * section names', and the names of every symbol table) end in a NUL, as
- * the gABI has them: then elf_strptr() sees at once that each name ends
- * (it looks at the table's last byte first). Looks at one byte per table.
+ * the gABI has them, uncompressed (as every linker leaves them): then
+ * elf_strptr() sees at once that each name ends (it looks at the table's
+ * last byte first). Looks at one byte per table.
  */
 bool cp_elf_strtabs_end(Elf *elf);
 

@@ -194,6 +194,18 @@ int cp_sym_dwfl_debug_back(void)
 	return fd;
 }
 
+/*
+ * Whether @fd's content starts as an ELF file does: libdw's opener inflates
+ * a gzip, bzip2 or xz file that is not, all of it, to look inside (a
+ * tenant's 2 MB file mapped executable inflated to 512 MiB at every lookup).
+ */
+static bool elf_magic(int fd)
+{
+	char m[SELFMAG];
+
+	return pread(fd, m, sizeof(m), 0) == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
+}
+
 int cp_sym_dwfl_build_id(Dwfl_Module *mod, const unsigned char **bits)
 {
 	GElf_Addr bias;
@@ -222,6 +234,10 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
 	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !elf_magic(mfd)) {
+		close(mfd);
+		mfd = -1;
+	}
 	if (mfd >= 0 || mfd == -EAGAIN) {
 		*name = mfd >= 0 ? strdup(path) : NULL;
 		return mfd;
@@ -232,6 +248,10 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 	w.path = fetched;
 	want.foreign = true;
 	mfd = cp_elf_guard_open(&w, &want, &why);
+	if (mfd >= 0 && !elf_magic(mfd)) {
+		close(mfd);
+		mfd = -1;
+	}
 	if (mfd < 0) {
 		free(fetched);
 		return mfd == -EAGAIN ? mfd : -1;
@@ -359,6 +379,10 @@ int cp_sym_dwfl_placed(const char *path, int fd, __u64 base, Dwfl **out, Dwfl_Mo
 
 	if (fd < 0)
 		return fd;
+	if (!elf_magic(fd)) {
+		close(fd);
+		return -ENOEXEC; /* readable but not ELF */
+	}
 	dwfl = dwfl_begin(&file_callbacks);
 	if (!dwfl) {
 		close(fd);

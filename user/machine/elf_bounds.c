@@ -48,19 +48,33 @@ static __u64 rd64(const struct image *im, __u64 off)
 	return im->swap ? bswap_64(v) : v;
 }
 
-int cp_elf_strtab(Elf *elf, size_t ndx, struct cp_elf_strtab *t)
+/*
+ * Section @ndx of @elf (in @im) as libelf's elf_strptr() takes a string
+ * table: SHT_STRTAB, not compressed, its bytes in the file. Its bytes, and
+ * their count in *@size; NULL when it is none.
+ */
+static const char *strtab_bytes(Elf *elf, const struct image *im, size_t ndx, size_t *size)
 {
 	Elf_Scn *scn = elf_getscn(elf, ndx);
-	const char *end;
-	struct image im;
 	GElf_Shdr sh;
 
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !inside(im, sh.sh_offset, sh.sh_size))
+		return NULL;
+	*size = sh.sh_size;
+	return (const char *)im->p + sh.sh_offset;
+}
+
+int cp_elf_strtab(Elf *elf, size_t ndx, struct cp_elf_strtab *t)
+{
+	const char *end;
+	struct image im;
+	size_t size = 0;
+
 	*t = (struct cp_elf_strtab){0};
-	if (image_of(elf, &im) || !scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
-	    (sh.sh_flags & SHF_COMPRESSED) || !inside(&im, sh.sh_offset, sh.sh_size))
+	if (image_of(elf, &im) || !(t->base = strtab_bytes(elf, &im, ndx, &size)))
 		return -EINVAL;
-	t->base = (const char *)im.p + sh.sh_offset;
-	end = sh.sh_size ? memrchr(t->base, '\0', sh.sh_size) : NULL;
+	end = size ? memrchr(t->base, '\0', size) : NULL;
 	t->len = end ? (size_t)(end - t->base) + 1 : 0;
 	return 0;
 }
@@ -70,18 +84,13 @@ const char *cp_elf_strtab_name(const struct cp_elf_strtab *t, __u64 off)
 	return off < t->len ? t->base + off : NULL;
 }
 
-/*
- * Whether section @ndx of @elf (in @im) is a string table whose last byte
- * is a NUL, not compressed (libelf would inflate it, then look through it).
- */
+/* Whether section @ndx of @elf (in @im) is a string table whose last byte is a NUL. */
 static bool strtab_ends(Elf *elf, const struct image *im, size_t ndx)
 {
-	Elf_Scn *scn = elf_getscn(elf, ndx);
-	GElf_Shdr sh;
+	size_t size = 0;
+	const char *p = strtab_bytes(elf, im, ndx, &size);
 
-	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB &&
-	       !(sh.sh_flags & SHF_COMPRESSED) && sh.sh_size &&
-	       inside(im, sh.sh_offset, sh.sh_size) && !im->p[sh.sh_offset + sh.sh_size - 1];
+	return p && size && !p[size - 1];
 }
 
 bool cp_elf_strtabs_end(Elf *elf)

@@ -206,6 +206,19 @@ static bool elf_magic(int fd)
 	return pread(fd, m, sizeof(m), 0) == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
 }
 
+/* cp_elf_guard_open() of a separate debug file, -1 when it is not ELF (elf_magic()). */
+static int open_debug(const struct cp_tf_where *w, const struct cp_tf_want *want)
+{
+	enum cp_tf_refusal why;
+	int mfd = cp_elf_guard_open(w, want, &why);
+
+	if (mfd >= 0 && !elf_magic(mfd)) {
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
 int cp_sym_dwfl_build_id(Dwfl_Module *mod, const unsigned char **bits)
 {
 	GElf_Addr bias;
@@ -223,7 +236,6 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 	const unsigned char *bits;
 	struct cp_tf_where w = {.path = path};
 	struct cp_tf_want want = {.follow = true};
-	enum cp_tf_refusal why;
 	int len = cp_sym_dwfl_build_id(mod, &bits), n, mfd;
 	char *fetched;
 
@@ -233,11 +245,7 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 	for (int i = 1; i < len; i++)
 		n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", bits[i]);
 	snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
-	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !elf_magic(mfd)) {
-		close(mfd);
-		mfd = -1;
-	}
+	mfd = open_debug(&w, &want);
 	if (mfd >= 0 || mfd == -EAGAIN) {
 		*name = mfd >= 0 ? strdup(path) : NULL;
 		return mfd;
@@ -247,11 +255,7 @@ int cp_sym_dwfl_debug_of(Dwfl_Module *mod, char **name)
 		return -1;
 	w.path = fetched;
 	want.foreign = true;
-	mfd = cp_elf_guard_open(&w, &want, &why);
-	if (mfd >= 0 && !elf_magic(mfd)) {
-		close(mfd);
-		mfd = -1;
-	}
+	mfd = open_debug(&w, &want);
 	if (mfd < 0) {
 		free(fetched);
 		return mfd == -EAGAIN ? mfd : -1;

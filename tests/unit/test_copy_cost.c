@@ -420,14 +420,18 @@ static void test_elf32_ranges(void **state)
 	assert_false(has_range(out, nr, 300, 32));
 	assert_int_equal(nr_code, 1);
 	assert_true(has_range(code, nr_code, 300, 32));
+	/* libelf's heap: three section headers and one program header */
+	assert_int_equal(heap, 3 * CP_COPY_SECTION_HEAP_BYTES + CP_COPY_SEGMENT_HEAP_BYTES);
 	free(out);
 	free(code);
-	/* big-endian: not this machine's, read whole */
+	/* big-endian: not this machine's, read whole, its heap as if all were section headers */
 	img[EI_DATA] = ELFDATA2MSB;
 	assert_int_equal(pwrite(fd, img, sizeof(img), 0), sizeof(img));
+	heap = 0;
 	assert_int_equal(cp_copy_elf_ranges(fd, sizeof(img), &out, &nr, &heap, NULL, NULL), 0);
 	assert_int_equal(nr, 1);
 	assert_true(has_range(out, nr, 0, sizeof(img)));
+	assert_int_equal(heap, sizeof(img) / sizeof(Elf32_Shdr) * CP_COPY_SECTION_HEAP_BYTES);
 	free(out);
 	close(fd);
 }

@@ -24,15 +24,27 @@
  *                             caller appends a member inflating to what it
  *                             likes (libdw's opener inflates a file that is
  *                             not ELF, all of it, to look inside)
+ *   tenant_elf overlap OUT    an ELF header whose section header table is
+ *                             its program header table (e_shoff = e_phoff),
+ *                             e_shnum 0: the section count is then the
+ *                             null section's size, the first program
+ *                             header's p_filesz, 2,000,000 (a 128 MB
+ *                             sparse file; the same code at 4096)
+ *   tenant_elf bigendian OUT  a big-endian ELF header, 1,000,000 section
+ *                             headers (extended numbering, 64 MB written),
+ *                             the same code at 4096: no process here runs
+ *                             such a file, but it can map one
  *
  * IN is a 64-bit ELF file of this machine's byte order; OUT is IN with the
  * attack's bytes and new header tables appended (IN's own stay in place,
  * so the loader maps it as before).
  */
 #include <elf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB (1ul << 20)
 
@@ -183,18 +195,22 @@ static unsigned int crc32_of(const unsigned char *p, size_t n)
 }
 
 /*
- * A gzip member of one stored deflate block: the 10-byte header, the
- * block's 5 (final, stored; its length and the length's complement), its
- * bytes from offset 15: up to 4096, nothing, then the code, a walk of
- * tenant_files' stream_fn kind (sum of @longs longs at @buf):
+ * A walk of tenant_files' stream_fn kind (sum of @longs longs at @buf), the
+ * code the standalone files hold at offset 4096:
  *   xor eax,eax; 1: test rsi,rsi; je 2f; add rax,[rdi]; add rdi,8;
  *   dec rsi; jmp 1b; 2: ret
  */
+static const unsigned char code[] = {0x31, 0xc0, 0x48, 0x85, 0xf6, 0x74, 0x0c,
+				     0x48, 0x03, 0x07, 0x48, 0x83, 0xc7, 0x08,
+				     0x48, 0xff, 0xce, 0xeb, 0xef, 0xc3};
+
+/*
+ * A gzip member of one stored deflate block: the 10-byte header, the
+ * block's 5 (final, stored; its length and the length's complement), its
+ * bytes from offset 15: up to 4096, nothing, then the code.
+ */
 static void gzip_code(void)
 {
-	static const unsigned char code[] = {0x31, 0xc0, 0x48, 0x85, 0xf6, 0x74, 0x0c,
-					     0x48, 0x03, 0x07, 0x48, 0x83, 0xc7, 0x08,
-					     0x48, 0xff, 0xce, 0xeb, 0xef, 0xc3};
 	static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
 	size_t n = 4096 - 15 + sizeof(code), at;
 	unsigned int crc;
@@ -214,9 +230,70 @@ static void gzip_code(void)
 	}
 }
 
+/* An x86-64 ELF header, the code at 4096, @size bytes of file (the rest zeros). */
+static Elf64_Ehdr *code_elf(size_t size)
+{
+	static const Elf64_Ehdr head = {
+		.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
+		.e_type = ET_DYN,
+		.e_machine = EM_X86_64,
+		.e_version = EV_CURRENT,
+		.e_ehsize = sizeof(Elf64_Ehdr),
+		.e_phentsize = sizeof(Elf64_Phdr),
+		.e_shentsize = sizeof(Elf64_Shdr),
+	};
+
+	grow(size);
+	memset(img, 0, size);
+	len = size;
+	memcpy(img, &head, sizeof(head));
+	memcpy(img + 4096, code, sizeof(code));
+	return ehdr();
+}
+
+/* The header and code only: the caller extends the file, sparse, to @*size. */
+static void overlap(size_t *size)
+{
+	size_t total = 2000000;
+	Elf64_Ehdr *eh = code_elf(4096 + sizeof(code));
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
+
+	eh->e_phoff = eh->e_shoff = sizeof(*eh);
+	eh->e_phnum = 1;
+	ph->p_type = PT_NULL;
+	/* at sh_size's offset in a section header */
+	ph->p_filesz = total;
+	*size = sizeof(*eh) + total * sizeof(Elf64_Shdr);
+}
+
+/* @v's @n bytes, most significant first, at @at. */
+static void put_be(size_t at, unsigned long v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		img[at + i] = (unsigned char)v;
+}
+
+static void bigendian(void)
+{
+	size_t total = 1000000;
+
+	code_elf(sizeof(Elf64_Ehdr) + total * sizeof(Elf64_Shdr));
+	img[EI_DATA] = ELFDATA2MSB;
+	put_be(offsetof(Elf64_Ehdr, e_type), ET_DYN, 2);
+	put_be(offsetof(Elf64_Ehdr, e_machine), EM_X86_64, 2);
+	put_be(offsetof(Elf64_Ehdr, e_version), EV_CURRENT, 4);
+	put_be(offsetof(Elf64_Ehdr, e_shoff), sizeof(Elf64_Ehdr), 8);
+	put_be(offsetof(Elf64_Ehdr, e_ehsize), sizeof(Elf64_Ehdr), 2);
+	put_be(offsetof(Elf64_Ehdr, e_phentsize), sizeof(Elf64_Phdr), 2);
+	put_be(offsetof(Elf64_Ehdr, e_shentsize), sizeof(Elf64_Shdr), 2);
+	/* e_shnum 0: the count in the null section's size */
+	put_be(sizeof(Elf64_Ehdr) + offsetof(Elf64_Shdr, sh_size), total, 8);
+}
+
 int main(int argc, char **argv)
 {
 	const char *out;
+	size_t extend = 0;
 	FILE *f;
 	long size;
 
@@ -225,8 +302,19 @@ int main(int argc, char **argv)
 		out = argv[2];
 		goto write;
 	}
+	if (argc == 3 && !strcmp(argv[1], "overlap")) {
+		overlap(&extend);
+		out = argv[2];
+		goto write;
+	}
+	if (argc == 3 && !strcmp(argv[1], "bigendian")) {
+		bigendian();
+		out = argv[2];
+		goto write;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: tenant_elf names|syms|chdrs|notes|sections IN OUT | gzip OUT\n");
+		fprintf(stderr, "usage: tenant_elf names|syms|chdrs|notes|sections IN OUT | "
+				"gzip|overlap|bigendian OUT\n");
 		return 2;
 	}
 	f = fopen(argv[2], "rb");
@@ -257,7 +345,8 @@ int main(int argc, char **argv)
 	out = argv[3];
 write:
 	f = fopen(out, "wb");
-	if (!f || fwrite(img, 1, len, f) != len || fclose(f)) {
+	if (!f || fwrite(img, 1, len, f) != len || fclose(f) ||
+	    (extend > len && truncate(out, (off_t)extend))) {
 		perror(out);
 		return 1;
 	}

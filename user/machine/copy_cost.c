@@ -132,8 +132,15 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct range
 	bool is64, is_code;
 	__u64 shnum, phnum;
 
-	if (got < 0 || !cp_elf_ehdr(head, (size_t)got, &eh, &is64))
+	/*
+	 * ELF of the other byte order (the caller saw the magic): libelf reads it
+	 * all the same, and x86's loader runs it (it looks at e_machine alone);
+	 * its heap counts as if the file were section headers and nothing else
+	 */
+	if (got < 0 || !cp_elf_ehdr(head, (size_t)got, &eh, &is64)) {
+		*heap_bytes += r->size / sizeof(Elf32_Shdr) * CP_COPY_SECTION_HEAP_BYTES;
 		return false;
+	}
 	shnum = eh.e_shnum;
 	phnum = eh.e_phnum;
 	if (eh.e_shoff && entry_at(fd, is64, false, eh.e_shoff, 0, &sh0)) {
@@ -147,8 +154,12 @@ static bool elf_ranges(int fd, struct ranges *r, __u64 *heap_bytes, struct range
 	/* at most what the file holds: libelf refuses a table that runs past it */
 	if (shnum > (r->size - eh.e_shoff) / cp_elf_entry_size(is64, false))
 		shnum = (r->size - eh.e_shoff) / cp_elf_entry_size(is64, false);
-	/* libelf's heap whatever else: a million sections cost it 5 times their bytes */
-	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES;
+	if (!eh.e_phoff || eh.e_phoff >= r->size)
+		phnum = 0;
+	if (phnum > (r->size - eh.e_phoff) / cp_elf_entry_size(is64, true))
+		phnum = (r->size - eh.e_phoff) / cp_elf_entry_size(is64, true);
+	/* the heap whatever else: a million sections cost libelf 5 times their bytes */
+	*heap_bytes += shnum * CP_COPY_SECTION_HEAP_BYTES + phnum * CP_COPY_SEGMENT_HEAP_BYTES;
 	if (shnum > CP_MAX_COPY_SECTIONS || phnum > CP_MAX_COPY_SECTIONS)
 		return false;
 	if (add(r, 0, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||

@@ -29,6 +29,11 @@
  * (a million of them, 64 MB of file, took 321 MiB).
  */
 #define CP_COPY_SECTION_HEAP_BYTES 320
+/*
+ * The same for each program header, which extended numbering (PN_XNUM)
+ * lets number millions: a review measured ~55 bytes each.
+ */
+#define CP_COPY_SEGMENT_HEAP_BYTES 64
 
 /* A byte range of a file: a data extent, or what a reader of the ELF touches. */
 struct cp_copy_range {
@@ -49,7 +54,9 @@ __u64 cp_copy_hole_bytes(struct cp_copy_range *ranges, size_t nr, const struct c
  * SHT_NOBITS, every segment's but PT_LOAD. A file that is not ELF (no
  * magic) has none; an ELF file that cannot be read so (another byte order,
  * more than CP_MAX_COPY_SECTIONS sections) is the whole file. Adds libelf's
- * heap for its sections to *@heap_bytes, however many they are. With @code (may be NULL), the code
+ * heap for its sections and program headers (those the file holds) to
+ * *@heap_bytes, however many they are; for another byte order, as if the
+ * whole file were 32-bit section headers. With @code (may be NULL), the code
  * sections (SHT_PROGBITS with SHF_EXECINSTR) go to *@code (*@nr_code of
  * them, malloc()ed) instead of *@out. Returns 0 or -ENOMEM.
  */

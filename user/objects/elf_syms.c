@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* ELF data symbols (libelf) and the per-file cache that shares them. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -329,9 +330,18 @@ static int sparse_image(int fd, __u64 size, char **img)
 	err = read_part(fd, *img, size, ph);
 	if (!err)
 		err = read_part(fd, *img, size, sh);
-	/* extended section numbering (e_shnum 0) is left to libelf: it reads as no sections */
 	if (!err && eh.e_shentsize >= cp_elf_entry_size(is64, false))
 		err = read_symbol_parts(fd, *img, size, is64, sh, eh.e_shentsize);
+	/*
+	 * Extended section numbering (e_shnum 0, the count in the null section's
+	 * size) reads as no sections: libelf would take the count from whatever
+	 * bytes were read at e_shoff (a program header's, in a hostile file) and
+	 * keep ~300 bytes of heap for each of millions of sections.
+	 */
+	if (!err && !eh.e_shnum)
+		memset(*img + (is64 ? offsetof(Elf64_Ehdr, e_shoff)
+				    : offsetof(Elf32_Ehdr, e_shoff)),
+		       0, is64 ? sizeof(Elf64_Off) : sizeof(Elf32_Off));
 	if (!err)
 		return 0;
 fail:

@@ -131,6 +131,30 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	return cp_elf_guard_file(w, want, false, why, &info);
 }
 
+bool cp_elf_native(int fd)
+{
+	unsigned char head[sizeof(Elf64_Ehdr)];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	Elf64_Ehdr eh;
+	bool is64;
+
+	return n > 0 && cp_elf_ehdr(head, (size_t)n, &eh, &is64);
+}
+
+/*
+ * Whether @fd holds an ELF file not cp_elf_native(): of the other byte
+ * order (or class, or cut short). x86's loader runs one (it looks at
+ * e_machine alone), but no compiler here makes one: a tenant's, whose
+ * symbols are not worth libelf's heap (a million sections took 364 MiB).
+ */
+static bool foreign_elf(int fd)
+{
+	char m[SELFMAG];
+
+	return pread(fd, m, sizeof(m), 0) == SELFMAG && !memcmp(m, ELFMAG, SELFMAG) &&
+	       !cp_elf_native(fd);
+}
+
 int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want, bool served,
 		      enum cp_tf_refusal *why, struct cp_elf_guard_info *info)
 {
@@ -141,7 +165,7 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	struct cp_tf_stat st;
 	__u64 bytes = 0;
 	int fd, mfd, err;
-	bool host, keyed, known = false, wait;
+	bool host, keyed, known = false, wait, foreign;
 	Elf *elf;
 
 	*info = (struct cp_elf_guard_info){0};
@@ -182,8 +206,11 @@ int cp_elf_guard_file(const struct cp_tf_where *w, const struct cp_tf_want *want
 	if (mfd < 0)
 		return mfd;
 	elf_version(EV_CURRENT);
-	elf = elf_begin(mfd, ELF_C_READ_MMAP, NULL);
-	if (elf && (cp_elf_inflated_bytes(elf, &bytes) || bytes > CP_MAX_INFLATED_BYTES))
+	foreign = foreign_elf(mfd);
+	elf = foreign ? NULL : elf_begin(mfd, ELF_C_READ_MMAP, NULL);
+	if (foreign)
+		bad = CP_TF_NOT_LOADABLE;
+	else if (elf && (cp_elf_inflated_bytes(elf, &bytes) || bytes > CP_MAX_INFLATED_BYTES))
 		bad = CP_TF_INFLATES;
 	else if (elf && elf_kind(elf) == ELF_K_ELF && !cp_elf_strtabs_end(elf))
 		bad = CP_TF_MALFORMED; /* libdw's elf_strptr() would look for each name's end */

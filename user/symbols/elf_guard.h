@@ -98,4 +98,14 @@ bool cp_elf_loadable(Elf *elf);
  */
 Elf *cp_elf_guard_elf(int mfd);
 
+/*
+ * Whether @fd's content starts as an ELF file of this machine's byte order
+ * does (cp_elf_ehdr()). libdw's opener inflates a gzip, bzip2 or xz file
+ * that is not ELF, all of it, to look inside (a tenant's 2 MB file mapped
+ * executable inflated to 512 MiB at every lookup); an ELF file of the other
+ * byte order is a tenant's making (x86's loader runs it all the same), not
+ * worth libelf's heap for its sections: neither is given to libdw.
+ */
+bool cp_elf_native(int fd);
+
 #endif /* CP_ELF_GUARD_H */

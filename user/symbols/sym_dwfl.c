@@ -194,25 +194,13 @@ int cp_sym_dwfl_debug_back(void)
 	return fd;
 }
 
-/*
- * Whether @fd's content starts as an ELF file does: libdw's opener inflates
- * a gzip, bzip2 or xz file that is not, all of it, to look inside (a
- * tenant's 2 MB file mapped executable inflated to 512 MiB at every lookup).
- */
-static bool elf_magic(int fd)
-{
-	char m[SELFMAG];
-
-	return pread(fd, m, sizeof(m), 0) == SELFMAG && !memcmp(m, ELFMAG, SELFMAG);
-}
-
-/* cp_elf_guard_open() of a separate debug file, -1 when it is not ELF (elf_magic()). */
+/* cp_elf_guard_open() of a separate debug file, -1 when it is not ELF (cp_elf_native()). */
 static int open_debug(const struct cp_tf_where *w, const struct cp_tf_want *want)
 {
 	enum cp_tf_refusal why;
 	int mfd = cp_elf_guard_open(w, want, &why);
 
-	if (mfd >= 0 && !elf_magic(mfd)) {
+	if (mfd >= 0 && !cp_elf_native(mfd)) {
 		close(mfd);
 		return -1;
 	}
@@ -383,7 +371,7 @@ int cp_sym_dwfl_placed(const char *path, int fd, __u64 base, Dwfl **out, Dwfl_Mo
 
 	if (fd < 0)
 		return fd;
-	if (!elf_magic(fd)) {
+	if (!cp_elf_native(fd)) {
 		close(fd);
 		return -ENOEXEC; /* readable but not ELF */
 	}

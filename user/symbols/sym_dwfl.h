@@ -49,8 +49,9 @@ bool cp_sym_dwfl_take_waited(void);
  * The ELF file open at @fd (taken over; a negative @fd is returned as it
  * is), named @path, at link-time addresses in a new Dwfl: reported at base
  * 0 (dwfl_report_offline would place an ET_DYN file at a made-up base).
- * libdwfl keeps @fd. Returns 0, -ENOMEM, or -ENOEXEC (readable, not ELF:
- * told by its magic first, as libdw would inflate a compressed file whole).
+ * libdwfl keeps @fd. Returns 0, -ENOMEM, or -ENOEXEC (readable, not ELF of
+ * this machine's byte order: told by its header first, as libdw would
+ * inflate a compressed file whole).
  */
 int cp_sym_dwfl_file(const char *path, int fd, Dwfl **out, Dwfl_Module **mod);
 

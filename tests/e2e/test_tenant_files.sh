@@ -4,8 +4,9 @@
 # namespace where it needs one) plants FIFOs, symlinks, a self-truncating
 # library, a decompression bomb, thousands of mapped files and a huge maps
 # file, CFI naming a huge register and debug info nested 300,000 deep,
-# and ELF headers that cost libelf far more than their bytes; the root
-# profiler, attached with -p, must finish each run with a
+# ELF headers that cost libelf far more than their bytes, and 80 processes
+# of long maps; the root profiler, attached with -p (-a for the 80
+# processes), must finish each run with a
 # report (under `timeout`: a hang is a failure), never read a file outside
 # the tenant's root, and name what it refused in the report's Limits.
 # tests/workloads/tenant_files.c is the tenant's program,
@@ -28,11 +29,13 @@ out=$(mktemp -d)
 wl_pid=
 more_pids=()
 cg=
+fm_cg=
 cleanup() {
 	[ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null
 	[ ${#more_pids[@]} -gt 0 ] && kill "${more_pids[@]}" 2>/dev/null
 	wait 2>/dev/null
 	[ -n "$cg" ] && rmdir "$cg" 2>/dev/null
+	[ -n "$fm_cg" ] && rmdir "$fm_cg" 2>/dev/null
 	rm -rf "$d" "$secret" "$out" "$tap_out"
 }
 trap cleanup EXIT
@@ -780,4 +783,60 @@ fi
 # symbolizer refuses it.
 "$WL/tenant_elf" bigendian "$d/be.so" &&
 	code_file bigendian "$d/be.so" "a big-endian file of a million sections"
+# 19. Many processes with long maps under -a: 80 processes, each with 4,000
+# mappings under a ~4,000-byte path (16 MB of /proc/PID/maps, ~150 ms for
+# the kernel to write per read). The soft source, the object table and the
+# symbolizer read each process's maps, again and again: the profiler ran
+# 40-118 s instead of 3.5 and took 1.2 GB. Every read takes 256 KiB; past
+# them, reads share one bank of bytes (what it cannot pay for is cut,
+# counted): GNU time's maximum resident set under --max-memory 256M, the
+# wall time at most 5 s more than with the same 80 processes with no long
+# mappings. The tenant's processes are in a cgroup of their own, the
+# profiler on it alone (-a --cgroup): the machine's other processes are not
+# the test's.
+cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+# forkmaps NAME N: the tenant's 80 processes with N long mappings each, in
+# the cgroup $fm_cg, profiled with -a --cgroup under GNU time ($d/NAME.time).
+forkmaps() {
+	local name=$1 n=$2 p
+	mkdir -p "$d/fm" && chown nobody:nogroup "$d/fm"
+	tenant "$name" "$d/tenant_files" forkmaps "$d/fm" 80 "$n" "$RUN_MS" || return 1
+	fm_cg=$cg2/cp_forkmaps_$$
+	mkdir -p "$fm_cg" || return 1
+	for p in "$pid" $(pgrep -P "$pid"); do
+		echo "$p" >"$fm_cg/cgroup.procs" 2>/dev/null
+	done
+	# (GNU time outside the time-out: a run killed by it still has its figures)
+	timer_for "$name"
+	run_cmd "${timer[@]}" timeout -k 5 60 "$BIN" --source soft -d 3 --quiet -a \
+		--cgroup "/${fm_cg#"$cg2"/}" --max-memory 256M -o "$out/$name.txt"
+	kill "$wl_pid" 2>/dev/null
+	wait "$wl_pid" 2>/dev/null
+	wl_pid=
+	end_tenants
+	for _ in $(seq 50); do
+		rmdir "$fm_cg" 2>/dev/null && break
+		sleep 0.1
+	done
+	fm_cg=
+}
+if [ -z "$cg2" ] || [ ! -x /usr/bin/time ]; then
+	skip "80 processes of long maps under -a (no cgroup2 file system or no /usr/bin/time)"
+elif forkmaps fmplain 0 && forkmaps fmlong 4000; then
+	finished fmlong "80 processes of 4,000 long mappings under -a: a report"
+	rss_under fmlong 256 "80 processes of long maps: the profiler's RSS under --max-memory"
+	plain=$(awk '$1 == "wall_s" { print $2 }' "$d/fmplain.time")
+	long=$(awk '$1 == "wall_s" { print $2 }' "$d/fmlong.time")
+	if [ -n "$plain" ] && [ -n "$long" ] && awk -v a="$long" -v b="$plain" 'BEGIN { exit !(a <= b + 5) }'; then
+		_ok "80 processes of long maps: wall time $long s, without them $plain s"
+	else
+		_not_ok "80 processes of long maps: wall time at most 5 s more than without them" \
+			"${long:-?} s against ${plain:-?} s"
+	fi
+	if refused fmlong "maps cut for the reads' budget"; then
+		_ok "the maps cut for the reads' budget are counted"
+	else
+		_not_ok "the maps cut for the reads' budget are counted" "$(grep -A8 '^Limits' "$out/fmlong.txt")"
+	fi
+fi
 done_testing

@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <signal.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "lib/fake_proc.h"
@@ -265,7 +267,58 @@ static void test_missing_process(void **state)
 
 static int late_global[512];
 
-/* A mapping created after the snapshot is found by the refresh on a miss. */
+/*
+ * The maps snapshots capped at one byte: a child's snapshot lets this
+ * process's go (counted), the bytes held are the child's alone, and this
+ * process's is read again at its next miss.
+ */
+static void test_maps_byte_cap(void **state)
+{
+	struct cp_objects_opts opts = {.maps_refresh_ns = 1};
+	struct cp_objects *o = cp_objects__new(&opts);
+	struct cp_objects_stats st, before;
+	struct cp_resolved r;
+	int err = -ENOENT;
+	pid_t child;
+
+	(void)state;
+	cp_objects__set_max_maps_bytes(o, 1);
+	assert_int_equal(cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r), 0);
+	cp_objects__stats(o, &before);
+	assert_true(before.maps_bytes > 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	/* the child's copy of late_global, where it is here */
+	assert_int_equal(cp_objects__resolve(o, child, (__u64)(uintptr_t)late_global, &r), 0);
+	assert_string_equal(r.name, "late_global");
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.maps_evicted, 1);
+	assert_int_equal(st.maps_reads, 2);
+	assert_true(st.maps_bytes > 0 && st.maps_bytes < before.maps_bytes * 2);
+	/* this process again: read once its spacing passed, the child's let go in turn */
+	for (int tries = 0; tries < 500 && err; tries++) {
+		err = cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r);
+		if (err)
+			usleep(2000);
+	}
+	assert_int_equal(err, 0);
+	cp_objects__stats(o, &st);
+	assert_int_equal(st.maps_evicted, 2);
+	assert_int_equal(st.maps_reads, 3);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	cp_objects__free(o);
+}
+
+/*
+ * A mapping created after the snapshot is found by the refresh on a miss,
+ * once twenty times what the snapshot took has passed (cp_maps_refresh_due():
+ * a miss before is unmapped, and reads nothing).
+ */
 static void test_refresh_on_unmapped_address(void **state)
 {
 	struct cp_objects_opts opts = { .maps_refresh_ns = 1 };
@@ -273,6 +326,7 @@ static void test_refresh_on_unmapped_address(void **state)
 	struct cp_objects_stats st;
 	struct cp_resolved r;
 	char *late;
+	int err = -ENOENT;
 
 	(void)state;
 	assert_int_equal(cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late_global, &r), 0);
@@ -281,10 +335,15 @@ static void test_refresh_on_unmapped_address(void **state)
 	late = malloc(32 << 20);	/* a fresh mmap, after the snapshot */
 	assert_non_null(late);
 	late[0] = 1;
-	assert_int_equal(cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late + (16 << 20), &r),
-			 0);
+	for (int tries = 0; tries < 500 && err == -ENOENT; tries++) {
+		err = cp_objects__resolve(o, getpid(), (__u64)(uintptr_t)late + (16 << 20), &r);
+		cp_objects__stats(o, &st);
+		assert_int_equal(st.maps_reads, err ? 1 : 2);
+		if (err)
+			usleep(2000);
+	}
+	assert_int_equal(err, 0);
 	assert_true(r.before_attach);
-	cp_objects__stats(o, &st);
 	/* that memory was not mapped at the first snapshot */
 	assert_int_equal(st.maps_reads, 2);
 	free(late);
@@ -310,7 +369,13 @@ static void test_shared_map(void **state)
 	private = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(shared != MAP_FAILED && private != MAP_FAILED);
 	shared[4100] = private[0] = 1;
-	m = cp_objects__shared_map(o, getpid(), (__u64)(uintptr_t)shared + 4100);
+	/* found by a refresh, once the first snapshot's cost has passed twenty times */
+	m = NULL;
+	for (int tries = 0; tries < 500 && !m; tries++) {
+		m = cp_objects__shared_map(o, getpid(), (__u64)(uintptr_t)shared + 4100);
+		if (!m)
+			usleep(2000);
+	}
 	assert_non_null(m);
 	assert_int_equal(m->start, (__u64)(uintptr_t)shared);
 	assert_int_equal(m->end - m->start, 8192);
@@ -597,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_shrink_drops_exited),
 		cmocka_unit_test(test_exited_capped),
 		cmocka_unit_test(test_missing_process),
+		cmocka_unit_test(test_maps_byte_cap),
 		cmocka_unit_test(test_refresh_on_unmapped_address),
 		cmocka_unit_test(test_shared_map),
 		cmocka_unit_test(test_shared_map_kinds),

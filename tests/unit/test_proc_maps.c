@@ -501,6 +501,90 @@ static void test_thread_stacks_of_self(void **state)
 	cp_maps__free(m);
 }
 
+/* The walk looks at @max threads at most, and counts the ones it left. */
+static void test_thread_walk_capped(void **state)
+{
+	struct blocked b[2] = {{.local_addr = 0}, {.local_addr = 0}};
+	__u64 before[CP_TF_NR], after[CP_TF_NR];
+	struct cp_range r[1];
+	struct cp_maps *m;
+	pthread_t th[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pipe(b[i].fds), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, block_in_read, &b[i]), 0);
+	}
+	assert_int_equal(cp_maps__read(NULL, getpid(), &m), 0);
+	cp_tf_refusals(before);
+	/* three threads, one looked at: one range at most, the walk's stop counted once */
+	assert_in_range(cp_maps_thread_stacks(NULL, getpid(), m, r, 1), 0, 1);
+	cp_tf_refusals(after);
+	assert_int_equal(after[CP_TF_THREADS_CAP], before[CP_TF_THREADS_CAP] + 1);
+	/* room for all: nothing left, nothing counted */
+	assert_in_range(cp_maps_thread_stacks(NULL, getpid(), m, (struct cp_range[4]){0}, 4), 0, 3);
+	cp_tf_refusals(before);
+	assert_int_equal(before[CP_TF_THREADS_CAP], after[CP_TF_THREADS_CAP]);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(write(b[i].fds[1], "x", 1), 1);
+		pthread_join(th[i], NULL);
+		close(b[i].fds[0]);
+		close(b[i].fds[1]);
+	}
+	cp_maps__free(m);
+}
+
+/*
+ * A snapshot is taken again after the caller's interval, or twenty times
+ * what the last one took when that is longer: 150 ms of reading waits 3 s.
+ */
+static void test_refresh_due(void **state)
+{
+	const __u64 ms = 1000000ull, t = 1000 * ms;
+
+	(void)state;
+	assert_false(cp_maps_refresh_due(t, 0, t + 20 * ms - 1, 20 * ms));
+	assert_true(cp_maps_refresh_due(t, 0, t + 20 * ms, 20 * ms));
+	/* 1 ms twenty times is the interval itself */
+	assert_true(cp_maps_refresh_due(t, ms, t + 20 * ms, 20 * ms));
+	assert_false(cp_maps_refresh_due(t, 150 * ms, t + 3000 * ms - 1, 20 * ms));
+	assert_true(cp_maps_refresh_due(t, 150 * ms, t + 3000 * ms, 20 * ms));
+	/* a clock before the read: not yet */
+	assert_false(cp_maps_refresh_due(t, 0, t - 1, 0));
+	assert_true(cp_maps_refresh_due(t, 0, t, 0));
+}
+
+/*
+ * The reads' bank: full at first (1 s), spent by what reads past their
+ * free bytes took, refilled at 5 % of the time passing up to full again,
+ * owing one bank at most.
+ */
+static void test_bank(void **state)
+{
+	const __u64 ms = 1000000ull, s = 1000 * ms, t = 5 * s;
+	struct cp_maps_bank b = {0};
+
+	(void)state;
+	assert_true(cp_maps_bank_may(&b, t));
+	cp_maps_bank_charge(&b, 900 * ms);
+	assert_true(cp_maps_bank_may(&b, t));
+	cp_maps_bank_charge(&b, 150 * ms); /* 50 ms owed */
+	assert_false(cp_maps_bank_may(&b, t));
+	/* a second later: 50 ms more, nothing banked yet; a clock gone back gives nothing */
+	assert_false(cp_maps_bank_may(&b, t + s));
+	assert_true(cp_maps_bank_may(&b, t + s + 20 * ms));
+	assert_true(cp_maps_bank_may(&b, t));
+	/* 1 ms banked, then a read of a minute: it owes what one bank holds, not more */
+	cp_maps_bank_charge(&b, 60 * s);
+	assert_int_equal(b.ns, (__s64)ms - CP_MAPS_BANK_NS);
+	/* repaid in 19.98 s at 5 % */
+	assert_false(cp_maps_bank_may(&b, t + s + 20 * ms + 19980 * ms));
+	assert_true(cp_maps_bank_may(&b, t + s + 20 * ms + 20000 * ms));
+	/* a long while: full, not more */
+	assert_true(cp_maps_bank_may(&b, t + 3600 * s));
+	assert_int_equal(b.ns, CP_MAPS_BANK_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +597,9 @@ int main(void)
 		cmocka_unit_test(test_syscall_stack_pointer),
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_thread_stacks_of_self),
+		cmocka_unit_test(test_thread_walk_capped),
+		cmocka_unit_test(test_refresh_due),
+		cmocka_unit_test(test_bank),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_hold_turn),
 	};

@@ -705,23 +705,42 @@ static void test_shrink_keeps_recent(void **state)
 	cp_symbolizer__free(s);
 }
 
-/* One Dwfl kept: each process evicts the other; results survive eviction. */
+/* @a, @b, @a again in @s, which keeps one snapshot: each evicts the other. */
+static void evict_in_turn(struct cp_symbolizer *s, struct workload *a, struct workload *b,
+			  struct cp_symbolizer_stats *st)
+{
+	struct cp_symbol_info info;
+
+	resolve(s, a->pid, label(a, "cp_sym_plain"));
+	resolve(s, b->pid, label(b, "cp_sym_plain"));
+	info = resolve(s, a->pid, label(a, "cp_sym_inlined")); /* a again, re-snapshot */
+	assert_string_equal(info.function, "sym_leaf");
+	cp_symbolizer__stats(s, st);
+	assert_int_equal(st->evictions, 2);
+	assert_int_equal(st->snapshots, 3);
+}
+
+/*
+ * One Dwfl kept: each process evicts the other; results survive eviction.
+ * Room for 64, but the maps' bytes capped at one: the same, counted as
+ * evictions for the maps' bytes.
+ */
 static void test_process_lru(void **state)
 {
 	struct workload *a = *state, *b = start();
-	struct cp_symbolizer *s = cp_symbolizer__new(1, 0);
+	struct cp_symbolizer *s = cp_symbolizer__new(1, 0), *bytes = cp_symbolizer__new(0, 0);
 	struct cp_symbolizer_stats st;
 	struct cp_symbol_info info;
 
 	assert_non_null(b);
 	assert_non_null(s);
-	resolve(s, a->pid, label(a, "cp_sym_plain"));
-	resolve(s, b->pid, label(b, "cp_sym_plain"));
-	info = resolve(s, a->pid, label(a, "cp_sym_inlined")); /* a again, re-snapshot */
-	assert_string_equal(info.function, "sym_leaf");
-	cp_symbolizer__stats(s, &st);
-	assert_int_equal(st.evictions, 2);
-	assert_int_equal(st.snapshots, 3);
+	assert_non_null(bytes);
+	evict_in_turn(s, a, b, &st);
+	assert_int_equal(st.snap_byte_evictions, 0);
+	cp_symbolizer__set_max_snap_bytes(bytes, 1);
+	evict_in_turn(bytes, a, b, &st);
+	assert_int_equal(st.snap_byte_evictions, 2);
+	cp_symbolizer__free(bytes);
 
 	/* b exited after its eviction: its cached result stands, new ips cannot resolve */
 	finish(b);

@@ -22,6 +22,14 @@
  *                                     process's every file)
  *   tenant_files longmaps DIR N MS    map one file N times under a path of
  *                                     ~4000 bytes (a long /proc/PID/maps)
+ *   tenant_files forkmaps DIR K N MS  longmaps' N mappings, then K children
+ *                                     that hold them (K long maps files); each
+ *                                     walks 1 MiB every 20 ms for MS ms (so a
+ *                                     timer samples it without starving the
+ *                                     machine), then sleeps until killed
+ *   tenant_files threads DIR N MS     N threads blocked in pause(), their
+ *                                     stacks in one file mapping (no stacks
+ *                                     the profiler keeps: it looks at all)
  *   tenant_files code FILE OFF MS     walk with the code at offset OFF of
  *                                     FILE (any file: tenant_elf gzip makes
  *                                     one), mapped executable
@@ -29,12 +37,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -246,6 +257,76 @@ static void map_long(const char *dir, long n)
 	close(fd);
 }
 
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* @n threads blocked in pause(), on 64 KiB stacks carved out of one file mapping in @dir. */
+static void file_stack_threads(const char *dir, long n)
+{
+	const size_t sz = 64 << 10;
+	char path[256];
+	pthread_attr_t attr;
+	char *base;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stacks", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)(n * sz))) {
+		perror(path);
+		exit(1);
+	}
+	base = mmap(NULL, n * sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	close(fd);
+	pthread_attr_init(&attr);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_attr_setstack(&attr, base + i * sz, sz) ||
+		    pthread_create(&t, &attr, sleeper, NULL)) {
+			fprintf(stderr, "thread %ld not started\n", i);
+			exit(1);
+		}
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/*
+ * @k children of this process, each with its mappings (fork copies them),
+ * walking a little for @ms then sleeping until killed; they die with it.
+ */
+static void fork_walkers(long k, int ms, stream_fn fn, long *buf)
+{
+	for (long i = 0; i < k; i++) {
+		pid_t c = fork();
+
+		if (c < 0) {
+			perror("fork");
+			exit(1);
+		}
+		if (c == 0) {
+			double end = now_ms() + ms;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			while (now_ms() < end) {
+				if (fn(buf, (1u << 20) / sizeof(long)) == 42)
+					putchar('.');
+				usleep(20000);
+			}
+			for (;;)
+				pause();
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	stream_fn fn = own_stream, fns[64];
@@ -274,6 +355,16 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[3]));
 		ms_arg = 4;
+	} else if (!strcmp(mode, "forkmaps")) {
+		if (argc < 6)
+			return 2;
+		map_long(argv[2], atol(argv[4]));
+		ms_arg = 5;
+	} else if (!strcmp(mode, "threads")) {
+		if (argc < 5)
+			return 2;
+		file_stack_threads(argv[2], atol(argv[3]));
+		ms_arg = 4;
 	} else if (!strcmp(mode, "code")) {
 		if (argc < 5)
 			return 2;
@@ -286,7 +377,7 @@ int main(int argc, char **argv)
 		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
 		fprintf(stderr,
-			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|code ...\n");
+			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|forkmaps|threads|code ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)
@@ -295,6 +386,8 @@ int main(int argc, char **argv)
 	if (!buf)
 		return 1;
 	memset(buf, 1, BUF_BYTES);
+	if (!strcmp(mode, "forkmaps"))
+		fork_walkers(atol(argv[3]), atoi(argv[ms_arg]), fn, buf);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	end = now_ms() + atoi(argv[ms_arg]);

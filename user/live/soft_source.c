@@ -284,8 +284,9 @@ static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
  * The maps of process @tgid for an instruction at @ip, as of @now_ns (this
  * tick): the kept snapshot while cp_soft_maps_reuse() says it serves, or
  * read again (at most once a tick: a snapshot of this tick is never read
- * again), in the slot of the process or the least recently read one.
- * Returns the read's result, @out set when 0.
+ * again; nor one cut short while the bank could not read it whole,
+ * cp_maps_may_refresh()), in the slot of the process or the least
+ * recently read one. Returns the read's result, @out set when 0.
  */
 static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns,
 		    const struct cp_maps **out)
@@ -302,7 +303,8 @@ static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns
 	}
 	if (!k->read_ns || k->tgid != tgid ||
 	    (k->read_ns != now_ns &&
-	     !cp_soft_maps_reuse(k->read_ns, now_ns, !k->err && cp_maps__find(k->maps, ip)))) {
+	     !cp_soft_maps_reuse(k->read_ns, now_ns, !k->err && cp_maps__find(k->maps, ip)) &&
+	     (k->err || cp_maps_may_refresh(k->maps, k->read_ns, 0, 0)))) {
 		cp_maps__free(k->maps);
 		k->maps = NULL;
 		k->tgid = tgid;

@@ -37,6 +37,7 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_NO_FDS] = "out of file descriptors",
 	[CP_TF_MODULE_CAP] = "modules per process capped",
 	[CP_TF_MAPS_CAP] = "maps cut at their byte cap",
+	[CP_TF_MAPS_BUDGET] = "maps cut for the reads' budget",
 	[CP_TF_DENIED] = "cannot be opened",
 	[CP_TF_MEMORY] = "copy past --max-memory",
 	[CP_TF_BAD_CFI] = "CFI out of bounds",
@@ -44,6 +45,7 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_PARSE] = "its parse failed in the worker",
 	[CP_TF_NOT_LOADABLE] = "no executable or shared object",
 	[CP_TF_MALFORMED] = "string tables unterminated",
+	[CP_TF_THREADS_CAP] = "threads past the stack walk's cap",
 };
 
 /* The same as JSON keys. */
@@ -60,6 +62,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_NO_FDS] = "no_fds",
 	[CP_TF_MODULE_CAP] = "module_cap",
 	[CP_TF_MAPS_CAP] = "maps_cap",
+	[CP_TF_MAPS_BUDGET] = "maps_budget",
 	[CP_TF_DENIED] = "denied",
 	[CP_TF_MEMORY] = "memory",
 	[CP_TF_BAD_CFI] = "bad_cfi",
@@ -67,6 +70,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_PARSE] = "parse_failed",
 	[CP_TF_NOT_LOADABLE] = "not_loadable",
 	[CP_TF_MALFORMED] = "malformed",
+	[CP_TF_THREADS_CAP] = "threads_cap",
 };
 
 static __u64 refusals[CP_TF_NR];

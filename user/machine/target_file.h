@@ -48,6 +48,7 @@ enum cp_tf_refusal {
 	CP_TF_NO_FDS,	   /* out of file descriptors */
 	CP_TF_MODULE_CAP,  /* beyond the modules kept per process */
 	CP_TF_MAPS_CAP,	   /* /proc/PID/maps longer than its byte cap: cut */
+	CP_TF_MAPS_BUDGET, /* ... longer than the reads' bank paid for: cut (proc_maps.h) */
 	CP_TF_DENIED,	   /* permission denied, or any other open error */
 	CP_TF_MEMORY,	   /* its copy would take the profiler past --max-memory */
 	CP_TF_BAD_CFI,	   /* CFI beyond the architecture's registers or bounds: not unwound with */
@@ -55,6 +56,7 @@ enum cp_tf_refusal {
 	CP_TF_PARSE,	   /* its parse killed the parse worker, or ran past its time */
 	CP_TF_NOT_LOADABLE, /* mapped, but no executable or shared object (a .o): no symbols */
 	CP_TF_MALFORMED,    /* a string table libelf names from without its ending NUL */
+	CP_TF_THREADS_CAP,  /* threads past the stack walk's cap (proc_maps.h): not looked at */
 	CP_TF_NR,
 };
 

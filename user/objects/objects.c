@@ -26,6 +26,7 @@ struct proc {
 	struct cp_maps *maps; /* NULL when the last read failed */
 	struct cp_globals *globals;
 	__u64 maps_read_ns;
+	__u64 maps_cost_ns;	 /* what the last snapshot's reads took (cp_maps_refresh_due()) */
 	struct cp_range *stacks; /* the caller's ranges first, then detected ones */
 	size_t nr_stacks, nr_user_stacks, stacks_cap;
 	struct thread_ptr *tps;
@@ -51,6 +52,7 @@ struct cp_objects {
 	struct cp_glibc_chunks *chunks;	     /* heaps walked (live runs only); NULL until then */
 	struct cp_backoff_marks backoff_all; /* -a: back-offs of every process */
 	struct cp_objects_stats st;	     /* store part: objects of processes already gone */
+	__u64 max_maps_bytes;		     /* the snapshots' byte cap (maps_fit()) */
 };
 
 static size_t home(const struct cp_objects *o, pid_t pid)
@@ -86,6 +88,7 @@ struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts)
 		o->opts.max_exited = CP_MAX_EXITED_PROCESSES;
 	if (!o->opts.maps_refresh_ns)
 		o->opts.maps_refresh_ns = CP_MAPS_REFRESH_NS;
+	o->max_maps_bytes = CP_MAX_MAPS_KEPT_BYTES;
 	while (n < o->opts.max_processes * 2)
 		n <<= 1;
 	o->slots = calloc(n, sizeof(*o->slots));
@@ -111,8 +114,9 @@ static void add_store_stats(struct cp_object_store_stats *to, const struct cp_ob
 	to->nomem += s->nomem;
 }
 
-static void drop_view(struct proc *p)
+static void drop_view(struct cp_objects *o, struct proc *p)
 {
+	o->st.maps_bytes -= p->maps ? p->maps->bytes : 0;
 	cp_globals__free(p->globals);
 	cp_maps__free(p->maps);
 	p->globals = NULL;
@@ -133,7 +137,7 @@ static void proc_free(struct cp_objects *o, struct proc *p)
 		o->st.callsites_dropped += cp_callsites__dropped(p->callsites);
 		o->st.stacks_dropped += cp_callsites__frames_dropped(p->callsites);
 	}
-	drop_view(p);
+	drop_view(o, p);
 	if (o->chunks)
 		cp_glibc_chunks__forget(o->chunks, p->pid);
 	cp_object_store__free(p->store);
@@ -141,6 +145,11 @@ static void proc_free(struct cp_objects *o, struct proc *p)
 	free(p->stacks);
 	free(p->tps);
 	free(p);
+}
+
+void cp_objects__set_max_maps_bytes(struct cp_objects *o, __u64 max)
+{
+	o->max_maps_bytes = max;
 }
 
 void cp_objects__free(struct cp_objects *o)
@@ -179,7 +188,8 @@ static void unlink_slot(struct cp_objects *o, size_t i)
 }
 
 /*
- * A new snapshot of @p's maps, globals and thread stacks. @exec: the process
+ * A new snapshot of @p's maps, globals and thread stacks (its old one
+ * dropped by the caller). @exec: the process
  * exec'd, and exec leaves one thread, whose stack is the [stack] mapping:
  * its task directory is not read (two opens and a read an exec, under -a a
  * hundred a second). The threads it starts are found at a later snapshot,
@@ -187,21 +197,45 @@ static void unlink_slot(struct cp_objects *o, size_t i)
  * milliseconds before its exec record is handled is too, while its stack
  * reads as anonymous memory until then.
  */
-static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
+/*
+ * The snapshots' bytes within their cap: the least recently used views
+ * other than @keep's (just read) let go, live or exited, until they fit
+ * or @keep's is alone.
+ */
+static void maps_fit(struct cp_objects *o, const struct proc *keep)
+{
+	while (o->st.maps_bytes > o->max_maps_bytes) {
+		struct proc *lru = NULL;
+
+		for (size_t i = 0; i < o->nr_slots; i++) {
+			struct proc *p = o->slots[i];
+
+			if (p && p != keep && p->maps && (!lru || p->last_use < lru->last_use))
+				lru = p;
+		}
+		if (!lru)
+			return;
+		drop_view(o, lru);
+		o->st.maps_evicted++;
+	}
+}
+
+static int snapshot_parts(struct cp_objects *o, struct proc *p, bool exec)
 {
 	struct cp_range *found;
+	__u64 t;
 	int err, n;
 
-	drop_view(p);
-	p->allocator = -1;
-	p->nr_stacks = p->nr_user_stacks;
-	p->maps_read_ns = cp_now_ns();
 	o->st.maps_reads++;
 	err = o->opts.src->maps(o->opts.src->ctx, o->opts.proc_root, p->pid, &p->maps);
+	/* what the maps took, and the thread walk: the globals' ELF files are read once */
+	p->maps_cost_ns = cp_now_ns() - p->maps_read_ns;
 	if (err) {
 		o->st.maps_errors++;
 		return err;
 	}
+	o->st.maps_bytes += p->maps->bytes;
+	maps_fit(o, p);
 	err = cp_globals__load(o->elf, p->maps, o->opts.proc_root, p->pid, o->opts.path_map,
 			       &p->globals);
 	if (err)
@@ -211,8 +245,10 @@ static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 	found = malloc(CP_MAX_THREAD_STACKS * sizeof(*found));
 	if (!found)
 		return -ENOMEM;
+	t = cp_now_ns();
 	n = o->opts.src->thread_stacks(o->opts.src->ctx, o->opts.proc_root, p->pid, p->maps, found,
 				       CP_MAX_THREAD_STACKS);
+	p->maps_cost_ns += cp_now_ns() - t;
 	if (n > 0 && p->nr_stacks + (size_t)n > p->stacks_cap) {
 		size_t cap = p->nr_stacks + (size_t)n;
 		struct cp_range *s = realloc(p->stacks, cap * sizeof(*s));
@@ -230,6 +266,24 @@ static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 	}
 	free(found);
 	return 0;
+}
+
+/* snapshot_parts(), timed: what its reads took spaces the next (refresh_due()). */
+static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
+{
+	drop_view(o, p);
+	p->allocator = -1;
+	p->nr_stacks = p->nr_user_stacks;
+	p->maps_read_ns = cp_now_ns();
+	p->maps_cost_ns = 0;
+	return snapshot_parts(o, p, exec);
+}
+
+/* Whether @p's snapshot may be taken again now (cp_maps_may_refresh()). */
+static bool refresh_due(const struct cp_objects *o, const struct proc *p)
+{
+	return !p->exited && cp_maps_may_refresh(p->maps, p->maps_read_ns, p->maps_cost_ns,
+						 o->opts.maps_refresh_ns);
 }
 
 static struct proc *find_proc(const struct cp_objects *o, pid_t pid)
@@ -703,8 +757,7 @@ int cp_objects__resolve(struct cp_objects *o, pid_t pid, __u64 addr, struct cp_r
 	}
 	err = resolve_view(p, addr, out);
 	/* unmapped in our snapshot: maybe mapped since (dlopen, mmap, new thread) */
-	if (err == -ENOENT && !p->exited &&
-	    cp_now_ns() - p->maps_read_ns >= o->opts.maps_refresh_ns) {
+	if (err == -ENOENT && refresh_due(o, p)) {
 		take_snapshot(o, p, false);
 		memset(out, 0, sizeof(*out));
 		err = resolve_view(p, addr, out);
@@ -753,7 +806,7 @@ const struct cp_map *cp_objects__shared_map(struct cp_objects *o, pid_t pid, __u
 	if (m && !(shared_file(m) && snapshot_older(p, m, addr)))
 		return shared_file(m) ? m : NULL;
 	/* not mapped in the snapshot, or a shared file a tracked object says is gone */
-	if (p->exited || cp_now_ns() - p->maps_read_ns < o->opts.maps_refresh_ns)
+	if (!refresh_due(o, p))
 		return NULL;
 	/* a heap object the probes saw is the process's own (a fresh mmap'd chunk) */
 	obj = m ? NULL : cp_object_store__find(p->store, addr);

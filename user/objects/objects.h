@@ -83,6 +83,8 @@ struct cp_objects_stats {
 	__u64 exits;
 	__u64 maps_reads;		/* /proc/PID/maps snapshots taken */
 	__u64 maps_errors;		/* ... that failed (process gone, no access) */
+	__u64 maps_evicted;		/* ... let go for their byte cap (LRU) */
+	__u64 maps_bytes;		/* ... held now */
 	__u64 resolved[CP_OBJ_KIND_NR]; /* cp_objects__resolve() answers by kind */
 	__u64 unmapped;			/* addresses no mapping holds */
 	__u64 tp_dropped;		/* thread pointers not kept: per-process cap */
@@ -101,6 +103,16 @@ struct cp_objects;
 /* A table with the limits of @opts (NULL: all defaults). NULL on failure. */
 struct cp_objects *cp_objects__new(const struct cp_objects_opts *opts);
 void cp_objects__free(struct cp_objects *o);
+
+/*
+ * The processes' maps snapshots hold at most @max bytes (default
+ * CP_MAX_MAPS_KEPT_BYTES, objects/proc_maps.h): a new one lets the least
+ * recently used others go, with the globals read from them, until they fit
+ * (counted: maps_evicted). A live process's is read again at its next miss
+ * (cp_maps_may_refresh()); an exited one's addresses are unnamed mappings
+ * from then on.
+ */
+void cp_objects__set_max_maps_bytes(struct cp_objects *o, __u64 max);
 
 /*
  * Allocation events. The process is tracked from its first event on (its

@@ -5,14 +5,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "objects/proc_maps.h"
+#include "util/clock.h"
 
 #define DELETED_SUFFIX " (deleted)"
 #define READ_CHUNK     65536
@@ -165,6 +168,7 @@ int cp_maps__parse(const char *text, size_t len, struct cp_maps **out)
 	const char *p = text, *end = text + len;
 	struct cp_maps *m = calloc(1, sizeof(*m));
 	size_t cap = 0, str_len = 0;
+	char *strings;
 	int err = -ENOMEM;
 
 	*out = NULL;
@@ -208,6 +212,11 @@ int cp_maps__parse(const char *text, size_t len, struct cp_maps **out)
 		}
 		p += line_len + (nl ? 1 : 0);
 	}
+	/* the paths alone: a snapshot kept holds no room for the text's other columns */
+	strings = realloc(m->strings, str_len + 1);
+	if (strings)
+		m->strings = strings;
+	m->bytes = sizeof(*m) + cap * sizeof(*m->maps) + (strings ? str_len : len) + 1;
 	for (size_t i = 0; i < m->nr; i++)
 		m->maps[i].path = m->strings + (uintptr_t)m->maps[i].path;
 	*out = m;
@@ -217,17 +226,126 @@ cleanup:
 	return err;
 }
 
-/*
- * A /proc file (its size is unknown until read), up to @max bytes: *@cut
- * says there was more.
- */
-static int read_capped(const char *path, size_t max, char **buf, size_t *len, bool *cut)
+__u64 cp_maps_kept_max_bytes(__u64 limit_bytes)
 {
-	size_t cap = READ_CHUNK, n = 0;
+	return limit_bytes ? limit_bytes / CP_MAPS_KEPT_LIMIT_DIV : CP_MAX_MAPS_KEPT_BYTES;
+}
+
+bool cp_maps_bank_may(struct cp_maps_bank *b, __u64 now_ns)
+{
+	if (!b->at_ns) {
+		b->ns = CP_MAPS_BANK_NS;
+	} else if (now_ns > b->at_ns) {
+		__u64 gain = (now_ns - b->at_ns) / 1000 * CP_MAPS_BANK_PER_MILLE;
+
+		b->ns = gain < (__u64)(CP_MAPS_BANK_NS - b->ns) ? b->ns + (__s64)gain
+								: CP_MAPS_BANK_NS;
+	}
+	if (now_ns > b->at_ns)
+		b->at_ns = now_ns;
+	return b->ns > 0;
+}
+
+void cp_maps_bank_charge(struct cp_maps_bank *b, __u64 ns)
+{
+	b->ns -= ns < (__u64)CP_MAPS_BANK_NS ? (__s64)ns : CP_MAPS_BANK_NS;
+	if (b->ns < -CP_MAPS_BANK_NS)
+		b->ns = -CP_MAPS_BANK_NS;
+}
+
+/*
+ * The reads' banks, the process's (every thread's reads take its time): one
+ * per owner of the processes read (the uid /proc shows), the CP_MAPS_OWNERS
+ * most recently read, and one for all, charged a CP_MAPS_OWNERS_AT_ONCE'th
+ * of each read (as many owners' worth): a tenant spends its own bank, and
+ * a tenant of many uids all of them, before other owners' reads are cut.
+ */
+#define CP_MAPS_OWNERS	       64
+#define CP_MAPS_OWNERS_AT_ONCE 4
+
+static pthread_mutex_t bank_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct owner_bank {
+	uid_t uid;
+	__u64 last_use; /* 0: free */
+	struct cp_maps_bank bank;
+} owners[CP_MAPS_OWNERS];
+static struct cp_maps_bank all_bank;
+static __u64 owner_clock;
+
+/* @uid's bank, a new one (full) in the least recently used slot if none. */
+static struct cp_maps_bank *owner_bank(uid_t uid)
+{
+	struct owner_bank *lru = &owners[0];
+
+	for (int i = 0; i < CP_MAPS_OWNERS; i++) {
+		if (owners[i].last_use && owners[i].uid == uid) {
+			lru = &owners[i];
+			goto found;
+		}
+		if (owners[i].last_use < lru->last_use)
+			lru = &owners[i];
+	}
+	*lru = (struct owner_bank){.uid = uid};
+found:
+	lru->last_use = ++owner_clock;
+	return &lru->bank;
+}
+
+/* Charges @ns of @uid's reading; whether its read may go on past the free bytes. */
+static bool bank_go_on(uid_t uid, __u64 ns)
+{
+	struct cp_maps_bank *b;
+	__u64 now = cp_now_ns();
+	bool may;
+
+	pthread_mutex_lock(&bank_lock);
+	b = owner_bank(uid);
+	cp_maps_bank_charge(b, ns);
+	cp_maps_bank_charge(&all_bank, ns / CP_MAPS_OWNERS_AT_ONCE);
+	may = cp_maps_bank_may(b, now);
+	may = cp_maps_bank_may(&all_bank, now) && may;
+	pthread_mutex_unlock(&bank_lock);
+	return may;
+}
+
+/* Whether @uid's bank is half full at least (nothing taken). */
+static bool bank_half_full(uid_t uid)
+{
+	struct cp_maps_bank *b;
+	bool half;
+
+	pthread_mutex_lock(&bank_lock);
+	b = owner_bank(uid);
+	cp_maps_bank_may(b, cp_now_ns());
+	half = b->ns >= CP_MAPS_BANK_NS / 2;
+	pthread_mutex_unlock(&bank_lock);
+	return half;
+}
+
+bool cp_maps_may_refresh(const struct cp_maps *m, __u64 read_ns, __u64 cost_ns, __u64 min_ns)
+{
+	return cp_maps_refresh_due(read_ns, cost_ns, cp_now_ns(), min_ns) &&
+	       (!m || !m->cut || bank_half_full(m->owner));
+}
+
+/*
+ * A maps file (its size is unknown until read), up to @max bytes, those
+ * past CP_MAPS_FREE_BYTES a chunk at a time while the banks of its owner
+ * (*@owner, the file's uid) let the read go on, its whole time charged:
+ * *@cut says there was more, *@banked whether a bank stopped the read
+ * before @max.
+ */
+static int read_capped(const char *path, size_t max, char **buf, size_t *len, bool *cut,
+		       bool *banked, uid_t *owner)
+{
+	size_t cap = READ_CHUNK, n = 0, paid = max < CP_MAPS_FREE_BYTES ? max : CP_MAPS_FREE_BYTES;
 	char *b = malloc(cap);
+	__u64 charged_ns;
+	struct stat st;
 	int fd, err = 0;
 
-	*cut = false;
+	*cut = *banked = false;
+	*owner = 0;
 	if (!b)
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -236,10 +354,25 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 		free(b);
 		return err;
 	}
+	if (!fstat(fd, &st))
+		*owner = st.st_uid;
+	/* an owner whose bank is spent gets the first lines alone */
+	if (!bank_go_on(*owner, 0) && paid > CP_MAPS_SPENT_BYTES)
+		paid = CP_MAPS_SPENT_BYTES;
+	charged_ns = cp_now_ns();
 	for (;;) {
 		ssize_t r;
 
-		if (n == max) {
+		/* past the free bytes a chunk at a time, while the banks let it */
+		if (n == paid && paid < max) {
+			__u64 now = cp_now_ns();
+
+			*banked = !bank_go_on(*owner, now - charged_ns);
+			charged_ns = now;
+			if (!*banked)
+				paid += max - paid < READ_CHUNK ? max - paid : READ_CHUNK;
+		}
+		if (n == paid) {
 			/* one byte more says whether the file goes on */
 			char c;
 
@@ -259,7 +392,7 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 			b = nb;
 			cap = ncap;
 		}
-		r = read(fd, b + n, cap - n - 1 < max - n ? cap - n - 1 : max - n);
+		r = read(fd, b + n, cap - n - 1 < paid - n ? cap - n - 1 : paid - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -271,6 +404,7 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 		n += (size_t)r;
 	}
 	close(fd);
+	bank_go_on(*owner, cp_now_ns() - charged_ns); /* the rest of the read's time */
 	if (err) {
 		free(b);
 		return err;
@@ -288,10 +422,17 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 #define CP_MAPS_HELD	   64
 #define CP_MAPS_HELD_BYTES (8u << 20)
 
+/* How a text was read: cut short (a bank or the byte cap), and whose (the file's uid). */
+struct how_read {
+	bool cut;
+	uid_t owner;
+};
+
 struct held_maps {
 	pid_t pid;
 	char *text;
 	size_t len;
+	struct how_read how;
 };
 
 static __thread struct {
@@ -351,7 +492,8 @@ void cp_maps_turn(bool open)
 }
 
 /* *@text: a copy of the held text of @pid's maps, when there is one. */
-static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len)
+static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len,
+		      struct how_read *how)
 {
 	struct held_maps *h = held_of(pid);
 
@@ -362,11 +504,13 @@ static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len
 		return false;
 	memcpy(*text, h->text, h->len + 1);
 	*len = h->len;
+	*how = h->how;
 	return true;
 }
 
 /* Keeps a copy of @text, @pid's maps just read, while they are held (within the bound). */
-static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t len)
+static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t len,
+		      const struct how_read *how)
 {
 	struct held_maps *h = held_of(pid);
 
@@ -378,32 +522,35 @@ static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t
 		return;
 	memcpy(h->text, text, len + 1);
 	h->len = len;
+	h->how = *how;
 	held.bytes += len + 1;
 }
 
-int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
+/* cp_maps_read_text(), and how the text was read (@how). */
+static int read_text(const char *proc_root, pid_t pid, char **text, size_t *len,
+		     struct how_read *how)
 {
 	char path[PATH_MAX];
-	bool cut;
+	bool banked;
 	int err;
 
 	*text = NULL;
 	*len = 0;
-	if (copy_held(proc_root, pid, text, len))
+	if (copy_held(proc_root, pid, text, len, how))
 		return 0;
 	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
-	err = read_capped(path, CP_MAX_MAPS_BYTES, text, len, &cut);
+	err = read_capped(path, CP_MAX_MAPS_BYTES, text, len, &how->cut, &banked, &how->owner);
 	if (err)
 		return err;
-	if (cut) {
+	if (how->cut) {
 		/* the mappings that fit, whole lines only; the rest unknown, and said */
 		char *nl = memrchr(*text, '\n', *len);
 
 		*len = nl ? (size_t)(nl - *text) + 1 : 0;
 		(*text)[*len] = '\0';
-		cp_tf_count(CP_TF_MAPS_CAP);
+		cp_tf_count(banked ? CP_TF_MAPS_BUDGET : CP_TF_MAPS_CAP);
 	}
 	/* a process that exited between open and read leaves an empty file */
 	if (!*len) {
@@ -411,21 +558,42 @@ int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len
 		*text = NULL;
 		return -ESRCH;
 	}
-	keep_held(proc_root, pid, *text, *len);
+	keep_held(proc_root, pid, *text, *len, how);
 	return 0;
+}
+
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
+{
+	struct how_read how;
+
+	return read_text(proc_root, pid, text, len, &how);
+}
+
+bool cp_maps_refresh_due(__u64 read_ns, __u64 cost_ns, __u64 now_ns, __u64 min_ns)
+{
+	__u64 wait = cost_ns > min_ns / CP_MAPS_REFRESH_COST_TIMES
+			     ? cost_ns * CP_MAPS_REFRESH_COST_TIMES
+			     : min_ns;
+
+	return now_ns >= read_ns && now_ns - read_ns >= wait;
 }
 
 int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out)
 {
 	char *text;
 	size_t len;
+	struct how_read how;
 	int err;
 
 	*out = NULL;
-	err = cp_maps_read_text(proc_root, pid, &text, &len);
+	err = read_text(proc_root, pid, &text, &len, &how);
 	if (err)
 		return err;
 	err = cp_maps__parse(text, len, out);
+	if (!err) {
+		(*out)->cut = how.cut;
+		(*out)->owner = how.owner;
+	}
 	free(text);
 	return err;
 }
@@ -577,7 +745,7 @@ int cp_maps_thread_stacks(const char *proc_root, pid_t pid, const struct cp_maps
 	dir = opendir(path);
 	if (!dir)
 		return -errno;
-	while (nr < max && (de = readdir(dir))) {
+	for (size_t seen = 0; nr < max && (de = readdir(dir));) {
 		const struct cp_map *map;
 		ssize_t r;
 		__u64 sp;
@@ -585,6 +753,10 @@ int cp_maps_thread_stacks(const char *proc_root, pid_t pid, const struct cp_maps
 
 		if (de->d_name[0] == '.')
 			continue;
+		if (seen++ == max) {
+			cp_tf_count(CP_TF_THREADS_CAP);
+			break;
+		}
 		if (snprintf(path, sizeof(path), "%s/%d/task/%s/syscall", proc_root, (int)pid,
 			     de->d_name) >= (int)sizeof(path))
 			continue;

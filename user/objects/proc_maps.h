@@ -28,6 +28,60 @@
  */
 #define CP_MAX_MAPS_BYTES (16u << 20)
 
+/*
+ * What reading maps files may cost. The kernel writes their text as it is
+ * read, a line a read() when lines are long: a tenant's 16 MiB of 4 KiB
+ * paths took 0.15-3 s to read, and under -a the object table, the
+ * symbolizer and the soft source read each process's: 80 such processes
+ * held a 3 s run for 30 s to 9 minutes. Every read takes its first
+ * CP_MAPS_FREE_BYTES (an ordinary process's maps are a few KiB, a large
+ * service's a few hundred: a few ms at most); its whole time is charged to
+ * the bank of the process's owner (the uid /proc shows: cp_maps.owner),
+ * CP_MAPS_BANK_NS refilled at CP_MAPS_BANK_PER_MILLE of the time passing,
+ * and a quarter of it to a bank for all (proc_maps.c). Past the free bytes
+ * a read goes on while both hold time; one that meets a spent bank is cut
+ * there, whole lines kept, counted (CP_TF_MAPS_BUDGET), the snapshot marked
+ * (cp_maps.cut): a tenant's long maps cut its own reads short, not other
+ * owners' (unless it spends four owners' worth over many uids). While an
+ * owner's bank is spent, its reads take CP_MAPS_SPENT_BYTES alone.
+ */
+#define CP_MAPS_FREE_BYTES (256u << 10)
+/*
+ * ... CP_MAPS_SPENT_BYTES while the owner's bank is spent: a new snapshot of
+ * each of a tenant's 80 processes in turn (the symbolizer keeps 64) read
+ * its 256 KiB of 4 KiB paths at every sample.
+ */
+#define CP_MAPS_SPENT_BYTES    (16u << 10)
+#define CP_MAPS_BANK_NS	       1000000000ll
+#define CP_MAPS_BANK_PER_MILLE 50
+
+/*
+ * Bytes of snapshots a store keeps (the object table's, the symbolizer's,
+ * each): an eighth of --max-memory, else CP_MAX_MAPS_KEPT_BYTES. An
+ * ordinary process's maps are tens of KiB; a tenant's reach
+ * CP_MAX_MAPS_BYTES of paths, and the bank lets one be read whole every
+ * few seconds: the symbolizer's 64 snapshots and the object table's 1,024
+ * would hold gigabytes after minutes. A store over it lets its least
+ * recently used snapshots go (counted), never the one just taken.
+ */
+#define CP_MAX_MAPS_KEPT_BYTES (64ull << 20)
+#define CP_MAPS_KEPT_LIMIT_DIV 8
+
+/* That bound for --max-memory @limit_bytes (0: none). Pure. */
+__u64 cp_maps_kept_max_bytes(__u64 limit_bytes);
+
+/* The bank: time banked (negative: owed) as of @at_ns. */
+struct cp_maps_bank {
+	__s64 ns;
+	__u64 at_ns; /* 0: never used (full) */
+};
+
+/* The bank refilled to @now_ns; whether a read may go on. Pure. */
+bool cp_maps_bank_may(struct cp_maps_bank *b, __u64 now_ns);
+
+/* A read's @ns past its free bytes charged (a debt of one bank at most). Pure. */
+void cp_maps_bank_charge(struct cp_maps_bank *b, __u64 ns);
+
 enum cp_map_kind {
 	CP_MAP_ANON = 0, /* no path, or a named anonymous region "[anon:NAME]" */
 	CP_MAP_FILE,	 /* a file (possibly deleted, possibly shmem/memfd) */
@@ -63,6 +117,11 @@ struct cp_maps {
 	struct cp_map *maps;
 	size_t nr;
 	char *strings; /* every path, NUL-terminated, owned by the snapshot */
+	/* the read stopped short of the file's end (its bank or its byte cap) */
+	bool cut;
+	uid_t owner; /* the maps file's uid: whose bank paid (0 for a parsed text) */
+	/* the heap it holds: a tenant's reaches CP_MAX_MAPS_BYTES of paths and more */
+	size_t bytes;
 };
 
 /* A caller-known address range, [start, end). */
@@ -97,13 +156,33 @@ int cp_maps_parse_line(const char *line, size_t len, struct cp_map *m, const cha
  */
 int cp_maps__parse(const char *text, size_t len, struct cp_maps **out);
 
+/*
+ * How often a process's snapshot may be taken again (its maps, and what the
+ * caller reads with them): not before @min_ns after the last one, nor
+ * before CP_MAPS_REFRESH_COST_TIMES what that one took. A tenant's maps of
+ * 16 MiB take ~150 ms to read, and the object table asked again every
+ * 20 ms: the snapshots of such a process take at most a twentieth of one
+ * thread, whatever asks. Whether one taken at @read_ns, @cost_ns long, may
+ * be taken again at @now_ns. Pure.
+ */
+#define CP_MAPS_REFRESH_COST_TIMES 20
+bool cp_maps_refresh_due(__u64 read_ns, __u64 cost_ns, __u64 now_ns, __u64 min_ns);
+
+/*
+ * cp_maps_refresh_due() now for snapshot @m (may be NULL: none), and when
+ * @m was cut, its owner's bank half full at least: a read it cannot pay
+ * for would be cut where @m was.
+ */
+bool cp_maps_may_refresh(const struct cp_maps *m, __u64 read_ns, __u64 cost_ns, __u64 min_ns);
+
 /* Reads and parses @proc_root/@pid/maps (@proc_root NULL: "/proc"). -errno on failure. */
 int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
 
 /*
  * Reads @proc_root/@pid/maps as text into *@text (NUL-terminated, @len bytes
- * without the NUL; free() it), whole lines up to CP_MAX_MAPS_BYTES. -ESRCH
- * for an empty file (the process exited).
+ * without the NUL; free() it), whole lines up to CP_MAX_MAPS_BYTES, past
+ * CP_MAPS_FREE_BYTES as the bank pays. -ESRCH for an empty file (the
+ * process exited).
  */
 int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
 
@@ -179,6 +258,9 @@ int cp_parse_syscall_sp(const char *text, __u64 *sp);
  * the anonymous mapping that holds its stack pointer (from
  * /proc/PID/task/TID/syscall, which needs ptrace access to @pid). A running
  * thread is missed; the main thread's [stack] is classified without this.
+ * At most @max threads are looked at (a tenant's 15,000 threads, their
+ * stacks mapped from a file, took each snapshot 0.1 s and the profiler
+ * 97 % of a CPU): the walk stops there, counted (CP_TF_THREADS_CAP).
  * Fills up to @max ranges, returns how many, or a negative errno.
  *
  * Why not /proc/PID/task/TID/stat's kstkesp: the kernel reports 0 there

@@ -77,6 +77,9 @@ void cp_limits_fill(const struct cp_limits_state *st, const struct cp_limits_sto
 		.insns_dropped = cp_insn_store__dropped(insns),
 		.dwfls_evicted = ss.evictions,
 		.dwfls_copy_evicted = ss.copy_evictions,
+		.snaps_byte_evicted = ss.snap_byte_evictions,
+		.max_snap_bytes = cp_maps_kept_max_bytes(st->guard.limit_bytes),
+		.maps_evicted = os.maps_evicted,
 		.string_flushes = ss.string_flushes,
 		.summaries_evicted = cp_proc_summaries__evicted(s->procs),
 	};

@@ -38,6 +38,9 @@ struct cp_limits {
 	__u64 insns_dropped;	    /* new instructions not stored at the cap */
 	__u64 dwfls_evicted;	    /* symbolizer snapshots dropped at the cap (LRU) */
 	__u64 dwfls_copy_evicted;   /* ... of them for their files' copies' bytes */
+	__u64 snaps_byte_evicted;   /* ... of them process snapshots, for their maps' bytes */
+	__u64 max_snap_bytes;	    /* ... the bound (cp_maps_kept_max_bytes()), per store */
+	__u64 maps_evicted;	    /* the object table's maps snapshots let go for it */
 	__u64 string_flushes;	    /* symbolizer strings and results dropped */
 	__u64 summaries_evicted;    /* per-process summaries dropped at the cap */
 	__u64 stacks_held;	    /* (process, call stack) entries in the stack store */

@@ -155,10 +155,20 @@ void cp_report_limits_print(const struct cp_limits *l, FILE *f)
 		"process summaries %llu; instructions not stored %llu\n",
 		(ull)l->processes_evicted, (ull)l->exited_dropped, (ull)l->objects_evicted,
 		(ull)l->lines_evicted, (ull)l->summaries_evicted, (ull)l->insns_dropped);
+	if (l->maps_evicted)
+		fprintf(f,
+			"  object table: maps snapshots evicted %llu (to keep them within %.0f "
+			"MiB)\n",
+			(ull)l->maps_evicted, MiB(l->max_snap_bytes));
 	fprintf(f, "  symbolizer: snapshots evicted %llu", (ull)l->dwfls_evicted);
+	if (l->dwfls_copy_evicted || l->snaps_byte_evicted)
+		fprintf(f, " (");
 	if (l->dwfls_copy_evicted)
-		fprintf(f, " (%llu to keep their files' copies under a quarter of --max-memory)",
-			(ull)l->dwfls_copy_evicted);
+		fprintf(f, "%llu to keep their files' copies under a quarter of --max-memory%s",
+			(ull)l->dwfls_copy_evicted, l->snaps_byte_evicted ? "; " : ")");
+	if (l->snaps_byte_evicted)
+		fprintf(f, "%llu to keep their maps within %.0f MiB)", (ull)l->snaps_byte_evicted,
+			MiB(l->max_snap_bytes));
 	fprintf(f, ", strings flushed %llu\n", (ull)l->string_flushes);
 	if (l->stacks_held || l->stacks_evicted)
 		fprintf(f, "  call stacks: %llu (instruction, stack) entries held, %llu evicted\n",
@@ -253,6 +263,8 @@ void cp_report_limits_json(struct cp_json *j, const struct cp_limits *l)
 	/* a live run's own (a replay's golden output stays as it was) */
 	if (l->live) {
 		cp_json_str(j, "memory_counter", l->memory_counter);
+		cp_json_u64(j, "symbolizer_evicted_for_maps_bytes", l->snaps_byte_evicted);
+		cp_json_u64(j, "object_maps_evicted", l->maps_evicted);
 		json_refusals(j, l);
 		json_copies(j, &l->copies);
 		cp_json_u64(j, "parse_workers", l->parse_workers);

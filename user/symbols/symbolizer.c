@@ -104,8 +104,10 @@ struct cp_sym_snap {
 	struct cp_maps *maps;
 	struct cp_sym_share *share; /* one per mapping of maps */
 	__u64 last_use;
-	__u64 snapshot_ns; /* when the maps were read */
-	__u64 text_gen;	   /* the maps text's generation */
+	__u64 snapshot_ns;  /* when the maps were read */
+	__u64 read_cost_ns; /* ... and how long that took (cp_maps_refresh_due()) */
+	__u64 text_gen;	    /* the maps text's generation */
+	__u64 bytes;	    /* the heap it holds (maps and shares), in snap_bytes */
 };
 
 struct cp_sym_key {
@@ -121,6 +123,9 @@ struct cp_symbolizer {
 	struct cp_sym_snap *snaps;
 	size_t max_snaps;
 	size_t nr_exited;	 /* snapshots of exited processes held */
+	__u64 read_cost_ns;	 /* how long the last read of maps took (read_maps_text()) */
+	__u64 snap_bytes;	 /* the snapshots' bytes held */
+	__u64 max_snap_bytes;	 /* ... at most (snaps_fit()) */
 	__u32 last_inc;		 /* the last incarnation given */
 	struct cp_sym_key *keys; /* nr_sets * CP_SYM_WAYS */
 	/* results cached per pid bucket (pid % CP_SYM_PID_BUCKETS), to skip most drops' look */
@@ -620,8 +625,9 @@ static int space_for_module(struct cp_symbolizer *s, const struct cp_sym_snap *s
 
 /* ---- light snapshots ---- */
 
-static void snap_clear(struct cp_sym_snap *sn)
+static void snap_clear(struct cp_symbolizer *s, struct cp_sym_snap *sn)
 {
+	s->snap_bytes -= sn->bytes;
 	/* an unshared mapping's (anonymous, mostly) costs no call: see free_table_slots() */
 	for (size_t i = 0; sn->share && i < sn->maps->nr; i++)
 		if (sn->share[i].open_path && sn->share[i].open_path != sn->maps->maps[i].path)
@@ -664,7 +670,7 @@ static void snap_drop(struct cp_symbolizer *s, struct cp_sym_snap *sn)
 {
 	drop_fallback(s, sn->pid, sn->inc);
 	s->nr_exited -= sn->exited;
-	snap_clear(sn);
+	snap_clear(s, sn);
 }
 
 /* @sn's process is gone: kept for its results, never found for a process that takes its pid. */
@@ -685,6 +691,31 @@ static void snap_exited(struct cp_symbolizer *s, struct cp_sym_snap *sn)
 	}
 }
 
+/*
+ * The snapshots' bytes within their cap: the least recently used others
+ * than @keep (just taken) let go, live or exited, until they fit or @keep
+ * is alone. A tenant's maps file of 16 MiB is one snapshot of ~16 MiB.
+ */
+static void snaps_fit(struct cp_symbolizer *s, const struct cp_sym_snap *keep)
+{
+	while (s->snap_bytes > s->max_snap_bytes) {
+		struct cp_sym_snap *lru = NULL;
+
+		for (size_t i = 0; i < s->max_snaps; i++) {
+			struct cp_sym_snap *sn = &s->snaps[i];
+
+			if (sn != keep && sn->pid && (!lru || sn->last_use < lru->last_use))
+				lru = sn;
+		}
+		if (!lru)
+			return;
+		snap_drop(s, lru);
+		s->stats.evictions++;
+		s->stats.snapshot_evictions++;
+		s->stats.snap_byte_evictions++;
+	}
+}
+
 /* A free snapshot slot (last used at 0), else the least recently used process's. */
 static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
 {
@@ -701,19 +732,27 @@ static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
 	return victim;
 }
 
-/* @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. */
+/*
+ * @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. What
+ * a read of /proc took is in s->read_cost_ns (0 for the caller's text: the
+ * recorder writes build-ids as it gives it).
+ */
 static int read_maps_text(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
 {
 	const char *text;
 	size_t len;
+	__u64 t;
 	int err;
 
+	s->read_cost_ns = 0;
 	if (s->maps_text) {
 		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
 			return -ESRCH;
 		return cp_maps__parse(text, len, out);
 	}
+	t = cp_now_ns();
 	err = cp_maps__read(NULL, pid, out);
+	s->read_cost_ns = cp_now_ns() - t;
 	return err == -ENOENT ? -ESRCH : err;
 }
 
@@ -901,14 +940,18 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
 	}
 	err = snap_fill(s, sn, pid, maps, &unshared);
 	if (err) {
-		snap_clear(sn);
+		snap_clear(s, sn);
 		return err;
 	}
+	sn->bytes = maps->bytes + maps->nr * sizeof(*sn->share);
+	s->snap_bytes += sn->bytes;
+	snaps_fit(s, sn);
 	sn->inc = inc;
 	sn->start_ticks = start;
 	sn->start_ns = start ? cp_proc_ticks_mono_ns(start) : 0;
 	sn->last_use = ++s->clock;
 	sn->snapshot_ns = cp_now_ns();
+	sn->read_cost_ns = s->read_cost_ns;
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
@@ -955,15 +998,19 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 	const struct cp_map *m;
 	struct cp_maps *maps;
 	__u64 start;
+	int err;
 
 	/* a replay's clock is not the run's: it re-snapshots where the run did */
 	if (s->replay)
 		return NULL;
-	if (cp_now_ns() - sn->snapshot_ns < CP_SYM_REFRESH_MIN_MS * 1000000ull)
+	if (!cp_maps_may_refresh(sn->maps, sn->snapshot_ns, sn->read_cost_ns,
+				 CP_SYM_REFRESH_MIN_MS * 1000000ull))
 		return NULL;
 	sn->snapshot_ns = cp_now_ns();
 	*gen = sn->text_gen;
-	if (read_maps(s, sn->pid, sn->start_ticks != 0, &maps, gen, &start))
+	err = read_maps(s, sn->pid, sn->start_ticks != 0, &maps, gen, &start);
+	sn->read_cost_ns = s->read_cost_ns;
+	if (err)
 		return NULL;
 	/* another process holds the pid now (or its start is unknown): its maps are not @sn's */
 	if (sn->start_ticks && start != sn->start_ticks) {
@@ -999,6 +1046,7 @@ struct cp_symbolizer *cp_symbolizer__new(size_t max_processes, size_t max_result
 	max_results = max_results ? max_results : CP_SYM_MAX_RESULTS;
 	s->nr_sets = pow2_at_least((max_results + CP_SYM_WAYS - 1) / CP_SYM_WAYS);
 	s->max_snaps = s->max_spaces;
+	s->max_snap_bytes = CP_MAX_MAPS_KEPT_BYTES;
 	s->vdso_fd = -1;
 	s->spaces = calloc(s->max_spaces, sizeof(*s->spaces));
 	s->snaps = calloc(s->max_snaps, sizeof(*s->snaps));
@@ -1018,7 +1066,7 @@ void cp_symbolizer__free(struct cp_symbolizer *s)
 	for (size_t i = 0; s->spaces && i < s->max_spaces; i++)
 		space_clear(&s->spaces[i]);
 	for (size_t i = 0; s->snaps && i < s->max_snaps; i++)
-		snap_clear(&s->snaps[i]);
+		snap_clear(s, &s->snaps[i]);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	free(s->spaces);
@@ -1658,6 +1706,11 @@ size_t cp_symbolizer__shrink(struct cp_symbolizer *s)
 void cp_symbolizer__stats(const struct cp_symbolizer *s, struct cp_symbolizer_stats *out)
 {
 	*out = s->stats;
+}
+
+void cp_symbolizer__set_max_snap_bytes(struct cp_symbolizer *s, __u64 max)
+{
+	s->max_snap_bytes = max;
 }
 
 /* ---- text ---- */

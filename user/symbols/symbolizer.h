@@ -126,6 +126,7 @@ struct cp_symbolizer_stats {
 	__u64 fallbacks;	  /* processes' own Dwfls taken (files not found again, ...) */
 	__u64 snapshot_evictions; /* of evictions: process snapshots (with their own Dwfl) */
 	__u64 copy_evictions;	  /* of evictions: Dwfls let go for the bytes of their copies */
+	__u64 snap_byte_evictions; /* of snapshot_evictions: for their maps' bytes */
 };
 
 struct cp_symbolizer;
@@ -266,6 +267,14 @@ void cp_symbolizer__set_maps_text(struct cp_symbolizer *s, cp_maps_text_fn fn, v
  * handed out stay valid until the next lookup, not longer.
  */
 void cp_symbolizer__set_max_string_bytes(struct cp_symbolizer *s, size_t max);
+
+/*
+ * The snapshots hold at most @max bytes (default CP_MAX_MAPS_KEPT_BYTES,
+ * objects/proc_maps.h): a new snapshot lets the least recently used others
+ * go until they all fit (counted); one larger than @max is kept alone. A
+ * live process's snapshot let go is read again at its next lookup.
+ */
+void cp_symbolizer__set_max_snap_bytes(struct cp_symbolizer *s, __u64 max);
 
 /*
  * Memory pressure: halves the number of Dwfls kept from now on (down to

@@ -483,6 +483,7 @@ static int run(struct cp_main *m)
 		return fail(m, CP_EXIT_RUNTIME);
 	prof = cp_live__profile(m->live);
 	prof->alloc_wrappers = &m->opts.alloc_wrappers;
+	cp_live__limit_memory(m->live, lcfg.max_memory_bytes);
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child)
 		cp_session__attach_allocs(m->sess, &m->cfg);

@@ -1116,6 +1116,18 @@ static bool run_over(struct cp_live *l, const struct cp_live_cfg *cfg, __u64 now
 	       cfg->targets_gone(cfg->ctx, e->end_reason, sizeof(e->end_reason));
 }
 
+void cp_live__limit_memory(struct cp_live *l, __u64 max_memory_bytes)
+{
+	struct cp_profile *p = l->prof;
+
+	cp_mem_guard_init(&p->lim.guard, max_memory_bytes);
+	cp_self_mem_set_limit(max_memory_bytes); /* what copies of targets' files may take */
+	cp_tf_kept_limit(max_memory_bytes);	 /* and the copies kept for reuse: half */
+	/* the maps snapshots the symbolizer and the object table keep: an eighth each */
+	cp_symbolizer__set_max_snap_bytes(p->sym, cp_maps_kept_max_bytes(max_memory_bytes));
+	cp_objects__set_max_maps_bytes(p->objects, cp_maps_kept_max_bytes(max_memory_bytes));
+}
+
 int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz)
 {
 	struct cp_profile *p = l->prof;
@@ -1128,12 +1140,6 @@ int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, si
 
 	/* rate_tick() sets the limit in effect before each decision */
 	cp_rate_cap_cfg_init(&l->rate, cfg->max_sample_rate);
-	cp_mem_guard_init(&p->lim.guard, cfg->max_memory_bytes);
-	cp_self_mem_set_limit(cfg->max_memory_bytes); /* what copies of targets' files may take */
-	cp_tf_kept_limit(cfg->max_memory_bytes);      /* and the copies kept for reuse: half */
-	/* the maps snapshots the symbolizer and the object table keep: an eighth each */
-	cp_symbolizer__set_max_snap_bytes(p->sym, cp_maps_kept_max_bytes(cfg->max_memory_bytes));
-	cp_objects__set_max_maps_bytes(p->objects, cp_maps_kept_max_bytes(cfg->max_memory_bytes));
 	/* a tenant's big file is parsed beside the drain, at a share of one CPU */
 	cp_parse_worker_pace(CP_PW_LIVE_WAIT_MS, CP_PW_LIVE_PER_MILLE);
 	cp_sym_server_pace(CP_PW_LIVE_WAIT_MS, 0); /* and described beside it */

@@ -108,8 +108,18 @@ struct cp_profile *cp_live__profile(struct cp_live *l);
 void cp_live__set_info(struct cp_live *l, const struct cp_run_info *info);
 
 /*
+ * --max-memory (@max_memory_bytes) in force: the guard's limit, and the
+ * copies and snapshots admitted under it. Before the first snapshots: with
+ * --record they write build-ids, and the allocator's search reads files,
+ * through copies a limit of 0 admitted whatever their size (a tenant's
+ * big-endian file took the profiler to 353 MiB under --max-memory 256M).
+ */
+void cp_live__limit_memory(struct cp_live *l, __u64 max_memory_bytes);
+
+/*
  * Runs until the end condition of @cfg. Returns 0 (the reason goes into
- * the report) or a negative errno with @err set.
+ * the report) or a negative errno with @err set. cp_live__limit_memory()
+ * comes first.
  */
 int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz);
 

@@ -188,16 +188,6 @@ static void unlink_slot(struct cp_objects *o, size_t i)
 }
 
 /*
- * A new snapshot of @p's maps, globals and thread stacks (its old one
- * dropped by the caller). @exec: the process
- * exec'd, and exec leaves one thread, whose stack is the [stack] mapping:
- * its task directory is not read (two opens and a read an exec, under -a a
- * hundred a second). The threads it starts are found at a later snapshot,
- * as those started after any snapshot are; a thread started in the
- * milliseconds before its exec record is handled is too, while its stack
- * reads as anonymous memory until then.
- */
-/*
  * The snapshots' bytes within their cap: the least recently used views
  * other than @keep's (just read) let go, live or exited, until they fit
  * or @keep's is alone.
@@ -220,12 +210,25 @@ static void maps_fit(struct cp_objects *o, const struct proc *keep)
 	}
 }
 
-static int snapshot_parts(struct cp_objects *o, struct proc *p, bool exec)
+/*
+ * A new snapshot of @p's maps, globals and thread stacks. @exec: the process
+ * exec'd, and exec leaves one thread, whose stack is the [stack] mapping:
+ * its task directory is not read (two opens and a read an exec, under -a a
+ * hundred a second). The threads it starts are found at a later snapshot,
+ * as those started after any snapshot are; a thread started in the
+ * milliseconds before its exec record is handled is too, while its stack
+ * reads as anonymous memory until then.
+ */
+static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 {
 	struct cp_range *found;
 	__u64 t;
 	int err, n;
 
+	drop_view(o, p);
+	p->allocator = -1;
+	p->nr_stacks = p->nr_user_stacks;
+	p->maps_read_ns = cp_now_ns();
 	o->st.maps_reads++;
 	err = o->opts.src->maps(o->opts.src->ctx, o->opts.proc_root, p->pid, &p->maps);
 	/* what the maps took, and the thread walk: the globals' ELF files are read once */
@@ -266,17 +269,6 @@ static int snapshot_parts(struct cp_objects *o, struct proc *p, bool exec)
 	}
 	free(found);
 	return 0;
-}
-
-/* snapshot_parts(), timed: what its reads took spaces the next (refresh_due()). */
-static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
-{
-	drop_view(o, p);
-	p->allocator = -1;
-	p->nr_stacks = p->nr_user_stacks;
-	p->maps_read_ns = cp_now_ns();
-	p->maps_cost_ns = 0;
-	return snapshot_parts(o, p, exec);
 }
 
 /* Whether @p's snapshot may be taken again now (cp_maps_may_refresh()). */

@@ -131,14 +131,21 @@ int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want
 	return cp_elf_guard_file(w, want, false, why, &info);
 }
 
-bool cp_elf_native(int fd)
+/* @fd's ELF header, read when it is one of this machine's byte order (cp_elf_ehdr()). */
+static bool native_ehdr(int fd, Elf64_Ehdr *eh)
 {
 	unsigned char head[sizeof(Elf64_Ehdr)];
 	ssize_t n = pread(fd, head, sizeof(head), 0);
-	Elf64_Ehdr eh;
 	bool is64;
 
-	return n > 0 && cp_elf_ehdr(head, (size_t)n, &eh, &is64);
+	return n > 0 && cp_elf_ehdr(head, (size_t)n, eh, &is64);
+}
+
+bool cp_elf_native(int fd)
+{
+	Elf64_Ehdr eh;
+
+	return native_ehdr(fd, &eh);
 }
 
 /*
@@ -240,11 +247,9 @@ int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *wa
 			struct cp_copy_key *key, enum cp_tf_refusal *why)
 {
 	struct cp_tf_want mine = *want;
-	unsigned char head[sizeof(Elf64_Ehdr)];
 	struct cp_tf_stat st;
 	Elf64_Ehdr eh;
-	ssize_t n = 0;
-	bool is64, tenant;
+	bool tenant, loadable;
 	int fd;
 
 	mine.no_code = true;
@@ -252,16 +257,14 @@ int cp_elf_guard_served(const struct cp_tf_where *w, const struct cp_tf_want *wa
 	if (fd < 0)
 		return fd;
 	tenant = !cp_tf_host_file(w, want, &st);
-	if (tenant)
-		n = pread(fd, head, sizeof(head), 0);
+	loadable = tenant && native_ehdr(fd, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 	/* the key cp_elf_guard_file() would give the copy it makes (no code) */
 	if (tenant && !cp_tf_key(fd, key) && key->size == st.size)
 		key->no_code = true;
 	else
 		*key = (struct cp_copy_key){0};
 	close(fd);
-	return tenant && n > 0 && cp_elf_ehdr(head, (size_t)n, &eh, &is64) &&
-	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	return loadable;
 }
 
 bool cp_elf_loadable(Elf *elf)

@@ -35,9 +35,11 @@ int cp_elf_inflated_bytes(Elf *elf, __u64 *bytes);
  * here, never the code), refused (counted, CP_TF_INFLATES) when it is ELF
  * whose compressed sections inflate past CP_MAX_INFLATED_BYTES
  * (CP_TF_MALFORMED when a string table libdw names from does not end in a
- * NUL: machine/elf_bounds.h), or by the parse worker
- * (symbols/parse_worker.h). Returns the memfd or a negative errno, @why said; -EAGAIN (not counted, @why CP_TF_OK) while the
- * worker's verdict is not in: the file is asked again later.
+ * NUL: machine/elf_bounds.h; CP_TF_NOT_LOADABLE when it is ELF of the other
+ * byte order, cp_elf_native()), or by the parse worker
+ * (symbols/parse_worker.h). Returns the memfd or a negative errno, @why
+ * said; -EAGAIN (not counted, @why CP_TF_OK) while the worker's verdict is
+ * not in: the file is asked again later.
  */
 int cp_elf_guard_open(const struct cp_tf_where *w, const struct cp_tf_want *want,
 		      enum cp_tf_refusal *why);

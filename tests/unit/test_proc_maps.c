@@ -385,6 +385,7 @@ static pid_t mapping_child(void **where)
  */
 static void test_hold(void **state)
 {
+	struct cp_maps_how how, how2;
 	char *text, *again;
 	size_t len, len2;
 	void *p, *theirs;
@@ -392,13 +393,20 @@ static void test_hold(void **state)
 
 	(void)state;
 	cp_maps_hold(getpid());
-	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len), 0);
+	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len, &how), 0);
+	/* ours, read whole, and a read takes time */
+	assert_int_equal(how.owner, geteuid());
+	assert_false(how.cut);
+	assert_true(how.cost_ns > 0);
 	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
 	assert_false(maps_show(getpid(), p));
-	assert_int_equal(cp_maps_read_text("/proc", getpid(), &again, &len2), 0);
+	assert_int_equal(cp_maps_read_text("/proc", getpid(), &again, &len2, &how2), 0);
 	assert_int_equal(len2, len);
 	assert_memory_equal(again, text, len);
+	/* the copy is the read's: its refreshes are spaced by what the read took */
+	assert_int_equal(how2.cost_ns, how.cost_ns);
+	assert_int_equal(how2.owner, how.owner);
 	free(again);
 	/* another process: its own maps, read now */
 	child = mapping_child(&theirs);
@@ -426,6 +434,7 @@ static void test_hold(void **state)
  */
 static void test_hold_turn(void **state)
 {
+	struct cp_maps_how how;
 	void *p, *theirs;
 	char *text;
 	size_t len;
@@ -436,7 +445,7 @@ static void test_hold_turn(void **state)
 	cp_maps_turn(true);
 	cp_maps_hold(getpid());
 	/* the hold's first read */
-	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len), 0);
+	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len, &how), 0);
 	free(text);
 	p = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);

@@ -535,12 +535,13 @@ static struct file self_recording(const __u8 *build_id, const char *extra_path, 
 	struct cp_run_info in;
 	struct cp_run_end end = { 0 };
 	struct cp_insn c = { .key = { .tgid = PID, .ip = ip }, .counts = { .loads = 1 } };
+	struct cp_maps_how how;
 	struct stat st;
 	char *text, *full;
 	size_t len;
 	int n;
 
-	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len), 0);
+	assert_int_equal(cp_maps_read_text(NULL, getpid(), &text, &len, &how), 0);
 	full = malloc(len + 256);
 	n = 0;
 	/* below everything else: maps are sorted */

@@ -521,11 +521,13 @@ struct reuse_maps {
 	__u64 gen;
 };
 
-static int reuse_maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen)
+static int reuse_maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen,
+			   struct cp_maps_how *how)
 {
 	struct reuse_maps *m = ctx;
 
 	(void)pid;
+	*how = (struct cp_maps_how){ 0 };
 	*text = m->text;
 	*len = strlen(m->text);
 	*gen = m->gen;

@@ -284,14 +284,16 @@ static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
  * The maps of process @tgid for an instruction at @ip, as of @now_ns (this
  * tick): the kept snapshot while cp_soft_maps_reuse() says it serves, or
  * read again (at most once a tick: a snapshot of this tick is never read
- * again; nor one cut short while the bank could not read it whole,
- * cp_maps_may_refresh()), in the slot of the process or the least
- * recently read one. Returns the read's result, @out set when 0.
+ * again; nor one sooner than its read's cost says, or cut short while the
+ * bank could not read it whole: cp_maps_may_refresh()), in the slot of the
+ * process or the least recently read one. Returns the read's result, @out
+ * set when 0.
  */
 static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns,
 		    const struct cp_maps **out)
 {
 	struct kept_maps *k = &s->kept[0];
+	const struct cp_maps_how *how;
 
 	for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++) {
 		if (s->kept[i].read_ns && s->kept[i].tgid == tgid) {
@@ -301,10 +303,11 @@ static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns
 		if (s->kept[i].read_ns < k->read_ns)
 			k = &s->kept[i];
 	}
+	how = k->maps ? &k->maps->how : NULL;
 	if (!k->read_ns || k->tgid != tgid ||
 	    (k->read_ns != now_ns &&
 	     !cp_soft_maps_reuse(k->read_ns, now_ns, !k->err && cp_maps__find(k->maps, ip)) &&
-	     (k->err || cp_maps_may_refresh(k->maps, k->read_ns, 0, 0)))) {
+	     (k->err || cp_maps_may_refresh(how, k->read_ns, how ? how->cost_ns : 0, 0)))) {
 		cp_maps__free(k->maps);
 		k->maps = NULL;
 		k->tgid = tgid;

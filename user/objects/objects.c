@@ -274,8 +274,8 @@ static int take_snapshot(struct cp_objects *o, struct proc *p, bool exec)
 /* Whether @p's snapshot may be taken again now (cp_maps_may_refresh()). */
 static bool refresh_due(const struct cp_objects *o, const struct proc *p)
 {
-	return !p->exited && cp_maps_may_refresh(p->maps, p->maps_read_ns, p->maps_cost_ns,
-						 o->opts.maps_refresh_ns);
+	return !p->exited && cp_maps_may_refresh(p->maps ? &p->maps->how : NULL, p->maps_read_ns,
+						 p->maps_cost_ns, o->opts.maps_refresh_ns);
 }
 
 static struct proc *find_proc(const struct cp_objects *o, pid_t pid)

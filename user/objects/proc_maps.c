@@ -322,10 +322,10 @@ static bool bank_half_full(uid_t uid)
 	return half;
 }
 
-bool cp_maps_may_refresh(const struct cp_maps *m, __u64 read_ns, __u64 cost_ns, __u64 min_ns)
+bool cp_maps_may_refresh(const struct cp_maps_how *how, __u64 read_ns, __u64 cost_ns, __u64 min_ns)
 {
 	return cp_maps_refresh_due(read_ns, cost_ns, cp_now_ns(), min_ns) &&
-	       (!m || !m->cut || bank_half_full(m->owner));
+	       (!how || !how->cut || bank_half_full(how->owner));
 }
 
 /*
@@ -422,17 +422,11 @@ static int read_capped(const char *path, size_t max, char **buf, size_t *len, bo
 #define CP_MAPS_HELD	   64
 #define CP_MAPS_HELD_BYTES (8u << 20)
 
-/* How a text was read: cut short (a bank or the byte cap), and whose (the file's uid). */
-struct how_read {
-	bool cut;
-	uid_t owner;
-};
-
 struct held_maps {
 	pid_t pid;
 	char *text;
 	size_t len;
-	struct how_read how;
+	struct cp_maps_how how;
 };
 
 static __thread struct {
@@ -493,7 +487,7 @@ void cp_maps_turn(bool open)
 
 /* *@text: a copy of the held text of @pid's maps, when there is one. */
 static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len,
-		      struct how_read *how)
+		      struct cp_maps_how *how)
 {
 	struct held_maps *h = held_of(pid);
 
@@ -510,7 +504,7 @@ static bool copy_held(const char *proc_root, pid_t pid, char **text, size_t *len
 
 /* Keeps a copy of @text, @pid's maps just read, while they are held (within the bound). */
 static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t len,
-		      const struct how_read *how)
+		      const struct cp_maps_how *how)
 {
 	struct held_maps *h = held_of(pid);
 
@@ -526,22 +520,25 @@ static void keep_held(const char *proc_root, pid_t pid, const char *text, size_t
 	held.bytes += len + 1;
 }
 
-/* cp_maps_read_text(), and how the text was read (@how). */
-static int read_text(const char *proc_root, pid_t pid, char **text, size_t *len,
-		     struct how_read *how)
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len,
+		      struct cp_maps_how *how)
 {
 	char path[PATH_MAX];
 	bool banked;
+	__u64 t;
 	int err;
 
 	*text = NULL;
 	*len = 0;
+	*how = (struct cp_maps_how){0};
 	if (copy_held(proc_root, pid, text, len, how))
 		return 0;
 	if (snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
+	t = cp_now_ns();
 	err = read_capped(path, CP_MAX_MAPS_BYTES, text, len, &how->cut, &banked, &how->owner);
+	how->cost_ns = cp_now_ns() - t;
 	if (err)
 		return err;
 	if (how->cut) {
@@ -562,13 +559,6 @@ static int read_text(const char *proc_root, pid_t pid, char **text, size_t *len,
 	return 0;
 }
 
-int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len)
-{
-	struct how_read how;
-
-	return read_text(proc_root, pid, text, len, &how);
-}
-
 bool cp_maps_refresh_due(__u64 read_ns, __u64 cost_ns, __u64 now_ns, __u64 min_ns)
 {
 	__u64 wait = cost_ns > min_ns / CP_MAPS_REFRESH_COST_TIMES
@@ -582,18 +572,16 @@ int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out)
 {
 	char *text;
 	size_t len;
-	struct how_read how;
+	struct cp_maps_how how;
 	int err;
 
 	*out = NULL;
-	err = read_text(proc_root, pid, &text, &len, &how);
+	err = cp_maps_read_text(proc_root, pid, &text, &len, &how);
 	if (err)
 		return err;
 	err = cp_maps__parse(text, len, out);
-	if (!err) {
-		(*out)->cut = how.cut;
-		(*out)->owner = how.owner;
-	}
+	if (!err)
+		(*out)->how = how;
 	free(text);
 	return err;
 }

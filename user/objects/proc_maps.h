@@ -36,12 +36,12 @@
  * held a 3 s run for 30 s to 9 minutes. Every read takes its first
  * CP_MAPS_FREE_BYTES (an ordinary process's maps are a few KiB, a large
  * service's a few hundred: a few ms at most); its whole time is charged to
- * the bank of the process's owner (the uid /proc shows: cp_maps.owner),
+ * the bank of the process's owner (the uid /proc shows: cp_maps_how.owner),
  * CP_MAPS_BANK_NS refilled at CP_MAPS_BANK_PER_MILLE of the time passing,
  * and a quarter of it to a bank for all (proc_maps.c). Past the free bytes
  * a read goes on while both hold time; one that meets a spent bank is cut
  * there, whole lines kept, counted (CP_TF_MAPS_BUDGET), the snapshot marked
- * (cp_maps.cut): a tenant's long maps cut its own reads short, not other
+ * (cp_maps_how.cut): a tenant's long maps cut its own reads short, not other
  * owners' (unless it spends four owners' worth over many uids). While an
  * owner's bank is spent, its reads take CP_MAPS_SPENT_BYTES alone.
  */
@@ -112,14 +112,24 @@ struct cp_map {
 	const char *path; /* "" when anonymous; the kernel writes '\n' as "\012" */
 };
 
+/*
+ * How a maps text was read: what the refreshes of its snapshot are spaced
+ * by (cp_maps_may_refresh()), carried with the text wherever it goes (the
+ * held copies, the recorder). All zero for a text that was not read here.
+ */
+struct cp_maps_how {
+	/* the read stopped short of the file's end (its bank or its byte cap) */
+	bool cut;
+	uid_t owner;   /* the maps file's uid: whose bank paid */
+	__u64 cost_ns; /* how long the read took (a held copy: the read's) */
+};
+
 /* One snapshot, sorted by start (the kernel's order, checked). */
 struct cp_maps {
 	struct cp_map *maps;
 	size_t nr;
 	char *strings; /* every path, NUL-terminated, owned by the snapshot */
-	/* the read stopped short of the file's end (its bank or its byte cap) */
-	bool cut;
-	uid_t owner; /* the maps file's uid: whose bank paid (0 for a parsed text) */
+	struct cp_maps_how how;
 	/* the heap it holds: a tenant's reaches CP_MAX_MAPS_BYTES of paths and more */
 	size_t bytes;
 };
@@ -169,11 +179,12 @@ int cp_maps__parse(const char *text, size_t len, struct cp_maps **out);
 bool cp_maps_refresh_due(__u64 read_ns, __u64 cost_ns, __u64 now_ns, __u64 min_ns);
 
 /*
- * cp_maps_refresh_due() now for snapshot @m (may be NULL: none), and when
- * @m was cut, its owner's bank half full at least: a read it cannot pay
- * for would be cut where @m was.
+ * cp_maps_refresh_due() now for a snapshot read at @read_ns as @how says
+ * (may be NULL: none yet), @cost_ns long in all (the maps and what the
+ * caller read with them), and when it was cut, its owner's bank half full
+ * at least: a read it cannot pay for would be cut where it was.
  */
-bool cp_maps_may_refresh(const struct cp_maps *m, __u64 read_ns, __u64 cost_ns, __u64 min_ns);
+bool cp_maps_may_refresh(const struct cp_maps_how *how, __u64 read_ns, __u64 cost_ns, __u64 min_ns);
 
 /* Reads and parses @proc_root/@pid/maps (@proc_root NULL: "/proc"). -errno on failure. */
 int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
@@ -181,10 +192,11 @@ int cp_maps__read(const char *proc_root, pid_t pid, struct cp_maps **out);
 /*
  * Reads @proc_root/@pid/maps as text into *@text (NUL-terminated, @len bytes
  * without the NUL; free() it), whole lines up to CP_MAX_MAPS_BYTES, past
- * CP_MAPS_FREE_BYTES as the bank pays. -ESRCH for an empty file (the
- * process exited).
+ * CP_MAPS_FREE_BYTES as the bank pays, and how in *@how. -ESRCH for an
+ * empty file (the process exited).
  */
-int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len);
+int cp_maps_read_text(const char *proc_root, pid_t pid, char **text, size_t *len,
+		      struct cp_maps_how *how);
 
 /*
  * While @pid's maps are held (until cp_maps_release()), the first

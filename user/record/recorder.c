@@ -108,16 +108,17 @@ static void write_build_ids(struct cp_recorder *r, const char *proc_root, pid_t 
 
 /*
  * Reads @pid's maps for @who and writes the text (or the failure) down when
- * it differs from what @who read last. Returns 0 with *@text (free() it), or
- * the negative errno of the read; true in *@changed when it differs.
+ * it differs from what @who read last. Returns 0 with *@text (free() it) and
+ * how it was read in *@how, or the negative errno of the read; true in
+ * *@changed when it differs.
  */
 static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __u32 who,
-		     char **text, size_t *len, bool *changed)
+		     char **text, size_t *len, struct cp_maps_how *how, bool *changed)
 {
 	struct cp_rec_maps m = {.pid = pid, .who = who};
 	struct seen_proc *s = seen_proc(r, pid);
 	struct cp_maps *parsed;
-	int err = cp_maps_read_text(proc_root, pid, text, len);
+	int err = cp_maps_read_text(proc_root, pid, text, len, how);
 	__u32 c;
 
 	if (err) {
@@ -147,27 +148,31 @@ static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __
 
 static int rec_maps(void *ctx, const char *proc_root, pid_t pid, struct cp_maps **out)
 {
+	struct cp_maps_how how;
 	char *text = NULL;
 	size_t len;
 	bool changed;
 	int err;
 
 	*out = NULL;
-	err = read_maps(ctx, proc_root, pid, CP_REC_MAPS_OBJECTS, &text, &len, &changed);
+	err = read_maps(ctx, proc_root, pid, CP_REC_MAPS_OBJECTS, &text, &len, &how, &changed);
 	if (!err)
 		err = cp_maps__parse(text, len, out);
+	if (!err)
+		(*out)->how = how;
 	free(text);
 	return err;
 }
 
-int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen)
+int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen,
+			   struct cp_maps_how *how)
 {
 	struct cp_recorder *r = ctx;
 	bool changed;
 	char *t = NULL;
 	int err;
 
-	err = read_maps(r, NULL, pid, CP_REC_MAPS_SYMBOLS, &t, len, &changed);
+	err = read_maps(r, NULL, pid, CP_REC_MAPS_SYMBOLS, &t, len, how, &changed);
 	if (err)
 		return err;
 	free(r->sym_text);

@@ -26,7 +26,8 @@ struct cp_recorder *cp_recorder__open(const char *path, char *err, size_t err_sz
 const struct cp_proc_source *cp_recorder__proc_source(struct cp_recorder *r);
 
 /* The symbolizer's maps (a cp_maps_text_fn on a recorder): /proc, written down the same way. */
-int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen);
+int cp_recorder__maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen,
+			   struct cp_maps_how *how);
 
 void cp_recorder__info(struct cp_recorder *r, const struct cp_run_info *in);
 void cp_recorder__event(struct cp_recorder *r, const void *data, size_t size);

@@ -111,10 +111,12 @@ static int src_thread_stacks(void *ctx, const char *proc_root, pid_t pid, const 
 	return (int)n;
 }
 
-static int sym_maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen)
+static int sym_maps_text(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen,
+			 struct cp_maps_how *how)
 {
 	struct replay_proc *p = find_proc(ctx, pid);
 
+	*how = (struct cp_maps_how){0};
 	if (!p || !p->sym_text)
 		return -ESRCH;
 	*text = p->sym_text;

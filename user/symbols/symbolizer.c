@@ -123,7 +123,6 @@ struct cp_symbolizer {
 	struct cp_sym_snap *snaps;
 	size_t max_snaps;
 	size_t nr_exited;	 /* snapshots of exited processes held */
-	__u64 read_cost_ns;	 /* how long the last read of maps took (read_maps_text()) */
 	__u64 snap_bytes;	 /* the snapshots' bytes held */
 	__u64 max_snap_bytes;	 /* ... at most (snaps_fit()) */
 	__u32 last_inc;		 /* the last incarnation given */
@@ -263,16 +262,17 @@ static void flush_strings(struct cp_symbolizer *s)
 static int snapshot(struct cp_symbolizer *s, pid_t pid, const struct cp_maps *maps, Dwfl **out,
 		    __u64 *gen)
 {
+	struct cp_maps_how how;
 	const char *text;
 	char *own = NULL;
 	size_t len;
 	int err;
 
 	if (s->maps_text) {
-		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen, &how) || !len)
 			return -ESRCH;
 	} else {
-		err = cp_maps_read_text(NULL, pid, &own, &len);
+		err = cp_maps_read_text(NULL, pid, &own, &len, &how);
 		if (err)
 			return err == -ENOENT ? -ESRCH : err;
 		text = own;
@@ -733,26 +733,25 @@ static struct cp_sym_snap *snap_slot(struct cp_symbolizer *s)
 }
 
 /*
- * @pid's maps, parsed: from the caller's text or /proc. -ESRCH: gone. What
- * a read of /proc took is in s->read_cost_ns (0 for the caller's text: the
- * recorder writes build-ids as it gives it).
+ * @pid's maps, parsed, with how they were read: from the caller's text or
+ * /proc. -ESRCH: gone.
  */
 static int read_maps_text(struct cp_symbolizer *s, pid_t pid, struct cp_maps **out, __u64 *gen)
 {
+	struct cp_maps_how how;
 	const char *text;
 	size_t len;
-	__u64 t;
 	int err;
 
-	s->read_cost_ns = 0;
 	if (s->maps_text) {
-		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen) || !len)
+		if (s->maps_text(s->maps_text_ctx, pid, &text, &len, gen, &how) || !len)
 			return -ESRCH;
-		return cp_maps__parse(text, len, out);
+		err = cp_maps__parse(text, len, out);
+		if (!err)
+			(*out)->how = how;
+		return err;
 	}
-	t = cp_now_ns();
 	err = cp_maps__read(NULL, pid, out);
-	s->read_cost_ns = cp_now_ns() - t;
 	return err == -ENOENT ? -ESRCH : err;
 }
 
@@ -951,7 +950,7 @@ static int snap_take(struct cp_symbolizer *s, struct cp_sym_snap **snp, pid_t pi
 	sn->start_ns = start ? cp_proc_ticks_mono_ns(start) : 0;
 	sn->last_use = ++s->clock;
 	sn->snapshot_ns = cp_now_ns();
-	sn->read_cost_ns = s->read_cost_ns;
+	sn->read_cost_ns = maps->how.cost_ns;
 	sn->text_gen = gen;
 	s->stats.snapshots++;
 	if (unshared && !s->replay)
@@ -1003,15 +1002,15 @@ static struct cp_maps *mapped_since(struct cp_symbolizer *s, struct cp_sym_snap 
 	/* a replay's clock is not the run's: it re-snapshots where the run did */
 	if (s->replay)
 		return NULL;
-	if (!cp_maps_may_refresh(sn->maps, sn->snapshot_ns, sn->read_cost_ns,
-				 CP_SYM_REFRESH_MIN_MS * 1000000ull))
+	if (!cp_maps_may_refresh(sn->maps ? &sn->maps->how : NULL, sn->snapshot_ns,
+				 sn->read_cost_ns, CP_SYM_REFRESH_MIN_MS * 1000000ull))
 		return NULL;
 	sn->snapshot_ns = cp_now_ns();
 	*gen = sn->text_gen;
 	err = read_maps(s, sn->pid, sn->start_ticks != 0, &maps, gen, &start);
-	sn->read_cost_ns = s->read_cost_ns;
 	if (err)
 		return NULL;
+	sn->read_cost_ns = maps->how.cost_ns;
 	/* another process holds the pid now (or its start is unknown): its maps are not @sn's */
 	if (sn->start_ticks && start != sn->start_ticks) {
 		cp_maps__free(maps);

@@ -245,11 +245,15 @@ int cp_symbolizer__main_mapping(struct cp_symbolizer *s, pid_t pid, struct cp_sy
 /* Writes a location for (@tgid, @ip) into @buf ("func (file.c:12)"); 0, or < 0 for none. */
 typedef int (*cp_locate_fn)(void *ctx, __u32 tgid, __u64 ip, char *buf, size_t sz);
 
+struct cp_maps_how;
+
 /*
- * @pid's maps as text, owned by the callee, and a generation that changes
- * whenever the text does; 0, or a negative errno when it has none.
+ * @pid's maps as text, owned by the callee, a generation that changes
+ * whenever the text does, and how it was read (all zero: not read from
+ * /proc now); 0, or a negative errno when it has none.
  */
-typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen);
+typedef int (*cp_maps_text_fn)(void *ctx, pid_t pid, const char **text, size_t *len, __u64 *gen,
+			       struct cp_maps_how *how);
 
 /*
  * Takes processes' maps from @fn instead of /proc/PID/maps: a recorder that

@@ -38,6 +38,7 @@
 #define CP_MAP_ANONYMOUS   0x20
 #define CP_MAP_STACK	   0x20000
 #define CP_MAX_ERRNO	   4095
+#define CP_SIGSTOP	   19	       /* the same on every architecture Linux runs BPF on */
 #define CP_ALLOC_WAKEUP_NS 50000000ull /* 50 ms: an event wakes the consumer after this quiet */
 
 /* A thread inside mmap, mremap or brk. */
@@ -1038,5 +1039,25 @@ int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (id == CP_NR_MMAP || id == CP_NR_MREMAP || id == CP_NR_BRK)
 		cp_map_exit(ctx->args[1]);
 	cp_sys_prog_timed(cp_cpu_cost(), t0);
+	return 0;
+}
+
+/*
+ * `-- CMD`: attached (for the command's pid alone) to _dl_debug_state in
+ * the dynamic loader, which the loader calls before it maps the program's
+ * libraries and again once they are mapped, before any of their code runs.
+ * It stops the command there (user space continues it once the allocator
+ * the libraries bring, tcmalloc or jemalloc linked in, is probed), so the
+ * probes see its first allocation, not the ones after its exec was read.
+ * User space clears loader_stop_tgid before it lets the command go: a
+ * dlopen() later calls the function again, and the link goes off the loop.
+ */
+__u32 loader_stop_tgid; /* the command while it is to stop so; 0: none */
+
+SEC("uprobe")
+int BPF_KPROBE(loader_stop)
+{
+	if (loader_stop_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) == loader_stop_tgid)
+		bpf_send_signal(CP_SIGSTOP);
 	return 0;
 }

@@ -87,6 +87,37 @@ static void test_held_child_never_runs(void **state)
 	assert_int_equal(stat(marker, &st), -1);
 }
 
+/*
+ * The wait for the command's stop in its loader: a stop is seen (and the
+ * child left stopped until continued), a child that does not stop is a
+ * time-out, and one that exits is reaped with its status kept.
+ */
+static void test_wait_stop(void **state)
+{
+	char *argv[] = { "sh", "-c", "kill -STOP $$; exit 5", NULL };
+	char *quiet[] = { "sleep", "0.3", NULL };
+	struct cp_child c;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(cp_child_spawn(argv, &c, err, sizeof(err)), 0);
+	assert_int_equal(cp_child_release(&c, err, sizeof(err)), 0);
+	assert_int_equal(cp_child_wait_stop(&c, 5000), 1);
+	/* stopped: it does not exit meanwhile */
+	assert_int_equal(cp_child_wait_stop(&c, 100), 0);
+	assert_false(cp_child_poll(&c));
+	assert_int_equal(kill(c.pid, SIGCONT), 0);
+	assert_int_equal(cp_child_wait_stop(&c, 5000), -ESRCH);
+	assert_true(cp_child_poll(&c));
+	assert_int_equal(cp_exit_code(c.status), 5);
+
+	assert_int_equal(cp_child_spawn(quiet, &c, err, sizeof(err)), 0);
+	assert_int_equal(cp_child_release(&c, err, sizeof(err)), 0);
+	assert_int_equal(cp_child_wait_stop(&c, 50), 0);
+	assert_int_equal(cp_child_wait_stop(&c, 5000), -ESRCH);
+	assert_int_equal(cp_exit_code(c.status), 0);
+}
+
 static void test_check_pids(void **state)
 {
 	pid_t self = getpid(), gone;
@@ -129,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_killed_child_is_128_plus_signal),
 		cmocka_unit_test(test_missing_command),
 		cmocka_unit_test(test_held_child_never_runs),
+		cmocka_unit_test(test_wait_stop),
 		cmocka_unit_test(test_check_pids),
 		cmocka_unit_test(test_zombie_is_not_alive),
 	};

@@ -8,6 +8,7 @@
  * and attach the BPF programs -> loop -> final report -> cleanup.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "record/recorder.h"
 #include "report/report.h"
 #include "live/session.h"
+#include "live/alloc_probes.h"
 #include "live/signals.h"
 #include "machine/sysinfo.h"
 #include "machine/net_reach.h"
@@ -443,6 +445,35 @@ static bool targets_gone(void *ctx, char *reason, size_t sz)
 	return true;
 }
 
+/*
+ * The released command stops in its loader before its libraries are mapped
+ * and once they are (cp_alloc_probes__stop_in_loader()); its allocator is
+ * probed at each stop until known, at most CP_LOADER_STOPS stops, each
+ * within CP_LOADER_WAIT_MS, then it goes on. One that does not stop
+ * (another loader, or none) is probed when its exec is read, as before.
+ */
+#define CP_LOADER_STOPS	  4
+#define CP_LOADER_WAIT_MS 500
+
+static void probe_in_loader(struct cp_main *m)
+{
+	int stops = 0, ret = -EAGAIN;
+
+	while (ret == -EAGAIN && stops < CP_LOADER_STOPS &&
+	       cp_child_wait_stop(&m->child, CP_LOADER_WAIT_MS) == 1) {
+		stops++;
+		ret = cp_session__probe_allocs(m->sess, m->child.pid, false);
+		if (ret == -EAGAIN)
+			kill(m->child.pid, SIGCONT);
+	}
+	cp_alloc_probes__loader_done(m->sess->alloc);
+	if (!m->child.exited)
+		kill(m->child.pid, SIGCONT);
+	cp_info("the command stopped %d time%s in its loader; %s", stops, stops == 1 ? "" : "s",
+		ret == -EAGAIN ? "its allocator is probed once its exec is read"
+			       : "its allocator probed before its libraries ran");
+}
+
 static int run(struct cp_main *m)
 {
 	struct cp_live_cfg lcfg = {
@@ -464,6 +495,7 @@ static int run(struct cp_main *m)
 	};
 	struct cp_profile *prof;
 	int ret, lost;
+	bool stops;
 
 	/* Open, set knobs, load & verify BPF programs */
 	if (cp_session__open(&m->cfg, &m->sess, m->err, sizeof(m->err)))
@@ -487,8 +519,12 @@ static int run(struct cp_main *m)
 	/* Let a held command run: probes see it from its first instruction */
 	if (m->have_child)
 		cp_session__attach_allocs(m->sess, &m->cfg);
+	stops = m->have_child && m->sess->alloc &&
+		!cp_alloc_probes__stop_in_loader(m->sess->alloc, m->child.pid);
 	if (m->have_child && cp_child_release(&m->child, m->err, sizeof(m->err)))
 		return fail(m, CP_EXIT_RUNTIME);
+	if (stops)
+		probe_in_loader(m);
 	fill_info(m);
 	cp_live__set_info(m->live, &m->info);
 	for (int i = 0; i < m->nr_pids; i++)

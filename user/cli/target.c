@@ -134,6 +134,28 @@ int cp_child_release(struct cp_child *child, char *err, size_t err_sz)
 	return 0;
 }
 
+int cp_child_wait_stop(struct cp_child *child, int ms)
+{
+	const struct timespec ms1 = {0, 1000 * 1000};
+
+	for (int waited = 0; !child->exited && waited <= ms; waited++) {
+		int status;
+		pid_t r = waitpid(child->pid, &status, WNOHANG | WUNTRACED);
+
+		if (r == child->pid && WIFSTOPPED(status))
+			return 1;
+		if (r == child->pid) {
+			child->exited = true;
+			child->status = status;
+		} else if (r < 0 && errno != EINTR) {
+			return -errno;
+		} else {
+			nanosleep(&ms1, NULL);
+		}
+	}
+	return child->exited ? -ESRCH : 0;
+}
+
 bool cp_child_poll(struct cp_child *child)
 {
 	int status;

@@ -37,6 +37,13 @@ int cp_child_release(struct cp_child *child, char *err, size_t err_sz);
 /* Ends a held or running child (SIGTERM, then SIGKILL after @grace_ms) and reaps it. */
 void cp_child_stop(struct cp_child *child, int grace_ms);
 
+/*
+ * Waits up to @ms for the released child to stop (SIGSTOP) or exit.
+ * Returns 1 when it stopped, 0 at the time-out, -ESRCH once it exited
+ * (reaped: cp_child_poll() says so, its status kept).
+ */
+int cp_child_wait_stop(struct cp_child *child, int ms);
+
 /* Reaps the child if it exited; returns true once it has. Never blocks. */
 bool cp_child_poll(struct cp_child *child);
 

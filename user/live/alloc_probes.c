@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -208,7 +209,8 @@ int cp_alloc_probes_prepare(struct cacheperf *skel, const struct cp_alloc_prepar
 		if (uprobe || !strncmp(sec, "tracepoint/syscalls/", 20) ||
 		    !strncmp(sec, "raw_tp/sys_", 11))
 			bpf_program__set_autoattach(prog, false);
-		if (uprobe && cp_uprobe_multi_supported()) {
+		/* one probe on one function: attached as a single uprobe */
+		if (uprobe && prog != skel->progs.loader_stop && cp_uprobe_multi_supported()) {
 			err = cp_uprobe_multi_prepare(prog);
 			if (err)
 				return err;
@@ -393,6 +395,7 @@ void cp_alloc_probes__free(struct cp_alloc_probes *ap)
 	if (!ap)
 		return;
 	cp_ap_stop_cutter(ap);
+	cp_alloc_probes__loader_done(ap);
 	for (int i = 0; i < ap->nr_targets; i++)
 		free_target(ap, ap->targets[i]);
 	cp_link_reaper__free(ap->reaper); /* waits for every link */
@@ -749,6 +752,45 @@ static void note_own_loader(struct cp_alloc_probes *ap)
 		ap->all_loader = (struct cp_alloc_probed){
 			.dev = makedev(ld->dev_major, ld->dev_minor), .ino = ld->inode};
 	cp_maps__free(m);
+}
+
+int cp_alloc_probes__stop_in_loader(struct cp_alloc_probes *ap, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	const struct cp_map *ld;
+	struct cp_maps *m;
+	int err;
+
+	if (pid <= 0 || ap->loader_link.link)
+		return -EINVAL;
+	err = cp_maps__read(NULL, getpid(), &m);
+	if (err)
+		return err;
+	ld = cp_allocator_loader(m);
+	/* the profiler's own loader, a system file: libbpf finds the function in it */
+	ap->loader_link.link = ld ? bpf_program__attach_uprobe_opts(ap->skel->progs.loader_stop,
+								    pid, ld->path, 0, &uo)
+				  : NULL;
+	err = ld ? (ap->loader_link.link ? 0 : -errno) : -ENOENT;
+	cp_maps__free(m);
+	if (err)
+		return err;
+	ap->loader_link.fd = -1;
+	ap->skel->bss->loader_stop_tgid = (__u32)pid;
+	return 0;
+}
+
+void cp_alloc_probes__loader_done(struct cp_alloc_probes *ap)
+{
+	const struct timespec settle = {0, 2 * 1000 * 1000};
+
+	if (!ap->loader_link.link)
+		return;
+	ap->skel->bss->loader_stop_tgid = 0;
+	/* a program that read the pid before it was cleared has sent its stop by now */
+	nanosleep(&settle, NULL);
+	cp_link_reaper__add(ap->reaper, &ap->loader_link, 1);
+	ap->loader_link = (struct cp_probe_link){.fd = -1};
 }
 
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap)

@@ -102,6 +102,26 @@ size_t cp_alloc_stacks_empty(struct cacheperf *skel, bool odd);
  */
 int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool early);
 
+/*
+ * `-- CMD`: the held child @pid stops (SIGSTOP) in its dynamic loader at
+ * _dl_debug_state, which the loader calls before it maps the program's
+ * libraries and again once they are mapped, before any of their code runs:
+ * the caller probes its allocator then and lets it go on (SIGCONT). A
+ * program linked with tcmalloc or jemalloc maps it only after its exec,
+ * and was probed ~0.1-0.3 s later, when its exec was read, its first
+ * allocations unseen. Only the profiler's own loader (the very file) is
+ * probed so; a command with another loader, or none (static), never
+ * stops. Returns 0 when the stops are set, or a negative errno.
+ */
+int cp_alloc_probes__stop_in_loader(struct cp_alloc_probes *ap, pid_t pid);
+
+/*
+ * No more of those stops (a dlopen() calls the function again); the probe
+ * goes off the loop. A stop already sent is the caller's to end: it is
+ * sent by the time this returns, so a SIGCONT after it ends it.
+ */
+void cp_alloc_probes__loader_done(struct cp_alloc_probes *ap);
+
 /* -a: probes the system libc for every process. Returns 0 or a negative errno. */
 int cp_alloc_probes__attach_all(struct cp_alloc_probes *ap);
 

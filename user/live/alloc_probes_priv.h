@@ -87,6 +87,7 @@ struct cp_alloc_probes {
 	bool sys_skipped;		   /* the open window goes without them */
 	__u64 sys_mappings;		   /* the mappings recorded when they went on */
 	struct cp_link_reaper *reaper;	   /* destroys detached uprobes off the loop */
+	struct cp_probe_link loader_link;  /* cp_alloc_probes__stop_in_loader()'s */
 	bool multi;			   /* uprobe multi links (live/uprobe_multi.h) */
 	bool measuring;			   /* the programs' cost is being measured */
 	struct cp_prog_cost prog_base;	   /* the programs' counters when it began */

@@ -626,6 +626,121 @@ static void test_offline_symbols_checked(void **state)
 }
 
 /*
+ * @n processes besides the head's, each with its maps (the object table's),
+ * each exiting after (@exits) or all alive at the end.
+ */
+static struct file many_procs_recording(int n, bool exits)
+{
+	struct file out = { 0 };
+	FILE *f = open_memstream(&out.p, &out.len);
+	struct cp_rec_writer *w = cp_rec_writer__new(f);
+	struct cp_rec_buf b = { 0 };
+	struct cp_run_info in;
+	struct cp_run_end end = { 0 };
+	struct cp_rec_maps m = {
+		.pid = PID, .who = CP_REC_MAPS_OBJECTS, .text = anon_maps, .len = strlen(anon_maps),
+	};
+
+	assert_non_null(w);
+	rec_test_head(w, &b, &in, PID, &m);
+	for (int i = 0; i < n; i++) {
+		struct cp_proc_event exit = {
+			.type = CP_REC_PROC, .kind = CP_PROC_EXIT, .tgid = (__u32)(100000 + i),
+		};
+
+		m.pid = 100000 + i;
+		cp_rec_encode_maps(&b, &m);
+		rec_test_section(w, &b, CP_SEC_MAPS);
+		if (exits)
+			assert_int_equal(cp_rec_writer__event(w, &exit, sizeof(exit)), 0);
+	}
+	end.end_ns = in.start_ns + 1;
+	cp_rec_encode_end(&b, &end);
+	rec_test_section(w, &b, CP_SEC_END);
+	cp_rec_buf_free(&b);
+	assert_int_equal(cp_rec_writer__close(w), 0);
+	return out;
+}
+
+/*
+ * A busy host's recording (-a beside a build) names more processes with
+ * maps than a replay holds at once (CP_REPLAY_MAX_PROCS): the replay
+ * failed ("more than 4096 processes ..."). Those that exited make room;
+ * with every one still alive, a text past the cap is not kept, said once,
+ * and the replay still gives its report.
+ */
+static void test_replay_many_processes(void **state)
+{
+	struct file rec = many_procs_recording(2 * CP_REPLAY_MAX_PROCS, true);
+	char *text, *warn = NULL;
+	size_t wlen = 0;
+	FILE *wf = open_memstream(&warn, &wlen);
+
+	(void)state;
+	assert_int_equal(replay(rec.p, rec.len, &text, wf), 0);
+	fflush(wf);
+	assert_int_equal(wlen, 0);
+	expect_line(text, "cacheperf-bpf report");
+	free(text);
+	free(rec.p);
+
+	/* the head's process and CP_REPLAY_MAX_PROCS more, all alive: one text too many */
+	rec = many_procs_recording(CP_REPLAY_MAX_PROCS, false);
+	assert_int_equal(replay(rec.p, rec.len, &text, wf), 0);
+	fclose(wf);
+	expect_line(warn, "rec: 1 maps texts not kept (more than 4096 processes alive at once");
+	expect_line(text, "cacheperf-bpf report");
+	free(text);
+	free(warn);
+	free(rec.p);
+}
+
+/*
+ * A maps text is cut to what a section holds: CP_MAX_MAPS_BYTES of text
+ * (the read's cap) was 16 bytes more than a section's payload, and such a
+ * section was not written at all. Whole lines are kept, and the section
+ * is written.
+ */
+static void test_maps_fit_a_section(void **state)
+{
+	const char line[] = "00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/x\n";
+	size_t ll = strlen(line), len = CP_MAX_MAPS_BYTES, whole = len - len % ll;
+	char *text = malloc(len + 1);
+	struct file out = { 0 };
+	FILE *f = open_memstream(&out.p, &out.len);
+	struct cp_rec_writer *w = cp_rec_writer__new(f);
+	struct cp_rec_buf b = { 0 };
+	size_t fit;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(w);
+	for (size_t i = 0; i < whole; i += ll)
+		memcpy(text + i, line, ll);
+	/* the read's whole cap: a last line of what is left */
+	memset(text + whole, 'x', len - whole);
+	text[len - 1] = '\n';
+	text[len] = '\0';
+	/* a short text is whole */
+	assert_int_equal(cp_rec_maps_fit(text, 10 * ll), 10 * ll);
+	fit = cp_rec_maps_fit(text, len);
+	assert_true(fit < len);
+	assert_true(fit + 4 * sizeof(__u32) <= CP_REC_MAX_SECTION);
+	assert_int_equal(fit % ll, 0);
+	assert_true(fit + ll + 4 * sizeof(__u32) > CP_REC_MAX_SECTION);
+	/* whole, the section is refused; cut, it is written */
+	cp_rec_encode_maps(&b, &(struct cp_rec_maps){ .pid = PID, .text = text, .len = len });
+	assert_int_equal(cp_rec_writer__section(w, CP_SEC_MAPS, b.p, b.len), -E2BIG);
+	b.len = 0;
+	cp_rec_encode_maps(&b, &(struct cp_rec_maps){ .pid = PID, .text = text, .len = fit });
+	assert_int_equal(cp_rec_writer__section(w, CP_SEC_MAPS, b.p, b.len), 0);
+	cp_rec_buf_free(&b);
+	cp_rec_writer__discard(w); /* the writer's stream, closed */
+	free(out.p);
+	free(text);
+}
+
+/*
  * A recording appears at its path only when closed whole, mode 0600 (it
  * holds the targets' address maps); a discarded one (a run that failed)
  * leaves the path as it was and no temporary file.
@@ -671,6 +786,8 @@ int main(void)
 		cmocka_unit_test(test_header_sources),
 		cmocka_unit_test(test_bad_lengths_and_order),
 		cmocka_unit_test(test_offline_symbols_checked),
+		cmocka_unit_test(test_replay_many_processes),
+		cmocka_unit_test(test_maps_fit_a_section),
 		cmocka_unit_test(test_written_then_renamed),
 	};
 

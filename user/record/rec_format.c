@@ -394,6 +394,16 @@ int cp_rec_sample_stacks_end(const struct cp_rec_cursor *c, char *err, size_t sz
 	return at_end(c, err, sz, "sample-stacks section");
 }
 
+size_t cp_rec_maps_fit(const char *text, size_t len)
+{
+	const char *nl;
+
+	if (len <= CP_REC_MAPS_TEXT_MAX)
+		return len;
+	nl = memrchr(text, '\n', CP_REC_MAPS_TEXT_MAX);
+	return nl ? (size_t)(nl - text) + 1 : 0;
+}
+
 void cp_rec_encode_maps(struct cp_rec_buf *b, const struct cp_rec_maps *m)
 {
 	cp_rec_put_u32(b, (__u32)m->pid);

@@ -131,6 +131,15 @@ struct cp_rec_maps {
 	size_t len;
 };
 
+/*
+ * The bytes of @text (@len) a maps section holds: whole lines, at most its
+ * payload less the record's head (CP_MAX_MAPS_BYTES of text is 16 bytes
+ * more than a section takes). A section past it was not written, and its
+ * replay named a new process at that pid with the exited one's maps. Pure.
+ */
+#define CP_REC_MAPS_TEXT_MAX (CP_REC_MAX_SECTION - 4 * sizeof(__u32))
+size_t cp_rec_maps_fit(const char *text, size_t len);
+
 void cp_rec_encode_maps(struct cp_rec_buf *b, const struct cp_rec_maps *m);
 int cp_rec_decode_maps(struct cp_rec_cursor *c, struct cp_rec_maps *m, char *err, size_t sz);
 

@@ -30,7 +30,8 @@ struct cp_recorder {
 	bool lost;	       /* a section could not be built (out of memory) */
 	struct seen_proc procs[CP_REC_SEEN_SLOTS];
 	__u64 files[CP_REC_SEEN_SLOTS]; /* build-ids written: hash of (path, inode); 0 free */
-	char *sym_text;			/* the symbolizer's last maps text */
+	size_t nr_files;
+	char *sym_text; /* the symbolizer's last maps text */
 	__u64 sym_gen;
 };
 
@@ -56,7 +57,13 @@ static struct seen_proc *seen_proc(struct cp_recorder *r, pid_t pid)
 	return NULL;
 }
 
-/* True the first time (@path, @inode) is asked about (or when the table is full). */
+/*
+ * True the first time (@path, @inode) is asked about, for the first
+ * CP_REC_SEEN_SLOTS / 2 files (the table half full at most: each look is a
+ * few slots); later files' build-ids are not written (the replay takes
+ * them unchecked). A full table answered "first" forever: a tenant's 9,000
+ * mapped files had each copied again at every maps text written.
+ */
 static bool first_sight(struct cp_recorder *r, const char *path, __u64 inode)
 {
 	__u64 key = mix(crc32(0L, (const Bytef *)path, (uInt)strlen(path)) ^ mix(inode)) | 1;
@@ -67,11 +74,14 @@ static bool first_sight(struct cp_recorder *r, const char *path, __u64 inode)
 		if (*slot == key)
 			return false;
 		if (!*slot) {
+			if (r->nr_files >= CP_REC_SEEN_SLOTS / 2)
+				return false;
 			*slot = key;
+			r->nr_files++;
 			return true;
 		}
 	}
-	return true;
+	return false;
 }
 
 static void section(struct cp_recorder *r, __u32 type)
@@ -121,6 +131,18 @@ static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __
 	int err = cp_maps_read_text(proc_root, pid, text, len, how);
 	__u32 c;
 
+	/* what a section holds, for the run as for its replay: they name the same */
+	if (!err && cp_rec_maps_fit(*text, *len) < *len) {
+		*len = cp_rec_maps_fit(*text, *len);
+		(*text)[*len] = '\0';
+		how->cut = true;
+		cp_tf_count(CP_TF_MAPS_CAP);
+		if (!*len) {
+			free(*text);
+			*text = NULL;
+			err = -E2BIG;
+		}
+	}
 	if (err) {
 		*len = 0;
 		m.error = (__u32)-err;

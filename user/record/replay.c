@@ -25,6 +25,7 @@ struct replay_proc {
 	struct cp_maps *maps;
 	struct cp_range *stacks;
 	size_t nr_stacks;
+	__u64 exited; /* the order of its exit among the replay's (0: alive) */
 };
 
 #define CP_REPLAY_AHEAD 16 /* records hinted before they are handled */
@@ -41,6 +42,8 @@ struct cp_replay {
 	const struct cp_path_map *path_map; /* --path-map; NULL: files where named */
 	struct replay_proc *procs;
 	size_t nr_procs;
+	__u64 exits;   /* exit records read */
+	__u64 skipped; /* maps texts not kept: past the caps, none exited to make room */
 	__u64 text_bytes;
 	__u64 gen;
 	struct bad_file *bad;
@@ -58,20 +61,93 @@ static struct replay_proc *find_proc(const struct cp_replay *r, pid_t pid)
 	return NULL;
 }
 
+static void proc_clear_text(struct cp_replay *r, struct replay_proc *p, bool symbols);
+
+/* @p's parsed maps now @maps (NULL: none), its heap counted with the texts'. */
+static void set_maps(struct cp_replay *r, struct replay_proc *p, struct cp_maps *maps)
+{
+	r->text_bytes -= p->maps ? p->maps->bytes : 0;
+	cp_maps__free(p->maps);
+	p->maps = maps;
+	r->text_bytes += maps ? maps->bytes : 0;
+}
+
+/* What @p holds let go: its slot is free for another process. */
+static void proc_clear(struct cp_replay *r, struct replay_proc *p)
+{
+	proc_clear_text(r, p, false);
+	proc_clear_text(r, p, true);
+	set_maps(r, p, NULL);
+	free(p->stacks);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A free slot (pid 0) when @free, else the one of the process that exited
+ * first, not @keep; NULL: none.
+ */
+static struct replay_proc *slot_to_take(struct cp_replay *r, bool free,
+					const struct replay_proc *keep)
+{
+	struct replay_proc *first = NULL;
+
+	for (size_t i = 0; i < r->nr_procs; i++) {
+		struct replay_proc *p = &r->procs[i];
+
+		if (free && !p->pid)
+			return p;
+		if (p != keep && p->pid && p->exited && (!first || p->exited < first->exited))
+			first = p;
+	}
+	return first;
+}
+
+/*
+ * @pid's slot, a new one when it has none: past CP_REPLAY_MAX_PROCS a freed
+ * one or the one of the process that exited first (a busy host's recording
+ * names more processes than that: every short one of a build, each with
+ * its maps); NULL when all are live processes'.
+ */
 static struct replay_proc *get_proc(struct cp_replay *r, pid_t pid)
 {
 	struct replay_proc *p = find_proc(r, pid);
 
-	if (p || r->nr_procs == CP_REPLAY_MAX_PROCS)
+	if (p)
 		return p;
 	if (!r->procs) {
 		r->procs = calloc(CP_REPLAY_MAX_PROCS, sizeof(*r->procs));
 		if (!r->procs)
 			return NULL;
 	}
-	p = &r->procs[r->nr_procs++];
-	p->pid = pid;
+	if (r->nr_procs < CP_REPLAY_MAX_PROCS)
+		p = &r->procs[r->nr_procs++];
+	else if ((p = slot_to_take(r, true, NULL)))
+		proc_clear(r, p);
+	if (p)
+		p->pid = pid;
 	return p;
+}
+
+/* Room for @len more bytes of text but @keep's: exited processes' slots freed, first exited first. */
+static bool text_room(struct cp_replay *r, size_t len, const struct replay_proc *keep)
+{
+	struct replay_proc *p;
+
+	while (r->text_bytes + len > CP_REPLAY_MAX_TEXT && (p = slot_to_take(r, false, keep)))
+		proc_clear(r, p);
+	return r->text_bytes + len <= CP_REPLAY_MAX_TEXT;
+}
+
+/* A process exited (hooks.proc): its slot goes first when room is needed. */
+static void on_proc(void *ctx, const struct cp_proc_event *pe)
+{
+	struct cp_replay *r = ctx;
+	struct replay_proc *p = pe->kind == CP_PROC_EXIT ? find_proc(r, (pid_t)pe->tgid) : NULL;
+
+	if (p)
+		p->exited = ++r->exits;
+	else if (pe->kind == CP_PROC_EXEC && (p = find_proc(r, (pid_t)pe->tgid)))
+		p->exited = 0; /* the pid is a live process's again */
 }
 
 static const struct bad_file *bad_file(const struct cp_replay *r, const char *path)
@@ -208,8 +284,7 @@ static int keep_text(struct cp_replay *r, struct replay_proc *p, const struct cp
 		cp_maps__free(parsed);
 		return 0;
 	}
-	cp_maps__free(p->maps);
-	p->maps = parsed;
+	set_maps(r, p, parsed);
 	p->sym_text = filter_bad(r, m->text, m->len, &p->sym_len);
 	if (!p->sym_text)
 		return -ENOMEM;
@@ -234,15 +309,18 @@ static int on_maps(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size
 		return -EINVAL;
 	}
 	p = get_proc(r, m.pid);
-	if (!p || r->text_bytes + m.len > CP_REPLAY_MAX_TEXT) {
+	if (p)
+		proc_clear_text(r, p, m.who == CP_REC_MAPS_SYMBOLS);
+	/* past the caps with every process held alive: this text is not kept, said at the end */
+	if (!p ||
+	    !text_room(r, m.len + (m.who == CP_REC_MAPS_SYMBOLS && parsed ? parsed->bytes : 0),
+		       p)) {
 		cp_maps__free(parsed);
-		snprintf(err, err_sz,
-			 "at byte %llu: more than %d processes or %u MiB of maps text; this replay "
-			 "keeps no more",
-			 (unsigned long long)at, CP_REPLAY_MAX_PROCS, CP_REPLAY_MAX_TEXT >> 20);
-		return -E2BIG;
+		r->skipped++;
+		return 0;
 	}
-	proc_clear_text(r, p, m.who == CP_REC_MAPS_SYMBOLS);
+	/* maps of a process at an exited one's pid: a new process */
+	p->exited = 0;
 	/* a failed read leaves no text: the process was gone for that reader */
 	if (!m.error && keep_text(r, p, &m, parsed)) {
 		snprintf(err, err_sz, "out of memory");
@@ -264,9 +342,8 @@ static int on_stacks(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 		return -EINVAL;
 	p = get_proc(r, pid);
 	if (!p) {
-		snprintf(err, err_sz, "more than %d processes; this replay keeps no more",
-			 CP_REPLAY_MAX_PROCS);
-		return -E2BIG;
+		r->skipped++;
+		return 0;
 	}
 	if (n && !(copy = malloc(n * sizeof(*copy)))) {
 		snprintf(err, err_sz, "out of memory");
@@ -405,7 +482,9 @@ static int on_header(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 			 cfg.l1d.problem);
 		return -EINVAL;
 	}
-	r->p = cp_profile__new(&cfg, NULL);
+	const struct cp_profile_hooks hooks = {.proc = on_proc, .ctx = r};
+
+	r->p = cp_profile__new(&cfg, &hooks);
 	if (!r->p) {
 		snprintf(err, err_sz, "out of memory");
 		return -ENOMEM;
@@ -514,6 +593,14 @@ int cp_replay__run(FILE *f, const char *name, FILE *warn, const struct cp_path_m
 	if (ret)
 		goto fail;
 	cp_rec_reader__free(rd);
+	r->st.maps_skipped = r->skipped;
+	if (r->skipped && r->warn)
+		fprintf(r->warn,
+			"cacheperf-bpf: warning: %s: %llu maps texts not kept (more than %d "
+			"processes alive at once, or %u MiB of maps text): those processes' "
+			"instructions are unnamed\n",
+			name, (unsigned long long)r->skipped, CP_REPLAY_MAX_PROCS,
+			CP_REPLAY_MAX_TEXT >> 20);
 	*out = r;
 	return 0;
 fail:
@@ -538,12 +625,8 @@ void cp_replay__free(struct cp_replay *r)
 	if (!r)
 		return;
 	cp_profile__free(r->p);
-	for (size_t i = 0; i < r->nr_procs; i++) {
-		proc_clear_text(r, &r->procs[i], false);
-		proc_clear_text(r, &r->procs[i], true);
-		cp_maps__free(r->procs[i].maps);
-		free(r->procs[i].stacks);
-	}
+	for (size_t i = 0; i < r->nr_procs; i++)
+		proc_clear(r, &r->procs[i]);
 	for (size_t i = 0; i < r->nr_bad; i++)
 		free(r->bad[i].path);
 	free(r->bad);

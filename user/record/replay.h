@@ -17,8 +17,8 @@
 
 #include "profile/profile.h"
 
-#define CP_REPLAY_MAX_PROCS	4096	     /* processes with recorded maps */
-#define CP_REPLAY_MAX_TEXT	(256u << 20) /* maps text kept, all processes */
+#define CP_REPLAY_MAX_PROCS	4096	     /* processes with maps at once (exited let go) */
+#define CP_REPLAY_MAX_TEXT	(256u << 20) /* maps text and parsed maps kept, all processes */
 #define CP_REPLAY_MAX_BAD_FILES 1024
 
 struct cp_replay_stats {
@@ -27,6 +27,8 @@ struct cp_replay_stats {
 	__u64 counters;	 /* counter entries added */
 	__u64 maps;	 /* maps texts applied */
 	__u64 bad_files; /* mapped files changed or missing since the recording */
+	/* maps texts and thread stacks not kept: past the caps, none exited to let go */
+	__u64 maps_skipped;
 };
 
 struct cp_replay;

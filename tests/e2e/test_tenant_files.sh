@@ -844,4 +844,26 @@ elif forkmaps fmplain 0 && forkmaps fmlong 4000; then
 		_not_ok "the maps cut for the reads' budget are counted" "$(grep -A8 '^Limits' "$out/fmlong.txt")"
 	fi
 fi
+
+# 20. 60,000 one-page files mapped executable by one process (helper-68):
+# the symbolizer gave libdwfl the whole maps text, whose reporter walks its
+# module list at each file, and the globals scanned every mapping for each
+# file and opened them all at each snapshot: a 3 s run took 20 s and more
+# (-d 10: 26 s, one record 25 s). libdwfl gets the files with code, 512 at
+# most, the globals read 512 files at most, grouped in one sort: the run
+# ends near its 3 s, the files past the cap counted.
+mkdir -p "$d/codefiles" && chown nobody:nogroup "$d/codefiles"
+if tenant codefiles "$d/tenant_files" codefiles "$d/codefiles" 60000 "$RUN_MS"; then
+	timer_for codefiles
+	opts=(--max-memory 256M)
+	profile codefiles "${timer[@]}"
+	finished codefiles "60,000 files mapped executable: a report"
+	wall_under codefiles 9 "60,000 files mapped executable: the 3 s run's wall time"
+	rss_under codefiles 256 "60,000 files mapped executable: the profiler's RSS under --max-memory"
+	if refused codefiles "modules per process capped"; then
+		_ok "the files past the modules' cap are counted"
+	else
+		_not_ok "the files past the modules' cap are counted" "$(grep -A8 '^Limits' "$out/codefiles.txt")"
+	fi
+fi
 done_testing

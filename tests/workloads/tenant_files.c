@@ -30,6 +30,13 @@
  *   tenant_files threads DIR N MS     N threads blocked in pause(), their
  *                                     stacks in one file mapping (no stacks
  *                                     the profiler keeps: it looks at all)
+ *   tenant_files codefiles DIR N MS   map N one-page files made in DIR, each
+ *                                     executable (N modules to a reader of
+ *                                     maps that takes each file for code);
+ *                                     walk in a new anonymous code page and
+ *                                     buffer every 50 ms (on x86-64): each
+ *                                     sample is in no snapshot, whose maps
+ *                                     are read again
  *   tenant_files code FILE OFF MS     walk with the code at offset OFF of
  *                                     FILE (any file: tenant_elf gzip makes
  *                                     one), mapped executable
@@ -257,6 +264,71 @@ static void map_long(const char *dir, long n)
 	close(fd);
 }
 
+/*
+ * Walks for @ms in a new anonymous code page over a new 1 MiB buffer every
+ * 50 ms: each is in no snapshot the profiler took (x86-64: the loop of
+ * own_stream by hand, with no frame pointer, so its stacks are unwound by
+ * CFI; elsewhere own_stream).
+ */
+static void fresh_walk(int ms)
+{
+	static const unsigned char loop[] = {
+		0x55,			/* push %rbp */
+		0x31, 0xed,		/* xor %ebp,%ebp: no frame-pointer walk */
+		0x31, 0xc0,		/* xor %eax,%eax */
+		0x31, 0xc9,		/* xor %ecx,%ecx */
+		0x48, 0x39, 0xf1,	/* cmp %rsi,%rcx */
+		0x73, 0x0a,		/* jae ret */
+		0x48, 0x03, 0x04, 0xcf, /* add (%rdi,%rcx,8),%rax */
+		0x48, 0x83, 0xc1, 0x08, /* add $8,%rcx */
+		0xeb, 0xf1,		/* jmp cmp */
+		0x5d,			/* pop %rbp */
+		0xc3,			/* ret */
+	};
+	double end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		void *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long *buf = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+		stream_fn fn = own_stream;
+		double next = now_ms() + 50;
+
+		if (code == MAP_FAILED || buf == MAP_FAILED)
+			exit(1);
+#ifdef __x86_64__
+		memcpy(code, loop, sizeof(loop));
+		fn = (stream_fn)code;
+#endif
+		memset(buf, 1, 1 << 20);
+		while (now_ms() < next)
+			fn(buf, (1 << 20) / sizeof(long));
+		munmap(code, 4096);
+		munmap(buf, 1 << 20);
+	}
+}
+
+/* @n one-page files in @dir, each mapped readable and executable. */
+static void map_code_files(const char *dir, long n)
+{
+	char path[256], page[4096];
+
+	memset(page, 'x', sizeof(page));
+	for (long i = 0; i < n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/c%ld", dir, i);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page) ||
+		    mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+			perror(path);
+			exit(1);
+		}
+		close(fd);
+	}
+}
+
 static void *sleeper(void *arg)
 {
 	(void)arg;
@@ -360,6 +432,11 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[4]));
 		ms_arg = 5;
+	} else if (!strcmp(mode, "codefiles")) {
+		if (argc < 5)
+			return 2;
+		map_code_files(argv[2], atol(argv[3]));
+		ms_arg = 4;
 	} else if (!strcmp(mode, "threads")) {
 		if (argc < 5)
 			return 2;
@@ -377,7 +454,7 @@ int main(int argc, char **argv)
 		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
 		fprintf(stderr,
-			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|forkmaps|threads|code ...\n");
+			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|forkmaps|threads|codefiles|code ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)
@@ -390,6 +467,10 @@ int main(int argc, char **argv)
 		fork_walkers(atol(argv[3]), atoi(argv[ms_arg]), fn, buf);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (!strcmp(mode, "codefiles")) {
+		fresh_walk(atoi(argv[ms_arg]));
+		return 0;
+	}
 	end = now_ms() + atoi(argv[ms_arg]);
 	if (img) {
 		flip_and_fork(path, img, len, fn, buf, end);

@@ -134,27 +134,16 @@ static void module_span(struct cp_module *mod)
 	mod->end = hi + mod->bias;
 }
 
-/* Places the file of maps[first] using every mapping of the same file. */
-static int place_module(struct cp_globals *g, const struct cp_maps *maps, size_t first, bool *done,
-			const struct cp_map **group, const char *proc_root, pid_t pid,
-			const struct cp_path_map *map)
+/* Places the file of @group[0], its lowest mapping, using all @ng of the file's. */
+static int place_module(struct cp_globals *g, const struct cp_map *const *group, size_t ng,
+			const char *proc_root, pid_t pid, const struct cp_path_map *map)
 {
-	const struct cp_map *m = &maps->maps[first];
+	const struct cp_map *m = group[0];
 	const struct cp_elf_syms *elf;
 	struct cp_module *mod;
-	size_t ng = 0;
 	__u64 bias;
 	int err;
 
-	for (size_t j = first; j < maps->nr; j++) {
-		const struct cp_map *o = &maps->maps[j];
-
-		if (o->kind == CP_MAP_FILE && o->inode == m->inode &&
-		    o->dev_major == m->dev_major && o->dev_minor == m->dev_minor) {
-			group[ng++] = o;
-			done[j] = true;
-		}
-	}
 	/* gone or unreadable: its addresses classify as a mapping */
 	err = module_syms(g->cache, proc_root, pid, m, map, &elf);
 	if (err)
@@ -180,13 +169,92 @@ skip:
 	return 0;
 }
 
+static bool same_file(const struct cp_map *a, const struct cp_map *b)
+{
+	return a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
+/* File mappings in file order (device, inode), each file's in address order. */
+static int by_file(const void *a, const void *b)
+{
+	const struct cp_map *x = *(const struct cp_map *const *)a;
+	const struct cp_map *y = *(const struct cp_map *const *)b;
+
+	if (x->dev_major != y->dev_major)
+		return x->dev_major < y->dev_major ? -1 : 1;
+	if (x->dev_minor != y->dev_minor)
+		return x->dev_minor < y->dev_minor ? -1 : 1;
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Files in address order (their lowest mapping's). */
+static int by_first_map(const void *a, const void *b)
+{
+	const struct cp_map *const *x = *(const struct cp_map *const *const *)a;
+	const struct cp_map *const *y = *(const struct cp_map *const *const *)b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Whether any of a file's @ng mappings can hold a variable or the code that names one. */
+static bool may_hold_globals(const struct cp_map *const *group, size_t ng)
+{
+	for (size_t i = 0; i < ng; i++)
+		if (group[i]->prot & (CP_MAP_WRITE | CP_MAP_EXEC))
+			return true;
+	return false;
+}
+
+/*
+ * The modules of @maps: its files grouped in one sort (a tenant's 60,000
+ * mapped files were a scan of every mapping per file), those with no
+ * writable or executable mapping (data files) never opened, at most
+ * CP_GLOBALS_MAX_FILES files read, in address order, the rest counted.
+ */
+static int place_modules(struct cp_globals *g, const struct cp_maps *maps, const char *proc_root,
+			 pid_t pid, const struct cp_path_map *map)
+{
+	const struct cp_map **files = calloc(maps->nr, sizeof(*files));
+	const struct cp_map *const **starts = calloc(maps->nr, sizeof(*starts));
+	size_t n = 0, nf = 0, read = 0;
+	int err = files && starts ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < maps->nr; i++)
+		if (maps->maps[i].kind == CP_MAP_FILE && maps->maps[i].inode)
+			files[n++] = &maps->maps[i];
+	if (!err)
+		qsort(files, n, sizeof(*files), by_file);
+	for (size_t i = 0; !err && i < n; i++)
+		if (!i || !same_file(files[i - 1], files[i]))
+			starts[nf++] = &files[i];
+	if (!err)
+		qsort(starts, nf, sizeof(*starts), by_first_map);
+	for (size_t f = 0; !err && f < nf; f++) {
+		const struct cp_map *const *group = starts[f];
+		size_t ng = 1;
+
+		while (group + ng < files + n && same_file(group[ng], group[0]))
+			ng++;
+		if (!may_hold_globals(group, ng))
+			continue;
+		if (read++ == CP_GLOBALS_MAX_FILES) {
+			cp_tf_count(CP_TF_MODULE_CAP);
+			break;
+		}
+		err = place_module(g, group, ng, proc_root, pid, map);
+	}
+	free(files);
+	free(starts);
+	return err;
+}
+
 int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps, const char *proc_root,
 		     pid_t pid, const struct cp_path_map *map, struct cp_globals **out)
 {
 	struct cp_globals *g = calloc(1, sizeof(*g));
-	const struct cp_map **group = NULL;
 	char exe[PATH_MAX];
-	bool *done = NULL;
 	struct stat st;
 	__u64 exe_ino = 0;
 	int err = -ENOMEM;
@@ -200,17 +268,11 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps, con
 	if (!maps->nr)
 		goto ok;
 	g->mods = calloc(maps->nr, sizeof(*g->mods));
-	group = calloc(maps->nr, sizeof(*group));
-	done = calloc(maps->nr, sizeof(*done));
-	if (!g->mods || !group || !done)
+	if (!g->mods)
 		goto cleanup;
-	for (size_t i = 0; i < maps->nr; i++) {
-		if (done[i] || maps->maps[i].kind != CP_MAP_FILE || !maps->maps[i].inode)
-			continue;
-		err = place_module(g, maps, i, done, group, proc_root, pid, map);
-		if (err)
-			goto cleanup;
-	}
+	err = place_modules(g, maps, proc_root, pid, map);
+	if (err)
+		goto cleanup;
 	qsort(g->mods, g->nr, sizeof(*g->mods), by_start);
 	/* the executable matters for its TLS alone: asked of /proc only when a module has one */
 	for (size_t i = 0; i < g->nr && !exe_ino; i++) {
@@ -232,13 +294,9 @@ int cp_globals__load(struct cp_elf_cache *cache, const struct cp_maps *maps, con
 		break;
 	}
 ok:
-	free(group);
-	free(done);
 	*out = g;
 	return 0;
 cleanup:
-	free(group);
-	free(done);
 	cp_globals__free(g);
 	return err;
 }

@@ -31,6 +31,13 @@
 #include "util/path_map.h"
 
 #define CP_ELF_PAGE_SIZE 4096ull /* the kernel maps segments at page granularity */
+/*
+ * Files read for a process's globals, in address order: an ordinary
+ * process maps tens, a large service a few hundred; a tenant's 60,000
+ * one-page files mapped executable held a snapshot for seconds. The rest
+ * is counted (CP_TF_MODULE_CAP) and its addresses classify as mappings.
+ */
+#define CP_GLOBALS_MAX_FILES 512
 
 /* One ELF file placed in a process. */
 struct cp_module {

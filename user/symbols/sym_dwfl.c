@@ -316,25 +316,146 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	return DWARF_CB_OK;
 }
 
+/* The files with code in a maps text: an open-addressed set of (device, inode). */
+#define CODE_FILES_SLOTS (2 * CP_SYM_MAX_MODULES)
+
+struct code_files {
+	struct cp_map key[CODE_FILES_SLOTS]; /* dev_major, dev_minor and inode; inode 0: empty */
+	size_t nr;
+	bool over; /* more files had code than are kept */
+};
+
+/* @m's slot in @set: its own, or the empty one it would take. */
+static struct cp_map *code_slot(struct code_files *set, const struct cp_map *m)
+{
+	size_t h = (size_t)((m->inode * 0x9e3779b97f4a7c15ull) ^ m->dev_major ^
+			    ((__u64)m->dev_minor << 20)) %
+		   CODE_FILES_SLOTS;
+
+	for (;; h = (h + 1) % CODE_FILES_SLOTS) {
+		struct cp_map *k = &set->key[h];
+
+		if (!k->inode || (k->inode == m->inode && k->dev_major == m->dev_major &&
+				  k->dev_minor == m->dev_minor))
+			return k;
+	}
+}
+
+/* Each line of @text (@len) in turn: @fn(line, its length without '\n', @arg). */
+static void each_line(const char *text, size_t len,
+		      void (*fn)(const char *line, size_t n, void *arg), void *arg)
+{
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		fn(text + i, end - i, arg);
+		i = end + 1;
+	}
+}
+
+/* A line's mapping, and whether it is a file's ('/') or the [vdso]; false: neither. */
+static bool parse_kept(const char *line, size_t n, struct cp_map *m)
+{
+	const char *path;
+	size_t path_len;
+
+	return !cp_maps_parse_line(line, n, m, &path, &path_len) && path_len &&
+	       (path[0] == '/' || (path_len == 6 && !memcmp(path, "[vdso]", 6)));
+}
+
+static void note_code(const char *line, size_t n, void *arg)
+{
+	struct code_files *set = arg;
+	struct cp_map m, *k;
+
+	if (!parse_kept(line, n, &m) || !(m.prot & CP_MAP_EXEC) || !m.inode ||
+	    (k = code_slot(set, &m))->inode)
+		return;
+	if (set->nr == CP_SYM_MAX_MODULES) {
+		set->over = true;
+		return;
+	}
+	*k = m;
+	set->nr++;
+}
+
+struct code_text {
+	struct code_files *set;
+	char *out;
+	size_t len;
+};
+
+static void keep_code(const char *line, size_t n, void *arg)
+{
+	struct code_text *t = arg;
+	struct cp_map m;
+
+	if (!parse_kept(line, n, &m) || (m.inode && !code_slot(t->set, &m)->inode))
+		return;
+	memcpy(t->out + t->len, line, n);
+	t->len += n;
+	t->out[t->len++] = '\n';
+}
+
+/*
+ * What of @text libdwfl is given (*@out, @len bytes; free() it): the lines
+ * of files with code (an executable mapping), CP_SYM_MAX_MODULES files at
+ * most in the text's order, and the [vdso]. libdwfl walks its modules at
+ * each file it reports, and finds a file for each: a tenant's 60,000
+ * mapped one-page files held a snapshot 18 s; anonymous memory and data
+ * files name no code.
+ */
+static int code_text(const char *text, size_t len, char **out, size_t *out_len)
+{
+	struct code_files *set = calloc(1, sizeof(*set));
+	struct code_text t = {.set = set, .out = malloc(len + 1)};
+
+	if (!set || !t.out) {
+		free(set);
+		free(t.out);
+		return -ENOMEM;
+	}
+	each_line(text, len, note_code, set);
+	if (set->over)
+		cp_tf_count(CP_TF_MODULE_CAP);
+	each_line(text, len, keep_code, &t);
+	free(set);
+	*out = t.out;
+	*out_len = t.len;
+	return 0;
+}
+
 int cp_sym_dwfl_process(pid_t pid, const char *text, size_t len, const struct cp_maps *maps,
 			const struct cp_path_map *path_map, Dwfl **out)
 {
 	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	size_t code_len;
+	char *code;
 	FILE *f;
 	int r;
 
 	if (!dwfl)
 		return -ENOMEM;
+	r = code_text(text, len, &code, &code_len);
+	if (r) {
+		dwfl_end(dwfl);
+		return r;
+	}
 	/* libdwfl's own reader of /proc/PID/maps has no byte cap: the caller's text has */
-	f = fmemopen((void *)text, len, "r");
-	if (!f) {
+	f = code_len ? fmemopen(code, code_len, "r") : NULL;
+	if (!f && code_len) {
 		r = -errno;
+		free(code);
 		dwfl_end(dwfl);
 		return r;
 	}
 	dwfl_report_begin(dwfl);
-	r = dwfl_linux_proc_maps_report(dwfl, f);
-	fclose(f);
+	/* no file with code (all of it in anonymous memory): a Dwfl of no module */
+	r = f ? dwfl_linux_proc_maps_report(dwfl, f) : 0;
+	if (f)
+		fclose(f);
+	free(code);
 	if (dwfl_report_end(dwfl, NULL, NULL) && !r)
 		r = -1;
 	if (r) {

@@ -157,6 +157,12 @@ $(BUILD)/tests/workloads/alloc_sites_static: tests/workloads/alloc_sites.c | $(B
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
 
+# sigcont again, statically linked: no dynamic loader to stop it under -- CMD.
+WL_BINS		+= $(BUILD)/tests/workloads/sigcont_static
+$(BUILD)/tests/workloads/sigcont_static: tests/workloads/sigcont.c | $(BUILD)/tests/workloads
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
+
 # cxx_sites (C++ operator new and delete), once per allocator that implements
 # them itself: cxx_sites_tcmalloc, cxx_sites_jemalloc, cxx_sites_mimalloc.
 CXX		?= g++

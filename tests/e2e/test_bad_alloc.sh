@@ -93,6 +93,18 @@ check() {
 	fi
 }
 
+# The stop in the loader is for a command of the profiler's own loader: a
+# static one (and one run by another loader) never stops there, and is
+# neither waited for nor sent a SIGCONT (which would run its handler and
+# cut its sleep short); one run as "ld.so PROG" stops and goes on. Each
+# sleeps 1 s counting SIGCONTs, run with --source faults.
+for c in "static:$WL/sigcont_static" "dynamic:$WL/sigcont" \
+	"ld.so:/lib64/ld-linux-x86-64.so.2 $WL/sigcont"; do
+	# shellcheck disable=SC2086 # the command's words
+	expect "-- CMD, ${c%%:*}: no SIGCONT reaches the command, its sleep whole" 0 \
+		"^sigcont 0 sleep whole" "$BIN" --source faults -o "$dir/sigcont.rep" -- ${c#*:}
+done
+
 cases=(
 	"libc cxx_bad_alloc_libc"
 	"tcmalloc cxx_bad_alloc_tcmalloc"

@@ -449,27 +449,39 @@ static bool targets_gone(void *ctx, char *reason, size_t sz)
  * The released command stops in its loader before its libraries are mapped
  * and once they are (cp_alloc_probes__stop_in_loader()); its allocator is
  * probed at each stop until known, at most CP_LOADER_STOPS stops, each
- * within CP_LOADER_WAIT_MS, then it goes on. One that does not stop
- * (another loader, or none) is probed when its exec is read, as before.
+ * within CP_LOADER_WAIT_MS, then it goes on. A command of another loader,
+ * or a static one, never stops: it is neither waited for nor continued
+ * (a SIGCONT runs its handler and cuts its sleeps short), and is probed
+ * when its exec is read, as before.
  */
 #define CP_LOADER_STOPS	  4
 #define CP_LOADER_WAIT_MS 500
+#define CP_LOADER_RACE_MS 10
 
 static void probe_in_loader(struct cp_main *m)
 {
+	struct cp_alloc_probes *ap = m->sess->alloc;
+	bool ours = cp_alloc_probes__in_loader(ap, m->child.pid);
 	int stops = 0, ret = -EAGAIN;
 
-	while (ret == -EAGAIN && stops < CP_LOADER_STOPS &&
+	while (ours && ret == -EAGAIN && stops < CP_LOADER_STOPS &&
 	       cp_child_wait_stop(&m->child, CP_LOADER_WAIT_MS) == 1) {
 		stops++;
 		ret = cp_session__probe_allocs(m->sess, m->child.pid, false);
 		if (ret == -EAGAIN)
 			kill(m->child.pid, SIGCONT);
 	}
-	cp_alloc_probes__loader_done(m->sess->alloc);
-	if (!m->child.exited)
+	cp_alloc_probes__loader_done(ap);
+	/*
+	 * ours: stopped, or stopping (a stop sent as the probe went off). Any
+	 * other: continued only if it stopped after all (a static program that
+	 * exec'd one of ours at once), never on a guess (a SIGCONT runs its
+	 * handler and cuts its sleeps short).
+	 */
+	if (!m->child.exited && (ours || cp_child_wait_stop(&m->child, CP_LOADER_RACE_MS) == 1))
 		kill(m->child.pid, SIGCONT);
-	cp_info("the command stopped %d time%s in its loader; %s", stops, stops == 1 ? "" : "s",
+	cp_info("the command %s; %s",
+		ours ? "stopped in its loader" : "runs another loader than ours, or none",
 		ret == -EAGAIN ? "its allocator is probed once its exec is read"
 			       : "its allocator probed before its libraries ran");
 }

@@ -32,6 +32,7 @@
 #include "live/uprobe_multi.h"
 #include "live/probe_place.h"
 #include "machine/cpu_time.h"
+#include "machine/elf_hdr.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/perf_open.h"
@@ -759,6 +760,7 @@ int cp_alloc_probes__stop_in_loader(struct cp_alloc_probes *ap, pid_t pid)
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	const struct cp_map *ld;
 	struct cp_maps *m;
+	struct stat st;
 	int err;
 
 	if (pid <= 0 || ap->loader_link.link)
@@ -767,17 +769,75 @@ int cp_alloc_probes__stop_in_loader(struct cp_alloc_probes *ap, pid_t pid)
 	if (err)
 		return err;
 	ld = cp_allocator_loader(m);
+	err = !ld ? -ENOENT : stat(ld->path, &st) ? -errno : 0;
 	/* the profiler's own loader, a system file: libbpf finds the function in it */
-	ap->loader_link.link = ld ? bpf_program__attach_uprobe_opts(ap->skel->progs.loader_stop,
-								    pid, ld->path, 0, &uo)
-				  : NULL;
-	err = ld ? (ap->loader_link.link ? 0 : -errno) : -ENOENT;
+	ap->loader_link.link = err ? NULL
+				   : bpf_program__attach_uprobe_opts(ap->skel->progs.loader_stop,
+								     pid, ld->path, 0, &uo);
+	err = err ? err : ap->loader_link.link ? 0 : -errno;
 	cp_maps__free(m);
 	if (err)
 		return err;
+	/* by its path: as stat() sees the loader a command names (an overlay's dev is its own) */
+	ap->loader_file = (struct cp_alloc_probed){.dev = st.st_dev, .ino = st.st_ino};
 	ap->loader_link.fd = -1;
 	ap->skel->bss->loader_stop_tgid = (__u32)pid;
 	return 0;
+}
+
+/*
+ * The dynamic loader the executable open at @fd names (PT_INTERP), into
+ * @buf; false for none (a static program) or a header that cannot be read.
+ */
+static bool interp_of(int fd, char *buf, size_t sz)
+{
+	unsigned char head[sizeof(Elf64_Ehdr)], ent[sizeof(Elf64_Phdr)];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	Elf64_Ehdr eh;
+	size_t esz;
+	bool is64;
+
+	if (n <= 0 || !cp_elf_ehdr(head, (size_t)n, &eh, &is64))
+		return false;
+	esz = cp_elf_entry_size(is64, true);
+	/* a program has a few headers, PT_INTERP among the first */
+	for (unsigned int i = 0; i < eh.e_phnum && i < 64; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, ent, esz, (off_t)(eh.e_phoff + i * esz)) != (ssize_t)esz)
+			return false;
+		cp_elf_phdr(ent, is64, &ph);
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (!ph.p_filesz || ph.p_filesz > sz ||
+		    pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+			return false;
+		buf[ph.p_filesz - 1] = '\0';
+		return true;
+	}
+	return false;
+}
+
+bool cp_alloc_probes__in_loader(const struct cp_alloc_probes *ap, pid_t pid)
+{
+	char exe[64], interp[PATH_MAX];
+	struct stat st;
+	bool ours;
+	int fd;
+
+	if (!ap->loader_link.link)
+		return false;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* the loader run as the program (ld.so PROG), or named by it */
+	ours = (!fstat(fd, &st) && st.st_dev == ap->loader_file.dev &&
+		st.st_ino == ap->loader_file.ino) ||
+	       (interp_of(fd, interp, sizeof(interp)) && !stat(interp, &st) &&
+		st.st_dev == ap->loader_file.dev && st.st_ino == ap->loader_file.ino);
+	close(fd);
+	return ours;
 }
 
 void cp_alloc_probes__loader_done(struct cp_alloc_probes *ap)

@@ -116,6 +116,14 @@ int cp_alloc_probes__attach_pid(struct cp_alloc_probes *ap, pid_t pid, bool earl
 int cp_alloc_probes__stop_in_loader(struct cp_alloc_probes *ap, pid_t pid);
 
 /*
+ * Whether @pid, released to exec, runs the loader the stops are set in:
+ * its executable (/proc/PID/exe) is that file, or names it (PT_INTERP). A
+ * static program, or one of another loader, does not stop (unless it
+ * execs one of ours at once): it is not waited for.
+ */
+bool cp_alloc_probes__in_loader(const struct cp_alloc_probes *ap, pid_t pid);
+
+/*
  * No more of those stops (a dlopen() calls the function again); the probe
  * goes off the loop. A stop already sent is the caller's to end: it is
  * sent by the time this returns, so a SIGCONT after it ends it.

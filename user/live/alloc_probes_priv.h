@@ -81,19 +81,20 @@ struct cp_alloc_probes {
 	struct cp_alloc_guard_cfg guard_cfg;
 	struct bpf_link *sys_links[8];
 	int nr_sys_links;
-	__u64 sys_tp_ids[SYS_TPS];	   /* sys_tp_progs()' tracepoint ids, 0: not read yet */
-	bool sys_warned;		   /* said once that they failed to attach again */
-	struct cp_sys_windows sys_windows; /* which windows they go with */
-	bool sys_skipped;		   /* the open window goes without them */
-	__u64 sys_mappings;		   /* the mappings recorded when they went on */
-	struct cp_link_reaper *reaper;	   /* destroys detached uprobes off the loop */
-	struct cp_probe_link loader_link;  /* cp_alloc_probes__stop_in_loader()'s */
-	bool multi;			   /* uprobe multi links (live/uprobe_multi.h) */
-	bool measuring;			   /* the programs' cost is being measured */
-	struct cp_prog_cost prog_base;	   /* the programs' counters when it began */
-	__u64 prog_ns;			   /* their run time per call, once measured */
-	struct cp_prog_cost sys_base;	   /* the raw syscall programs' counters then */
-	__u64 sys_prog_ns;		   /* their run time per system call, once measured */
+	__u64 sys_tp_ids[SYS_TPS];	    /* sys_tp_progs()' tracepoint ids, 0: not read yet */
+	bool sys_warned;		    /* said once that they failed to attach again */
+	struct cp_sys_windows sys_windows;  /* which windows they go with */
+	bool sys_skipped;		    /* the open window goes without them */
+	__u64 sys_mappings;		    /* the mappings recorded when they went on */
+	struct cp_link_reaper *reaper;	    /* destroys detached uprobes off the loop */
+	struct cp_probe_link loader_link;   /* cp_alloc_probes__stop_in_loader()'s */
+	struct cp_alloc_probed loader_file; /* ... on this loader (stat() of its path) */
+	bool multi;			    /* uprobe multi links (live/uprobe_multi.h) */
+	bool measuring;			    /* the programs' cost is being measured */
+	struct cp_prog_cost prog_base;	    /* the programs' counters when it began */
+	__u64 prog_ns;			    /* their run time per call, once measured */
+	struct cp_prog_cost sys_base;	    /* the raw syscall programs' counters then */
+	__u64 sys_prog_ns;		    /* their run time per system call, once measured */
 	__u64 prog_ns_first, sys_prog_ns_first; /* as first measured */
 	__u64 prog_at_ns; /* measuring: since then; else: measure again then */
 	__u64 prog_measures;

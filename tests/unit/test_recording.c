@@ -627,9 +627,11 @@ static void test_offline_symbols_checked(void **state)
 
 /*
  * @n processes besides the head's, each with its maps (the object table's),
- * each exiting after (@exits) or all alive at the end.
+ * each exiting after (@exits) or all alive at the end; with @gone, each
+ * exit followed by the symbolizer's failed read of its maps (the process
+ * gone), as a live run writes them.
  */
-static struct file many_procs_recording(int n, bool exits)
+static struct file many_procs_recording(int n, bool exits, bool gone)
 {
 	struct file out = { 0 };
 	FILE *f = open_memstream(&out.p, &out.len);
@@ -653,6 +655,12 @@ static struct file many_procs_recording(int n, bool exits)
 		rec_test_section(w, &b, CP_SEC_MAPS);
 		if (exits)
 			assert_int_equal(cp_rec_writer__event(w, &exit, sizeof(exit)), 0);
+		if (gone) {
+			cp_rec_encode_maps(&b, &(struct cp_rec_maps){ .pid = m.pid,
+								      .who = CP_REC_MAPS_SYMBOLS,
+								      .error = ESRCH });
+			rec_test_section(w, &b, CP_SEC_MAPS);
+		}
 	}
 	end.end_ns = in.start_ns + 1;
 	cp_rec_encode_end(&b, &end);
@@ -671,7 +679,7 @@ static struct file many_procs_recording(int n, bool exits)
  */
 static void test_replay_many_processes(void **state)
 {
-	struct file rec = many_procs_recording(2 * CP_REPLAY_MAX_PROCS, true);
+	struct file rec = many_procs_recording(2 * CP_REPLAY_MAX_PROCS, true, false);
 	char *text, *warn = NULL;
 	size_t wlen = 0;
 	FILE *wf = open_memstream(&warn, &wlen);
@@ -684,8 +692,16 @@ static void test_replay_many_processes(void **state)
 	free(text);
 	free(rec.p);
 
+	/* a failed read after an exit takes no slot, nor makes the process live again */
+	rec = many_procs_recording(2 * CP_REPLAY_MAX_PROCS, true, true);
+	assert_int_equal(replay(rec.p, rec.len, &text, wf), 0);
+	fflush(wf);
+	assert_int_equal(wlen, 0);
+	free(text);
+	free(rec.p);
+
 	/* the head's process and CP_REPLAY_MAX_PROCS more, all alive: one text too many */
-	rec = many_procs_recording(CP_REPLAY_MAX_PROCS, false);
+	rec = many_procs_recording(CP_REPLAY_MAX_PROCS, false, false);
 	assert_int_equal(replay(rec.p, rec.len, &text, wf), 0);
 	fclose(wf);
 	expect_line(warn, "rec: 1 maps texts not kept (more than 4096 processes alive at once");

@@ -308,7 +308,13 @@ static int on_maps(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size
 			 (unsigned long long)at, (int)m.pid);
 		return -EINVAL;
 	}
-	p = get_proc(r, m.pid);
+	/*
+	 * a failed read (the process gone: written after its exit) takes no
+	 * slot, and leaves an exited process exited
+	 */
+	p = m.error ? find_proc(r, m.pid) : get_proc(r, m.pid);
+	if (m.error && !p)
+		return 0;
 	if (p)
 		proc_clear_text(r, p, m.who == CP_REC_MAPS_SYMBOLS);
 	/* past the caps with every process held alive: this text is not kept, said at the end */
@@ -319,8 +325,9 @@ static int on_maps(struct cp_replay *r, struct cp_rec_cursor *c, char *err, size
 		r->skipped++;
 		return 0;
 	}
-	/* maps of a process at an exited one's pid: a new process */
-	p->exited = 0;
+	/* maps read of a process at an exited one's pid: a new process */
+	if (!m.error)
+		p->exited = 0;
 	/* a failed read leaves no text: the process was gone for that reader */
 	if (!m.error && keep_text(r, p, &m, parsed)) {
 		snprintf(err, err_sz, "out of memory");
@@ -340,7 +347,8 @@ static int on_stacks(struct cp_replay *r, struct cp_rec_cursor *c, char *err, si
 
 	if (cp_rec_decode_stacks(c, &pid, r->stack_buf, &n, err, err_sz))
 		return -EINVAL;
-	p = get_proc(r, pid);
+	/* the stacks of a snapshot whose maps have a slot (read before them), or none */
+	p = find_proc(r, pid);
 	if (!p) {
 		r->skipped++;
 		return 0;

@@ -10,7 +10,9 @@
 #include "record/rec_io.h"
 #include "record/recorder.h"
 
-#define CP_REC_SEEN_SLOTS 8192 /* pids and files remembered; beyond, written again */
+#define CP_REC_SEEN_SLOTS 8192 /* pids remembered; beyond, written again */
+/* files whose build-id was written, at most (8 MiB of table) */
+#define CP_REC_MAX_FILES (1u << 19)
 
 /* What was last written down for one process. */
 struct seen_proc {
@@ -31,8 +33,8 @@ struct cp_recorder {
 	struct cp_rec_buf buf; /* one section's payload being built */
 	bool lost;	       /* a section could not be built (out of memory) */
 	struct seen_proc procs[CP_REC_SEEN_SLOTS];
-	__u64 files[CP_REC_SEEN_SLOTS]; /* build-ids written: hash of (path, inode); 0 free */
-	size_t nr_files;
+	__u64 *files; /* build-ids written: hash of (path, inode); 0 free */
+	size_t files_cap, nr_files;
 	char *sym_text; /* the symbolizer's last maps text */
 	__u64 sym_gen;
 };
@@ -59,31 +61,51 @@ static struct seen_proc *seen_proc(struct cp_recorder *r, pid_t pid)
 	return NULL;
 }
 
+/* @key's slot in @t (@cap slots, a power of two): its own, or the free one it would take. */
+static __u64 *file_slot(__u64 *t, size_t cap, __u64 key)
+{
+	for (size_t i = key & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (t[i] == key || !t[i])
+			return &t[i];
+}
+
+/* The table of files doubled (half full at most: each look is a few slots); false: no room. */
+static bool files_grow(struct cp_recorder *r)
+{
+	size_t cap = r->files_cap ? 2 * r->files_cap : 1024;
+	__u64 *t;
+
+	if (cap > 2 * (size_t)CP_REC_MAX_FILES || !(t = calloc(cap, sizeof(*t))))
+		return false;
+	for (size_t i = 0; i < r->files_cap; i++)
+		if (r->files[i])
+			*file_slot(t, cap, r->files[i]) = r->files[i];
+	free(r->files);
+	r->files = t;
+	r->files_cap = cap;
+	return true;
+}
+
 /*
- * True the first time (@path, @inode) is asked about, for the first
- * CP_REC_SEEN_SLOTS / 2 files (the table half full at most: each look is a
- * few slots); later files' build-ids are not written (the replay takes
- * them unchecked). A full table answered "first" forever: a tenant's 9,000
- * mapped files had each copied again at every maps text written.
+ * True the first time (@path, @inode) is asked about, for the run's first
+ * CP_REC_MAX_FILES files; past them (or out of memory) false: their
+ * build-ids are not written. A fixed table answered "first" forever once
+ * full (each file copied again at every maps text written), then refused
+ * new files, whose replacement the replay took unchecked.
  */
 static bool first_sight(struct cp_recorder *r, const char *path, __u64 inode)
 {
 	__u64 key = mix(crc32(0L, (const Bytef *)path, (uInt)strlen(path)) ^ mix(inode)) | 1;
+	__u64 *slot;
 
-	for (size_t i = 0; i < CP_REC_SEEN_SLOTS; i++) {
-		__u64 *slot = &r->files[(key + i) % CP_REC_SEEN_SLOTS];
-
-		if (*slot == key)
-			return false;
-		if (!*slot) {
-			if (r->nr_files >= CP_REC_SEEN_SLOTS / 2)
-				return false;
-			*slot = key;
-			r->nr_files++;
-			return true;
-		}
-	}
-	return false;
+	if (r->nr_files + 1 > r->files_cap / 2 && !files_grow(r))
+		return false;
+	slot = file_slot(r->files, r->files_cap, key);
+	if (*slot == key)
+		return false;
+	*slot = key;
+	r->nr_files++;
+	return true;
 }
 
 static void section(struct cp_recorder *r, __u32 type)
@@ -317,6 +339,7 @@ int cp_recorder__close(struct cp_recorder *r, const struct cp_run_end *end, char
 		snprintf(err, err_sz, "writing the recording %s failed: %s", r->path,
 			 strerror(-ret));
 	cp_rec_buf_free(&r->buf);
+	free(r->files);
 	free(r->sym_text);
 	free(r->path);
 	free(r);

@@ -52,6 +52,18 @@ static inline void rec_test_head(struct cp_rec_writer *w, struct cp_rec_buf *b,
 	rec_test_section(w, b, CP_SEC_MAPS);
 }
 
+/* The end section of a run ended 1 ns after @in's start, then the writer closed and @b freed. */
+static inline int rec_test_close(struct cp_rec_writer *w, struct cp_rec_buf *b,
+				 const struct cp_run_info *in)
+{
+	struct cp_run_end end = { .end_ns = in->start_ns + 1 };
+
+	cp_rec_encode_end(b, &end);
+	rec_test_section(w, b, CP_SEC_END);
+	cp_rec_buf_free(b);
+	return cp_rec_writer__close(w);
+}
+
 static inline struct cp_sample rec_test_sample(__u32 pid, __u32 tid, __u64 ip, __u64 addr)
 {
 	struct cp_sample s = {

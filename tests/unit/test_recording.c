@@ -533,7 +533,6 @@ static struct file self_recording(const __u8 *build_id, const char *extra_path, 
 	struct cp_rec_buf b = { 0 };
 	struct cp_rec_build_id id = { 0 };
 	struct cp_run_info in;
-	struct cp_run_end end = { 0 };
 	struct cp_insn c = { .key = { .tgid = PID, .ip = ip }, .counts = { .loads = 1 } };
 	struct cp_maps_how how;
 	struct stat st;
@@ -577,11 +576,7 @@ static struct file self_recording(const __u8 *build_id, const char *extra_path, 
 	rec_test_section(w, &b, CP_SEC_MAPS);
 	cp_rec_encode_counters(&b, &c, 1);
 	rec_test_section(w, &b, CP_SEC_COUNTERS);
-	end.end_ns = in.start_ns + 1;
-	cp_rec_encode_end(&b, &end);
-	rec_test_section(w, &b, CP_SEC_END);
-	cp_rec_buf_free(&b);
-	assert_int_equal(cp_rec_writer__close(w), 0);
+	assert_int_equal(rec_test_close(w, &b, &in), 0);
 	free(text);
 	free(full);
 	return out;
@@ -638,7 +633,6 @@ static struct file many_procs_recording(int n, bool exits, bool gone)
 	struct cp_rec_writer *w = cp_rec_writer__new(f);
 	struct cp_rec_buf b = { 0 };
 	struct cp_run_info in;
-	struct cp_run_end end = { 0 };
 	struct cp_rec_maps m = {
 		.pid = PID, .who = CP_REC_MAPS_OBJECTS, .text = anon_maps, .len = strlen(anon_maps),
 	};
@@ -662,11 +656,7 @@ static struct file many_procs_recording(int n, bool exits, bool gone)
 			rec_test_section(w, &b, CP_SEC_MAPS);
 		}
 	}
-	end.end_ns = in.start_ns + 1;
-	cp_rec_encode_end(&b, &end);
-	rec_test_section(w, &b, CP_SEC_END);
-	cp_rec_buf_free(&b);
-	assert_int_equal(cp_rec_writer__close(w), 0);
+	assert_int_equal(rec_test_close(w, &b, &in), 0);
 	return out;
 }
 

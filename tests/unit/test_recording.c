@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include <cmocka.h>
@@ -24,6 +25,7 @@
 #include "symbols/build_id.h"
 #include "lib/rec_build.h"
 #include "record/rec_io.h"
+#include "record/recorder.h"
 #include "record/replay.h"
 #include "report/profile_report.h"
 
@@ -747,6 +749,72 @@ static void test_maps_fit_a_section(void **state)
 }
 
 /*
+ * A changed maps text of a process written before costs its owner's bank
+ * (a tenant's long maps that change at every read grew a recording 4 MB/s):
+ * past it, the text is written as a read that failed, EAGAIN, and the live
+ * reader still gets the text. Last of the tests: it spends this uid's bank.
+ */
+static void test_changed_maps_past_owner_bank(void **state)
+{
+	char dir[] = "/tmp/cp-rec-XXXXXX", path[64], err[256] = "";
+	struct cp_run_info in;
+	struct cp_run_end end = { 0 };
+	struct cp_rec_section sec;
+	struct cp_rec_reader *rd;
+	struct cp_recorder *r;
+	struct cp_maps_how how;
+	const char *text;
+	__u32 errors[3];
+	int nr = 0;
+	size_t len;
+	__u64 gen;
+	void *p;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.rec", dir);
+	r = cp_recorder__open(path, err, sizeof(err));
+	assert_non_null(r);
+	rec_test_info(&in, getpid());
+	cp_recorder__info(r, &in);
+	assert_int_equal(cp_recorder__maps_text(r, getpid(), &text, &len, &gen, &how), 0);
+	/* changed, the bank full: written */
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(cp_recorder__maps_text(r, getpid(), &text, &len, &gen, &how), 0);
+	/* changed, the bank spent: the run has the text, the recording a failed read */
+	munmap(p, 4096);
+	cp_maps_owner_spend(geteuid(), 3000000000ull);
+	assert_int_equal(cp_recorder__maps_text(r, getpid(), &text, &len, &gen, &how), 0);
+	assert_true(len > 0);
+	end.end_ns = in.start_ns + 1;
+	assert_int_equal(cp_recorder__close(r, &end, err, sizeof(err)), 0);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	rd = cp_rec_reader__new(f, err, sizeof(err));
+	assert_non_null(rd);
+	while (cp_rec_reader__next(rd, &sec, err, sizeof(err)) > 0) {
+		struct cp_rec_maps m;
+
+		if (sec.type != CP_SEC_MAPS)
+			continue;
+		assert_int_equal(cp_rec_decode_maps(&sec.payload, &m, err, sizeof(err)), 0);
+		assert_true(nr < 3);
+		errors[nr++] = m.error;
+	}
+	cp_rec_reader__free(rd);
+	fclose(f);
+	assert_int_equal(nr, 3);
+	assert_int_equal(errors[0], 0);
+	assert_int_equal(errors[1], 0);
+	assert_int_equal(errors[2], EAGAIN);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
  * A recording appears at its path only when closed whole, mode 0600 (it
  * holds the targets' address maps); a discarded one (a run that failed)
  * leaves the path as it was and no temporary file.
@@ -795,6 +863,8 @@ int main(void)
 		cmocka_unit_test(test_replay_many_processes),
 		cmocka_unit_test(test_maps_fit_a_section),
 		cmocka_unit_test(test_written_then_renamed),
+		/* last: it spends this uid's bank of maps reads */
+		cmocka_unit_test(test_changed_maps_past_owner_bank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,7 @@ static const char *const refusal_names[CP_TF_NR] = {
 	[CP_TF_NOT_LOADABLE] = "no executable or shared object",
 	[CP_TF_MALFORMED] = "string tables unterminated",
 	[CP_TF_THREADS_CAP] = "threads past the stack walk's cap",
+	[CP_TF_MAPS_UNRECORDED] = "maps texts not recorded for their owner's budget",
 };
 
 /* The same as JSON keys. */
@@ -71,6 +72,7 @@ static const char *const refusal_keys[CP_TF_NR] = {
 	[CP_TF_NOT_LOADABLE] = "not_loadable",
 	[CP_TF_MALFORMED] = "malformed",
 	[CP_TF_THREADS_CAP] = "threads_cap",
+	[CP_TF_MAPS_UNRECORDED] = "maps_unrecorded",
 };
 
 static __u64 refusals[CP_TF_NR];

@@ -54,9 +54,10 @@ enum cp_tf_refusal {
 	CP_TF_BAD_CFI,	   /* CFI beyond the architecture's registers or bounds: not unwound with */
 	CP_TF_DEEP_DWARF,  /* DWARF past the walk's caps (depth, ranges, DIEs): cut there */
 	CP_TF_PARSE,	   /* its parse killed the parse worker, or ran past its time */
-	CP_TF_NOT_LOADABLE, /* mapped, but no executable or shared object (a .o): no symbols */
-	CP_TF_MALFORMED,    /* a string table libelf names from without its ending NUL */
-	CP_TF_THREADS_CAP,  /* threads past the stack walk's cap (proc_maps.h): not looked at */
+	CP_TF_NOT_LOADABLE,    /* mapped, but no executable or shared object (a .o): no symbols */
+	CP_TF_MALFORMED,       /* a string table libelf names from without its ending NUL */
+	CP_TF_THREADS_CAP,     /* threads past the stack walk's cap (proc_maps.h): not looked at */
+	CP_TF_MAPS_UNRECORDED, /* a changed maps text past its owner's bank: written as unread */
 	CP_TF_NR,
 };
 

@@ -308,6 +308,11 @@ static bool bank_go_on(uid_t uid, __u64 ns)
 	return may;
 }
 
+bool cp_maps_owner_spend(uid_t uid, __u64 ns)
+{
+	return bank_go_on(uid, ns);
+}
+
 /* Whether @uid's bank is half full at least (nothing taken). */
 static bool bank_half_full(uid_t uid)
 {

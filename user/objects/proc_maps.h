@@ -70,6 +70,14 @@
 /* That bound for --max-memory @limit_bytes (0: none). Pure. */
 __u64 cp_maps_kept_max_bytes(__u64 limit_bytes);
 
+/*
+ * Charges @ns to @uid's bank (and its share to the bank for all) as a read
+ * of its maps past the free bytes would be: what else the owner's maps
+ * cost (the recorder writing them down again). Returns whether both banks
+ * still hold time (@ns 0: only asks).
+ */
+bool cp_maps_owner_spend(uid_t uid, __u64 ns);
+
 /* The bank: time banked (negative: owed) as of @at_ns. */
 struct cp_maps_bank {
 	__s64 ns;

@@ -37,6 +37,8 @@
  *                                     buffer every 50 ms (on x86-64): each
  *                                     sample is in no snapshot, whose maps
  *                                     are read again
+ *   tenant_files datafiles DIR N MS   the same with the files mapped
+ *                                     readable only (data: no code)
  *   tenant_files code FILE OFF MS     walk with the code at offset OFF of
  *                                     FILE (any file: tenant_elf gzip makes
  *                                     one), mapped executable
@@ -46,6 +48,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,8 +312,8 @@ static void fresh_walk(int ms)
 	}
 }
 
-/* @n one-page files in @dir, each mapped readable and executable. */
-static void map_code_files(const char *dir, long n)
+/* @n one-page files in @dir, each mapped readable (and executable: @code). */
+static void map_files(const char *dir, long n, bool code)
 {
 	char path[256], page[4096];
 
@@ -321,7 +324,8 @@ static void map_code_files(const char *dir, long n)
 		snprintf(path, sizeof(path), "%s/c%ld", dir, i);
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page) ||
-		    mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+		    mmap(NULL, 4096, PROT_READ | (code ? PROT_EXEC : 0), MAP_PRIVATE, fd, 0) ==
+			    MAP_FAILED) {
 			perror(path);
 			exit(1);
 		}
@@ -432,10 +436,10 @@ int main(int argc, char **argv)
 			return 2;
 		map_long(argv[2], atol(argv[4]));
 		ms_arg = 5;
-	} else if (!strcmp(mode, "codefiles")) {
+	} else if (!strcmp(mode, "codefiles") || !strcmp(mode, "datafiles")) {
 		if (argc < 5)
 			return 2;
-		map_code_files(argv[2], atol(argv[3]));
+		map_files(argv[2], atol(argv[3]), !strcmp(mode, "codefiles"));
 		ms_arg = 4;
 	} else if (!strcmp(mode, "threads")) {
 		if (argc < 5)
@@ -454,7 +458,7 @@ int main(int argc, char **argv)
 		fn = libc_stream;
 	} else if (strcmp(mode, "spin")) {
 		fprintf(stderr,
-			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|forkmaps|threads|codefiles|code ...\n");
+			"usage: tenant_files spin|lib|libs|libc|flip|maps|longmaps|forkmaps|threads|codefiles|datafiles|code ...\n");
 		return 2;
 	}
 	if (argc <= ms_arg)
@@ -467,7 +471,7 @@ int main(int argc, char **argv)
 		fork_walkers(atol(argv[3]), atoi(argv[ms_arg]), fn, buf);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	if (!strcmp(mode, "codefiles")) {
+	if (!strcmp(mode, "codefiles") || !strcmp(mode, "datafiles")) {
 		fresh_walk(atoi(argv[ms_arg]));
 		return 0;
 	}

@@ -131,25 +131,32 @@ static void section(struct cp_recorder *r, __u32 type)
  * the file: a tenant's 9,000 mapped one-page files cost a 10 s run 8 s.
  */
 static void write_build_ids(struct cp_recorder *r, const char *proc_root, pid_t pid,
-			    const struct cp_maps *m)
+			    const char *text, size_t len)
 {
 	struct seen_proc *s = seen_proc(r, pid);
 	__u32 written = s ? s->build_ids : 0;
 	struct cp_rec_build_id id;
 
-	for (size_t i = 0; i < m->nr && written < CP_SYM_MAX_MODULES; i++) {
-		const struct cp_map *map = &m->maps[i];
+	/* line by line: a tenant's 16 MiB text parsed whole was as much again */
+	for (size_t i = 0, end; i < len && written < CP_SYM_MAX_MODULES; i = end + 1) {
+		const char *nl = memchr(text + i, '\n', len - i), *path;
+		struct cp_map map;
+		size_t path_len;
 		int n;
 
-		if (map->kind != CP_MAP_FILE || !(map->prot & CP_MAP_EXEC) || !map->inode ||
-		    map->deleted || strlen(map->path) >= sizeof(id.path) ||
-		    !first_sight(r, map->path, map->inode))
+		end = nl ? (size_t)(nl - text) : len;
+		if (cp_maps_parse_line(text + i, end - i, &map, &path, &path_len) ||
+		    map.kind != CP_MAP_FILE || !(map.prot & CP_MAP_EXEC) || !map.inode ||
+		    map.deleted || path_len >= sizeof(id.path))
+			continue;
+		memset(&id, 0, sizeof(id));
+		memcpy(id.path, path, path_len);
+		if (!first_sight(r, id.path, map.inode))
 			continue;
 		written++;
-		memset(&id, 0, sizeof(id));
-		id.inode = map->inode;
-		strcpy(id.path, map->path);
-		n = cp_build_id_read_mapped(proc_root, pid, map, id.id, sizeof(id.id));
+		id.inode = map.inode;
+		map.path = id.path;
+		n = cp_build_id_read_mapped(proc_root, pid, &map, id.id, sizeof(id.id));
 		id.id_len = n > 0 ? (__u32)n : 0;
 		cp_rec_encode_build_id(&r->buf, &id);
 		section(r, CP_SEC_BUILD_ID);
@@ -169,7 +176,6 @@ static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __
 {
 	struct cp_rec_maps m = {.pid = pid, .who = who};
 	struct seen_proc *s = seen_proc(r, pid);
-	struct cp_maps *parsed;
 	int err = cp_maps_read_text(proc_root, pid, text, len, how);
 	__u32 c;
 
@@ -210,10 +216,8 @@ static int read_maps(struct cp_recorder *r, const char *proc_root, pid_t pid, __
 	} else if (!err && s && s->have_maps[who]) {
 		cp_maps_owner_spend(how->owner, (__u64)*len * CP_REC_MAPS_NS_PER_BYTE);
 	}
-	if (!m.error && !cp_maps__parse(*text, *len, &parsed)) {
-		write_build_ids(r, proc_root, pid, parsed);
-		cp_maps__free(parsed);
-	}
+	if (!m.error)
+		write_build_ids(r, proc_root, pid, *text, *len);
 	cp_rec_encode_maps(&r->buf, &m);
 	section(r, CP_SEC_MAPS);
 	if (s) {

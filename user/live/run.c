@@ -1126,6 +1126,9 @@ void cp_live__limit_memory(struct cp_live *l, __u64 max_memory_bytes)
 	/* the maps snapshots the symbolizer and the object table keep: an eighth each */
 	cp_symbolizer__set_max_snap_bytes(p->sym, cp_maps_kept_max_bytes(max_memory_bytes));
 	cp_objects__set_max_maps_bytes(p->objects, cp_maps_kept_max_bytes(max_memory_bytes));
+	if (l->soft)
+		cp_soft_source__set_max_maps_bytes(l->soft,
+						   cp_maps_kept_max_bytes(max_memory_bytes));
 }
 
 int cp_live__run(struct cp_live *l, const struct cp_live_cfg *cfg, char *err, size_t err_sz)

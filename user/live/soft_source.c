@@ -48,6 +48,7 @@ struct cp_soft_source {
 	struct cp_symbolizer *sym;  /* function bounds for the skid walk; NULL: none */
 	__u8 *code;		    /* CP_SKID_MAX_FUNC_BYTES: the walked function */
 	struct kept_maps kept[CP_SOFT_MAPS_KEPT];
+	__u64 max_maps_bytes;		/* what the kept snapshots may hold (kept_fit()) */
 	struct cp_soft_seen_slot *seen; /* CP_SOFT_SEEN_SLOTS: ticked once, not decoded */
 	__u64 seen_once;		/* instructions taken and left for their next tick */
 	struct cp_soft_stats stats;
@@ -73,6 +74,7 @@ struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_sym
 	s->decoded = cp_decode_cache__new(CP_SOFT_DECODED);
 	s->items = calloc(CP_MAX_SOFT_PENDING, sizeof(*s->items));
 	s->sym = sym;
+	s->max_maps_bytes = cp_maps_kept_max_bytes(0);
 	s->code = malloc(CP_SKID_MAX_FUNC_BYTES);
 	s->seen = calloc(CP_SOFT_SEEN_SLOTS, sizeof(*s->seen));
 	if (!s->decoded || !s->items || !s->code || !s->seen ||
@@ -289,6 +291,38 @@ static struct cp_soft_prev *charge_of(struct cp_soft_source *s, pid_t pid,
  * process or the least recently read one. Returns the read's result, @out
  * set when 0.
  */
+/*
+ * The kept snapshots' bytes within their cap: the least recently read
+ * others than @keep (just read) let go. A tenant's processes of 16 MiB
+ * maps each made the eight kept 128 MiB and more.
+ */
+static void kept_fit(struct cp_soft_source *s, const struct kept_maps *keep)
+{
+	for (;;) {
+		struct kept_maps *old = NULL;
+		__u64 bytes = 0;
+
+		for (int i = 0; i < CP_SOFT_MAPS_KEPT; i++) {
+			struct kept_maps *k = &s->kept[i];
+
+			if (!k->maps)
+				continue;
+			bytes += k->maps->bytes;
+			if (k != keep && (!old || k->read_ns < old->read_ns))
+				old = k;
+		}
+		if (bytes <= s->max_maps_bytes || !old)
+			return;
+		cp_maps__free(old->maps);
+		*old = (struct kept_maps){0};
+	}
+}
+
+void cp_soft_source__set_max_maps_bytes(struct cp_soft_source *s, __u64 max)
+{
+	s->max_maps_bytes = max;
+}
+
 static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns,
 		    const struct cp_maps **out)
 {
@@ -313,6 +347,7 @@ static int maps_for(struct cp_soft_source *s, __u32 tgid, __u64 ip, __u64 now_ns
 		k->tgid = tgid;
 		k->read_ns = now_ns;
 		k->err = cp_maps__read(NULL, (pid_t)tgid, &k->maps);
+		kept_fit(s, k);
 	}
 	*out = k->maps;
 	return k->err;

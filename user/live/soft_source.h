@@ -40,6 +40,9 @@ struct cp_soft_source;
 struct cp_soft_source *cp_soft_source__new(struct cacheperf *skel, struct cp_symbolizer *sym);
 void cp_soft_source__free(struct cp_soft_source *s);
 
+/* What its kept maps snapshots may hold, in bytes (cp_maps_kept_max_bytes()). */
+void cp_soft_source__set_max_maps_bytes(struct cp_soft_source *s, __u64 max);
+
 /*
  * Takes every pending instruction, decodes it and installs what
  * cp_soft_decide() says; failures are counted (cp_soft_source__stats()).
